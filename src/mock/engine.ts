@@ -1,0 +1,168 @@
+// A continuous-batching engine model. Requests wait in a queue, are admitted
+// into a running set of at most maxBatch sequences, are prefilled (a step that
+// costs more for longer prompts and during which nobody decodes), then decode
+// one token per step, where each step takes longer the more sequences run.
+// TTFT therefore grows with load and has a knee once the batch is full.
+
+import { Rng } from "../workload/rng.ts";
+import type { MockProfile } from "./profile.ts";
+
+export interface Sequence {
+  promptTokens: number;
+  /** Tokens to generate before the sequence finishes. */
+  outputTokens: number;
+  /** Called at the end of each step that produced a token for this sequence. */
+  onToken(): void;
+  /** Called once after the last token. */
+  onFinish(): void;
+}
+
+interface Running {
+  seq: Sequence;
+  generated: number;
+  cancelled: boolean;
+}
+
+export interface EngineStats {
+  waiting: number;
+  running: number;
+  maxRunning: number;
+  steps: number;
+}
+
+/** Lateness (ms) of a timer that the engine absorbs by keeping its step grid. */
+const CATCH_UP_MS = 5;
+
+export class Engine {
+  private readonly waiting: Sequence[] = [];
+  private running: Running[] = [];
+  private readonly rng: Rng;
+  private readonly startMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  private nextStartMs = 0;
+  private maxRunning = 0;
+  private steps = 0;
+  private closed = false;
+  private readonly profile: MockProfile;
+  private readonly now: () => number;
+
+  constructor(profile: MockProfile, now: () => number = () => performance.now()) {
+    this.profile = profile;
+    this.now = now;
+    this.rng = new Rng(profile.seed ^ 0xe9e9e);
+    this.startMs = now();
+  }
+
+  /** Queues a sequence; false when the queue limit sheds it. */
+  submit(seq: Sequence): boolean {
+    if (this.closed) return false;
+    if (this.profile.maxQueue > 0 && this.waiting.length >= this.profile.maxQueue) return false;
+    this.waiting.push(seq);
+    if (!this.busy) this.schedule(Math.max(this.now(), this.nextStartMs));
+    return true;
+  }
+
+  /** Removes a sequence whose client went away. */
+  cancel(seq: Sequence): void {
+    const i = this.waiting.indexOf(seq);
+    if (i >= 0) this.waiting.splice(i, 1);
+    const r = this.running.find((x) => x.seq === seq);
+    if (r) {
+      r.cancelled = true;
+      this.running = this.running.filter((x) => x !== r);
+    }
+  }
+
+  stats(): EngineStats {
+    return {
+      waiting: this.waiting.length,
+      running: this.running.length,
+      maxRunning: this.maxRunning,
+      steps: this.steps,
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.waiting.length = 0;
+    this.running = [];
+  }
+
+  private schedule(startMs: number): void {
+    this.busy = true;
+    this.timer = setTimeout(() => this.step(startMs), Math.max(0, startMs - this.now()));
+  }
+
+  private step(plannedStartMs: number): void {
+    if (this.closed) return;
+    const now = this.now();
+    // Keep the step grid when the timer fired a little late; restart it after a long block.
+    let startMs = now - plannedStartMs <= CATCH_UP_MS ? plannedStartMs : now;
+    startMs = this.afterStall(startMs);
+    if (startMs > now + 0.5) {
+      this.schedule(startMs);
+      return;
+    }
+    if (this.waiting.length === 0 && this.running.length === 0) {
+      this.busy = false;
+      this.nextStartMs = startMs;
+      return;
+    }
+    const admitted: Running[] = [];
+    while (
+      this.waiting.length > 0 &&
+      this.running.length + admitted.length < this.profile.maxBatch
+    ) {
+      admitted.push({ seq: this.waiting.shift() as Sequence, generated: 0, cancelled: false });
+    }
+    const p = this.profile;
+    let durationMs: number;
+    let stepping: Running[];
+    if (admitted.length > 0) {
+      // Prefill step: the admitted prompts are processed and each yields its first token.
+      const promptTokens = admitted.reduce((sum, r) => sum + r.seq.promptTokens, 0);
+      durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * promptTokens) * p.prefillScale;
+      this.running.push(...admitted);
+      stepping = admitted;
+    } else {
+      durationMs = (p.decodeBaseMs + p.decodePerSeqMs * this.running.length) * p.decodeScale;
+      stepping = this.running;
+    }
+    this.maxRunning = Math.max(this.maxRunning, this.running.length);
+    durationMs *= Math.exp(p.jitter * this.rng.normal());
+    const endMs = startMs + durationMs;
+    this.busy = true;
+    this.timer = setTimeout(() => this.finishStep(stepping, endMs), Math.max(0, endMs - now));
+  }
+
+  private finishStep(stepping: Running[], endMs: number): void {
+    if (this.closed) return;
+    this.steps++;
+    const finished = new Set<Running>();
+    for (const r of stepping) {
+      if (r.cancelled) continue;
+      r.generated++;
+      r.seq.onToken();
+      if (r.generated >= r.seq.outputTokens) finished.add(r);
+    }
+    if (finished.size > 0) {
+      this.running = this.running.filter((r) => !finished.has(r));
+      for (const r of finished) r.seq.onFinish();
+    }
+    this.step(endMs);
+  }
+
+  /** Moves a start time out of a periodic stall window. */
+  private afterStall(startMs: number): number {
+    const { stallEveryS, stallMs } = this.profile;
+    if (stallEveryS <= 0 || stallMs <= 0) return startMs;
+    const periodMs = stallEveryS * 1000;
+    const sinceStart = startMs - this.startMs;
+    const windowStart = Math.floor(sinceStart / periodMs) * periodMs + periodMs - stallMs;
+    // The stall occupies the last stallMs of each period.
+    if (sinceStart >= windowStart) return this.startMs + windowStart + stallMs;
+    return startMs;
+  }
+}

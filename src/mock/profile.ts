@@ -1,0 +1,228 @@
+// The mock server's configuration: a latency model, output lengths and fault
+// rates. A profile file (JSON) and `--set key=value` overrides produce one
+// validated MockProfile; a bad value fails with its key, value and what is
+// accepted.
+
+export const FAULT_KINDS = [
+  "quota429",
+  "capacity429",
+  "http503",
+  "http529",
+  "http500",
+  "empty",
+  "truncated",
+  "streamError",
+  "hang",
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface MockProfile {
+  /** Model ids served; any other id gets 404. */
+  models: string[];
+  /** Seed for faults, jitter and sampled (temperature > 0, unseeded) text. */
+  seed: number;
+  /** Context window: prompt + max_tokens beyond it is a 400. */
+  maxModelLen: number;
+  /** Sequences decoded together; the rest wait in the queue. */
+  maxBatch: number;
+  /** Waiting requests beyond this are shed with 503 (0 = unbounded). */
+  maxQueue: number;
+  /** Fixed cost of a prefill step, plus a cost per prompt token in it. */
+  prefillBaseMs: number;
+  prefillPerTokenMs: number;
+  /** A decode step costs decodeBaseMs + decodePerSeqMs × running sequences. */
+  decodeBaseMs: number;
+  decodePerSeqMs: number;
+  /** Multipliers to make a variant slower (1.15 = 15 % slower) or faster. */
+  prefillScale: number;
+  decodeScale: number;
+  /** Log-normal σ of each step's duration (0 = no jitter). */
+  jitter: number;
+  /** Range of the deterministic per-prompt natural output length, in tokens. */
+  naturalMinTokens: number;
+  naturalMaxTokens: number;
+  /** Tokens per content chunk (> 1 models servers that batch tokens into one SSE event). */
+  tokensPerChunk: number;
+  /** Interval of `: ping` comment lines on open streams (0 = none). */
+  pingEveryMs: number;
+  /** Periodic engine stall: every stallEveryS seconds the engine pauses for stallMs. */
+  stallEveryS: number;
+  stallMs: number;
+  /** Seconds after start during which /v1/models answers but completions fail with 503. */
+  loadingS: number;
+  /** Probability per completion request of each fault; their sum is at most 1. */
+  faults: Record<FaultKind, number>;
+}
+
+export const DEFAULT_PROFILE: MockProfile = {
+  models: ["mock-llm"],
+  seed: 1,
+  maxModelLen: 8192,
+  maxBatch: 64,
+  maxQueue: 0,
+  prefillBaseMs: 8,
+  prefillPerTokenMs: 0.02,
+  decodeBaseMs: 6,
+  decodePerSeqMs: 0.25,
+  prefillScale: 1,
+  decodeScale: 1,
+  jitter: 0.05,
+  naturalMinTokens: 16,
+  naturalMaxTokens: 256,
+  tokensPerChunk: 1,
+  pingEveryMs: 0,
+  stallEveryS: 0,
+  stallMs: 0,
+  loadingS: 0,
+  faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+};
+
+export class MockProfileError extends Error {
+  override name = "MockProfileError";
+}
+
+type NumberRule = { min: number; max?: number; integer?: boolean };
+const NUMBER_RULES: Record<string, NumberRule> = {
+  seed: { min: 0, max: 2 ** 32 - 1, integer: true },
+  maxModelLen: { min: 1, integer: true },
+  maxBatch: { min: 1, integer: true },
+  maxQueue: { min: 0, integer: true },
+  prefillBaseMs: { min: 0 },
+  prefillPerTokenMs: { min: 0 },
+  decodeBaseMs: { min: 0 },
+  decodePerSeqMs: { min: 0 },
+  prefillScale: { min: 0 },
+  decodeScale: { min: 0 },
+  jitter: { min: 0, max: 2 },
+  naturalMinTokens: { min: 1, integer: true },
+  naturalMaxTokens: { min: 1, integer: true },
+  tokensPerChunk: { min: 1, integer: true },
+  pingEveryMs: { min: 0 },
+  stallEveryS: { min: 0 },
+  stallMs: { min: 0 },
+  loadingS: { min: 0 },
+};
+
+function describeRule(rule: NumberRule): string {
+  const kind = rule.integer ? "an integer" : "a number";
+  return rule.max === undefined ? `${kind} ≥ ${rule.min}` : `${kind} in [${rule.min}, ${rule.max}]`;
+}
+
+function checkNumber(key: string, value: unknown, rule: NumberRule, source: string): number {
+  const ok =
+    typeof value === "number" &&
+    Number.isFinite(value) &&
+    value >= rule.min &&
+    (rule.max === undefined || value <= rule.max) &&
+    (!rule.integer || Number.isInteger(value));
+  if (!ok) {
+    throw new MockProfileError(
+      `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected ${describeRule(rule)}`,
+    );
+  }
+  return value as number;
+}
+
+/** Merges a partial profile (from a file or overrides) into a base and validates the result. */
+export function mergeProfile(base: MockProfile, partial: unknown, source: string): MockProfile {
+  if (typeof partial !== "object" || partial === null || Array.isArray(partial)) {
+    throw new MockProfileError(`${source}: a profile must be a JSON object of settings`);
+  }
+  const next: MockProfile = { ...base, faults: { ...base.faults }, models: [...base.models] };
+  for (const [key, value] of Object.entries(partial)) {
+    if (key === "faults") {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw new MockProfileError(`${source}: faults must be an object of fault rates`);
+      }
+      for (const [kind, rate] of Object.entries(value)) {
+        next.faults[checkFaultKind(kind, source)] = checkNumber(
+          `faults.${kind}`,
+          rate,
+          { min: 0, max: 1 },
+          source,
+        );
+      }
+    } else if (key === "models") {
+      if (
+        !Array.isArray(value) ||
+        value.length === 0 ||
+        !value.every((m) => typeof m === "string" && m.length > 0)
+      ) {
+        throw new MockProfileError(
+          `${source}: models = ${JSON.stringify(value)} is not accepted; expected a non-empty list of model ids`,
+        );
+      }
+      next.models = value;
+    } else if (key in NUMBER_RULES) {
+      (next as unknown as Record<string, number>)[key] = checkNumber(
+        key,
+        value,
+        NUMBER_RULES[key] as NumberRule,
+        source,
+      );
+    } else {
+      throw new MockProfileError(
+        `${source}: unknown setting "${key}"; accepted: models, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
+      );
+    }
+  }
+  return validateProfile(next, source);
+}
+
+function checkFaultKind(kind: string, source: string): FaultKind {
+  if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
+    throw new MockProfileError(
+      `${source}: unknown fault "${kind}"; accepted: ${FAULT_KINDS.join(", ")}`,
+    );
+  }
+  return kind as FaultKind;
+}
+
+function validateProfile(profile: MockProfile, source: string): MockProfile {
+  if (profile.naturalMinTokens > profile.naturalMaxTokens) {
+    throw new MockProfileError(
+      `${source}: naturalMinTokens (${profile.naturalMinTokens}) must not exceed naturalMaxTokens (${profile.naturalMaxTokens})`,
+    );
+  }
+  const total = FAULT_KINDS.reduce((sum, k) => sum + profile.faults[k], 0);
+  if (total > 1 + 1e-9) {
+    throw new MockProfileError(
+      `${source}: fault rates add up to ${total}; their sum must be at most 1`,
+    );
+  }
+  return profile;
+}
+
+/**
+ * Parses `key=value` overrides (`decodeScale=1.15`, `faults.empty=0.1`,
+ * `models=a,b`) into a partial profile. Values are JSON numbers or, for
+ * models, a comma-separated list.
+ */
+export function parseOverrides(assignments: string[]): Record<string, unknown> {
+  const partial: Record<string, unknown> = {};
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf("=");
+    if (eq <= 0) {
+      throw new MockProfileError(
+        `--set "${assignment}" is not accepted; expected key=value, e.g. decodeScale=1.15 or faults.empty=0.05`,
+      );
+    }
+    const key = assignment.slice(0, eq).trim();
+    const raw = assignment.slice(eq + 1).trim();
+    if (key === "models") {
+      partial.models = raw.split(",").map((m) => m.trim());
+    } else if (key.startsWith("faults.")) {
+      const faults = (partial.faults ?? {}) as Record<string, unknown>;
+      faults[key.slice("faults.".length)] = toNumber(raw);
+      partial.faults = faults;
+    } else {
+      partial[key] = toNumber(raw);
+    }
+  }
+  return partial;
+}
+
+function toNumber(raw: string): number | string {
+  const n = Number(raw);
+  return raw !== "" && Number.isFinite(n) ? n : raw;
+}

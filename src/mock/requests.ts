@@ -1,0 +1,203 @@
+// Validation of completion request bodies into one normalised request, with
+// OpenAI-shaped errors for anything a real server would reject.
+
+export type Endpoint = "chat" | "completions";
+
+export interface GenerationRequest {
+  endpoint: Endpoint;
+  model: string;
+  /** The text the mock "tokenizes": message contents joined, or the prompt. */
+  promptText: string;
+  maxTokens: number | undefined;
+  ignoreEos: boolean;
+  stream: boolean;
+  includeUsage: boolean;
+  temperature: number;
+  seed: number | undefined;
+}
+
+export interface ApiError {
+  status: number;
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | number | null;
+}
+
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+
+/** Thrown inside validation; parseGenerationRequest turns it back into a value. */
+class Rejection extends Error {
+  readonly apiError: ApiError;
+  constructor(apiError: ApiError) {
+    super(apiError.message);
+    this.apiError = apiError;
+  }
+}
+
+function invalid(message: string, param: string | null): Rejection {
+  return new Rejection({ status: 400, message, type: "invalid_request_error", param, code: null });
+}
+
+export function errorBody(error: ApiError): string {
+  const { message, type, param, code } = error;
+  return JSON.stringify({ error: { message, type, param, code } });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Text of one message's content: a string, or text parts of an array. */
+function contentText(content: unknown): string | undefined {
+  if (content === null || content === undefined) return "";
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    const parts: string[] = [];
+    for (const part of content) {
+      if (!isObject(part) || typeof part.type !== "string") return undefined;
+      if (part.type === "text" && typeof part.text === "string") parts.push(part.text);
+    }
+    return parts.join("");
+  }
+  return undefined;
+}
+
+function promptOf(endpoint: Endpoint, body: Record<string, unknown>): string {
+  if (endpoint === "chat") {
+    const { messages } = body;
+    if (!Array.isArray(messages) || messages.length === 0) {
+      throw invalid("'messages' must be a non-empty array of messages", "messages");
+    }
+    const texts: string[] = [];
+    for (const [i, message] of messages.entries()) {
+      if (!isObject(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
+        throw invalid(
+          `messages[${i}] must be an object whose role is one of ${[...ROLES].join(", ")}`,
+          `messages[${i}].role`,
+        );
+      }
+      const text = contentText(message.content);
+      if (text === undefined) {
+        throw invalid(
+          `messages[${i}].content must be a string or an array of content parts`,
+          `messages[${i}].content`,
+        );
+      }
+      texts.push(text);
+    }
+    return texts.join("\n");
+  }
+  const { prompt } = body;
+  if (typeof prompt === "string" && prompt.length > 0) return prompt;
+  if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === "string") {
+    return prompt[0];
+  }
+  throw invalid("'prompt' must be a non-empty string (or a list of exactly one)", "prompt");
+}
+
+function optionalNumber(
+  body: Record<string, unknown>,
+  key: string,
+  check: (n: number) => boolean,
+  accepted: string,
+): number | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || !check(value)) {
+    throw invalid(`'${key}' = ${JSON.stringify(value)} is invalid; expected ${accepted}`, key);
+  }
+  return value;
+}
+
+function optionalBoolean(body: Record<string, unknown>, key: string): boolean {
+  const value = body[key];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== "boolean") {
+    throw invalid(`'${key}' = ${JSON.stringify(value)} is invalid; expected true or false`, key);
+  }
+  return value;
+}
+
+/** Validates a parsed JSON body for the given endpoint. */
+export function parseGenerationRequest(
+  endpoint: Endpoint,
+  body: unknown,
+  models: readonly string[],
+): GenerationRequest | ApiError {
+  try {
+    return parseOrThrow(endpoint, body, models);
+  } catch (error) {
+    if (error instanceof Rejection) return error.apiError;
+    throw error;
+  }
+}
+
+function parseOrThrow(
+  endpoint: Endpoint,
+  body: unknown,
+  models: readonly string[],
+): GenerationRequest {
+  if (!isObject(body)) throw invalid("The request body must be a JSON object", null);
+  const { model } = body;
+  if (typeof model !== "string" || model.length === 0) {
+    throw invalid("'model' is required and must be a string", "model");
+  }
+  if (!models.includes(model)) {
+    throw new Rejection({
+      status: 404,
+      message: `The model '${model}' does not exist`,
+      type: "invalid_request_error",
+      param: "model",
+      code: "model_not_found",
+    });
+  }
+  const promptText = promptOf(endpoint, body);
+  const maxKey =
+    endpoint === "chat" && body.max_completion_tokens !== undefined
+      ? "max_completion_tokens"
+      : "max_tokens";
+  const maxTokens = optionalNumber(
+    body,
+    maxKey,
+    (n) => Number.isInteger(n) && n >= 1,
+    "an integer ≥ 1",
+  );
+  const temperature = optionalNumber(
+    body,
+    "temperature",
+    (n) => n >= 0 && n <= 2,
+    "a number in [0, 2]",
+  );
+  optionalNumber(body, "top_p", (n) => n > 0 && n <= 1, "a number in (0, 1]");
+  optionalNumber(body, "n", (n) => n === 1, "1 (the mock generates one choice)");
+  const seed = optionalNumber(body, "seed", Number.isInteger, "an integer");
+  const stream = optionalBoolean(body, "stream");
+  const ignoreEos = optionalBoolean(body, "ignore_eos");
+
+  const { stream_options: streamOptions } = body;
+  let includeUsage = false;
+  if (streamOptions !== undefined && streamOptions !== null) {
+    if (!stream) {
+      throw invalid(
+        "The 'stream_options' parameter is only allowed when 'stream' is enabled",
+        "stream_options",
+      );
+    }
+    if (!isObject(streamOptions))
+      throw invalid("'stream_options' must be an object", "stream_options");
+    includeUsage = optionalBoolean(streamOptions, "include_usage");
+  }
+
+  return {
+    endpoint,
+    model,
+    promptText,
+    maxTokens,
+    ignoreEos,
+    stream,
+    includeUsage,
+    temperature: temperature ?? 1,
+    seed,
+  };
+}

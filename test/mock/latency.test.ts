@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { startMockServer } from "../../src/mock/server.ts";
+import { chatBody, send, usageOf } from "../helpers/client.ts";
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+function gaps(times: number[]): number[] {
+  return times.slice(1).map((t, i) => t - (times[i] as number));
+}
+
+test("more concurrent sequences make each decode step longer", async () => {
+  // Step = 4 ms + 1 ms × running: ≈ 5 ms alone, ≈ 28 ms with 24 running.
+  const profile = mergeProfile(
+    DEFAULT_PROFILE,
+    { prefillBaseMs: 1, prefillPerTokenMs: 0, decodeBaseMs: 4, decodePerSeqMs: 1, jitter: 0 },
+    "test",
+  );
+  const server = await startMockServer({ profile });
+  try {
+    const body = chatBody({ max_tokens: 30, ignore_eos: true });
+    const alone = await send(server.url, body);
+    const crowd = await Promise.all(Array.from({ length: 24 }, () => send(server.url, body)));
+    const aloneItl = median(gaps(alone.contentTimesMs));
+    const crowdItl = median(crowd.flatMap((r) => gaps(r.contentTimesMs)));
+    assert.ok(
+      crowdItl >= 2.5 * aloneItl,
+      `median ITL alone ${aloneItl.toFixed(1)} ms, with 24 running ${crowdItl.toFixed(1)} ms`,
+    );
+    assert.ok(server.stats().engine.maxRunning >= 20);
+  } finally {
+    await server.close();
+  }
+});
+
+test("past the batch limit requests queue, so TTFT has a knee", async () => {
+  // A batch of 4: requests 5..12 wait for running sequences to finish first.
+  const profile = mergeProfile(
+    DEFAULT_PROFILE,
+    {
+      prefillBaseMs: 1,
+      prefillPerTokenMs: 0,
+      decodeBaseMs: 5,
+      decodePerSeqMs: 0,
+      jitter: 0,
+      maxBatch: 4,
+    },
+    "test",
+  );
+  const server = await startMockServer({ profile });
+  try {
+    const body = chatBody({ max_tokens: 20, ignore_eos: true });
+    const results = await Promise.all(Array.from({ length: 12 }, () => send(server.url, body)));
+    const ttfts = results.map((r) => r.contentTimesMs[0] as number).sort((a, b) => a - b);
+    // The first 4 start at once; the rest need ≥ 19 decode steps (≈ 95 ms) of the first batch.
+    assert.ok((ttfts[3] as number) < 60, `first batch TTFT ${ttfts[3]?.toFixed(1)} ms`);
+    assert.ok((ttfts[4] as number) >= 80, `fifth TTFT ${ttfts[4]?.toFixed(1)} ms`);
+    assert.equal(server.stats().engine.maxRunning, 4);
+  } finally {
+    await server.close();
+  }
+});
+
+test("longer prompts take longer to prefill", async () => {
+  const profile = mergeProfile(
+    DEFAULT_PROFILE,
+    { prefillBaseMs: 1, prefillPerTokenMs: 0.1, decodeBaseMs: 1, decodePerSeqMs: 0, jitter: 0 },
+    "test",
+  );
+  const server = await startMockServer({ profile });
+  try {
+    const short = await send(server.url, chatBody({ max_tokens: 1 }));
+    // 4,000 characters = 1,000 tokens = 100 ms of prefill.
+    const long = await send(
+      server.url,
+      chatBody({ max_tokens: 1, messages: [{ role: "user", content: "x".repeat(4000) }] }),
+    );
+    const shortTtft = short.contentTimesMs[0] as number;
+    const longTtft = long.contentTimesMs[0] as number;
+    assert.ok(
+      longTtft - shortTtft >= 70,
+      `short ${shortTtft.toFixed(1)} ms, long ${longTtft.toFixed(1)} ms`,
+    );
+    assert.equal(usageOf(long).prompt_tokens, 1000);
+  } finally {
+    await server.close();
+  }
+});
+
+test("periodic engine stalls pause every running stream", async () => {
+  const profile = mergeProfile(
+    DEFAULT_PROFILE,
+    {
+      prefillBaseMs: 1,
+      prefillPerTokenMs: 0,
+      decodeBaseMs: 2,
+      decodePerSeqMs: 0,
+      jitter: 0,
+      stallEveryS: 0.3,
+      stallMs: 150,
+    },
+    "test",
+  );
+  const server = await startMockServer({ profile });
+  try {
+    const r = await send(server.url, chatBody({ max_tokens: 200, ignore_eos: true }));
+    const long = gaps(r.contentTimesMs).filter((g) => g >= 120);
+    assert.ok(long.length >= 1, `gaps ≥ 120 ms: ${long.map((g) => g.toFixed(0)).join(", ")}`);
+  } finally {
+    await server.close();
+  }
+});

@@ -51314,6 +51314,11 @@ ${value}` : value;
 // src/mock/server.ts
 import { createServer } from "node:http";
 
+// src/workload/dataset.ts
+function estimateTokens(text) {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
 // src/workload/rng.ts
 function hashString(text, seed = 2166136261) {
   let h = seed >>> 0;
@@ -51536,12 +51541,14 @@ var Engine = class {
 var FAULT_KINDS = [
   "quota429",
   "capacity429",
+  "http429",
   "http503",
   "http529",
   "http500",
   "empty",
   "truncated",
   "streamError",
+  "malformed",
   "hang"
 ];
 var DEFAULT_PROFILE = {
@@ -51564,6 +51571,7 @@ var DEFAULT_PROFILE = {
   stallEveryS: 0,
   stallMs: 0,
   loadingS: 0,
+  honorIgnoreEos: true,
   faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0]))
 };
 var NUMBER_RULES = {
@@ -51735,11 +51743,10 @@ function parseOrThrow(endpoint, body, models) {
   };
 }
 
-// src/mock/text.ts
+// src/workload/words.ts
 var WORDS = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
-function countPromptTokens(text) {
-  return Math.max(1, Math.ceil(text.length / 4));
-}
+
+// src/mock/text.ts
 function naturalLength(promptKey, minTokens, maxTokens, sampleSeed) {
   const rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed, 24301));
   return rng.int(minTokens, maxTokens);
@@ -51791,6 +51798,13 @@ var FAULT_RESPONSES = {
         param: null,
         code: "engine_overloaded"
       }
+    })
+  },
+  http429: {
+    status: 429,
+    headers: {},
+    body: JSON.stringify({
+      error: { message: "Too Many Requests", type: "error", param: null, code: 429 }
     })
   },
   http503: {
@@ -51881,7 +51895,7 @@ async function startMockServer(options = {}) {
       sendError(res, parsed);
       return;
     }
-    const promptTokens = countPromptTokens(parsed.promptText);
+    const promptTokens = estimateTokens(parsed.promptText);
     if (promptTokens + (parsed.maxTokens ?? 0) > profile.maxModelLen) {
       sendError(res, {
         status: 400,
@@ -51927,10 +51941,12 @@ async function startMockServer(options = {}) {
       sampleSeed
     );
     const limit = request2.maxTokens ?? profile.maxModelLen - promptTokens;
-    const outputTokens = request2.ignoreEos ? limit : Math.min(natural, limit);
-    const finishReason = request2.ignoreEos || natural > limit ? "length" : "stop";
+    const ignoreEos = request2.ignoreEos && profile.honorIgnoreEos;
+    const outputTokens = ignoreEos ? limit : Math.min(natural, limit);
+    const finishReason = ignoreEos || natural > limit ? "length" : "stop";
     const cutAt = Math.max(1, Math.ceil(outputTokens / 2));
-    const generated = fault === "truncated" || fault === "streamError" ? cutAt : outputTokens;
+    const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
+    const generated = cuts ? cutAt : outputTokens;
     const id = `${request2.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${nextId++}`;
     const tokens = new TokenStream(request2.promptText, sampleSeed);
     const usage = {
@@ -51960,6 +51976,7 @@ async function startMockServer(options = {}) {
         if (pendingTokens > 0) writer?.content(pendingText);
         if (fault === "truncated") writer?.cut();
         else if (fault === "streamError") writer?.fail();
+        else if (fault === "malformed") writer?.garble(finishReason, usage);
         else writer?.finish(finishReason, usage);
       }
     };
@@ -52023,7 +52040,7 @@ async function startMockServer(options = {}) {
       if (last === void 0) res.destroy();
       else res.end(last);
     };
-    return {
+    const writer = {
       content: (text) => res.write(chunk([choiceFor(request2, text, null)])),
       finish: (reason, usage) => {
         let out = chunk([choiceFor(request2, null, reason)]);
@@ -52039,8 +52056,13 @@ async function startMockServer(options = {}) {
 data: [DONE]
 
 `),
+      garble: (reason, usage) => {
+        res.write('data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n');
+        writer.finish(reason, usage);
+      },
       stop: () => clearInterval(ping)
     };
+    return writer;
   }
   function bufferedWriter(request2, id, res) {
     let text = "";
@@ -52064,6 +52086,7 @@ data: [DONE]
       },
       cut: () => res.destroy(),
       fail: () => sendJson(res, 500, JSON.stringify(STREAM_ERROR_EVENT)),
+      garble: () => sendJson(res, 200, `{"id": "${id}", "choices": [{"message": `),
       stop: () => {
       }
     };

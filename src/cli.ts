@@ -1,9 +1,12 @@
 // The command line: `llm-perf-gate <command> [flags]`.
 // Commands: mock (run the built-in mock server), demo (the quick start).
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import { ConfigError } from "./config/errors.ts";
+import { parseMeasureConfig, type RawSettings } from "./config/measure.ts";
 import { formatDemo, runDemo } from "./demo.ts";
+import { measure } from "./measure.ts";
 import {
   DEFAULT_PROFILE,
   type MockProfile,
@@ -12,6 +15,7 @@ import {
   parseOverrides,
 } from "./mock/profile.ts";
 import { startMockServer } from "./mock/server.ts";
+import { formatMeasureReport, formatProgress } from "./report/measure-text.ts";
 
 /** A mistake in how the command was invoked; printed without a stack trace. */
 class UsageError extends Error {
@@ -22,6 +26,8 @@ const USAGE = `Usage: llm-perf-gate <command> [flags]
 
 Commands:
   demo                          start the built-in mock server and send one streaming request to it
+  measure --url URL --model NAME [flags]
+                                measure one endpoint open-loop; prints a table, writes --out JSON
   mock [--port N] [--host H] [--profile FILE] [--set key=value ...]
                                 run the built-in OpenAI-compatible mock server until SIGINT/SIGTERM
   help                          show this text
@@ -78,6 +84,61 @@ async function mockCommand(args: string[]): Promise<void> {
   });
 }
 
+const MEASURE_STRING_FLAGS = [
+  "url",
+  "model",
+  "endpoint",
+  "api-key",
+  "extra-body",
+  "temperature",
+  "rate",
+  "duration",
+  "warmup",
+  "arrival",
+  "burstiness",
+  "burst-size",
+  "burst-interval",
+  "requests",
+  "seed",
+  "input-len",
+  "output-len",
+  "max-tokens",
+  "dataset",
+  "max-concurrency",
+  "slo",
+  "timeout",
+  "max-send-skew-ms",
+  "max-unsent",
+  "max-event-loop-delay-ms",
+  "max-gc-share",
+  "max-client-cpu",
+] as const;
+
+async function measureCommand(args: string[]): Promise<number> {
+  const { values } = parse("measure", args, {
+    ...Object.fromEntries(MEASURE_STRING_FLAGS.map((f) => [f, { type: "string" as const }])),
+    out: { type: "string" },
+    header: { type: "string", multiple: true },
+    "ignore-eos": { type: "boolean" },
+    "no-usage": { type: "boolean" },
+    quiet: { type: "boolean" },
+  });
+  const raw: RawSettings = {};
+  for (const [key, value] of Object.entries(values)) {
+    raw[key] =
+      typeof value === "boolean" ? String(value) : (value as string | string[] | undefined);
+  }
+  const config = parseMeasureConfig(raw, process.env);
+  const report = await measure(config, {
+    ...(values.quiet ? {} : { onProgress: (p) => console.error(formatProgress(p)) }),
+  });
+  const out = values.out;
+  if (out !== undefined) writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(formatMeasureReport(report));
+  if (out !== undefined) console.log(`report written to ${out}`);
+  return report.validity.valid ? 0 : 3;
+}
+
 async function demoCommand(args: string[]): Promise<void> {
   parse("demo", args, {});
   console.log(formatDemo(await runDemo()));
@@ -93,6 +154,8 @@ async function main(argv: string[]): Promise<number> {
       case "demo":
         await demoCommand(rest);
         return 0;
+      case "measure":
+        return await measureCommand(rest);
       case undefined:
       case "help":
       case "--help":
@@ -100,10 +163,14 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"; accepted: demo, mock, help`);
+        throw new UsageError(`unknown command "${command}"; accepted: demo, measure, mock, help`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof MockProfileError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof MockProfileError ||
+      error instanceof ConfigError
+    ) {
       console.error(`llm-perf-gate: ${error.message}`);
       return 2;
     }

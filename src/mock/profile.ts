@@ -6,12 +6,14 @@
 export const FAULT_KINDS = [
   "quota429",
   "capacity429",
+  "http429",
   "http503",
   "http529",
   "http500",
   "empty",
   "truncated",
   "streamError",
+  "malformed",
   "hang",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -50,6 +52,8 @@ export interface MockProfile {
   stallMs: number;
   /** Seconds after start during which /v1/models answers but completions fail with 503. */
   loadingS: number;
+  /** false models a server that silently ignores `ignore_eos` (it stops at the natural length). */
+  honorIgnoreEos: boolean;
   /** Probability per completion request of each fault; their sum is at most 1. */
   faults: Record<FaultKind, number>;
 }
@@ -74,6 +78,7 @@ export const DEFAULT_PROFILE: MockProfile = {
   stallEveryS: 0,
   stallMs: 0,
   loadingS: 0,
+  honorIgnoreEos: true,
   faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
 };
 
@@ -153,6 +158,13 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next.models = value;
+    } else if (key === "honorIgnoreEos") {
+      if (typeof value !== "boolean") {
+        throw new MockProfileError(
+          `${source}: honorIgnoreEos = ${JSON.stringify(value)} is not accepted; expected true or false`,
+        );
+      }
+      next.honorIgnoreEos = value;
     } else if (key in NUMBER_RULES) {
       (next as unknown as Record<string, number>)[key] = checkNumber(
         key,
@@ -162,7 +174,7 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
       );
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
+        `${source}: unknown setting "${key}"; accepted: models, honorIgnoreEos, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
       );
     }
   }
@@ -222,7 +234,8 @@ export function parseOverrides(assignments: string[]): Record<string, unknown> {
   return partial;
 }
 
-function toNumber(raw: string): number | string {
+function toNumber(raw: string): number | string | boolean {
+  if (raw === "true" || raw === "false") return raw === "true";
   const n = Number(raw);
   return raw !== "" && Number.isFinite(n) ? n : raw;
 }

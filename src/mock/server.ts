@@ -5,6 +5,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { estimateTokens } from "../workload/dataset.ts";
 import { mixSeeds, Rng } from "../workload/rng.ts";
 import { Engine, type EngineStats, type Sequence } from "./engine.ts";
 import { DEFAULT_PROFILE, FAULT_KINDS, type FaultKind, type MockProfile } from "./profile.ts";
@@ -15,7 +16,7 @@ import {
   type GenerationRequest,
   parseGenerationRequest,
 } from "./requests.ts";
-import { countPromptTokens, naturalLength, TokenStream } from "./text.ts";
+import { naturalLength, TokenStream } from "./text.ts";
 
 export interface MockServerOptions {
   profile?: MockProfile;
@@ -71,6 +72,13 @@ const FAULT_RESPONSES: Partial<
         param: null,
         code: "engine_overloaded",
       },
+    }),
+  },
+  http429: {
+    status: 429,
+    headers: {},
+    body: JSON.stringify({
+      error: { message: "Too Many Requests", type: "error", param: null, code: 429 },
     }),
   },
   http503: {
@@ -168,7 +176,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       sendError(res, parsed);
       return;
     }
-    const promptTokens = countPromptTokens(parsed.promptText);
+    const promptTokens = estimateTokens(parsed.promptText);
     if (promptTokens + (parsed.maxTokens ?? 0) > profile.maxModelLen) {
       sendError(res, {
         status: 400,
@@ -223,11 +231,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       sampleSeed,
     );
     const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
-    const outputTokens = request.ignoreEos ? limit : Math.min(natural, limit);
-    const finishReason = request.ignoreEos || natural > limit ? "length" : "stop";
+    const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
+    const outputTokens = ignoreEos ? limit : Math.min(natural, limit);
+    const finishReason = ignoreEos || natural > limit ? "length" : "stop";
     // Faults that cut a stream do so half-way through the output.
     const cutAt = Math.max(1, Math.ceil(outputTokens / 2));
-    const generated = fault === "truncated" || fault === "streamError" ? cutAt : outputTokens;
+    const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
+    const generated = cuts ? cutAt : outputTokens;
 
     const id = `${request.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${nextId++}`;
     const tokens = new TokenStream(request.promptText, sampleSeed);
@@ -259,6 +269,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         if (pendingTokens > 0) writer?.content(pendingText);
         if (fault === "truncated") writer?.cut();
         else if (fault === "streamError") writer?.fail();
+        else if (fault === "malformed") writer?.garble(finishReason, usage);
         else writer?.finish(finishReason, usage);
       },
     };
@@ -293,6 +304,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     cut(): void;
     /** Ends with an error object (in-band for streams). */
     fail(): void;
+    /** Finishes, but with a data event that is not JSON half-way (streams only). */
+    garble(reason: string, usage: Record<string, number>): void;
     stop(): void;
   }
 
@@ -338,7 +351,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       if (last === undefined) res.destroy();
       else res.end(last);
     };
-    return {
+    const writer: Writer = {
       content: (text) => res.write(chunk([choiceFor(request, text, null)])),
       finish: (reason, usage) => {
         let out = chunk([choiceFor(request, null, reason)]);
@@ -348,8 +361,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       cut: () => end(),
       // vLLM's form: the error object as a data event, then [DONE].
       fail: () => end(`data: ${JSON.stringify(STREAM_ERROR_EVENT)}\n\ndata: [DONE]\n\n`),
+      garble: (reason, usage) => {
+        res.write('data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n');
+        writer.finish(reason, usage);
+      },
       stop: () => clearInterval(ping),
     };
+    return writer;
   }
 
   function bufferedWriter(request: GenerationRequest, id: string, res: ServerResponse): Writer {
@@ -377,6 +395,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       },
       cut: () => res.destroy(),
       fail: () => sendJson(res, 500, JSON.stringify(STREAM_ERROR_EVENT)),
+      garble: () => sendJson(res, 200, `{"id": "${id}", "choices": [{"message": `),
       stop: () => {},
     };
   }

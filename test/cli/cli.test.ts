@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { startMockServer } from "../../src/mock/server.ts";
 import { chatBody, send } from "../helpers/client.ts";
 
 const CLI = join(import.meta.dirname, "../../src/cli.ts");
@@ -60,7 +61,27 @@ test("bad flags and settings fail with exit code 2 and a message naming them", (
       ["mock", "--profile", "/nonexistent/profile.json"],
       /--profile \/nonexistent\/profile\.json: cannot read/,
     ],
-    [["fly"], /unknown command "fly"; accepted: demo, mock, help/],
+    [["fly"], /unknown command "fly"; accepted: demo, measure, mock, help/],
+    [["measure", "--model", "m", "--rate", "5"], /url is required/],
+    [
+      ["measure", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--rate", "x"],
+      /rate = "x" is not accepted; expected a number > 0/,
+    ],
+    [
+      [
+        "measure",
+        "--url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--rate",
+        "5",
+        "--slo",
+        "ttft:800 itl:5",
+      ],
+      /slo: unknown SLO key "itl"/,
+    ],
+    [["measure", "--bogus"], /measure: Unknown option '--bogus'/],
   ];
   for (const [args, message] of cases) {
     const r = runCli(args);
@@ -91,4 +112,114 @@ test("the bundled action runs and writes its job summary", () => {
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);
   assert.match(readFileSync(summary, "utf8"), /<h2>llm-perf-gate demo<\/h2>/);
+});
+
+test("measure writes the documented JSON report and never shows the API key", async () => {
+  const server = await startMockServer();
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "lpg-measure-"));
+    const out = join(dir, "report.json");
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        "measure",
+        "--url",
+        `${server.url}/v1`,
+        "--model",
+        "mock-llm",
+        "--rate",
+        "20",
+        "--duration",
+        "1s",
+        "--warmup",
+        "0.2s",
+        "--input-len",
+        "32",
+        "--output-len",
+        "16",
+        "--slo",
+        "ttft:500 tpot:100",
+        "--out",
+        out,
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, OPENAI_API_KEY: "sk-test-secret-123" },
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /scheduled \d+ = ok \d+/);
+    assert.match(stdout, /TTFT \(service\)/);
+    assert.match(stderr, /sent \d+\/\d+/, "progress goes to stderr");
+    const text = readFileSync(out, "utf8");
+    assert.doesNotMatch(stdout + stderr + text, /sk-test-secret-123/);
+    const report = JSON.parse(text);
+    assert.equal(report.schema, "llm-perf-gate/measure@1");
+    for (const key of [
+      "scheduled",
+      "window_s",
+      "outcomes",
+      "metrics",
+      "throughput",
+      "goodput",
+      "validity",
+      "histograms",
+    ]) {
+      assert.ok(key in report, key);
+    }
+    for (const m of [
+      "ttft_ms",
+      "ttft_service_ms",
+      "e2el_ms",
+      "e2el_service_ms",
+      "tpot_ms",
+      "itl_ms",
+    ]) {
+      for (const f of [
+        "mean",
+        "p50",
+        "p90",
+        "p95",
+        "p99",
+        "p999",
+        "max",
+        "count",
+        "lower_bounds",
+      ]) {
+        assert.ok(f in report.metrics[m], `${m}.${f}`);
+      }
+    }
+    assert.deepEqual(Object.keys(report.goodput).sort(), [
+      "attainment",
+      "good",
+      "requests_per_s",
+      "slo",
+    ]);
+    for (const f of [
+      "valid",
+      "reasons",
+      "send_skew_ms",
+      "unsent",
+      "event_loop_delay_ms",
+      "gc",
+      "client_cpu",
+    ]) {
+      assert.ok(f in report.validity, f);
+    }
+    const sum = Object.values(report.outcomes as Record<string, number>).reduce((a, b) => a + b, 0);
+    assert.equal(sum, report.scheduled);
+    assert.equal(typeof report.histograms.ttft_us, "string");
+  } finally {
+    await server.close();
+  }
 });

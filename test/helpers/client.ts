@@ -42,7 +42,13 @@ export async function send(
         out.done = true;
         return;
       }
-      const event = JSON.parse(data) as Record<string, unknown>;
+      let event: Record<string, unknown>;
+      try {
+        event = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        out.error ??= `malformed data event: ${data.slice(0, 80)}`;
+        return;
+      }
       out.events.push(event);
       const choice = (event.choices as Record<string, unknown>[] | undefined)?.[0];
       const delta = choice?.delta as Record<string, unknown> | undefined;

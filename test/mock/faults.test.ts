@@ -30,14 +30,17 @@ function formOf(r: Recorded): Form {
   ) {
     return error.error.code === "rate_limit_exceeded" ? "quota429" : "unexpected";
   }
-  if (r.status === 429)
+  if (r.status === 429 && error.error.code === 429) return "http429";
+  if (r.status === 429) {
     return error.error.code === "engine_overloaded" ? "capacity429" : "unexpected";
+  }
   if (r.status === 503)
     return error.error.type === "service_unavailable" ? "http503" : "unexpected";
   if (r.status === 529) return error.error.type === "overloaded_error" ? "http529" : "unexpected";
   if (r.status === 500)
     return error.error.type === "InternalServerError" ? "http500" : "unexpected";
   if (r.status !== 200) return "unexpected";
+  if (r.error?.startsWith("malformed")) return finish && r.done ? "malformed" : "unexpected";
   if (r.error) return !finish && !r.done && r.text.length > 0 ? "truncated" : "unexpected";
   if (r.events.some((e) => "error" in e)) return !finish && r.done ? "streamError" : "unexpected";
   if (r.text === "") return finish === "stop" && r.done ? "empty" : "unexpected";
@@ -65,6 +68,8 @@ test("each fault appears at about its configured rate and in its documented form
   const rates: Record<FaultKind, number> = {
     quota429: 0.06,
     capacity429: 0.06,
+    http429: 0.05,
+    malformed: 0.05,
     http503: 0.06,
     http529: 0.06,
     http500: 0.06,
@@ -80,7 +85,12 @@ test("each fault appears at about its configured rate and in its documented form
     const results = await pool(n, 40, () => send(server.url, chatBody(), { timeoutMs: 1500 }));
     const counts = new Map<Form, number>();
     for (const r of results) counts.set(formOf(r), (counts.get(formOf(r)) ?? 0) + 1);
-    assert.equal(counts.get("unexpected") ?? 0, 0, "every response has one documented form");
+    const odd = results.find((r) => formOf(r) === "unexpected");
+    assert.equal(
+      odd,
+      undefined,
+      `every response has one documented form: ${JSON.stringify(odd)?.slice(0, 400)}`,
+    );
     const stats = server.stats();
     assert.equal(stats.completionRequests, n);
     for (const [kind, rate] of Object.entries(rates) as [FaultKind, number][]) {

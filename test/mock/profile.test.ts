@@ -35,7 +35,10 @@ test("bad settings name the key, the value and what is accepted", () => {
     [{ maxBatch: "many" }, /maxBatch = "many"/],
     [{ faults: { empty: 2 } }, /faults\.empty = 2 .*\[0, 1\]/],
     [{ faults: { gibberish: 0.1 } }, /unknown fault "gibberish"; accepted: quota429, .*hang/],
-    [{ speed: 2 }, /unknown setting "speed"; accepted: models, faults\.<kind>, seed/],
+    [
+      { speed: 2 },
+      /unknown setting "speed"; accepted: models, honorIgnoreEos, faults\.<kind>, seed/,
+    ],
     [{ faults: { http500: 0.6, http503: 0.6 } }, /add up to 1\.2; their sum must be at most 1/],
     [{ naturalMinTokens: 10, naturalMaxTokens: 5 }, /naturalMinTokens \(10\) must not exceed/],
     [{ models: [] }, /models = \[\] is not accepted/],

@@ -1,0 +1,105 @@
+// Parsers for single setting values. Each names the setting, the bad value
+// and what is accepted when it rejects one.
+
+import { rejectValue } from "./errors.ts";
+
+export interface NumberRule {
+  min?: number;
+  max?: number;
+  /** min excluded */
+  above?: number;
+  integer?: boolean;
+}
+
+function describe(rule: NumberRule): string {
+  const kind = rule.integer ? "an integer" : "a number";
+  const parts: string[] = [];
+  if (rule.above !== undefined) parts.push(`> ${rule.above}`);
+  if (rule.min !== undefined) parts.push(`≥ ${rule.min}`);
+  if (rule.max !== undefined) parts.push(`≤ ${rule.max}`);
+  return parts.length > 0 ? `${kind} ${parts.join(" and ")}` : kind;
+}
+
+export function parseNumber(name: string, raw: string, rule: NumberRule = {}): number {
+  const text = raw.trim();
+  const value = text === "" ? Number.NaN : Number(text);
+  const ok =
+    Number.isFinite(value) &&
+    (!rule.integer || Number.isInteger(value)) &&
+    (rule.min === undefined || value >= rule.min) &&
+    (rule.max === undefined || value <= rule.max) &&
+    (rule.above === undefined || value > rule.above);
+  if (!ok) throw rejectValue(name, raw, describe(rule));
+  return value;
+}
+
+const DURATION_UNITS_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/** "30" (seconds), "30s", "500ms", "2m", "1h" → seconds. */
+export function parseDurationS(
+  name: string,
+  raw: string,
+  rule: { min?: number; above?: number } = {},
+): number {
+  const m = raw.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/);
+  const seconds = m ? Number(m[1]) * (DURATION_UNITS_S[m[2] ?? "s"] as number) : Number.NaN;
+  const ok =
+    Number.isFinite(seconds) &&
+    (rule.min === undefined || seconds >= rule.min) &&
+    (rule.above === undefined || seconds > rule.above);
+  if (!ok) {
+    const bound =
+      rule.above !== undefined
+        ? ` > ${rule.above} s`
+        : rule.min !== undefined
+          ? ` ≥ ${rule.min} s`
+          : "";
+    throw rejectValue(name, raw, `a duration such as 30, 30s, 500ms or 2m${bound}`);
+  }
+  return seconds;
+}
+
+export function parseChoice<T extends string>(name: string, raw: string, choices: readonly T[]): T {
+  const value = raw.trim() as T;
+  if (!choices.includes(value)) throw rejectValue(name, raw, `one of ${choices.join(", ")}`);
+  return value;
+}
+
+export function parseBoolean(name: string, raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (["true", "yes", "1", "on"].includes(value)) return true;
+  if (["false", "no", "0", "off", ""].includes(value)) return false;
+  throw rejectValue(name, raw, "true or false");
+}
+
+export function parseJsonObject(name: string, raw: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw rejectValue(name, raw, "a JSON object");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw rejectValue(name, raw, "a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+/** "Name: value" lines (one per entry) → headers. */
+export function parseHeaders(name: string, entries: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of entries.flatMap((e) => e.split(/\r?\n/)).filter((e) => e.trim() !== "")) {
+    const colon = entry.indexOf(":");
+    const key = colon > 0 ? entry.slice(0, colon).trim() : "";
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) {
+      // The value may be a secret: show only the part before the colon.
+      throw rejectValue(
+        name,
+        colon > 0 ? `${entry.slice(0, colon)}: …` : "(a line without a colon)",
+        '"Name: value" lines',
+      );
+    }
+    headers[key.toLowerCase()] = entry.slice(colon + 1).trim();
+  }
+  return headers;
+}

@@ -1,0 +1,51 @@
+// Exactly one outcome class per scheduled request (DESIGN.md, "Outcome classes").
+// HTTP 200 is not success: an empty stream, a stream without finish_reason or
+// [DONE], an in-band error, a malformed stream or a short fixed-length output
+// each have their own class.
+
+import type { Outcome, RequestRecord } from "./record.ts";
+
+/** Evidence that a 429 is about the caller's quota rather than the server's capacity. */
+function quotaEvidence(r: RequestRecord): boolean {
+  for (const [name, value] of Object.entries(r.headers ?? {})) {
+    if (name.startsWith("x-ratelimit-remaining") && value.trim() === "0") return true;
+  }
+  return /insufficient_quota|quota|rate_limit_exceeded|"type"\s*:\s*"(requests|tokens)"/i.test(
+    r.body ?? "",
+  );
+}
+
+function capacityEvidence(r: RequestRecord): boolean {
+  return /overload|capacity|server_busy|too many requests in (the )?queue|slow_down/i.test(
+    r.body ?? "",
+  );
+}
+
+export function classify(r: RequestRecord): Outcome {
+  if (Number.isNaN(r.dispatchMs)) return "unsent";
+  // Not finished by the deadline: censored, whatever came before.
+  if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
+  if (r.status === 0) return "connect_error";
+  if (r.status === 429) {
+    if (quotaEvidence(r)) return "rate_limited_quota";
+    return capacityEvidence(r) ? "overloaded" : "rate_limited";
+  }
+  if (r.status === 503 || r.status === 529 || r.status === 498) return "overloaded";
+  if (r.status >= 500) return "http_5xx";
+  if (r.status >= 400) return "http_4xx";
+  if (r.status < 200 || r.status >= 300) return "protocol_error";
+  if (r.streamError !== undefined) return "stream_error";
+  if (r.protocolError !== undefined) return "protocol_error";
+  if (r.transportError !== undefined || r.incompleteEvent || !r.sawDone || !r.finishReason) {
+    return "truncated";
+  }
+  if (r.outputChunks === 0) return "empty";
+  if (
+    r.fixedTokens !== undefined &&
+    r.finishReason !== "length" &&
+    (r.usageCompletionTokens ?? r.outputChunks) < r.fixedTokens
+  ) {
+    return "short";
+  }
+  return "ok";
+}

@@ -1,0 +1,103 @@
+// What the client learns about one request. Times are from the injected
+// monotonic clock (ms); NaN means "did not happen".
+
+export const OUTCOMES = [
+  "ok",
+  "empty",
+  "truncated",
+  "short",
+  "stream_error",
+  "protocol_error",
+  "rate_limited_quota",
+  "rate_limited",
+  "overloaded",
+  "http_4xx",
+  "http_5xx",
+  "connect_error",
+  "censored",
+  "unsent",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface RequestRecord {
+  index: number;
+  warmup: boolean;
+  scheduledMs: number;
+  /** When a concurrency slot became free (= scheduledMs when none was waited for). */
+  slotMs: number;
+  dispatchMs: number;
+  headersMs: number;
+  firstByteMs: number;
+  /** First chunk carrying content, reasoning or a tool call (role-only chunks do not count). */
+  firstOutputMs: number;
+  lastOutputMs: number;
+  endMs: number;
+  /** scheduledMs + request timeout: not finished by then = censored. */
+  deadlineMs: number;
+  status: number;
+  /** Output-bearing chunks, and the gaps between consecutive ones (ITL samples). */
+  outputChunks: number;
+  gapsMs: number[];
+  usagePromptTokens: number | undefined;
+  usageCompletionTokens: number | undefined;
+  finishReason: string | undefined;
+  sawDone: boolean;
+  /** Excerpt of an in-stream error object. */
+  streamError: string | undefined;
+  /** What was malformed: non-JSON data, a non-SSE body, events after [DONE]… */
+  protocolError: string | undefined;
+  /** The connection failed or closed (before or after the headers). */
+  transportError: string | undefined;
+  /** The stream stopped inside an event. */
+  incompleteEvent: boolean;
+  timedOut: boolean;
+  /** Expected output tokens when the workload fixes them (ignore_eos + max_tokens). */
+  fixedTokens: number | undefined;
+  /** Bounded excerpts, kept for non-2xx responses and errors only. */
+  headers: Record<string, string> | undefined;
+  body: string | undefined;
+  outcome: Outcome | undefined;
+}
+
+export function newRecord(
+  index: number,
+  warmup: boolean,
+  scheduledMs: number,
+  deadlineMs: number,
+  fixedTokens: number | undefined,
+): RequestRecord {
+  return {
+    index,
+    warmup,
+    scheduledMs,
+    slotMs: scheduledMs,
+    dispatchMs: Number.NaN,
+    headersMs: Number.NaN,
+    firstByteMs: Number.NaN,
+    firstOutputMs: Number.NaN,
+    lastOutputMs: Number.NaN,
+    endMs: Number.NaN,
+    deadlineMs,
+    status: 0,
+    outputChunks: 0,
+    gapsMs: [],
+    usagePromptTokens: undefined,
+    usageCompletionTokens: undefined,
+    finishReason: undefined,
+    sawDone: false,
+    streamError: undefined,
+    protocolError: undefined,
+    transportError: undefined,
+    incompleteEvent: false,
+    timedOut: false,
+    fixedTokens,
+    headers: undefined,
+    body: undefined,
+    outcome: undefined,
+  };
+}
+
+/** Output tokens: from usage when the server sent it, else output-bearing chunks. */
+export function outputTokens(r: RequestRecord): number {
+  return r.usageCompletionTokens ?? r.outputChunks;
+}

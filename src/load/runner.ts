@@ -1,0 +1,260 @@
+// The open-loop trial runner. Each request is sent at its precomputed time
+// whatever the others are doing; latency counts from that scheduled time.
+// An optional max-concurrency cap makes it closed-loop: the wait for a slot is
+// latency too. Every request ends in exactly one outcome: not finished by
+// scheduled + timeout is censored, not sent by then is unsent. The trial never
+// runs past its hard deadline.
+
+import { type Dispatcher, Pool } from "undici";
+import { fixedOutputTokens, messagesFor, type Workload } from "../workload/plan.ts";
+import {
+  type InFlight,
+  requestBody,
+  requestHeaders,
+  requestPath,
+  sendCompletion,
+  type Target,
+} from "./client.ts";
+import { classify } from "./outcome.ts";
+import { newRecord, type RequestRecord } from "./record.ts";
+import { collectGarbage, type ProbeReadings, type Probes, startProbes } from "./selfcheck.ts";
+
+export interface Clock {
+  now(): number;
+}
+
+export const MONOTONIC: Clock = { now: () => performance.now() };
+
+export interface Progress {
+  elapsedS: number;
+  phase: "warm-up" | "window" | "drain";
+  sent: number;
+  inFlight: number;
+  done: number;
+  failed: number;
+  total: number;
+}
+
+export interface TrialOptions {
+  target: Target;
+  workload: Workload;
+  timeoutS: number;
+  maxConcurrency: number | undefined;
+  /** Called for every measured (non-warm-up) request once its outcome is known. */
+  onRequest(record: RequestRecord): void;
+  onProgress?: (p: Progress) => void;
+  progressEveryMs?: number;
+  clock?: Clock;
+  /** Defaults to a pool to the target's origin with as many connections as needed. */
+  dispatcher?: Dispatcher;
+  /** Extra time past the last deadline before the hard stop. */
+  hardStopGraceMs?: number;
+}
+
+export interface TrialRun {
+  /** Trial start on the clock; offsets are from here. */
+  startMs: number;
+  endMs: number;
+  readings: ProbeReadings;
+  hardStopped: boolean;
+}
+
+/** Lead time between planning and the first offset, so the first send is not late. */
+const LEAD_MS = 20;
+/** How often deadlines are enforced; censoring is decided by the deadline itself, not by this. */
+const SWEEP_MS = 10;
+/** The scheduler sleeps on a timer until this close to a send, then polls the loop. */
+const SPIN_MS = 1;
+
+class TimeoutAbort extends Error {
+  override name = "TimeoutAbort";
+}
+
+export async function runTrial(options: TrialOptions): Promise<TrialRun> {
+  const { target, workload, onRequest } = options;
+  const clock = options.clock ?? MONOTONIC;
+  const timeoutMs = options.timeoutS * 1000;
+  const cap = options.maxConcurrency;
+  const n = workload.offsetsMs.length;
+  const ownPool = options.dispatcher === undefined;
+  const dispatcher =
+    options.dispatcher ??
+    new Pool(new URL(target.baseUrl).origin, {
+      connections: cap ?? null,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  const path = requestPath(target);
+  const headers = requestHeaders(target);
+
+  collectGarbage();
+  const startMs = clock.now() + LEAD_MS;
+  // The self-check probes watch the measurement window and the drain, not the warm-up.
+  let probes: Probes | undefined;
+  const startProbesAt = setTimeout(
+    () => {
+      probes = startProbes();
+    },
+    Math.max(0, startMs + workload.windowStartMs - clock.now()),
+  );
+  const lastOffsetMs = n > 0 ? (workload.offsetsMs[n - 1] as number) : 0;
+  const hardStopMs = startMs + lastOffsetMs + timeoutMs + (options.hardStopGraceMs ?? 2000);
+
+  const inFlight = new Map<RequestRecord, InFlight>();
+  const waiting: RequestRecord[] = [];
+  let next = 0;
+  let done = 0;
+  let failed = 0;
+  let sent = 0;
+  let hardStopped = false;
+  let sleeping: NodeJS.Timeout | undefined;
+  let polling: NodeJS.Immediate | undefined;
+  let resolveAll: () => void = () => {};
+  const allDone = new Promise<void>((resolve) => {
+    resolveAll = resolve;
+  });
+
+  const finish = (r: RequestRecord) => {
+    if (r.outcome !== undefined) return;
+    r.outcome = classify(r);
+    done++;
+    if (r.outcome !== "ok") failed++;
+    if (!r.warmup) onRequest(r);
+    if (done === n) resolveAll();
+  };
+
+  /** Ends an in-flight request at its deadline: censored, its connection aborted. */
+  const censor = (r: RequestRecord, handle: InFlight, why: string) => {
+    r.timedOut = true;
+    inFlight.delete(r);
+    handle.abort(new TimeoutAbort(why));
+    finish(r);
+  };
+
+  const dispatch = (r: RequestRecord) => {
+    if (clock.now() >= r.deadlineMs) {
+      finish(r); // too late to send at all: unsent
+      return;
+    }
+    const messages = messagesFor(workload, r.index);
+    const body = requestBody(target, messages, workload.maxTokens[r.index] as number);
+    sent++;
+    const onDone = (rec: RequestRecord) => {
+      if (rec.outcome !== undefined) return; // already censored
+      inFlight.delete(rec);
+      finish(rec);
+      if (cap !== undefined) admitWaiting();
+    };
+    try {
+      const handle = sendCompletion(dispatcher, path, headers, body, r, clock.now, onDone);
+      if (r.outcome === undefined) inFlight.set(r, handle);
+    } catch (error) {
+      r.transportError = `the request could not be dispatched: ${(error as Error).message}`;
+      r.endMs = clock.now();
+      onDone(r);
+    }
+  };
+
+  const admitWaiting = () => {
+    while (waiting.length > 0 && inFlight.size < (cap as number)) {
+      const r = waiting.shift() as RequestRecord;
+      r.slotMs = clock.now();
+      dispatch(r);
+    }
+  };
+
+  const recordFor = (i: number) => {
+    const scheduledMs = startMs + (workload.offsetsMs[i] as number);
+    const warmup = i < workload.warmupCount;
+    return newRecord(
+      i,
+      warmup,
+      scheduledMs,
+      scheduledMs + timeoutMs,
+      fixedOutputTokens(workload, i),
+    );
+  };
+
+  const fire = (i: number) => {
+    const r = recordFor(i);
+    if (cap !== undefined && inFlight.size >= cap) waiting.push(r);
+    else dispatch(r);
+  };
+
+  const schedule = () => {
+    sleeping = undefined;
+    polling = undefined;
+    const now = clock.now();
+    while (next < n && startMs + (workload.offsetsMs[next] as number) <= now) fire(next++);
+    if (next >= n || hardStopped) return;
+    const waitMs = startMs + (workload.offsetsMs[next] as number) - now;
+    if (waitMs > SPIN_MS) sleeping = setTimeout(schedule, waitMs - SPIN_MS);
+    else polling = setImmediate(schedule);
+  };
+
+  const stopScheduling = () => {
+    clearTimeout(sleeping);
+    clearImmediate(polling);
+  };
+
+  // Enforce deadlines (both lists are in deadline order): in-flight requests
+  // past theirs are censored, which frees their slots for the waiting head;
+  // waiting requests past theirs are unsent.
+  const sweep = () => {
+    const now = clock.now();
+    for (const [r, handle] of inFlight) {
+      if (r.deadlineMs > now) break;
+      censor(r, handle, "request timeout");
+    }
+    if (cap !== undefined) admitWaiting();
+    while (waiting.length > 0 && (waiting[0] as RequestRecord).deadlineMs <= now) {
+      finish(waiting.shift() as RequestRecord);
+    }
+    if (now >= hardStopMs) stopHard();
+  };
+
+  const stopHard = () => {
+    if (hardStopped) return;
+    hardStopped = true;
+    stopScheduling();
+    while (next < n) finish(recordFor(next++));
+    for (const r of waiting.splice(0)) finish(r);
+    for (const [r, handle] of inFlight) censor(r, handle, "hard deadline");
+  };
+
+  const sweeper = setInterval(sweep, SWEEP_MS);
+  const progressEveryMs = options.progressEveryMs ?? 1000;
+  const reporter = options.onProgress
+    ? setInterval(() => {
+        const elapsedMs = clock.now() - startMs;
+        options.onProgress?.({
+          elapsedS: elapsedMs / 1000,
+          phase:
+            elapsedMs < workload.windowStartMs
+              ? "warm-up"
+              : elapsedMs < workload.windowStartMs + workload.windowMs
+                ? "window"
+                : "drain",
+          sent,
+          inFlight: inFlight.size,
+          done,
+          failed,
+          total: n,
+        });
+      }, progressEveryMs)
+    : undefined;
+
+  if (n === 0) resolveAll();
+  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - SPIN_MS));
+  await allDone;
+  clearInterval(sweeper);
+  if (reporter) clearInterval(reporter);
+  stopScheduling();
+  const endMs = clock.now();
+  clearTimeout(startProbesAt);
+  const readings = (probes ?? startProbes()).stop();
+  if (ownPool) await dispatcher.close();
+  return { startMs, endMs, readings, hardStopped };
+}

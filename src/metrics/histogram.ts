@@ -1,0 +1,111 @@
+// Latency histograms: HdrHistogram (3 significant digits) over integer
+// microseconds, an exact sum for the mean, and censoring. Censored values
+// (timeouts) are recorded at the censoring value, which is at least every
+// observed value, so they are the top ranks: a percentile whose rank falls
+// among them is a lower bound, never a plain number.
+
+import * as hdr from "hdr-histogram-js";
+
+export interface LatencySummary {
+  count: number;
+  censored: number;
+  mean: number | null;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+  p999: number | null;
+  max: number | null;
+  /** Names of the fields above that are lower bounds ("≥ value"). */
+  lower_bounds: string[];
+}
+
+const PERCENTILES: [keyof LatencySummary, number][] = [
+  ["p50", 50],
+  ["p90", 90],
+  ["p95", 95],
+  ["p99", 99],
+  ["p999", 99.9],
+];
+
+export function newHdr(): hdr.Histogram {
+  return hdr.build({
+    bitBucketSize: 32,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+    useWebAssembly: false,
+  });
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+export class LatencyHistogram {
+  readonly hdr = newHdr();
+  private sumMs = 0;
+  private maxMs = 0;
+  private censoredCount = 0;
+  private censorMs = 0;
+
+  get count(): number {
+    return this.hdr.totalCount;
+  }
+
+  record(ms: number): void {
+    const v = Math.max(0, ms);
+    this.hdr.recordValue(Math.round(v * 1000));
+    this.sumMs += v;
+    if (v > this.maxMs) this.maxMs = v;
+  }
+
+  /** A value known only to be ≥ ms (a timeout). */
+  recordCensored(ms: number): void {
+    this.record(ms);
+    this.censoredCount++;
+    this.censorMs = Math.max(this.censorMs, ms);
+  }
+
+  /** The value at a percentile (0–100) and whether it is a lower bound. */
+  percentile(p: number): { value: number; lowerBound: boolean } | undefined {
+    const n = this.count;
+    if (n === 0) return undefined;
+    const rank = Math.max(1, Math.ceil((p / 100) * n));
+    if (rank > n - this.censoredCount) return { value: this.censorMs, lowerBound: true };
+    // HDR reports a bucket's upper edge (≤ 0.1 % high); never above the largest value recorded.
+    return {
+      value: Math.min(this.hdr.getValueAtPercentile(p) / 1000, this.maxMs),
+      lowerBound: false,
+    };
+  }
+
+  summary(): LatencySummary {
+    const n = this.count;
+    const out: LatencySummary = {
+      count: n,
+      censored: this.censoredCount,
+      mean: n > 0 ? round3(this.sumMs / n) : null,
+      p50: null,
+      p90: null,
+      p95: null,
+      p99: null,
+      p999: null,
+      max: n > 0 ? round3(this.maxMs) : null,
+      lower_bounds: [],
+    };
+    if (n === 0) return out;
+    if (this.censoredCount > 0) out.lower_bounds.push("mean");
+    for (const [name, p] of PERCENTILES) {
+      const v = this.percentile(p) as { value: number; lowerBound: boolean };
+      (out as unknown as Record<string, number>)[name] = round3(v.value);
+      if (v.lowerBound) out.lower_bounds.push(name);
+    }
+    if (this.censoredCount > 0) out.lower_bounds.push("max");
+    return out;
+  }
+
+  /** HdrHistogram's standard compressed base64 form (values in µs), mergeable across runs. */
+  encode(): string {
+    return hdr.encodeIntoCompressedBase64(this.hdr);
+  }
+}

@@ -1,0 +1,148 @@
+// Aggregates the measured requests of one trial as they finish: outcome
+// counts, latency histograms, token counts, SLO-meeting requests and a few
+// examples per failure class. Per-request memory ends here: nothing grows
+// with the request count but the histograms.
+
+import { OUTCOMES, type Outcome, outputTokens, type RequestRecord } from "../load/record.ts";
+import { LatencyHistogram } from "./histogram.ts";
+
+/** Service-level objectives for goodput, ms (vLLM's keys). */
+export interface Slo {
+  ttftMs?: number;
+  tpotMs?: number;
+  e2elMs?: number;
+}
+
+export interface FailureExample {
+  index: number;
+  status: number;
+  detail: string | undefined;
+  headers: Record<string, string> | undefined;
+  body: string | undefined;
+}
+
+const EXAMPLES_PER_CLASS = 3;
+
+export class TrialRecorder {
+  readonly outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  /** From the scheduled send time (primary). */
+  readonly ttft = new LatencyHistogram();
+  readonly e2el = new LatencyHistogram();
+  /** From the actual send (service time). */
+  readonly ttftService = new LatencyHistogram();
+  readonly e2elService = new LatencyHistogram();
+  readonly firstByte = new LatencyHistogram();
+  readonly tpot = new LatencyHistogram();
+  readonly itl = new LatencyHistogram();
+  /** dispatch − (scheduled or slot-free time): the generator's own lag. */
+  readonly sendSkew = new LatencyHistogram();
+  /** Time waited for a max-concurrency slot. */
+  readonly slotWait = new LatencyHistogram();
+  readonly examples: Partial<Record<Outcome, FailureExample[]>> = {};
+  outputTokens = 0;
+  outputChunks = 0;
+  /** ok requests whose server reported usage, and their tokens and chunks. */
+  usageRequests = 0;
+  usageTokens = 0;
+  usageChunks = 0;
+  good = 0;
+  private readonly slo: Slo;
+  private readonly timeoutMs: number;
+
+  constructor(slo: Slo, timeoutMs: number) {
+    this.slo = slo;
+    this.timeoutMs = timeoutMs;
+  }
+
+  get scheduled(): number {
+    return OUTCOMES.reduce((sum, o) => sum + this.outcomes[o], 0);
+  }
+
+  add(r: RequestRecord): void {
+    const outcome = r.outcome as Outcome;
+    this.outcomes[outcome]++;
+    const dispatched = !Number.isNaN(r.dispatchMs);
+    if (dispatched) {
+      this.sendSkew.record(r.dispatchMs - r.slotMs);
+      if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
+    }
+    if (outcome === "ok") this.addOk(r);
+    else if (outcome === "censored" || outcome === "unsent") this.addCensored(r, dispatched);
+    else this.addExample(outcome, r);
+  }
+
+  private addOk(r: RequestRecord): void {
+    this.ttft.record(r.firstOutputMs - r.scheduledMs);
+    this.ttftService.record(r.firstOutputMs - r.dispatchMs);
+    this.e2el.record(r.endMs - r.scheduledMs);
+    this.e2elService.record(r.endMs - r.dispatchMs);
+    if (!Number.isNaN(r.firstByteMs)) this.firstByte.record(r.firstByteMs - r.scheduledMs);
+    for (const gap of r.gapsMs) this.itl.record(gap);
+    const tokens = outputTokens(r);
+    if (tokens > 1) this.tpot.record((r.endMs - r.firstOutputMs) / (tokens - 1));
+    this.outputTokens += tokens;
+    this.outputChunks += r.outputChunks;
+    if (r.usageCompletionTokens !== undefined) {
+      this.usageRequests++;
+      this.usageTokens += r.usageCompletionTokens;
+      this.usageChunks += r.outputChunks;
+    }
+    if (this.meetsSlo(r, tokens)) this.good++;
+  }
+
+  /** Timed out or never sent: latency is only known to be ≥ the timeout. */
+  private addCensored(r: RequestRecord, dispatched: boolean): void {
+    const serviceCensorMs = r.deadlineMs - r.dispatchMs;
+    if (r.firstOutputMs <= r.deadlineMs) {
+      this.ttft.record(r.firstOutputMs - r.scheduledMs);
+      this.ttftService.record(r.firstOutputMs - r.dispatchMs);
+      for (const gap of r.gapsMs) this.itl.record(gap);
+    } else {
+      this.ttft.recordCensored(this.timeoutMs);
+      if (dispatched) this.ttftService.recordCensored(serviceCensorMs);
+    }
+    this.e2el.recordCensored(this.timeoutMs);
+    if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
+    this.addExample(r.outcome as Outcome, r);
+  }
+
+  private meetsSlo(r: RequestRecord, tokens: number): boolean {
+    const { ttftMs, tpotMs, e2elMs } = this.slo;
+    if (ttftMs !== undefined && r.firstOutputMs - r.scheduledMs > ttftMs) return false;
+    if (e2elMs !== undefined && r.endMs - r.scheduledMs > e2elMs) return false;
+    if (tpotMs !== undefined && tokens > 1 && (r.endMs - r.firstOutputMs) / (tokens - 1) > tpotMs) {
+      return false;
+    }
+    return true;
+  }
+
+  private addExample(outcome: Outcome, r: RequestRecord): void {
+    const list = this.examples[outcome] ?? [];
+    this.examples[outcome] = list;
+    if (list.length >= EXAMPLES_PER_CLASS) return;
+    list.push({
+      index: r.index,
+      status: r.status,
+      detail: r.streamError ?? r.protocolError ?? r.transportError ?? describeEnd(r),
+      headers: r.headers,
+      body: r.body,
+    });
+  }
+}
+
+function describeEnd(r: RequestRecord): string | undefined {
+  switch (r.outcome) {
+    case "censored":
+      return `no end of stream within the timeout (${r.outputChunks} output chunks received)`;
+    case "unsent":
+      return "never dispatched before its deadline";
+    case "truncated":
+      return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
+    case "empty":
+      return `no content and no tool call; finish_reason ${r.finishReason}`;
+    case "short":
+      return `${outputTokens(r)} of ${r.fixedTokens} fixed output tokens; finish_reason ${r.finishReason}`;
+    default:
+      return undefined;
+  }
+}

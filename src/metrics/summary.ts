@@ -1,0 +1,160 @@
+// One trial's numbers as they go into the JSON report: outcome counts that
+// add up to the scheduled count, latency summaries, tokens, throughput,
+// goodput, validity and the encoded histograms.
+
+import type { Outcome } from "../load/record.ts";
+import {
+  evaluateValidity,
+  type ProbeReadings,
+  type SelfCheckLimits,
+  type Validity,
+} from "../load/selfcheck.ts";
+import type { LatencySummary } from "./histogram.ts";
+import type { FailureExample, Slo, TrialRecorder } from "./recorder.ts";
+
+export interface TrialSummary {
+  scheduled: number;
+  window_s: number;
+  outcomes: Record<Outcome, number>;
+  metrics: {
+    ttft_ms: LatencySummary;
+    ttft_service_ms: LatencySummary;
+    e2el_ms: LatencySummary;
+    e2el_service_ms: LatencySummary;
+    tpot_ms: LatencySummary;
+    itl_ms: LatencySummary;
+    first_byte_ms: LatencySummary;
+  };
+  tokens: {
+    output_total: number;
+    output_chunks: number;
+    /** From requests whose server reported usage; null without usage. */
+    tokens_per_chunk: number | null;
+    /** True when chunks carry several tokens, so each ITL sample spans several tokens. */
+    itl_per_multi_token_chunk: boolean;
+    requests_with_usage: number;
+  };
+  throughput: { output_tokens_per_s: number; requests_per_s: number };
+  goodput: {
+    requests_per_s: number;
+    attainment: number;
+    good: number;
+    slo: Record<string, number>;
+  };
+  validity: Validity & {
+    limits: SelfCheckLimits;
+    send_skew_ms: { p50: number | null; p99: number | null; max: number | null };
+    unsent: number;
+    event_loop_delay_ms: { p50: number; p99: number; max: number };
+    gc: { count: number; total_ms: number; share_of_window: number };
+    client_cpu: { share_of_core: number; user_ms: number; system_ms: number };
+    capped: boolean;
+    slot_wait_ms: LatencySummary;
+  };
+  errors: Partial<Record<Outcome, FailureExample[]>>;
+  /** HdrHistogram compressed base64, values in microseconds. */
+  histograms: Record<string, string>;
+}
+
+export interface TrialFacts {
+  windowS: number;
+  readings: ProbeReadings;
+  hardStopped: boolean;
+  maxConcurrency: number | undefined;
+  limits: SelfCheckLimits;
+  slo: Slo;
+}
+
+const round = (v: number, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSummary {
+  const scheduled = rec.scheduled;
+  const windowS = facts.windowS;
+  const ok = rec.outcomes.ok;
+  const skew = rec.sendSkew.summary();
+  const slotWait = rec.slotWait.summary();
+  const tokensPerChunk = rec.usageChunks > 0 ? rec.usageTokens / rec.usageChunks : null;
+  const validity = evaluateValidity(
+    {
+      sendSkewP99Ms: skew.p99 ?? 0,
+      unsent: rec.outcomes.unsent,
+      windowMs: windowS * 1000,
+      readings: facts.readings,
+      slotWaits: slotWait.count,
+      slotWaitP99Ms: slotWait.p99 ?? 0,
+      maxConcurrency: facts.maxConcurrency,
+      hardStopped: facts.hardStopped,
+    },
+    facts.limits,
+  );
+  const { ttftMs, tpotMs, e2elMs } = facts.slo;
+  const slo: Record<string, number> = {};
+  if (ttftMs !== undefined) slo.ttft_ms = ttftMs;
+  if (tpotMs !== undefined) slo.tpot_ms = tpotMs;
+  if (e2elMs !== undefined) slo.e2el_ms = e2elMs;
+  const r = facts.readings;
+  return {
+    scheduled,
+    window_s: round(windowS),
+    outcomes: { ...rec.outcomes },
+    metrics: {
+      ttft_ms: rec.ttft.summary(),
+      ttft_service_ms: rec.ttftService.summary(),
+      e2el_ms: rec.e2el.summary(),
+      e2el_service_ms: rec.e2elService.summary(),
+      tpot_ms: rec.tpot.summary(),
+      itl_ms: rec.itl.summary(),
+      first_byte_ms: rec.firstByte.summary(),
+    },
+    tokens: {
+      output_total: rec.outputTokens,
+      output_chunks: rec.outputChunks,
+      tokens_per_chunk: tokensPerChunk === null ? null : round(tokensPerChunk),
+      itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
+      requests_with_usage: rec.usageRequests,
+    },
+    throughput: {
+      output_tokens_per_s: round(windowS > 0 ? rec.outputTokens / windowS : 0),
+      requests_per_s: round(windowS > 0 ? ok / windowS : 0),
+    },
+    goodput: {
+      requests_per_s: round(windowS > 0 ? rec.good / windowS : 0),
+      attainment: round(scheduled > 0 ? rec.good / scheduled : 0, 4),
+      good: rec.good,
+      slo,
+    },
+    validity: {
+      ...validity,
+      limits: facts.limits,
+      send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
+      unsent: rec.outcomes.unsent,
+      event_loop_delay_ms: {
+        p50: round(r.eventLoopDelayMs.p50),
+        p99: round(r.eventLoopDelayMs.p99),
+        max: round(r.eventLoopDelayMs.max),
+      },
+      gc: {
+        count: r.gc.count,
+        total_ms: round(r.gc.totalMs),
+        share_of_window: round(windowS > 0 ? r.gc.totalMs / (windowS * 1000) : 0, 5),
+      },
+      client_cpu: {
+        share_of_core: round(r.cpu.shareOfCore, 4),
+        user_ms: round(r.cpu.userMs, 1),
+        system_ms: round(r.cpu.systemMs, 1),
+      },
+      capped: facts.maxConcurrency !== undefined,
+      slot_wait_ms: slotWait,
+    },
+    errors: rec.examples,
+    histograms: {
+      ttft_us: rec.ttft.encode(),
+      ttft_service_us: rec.ttftService.encode(),
+      e2el_us: rec.e2el.encode(),
+      e2el_service_us: rec.e2elService.encode(),
+      tpot_us: rec.tpot.encode(),
+      itl_us: rec.itl.encode(),
+      send_skew_us: rec.sendSkew.encode(),
+    },
+  };
+}

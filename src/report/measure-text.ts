@@ -1,0 +1,94 @@
+// The `measure` command's readable output: what was measured, where every
+// scheduled request went, the latency table (lower bounds shown as "≥"), and
+// whether the measurement can be trusted.
+
+import { OUTCOMES } from "../load/record.ts";
+import type { Progress } from "../load/runner.ts";
+import type { MeasureReport } from "../measure.ts";
+import type { LatencySummary } from "../metrics/histogram.ts";
+
+const COLUMNS = ["mean", "p50", "p90", "p95", "p99", "p999", "max"] as const;
+
+function cell(s: LatencySummary, key: (typeof COLUMNS)[number]): string {
+  const v = s[key];
+  if (v === null) return "–";
+  const shown = v >= 100 ? v.toFixed(0) : v.toFixed(1);
+  return s.lower_bounds.includes(key) ? `≥${shown}` : shown;
+}
+
+function pad(cells: string[], widths: number[]): string {
+  return cells
+    .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+    .join("  ");
+}
+
+export function formatMeasureReport(r: MeasureReport): string {
+  const lines: string[] = [];
+  const w = r.workload;
+  lines.push(
+    `${r.target.url} · model ${r.target.model} · ${r.target.endpoint} · ${w.arrival} · ${r.window_s} s window (+${w.warmup_s} s warm-up, ${w.warmup_requests} requests) · seed ${w.seed}`,
+  );
+  lines.push(
+    `input ${w.input_len} tokens · output ${w.output_len ?? "server-decided"}${w.max_tokens ? ` (max ${w.max_tokens})` : ""}${w.ignore_eos ? " · ignore_eos" : ""} · timeout ${w.timeout_s} s${w.max_concurrency ? ` · max concurrency ${w.max_concurrency} (closed loop)` : " · open loop"}`,
+  );
+  const parts = OUTCOMES.filter((o) => r.outcomes[o] > 0).map((o) => `${o} ${r.outcomes[o]}`);
+  lines.push(`scheduled ${r.scheduled} = ${parts.join(" + ") || "0"}`);
+  lines.push("");
+  const rows: [string, LatencySummary][] = [
+    ["TTFT", r.metrics.ttft_ms],
+    ["TTFT (service)", r.metrics.ttft_service_ms],
+    ["E2EL", r.metrics.e2el_ms],
+    ["E2EL (service)", r.metrics.e2el_service_ms],
+    ["TPOT", r.metrics.tpot_ms],
+    [r.tokens.itl_per_multi_token_chunk ? "ITL (per chunk)" : "ITL", r.metrics.itl_ms],
+  ];
+  const table = [
+    ["ms", ...COLUMNS.map((c) => (c === "p999" ? "p99.9" : c)), "count"],
+    ...rows.map(([name, s]) => [name, ...COLUMNS.map((c) => cell(s, c)), String(s.count)]),
+  ];
+  const widths = (table[0] as string[]).map((_, i) =>
+    Math.max(...table.map((row) => (row[i] as string).length)),
+  );
+  for (const row of table) lines.push(pad(row, widths));
+  lines.push("");
+  const censored = r.metrics.e2el_ms.censored;
+  if (censored > 0) {
+    lines.push(
+      `${censored} requests timed out or were never sent: they count at the ${w.timeout_s} s timeout, and "≥" marks values that are only lower bounds.`,
+    );
+  }
+  const tpc = r.tokens.tokens_per_chunk;
+  lines.push(
+    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}`}`,
+  );
+  lines.push(
+    `throughput: ${r.throughput.output_tokens_per_s} output tokens/s, ${r.throughput.requests_per_s} ok requests/s`,
+  );
+  lines.push(
+    `goodput: ${r.goodput.requests_per_s} requests/s (SLO ${w.slo}; attainment ${(r.goodput.attainment * 100).toFixed(1)} % of scheduled)`,
+  );
+  const v = r.validity;
+  const skew = v.send_skew_ms.p99 === null ? "–" : v.send_skew_ms.p99.toFixed(2);
+  lines.push(
+    `self-check: ${v.valid ? "valid" : "INVALID"} — send skew p99 ${skew} ms (≤ ${v.limits.maxSendSkewP99Ms}), unsent ${v.unsent} (≤ ${v.limits.maxUnsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (≤ ${v.limits.maxEventLoopDelayP99Ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} % (≤ ${(v.limits.maxGcShare * 100).toFixed(0)} %), client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (≤ ${(v.limits.maxClientCpu * 100).toFixed(0)} %)`,
+  );
+  for (const reason of v.reasons) lines.push(`  invalid: ${reason}`);
+  for (const warning of v.warnings) lines.push(`  note: ${warning}`);
+  for (const [outcome, examples] of Object.entries(r.errors)) {
+    const e = examples?.[0];
+    if (!e) continue;
+    const what = [
+      e.status ? `HTTP ${e.status}` : "",
+      e.detail ?? "",
+      e.body ? `body ${e.body.slice(0, 160)}` : "",
+    ]
+      .filter(Boolean)
+      .join(" · ");
+    lines.push(`  ${outcome}: ${what}`);
+  }
+  return lines.join("\n");
+}
+
+export function formatProgress(p: Progress): string {
+  return `[${p.elapsedS.toFixed(0).padStart(4)} s ${p.phase.padEnd(7)}] sent ${p.sent}/${p.total} · in flight ${p.inFlight} · done ${p.done} · not ok ${p.failed}`;
+}

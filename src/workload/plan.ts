@@ -1,0 +1,160 @@
+// A trial's workload: when each request is sent and what it asks for. Built
+// once from a seed, identical for both arms and on every machine. Prompts are
+// generated on demand from (seed, index), so memory does not grow with prompt
+// length; offsets and lengths live in typed arrays.
+
+import { type ArrivalSpec, arrivalOffsetsMs } from "./arrivals.ts";
+import type { ChatMessage, DatasetEntry } from "./dataset.ts";
+import { type LengthSpec, sampleLength } from "./lengths.ts";
+import { hashString, mixSeeds, Rng } from "./rng.ts";
+import { WORDS } from "./words.ts";
+
+export interface WorkloadSpec {
+  arrival: ArrivalSpec;
+  warmupS: number;
+  durationS: number;
+  seed: number;
+  /** Synthetic prompt length (ignored with a dataset). */
+  inputLen: LengthSpec;
+  /** Requested output length; with a dataset, overrides the file's. */
+  outputLen: LengthSpec | undefined;
+  /** A cap on every request's max_tokens. */
+  maxTokens: number | undefined;
+  ignoreEos: boolean;
+  dataset: { name: string; entries: DatasetEntry[] } | undefined;
+}
+
+export interface Workload {
+  spec: WorkloadSpec;
+  /** All requests, warm-up first; offsets from the trial start, ascending. */
+  offsetsMs: Float64Array;
+  /** Requests [0, warmupCount) are warm-up: sent, never recorded. */
+  warmupCount: number;
+  /** Requested max_tokens per request, 0 = none sent. */
+  maxTokens: Int32Array;
+  /** Synthetic prompt tokens per request (0 for dataset prompts). */
+  inputTokens: Int32Array;
+  /** Dataset entry per request, -1 for synthetic prompts. */
+  datasetIndex: Int32Array;
+  /** Start of the measurement window, ms from the trial start. */
+  windowStartMs: number;
+  windowMs: number;
+  /** Identifies the schedule and prompts; both arms of a pair must match. */
+  fingerprint: string;
+}
+
+const ARRIVAL_STREAM = 0xa7715;
+const LENGTH_STREAM = 0x1e9;
+const PROMPT_STREAM = 0x9c0;
+const SHUFFLE_STREAM = 0x5f1;
+
+export function buildWorkload(spec: WorkloadSpec): Workload {
+  const warmupMs = spec.warmupS * 1000;
+  const windowMs = spec.durationS * 1000;
+  const arrivalRng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
+  let warmup: number[];
+  let measured: number[];
+  if (spec.arrival.kind === "all-at-once") {
+    // Warm-up is one burst at 0; the measured burst starts the window.
+    warmup = warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, arrivalRng) : [];
+    measured = arrivalOffsetsMs(spec.arrival, warmupMs, warmupMs + windowMs, arrivalRng);
+  } else {
+    // One process from 0: the window continues the warm-up's arrivals.
+    const all = arrivalOffsetsMs(spec.arrival, 0, warmupMs + windowMs, arrivalRng);
+    warmup = all.filter((t) => t < warmupMs);
+    measured = all.filter((t) => t >= warmupMs);
+  }
+  const offsetsMs = Float64Array.from([...warmup, ...measured]);
+  const n = offsetsMs.length;
+  const maxTokens = new Int32Array(n);
+  const inputTokens = new Int32Array(n);
+  const datasetIndex = new Int32Array(n).fill(-1);
+  const entries = spec.dataset?.entries;
+  const order = entries ? shuffledIndices(entries.length, spec.seed) : undefined;
+  for (let i = 0; i < n; i++) {
+    const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
+    let requested: number | undefined;
+    if (entries && order) {
+      const e = order[i % order.length] as number;
+      datasetIndex[i] = e;
+      requested = (entries[e] as DatasetEntry).maxTokens;
+    } else {
+      inputTokens[i] = sampleLength(spec.inputLen, rng);
+    }
+    if (spec.outputLen) requested = sampleLength(spec.outputLen, rng);
+    if (spec.maxTokens !== undefined)
+      requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
+    maxTokens[i] = requested ?? 0;
+  }
+  const workload: Workload = {
+    spec,
+    offsetsMs,
+    warmupCount: warmup.length,
+    maxTokens,
+    inputTokens,
+    datasetIndex,
+    windowStartMs: warmupMs,
+    windowMs,
+    fingerprint: "",
+  };
+  workload.fingerprint = fingerprint(workload);
+  return workload;
+}
+
+function shuffledIndices(count: number, seed: number): Int32Array {
+  const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
+  const order = Int32Array.from({ length: count }, (_, i) => i);
+  for (let i = count - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  return order;
+}
+
+/** Synthetic prompt text of exactly 4 characters per token, unique per (seed, index). */
+export function syntheticPrompt(seed: number, index: number, tokens: number): string {
+  const rng = new Rng(mixSeeds(seed, PROMPT_STREAM, index));
+  const chars = tokens * 4;
+  let text = "";
+  while (text.length < chars) text += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
+  return text.slice(0, chars);
+}
+
+/** The chat messages of request i. */
+export function messagesFor(workload: Workload, i: number): ChatMessage[] {
+  const e = workload.datasetIndex[i] as number;
+  const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
+  if (entry) return entry.messages;
+  return [
+    {
+      role: "user",
+      content: syntheticPrompt(workload.spec.seed, i, workload.inputTokens[i] as number),
+    },
+  ];
+}
+
+/** The expected output length when the workload fixes it (ignore_eos with max_tokens), else undefined. */
+export function fixedOutputTokens(workload: Workload, i: number): number | undefined {
+  const m = workload.maxTokens[i] as number;
+  return workload.spec.ignoreEos && m > 0 ? m : undefined;
+}
+
+export function measuredCount(workload: Workload): number {
+  return workload.offsetsMs.length - workload.warmupCount;
+}
+
+function fingerprint(w: Workload): string {
+  let h = hashString(JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name }));
+  h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
+  for (let i = 0; i < w.offsetsMs.length; i++) {
+    h = mixSeeds(
+      h,
+      Math.round((w.offsetsMs[i] as number) * 1000),
+      w.maxTokens[i] as number,
+      w.inputTokens[i] as number,
+      w.datasetIndex[i] as number,
+    );
+  }
+  if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
+  return h.toString(16).padStart(8, "0");
+}

@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError } from "../../src/config/errors.ts";
+import { parseMeasureConfig, type RawSettings } from "../../src/config/measure.ts";
+import { formatSlo, parseSlo } from "../../src/config/slo.ts";
+
+const BASE: RawSettings = { url: "http://127.0.0.1:8000/v1", model: "m", rate: "5" };
+
+function rejects(raw: RawSettings, message: RegExp, env = {}) {
+  assert.throws(
+    () =>
+      parseMeasureConfig(
+        { ...BASE, ...raw },
+        env,
+        () => '{"messages":[{"role":"user","content":"x"}]}',
+      ),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, String(error));
+      assert.match(error.message, message);
+      return true;
+    },
+  );
+}
+
+test("defaults and a full set of settings parse into one config", () => {
+  const c = parseMeasureConfig(BASE);
+  assert.equal(c.target.baseUrl, "http://127.0.0.1:8000/v1");
+  assert.equal(c.target.endpoint, "chat");
+  assert.equal(c.target.includeUsage, true);
+  assert.deepEqual(c.workload.arrival, { kind: "poisson", ratePerS: 5 });
+  assert.equal(c.workload.durationS, 30);
+  assert.equal(c.timeoutS, 60);
+  assert.deepEqual(c.workload.inputLen, { kind: "fixed", tokens: 256 });
+  assert.equal(c.limits.maxSendSkewP99Ms, 5);
+  const full = parseMeasureConfig(
+    {
+      ...BASE,
+      arrival: "gamma",
+      burstiness: "0.5",
+      duration: "2m",
+      warmup: "500ms",
+      "input-len": "100..200",
+      "output-len": "normal:128,16",
+      "max-tokens": "256",
+      "ignore-eos": "true",
+      "no-usage": "true",
+      "max-concurrency": "8",
+      slo: "ttft:800 tpot:50",
+      header: ["X-Team: infra"],
+      "extra-body": '{"top_k": 1}',
+      "max-send-skew-ms": "2",
+    },
+    { OPENAI_API_KEY: "sk-secret" },
+  );
+  assert.deepEqual(full.workload.arrival, { kind: "gamma", ratePerS: 5, burstiness: 0.5 });
+  assert.equal(full.workload.durationS, 120);
+  assert.equal(full.workload.warmupS, 0.5);
+  assert.deepEqual(full.workload.outputLen, { kind: "normal", mean: 128, sd: 16 });
+  assert.equal(full.target.includeUsage, false);
+  assert.equal(full.target.apiKey, "sk-secret", "the key comes from the environment");
+  assert.deepEqual(full.target.headers, { "x-team": "infra" });
+  assert.deepEqual(full.slo, { ttftMs: 800, tpotMs: 50 });
+  assert.equal(full.maxConcurrency, 8);
+  assert.equal(full.limits.maxSendSkewP99Ms, 2);
+});
+
+test("bad settings name the setting, the value and what is accepted", () => {
+  rejects({ url: undefined }, /^url is required/);
+  rejects({ url: "ftp://x" }, /url = "ftp:\/\/x" is not accepted; expected an http\(s\) base URL/);
+  rejects({ url: "http://h/v1/chat/completions" }, /not an endpoint path/);
+  rejects({ rate: "fast" }, /rate = "fast" is not accepted; expected a number > 0/);
+  rejects({ rate: "0" }, /rate = "0"/);
+  rejects({ rate: undefined }, /rate is required: requests per second for poisson arrivals/);
+  rejects(
+    { arrival: "zipf" },
+    /arrival = "zipf" is not accepted; expected one of poisson, gamma, constant, burst, all-at-once/,
+  );
+  rejects({ arrival: "burst" }, /burst-size is required/);
+  rejects({ arrival: "all-at-once" }, /requests is required/);
+  rejects(
+    { duration: "ten" },
+    /duration = "ten" is not accepted; expected a duration such as 30, 30s, 500ms or 2m > 0 s/,
+  );
+  rejects({ "input-len": "0" }, /input-len = "0" is not accepted; expected a token count/);
+  rejects({ "output-len": "200..100" }, /output-len = "200\.\.100"/);
+  rejects(
+    { endpoint: "embeddings" },
+    /endpoint = "embeddings" is not accepted; expected one of chat, completions/,
+  );
+  rejects(
+    { "max-concurrency": "1.5" },
+    /max-concurrency = "1\.5" is not accepted; expected an integer ≥ 1/,
+  );
+  rejects({ "extra-body": "[1]" }, /extra-body = "\[1\]" is not accepted; expected a JSON object/);
+  rejects({ header: ["Authorization Bearer sk-123"] }, /header = "\(a line without a colon\)"/);
+  rejects(
+    { "ignore-eos": "maybe" },
+    /ignore-eos = "maybe" is not accepted; expected true or false/,
+  );
+  rejects(
+    { "max-gc-share": "2" },
+    /max-gc-share = "2" is not accepted; expected a number ≥ 0 and ≤ 1/,
+  );
+  rejects(
+    { slo: "ttft:fast" },
+    /slo ttft = "fast" is not accepted; expected a number of milliseconds > 0/,
+  );
+  rejects(
+    { slo: "latency:100" },
+    /slo: unknown SLO key "latency" .*accepted keys: ttft, tpot, e2el/,
+  );
+  assert.throws(
+    () => parseMeasureConfig({ ...BASE, dataset: "/nonexistent.jsonl" }),
+    /dataset = "\/nonexistent\.jsonl" cannot be read/,
+  );
+});
+
+test("the API key never appears in an error message", () => {
+  try {
+    parseMeasureConfig({ ...BASE, "api-key": "sk-very-secret", rate: "x" });
+    assert.fail("should throw");
+  } catch (error) {
+    assert.doesNotMatch((error as Error).message, /sk-very-secret/);
+  }
+});
+
+test("SLO strings in vLLM's syntax", () => {
+  assert.deepEqual(parseSlo("slo", "ttft:800 tpot:50 e2el:2000"), {
+    ttftMs: 800,
+    tpotMs: 50,
+    e2elMs: 2000,
+  });
+  assert.deepEqual(parseSlo("slo", "ttft:800,tpot:50"), { ttftMs: 800, tpotMs: 50 });
+  assert.deepEqual(parseSlo("slo", "  "), {});
+  assert.equal(formatSlo({ ttftMs: 800, tpotMs: 50 }), "ttft:800 tpot:50");
+  assert.throws(() => parseSlo("slo", "ttft:800 ttft:900"), /"ttft" is given twice/);
+  assert.throws(
+    () => parseSlo("slo", "ttft=800"),
+    /expected space-separated key:milliseconds pairs/,
+  );
+  assert.throws(() => parseSlo("slo", "ttft:-5"), /slo ttft = "-5"/);
+});
+
+test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
+  const jsonl = parseMeasureConfig(
+    { ...BASE, dataset: "p.jsonl" },
+    {},
+    () =>
+      '{"messages":[{"role":"user","content":"a"}],"max_tokens":5}\n\n{"messages":[{"role":"user","content":"b"}]}\n',
+  );
+  assert.equal(jsonl.workload.dataset?.entries.length, 2);
+  assert.equal(jsonl.workload.dataset?.entries[0]?.maxTokens, 5);
+  assert.equal(jsonl.workload.outputLen, undefined, "a dataset keeps its own output lengths");
+  const sharegpt = parseMeasureConfig({ ...BASE, dataset: "s.json" }, {}, () =>
+    JSON.stringify([
+      {
+        conversations: [
+          { from: "human", value: "hello there" },
+          { from: "gpt", value: "x".repeat(40) },
+        ],
+      },
+      { conversations: [{ from: "gpt", value: "no human turn" }] },
+    ]),
+  );
+  assert.deepEqual(sharegpt.workload.dataset?.entries, [
+    { messages: [{ role: "user", content: "hello there" }], maxTokens: 10 },
+  ]);
+  assert.throws(
+    () => parseMeasureConfig({ ...BASE, dataset: "bad.jsonl" }, {}, () => '{"messages":[]}\n'),
+    /dataset bad\.jsonl: line 1: `messages` must be a non-empty array/,
+  );
+  assert.throws(
+    () => parseMeasureConfig({ ...BASE, dataset: "bad.jsonl" }, {}, () => "{oops\n"),
+    /dataset bad\.jsonl: line 1: not JSON/,
+  );
+});

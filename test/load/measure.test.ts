@@ -1,0 +1,270 @@
+// Measurement against the in-process mock on 127.0.0.1: every outcome class is
+// produced by the fault that should produce it and by nothing else, the
+// scheduled count always equals the sum of outcomes, and held-back clients are
+// visible in the numbers and flagged by the self-checks.
+
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { describe, test } from "node:test";
+import { parseMeasureConfig, type RawSettings } from "../../src/config/measure.ts";
+import { OUTCOMES, type Outcome } from "../../src/load/record.ts";
+import { type MeasureReport, measure } from "../../src/measure.ts";
+import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { startMockServer } from "../../src/mock/server.ts";
+
+const FAST_MOCK = {
+  prefillBaseMs: 1,
+  prefillPerTokenMs: 0,
+  decodeBaseMs: 2,
+  decodePerSeqMs: 0,
+  jitter: 0,
+  naturalMinTokens: 4,
+  naturalMaxTokens: 6,
+};
+
+const SHORT_RUN: RawSettings = {
+  model: "mock-llm",
+  rate: "30",
+  duration: "0.5s",
+  warmup: "0.1s",
+  "input-len": "16",
+  "output-len": "8",
+  timeout: "5s",
+  seed: "11",
+};
+
+async function measureMock(
+  mock: Record<string, unknown>,
+  settings: RawSettings = {},
+): Promise<MeasureReport> {
+  const server = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST_MOCK, ...mock }, "test"),
+  });
+  try {
+    const config = parseMeasureConfig({ ...SHORT_RUN, url: `${server.url}/v1`, ...settings });
+    return await measure(config);
+  } finally {
+    await server.close();
+  }
+}
+
+function assertAccounted(r: MeasureReport): void {
+  const sum = OUTCOMES.reduce((s, o) => s + r.outcomes[o], 0);
+  assert.equal(sum, r.scheduled, "scheduled = sum of outcomes");
+  assert.ok(r.scheduled > 0);
+}
+
+function assertOnly(r: MeasureReport, outcome: Outcome): void {
+  assertAccounted(r);
+  const others = OUTCOMES.filter((o) => o !== outcome && r.outcomes[o] > 0);
+  assert.deepEqual(others, [], `only ${outcome}: ${JSON.stringify(r.outcomes)}`);
+  assert.equal(r.outcomes[outcome], r.scheduled);
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("each outcome class comes from its fault and from nothing else", () => {
+  const cases: [string, Record<string, unknown>, RawSettings, Outcome][] = [
+    ["a healthy server", {}, {}, "ok"],
+    ["an empty 200 stream", { faults: { empty: 1 } }, {}, "empty"],
+    ["a stream closed half-way", { faults: { truncated: 1 } }, {}, "truncated"],
+    ["an in-band error object", { faults: { streamError: 1 } }, {}, "stream_error"],
+    ["a data event that is not JSON", { faults: { malformed: 1 } }, {}, "protocol_error"],
+    ["429 with x-ratelimit-remaining: 0", { faults: { quota429: 1 } }, {}, "rate_limited_quota"],
+    ["429 without evidence", { faults: { http429: 1 } }, {}, "rate_limited"],
+    ["429 engine_overloaded", { faults: { capacity429: 1 } }, {}, "overloaded"],
+    ["503", { faults: { http503: 1 } }, {}, "overloaded"],
+    ["529", { faults: { http529: 1 } }, {}, "overloaded"],
+    ["500", { faults: { http500: 1 } }, {}, "http_5xx"],
+    ["an unknown model (404)", {}, { model: "no-such-model" }, "http_4xx"],
+    [
+      "a server that ignores ignore_eos",
+      { honorIgnoreEos: false },
+      { "ignore-eos": "true", "output-len": "50" },
+      "short",
+    ],
+    ["a server that never answers", { faults: { hang: 1 } }, { timeout: "0.3s" }, "censored"],
+  ];
+  for (const [name, mock, settings, outcome] of cases) {
+    test(`${name} → ${outcome}`, async () => {
+      const r = await measureMock(mock, settings);
+      assertOnly(r, outcome);
+      if (outcome !== "ok") assert.ok(r.errors[outcome]?.length, "an example explains the failure");
+    });
+  }
+
+  test("a closed port → connect_error", async () => {
+    const port = await closedPort();
+    const config = parseMeasureConfig({ ...SHORT_RUN, url: `http://127.0.0.1:${port}/v1` });
+    const r = await measure(config);
+    assertOnly(r, "connect_error");
+    assert.match(r.errors.connect_error?.[0]?.detail ?? "", /ECONNREFUSED/);
+  });
+
+  test("ignore_eos honoured with the same settings → ok (short is the server's fault, not ours)", async () => {
+    assertOnly(await measureMock({}, { "ignore-eos": "true", "output-len": "50" }), "ok");
+  });
+
+  test("an empty stream has a 200 status: it is still not ok", async () => {
+    const r = await measureMock({ faults: { empty: 0.5 } });
+    assertAccounted(r);
+    assert.ok(r.outcomes.empty > 0 && r.outcomes.ok > 0);
+    assert.equal(r.metrics.ttft_ms.count, r.outcomes.ok, "latency comes from ok requests only");
+  });
+});
+
+test("timeouts are censored at the timeout and percentiles among them are lower bounds", async () => {
+  const r = await measureMock({ faults: { hang: 0.5 } }, { timeout: "0.4s", rate: "40" });
+  assertAccounted(r);
+  assert.ok(r.outcomes.censored > 0 && r.outcomes.ok > 0);
+  const e2el = r.metrics.e2el_ms;
+  assert.equal(
+    e2el.count,
+    r.outcomes.ok + r.outcomes.censored,
+    "censored requests stay in the percentiles",
+  );
+  assert.equal(e2el.censored, r.outcomes.censored);
+  assert.equal(e2el.max, 400);
+  assert.ok(e2el.lower_bounds.includes("p99") && e2el.lower_bounds.includes("max"));
+  assert.ok(!e2el.lower_bounds.includes("p50") || r.outcomes.censored * 2 >= r.scheduled);
+});
+
+test("a max-concurrency cap below the needed in-flight count: the wait is latency, not service time", async () => {
+  // ≈ 50 req/s of ≈ 100 ms requests needs ≈ 5 in flight; 1 slot makes them queue.
+  const r = await measureMock(
+    { decodeBaseMs: 10, naturalMinTokens: 10, naturalMaxTokens: 10 },
+    { rate: "50", duration: "0.6s", "max-concurrency": "1", "output-len": "10", timeout: "20s" },
+  );
+  assertOnly(r, "ok");
+  const waitMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
+  assert.ok(waitMs > 200, `mean slot wait ${waitMs.toFixed(0)} ms is in the scheduled-basis TTFT`);
+  assert.ok((r.metrics.ttft_service_ms.p50 as number) < 60, "service time excludes the wait");
+  assert.equal(r.validity.capped, true);
+  assert.ok(r.validity.slot_wait_ms.count > 0);
+  assert.match(
+    r.validity.warnings.join(" "),
+    /closed loop: \d+ requests waited for one of 1 concurrency slots/,
+  );
+  assert.ok(
+    (r.validity.send_skew_ms.p99 as number) < 50,
+    "waiting for a slot is not the generator's skew",
+  );
+});
+
+test("requests that could not be sent before their deadline are unsent, and the trial is invalid", async () => {
+  const server = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, FAST_MOCK, "test"),
+  });
+  try {
+    const config = parseMeasureConfig({
+      ...SHORT_RUN,
+      url: `${server.url}/v1`,
+      rate: "50",
+      duration: "1s",
+      timeout: "0.2s",
+    });
+    // The client is stuck for longer than the request timeout.
+    const block = setTimeout(() => {
+      const until = performance.now() + 500;
+      while (performance.now() < until) {
+        // nothing is sent or read
+      }
+    }, 400);
+    const r = await measure(config);
+    clearTimeout(block);
+    assertAccounted(r);
+    assert.ok(r.outcomes.unsent > 0, JSON.stringify(r.outcomes));
+    assert.equal(r.validity.valid, false);
+    assert.match(r.validity.reasons.join(" "), /requests were never sent in time/);
+    assert.equal(r.metrics.e2el_ms.censored, r.outcomes.unsent + r.outcomes.censored);
+  } finally {
+    await server.close();
+  }
+});
+
+test("a blocked event loop: the delay is in scheduled-basis latency and the self-checks flag the trial", async () => {
+  const server = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, FAST_MOCK, "test"),
+  });
+  try {
+    const config = parseMeasureConfig({
+      ...SHORT_RUN,
+      url: `${server.url}/v1`,
+      rate: "50",
+      duration: "1s",
+    });
+    const block = setTimeout(() => {
+      const until = performance.now() + 300;
+      while (performance.now() < until) {
+        // the client is busy: nothing is sent or read
+      }
+    }, 500);
+    const r = await measure(config);
+    clearTimeout(block);
+    assertAccounted(r);
+    const lagMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
+    assert.ok(
+      lagMs > 10,
+      `mean send lag ${lagMs.toFixed(1)} ms is counted in TTFT from the schedule`,
+    );
+    assert.ok((r.validity.send_skew_ms.max as number) >= 150);
+    assert.equal(r.validity.valid, false);
+    assert.match(r.validity.reasons.join(" "), /send skew p99 .* exceeds 5 ms/);
+    assert.ok(r.validity.event_loop_delay_ms.max >= 250, "the event-loop probe saw the block");
+  } finally {
+    await server.close();
+  }
+});
+
+test("engine stalls show in both scheduled-basis and service latency", async () => {
+  const r = await measureMock(
+    { stallEveryS: 0.4, stallMs: 200, decodeBaseMs: 5, naturalMinTokens: 30, naturalMaxTokens: 30 },
+    { rate: "20", duration: "1.2s", "output-len": "30" },
+  );
+  assertOnly(r, "ok");
+  assert.ok((r.metrics.e2el_service_ms.max as number) >= 180, "service time includes the stall");
+  assert.ok((r.metrics.e2el_ms.max as number) >= 180);
+  assert.ok((r.metrics.itl_ms.max as number) >= 150, "the stall is one long inter-token gap");
+  // Generous: a shared machine may delay a timer, but never by the 200 ms stall.
+  assert.ok(
+    (r.validity.send_skew_ms.p99 as number) < 50,
+    `the client kept its schedule: ${JSON.stringify(r.validity.send_skew_ms)}`,
+  );
+});
+
+test("multi-token chunks are reported, and ITL is said to be per chunk", async () => {
+  const r = await measureMock({ tokensPerChunk: 4 }, { "ignore-eos": "true", "output-len": "16" });
+  assertOnly(r, "ok");
+  assert.equal(r.tokens.tokens_per_chunk, 4);
+  assert.equal(r.tokens.itl_per_multi_token_chunk, true);
+  assert.equal(r.tokens.output_total, 16 * r.scheduled, "tokens from usage, not chunks");
+});
+
+test("goodput counts ok requests that meet every SLO over the window", async () => {
+  const r = await measureMock(
+    { decodeBaseMs: 5 },
+    {
+      slo: "ttft:1000 tpot:1000",
+      rate: "20",
+      duration: "1s",
+      "output-len": "5",
+      "ignore-eos": "true",
+    },
+  );
+  assertOnly(r, "ok");
+  assert.equal(r.goodput.good, r.outcomes.ok);
+  assert.equal(r.goodput.attainment, 1);
+  assert.equal(r.goodput.requests_per_s, Math.round((r.outcomes.ok / 1) * 1000) / 1000);
+  const strict = await measureMock(
+    { decodeBaseMs: 5 },
+    { slo: "tpot:1", rate: "20", duration: "1s", "output-len": "5", "ignore-eos": "true" },
+  );
+  assert.equal(strict.goodput.good, 0, "a 5 ms decode step misses a 1 ms TPOT SLO");
+  assert.equal(strict.goodput.slo.tpot_ms, 1);
+});

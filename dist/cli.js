@@ -39802,22 +39802,36 @@ var SseParser = class {
       this.afterCR = false;
       if (text2.charCodeAt(0) === LF) start = 1;
     }
-    for (let i = start; i < text2.length; i++) {
-      const c = text2.charCodeAt(i);
-      if (c !== LF && c !== CR) continue;
-      const piece = text2.slice(start, i);
-      this.line(this.partial.length > 0 ? this.partial + piece : piece);
-      this.partial = "";
-      if (c === CR) {
-        if (i + 1 < text2.length) {
-          if (text2.charCodeAt(i + 1) === LF) i++;
-        } else {
-          this.afterCR = true;
-        }
+    if (text2.indexOf("\r", start) === -1) {
+      for (let nl = text2.indexOf("\n", start); nl !== -1; nl = text2.indexOf("\n", start)) {
+        this.endLine(text2.slice(start, nl));
+        start = nl + 1;
       }
-      start = i + 1;
+    } else {
+      for (let i = start; i < text2.length; i++) {
+        const c = text2.charCodeAt(i);
+        if (c !== LF && c !== CR) continue;
+        this.endLine(text2.slice(start, i));
+        if (c === CR) {
+          if (i + 1 < text2.length) {
+            if (text2.charCodeAt(i + 1) === LF) i++;
+          } else {
+            this.afterCR = true;
+          }
+        }
+        start = i + 1;
+      }
     }
     if (start < text2.length) this.partial += text2.slice(start);
+  }
+  endLine(piece) {
+    if (this.partial.length > 0) {
+      const line = this.partial + piece;
+      this.partial = "";
+      this.line(line);
+    } else {
+      this.line(piece);
+    }
   }
   line(line) {
     if (line.length === 0) {

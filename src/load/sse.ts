@@ -62,22 +62,38 @@ export class SseParser {
       this.afterCR = false;
       if (text.charCodeAt(0) === LF) start = 1;
     }
-    for (let i = start; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c !== LF && c !== CR) continue;
-      const piece = text.slice(start, i);
-      this.line(this.partial.length > 0 ? this.partial + piece : piece);
-      this.partial = "";
-      if (c === CR) {
-        if (i + 1 < text.length) {
-          if (text.charCodeAt(i + 1) === LF) i++;
-        } else {
-          this.afterCR = true;
-        }
+    if (text.indexOf("\r", start) === -1) {
+      // The common case, LF only: let indexOf find the line ends.
+      for (let nl = text.indexOf("\n", start); nl !== -1; nl = text.indexOf("\n", start)) {
+        this.endLine(text.slice(start, nl));
+        start = nl + 1;
       }
-      start = i + 1;
+    } else {
+      for (let i = start; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== LF && c !== CR) continue;
+        this.endLine(text.slice(start, i));
+        if (c === CR) {
+          if (i + 1 < text.length) {
+            if (text.charCodeAt(i + 1) === LF) i++;
+          } else {
+            this.afterCR = true;
+          }
+        }
+        start = i + 1;
+      }
     }
     if (start < text.length) this.partial += text.slice(start);
+  }
+
+  private endLine(piece: string): void {
+    if (this.partial.length > 0) {
+      const line = this.partial + piece;
+      this.partial = "";
+      this.line(line);
+    } else {
+      this.line(piece);
+    }
   }
 
   private line(line: string): void {

@@ -16,6 +16,9 @@ export interface Slo {
 export interface FailureExample {
   index: number;
   status: number;
+  /** The error object's `type` and `code`, from the body or the in-stream error. */
+  error_type: string | undefined;
+  error_code: string | undefined;
   detail: string | undefined;
   headers: Record<string, string> | undefined;
   body: string | undefined;
@@ -120,13 +123,31 @@ export class TrialRecorder {
     const list = this.examples[outcome] ?? [];
     this.examples[outcome] = list;
     if (list.length >= EXAMPLES_PER_CLASS) return;
+    const { type, code } = errorTypeCode(r.streamError ?? r.body);
     list.push({
       index: r.index,
       status: r.status,
+      error_type: type,
+      error_code: code,
       detail: r.streamError ?? r.protocolError ?? r.transportError ?? describeEnd(r),
       headers: r.headers,
       body: r.body,
     });
+  }
+}
+
+/** `type` and `code` of an OpenAI-shaped error ({"error": {...}} or the error object itself). */
+export function errorTypeCode(text: string | undefined): { type?: string; code?: string } {
+  if (!text) return {};
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const error = (
+      typeof parsed.error === "object" && parsed.error !== null ? parsed.error : parsed
+    ) as Record<string, unknown>;
+    const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+    return { type: str(error.type), code: str(error.code) };
+  } catch {
+    return {}; // an excerpt cut short, or not JSON
   }
 }
 

@@ -96,6 +96,14 @@ describe("each outcome class comes from its fault and from nothing else", () => 
       const r = await measureMock(mock, settings);
       assertOnly(r, outcome);
       if (outcome !== "ok") assert.ok(r.errors[outcome]?.length, "an example explains the failure");
+      if (outcome === "rate_limited_quota") {
+        const e = r.errors.rate_limited_quota?.[0];
+        assert.equal(e?.error_code, "rate_limit_exceeded");
+        assert.equal(e?.headers?.["x-ratelimit-remaining-requests"], "0");
+        assert.equal(e?.headers?.["retry-after"], "1");
+      }
+      if (outcome === "stream_error")
+        assert.equal(r.errors.stream_error?.[0]?.error_type, "InternalServerError");
     });
   }
 

@@ -37,6 +37,7336 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// node_modules/yaml/dist/nodes/identity.js
+var require_identity = __commonJS({
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
+    "use strict";
+    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
+    var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
+    var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
+    var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
+    var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
+    var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
+    var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
+    var isAlias = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
+    var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
+    var isMap = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
+    var isScalar = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
+    var isSeq = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    function isCollection(node) {
+      if (node && typeof node === "object")
+        switch (node[NODE_TYPE]) {
+          case MAP:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    function isNode(node) {
+      if (node && typeof node === "object")
+        switch (node[NODE_TYPE]) {
+          case ALIAS:
+          case MAP:
+          case SCALAR:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    var hasAnchor = (node) => (isScalar(node) || isCollection(node)) && !!node.anchor;
+    exports2.ALIAS = ALIAS;
+    exports2.DOC = DOC;
+    exports2.MAP = MAP;
+    exports2.NODE_TYPE = NODE_TYPE;
+    exports2.PAIR = PAIR;
+    exports2.SCALAR = SCALAR;
+    exports2.SEQ = SEQ;
+    exports2.hasAnchor = hasAnchor;
+    exports2.isAlias = isAlias;
+    exports2.isCollection = isCollection;
+    exports2.isDocument = isDocument;
+    exports2.isMap = isMap;
+    exports2.isNode = isNode;
+    exports2.isPair = isPair;
+    exports2.isScalar = isScalar;
+    exports2.isSeq = isSeq;
+  }
+});
+
+// node_modules/yaml/dist/visit.js
+var require_visit = __commonJS({
+  "node_modules/yaml/dist/visit.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove node");
+    function visit(node, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node)) {
+        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+          node.contents = null;
+      } else
+        visit_(null, node, visitor_, Object.freeze([]));
+    }
+    visit.BREAK = BREAK;
+    visit.SKIP = SKIP;
+    visit.REMOVE = REMOVE;
+    function visit_(key, node, visitor, path) {
+      const ctrl = callVisitor(key, node, visitor, path);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visit_(key, ctrl, visitor, path);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node)) {
+          path = Object.freeze(path.concat(node));
+          for (let i = 0; i < node.items.length; ++i) {
+            const ci = visit_(i, node.items[i], visitor, path);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node)) {
+          path = Object.freeze(path.concat(node));
+          const ck = visit_("key", node.key, visitor, path);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node.key = null;
+          const cv2 = visit_("value", node.value, visitor, path);
+          if (cv2 === BREAK)
+            return BREAK;
+          else if (cv2 === REMOVE)
+            node.value = null;
+        }
+      }
+      return ctrl;
+    }
+    async function visitAsync(node, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node)) {
+        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+          node.contents = null;
+      } else
+        await visitAsync_(null, node, visitor_, Object.freeze([]));
+    }
+    visitAsync.BREAK = BREAK;
+    visitAsync.SKIP = SKIP;
+    visitAsync.REMOVE = REMOVE;
+    async function visitAsync_(key, node, visitor, path) {
+      const ctrl = await callVisitor(key, node, visitor, path);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visitAsync_(key, ctrl, visitor, path);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node)) {
+          path = Object.freeze(path.concat(node));
+          for (let i = 0; i < node.items.length; ++i) {
+            const ci = await visitAsync_(i, node.items[i], visitor, path);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node)) {
+          path = Object.freeze(path.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node.key = null;
+          const cv2 = await visitAsync_("value", node.value, visitor, path);
+          if (cv2 === BREAK)
+            return BREAK;
+          else if (cv2 === REMOVE)
+            node.value = null;
+        }
+      }
+      return ctrl;
+    }
+    function initVisitor(visitor) {
+      if (typeof visitor === "object" && (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+          Alias: visitor.Node,
+          Map: visitor.Node,
+          Scalar: visitor.Node,
+          Seq: visitor.Node
+        }, visitor.Value && {
+          Map: visitor.Value,
+          Scalar: visitor.Value,
+          Seq: visitor.Value
+        }, visitor.Collection && {
+          Map: visitor.Collection,
+          Seq: visitor.Collection
+        }, visitor);
+      }
+      return visitor;
+    }
+    function callVisitor(key, node, visitor, path) {
+      if (typeof visitor === "function")
+        return visitor(key, node, path);
+      if (identity.isMap(node))
+        return visitor.Map?.(key, node, path);
+      if (identity.isSeq(node))
+        return visitor.Seq?.(key, node, path);
+      if (identity.isPair(node))
+        return visitor.Pair?.(key, node, path);
+      if (identity.isScalar(node))
+        return visitor.Scalar?.(key, node, path);
+      if (identity.isAlias(node))
+        return visitor.Alias?.(key, node, path);
+      return void 0;
+    }
+    function replaceNode(key, path, node) {
+      const parent = path[path.length - 1];
+      if (identity.isCollection(parent)) {
+        parent.items[key] = node;
+      } else if (identity.isPair(parent)) {
+        if (key === "key")
+          parent.key = node;
+        else
+          parent.value = node;
+      } else if (identity.isDocument(parent)) {
+        parent.contents = node;
+      } else {
+        const pt = identity.isAlias(parent) ? "alias" : "scalar";
+        throw new Error(`Cannot replace node with ${pt} parent`);
+      }
+    }
+    exports2.visit = visit;
+    exports2.visitAsync = visitAsync;
+  }
+});
+
+// node_modules/yaml/dist/doc/directives.js
+var require_directives = __commonJS({
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var visit = require_visit();
+    var escapeChars = {
+      "!": "%21",
+      ",": "%2C",
+      "[": "%5B",
+      "]": "%5D",
+      "{": "%7B",
+      "}": "%7D"
+    };
+    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
+    var Directives = class _Directives {
+      constructor(yaml, tags) {
+        this.docStart = null;
+        this.docEnd = false;
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, _Directives.defaultTags, tags);
+      }
+      clone() {
+        const copy = new _Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+      }
+      /**
+       * During parsing, get a Directives instance for the current document and
+       * update the stream state according to the current version's spec.
+       */
+      atDocument() {
+        const res = new _Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+          case "1.1":
+            this.atNextDocument = true;
+            break;
+          case "1.2":
+            this.atNextDocument = false;
+            this.yaml = {
+              explicit: _Directives.defaultYaml.explicit,
+              version: "1.2"
+            };
+            this.tags = Object.assign({}, _Directives.defaultTags);
+            break;
+        }
+        return res;
+      }
+      /**
+       * @param onError - May be called even if the action was successful
+       * @returns `true` on success
+       */
+      add(line, onError) {
+        if (this.atNextDocument) {
+          this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
+          this.tags = Object.assign({}, _Directives.defaultTags);
+          this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name = parts.shift();
+        switch (name) {
+          case "%TAG": {
+            if (parts.length !== 2) {
+              onError(0, "%TAG directive should contain exactly two parts");
+              if (parts.length < 2)
+                return false;
+            }
+            const [handle, prefix] = parts;
+            this.tags[handle] = prefix;
+            return true;
+          }
+          case "%YAML": {
+            this.yaml.explicit = true;
+            if (parts.length !== 1) {
+              onError(0, "%YAML directive should contain exactly one part");
+              return false;
+            }
+            const [version] = parts;
+            if (version === "1.1" || version === "1.2") {
+              this.yaml.version = version;
+              return true;
+            } else {
+              const isValid = /^\d+\.\d+$/.test(version);
+              onError(6, `Unsupported YAML version ${version}`, isValid);
+              return false;
+            }
+          }
+          default:
+            onError(0, `Unknown directive ${name}`, true);
+            return false;
+        }
+      }
+      /**
+       * Resolves a tag, matching handles to those defined in %TAG directives.
+       *
+       * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+       *   `'!local'` tag, or `null` if unresolvable.
+       */
+      tagName(source, onError) {
+        if (source === "!")
+          return "!";
+        if (source[0] !== "!") {
+          onError(`Not a valid tag: ${source}`);
+          return null;
+        }
+        if (source[1] === "<") {
+          const verbatim = source.slice(2, -1);
+          if (verbatim === "!" || verbatim === "!!") {
+            onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+            return null;
+          }
+          if (source[source.length - 1] !== ">")
+            onError("Verbatim tags must end with a >");
+          return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+          onError(`The ${source} tag has no suffix`);
+        const prefix = this.tags[handle];
+        if (prefix) {
+          try {
+            return prefix + decodeURIComponent(suffix);
+          } catch (error) {
+            onError(String(error));
+            return null;
+          }
+        }
+        if (handle === "!")
+          return source;
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+      }
+      /**
+       * Given a fully resolved tag, returns its printable string form,
+       * taking into account current tag prefixes and defaults.
+       */
+      tagString(tag) {
+        for (const [handle, prefix] of Object.entries(this.tags)) {
+          if (tag.startsWith(prefix))
+            return handle + escapeTagName(tag.substring(prefix.length));
+        }
+        return tag[0] === "!" ? tag : `!<${tag}>`;
+      }
+      toString(doc) {
+        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+          const tags = {};
+          visit.visit(doc.contents, (_key, node) => {
+            if (identity.isNode(node) && node.tag)
+              tags[node.tag] = true;
+          });
+          tagNames = Object.keys(tags);
+        } else
+          tagNames = [];
+        for (const [handle, prefix] of tagEntries) {
+          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
+            continue;
+          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
+            lines.push(`%TAG ${handle} ${prefix}`);
+        }
+        return lines.join("\n");
+      }
+    };
+    Directives.defaultYaml = { explicit: false, version: "1.2" };
+    Directives.defaultTags = { "!!": "tag:yaml.org,2002:" };
+    exports2.Directives = Directives;
+  }
+});
+
+// node_modules/yaml/dist/doc/anchors.js
+var require_anchors = __commonJS({
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var visit = require_visit();
+    function anchorIsValid(anchor) {
+      if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
+        const sa = JSON.stringify(anchor);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+      }
+      return true;
+    }
+    function anchorNames(root) {
+      const anchors = /* @__PURE__ */ new Set();
+      visit.visit(root, {
+        Value(_key, node) {
+          if (node.anchor)
+            anchors.add(node.anchor);
+        }
+      });
+      return anchors;
+    }
+    function findNewAnchor(prefix, exclude) {
+      for (let i = 1; true; ++i) {
+        const name = `${prefix}${i}`;
+        if (!exclude.has(name))
+          return name;
+      }
+    }
+    function createNodeAnchors(doc, prefix) {
+      const aliasObjects = [];
+      const sourceObjects = /* @__PURE__ */ new Map();
+      let prevAnchors = null;
+      return {
+        onAnchor: (source) => {
+          aliasObjects.push(source);
+          prevAnchors ?? (prevAnchors = anchorNames(doc));
+          const anchor = findNewAnchor(prefix, prevAnchors);
+          prevAnchors.add(anchor);
+          return anchor;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+          for (const source of aliasObjects) {
+            const ref = sourceObjects.get(source);
+            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+              ref.node.anchor = ref.anchor;
+            } else {
+              const error = new Error("Failed to resolve repeated object (this should not happen)");
+              error.source = source;
+              throw error;
+            }
+          }
+        },
+        sourceObjects
+      };
+    }
+    exports2.anchorIsValid = anchorIsValid;
+    exports2.anchorNames = anchorNames;
+    exports2.createNodeAnchors = createNodeAnchors;
+    exports2.findNewAnchor = findNewAnchor;
+  }
+});
+
+// node_modules/yaml/dist/doc/applyReviver.js
+var require_applyReviver = __commonJS({
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+    "use strict";
+    function applyReviver(reviver, obj, key, val) {
+      if (val && typeof val === "object") {
+        if (Array.isArray(val)) {
+          for (let i = 0, len = val.length; i < len; ++i) {
+            const v0 = val[i];
+            const v1 = applyReviver(reviver, val, String(i), v0);
+            if (v1 === void 0)
+              delete val[i];
+            else if (v1 !== v0)
+              val[i] = v1;
+          }
+        } else if (val instanceof Map) {
+          for (const k of Array.from(val.keys())) {
+            const v0 = val.get(k);
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              val.delete(k);
+            else if (v1 !== v0)
+              val.set(k, v1);
+          }
+        } else if (val instanceof Set) {
+          for (const v0 of Array.from(val)) {
+            const v1 = applyReviver(reviver, val, v0, v0);
+            if (v1 === void 0)
+              val.delete(v0);
+            else if (v1 !== v0) {
+              val.delete(v0);
+              val.add(v1);
+            }
+          }
+        } else {
+          for (const [k, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              delete val[k];
+            else if (v1 !== v0)
+              val[k] = v1;
+          }
+        }
+      }
+      return reviver.call(obj, key, val);
+    }
+    exports2.applyReviver = applyReviver;
+  }
+});
+
+// node_modules/yaml/dist/nodes/toJS.js
+var require_toJS = __commonJS({
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    function toJS(value2, arg, ctx) {
+      if (Array.isArray(value2))
+        return value2.map((v, i) => toJS(v, String(i), ctx));
+      if (value2 && typeof value2.toJSON === "function") {
+        if (!ctx || !identity.hasAnchor(value2))
+          return value2.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: void 0 };
+        ctx.anchors.set(value2, data);
+        ctx.onCreate = (res2) => {
+          data.res = res2;
+          delete ctx.onCreate;
+        };
+        const res = value2.toJSON(arg, ctx);
+        if (ctx.onCreate)
+          ctx.onCreate(res);
+        return res;
+      }
+      if (typeof value2 === "bigint" && !ctx?.keep)
+        return Number(value2);
+      return value2;
+    }
+    exports2.toJS = toJS;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Node.js
+var require_Node = __commonJS({
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
+    "use strict";
+    var applyReviver = require_applyReviver();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var NodeBase = class {
+      constructor(type) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+      }
+      /** Create a copy of this node.  */
+      clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** A plain JavaScript representation of this node. */
+      toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity.isDocument(doc))
+          throw new TypeError("A document argument is required");
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc,
+          keep: true,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+    };
+    exports2.NodeBase = NodeBase;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Alias.js
+var require_Alias = __commonJS({
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+    "use strict";
+    var anchors = require_anchors();
+    var visit = require_visit();
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var Alias = class extends Node.NodeBase {
+      constructor(source) {
+        super(identity.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, "tag", {
+          set() {
+            throw new Error("Alias nodes cannot have tags");
+          }
+        });
+      }
+      /**
+       * Resolve the value of this alias within `doc`, finding the last
+       * instance of the `source` anchor before this node.
+       */
+      resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+          throw new ReferenceError("Alias resolution is disabled");
+        let nodes;
+        if (ctx?.aliasResolveCache) {
+          nodes = ctx.aliasResolveCache;
+        } else {
+          nodes = [];
+          visit.visit(doc, {
+            Node: (_key, node) => {
+              if (identity.isAlias(node) || identity.hasAnchor(node))
+                nodes.push(node);
+            }
+          });
+          if (ctx)
+            ctx.aliasResolveCache = nodes;
+        }
+        let found = void 0;
+        for (const node of nodes) {
+          if (node === this)
+            break;
+          if (node.anchor === this.source)
+            found = node;
+        }
+        if (found && ctx) {
+          const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
+          let data = anchors2.get(found);
+          if (!data) {
+            toJS.toJS(found, null, ctx);
+            data = anchors2.get(found);
+          }
+          if (data?.res === void 0) {
+            const msg = "This should not happen: Alias anchor was not resolved?";
+            throw new ReferenceError(msg);
+          }
+          if (maxAliasCount >= 0) {
+            data.count += 1;
+            if (data.aliasCount === 0)
+              data.aliasCount = getAliasCount(doc2, found, anchors2);
+            if (data.count * data.aliasCount > maxAliasCount) {
+              const msg = "Excessive alias count indicates a resource exhaustion attack";
+              throw new ReferenceError(msg);
+            }
+          }
+        }
+        return found;
+      }
+      toJSON(_arg, ctx) {
+        if (!ctx)
+          return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+          const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+          throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+      }
+      toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+          anchors.anchorIsValid(this.source);
+          if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new Error(msg);
+          }
+          if (ctx.implicitKey)
+            return `${src} `;
+        }
+        return src;
+      }
+    };
+    function getAliasCount(doc, node, anchors2) {
+      if (identity.isAlias(node)) {
+        const source = node.resolve(doc);
+        const anchor = anchors2 && source && anchors2.get(source);
+        return anchor ? anchor.count * anchor.aliasCount : 0;
+      } else if (identity.isCollection(node)) {
+        let count = 0;
+        for (const item of node.items) {
+          const c = getAliasCount(doc, item, anchors2);
+          if (c > count)
+            count = c;
+        }
+        return count;
+      } else if (identity.isPair(node)) {
+        const kc = getAliasCount(doc, node.key, anchors2);
+        const vc = getAliasCount(doc, node.value, anchors2);
+        return Math.max(kc, vc);
+      }
+      return 1;
+    }
+    exports2.Alias = Alias;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Scalar.js
+var require_Scalar = __commonJS({
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var isScalarValue = (value2) => !value2 || typeof value2 !== "function" && typeof value2 !== "object";
+    var Scalar = class extends Node.NodeBase {
+      constructor(value2) {
+        super(identity.SCALAR);
+        this.value = value2;
+      }
+      toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+      }
+      toString() {
+        return String(this.value);
+      }
+    };
+    Scalar.BLOCK_FOLDED = "BLOCK_FOLDED";
+    Scalar.BLOCK_LITERAL = "BLOCK_LITERAL";
+    Scalar.PLAIN = "PLAIN";
+    Scalar.QUOTE_DOUBLE = "QUOTE_DOUBLE";
+    Scalar.QUOTE_SINGLE = "QUOTE_SINGLE";
+    exports2.Scalar = Scalar;
+    exports2.isScalarValue = isScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/doc/createNode.js
+var require_createNode = __commonJS({
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var defaultTagPrefix = "tag:yaml.org,2002:";
+    function findTagObject(value2, tagName, tags) {
+      if (tagName) {
+        const match = tags.filter((t) => t.tag === tagName);
+        const tagObj = match.find((t) => !t.format) ?? match[0];
+        if (!tagObj)
+          throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+      }
+      return tags.find((t) => t.identify?.(value2) && !t.format);
+    }
+    function createNode(value2, tagName, ctx) {
+      if (identity.isDocument(value2))
+        value2 = value2.contents;
+      if (identity.isNode(value2))
+        return value2;
+      if (identity.isPair(value2)) {
+        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+        map.items.push(value2);
+        return map;
+      }
+      if (value2 instanceof String || value2 instanceof Number || value2 instanceof Boolean || typeof BigInt !== "undefined" && value2 instanceof BigInt) {
+        value2 = value2.valueOf();
+      }
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      let ref = void 0;
+      if (aliasDuplicateObjects && value2 && typeof value2 === "object") {
+        ref = sourceObjects.get(value2);
+        if (ref) {
+          ref.anchor ?? (ref.anchor = onAnchor(value2));
+          return new Alias.Alias(ref.anchor);
+        } else {
+          ref = { anchor: null, node: null };
+          sourceObjects.set(value2, ref);
+        }
+      }
+      if (tagName?.startsWith("!!"))
+        tagName = defaultTagPrefix + tagName.slice(2);
+      let tagObj = findTagObject(value2, tagName, schema.tags);
+      if (!tagObj) {
+        if (value2 && typeof value2.toJSON === "function") {
+          value2 = value2.toJSON();
+        }
+        if (!value2 || typeof value2 !== "object") {
+          const node2 = new Scalar.Scalar(value2);
+          if (ref)
+            ref.node = node2;
+          return node2;
+        }
+        tagObj = value2 instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value2) ? schema[identity.SEQ] : schema[identity.MAP];
+      }
+      if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+      }
+      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value2, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value2, ctx) : new Scalar.Scalar(value2);
+      if (tagName)
+        node.tag = tagName;
+      else if (!tagObj.default)
+        node.tag = tagObj.tag;
+      if (ref)
+        ref.node = node;
+      return node;
+    }
+    exports2.createNode = createNode;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Collection.js
+var require_Collection = __commonJS({
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+    "use strict";
+    var createNode = require_createNode();
+    var identity = require_identity();
+    var Node = require_Node();
+    function collectionFromPath(schema, path, value2) {
+      let v = value2;
+      for (let i = path.length - 1; i >= 0; --i) {
+        const k = path[i];
+        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
+          const a = [];
+          a[k] = v;
+          v = a;
+        } else {
+          v = /* @__PURE__ */ new Map([[k, v]]);
+        }
+      }
+      return createNode.createNode(v, void 0, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+          throw new Error("This should not happen, please report a bug.");
+        },
+        schema,
+        sourceObjects: /* @__PURE__ */ new Map()
+      });
+    }
+    var isEmptyPath = (path) => path == null || typeof path === "object" && !!path[Symbol.iterator]().next().done;
+    var Collection = class extends Node.NodeBase {
+      constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, "schema", {
+          value: schema,
+          configurable: true,
+          enumerable: false,
+          writable: true
+        });
+      }
+      /**
+       * Create a copy of this collection.
+       *
+       * @param schema - If defined, overwrites the original's schema
+       */
+      clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+          copy.schema = schema;
+        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /**
+       * Adds a value to the collection. For `!!map` and `!!omap` the value must
+       * be a Pair instance or a `{ key, value }` object, which may not have a key
+       * that already exists in the map.
+       */
+      addIn(path, value2) {
+        if (isEmptyPath(path))
+          this.add(value2);
+        else {
+          const [key, ...rest] = path;
+          const node = this.get(key, true);
+          if (identity.isCollection(node))
+            node.addIn(rest, value2);
+          else if (node === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value2));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+      /**
+       * Removes a value from the collection.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+          return this.delete(key);
+        const node = this.get(key, true);
+        if (identity.isCollection(node))
+          return node.deleteIn(rest);
+        else
+          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path, keepScalar) {
+        const [key, ...rest] = path;
+        const node = this.get(key, true);
+        if (rest.length === 0)
+          return !keepScalar && identity.isScalar(node) ? node.value : node;
+        else
+          return identity.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
+      }
+      hasAllNullValues(allowScalar) {
+        return this.items.every((node) => {
+          if (!identity.isPair(node))
+            return false;
+          const n = node.value;
+          return n == null || allowScalar && identity.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
+        });
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       */
+      hasIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+          return this.has(key);
+        const node = this.get(key, true);
+        return identity.isCollection(node) ? node.hasIn(rest) : false;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path, value2) {
+        const [key, ...rest] = path;
+        if (rest.length === 0) {
+          this.set(key, value2);
+        } else {
+          const node = this.get(key, true);
+          if (identity.isCollection(node))
+            node.setIn(rest, value2);
+          else if (node === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value2));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+    };
+    exports2.Collection = Collection;
+    exports2.collectionFromPath = collectionFromPath;
+    exports2.isEmptyPath = isEmptyPath;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyComment.js
+var require_stringifyComment = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+    "use strict";
+    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    function indentComment(comment, indent) {
+      if (/^\n+$/.test(comment))
+        return comment.substring(1);
+      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+    }
+    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
+    exports2.indentComment = indentComment;
+    exports2.lineComment = lineComment;
+    exports2.stringifyComment = stringifyComment;
+  }
+});
+
+// node_modules/yaml/dist/stringify/foldFlowLines.js
+var require_foldFlowLines = __commonJS({
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+    "use strict";
+    var FOLD_FLOW = "flow";
+    var FOLD_BLOCK = "block";
+    var FOLD_QUOTED = "quoted";
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+      if (!lineWidth || lineWidth < 0)
+        return text2;
+      if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+      const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+      if (text2.length <= endStep)
+        return text2;
+      const folds = [];
+      const escapedFolds = {};
+      let end = lineWidth - indent.length;
+      if (typeof indentAtStart === "number") {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+          folds.push(0);
+        else
+          end = lineWidth - indentAtStart;
+      }
+      let split = void 0;
+      let prev = void 0;
+      let overflow = false;
+      let i = -1;
+      let escStart = -1;
+      let escEnd = -1;
+      if (mode === FOLD_BLOCK) {
+        i = consumeMoreIndentedLines(text2, i, indent.length);
+        if (i !== -1)
+          end = i + endStep;
+      }
+      for (let ch; ch = text2[i += 1]; ) {
+        if (mode === FOLD_QUOTED && ch === "\\") {
+          escStart = i;
+          switch (text2[i + 1]) {
+            case "x":
+              i += 3;
+              break;
+            case "u":
+              i += 5;
+              break;
+            case "U":
+              i += 9;
+              break;
+            default:
+              i += 1;
+          }
+          escEnd = i;
+        }
+        if (ch === "\n") {
+          if (mode === FOLD_BLOCK)
+            i = consumeMoreIndentedLines(text2, i, indent.length);
+          end = i + indent.length + endStep;
+          split = void 0;
+        } else {
+          if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
+            const next = text2[i + 1];
+            if (next && next !== " " && next !== "\n" && next !== "	")
+              split = i;
+          }
+          if (i >= end) {
+            if (split) {
+              folds.push(split);
+              end = split + endStep;
+              split = void 0;
+            } else if (mode === FOLD_QUOTED) {
+              while (prev === " " || prev === "	") {
+                prev = ch;
+                ch = text2[i += 1];
+                overflow = true;
+              }
+              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j])
+                return text2;
+              folds.push(j);
+              escapedFolds[j] = true;
+              end = j + endStep;
+              split = void 0;
+            } else {
+              overflow = true;
+            }
+          }
+        }
+        prev = ch;
+      }
+      if (overflow && onOverflow)
+        onOverflow();
+      if (folds.length === 0)
+        return text2;
+      if (onFold)
+        onFold();
+      let res = text2.slice(0, folds[0]);
+      for (let i2 = 0; i2 < folds.length; ++i2) {
+        const fold = folds[i2];
+        const end2 = folds[i2 + 1] || text2.length;
+        if (fold === 0)
+          res = `
+${indent}${text2.slice(0, end2)}`;
+        else {
+          if (mode === FOLD_QUOTED && escapedFolds[fold])
+            res += `${text2[fold]}\\`;
+          res += `
+${indent}${text2.slice(fold + 1, end2)}`;
+        }
+      }
+      return res;
+    }
+    function consumeMoreIndentedLines(text2, i, indent) {
+      let end = i;
+      let start = i + 1;
+      let ch = text2[start];
+      while (ch === " " || ch === "	") {
+        if (i < start + indent) {
+          ch = text2[++i];
+        } else {
+          do {
+            ch = text2[++i];
+          } while (ch && ch !== "\n");
+          end = i;
+          start = i + 1;
+          ch = text2[start];
+        }
+      }
+      return end;
+    }
+    exports2.FOLD_BLOCK = FOLD_BLOCK;
+    exports2.FOLD_FLOW = FOLD_FLOW;
+    exports2.FOLD_QUOTED = FOLD_QUOTED;
+    exports2.foldFlowLines = foldFlowLines;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyString.js
+var require_stringifyString = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var foldFlowLines = require_foldFlowLines();
+    var getFoldOptions = (ctx, isBlock) => ({
+      indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+      lineWidth: ctx.options.lineWidth,
+      minContentWidth: ctx.options.minContentWidth
+    });
+    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+    function lineLengthOverLimit(str, lineWidth, indentLength) {
+      if (!lineWidth || lineWidth < 0)
+        return false;
+      const limit = lineWidth - indentLength;
+      const strLen = str.length;
+      if (strLen <= limit)
+        return false;
+      for (let i = 0, start = 0; i < strLen; ++i) {
+        if (str[i] === "\n") {
+          if (i - start > limit)
+            return true;
+          start = i + 1;
+          if (strLen - start <= limit)
+            return false;
+        }
+      }
+      return true;
+    }
+    function doubleQuotedString(value2, ctx) {
+      const json = JSON.stringify(value2);
+      if (ctx.options.doubleQuotedAsJSON)
+        return json;
+      const { implicitKey } = ctx;
+      const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
+      let str = "";
+      let start = 0;
+      for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
+        if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
+          str += json.slice(start, i) + "\\ ";
+          i += 1;
+          start = i;
+          ch = "\\";
+        }
+        if (ch === "\\")
+          switch (json[i + 1]) {
+            case "u":
+              {
+                str += json.slice(start, i);
+                const code = json.substr(i + 2, 4);
+                switch (code) {
+                  case "0000":
+                    str += "\\0";
+                    break;
+                  case "0007":
+                    str += "\\a";
+                    break;
+                  case "000b":
+                    str += "\\v";
+                    break;
+                  case "001b":
+                    str += "\\e";
+                    break;
+                  case "0085":
+                    str += "\\N";
+                    break;
+                  case "00a0":
+                    str += "\\_";
+                    break;
+                  case "2028":
+                    str += "\\L";
+                    break;
+                  case "2029":
+                    str += "\\P";
+                    break;
+                  default:
+                    if (code.substr(0, 2) === "00")
+                      str += "\\x" + code.substr(2);
+                    else
+                      str += json.substr(i, 6);
+                }
+                i += 5;
+                start = i + 1;
+              }
+              break;
+            case "n":
+              if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
+                i += 1;
+              } else {
+                str += json.slice(start, i) + "\n\n";
+                while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
+                  str += "\n";
+                  i += 2;
+                }
+                str += indent;
+                if (json[i + 2] === " ")
+                  str += "\\";
+                i += 1;
+                start = i + 1;
+              }
+              break;
+            default:
+              i += 1;
+          }
+      }
+      str = start ? str + json.slice(start) : json;
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+    }
+    function singleQuotedString(value2, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value2.includes("\n") || /[ \t]\n|\n[ \t]/.test(value2))
+        return doubleQuotedString(value2, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
+      const res = "'" + value2.replace(/'/g, "''").replace(/\n+/g, `$&
+${indent}`) + "'";
+      return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function quotedString(value2, ctx) {
+      const { singleQuote } = ctx.options;
+      let qs;
+      if (singleQuote === false)
+        qs = doubleQuotedString;
+      else {
+        const hasDouble = value2.includes('"');
+        const hasSingle = value2.includes("'");
+        if (hasDouble && !hasSingle)
+          qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+          qs = doubleQuotedString;
+        else
+          qs = singleQuote ? singleQuotedString : doubleQuotedString;
+      }
+      return qs(value2, ctx);
+    }
+    var blockEndNewlines;
+    try {
+      blockEndNewlines = new RegExp("(^|(?<!\n))\n+(?!\n|$)", "g");
+    } catch {
+      blockEndNewlines = /\n+(?!\n|$)/g;
+    }
+    function blockString({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
+      const { blockQuote, commentString, lineWidth } = ctx.options;
+      if (!blockQuote || /\n[\t ]+$/.test(value2)) {
+        return quotedString(value2, ctx);
+      }
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value2) ? "  " : "");
+      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value2, lineWidth, indent.length);
+      if (!value2)
+        return literal ? "|\n" : ">\n";
+      let chomp;
+      let endStart;
+      for (endStart = value2.length; endStart > 0; --endStart) {
+        const ch = value2[endStart - 1];
+        if (ch !== "\n" && ch !== "	" && ch !== " ")
+          break;
+      }
+      let end = value2.substring(endStart);
+      const endNlPos = end.indexOf("\n");
+      if (endNlPos === -1) {
+        chomp = "-";
+      } else if (value2 === end || endNlPos !== end.length - 1) {
+        chomp = "+";
+        if (onChompKeep)
+          onChompKeep();
+      } else {
+        chomp = "";
+      }
+      if (end) {
+        value2 = value2.slice(0, -end.length);
+        if (end[end.length - 1] === "\n")
+          end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+      }
+      let startWithSpace = false;
+      let startEnd;
+      let startNlPos = -1;
+      for (startEnd = 0; startEnd < value2.length; ++startEnd) {
+        const ch = value2[startEnd];
+        if (ch === " ")
+          startWithSpace = true;
+        else if (ch === "\n")
+          startNlPos = startEnd;
+        else
+          break;
+      }
+      let start = value2.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start) {
+        value2 = value2.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+      }
+      const indentSize = indent ? "2" : "1";
+      let header = (startWithSpace ? indentSize : "") + chomp;
+      if (comment) {
+        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+        if (onComment)
+          onComment();
+      }
+      if (!literal) {
+        const foldedValue = value2.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
+          foldOptions.onOverflow = () => {
+            literalFallback = true;
+          };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+          return `>${header}
+${indent}${body}`;
+      }
+      value2 = value2.replace(/\n+/g, `$&${indent}`);
+      return `|${header}
+${indent}${start}${value2}${end}`;
+    }
+    function plainString(item, ctx, onComment, onChompKeep) {
+      const { type, value: value2 } = item;
+      const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+      if (implicitKey && value2.includes("\n") || inFlow && /[[\]{},]/.test(value2)) {
+        return quotedString(value2, ctx);
+      }
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value2)) {
+        return implicitKey || inFlow || !value2.includes("\n") ? quotedString(value2, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value2.includes("\n")) {
+        return blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (containsDocumentMarker(value2)) {
+        if (indent === "") {
+          ctx.forceBlockIndent = true;
+          return blockString(item, ctx, onComment, onChompKeep);
+        } else if (implicitKey && indent === indentStep) {
+          return quotedString(value2, ctx);
+        }
+      }
+      const str = value2.replace(/\n+/g, `$&
+${indent}`);
+      if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+          return quotedString(value2, ctx);
+      }
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function stringifyString(item, ctx, onComment, onChompKeep) {
+      const { implicitKey, inFlow } = ctx;
+      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
+      let { type } = item;
+      if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+          type = Scalar.Scalar.QUOTE_DOUBLE;
+      }
+      const _stringify = (_type) => {
+        switch (_type) {
+          case Scalar.Scalar.BLOCK_FOLDED:
+          case Scalar.Scalar.BLOCK_LITERAL:
+            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
+          case Scalar.Scalar.QUOTE_DOUBLE:
+            return doubleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.QUOTE_SINGLE:
+            return singleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.PLAIN:
+            return plainString(ss, ctx, onComment, onChompKeep);
+          default:
+            return null;
+        }
+      };
+      let res = _stringify(type);
+      if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = implicitKey && defaultKeyType || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+          throw new Error(`Unsupported default string type ${t}`);
+      }
+      return res;
+    }
+    exports2.stringifyString = stringifyString;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringify.js
+var require_stringify = __commonJS({
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+    "use strict";
+    var anchors = require_anchors();
+    var identity = require_identity();
+    var stringifyComment = require_stringifyComment();
+    var stringifyString = require_stringifyString();
+    function createStringifyContext(doc, options) {
+      const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: "PLAIN",
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: "false",
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: "null",
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: "true",
+        verifyAliasOrder: true
+      }, doc.schema.toStringOptions, options);
+      let inFlow;
+      switch (opt.collectionStyle) {
+        case "block":
+          inFlow = false;
+          break;
+        case "flow":
+          inFlow = true;
+          break;
+        default:
+          inFlow = null;
+      }
+      return {
+        anchors: /* @__PURE__ */ new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? " " : "",
+        indent: "",
+        indentStep: typeof opt.indent === "number" ? " ".repeat(opt.indent) : "  ",
+        inFlow,
+        options: opt
+      };
+    }
+    function getTagObject(tags, item) {
+      if (item.tag) {
+        const match = tags.filter((t) => t.tag === item.tag);
+        if (match.length > 0)
+          return match.find((t) => t.format === item.format) ?? match[0];
+      }
+      let tagObj = void 0;
+      let obj;
+      if (identity.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter((t) => t.identify?.(obj));
+        if (match.length > 1) {
+          const testMatch = match.filter((t) => t.test);
+          if (testMatch.length > 0)
+            match = testMatch;
+        }
+        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
+      } else {
+        obj = item;
+        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+      }
+      if (!tagObj) {
+        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name} value`);
+      }
+      return tagObj;
+    }
+    function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
+      if (!doc.directives)
+        return "";
+      const props = [];
+      const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+      if (anchor && anchors.anchorIsValid(anchor)) {
+        anchors$1.add(anchor);
+        props.push(`&${anchor}`);
+      }
+      const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
+      if (tag)
+        props.push(doc.directives.tagString(tag));
+      return props.join(" ");
+    }
+    function stringify(item, ctx, onComment, onChompKeep) {
+      if (identity.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+      if (identity.isAlias(item)) {
+        if (ctx.doc.directives)
+          return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+          throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        } else {
+          if (ctx.resolvedAliases)
+            ctx.resolvedAliases.add(item);
+          else
+            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
+          item = item.resolve(ctx.doc);
+        }
+      }
+      let tagObj = void 0;
+      const node = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
+      const props = stringifyProps(node, tagObj, ctx);
+      if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      if (!props)
+        return str;
+      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+${ctx.indent}${str}`;
+    }
+    exports2.createStringifyContext = createStringifyContext;
+    exports2.stringify = stringify;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyPair.js
+var require_stringifyPair = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
+      const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+      let keyComment = identity.isNode(key) && key.comment || null;
+      if (simpleKeys) {
+        if (keyComment) {
+          throw new Error("With simple keys, key nodes cannot have comments");
+        }
+        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+          const msg = "With simple keys, collection cannot be used as a key value";
+          throw new Error(msg);
+        }
+      }
+      let explicitKey = !simpleKeys && (!key || keyComment && value2 == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+      });
+      let keyCommentDone = false;
+      let chompKeep = false;
+      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+          throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
+        explicitKey = true;
+      }
+      if (ctx.inFlow) {
+        if (allNullValues || value2 == null) {
+          if (keyCommentDone && onComment)
+            onComment();
+          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+        }
+      } else if (allNullValues && !simpleKeys || value2 == null && explicitKey) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        } else if (chompKeep && onChompKeep)
+          onChompKeep();
+        return str;
+      }
+      if (keyCommentDone)
+        keyComment = null;
+      if (explicitKey) {
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}
+${indent}:`;
+      } else {
+        str = `${str}:`;
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+      }
+      let vsb, vcb, valueComment;
+      if (identity.isNode(value2)) {
+        vsb = !!value2.spaceBefore;
+        vcb = value2.commentBefore;
+        valueComment = value2.comment;
+      } else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value2 && typeof value2 === "object")
+          value2 = doc.createNode(value2);
+      }
+      ctx.implicitKey = false;
+      if (!explicitKey && !keyComment && identity.isScalar(value2))
+        ctx.indentAtStart = str.length + 1;
+      chompKeep = false;
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value2) && !value2.flow && !value2.tag && !value2.anchor) {
+        ctx.indent = ctx.indent.substring(2);
+      }
+      let valueCommentDone = false;
+      const valueStr = stringify.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      let ws = " ";
+      if (keyComment || vsb || vcb) {
+        ws = vsb ? "\n" : "";
+        if (vcb) {
+          const cs = commentString(vcb);
+          ws += `
+${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === "" && !ctx.inFlow) {
+          if (ws === "\n" && valueComment)
+            ws = "\n\n";
+        } else {
+          ws += `
+${ctx.indent}`;
+        }
+      } else if (!explicitKey && identity.isCollection(value2)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf("\n");
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value2.flow ?? value2.items.length === 0;
+        if (hasNewline || !flow) {
+          let hasPropsLine = false;
+          if (hasNewline && (vs0 === "&" || vs0 === "!")) {
+            let sp0 = valueStr.indexOf(" ");
+            if (vs0 === "&" && sp0 !== -1 && sp0 < nl0 && valueStr[sp0 + 1] === "!") {
+              sp0 = valueStr.indexOf(" ", sp0 + 1);
+            }
+            if (sp0 === -1 || nl0 < sp0)
+              hasPropsLine = true;
+          }
+          if (!hasPropsLine)
+            ws = `
+${ctx.indent}`;
+        }
+      } else if (valueStr === "" || valueStr[0] === "\n") {
+        ws = "";
+      }
+      str += ws + valueStr;
+      if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+          onComment();
+      } else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+      } else if (chompKeep && onChompKeep) {
+        onChompKeep();
+      }
+      return str;
+    }
+    exports2.stringifyPair = stringifyPair;
+  }
+});
+
+// node_modules/yaml/dist/log.js
+var require_log = __commonJS({
+  "node_modules/yaml/dist/log.js"(exports2) {
+    "use strict";
+    var node_process = __require("process");
+    function debug(logLevel, ...messages) {
+      if (logLevel === "debug")
+        console.log(...messages);
+    }
+    function warn(logLevel, warning) {
+      if (logLevel === "debug" || logLevel === "warn") {
+        if (typeof node_process.emitWarning === "function")
+          node_process.emitWarning(warning);
+        else
+          console.warn(warning);
+      }
+    }
+    exports2.debug = debug;
+    exports2.warn = warn;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+var require_merge = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var MERGE_KEY = "<<";
+    var merge = {
+      identify: (value2) => value2 === MERGE_KEY || typeof value2 === "symbol" && value2.description === MERGE_KEY,
+      default: "key",
+      tag: "tag:yaml.org,2002:merge",
+      test: /^<<$/,
+      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+      }),
+      stringify: () => MERGE_KEY
+    };
+    var isMergeKey = (ctx, key) => (merge.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
+    function addMergeToJSMap(ctx, map, value2) {
+      const source = resolveAliasValue(ctx, value2);
+      if (identity.isSeq(source))
+        for (const it of source.items)
+          mergeValue(ctx, map, it);
+      else if (Array.isArray(source))
+        for (const it of source)
+          mergeValue(ctx, map, it);
+      else
+        mergeValue(ctx, map, source);
+    }
+    function mergeValue(ctx, map, value2) {
+      const source = resolveAliasValue(ctx, value2);
+      if (!identity.isMap(source))
+        throw new Error("Merge sources must be maps or map aliases");
+      const srcMap = source.toJSON(null, ctx, Map);
+      for (const [key, value3] of srcMap) {
+        if (map instanceof Map) {
+          if (!map.has(key))
+            map.set(key, value3);
+        } else if (map instanceof Set) {
+          map.add(key);
+        } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
+          Object.defineProperty(map, key, {
+            value: value3,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      return map;
+    }
+    function resolveAliasValue(ctx, value2) {
+      return ctx && identity.isAlias(value2) ? value2.resolve(ctx.doc, ctx) : value2;
+    }
+    exports2.addMergeToJSMap = addMergeToJSMap;
+    exports2.isMergeKey = isMergeKey;
+    exports2.merge = merge;
+  }
+});
+
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
+var require_addPairToJSMap = __commonJS({
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+    "use strict";
+    var log = require_log();
+    var merge = require_merge();
+    var stringify = require_stringify();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    function addPairToJSMap(ctx, map, { key, value: value2 }) {
+      if (identity.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map, value2);
+      else if (merge.isMergeKey(ctx, key))
+        merge.addMergeToJSMap(ctx, map, value2);
+      else {
+        const jsKey = toJS.toJS(key, "", ctx);
+        if (map instanceof Map) {
+          map.set(jsKey, toJS.toJS(value2, jsKey, ctx));
+        } else if (map instanceof Set) {
+          map.add(jsKey);
+        } else {
+          const stringKey = stringifyKey(key, jsKey, ctx);
+          const jsValue = toJS.toJS(value2, stringKey, ctx);
+          if (stringKey in map)
+            Object.defineProperty(map, stringKey, {
+              value: jsValue,
+              writable: true,
+              enumerable: true,
+              configurable: true
+            });
+          else
+            map[stringKey] = jsValue;
+        }
+      }
+      return map;
+    }
+    function stringifyKey(key, jsKey, ctx) {
+      if (jsKey === null)
+        return "";
+      if (typeof jsKey !== "object")
+        return String(jsKey);
+      if (identity.isNode(key) && ctx?.doc) {
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = /* @__PURE__ */ new Set();
+        for (const node of ctx.anchors.keys())
+          strCtx.anchors.add(node.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+          let jsonStr = JSON.stringify(strKey);
+          if (jsonStr.length > 40)
+            jsonStr = jsonStr.substring(0, 36) + '..."';
+          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          ctx.mapKeyWarned = true;
+        }
+        return strKey;
+      }
+      return JSON.stringify(jsKey);
+    }
+    exports2.addPairToJSMap = addPairToJSMap;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Pair.js
+var require_Pair = __commonJS({
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyPair = require_stringifyPair();
+    var addPairToJSMap = require_addPairToJSMap();
+    var identity = require_identity();
+    function createPair(key, value2, ctx) {
+      const k = createNode.createNode(key, void 0, ctx);
+      const v = createNode.createNode(value2, void 0, ctx);
+      return new Pair(k, v);
+    }
+    var Pair = class _Pair {
+      constructor(key, value2 = null) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        this.key = key;
+        this.value = value2;
+      }
+      clone(schema) {
+        let { key, value: value2 } = this;
+        if (identity.isNode(key))
+          key = key.clone(schema);
+        if (identity.isNode(value2))
+          value2 = value2.clone(schema);
+        return new _Pair(key, value2);
+      }
+      toJSON(_, ctx) {
+        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
+      }
+    };
+    exports2.Pair = Pair;
+    exports2.createPair = createPair;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyCollection.js
+var require_stringifyCollection = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyCollection(collection, ctx, options) {
+      const flow = ctx.inFlow ?? collection.flow;
+      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify2(collection, ctx, options);
+    }
+    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+      const { indent, options: { commentString } } = ctx;
+      const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+      let chompKeep = false;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment2 = null;
+        if (identity.isNode(item)) {
+          if (!chompKeep && item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+          if (item.comment)
+            comment2 = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (!chompKeep && ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+          }
+        }
+        chompKeep = false;
+        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        if (comment2)
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+        if (chompKeep && comment2)
+          chompKeep = false;
+        lines.push(blockItemPrefix + str2);
+      }
+      let str;
+      if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+      } else {
+        str = lines[0];
+        for (let i = 1; i < lines.length; ++i) {
+          const line = lines[i];
+          str += line ? `
+${indent}${line}` : "\n";
+        }
+      }
+      if (comment) {
+        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        if (onComment)
+          onComment();
+      } else if (chompKeep && onChompKeep)
+        onChompKeep();
+      return str;
+    }
+    function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+      const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+      itemIndent += indentStep;
+      const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+      });
+      let reqNewline = false;
+      let linesAtValue = 0;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+          if (item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, false);
+          if (item.comment)
+            comment = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, false);
+            if (ik.comment)
+              reqNewline = true;
+          }
+          const iv = identity.isNode(item.value) ? item.value : null;
+          if (iv) {
+            if (iv.comment)
+              comment = iv.comment;
+            if (iv.commentBefore)
+              reqNewline = true;
+          } else if (item.value == null && ik?.comment) {
+            comment = ik.comment;
+          }
+        }
+        if (comment)
+          reqNewline = true;
+        let str = stringify.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        if (i < items.length - 1) {
+          str += ",";
+        } else if (ctx.options.trailingComma) {
+          if (ctx.options.lineWidth > 0) {
+            reqNewline || (reqNewline = lines.reduce((sum2, line) => sum2 + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+          }
+          if (reqNewline) {
+            str += ",";
+          }
+        }
+        if (comment)
+          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        lines.push(str);
+        linesAtValue = lines.length;
+      }
+      const { start, end } = flowChars;
+      if (lines.length === 0) {
+        return start + end;
+      } else {
+        if (!reqNewline) {
+          const len = lines.reduce((sum2, line) => sum2 + line.length + 2, 2);
+          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+          let str = start;
+          for (const line of lines)
+            str += line ? `
+${indentStep}${indent}${line}` : "\n";
+          return `${str}
+${indent}${end}`;
+        } else {
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+        }
+      }
+    }
+    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+      if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, "");
+      if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent);
+        lines.push(ic.trimStart());
+      }
+    }
+    exports2.stringifyCollection = stringifyCollection;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLMap.js
+var require_YAMLMap = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+    "use strict";
+    var stringifyCollection = require_stringifyCollection();
+    var addPairToJSMap = require_addPairToJSMap();
+    var Collection = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    function findPair(items, key) {
+      const k = identity.isScalar(key) ? key.value : key;
+      for (const it of items) {
+        if (identity.isPair(it)) {
+          if (it.key === key || it.key === k)
+            return it;
+          if (identity.isScalar(it.key) && it.key.value === k)
+            return it;
+        }
+      }
+      return void 0;
+    }
+    var YAMLMap = class extends Collection.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:map";
+      }
+      constructor(schema) {
+        super(identity.MAP, schema);
+        this.items = [];
+      }
+      /**
+       * A generic collection parsing method that can be extended
+       * to other node classes that inherit from YAMLMap
+       */
+      static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map = new this(schema);
+        const add = (key, value2) => {
+          if (typeof replacer === "function")
+            value2 = replacer.call(obj, key, value2);
+          else if (Array.isArray(replacer) && !replacer.includes(key))
+            return;
+          if (value2 !== void 0 || keepUndefined)
+            map.items.push(Pair.createPair(key, value2, ctx));
+        };
+        if (obj instanceof Map) {
+          for (const [key, value2] of obj)
+            add(key, value2);
+        } else if (obj && typeof obj === "object") {
+          for (const key of Object.keys(obj))
+            add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === "function") {
+          map.items.sort(schema.sortMapEntries);
+        }
+        return map;
+      }
+      /**
+       * Adds a value to the collection.
+       *
+       * @param overwrite - If not set `true`, using a key that is already in the
+       *   collection will throw. Otherwise, overwrites the previous value.
+       */
+      add(pair, overwrite) {
+        let _pair;
+        if (identity.isPair(pair))
+          _pair = pair;
+        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
+          _pair = new Pair.Pair(pair, pair?.value);
+        } else
+          _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+          if (!overwrite)
+            throw new Error(`Key ${_pair.key} already set`);
+          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+            prev.value.value = _pair.value;
+          else
+            prev.value = _pair.value;
+        } else if (sortEntries) {
+          const i = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
+          if (i === -1)
+            this.items.push(_pair);
+          else
+            this.items.splice(i, 0, _pair);
+        } else {
+          this.items.push(_pair);
+        }
+      }
+      delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+          return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node = it?.value;
+        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
+      }
+      has(key) {
+        return !!findPair(this.items, key);
+      }
+      set(key, value2) {
+        this.add(new Pair.Pair(key, value2), true);
+      }
+      /**
+       * @param ctx - Conversion context, originally set in Document#toJS()
+       * @param {Class} Type - If set, forces the returned collection type
+       * @returns Instance of Type, Map, or Object
+       */
+      toJSON(_, ctx, Type) {
+        const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        if (ctx?.onCreate)
+          ctx.onCreate(map);
+        for (const item of this.items)
+          addPairToJSMap.addPairToJSMap(ctx, map, item);
+        return map;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        for (const item of this.items) {
+          if (!identity.isPair(item))
+            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+          ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "",
+          flowChars: { start: "{", end: "}" },
+          itemIndent: ctx.indent || "",
+          onChompKeep,
+          onComment
+        });
+      }
+    };
+    exports2.YAMLMap = YAMLMap;
+    exports2.findPair = findPair;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/map.js
+var require_map = __commonJS({
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLMap = require_YAMLMap();
+    var map = {
+      collection: "map",
+      default: true,
+      nodeClass: YAMLMap.YAMLMap,
+      tag: "tag:yaml.org,2002:map",
+      resolve(map2, onError) {
+        if (!identity.isMap(map2))
+          onError("Expected a mapping for this tag");
+        return map2;
+      },
+      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+    };
+    exports2.map = map;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLSeq.js
+var require_YAMLSeq = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyCollection = require_stringifyCollection();
+    var Collection = require_Collection();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var toJS = require_toJS();
+    var YAMLSeq = class extends Collection.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:seq";
+      }
+      constructor(schema) {
+        super(identity.SEQ, schema);
+        this.items = [];
+      }
+      add(value2) {
+        this.items.push(value2);
+      }
+      /**
+       * Removes a value from the collection.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       *
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return void 0;
+        const it = this.items[idx];
+        return !keepScalar && identity.isScalar(it) ? it.value : it;
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       */
+      has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === "number" && idx < this.items.length;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       *
+       * If `key` does not contain a representation of an integer, this will throw.
+       * It may be wrapped in a `Scalar`.
+       */
+      set(key, value2) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value2))
+          prev.value = value2;
+        else
+          this.items[idx] = value2;
+      }
+      toJSON(_, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+          ctx.onCreate(seq);
+        let i = 0;
+        for (const item of this.items)
+          seq.push(toJS.toJS(item, String(i++), ctx));
+        return seq;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "- ",
+          flowChars: { start: "[", end: "]" },
+          itemIndent: (ctx.indent || "") + "  ",
+          onChompKeep,
+          onComment
+        });
+      }
+      static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+          let i = 0;
+          for (let it of obj) {
+            if (typeof replacer === "function") {
+              const key = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key, it);
+            }
+            seq.items.push(createNode.createNode(it, void 0, ctx));
+          }
+        }
+        return seq;
+      }
+    };
+    function asItemIndex(key) {
+      let idx = identity.isScalar(key) ? key.value : key;
+      if (idx && typeof idx === "string")
+        idx = Number(idx);
+      return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
+    }
+    exports2.YAMLSeq = YAMLSeq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/seq.js
+var require_seq = __commonJS({
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLSeq = require_YAMLSeq();
+    var seq = {
+      collection: "seq",
+      default: true,
+      nodeClass: YAMLSeq.YAMLSeq,
+      tag: "tag:yaml.org,2002:seq",
+      resolve(seq2, onError) {
+        if (!identity.isSeq(seq2))
+          onError("Expected a sequence for this tag");
+        return seq2;
+      },
+      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+    };
+    exports2.seq = seq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/string.js
+var require_string = __commonJS({
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
+    "use strict";
+    var stringifyString = require_stringifyString();
+    var string = {
+      identify: (value2) => typeof value2 === "string",
+      default: true,
+      tag: "tag:yaml.org,2002:str",
+      resolve: (str) => str,
+      stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+      }
+    };
+    exports2.string = string;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/null.js
+var require_null = __commonJS({
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var nullTag = {
+      identify: (value2) => value2 == null,
+      createNode: () => new Scalar.Scalar(null),
+      default: true,
+      tag: "tag:yaml.org,2002:null",
+      test: /^(?:~|[Nn]ull|NULL)?$/,
+      resolve: () => new Scalar.Scalar(null),
+      stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
+    };
+    exports2.nullTag = nullTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/bool.js
+var require_bool = __commonJS({
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var boolTag = {
+      identify: (value2) => typeof value2 === "boolean",
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      stringify({ source, value: value2 }, ctx) {
+        if (source && boolTag.test.test(source)) {
+          const sv = source[0] === "t" || source[0] === "T";
+          if (value2 === sv)
+            return source;
+        }
+        return value2 ? ctx.options.trueStr : ctx.options.falseStr;
+      }
+    };
+    exports2.boolTag = boolTag;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyNumber.js
+var require_stringifyNumber = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+    "use strict";
+    function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
+      if (typeof value2 === "bigint")
+        return String(value2);
+      const num2 = typeof value2 === "number" ? value2 : Number(value2);
+      if (!isFinite(num2))
+        return isNaN(num2) ? ".nan" : num2 < 0 ? "-.inf" : ".inf";
+      let n = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
+      if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
+        let i = n.indexOf(".");
+        if (i < 0) {
+          i = n.length;
+          n += ".";
+        }
+        let d = minFractionDigits - (n.length - i - 1);
+        while (d-- > 0)
+          n += "0";
+      }
+      return n;
+    }
+    exports2.stringifyNumber = stringifyNumber;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/float.js
+var require_float = __commonJS({
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value2) => typeof value2 === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value2) => typeof value2 === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str),
+      stringify(node) {
+        const num2 = Number(node.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
+      }
+    };
+    var float = {
+      identify: (value2) => typeof value2 === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+      resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf(".");
+        if (dot !== -1 && str[str.length - 1] === "0")
+          node.minFractionDigits = str.length - dot - 1;
+        return node;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports2.float = float;
+    exports2.floatExp = floatExp;
+    exports2.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/int.js
+var require_int = __commonJS({
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
+    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    function intStringify(node, radix, prefix) {
+      const { value: value2 } = node;
+      if (intIdentify(value2) && value2 >= 0)
+        return prefix + value2.toString(radix);
+      return stringifyNumber.stringifyNumber(node);
+    }
+    var intOct = {
+      identify: (value2) => intIdentify(value2) && value2 >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^0o[0-7]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      stringify: (node) => intStringify(node, 8, "0o")
+    };
+    var int = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: (value2) => intIdentify(value2) && value2 >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^0x[0-9a-fA-F]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node) => intStringify(node, 16, "0x")
+    };
+    exports2.int = int;
+    exports2.intHex = intHex;
+    exports2.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/schema.js
+var require_schema = __commonJS({
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int = require_int();
+    var schema = [
+      map.map,
+      seq.seq,
+      string.string,
+      _null.nullTag,
+      bool.boolTag,
+      int.intOct,
+      int.int,
+      int.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float
+    ];
+    exports2.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/json/schema.js
+var require_schema2 = __commonJS({
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var map = require_map();
+    var seq = require_seq();
+    function intIdentify(value2) {
+      return typeof value2 === "bigint" || Number.isInteger(value2);
+    }
+    var stringifyJSON = ({ value: value2 }) => JSON.stringify(value2);
+    var jsonScalars = [
+      {
+        identify: (value2) => typeof value2 === "string",
+        default: true,
+        tag: "tag:yaml.org,2002:str",
+        resolve: (str) => str,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value2) => value2 == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: "tag:yaml.org,2002:null",
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value2) => typeof value2 === "boolean",
+        default: true,
+        tag: "tag:yaml.org,2002:bool",
+        test: /^true$|^false$/,
+        resolve: (str) => str === "true",
+        stringify: stringifyJSON
+      },
+      {
+        identify: intIdentify,
+        default: true,
+        tag: "tag:yaml.org,2002:int",
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value: value2 }) => intIdentify(value2) ? value2.toString() : JSON.stringify(value2)
+      },
+      {
+        identify: (value2) => typeof value2 === "number",
+        default: true,
+        tag: "tag:yaml.org,2002:float",
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: (str) => parseFloat(str),
+        stringify: stringifyJSON
+      }
+    ];
+    var jsonError = {
+      default: true,
+      tag: "",
+      test: /^/,
+      resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+      }
+    };
+    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports2.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+var require_binary = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+    "use strict";
+    var node_buffer = __require("buffer");
+    var Scalar = require_Scalar();
+    var stringifyString = require_stringifyString();
+    var binary = {
+      identify: (value2) => value2 instanceof Uint8Array,
+      // Buffer inherits from Uint8Array
+      default: false,
+      tag: "tag:yaml.org,2002:binary",
+      /**
+       * Returns a Buffer in node and an Uint8Array in browsers
+       *
+       * To use the resulting buffer as an image, you'll want to do something like:
+       *
+       *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+       *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+       */
+      resolve(src, onError) {
+        if (typeof node_buffer.Buffer === "function") {
+          return node_buffer.Buffer.from(src, "base64");
+        } else if (typeof atob === "function") {
+          const str = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str.length);
+          for (let i = 0; i < str.length; ++i)
+            buffer[i] = str.charCodeAt(i);
+          return buffer;
+        } else {
+          onError("This environment does not support reading binary tags; either Buffer or atob is required");
+          return src;
+        }
+      },
+      stringify({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
+        if (!value2)
+          return "";
+        const buf = value2;
+        let str;
+        if (typeof node_buffer.Buffer === "function") {
+          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+        } else if (typeof btoa === "function") {
+          let s = "";
+          for (let i = 0; i < buf.length; ++i)
+            s += String.fromCharCode(buf[i]);
+          str = btoa(s);
+        } else {
+          throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+          const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+          const n = Math.ceil(str.length / lineWidth);
+          const lines = new Array(n);
+          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+            lines[i] = str.substr(o, lineWidth);
+          }
+          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+        }
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+      }
+    };
+    exports2.binary = binary;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+var require_pairs = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLSeq = require_YAMLSeq();
+    function resolvePairs(seq, onError) {
+      if (identity.isSeq(seq)) {
+        for (let i = 0; i < seq.items.length; ++i) {
+          let item = seq.items[i];
+          if (identity.isPair(item))
+            continue;
+          else if (identity.isMap(item)) {
+            if (item.items.length > 1)
+              onError("Each pair must have its own sequence indicator");
+            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+            if (item.commentBefore)
+              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
+${pair.key.commentBefore}` : item.commentBefore;
+            if (item.comment) {
+              const cn = pair.value ?? pair.key;
+              cn.comment = cn.comment ? `${item.comment}
+${cn.comment}` : item.comment;
+            }
+            item = pair;
+          }
+          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+        }
+      } else
+        onError("Expected a sequence for this tag");
+      return seq;
+    }
+    function createPairs(schema, iterable, ctx) {
+      const { replacer } = ctx;
+      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      pairs2.tag = "tag:yaml.org,2002:pairs";
+      let i = 0;
+      if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+          if (typeof replacer === "function")
+            it = replacer.call(iterable, String(i++), it);
+          let key, value2;
+          if (Array.isArray(it)) {
+            if (it.length === 2) {
+              key = it[0];
+              value2 = it[1];
+            } else
+              throw new TypeError(`Expected [key, value] tuple: ${it}`);
+          } else if (it && it instanceof Object) {
+            const keys = Object.keys(it);
+            if (keys.length === 1) {
+              key = keys[0];
+              value2 = it[key];
+            } else {
+              throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+            }
+          } else {
+            key = it;
+          }
+          pairs2.items.push(Pair.createPair(key, value2, ctx));
+        }
+      return pairs2;
+    }
+    var pairs = {
+      collection: "seq",
+      default: false,
+      tag: "tag:yaml.org,2002:pairs",
+      resolve: resolvePairs,
+      createNode: createPairs
+    };
+    exports2.createPairs = createPairs;
+    exports2.pairs = pairs;
+    exports2.resolvePairs = resolvePairs;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+var require_omap = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var pairs = require_pairs();
+    var YAMLOMap = class _YAMLOMap extends YAMLSeq.YAMLSeq {
+      constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = _YAMLOMap.tag;
+      }
+      /**
+       * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+       * but TypeScript won't allow widening the signature of a child method.
+       */
+      toJSON(_, ctx) {
+        if (!ctx)
+          return super.toJSON(_);
+        const map = /* @__PURE__ */ new Map();
+        if (ctx?.onCreate)
+          ctx.onCreate(map);
+        for (const pair of this.items) {
+          let key, value2;
+          if (identity.isPair(pair)) {
+            key = toJS.toJS(pair.key, "", ctx);
+            value2 = toJS.toJS(pair.value, key, ctx);
+          } else {
+            key = toJS.toJS(pair, "", ctx);
+          }
+          if (map.has(key))
+            throw new Error("Ordered maps must not include duplicate keys");
+          map.set(key, value2);
+        }
+        return map;
+      }
+      static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap2 = new this();
+        omap2.items = pairs$1.items;
+        return omap2;
+      }
+    };
+    YAMLOMap.tag = "tag:yaml.org,2002:omap";
+    var omap = {
+      collection: "seq",
+      identify: (value2) => value2 instanceof Map,
+      nodeClass: YAMLOMap,
+      default: false,
+      tag: "tag:yaml.org,2002:omap",
+      resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+          if (identity.isScalar(key)) {
+            if (seenKeys.includes(key.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+            } else {
+              seenKeys.push(key.value);
+            }
+          }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+      },
+      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+    };
+    exports2.YAMLOMap = YAMLOMap;
+    exports2.omap = omap;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+var require_bool2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function boolStringify({ value: value2, source }, ctx) {
+      const boolObj = value2 ? trueTag : falseTag;
+      if (source && boolObj.test.test(source))
+        return source;
+      return value2 ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+    var trueTag = {
+      identify: (value2) => value2 === true,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+      resolve: () => new Scalar.Scalar(true),
+      stringify: boolStringify
+    };
+    var falseTag = {
+      identify: (value2) => value2 === false,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+      resolve: () => new Scalar.Scalar(false),
+      stringify: boolStringify
+    };
+    exports2.falseTag = falseTag;
+    exports2.trueTag = trueTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
+var require_float2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value2) => typeof value2 === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value2) => typeof value2 === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      stringify(node) {
+        const num2 = Number(node.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
+      }
+    };
+    var float = {
+      identify: (value2) => typeof value2 === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+      resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
+        const dot = str.indexOf(".");
+        if (dot !== -1) {
+          const f = str.substring(dot + 1).replace(/_/g, "");
+          if (f[f.length - 1] === "0")
+            node.minFractionDigits = f.length;
+        }
+        return node;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports2.float = float;
+    exports2.floatExp = floatExp;
+    exports2.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
+var require_int2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
+    function intResolve(str, offset, radix, { intAsBigInt }) {
+      const sign = str[0];
+      if (sign === "-" || sign === "+")
+        offset += 1;
+      str = str.substring(offset).replace(/_/g, "");
+      if (intAsBigInt) {
+        switch (radix) {
+          case 2:
+            str = `0b${str}`;
+            break;
+          case 8:
+            str = `0o${str}`;
+            break;
+          case 16:
+            str = `0x${str}`;
+            break;
+        }
+        const n2 = BigInt(str);
+        return sign === "-" ? BigInt(-1) * n2 : n2;
+      }
+      const n = parseInt(str, radix);
+      return sign === "-" ? -1 * n : n;
+    }
+    function intStringify(node, radix, prefix) {
+      const { value: value2 } = node;
+      if (intIdentify(value2)) {
+        const str = value2.toString(radix);
+        return value2 < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+      }
+      return stringifyNumber.stringifyNumber(node);
+    }
+    var intBin = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "BIN",
+      test: /^[-+]?0b[0-1_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      stringify: (node) => intStringify(node, 2, "0b")
+    };
+    var intOct = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^[-+]?0[0-7_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      stringify: (node) => intStringify(node, 8, "0")
+    };
+    var int = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9][0-9_]*$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^[-+]?0x[0-9a-fA-F_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node) => intStringify(node, 16, "0x")
+    };
+    exports2.int = int;
+    exports2.intBin = intBin;
+    exports2.intHex = intHex;
+    exports2.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
+var require_set = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
+      constructor(schema) {
+        super(schema);
+        this.tag = _YAMLSet.tag;
+      }
+      add(key) {
+        let pair;
+        if (identity.isPair(key))
+          pair = key;
+        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
+          pair = new Pair.Pair(key.key, null);
+        else
+          pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+          this.items.push(pair);
+      }
+      /**
+       * If `keepPair` is `true`, returns the Pair matching `key`.
+       * Otherwise, returns the value of that Pair's key.
+       */
+      get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+      }
+      set(key, value2) {
+        if (typeof value2 !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value2}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value2) {
+          this.items.splice(this.items.indexOf(prev), 1);
+        } else if (!prev && value2) {
+          this.items.push(new Pair.Pair(key));
+        }
+      }
+      toJSON(_, ctx) {
+        return super.toJSON(_, ctx, Set);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+          return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+          throw new Error("Set items must all have null values");
+      }
+      static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set2 = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+          for (let value2 of iterable) {
+            if (typeof replacer === "function")
+              value2 = replacer.call(iterable, value2, value2);
+            set2.items.push(Pair.createPair(value2, null, ctx));
+          }
+        return set2;
+      }
+    };
+    YAMLSet.tag = "tag:yaml.org,2002:set";
+    var set = {
+      collection: "map",
+      identify: (value2) => value2 instanceof Set,
+      nodeClass: YAMLSet,
+      default: false,
+      tag: "tag:yaml.org,2002:set",
+      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      resolve(map, onError) {
+        if (identity.isMap(map)) {
+          if (map.hasAllNullValues(true))
+            return Object.assign(new YAMLSet(), map);
+          else
+            onError("Set items must all have null values");
+        } else
+          onError("Expected a mapping for this tag");
+        return map;
+      }
+    };
+    exports2.YAMLSet = YAMLSet;
+    exports2.set = set;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+var require_timestamp = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    function parseSexagesimal(str, asBigInt) {
+      const sign = str[0];
+      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
+      return sign === "-" ? num2(-1) * res : res;
+    }
+    function stringifySexagesimal(node) {
+      let { value: value2 } = node;
+      let num2 = (n) => n;
+      if (typeof value2 === "bigint")
+        num2 = (n) => BigInt(n);
+      else if (isNaN(value2) || !isFinite(value2))
+        return stringifyNumber.stringifyNumber(node);
+      let sign = "";
+      if (value2 < 0) {
+        sign = "-";
+        value2 *= num2(-1);
+      }
+      const _60 = num2(60);
+      const parts = [value2 % _60];
+      if (value2 < 60) {
+        parts.unshift(0);
+      } else {
+        value2 = (value2 - parts[0]) / _60;
+        parts.unshift(value2 % _60);
+        if (value2 >= 60) {
+          value2 = (value2 - parts[0]) / _60;
+          parts.unshift(value2);
+        }
+      }
+      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+    }
+    var intTime = {
+      identify: (value2) => typeof value2 === "bigint" || Number.isInteger(value2),
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      stringify: stringifySexagesimal
+    };
+    var floatTime = {
+      identify: (value2) => typeof value2 === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+      resolve: (str) => parseSexagesimal(str, false),
+      stringify: stringifySexagesimal
+    };
+    var timestamp = {
+      identify: (value2) => value2 instanceof Date,
+      default: true,
+      tag: "tag:yaml.org,2002:timestamp",
+      // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+      // may be omitted altogether, resulting in a date format. In such a case, the time part is
+      // assumed to be 00:00:00Z (start of day, UTC).
+      test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
+      resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+          throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
+        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== "Z") {
+          let d = parseSexagesimal(tz, false);
+          if (Math.abs(d) < 30)
+            d *= 60;
+          date -= 6e4 * d;
+        }
+        return new Date(date);
+      },
+      stringify: ({ value: value2 }) => value2?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+    };
+    exports2.floatTime = floatTime;
+    exports2.intTime = intTime;
+    exports2.timestamp = timestamp;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+var require_schema3 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var binary = require_binary();
+    var bool = require_bool2();
+    var float = require_float2();
+    var int = require_int2();
+    var merge = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var set = require_set();
+    var timestamp = require_timestamp();
+    var schema = [
+      map.map,
+      seq.seq,
+      string.string,
+      _null.nullTag,
+      bool.trueTag,
+      bool.falseTag,
+      int.intBin,
+      int.intOct,
+      int.int,
+      int.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float,
+      binary.binary,
+      merge.merge,
+      omap.omap,
+      pairs.pairs,
+      set.set,
+      timestamp.intTime,
+      timestamp.floatTime,
+      timestamp.timestamp
+    ];
+    exports2.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/tags.js
+var require_tags = __commonJS({
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int = require_int();
+    var schema = require_schema();
+    var schema$1 = require_schema2();
+    var binary = require_binary();
+    var merge = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var schema$2 = require_schema3();
+    var set = require_set();
+    var timestamp = require_timestamp();
+    var schemas = /* @__PURE__ */ new Map([
+      ["core", schema.schema],
+      ["failsafe", [map.map, seq.seq, string.string]],
+      ["json", schema$1.schema],
+      ["yaml11", schema$2.schema],
+      ["yaml-1.1", schema$2.schema]
+    ]);
+    var tagsByName = {
+      binary: binary.binary,
+      bool: bool.boolTag,
+      float: float.float,
+      floatExp: float.floatExp,
+      floatNaN: float.floatNaN,
+      floatTime: timestamp.floatTime,
+      int: int.int,
+      intHex: int.intHex,
+      intOct: int.intOct,
+      intTime: timestamp.intTime,
+      map: map.map,
+      merge: merge.merge,
+      null: _null.nullTag,
+      omap: omap.omap,
+      pairs: pairs.pairs,
+      seq: seq.seq,
+      set: set.set,
+      timestamp: timestamp.timestamp
+    };
+    var coreKnownTags = {
+      "tag:yaml.org,2002:binary": binary.binary,
+      "tag:yaml.org,2002:merge": merge.merge,
+      "tag:yaml.org,2002:omap": omap.omap,
+      "tag:yaml.org,2002:pairs": pairs.pairs,
+      "tag:yaml.org,2002:set": set.set,
+      "tag:yaml.org,2002:timestamp": timestamp.timestamp
+    };
+    function getTags(customTags, schemaName, addMergeTag) {
+      const schemaTags = schemas.get(schemaName);
+      if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge.merge) ? schemaTags.concat(merge.merge) : schemaTags.slice();
+      }
+      let tags = schemaTags;
+      if (!tags) {
+        if (Array.isArray(customTags))
+          tags = [];
+        else {
+          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+      }
+      if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+          tags = tags.concat(tag);
+      } else if (typeof customTags === "function") {
+        tags = customTags(tags.slice());
+      }
+      if (addMergeTag)
+        tags = tags.concat(merge.merge);
+      return tags.reduce((tags2, tag) => {
+        const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
+        if (!tagObj) {
+          const tagName = JSON.stringify(tag);
+          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags2.includes(tagObj))
+          tags2.push(tagObj);
+        return tags2;
+      }, []);
+    }
+    exports2.coreKnownTags = coreKnownTags;
+    exports2.getTags = getTags;
+  }
+});
+
+// node_modules/yaml/dist/schema/Schema.js
+var require_Schema = __commonJS({
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var map = require_map();
+    var seq = require_seq();
+    var string = require_string();
+    var tags = require_tags();
+    var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+    var Schema = class _Schema {
+      constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
+        this.name = typeof schema === "string" && schema || "core";
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity.MAP, { value: map.map });
+        Object.defineProperty(this, identity.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
+      }
+      clone() {
+        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+      }
+    };
+    exports2.Schema = Schema;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyDocument.js
+var require_stringifyDocument = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyDocument(doc, options) {
+      const lines = [];
+      let hasDirectives = options.directives === true;
+      if (options.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+          lines.push(dir);
+          hasDirectives = true;
+        } else if (doc.directives.docStart)
+          hasDirectives = true;
+      }
+      if (hasDirectives)
+        lines.push("---");
+      const ctx = stringify.createStringifyContext(doc, options);
+      const { commentString } = ctx.options;
+      if (doc.commentBefore) {
+        if (lines.length !== 1)
+          lines.unshift("");
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ""));
+      }
+      let chompKeep = false;
+      let contentComment = null;
+      if (doc.contents) {
+        if (identity.isNode(doc.contents)) {
+          if (doc.contents.spaceBefore && hasDirectives)
+            lines.push("");
+          if (doc.contents.commentBefore) {
+            const cs = commentString(doc.contents.commentBefore);
+            lines.push(stringifyComment.indentComment(cs, ""));
+          }
+          ctx.forceBlockIndent = !!doc.comment;
+          contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
+        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        if (contentComment)
+          body += stringifyComment.lineComment(body, "", commentString(contentComment));
+        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
+          lines[lines.length - 1] = `--- ${body}`;
+        } else
+          lines.push(body);
+      } else {
+        lines.push(stringify.stringify(doc.contents, ctx));
+      }
+      if (doc.directives?.docEnd) {
+        if (doc.comment) {
+          const cs = commentString(doc.comment);
+          if (cs.includes("\n")) {
+            lines.push("...");
+            lines.push(stringifyComment.indentComment(cs, ""));
+          } else {
+            lines.push(`... ${cs}`);
+          }
+        } else {
+          lines.push("...");
+        }
+      } else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+          dc = dc.replace(/^\n+/, "");
+        if (dc) {
+          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
+            lines.push("");
+          lines.push(stringifyComment.indentComment(commentString(dc), ""));
+        }
+      }
+      return lines.join("\n") + "\n";
+    }
+    exports2.stringifyDocument = stringifyDocument;
+  }
+});
+
+// node_modules/yaml/dist/doc/Document.js
+var require_Document = __commonJS({
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
+    "use strict";
+    var Alias = require_Alias();
+    var Collection = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var toJS = require_toJS();
+    var Schema = require_Schema();
+    var stringifyDocument = require_stringifyDocument();
+    var anchors = require_anchors();
+    var applyReviver = require_applyReviver();
+    var createNode = require_createNode();
+    var directives = require_directives();
+    var Document = class _Document {
+      constructor(value2, replacer, options) {
+        this.commentBefore = null;
+        this.comment = null;
+        this.errors = [];
+        this.warnings = [];
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        let _replacer = null;
+        if (typeof replacer === "function" || Array.isArray(replacer)) {
+          _replacer = replacer;
+        } else if (options === void 0 && replacer) {
+          options = replacer;
+          replacer = void 0;
+        }
+        const opt = Object.assign({
+          intAsBigInt: false,
+          keepSourceTokens: false,
+          logLevel: "warn",
+          prettyErrors: true,
+          strict: true,
+          stringKeys: false,
+          uniqueKeys: true,
+          version: "1.2"
+        }, options);
+        this.options = opt;
+        let { version } = opt;
+        if (options?._directives) {
+          this.directives = options._directives.atDocument();
+          if (this.directives.yaml.explicit)
+            version = this.directives.yaml.version;
+        } else
+          this.directives = new directives.Directives({ version });
+        this.setSchema(version, options);
+        this.contents = value2 === void 0 ? null : this.createNode(value2, _replacer, options);
+      }
+      /**
+       * Create a deep copy of this Document and its contents.
+       *
+       * Custom Node values that inherit from `Object` still refer to their original instances.
+       */
+      clone() {
+        const copy = Object.create(_Document.prototype, {
+          [identity.NODE_TYPE]: { value: identity.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+          copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** Adds a value to the document. */
+      add(value2) {
+        if (assertCollection(this.contents))
+          this.contents.add(value2);
+      }
+      /** Adds a value to the document. */
+      addIn(path, value2) {
+        if (assertCollection(this.contents))
+          this.contents.addIn(path, value2);
+      }
+      /**
+       * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+       *
+       * If `node` already has an anchor, `name` is ignored.
+       * Otherwise, the `node.anchor` value will be set to `name`,
+       * or if an anchor with that name is already present in the document,
+       * `name` will be used as a prefix for a new unique anchor.
+       * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+       */
+      createAlias(node, name) {
+        if (!node.anchor) {
+          const prev = anchors.anchorNames(this);
+          node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+        }
+        return new Alias.Alias(node.anchor);
+      }
+      createNode(value2, replacer, options) {
+        let _replacer = void 0;
+        if (typeof replacer === "function") {
+          value2 = replacer.call({ "": value2 }, "", value2);
+          _replacer = replacer;
+        } else if (Array.isArray(replacer)) {
+          const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
+          const asStr = replacer.filter(keyToStr).map(String);
+          if (asStr.length > 0)
+            replacer = replacer.concat(asStr);
+          _replacer = replacer;
+        } else if (options === void 0 && replacer) {
+          options = replacer;
+          replacer = void 0;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
+          this,
+          // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          anchorPrefix || "a"
+        );
+        const ctx = {
+          aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+          keepUndefined: keepUndefined ?? false,
+          onAnchor,
+          onTagObj,
+          replacer: _replacer,
+          schema: this.schema,
+          sourceObjects
+        };
+        const node = createNode.createNode(value2, tag, ctx);
+        if (flow && identity.isCollection(node))
+          node.flow = true;
+        setAnchors();
+        return node;
+      }
+      /**
+       * Convert a key and a value into a `Pair` using the current schema,
+       * recursively wrapping all values as `Scalar` or `Collection` nodes.
+       */
+      createPair(key, value2, options = {}) {
+        const k = this.createNode(key, null, options);
+        const v = this.createNode(value2, null, options);
+        return new Pair.Pair(k, v);
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path) {
+        if (Collection.isEmptyPath(path)) {
+          if (this.contents == null)
+            return false;
+          this.contents = null;
+          return true;
+        }
+        return assertCollection(this.contents) ? this.contents.deleteIn(path) : false;
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      get(key, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      }
+      /**
+       * Returns item at `path`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path, keepScalar) {
+        if (Collection.isEmptyPath(path))
+          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
+      }
+      /**
+       * Checks if the document includes a value with the key `key`.
+       */
+      has(key) {
+        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+      }
+      /**
+       * Checks if the document includes a value at `path`.
+       */
+      hasIn(path) {
+        if (Collection.isEmptyPath(path))
+          return this.contents !== void 0;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      set(key, value2) {
+        if (this.contents == null) {
+          this.contents = Collection.collectionFromPath(this.schema, [key], value2);
+        } else if (assertCollection(this.contents)) {
+          this.contents.set(key, value2);
+        }
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path, value2) {
+        if (Collection.isEmptyPath(path)) {
+          this.contents = value2;
+        } else if (this.contents == null) {
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value2);
+        } else if (assertCollection(this.contents)) {
+          this.contents.setIn(path, value2);
+        }
+      }
+      /**
+       * Change the YAML version and schema used by the document.
+       * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+       * It also requires the `schema` option to be given as a `Schema` instance value.
+       *
+       * Overrides all previously set schema options.
+       */
+      setSchema(version, options = {}) {
+        if (typeof version === "number")
+          version = String(version);
+        let opt;
+        switch (version) {
+          case "1.1":
+            if (this.directives)
+              this.directives.yaml.version = "1.1";
+            else
+              this.directives = new directives.Directives({ version: "1.1" });
+            opt = { resolveKnownTags: false, schema: "yaml-1.1" };
+            break;
+          case "1.2":
+          case "next":
+            if (this.directives)
+              this.directives.yaml.version = version;
+            else
+              this.directives = new directives.Directives({ version });
+            opt = { resolveKnownTags: true, schema: "core" };
+            break;
+          case null:
+            if (this.directives)
+              delete this.directives;
+            opt = null;
+            break;
+          default: {
+            const sv = JSON.stringify(version);
+            throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+          }
+        }
+        if (options.schema instanceof Object)
+          this.schema = options.schema;
+        else if (opt)
+          this.schema = new Schema.Schema(Object.assign(opt, options));
+        else
+          throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+      }
+      // json & jsonArg are only used from toJSON()
+      toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc: this,
+          keep: !json,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+      /**
+       * A JSON representation of the document `contents`.
+       *
+       * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+       *   property name.
+       */
+      toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+      }
+      /** A YAML representation of the document. */
+      toString(options = {}) {
+        if (this.errors.length > 0)
+          throw new Error("Document with errors cannot be stringified");
+        if ("indent" in options && (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
+          const s = JSON.stringify(options.indent);
+          throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options);
+      }
+    };
+    function assertCollection(contents) {
+      if (identity.isCollection(contents))
+        return true;
+      throw new Error("Expected a YAML collection as document contents");
+    }
+    exports2.Document = Document;
+  }
+});
+
+// node_modules/yaml/dist/errors.js
+var require_errors = __commonJS({
+  "node_modules/yaml/dist/errors.js"(exports2) {
+    "use strict";
+    var YAMLError = class extends Error {
+      constructor(name, pos, code, message) {
+        super();
+        this.name = name;
+        this.code = code;
+        this.message = message;
+        this.pos = pos;
+      }
+    };
+    var YAMLParseError = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLParseError", pos, code, message);
+      }
+    };
+    var YAMLWarning = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLWarning", pos, code, message);
+      }
+    };
+    var prettifyError = (src, lc) => (error) => {
+      if (error.pos[0] === -1)
+        return;
+      error.linePos = error.pos.map((pos) => lc.linePos(pos));
+      const { line, col } = error.linePos[0];
+      error.message += ` at line ${line}, column ${col}`;
+      let ci = col - 1;
+      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
+      if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = "\u2026" + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+      }
+      if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + "\u2026";
+      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+          prev = prev.substring(0, 79) + "\u2026\n";
+        lineStr = prev + lineStr;
+      }
+      if (/[^ ]/.test(lineStr)) {
+        let count = 1;
+        const end = error.linePos[1];
+        if (end?.line === line && end.col > col) {
+          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = " ".repeat(ci) + "^".repeat(count);
+        error.message += `:
+
+${lineStr}
+${pointer}
+`;
+      }
+    };
+    exports2.YAMLError = YAMLError;
+    exports2.YAMLParseError = YAMLParseError;
+    exports2.YAMLWarning = YAMLWarning;
+    exports2.prettifyError = prettifyError;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-props.js
+var require_resolve_props = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+    "use strict";
+    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+      let spaceBefore = false;
+      let atNewline = startOnNewline;
+      let hasSpace = startOnNewline;
+      let comment = "";
+      let commentSep = "";
+      let hasNewline = false;
+      let reqSpace = false;
+      let tab = null;
+      let anchor = null;
+      let tag = null;
+      let newlineAfterProp = null;
+      let comma = null;
+      let found = null;
+      let start = null;
+      for (const token of tokens) {
+        if (reqSpace) {
+          if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
+            onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+          reqSpace = false;
+        }
+        if (tab) {
+          if (atNewline && token.type !== "comment" && token.type !== "newline") {
+            onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+          }
+          tab = null;
+        }
+        switch (token.type) {
+          case "space":
+            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
+              tab = token;
+            }
+            hasSpace = true;
+            break;
+          case "comment": {
+            if (!hasSpace)
+              onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+            const cb = token.source.substring(1) || " ";
+            if (!comment)
+              comment = cb;
+            else
+              comment += commentSep + cb;
+            commentSep = "";
+            atNewline = false;
+            break;
+          }
+          case "newline":
+            if (atNewline) {
+              if (comment)
+                comment += token.source;
+              else if (!found || indicator !== "seq-item-ind")
+                spaceBefore = true;
+            } else
+              commentSep += token.source;
+            atNewline = true;
+            hasNewline = true;
+            if (anchor || tag)
+              newlineAfterProp = token;
+            hasSpace = true;
+            break;
+          case "anchor":
+            if (anchor)
+              onError(token, "MULTIPLE_ANCHORS", "A node can have at most one anchor");
+            if (token.source.endsWith(":"))
+              onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
+            anchor = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          case "tag": {
+            if (tag)
+              onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
+            tag = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          }
+          case indicator:
+            if (anchor || tag)
+              onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
+            if (found)
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
+            found = token;
+            atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
+            hasSpace = false;
+            break;
+          case "comma":
+            if (flow) {
+              if (comma)
+                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
+              comma = token;
+              atNewline = false;
+              hasSpace = false;
+              break;
+            }
+          // else fallthrough
+          default:
+            onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.type} token`);
+            atNewline = false;
+            hasSpace = false;
+        }
+      }
+      const last = tokens[tokens.length - 1];
+      const end = last ? last.offset + last.source.length : offset;
+      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
+        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+      }
+      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
+        onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+      return {
+        comma,
+        found,
+        spaceBefore,
+        comment,
+        hasNewline,
+        anchor,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+      };
+    }
+    exports2.resolveProps = resolveProps;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-contains-newline.js
+var require_util_contains_newline = __commonJS({
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+    "use strict";
+    function containsNewline(key) {
+      if (!key)
+        return null;
+      switch (key.type) {
+        case "alias":
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          if (key.source.includes("\n"))
+            return true;
+          if (key.end) {
+            for (const st of key.end)
+              if (st.type === "newline")
+                return true;
+          }
+          return false;
+        case "flow-collection":
+          for (const it of key.items) {
+            for (const st of it.start)
+              if (st.type === "newline")
+                return true;
+            if (it.sep) {
+              for (const st of it.sep)
+                if (st.type === "newline")
+                  return true;
+            }
+            if (containsNewline(it.key) || containsNewline(it.value))
+              return true;
+          }
+          return false;
+        default:
+          return true;
+      }
+    }
+    exports2.containsNewline = containsNewline;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
+var require_util_flow_indent_check = __commonJS({
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+    "use strict";
+    var utilContainsNewline = require_util_contains_newline();
+    function flowIndentCheck(indent, fc, onError) {
+      if (fc?.type === "flow-collection") {
+        const end = fc.end[0];
+        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
+          const msg = "Flow end indicator should be more indented than parent";
+          onError(end, "BAD_INDENT", msg, true);
+        }
+      }
+    }
+    exports2.flowIndentCheck = flowIndentCheck;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-map-includes.js
+var require_util_map_includes = __commonJS({
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    function mapIncludes(ctx, items, search) {
+      const { uniqueKeys } = ctx.options;
+      if (uniqueKeys === false)
+        return false;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b) => a === b || identity.isScalar(a) && identity.isScalar(b) && a.value === b.value;
+      return items.some((pair) => isEqual(pair.key, search));
+    }
+    exports2.mapIncludes = mapIncludes;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-map.js
+var require_resolve_block_map = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+    "use strict";
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    var utilMapIncludes = require_util_map_includes();
+    var startColMsg = "All mapping items must start at the same column";
+    function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+      const map = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      let offset = bm.offset;
+      let commentEnd = null;
+      for (const collItem of bm.items) {
+        const { start, key, sep, value: value2 } = collItem;
+        const keyProps = resolveProps.resolveProps(start, {
+          indicator: "explicit-key-ind",
+          next: key ?? sep?.[0],
+          offset,
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+          if (key) {
+            if (key.type === "block-seq")
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
+            else if ("indent" in key && key.indent !== bm.indent)
+              onError(offset, "BAD_INDENT", startColMsg);
+          }
+          if (!keyProps.anchor && !keyProps.tag && !sep) {
+            commentEnd = keyProps.end;
+            if (keyProps.comment) {
+              if (map.comment)
+                map.comment += "\n" + keyProps.comment;
+              else
+                map.comment = keyProps.comment;
+            }
+            continue;
+          }
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          }
+        } else if (keyProps.found?.indent !== bm.indent) {
+          onError(offset, "BAD_INDENT", startColMsg);
+        }
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+          onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+        const valueProps = resolveProps.resolveProps(sep ?? [], {
+          indicator: "map-value-ind",
+          next: value2,
+          offset: keyNode.range[2],
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: !key || key.type === "block-scalar"
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+          if (implicitKey) {
+            if (value2?.type === "block-map" && !valueProps.hasNewline)
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
+            if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
+              onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
+          }
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
+          offset = valueNode.range[2];
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map.items.push(pair);
+        } else {
+          if (implicitKey)
+            onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
+          if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map.items.push(pair);
+        }
+      }
+      if (commentEnd && commentEnd < offset)
+        onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
+      map.range = [bm.offset, offset, commentEnd ?? offset];
+      return map;
+    }
+    exports2.resolveBlockMap = resolveBlockMap;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-seq.js
+var require_resolve_block_seq = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+    "use strict";
+    var YAMLSeq = require_YAMLSeq();
+    var resolveProps = require_resolve_props();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+      const seq = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = bs.offset;
+      let commentEnd = null;
+      for (const { start, value: value2 } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+          indicator: "seq-item-ind",
+          next: value2,
+          offset,
+          onError,
+          parentIndent: bs.indent,
+          startOnNewline: true
+        });
+        if (!props.found) {
+          if (props.anchor || props.tag || value2) {
+            if (value2?.type === "block-seq")
+              onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
+            else
+              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
+          } else {
+            commentEnd = props.end;
+            if (props.comment)
+              seq.comment = props.comment;
+            continue;
+          }
+        }
+        const node = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value2, onError);
+        offset = node.range[2];
+        seq.items.push(node);
+      }
+      seq.range = [bs.offset, offset, commentEnd ?? offset];
+      return seq;
+    }
+    exports2.resolveBlockSeq = resolveBlockSeq;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-end.js
+var require_resolve_end = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+    "use strict";
+    function resolveEnd(end, offset, reqSpace, onError) {
+      let comment = "";
+      if (end) {
+        let hasSpace = false;
+        let sep = "";
+        for (const token of end) {
+          const { source, type } = token;
+          switch (type) {
+            case "space":
+              hasSpace = true;
+              break;
+            case "comment": {
+              if (reqSpace && !hasSpace)
+                onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+              const cb = source.substring(1) || " ";
+              if (!comment)
+                comment = cb;
+              else
+                comment += sep + cb;
+              sep = "";
+              break;
+            }
+            case "newline":
+              if (comment)
+                sep += source;
+              hasSpace = true;
+              break;
+            default:
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
+          }
+          offset += source.length;
+        }
+      }
+      return { comment, offset };
+    }
+    exports2.resolveEnd = resolveEnd;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
+var require_resolve_flow_collection = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilMapIncludes = require_util_map_includes();
+    var blockMsg = "Block collections are not allowed within flow collections";
+    var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
+    function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+      const isMap = fc.start.source === "{";
+      const fcName = isMap ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const coll = new NodeClass(ctx.schema);
+      coll.flow = true;
+      const atRoot = ctx.atRoot;
+      if (atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = fc.offset + fc.start.source.length;
+      for (let i = 0; i < fc.items.length; ++i) {
+        const collItem = fc.items[i];
+        const { start, key, sep, value: value2 } = collItem;
+        const props = resolveProps.resolveProps(start, {
+          flow: fcName,
+          indicator: "explicit-key-ind",
+          next: key ?? sep?.[0],
+          offset,
+          onError,
+          parentIndent: fc.indent,
+          startOnNewline: false
+        });
+        if (!props.found) {
+          if (!props.anchor && !props.tag && !sep && !value2) {
+            if (i === 0 && props.comma)
+              onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+            else if (i < fc.items.length - 1)
+              onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
+            if (props.comment) {
+              if (coll.comment)
+                coll.comment += "\n" + props.comment;
+              else
+                coll.comment = props.comment;
+            }
+            offset = props.end;
+            continue;
+          }
+          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+            onError(
+              key,
+              // checked by containsNewline()
+              "MULTILINE_IMPLICIT_KEY",
+              "Implicit keys of flow sequence pairs need to be on a single line"
+            );
+        }
+        if (i === 0) {
+          if (props.comma)
+            onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+        } else {
+          if (!props.comma)
+            onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
+          if (props.comment) {
+            let prevItemComment = "";
+            loop: for (const st of start) {
+              switch (st.type) {
+                case "comma":
+                case "space":
+                  break;
+                case "comment":
+                  prevItemComment = st.source.substring(1);
+                  break loop;
+                default:
+                  break loop;
+              }
+            }
+            if (prevItemComment) {
+              let prev = coll.items[coll.items.length - 1];
+              if (identity.isPair(prev))
+                prev = prev.value ?? prev.key;
+              if (prev.comment)
+                prev.comment += "\n" + prevItemComment;
+              else
+                prev.comment = prevItemComment;
+              props.comment = props.comment.substring(prevItemComment.length + 1);
+            }
+          }
+        }
+        if (!isMap && !sep && !props.found) {
+          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+          coll.items.push(valueNode);
+          offset = valueNode.range[2];
+          if (isBlock(value2))
+            onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+        } else {
+          ctx.atKey = true;
+          const keyStart = props.end;
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key))
+            onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
+          ctx.atKey = false;
+          const valueProps = resolveProps.resolveProps(sep ?? [], {
+            flow: fcName,
+            indicator: "map-value-ind",
+            next: value2,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+          });
+          if (valueProps.found) {
+            if (!isMap && !props.found && ctx.options.strict) {
+              if (sep)
+                for (const st of sep) {
+                  if (st === valueProps.found)
+                    break;
+                  if (st.type === "newline") {
+                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
+                    break;
+                  }
+                }
+              if (props.start < valueProps.found.offset - 1024)
+                onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
+            }
+          } else if (value2) {
+            if ("source" in value2 && value2.source?.[0] === ":")
+              onError(value2, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+            else
+              onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
+          }
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          if (valueNode) {
+            if (isBlock(value2))
+              onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+          } else if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          if (isMap) {
+            const map = coll;
+            if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+              onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+            map.items.push(pair);
+          } else {
+            const map = new YAMLMap.YAMLMap(ctx.schema);
+            map.flow = true;
+            map.items.push(pair);
+            const endRange = (valueNode ?? keyNode).range;
+            map.range = [keyNode.range[0], endRange[1], endRange[2]];
+            coll.items.push(map);
+          }
+          offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+      }
+      const expectedEnd = isMap ? "}" : "]";
+      const [ce, ...ee] = fc.end;
+      let cePos = offset;
+      if (ce?.source === expectedEnd)
+        cePos = ce.offset + ce.source.length;
+      else {
+        const name = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
+        if (ce && ce.source.length !== 1)
+          ee.unshift(ce);
+      }
+      if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+          if (coll.comment)
+            coll.comment += "\n" + end.comment;
+          else
+            coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+      } else {
+        coll.range = [fc.offset, cePos, cePos];
+      }
+      return coll;
+    }
+    exports2.resolveFlowCollection = resolveFlowCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-collection.js
+var require_compose_collection = __commonJS({
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveBlockMap = require_resolve_block_map();
+    var resolveBlockSeq = require_resolve_block_seq();
+    var resolveFlowCollection = require_resolve_flow_collection();
+    function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+      const coll = token.type === "block-map" ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag) : token.type === "block-seq" ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag) : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+      const Coll = coll.constructor;
+      if (tagName === "!" || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+      }
+      if (tagName)
+        coll.tag = tagName;
+      return coll;
+    }
+    function composeCollection(CN, ctx, token, props, onError) {
+      const tagToken = props.tag;
+      const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
+      if (token.type === "block-seq") {
+        const { anchor, newlineAfterProp: nl } = props;
+        const lastProp = anchor && tagToken ? anchor.offset > tagToken.offset ? anchor : tagToken : anchor ?? tagToken;
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+          const message = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message);
+        }
+      }
+      const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
+      if (!tagToken || !tagName || tagName === "!" || tagName === YAMLMap.YAMLMap.tagName && expType === "map" || tagName === YAMLSeq.YAMLSeq.tagName && expType === "seq") {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+      }
+      let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
+      if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+          tag = kt;
+        } else {
+          if (kt) {
+            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
+          } else {
+            onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
+          }
+          return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+      }
+      const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+      const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
+      const node = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      node.range = coll.range;
+      node.tag = tagName;
+      if (tag?.format)
+        node.format = tag.format;
+      return node;
+    }
+    exports2.composeCollection = composeCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
+var require_resolve_block_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function resolveBlockScalar(ctx, scalar, onError) {
+      const start = scalar.offset;
+      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header)
+        return { value: "", type: null, comment: "", range: [start, start, start] };
+      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+      const lines = scalar.source ? splitLines(scalar.source) : [];
+      let chompStart = lines.length;
+      for (let i = lines.length - 1; i >= 0; --i) {
+        const content = lines[i][1];
+        if (content === "" || content === "\r")
+          chompStart = i;
+        else
+          break;
+      }
+      if (chompStart === 0) {
+        const value3 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header.length;
+        if (scalar.source)
+          end2 += scalar.source.length;
+        return { value: value3, type, comment: header.comment, range: [start, end2, end2] };
+      }
+      let trimIndent = scalar.indent + header.indent;
+      let offset = scalar.offset + header.length;
+      let contentStart = 0;
+      for (let i = 0; i < chompStart; ++i) {
+        const [indent, content] = lines[i];
+        if (content === "" || content === "\r") {
+          if (header.indent === 0 && indent.length > trimIndent)
+            trimIndent = indent.length;
+        } else {
+          if (indent.length < trimIndent) {
+            const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message);
+          }
+          if (header.indent === 0)
+            trimIndent = indent.length;
+          contentStart = i;
+          if (trimIndent === 0 && !ctx.atRoot) {
+            const message = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message);
+          }
+          break;
+        }
+        offset += indent.length + content.length + 1;
+      }
+      for (let i = lines.length - 1; i >= chompStart; --i) {
+        if (lines[i][0].length > trimIndent)
+          chompStart = i + 1;
+      }
+      let value2 = "";
+      let sep = "";
+      let prevMoreIndented = false;
+      for (let i = 0; i < contentStart; ++i)
+        value2 += lines[i][0].slice(trimIndent) + "\n";
+      for (let i = contentStart; i < chompStart; ++i) {
+        let [indent, content] = lines[i];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === "\r";
+        if (crlf)
+          content = content.slice(0, -1);
+        if (content && indent.length < trimIndent) {
+          const src = header.indent ? "explicit indentation indicator" : "first line";
+          const message = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
+          indent = "";
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+          value2 += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
+        } else if (indent.length > trimIndent || content[0] === "	") {
+          if (sep === " ")
+            sep = "\n";
+          else if (!prevMoreIndented && sep === "\n")
+            sep = "\n\n";
+          value2 += sep + indent.slice(trimIndent) + content;
+          sep = "\n";
+          prevMoreIndented = true;
+        } else if (content === "") {
+          if (sep === "\n")
+            value2 += "\n";
+          else
+            sep = "\n";
+        } else {
+          value2 += sep + content;
+          sep = " ";
+          prevMoreIndented = false;
+        }
+      }
+      switch (header.chomp) {
+        case "-":
+          break;
+        case "+":
+          for (let i = chompStart; i < lines.length; ++i)
+            value2 += "\n" + lines[i][0].slice(trimIndent);
+          if (value2[value2.length - 1] !== "\n")
+            value2 += "\n";
+          break;
+        default:
+          value2 += "\n";
+      }
+      const end = start + header.length + scalar.source.length;
+      return { value: value2, type, comment: header.comment, range: [start, end, end] };
+    }
+    function parseBlockScalarHeader({ offset, props }, strict, onError) {
+      if (props[0].type !== "block-scalar-header") {
+        onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
+        return null;
+      }
+      const { source } = props[0];
+      const mode = source[0];
+      let indent = 0;
+      let chomp = "";
+      let error = -1;
+      for (let i = 1; i < source.length; ++i) {
+        const ch = source[i];
+        if (!chomp && (ch === "-" || ch === "+"))
+          chomp = ch;
+        else {
+          const n = Number(ch);
+          if (!indent && n)
+            indent = n;
+          else if (error === -1)
+            error = offset + i;
+        }
+      }
+      if (error !== -1)
+        onError(error, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
+      let hasSpace = false;
+      let comment = "";
+      let length = source.length;
+      for (let i = 1; i < props.length; ++i) {
+        const token = props[i];
+        switch (token.type) {
+          case "space":
+            hasSpace = true;
+          // fallthrough
+          case "newline":
+            length += token.source.length;
+            break;
+          case "comment":
+            if (strict && !hasSpace) {
+              const message = "Comments must be separated from other tokens by white space characters";
+              onError(token, "MISSING_CHAR", message);
+            }
+            length += token.source.length;
+            comment = token.source.substring(1);
+            break;
+          case "error":
+            onError(token, "UNEXPECTED_TOKEN", token.message);
+            length += token.source.length;
+            break;
+          /* istanbul ignore next should not happen */
+          default: {
+            const message = `Unexpected token in block scalar header: ${token.type}`;
+            onError(token, "UNEXPECTED_TOKEN", message);
+            const ts = token.source;
+            if (ts && typeof ts === "string")
+              length += ts.length;
+          }
+        }
+      }
+      return { mode, indent, chomp, comment, length };
+    }
+    function splitLines(source) {
+      const split = source.split(/\n( *)/);
+      const first = split[0];
+      const m = first.match(/^( *)/);
+      const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
+      const lines = [line0];
+      for (let i = 1; i < split.length; i += 2)
+        lines.push([split[i], split[i + 1]]);
+      return lines;
+    }
+    exports2.resolveBlockScalar = resolveBlockScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+var require_resolve_flow_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var resolveEnd = require_resolve_end();
+    function resolveFlowScalar(scalar, strict, onError) {
+      const { offset, type, source, end } = scalar;
+      let _type;
+      let value2;
+      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      switch (type) {
+        case "scalar":
+          _type = Scalar.Scalar.PLAIN;
+          value2 = plainValue(source, _onError);
+          break;
+        case "single-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_SINGLE;
+          value2 = singleQuotedValue(source, _onError);
+          break;
+        case "double-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_DOUBLE;
+          value2 = doubleQuotedValue(source, _onError);
+          break;
+        /* istanbul ignore next should not happen */
+        default:
+          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          return {
+            value: "",
+            type: null,
+            comment: "",
+            range: [offset, offset + source.length, offset + source.length]
+          };
+      }
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      return {
+        value: value2,
+        type: _type,
+        comment: re.comment,
+        range: [offset, valueEnd, re.offset]
+      };
+    }
+    function plainValue(source, onError) {
+      let badChar = "";
+      switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case "	":
+          badChar = "a tab character";
+          break;
+        case ",":
+          badChar = "flow indicator character ,";
+          break;
+        case "%":
+          badChar = "directive indicator character %";
+          break;
+        case "|":
+        case ">": {
+          badChar = `block scalar indicator ${source[0]}`;
+          break;
+        }
+        case "@":
+        case "`": {
+          badChar = `reserved character ${source[0]}`;
+          break;
+        }
+      }
+      if (badChar)
+        onError(0, "BAD_SCALAR_START", `Plain value cannot start with ${badChar}`);
+      return unfoldLines(source);
+    }
+    function singleQuotedValue(source, onError) {
+      if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, "MISSING_CHAR", "Missing closing 'quote");
+      return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+    }
+    function unfoldLines(source) {
+      const line = /(.*?)\r?\n/sy;
+      let match = line.exec(source);
+      if (!match)
+        return source;
+      let trimEnd, trimBoth;
+      try {
+        trimEnd = new RegExp("(?<![ 	])[ 	]+$");
+        trimBoth = new RegExp("^[ 	]+|(?<![ 	])[ 	]+$", "g");
+      } catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+      }
+      let res = match[1].replace(trimEnd, "");
+      let sep = " ";
+      let pos = line.lastIndex;
+      while (match = line.exec(source)) {
+        const lm = match[1].replace(trimBoth, "");
+        if (lm === "") {
+          if (sep === "\n")
+            res += sep;
+          else
+            sep = "\n";
+        } else {
+          res += sep + lm;
+          sep = " ";
+        }
+        pos = line.lastIndex;
+      }
+      const last = /[ \t]*(.*)/sy;
+      last.lastIndex = pos;
+      match = last.exec(source);
+      return res + sep + (match?.[1] ?? "");
+    }
+    function doubleQuotedValue(source, onError) {
+      let res = "";
+      for (let i = 1; i < source.length - 1; ++i) {
+        const ch = source[i];
+        if (ch === "\r" && source[i + 1] === "\n")
+          continue;
+        if (ch === "\n") {
+          const { fold, offset } = foldNewline(source, i);
+          res += fold;
+          i = offset;
+        } else if (ch === "\\") {
+          let next = source[++i];
+          const cc = escapeCodes[next];
+          if (cc)
+            res += cc;
+          else if (next === "\n") {
+            next = source[i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "\r" && source[i + 1] === "\n") {
+            next = source[++i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "x" || next === "u" || next === "U") {
+            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
+            res += parseCharCode(source, i + 1, length, onError);
+            i += length;
+          } else {
+            const raw = source.substr(i - 1, 2);
+            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+            res += raw;
+          }
+        } else if (ch === " " || ch === "	") {
+          const wsStart = i;
+          let next = source[i + 1];
+          while (next === " " || next === "	")
+            next = source[++i + 1];
+          if (next !== "\n" && !(next === "\r" && source[i + 2] === "\n"))
+            res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+        } else {
+          res += ch;
+        }
+      }
+      if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
+      return res;
+    }
+    function foldNewline(source, offset) {
+      let fold = "";
+      let ch = source[offset + 1];
+      while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
+        if (ch === "\r" && source[offset + 2] !== "\n")
+          break;
+        if (ch === "\n")
+          fold += "\n";
+        offset += 1;
+        ch = source[offset + 1];
+      }
+      if (!fold)
+        fold = " ";
+      return { fold, offset };
+    }
+    var escapeCodes = {
+      "0": "\0",
+      // null character
+      a: "\x07",
+      // bell character
+      b: "\b",
+      // backspace
+      e: "\x1B",
+      // escape character
+      f: "\f",
+      // form feed
+      n: "\n",
+      // line feed
+      r: "\r",
+      // carriage return
+      t: "	",
+      // horizontal tab
+      v: "\v",
+      // vertical tab
+      N: "\x85",
+      // Unicode next line
+      _: "\xA0",
+      // Unicode non-breaking space
+      L: "\u2028",
+      // Unicode line separator
+      P: "\u2029",
+      // Unicode paragraph separator
+      " ": " ",
+      '"': '"',
+      "/": "/",
+      "\\": "\\",
+      "	": "	"
+    };
+    function parseCharCode(source, offset, length, onError) {
+      const cc = source.substr(offset, length);
+      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code = ok ? parseInt(cc, 16) : NaN;
+      try {
+        return String.fromCodePoint(code);
+      } catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+        return raw;
+      }
+    }
+    exports2.resolveFlowScalar = resolveFlowScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-scalar.js
+var require_compose_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    function composeScalar(ctx, token, tagToken, onError) {
+      const { value: value2, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
+      let tag;
+      if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity.SCALAR];
+      } else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value2, tagName, tagToken, onError);
+      else if (token.type === "scalar")
+        tag = findScalarTagByTest(ctx, value2, token, onError);
+      else
+        tag = ctx.schema[identity.SCALAR];
+      let scalar;
+      try {
+        const res = tag.resolve(value2, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+      } catch (error) {
+        const msg = error instanceof Error ? error.message : String(error);
+        onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
+        scalar = new Scalar.Scalar(value2);
+      }
+      scalar.range = range;
+      scalar.source = value2;
+      if (type)
+        scalar.type = type;
+      if (tagName)
+        scalar.tag = tagName;
+      if (tag.format)
+        scalar.format = tag.format;
+      if (comment)
+        scalar.comment = comment;
+      return scalar;
+    }
+    function findScalarTagByName(schema, value2, tagName, tagToken, onError) {
+      if (tagName === "!")
+        return schema[identity.SCALAR];
+      const matchWithTest = [];
+      for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+          if (tag.default && tag.test)
+            matchWithTest.push(tag);
+          else
+            return tag;
+        }
+      }
+      for (const tag of matchWithTest)
+        if (tag.test?.test(value2))
+          return tag;
+      const kt = schema.knownTags[tagName];
+      if (kt && !kt.collection) {
+        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
+        return kt;
+      }
+      onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
+      return schema[identity.SCALAR];
+    }
+    function findScalarTagByTest({ atKey, directives, schema }, value2, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value2)) || schema[identity.SCALAR];
+      if (schema.compat) {
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value2)) ?? schema[identity.SCALAR];
+        if (tag.tag !== compat.tag) {
+          const ts = directives.tagString(tag.tag);
+          const cs = directives.tagString(compat.tag);
+          const msg = `Value may be parsed as either ${ts} or ${cs}`;
+          onError(token, "TAG_RESOLVE_FAILED", msg, true);
+        }
+      }
+      return tag;
+    }
+    exports2.composeScalar = composeScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+var require_util_empty_scalar_position = __commonJS({
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+    "use strict";
+    function emptyScalarPosition(offset, before, pos) {
+      if (before) {
+        pos ?? (pos = before.length);
+        for (let i = pos - 1; i >= 0; --i) {
+          let st = before[i];
+          switch (st.type) {
+            case "space":
+            case "comment":
+            case "newline":
+              offset -= st.source.length;
+              continue;
+          }
+          st = before[++i];
+          while (st?.type === "space") {
+            offset += st.source.length;
+            st = before[++i];
+          }
+          break;
+        }
+      }
+      return offset;
+    }
+    exports2.emptyScalarPosition = emptyScalarPosition;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-node.js
+var require_compose_node = __commonJS({
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var composeCollection = require_compose_collection();
+    var composeScalar = require_compose_scalar();
+    var resolveEnd = require_resolve_end();
+    var utilEmptyScalarPosition = require_util_empty_scalar_position();
+    var CN = { composeNode, composeEmptyNode };
+    function composeNode(ctx, token, props, onError) {
+      const atKey = ctx.atKey;
+      const { spaceBefore, comment, anchor, tag } = props;
+      let node;
+      let isSrcToken = true;
+      switch (token.type) {
+        case "alias":
+          node = composeAlias(ctx, token, onError);
+          if (anchor || tag)
+            onError(token, "ALIAS_PROPS", "An alias node must not specify any properties");
+          break;
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "block-scalar":
+          node = composeScalar.composeScalar(ctx, token, tag, onError);
+          if (anchor)
+            node.anchor = anchor.source.substring(1);
+          break;
+        case "block-map":
+        case "block-seq":
+        case "flow-collection":
+          try {
+            node = composeCollection.composeCollection(CN, ctx, token, props, onError);
+            if (anchor)
+              node.anchor = anchor.source.substring(1);
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            onError(token, "RESOURCE_EXHAUSTION", message);
+          }
+          break;
+        default: {
+          const message = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
+          onError(token, "UNEXPECTED_TOKEN", message);
+          isSrcToken = false;
+        }
+      }
+      node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
+      if (anchor && node.anchor === "")
+        onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
+      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
+        const msg = "With stringKeys, all keys must be strings";
+        onError(tag ?? token, "NON_STRING_KEY", msg);
+      }
+      if (spaceBefore)
+        node.spaceBefore = true;
+      if (comment) {
+        if (token.type === "scalar" && token.source === "")
+          node.comment = comment;
+        else
+          node.commentBefore = comment;
+      }
+      if (ctx.options.keepSourceTokens && isSrcToken)
+        node.srcToken = token;
+      return node;
+    }
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+      const token = {
+        type: "scalar",
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ""
+      };
+      const node = composeScalar.composeScalar(ctx, token, tag, onError);
+      if (anchor) {
+        node.anchor = anchor.source.substring(1);
+        if (node.anchor === "")
+          onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
+      }
+      if (spaceBefore)
+        node.spaceBefore = true;
+      if (comment) {
+        node.comment = comment;
+        node.range[2] = end;
+      }
+      return node;
+    }
+    function composeAlias({ options }, { offset, source, end }, onError) {
+      const alias = new Alias.Alias(source.substring(1));
+      if (alias.source === "")
+        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
+      if (alias.source.endsWith(":"))
+        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+      alias.range = [offset, valueEnd, re.offset];
+      if (re.comment)
+        alias.comment = re.comment;
+      return alias;
+    }
+    exports2.composeEmptyNode = composeEmptyNode;
+    exports2.composeNode = composeNode;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-doc.js
+var require_compose_doc = __commonJS({
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+    "use strict";
+    var Document = require_Document();
+    var composeNode = require_compose_node();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    function composeDoc(options, directives, { offset, start, value: value2, end }, onError) {
+      const opts = Object.assign({ _directives: directives }, options);
+      const doc = new Document.Document(void 0, opts);
+      const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+      };
+      const props = resolveProps.resolveProps(start, {
+        indicator: "doc-start",
+        next: value2 ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+      });
+      if (props.found) {
+        doc.directives.docStart = true;
+        if (value2 && (value2.type === "block-map" || value2.type === "block-seq") && !props.hasNewline)
+          onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
+      }
+      doc.contents = value2 ? composeNode.composeNode(ctx, value2, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      const contentEnd = doc.contents.range[2];
+      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      if (re.comment)
+        doc.comment = re.comment;
+      doc.range = [offset, contentEnd, re.offset];
+      return doc;
+    }
+    exports2.composeDoc = composeDoc;
+  }
+});
+
+// node_modules/yaml/dist/compose/composer.js
+var require_composer = __commonJS({
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
+    "use strict";
+    var node_process = __require("process");
+    var directives = require_directives();
+    var Document = require_Document();
+    var errors = require_errors();
+    var identity = require_identity();
+    var composeDoc = require_compose_doc();
+    var resolveEnd = require_resolve_end();
+    function getErrorPos(src) {
+      if (typeof src === "number")
+        return [src, src + 1];
+      if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+      const { offset, source } = src;
+      return [offset, offset + (typeof source === "string" ? source.length : 1)];
+    }
+    function parsePrelude(prelude) {
+      let comment = "";
+      let atComment = false;
+      let afterEmptyLine = false;
+      for (let i = 0; i < prelude.length; ++i) {
+        const source = prelude[i];
+        switch (source[0]) {
+          case "#":
+            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            atComment = true;
+            afterEmptyLine = false;
+            break;
+          case "%":
+            if (prelude[i + 1]?.[0] !== "#")
+              i += 1;
+            atComment = false;
+            break;
+          default:
+            if (!atComment)
+              afterEmptyLine = true;
+            atComment = false;
+        }
+      }
+      return { comment, afterEmptyLine };
+    }
+    var Composer = class {
+      constructor(options = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code, message, warning) => {
+          const pos = getErrorPos(source);
+          if (warning)
+            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+          else
+            this.errors.push(new errors.YAMLParseError(pos, code, message));
+        };
+        this.directives = new directives.Directives({ version: options.version || "1.2" });
+        this.options = options;
+      }
+      decorate(doc, afterDoc) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment) {
+          const dc = doc.contents;
+          if (afterDoc) {
+            doc.comment = doc.comment ? `${doc.comment}
+${comment}` : comment;
+          } else if (afterEmptyLine || doc.directives.docStart || !dc) {
+            doc.commentBefore = comment;
+          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+            let it = dc.items[0];
+            if (identity.isPair(it))
+              it = it.key;
+            const cb = it.commentBefore;
+            it.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          } else {
+            const cb = dc.commentBefore;
+            dc.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          }
+        }
+        if (afterDoc) {
+          for (let i = 0; i < this.errors.length; ++i)
+            doc.errors.push(this.errors[i]);
+          for (let i = 0; i < this.warnings.length; ++i)
+            doc.warnings.push(this.warnings[i]);
+        } else {
+          doc.errors = this.errors;
+          doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+      }
+      /**
+       * Current stream status information.
+       *
+       * Mostly useful at the end of input for an empty stream.
+       */
+      streamInfo() {
+        return {
+          comment: parsePrelude(this.prelude).comment,
+          directives: this.directives,
+          errors: this.errors,
+          warnings: this.warnings
+        };
+      }
+      /**
+       * Compose tokens into documents.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+          yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+      }
+      /** Advance the composer by one CST token. */
+      *next(token) {
+        if (node_process.env.LOG_STREAM)
+          console.dir(token, { depth: null });
+        switch (token.type) {
+          case "directive":
+            this.directives.add(token.source, (offset, message, warning) => {
+              const pos = getErrorPos(token);
+              pos[0] += offset;
+              this.onError(pos, "BAD_DIRECTIVE", message, warning);
+            });
+            this.prelude.push(token.source);
+            this.atDirectives = true;
+            break;
+          case "document": {
+            const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+            if (this.atDirectives && !doc.directives.docStart)
+              this.onError(token, "MISSING_CHAR", "Missing directives-end/doc-start indicator line");
+            this.decorate(doc, false);
+            if (this.doc)
+              yield this.doc;
+            this.doc = doc;
+            this.atDirectives = false;
+            break;
+          }
+          case "byte-order-mark":
+          case "space":
+            break;
+          case "comment":
+          case "newline":
+            this.prelude.push(token.source);
+            break;
+          case "error": {
+            const msg = token.source ? `${token.message}: ${JSON.stringify(token.source)}` : token.message;
+            const error = new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg);
+            if (this.atDirectives || !this.doc)
+              this.errors.push(error);
+            else
+              this.doc.errors.push(error);
+            break;
+          }
+          case "doc-end": {
+            if (!this.doc) {
+              const msg = "Unexpected doc-end without preceding document";
+              this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg));
+              break;
+            }
+            this.doc.directives.docEnd = true;
+            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+            this.decorate(this.doc, true);
+            if (end.comment) {
+              const dc = this.doc.comment;
+              this.doc.comment = dc ? `${dc}
+${end.comment}` : end.comment;
+            }
+            this.doc.range[2] = end.offset;
+            break;
+          }
+          default:
+            this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", `Unsupported token ${token.type}`));
+        }
+      }
+      /**
+       * Call at end of input to yield any remaining document.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+          this.decorate(this.doc, true);
+          yield this.doc;
+          this.doc = null;
+        } else if (forceDoc) {
+          const opts = Object.assign({ _directives: this.directives }, this.options);
+          const doc = new Document.Document(void 0, opts);
+          if (this.atDirectives)
+            this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
+          doc.range = [0, endOffset, endOffset];
+          this.decorate(doc, false);
+          yield doc;
+        }
+      }
+    };
+    exports2.Composer = Composer;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-scalar.js
+var require_cst_scalar = __commonJS({
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+    "use strict";
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    var errors = require_errors();
+    var stringifyString = require_stringifyString();
+    function resolveAsScalar(token, strict = true, onError) {
+      if (token) {
+        const _onError = (pos, code, message) => {
+          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+          if (onError)
+            onError(offset, code, message);
+          else
+            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+        };
+        switch (token.type) {
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+          case "block-scalar":
+            return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+      }
+      return null;
+    }
+    function createScalarToken(value2, context2) {
+      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context2;
+      const source = stringifyString.stringifyString({ type, value: value2 }, {
+        implicitKey,
+        indent: indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      const end = context2.end ?? [
+        { type: "newline", offset: -1, indent, source: "\n" }
+      ];
+      switch (source[0]) {
+        case "|":
+        case ">": {
+          const he = source.indexOf("\n");
+          const head = source.substring(0, he);
+          const body = source.substring(he + 1) + "\n";
+          const props = [
+            { type: "block-scalar-header", offset, indent, source: head }
+          ];
+          if (!addEndtoBlockProps(props, end))
+            props.push({ type: "newline", offset: -1, indent, source: "\n" });
+          return { type: "block-scalar", offset, indent, props, source: body };
+        }
+        case '"':
+          return { type: "double-quoted-scalar", offset, indent, source, end };
+        case "'":
+          return { type: "single-quoted-scalar", offset, indent, source, end };
+        default:
+          return { type: "scalar", offset, indent, source, end };
+      }
+    }
+    function setScalarValue(token, value2, context2 = {}) {
+      let { afterKey = false, implicitKey = false, inFlow = false, type } = context2;
+      let indent = "indent" in token ? token.indent : null;
+      if (afterKey && typeof indent === "number")
+        indent += 2;
+      if (!type)
+        switch (token.type) {
+          case "single-quoted-scalar":
+            type = "QUOTE_SINGLE";
+            break;
+          case "double-quoted-scalar":
+            type = "QUOTE_DOUBLE";
+            break;
+          case "block-scalar": {
+            const header = token.props[0];
+            if (header.type !== "block-scalar-header")
+              throw new Error("Invalid block scalar header");
+            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            break;
+          }
+          default:
+            type = "PLAIN";
+        }
+      const source = stringifyString.stringifyString({ type, value: value2 }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      switch (source[0]) {
+        case "|":
+        case ">":
+          setBlockScalarValue(token, source);
+          break;
+        case '"':
+          setFlowScalarValue(token, source, "double-quoted-scalar");
+          break;
+        case "'":
+          setFlowScalarValue(token, source, "single-quoted-scalar");
+          break;
+        default:
+          setFlowScalarValue(token, source, "scalar");
+      }
+    }
+    function setBlockScalarValue(token, source) {
+      const he = source.indexOf("\n");
+      const head = source.substring(0, he);
+      const body = source.substring(he + 1) + "\n";
+      if (token.type === "block-scalar") {
+        const header = token.props[0];
+        if (header.type !== "block-scalar-header")
+          throw new Error("Invalid block scalar header");
+        header.source = head;
+        token.source = body;
+      } else {
+        const { offset } = token;
+        const indent = "indent" in token ? token.indent : -1;
+        const props = [
+          { type: "block-scalar-header", offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
+          props.push({ type: "newline", offset: -1, indent, source: "\n" });
+        for (const key of Object.keys(token))
+          if (key !== "type" && key !== "offset")
+            delete token[key];
+        Object.assign(token, { type: "block-scalar", indent, props, source: body });
+      }
+    }
+    function addEndtoBlockProps(props, end) {
+      if (end)
+        for (const st of end)
+          switch (st.type) {
+            case "space":
+            case "comment":
+              props.push(st);
+              break;
+            case "newline":
+              props.push(st);
+              return true;
+          }
+      return false;
+    }
+    function setFlowScalarValue(token, source, type) {
+      switch (token.type) {
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          token.type = type;
+          token.source = source;
+          break;
+        case "block-scalar": {
+          const end = token.props.slice(1);
+          let oa = source.length;
+          if (token.props[0].type === "block-scalar-header")
+            oa -= token.props[0].source.length;
+          for (const tok of end)
+            tok.offset += oa;
+          delete token.props;
+          Object.assign(token, { type, source, end });
+          break;
+        }
+        case "block-map":
+        case "block-seq": {
+          const offset = token.offset + source.length;
+          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
+          delete token.items;
+          Object.assign(token, { type, source, end: [nl] });
+          break;
+        }
+        default: {
+          const indent = "indent" in token ? token.indent : -1;
+          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          for (const key of Object.keys(token))
+            if (key !== "type" && key !== "offset")
+              delete token[key];
+          Object.assign(token, { type, indent, source, end });
+        }
+      }
+    }
+    exports2.createScalarToken = createScalarToken;
+    exports2.resolveAsScalar = resolveAsScalar;
+    exports2.setScalarValue = setScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-stringify.js
+var require_cst_stringify = __commonJS({
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+    "use strict";
+    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    function stringifyToken(token) {
+      switch (token.type) {
+        case "block-scalar": {
+          let res = "";
+          for (const tok of token.props)
+            res += stringifyToken(tok);
+          return res + token.source;
+        }
+        case "block-map":
+        case "block-seq": {
+          let res = "";
+          for (const item of token.items)
+            res += stringifyItem(item);
+          return res;
+        }
+        case "flow-collection": {
+          let res = token.start.source;
+          for (const item of token.items)
+            res += stringifyItem(item);
+          for (const st of token.end)
+            res += st.source;
+          return res;
+        }
+        case "document": {
+          let res = stringifyItem(token);
+          if (token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+        default: {
+          let res = token.source;
+          if ("end" in token && token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+      }
+    }
+    function stringifyItem({ start, key, sep, value: value2 }) {
+      let res = "";
+      for (const st of start)
+        res += st.source;
+      if (key)
+        res += stringifyToken(key);
+      if (sep)
+        for (const st of sep)
+          res += st.source;
+      if (value2)
+        res += stringifyToken(value2);
+      return res;
+    }
+    exports2.stringify = stringify;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-visit.js
+var require_cst_visit = __commonJS({
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+    "use strict";
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove item");
+    function visit(cst, visitor) {
+      if ("type" in cst && cst.type === "document")
+        cst = { start: cst.start, value: cst.value };
+      _visit(Object.freeze([]), cst, visitor);
+    }
+    visit.BREAK = BREAK;
+    visit.SKIP = SKIP;
+    visit.REMOVE = REMOVE;
+    visit.itemAtPath = (cst, path) => {
+      let item = cst;
+      for (const [field, index] of path) {
+        const tok = item?.[field];
+        if (tok && "items" in tok) {
+          item = tok.items[index];
+        } else
+          return void 0;
+      }
+      return item;
+    };
+    visit.parentCollection = (cst, path) => {
+      const parent = visit.itemAtPath(cst, path.slice(0, -1));
+      const field = path[path.length - 1][0];
+      const coll = parent?.[field];
+      if (coll && "items" in coll)
+        return coll;
+      throw new Error("Parent collection not found");
+    };
+    function _visit(path, item, visitor) {
+      let ctrl = visitor(item, path);
+      if (typeof ctrl === "symbol")
+        return ctrl;
+      for (const field of ["key", "value"]) {
+        const token = item[field];
+        if (token && "items" in token) {
+          for (let i = 0; i < token.items.length; ++i) {
+            const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              token.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+          if (typeof ctrl === "function" && field === "key")
+            ctrl = ctrl(item, path);
+        }
+      }
+      return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
+    }
+    exports2.visit = visit;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst.js
+var require_cst = __commonJS({
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
+    "use strict";
+    var cstScalar = require_cst_scalar();
+    var cstStringify = require_cst_stringify();
+    var cstVisit = require_cst_visit();
+    var BOM = "\uFEFF";
+    var DOCUMENT = "";
+    var FLOW_END = "";
+    var SCALAR = "";
+    var isCollection = (token) => !!token && "items" in token;
+    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    function prettyToken(token) {
+      switch (token) {
+        case BOM:
+          return "<BOM>";
+        case DOCUMENT:
+          return "<DOC>";
+        case FLOW_END:
+          return "<FLOW_END>";
+        case SCALAR:
+          return "<SCALAR>";
+        default:
+          return JSON.stringify(token);
+      }
+    }
+    function tokenType(source) {
+      switch (source) {
+        case BOM:
+          return "byte-order-mark";
+        case DOCUMENT:
+          return "doc-mode";
+        case FLOW_END:
+          return "flow-error-end";
+        case SCALAR:
+          return "scalar";
+        case "---":
+          return "doc-start";
+        case "...":
+          return "doc-end";
+        case "":
+        case "\n":
+        case "\r\n":
+          return "newline";
+        case "-":
+          return "seq-item-ind";
+        case "?":
+          return "explicit-key-ind";
+        case ":":
+          return "map-value-ind";
+        case "{":
+          return "flow-map-start";
+        case "}":
+          return "flow-map-end";
+        case "[":
+          return "flow-seq-start";
+        case "]":
+          return "flow-seq-end";
+        case ",":
+          return "comma";
+      }
+      switch (source[0]) {
+        case " ":
+        case "	":
+          return "space";
+        case "#":
+          return "comment";
+        case "%":
+          return "directive-line";
+        case "*":
+          return "alias";
+        case "&":
+          return "anchor";
+        case "!":
+          return "tag";
+        case "'":
+          return "single-quoted-scalar";
+        case '"':
+          return "double-quoted-scalar";
+        case "|":
+        case ">":
+          return "block-scalar-header";
+      }
+      return null;
+    }
+    exports2.createScalarToken = cstScalar.createScalarToken;
+    exports2.resolveAsScalar = cstScalar.resolveAsScalar;
+    exports2.setScalarValue = cstScalar.setScalarValue;
+    exports2.stringify = cstStringify.stringify;
+    exports2.visit = cstVisit.visit;
+    exports2.BOM = BOM;
+    exports2.DOCUMENT = DOCUMENT;
+    exports2.FLOW_END = FLOW_END;
+    exports2.SCALAR = SCALAR;
+    exports2.isCollection = isCollection;
+    exports2.isScalar = isScalar;
+    exports2.prettyToken = prettyToken;
+    exports2.tokenType = tokenType;
+  }
+});
+
+// node_modules/yaml/dist/parse/lexer.js
+var require_lexer = __commonJS({
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
+    "use strict";
+    var cst = require_cst();
+    function isEmpty(ch) {
+      switch (ch) {
+        case void 0:
+        case " ":
+        case "\n":
+        case "\r":
+        case "	":
+          return true;
+        default:
+          return false;
+      }
+    }
+    var hexDigits = new Set("0123456789ABCDEFabcdef");
+    var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+    var flowIndicatorChars = new Set(",[]{}");
+    var invalidAnchorChars = new Set(" ,[]{}\n\r	");
+    var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+    var Lexer = class {
+      constructor() {
+        this.atEnd = false;
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        this.buffer = "";
+        this.flowKey = false;
+        this.flowLevel = 0;
+        this.indentNext = 0;
+        this.indentValue = 0;
+        this.lineEndPos = null;
+        this.next = null;
+        this.pos = 0;
+      }
+      /**
+       * Generate YAML tokens from the `source` string. If `incomplete`,
+       * a part of the last line may be left as a buffer for the next call.
+       *
+       * @returns A generator of lexical tokens
+       */
+      *lex(source, incomplete = false) {
+        if (source) {
+          if (typeof source !== "string")
+            throw TypeError("source is not a string");
+          this.buffer = this.buffer ? this.buffer + source : source;
+          this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? "stream";
+        while (next && (incomplete || this.hasChars(1)))
+          next = yield* this.parseNext(next);
+      }
+      atLineEnd() {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (ch === " " || ch === "	")
+          ch = this.buffer[++i];
+        if (!ch || ch === "#" || ch === "\n")
+          return true;
+        if (ch === "\r")
+          return this.buffer[i + 1] === "\n";
+        return false;
+      }
+      charAt(n) {
+        return this.buffer[this.pos + n];
+      }
+      continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+          let indent = 0;
+          while (ch === " ")
+            ch = this.buffer[++indent + offset];
+          if (ch === "\r") {
+            const next = this.buffer[indent + offset + 1];
+            if (next === "\n" || !next && !this.atEnd)
+              return offset + indent + 1;
+          }
+          return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
+        }
+        if (ch === "-" || ch === ".") {
+          const dt = this.buffer.substr(offset, 3);
+          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
+            return -1;
+        }
+        return offset;
+      }
+      getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== "number" || end !== -1 && end < this.pos) {
+          end = this.buffer.indexOf("\n", this.pos);
+          this.lineEndPos = end;
+        }
+        if (end === -1)
+          return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === "\r")
+          end -= 1;
+        return this.buffer.substring(this.pos, end);
+      }
+      hasChars(n) {
+        return this.pos + n <= this.buffer.length;
+      }
+      setNext(state) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state;
+        return null;
+      }
+      peek(n) {
+        return this.buffer.substr(this.pos, n);
+      }
+      *parseNext(next) {
+        switch (next) {
+          case "stream":
+            return yield* this.parseStream();
+          case "line-start":
+            return yield* this.parseLineStart();
+          case "block-start":
+            return yield* this.parseBlockStart();
+          case "doc":
+            return yield* this.parseDocument();
+          case "flow":
+            return yield* this.parseFlowCollection();
+          case "quoted-scalar":
+            return yield* this.parseQuotedScalar();
+          case "block-scalar":
+            return yield* this.parseBlockScalar();
+          case "plain-scalar":
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+          return this.setNext("stream");
+        if (line[0] === cst.BOM) {
+          yield* this.pushCount(1);
+          line = line.substring(1);
+        }
+        if (line[0] === "%") {
+          let dirEnd = line.length;
+          let cs = line.indexOf("#");
+          while (cs !== -1) {
+            const ch = line[cs - 1];
+            if (ch === " " || ch === "	") {
+              dirEnd = cs - 1;
+              break;
+            } else {
+              cs = line.indexOf("#", cs + 1);
+            }
+          }
+          while (true) {
+            const ch = line[dirEnd - 1];
+            if (ch === " " || ch === "	")
+              dirEnd -= 1;
+            else
+              break;
+          }
+          const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+          yield* this.pushCount(line.length - n);
+          this.pushNewline();
+          return "stream";
+        }
+        if (this.atLineEnd()) {
+          const sp = yield* this.pushSpaces(true);
+          yield* this.pushCount(line.length - sp);
+          yield* this.pushNewline();
+          return "stream";
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+      }
+      *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+          return this.setNext("line-start");
+        if (ch === "-" || ch === ".") {
+          if (!this.atEnd && !this.hasChars(4))
+            return this.setNext("line-start");
+          const s = this.peek(3);
+          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
+            yield* this.pushCount(3);
+            this.indentValue = 0;
+            this.indentNext = 0;
+            return s === "---" ? "doc" : "stream";
+          }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+          this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+      }
+      *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+          return this.setNext("block-start");
+        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
+          const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+          this.indentNext = this.indentValue + 1;
+          this.indentValue += n;
+          return "block-start";
+        }
+        return "doc";
+      }
+      *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("doc");
+        let n = yield* this.pushIndicators();
+        switch (line[n]) {
+          case "#":
+            yield* this.pushCount(line.length - n);
+          // fallthrough
+          case void 0:
+            yield* this.pushNewline();
+            return yield* this.parseLineStart();
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel = 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            return "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "doc";
+          case '"':
+          case "'":
+            return yield* this.parseQuotedScalar();
+          case "|":
+          case ">":
+            n += yield* this.parseBlockScalarHeader();
+            n += yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - n);
+            yield* this.pushNewline();
+            return yield* this.parseBlockScalar();
+          default:
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+          nl = yield* this.pushNewline();
+          if (nl > 0) {
+            sp = yield* this.pushSpaces(false);
+            this.indentValue = indent = sp;
+          } else {
+            sp = 0;
+          }
+          sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("flow");
+        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
+          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
+          if (!atFlowEndMarker) {
+            this.flowLevel = 0;
+            yield cst.FLOW_END;
+            return yield* this.parseLineStart();
+          }
+        }
+        let n = 0;
+        while (line[n] === ",") {
+          n += yield* this.pushCount(1);
+          n += yield* this.pushSpaces(true);
+          this.flowKey = false;
+        }
+        n += yield* this.pushIndicators();
+        switch (line[n]) {
+          case void 0:
+            return "flow";
+          case "#":
+            yield* this.pushCount(line.length - n);
+            return "flow";
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel += 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            this.flowKey = true;
+            this.flowLevel -= 1;
+            return this.flowLevel ? "flow" : "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "flow";
+          case '"':
+          case "'":
+            this.flowKey = true;
+            return yield* this.parseQuotedScalar();
+          case ":": {
+            const next = this.charAt(1);
+            if (this.flowKey || isEmpty(next) || next === ",") {
+              this.flowKey = false;
+              yield* this.pushCount(1);
+              yield* this.pushSpaces(true);
+              return "flow";
+            }
+          }
+          // fallthrough
+          default:
+            this.flowKey = false;
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseQuotedScalar() {
+        const quote = this.charAt(0);
+        let end = this.buffer.indexOf(quote, this.pos + 1);
+        if (quote === "'") {
+          while (end !== -1 && this.buffer[end + 1] === "'")
+            end = this.buffer.indexOf("'", end + 2);
+        } else {
+          while (end !== -1) {
+            let n = 0;
+            while (this.buffer[end - 1 - n] === "\\")
+              n += 1;
+            if (n % 2 === 0)
+              break;
+            end = this.buffer.indexOf('"', end + 1);
+          }
+        }
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf("\n", this.pos);
+        if (nl !== -1) {
+          while (nl !== -1) {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = qb.indexOf("\n", cs);
+          }
+          if (nl !== -1) {
+            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+          }
+        }
+        if (end === -1) {
+          if (!this.atEnd)
+            return this.setNext("quoted-scalar");
+          end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? "flow" : "doc";
+      }
+      *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i = this.pos;
+        while (true) {
+          const ch = this.buffer[++i];
+          if (ch === "+")
+            this.blockScalarKeep = true;
+          else if (ch > "0" && ch <= "9")
+            this.blockScalarIndent = Number(ch) - 1;
+          else if (ch !== "-")
+            break;
+        }
+        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
+      }
+      *parseBlockScalar() {
+        let nl = this.pos - 1;
+        let indent = 0;
+        let ch;
+        loop: for (let i2 = this.pos; ch = this.buffer[i2]; ++i2) {
+          switch (ch) {
+            case " ":
+              indent += 1;
+              break;
+            case "\n":
+              nl = i2;
+              indent = 0;
+              break;
+            case "\r": {
+              const next = this.buffer[i2 + 1];
+              if (!next && !this.atEnd)
+                return this.setNext("block-scalar");
+              if (next === "\n")
+                break;
+            }
+            // fallthrough
+            default:
+              break loop;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("block-scalar");
+        if (indent >= this.indentNext) {
+          if (this.blockScalarIndent === -1)
+            this.indentNext = indent;
+          else {
+            this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+          }
+          do {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = this.buffer.indexOf("\n", cs);
+          } while (nl !== -1);
+          if (nl === -1) {
+            if (!this.atEnd)
+              return this.setNext("block-scalar");
+            nl = this.buffer.length;
+          }
+        }
+        let i = nl + 1;
+        ch = this.buffer[i];
+        while (ch === " ")
+          ch = this.buffer[++i];
+        if (ch === "	") {
+          while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
+            ch = this.buffer[++i];
+          nl = i - 1;
+        } else if (!this.blockScalarKeep) {
+          do {
+            let i2 = nl - 1;
+            let ch2 = this.buffer[i2];
+            if (ch2 === "\r")
+              ch2 = this.buffer[--i2];
+            const lastChar = i2;
+            while (ch2 === " ")
+              ch2 = this.buffer[--i2];
+            if (ch2 === "\n" && i2 >= this.pos && i2 + 1 + indent > lastChar)
+              nl = i2;
+            else
+              break;
+          } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+      }
+      *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i = this.pos - 1;
+        let ch;
+        while (ch = this.buffer[++i]) {
+          if (ch === ":") {
+            const next = this.buffer[i + 1];
+            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
+              break;
+            end = i;
+          } else if (isEmpty(ch)) {
+            let next = this.buffer[i + 1];
+            if (ch === "\r") {
+              if (next === "\n") {
+                i += 1;
+                ch = "\n";
+                next = this.buffer[i + 1];
+              } else
+                end = i;
+            }
+            if (next === "#" || inFlow && flowIndicatorChars.has(next))
+              break;
+            if (ch === "\n") {
+              const cs = this.continueScalar(i + 1);
+              if (cs === -1)
+                break;
+              i = Math.max(i, cs - 2);
+            }
+          } else {
+            if (inFlow && flowIndicatorChars.has(ch))
+              break;
+            end = i;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("plain-scalar");
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? "flow" : "doc";
+      }
+      *pushCount(n) {
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos += n;
+          return n;
+        }
+        return 0;
+      }
+      *pushToIndex(i, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i);
+        if (s) {
+          yield s;
+          this.pos += s.length;
+          return s.length;
+        } else if (allowEmpty)
+          yield "";
+        return 0;
+      }
+      *pushIndicators() {
+        let n = 0;
+        loop: while (true) {
+          switch (this.charAt(0)) {
+            case "!":
+              n += yield* this.pushTag();
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "&":
+              n += yield* this.pushUntil(isNotAnchorChar);
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "-":
+            // this is an error
+            case "?":
+            // this is an error outside flow collections
+            case ":": {
+              const inFlow = this.flowLevel > 0;
+              const ch1 = this.charAt(1);
+              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
+                if (!inFlow)
+                  this.indentNext = this.indentValue + 1;
+                else if (this.flowKey)
+                  this.flowKey = false;
+                n += yield* this.pushCount(1);
+                n += yield* this.pushSpaces(true);
+                continue loop;
+              }
+            }
+          }
+          break loop;
+        }
+        return n;
+      }
+      *pushTag() {
+        if (this.charAt(1) === "<") {
+          let i = this.pos + 2;
+          let ch = this.buffer[i];
+          while (!isEmpty(ch) && ch !== ">")
+            ch = this.buffer[++i];
+          return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
+        } else {
+          let i = this.pos + 1;
+          let ch = this.buffer[i];
+          while (ch) {
+            if (tagChars.has(ch))
+              ch = this.buffer[++i];
+            else if (ch === "%" && hexDigits.has(this.buffer[i + 1]) && hexDigits.has(this.buffer[i + 2])) {
+              ch = this.buffer[i += 3];
+            } else
+              break;
+          }
+          return yield* this.pushToIndex(i, false);
+        }
+      }
+      *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === "\n")
+          return yield* this.pushCount(1);
+        else if (ch === "\r" && this.charAt(1) === "\n")
+          return yield* this.pushCount(2);
+        else
+          return 0;
+      }
+      *pushSpaces(allowTabs) {
+        let i = this.pos - 1;
+        let ch;
+        do {
+          ch = this.buffer[++i];
+        } while (ch === " " || allowTabs && ch === "	");
+        const n = i - this.pos;
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos = i;
+        }
+        return n;
+      }
+      *pushUntil(test) {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (!test(ch))
+          ch = this.buffer[++i];
+        return yield* this.pushToIndex(i, false);
+      }
+    };
+    exports2.Lexer = Lexer;
+  }
+});
+
+// node_modules/yaml/dist/parse/line-counter.js
+var require_line_counter = __commonJS({
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+    "use strict";
+    var LineCounter = class {
+      constructor() {
+        this.lineStarts = [];
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        this.linePos = (offset) => {
+          let low = 0;
+          let high = this.lineStarts.length;
+          while (low < high) {
+            const mid = low + high >> 1;
+            if (this.lineStarts[mid] < offset)
+              low = mid + 1;
+            else
+              high = mid;
+          }
+          if (this.lineStarts[low] === offset)
+            return { line: low + 1, col: 1 };
+          if (low === 0)
+            return { line: 0, col: offset };
+          const start = this.lineStarts[low - 1];
+          return { line: low, col: offset - start + 1 };
+        };
+      }
+    };
+    exports2.LineCounter = LineCounter;
+  }
+});
+
+// node_modules/yaml/dist/parse/parser.js
+var require_parser = __commonJS({
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
+    "use strict";
+    var node_process = __require("process");
+    var cst = require_cst();
+    var lexer = require_lexer();
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
+          return true;
+      return false;
+    }
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
+          case "space":
+          case "comment":
+          case "newline":
+            break;
+          default:
+            return i;
+        }
+      }
+      return -1;
+    }
+    function isFlowToken(token) {
+      switch (token?.type) {
+        case "alias":
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "flow-collection":
+          return true;
+        default:
+          return false;
+      }
+    }
+    function getPrevProps(parent) {
+      switch (parent.type) {
+        case "document":
+          return parent.start;
+        case "block-map": {
+          const it = parent.items[parent.items.length - 1];
+          return it.sep ?? it.start;
+        }
+        case "block-seq":
+          return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+          return [];
+      }
+    }
+    function getFirstKeyStartProps(prev) {
+      if (prev.length === 0)
+        return [];
+      let i = prev.length;
+      loop: while (--i >= 0) {
+        switch (prev[i].type) {
+          case "doc-start":
+          case "explicit-key-ind":
+          case "map-value-ind":
+          case "seq-item-ind":
+          case "newline":
+            break loop;
+        }
+      }
+      while (prev[++i]?.type === "space") {
+      }
+      return prev.splice(i, prev.length);
+    }
+    function arrayPushArray(target, source) {
+      if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+      else
+        for (let i = 0; i < source.length; ++i)
+          target.push(source[i]);
+    }
+    function fixFlowSeqItems(fc) {
+      if (fc.start.type === "flow-seq-start") {
+        for (const it of fc.items) {
+          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
+            if (it.key)
+              it.value = it.key;
+            delete it.key;
+            if (isFlowToken(it.value)) {
+              if (it.value.end)
+                arrayPushArray(it.value.end, it.sep);
+              else
+                it.value.end = it.sep;
+            } else
+              arrayPushArray(it.start, it.sep);
+            delete it.sep;
+          }
+        }
+      }
+    }
+    var Parser = class {
+      /**
+       * @param onNewLine - If defined, called separately with the start position of
+       *   each new line (in `parse()`, including the start of input).
+       */
+      constructor(onNewLine) {
+        this.atNewLine = true;
+        this.atScalar = false;
+        this.indent = 0;
+        this.offset = 0;
+        this.onKeyLine = false;
+        this.stack = [];
+        this.source = "";
+        this.type = "";
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+      }
+      /**
+       * Parse `source` as a YAML stream.
+       * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+       *
+       * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+       *
+       * @returns A generator of tokens representing each directive, document, and other structure.
+       */
+      *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+          this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+          yield* this.next(lexeme);
+        if (!incomplete)
+          yield* this.end();
+      }
+      /**
+       * Advance the parser by the `source` of one lexical token.
+       */
+      *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+          console.log("|", cst.prettyToken(source));
+        if (this.atScalar) {
+          this.atScalar = false;
+          yield* this.step();
+          this.offset += source.length;
+          return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+          const message = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message, source });
+          this.offset += source.length;
+        } else if (type === "scalar") {
+          this.atNewLine = false;
+          this.atScalar = true;
+          this.type = "scalar";
+        } else {
+          this.type = type;
+          yield* this.step();
+          switch (type) {
+            case "newline":
+              this.atNewLine = true;
+              this.indent = 0;
+              if (this.onNewLine)
+                this.onNewLine(this.offset + source.length);
+              break;
+            case "space":
+              if (this.atNewLine && source[0] === " ")
+                this.indent += source.length;
+              break;
+            case "explicit-key-ind":
+            case "map-value-ind":
+            case "seq-item-ind":
+              if (this.atNewLine)
+                this.indent += source.length;
+              break;
+            case "doc-mode":
+            case "flow-error-end":
+              return;
+            default:
+              this.atNewLine = false;
+          }
+          this.offset += source.length;
+        }
+      }
+      /** Call at end of input to push out any remaining constructions */
+      *end() {
+        while (this.stack.length > 0)
+          yield* this.pop();
+      }
+      get sourceToken() {
+        const st = {
+          type: this.type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+        return st;
+      }
+      *step() {
+        const top = this.peek(1);
+        if (this.type === "doc-end" && top?.type !== "doc-end") {
+          while (this.stack.length > 0)
+            yield* this.pop();
+          this.stack.push({
+            type: "doc-end",
+            offset: this.offset,
+            source: this.source
+          });
+          return;
+        }
+        if (!top)
+          return yield* this.stream();
+        switch (top.type) {
+          case "document":
+            return yield* this.document(top);
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return yield* this.scalar(top);
+          case "block-scalar":
+            return yield* this.blockScalar(top);
+          case "block-map":
+            return yield* this.blockMap(top);
+          case "block-seq":
+            return yield* this.blockSequence(top);
+          case "flow-collection":
+            return yield* this.flowCollection(top);
+          case "doc-end":
+            return yield* this.documentEnd(top);
+        }
+        yield* this.pop();
+      }
+      peek(n) {
+        return this.stack[this.stack.length - n];
+      }
+      *pop(error) {
+        const token = error ?? this.stack.pop();
+        if (!token) {
+          const message = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message };
+        } else if (this.stack.length === 0) {
+          yield token;
+        } else {
+          const top = this.peek(1);
+          if (token.type === "block-scalar") {
+            token.indent = "indent" in top ? top.indent : 0;
+          } else if (token.type === "flow-collection" && top.type === "document") {
+            token.indent = 0;
+          }
+          if (token.type === "flow-collection")
+            fixFlowSeqItems(token);
+          switch (top.type) {
+            case "document":
+              top.value = token;
+              break;
+            case "block-scalar":
+              top.props.push(token);
+              break;
+            case "block-map": {
+              const it = top.items[top.items.length - 1];
+              if (it.value) {
+                top.items.push({ start: [], key: token, sep: [] });
+                this.onKeyLine = true;
+                return;
+              } else if (it.sep) {
+                it.value = token;
+              } else {
+                Object.assign(it, { key: token, sep: [] });
+                this.onKeyLine = !it.explicitKey;
+                return;
+              }
+              break;
+            }
+            case "block-seq": {
+              const it = top.items[top.items.length - 1];
+              if (it.value)
+                top.items.push({ start: [], value: token });
+              else
+                it.value = token;
+              break;
+            }
+            case "flow-collection": {
+              const it = top.items[top.items.length - 1];
+              if (!it || it.value)
+                top.items.push({ start: [], key: token, sep: [] });
+              else if (it.sep)
+                it.value = token;
+              else
+                Object.assign(it, { key: token, sep: [] });
+              return;
+            }
+            /* istanbul ignore next should not happen */
+            default:
+              yield* this.pop();
+              yield* this.pop(token);
+          }
+          if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
+            const last = token.items[token.items.length - 1];
+            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
+              if (top.type === "document")
+                top.end = last.start;
+              else
+                top.items.push({ start: last.start });
+              token.items.splice(-1, 1);
+            }
+          }
+        }
+      }
+      *stream() {
+        switch (this.type) {
+          case "directive-line":
+            yield { type: "directive", offset: this.offset, source: this.source };
+            return;
+          case "byte-order-mark":
+          case "space":
+          case "comment":
+          case "newline":
+            yield this.sourceToken;
+            return;
+          case "doc-mode":
+          case "doc-start": {
+            const doc = {
+              type: "document",
+              offset: this.offset,
+              start: []
+            };
+            if (this.type === "doc-start")
+              doc.start.push(this.sourceToken);
+            this.stack.push(doc);
+            return;
+          }
+        }
+        yield {
+          type: "error",
+          offset: this.offset,
+          message: `Unexpected ${this.type} token in YAML stream`,
+          source: this.source
+        };
+      }
+      *document(doc) {
+        if (doc.value)
+          return yield* this.lineEnd(doc);
+        switch (this.type) {
+          case "doc-start": {
+            if (findNonEmptyIndex(doc.start) !== -1) {
+              yield* this.pop();
+              yield* this.step();
+            } else
+              doc.start.push(this.sourceToken);
+            return;
+          }
+          case "anchor":
+          case "tag":
+          case "space":
+          case "comment":
+          case "newline":
+            doc.start.push(this.sourceToken);
+            return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+          this.stack.push(bv);
+        else {
+          yield {
+            type: "error",
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML document`,
+            source: this.source
+          };
+        }
+      }
+      *scalar(scalar) {
+        if (this.type === "map-value-ind") {
+          const prev = getPrevProps(this.peek(2));
+          const start = getFirstKeyStartProps(prev);
+          let sep;
+          if (scalar.end) {
+            sep = scalar.end;
+            sep.push(this.sourceToken);
+            delete scalar.end;
+          } else
+            sep = [this.sourceToken];
+          const map = {
+            type: "block-map",
+            offset: scalar.offset,
+            indent: scalar.indent,
+            items: [{ start, key: scalar, sep }]
+          };
+          this.onKeyLine = true;
+          this.stack[this.stack.length - 1] = map;
+        } else
+          yield* this.lineEnd(scalar);
+      }
+      *blockScalar(scalar) {
+        switch (this.type) {
+          case "space":
+          case "comment":
+          case "newline":
+            scalar.props.push(this.sourceToken);
+            return;
+          case "scalar":
+            scalar.source = this.source;
+            this.atNewLine = true;
+            this.indent = 0;
+            if (this.onNewLine) {
+              let nl = this.source.indexOf("\n") + 1;
+              while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf("\n", nl) + 1;
+              }
+            }
+            yield* this.pop();
+            break;
+          /* istanbul ignore next should not happen */
+          default:
+            yield* this.pop();
+            yield* this.step();
+        }
+      }
+      *blockMap(map) {
+        const it = map.items[map.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            this.onKeyLine = false;
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                map.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "space":
+          case "comment":
+            if (it.value) {
+              map.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              if (this.atIndentedComment(it.start, map.indent)) {
+                const prev = map.items[map.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  map.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+        }
+        if (this.indent >= map.indent) {
+          const atMapIndent = !this.onKeyLine && this.indent === map.indent;
+          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
+          let start = [];
+          if (atNextItem && it.sep && !it.value) {
+            const nl = [];
+            for (let i = 0; i < it.sep.length; ++i) {
+              const st = it.sep[i];
+              switch (st.type) {
+                case "newline":
+                  nl.push(i);
+                  break;
+                case "space":
+                  break;
+                case "comment":
+                  if (st.indent > map.indent)
+                    nl.length = 0;
+                  break;
+                default:
+                  nl.length = 0;
+              }
+            }
+            if (nl.length >= 2)
+              start = it.sep.splice(nl[1]);
+          }
+          switch (this.type) {
+            case "anchor":
+            case "tag":
+              if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map.items.push({ start });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                it.sep.push(this.sourceToken);
+              } else {
+                it.start.push(this.sourceToken);
+              }
+              return;
+            case "explicit-key-ind":
+              if (!it.sep && !it.explicitKey) {
+                it.start.push(this.sourceToken);
+                it.explicitKey = true;
+              } else if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map.items.push({ start, explicitKey: true });
+              } else {
+                this.stack.push({
+                  type: "block-map",
+                  offset: this.offset,
+                  indent: this.indent,
+                  items: [{ start: [this.sourceToken], explicitKey: true }]
+                });
+              }
+              this.onKeyLine = true;
+              return;
+            case "map-value-ind":
+              if (it.explicitKey) {
+                if (!it.sep) {
+                  if (includesToken(it.start, "newline")) {
+                    Object.assign(it, { key: null, sep: [this.sourceToken] });
+                  } else {
+                    const start2 = getFirstKeyStartProps(it.start);
+                    this.stack.push({
+                      type: "block-map",
+                      offset: this.offset,
+                      indent: this.indent,
+                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                    });
+                  }
+                } else if (it.value) {
+                  map.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                  });
+                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
+                  const start2 = getFirstKeyStartProps(it.start);
+                  const key = it.key;
+                  const sep = it.sep;
+                  sep.push(this.sourceToken);
+                  delete it.key;
+                  delete it.sep;
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: start2, key, sep }]
+                  });
+                } else if (start.length > 0) {
+                  it.sep = it.sep.concat(start, this.sourceToken);
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              } else {
+                if (!it.sep) {
+                  Object.assign(it, { key: null, sep: [this.sourceToken] });
+                } else if (it.value || atNextItem) {
+                  map.items.push({ start, key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                  });
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              }
+              this.onKeyLine = true;
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs = this.flowScalar(this.type);
+              if (atNextItem || it.value) {
+                map.items.push({ start, key: fs, sep: [] });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                this.stack.push(fs);
+              } else {
+                Object.assign(it, { key: fs, sep: [] });
+                this.onKeyLine = true;
+              }
+              return;
+            }
+            default: {
+              const bv = this.startBlockValue(map);
+              if (bv) {
+                if (bv.type === "block-seq") {
+                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
+                    yield* this.pop({
+                      type: "error",
+                      offset: this.offset,
+                      message: "Unexpected block-seq-ind on same line with key",
+                      source: this.source
+                    });
+                    return;
+                  }
+                } else if (atMapIndent) {
+                  map.items.push({ start });
+                }
+                this.stack.push(bv);
+                return;
+              }
+            }
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                seq.items.push({ start: [this.sourceToken] });
+            } else
+              it.start.push(this.sourceToken);
+            return;
+          case "space":
+          case "comment":
+            if (it.value)
+              seq.items.push({ start: [this.sourceToken] });
+            else {
+              if (this.atIndentedComment(it.start, seq.indent)) {
+                const prev = seq.items[seq.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  seq.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "anchor":
+          case "tag":
+            if (it.value || this.indent <= seq.indent)
+              break;
+            it.start.push(this.sourceToken);
+            return;
+          case "seq-item-ind":
+            if (this.indent !== seq.indent)
+              break;
+            if (it.value || includesToken(it.start, "seq-item-ind"))
+              seq.items.push({ start: [this.sourceToken] });
+            else
+              it.start.push(this.sourceToken);
+            return;
+        }
+        if (this.indent > seq.indent) {
+          const bv = this.startBlockValue(seq);
+          if (bv) {
+            this.stack.push(bv);
+            return;
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === "flow-error-end") {
+          let top;
+          do {
+            yield* this.pop();
+            top = this.peek(1);
+          } while (top?.type === "flow-collection");
+        } else if (fc.end.length === 0) {
+          switch (this.type) {
+            case "comma":
+            case "explicit-key-ind":
+              if (!it || it.sep)
+                fc.items.push({ start: [this.sourceToken] });
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "map-value-ind":
+              if (!it || it.value)
+                fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                Object.assign(it, { key: null, sep: [this.sourceToken] });
+              return;
+            case "space":
+            case "comment":
+            case "newline":
+            case "anchor":
+            case "tag":
+              if (!it || it.value)
+                fc.items.push({ start: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs = this.flowScalar(this.type);
+              if (!it || it.value)
+                fc.items.push({ start: [], key: fs, sep: [] });
+              else if (it.sep)
+                this.stack.push(fs);
+              else
+                Object.assign(it, { key: fs, sep: [] });
+              return;
+            }
+            case "flow-map-end":
+            case "flow-seq-end":
+              fc.end.push(this.sourceToken);
+              return;
+          }
+          const bv = this.startBlockValue(fc);
+          if (bv)
+            this.stack.push(bv);
+          else {
+            yield* this.pop();
+            yield* this.step();
+          }
+        } else {
+          const parent = this.peek(2);
+          if (parent.type === "block-map" && (this.type === "map-value-ind" && parent.indent === fc.indent || this.type === "newline" && !parent.items[parent.items.length - 1].sep)) {
+            yield* this.pop();
+            yield* this.step();
+          } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            fixFlowSeqItems(fc);
+            const sep = fc.end.splice(1, fc.end.length);
+            sep.push(this.sourceToken);
+            const map = {
+              type: "block-map",
+              offset: fc.offset,
+              indent: fc.indent,
+              items: [{ start, key: fc, sep }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map;
+          } else {
+            yield* this.lineEnd(fc);
+          }
+        }
+      }
+      flowScalar(type) {
+        if (this.onNewLine) {
+          let nl = this.source.indexOf("\n") + 1;
+          while (nl !== 0) {
+            this.onNewLine(this.offset + nl);
+            nl = this.source.indexOf("\n", nl) + 1;
+          }
+        }
+        return {
+          type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+      }
+      startBlockValue(parent) {
+        switch (this.type) {
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return this.flowScalar(this.type);
+          case "block-scalar-header":
+            return {
+              type: "block-scalar",
+              offset: this.offset,
+              indent: this.indent,
+              props: [this.sourceToken],
+              source: ""
+            };
+          case "flow-map-start":
+          case "flow-seq-start":
+            return {
+              type: "flow-collection",
+              offset: this.offset,
+              indent: this.indent,
+              start: this.sourceToken,
+              items: [],
+              end: []
+            };
+          case "seq-item-ind":
+            return {
+              type: "block-seq",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start: [this.sourceToken] }]
+            };
+          case "explicit-key-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            start.push(this.sourceToken);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, explicitKey: true }]
+            };
+          }
+          case "map-value-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, key: null, sep: [this.sourceToken] }]
+            };
+          }
+        }
+        return null;
+      }
+      atIndentedComment(start, indent) {
+        if (this.type !== "comment")
+          return false;
+        if (this.indent <= indent)
+          return false;
+        return start.every((st) => st.type === "newline" || st.type === "space");
+      }
+      *documentEnd(docEnd) {
+        if (this.type !== "doc-mode") {
+          if (docEnd.end)
+            docEnd.end.push(this.sourceToken);
+          else
+            docEnd.end = [this.sourceToken];
+          if (this.type === "newline")
+            yield* this.pop();
+        }
+      }
+      *lineEnd(token) {
+        switch (this.type) {
+          case "comma":
+          case "doc-start":
+          case "doc-end":
+          case "flow-seq-end":
+          case "flow-map-end":
+          case "map-value-ind":
+            yield* this.pop();
+            yield* this.step();
+            break;
+          case "newline":
+            this.onKeyLine = false;
+          // fallthrough
+          case "space":
+          case "comment":
+          default:
+            if (token.end)
+              token.end.push(this.sourceToken);
+            else
+              token.end = [this.sourceToken];
+            if (this.type === "newline")
+              yield* this.pop();
+        }
+      }
+    };
+    exports2.Parser = Parser;
+  }
+});
+
+// node_modules/yaml/dist/public-api.js
+var require_public_api = __commonJS({
+  "node_modules/yaml/dist/public-api.js"(exports2) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var errors = require_errors();
+    var log = require_log();
+    var identity = require_identity();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    function parseOptions(options) {
+      const prettyErrors = options.prettyErrors !== false;
+      const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
+      return { lineCounter: lineCounter$1, prettyErrors };
+    }
+    function parseAllDocuments(source, options = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options);
+      const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+      if (prettyErrors && lineCounter2)
+        for (const doc of docs) {
+          doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+          doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+        }
+      if (docs.length > 0)
+        return docs;
+      return Object.assign([], { empty: true }, composer$1.streamInfo());
+    }
+    function parseDocument(source, options = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options);
+      let doc = null;
+      for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+          doc = _doc;
+        else if (doc.options.logLevel !== "silent") {
+          doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+          break;
+        }
+      }
+      if (prettyErrors && lineCounter2) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+      }
+      return doc;
+    }
+    function parse2(src, reviver, options) {
+      let _reviver = void 0;
+      if (typeof reviver === "function") {
+        _reviver = reviver;
+      } else if (options === void 0 && reviver && typeof reviver === "object") {
+        options = reviver;
+      }
+      const doc = parseDocument(src, options);
+      if (!doc)
+        return null;
+      doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
+      if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== "silent")
+          throw doc.errors[0];
+        else
+          doc.errors = [];
+      }
+      return doc.toJS(Object.assign({ reviver: _reviver }, options));
+    }
+    function stringify(value2, replacer, options) {
+      let _replacer = null;
+      if (typeof replacer === "function" || Array.isArray(replacer)) {
+        _replacer = replacer;
+      } else if (options === void 0 && replacer) {
+        options = replacer;
+      }
+      if (typeof options === "string")
+        options = options.length;
+      if (typeof options === "number") {
+        const indent = Math.round(options);
+        options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
+      }
+      if (value2 === void 0) {
+        const { keepUndefined } = options ?? replacer ?? {};
+        if (!keepUndefined)
+          return void 0;
+      }
+      if (identity.isDocument(value2) && !_replacer)
+        return value2.toString(options);
+      return new Document.Document(value2, _replacer, options).toString(options);
+    }
+    exports2.parse = parse2;
+    exports2.parseAllDocuments = parseAllDocuments;
+    exports2.parseDocument = parseDocument;
+    exports2.stringify = stringify;
+  }
+});
+
+// node_modules/yaml/dist/index.js
+var require_dist = __commonJS({
+  "node_modules/yaml/dist/index.js"(exports2) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var Schema = require_Schema();
+    var errors = require_errors();
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var cst = require_cst();
+    var lexer = require_lexer();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    var publicApi = require_public_api();
+    var visit = require_visit();
+    exports2.Composer = composer.Composer;
+    exports2.Document = Document.Document;
+    exports2.Schema = Schema.Schema;
+    exports2.YAMLError = errors.YAMLError;
+    exports2.YAMLParseError = errors.YAMLParseError;
+    exports2.YAMLWarning = errors.YAMLWarning;
+    exports2.Alias = Alias.Alias;
+    exports2.isAlias = identity.isAlias;
+    exports2.isCollection = identity.isCollection;
+    exports2.isDocument = identity.isDocument;
+    exports2.isMap = identity.isMap;
+    exports2.isNode = identity.isNode;
+    exports2.isPair = identity.isPair;
+    exports2.isScalar = identity.isScalar;
+    exports2.isSeq = identity.isSeq;
+    exports2.Pair = Pair.Pair;
+    exports2.Scalar = Scalar.Scalar;
+    exports2.YAMLMap = YAMLMap.YAMLMap;
+    exports2.YAMLSeq = YAMLSeq.YAMLSeq;
+    exports2.CST = cst;
+    exports2.Lexer = lexer.Lexer;
+    exports2.LineCounter = lineCounter.LineCounter;
+    exports2.Parser = parser.Parser;
+    exports2.parse = publicApi.parse;
+    exports2.parseAllDocuments = publicApi.parseAllDocuments;
+    exports2.parseDocument = publicApi.parseDocument;
+    exports2.stringify = publicApi.stringify;
+    exports2.visit = visit.visit;
+    exports2.visitAsync = visit.visitAsync;
+  }
+});
+
 // node_modules/undici/lib/core/symbols.js
 var require_symbols = __commonJS({
   "node_modules/undici/lib/core/symbols.js"(exports2, module2) {
@@ -355,7 +7685,7 @@ var require_timers = __commonJS({
 });
 
 // node_modules/undici/lib/core/errors.js
-var require_errors = __commonJS({
+var require_errors2 = __commonJS({
   "node_modules/undici/lib/core/errors.js"(exports2, module2) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
@@ -957,7 +8287,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @param {number} index
        */
-      constructor(key, value, index) {
+      constructor(key, value2, index) {
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
@@ -966,9 +8296,9 @@ var require_tree = __commonJS({
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
-          this.middle = new _TstNode(key, value, index);
+          this.middle = new _TstNode(key, value2, index);
         } else {
-          this.value = value;
+          this.value = value2;
         }
       }
       /**
@@ -976,7 +8306,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        */
-      add(key, value) {
+      add(key, value2) {
         const length = key.length;
         if (length === 0) {
           throw new TypeError("Unreachable");
@@ -990,25 +8320,25 @@ var require_tree = __commonJS({
           }
           if (node.code === code) {
             if (length === ++index) {
-              node.value = value;
+              node.value = value2;
               break;
             } else if (node.middle !== null) {
               node = node.middle;
             } else {
-              node.middle = new _TstNode(key, value, index);
+              node.middle = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.code < code) {
             if (node.left !== null) {
               node = node.left;
             } else {
-              node.left = new _TstNode(key, value, index);
+              node.left = new _TstNode(key, value2, index);
               break;
             }
           } else if (node.right !== null) {
             node = node.right;
           } else {
-            node.right = new _TstNode(key, value, index);
+            node.right = new _TstNode(key, value2, index);
             break;
           }
         }
@@ -1048,11 +8378,11 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        * */
-      insert(key, value) {
+      insert(key, value2) {
         if (this.node === null) {
-          this.node = new TstNode(key, value, 0);
+          this.node = new TstNode(key, value2, 0);
         } else {
-          this.node.add(key, value);
+          this.node.add(key, value2);
         }
       }
       /**
@@ -1087,7 +8417,7 @@ var require_util = __commonJS({
     var { stringify } = __require("node:querystring");
     var { EventEmitter: EE, addAbortListener: addAbortListenerNative } = __require("node:events");
     var timers = require_timers();
-    var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
+    var { InvalidArgumentError, ConnectTimeoutError } = require_errors2();
     var { headerNameLowerCasedRecord } = require_constants();
     var { tree } = require_tree();
     var BodyAsyncIterable = class {
@@ -1147,11 +8477,11 @@ var require_util = __commonJS({
       return url;
     }
     function isValidPort(port) {
-      const value = parseInt(port, 10);
-      return value === Number(port) && value >= 0 && value <= 65535;
+      const value2 = parseInt(port, 10);
+      return value2 === Number(port) && value2 >= 0 && value2 <= 65535;
     }
-    function isHttpOrHttpsPrefixed(value) {
-      return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
+    function isHttpOrHttpsPrefixed(value2) {
+      return value2 != null && value2[0] === "h" && value2[1] === "t" && value2[2] === "t" && value2[3] === "p" && (value2[4] === ":" || value2[4] === "s" && value2[5] === ":");
     }
     function parseURL(url) {
       if (typeof url === "string") {
@@ -1283,22 +8613,22 @@ var require_util = __commonJS({
       const m = val.match(KEEPALIVE_TIMEOUT_EXPR);
       return m ? parseInt(m[1], 10) * 1e3 : null;
     }
-    function headerNameToString(value) {
-      return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function headerNameToString(value2) {
+      return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function bufferToLowerCasedHeaderName(value) {
-      return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
+    function bufferToLowerCasedHeaderName(value2) {
+      return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
     }
-    function setHeader(obj, key, value) {
+    function setHeader(obj, key, value2) {
       if (key === "__proto__") {
         Object.defineProperty(obj, key, {
-          value,
+          value: value2,
           enumerable: true,
           configurable: true,
           writable: true
         });
       } else {
-        obj[key] = value;
+        obj[key] = value2;
       }
     }
     function parseHeaders2(headers, obj) {
@@ -1339,13 +8669,13 @@ var require_util = __commonJS({
       }
       if (!Array.isArray(headers)) {
         const rawHeaders = [];
-        for (const [name, value] of Object.entries(headers)) {
-          if (Array.isArray(value)) {
-            for (const entry of value) {
+        for (const [name, value2] of Object.entries(headers)) {
+          if (Array.isArray(value2)) {
+            for (const entry of value2) {
               rawHeaders.push(name, `${entry}`);
             }
           } else {
-            rawHeaders.push(name, `${value}`);
+            rawHeaders.push(name, `${value2}`);
           }
         }
         return rawHeaders;
@@ -1366,13 +8696,13 @@ var require_util = __commonJS({
     }
     function toRawHeaders(headers) {
       const rawHeaders = [];
-      for (const [name, value] of Object.entries(headers)) {
-        if (Array.isArray(value)) {
-          for (const entry of value) {
+      for (const [name, value2] of Object.entries(headers)) {
+        if (Array.isArray(value2)) {
+          for (const entry of value2) {
             rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
           }
         } else {
-          rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
+          rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value2}`, "latin1"));
         }
       }
       return rawHeaders;
@@ -1386,7 +8716,7 @@ var require_util = __commonJS({
     function isBuffer(buffer) {
       return buffer instanceof Uint8Array || Buffer.isBuffer(buffer);
     }
-    function assertRequestHandler(handler, method, upgrade) {
+    function assertRequestHandler(handler, method2, upgrade) {
       if (!handler || typeof handler !== "object") {
         throw new InvalidArgumentError("handler must be an object");
       }
@@ -1402,7 +8732,7 @@ var require_util = __commonJS({
       if (typeof handler.onRequestSent !== "function" && handler.onRequestSent !== void 0) {
         throw new InvalidArgumentError("invalid onRequestSent method");
       }
-      if (upgrade || method === "CONNECT") {
+      if (upgrade || method2 === "CONNECT") {
         if (typeof handler.onRequestUpgrade !== "function") {
           throw new InvalidArgumentError("invalid onRequestUpgrade method");
         }
@@ -1765,10 +9095,10 @@ var require_util = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest(client, request, err) {
       try {
-        request2.onResponseError(err);
-        assert(request2.aborted);
+        request.onResponseError(err);
+        assert(request.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -2044,9 +9374,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path, origin }
+            request: { method: method2, path, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path);
+          debugLog("sending request to %s %s%s", method2, origin, path);
         }
       );
     }
@@ -2064,12 +9394,12 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path, origin },
+            request: { method: method2, path, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
-            method,
+            method2,
             origin,
             path,
             statusCode
@@ -2080,21 +9410,21 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path, origin }
+            request: { method: method2, path, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path);
+          debugLog("trailers received from %s %s%s", method2, origin, path);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path, origin },
+            request: { method: method2, path, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
-            method,
+            method2,
             origin,
             path,
             error.message
@@ -2543,8 +9873,8 @@ var require_infra = __commonJS({
       }
       return lead === 0 && trail === str.length - 1 ? str : str.slice(lead, trail + 1);
     }
-    function serializeJavascriptValueToJSONString(value) {
-      const result = JSON.stringify(value);
+    function serializeJavascriptValueToJSONString(value2) {
+      const result = JSON.stringify(value2);
       if (result === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
@@ -2742,11 +10072,11 @@ var require_data_url = __commonJS({
     }
     function collectAnHTTPQuotedString(input, position, extractValue = false) {
       const positionStart = position.position;
-      let value = "";
+      let value2 = "";
       assert(input[position.position] === '"');
       position.position++;
       while (true) {
-        value += collectASequenceOfCodePoints(
+        value2 += collectASequenceOfCodePoints(
           (char) => char !== '"' && char !== "\\",
           input,
           position
@@ -2758,10 +10088,10 @@ var require_data_url = __commonJS({
         position.position++;
         if (quoteOrBackslash === "\\") {
           if (position.position >= input.length) {
-            value += "\\";
+            value2 += "\\";
             break;
           }
-          value += input[position.position];
+          value2 += input[position.position];
           position.position++;
         } else {
           assert(quoteOrBackslash === '"');
@@ -2769,7 +10099,7 @@ var require_data_url = __commonJS({
         }
       }
       if (extractValue) {
-        return value;
+        return value2;
       }
       return input.slice(positionStart, position.position);
     }
@@ -2777,16 +10107,16 @@ var require_data_url = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name, value2] of parameters.entries()) {
         serialization += ";";
         serialization += name;
         serialization += "=";
-        if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
-          value = value.replace(/[\\"]/ug, "\\$&");
-          value = '"' + value;
-          value += '"';
+        if (!HTTP_TOKEN_CODEPOINTS.test(value2)) {
+          value2 = value2.replace(/[\\"]/ug, "\\$&");
+          value2 = '"' + value2;
+          value2 += '"';
         }
-        serialization += value;
+        serialization += value2;
       }
       return serialization;
     }
@@ -2879,10 +10209,10 @@ var require_webidl = __commonJS({
         message
       });
     };
-    webidl.errors.invalidArgument = function(context) {
+    webidl.errors.invalidArgument = function(context2) {
       return webidl.errors.exception({
-        header: context.prefix,
-        message: `"${context.value}" is an invalid ${context.type}.`
+        header: context2.prefix,
+        message: `"${context2.value}" is an invalid ${context2.type}.`
       });
     };
     webidl.brandCheck = function(V, is) {
@@ -3064,21 +10394,21 @@ var require_webidl = __commonJS({
             message: `${argument} (${webidl.util.Stringify(V)}) is not iterable.`
           });
         }
-        const method = typeof Iterable === "function" ? Iterable() : V?.[Symbol.iterator]?.();
+        const method2 = typeof Iterable === "function" ? Iterable() : V?.[Symbol.iterator]?.();
         const seq = [];
         let index = 0;
-        if (method === void 0 || typeof method.next !== "function") {
+        if (method2 === void 0 || typeof method2.next !== "function") {
           throw webidl.errors.exception({
             header: prefix,
             message: `${argument} is not iterable.`
           });
         }
         while (true) {
-          const { done, value } = method.next();
+          const { done, value: value2 } = method2.next();
           if (done) {
             break;
           }
-          seq.push(converter(value, prefix, `${argument}[${index++}]`));
+          seq.push(converter(value2, prefix, `${argument}[${index++}]`));
         }
         return seq;
       };
@@ -3145,20 +10475,20 @@ var require_webidl = __commonJS({
               });
             }
           }
-          let value = dictionary?.[key];
+          let value2 = dictionary?.[key];
           const hasDefault = defaultValue !== void 0;
-          if (hasDefault && value === void 0) {
-            value = defaultValue();
+          if (hasDefault && value2 === void 0) {
+            value2 = defaultValue();
           }
-          if (required2 || hasDefault || value !== void 0) {
-            value = converter(value, prefix, `${argument}.${key}`);
-            if (options.allowedValues && !options.allowedValues.includes(value)) {
+          if (required2 || hasDefault || value2 !== void 0) {
+            value2 = converter(value2, prefix, `${argument}.${key}`);
+            if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value2} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
               });
             }
-            dict[key] = value;
+            dict[key] = value2;
           }
         }
         return dict;
@@ -3172,8 +10502,8 @@ var require_webidl = __commonJS({
         return converter(V, prefix, argument);
       };
     };
-    webidl.is.USVString = function(value) {
-      return typeof value === "string" && value.isWellFormed();
+    webidl.is.USVString = function(value2) {
+      return typeof value2 === "string" && value2.isWellFormed();
     };
     webidl.is.ReadableStream = webidl.util.MakeTypeAssertion(ReadableStream);
     webidl.is.Blob = webidl.util.MakeTypeAssertion(Blob);
@@ -3235,11 +10565,11 @@ var require_webidl = __commonJS({
       }
       return x;
     };
-    webidl.converters.USVString = function(value) {
-      if (typeof value === "string") {
-        return value.toWellFormed();
+    webidl.converters.USVString = function(value2) {
+      if (typeof value2 === "string") {
+        return value2.toWellFormed();
       }
-      return `${value}`.toWellFormed();
+      return `${value2}`.toWellFormed();
     };
     webidl.converters.boolean = function(V) {
       const x = Boolean(V);
@@ -3483,14 +10813,14 @@ var require_util2 = __commonJS({
       }
       return true;
     }
-    function normalizeBinaryStringToUtf8(value) {
-      return Buffer.from(value, "binary").toString("utf8");
+    function normalizeBinaryStringToUtf8(value2) {
+      return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request2) {
-      return request2.urlList[request2.urlList.length - 1];
+    function requestCurrentURL(request) {
+      return request.urlList[request.urlList.length - 1];
     }
-    function requestBadPort(request2) {
-      const url = requestCurrentURL(request2);
+    function requestBadPort(request) {
+      const url = requestCurrentURL(request);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -3528,10 +10858,10 @@ var require_util2 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request2.referrerPolicy = policy;
+        request.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -3551,33 +10881,33 @@ var require_util2 = __commonJS({
       header = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header, true);
     }
-    function appendRequestOriginHeader(request2) {
-      let serializedOrigin = request2.origin;
+    function appendRequestOriginHeader(request) {
+      let serializedOrigin = request.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
-        request2.headersList.append("origin", serializedOrigin, true);
-      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
-        switch (request2.referrerPolicy) {
+      if (request.responseTainting === "cors" || request.mode === "websocket") {
+        request.headersList.append("origin", serializedOrigin, true);
+      } else if (request.method !== "GET" && request.method !== "HEAD") {
+        switch (request.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
+            if (request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request2, requestCurrentURL(request2))) {
+            if (!sameOrigin(request, requestCurrentURL(request))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request2.headersList.append("origin", serializedOrigin, true);
+        request.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -3631,18 +10961,18 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request2) {
-      const policy = request2.referrerPolicy;
+    function determineRequestsReferrer(request) {
+      const policy = request.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request2.referrer === "client") {
+      if (request.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request2.referrer)) {
-        referrerSource = request2.referrer;
+      } else if (webidl.is.URL(request.referrer)) {
+        referrerSource = request.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -3660,14 +10990,14 @@ var require_util2 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -3677,17 +11007,17 @@ var require_util2 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -3754,7 +11084,7 @@ var require_util2 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -3771,8 +11101,8 @@ var require_util2 = __commonJS({
     function isCancelled(fetchParams) {
       return fetchParams.controller.state === "aborted" || fetchParams.controller.state === "terminated";
     }
-    function normalizeMethod(method) {
-      return normalizedMethodRecordsBase[method.toLowerCase()] ?? method;
+    function normalizeMethod(method2) {
+      return normalizedMethodRecordsBase[method2.toLowerCase()] ?? method2;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
     function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
@@ -3808,7 +11138,7 @@ var require_util2 = __commonJS({
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -3816,10 +11146,10 @@ var require_util2 = __commonJS({
               result = key;
               break;
             case "value":
-              result = value;
+              result = value2;
               break;
             case "key+value":
-              result = [key, value];
+              result = [key, value2];
               break;
           }
           return {
@@ -3885,8 +11215,8 @@ var require_util2 = __commonJS({
                 `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
               );
             }
-            for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
-              callbackfn.call(thisArg, value, key, this);
+            for (const { 0: key, 1: value2 } of makeIterator(this, "key+value")) {
+              callbackfn.call(thisArg, value2, key, this);
             }
           }
         }
@@ -3955,8 +11285,8 @@ var require_util2 = __commonJS({
       const protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
-    function simpleRangeHeaderValue(value, allowWhitespace) {
-      const data = value;
+    function simpleRangeHeaderValue(value2, allowWhitespace) {
+      const data = value2;
       if (!data.startsWith("bytes")) {
         return "failure";
       }
@@ -4074,8 +11404,8 @@ var require_util2 = __commonJS({
       if (values === null) {
         return "failure";
       }
-      for (const value of values) {
-        const temporaryMimeType = parseMIMEType(value);
+      for (const value2 of values) {
+        const temporaryMimeType = parseMIMEType(value2);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
         }
@@ -4095,8 +11425,8 @@ var require_util2 = __commonJS({
       }
       return mimeType;
     }
-    function gettingDecodingSplitting(value) {
-      const input = value;
+    function gettingDecodingSplitting(value2) {
+      const input = value2;
       const position = { position: 0 };
       const values = [];
       let temporaryValue = "";
@@ -4127,13 +11457,13 @@ var require_util2 = __commonJS({
       return values;
     }
     function getDecodeSplit(name, list2) {
-      const value = list2.get(name, true);
-      if (value === null) {
+      const value2 = list2.get(name, true);
+      if (value2 === null) {
         return null;
       }
-      return gettingDecodingSplitting(value);
+      return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request2) {
+    function hasAuthenticationEntry(request) {
       return false;
     }
     function includesCredentials(url) {
@@ -4259,11 +11589,11 @@ var require_runtime_features = __commonJS({
        * @param {Feature} feature
        * @param {boolean} value
        */
-      set(feature, value) {
+      set(feature, value2) {
         if (runtimeFeaturesAsNodeModule.includes(feature) === false) {
           throw new TypeError(`unknown feature: ${feature}`);
         }
-        this.#map.set(feature, value);
+        this.#map.set(feature, value2);
       }
       /**
        * @param {Feature} feature
@@ -4307,20 +11637,20 @@ var require_formdata = __commonJS({
           });
         }
       }
-      append(name, value, filename = void 0) {
+      append(name, value2, filename = void 0) {
         webidl.brandCheck(this, webidl.is.FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
         name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name, value2, filename);
         this.#state.push(entry);
       }
       delete(name) {
@@ -4355,20 +11685,20 @@ var require_formdata = __commonJS({
         name = webidl.converters.USVString(name);
         return this.#state.findIndex((entry) => entry.name === name) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name, value2, filename = void 0) {
         webidl.brandCheck(this, webidl.is.FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
         name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value)) {
-          value = webidl.converters.Blob(value, prefix, "value");
+        if (arguments.length === 3 || webidl.is.Blob(value2)) {
+          value2 = webidl.converters.Blob(value2, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value = webidl.converters.USVString(value);
+          value2 = webidl.converters.USVString(value2);
         }
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name, value2, filename);
         const idx = this.#state.findIndex((entry2) => entry2.name === name);
         if (idx !== -1) {
           this.#state = [
@@ -4383,7 +11713,7 @@ var require_formdata = __commonJS({
       [nodeUtil.inspect.custom](depth, options) {
         const state = Object.groupBy(this.#state, ({ name }) => name);
         for (const [name, entries] of Object.entries(state)) {
-          state[name] = entries.length === 1 ? entries[0].value : entries.map(({ value }) => value);
+          state[name] = entries.length === 1 ? entries[0].value : entries.map(({ value: value2 }) => value2);
         }
         options.depth ??= depth;
         options.colors ??= true;
@@ -4416,21 +11746,21 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
-      if (typeof value === "string") {
+    function makeEntry(name, value2, filename) {
+      if (typeof value2 === "string") {
       } else {
-        if (!webidl.is.File(value)) {
-          value = new File([value], "blob", { type: value.type });
+        if (!webidl.is.File(value2)) {
+          value2 = new File([value2], "blob", { type: value2.type });
         }
         if (filename !== void 0) {
           const options = {
-            type: value.type,
-            lastModified: value.lastModified
+            type: value2.type,
+            lastModified: value2.lastModified
           };
-          value = new File([value], filename, options);
+          value2 = new File([value2], filename, options);
         }
       }
-      return { name, value };
+      return { name, value: value2 };
     }
     module2.exports = { FormData, makeEntry, setFormDataState, getFormDataBoundary };
   }
@@ -4443,7 +11773,7 @@ var require_request = __commonJS({
     var {
       InvalidArgumentError,
       NotSupportedError
-    } = require_errors();
+    } = require_errors2();
     var assert = __require("node:assert");
     var {
       isValidHTTPToken,
@@ -4522,7 +11852,7 @@ var require_request = __commonJS({
     var Request = class {
       constructor(origin, {
         path,
-        method,
+        method: method2,
         body,
         headers,
         query,
@@ -4540,14 +11870,14 @@ var require_request = __commonJS({
       }, handler) {
         if (typeof path !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path[0] !== "/" && !(path.startsWith("http://") || path.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path[0] !== "/" && !(path.startsWith("http://") || path.startsWith("https://")) && method2 !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
         } else if (invalidPathRegex.test(path)) {
           throw new InvalidArgumentError("invalid request path");
         }
-        if (typeof method !== "string") {
+        if (typeof method2 !== "string") {
           throw new InvalidArgumentError("method must be a string");
-        } else if (normalizedMethodRecords[method] === void 0 && !isValidHTTPToken(method)) {
+        } else if (normalizedMethodRecords[method2] === void 0 && !isValidHTTPToken(method2)) {
           throw new InvalidArgumentError("invalid request method");
         }
         if (upgrade && typeof upgrade !== "string") {
@@ -4579,7 +11909,7 @@ var require_request = __commonJS({
         }
         this.headersTimeout = headersTimeout;
         this.bodyTimeout = bodyTimeout;
-        this.method = method;
+        this.method = method2;
         this.typeOfService = typeOfService;
         this.abort = null;
         if (body == null) {
@@ -4625,7 +11955,7 @@ var require_request = __commonJS({
         this.path = query ? serializePathWithQuery(path, query) : path;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
-        this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" || method === "QUERY" : idempotent;
+        this.idempotent = idempotent == null ? method2 === "HEAD" || method2 === "GET" || method2 === "QUERY" : idempotent;
         this.blocking = blocking ?? this.method !== "HEAD";
         this.reset = reset == null ? null : reset;
         this.host = null;
@@ -4657,7 +11987,7 @@ var require_request = __commonJS({
         } else if (headers != null) {
           throw new InvalidArgumentError("headers must be an object or an array");
         }
-        assertRequestHandler(handler, method, upgrade);
+        assertRequestHandler(handler, method2, upgrade);
         this.servername = servername || getServerName(this.host) || null;
         this[kHandler] = handler;
         if (channels.create.hasSubscribers) {
@@ -4688,7 +12018,7 @@ var require_request = __commonJS({
           }
         }
       }
-      onRequestStart(abort, context) {
+      onRequestStart(abort, context2) {
         assert(!this.aborted);
         assert(!this.completed);
         this[kController] = new RequestController(abort);
@@ -4697,7 +12027,7 @@ var require_request = __commonJS({
           return;
         }
         this.abort = abort;
-        return this[kHandler].onRequestStart(this[kController], context);
+        return this[kHandler].onRequestStart(this[kController], context2);
       }
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
@@ -4812,8 +12142,8 @@ var require_request = __commonJS({
         this[kController] = createAbortedController(reason);
         return this.onResponseError(reason);
       }
-      addHeader(key, value) {
-        processHeader(this, key, value);
+      addHeader(key, value2) {
+        processHeader(this, key, value2);
         return this;
       }
     };
@@ -4822,7 +12152,7 @@ var require_request = __commonJS({
       controller.abort(reason);
       return controller;
     }
-    function processHeader(request2, key, val) {
+    function processHeader(request, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -4869,44 +12199,44 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request2.host !== null) {
+        if (request.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request2.host = val;
+        request.host = val;
       } else if (headerName === "content-length") {
-        if (request2.contentLength !== null) {
+        if (request.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request2.contentLength = parseInt(val, 10);
-      } else if (request2.contentType === null && headerName === "content-type") {
-        request2.contentType = val;
-        request2.headers.push(key, val);
+        request.contentLength = parseInt(val, 10);
+      } else if (request.contentType === null && headerName === "content-type") {
+        request.contentType = val;
+        request.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
-        const value = typeof val === "string" ? val : null;
-        if (value === null) {
+        const value2 = typeof val === "string" ? val : null;
+        if (value2 === null) {
           throw new InvalidArgumentError("invalid connection header");
         }
-        for (const token of value.toLowerCase().split(",")) {
+        for (const token of value2.toLowerCase().split(",")) {
           const trimmed = token.trim();
           if (!isValidHTTPToken(trimmed)) {
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed === "close") {
-            request2.reset = true;
+            request.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request2.headers.push(key, val);
+        request.headers.push(key, val);
       }
     }
     var isFormData;
@@ -4927,7 +12257,7 @@ var require_dispatcher = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher.js"(exports2, module2) {
     "use strict";
     var EventEmitter = __require("node:events");
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var { kOriginless, kUrl, kInterceptorKind } = require_symbols();
     var Dispatcher = class extends EventEmitter {
       dispatch() {
@@ -4991,7 +12321,7 @@ var require_dispatcher_base = __commonJS({
       ClientDestroyedError,
       ClientClosedError,
       InvalidArgumentError
-    } = require_errors();
+    } = require_errors2();
     var { kDestroy, kClose, kClosed, kDestroyed, kDispatch } = require_symbols();
     var { defaultWebSocketMaxFragments, defaultWebSocketMaxPayloadSize } = require_constants();
     var kOnDestroyed = /* @__PURE__ */ Symbol("onDestroyed");
@@ -5152,7 +12482,7 @@ var require_connect = __commonJS({
     var net = __require("node:net");
     var assert = __require("node:assert");
     var util = require_util();
-    var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
+    var { InvalidArgumentError, ConnectTimeoutError } = require_errors2();
     var tls;
     var SessionCache = class WeakSessionCache {
       constructor(maxCachedSessions) {
@@ -5311,8 +12641,8 @@ var require_utils = __commonJS({
     function enumToMap(obj, filter = [], exceptions = []) {
       const emptyFilter = (filter?.length ?? 0) === 0;
       const emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj).filter(([, value]) => {
-        return typeof value === "number" && (emptyFilter || filter.includes(value)) && (emptyExceptions || !exceptions.includes(value));
+      return Object.fromEntries(Object.entries(obj).filter(([, value2]) => {
+        return typeof value2 === "number" && (emptyFilter || filter.includes(value2)) && (emptyExceptions || !exceptions.includes(value2));
       }));
     }
   }
@@ -6488,44 +13818,44 @@ var require_simd = __commonJS({
       const ptr = Number(raw >> 32n);
       return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len));
     }
-    function setShouldAutodetect(parser, value) {
-      this.set_should_autodetect(parser, value);
+    function setShouldAutodetect(parser, value2) {
+      this.set_should_autodetect(parser, value2);
     }
-    function setShouldContinueWithoutData(parser, value) {
-      this.set_should_continue_without_data(parser, value);
+    function setShouldContinueWithoutData(parser, value2) {
+      this.set_should_continue_without_data(parser, value2);
     }
-    function setIsRequest(parser, value) {
-      this.set_is_request(parser, value);
+    function setIsRequest(parser, value2) {
+      this.set_is_request(parser, value2);
     }
-    function setIsConnect(parser, value) {
-      this.set_is_connect(parser, value);
+    function setIsConnect(parser, value2) {
+      this.set_is_connect(parser, value2);
     }
-    function setDebug(parser, value) {
-      this.set_debug(parser, value);
+    function setDebug(parser, value2) {
+      this.set_debug(parser, value2);
     }
-    function setShouldManageUnconsumed(parser, value) {
-      this.set_should_manage_unconsumed(parser, value);
+    function setShouldManageUnconsumed(parser, value2) {
+      this.set_should_manage_unconsumed(parser, value2);
     }
-    function setShouldSuspendAfterHeaders(parser, value) {
-      this.set_should_suspend_after_headers(parser, value);
+    function setShouldSuspendAfterHeaders(parser, value2) {
+      this.set_should_suspend_after_headers(parser, value2);
     }
-    function setMaxStartLineLength(parser, value) {
-      this.set_max_start_line_length(parser, value);
+    function setMaxStartLineLength(parser, value2) {
+      this.set_max_start_line_length(parser, value2);
     }
-    function setMaxHeaderLength(parser, value) {
-      this.set_max_header_length(parser, value);
+    function setMaxHeaderLength(parser, value2) {
+      this.set_max_header_length(parser, value2);
     }
-    function setMaxBodyPayload(parser, value) {
-      this.set_max_body_payload(parser, value);
+    function setMaxBodyPayload(parser, value2) {
+      this.set_max_body_payload(parser, value2);
     }
-    function setShouldSkipBody(parser, value) {
-      this.set_should_skip_body(parser, value);
+    function setShouldSkipBody(parser, value2) {
+      this.set_should_skip_body(parser, value2);
     }
-    function setActiveCallbacks(parser, value) {
-      this.set_active_callbacks(parser, value);
+    function setActiveCallbacks(parser, value2) {
+      this.set_active_callbacks(parser, value2);
     }
-    function setActiveEvents(parser, value) {
-      this.set_active_events(parser, value);
+    function setActiveEvents(parser, value2) {
+      this.set_active_events(parser, value2);
     }
     function simpleCreate(spans, create2) {
       const parser = create2();
@@ -6542,12 +13872,12 @@ var require_simd = __commonJS({
     function setup(env = {}) {
       let { logger: logOption, ...instanceEnvironment } = env;
       let logger = noop;
-      const context = {};
+      const context2 = {};
       if (logOption) {
         if (typeof logOption !== "function") {
           logOption = console.log;
         }
-        logger = log.bind(context, logOption);
+        logger = log.bind(context2, logOption);
       }
       const instance = new WebAssembly.Instance(wasmModule, {
         env: {
@@ -6584,7 +13914,7 @@ var require_simd = __commonJS({
         }
       });
       const wasm = instance.exports;
-      context.memory = wasm.memory;
+      context2.memory = wasm.memory;
       const milo = {
         version: {
           raw: "0.9.0",
@@ -7420,44 +14750,44 @@ var require_no_simd = __commonJS({
       const ptr = Number(raw >> 32n);
       return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len));
     }
-    function setShouldAutodetect(parser, value) {
-      this.set_should_autodetect(parser, value);
+    function setShouldAutodetect(parser, value2) {
+      this.set_should_autodetect(parser, value2);
     }
-    function setShouldContinueWithoutData(parser, value) {
-      this.set_should_continue_without_data(parser, value);
+    function setShouldContinueWithoutData(parser, value2) {
+      this.set_should_continue_without_data(parser, value2);
     }
-    function setIsRequest(parser, value) {
-      this.set_is_request(parser, value);
+    function setIsRequest(parser, value2) {
+      this.set_is_request(parser, value2);
     }
-    function setIsConnect(parser, value) {
-      this.set_is_connect(parser, value);
+    function setIsConnect(parser, value2) {
+      this.set_is_connect(parser, value2);
     }
-    function setDebug(parser, value) {
-      this.set_debug(parser, value);
+    function setDebug(parser, value2) {
+      this.set_debug(parser, value2);
     }
-    function setShouldManageUnconsumed(parser, value) {
-      this.set_should_manage_unconsumed(parser, value);
+    function setShouldManageUnconsumed(parser, value2) {
+      this.set_should_manage_unconsumed(parser, value2);
     }
-    function setShouldSuspendAfterHeaders(parser, value) {
-      this.set_should_suspend_after_headers(parser, value);
+    function setShouldSuspendAfterHeaders(parser, value2) {
+      this.set_should_suspend_after_headers(parser, value2);
     }
-    function setMaxStartLineLength(parser, value) {
-      this.set_max_start_line_length(parser, value);
+    function setMaxStartLineLength(parser, value2) {
+      this.set_max_start_line_length(parser, value2);
     }
-    function setMaxHeaderLength(parser, value) {
-      this.set_max_header_length(parser, value);
+    function setMaxHeaderLength(parser, value2) {
+      this.set_max_header_length(parser, value2);
     }
-    function setMaxBodyPayload(parser, value) {
-      this.set_max_body_payload(parser, value);
+    function setMaxBodyPayload(parser, value2) {
+      this.set_max_body_payload(parser, value2);
     }
-    function setShouldSkipBody(parser, value) {
-      this.set_should_skip_body(parser, value);
+    function setShouldSkipBody(parser, value2) {
+      this.set_should_skip_body(parser, value2);
     }
-    function setActiveCallbacks(parser, value) {
-      this.set_active_callbacks(parser, value);
+    function setActiveCallbacks(parser, value2) {
+      this.set_active_callbacks(parser, value2);
     }
-    function setActiveEvents(parser, value) {
-      this.set_active_events(parser, value);
+    function setActiveEvents(parser, value2) {
+      this.set_active_events(parser, value2);
     }
     function simpleCreate(spans, create2) {
       const parser = create2();
@@ -7474,12 +14804,12 @@ var require_no_simd = __commonJS({
     function setup(env = {}) {
       let { logger: logOption, ...instanceEnvironment } = env;
       let logger = noop;
-      const context = {};
+      const context2 = {};
       if (logOption) {
         if (typeof logOption !== "function") {
           logOption = console.log;
         }
-        logger = log.bind(context, logOption);
+        logger = log.bind(context2, logOption);
       }
       const instance = new WebAssembly.Instance(wasmModule, {
         env: {
@@ -7516,7 +14846,7 @@ var require_no_simd = __commonJS({
         }
       });
       const wasm = instance.exports;
-      context.memory = wasm.memory;
+      context2.memory = wasm.memory;
       const milo = {
         version: {
           raw: "0.9.0",
@@ -7821,7 +15151,7 @@ var require_parser_h1 = __commonJS({
       HTTPParserError,
       ResponseContentLengthMismatchError,
       ResponseExceededMaxSizeError
-    } = require_errors();
+    } = require_errors2();
     var {
       kUrl,
       kReset,
@@ -8147,8 +15477,8 @@ var require_parser_h1 = __commonJS({
           this.timeout.refresh();
         }
         if (len > 0) {
-          const request2 = client[kQueue][client[kRunningIdx]];
-          assert(request2);
+          const request = client[kQueue][client[kRunningIdx]];
+          assert(request);
           assert(this.timeoutType === TIMEOUT_BODY);
           assert(this.statusCode >= 200);
           if (maxResponseSize > -1 && this.bytesRead + len > maxResponseSize) {
@@ -8156,7 +15486,7 @@ var require_parser_h1 = __commonJS({
           }
           this.bytesRead += len;
           this.directBodyRemaining -= len;
-          if (request2.onResponseData(data.subarray(0, len)) === false) {
+          if (request.onResponseData(data.subarray(0, len)) === false) {
             this.directBodyCompletePending = this.directBodyRemaining === 0;
             this.pauseParser();
             this[kPausedByHandler] = true;
@@ -8206,10 +15536,10 @@ var require_parser_h1 = __commonJS({
         milo.complete(this.parser);
         this.drainEvents();
       }
-      setShouldSkipBody(value) {
-        if (this.skipBody !== value) {
-          this.skipBody = value;
-          this.milo.setShouldSkipBody(this.parser, value);
+      setShouldSkipBody(value2) {
+        if (this.skipBody !== value2) {
+          this.skipBody = value2;
+          this.milo.setShouldSkipBody(this.parser, value2);
         }
       }
       finish() {
@@ -8274,11 +15604,11 @@ var require_parser_h1 = __commonJS({
           if (socket.destroyed) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Other side closed");
           }
-          const request2 = client[kQueue][client[kRunningIdx]];
-          if (!request2) {
+          const request = client[kQueue][client[kRunningIdx]];
+          if (!request) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Missing request");
           }
-          request2.onResponseStarted();
+          request.onResponseStarted();
         }
         for (; ; ) {
           const event = this.parserEvents[cursor];
@@ -8309,8 +15639,8 @@ var require_parser_h1 = __commonJS({
                 return;
               }
               assert(statusCode >= 100);
-              const request2 = client2[kQueue][client2[kRunningIdx]];
-              assert(request2);
+              const request = client2[kQueue][client2[kRunningIdx]];
+              assert(request);
               this.statusCode = 0;
               this.statusText = "";
               this.bytesRead = 0;
@@ -8326,12 +15656,12 @@ var require_parser_h1 = __commonJS({
               if (statusCode < 200) {
                 break;
               }
-              if (request2.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
+              if (request.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
                 util.destroy(socket2, new ResponseContentLengthMismatchError());
                 this.pauseParser();
                 break;
               }
-              request2.onResponseEnd(trailers);
+              request.onResponseEnd(trailers);
               client2[kQueue][client2[kRunningIdx]++] = null;
               if (socket2[kWriting]) {
                 assert(client2[kRunning] === 0);
@@ -8413,8 +15743,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request2 = client2[kQueue][client2[kRunningIdx]];
-              if (!request2) {
+              const request = client2[kQueue][client2[kRunningIdx]];
+              if (!request) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Missing request");
               }
               assert(!this.upgrade);
@@ -8426,7 +15756,7 @@ var require_parser_h1 = __commonJS({
                 );
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Bad response");
               }
-              if (shouldUpgrade && !request2.upgrade) {
+              if (shouldUpgrade && !request.upgrade) {
                 util.destroy(
                   socket2,
                   new SocketError("bad upgrade", util.getSocketInfo(socket2))
@@ -8435,15 +15765,15 @@ var require_parser_h1 = __commonJS({
               }
               assert(this.timeoutType === TIMEOUT_HEADERS);
               this.statusCode = statusCode;
-              this.shouldKeepAlive = shouldKeepAlive || request2.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+              this.shouldKeepAlive = shouldKeepAlive || request.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
               this.contentLength = bodyKind === BODY_KIND_CONTENT_LENGTH ? contentLength : -1;
               if (this.statusCode >= 200) {
-                const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client2[kBodyTimeout];
+                const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client2[kBodyTimeout];
                 this.setTimeout(bodyTimeout, TIMEOUT_BODY);
               } else if (this.timeout?.refresh) {
                 this.timeout.refresh();
               }
-              if (request2.method === "CONNECT") {
+              if (request.method === "CONNECT") {
                 assert(client2[kRunning] === 1);
                 milo.setIsConnect(this.parser, true);
                 this.upgrade = true;
@@ -8475,20 +15805,20 @@ var require_parser_h1 = __commonJS({
               } else {
                 socket2[kReset] = true;
               }
-              const pause = request2.onResponseStart(
+              const pause = request.onResponseStart(
                 statusCode,
                 headers,
                 this.resume,
                 statusText
               ) === false;
-              if (request2.aborted) {
+              if (request.aborted) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Request aborted");
               }
-              if (request2.method === "HEAD" || statusCode < 200) {
+              if (request.method === "HEAD" || statusCode < 200) {
                 this.setShouldSkipBody(true);
               }
               this.headersSuspended = true;
-              if (!pause && request2.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
+              if (!pause && request.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
                 this.directBodyRemaining = contentLength;
               }
               if (socket2[kBlocking]) {
@@ -8498,7 +15828,7 @@ var require_parser_h1 = __commonJS({
               if (pause) {
                 this.pauseParser();
                 this[kPausedByHandler] = true;
-              } else if (request2.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
+              } else if (request.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
                 this.directBodyCompletePending = true;
               }
               break;
@@ -8510,8 +15840,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request2 = client2[kQueue][client2[kRunningIdx]];
-              assert(request2);
+              const request = client2[kQueue][client2[kRunningIdx]];
+              assert(request);
               assert(this.timeoutType === TIMEOUT_BODY);
               if (this.timeout?.refresh) {
                 this.timeout.refresh();
@@ -8526,7 +15856,7 @@ var require_parser_h1 = __commonJS({
               }
               this.bytesRead += len;
               const buffer = currentBufferRef;
-              if (request2.onResponseData(
+              if (request.onResponseData(
                 new FastBuffer(buffer.buffer, buffer.byteOffset + at, len)
               ) === false) {
                 this.pauseParser();
@@ -8582,9 +15912,9 @@ var require_parser_h1 = __commonJS({
         assert(client[kSocket] === socket);
         assert(!socket.destroyed);
         assert(!this.paused);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request = client[kQueue][client[kRunningIdx]];
+        assert(request);
+        assert(request.upgrade || request.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -8606,15 +15936,15 @@ var require_parser_h1 = __commonJS({
           new InformationalError("upgrade")
         );
         try {
-          request2.onRequestUpgrade(statusCode, headers, socket);
+          request.onRequestUpgrade(statusCode, headers, socket);
         } catch (err) {
           util.destroy(socket, err);
         }
         client[kResume]();
       }
     };
-    function setMiloEnabled(value) {
-      miloEnabled = value;
+    function setMiloEnabled(value2) {
+      miloEnabled = value2;
     }
     function getMiloEnabled() {
       return miloEnabled;
@@ -8734,19 +16064,19 @@ var require_formdata_parser = __commonJS({
         } else {
           position.position += 2;
         }
-        let value;
+        let value2;
         if (filename !== null) {
           contentType ??= "text/plain";
           if (!isAsciiString(contentType)) {
             contentType = "";
           }
-          value = new File([body], filename, { type: contentType });
+          value2 = new File([body], filename, { type: contentType });
         } else {
-          value = decoderIgnoreBOM.decode(Buffer.from(body));
+          value2 = decoderIgnoreBOM.decode(Buffer.from(body));
         }
         assert(webidl.is.USVString(name));
-        assert(typeof value === "string" && webidl.is.USVString(value) || webidl.is.File(value));
-        entryList.push(makeEntry(name, value, filename));
+        assert(typeof value2 === "string" && webidl.is.USVString(value2) || webidl.is.File(value2));
+        entryList.push(makeEntry(name, value2, filename));
       }
     }
     function parseContentDispositionAttribute(input, position) {
@@ -8781,7 +16111,7 @@ var require_formdata_parser = __commonJS({
         input,
         position
       );
-      let value;
+      let value2;
       if (isExtended) {
         const headerValue = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
@@ -8801,7 +16131,7 @@ var require_formdata_parser = __commonJS({
         headerValue[4] !== 56) {
           throw parsingError("unknown charset, expected utf-8");
         }
-        value = decodeURIComponent(decoder.decode(headerValue.subarray(languageSeparator + 1)));
+        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(languageSeparator + 1)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -8814,7 +16144,7 @@ var require_formdata_parser = __commonJS({
           throw parsingError("Closing quote not found");
         }
         position.position++;
-        value = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+        value2 = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
       } else {
         const tokenValue = collectASequenceOfBytes(
           (char) => isToken(char) && char !== 59,
@@ -8822,9 +16152,9 @@ var require_formdata_parser = __commonJS({
           input,
           position
         );
-        value = decoder.decode(tokenValue);
+        value2 = decoder.decode(tokenValue);
       }
-      return { name: attrNameStr, value, extended: isExtended };
+      return { name: attrNameStr, value: value2, extended: isExtended };
     }
     function parseMultipartFormDataHeaders(input, position) {
       let name = null;
@@ -9038,13 +16368,13 @@ var require_body = __commonJS({
               return;
             }
             while (true) {
-              const { value, done } = await iterator.next();
+              const { value: value2, done } = await iterator.next();
               if (done) {
                 queueMicrotask(() => readableStreamClose(controller));
                 return;
               }
-              if (value.length && !isErrored(stream)) {
-                controller.enqueue(new Uint8Array(value));
+              if (value2.length && !isErrored(stream)) {
+                controller.enqueue(new Uint8Array(value2));
                 return;
               }
             }
@@ -9073,27 +16403,27 @@ var require_body = __commonJS({
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const formdataEscape = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
-        const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
+        const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object) {
-          if (typeof value === "string") {
+        for (const [name, value2] of object) {
+          if (typeof value2 === "string") {
             const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
 \r
-${normalizeLinefeeds(value)}\r
+${normalizeLinefeeds(value2)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${formdataEscape(value.name)}"` : "") + `\r
-Content-Type: ${value.type || "application/octet-stream"}\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value2.name ? `; filename="${formdataEscape(value2.name)}"` : "") + `\r
+Content-Type: ${value2.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
-            if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+            blobParts.push(chunk2, value2, rn);
+            if (typeof value2.size === "number") {
+              length += chunk2.byteLength + value2.size + rn.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -9141,7 +16471,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           stream = new ReadableStream({
             async pull(controller) {
               while (true) {
-                const { done, value } = await reader.read();
+                const { done, value: value2 } = await reader.read();
                 if (cancelled) {
                   return;
                 }
@@ -9149,7 +16479,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                   controller.close();
                   return;
                 }
-                const bytes = isUint8Array(value) ? value : Buffer.from(value);
+                const bytes = isUint8Array(value2) ? value2 : Buffer.from(value2);
                 if (bytes.byteLength) {
                   controller.enqueue(bytes);
                   return;
@@ -9211,21 +16541,21 @@ Content-Type: ${value.type || "application/octet-stream"}\r
           return consumeBody(this, parseJSONFromBytes, brandCheck, getInternalState);
         },
         formData() {
-          return consumeBody(this, (value) => {
+          return consumeBody(this, (value2) => {
             const mimeType = bodyMimeType(getInternalState(this));
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value, mimeType);
+                  const parsed = multipartFormDataParser(value2, mimeType);
                   const fd = new FormData();
                   setFormDataState(fd, parsed);
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value.toString());
+                  const entries = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name, value3] of entries) {
+                    fd.append(name, value3);
                   }
                   return fd;
                 }
@@ -9340,7 +16670,7 @@ var require_client_h1 = __commonJS({
       HTTPParserError,
       WebAssemblyNotSupportedError,
       ResponseExceededMaxSizeError
-    } = require_errors();
+    } = require_errors2();
     var {
       kUrl,
       kReset,
@@ -9712,11 +17042,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request = client[kQueue][client[kRunningIdx]];
+        if (!request) {
           return -1;
         }
-        request2.onResponseStarted();
+        request.onResponseStarted();
         return 0;
       }
       /**
@@ -9786,9 +17116,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request = client[kQueue][client[kRunningIdx]];
+        assert(request);
+        assert(request.upgrade || request.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -9805,9 +17135,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onRequestUpgrade(statusCode, headers, socket, statusText);
+          request.onRequestUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request2, err);
+          util.errorRequest(client, request, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -9827,8 +17157,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request = client[kQueue][client[kRunningIdx]];
+        if (!request) {
           return -1;
         }
         assert(!this.upgrade);
@@ -9837,29 +17167,29 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request2.upgrade) {
+        if (upgrade && !request.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request2.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
-        if (request2.method === "HEAD" || statusCode === 204 || statusCode === 304) {
-          if (request2.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
+        request.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+        if (request.method === "HEAD" || statusCode === 204 || statusCode === 304) {
+          if (request.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
             this.shouldKeepAlive = false;
           }
           this.contentLength = -1;
         }
         if (this.statusCode >= 200) {
-          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request2.method === "CONNECT") {
+        if (request.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -9887,11 +17217,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onResponseStart(statusCode, headers, this.resume, statusText) === false;
-        if (request2.aborted) {
+        const pause = request.onResponseStart(statusCode, headers, this.resume, statusText) === false;
+        if (request.aborted) {
           return -1;
         }
-        if (request2.method === "HEAD") {
+        if (request.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -9912,8 +17242,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request = client[kQueue][client[kRunningIdx]];
+        assert(request);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -9926,7 +17256,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request2.onResponseData(buf) === false) {
+        if (request.onResponseData(buf) === false) {
           return constants.ERROR.PAUSED;
         }
         return 0;
@@ -9944,8 +17274,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request = client[kQueue][client[kRunningIdx]];
+        assert(request);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -9962,7 +17292,7 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request2.onResponseEnd(headers);
+        request.onResponseEnd(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -10031,8 +17361,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request2) {
-          return writeH1(client, request2);
+        write(request) {
+          return writeH1(client, request);
         },
         resume() {
           resumeH1(client);
@@ -10059,18 +17389,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request2) {
+        busy(request) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request2) {
-            if (client[kRunning] > 0 && !request2.idempotent) {
+          if (request) {
+            if (client[kRunning] > 0 && !request.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request.upgrade || request.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) {
               return true;
             }
           }
@@ -10123,13 +17453,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
-          util.errorRequest(client, request2, err);
+          const request = requests[i];
+          util.errorRequest(client, request, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -10206,21 +17536,21 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request2 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
+            const request = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request.headersTimeout != null ? request.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
       }
     }
-    function shouldSendContentLength(method) {
-      return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
+    function shouldSendContentLength(method2) {
+      return method2 !== "GET" && method2 !== "HEAD" && method2 !== "OPTIONS" && method2 !== "TRACE" && method2 !== "CONNECT";
     }
-    function setTypeOfService(socket, request2) {
+    function setTypeOfService(socket, request) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request2.typeOfService;
+      const typeOfService = request.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -10234,26 +17564,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request2) {
-      const { method, path, host, upgrade, blocking, reset } = request2;
-      let { body, headers, contentLength } = request2;
-      const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
+    function writeH1(client, request) {
+      const { method: method2, path, host, upgrade, blocking, reset } = request;
+      let { body, headers, contentLength } = request;
+      const expectsPayload = method2 === "PUT" || method2 === "POST" || method2 === "PATCH" || method2 === "QUERY" || method2 === "PROPFIND" || method2 === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request2.contentType == null) {
+        if (request.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request2.contentType == null) {
+      } else if (util.isBlobLike(body) && request.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -10265,14 +17595,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request2.contentLength;
+        contentLength = request.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request.contentLength !== null && request.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -10280,25 +17610,25 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request.aborted || request.completed) {
           return;
         }
-        util.errorRequest(client, request2, err || new RequestAbortedError());
+        util.errorRequest(client, request, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request2.onRequestStart(abort, null);
+        request.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request, err);
       }
-      if (request2.aborted) {
+      if (request.aborted) {
         return false;
       }
-      if (method === "HEAD") {
+      if (method2 === "HEAD") {
         socket[kReset] = true;
       }
-      if (upgrade || method === "CONNECT") {
+      if (upgrade || method2 === "CONNECT") {
         socket[kReset] = true;
       }
       if (reset != null) {
@@ -10310,8 +17640,8 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request2);
-      let header = `${method} ${path} HTTP/1.1\r
+      setTypeOfService(socket, request);
+      let header = `${method2} ${path} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -10344,31 +17674,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request2, headers: header, socket });
+        channels.sendHeaders.publish({ request, headers: header, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request2, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request, socket, contentLength, header, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body.stream(), client, request, socket, contentLength, header, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -10434,7 +17764,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -10454,18 +17784,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request2.onBodySent(body);
-          if (!expectsPayload && request2.reset !== false) {
+          request.onBodySent(body);
+          if (!expectsPayload && request.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request2.onRequestSent();
+        request.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -10477,9 +17807,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
-        if (!expectsPayload && request2.reset !== false) {
+        request.onBodySent(buffer);
+        request.onRequestSent();
+        if (!expectsPayload && request.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -10487,7 +17817,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -10506,7 +17836,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -10535,9 +17865,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request, contentLength, client, expectsPayload, header }) {
         this.socket = socket;
-        this.request = request2;
+        this.request = request;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -10566,7 +17896,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request, contentLength, client, bytesWritten, expectsPayload, header } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -10591,7 +17921,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request2.reset !== false) {
+          if (!expectsPayload && request.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -10611,7 +17941,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request2.onBodySent(chunk);
+        request.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -10625,8 +17955,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request2 } = this;
-        request2.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request } = this;
+        request.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -10693,7 +18023,7 @@ var require_client_h2 = __commonJS({
       HeadersTimeoutError,
       BodyTimeoutError,
       ResponseExceededMaxSizeError
-    } = require_errors();
+    } = require_errors2();
     var {
       kUrl,
       kReset,
@@ -10782,47 +18112,47 @@ var require_client_h2 = __commonJS({
     function getGoAwayPendingIdx(client, lastStreamID) {
       const maxAcceptedStreamID = Number.isInteger(lastStreamID) ? lastStreamID : Number.MAX_SAFE_INTEGER;
       for (let i = client[kRunningIdx]; i < client[kPendingIdx]; i++) {
-        const request2 = client[kQueue][i];
-        if (request2 == null) {
+        const request = client[kQueue][i];
+        if (request == null) {
           continue;
         }
-        const streamId = request2[kRequestStream]?.id;
+        const streamId = request[kRequestStream]?.id;
         if (typeof streamId !== "number" || streamId > maxAcceptedStreamID) {
           return i;
         }
       }
       return client[kPendingIdx];
     }
-    function detachRequestFromStream(request2) {
-      request2[kRequestStream] = null;
-      request2[kRequestStreamCleanup] = null;
+    function detachRequestFromStream(request) {
+      request[kRequestStream] = null;
+      request[kRequestStreamCleanup] = null;
     }
-    function bindRequestToStream(request2, stream, cleanup) {
-      const previousCleanup = request2[kRequestStreamCleanup];
-      const previousStream = request2[kRequestStream];
-      detachRequestFromStream(request2);
+    function bindRequestToStream(request, stream, cleanup) {
+      const previousCleanup = request[kRequestStreamCleanup];
+      const previousStream = request[kRequestStream];
+      detachRequestFromStream(request);
       previousCleanup?.(previousStream);
-      request2[kRequestStream] = stream;
-      request2[kRequestStreamCleanup] = cleanup;
+      request[kRequestStream] = stream;
+      request[kRequestStreamCleanup] = cleanup;
     }
-    function clearRequestStream(request2) {
-      const cleanup = request2[kRequestStreamCleanup];
-      const stream = request2[kRequestStream];
-      detachRequestFromStream(request2);
+    function clearRequestStream(request) {
+      const cleanup = request[kRequestStreamCleanup];
+      const stream = request[kRequestStream];
+      detachRequestFromStream(request);
       cleanup?.(stream);
     }
-    function requeueUnsentRequest(client, request2) {
-      client[kQueue].splice(client[kPendingIdx] + 1, 0, request2);
+    function requeueUnsentRequest(client, request) {
+      client[kQueue].splice(client[kPendingIdx] + 1, 0, request);
     }
-    function completeRequest(client, request2, resetPendingIdx = false) {
+    function completeRequest(client, request, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request2, runningIdx);
+      const index = queue.indexOf(request, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -10832,17 +18162,17 @@ var require_client_h2 = __commonJS({
         client[kPendingIdx] = client[kRunningIdx];
       }
     }
-    function canReplayRequest(request2) {
-      const { body } = request2;
+    function canReplayRequest(request) {
+      const { body } = request;
       return body == null || util.isBuffer(body) || util.isBlobLike(body);
     }
-    function hasResponseStarted(request2) {
-      const state = request2[kRequestStream]?.[kRequestStreamState];
+    function hasResponseStarted(request) {
+      const state = request[kRequestStream]?.[kRequestStreamState];
       return state?.responseReceived === true;
     }
-    function registerGoAwayRefusal(request2) {
-      const attempts = (request2[kGoAwayReplayAttempts] ?? 0) + 1;
-      request2[kGoAwayReplayAttempts] = attempts;
+    function registerGoAwayRefusal(request) {
+      const attempts = (request[kGoAwayReplayAttempts] ?? 0) + 1;
+      request[kGoAwayReplayAttempts] = attempts;
       return attempts <= MAX_GOAWAY_REPLAY_ATTEMPTS;
     }
     function closeStream(stream, code = NGHTTP2_REFUSED_STREAM) {
@@ -10853,9 +18183,9 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function detachRequestStreamForClose(request2) {
-      const stream = request2[kRequestStream];
-      clearRequestStream(request2);
+    function detachRequestStreamForClose(request) {
+      const stream = request[kRequestStream];
+      clearRequestStream(request);
       severRequestStream(stream);
       return stream;
     }
@@ -10936,8 +18266,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request2) {
-          return writeH2(client, request2);
+        write(request) {
+          return writeH2(client, request);
         },
         /**
          * @returns {void}
@@ -10966,7 +18296,7 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request2) {
+        busy(request) {
           if (session[kRemoteSettings] === false && client[kRunning] > 0) {
             return true;
           }
@@ -10976,11 +18306,11 @@ var require_client_h2 = __commonJS({
           if (client[kRunning] >= client[kMaxConcurrentStreams]) {
             return true;
           }
-          if (request2 != null) {
+          if (request != null) {
             if (client[kRunning] > 0) {
-              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if ((request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false) return true;
             } else {
-              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -11206,14 +18536,14 @@ var require_client_h2 = __commonJS({
       const retriableRequests = [];
       const streamsToClose = [];
       for (let i = pendingIdx; i < previousPendingIdx; i++) {
-        const request2 = client[kQueue][i];
-        if (request2 != null) {
-          const responseStarted = hasResponseStarted(request2);
-          streamsToClose.push(detachRequestStreamForClose(request2));
-          if (!responseStarted && canReplayRequest(request2) && registerGoAwayRefusal(request2)) {
-            retriableRequests.push(request2);
+        const request = client[kQueue][i];
+        if (request != null) {
+          const responseStarted = hasResponseStarted(request);
+          streamsToClose.push(detachRequestStreamForClose(request));
+          if (!responseStarted && canReplayRequest(request) && registerGoAwayRefusal(request)) {
+            retriableRequests.push(request);
           } else {
-            util.errorRequest(client, request2, err);
+            util.errorRequest(client, request, err);
           }
         }
       }
@@ -11262,9 +18592,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request = requests[i];
+          if (request != null) {
+            util.errorRequest(client, request, err);
           }
         }
       }
@@ -11339,8 +18669,8 @@ var require_client_h2 = __commonJS({
       closeStreamSession(this);
       this[kRequestStreamState] = null;
     }
-    function shouldSendContentLength(method) {
-      return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
+    function shouldSendContentLength(method2) {
+      return method2 !== "GET" && method2 !== "HEAD" && method2 !== "OPTIONS" && method2 !== "TRACE" && method2 !== "CONNECT";
     }
     function buildRequestHeaders(reqHeaders) {
       const headers = {};
@@ -11381,9 +18711,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (request2[kRequestStream] === stream) {
-        detachRequestFromStream(request2);
+      const { request } = state;
+      if (request[kRequestStream] === stream) {
+        detachRequestFromStream(request);
       }
       removeUpgradeStreamListeners(stream);
       if (!stream.destroyed && !stream.closed) {
@@ -11394,8 +18724,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (state.responseReceived || request2.aborted || request2.completed) {
+      const { request } = state;
+      if (state.responseReceived || request.aborted || request.completed) {
         return;
       }
       releaseUpgradeStream(state.stream);
@@ -11419,30 +18749,30 @@ var require_client_h2 = __commonJS({
     function onUpgradeResponse(headers, _flags) {
       const stream = this;
       const state = stream[kRequestStreamState];
-      const { request: request2 } = state;
+      const { request } = state;
       state.responseReceived = true;
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
       try {
-        request2.onRequestUpgrade(statusCode, headers, stream);
+        request.onRequestUpgrade(statusCode, headers, stream);
       } catch (err) {
         state.abort(err);
         return;
       }
-      if (request2.aborted) {
+      if (request.aborted) {
         return;
       }
       removeUpgradeStreamListeners(stream);
-      detachRequestFromStream(request2);
+      detachRequestFromStream(request);
       finalizeRequest(state);
     }
     function setupUpgradeStream(stream, state) {
-      const { request: request2, headersTimeout, session } = state;
+      const { request, headersTimeout, session } = state;
       stream[kHTTP2Stream] = true;
       stream[kHTTP2Session] = session;
       stream[kRequestStreamState] = state;
       state.stream = stream;
-      bindRequestToStream(request2, stream, releaseUpgradeStream);
+      bindRequestToStream(request, stream, releaseUpgradeStream);
       stream.once("response", onUpgradeResponse);
       stream.on("error", onUpgradeStreamError);
       stream.once("end", onUpgradeStreamEnd);
@@ -11460,7 +18790,7 @@ var require_client_h2 = __commonJS({
       completeRequest(state.client, state.request, resetPendingIdx);
       state.client[kResume]();
     }
-    function openStream(client, request2, session, abort, headers, options) {
+    function openStream(client, request, session, abort, headers, options) {
       try {
         return session.request(headers, options);
       } catch (err) {
@@ -11469,7 +18799,7 @@ var require_client_h2 = __commonJS({
           wrappedErr2.cause = err;
           session[kError] = wrappedErr2;
           resetHttp2Session(session, wrappedErr2);
-          requeueUnsentRequest(client, request2);
+          requeueUnsentRequest(client, request);
           return null;
         }
         const wrappedErr = new InformationalError(err.message, { cause: err });
@@ -11481,27 +18811,27 @@ var require_client_h2 = __commonJS({
         return null;
       }
     }
-    function writeH2(client, request2) {
-      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request) {
+      const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method: method2, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = buildRequestHeaders(reqHeaders);
       headers[HTTP2_HEADER_AUTHORITY] = host || client[kHostAuthority];
-      headers[HTTP2_HEADER_METHOD] = method;
+      headers[HTTP2_HEADER_METHOD] = method2;
       const state = {
         abort: null,
-        body: request2.body,
+        body: request.body,
         bytesRead: 0,
         client,
         contentLength: null,
         expectsPayload: false,
         maxResponseSize: client[kMaxResponseSize],
-        request: request2,
+        request,
         headersTimeout,
         bodyTimeout,
         requestFinalized: false,
@@ -11514,13 +18844,13 @@ var require_client_h2 = __commonJS({
         stream: null
       };
       const abort = (err, resetPendingIdx = false) => {
-        if (request2.aborted || request2.completed) {
+        if (request.aborted || request.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request, err);
         if (state.stream != null) {
-          clearRequestStream(request2);
+          clearRequestStream(request);
           const stream2 = state.stream;
           stream2.close();
           if (!stream2.destroyed) {
@@ -11534,18 +18864,18 @@ var require_client_h2 = __commonJS({
       state.abort = abort;
       let stream = null;
       try {
-        request2.onRequestStart(abort, null);
+        request.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request, err);
       }
-      if (request2.aborted) {
+      if (request.aborted) {
         return false;
       }
-      if (upgrade || method === "CONNECT") {
+      if (upgrade || method2 === "CONNECT") {
         refH2Session(session);
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             unrefH2Session(session);
             return false;
           }
@@ -11557,7 +18887,7 @@ var require_client_h2 = __commonJS({
           } else {
             headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
           }
-          stream = openStream(client, request2, session, abort, headers, { endStream: false, signal });
+          stream = openStream(client, request, session, abort, headers, { endStream: false, signal });
           if (stream == null) {
             unrefH2Session(session);
             return false;
@@ -11565,7 +18895,7 @@ var require_client_h2 = __commonJS({
           setupUpgradeStream(stream, state);
           return true;
         }
-        stream = openStream(client, request2, session, abort, headers, { endStream: false, signal });
+        stream = openStream(client, request, session, abort, headers, { endStream: false, signal });
         if (stream == null) {
           unrefH2Session(session);
           return false;
@@ -11575,7 +18905,7 @@ var require_client_h2 = __commonJS({
       }
       headers[HTTP2_HEADER_PATH] = path;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
-      const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
+      const expectsPayload = method2 === "PUT" || method2 === "POST" || method2 === "PATCH" || method2 === "QUERY" || method2 === "PROPFIND" || method2 === "PROPPATCH";
       let body = state.body;
       if (body && typeof body.read === "function") {
         body.read(0);
@@ -11589,14 +18919,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request2.contentLength;
+        contentLength = request.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request.contentLength != null && request.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -11612,7 +18942,7 @@ var require_client_h2 = __commonJS({
           header += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request2, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request, headers: header, socket: session[kSocket] });
       }
       const shouldEndStream = body === null || contentLength === 0;
       state.body = body;
@@ -11621,7 +18951,7 @@ var require_client_h2 = __commonJS({
       if (expectContinue) {
         headers[HTTP2_HEADER_EXPECT] = "100-continue";
       }
-      stream = openStream(client, request2, session, abort, headers, { endStream: shouldEndStream, signal });
+      stream = openStream(client, request, session, abort, headers, { endStream: shouldEndStream, signal });
       if (stream == null) {
         return false;
       }
@@ -11635,7 +18965,7 @@ var require_client_h2 = __commonJS({
       }
       stream[kHTTP2Session] = session;
       stream.on("close", completeRequestStream);
-      bindRequestToStream(request2, stream, releaseRequestStream);
+      bindRequestToStream(request, stream, releaseRequestStream);
       if (expectContinue) {
         stream.once("continue", writeBodyH2);
       }
@@ -11675,9 +19005,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (request2[kRequestStream] === stream) {
-        detachRequestFromStream(request2);
+      const { request } = state;
+      if (request[kRequestStream] === stream) {
+        detachRequestFromStream(request);
       }
       if (!stream.destroyed && !stream.closed) {
         removeRequestStreamListeners(stream);
@@ -11690,8 +19020,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2, maxResponseSize, responseContentLength } = state;
-      if (request2.aborted || request2.completed) {
+      const { request, maxResponseSize, responseContentLength } = state;
+      if (request.aborted || request.completed) {
         return;
       }
       if (responseContentLength != null && state.bytesRead + chunk.length > responseContentLength) {
@@ -11703,7 +19033,7 @@ var require_client_h2 = __commonJS({
         return;
       }
       state.bytesRead += chunk.length;
-      if (request2.onResponseData(chunk) === false) {
+      if (request.onResponseData(chunk) === false) {
         pauseResponseStream(stream, state);
       }
     }
@@ -11727,13 +19057,13 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (request2.aborted || request2.completed) {
+      const { request } = state;
+      if (request.aborted || request.completed) {
         return;
       }
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
-      request2.onResponseStart(Number(statusCode), headers, noop, "");
+      request.onResponseStart(Number(statusCode), headers, noop, "");
     }
     function onResponse(headers) {
       const stream = this;
@@ -11741,7 +19071,7 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
+      const { request } = state;
       stream.off("response", onResponse);
       if (state.body != null && !state.bodySent && !stream.writableEnded) {
         stream.removeListener("continue", writeBodyH2);
@@ -11749,20 +19079,20 @@ var require_client_h2 = __commonJS({
       }
       const statusCode = Number(headers[HTTP2_HEADER_STATUS]);
       delete headers[HTTP2_HEADER_STATUS];
-      request2.onResponseStarted();
+      request.onResponseStarted();
       state.responseReceived = true;
-      if (request2.method !== "HEAD" && statusCode !== 304) {
+      if (request.method !== "HEAD" && statusCode !== 304) {
         const contentLength = headers[HTTP2_HEADER_CONTENT_LENGTH];
         state.responseContentLength = contentLength == null ? null : Number(contentLength);
       }
       if (state.headersTimeout || state.bodyTimeout) {
         stream.setTimeout(state.bodyTimeout);
       }
-      if (request2.aborted || request2.completed) {
+      if (request.aborted || request.completed) {
         releaseRequestStream(stream);
         return;
       }
-      if (request2.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
+      if (request.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
         pauseResponseStream(stream, state);
       }
       stream.on("data", onData);
@@ -11773,10 +19103,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
+      const { request } = state;
       stream.off("end", onEnd);
       if (state.responseReceived) {
-        if (!request2.aborted && !request2.completed) {
+        if (!request.aborted && !request.completed) {
           if (state.responseContentLength != null && state.bytesRead !== state.responseContentLength) {
             state.abort(new ResponseContentLengthMismatchError());
             return;
@@ -11789,29 +19119,29 @@ var require_client_h2 = __commonJS({
       }
     }
     function retryRefusedStream(stream, state) {
-      const { client, request: request2 } = state;
-      if (state.responseReceived || request2.aborted || request2.completed || request2[kRefusedStreamRetry] || !canReplayRequest(request2)) {
+      const { client, request } = state;
+      if (state.responseReceived || request.aborted || request.completed || request[kRefusedStreamRetry] || !canReplayRequest(request)) {
         return false;
       }
-      request2[kRefusedStreamRetry] = true;
+      request[kRefusedStreamRetry] = true;
       requeueStreamRequest(client, state);
       return true;
     }
     function retryUnsentStream(state) {
-      const { client, request: request2, session } = state;
-      if (!session[kReceivedGoAway] || state.responseReceived || request2.aborted || request2.completed || !canReplayRequest(request2) || !registerGoAwayRefusal(request2)) {
+      const { client, request, session } = state;
+      if (!session[kReceivedGoAway] || state.responseReceived || request.aborted || request.completed || !canReplayRequest(request) || !registerGoAwayRefusal(request)) {
         return false;
       }
       requeueStreamRequest(client, state);
       return true;
     }
     function requeueStreamRequest(client, state) {
-      const { request: request2 } = state;
-      detachRequestStreamForClose(request2);
+      const { request } = state;
+      detachRequestStreamForClose(request);
       state.stream = null;
       state.requestFinalized = true;
-      completeRequest(client, request2);
-      client[kQueue].splice(client[kPendingIdx], 0, request2);
+      completeRequest(client, request);
+      client[kQueue].splice(client[kPendingIdx], 0, request);
       client[kResume]();
     }
     function onError(err) {
@@ -11868,10 +19198,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
+      const { request } = state;
       stream.off("trailers", onTrailers);
       stream.off("data", onData);
-      if (request2.aborted || request2.completed) {
+      if (request.aborted || request.completed) {
         return;
       }
       state.trailers = trailers;
@@ -11880,14 +19210,14 @@ var require_client_h2 = __commonJS({
       const stream = this;
       const state = stream[kRequestStreamState];
       state.bodySent = true;
-      const { abort, body, client, contentLength, expectsPayload, request: request2 } = state;
+      const { abort, body, client, contentLength, expectsPayload, request } = state;
       if (!body || contentLength === 0) {
         writeBuffer(
           abort,
           stream,
           null,
           client,
-          request2,
+          request,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -11898,7 +19228,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request2,
+          request,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -11910,7 +19240,7 @@ var require_client_h2 = __commonJS({
             stream,
             body.stream(),
             client,
-            request2,
+            request,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -11921,7 +19251,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -11935,7 +19265,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request2,
+          request,
           contentLength
         );
       } else if (util.isIterable(body)) {
@@ -11944,7 +19274,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request2,
+          request,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -11953,7 +19283,7 @@ var require_client_h2 = __commonJS({
         assert(false);
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -11961,18 +19291,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request2.onBodySent(body);
+          request.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request2.onRequestSent();
+        request.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -11983,7 +19313,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request2.onRequestSent();
+            request.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -11993,10 +19323,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request2.onBodySent(chunk);
+        request.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -12006,8 +19336,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
+        request.onBodySent(buffer);
+        request.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -12016,7 +19346,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -12041,13 +19371,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request2.onBodySent(chunk);
+          request.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request2.onRequestSent();
+        request.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -12078,7 +19408,7 @@ var require_client = __commonJS({
       InvalidArgumentError,
       InformationalError,
       ClientDestroyedError
-    } = require_errors();
+    } = require_errors2();
     var buildConnector = require_connect();
     var {
       kUrl,
@@ -12361,8 +19691,8 @@ var require_client = __commonJS({
       get pipelining() {
         return this[kPipelining];
       }
-      set pipelining(value) {
-        this[kPipelining] = value;
+      set pipelining(value2) {
+        this[kPipelining] = value2;
         this[kResume](true);
       }
       get stats() {
@@ -12392,19 +19722,19 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request2 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request2);
+        const request = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
+        } else if (util.bodyLength(request.body) == null && util.isIterable(request.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
           this[kResume](true);
         }
-        if (request2.abort === null && !request2.aborted) {
+        if (request.abort === null && !request.aborted) {
           const onQueued = opts[kQueuedAbort];
           if (onQueued !== void 0) {
-            onQueued((reason) => abortPendingRequest(this, request2, reason));
+            onQueued((reason) => abortPendingRequest(this, request, reason));
           }
         }
         if (this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy]) {
@@ -12425,9 +19755,9 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
-            if (request2 != null) {
-              util.errorRequest(this, request2, err);
+            const request = requests[i];
+            if (request != null) {
+              util.errorRequest(this, request, err);
             }
           }
           const callback = () => {
@@ -12447,20 +19777,20 @@ var require_client = __commonJS({
         });
       }
     };
-    function failQueuedRequest(client, request2, reason) {
+    function failQueuedRequest(client, request, reason) {
       try {
-        request2.onQueuedAbort(reason);
-        assert(request2.aborted);
+        request.onQueuedAbort(reason);
+        assert(request.aborted);
       } catch (err) {
         client.emit("error", err);
       }
     }
-    function abortPendingRequest(client, request2, reason) {
-      if (request2.aborted || request2.abort !== null) {
+    function abortPendingRequest(client, request, reason) {
+      if (request.aborted || request.abort !== null) {
         return;
       }
       const queue = client[kQueue];
-      const idx = queue.indexOf(request2, client[kPendingIdx]);
+      const idx = queue.indexOf(request, client[kPendingIdx]);
       if (idx === -1) {
         return;
       }
@@ -12468,7 +19798,7 @@ var require_client = __commonJS({
         return;
       }
       queue.splice(idx, 1);
-      failQueuedRequest(client, request2, reason);
+      failQueuedRequest(client, request, reason);
       client[kResume](true);
       if (client[kCancelConnect] !== null && client[kSize] === 0) {
         queueMicrotask(() => cancelUnusedConnect(client));
@@ -12485,9 +19815,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request = requests[i];
+          if (request != null) {
+            util.errorRequest(client, request, err);
           }
         }
         assert(client[kSize] === 0);
@@ -12644,8 +19974,8 @@ var require_client = __commonJS({
           util.errorRequest(client, running[i], err);
         }
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === servername) {
-          const request2 = client[kQueue].splice(client[kPendingIdx], 1)[0];
-          util.errorRequest(client, request2, err);
+          const request = client[kQueue].splice(client[kPendingIdx], 1)[0];
+          util.errorRequest(client, request, err);
         }
       } else {
         onError(client, err);
@@ -12700,19 +20030,19 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getMaxConcurrent(client) || 1)) {
           return;
         }
-        const request2 = client[kQueue][client[kPendingIdx]];
-        if (request2 === null) {
+        const request = client[kQueue][client[kPendingIdx]];
+        if (request === null) {
           return;
         }
-        if (request2.aborted) {
+        if (request.aborted) {
           client[kQueue].splice(client[kPendingIdx], 1);
           continue;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request2.servername;
+          client[kServerName] = request.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -12723,17 +20053,17 @@ var require_client = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          client[kServerName] = request2.servername;
+          client[kServerName] = request.servername;
           connect(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request2)) {
+        if (client[kHTTPContext].busy(request)) {
           return;
         }
-        if (!request2.aborted && client[kHTTPContext].write(request2)) {
+        if (!request.aborted && client[kHTTPContext].write(request)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -13154,7 +20484,7 @@ var require_pool = __commonJS({
     var Client = require_client();
     var {
       InvalidArgumentError
-    } = require_errors();
+    } = require_errors2();
     var util = require_util();
     var { kConnecting, kHTTPContext, kHTTP2Session, kRemoteSettings, kUrl, kQueued } = require_symbols();
     var buildConnector = require_connect();
@@ -13330,7 +20660,7 @@ var require_balanced_pool = __commonJS({
     var {
       BalancedPoolMissingUpstreamError,
       InvalidArgumentError
-    } = require_errors();
+    } = require_errors2();
     var {
       PoolBase,
       kClients,
@@ -13489,7 +20819,7 @@ var require_round_robin_pool = __commonJS({
     var Client = require_client();
     var {
       InvalidArgumentError
-    } = require_errors();
+    } = require_errors2();
     var util = require_util();
     var { kUrl, kQueued } = require_symbols();
     var buildConnector = require_connect();
@@ -13616,7 +20946,7 @@ var require_round_robin_pool = __commonJS({
 var require_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/agent.js"(exports2, module2) {
     "use strict";
-    var { InvalidArgumentError, MaxOriginsReachedError } = require_errors();
+    var { InvalidArgumentError, MaxOriginsReachedError } = require_errors2();
     var { kBusy, kClients, kConnected, kRunning, kPending, kClose, kDestroy, kDispatch, kUrl } = require_symbols();
     var DispatcherBase = require_dispatcher_base();
     var Pool2 = require_pool();
@@ -13766,7 +21096,7 @@ var require_dispatcher1_wrapper = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher1-wrapper.js"(exports2, module2) {
     "use strict";
     var Dispatcher = require_dispatcher();
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var { toRawHeaders } = require_util();
     var { kOriginless, kUrl } = require_symbols();
     var LegacyHandlerWrapper = class {
@@ -13774,8 +21104,8 @@ var require_dispatcher1_wrapper = __commonJS({
       constructor(handler) {
         this.#handler = handler;
       }
-      onRequestStart(controller, context) {
-        this.#handler.onConnect?.((reason) => controller.abort(reason), context);
+      onRequestStart(controller, context2) {
+        this.#handler.onConnect?.((reason) => controller.abort(reason), context2);
       }
       onRequestUpgrade(controller, statusCode, headers, socket) {
         const rawHeaders = Array.isArray(controller?.rawHeaders) ? controller.rawHeaders : toRawHeaders(controller?.rawHeaders ?? headers ?? {});
@@ -13864,7 +21194,7 @@ var require_socks5_utils = __commonJS({
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     var net = __require("node:net");
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     function parseAddress(address) {
       if (net.isIPv4(address)) {
         const parts = address.split(".").map(Number);
@@ -13972,8 +21302,8 @@ var require_socks5_utils = __commonJS({
           }
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = buffer.readUInt16BE(currentOffset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = buffer.readUInt16BE(currentOffset + i * 2);
+            parts.push(value2.toString(16));
           }
           address = parts.join(":");
           currentOffset += 16;
@@ -14025,7 +21355,7 @@ var require_socks5_client = __commonJS({
     "use strict";
     var { EventEmitter } = __require("node:events");
     var { Buffer: Buffer2 } = __require("node:buffer");
-    var { InvalidArgumentError, Socks5ProxyError } = require_errors();
+    var { InvalidArgumentError, Socks5ProxyError } = require_errors2();
     var { debuglog } = __require("node:util");
     var { parseAddress } = require_socks5_utils();
     var debug = debuglog("undici:socks5");
@@ -14150,13 +21480,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request2 = Buffer2.alloc(2 + this.authMethods.length);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = this.authMethods.length;
-        this.authMethods.forEach((method, i) => {
-          request2[2 + i] = method;
+        const request = Buffer2.alloc(2 + this.authMethods.length);
+        request[0] = SOCKS_VERSION;
+        request[1] = this.authMethods.length;
+        this.authMethods.forEach((method2, i) => {
+          request[2 + i] = method2;
         });
-        this.socket.write(request2);
+        this.socket.write(request);
       }
       /**
        * Handle handshake response from server
@@ -14166,22 +21496,22 @@ var require_socks5_client = __commonJS({
           return;
         }
         const version = this.buffer[0];
-        const method = this.buffer[1];
+        const method2 = this.buffer[1];
         if (version !== SOCKS_VERSION) {
           throw new Socks5ProxyError(`Invalid SOCKS version: ${version}`, "UND_ERR_SOCKS5_VERSION");
         }
-        if (method === AUTH_METHODS.NO_ACCEPTABLE) {
+        if (method2 === AUTH_METHODS.NO_ACCEPTABLE) {
           throw new Socks5ProxyError("No acceptable authentication method", "UND_ERR_SOCKS5_AUTH_REJECTED");
         }
         this.buffer = this.buffer.subarray(2);
-        debug("server selected auth method", method);
-        if (method === AUTH_METHODS.NO_AUTH) {
+        debug("server selected auth method", method2);
+        if (method2 === AUTH_METHODS.NO_AUTH) {
           this.markAuthenticated();
-        } else if (method === AUTH_METHODS.USERNAME_PASSWORD) {
+        } else if (method2 === AUTH_METHODS.USERNAME_PASSWORD) {
           this.state = STATES.AUTHENTICATING;
           this.sendAuthRequest();
         } else {
-          throw new Socks5ProxyError(`Unsupported authentication method: ${method}`, "UND_ERR_SOCKS5_AUTH_METHOD");
+          throw new Socks5ProxyError(`Unsupported authentication method: ${method2}`, "UND_ERR_SOCKS5_AUTH_METHOD");
         }
       }
       /**
@@ -14198,13 +21528,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request2[0] = 1;
-        request2[1] = usernameBuffer.length;
-        usernameBuffer.copy(request2, 2);
-        request2[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
-        this.socket.write(request2);
+        const request = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request[0] = 1;
+        request[1] = usernameBuffer.length;
+        usernameBuffer.copy(request, 2);
+        request[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request, 3 + usernameBuffer.length);
+        this.socket.write(request);
       }
       /**
        * Handle authentication response
@@ -14239,22 +21569,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request2);
+        const request = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = command;
-        request2[2] = 0;
-        request2[3] = addressType;
-        addressBuffer.copy(request2, 4);
-        request2.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request2;
+        const request = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request[0] = SOCKS_VERSION;
+        request[1] = command;
+        request[2] = 0;
+        request[3] = addressType;
+        addressBuffer.copy(request, 4);
+        request.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request;
       }
       /**
        * Handle CONNECT response
@@ -14302,8 +21632,8 @@ var require_socks5_client = __commonJS({
         } else if (addressType === ADDRESS_TYPES.IPV6) {
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value = this.buffer.readUInt16BE(offset + i * 2);
-            parts.push(value.toString(16));
+            const value2 = this.buffer.readUInt16BE(offset + i * 2);
+            parts.push(value2.toString(16));
           }
           boundAddress = parts.join(":");
           offset += 16;
@@ -14359,7 +21689,7 @@ var require_socks5_proxy_agent = __commonJS({
     var { URL: URL2 } = __require("node:url");
     var tls;
     var DispatcherBase = require_dispatcher_base();
-    var { ConnectTimeoutError, InvalidArgumentError } = require_errors();
+    var { ConnectTimeoutError, InvalidArgumentError } = require_errors2();
     var { Socks5Client, STATES } = require_socks5_client();
     var { kBusy, kConnected, kDispatch, kClose, kDestroy } = require_symbols();
     var Pool2 = require_pool();
@@ -14631,7 +21961,7 @@ var require_proxy_agent = __commonJS({
     var Agent = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
-    var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors();
+    var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors2();
     var buildConnector = require_connect();
     var Client = require_client();
     var { channels } = require_diagnostics();
@@ -14903,9 +22233,9 @@ var require_proxy_agent = __commonJS({
       }
       if (headers && typeof headers === "object" && hasSafeIterator(headers)) {
         const headersPair = {};
-        for (const [key, value] of headers) {
+        for (const [key, value2] of headers) {
           if (!Object.hasOwn(headersPair, key)) {
-            headersPair[key] = value;
+            headersPair[key] = value2;
             continue;
           }
           const previous = headersPair[key];
@@ -14913,8 +22243,8 @@ var require_proxy_agent = __commonJS({
           if (previous !== void 0) {
             values.push(...Array.isArray(previous) ? previous : [previous]);
           }
-          if (value !== void 0) {
-            values.push(...Array.isArray(value) ? value : [value]);
+          if (value2 !== void 0) {
+            values.push(...Array.isArray(value2) ? value2 : [value2]);
           }
           headersPair[key] = values.length > 1 ? values : values[0];
         }
@@ -15095,7 +22425,7 @@ var require_retry_handler = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { kRetryHandlerDefaultRetry, kQueuedAbort } = require_symbols();
-    var { RequestRetryError, RequestAbortedError } = require_errors();
+    var { RequestRetryError, RequestAbortedError } = require_errors2();
     var {
       hasSafeIterator,
       isDisturbed,
@@ -15163,17 +22493,17 @@ var require_retry_handler = __commonJS({
       get rawHeaders() {
         return this.#target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.#target) {
-          this.#target.rawHeaders = value;
+          this.#target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.#target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.#target) {
-          this.#target.rawTrailers = value;
+          this.#target.rawTrailers = value2;
         }
       }
     };
@@ -15328,10 +22658,10 @@ var require_retry_handler = __commonJS({
           this.resume = this.end != null;
         }
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         this.controllerProxy.target = controller;
         if (!this.headersSent) {
-          this.handler.onRequestStart?.(this.controllerProxy, context);
+          this.handler.onRequestStart?.(this.controllerProxy, context2);
         }
       }
       onBodySent(chunk) {
@@ -15345,7 +22675,7 @@ var require_retry_handler = __commonJS({
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
         const { statusCode, code, headers } = err;
-        const { method, retryOptions } = opts;
+        const { method: method2, retryOptions } = opts;
         const {
           maxRetries,
           minTimeout,
@@ -15361,7 +22691,7 @@ var require_retry_handler = __commonJS({
           cb(err);
           return;
         }
-        if (Array.isArray(methods) && !methods.includes(method)) {
+        if (Array.isArray(methods) && !methods.includes(method2)) {
           cb(err);
           return;
         }
@@ -15605,9 +22935,9 @@ var require_retry_handler = __commonJS({
             }
           }
         } else {
-          for (const [key, value] of headers) {
+          for (const [key, value2] of headers) {
             if (!isReplacedHeader(key, etag)) {
-              ret2.push(key, value);
+              ret2.push(key, value2);
             }
           }
         }
@@ -15683,7 +23013,7 @@ var require_retry_agent = __commonJS({
 var require_h2c_client = __commonJS({
   "node_modules/undici/lib/dispatcher/h2c-client.js"(exports2, module2) {
     "use strict";
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var Client = require_client();
     var H2CClient = class extends Client {
       constructor(origin, clientOpts) {
@@ -15729,7 +23059,7 @@ var require_readable = __commonJS({
     var assert = __require("node:assert");
     var { addAbortListener } = __require("node:events");
     var { Readable } = __require("node:stream");
-    var { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = require_errors();
+    var { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = require_errors2();
     var util = require_util();
     var kConsume = /* @__PURE__ */ Symbol("kConsume");
     var kReading = /* @__PURE__ */ Symbol("kReading");
@@ -16139,7 +23469,7 @@ var require_abort_signal = __commonJS({
   "node_modules/undici/lib/api/abort-signal.js"(exports2, module2) {
     "use strict";
     var { addAbortListener } = require_util();
-    var { RequestAbortedError } = require_errors();
+    var { RequestAbortedError } = require_errors2();
     var { kQueuedAbort } = require_symbols();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
@@ -16224,7 +23554,7 @@ var require_api_request = __commonJS({
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
     var { Readable } = require_readable();
-    var { InvalidArgumentError, RequestAbortedError } = require_errors();
+    var { InvalidArgumentError, RequestAbortedError } = require_errors2();
     var util = require_util();
     var { dispatchWithSignal } = require_abort_signal();
     function noop() {
@@ -16234,7 +23564,7 @@ var require_api_request = __commonJS({
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError("invalid opts");
         }
-        const { signal, method, opaque, body, onInfo, responseHeaders, highWaterMark } = opts;
+        const { signal, method: method2, opaque, body, onInfo, responseHeaders, highWaterMark } = opts;
         try {
           if (typeof callback !== "function") {
             throw new InvalidArgumentError("invalid callback");
@@ -16245,7 +23575,7 @@ var require_api_request = __commonJS({
           if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
             throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
           }
-          if (method === "CONNECT") {
+          if (method2 === "CONNECT") {
             throw new InvalidArgumentError("invalid method");
           }
           if (onInfo && typeof onInfo !== "function") {
@@ -16261,7 +23591,7 @@ var require_api_request = __commonJS({
           }
           throw err;
         }
-        this.method = method;
+        this.method = method2;
         this.responseHeaders = responseHeaders || null;
         this.opaque = opaque || null;
         this.callback = callback;
@@ -16288,7 +23618,7 @@ var require_api_request = __commonJS({
           });
         }
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         if (this.reason) {
           controller.abort(this.reason);
           return;
@@ -16296,10 +23626,10 @@ var require_api_request = __commonJS({
         assert(this.callback);
         this.controller = controller;
         this.abort = (reason) => controller.abort(reason);
-        this.context = context;
+        this.context = context2;
       }
       onResponseStart(controller, statusCode, headers, statusText) {
-        const { callback, opaque, context, responseHeaders, highWaterMark } = this;
+        const { callback, opaque, context: context2, responseHeaders, highWaterMark } = this;
         const rawHeaders = controller?.rawHeaders;
         const responseHeaderData = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : headers;
         if (statusCode < 200) {
@@ -16333,7 +23663,7 @@ var require_api_request = __commonJS({
               trailers: this.trailers,
               opaque,
               body: res,
-              context
+              context: context2
             });
           } catch (err) {
             this.res = null;
@@ -16396,10 +23726,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request2(opts, callback) {
+    function request(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve, reject) => {
-          request2.call(this, opts, (err, data) => {
+          request.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve(data);
           });
         });
@@ -16419,7 +23749,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module2.exports = request2;
+    module2.exports = request;
     module2.exports.RequestHandler = RequestHandler;
   }
 });
@@ -16430,7 +23760,7 @@ var require_api_stream = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError, InvalidReturnValueError } = require_errors();
+    var { InvalidArgumentError, InvalidReturnValueError } = require_errors2();
     var util = require_util();
     var { addSignal, removeSignal, dispatchWithSignal } = require_abort_signal();
     function noop() {
@@ -16478,7 +23808,7 @@ var require_api_stream = __commonJS({
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError("invalid opts");
         }
-        const { signal, method, opaque, body, onInfo, responseHeaders } = opts;
+        const { signal, method: method2, opaque, body, onInfo, responseHeaders } = opts;
         try {
           if (typeof callback !== "function") {
             throw new InvalidArgumentError("invalid callback");
@@ -16489,7 +23819,7 @@ var require_api_stream = __commonJS({
           if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
             throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
           }
-          if (method === "CONNECT") {
+          if (method2 === "CONNECT") {
             throw new InvalidArgumentError("invalid method");
           }
           if (onInfo && typeof onInfo !== "function") {
@@ -16520,7 +23850,7 @@ var require_api_stream = __commonJS({
         }
         addSignal(this, signal);
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         if (this.reason) {
           controller.abort(this.reason);
           return;
@@ -16528,10 +23858,10 @@ var require_api_stream = __commonJS({
         assert(this.callback);
         this.controller = controller;
         this.abort = (reason) => controller.abort(reason);
-        this.context = context;
+        this.context = context2;
       }
       onResponseStart(controller, statusCode, headers, _statusMessage) {
-        const { factory, opaque, context, responseHeaders } = this;
+        const { factory, opaque, context: context2, responseHeaders } = this;
         const rawHeaders = controller?.rawHeaders;
         const responseHeaderData = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : headers;
         if (statusCode < 200) {
@@ -16548,7 +23878,7 @@ var require_api_stream = __commonJS({
           statusCode,
           headers: responseHeaderData,
           opaque,
-          context
+          context: context2
         });
         if (!res || typeof res.write !== "function" || typeof res.end !== "function" || typeof res.on !== "function") {
           throw new InvalidReturnValueError("expected Writable");
@@ -16653,7 +23983,7 @@ var require_api_pipeline = __commonJS({
       InvalidArgumentError,
       InvalidReturnValueError,
       RequestAbortedError
-    } = require_errors();
+    } = require_errors2();
     var util = require_util();
     var { kBodyUsed } = require_symbols();
     var { addSignal, removeSignal, dispatchWithSignal } = require_abort_signal();
@@ -16701,11 +24031,11 @@ var require_api_pipeline = __commonJS({
         if (typeof handler !== "function") {
           throw new InvalidArgumentError("invalid handler");
         }
-        const { signal, method, opaque, onInfo, responseHeaders } = opts;
+        const { signal, method: method2, opaque, onInfo, responseHeaders } = opts;
         if (signal && typeof signal.on !== "function" && typeof signal.addEventListener !== "function") {
           throw new InvalidArgumentError("signal must be an EventEmitter or EventTarget");
         }
-        if (method === "CONNECT") {
+        if (method2 === "CONNECT") {
           throw new InvalidArgumentError("invalid method");
         }
         if (onInfo && typeof onInfo !== "function") {
@@ -16757,7 +24087,7 @@ var require_api_pipeline = __commonJS({
         this.res = null;
         addSignal(this, signal);
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         const { res } = this;
         if (this.reason) {
           controller.abort(this.reason);
@@ -16765,10 +24095,10 @@ var require_api_pipeline = __commonJS({
         }
         assert(!res, "pipeline cannot be retried");
         this.abort = (reason) => controller.abort(reason);
-        this.context = context;
+        this.context = context2;
       }
       onResponseStart(controller, statusCode, headers, _statusMessage) {
-        const { opaque, handler, context } = this;
+        const { opaque, handler, context: context2 } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
             const rawHeaders = controller?.rawHeaders;
@@ -16788,7 +24118,7 @@ var require_api_pipeline = __commonJS({
             headers: responseHeaders,
             opaque,
             body: this.res,
-            context
+            context: context2
           });
         } catch (err) {
           this.res.on("error", noop);
@@ -16854,7 +24184,7 @@ var require_api_pipeline = __commonJS({
 var require_api_upgrade = __commonJS({
   "node_modules/undici/lib/api/api-upgrade.js"(exports2, module2) {
     "use strict";
-    var { InvalidArgumentError, SocketError } = require_errors();
+    var { InvalidArgumentError, SocketError } = require_errors2();
     var { AsyncResource } = __require("node:async_hooks");
     var assert = __require("node:assert");
     var util = require_util();
@@ -16880,14 +24210,14 @@ var require_api_upgrade = __commonJS({
         this.context = null;
         addSignal(this, signal);
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         if (this.reason) {
           controller.abort(this.reason);
           return;
         }
         assert(this.callback);
         this.abort = (reason) => controller.abort(reason);
-        this.context = context;
+        this.context = context2;
       }
       onResponseStart() {
         throw new SocketError("bad upgrade", null);
@@ -16899,7 +24229,7 @@ var require_api_upgrade = __commonJS({
           controller.abort(new SocketError("bad upgrade", socketInfo));
           return;
         }
-        const { callback, opaque, context } = this;
+        const { callback, opaque, context: context2 } = this;
         removeSignal(this);
         this.callback = null;
         const rawHeaders = controller?.rawHeaders;
@@ -16908,7 +24238,7 @@ var require_api_upgrade = __commonJS({
           headers: responseHeaders,
           socket,
           opaque,
-          context
+          context: context2
         });
       }
       onResponseError(_controller, err) {
@@ -16960,7 +24290,7 @@ var require_api_connect = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
-    var { InvalidArgumentError, SocketError } = require_errors();
+    var { InvalidArgumentError, SocketError } = require_errors2();
     var util = require_util();
     var { addSignal, removeSignal, dispatchWithSignal } = require_abort_signal();
     var ConnectHandler = class extends AsyncResource {
@@ -16982,20 +24312,20 @@ var require_api_connect = __commonJS({
         this.abort = null;
         addSignal(this, signal);
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         if (this.reason) {
           controller.abort(this.reason);
           return;
         }
         assert(this.callback);
         this.abort = (reason) => controller.abort(reason);
-        this.context = context;
+        this.context = context2;
       }
       onResponseStart() {
         throw new SocketError("bad connect", null);
       }
       onRequestUpgrade(controller, statusCode, headers, socket) {
-        const { callback, opaque, context } = this;
+        const { callback, opaque, context: context2 } = this;
         removeSignal(this);
         this.callback = null;
         let responseHeaders = headers;
@@ -17008,7 +24338,7 @@ var require_api_connect = __commonJS({
           headers: responseHeaders,
           socket,
           opaque,
-          context
+          context: context2
         });
       }
       onResponseError(_controller, err) {
@@ -17066,7 +24396,7 @@ var require_api = __commonJS({
 var require_mock_errors = __commonJS({
   "node_modules/undici/lib/mock/mock-errors.js"(exports2, module2) {
     "use strict";
-    var { UndiciError } = require_errors();
+    var { UndiciError } = require_errors2();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
     var MockNotMatchedError = class extends UndiciError {
       constructor(message) {
@@ -17145,17 +24475,17 @@ var require_mock_utils = __commonJS({
         isPromise
       }
     } = __require("node:util");
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var requestAborted = /* @__PURE__ */ Symbol("request aborted");
-    function matchValue(match, value) {
+    function matchValue(match, value2) {
       if (typeof match === "string") {
-        return match === value;
+        return match === value2;
       }
       if (match instanceof RegExp) {
-        return match.test(value);
+        return match.test(value2);
       }
       if (typeof match === "function") {
-        return match(value) === true;
+        return match(value2) === true;
       }
       return false;
     }
@@ -17215,21 +24545,21 @@ var require_mock_utils = __commonJS({
       }
       const originalQp = new URLSearchParams(query);
       const normalizedQp = new URLSearchParams();
-      for (let [key, value] of originalQp.entries()) {
+      for (let [key, value2] of originalQp.entries()) {
         key = key.replace("[]", "");
-        const valueRepresentsString = /^(['"]).*\1$/.test(value);
+        const valueRepresentsString = /^(['"]).*\1$/.test(value2);
         if (valueRepresentsString) {
-          normalizedQp.append(key, value);
+          normalizedQp.append(key, value2);
           continue;
         }
-        if (value.includes(",")) {
-          const values = value.split(",");
+        if (value2.includes(",")) {
+          const values = value2.split(",");
           for (const v of values) {
             normalizedQp.append(key, v);
           }
           continue;
         }
-        normalizedQp.append(key, value);
+        normalizedQp.append(key, value2);
       }
       return normalizedQp;
     }
@@ -17245,9 +24575,9 @@ var require_mock_utils = __commonJS({
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path, method, body, headers }) {
+    function matchKey(mockDispatch2, { path, method: method2, body, headers }) {
       const pathMatch = matchValue(mockDispatch2.path, path);
-      const methodMatch = matchValue(mockDispatch2.method, method);
+      const methodMatch = matchValue(mockDispatch2.method, method2);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
       return pathMatch && methodMatch && bodyMatch && headersMatch;
@@ -17279,7 +24609,7 @@ var require_mock_utils = __commonJS({
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
-      matchedMockDispatches = matchedMockDispatches.filter(({ method }) => matchValue(method, key.method));
+      matchedMockDispatches = matchedMockDispatches.filter(({ method: method2 }) => matchValue(method2, key.method));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for method '${key.method}' on path '${resolvedPath}'`);
       }
@@ -17331,10 +24661,10 @@ var require_mock_utils = __commonJS({
       return path + search;
     }
     function buildKey(opts) {
-      const { path, method, body, headers, query } = opts;
+      const { path, method: method2, body, headers, query } = opts;
       return {
         path,
-        method,
+        method: method2,
         body,
         headers,
         query
@@ -17345,14 +24675,14 @@ var require_mock_utils = __commonJS({
       const result = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
-        const value = data[key];
+        const value2 = data[key];
         const name = Buffer.from(`${key}`);
-        if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+        if (Array.isArray(value2)) {
+          for (let j = 0; j < value2.length; ++j) {
+            result.push(name, Buffer.from(`${value2[j]}`));
           }
         } else {
-          result.push(name, Buffer.from(`${value}`));
+          result.push(name, Buffer.from(`${value2}`));
         }
       }
       return result;
@@ -17698,7 +25028,7 @@ var require_mock_interceptor = __commonJS({
       kMockDispatch,
       kIgnoreTrailingSlash
     } = require_mock_symbols();
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var { serializePathWithQuery } = require_util();
     var {
       types: {
@@ -17878,7 +25208,7 @@ var require_mock_client = __commonJS({
     } = require_mock_symbols();
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var MockClient = class extends Client {
       constructor(origin, opts) {
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -17925,7 +25255,7 @@ var require_mock_call_history = __commonJS({
   "node_modules/undici/lib/mock/mock-call-history.js"(exports2, module2) {
     "use strict";
     var { kMockCallHistoryAddLog } = require_mock_symbols();
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     function handleFilterCallsWithOptions(criteria, options, handler, store, allLogs) {
       switch (options.operator) {
         case "OR":
@@ -18012,12 +25342,12 @@ var require_mock_call_history = __commonJS({
       toString() {
         const options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" };
         let result = "";
-        this.toMap().forEach((value, key) => {
-          if (typeof value === "string" || value === void 0 || value === null) {
-            result = `${result}${key}${options.betweenKeyValueSeparator}${value}${options.betweenPairSeparator}`;
+        this.toMap().forEach((value2, key) => {
+          if (typeof value2 === "string" || value2 === void 0 || value2 === null) {
+            result = `${result}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
           }
-          if (typeof value === "object" && value !== null || Array.isArray(value)) {
-            result = `${result}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value)}${options.betweenPairSeparator}`;
+          if (typeof value2 === "object" && value2 !== null || Array.isArray(value2)) {
+            result = `${result}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
           }
         });
         return result.slice(0, -1);
@@ -18139,7 +25469,7 @@ var require_mock_pool = __commonJS({
     } = require_mock_symbols();
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var MockPool = class extends Pool2 {
       constructor(origin, opts) {
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
@@ -18205,8 +25535,8 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
-            Method: method,
+          ({ method: method2, path, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+            Method: method2,
             Origin: origin,
             Path: path,
             "Status code": statusCode,
@@ -18249,7 +25579,7 @@ var require_mock_agent = __commonJS({
     var MockClient = require_mock_client();
     var MockPool = require_mock_pool();
     var { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = require_mock_utils();
-    var { InvalidArgumentError, UndiciError } = require_errors();
+    var { InvalidArgumentError, UndiciError } = require_errors2();
     var Dispatcher = require_dispatcher();
     var PendingInterceptorsFormatter = require_pending_interceptors_formatter();
     var { MockCallHistory } = require_mock_call_history();
@@ -18427,7 +25757,7 @@ ${pendingInterceptorsFormatter.format(pending)}`.trim()
 var require_snapshot_utils = __commonJS({
   "node_modules/undici/lib/mock/snapshot-utils.js"(exports2, module2) {
     "use strict";
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var { setHeader } = require_util();
     var { runtimeFeatures } = require_runtime_features();
     function createHeaderFilters(matchOptions = {}) {
@@ -18439,7 +25769,7 @@ var require_snapshot_utils = __commonJS({
       };
     }
     var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var hashId = crypto?.hash ? (value) => crypto.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
+    var hashId = crypto?.hash ? (value2) => crypto.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
     function isUndiciHeaders(headers) {
       return Array.isArray(headers) && (headers.length & 1) === 0;
     }
@@ -18472,19 +25802,19 @@ var require_snapshot_utils = __commonJS({
       if (isUndiciHeaders(headers)) {
         for (let i = 0; i < headers.length; i += 2) {
           const key = headers[i];
-          const value = headers[i + 1];
-          if (key && value !== void 0) {
+          const value2 = headers[i + 1];
+          if (key && value2 !== void 0) {
             const keyStr = Buffer.isBuffer(key) ? key.toString() : key;
-            const valueStr = Buffer.isBuffer(value) ? value.toString() : value;
+            const valueStr = Buffer.isBuffer(value2) ? value2.toString() : value2;
             setHeader(normalizedHeaders, keyStr.toLowerCase(), valueStr);
           }
         }
         return normalizedHeaders;
       }
       if (headers && typeof headers === "object") {
-        for (const [key, value] of Object.entries(headers)) {
+        for (const [key, value2] of Object.entries(headers)) {
           if (key && typeof key === "string") {
-            setHeader(normalizedHeaders, key.toLowerCase(), Array.isArray(value) ? value.join(", ") : String(value));
+            setHeader(normalizedHeaders, key.toLowerCase(), Array.isArray(value2) ? value2.join(", ") : String(value2));
           }
         }
       }
@@ -18517,7 +25847,7 @@ var require_snapshot_recorder = __commonJS({
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
-    var { InvalidArgumentError, UndiciError } = require_errors();
+    var { InvalidArgumentError, UndiciError } = require_errors2();
     var { setHeader } = require_util();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function normalizeUrlForMatching(url, matchQuery, normalizeQuery) {
@@ -18553,14 +25883,14 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { ignore, exclude, match } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (exclude.has(headerKey)) continue;
         if (ignore.has(headerKey)) continue;
         if (match.size !== 0) {
           if (!match.has(headerKey)) continue;
         }
-        setHeader(filtered, headerKey, value);
+        setHeader(filtered, headerKey, value2);
       }
       return filtered;
     }
@@ -18571,10 +25901,10 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { exclude: excludeSet } = headerFilters;
-      for (const [key, value] of Object.entries(headers)) {
+      for (const [key, value2] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (excludeSet.has(headerKey)) continue;
-        setHeader(filtered, headerKey, value);
+        setHeader(filtered, headerKey, value2);
       }
       return filtered;
     }
@@ -18588,8 +25918,8 @@ var require_snapshot_recorder = __commonJS({
         for (const key of headerKeys) {
           const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts.push(key);
-          for (const value of values.sort()) {
-            parts.push(String(value));
+          for (const value2 of values.sort()) {
+            parts.push(String(value2));
           }
         }
       }
@@ -18656,8 +25986,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -18675,7 +26005,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request2,
+            request,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -18709,8 +26039,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -18805,8 +26135,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -18815,8 +26145,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -18909,7 +26239,7 @@ var require_snapshot_agent = __commonJS({
     var Agent = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
-    var { InvalidArgumentError, UndiciError } = require_errors();
+    var { InvalidArgumentError, UndiciError } = require_errors2();
     var util = require_util();
     var { validateSnapshotMode } = require_snapshot_utils();
     var kSnapshotRecorder = /* @__PURE__ */ Symbol("kSnapshotRecorder");
@@ -19011,8 +26341,8 @@ var require_snapshot_agent = __commonJS({
         };
         const self = this;
         const recordingHandler = {
-          onRequestStart(controller, context) {
-            return handler.onRequestStart(controller, { ...context, history: this.history });
+          onRequestStart(controller, context2) {
+            return handler.onRequestStart(controller, { ...context2, history: this.history });
           },
           onRequestUpgrade(controller, statusCode, headers, socket) {
             return handler.onRequestUpgrade(controller, statusCode, headers, socket);
@@ -19115,16 +26445,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request2, responses, response } = snapshot;
-          const url = new URL(request2.url);
+          const { request, responses, response } = snapshot;
+          const url = new URL(request.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request2.method,
-            headers: request2.headers,
-            body: request2.body
+            method: request.method,
+            headers: request.headers,
+            body: request.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -19207,7 +26537,7 @@ var require_global2 = __commonJS({
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
-    var { InvalidArgumentError } = require_errors();
+    var { InvalidArgumentError } = require_errors2();
     var Agent = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var fallbackDispatcher;
@@ -19340,7 +26670,7 @@ var require_redirect_handler = __commonJS({
     "use strict";
     var util = require_util();
     var assert = __require("node:assert");
-    var { InvalidArgumentError, MaxRedirectsError } = require_errors();
+    var { InvalidArgumentError, MaxRedirectsError } = require_errors2();
     var { kRequestOrigin, kRedirectCacheControl } = require_symbols();
     var redirectableStatusCodes = [300, 301, 302, 303, 307, 308];
     var noop = () => {
@@ -19375,8 +26705,8 @@ var require_redirect_handler = __commonJS({
           enumerable: false
         });
       }
-      onRequestStart(controller, context) {
-        this.handler.onRequestStart?.(controller, { ...context, history: this.history });
+      onRequestStart(controller, context2) {
+        this.handler.onRequestStart?.(controller, { ...context2, history: this.history });
       }
       onBodySent(chunk) {
         this.handler.onBodySent?.(chunk);
@@ -19496,9 +26826,9 @@ var require_redirect_handler = __commonJS({
       const ret = [];
       if (Array.isArray(headers)) {
         if (headers.length > 0 && Array.isArray(headers[0])) {
-          for (const [key, value] of headers) {
+          for (const [key, value2] of headers) {
             if (!shouldRemoveHeader(key, removeContent, unknownOrigin, stripHeaders, stripHeadersOnCrossOrigin)) {
-              ret.push(key, value);
+              ret.push(key, value2);
             }
           }
         } else {
@@ -19510,9 +26840,9 @@ var require_redirect_handler = __commonJS({
         }
       } else if (headers && typeof headers === "object") {
         const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value] of entries) {
+        for (const [key, value2] of entries) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin, stripHeaders, stripHeadersOnCrossOrigin)) {
-            ret.push(key, value);
+            ret.push(key, value2);
           }
         }
       } else {
@@ -19554,7 +26884,7 @@ var require_response_error = __commonJS({
   "node_modules/undici/lib/interceptor/response-error.js"(exports2, module2) {
     "use strict";
     var DecoratorHandler = require_decorator_handler();
-    var { InvalidArgumentError, ResponseError } = require_errors();
+    var { InvalidArgumentError, ResponseError } = require_errors2();
     var defaultMaxSize = 1024 * 1024;
     var ResponseErrorHandler = class extends DecoratorHandler {
       #statusCode;
@@ -19572,7 +26902,7 @@ var require_response_error = __commonJS({
       #checkContentType(contentType) {
         return (this.#contentType ?? "").indexOf(contentType) === 0;
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         this.#statusCode = 0;
         this.#contentType = null;
         this.#decoder = null;
@@ -19580,7 +26910,7 @@ var require_response_error = __commonJS({
         this.#body = "";
         this.#bodySize = 0;
         this.#bodyTruncated = false;
-        return super.onRequestStart(controller, context);
+        return super.onRequestStart(controller, context2);
       }
       onResponseStart(controller, statusCode, headers, statusMessage) {
         this.#statusCode = statusCode;
@@ -19694,7 +27024,7 @@ var require_retry = __commonJS({
 var require_dump = __commonJS({
   "node_modules/undici/lib/interceptor/dump.js"(exports2, module2) {
     "use strict";
-    var { InvalidArgumentError, RequestAbortedError } = require_errors();
+    var { InvalidArgumentError, RequestAbortedError } = require_errors2();
     var DecoratorHandler = require_decorator_handler();
     var DumpHandler = class extends DecoratorHandler {
       #maxSize = 1024 * 1024;
@@ -19713,9 +27043,9 @@ var require_dump = __commonJS({
         this.aborted = true;
         this.reason = reason;
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         controller.abort = this.#abort.bind(this);
-        return super.onRequestStart(controller, context);
+        return super.onRequestStart(controller, context2);
       }
       onResponseStart(controller, statusCode, headers, statusMessage) {
         const contentLength = headers["content-length"];
@@ -19774,7 +27104,7 @@ var require_dns = __commonJS({
     var { isIP } = __require("node:net");
     var { lookup } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
-    var { InvalidArgumentError, InformationalError } = require_errors();
+    var { InvalidArgumentError, InformationalError } = require_errors2();
     var { kRequestOrigin } = require_symbols();
     var maxInt = Math.pow(2, 31) - 1;
     function hasSafeIterator(headers) {
@@ -20234,65 +27564,65 @@ var require_cache = __commonJS({
     var MAX_DELTA_SECONDS = 2147483647;
     var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
     var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
+    function arrayIncludes(array, value2) {
       for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+        if (array[i] === value2) {
           return true;
         }
       }
       return false;
     }
-    function trimOWSStart(value) {
-      return value.replace(/^[\t ]+/, "");
+    function trimOWSStart(value2) {
+      return value2.replace(/^[\t ]+/, "");
     }
-    function trimOWSEnd(value) {
-      return value.replace(/[\t ]+$/, "");
+    function trimOWSEnd(value2) {
+      return value2.replace(/[\t ]+$/, "");
     }
-    function findUnescapedQuote(value, start) {
+    function findUnescapedQuote(value2, start) {
       let escaped = false;
-      for (let i = start; i < value.length; i++) {
+      for (let i = start; i < value2.length; i++) {
         if (escaped) {
           escaped = false;
-        } else if (value[i] === "\\") {
+        } else if (value2[i] === "\\") {
           escaped = true;
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           return i;
         }
       }
       return -1;
     }
-    function splitCacheControlHeaderValue(value) {
+    function splitCacheControlHeaderValue(value2) {
       const directives = [];
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
       let escaped = false;
-      for (let i = 0; i < value.length; i++) {
+      for (let i = 0; i < value2.length; i++) {
         if (inQuote) {
           if (escaped) {
             escaped = false;
-          } else if (value[i] === "\\") {
+          } else if (value2[i] === "\\") {
             escaped = true;
-          } else if (value[i] === '"') {
+          } else if (value2[i] === '"') {
             inQuote = false;
             quoteStart = -1;
           }
-        } else if (value[i] === '"') {
+        } else if (value2[i] === '"') {
           inQuote = true;
           quoteStart = i;
-        } else if (value[i] === ",") {
-          directives.push({ value: value.substring(start, i), fromMalformedQuote: false });
+        } else if (value2[i] === ",") {
+          directives.push({ value: value2.substring(start, i), fromMalformedQuote: false });
           start = i + 1;
         }
       }
       if (!inQuote) {
-        directives.push({ value: value.substring(start), fromMalformedQuote: false });
+        directives.push({ value: value2.substring(start), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value.substring(start);
+      const tail = value2.substring(start);
       const quoteOffset = quoteStart - start;
       let tailStart = 0;
       for (let i = 0; i < tail.length; i++) {
@@ -20470,26 +27800,26 @@ var require_cache = __commonJS({
         throw new TypeError(`expected headers to be object, got ${typeof key}`);
       }
     }
-    function assertCacheValue(value) {
-      if (typeof value !== "object") {
-        throw new TypeError(`expected value to be object, got ${typeof value}`);
+    function assertCacheValue(value2) {
+      if (typeof value2 !== "object") {
+        throw new TypeError(`expected value to be object, got ${typeof value2}`);
       }
       for (const property of ["statusCode", "cachedAt", "staleAt", "deleteAt"]) {
-        if (typeof value[property] !== "number") {
-          throw new TypeError(`expected value.${property} to be number, got ${typeof value[property]}`);
+        if (typeof value2[property] !== "number") {
+          throw new TypeError(`expected value.${property} to be number, got ${typeof value2[property]}`);
         }
       }
-      if (typeof value.statusMessage !== "string") {
-        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value.statusMessage}`);
+      if (typeof value2.statusMessage !== "string") {
+        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value2.statusMessage}`);
       }
-      if (value.headers != null && typeof value.headers !== "object") {
-        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value.headers}`);
+      if (value2.headers != null && typeof value2.headers !== "object") {
+        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value2.headers}`);
       }
-      if (value.vary !== void 0 && typeof value.vary !== "object") {
-        throw new TypeError(`expected value.vary to be object, got ${typeof value.vary}`);
+      if (value2.vary !== void 0 && typeof value2.vary !== "object") {
+        throw new TypeError(`expected value.vary to be object, got ${typeof value2.vary}`);
       }
-      if (value.etag !== void 0 && typeof value.etag !== "string") {
-        throw new TypeError(`expected value.etag to be string, got ${typeof value.etag}`);
+      if (value2.etag !== void 0 && typeof value2.etag !== "string") {
+        throw new TypeError(`expected value.etag to be string, got ${typeof value2.etag}`);
       }
     }
     function parseCacheControlHeader(header) {
@@ -20503,7 +27833,7 @@ var require_cache = __commonJS({
         const fromMalformedQuote = directiveRecord.fromMalformedQuote;
         const keyValueDelimiter = directive.indexOf("=");
         let key;
-        let value;
+        let value2;
         let keyHasTrailingWhitespace = false;
         let valueHasLeadingWhitespace = false;
         if (keyValueDelimiter !== -1) {
@@ -20512,7 +27842,7 @@ var require_cache = __commonJS({
           keyHasTrailingWhitespace = trimOWSEnd(rawKey) !== rawKey;
           valueHasLeadingWhitespace = trimOWSStart(rawValue) !== rawValue;
           key = trimOWS(rawKey);
-          value = trimOWSStart(rawValue);
+          value2 = trimOWSStart(rawValue);
         } else {
           key = trimOWS(directive);
         }
@@ -20531,22 +27861,22 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNumericDirectives.has(key)) {
               continue;
             }
-            if (value === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
+            if (value2 === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') {
-              value = value.substring(1, value.length - 1);
+            if (value2.length >= 2 && value2[0] === '"' && value2[value2.length - 1] === '"') {
+              value2 = value2.substring(1, value2.length - 1);
             }
-            if (!/^[0-9]+$/.test(value)) {
+            if (!/^[0-9]+$/.test(value2)) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            const parsedValue = Math.min(parseInt(value, 10), MAX_DELTA_SECONDS);
+            const parsedValue = Math.min(parseInt(value2, 10), MAX_DELTA_SECONDS);
             if (key === "min-fresh") {
               if (!(key in output) || output[key] < parsedValue) {
                 output[key] = parsedValue;
@@ -20562,22 +27892,22 @@ var require_cache = __commonJS({
               output[key] = true;
               break;
             }
-            if (value !== void 0 && value.length === 0) {
+            if (value2 !== void 0 && value2.length === 0) {
               output[key] = true;
               break;
             }
-            if (value) {
-              if (value[0] === '"') {
-                value = trimOWSEnd(value);
+            if (value2) {
+              if (value2[0] === '"') {
+                value2 = trimOWSEnd(value2);
                 let fieldList = "";
                 let lastQuotedPart = i;
                 let foundEndingQuote = false;
-                const closingQuote = findUnescapedQuote(value, 1);
+                const closingQuote = findUnescapedQuote(value2, 1);
                 if (closingQuote !== -1) {
-                  fieldList = value.substring(1, closingQuote);
+                  fieldList = value2.substring(1, closingQuote);
                   foundEndingQuote = true;
                 } else {
-                  const fieldListParts = [value.substring(1)];
+                  const fieldListParts = [value2.substring(1)];
                   for (let j = i + 1; j < directives.length; j++) {
                     const nextPart = trimOWS(directives[j].value);
                     const closingQuote2 = findUnescapedQuote(nextPart, 0);
@@ -20614,7 +27944,7 @@ var require_cache = __commonJS({
                   }
                 }
               } else {
-                const fieldName = trimOWS(value);
+                const fieldName = trimOWS(value2);
                 if (!isValidHTTPToken(fieldName)) {
                   output[key] = true;
                 } else if (output[key] !== true) {
@@ -20639,7 +27969,7 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNoArgumentDirectives.has(key)) {
               continue;
             }
-            if (value !== void 0) {
+            if (value2 !== void 0) {
               delete output[key];
               invalidNoArgumentDirectives.add(key);
               continue;
@@ -20729,9 +28059,9 @@ var require_cache = __commonJS({
       if (methods.length === 0) {
         throw new TypeError(`${name} needs to have at least one method`);
       }
-      for (const method of methods) {
-        if (!arrayIncludes(safeHTTPMethods, method)) {
-          throw new TypeError(`element of ${name}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
+      for (const method2 of methods) {
+        if (!arrayIncludes(safeHTTPMethods, method2)) {
+          throw new TypeError(`element of ${name}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method2}`);
         }
       }
     }
@@ -21325,14 +28655,14 @@ var require_cache_handler = __commonJS({
       get rawHeaders() {
         return this.target.rawHeaders;
       }
-      set rawHeaders(value) {
-        this.target.rawHeaders = value;
+      set rawHeaders(value2) {
+        this.target.rawHeaders = value2;
       }
       get rawTrailers() {
         return this.target.rawTrailers;
       }
-      set rawTrailers(value) {
-        this.target.rawTrailers = value;
+      set rawTrailers(value2) {
+        this.target.rawTrailers = value2;
       }
     };
     function sameOrigin(a, b) {
@@ -21361,12 +28691,12 @@ var require_cache_handler = __commonJS({
     ];
     var MAX_RESPONSE_AGE = 2147483647e3;
     var REVALIDATION_ONLY_RETENTION = 864e5;
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
+    function arrayIncludes(array, value2) {
       for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+        if (array[i] === value2) {
           return true;
         }
       }
@@ -21415,11 +28745,11 @@ var require_cache_handler = __commonJS({
         path
       });
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
-        const method = util.safeHTTPMethods[i];
-        if (method !== cacheKey.method) {
+        const method2 = util.safeHTTPMethods[i];
+        if (method2 !== cacheKey.method) {
           deleteCachedValue(store, {
             ...cacheKey,
-            method,
+            method: method2,
             path
           });
         }
@@ -21493,12 +28823,12 @@ var require_cache_handler = __commonJS({
         this.#cacheKey = cacheKey;
         this.#handler = handler;
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         this.#writeStream?.destroy();
         this.#writeStream = void 0;
         this.#downstreamController = new CacheController(controller);
-        this.#history = context?.history;
-        this.#handler.onRequestStart?.(this.#downstreamController, context);
+        this.#history = context2?.history;
+        this.#handler.onRequestStart?.(this.#downstreamController, context2);
       }
       onBodySent(chunk) {
         this.#handler.onBodySent?.(chunk);
@@ -21632,7 +28962,7 @@ var require_cache_handler = __commonJS({
         const cachedAt = baseTime;
         const deleteAt = determineDeleteAt(baseTime, now, effectiveCacheControlDirectives, absoluteStaleAt);
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
-        const value = {
+        const value2 = {
           statusCode,
           statusMessage,
           headers: strippedHeaders,
@@ -21664,13 +28994,13 @@ var require_cache_handler = __commonJS({
               finish304();
               return;
             }
-            value.statusCode = cachedValue.statusCode;
-            value.statusMessage = cachedValue.statusMessage;
-            value.etag = cachedValue.etag;
-            value.vary = varyDirectives ?? cachedValue.vary;
-            value.headers = { ...cachedValue.headers, ...strippedHeaders };
+            value2.statusCode = cachedValue.statusCode;
+            value2.statusMessage = cachedValue.statusMessage;
+            value2.etag = cachedValue.etag;
+            value2.vary = varyDirectives ?? cachedValue.vary;
+            value2.headers = { ...cachedValue.headers, ...strippedHeaders };
             downstreamOnHeaders();
-            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
             if (!this.#writeStream || !cachedValue?.body) {
               finish304();
               return;
@@ -21748,9 +29078,9 @@ var require_cache_handler = __commonJS({
           }
         } else {
           if (typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag)) {
-            value.etag = resHeaders.etag;
+            value2.etag = resHeaders.etag;
           }
-          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
+          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
           if (!this.#writeStream) {
             return downstreamOnHeaders();
           }
@@ -21796,8 +29126,8 @@ var require_cache_handler = __commonJS({
     function revalidationResponseDisallowsCachedReuse(cacheType, resHeaders, cacheControlDirectives) {
       return cacheControlDirectives["no-store"] === true || cacheType === "shared" && (cacheControlDirectives.private === true || Object.hasOwn(resHeaders, "set-cookie")) || (resHeaders.vary ? isInvalidOrWildcardVaryHeader(resHeaders.vary) : false);
     }
-    function canCacheResponse(cacheType, method, statusCode, resHeaders, cacheControlDirectives, reqHeaders) {
-      if (!arrayIncludes(util.safeHTTPMethods, method)) {
+    function canCacheResponse(cacheType, method2, statusCode, resHeaders, cacheControlDirectives, reqHeaders) {
+      if (!arrayIncludes(util.safeHTTPMethods, method2)) {
         return false;
       }
       if (statusCode < 200 || arrayIncludes(NOT_UNDERSTOOD_STATUS_CODES, statusCode)) {
@@ -21832,11 +29162,11 @@ var require_cache_handler = __commonJS({
       }
       return true;
     }
-    function getRedirectPolicy(cacheType, method, redirectHops, reqHeaders, cacheByDefault, now) {
+    function getRedirectPolicy(cacheType, method2, redirectHops, reqHeaders, cacheByDefault, now) {
       let staleAt = Infinity;
       let requiresRevalidation = false;
       for (const hop of redirectHops) {
-        const hopPolicy = getRedirectHopPolicy(cacheType, method, hop, reqHeaders, cacheByDefault);
+        const hopPolicy = getRedirectHopPolicy(cacheType, method2, hop, reqHeaders, cacheByDefault);
         if (hopPolicy === void 0 || hopPolicy.staleAt <= now) {
           return void 0;
         }
@@ -21845,7 +29175,7 @@ var require_cache_handler = __commonJS({
       }
       return { staleAt, requiresRevalidation };
     }
-    function getRedirectHopPolicy(cacheType, method, hop, reqHeaders, cacheByDefault) {
+    function getRedirectHopPolicy(cacheType, method2, hop, reqHeaders, cacheByDefault) {
       if (!Number.isInteger(hop?.statusCode) || !Number.isFinite(hop?.receivedAt)) {
         return void 0;
       }
@@ -21868,7 +29198,7 @@ var require_cache_handler = __commonJS({
       if (!cacheControlHeader && !hopHeaders.expires && !heuristicallyCacheable && !cacheByDefault) {
         return void 0;
       }
-      if (!canCacheResponse(cacheType, method, hop.statusCode, hopHeaders, hopCacheControl, reqHeaders)) {
+      if (!canCacheResponse(cacheType, method2, hop.statusCode, hopHeaders, hopCacheControl, reqHeaders)) {
         return void 0;
       }
       const age = Object.hasOwn(hopHeaders, "age") ? getAge(hopHeaders.age) : void 0;
@@ -22323,9 +29653,9 @@ var require_cache_revalidation_handler = __commonJS({
         this.#handler = handler;
         this.#allowErrorStatusCodes = allowErrorStatusCodes;
       }
-      onRequestStart(_, context) {
+      onRequestStart(_, context2) {
         this.#successful = false;
-        this.#context = context;
+        this.#context = context2;
       }
       onRequestUpgrade(controller, statusCode, headers, socket) {
         this.#handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
@@ -22404,7 +29734,7 @@ var require_cache2 = __commonJS({
       parseVaryHeader,
       isEtagUsable
     } = require_cache();
-    var { AbortError } = require_errors();
+    var { AbortError } = require_errors2();
     var { kQueuedAbort } = require_symbols();
     var { parseHttpDate } = require_date();
     var { kInterceptorKind } = require_symbols();
@@ -22422,12 +29752,12 @@ var require_cache2 = __commonJS({
     }
     var nop = () => {
     };
-    function trimOWS(value) {
-      return value.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value2) {
+      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value) {
+    function arrayIncludes(array, value2) {
       for (let i = 0; i < array.length; i++) {
-        if (array[i] === value) {
+        if (array[i] === value2) {
           return true;
         }
       }
@@ -22440,11 +29770,11 @@ var require_cache2 = __commonJS({
       }
       const values = Array.isArray(pragma) ? pragma : [pragma];
       for (let i = 0; i < values.length; i++) {
-        const value = values[i];
-        if (typeof value !== "string") {
+        const value2 = values[i];
+        if (typeof value2 !== "string") {
           continue;
         }
-        const directives = value.split(",");
+        const directives = value2.split(",");
         for (let j = 0; j < directives.length; j++) {
           if (trimOWS(directives[j]).toLowerCase() === "no-cache") {
             return true;
@@ -22524,8 +29854,8 @@ var require_cache2 = __commonJS({
       }
       return headers;
     }
-    function revalidationTargetMatchesCacheKey(cacheKey, context) {
-      const history = context?.history;
+    function revalidationTargetMatchesCacheKey(cacheKey, context2) {
+      const history = context2?.history;
       if (!Array.isArray(history) || history.length === 0) {
         return true;
       }
@@ -22614,7 +29944,7 @@ var require_cache2 = __commonJS({
       }
       return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
     }
-    function sendCachedValue(handler, opts, result, age, context, isStale2) {
+    function sendCachedValue(handler, opts, result, age, context2, isStale2) {
       const stream = util.isStream(result.body) ? result.body : Readable.from(result.body ?? []);
       assert(!stream.destroyed, "stream should not be destroyed");
       assert(!stream.readableDidRead, "stream should not be readableDidRead");
@@ -22661,7 +29991,7 @@ var require_cache2 = __commonJS({
         }
       });
       try {
-        handler.onRequestStart?.(controller, context);
+        handler.onRequestStart?.(controller, context2);
       } catch (err) {
         stream.destroy(err);
         return;
@@ -22767,10 +30097,10 @@ var require_cache2 = __commonJS({
             headers
           },
           new CacheRevalidationHandler(
-            (success, context, statusCode, headers2) => {
+            (success, context2, statusCode, headers2) => {
               if (success) {
                 if (statusCode === 304) {
-                  if (!revalidationTargetMatchesCacheKey(cacheKey, context) || !revalidationEtagMatchesCachedValue(result, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2)) {
+                  if (!revalidationTargetMatchesCacheKey(cacheKey, context2) || !revalidationEtagMatchesCachedValue(result, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2)) {
                     return refetch();
                   }
                   if (revalidationResponseUpdatesCacheControl(headers2)) {
@@ -22779,7 +30109,7 @@ var require_cache2 = __commonJS({
                     return refetch();
                   }
                 }
-                sendCachedValue(handler, opts, result, age, context, stale);
+                sendCachedValue(handler, opts, result, age, context2, stale);
               } else if (util.isStream(result.body)) {
                 result.body.on("error", nop).destroy();
               }
@@ -22822,9 +30152,9 @@ var require_cache2 = __commonJS({
       };
       const safeMethodsToNotCache = [];
       for (let i = 0; i < util.safeHTTPMethods.length; i++) {
-        const method = util.safeHTTPMethods[i];
-        if (!arrayIncludes(methods, method)) {
-          safeMethodsToNotCache.push(method);
+        const method2 = util.safeHTTPMethods[i];
+        if (!arrayIncludes(methods, method2)) {
+          safeMethodsToNotCache.push(method2);
         }
       }
       const interceptor = (dispatch, interceptorOrigin) => {
@@ -22924,7 +30254,7 @@ var require_decompress = __commonJS({
     "use strict";
     var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress, constants } = __require("node:zlib");
     var { pipeline, Transform: TransformStream2 } = __require("node:stream");
-    var { InvalidArgumentError, ResponseExceededMaxSizeError } = require_errors();
+    var { InvalidArgumentError, ResponseExceededMaxSizeError } = require_errors2();
     var DecoratorHandler = require_decorator_handler();
     var DecompressController = class {
       #onPause;
@@ -22967,17 +30297,17 @@ var require_decompress = __commonJS({
       get rawHeaders() {
         return this.target?.rawHeaders ?? null;
       }
-      set rawHeaders(value) {
+      set rawHeaders(value2) {
         if (this.target) {
-          this.target.rawHeaders = value;
+          this.target.rawHeaders = value2;
         }
       }
       get rawTrailers() {
         return this.target?.rawTrailers ?? null;
       }
-      set rawTrailers(value) {
+      set rawTrailers(value2) {
         if (this.target) {
-          this.target.rawTrailers = value;
+          this.target.rawTrailers = value2;
         }
       }
     };
@@ -23267,9 +30597,9 @@ var require_decompress = __commonJS({
         this.#decompressors.length = 0;
         this.#finalDecompressor = void 0;
       }
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         this.#controller.target = controller;
-        return super.onRequestStart(this.#controller, context);
+        return super.onRequestStart(this.#controller, context2);
       }
       onRequestUpgrade(controller, statusCode, headers, socket) {
         return super.onRequestUpgrade(this.#controller, statusCode, headers, socket);
@@ -23390,7 +30720,7 @@ var require_decompress = __commonJS({
 var require_deduplication_handler = __commonJS({
   "node_modules/undici/lib/handler/deduplication-handler.js"(exports2, module2) {
     "use strict";
-    var { RequestAbortedError } = require_errors();
+    var { RequestAbortedError } = require_errors2();
     var DEFAULT_MAX_BUFFER_SIZE = 5 * 1024 * 1024;
     var DeduplicationHandler = class {
       /**
@@ -23507,16 +30837,16 @@ var require_deduplication_handler = __commonJS({
        * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
        * @param {any} context
        */
-      onRequestStart(controller, context) {
+      onRequestStart(controller, context2) {
         this.#controller = controller;
         if (!this.#requestStarted) {
           this.#requestStarted = true;
-          this.#context = context;
+          this.#context = context2;
           for (const waitingHandler of this.#waitingHandlers) {
             if (waitingHandler.pendingStart && !waitingHandler.done && !waitingHandler.controller.aborted) {
               waitingHandler.pendingStart = false;
               try {
-                waitingHandler.handler.onRequestStart?.(waitingHandler.controller, context);
+                waitingHandler.handler.onRequestStart?.(waitingHandler.controller, context2);
               } catch {
                 waitingHandler.done = true;
               }
@@ -23524,7 +30854,7 @@ var require_deduplication_handler = __commonJS({
           }
           this.#pruneDoneWaitingHandlers();
         }
-        this.#primaryHandler.onRequestStart?.(controller, context);
+        this.#primaryHandler.onRequestStart?.(controller, context2);
       }
       /**
        * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
@@ -23826,9 +31156,9 @@ var require_deduplicate = __commonJS({
       if (!Array.isArray(methods)) {
         throw new TypeError(`expected opts.methods to be an array, got ${typeof methods}`);
       }
-      for (const method of methods) {
-        if (!util.safeHTTPMethods.includes(method)) {
-          throw new TypeError(`expected opts.methods to only contain safe HTTP methods, got ${method}`);
+      for (const method2 of methods) {
+        if (!util.safeHTTPMethods.includes(method2)) {
+          throw new TypeError(`expected opts.methods to only contain safe HTTP methods, got ${method2}`);
         }
       }
       if (!Array.isArray(skipHeaderNames)) {
@@ -24091,35 +31421,35 @@ var require_sqlite_cache_store = __commonJS({
        */
       get(key) {
         assertCacheKey(key);
-        const value = this.#lockSafe(() => this.#findValue(key));
-        return value ? {
-          body: value.body ? value.compressed === "zstd" ? zstdDecompressSync(Buffer.from(value.body.buffer, value.body.byteOffset, value.body.byteLength)) : Buffer.from(value.body.buffer, value.body.byteOffset, value.body.byteLength) : void 0,
-          statusCode: value.statusCode,
-          statusMessage: value.statusMessage,
-          headers: value.headers ? JSON.parse(value.headers) : void 0,
-          etag: value.etag ? value.etag : void 0,
-          vary: value.vary ? JSON.parse(value.vary) : void 0,
-          cacheControlDirectives: value.cacheControlDirectives ? JSON.parse(value.cacheControlDirectives) : void 0,
-          cachedAt: value.cachedAt,
-          staleAt: value.staleAt,
-          deleteAt: value.deleteAt
+        const value2 = this.#lockSafe(() => this.#findValue(key));
+        return value2 ? {
+          body: value2.body ? value2.compressed === "zstd" ? zstdDecompressSync(Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength)) : Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength) : void 0,
+          statusCode: value2.statusCode,
+          statusMessage: value2.statusMessage,
+          headers: value2.headers ? JSON.parse(value2.headers) : void 0,
+          etag: value2.etag ? value2.etag : void 0,
+          vary: value2.vary ? JSON.parse(value2.vary) : void 0,
+          cacheControlDirectives: value2.cacheControlDirectives ? JSON.parse(value2.cacheControlDirectives) : void 0,
+          cachedAt: value2.cachedAt,
+          staleAt: value2.staleAt,
+          deleteAt: value2.deleteAt
         } : void 0;
       }
       /**
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue & { body: null | Buffer | Array<Buffer>}} value
        */
-      set(key, value) {
+      set(key, value2) {
         assertCacheKey(key);
         const url = this.#makeValueUrl(key);
-        const body = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body;
+        const body = Array.isArray(value2.body) ? Buffer.concat(value2.body) : value2.body;
         const size = body?.byteLength;
         if (size && size > this.#maxEntrySize) {
           return;
         }
         let compressed = null;
         let storedBody = body;
-        if (body && hasZstd && (size > this.#compressThreshold || isCompressibleContentType(getContentType(value.headers)))) {
+        if (body && hasZstd && (size > this.#compressThreshold || isCompressibleContentType(getContentType(value2.headers)))) {
           const candidate = zstdCompressSync(body);
           if (candidate.byteLength < body.byteLength) {
             storedBody = candidate;
@@ -24131,15 +31461,15 @@ var require_sqlite_cache_store = __commonJS({
           this.#lockSafe(() => this.#updateValueQuery.run(
             storedBody,
             compressed,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.vary ? JSON.stringify(value.vary) : null,
-            value.cachedAt,
-            value.staleAt,
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.vary ? JSON.stringify(value2.vary) : null,
+            value2.cachedAt,
+            value2.staleAt,
             existingValue.id
           ));
         } else {
@@ -24148,15 +31478,15 @@ var require_sqlite_cache_store = __commonJS({
             key.method,
             storedBody,
             compressed,
-            value.deleteAt,
-            value.statusCode,
-            value.statusMessage,
-            value.headers ? JSON.stringify(value.headers) : null,
-            value.etag ? value.etag : null,
-            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
-            value.vary ? JSON.stringify(value.vary) : null,
-            value.cachedAt,
-            value.staleAt
+            value2.deleteAt,
+            value2.statusCode,
+            value2.statusMessage,
+            value2.headers ? JSON.stringify(value2.headers) : null,
+            value2.etag ? value2.etag : null,
+            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
+            value2.vary ? JSON.stringify(value2.vary) : null,
+            value2.cachedAt,
+            value2.staleAt
           ));
           this.#prune();
         }
@@ -24166,9 +31496,9 @@ var require_sqlite_cache_store = __commonJS({
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue} value
        * @returns {Writable | undefined}
        */
-      createWriteStream(key, value) {
+      createWriteStream(key, value2) {
         assertCacheKey(key);
-        assertCacheValue(value);
+        assertCacheValue(value2);
         let size = 0;
         const body = [];
         const store = this;
@@ -24184,7 +31514,7 @@ var require_sqlite_cache_store = __commonJS({
             callback();
           },
           final(callback) {
-            store.set(key, { ...value, body });
+            store.set(key, { ...value2, body });
             callback();
           }
         });
@@ -24264,19 +31594,19 @@ var require_sqlite_cache_store = __commonJS({
        */
       #findValue(key, canBeExpired = false) {
         const url = this.#makeValueUrl(key);
-        const { headers, method } = key;
-        const values = this.#getValuesQuery.all(url, method);
+        const { headers, method: method2 } = key;
+        const values = this.#getValuesQuery.all(url, method2);
         if (values.length === 0) {
           return void 0;
         }
         const now = Date.now();
-        for (const value of values) {
-          if (now >= value.deleteAt && !canBeExpired) {
+        for (const value2 of values) {
+          if (now >= value2.deleteAt && !canBeExpired) {
             continue;
           }
           let matches = true;
-          if (value.vary) {
-            const vary = JSON.parse(value.vary);
+          if (value2.vary) {
+            const vary = JSON.parse(value2.vary);
             for (const header in vary) {
               if (!headerValueEquals(headers[header], vary[header])) {
                 matches = false;
@@ -24285,7 +31615,7 @@ var require_sqlite_cache_store = __commonJS({
             }
           }
           if (matches) {
-            return value;
+            return value2;
           }
         }
         return void 0;
@@ -24317,8 +31647,8 @@ var require_sqlite_cache_store = __commonJS({
       }
       for (const key in headers) {
         if (key.toLowerCase() === "content-type") {
-          const value = headers[key];
-          return Array.isArray(value) ? value[0] : value;
+          const value2 = headers[key];
+          return Array.isArray(value2) ? value2[0] : value2;
         }
       }
       return void 0;
@@ -24382,25 +31712,25 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
-      value = headerValueNormalize(value);
+    function appendHeader(headers, name, value2) {
+      value2 = headerValueNormalize(value2);
       if (!isValidHeaderName(name)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
           value: name,
           type: "header name"
         });
-      } else if (!isValidHeaderValue(value)) {
+      } else if (!isValidHeaderValue(value2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value,
+          value: value2,
           type: "header value"
         });
       }
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name, value2, false);
     }
     function headersListSortAndCombine(target) {
       const headersList = getHeadersList(target);
@@ -24417,13 +31747,13 @@ var require_headers = __commonJS({
         return headersList.sortedMap = names;
       }
       for (let i = 0; i < names.length; ++i) {
-        const { 0: name, 1: value } = names[i];
+        const { 0: name, 1: value2 } = names[i];
         if (name === "set-cookie") {
           for (let j = 0; j < cookies.length; ++j) {
             headers.push([name, cookies[j]]);
           }
         } else {
-          headers.push([name, value]);
+          headers.push([name, value2]);
         }
       }
       return headersList.sortedMap = headers;
@@ -24465,7 +31795,7 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name, value2, isLowerCase) {
         this.sortedMap = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists = this.headersMap.get(lowercaseName);
@@ -24473,13 +31803,13 @@ var require_headers = __commonJS({
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
             name: exists.name,
-            value: `${exists.value}${delimiter}${value}`
+            value: `${exists.value}${delimiter}${value2}`
           });
         } else {
-          this.headersMap.set(lowercaseName, { name, value });
+          this.headersMap.set(lowercaseName, { name, value: value2 });
         }
         if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value);
+          (this.cookies ??= []).push(value2);
         }
       }
       /**
@@ -24488,13 +31818,13 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name, value2, isLowerCase) {
         this.sortedMap = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         if (lowercaseName === "set-cookie") {
-          this.cookies = [value];
+          this.cookies = [value2];
         }
-        this.headersMap.set(lowercaseName, { name, value });
+        this.headersMap.set(lowercaseName, { name, value: value2 });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
@@ -24519,15 +31849,15 @@ var require_headers = __commonJS({
         return this.headersMap.get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this.headersMap) {
-          yield [name, value];
+        for (const { 0: name, 1: { value: value2 } } of this.headersMap) {
+          yield [name, value2];
         }
       }
       get entries() {
         const headers = {};
         if (this.headersMap.size !== 0) {
-          for (const { name, value } of this.headersMap.values()) {
-            setHeader(headers, name, value);
+          for (const { name, value: value2 } of this.headersMap.values()) {
+            setHeader(headers, name, value2);
           }
         }
         return headers;
@@ -24538,13 +31868,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this.headersMap.size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this.headersMap) {
+          for (const { 0: lowerName, 1: { name, value: value2 } } of this.headersMap) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
                 headers.push([name, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name, value2]);
             }
           }
         }
@@ -24562,9 +31892,9 @@ var require_headers = __commonJS({
           const firstValue = iterator.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
-            value = iterator.next().value;
-            x = array[i] = [value[0], value[1].value];
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
+            value2 = iterator.next().value;
+            x = array[i] = [value2[0], value2[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
@@ -24590,9 +31920,9 @@ var require_headers = __commonJS({
           return array;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this.headersMap) {
-            array[i++] = [name, value];
-            assert(value !== null);
+          for (const { 0: name, 1: { value: value2 } } of this.headersMap) {
+            array[i++] = [name, value2];
+            assert(value2 !== null);
           }
           return array.sort(compareHeaderName);
         }
@@ -24625,13 +31955,13 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name, value2) {
         webidl.brandCheck(this, webidl.is.Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
         name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        return appendHeader(this, name, value2);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
       delete(name) {
@@ -24685,30 +32015,30 @@ var require_headers = __commonJS({
         return this.#headersList.contains(name, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name, value2) {
         webidl.brandCheck(this, webidl.is.Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
         name = webidl.converters.ByteString(name, prefix, "name");
-        value = webidl.converters.ByteString(value, prefix, "value");
-        value = headerValueNormalize(value);
+        value2 = webidl.converters.ByteString(value2, prefix, "value");
+        value2 = headerValueNormalize(value2);
         if (!isValidHeaderName(name)) {
           throw webidl.errors.invalidArgument({
             prefix,
             value: name,
             type: "header name"
           });
-        } else if (!isValidHeaderValue(value)) {
+        } else if (!isValidHeaderValue(value2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value,
+            value: value2,
             type: "header value"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name, value2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -24854,8 +32184,8 @@ var require_response = __commonJS({
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
         responseObject.#state.status = status;
-        const value = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject.#state.headersList.append("location", value, true);
+        const value2 = isomorphicEncode(URLSerializer(parsedURL));
+        responseObject.#state.headersList.append("location", value2, true);
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response
@@ -25054,9 +32384,9 @@ var require_response = __commonJS({
         get(target, p) {
           return p in state ? state[p] : target[p];
         },
-        set(target, p, value) {
+        set(target, p, value2) {
           assert(!(p in state));
-          target[p] = value;
+          target[p] = value2;
           return true;
         }
       });
@@ -25309,7 +32639,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request2 = null;
+        let request = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -25326,18 +32656,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request2 = makeRequest({ urlList: [parsedURL] });
+          request = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request2 = input.#state;
+          request = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window2 = request2.window;
+        if (request.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request.window, origin)) {
+          window2 = request.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -25345,66 +32675,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request2 = makeRequest({
+        request = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request2.method,
+          method: request.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request2.headersList,
+          headersList: request.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request2.unsafeRequest,
+          unsafeRequest: request.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request2.priority,
+          priority: request.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request2.origin,
+          origin: request.origin,
           // referrer request’s referrer.
-          referrer: request2.referrer,
+          referrer: request.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request2.referrerPolicy,
+          referrerPolicy: request.referrerPolicy,
           // mode request’s mode.
-          mode: request2.mode,
+          mode: request.mode,
           // credentials mode request’s credentials mode.
-          credentials: request2.credentials,
+          credentials: request.credentials,
           // cache mode request’s cache mode.
-          cache: request2.cache,
+          cache: request.cache,
           // redirect mode request’s redirect mode.
-          redirect: request2.redirect,
+          redirect: request.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request2.integrity,
+          integrity: request.integrity,
           // keepalive request’s keepalive.
-          keepalive: request2.keepalive,
+          keepalive: request.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request2.reloadNavigation,
+          reloadNavigation: request.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request2.historyNavigation,
+          historyNavigation: request.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request2.urlList]
+          urlList: [...request.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request2.mode === "navigate") {
-            request2.mode = "same-origin";
+          if (request.mode === "navigate") {
+            request.mode = "same-origin";
           }
-          request2.reloadNavigation = false;
-          request2.historyNavigation = false;
-          request2.origin = "client";
-          request2.referrer = "client";
-          request2.referrerPolicy = "";
-          request2.url = request2.urlList[request2.urlList.length - 1];
-          request2.urlList = [request2.url];
+          request.reloadNavigation = false;
+          request.historyNavigation = false;
+          request.origin = "client";
+          request.referrer = "client";
+          request.referrerPolicy = "";
+          request.url = request.urlList[request.urlList.length - 1];
+          request.urlList = [request.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request2.referrer = "no-referrer";
+            request.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -25413,14 +32743,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request2.referrer = "client";
+              request.referrer = "client";
             } else {
-              request2.referrer = parsedReferrer;
+              request.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request2.referrerPolicy = init.referrerPolicy;
+          request.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -25435,45 +32765,45 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request2.mode = mode;
+          request.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request2.credentials = init.credentials;
+          request.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request2.cache = init.cache;
+          request.cache = init.cache;
         }
-        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
+        if (request.cache === "only-if-cached" && request.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request2.redirect = init.redirect;
+          request.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request2.integrity = String(init.integrity);
+          request.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request2.keepalive = Boolean(init.keepalive);
+          request.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
-          let method = init.method;
-          const mayBeNormalized = normalizedMethodRecords[method];
+          let method2 = init.method;
+          const mayBeNormalized = normalizedMethodRecords[method2];
           if (mayBeNormalized !== void 0) {
-            request2.method = mayBeNormalized;
+            request.method = mayBeNormalized;
           } else {
-            if (!isValidHTTPToken(method)) {
-              throw new TypeError(`'${method}' is not a valid HTTP method.`);
+            if (!isValidHTTPToken(method2)) {
+              throw new TypeError(`'${method2}' is not a valid HTTP method.`);
             }
-            const upperCase = method.toUpperCase();
+            const upperCase = method2.toUpperCase();
             if (forbiddenMethodsSet.has(upperCase)) {
-              throw new TypeError(`'${method}' HTTP method is unsupported.`);
+              throw new TypeError(`'${method2}' HTTP method is unsupported.`);
             }
-            method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request2.method = method;
+            method2 = normalizedMethodRecordsBase[upperCase] ?? method2;
+            request.method = method2;
           }
-          if (!patchMethodWarning && request2.method === "patch") {
+          if (!patchMethodWarning && request.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -25483,15 +32813,15 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request2;
+        this.#state = request;
         this.#signal = createDependentSignal(signal);
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request2.headersList);
+        setHeadersList(this.#headers, request.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request2.method)) {
+          if (!corsSafeListedMethodsSet.has(request.method)) {
             throw new TypeError(
-              `'${request2.method} is unsupported in no-cors mode.`
+              `'${request.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -25501,8 +32831,8 @@ var require_request2 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name, value: value2 } of headers.rawValues()) {
+              headersList.append(name, value2, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -25510,14 +32840,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request.method === "GET" || request.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request2.keepalive
+            request.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -25529,12 +32859,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
+          if (request.mode !== "same-origin" && request.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request2.useCORSPreflightFlag = true;
+          request.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -25706,28 +33036,28 @@ var require_request2 = __commonJS({
         return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
       }
       static {
-        setRequestSignal = (request2, newSignal) => {
-          request2.#signal = newSignal;
+        setRequestSignal = (request, newSignal) => {
+          request.#signal = newSignal;
         };
-        getRequestDispatcher = (request2) => {
-          return request2.#dispatcher;
+        getRequestDispatcher = (request) => {
+          return request.#dispatcher;
         };
-        setRequestDispatcher = (request2, newDispatcher) => {
-          request2.#dispatcher = newDispatcher;
+        setRequestDispatcher = (request, newDispatcher) => {
+          request.#dispatcher = newDispatcher;
         };
-        setRequestHeaders = (request2, newHeaders) => {
-          request2.#headers = newHeaders;
+        setRequestHeaders = (request, newHeaders) => {
+          request.#headers = newHeaders;
         };
-        getRequestState = (request2) => {
-          return request2.#state;
+        getRequestState = (request) => {
+          return request.#state;
         };
-        setRequestState = (request2, newState) => {
-          request2.#state = newState;
+        setRequestState = (request, newState) => {
+          request.#state = newState;
         };
-        removeRequestAbortListener = (request2) => {
-          const state = requestSignals.get(request2.#signal);
+        removeRequestAbortListener = (request) => {
+          const state = requestSignals.get(request.#signal);
           if (state !== void 0) {
-            requestSignals.delete(request2.#signal);
+            requestSignals.delete(request.#signal);
             requestFinalizer.unregister(state.reference);
             removeSignalFollower(state.source, state.reference);
           }
@@ -25783,23 +33113,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
-      if (request2.body != null) {
-        newRequest.body = cloneBody(request2.body);
+    function cloneRequest(request) {
+      const newRequest = makeRequest({ ...request, body: null });
+      if (request.body != null) {
+        newRequest.body = cloneBody(request.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request2 = new Request(kConstruct);
-      setRequestState(request2, innerRequest);
-      setRequestDispatcher(request2, dispatcher);
-      setRequestSignal(request2, signal);
+      const request = new Request(kConstruct);
+      setRequestState(request, innerRequest);
+      setRequestDispatcher(request, dispatcher);
+      setRequestSignal(request, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request2, headers);
+      setRequestHeaders(request, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request2;
+      return request;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -26134,7 +33464,7 @@ var require_fetch = __commonJS({
     var EE = __require("node:events");
     var { Readable, pipeline, finished, isErrored, isReadable } = __require("node:stream");
     var { addAbortListener, bufferToLowerCasedHeaderName } = require_util();
-    var { SocketError, InformationalError } = require_errors();
+    var { SocketError, InformationalError } = require_errors2();
     var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
     var { getGlobalDispatcher } = require_global2();
     var { webidl } = require_webidl();
@@ -26148,24 +33478,24 @@ var require_fetch = __commonJS({
       if (Array.isArray(rawHeaders)) {
         for (let i = 0; i < rawHeaders.length; i += 2) {
           const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-          const value = rawHeaders[i + 1];
-          if (Array.isArray(value) && !Buffer.isBuffer(value)) {
-            for (const val of value) {
+          const value2 = rawHeaders[i + 1];
+          if (Array.isArray(value2) && !Buffer.isBuffer(value2)) {
+            for (const val of value2) {
               headersList.append(nameStr, val.toString("latin1"), true);
             }
           } else {
-            headersList.append(nameStr, value.toString("latin1"), true);
+            headersList.append(nameStr, value2.toString("latin1"), true);
           }
         }
         return;
       }
-      for (const [name, value] of Object.entries(headers ?? {})) {
-        if (Array.isArray(value)) {
-          for (const entry of value) {
+      for (const [name, value2] of Object.entries(headers ?? {})) {
+        if (Array.isArray(value2)) {
+          for (const entry of value2) {
             headersList.append(name, `${entry}`, true);
           }
         } else {
-          headersList.append(name, `${value}`, true);
+          headersList.append(name, `${value2}`, true);
         }
       }
     }
@@ -26212,14 +33542,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request2 = getRequestState(requestObject);
+      const request = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request2, null, requestObject.signal.reason, null);
+        abortFetch(p, request, null, requestObject.signal.reason, null);
         return p.promise;
       }
-      const globalObject = request2.client.globalObject;
+      const globalObject = request.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request2.serviceWorkers = "none";
+        request.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -26231,7 +33561,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request2, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const cleanupAbortListeners = () => {
@@ -26243,7 +33573,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request2, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p, request, responseObject, controller.serializedAbortReason, controller.controller);
           cleanupAbortListeners();
           return;
         }
@@ -26257,7 +33587,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request: request2,
+        request,
         processResponseEndOfBody: (response) => {
           handleFetchDone(response);
           cleanupAbortListeners();
@@ -26304,12 +33634,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request2, responseObject, error, controller) {
+    function abortFetch(p, request, responseObject, error, controller) {
       if (p) {
         p.reject(error);
       }
-      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
-        request2.body.stream.cancel(error).catch((err) => {
+      if (request.body?.stream != null && isReadable(request.body.stream)) {
+        request.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -26325,7 +33655,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request2,
+      request,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -26338,9 +33668,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request2.client != null) {
-        taskDestination = request2.client.globalObject;
-        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
+      if (request.client != null) {
+        taskDestination = request.client.globalObject;
+        crossOriginIsolatedCapability = request.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -26348,7 +33678,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request2,
+        request,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -26358,79 +33688,79 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request2.body || request2.body.stream);
-      if (request2.window === "client") {
-        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
+      assert(!request.body || request.body.stream);
+      if (request.window === "client") {
+        request.window = request.client?.globalObject?.constructor?.name === "Window" ? request.client : "no-window";
       }
-      if (request2.origin === "client") {
-        request2.origin = request2.client.origin;
+      if (request.origin === "client") {
+        request.origin = request.client.origin;
       }
-      if (request2.policyContainer === "client") {
-        if (request2.client != null) {
-          request2.policyContainer = clonePolicyContainer(
-            request2.client.policyContainer
+      if (request.policyContainer === "client") {
+        if (request.client != null) {
+          request.policyContainer = clonePolicyContainer(
+            request.client.policyContainer
           );
         } else {
-          request2.policyContainer = makePolicyContainer();
+          request.policyContainer = makePolicyContainer();
         }
       }
-      if (!request2.headersList.contains("accept", true)) {
-        const value = "*/*";
-        request2.headersList.append("accept", value, true);
+      if (!request.headersList.contains("accept", true)) {
+        const value2 = "*/*";
+        request.headersList.append("accept", value2, true);
       }
-      if (!request2.headersList.contains("accept-language", true)) {
-        request2.headersList.append("accept-language", "*", true);
+      if (!request.headersList.contains("accept-language", true)) {
+        request.headersList.append("accept-language", "*", true);
       }
-      if (request2.priority === null) {
+      if (request.priority === null) {
       }
-      if (subresourceSet.has(request2.destination)) {
+      if (subresourceSet.has(request.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request2 = fetchParams.request;
+        const request = fetchParams.request;
         let response = null;
-        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
+        if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
-        if (requestBadPort(request2) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request);
+        if (requestBadPort(request) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request2.referrerPolicy === "") {
-          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
+        if (request.referrerPolicy === "") {
+          request.referrerPolicy = request.policyContainer.referrerPolicy;
         }
-        if (request2.referrer !== "no-referrer") {
-          request2.referrer = determineRequestsReferrer(request2);
+        if (request.referrer !== "no-referrer") {
+          request.referrer = determineRequestsReferrer(request);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request2.mode === "navigate" || request2.mode === "websocket")
+            (request.mode === "navigate" || request.mode === "websocket")
           ) {
-            request2.responseTainting = "basic";
+            request.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request2.mode === "same-origin") {
+          } else if (request.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request2.mode === "no-cors") {
-            if (request2.redirect !== "follow") {
+          } else if (request.mode === "no-cors") {
+            if (request.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request2.responseTainting = "opaque";
+              request.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request2.responseTainting = "cors";
+            request.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -26438,13 +33768,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request2.responseTainting === "cors") {
+          if (request.responseTainting === "cors") {
           }
-          if (request2.responseTainting === "basic") {
+          if (request.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request2.responseTainting === "cors") {
+          } else if (request.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request2.responseTainting === "opaque") {
+          } else if (request.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -26452,26 +33782,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request2.urlList);
+          internalResponse.urlList.push(...request.urlList);
         }
-        if (!request2.timingAllowFailed) {
+        if (!request.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request.method === "HEAD" || request.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request2.integrity) {
+        if (request.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request2.responseTainting === "opaque" || response.body == null) {
+          if (request.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request2.integrity)) {
+            if (!bytesMatch(bytes, request.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -26490,8 +33820,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams)) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request2 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request2);
+      const { request } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -26500,19 +33830,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request2);
+          const blobURLEntry = requestCurrentURL(request);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request2.headersList.contains("range", true)) {
+          if (!request.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -26520,7 +33850,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request2.headersList.get("range", true);
+            const rangeHeader = request.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -26551,7 +33881,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -26649,41 +33979,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request2 = fetchParams.request;
+      const request = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request2.serviceWorkers === "all") {
+      if (request.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request2.redirect === "follow") {
-          request2.serviceWorkers = "none";
+        if (request.redirect === "follow") {
+          request.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
+        if (request.responseTainting === "cors" && corsCheck(request, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request2, response) === "failure") {
-          request2.timingAllowFailed = true;
+        if (TAOCheck(request, response) === "failure") {
+          request.timingAllowFailed = true;
         }
       }
-      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request2.origin,
-        request2.client,
-        request2.destination,
+      if ((request.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request.origin,
+        request.client,
+        request.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request2.redirect !== "manual") {
+        if (request.redirect !== "manual") {
           fetchParams.controller.connection.destroy();
         }
-        if (request2.redirect === "error") {
+        if (request.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request2.redirect === "manual") {
+        } else if (request.redirect === "manual") {
           response = actualResponse;
-        } else if (request2.redirect === "follow") {
+        } else if (request.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -26693,13 +34023,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request2 = fetchParams.request;
+      const request = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request2).hash
+          requestCurrentURL(request).hash
         );
         if (locationURL == null) {
           return response;
@@ -26710,68 +34040,68 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request2.redirectCount === 20) {
+      if (request.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request2.redirectCount += 1;
-      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
+      request.redirectCount += 1;
+      if (request.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
+      if (actualResponse.status !== 303 && request.body != null && request.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
-        request2.method = "GET";
-        request2.body = null;
+      if ([301, 302].includes(actualResponse.status) && request.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request.method)) {
+        request.method = "GET";
+        request.body = null;
         for (const headerName of requestBodyHeader) {
-          request2.headersList.delete(headerName);
+          request.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
-        request2.headersList.delete("authorization", true);
-        request2.headersList.delete("proxy-authorization", true);
-        request2.headersList.delete("cookie", true);
-        request2.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request), locationURL)) {
+        request.headersList.delete("authorization", true);
+        request.headersList.delete("proxy-authorization", true);
+        request.headersList.delete("cookie", true);
+        request.headersList.delete("host", true);
       }
-      if (request2.body != null) {
-        assert(request2.body.source != null);
-        request2.body = safelyExtractBody(request2.body.source)[0];
+      if (request.body != null) {
+        assert(request.body.source != null);
+        request.body = safelyExtractBody(request.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request2.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
+      request.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request2 = fetchParams.request;
+      const request = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request2.window === "no-window" && request2.redirect === "error") {
+      if (request.window === "no-window" && request.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request2;
+        httpRequest = request;
       } else {
-        if (request2.body?.source != null) {
-          httpRequest = cloneRequest(request2);
+        if (request.body?.source != null) {
+          httpRequest = cloneRequest(request);
         } else {
-          httpRequest = cloneRequest({ ...request2, body: null });
-          httpRequest.body = request2.body;
+          httpRequest = cloneRequest({ ...request, body: null });
+          httpRequest.body = request.body;
         }
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
+      const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -26858,14 +34188,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
-        if (request2.body != null) {
-          if (request2.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request.useURLCredentials !== void 0 || isTraversableNavigable(request.traversableForUserPrompts))) {
+        if (request.body != null) {
+          if (request.body.source == null) {
             return response;
           }
-          request2.body = safelyExtractBody(request2.body.source)[0];
+          request.body = safelyExtractBody(request.body.source)[0];
         }
-        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -26875,7 +34205,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request2.window === "no-window") {
+        if (request.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -26887,7 +34217,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request2.body == null || request2.body.source != null)
+        (request.body == null || request.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -26915,21 +34245,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request2 = fetchParams.request;
+      const request = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request2.cache = "no-store";
+        request.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request2.mode === "websocket") {
+      if (request.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request2.body == null && fetchParams.processRequestEndOfBody) {
+      if (request.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request2.body != null) {
+      } else if (request.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -26957,7 +34287,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request2.body.stream) {
+            for await (const bytes of request.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -27009,11 +34339,11 @@ var require_fetch = __commonJS({
           let bytes;
           let isFailure;
           try {
-            const { done, value } = await fetchParams.controller.next();
+            const { done, value: value2 } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value;
+            bytes = done ? void 0 : value2;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
               bytes = void 0;
@@ -27064,7 +34394,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request2);
+        const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -27074,13 +34404,13 @@ var require_fetch = __commonJS({
             {
               path: hasTrailingQuestionMark ? `${path}?` : path,
               origin: url.origin,
-              method: request2.method,
-              body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body2,
+              method: request.method,
+              body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body2,
               // Preserve the serialized fetch body for MockAgent net-connect fallthroughs.
               __mockAgentBodyForDispatch: body2,
-              headers: request2.headersList.entries,
+              headers: request.headersList.entries,
               maxRedirections: 0,
-              upgrade: request2.mode === "websocket" ? "websocket" : void 0,
+              upgrade: request.mode === "websocket" ? "websocket" : void 0,
               ...allowH2 === false ? { allowH2 } : null
             },
             {
@@ -27109,9 +34439,9 @@ var require_fetch = __commonJS({
                 const headersList = new HeadersList();
                 appendHeadersListFromResponseHeaders(headersList, headers, rawHeaders);
                 const location = headersList.get("location", true);
-                const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+                const willFollow = location && request.redirect === "follow" && redirectStatusSet.has(status);
                 const decoders = [];
-                if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+                if (request.method !== "HEAD" && request.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                   const contentEncoding = headersList.get("content-encoding", true);
                   const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                   const maxContentEncodings = 5;
@@ -27198,7 +34528,7 @@ var require_fetch = __commonJS({
                   this.body?.destroy();
                   return;
                 }
-                if (request2.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
+                if (request.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
                   resolve(dispatchWithProtocolPreference(body2, false));
                   return;
                 }
@@ -27255,10 +34585,10 @@ var require_util3 = __commonJS({
     function getFieldValues(header) {
       assert(header !== null);
       const values = [];
-      for (let value of header.split(",")) {
-        value = value.trim();
-        if (isValidHeaderName(value)) {
-          values.push(value);
+      for (let value2 of header.split(",")) {
+        value2 = value2.trim();
+        if (isValidHeaderName(value2)) {
+          values.push(value2);
         }
       }
       return values;
@@ -27296,31 +34626,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request2, options = {}) {
+      async match(request, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request = webidl.converters.RequestInfo(request);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request2, options, 1);
+        const p = this.#internalMatchAll(request, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request2 = void 0, options = {}) {
+      async matchAll(request = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.matchAll";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request !== void 0) request = webidl.converters.RequestInfo(request);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request2, options);
+        return this.#internalMatchAll(request, options);
       }
-      async add(request2) {
+      async add(request) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
-        const requests = [request2];
+        request = webidl.converters.RequestInfo(request);
+        const requests = [request];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -27330,19 +34660,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request2 of requests) {
-          if (request2 === void 0) {
+        for (let request of requests) {
+          if (request === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request2 = webidl.converters.RequestInfo(request2);
-          if (typeof request2 === "string") {
+          request = webidl.converters.RequestInfo(request);
+          if (typeof request === "string") {
             continue;
           }
-          const r = getRequestState(request2);
+          const r = getRequestState(request);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -27351,8 +34681,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request2 of requests) {
-          const r = getRequestState(new Request(request2));
+        for (const request of requests) {
+          const r = getRequestState(new Request(request));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -27432,17 +34762,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request2, response) {
+      async put(request, response) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request = webidl.converters.RequestInfo(request);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request2)) {
-          innerRequest = getRequestState(request2);
+        if (webidl.is.Request(request)) {
+          innerRequest = getRequestState(request);
         } else {
-          innerRequest = getRequestState(new Request(request2));
+          innerRequest = getRequestState(new Request(request));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -27513,21 +34843,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request2, options = {}) {
+      async delete(request, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request = webidl.converters.RequestInfo(request);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request2)) {
-          r = getRequestState(request2);
+        if (webidl.is.Request(request)) {
+          r = getRequestState(request);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request2 === "string");
-          r = getRequestState(new Request(request2));
+          assert(typeof request === "string");
+          r = getRequestState(new Request(request));
         }
         const operations = [];
         const operation = {
@@ -27559,25 +34889,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request2 = void 0, options = {}) {
+      async keys(request = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.keys";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request !== void 0) request = webidl.converters.RequestInfo(request);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r = getRequestState(request2);
+        if (request !== void 0) {
+          if (webidl.is.Request(request)) {
+            r = getRequestState(request);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r = getRequestState(new Request(request2));
+          } else if (typeof request === "string") {
+            r = getRequestState(new Request(request));
           }
         }
         const promise = Promise.withResolvers();
         const requests = [];
-        if (request2 === void 0) {
+        if (request === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -27589,9 +34919,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request3 of requests) {
+          for (const request2 of requests) {
             const requestObject = fromInnerRequest(
-              request3,
+              request2,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -27710,9 +35040,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request2.url);
+        const cachedURL = new URL(request.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -27728,7 +35058,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request2.headersList.get(fieldValue);
+          const requestValue = request.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -27736,20 +35066,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request2, options, maxResponses = Infinity) {
+      #internalMatchAll(request, options, maxResponses = Infinity) {
         let r = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r = getRequestState(request2);
+        if (request !== void 0) {
+          if (webidl.is.Request(request)) {
+            r = getRequestState(request);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r = getRequestState(new Request(request2));
+          } else if (typeof request === "string") {
+            r = getRequestState(new Request(request));
           }
         }
         const responses = [];
-        if (request2 === void 0) {
+        if (request === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -27846,21 +35176,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request2, options = {}) {
+      async match(request, options = {}) {
         webidl.brandCheck(this, webidl.is.CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request2 = webidl.converters.RequestInfo(request2);
+        request = webidl.converters.RequestInfo(request);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            return await cache.match(request, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const response = await cache.match(request, options);
             if (response !== void 0) {
               return response;
             }
@@ -27958,9 +35288,9 @@ var require_constants4 = __commonJS({
 var require_util4 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
-    function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+    function isCTLExcludingHtab(value2) {
+      for (let i = 0; i < value2.length; ++i) {
+        const code = value2.charCodeAt(i);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
@@ -27993,18 +35323,18 @@ var require_util4 = __commonJS({
         }
       }
     }
-    function validateCookieValue(value) {
-      let len = value.length;
+    function validateCookieValue(value2) {
+      let len = value2.length;
       let i = 0;
-      if (value[0] === '"') {
-        if (len === 1 || value[len - 1] !== '"') {
+      if (value2[0] === '"') {
+        if (len === 1 || value2[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
+        const code = value2.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -28146,9 +35476,9 @@ var require_util4 = __commonJS({
         if (!part.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value] = part.split("=");
+        const [key, ...value2] = part.split("=");
         const trimmedKey = key.trim();
-        const joinedValue = value.join("=");
+        const joinedValue = value2.join("=");
         validateCookieName(trimmedKey);
         validateCookieValue(joinedValue);
         out.push(`${trimmedKey}=${joinedValue}`);
@@ -28181,7 +35511,7 @@ var require_parse = __commonJS({
       let nameValuePair = "";
       let unparsedAttributes = "";
       let name = "";
-      let value = "";
+      let value2 = "";
       if (header.includes(";")) {
         const position = { position: 0 };
         nameValuePair = collectASequenceOfCodePointsFast(";", header, position);
@@ -28190,7 +35520,7 @@ var require_parse = __commonJS({
         nameValuePair = header;
       }
       if (!nameValuePair.includes("=")) {
-        value = nameValuePair;
+        value2 = nameValuePair;
       } else {
         const position = { position: 0 };
         name = collectASequenceOfCodePointsFast(
@@ -28198,16 +35528,16 @@ var require_parse = __commonJS({
           nameValuePair,
           position
         );
-        value = nameValuePair.slice(position.position + 1);
+        value2 = nameValuePair.slice(position.position + 1);
       }
       name = name.trim();
-      value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      value2 = value2.trim();
+      if (name.length + value2.length > maxNameValuePairSize) {
         return null;
       }
       return {
         name,
-        value,
+        value: value2,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
     }
@@ -28333,8 +35663,8 @@ var require_cookies = __commonJS({
         return out;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name, ...value2] = piece.split("=");
+        out[name.trim()] = value2.join("=");
       }
       return out;
     }
@@ -28395,11 +35725,11 @@ var require_cookies = __commonJS({
         key: "value"
       },
       {
-        converter: webidl.nullableConverter((value) => {
-          if (typeof value === "number") {
-            return webidl.converters["unsigned long long"](value);
+        converter: webidl.nullableConverter((value2) => {
+          if (typeof value2 === "number") {
+            return webidl.converters["unsigned long long"](value2);
           }
-          return new Date(value);
+          return new Date(value2);
         }),
         key: "expires",
         defaultValue: () => null
@@ -28875,27 +36205,27 @@ var require_util5 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=", 2);
+        const [name, value2 = ""] = pair.split("=", 2);
         extensionList.set(
           removeHTTPWhitespace(name, true, false),
-          removeHTTPWhitespace(value, false, true)
+          removeHTTPWhitespace(value2, false, true)
         );
         position.position++;
       }
       return extensionList;
     }
-    function isValidClientWindowBits(value) {
-      if (value.length === 0) {
+    function isValidClientWindowBits(value2) {
+      if (value2.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i = 0; i < value2.length; i++) {
+        const byte = value2.charCodeAt(i);
         if (byte < 48 || byte > 57) {
           return false;
         }
       }
-      const num = Number.parseInt(value, 10);
-      return num >= 8 && num <= 15;
+      const num2 = Number.parseInt(value2, 10);
+      return num2 >= 8 && num2 <= 15;
     }
     function getURLRecord(url, baseURL) {
       let urlRecord;
@@ -29083,7 +36413,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request2 = makeRequest({
+      const request = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -29096,18 +36426,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request2.headersList = headersList;
+        request.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request2.headersList.append("sec-websocket-key", keyValue, true);
-      request2.headersList.append("sec-websocket-version", "13", true);
+      request.headersList.append("sec-websocket-key", keyValue, true);
+      request.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request2.headersList.append("sec-websocket-protocol", protocol, true);
+        request.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request2,
+        request,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -29156,7 +36486,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -29238,7 +36568,7 @@ var require_permessage_deflate = __commonJS({
     "use strict";
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util5();
-    var { MessageSizeExceededError } = require_errors();
+    var { MessageSizeExceededError } = require_errors2();
     var tail = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
@@ -29333,7 +36663,7 @@ var require_receiver = __commonJS({
     var { failWebsocketConnection } = require_connection();
     var { WebsocketFrameSend } = require_frame();
     var { PerMessageDeflate } = require_permessage_deflate();
-    var { MessageSizeExceededError } = require_errors();
+    var { MessageSizeExceededError } = require_errors2();
     var { defaultWebSocketMaxFragments, defaultWebSocketMaxPayloadSize } = require_constants();
     var ByteParser = class extends Writable {
       #buffers = [];
@@ -30685,13 +38015,13 @@ var require_util6 = __commonJS({
   "node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
     "use strict";
     var { makeRequest } = require_request2();
-    function isValidLastEventId(value) {
-      return value.indexOf("\0") === -1;
+    function isValidLastEventId(value2) {
+      return value2.indexOf("\0") === -1;
     }
-    function isASCIINumber(value) {
-      if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+    function isASCIINumber(value2) {
+      if (value2.length === 0) return false;
+      for (let i = 0; i < value2.length; i++) {
+        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
       }
       return true;
     }
@@ -30935,12 +38265,12 @@ var require_eventsource_stream = __commonJS({
           const valueBytes = line.length - valueStart;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart);
+          const value2 = line.toString("utf8", valueStart);
           if (event.data === void 0) {
-            event.data = value;
+            event.data = value2;
           } else {
             event.data += `
-${value}`;
+${value2}`;
           }
           this.dataLineCount++;
           return;
@@ -31209,12 +38539,12 @@ var require_eventsource = __commonJS({
           corsAttributeState = USE_CREDENTIALS;
           this.#withCredentials = true;
         }
-        const request2 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
-        request2.client = environmentSettingsObject.settingsObject;
-        request2.headersList.set("Accept", "text/event-stream");
-        request2.cache = "no-store";
-        request2.initiator = "other";
-        this.#request = request2;
+        const request = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
+        request.client = environmentSettingsObject.settingsObject;
+        request.headersList.set("Accept", "text/event-stream");
+        request.cache = "no-store";
+        request.initiator = "other";
+        this.#request = request;
         this.#connect();
       }
       /**
@@ -31247,10 +38577,10 @@ var require_eventsource = __commonJS({
       #connect() {
         if (this.#readyState === CLOSED) return;
         this.#readyState = CONNECTING;
-        const request2 = cloneRequest(this.#request);
-        request2.urlList = [...this.#request.urlList];
+        const request = cloneRequest(this.#request);
+        request.urlList = [...this.#request.urlList];
         const fetchParams = {
-          request: request2,
+          request,
           dispatcher: this.#dispatcher
         };
         const processEventSourceEndOfBody = (response) => {
@@ -31478,7 +38808,7 @@ var require_undici = __commonJS({
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
-    var errors = require_errors();
+    var errors = require_errors2();
     var util = require_util();
     var { InvalidArgumentError } = errors;
     var api = require_api();
@@ -31676,28 +39006,28 @@ var require_ByteBuffer = __commonJS({
         this.int32ArrayForConvert = new Uint32Array(1);
         this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
-      put(value) {
+      put(value2) {
         if (this.position === this.data.length) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2);
           this.data.set(oldArray);
         }
-        this.data[this.position] = value;
+        this.data[this.position] = value2;
         this.position++;
       }
-      putInt32(value) {
+      putInt32(value2) {
         if (this.data.length - this.position < 4) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2 + 4);
           this.data.set(oldArray);
         }
-        this.int32ArrayForConvert[0] = value;
+        this.int32ArrayForConvert[0] = value2;
         this.data.set(this.int8ArrayForConvert.reverse(), this.position);
         this.position += 4;
       }
-      putInt64(value) {
-        this.putInt32(floor(value / TWO_POW_32));
-        this.putInt32(value);
+      putInt64(value2) {
+        this.putInt32(floor(value2 / TWO_POW_32));
+        this.putInt32(value2);
       }
       putArray(array) {
         if (this.data.length - this.position < array.byteLength) {
@@ -31709,15 +39039,15 @@ var require_ByteBuffer = __commonJS({
         this.position += array.byteLength;
       }
       get() {
-        const value = this.data[this.position];
+        const value2 = this.data[this.position];
         this.position++;
-        return value;
+        return value2;
       }
       getInt32() {
         this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
-        const value = this.int32ArrayForConvert[0];
+        const value2 = this.int32ArrayForConvert[0];
         this.position += 4;
-        return value;
+        return value2;
       }
       getInt64() {
         const high = this.getInt32();
@@ -31978,14 +39308,14 @@ var require_formatters = __commonJS({
     exports2.integerFormatter = integerFormatter;
     var { floor, log10, pow } = Math;
     var numberOfDigits = (n) => floor(log10(n) + 1);
-    var keepSignificantDigits = (digits) => (value) => {
-      const valueDigits = numberOfDigits(value);
+    var keepSignificantDigits = (digits) => (value2) => {
+      const valueDigits = numberOfDigits(value2);
       if (valueDigits > digits) {
         const extraDigits = valueDigits - digits;
         const magnitude = pow(10, extraDigits);
-        return value - value % magnitude;
+        return value2 - value2 % magnitude;
       }
-      return value;
+      return value2;
     };
     exports2.keepSignificantDigits = keepSignificantDigits;
     var floatFormatter = (size, fractionDigits) => {
@@ -32055,11 +39385,11 @@ var require_JsHistogram = __commonJS({
       incrementTotalCount() {
         this._totalCount++;
       }
-      addToTotalCount(value) {
-        this._totalCount += value;
+      addToTotalCount(value2) {
+        this._totalCount += value2;
       }
-      setTotalCount(value) {
-        this._totalCount = value;
+      setTotalCount(value2) {
+        this._totalCount = value2;
       }
       /**
        * Get the total count of all recorded values in the histogram
@@ -32068,15 +39398,15 @@ var require_JsHistogram = __commonJS({
       get totalCount() {
         return this._totalCount;
       }
-      updatedMaxValue(value) {
-        const internalValue = value + this.unitMagnitudeMask;
+      updatedMaxValue(value2) {
+        const internalValue = value2 + this.unitMagnitudeMask;
         this.maxValue = internalValue;
       }
-      updateMinNonZeroValue(value) {
-        if (value <= this.unitMagnitudeMask) {
+      updateMinNonZeroValue(value2) {
+        if (value2 <= this.unitMagnitudeMask) {
           return;
         }
-        const internalValue = floor(value / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
+        const internalValue = floor(value2 / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
         this.minNonZeroValue = internalValue;
       }
       constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
@@ -32162,10 +39492,10 @@ var require_JsHistogram = __commonJS({
         const lengthNeeded = (numberOfBuckets + 1) * (this.subBucketCount / 2);
         return lengthNeeded;
       }
-      getBucketsNeededToCoverValue(value) {
+      getBucketsNeededToCoverValue(value2) {
         let smallestUntrackableValue = this.subBucketCount * pow(2, this.unitMagnitude);
         let bucketsNeeded = 1;
-        while (smallestUntrackableValue <= value) {
+        while (smallestUntrackableValue <= value2) {
           if (smallestUntrackableValue > Number.MAX_SAFE_INTEGER / 2) {
             return bucketsNeeded + 1;
           }
@@ -32180,34 +39510,34 @@ var require_JsHistogram = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.recordSingleValue(value);
+      recordValue(value2) {
+        this.recordSingleValue(value2);
       }
-      recordSingleValue(value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordSingleValue(value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(1, value);
+          this.handleRecordException(1, value2);
         } else {
           this.incrementCountAtIndex(countsIndex);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value) {
+      handleRecordException(count, value2) {
         if (!this.autoResize) {
-          throw new Error("Value " + value + " is outside of histogram covered range");
+          throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
-        this.resize(value);
-        var countsIndex = this.countsArrayIndex(value);
+        this.resize(value2);
+        var countsIndex = this.countsArrayIndex(value2);
         this.addToCountAtIndex(countsIndex, count);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
-      countsArrayIndex(value) {
-        if (value < 0) {
+      countsArrayIndex(value2) {
+        if (value2 < 0) {
           throw new Error("Histogram recorded value cannot be negative.");
         }
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         return this.computeCountsArrayIndex(bucketIndex, subBucketIndex);
       }
       computeCountsArrayIndex(bucketIndex, subBucketIndex) {
@@ -32218,18 +39548,18 @@ var require_JsHistogram = __commonJS({
       /**
        * @return the lowest (and therefore highest precision) bucket index that can represent the value
        */
-      getBucketIndex(value) {
-        return max2(floor(log2(value)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
+      getBucketIndex(value2) {
+        return max2(floor(log2(value2)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
       }
-      getSubBucketIndex(value, bucketIndex) {
-        return floor(value / pow(2, bucketIndex + this.unitMagnitude));
+      getSubBucketIndex(value2, bucketIndex) {
+        return floor(value2 / pow(2, bucketIndex + this.unitMagnitude));
       }
-      updateMinAndMax(value) {
-        if (value > this.maxValue) {
-          this.updatedMaxValue(value);
+      updateMinAndMax(value2) {
+        if (value2 > this.maxValue) {
+          this.updatedMaxValue(value2);
         }
-        if (value < this.minNonZeroValue && value !== 0) {
-          this.updateMinNonZeroValue(value);
+        if (value2 < this.minNonZeroValue && value2 !== 0) {
+          this.updateMinNonZeroValue(value2);
         }
       }
       /**
@@ -32286,9 +39616,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The lowest value that is equivalent to the given value within the histogram's resolution.
        */
-      lowestEquivalentValue(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      lowestEquivalentValue(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const thisValueBaseLevel = this.valueFromIndexes(bucketIndex, subBucketIndex);
         return thisValueBaseLevel;
       }
@@ -32300,8 +39630,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The highest value that is equivalent to the given value within the histogram's resolution.
        */
-      highestEquivalentValue(value) {
-        return this.nextNonEquivalentValue(value) - 1;
+      highestEquivalentValue(value2) {
+        return this.nextNonEquivalentValue(value2) - 1;
       }
       /**
        * Get the next value that is not equivalent to the given value within the histogram's resolution.
@@ -32311,8 +39641,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The next value that is not equivalent to the given value within the histogram's resolution.
        */
-      nextNonEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + this.sizeOfEquivalentValueRange(value);
+      nextNonEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + this.sizeOfEquivalentValueRange(value2);
       }
       /**
        * Get the size (in value units) of the range of values that are equivalent to the given value within the
@@ -32322,9 +39652,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The size of the range of values equivalent to the given value.
        */
-      sizeOfEquivalentValueRange(value) {
-        const bucketIndex = this.getBucketIndex(value);
-        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
+      sizeOfEquivalentValueRange(value2) {
+        const bucketIndex = this.getBucketIndex(value2);
+        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
         const distanceToNextValue = pow(2, this.unitMagnitude + (subBucketIndex >= this.subBucketCount ? bucketIndex + 1 : bucketIndex));
         return distanceToNextValue;
       }
@@ -32336,8 +39666,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The value lies in the middle (rounded up) of the range of values equivalent the given value.
        */
-      medianEquivalentValue(value) {
-        return this.lowestEquivalentValue(value) + floor(this.sizeOfEquivalentValueRange(value) / 2);
+      medianEquivalentValue(value2) {
+        return this.lowestEquivalentValue(value2) + floor(this.sizeOfEquivalentValueRange(value2) / 2);
       }
       /**
        * Get the computed mean value of all recorded values in the histogram
@@ -32356,7 +39686,7 @@ var require_JsHistogram = __commonJS({
         }
         return totalValue / this.totalCount;
       }
-      getStdDeviation(mean = this.mean) {
+      getStdDeviation(mean2 = this.mean) {
         if (this.totalCount === 0) {
           return 0;
         }
@@ -32364,7 +39694,7 @@ var require_JsHistogram = __commonJS({
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -32379,12 +39709,12 @@ var require_JsHistogram = __commonJS({
         if (this.totalCount === 0) {
           return 0;
         }
-        const mean = this.mean;
+        const mean2 = this.mean;
         let geometric_deviation_total = 0;
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -32439,14 +39769,14 @@ var require_JsHistogram = __commonJS({
         if (!useCsvFormat) {
           const formatter = (0, formatters_1.floatFormatter)(12, this.numberOfSignificantValueDigits);
           const _mean = this.mean;
-          const mean = formatter(_mean / outputValueUnitScalingRatio);
+          const mean2 = formatter(_mean / outputValueUnitScalingRatio);
           const std_deviation = formatter(this.getStdDeviation(_mean) / outputValueUnitScalingRatio);
           const max3 = formatter(this.maxValue / outputValueUnitScalingRatio);
           const intFormatter = (0, formatters_1.integerFormatter)(12);
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result += `#[Mean    = ${mean}, StdDeviation   = ${std_deviation}]
+          result += `#[Mean    = ${mean2}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
@@ -32473,23 +39803,23 @@ var require_JsHistogram = __commonJS({
       get estimatedFootprintInBytes() {
         return this._getEstimatedFootprintInBytes();
       }
-      recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValue(value);
+      recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValue(value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value) {
-        const countsIndex = this.countsArrayIndex(value);
+      recordCountAtValue(count, value2) {
+        const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value);
+          this.handleRecordException(count, value2);
         } else {
           this.addToCountAtIndex(countsIndex, count);
         }
-        this.updateMinAndMax(value);
+        this.updateMinAndMax(value2);
         this.addToTotalCount(count);
       }
       /**
@@ -32499,8 +39829,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCount(value2, count) {
+        this.recordCountAtValue(count, value2);
       }
       /**
        * Record a value in the histogram.
@@ -32523,15 +39853,15 @@ var require_JsHistogram = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCountAndExpectedInterval(value2, count, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordCountAtValue(count, missingValue);
         }
       }
@@ -32620,8 +39950,8 @@ var require_JsHistogram = __commonJS({
        * @return The total count of values recorded in the histogram within the value range that is
        * {@literal >=} lowestEquivalentValue(<i>value</i>) and {@literal <=} highestEquivalentValue(<i>value</i>)
        */
-      getCountAtValue(value) {
-        const index = min(max2(0, this.countsArrayIndex(value)), this.countsArrayLength - 1);
+      getCountAtValue(value2) {
+        const index = min(max2(0, this.countsArrayIndex(value2)), this.countsArrayLength - 1);
         return this.getCountAtIndex(index);
       }
       /**
@@ -32785,8 +40115,8 @@ var require_base64_js = __commonJS({
       }
       return arr;
     }
-    function tripletToBase64(num) {
-      return lookup[num >> 18 & 63] + lookup[num >> 12 & 63] + lookup[num >> 6 & 63] + lookup[num & 63];
+    function tripletToBase64(num2) {
+      return lookup[num2 >> 18 & 63] + lookup[num2 >> 12 & 63] + lookup[num2 >> 6 & 63] + lookup[num2 & 63];
     }
     function encodeChunk(uint8, start, end) {
       var tmp;
@@ -32995,14 +40325,14 @@ var require_trees = __commonJS({
       s.pending_buf[s.pending++] = w & 255;
       s.pending_buf[s.pending++] = w >>> 8 & 255;
     }
-    function send_bits(s, value, length) {
+    function send_bits(s, value2, length) {
       if (s.bi_valid > Buf_size - length) {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         put_short(s, s.bi_buf);
-        s.bi_buf = value >> Buf_size - s.bi_valid;
+        s.bi_buf = value2 >> Buf_size - s.bi_valid;
         s.bi_valid += length - Buf_size;
       } else {
-        s.bi_buf |= value << s.bi_valid & 65535;
+        s.bi_buf |= value2 << s.bi_valid & 65535;
         s.bi_valid += length;
       }
     }
@@ -34291,7 +41621,7 @@ var require_deflate = __commonJS({
       strm.state.gzhead = head;
       return Z_OK;
     }
-    function deflateInit2(strm, level, method, windowBits, memLevel, strategy) {
+    function deflateInit2(strm, level, method2, windowBits, memLevel, strategy) {
       if (!strm) {
         return Z_STREAM_ERROR;
       }
@@ -34306,7 +41636,7 @@ var require_deflate = __commonJS({
         wrap = 2;
         windowBits -= 16;
       }
-      if (memLevel < 1 || memLevel > MAX_MEM_LEVEL || method !== Z_DEFLATED || windowBits < 8 || windowBits > 15 || level < 0 || level > 9 || strategy < 0 || strategy > Z_FIXED) {
+      if (memLevel < 1 || memLevel > MAX_MEM_LEVEL || method2 !== Z_DEFLATED || windowBits < 8 || windowBits > 15 || level < 0 || level > 9 || strategy < 0 || strategy > Z_FIXED) {
         return err(strm, Z_STREAM_ERROR);
       }
       if (windowBits === 8) {
@@ -34334,7 +41664,7 @@ var require_deflate = __commonJS({
       s.l_buf = (1 + 2) * s.lit_bufsize;
       s.level = level;
       s.strategy = strategy;
-      s.method = method;
+      s.method = method2;
       return deflateReset(strm);
     }
     function deflateInit(strm, level) {
@@ -37182,7 +44512,7 @@ var require_umd = __commonJS({
           return getStringImpl(buffer, ptr);
         }
         extendedExports.__getString = __getString;
-        function getView(alignLog2, signed, float) {
+        function getView(alignLog2, signed3, float) {
           const buffer = memory.buffer;
           if (float) {
             switch (alignLog2) {
@@ -37194,13 +44524,13 @@ var require_umd = __commonJS({
           } else {
             switch (alignLog2) {
               case 0:
-                return new (signed ? Int8Array : Uint8Array)(buffer);
+                return new (signed3 ? Int8Array : Uint8Array)(buffer);
               case 1:
-                return new (signed ? Int16Array : Uint16Array)(buffer);
+                return new (signed3 ? Int16Array : Uint16Array)(buffer);
               case 2:
-                return new (signed ? Int32Array : Uint32Array)(buffer);
+                return new (signed3 ? Int32Array : Uint32Array)(buffer);
               case 3:
-                return new (signed ? BigInt64Array : BigUint64Array)(buffer);
+                return new (signed3 ? BigInt64Array : BigUint64Array)(buffer);
             }
           }
           throw Error(`unsupported align: ${alignLog2}`);
@@ -37396,8 +44726,8 @@ var require_umd = __commonJS({
                   get() {
                     return getter(this[THIS]);
                   },
-                  set(value) {
-                    setter(this[THIS], value);
+                  set(value2) {
+                    setter(this[THIS], value2);
                   },
                   enumerable: true
                 });
@@ -37457,22 +44787,22 @@ var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
-      function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve) {
-          resolve(value);
+      function adopt(value2) {
+        return value2 instanceof P ? value2 : new P(function(resolve) {
+          resolve(value2);
         });
       }
       return new (P || (P = Promise))(function(resolve, reject) {
-        function fulfilled(value) {
+        function fulfilled(value2) {
           try {
-            step(generator.next(value));
+            step(generator.next(value2));
           } catch (e) {
             reject(e);
           }
         }
-        function rejected(value) {
+        function rejected(value2) {
           try {
-            step(generator["throw"](value));
+            step(generator["throw"](value2));
           } catch (e) {
             reject(e);
           }
@@ -37542,11 +44872,11 @@ var require_wasm = __commonJS({
         this.tag = Histogram_1.NO_TAG;
         wasm.__pin(this._wasmHistogram);
       }
-      static build(request2 = defaultRequest) {
+      static build(request = defaultRequest) {
         if (!(0, exports2.webAssemblyReady)()) {
           throw new Error("WebAssembly is not ready yet!");
         }
-        const parameters = Object.assign({}, defaultRequest, request2);
+        const parameters = Object.assign({}, defaultRequest, request);
         const remoteHistogramClass = remoteHistogramClassFor(parameters.bitBucketSize);
         return new _WasmHistogram(new wasm[remoteHistogramClass](parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits, parameters.autoResize), remoteHistogramClass);
       }
@@ -37572,20 +44902,20 @@ var require_wasm = __commonJS({
       get highestTrackableValue() {
         return this._wasmHistogram.highestTrackableValue;
       }
-      set highestTrackableValue(value) {
-        this._wasmHistogram.highestTrackableValue = value;
+      set highestTrackableValue(value2) {
+        this._wasmHistogram.highestTrackableValue = value2;
       }
       get startTimeStampMsec() {
         return this._wasmHistogram.startTimeStampMsec;
       }
-      set startTimeStampMsec(value) {
-        this._wasmHistogram.startTimeStampMsec = value;
+      set startTimeStampMsec(value2) {
+        this._wasmHistogram.startTimeStampMsec = value2;
       }
       get endTimeStampMsec() {
         return this._wasmHistogram.endTimeStampMsec;
       }
-      set endTimeStampMsec(value) {
-        this._wasmHistogram.endTimeStampMsec = value;
+      set endTimeStampMsec(value2) {
+        this._wasmHistogram.endTimeStampMsec = value2;
       }
       get totalCount() {
         return this._wasmHistogram.totalCount;
@@ -37605,14 +44935,14 @@ var require_wasm = __commonJS({
       get maxValue() {
         return this._wasmHistogram.maxValue;
       }
-      recordValue(value) {
-        this._wasmHistogram.recordValue(value);
+      recordValue(value2) {
+        this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value, count) {
-        this._wasmHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value2, count) {
+        this._wasmHistogram.recordValueWithCount(value2, count);
       }
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       getValueAtPercentile(percentile) {
         return this._wasmHistogram.getValueAtPercentile(percentile);
@@ -37756,8 +45086,8 @@ var require_PackedArrayContext = __commonJS({
       getPopulatedLongLength() {
         return this.getPopulatedShortLength() + 3 >> 2;
       }
-      setAtByteIndex(byteIndex, value) {
-        this.byteArray[byteIndex] = value;
+      setAtByteIndex(byteIndex, value2) {
+        this.byteArray[byteIndex] = value2;
       }
       getAtByteIndex(byteIndex) {
         return this.byteArray[byteIndex];
@@ -37782,11 +45112,11 @@ var require_PackedArrayContext = __commonJS({
       length() {
         return this.physicalLength;
       }
-      setAtShortIndex(shortIndex, value) {
-        this.shortArray[shortIndex] = value;
+      setAtShortIndex(shortIndex, value2) {
+        this.shortArray[shortIndex] = value2;
       }
-      setAtLongIndex(longIndex, value) {
-        this.longArray[longIndex] = value;
+      setAtLongIndex(longIndex, value2) {
+        this.longArray[longIndex] = value2;
       }
       getAtShortIndex(shortIndex) {
         return this.shortArray[shortIndex];
@@ -38154,7 +45484,7 @@ var require_PackedArray = __commonJS({
        * @return the array value at the virtual index given
        */
       get(index) {
-        let value = 0;
+        let value2 = 0;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           let byteValueAtPackedIndex = 0;
           if (!this.arrayContext.isPacked) {
@@ -38162,12 +45492,12 @@ var require_PackedArray = __commonJS({
           }
           const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
           if (packedIndex < 0) {
-            return value;
+            return value2;
           }
           byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
-          value += byteValueAtPackedIndex;
+          value2 += byteValueAtPackedIndex;
         }
-        return value;
+        return value2;
       }
       /**
        * Increment value at a virrual index in the array
@@ -38184,11 +45514,11 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to be added to
        * @param value the value to add
        */
-      add(index, value) {
-        let remainingValueToAdd = value;
+      add(index, value2) {
+        let remainingValueToAdd = value2;
         for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.addAndGetAtUnpackedIndex(index, value);
+            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
             return;
           }
           const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
@@ -38207,12 +45537,12 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to set
        * @param value the value to set
        */
-      set(index, value) {
+      set(index, value2) {
         let bytesAlreadySet = 0;
-        let valueForNextLevels = value;
+        let valueForNextLevels = value2;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.setAtUnpackedIndex(index, value);
+            this.arrayContext.setAtUnpackedIndex(index, value2);
             return;
           }
           if (valueForNextLevels == 0) {
@@ -38280,11 +45610,11 @@ var require_PackedHistogram = __commonJS({
       incrementCountAtIndex(index) {
         this.packedCounts.increment(index);
       }
-      addToCountAtIndex(index, value) {
-        this.packedCounts.add(index, value);
+      addToCountAtIndex(index, value2) {
+        this.packedCounts.add(index, value2);
       }
-      setCountAtIndex(index, value) {
-        this.packedCounts.set(index, value);
+      setCountAtIndex(index, value2) {
+        this.packedCounts.set(index, value2);
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -38333,19 +45663,19 @@ var require_TypedArrayHistogram = __commonJS({
         }
         this._counts[index] = newCount;
       }
-      addToCountAtIndex(index, value) {
+      addToCountAtIndex(index, value2) {
         const currentCount = this._counts[index];
-        const newCount = currentCount + value;
+        const newCount = currentCount + value2;
         if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
           throw newCount + " would overflow integer count";
         }
         this._counts[index] = newCount;
       }
-      setCountAtIndex(index, value) {
-        if (value < Number.MIN_SAFE_INTEGER || value > Number.MAX_SAFE_INTEGER) {
-          throw value + " would overflow integer count";
+      setCountAtIndex(index, value2) {
+        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
+          throw value2 + " would overflow integer count";
         }
-        this._counts[index] = value;
+        this._counts[index] = value2;
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -38483,45 +45813,45 @@ var require_ZigZagEncoding = __commonJS({
        * @param buffer the buffer to write to
        * @param value  the value to write to the buffer
        */
-      static encode(buffer, value) {
-        if (value >= 0) {
-          value = value * 2;
+      static encode(buffer, value2) {
+        if (value2 >= 0) {
+          value2 = value2 * 2;
         } else {
-          value = -value * 2 - 1;
+          value2 = -value2 * 2 - 1;
         }
-        if (value < TWO_POW_7) {
-          buffer.put(value);
+        if (value2 < TWO_POW_7) {
+          buffer.put(value2);
         } else {
-          buffer.put(value | 128);
-          if (value < TWO_POW_14) {
-            buffer.put(floor(value / TWO_POW_7));
+          buffer.put(value2 | 128);
+          if (value2 < TWO_POW_14) {
+            buffer.put(floor(value2 / TWO_POW_7));
           } else {
-            buffer.put(floor(value / TWO_POW_7) | 128);
-            if (value < TWO_POW_21) {
-              buffer.put(floor(value / TWO_POW_14));
+            buffer.put(floor(value2 / TWO_POW_7) | 128);
+            if (value2 < TWO_POW_21) {
+              buffer.put(floor(value2 / TWO_POW_14));
             } else {
-              buffer.put(floor(value / TWO_POW_14) | 128);
-              if (value < TWO_POW_28) {
-                buffer.put(floor(value / TWO_POW_21));
+              buffer.put(floor(value2 / TWO_POW_14) | 128);
+              if (value2 < TWO_POW_28) {
+                buffer.put(floor(value2 / TWO_POW_21));
               } else {
-                buffer.put(floor(value / TWO_POW_21) | 128);
-                if (value < TWO_POW_35) {
-                  buffer.put(floor(value / TWO_POW_28));
+                buffer.put(floor(value2 / TWO_POW_21) | 128);
+                if (value2 < TWO_POW_35) {
+                  buffer.put(floor(value2 / TWO_POW_28));
                 } else {
-                  buffer.put(floor(value / TWO_POW_28) | 128);
-                  if (value < TWO_POW_42) {
-                    buffer.put(floor(value / TWO_POW_35));
+                  buffer.put(floor(value2 / TWO_POW_28) | 128);
+                  if (value2 < TWO_POW_42) {
+                    buffer.put(floor(value2 / TWO_POW_35));
                   } else {
-                    buffer.put(floor(value / TWO_POW_35) | 128);
-                    if (value < TWO_POW_49) {
-                      buffer.put(floor(value / TWO_POW_42));
+                    buffer.put(floor(value2 / TWO_POW_35) | 128);
+                    if (value2 < TWO_POW_49) {
+                      buffer.put(floor(value2 / TWO_POW_42));
                     } else {
-                      buffer.put(floor(value / TWO_POW_42) | 128);
-                      if (value < TWO_POW_56) {
-                        buffer.put(floor(value / TWO_POW_49));
+                      buffer.put(floor(value2 / TWO_POW_42) | 128);
+                      if (value2 < TWO_POW_56) {
+                        buffer.put(floor(value2 / TWO_POW_49));
                       } else {
-                        buffer.put(floor(value / TWO_POW_49) + 128);
-                        buffer.put(floor(value / TWO_POW_56));
+                        buffer.put(floor(value2 / TWO_POW_49) + 128);
+                        buffer.put(floor(value2 / TWO_POW_56));
                       }
                     }
                   }
@@ -38539,31 +45869,31 @@ var require_ZigZagEncoding = __commonJS({
        */
       static decode(buffer) {
         let v = buffer.get();
-        let value = v & 127;
+        let value2 = v & 127;
         if ((v & 128) != 0) {
           v = buffer.get();
-          value += (v & 127) * TWO_POW_7;
+          value2 += (v & 127) * TWO_POW_7;
           if ((v & 128) != 0) {
             v = buffer.get();
-            value += (v & 127) * TWO_POW_14;
+            value2 += (v & 127) * TWO_POW_14;
             if ((v & 128) != 0) {
               v = buffer.get();
-              value += (v & 127) * TWO_POW_21;
+              value2 += (v & 127) * TWO_POW_21;
               if ((v & 128) != 0) {
                 v = buffer.get();
-                value += (v & 127) * TWO_POW_28;
+                value2 += (v & 127) * TWO_POW_28;
                 if ((v & 128) != 0) {
                   v = buffer.get();
-                  value += (v & 127) * TWO_POW_35;
+                  value2 += (v & 127) * TWO_POW_35;
                   if ((v & 128) != 0) {
                     v = buffer.get();
-                    value += (v & 127) * TWO_POW_42;
+                    value2 += (v & 127) * TWO_POW_42;
                     if ((v & 128) != 0) {
                       v = buffer.get();
-                      value += (v & 127) * TWO_POW_49;
+                      value2 += (v & 127) * TWO_POW_49;
                       if ((v & 128) != 0) {
                         v = buffer.get();
-                        value += (v & 127) * TWO_POW_56;
+                        value2 += (v & 127) * TWO_POW_56;
                       }
                     }
                   }
@@ -38572,12 +45902,12 @@ var require_ZigZagEncoding = __commonJS({
             }
           }
         }
-        if (value % 2 === 0) {
-          value = value / 2;
+        if (value2 % 2 === 0) {
+          value2 = value2 / 2;
         } else {
-          value = -(value + 1) / 2;
+          value2 = -(value2 + 1) / 2;
         }
-        return value;
+        return value2;
       }
     };
     exports2.default = ZigZagEncoding;
@@ -38773,7 +46103,7 @@ var require_encoding2 = __commonJS({
       const uncompressedBuffer = (0, JsHistogram_encoding_1.inflate)(buffer.data.slice(initialTargetPosition + 8, initialTargetPosition + 8 + lengthOfCompressedContents));
       return uncompressedBuffer;
     }
-    var decodeFromCompressedBase64 = (base64String, bitBucketSize = 32, useWebAssembly = false, minBarForHighestTrackableValue = 0) => {
+    var decodeFromCompressedBase642 = (base64String, bitBucketSize = 32, useWebAssembly = false, minBarForHighestTrackableValue = 0) => {
       const data = base642.toByteArray(base64String.trim());
       const uncompressedData = decompress2(data);
       if (useWebAssembly) {
@@ -38781,7 +46111,7 @@ var require_encoding2 = __commonJS({
       }
       return JsHistogram_12.JsHistogram.decode(uncompressedData, bitBucketSize, minBarForHighestTrackableValue);
     };
-    exports2.decodeFromCompressedBase64 = decodeFromCompressedBase64;
+    exports2.decodeFromCompressedBase64 = decodeFromCompressedBase642;
     function encodeWasmIntoCompressedBase64(compressionLevel) {
       const compressionOptions = compressionLevel ? { level: compressionLevel } : {};
       const self = this;
@@ -38988,9 +46318,9 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build2 = (request2 = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request2);
-      if (request2.useWebAssembly && wasm_1.webAssemblyAvailable) {
+    var build2 = (request = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request);
+      if (request.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
       }
       const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
@@ -39030,8 +46360,8 @@ var require_Recorder = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value) {
-        this.activeHistogram.recordValue(value);
+      recordValue(value2) {
+        this.activeHistogram.recordValue(value2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -39040,8 +46370,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.activeHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value2, count) {
+        this.activeHistogram.recordValueWithCount(value2, count);
       }
       /**
        * Record a value
@@ -39059,8 +46389,8 @@ var require_Recorder = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
-        this.activeHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
+        this.activeHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
       /**
        * Get an interval histogram, which will include a stable, consistent view of all value counts
@@ -39156,7 +46486,7 @@ var require_Recorder = __commonJS({
 });
 
 // node_modules/hdr-histogram-js/dist/index.js
-var require_dist = __commonJS({
+var require_dist2 = __commonJS({
   "node_modules/hdr-histogram-js/dist/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
@@ -39209,16 +46539,126 @@ var require_dist = __commonJS({
 });
 
 // src/cli.ts
-import { readFileSync as readFileSync2, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/errors.ts
 var ConfigError = class extends Error {
   name = "ConfigError";
 };
-function rejectValue(name, value, accepted) {
-  const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
+function rejectValue(name, value2, accepted) {
+  const shown = typeof value2 === "string" ? JSON.stringify(value2) : String(value2);
   return new ConfigError(`${name} = ${shown} is not accepted; expected ${accepted}`);
+}
+
+// src/config/gate.ts
+var import_yaml = __toESM(require_dist(), 1);
+import { readFileSync as readFileSync2 } from "node:fs";
+
+// src/workload/rng.ts
+function hashString(text2, seed = 2166136261) {
+  let h = seed >>> 0;
+  for (let i = 0; i < text2.length; i++) {
+    h ^= text2.charCodeAt(i);
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h >>> 0;
+}
+function mixSeeds(...values) {
+  let h = 2654435769;
+  for (const v of values) {
+    h = Math.imul(h ^ v >>> 0, 2246822507) >>> 0;
+    h ^= h >>> 13;
+    h = Math.imul(h, 3266489909) >>> 0;
+    h ^= h >>> 16;
+  }
+  return h >>> 0;
+}
+var Rng = class {
+  s0;
+  s1;
+  s2;
+  s3;
+  constructor(seed) {
+    let x = seed >>> 0;
+    const next = () => {
+      x = x + 2654435769 >>> 0;
+      let z2 = x;
+      z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
+      z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
+      return (z2 ^ z2 >>> 16) >>> 0;
+    };
+    this.s0 = next();
+    this.s1 = next();
+    this.s2 = next();
+    this.s3 = next();
+  }
+  /** A uniform 32-bit unsigned integer. */
+  nextUint32() {
+    const result = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;
+    const t = this.s1 << 9 >>> 0;
+    this.s2 = (this.s2 ^ this.s0) >>> 0;
+    this.s3 = (this.s3 ^ this.s1) >>> 0;
+    this.s1 = (this.s1 ^ this.s2) >>> 0;
+    this.s0 = (this.s0 ^ this.s3) >>> 0;
+    this.s2 = (this.s2 ^ t) >>> 0;
+    this.s3 = rotl(this.s3, 11);
+    return result;
+  }
+  /** Uniform in [0, 1) with 53 bits of precision. */
+  uniform() {
+    const hi = this.nextUint32() >>> 5;
+    const lo = this.nextUint32() >>> 6;
+    return (hi * 67108864 + lo) / 9007199254740992;
+  }
+  /** Uniform integer in [min, max], both inclusive. */
+  int(min, max2) {
+    return min + Math.floor(this.uniform() * (max2 - min + 1));
+  }
+  /** Standard normal (Box–Muller; the second value is discarded to keep the stream simple). */
+  normal() {
+    let u = 0;
+    while (u === 0) u = this.uniform();
+    const v = this.uniform();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+  /** Exponential with the given mean. */
+  exponential(mean2) {
+    return -Math.log(1 - this.uniform()) * mean2;
+  }
+  /** Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 via the boost u^(1/shape). */
+  gamma(shape, scale) {
+    if (shape < 1) {
+      const boost = this.uniform() ** (1 / shape);
+      return this.gamma(shape + 1, scale) * boost;
+    }
+    const d = shape - 1 / 3;
+    const c = 1 / Math.sqrt(9 * d);
+    for (; ; ) {
+      let x;
+      let v;
+      do {
+        x = this.normal();
+        v = 1 + c * x;
+      } while (v <= 0);
+      v = v * v * v;
+      const u = this.uniform();
+      if (u < 1 - 0.0331 * x ** 4) return d * v * scale;
+      if (Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * scale;
+    }
+  }
+};
+function rotl(x, k) {
+  return (x << k | x >>> 32 - k) >>> 0;
+}
+
+// src/compare/plan.ts
+var ORDERS = ["abba", "abab", "random"];
+function pairOrder(order, index, seed) {
+  const baselineFirst = order === "abab" ? true : order === "abba" ? index % 2 === 0 : new Rng(mixSeeds(seed, 44517, index)).uniform() < 0.5;
+  return baselineFirst ? ["baseline", "candidate"] : ["candidate", "baseline"];
 }
 
 // src/config/measure.ts
@@ -39384,11 +46824,11 @@ function estimateTokens(text2) {
 function fail(source, where, problem) {
   throw new ConfigError(`${source}: ${where}: ${problem}`);
 }
-function checkMessages(value, source, where) {
-  if (!Array.isArray(value) || value.length === 0) {
+function checkMessages(value2, source, where) {
+  if (!Array.isArray(value2) || value2.length === 0) {
     fail(source, where, "`messages` must be a non-empty array of {role, content}");
   }
-  return value.map((m, i) => {
+  return value2.map((m, i) => {
     if (typeof m !== "object" || m === null || typeof m.role !== "string" || typeof m.content !== "string") {
       fail(
         source,
@@ -39513,10 +46953,10 @@ function describe(rule) {
 }
 function parseNumber(name, raw, rule = {}) {
   const text2 = raw.trim();
-  const value = text2 === "" ? Number.NaN : Number(text2);
-  const ok = Number.isFinite(value) && (!rule.integer || Number.isInteger(value)) && (rule.min === void 0 || value >= rule.min) && (rule.max === void 0 || value <= rule.max) && (rule.above === void 0 || value > rule.above);
+  const value2 = text2 === "" ? Number.NaN : Number(text2);
+  const ok = Number.isFinite(value2) && (!rule.integer || Number.isInteger(value2)) && (rule.min === void 0 || value2 >= rule.min) && (rule.max === void 0 || value2 <= rule.max) && (rule.above === void 0 || value2 > rule.above);
   if (!ok) throw rejectValue(name, raw, describe(rule));
-  return value;
+  return value2;
 }
 var DURATION_UNITS_S = { ms: 1e-3, s: 1, m: 60, h: 3600 };
 function parseDurationS(name, raw, rule = {}) {
@@ -39530,27 +46970,27 @@ function parseDurationS(name, raw, rule = {}) {
   return seconds;
 }
 function parseChoice(name, raw, choices) {
-  const value = raw.trim();
-  if (!choices.includes(value)) throw rejectValue(name, raw, `one of ${choices.join(", ")}`);
-  return value;
+  const value2 = raw.trim();
+  if (!choices.includes(value2)) throw rejectValue(name, raw, `one of ${choices.join(", ")}`);
+  return value2;
 }
 function parseBoolean(name, raw) {
-  const value = raw.trim().toLowerCase();
-  if (["true", "yes", "1", "on"].includes(value)) return true;
-  if (["false", "no", "0", "off", ""].includes(value)) return false;
+  const value2 = raw.trim().toLowerCase();
+  if (["true", "yes", "1", "on"].includes(value2)) return true;
+  if (["false", "no", "0", "off", ""].includes(value2)) return false;
   throw rejectValue(name, raw, "true or false");
 }
 function parseJsonObject(name, raw) {
-  let value;
+  let value2;
   try {
-    value = JSON.parse(raw);
+    value2 = JSON.parse(raw);
   } catch {
     throw rejectValue(name, raw, "a JSON object");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (typeof value2 !== "object" || value2 === null || Array.isArray(value2)) {
     throw rejectValue(name, raw, "a JSON object");
   }
-  return value;
+  return value2;
 }
 function parseHeaders(name, entries) {
   const headers = {};
@@ -39758,8 +47198,919 @@ function parseMeasureConfig(raw, env = {}, readFile = (path) => readFileSync(pat
   };
 }
 
-// src/demo.ts
+// src/config/gate.ts
+var VERDICTS = ["pass", "inconclusive", "fail", "error"];
+var MEASURE_KEYS = [
+  "endpoint",
+  "header",
+  "extra-body",
+  "no-usage",
+  "temperature",
+  "arrival",
+  "rate",
+  "burstiness",
+  "burst-size",
+  "burst-interval",
+  "requests",
+  "duration",
+  "warmup",
+  "seed",
+  "input-len",
+  "output-len",
+  "max-tokens",
+  "ignore-eos",
+  "dataset",
+  "max-concurrency",
+  "slo",
+  "timeout",
+  "max-send-skew-ms",
+  "max-unsent",
+  "max-event-loop-delay-ms",
+  "max-gc-share",
+  "max-client-cpu"
+];
+var GATE_KEYS = [
+  "mode",
+  "config",
+  "baseline-url",
+  "candidate-url",
+  "model",
+  "baseline-model",
+  "candidate-model",
+  "api-key",
+  "baseline-api-key",
+  "candidate-api-key",
+  "trials",
+  "max-trials",
+  "order",
+  "cooldown",
+  "percentile",
+  "max-goodput-drop",
+  "max-ttft-regression",
+  "max-itl-regression",
+  "max-tpot-regression",
+  "max-e2el-regression",
+  "max-success-rate-drop",
+  "decision-rule",
+  "confidence",
+  "max-error-rate",
+  "max-trial-cv",
+  "min-ok-requests",
+  "fail-on",
+  "comment",
+  "comment-key",
+  "github-token",
+  "job-summary",
+  "results-path"
+];
+var SECRET_KEYS = /* @__PURE__ */ new Set(["api-key", "baseline-api-key", "candidate-api-key", "github-token"]);
+var PERCENTILES = {
+  p50: "p50",
+  p90: "p90",
+  p95: "p95",
+  p99: "p99",
+  "p99.9": "p999",
+  p999: "p999"
+};
+var ALL_KEYS = /* @__PURE__ */ new Set([...MEASURE_KEYS, ...GATE_KEYS]);
+function value(raw, key) {
+  const v = raw[key];
+  const s = Array.isArray(v) ? v.at(-1) : v;
+  return s === void 0 || s.trim() === "" ? void 0 : s.trim();
+}
+function parseFraction(name, raw, max2 = 1) {
+  const t = raw.trim();
+  const m = t.match(/^(\d+(?:\.\d+)?)\s*%$/);
+  const v = m ? Number(m[1]) / 100 : /^\d+(\.\d+)?$/.test(t) ? Number(t) : Number.NaN;
+  if (!(Number.isFinite(v) && v >= 0 && v <= max2)) {
+    throw rejectValue(
+      name,
+      raw,
+      `a percentage such as 5% or a fraction such as 0.05, at most ${max2 * 100}%`
+    );
+  }
+  return v;
+}
+function readConfigFile(path, readFile) {
+  let parsed;
+  try {
+    parsed = (0, import_yaml.parse)(readFile(path));
+  } catch (error) {
+    throw new ConfigError(
+      `config = ${JSON.stringify(path)} cannot be read as YAML or JSON: ${error.message}`
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(
+      `config ${path}: expected a mapping of settings (kebab-case keys, as the inputs)`
+    );
+  }
+  const raw = {};
+  for (const [key, v] of Object.entries(parsed)) {
+    if (!ALL_KEYS.has(key)) {
+      throw new ConfigError(
+        `config ${path}: unknown setting "${key}"; accepted: ${[...ALL_KEYS].sort().join(", ")}`
+      );
+    }
+    if (SECRET_KEYS.has(key)) {
+      throw new ConfigError(
+        `config ${path}: "${key}" must not be in a file; pass it as an input or in the environment`
+      );
+    }
+    raw[key] = Array.isArray(v) ? v.map(String) : v === null ? void 0 : String(v);
+  }
+  return raw;
+}
+function mergeSettings(...sources) {
+  const merged = {};
+  for (const source of sources) {
+    for (const [key, v] of Object.entries(source)) {
+      const empty = v === void 0 || (Array.isArray(v) ? v.length === 0 : v.trim() === "");
+      if (!empty) merged[key] = v;
+    }
+  }
+  return merged;
+}
+function armSettings(raw, arm) {
+  const shared = {};
+  for (const key of MEASURE_KEYS) shared[key] = raw[key];
+  const url = value(raw, `${arm}-url`);
+  if (url === void 0)
+    throw new ConfigError(
+      `${arm}-url is required: the ${arm} endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1`
+    );
+  const model = value(raw, `${arm}-model`) ?? value(raw, "model");
+  if (model === void 0)
+    throw new ConfigError(`model (or ${arm}-model) is required: the model name the ${arm} serves`);
+  return {
+    ...shared,
+    url,
+    model,
+    "api-key": value(raw, `${arm}-api-key`) ?? value(raw, "api-key")
+  };
+}
+function prefixErrors(arm, f) {
+  try {
+    return f();
+  } catch (error) {
+    if (error instanceof ConfigError && /^(url|model|api-key)\b/.test(error.message)) {
+      throw new ConfigError(`${arm}-${error.message}`);
+    }
+    throw error;
+  }
+}
+function parseReportSettings(raw) {
+  const failOn = (value(raw, "fail-on") ?? "fail,error").split(/[\s,]+/).filter(Boolean).map((v) => parseChoice("fail-on", v, VERDICTS));
+  const commentKey = value(raw, "comment-key") ?? "default";
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey)) {
+    throw rejectValue(
+      "comment-key",
+      commentKey,
+      "1\u201364 letters, digits, dots, dashes or underscores"
+    );
+  }
+  return {
+    failOn,
+    comment: parseChoice("comment", value(raw, "comment") ?? "always", [
+      "always",
+      "on-regression",
+      "never"
+    ]),
+    commentKey,
+    jobSummary: parseBoolean("job-summary", value(raw, "job-summary") ?? "true"),
+    resultsPath: value(raw, "results-path") ?? "llm-perf-gate-results.json"
+  };
+}
+function parseMode(raw) {
+  return parseChoice("mode", value(raw, "mode") ?? "run", ["run", "measure", "report"]);
+}
+function parseGateConfig(raw, env = {}, readFile = (path) => readFileSync2(path, "utf8")) {
+  const optionalFraction = (key) => {
+    const v = value(raw, key);
+    return v === void 0 ? void 0 : parseFraction(key, v, 10);
+  };
+  const trials = parseNumber("trials", value(raw, "trials") ?? "3", {
+    integer: true,
+    min: 1,
+    max: 100
+  });
+  const maxTrialsRaw = value(raw, "max-trials");
+  const maxTrials = maxTrialsRaw === void 0 ? trials : parseNumber("max-trials", maxTrialsRaw, { integer: true, min: 1, max: 100 });
+  if (maxTrials < trials)
+    throw new ConfigError(
+      `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`
+    );
+  const percentileRaw = value(raw, "percentile") ?? "p95";
+  const percentile = PERCENTILES[percentileRaw];
+  if (percentile === void 0)
+    throw rejectValue("percentile", percentileRaw, "one of p50, p90, p95, p99, p99.9");
+  return {
+    mode: parseMode(raw),
+    baseline: prefixErrors(
+      "baseline",
+      () => parseMeasureConfig(armSettings(raw, "baseline"), env, readFile)
+    ),
+    candidate: prefixErrors(
+      "candidate",
+      () => parseMeasureConfig(armSettings(raw, "candidate"), env, readFile)
+    ),
+    trials,
+    maxTrials,
+    order: parseChoice("order", value(raw, "order") ?? "abba", ORDERS),
+    cooldownS: parseDurationS("cooldown", value(raw, "cooldown") ?? "0", { min: 0 }),
+    percentile,
+    tolerances: {
+      goodput: parseFraction("max-goodput-drop", value(raw, "max-goodput-drop") ?? "5%", 0.99),
+      ttft: parseFraction("max-ttft-regression", value(raw, "max-ttft-regression") ?? "10%", 10),
+      itl: parseFraction("max-itl-regression", value(raw, "max-itl-regression") ?? "10%", 10),
+      tpot: optionalFraction("max-tpot-regression"),
+      e2el: optionalFraction("max-e2el-regression"),
+      successRate: (() => {
+        const v = value(raw, "max-success-rate-drop");
+        return v === void 0 ? void 0 : parseFraction("max-success-rate-drop", v, 0.99);
+      })()
+    },
+    rule: parseChoice(
+      "decision-rule",
+      value(raw, "decision-rule") ?? "significant-and-material",
+      ["significant-and-material", "confirm"]
+    ),
+    confidence: parseNumber("confidence", value(raw, "confidence") ?? "0.95", {
+      above: 0.5,
+      max: 0.999
+    }),
+    maxErrorRate: parseFraction("max-error-rate", value(raw, "max-error-rate") ?? "1%"),
+    maxTrialCv: parseFraction("max-trial-cv", value(raw, "max-trial-cv") ?? "10%", 10),
+    minOkRequests: parseNumber("min-ok-requests", value(raw, "min-ok-requests") ?? "10", {
+      integer: true,
+      min: 1
+    }),
+    report: parseReportSettings(raw)
+  };
+}
+
+// node_modules/simple-statistics/dist/simple-statistics.mjs
+function sum(x) {
+  if (x.length === 0) {
+    return 0;
+  }
+  var sum2 = x[0];
+  var correction = 0;
+  var transition;
+  if (typeof sum2 !== "number") {
+    return Number.NaN;
+  }
+  for (var i = 1; i < x.length; i++) {
+    if (typeof x[i] !== "number") {
+      return Number.NaN;
+    }
+    transition = sum2 + x[i];
+    if (Math.abs(sum2) >= Math.abs(x[i])) {
+      correction += sum2 - transition + x[i];
+    } else {
+      correction += x[i] - transition + sum2;
+    }
+    sum2 = transition;
+  }
+  return sum2 + correction;
+}
+function mean(x) {
+  if (x.length === 0) {
+    throw new Error("mean requires at least one data point");
+  }
+  return sum(x) / x.length;
+}
+function sumNthPowerDeviations(x, n) {
+  var meanValue = mean(x);
+  var sum2 = 0;
+  var tempValue;
+  var i;
+  if (n === 2) {
+    for (i = 0; i < x.length; i++) {
+      tempValue = x[i] - meanValue;
+      sum2 += tempValue * tempValue;
+    }
+  } else {
+    for (i = 0; i < x.length; i++) {
+      sum2 += Math.pow(x[i] - meanValue, n);
+    }
+  }
+  return sum2;
+}
+function sampleVariance(x) {
+  if (x.length < 2) {
+    throw new Error("sampleVariance requires at least two data points");
+  }
+  var sumSquaredDeviationsValue = sumNthPowerDeviations(x, 2);
+  var besselsCorrection = x.length - 1;
+  return sumSquaredDeviationsValue / besselsCorrection;
+}
+function sampleStandardDeviation(x) {
+  var sampleVarianceX = sampleVariance(x);
+  return Math.sqrt(sampleVarianceX);
+}
+function quantileSorted(x, p) {
+  var idx = (x.length - 1) * p;
+  if (x.length === 0) {
+    throw new Error("quantile requires at least one data point.");
+  } else if (p < 0 || p > 1) {
+    throw new Error("quantiles must be between 0 and 1");
+  } else if (p === 1) {
+    return x[x.length - 1];
+  } else if (p === 0) {
+    return x[0];
+  } else if (idx % 1 !== 0) {
+    var lower = Math.floor(idx);
+    var upper = Math.ceil(idx);
+    var fraction = idx - lower;
+    return x[lower] + fraction * (x[upper] - x[lower]);
+  } else {
+    return x[idx];
+  }
+}
+function quickselect(arr, k, left, right) {
+  left = left || 0;
+  right = right || arr.length - 1;
+  while (right > left) {
+    if (right - left > 600) {
+      var n = right - left + 1;
+      var m = k - left + 1;
+      var z2 = Math.log(n);
+      var s = 0.5 * Math.exp(2 * z2 / 3);
+      var sd = 0.5 * Math.sqrt(z2 * s * (n - s) / n);
+      if (m - n / 2 < 0) {
+        sd *= -1;
+      }
+      var newLeft = Math.max(left, Math.floor(k - m * s / n + sd));
+      var newRight = Math.min(
+        right,
+        Math.floor(k + (n - m) * s / n + sd)
+      );
+      quickselect(arr, k, newLeft, newRight);
+    }
+    var t = arr[k];
+    var i = left;
+    var j = right;
+    swap(arr, left, k);
+    if (arr[right] > t) {
+      swap(arr, left, right);
+    }
+    while (i < j) {
+      swap(arr, i, j);
+      i++;
+      j--;
+      while (arr[i] < t) {
+        i++;
+      }
+      while (arr[j] > t) {
+        j--;
+      }
+    }
+    if (arr[left] === t) {
+      swap(arr, left, j);
+    } else {
+      j++;
+      swap(arr, j, right);
+    }
+    if (j <= k) {
+      left = j + 1;
+    }
+    if (k <= j) {
+      right = j - 1;
+    }
+  }
+}
+function swap(arr, i, j) {
+  var tmp = arr[i];
+  arr[i] = arr[j];
+  arr[j] = tmp;
+}
+function quantile(x, p) {
+  var copy = x.slice();
+  if (Array.isArray(p)) {
+    multiQuantileSelect(copy, p);
+    var results = [];
+    for (var i = 0; i < p.length; i++) {
+      results[i] = quantileSorted(copy, p[i]);
+    }
+    return results;
+  } else {
+    var idx = quantileIndex(copy.length, p);
+    quantileSelect(copy, idx, 0, copy.length - 1);
+    return quantileSorted(copy, p);
+  }
+}
+function quantileSelect(arr, k, left, right) {
+  if (k % 1 === 0) {
+    quickselect(arr, k, left, right);
+  } else {
+    k = Math.floor(k);
+    quickselect(arr, k, left, right);
+    quickselect(arr, k + 1, k + 1, right);
+  }
+}
+function multiQuantileSelect(arr, p) {
+  var positions = /* @__PURE__ */ new Set();
+  for (var i = 0; i < p.length; i++) {
+    var idx = quantileIndex(arr.length, p[i]);
+    positions.add(Math.floor(idx));
+    positions.add(Math.ceil(idx));
+  }
+  var indices = Array.from(positions).sort(compare);
+  multiselect(arr, indices, 0, indices.length - 1, 0, arr.length - 1);
+}
+function multiselect(arr, indices, lo, hi, left, right) {
+  if (lo > hi) {
+    return;
+  }
+  var mid = lo + hi >> 1;
+  quickselect(arr, indices[mid], left, right);
+  multiselect(arr, indices, lo, mid - 1, left, indices[mid] - 1);
+  multiselect(arr, indices, mid + 1, hi, indices[mid] + 1, right);
+}
+function compare(a, b) {
+  return a - b;
+}
+function quantileIndex(len, p) {
+  var idx = (len - 1) * p;
+  if (p === 1) {
+    return len - 1;
+  } else if (p === 0) {
+    return 0;
+  } else if (idx % 1 !== 0) {
+    return idx;
+  } else {
+    return idx;
+  }
+}
+function median(x) {
+  return +quantile(x, 0.5);
+}
+function medianAbsoluteDeviation(x) {
+  var medianValue = median(x);
+  var medianAbsoluteDeviations = [];
+  for (var i = 0; i < x.length; i++) {
+    medianAbsoluteDeviations.push(Math.abs(x[i] - medianValue));
+  }
+  return median(medianAbsoluteDeviations);
+}
+var BayesianClassifier = function BayesianClassifier2() {
+  this.totalCount = 0;
+  this.data = {};
+};
+BayesianClassifier.prototype.train = function train(item, category) {
+  if (!this.data[category]) {
+    this.data[category] = {};
+  }
+  for (var k in item) {
+    var v = item[k];
+    if (this.data[category][k] === void 0) {
+      this.data[category][k] = {};
+    }
+    if (this.data[category][k][v] === void 0) {
+      this.data[category][k][v] = 0;
+    }
+    this.data[category][k][v]++;
+  }
+  this.totalCount++;
+};
+BayesianClassifier.prototype.score = function score(item) {
+  var odds = {};
+  var category;
+  for (var k in item) {
+    var v = item[k];
+    for (category in this.data) {
+      if (odds[category] === void 0) {
+        odds[category] = {};
+      }
+      if (this.data[category][k]) {
+        odds[category][k + "_" + v] = (this.data[category][k][v] || 0) / this.totalCount;
+      } else {
+        odds[category][k + "_" + v] = 0;
+      }
+    }
+  }
+  var oddsSums = {};
+  for (category in odds) {
+    oddsSums[category] = 0;
+    for (var combination in odds[category]) {
+      oddsSums[category] += odds[category][combination];
+    }
+  }
+  return oddsSums;
+};
+var g = 607 / 128;
+var LOGSQRT2PI = Math.log(Math.sqrt(2 * Math.PI));
+var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
+function cumulativeDistribution(z2) {
+  var sum2 = z2;
+  var tmp = z2;
+  for (var i = 1; i < 30; i++) {
+    tmp *= z2 * z2 / (2 * i + 1);
+    sum2 += tmp;
+  }
+  return Math.round((0.5 + sum2 / SQRT_2PI$1 * Math.exp(-z2 * z2 / 2)) * 1e4) / 1e4;
+}
+var standardNormalTable = [];
+for (z = 0; z <= 3.09; z += 0.01) {
+  standardNormalTable.push(cumulativeDistribution(z));
+}
+var z;
+var SQRT_2PI = Math.sqrt(2 * Math.PI);
+var PerceptronModel = function PerceptronModel2() {
+  this.weights = [];
+  this.bias = 0;
+};
+PerceptronModel.prototype.predict = function predict(features) {
+  if (features.length !== this.weights.length) {
+    return null;
+  }
+  var score2 = 0;
+  for (var i = 0; i < this.weights.length; i++) {
+    score2 += this.weights[i] * features[i];
+  }
+  score2 += this.bias;
+  if (score2 > 0) {
+    return 1;
+  } else {
+    return 0;
+  }
+};
+PerceptronModel.prototype.train = function train2(features, label) {
+  if (label !== 0 && label !== 1) {
+    return null;
+  }
+  if (features.length !== this.weights.length) {
+    this.weights = features.slice();
+    this.bias = 1;
+  }
+  var prediction = this.predict(features);
+  if (typeof prediction === "number" && prediction !== label) {
+    var gradient = label - prediction;
+    for (var i = 0; i < this.weights.length; i++) {
+      this.weights[i] += gradient * features[i];
+    }
+    this.bias += gradient;
+  }
+  return this;
+};
+
+// src/compare/tdist.ts
+function logGamma(x) {
+  const c = [
+    0.9999999999998099,
+    676.5203681218851,
+    -1259.1392167224028,
+    771.3234287776531,
+    -176.6150291621406,
+    12.507343278686905,
+    -0.13857109526572012,
+    9984369578019572e-21,
+    15056327351493116e-23
+  ];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const z2 = x - 1;
+  let a = c[0];
+  const t = z2 + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i] / (z2 + i);
+  return 0.5 * Math.log(2 * Math.PI) + (z2 + 0.5) * Math.log(t) - t + Math.log(a);
+}
+function betaContinuedFraction(a, b, x) {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - (a + b) * x / (a + 1);
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 300; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < 1e-15) break;
+  }
+  return h;
+}
+function incompleteBeta(x, a, b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(
+    logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x)
+  );
+  return x < (a + 1) / (a + b + 2) ? front * betaContinuedFraction(a, b, x) / a : 1 - front * betaContinuedFraction(b, a, 1 - x) / b;
+}
+function tCdf(t, df) {
+  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+function tQuantile(p, df) {
+  if (!(p > 0 && p < 1) || !(df > 0)) throw new RangeError(`tQuantile(${p}, ${df}) is undefined`);
+  if (p === 0.5) return 0;
+  if (df === 1) return Math.tan(Math.PI * (p - 0.5));
+  const upper = p > 0.5;
+  const q = upper ? p : 1 - p;
+  let lo = 0;
+  let hi = 1;
+  while (tCdf(hi, df) < q) hi *= 2;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (tCdf(mid, df) < q) lo = mid;
+    else hi = mid;
+  }
+  const x = (lo + hi) / 2;
+  return upper ? x : -x;
+}
+
+// src/compare/decide.ts
+function sampleSd(xs) {
+  return xs.length < 2 ? null : sampleStandardDeviation(xs);
+}
+function cv(xs) {
+  const sd = sampleSd(xs);
+  const m = mean(xs);
+  return sd === null || m === 0 ? null : sd / m;
+}
+var OUTLIER_FLOOR = Math.log(1.05);
+function outliers(ds) {
+  if (ds.length < 4) return ds.map(() => false);
+  const med = median(ds);
+  const spread = 3 * 1.4826 * medianAbsoluteDeviation(ds);
+  return ds.map((d) => Math.abs(d - med) > Math.max(spread, OUTLIER_FLOOR));
+}
+function toleranceLog(spec) {
+  return spec.higherIsWorse ? Math.log(1 + spec.tolerance) : -Math.log(1 - spec.tolerance);
+}
+function toChange(d, higherIsWorse) {
+  return higherIsWorse ? Math.expm1(d) : Math.expm1(-d);
+}
+var pct2 = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
+function compareMetric(spec, values, rule, confidence, maxTrialCv) {
+  const ds = values.map(
+    (v) => spec.higherIsWorse ? Math.log(v.candidate / v.baseline) : Math.log(v.baseline / v.candidate)
+  );
+  const n = ds.length;
+  const dMean = mean(ds);
+  const dSd = sampleSd(ds);
+  const t = n >= 2 ? tQuantile(confidence, n - 1) : Number.POSITIVE_INFINITY;
+  const halfWidth = dSd === null ? Number.POSITIVE_INFINITY : t * (dSd / Math.sqrt(n));
+  const lower = dMean - halfWidth;
+  const upper = dMean + halfWidth;
+  const tol = toleranceLog(spec);
+  const beyond = dMean > tol;
+  let verdict;
+  let reason;
+  const change = toChange(dMean, spec.higherIsWorse);
+  const limit = pct2(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
+  if (rule === "significant-and-material") {
+    if (beyond && lower > 0) {
+      verdict = "regressed";
+      reason = `${pct2(change)} is beyond ${limit} and significantly worse than no change`;
+    } else if (beyond) {
+      verdict = "inconclusive";
+      reason = `${pct2(change)} is beyond ${limit} but within the trial-to-trial noise`;
+    } else {
+      verdict = "pass";
+      reason = `${pct2(change)} is within ${limit}`;
+    }
+  } else if (lower > tol) {
+    verdict = "regressed";
+    reason = `the whole interval is beyond ${limit}`;
+  } else if (upper < tol) {
+    verdict = "pass";
+    reason = `the whole interval is within ${limit}`;
+  } else {
+    verdict = "inconclusive";
+    reason = `the interval straddles ${limit}`;
+  }
+  if (verdict === "pass" && dMean < -tol && upper < 0) {
+    verdict = "improved";
+    reason = `${pct2(change)}: significantly better, beyond ${pct2(spec.higherIsWorse ? -spec.tolerance : spec.tolerance)}`;
+  }
+  const detectable = halfWidth === Number.POSITIVE_INFINITY ? null : rule === "significant-and-material" ? Math.max(tol, halfWidth) : tol + halfWidth;
+  const cvBase = cv(values.map((v) => v.baseline));
+  const cvCand = cv(values.map((v) => v.candidate));
+  const flags = outliers(ds);
+  const [changeLower, changeUpper] = spec.higherIsWorse ? [toChange(lower, true), toChange(upper, true)] : [toChange(upper, false), toChange(lower, false)];
+  return {
+    id: spec.id,
+    label: spec.label,
+    unit: spec.unit,
+    higher_is_worse: spec.higherIsWorse,
+    tolerance: spec.tolerance,
+    baseline: median(values.map((v) => v.baseline)),
+    candidate: median(values.map((v) => v.candidate)),
+    change,
+    change_lower: changeLower,
+    change_upper: changeUpper,
+    confidence,
+    pairs: values.map((v, i) => ({ ...v, d: ds[i], outlier: flags[i] })),
+    d_mean: dMean,
+    d_sd: dSd,
+    cv_baseline: cvBase,
+    cv_candidate: cvCand,
+    noisy: (cvBase ?? 0) > maxTrialCv || (cvCand ?? 0) > maxTrialCv,
+    detectable_change: detectable === null ? null : toChange(detectable, spec.higherIsWorse),
+    verdict,
+    reason
+  };
+}
+
+// src/load/record.ts
+var OUTCOMES = [
+  "ok",
+  "empty",
+  "truncated",
+  "short",
+  "stream_error",
+  "protocol_error",
+  "rate_limited_quota",
+  "rate_limited",
+  "overloaded",
+  "http_4xx",
+  "http_5xx",
+  "connect_error",
+  "censored",
+  "unsent"
+];
+function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
+  return {
+    index,
+    warmup,
+    scheduledMs,
+    slotMs: scheduledMs,
+    dispatchMs: Number.NaN,
+    headersMs: Number.NaN,
+    firstByteMs: Number.NaN,
+    firstOutputMs: Number.NaN,
+    lastOutputMs: Number.NaN,
+    endMs: Number.NaN,
+    deadlineMs,
+    status: 0,
+    outputChunks: 0,
+    gapsMs: [],
+    usagePromptTokens: void 0,
+    usageCompletionTokens: void 0,
+    finishReason: void 0,
+    sawDone: false,
+    streamError: void 0,
+    protocolError: void 0,
+    transportError: void 0,
+    incompleteEvent: false,
+    timedOut: false,
+    fixedTokens,
+    headers: void 0,
+    body: void 0,
+    outcome: void 0
+  };
+}
+function outputTokens(r) {
+  return r.usageCompletionTokens ?? r.outputChunks;
+}
+
+// src/load/runner.ts
 var import_undici = __toESM(require_undici(), 1);
+
+// src/workload/lengths.ts
+function sampleLength(spec, rng) {
+  switch (spec.kind) {
+    case "fixed":
+      return spec.tokens;
+    case "uniform":
+      return rng.int(spec.min, spec.max);
+    case "normal":
+      return Math.max(1, Math.round(spec.mean + spec.sd * rng.normal()));
+  }
+}
+function formatLengthSpec(spec) {
+  switch (spec.kind) {
+    case "fixed":
+      return String(spec.tokens);
+    case "uniform":
+      return `${spec.min}..${spec.max}`;
+    case "normal":
+      return `normal:${spec.mean},${spec.sd}`;
+  }
+}
+
+// src/workload/words.ts
+var WORDS = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
+
+// src/workload/plan.ts
+var ARRIVAL_STREAM = 685845;
+var LENGTH_STREAM = 489;
+var PROMPT_STREAM = 2496;
+var SHUFFLE_STREAM = 1521;
+function buildWorkload(spec) {
+  const warmupMs = spec.warmupS * 1e3;
+  const windowMs = spec.durationS * 1e3;
+  const arrivalRng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
+  let warmup;
+  let measured;
+  if (spec.arrival.kind === "all-at-once") {
+    warmup = warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, arrivalRng) : [];
+    measured = arrivalOffsetsMs(spec.arrival, warmupMs, warmupMs + windowMs, arrivalRng);
+  } else {
+    const all = arrivalOffsetsMs(spec.arrival, 0, warmupMs + windowMs, arrivalRng);
+    warmup = all.filter((t) => t < warmupMs);
+    measured = all.filter((t) => t >= warmupMs);
+  }
+  const offsetsMs = Float64Array.from([...warmup, ...measured]);
+  const n = offsetsMs.length;
+  const maxTokens = new Int32Array(n);
+  const inputTokens = new Int32Array(n);
+  const datasetIndex = new Int32Array(n).fill(-1);
+  const entries = spec.dataset?.entries;
+  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
+  for (let i = 0; i < n; i++) {
+    const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
+    let requested;
+    if (entries && order) {
+      const e = order[i % order.length];
+      datasetIndex[i] = e;
+      requested = entries[e].maxTokens;
+    } else {
+      inputTokens[i] = sampleLength(spec.inputLen, rng);
+    }
+    if (spec.outputLen) requested = sampleLength(spec.outputLen, rng);
+    if (spec.maxTokens !== void 0)
+      requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
+    maxTokens[i] = requested ?? 0;
+  }
+  const workload = {
+    spec,
+    offsetsMs,
+    warmupCount: warmup.length,
+    maxTokens,
+    inputTokens,
+    datasetIndex,
+    windowStartMs: warmupMs,
+    windowMs,
+    fingerprint: ""
+  };
+  workload.fingerprint = fingerprint(workload);
+  return workload;
+}
+function shuffledIndices(count, seed) {
+  const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
+  const order = Int32Array.from({ length: count }, (_, i) => i);
+  for (let i = count - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+function syntheticPrompt(seed, index, tokens) {
+  const rng = new Rng(mixSeeds(seed, PROMPT_STREAM, index));
+  const chars = tokens * 4;
+  let text2 = "";
+  while (text2.length < chars) text2 += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
+  return text2.slice(0, chars);
+}
+function messagesFor(workload, i) {
+  const e = workload.datasetIndex[i];
+  const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
+  if (entry) return entry.messages;
+  return [
+    {
+      role: "user",
+      content: syntheticPrompt(workload.spec.seed, i, workload.inputTokens[i])
+    }
+  ];
+}
+function fixedOutputTokens(workload, i) {
+  const m = workload.maxTokens[i];
+  return workload.spec.ignoreEos && m > 0 ? m : void 0;
+}
+function measuredCount(workload) {
+  return workload.offsetsMs.length - workload.warmupCount;
+}
+function fingerprint(w) {
+  let h = hashString(JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name }));
+  h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
+  for (let i = 0; i < w.offsetsMs.length; i++) {
+    h = mixSeeds(
+      h,
+      Math.round(w.offsetsMs[i] * 1e3),
+      w.maxTokens[i],
+      w.inputTokens[i],
+      w.datasetIndex[i]
+    );
+  }
+  if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
+  return h.toString(16).padStart(8, "0");
+}
 
 // src/load/sse.ts
 var LF = 10;
@@ -39846,14 +48197,14 @@ var SseParser = class {
     this.open = true;
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.charCodeAt(0) === SPACE) value = value.slice(1);
+    let value2 = colon === -1 ? "" : line.slice(colon + 1);
+    if (value2.charCodeAt(0) === SPACE) value2 = value2.slice(1);
     if (field === "data") {
       this.data = this.hasData ? `${this.data}
-${value}` : value;
+${value2}` : value2;
       this.hasData = true;
     } else if (field === "event") {
-      this.eventType = value;
+      this.eventType = value2;
     }
   }
   resetEvent() {
@@ -39864,105 +48215,1130 @@ ${value}` : value;
   }
 };
 
-// src/mock/server.ts
-import { createServer } from "node:http";
+// src/load/stream.ts
+var EXCERPT_CHARS = 300;
+function excerpt(text2, limit = EXCERPT_CHARS) {
+  return text2.length <= limit ? text2 : `${text2.slice(0, limit)}\u2026`;
+}
+function nonEmptyString(value2) {
+  return typeof value2 === "string" && value2.length > 0;
+}
+function carriesOutput(choice) {
+  if (nonEmptyString(choice.text)) return true;
+  const delta = choice.delta;
+  if (!delta || typeof delta !== "object") return false;
+  return nonEmptyString(delta.content) || nonEmptyString(delta.reasoning_content) || nonEmptyString(delta.reasoning) || Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0 || typeof delta.function_call === "object" && delta.function_call !== null;
+}
+function applyStreamEvent(r, data, nowMs) {
+  if (r.sawDone) {
+    r.protocolError ??= `data after [DONE]: ${excerpt(data)}`;
+    return;
+  }
+  if (data === "[DONE]") {
+    r.sawDone = true;
+    return;
+  }
+  let chunk;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    r.protocolError ??= `a data event is not JSON: ${excerpt(data)}`;
+    return;
+  }
+  if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) {
+    r.protocolError ??= `a data event is not a JSON object: ${excerpt(data)}`;
+    return;
+  }
+  const c = chunk;
+  if (c.error !== void 0 && c.error !== null) {
+    r.streamError ??= excerpt(JSON.stringify(c.error));
+    return;
+  }
+  if (c.object === "error") {
+    r.streamError ??= excerpt(data);
+    return;
+  }
+  const usage = c.usage;
+  if (usage && typeof usage === "object") {
+    if (typeof usage.completion_tokens === "number")
+      r.usageCompletionTokens = usage.completion_tokens;
+    if (typeof usage.prompt_tokens === "number") r.usagePromptTokens = usage.prompt_tokens;
+  }
+  const choices = c.choices;
+  if (!Array.isArray(choices)) {
+    if (!usage) r.protocolError ??= `a chunk has no choices array: ${excerpt(data)}`;
+    return;
+  }
+  let output = false;
+  for (const choice of choices) {
+    if (typeof choice !== "object" || choice === null) continue;
+    if (carriesOutput(choice)) output = true;
+    const finish = choice.finish_reason;
+    if (typeof finish === "string" && finish.length > 0) r.finishReason = finish;
+  }
+  if (output) {
+    if (r.outputChunks === 0) r.firstOutputMs = nowMs;
+    else r.gapsMs.push(nowMs - r.lastOutputMs);
+    r.lastOutputMs = nowMs;
+    r.outputChunks++;
+  }
+}
 
-// src/workload/rng.ts
-function hashString(text2, seed = 2166136261) {
-  let h = seed >>> 0;
-  for (let i = 0; i < text2.length; i++) {
-    h ^= text2.charCodeAt(i);
-    h = Math.imul(h, 16777619) >>> 0;
-  }
-  return h >>> 0;
+// src/load/client.ts
+var BODY_EXCERPT_BYTES = 2048;
+var KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
+function requestPath(target) {
+  const base = new URL(target.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, "");
+  return `${prefix}${target.endpoint === "chat" ? "/chat/completions" : "/completions"}`;
 }
-function mixSeeds(...values) {
-  let h = 2654435769;
-  for (const v of values) {
-    h = Math.imul(h ^ v >>> 0, 2246822507) >>> 0;
-    h ^= h >>> 13;
-    h = Math.imul(h, 3266489909) >>> 0;
-    h ^= h >>> 16;
-  }
-  return h >>> 0;
+function requestHeaders(target) {
+  const headers = {
+    "content-type": "application/json",
+    accept: "text/event-stream",
+    ...target.headers
+  };
+  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  return headers;
 }
-var Rng = class {
-  s0;
-  s1;
-  s2;
-  s3;
-  constructor(seed) {
-    let x = seed >>> 0;
-    const next = () => {
-      x = x + 2654435769 >>> 0;
-      let z = x;
-      z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
-      z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
-      return (z ^ z >>> 16) >>> 0;
+function requestBody(target, messages, maxTokens) {
+  const body = { model: target.model };
+  if (target.endpoint === "chat") body.messages = messages;
+  else body.prompt = messages.map((m) => m.content).join("\n");
+  if (maxTokens > 0) body.max_tokens = maxTokens;
+  body.temperature = target.temperature;
+  body.stream = true;
+  if (target.includeUsage) body.stream_options = { include_usage: true };
+  if (target.ignoreEos) body.ignore_eos = true;
+  return JSON.stringify({ ...body, ...target.extraBody });
+}
+function keptHeaders(headers) {
+  const kept = {};
+  for (const [name, value2] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (KEPT_HEADER.test(lower) && value2 !== void 0) {
+      kept[lower] = excerpt(Array.isArray(value2) ? value2.join(", ") : value2, 200);
+    }
+  }
+  return kept;
+}
+function sendCompletion(dispatcher, path, headers, body, record, now, onDone) {
+  let controller;
+  let pendingAbort;
+  let finished = false;
+  let sse;
+  let rawBody = "";
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    record.endMs = now();
+    onDone(record);
+  };
+  const handler = {
+    onRequestStart(c) {
+      controller = c;
+      if (pendingAbort) c.abort(pendingAbort);
+    },
+    onResponseStart(_c, statusCode, responseHeaders) {
+      record.headersMs = now();
+      record.status = statusCode;
+      const type = String(responseHeaders["content-type"] ?? "");
+      const streaming = statusCode >= 200 && statusCode < 300 && type.startsWith("text/event-stream");
+      if (streaming) {
+        sse = new SseParser({ onEvent: (e) => applyStreamEvent(record, e.data, now()) });
+      } else {
+        record.headers = keptHeaders(responseHeaders);
+        if (statusCode >= 200 && statusCode < 300) {
+          record.protocolError = `expected an SSE stream (text/event-stream), got content-type "${type}"`;
+        }
+      }
+    },
+    onResponseData(_c, chunk) {
+      if (Number.isNaN(record.firstByteMs)) record.firstByteMs = now();
+      if (sse) sse.push(chunk);
+      else if (rawBody.length < BODY_EXCERPT_BYTES) rawBody += chunk.toString("utf8");
+    },
+    onResponseEnd() {
+      if (sse) record.incompleteEvent = sse.end();
+      else record.body = excerpt(rawBody, BODY_EXCERPT_BYTES);
+      finish();
+    },
+    onResponseError(_c, error) {
+      if (!record.timedOut) {
+        const code = error.code;
+        record.transportError = excerpt(code ? `${code}: ${error.message}` : error.message, 200);
+      }
+      if (sse) record.incompleteEvent = sse.end();
+      else if (rawBody) record.body = excerpt(rawBody, BODY_EXCERPT_BYTES);
+      finish();
+    }
+  };
+  record.dispatchMs = now();
+  dispatcher.dispatch(
+    { path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
+    handler
+  );
+  return {
+    abort(reason) {
+      if (finished) return;
+      if (controller) controller.abort(reason);
+      else pendingAbort = reason;
+    }
+  };
+}
+
+// src/load/outcome.ts
+function quotaEvidence(r) {
+  for (const [name, value2] of Object.entries(r.headers ?? {})) {
+    if (name.startsWith("x-ratelimit-remaining") && value2.trim() === "0") return true;
+  }
+  return /insufficient_quota|quota|rate_limit_exceeded|"type"\s*:\s*"(requests|tokens)"/i.test(
+    r.body ?? ""
+  );
+}
+function capacityEvidence(r) {
+  return /overload|capacity|server_busy|too many requests in (the )?queue|slow_down/i.test(
+    r.body ?? ""
+  );
+}
+function classify(r) {
+  if (Number.isNaN(r.dispatchMs)) return "unsent";
+  if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
+  if (r.status === 0) return "connect_error";
+  if (r.status === 429) {
+    if (quotaEvidence(r)) return "rate_limited_quota";
+    return capacityEvidence(r) ? "overloaded" : "rate_limited";
+  }
+  if (r.status === 503 || r.status === 529 || r.status === 498) return "overloaded";
+  if (r.status >= 500) return "http_5xx";
+  if (r.status >= 400) return "http_4xx";
+  if (r.status < 200 || r.status >= 300) return "protocol_error";
+  if (r.streamError !== void 0) return "stream_error";
+  if (r.protocolError !== void 0) return "protocol_error";
+  if (r.transportError !== void 0 || r.incompleteEvent || !r.sawDone || !r.finishReason) {
+    return "truncated";
+  }
+  if (r.outputChunks === 0) return "empty";
+  if (r.fixedTokens !== void 0 && r.finishReason !== "length" && (r.usageCompletionTokens ?? r.outputChunks) < r.fixedTokens) {
+    return "short";
+  }
+  return "ok";
+}
+
+// src/load/runner.ts
+var MONOTONIC = { now: () => performance.now() };
+var LEAD_MS = 20;
+var SWEEP_MS = 10;
+var SPIN_MS = 1;
+var TimeoutAbort = class extends Error {
+  name = "TimeoutAbort";
+};
+async function runTrial(options) {
+  const { target, workload, onRequest } = options;
+  const clock = options.clock ?? MONOTONIC;
+  const timeoutMs = options.timeoutS * 1e3;
+  const cap = options.maxConcurrency;
+  const n = workload.offsetsMs.length;
+  const ownPool = options.dispatcher === void 0;
+  const dispatcher = options.dispatcher ?? new import_undici.Pool(new URL(target.baseUrl).origin, {
+    connections: cap ?? null,
+    pipelining: 1,
+    keepAliveTimeout: 3e4,
+    headersTimeout: 0,
+    bodyTimeout: 0
+  });
+  const path = requestPath(target);
+  const headers = requestHeaders(target);
+  collectGarbage();
+  const startMs = clock.now() + LEAD_MS;
+  let probes;
+  const startProbesAt = setTimeout(
+    () => {
+      probes = startProbes();
+    },
+    Math.max(0, startMs + workload.windowStartMs - clock.now())
+  );
+  const lastOffsetMs = n > 0 ? workload.offsetsMs[n - 1] : 0;
+  const hardStopMs = startMs + lastOffsetMs + timeoutMs + (options.hardStopGraceMs ?? 2e3);
+  const inFlight = /* @__PURE__ */ new Map();
+  const waiting = [];
+  let next = 0;
+  let done = 0;
+  let failed = 0;
+  let sent = 0;
+  let hardStopped = false;
+  let sleeping;
+  let polling;
+  let resolveAll = () => {
+  };
+  const allDone = new Promise((resolve) => {
+    resolveAll = resolve;
+  });
+  const finish = (r) => {
+    if (r.outcome !== void 0) return;
+    r.outcome = classify(r);
+    done++;
+    if (r.outcome !== "ok") failed++;
+    if (!r.warmup) onRequest(r);
+    if (done === n) resolveAll();
+  };
+  const censor = (r, handle, why) => {
+    r.timedOut = true;
+    inFlight.delete(r);
+    handle.abort(new TimeoutAbort(why));
+    finish(r);
+  };
+  const dispatch = (r) => {
+    if (clock.now() >= r.deadlineMs) {
+      finish(r);
+      return;
+    }
+    const messages = messagesFor(workload, r.index);
+    const body = requestBody(target, messages, workload.maxTokens[r.index]);
+    sent++;
+    const onDone = (rec) => {
+      if (rec.outcome !== void 0) return;
+      inFlight.delete(rec);
+      finish(rec);
+      if (cap !== void 0) admitWaiting();
     };
-    this.s0 = next();
-    this.s1 = next();
-    this.s2 = next();
-    this.s3 = next();
-  }
-  /** A uniform 32-bit unsigned integer. */
-  nextUint32() {
-    const result = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;
-    const t = this.s1 << 9 >>> 0;
-    this.s2 = (this.s2 ^ this.s0) >>> 0;
-    this.s3 = (this.s3 ^ this.s1) >>> 0;
-    this.s1 = (this.s1 ^ this.s2) >>> 0;
-    this.s0 = (this.s0 ^ this.s3) >>> 0;
-    this.s2 = (this.s2 ^ t) >>> 0;
-    this.s3 = rotl(this.s3, 11);
-    return result;
-  }
-  /** Uniform in [0, 1) with 53 bits of precision. */
-  uniform() {
-    const hi = this.nextUint32() >>> 5;
-    const lo = this.nextUint32() >>> 6;
-    return (hi * 67108864 + lo) / 9007199254740992;
-  }
-  /** Uniform integer in [min, max], both inclusive. */
-  int(min, max2) {
-    return min + Math.floor(this.uniform() * (max2 - min + 1));
-  }
-  /** Standard normal (Box–Muller; the second value is discarded to keep the stream simple). */
-  normal() {
-    let u = 0;
-    while (u === 0) u = this.uniform();
-    const v = this.uniform();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-  }
-  /** Exponential with the given mean. */
-  exponential(mean) {
-    return -Math.log(1 - this.uniform()) * mean;
-  }
-  /** Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 via the boost u^(1/shape). */
-  gamma(shape, scale) {
-    if (shape < 1) {
-      const boost = this.uniform() ** (1 / shape);
-      return this.gamma(shape + 1, scale) * boost;
+    try {
+      const handle = sendCompletion(dispatcher, path, headers, body, r, clock.now, onDone);
+      if (r.outcome === void 0) inFlight.set(r, handle);
+    } catch (error) {
+      r.transportError = `the request could not be dispatched: ${error.message}`;
+      r.endMs = clock.now();
+      onDone(r);
     }
-    const d = shape - 1 / 3;
-    const c = 1 / Math.sqrt(9 * d);
-    for (; ; ) {
-      let x;
-      let v;
-      do {
-        x = this.normal();
-        v = 1 + c * x;
-      } while (v <= 0);
-      v = v * v * v;
-      const u = this.uniform();
-      if (u < 1 - 0.0331 * x ** 4) return d * v * scale;
-      if (Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * scale;
+  };
+  const admitWaiting = () => {
+    while (waiting.length > 0 && inFlight.size < cap) {
+      const r = waiting.shift();
+      r.slotMs = clock.now();
+      dispatch(r);
     }
+  };
+  const recordFor = (i) => {
+    const scheduledMs = startMs + workload.offsetsMs[i];
+    const warmup = i < workload.warmupCount;
+    return newRecord(
+      i,
+      warmup,
+      scheduledMs,
+      scheduledMs + timeoutMs,
+      fixedOutputTokens(workload, i)
+    );
+  };
+  const fire = (i) => {
+    const r = recordFor(i);
+    if (cap !== void 0 && inFlight.size >= cap) waiting.push(r);
+    else dispatch(r);
+  };
+  const schedule = () => {
+    sleeping = void 0;
+    polling = void 0;
+    const now = clock.now();
+    while (next < n && startMs + workload.offsetsMs[next] <= now) fire(next++);
+    if (next >= n || hardStopped) return;
+    const waitMs = startMs + workload.offsetsMs[next] - now;
+    if (waitMs > SPIN_MS) sleeping = setTimeout(schedule, waitMs - SPIN_MS);
+    else polling = setImmediate(schedule);
+  };
+  const stopScheduling = () => {
+    clearTimeout(sleeping);
+    clearImmediate(polling);
+  };
+  const sweep = () => {
+    const now = clock.now();
+    for (const [r, handle] of inFlight) {
+      if (r.deadlineMs > now) break;
+      censor(r, handle, "request timeout");
+    }
+    if (cap !== void 0) admitWaiting();
+    while (waiting.length > 0 && waiting[0].deadlineMs <= now) {
+      finish(waiting.shift());
+    }
+    if (now >= hardStopMs) stopHard();
+  };
+  const stopHard = () => {
+    if (hardStopped) return;
+    hardStopped = true;
+    stopScheduling();
+    while (next < n) finish(recordFor(next++));
+    for (const r of waiting.splice(0)) finish(r);
+    for (const [r, handle] of inFlight) censor(r, handle, "hard deadline");
+  };
+  const sweeper = setInterval(sweep, SWEEP_MS);
+  const progressEveryMs = options.progressEveryMs ?? 1e3;
+  const reporter = options.onProgress ? setInterval(() => {
+    const elapsedMs = clock.now() - startMs;
+    options.onProgress?.({
+      elapsedS: elapsedMs / 1e3,
+      phase: elapsedMs < workload.windowStartMs ? "warm-up" : elapsedMs < workload.windowStartMs + workload.windowMs ? "window" : "drain",
+      sent,
+      inFlight: inFlight.size,
+      done,
+      failed,
+      total: n
+    });
+  }, progressEveryMs) : void 0;
+  if (n === 0) resolveAll();
+  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - SPIN_MS));
+  await allDone;
+  clearInterval(sweeper);
+  if (reporter) clearInterval(reporter);
+  stopScheduling();
+  const endMs = clock.now();
+  clearTimeout(startProbesAt);
+  const readings = (probes ?? startProbes()).stop();
+  if (ownPool) await dispatcher.close();
+  return { startMs, endMs, readings, hardStopped };
+}
+
+// src/metrics/histogram.ts
+var hdr = __toESM(require_dist2(), 1);
+var PERCENTILES2 = [
+  ["p50", 50],
+  ["p90", 90],
+  ["p95", 95],
+  ["p99", 99],
+  ["p999", 99.9]
+];
+function newHdr() {
+  return hdr.build({
+    bitBucketSize: 32,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 36e8,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+    useWebAssembly: false
+  });
+}
+var round3 = (v) => Math.round(v * 1e3) / 1e3;
+var LatencyHistogram = class {
+  hdr = newHdr();
+  sumMs = 0;
+  maxMs = 0;
+  censoredCount = 0;
+  censorMs = 0;
+  get count() {
+    return this.hdr.totalCount;
+  }
+  record(ms) {
+    const v = Math.max(0, ms);
+    this.hdr.recordValue(Math.round(v * 1e3));
+    this.sumMs += v;
+    if (v > this.maxMs) this.maxMs = v;
+  }
+  /** A value known only to be ≥ ms (a timeout). */
+  recordCensored(ms) {
+    this.record(ms);
+    this.censoredCount++;
+    this.censorMs = Math.max(this.censorMs, ms);
+  }
+  /** The value at a percentile (0–100) and whether it is a lower bound. */
+  percentile(p) {
+    const n = this.count;
+    if (n === 0) return void 0;
+    const rank = Math.max(1, Math.ceil(p / 100 * n));
+    if (rank > n - this.censoredCount) return { value: this.censorMs, lowerBound: true };
+    return {
+      value: Math.min(this.hdr.getValueAtPercentile(p) / 1e3, this.maxMs),
+      lowerBound: false
+    };
+  }
+  summary() {
+    const n = this.count;
+    const out = {
+      count: n,
+      censored: this.censoredCount,
+      mean: n > 0 ? round3(this.sumMs / n) : null,
+      p50: null,
+      p90: null,
+      p95: null,
+      p99: null,
+      p999: null,
+      max: n > 0 ? round3(this.maxMs) : null,
+      lower_bounds: []
+    };
+    if (n === 0) return out;
+    if (this.censoredCount > 0) out.lower_bounds.push("mean");
+    for (const [name, p] of PERCENTILES2) {
+      const v = this.percentile(p);
+      out[name] = round3(v.value);
+      if (v.lowerBound) out.lower_bounds.push(name);
+    }
+    if (this.censoredCount > 0) out.lower_bounds.push("max");
+    return out;
+  }
+  /** HdrHistogram's standard compressed base64 form (values in µs), mergeable across runs. */
+  encode() {
+    return hdr.encodeIntoCompressedBase64(this.hdr);
   }
 };
-function rotl(x, k) {
-  return (x << k | x >>> 32 - k) >>> 0;
+
+// src/metrics/recorder.ts
+var EXAMPLES_PER_CLASS = 3;
+var TrialRecorder = class {
+  outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
+  /** From the scheduled send time (primary). */
+  ttft = new LatencyHistogram();
+  e2el = new LatencyHistogram();
+  /** From the actual send (service time). */
+  ttftService = new LatencyHistogram();
+  e2elService = new LatencyHistogram();
+  firstByte = new LatencyHistogram();
+  tpot = new LatencyHistogram();
+  itl = new LatencyHistogram();
+  /** dispatch − (scheduled or slot-free time): the generator's own lag. */
+  sendSkew = new LatencyHistogram();
+  /** Time waited for a max-concurrency slot. */
+  slotWait = new LatencyHistogram();
+  examples = {};
+  outputTokens = 0;
+  outputChunks = 0;
+  /** ok requests whose server reported usage, and their tokens and chunks. */
+  usageRequests = 0;
+  usageTokens = 0;
+  usageChunks = 0;
+  good = 0;
+  slo;
+  timeoutMs;
+  constructor(slo, timeoutMs) {
+    this.slo = slo;
+    this.timeoutMs = timeoutMs;
+  }
+  get scheduled() {
+    return OUTCOMES.reduce((sum2, o) => sum2 + this.outcomes[o], 0);
+  }
+  add(r) {
+    const outcome = r.outcome;
+    this.outcomes[outcome]++;
+    const dispatched = !Number.isNaN(r.dispatchMs);
+    if (dispatched) {
+      this.sendSkew.record(r.dispatchMs - r.slotMs);
+      if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
+    }
+    if (outcome === "ok") this.addOk(r);
+    else if (outcome === "censored" || outcome === "unsent") this.addCensored(r, dispatched);
+    else this.addExample(outcome, r);
+  }
+  addOk(r) {
+    this.ttft.record(r.firstOutputMs - r.scheduledMs);
+    this.ttftService.record(r.firstOutputMs - r.dispatchMs);
+    this.e2el.record(r.endMs - r.scheduledMs);
+    this.e2elService.record(r.endMs - r.dispatchMs);
+    if (!Number.isNaN(r.firstByteMs)) this.firstByte.record(r.firstByteMs - r.scheduledMs);
+    for (const gap of r.gapsMs) this.itl.record(gap);
+    const tokens = outputTokens(r);
+    if (tokens > 1) this.tpot.record((r.endMs - r.firstOutputMs) / (tokens - 1));
+    this.outputTokens += tokens;
+    this.outputChunks += r.outputChunks;
+    if (r.usageCompletionTokens !== void 0) {
+      this.usageRequests++;
+      this.usageTokens += r.usageCompletionTokens;
+      this.usageChunks += r.outputChunks;
+    }
+    if (this.meetsSlo(r, tokens)) this.good++;
+  }
+  /** Timed out or never sent: latency is only known to be ≥ the timeout. */
+  addCensored(r, dispatched) {
+    const serviceCensorMs = r.deadlineMs - r.dispatchMs;
+    if (r.firstOutputMs <= r.deadlineMs) {
+      this.ttft.record(r.firstOutputMs - r.scheduledMs);
+      this.ttftService.record(r.firstOutputMs - r.dispatchMs);
+      for (const gap of r.gapsMs) this.itl.record(gap);
+    } else {
+      this.ttft.recordCensored(this.timeoutMs);
+      if (dispatched) this.ttftService.recordCensored(serviceCensorMs);
+    }
+    this.e2el.recordCensored(this.timeoutMs);
+    if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
+    this.addExample(r.outcome, r);
+  }
+  meetsSlo(r, tokens) {
+    const { ttftMs, tpotMs, e2elMs } = this.slo;
+    if (ttftMs !== void 0 && r.firstOutputMs - r.scheduledMs > ttftMs) return false;
+    if (e2elMs !== void 0 && r.endMs - r.scheduledMs > e2elMs) return false;
+    if (tpotMs !== void 0 && tokens > 1 && (r.endMs - r.firstOutputMs) / (tokens - 1) > tpotMs) {
+      return false;
+    }
+    return true;
+  }
+  addExample(outcome, r) {
+    const list2 = this.examples[outcome] ?? [];
+    this.examples[outcome] = list2;
+    if (list2.length >= EXAMPLES_PER_CLASS) return;
+    const { type, code } = errorTypeCode(r.streamError ?? r.body);
+    list2.push({
+      index: r.index,
+      status: r.status,
+      error_type: type,
+      error_code: code,
+      detail: r.streamError ?? r.protocolError ?? r.transportError ?? describeEnd(r),
+      headers: r.headers,
+      body: r.body
+    });
+  }
+};
+function errorTypeCode(text2) {
+  if (!text2) return {};
+  try {
+    const parsed = JSON.parse(text2);
+    const error = typeof parsed.error === "object" && parsed.error !== null ? parsed.error : parsed;
+    const str = (v) => v === void 0 || v === null ? void 0 : String(v);
+    return { type: str(error.type), code: str(error.code) };
+  } catch {
+    return {};
+  }
 }
+function describeEnd(r) {
+  switch (r.outcome) {
+    case "censored":
+      return `no end of stream within the timeout (${r.outputChunks} output chunks received)`;
+    case "unsent":
+      return "never dispatched before its deadline";
+    case "truncated":
+      return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
+    case "empty":
+      return `no content and no tool call; finish_reason ${r.finishReason}`;
+    case "short":
+      return `${outputTokens(r)} of ${r.fixedTokens} fixed output tokens; finish_reason ${r.finishReason}`;
+    default:
+      return void 0;
+  }
+}
+
+// src/metrics/summary.ts
+var round = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+function summarizeTrial(rec, facts) {
+  const scheduled = rec.scheduled;
+  const windowS = facts.windowS;
+  const ok = rec.outcomes.ok;
+  const skew = rec.sendSkew.summary();
+  const slotWait = rec.slotWait.summary();
+  const tokensPerChunk = rec.usageChunks > 0 ? rec.usageTokens / rec.usageChunks : null;
+  const validity = evaluateValidity(
+    {
+      sendSkewP99Ms: skew.p99 ?? 0,
+      unsent: rec.outcomes.unsent,
+      windowMs: windowS * 1e3,
+      readings: facts.readings,
+      slotWaits: slotWait.count,
+      slotWaitP99Ms: slotWait.p99 ?? 0,
+      maxConcurrency: facts.maxConcurrency,
+      hardStopped: facts.hardStopped
+    },
+    facts.limits
+  );
+  const { ttftMs, tpotMs, e2elMs } = facts.slo;
+  const slo = {};
+  if (ttftMs !== void 0) slo.ttft_ms = ttftMs;
+  if (tpotMs !== void 0) slo.tpot_ms = tpotMs;
+  if (e2elMs !== void 0) slo.e2el_ms = e2elMs;
+  const r = facts.readings;
+  return {
+    scheduled,
+    window_s: round(windowS),
+    outcomes: { ...rec.outcomes },
+    metrics: {
+      ttft_ms: rec.ttft.summary(),
+      ttft_service_ms: rec.ttftService.summary(),
+      e2el_ms: rec.e2el.summary(),
+      e2el_service_ms: rec.e2elService.summary(),
+      tpot_ms: rec.tpot.summary(),
+      itl_ms: rec.itl.summary(),
+      first_byte_ms: rec.firstByte.summary()
+    },
+    tokens: {
+      output_total: rec.outputTokens,
+      output_chunks: rec.outputChunks,
+      tokens_per_chunk: tokensPerChunk === null ? null : round(tokensPerChunk),
+      itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
+      requests_with_usage: rec.usageRequests
+    },
+    throughput: {
+      output_tokens_per_s: round(windowS > 0 ? rec.outputTokens / windowS : 0),
+      requests_per_s: round(windowS > 0 ? ok / windowS : 0)
+    },
+    goodput: {
+      requests_per_s: round(windowS > 0 ? rec.good / windowS : 0),
+      attainment: round(scheduled > 0 ? rec.good / scheduled : 0, 4),
+      good: rec.good,
+      slo
+    },
+    validity: {
+      ...validity,
+      limits: facts.limits,
+      send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
+      unsent: rec.outcomes.unsent,
+      event_loop_delay_ms: {
+        p50: round(r.eventLoopDelayMs.p50),
+        p99: round(r.eventLoopDelayMs.p99),
+        max: round(r.eventLoopDelayMs.max)
+      },
+      gc: {
+        count: r.gc.count,
+        total_ms: round(r.gc.totalMs),
+        share_of_window: round(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
+      },
+      client_cpu: {
+        share_of_core: round(r.cpu.shareOfCore, 4),
+        user_ms: round(r.cpu.userMs, 1),
+        system_ms: round(r.cpu.systemMs, 1)
+      },
+      capped: facts.maxConcurrency !== void 0,
+      slot_wait_ms: slotWait
+    },
+    errors: rec.examples,
+    histograms: {
+      ttft_us: rec.ttft.encode(),
+      ttft_service_us: rec.ttftService.encode(),
+      e2el_us: rec.e2el.encode(),
+      e2el_service_us: rec.e2elService.encode(),
+      tpot_us: rec.tpot.encode(),
+      itl_us: rec.itl.encode(),
+      send_skew_us: rec.sendSkew.encode()
+    }
+  };
+}
+
+// src/measure.ts
+var MEASURE_SCHEMA = "llm-perf-gate/measure@1";
+async function measure(config, deps = {}) {
+  const workload = buildWorkload(config.workload);
+  const recorder = new TrialRecorder(config.slo, config.timeoutS * 1e3);
+  let lastMeasuredEndMs = Number.NaN;
+  const run = await runTrial({
+    target: config.target,
+    workload,
+    timeoutS: config.timeoutS,
+    maxConcurrency: config.maxConcurrency,
+    onRequest: (r) => {
+      recorder.add(r);
+      if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
+    },
+    ...deps.onProgress ? { onProgress: deps.onProgress } : {},
+    ...deps.clock ? { clock: deps.clock } : {}
+  });
+  const windowS = config.workload.arrival.kind === "all-at-once" ? Math.max(0, (lastMeasuredEndMs - (run.startMs + workload.windowStartMs)) / 1e3) : config.workload.durationS;
+  const summary = summarizeTrial(recorder, {
+    windowS,
+    readings: run.readings,
+    hardStopped: run.hardStopped,
+    maxConcurrency: config.maxConcurrency,
+    limits: config.limits,
+    slo: config.slo
+  });
+  if (summary.scheduled !== measuredCount(workload)) {
+    throw new Error(
+      `internal error: ${summary.scheduled} outcomes for ${measuredCount(workload)} scheduled requests`
+    );
+  }
+  const w = config.workload;
+  return {
+    schema: MEASURE_SCHEMA,
+    created_at: (deps.now?.() ?? /* @__PURE__ */ new Date()).toISOString(),
+    target: {
+      url: config.target.baseUrl,
+      model: config.target.model,
+      endpoint: config.target.endpoint
+    },
+    workload: {
+      arrival: describeArrivals(w.arrival),
+      seed: w.seed,
+      warmup_s: w.warmupS,
+      duration_s: w.durationS,
+      input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
+      output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
+      max_tokens: w.maxTokens ?? null,
+      ignore_eos: w.ignoreEos,
+      dataset: w.dataset?.name ?? null,
+      max_concurrency: config.maxConcurrency ?? null,
+      timeout_s: config.timeoutS,
+      slo: formatSlo(config.slo),
+      include_usage: config.target.includeUsage,
+      fingerprint: workload.fingerprint,
+      warmup_requests: workload.warmupCount
+    },
+    ...summary
+  };
+}
+
+// src/metrics/pool.ts
+var hdr2 = __toESM(require_dist2(), 1);
+function poolHistograms(encoded) {
+  const total = newHdr();
+  for (const e of encoded) total.add(hdr2.decodeFromCompressedBase64(e));
+  const at = (p) => total.totalCount > 0 ? Math.round(total.getValueAtPercentile(p)) / 1e3 : null;
+  return { count: total.totalCount, p50: at(50), p95: at(95), p99: at(99) };
+}
+
+// src/gate.ts
+var RESULTS_SCHEMA = "llm-perf-gate/results@1";
+function metricSpecs(config) {
+  const p = config.percentile === "p999" ? "p99.9" : config.percentile;
+  const t = config.tolerances;
+  const specs = [
+    { id: "goodput", label: "goodput", unit: "req/s", higherIsWorse: false, tolerance: t.goodput },
+    { id: "ttft", label: `${p} TTFT`, unit: "ms", higherIsWorse: true, tolerance: t.ttft },
+    { id: "itl", label: `${p} ITL`, unit: "ms", higherIsWorse: true, tolerance: t.itl }
+  ];
+  if (t.tpot !== void 0)
+    specs.push({
+      id: "tpot",
+      label: `${p} TPOT`,
+      unit: "ms",
+      higherIsWorse: true,
+      tolerance: t.tpot
+    });
+  if (t.e2el !== void 0)
+    specs.push({
+      id: "e2el",
+      label: `${p} E2EL`,
+      unit: "ms",
+      higherIsWorse: true,
+      tolerance: t.e2el
+    });
+  if (t.successRate !== void 0) {
+    specs.push({
+      id: "success_rate",
+      label: "success rate",
+      unit: "",
+      higherIsWorse: false,
+      tolerance: t.successRate
+    });
+  }
+  return specs;
+}
+function metricValue(id, r, percentile) {
+  switch (id) {
+    case "goodput":
+      return Math.max(r.goodput.requests_per_s, 0.5 / Math.max(r.window_s, 1e-9));
+    case "success_rate":
+      return Math.max(r.outcomes.ok, 0.5) / Math.max(r.scheduled, 1);
+    case "ttft":
+    case "itl":
+    case "tpot":
+    case "e2el":
+      return r.metrics[`${id}_ms`][percentile] ?? void 0;
+    default:
+      return void 0;
+  }
+}
+var pct3 = (x) => `${(x * 100).toFixed(1)} %`;
+var signed = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
+function guardsFor(config, trials, specs) {
+  const guards = [];
+  const name = (t) => `pair ${t.pair + 1} ${t.arm}`;
+  for (const t of trials) {
+    if (!t.report.validity.valid)
+      guards.push(`${name(t)}: invalid measurement: ${t.report.validity.reasons.join("; ")}`);
+    if (t.report.outcomes.ok < config.minOkRequests) {
+      guards.push(
+        `${name(t)}: only ${t.report.outcomes.ok} ok requests (at least ${config.minOkRequests} needed)`
+      );
+    }
+    for (const spec of specs) {
+      if (metricValue(spec.id, t.report, config.percentile) === void 0) {
+        guards.push(`${name(t)}: no ${spec.label} samples (are outputs a single token?)`);
+      }
+    }
+  }
+  for (const arm of ["baseline", "candidate"]) {
+    const mine = trials.filter((t) => t.arm === arm);
+    const scheduled = mine.reduce((s, t) => s + t.report.scheduled, 0);
+    const failed = mine.reduce((s, t) => s + t.report.scheduled - t.report.outcomes.ok, 0);
+    if (scheduled > 0 && failed / scheduled > config.maxErrorRate) {
+      const classes = OUTCOMES.filter((o) => o !== "ok").map((o) => [o, mine.reduce((s, t) => s + t.report.outcomes[o], 0)]).filter(([, c]) => c > 0).map(([o, c]) => `${o} ${c}`).join(", ");
+      guards.push(
+        `${arm}: ${pct3(failed / scheduled)} of requests failed (limit ${pct3(config.maxErrorRate)}): ${classes}`
+      );
+    }
+  }
+  const pairs = new Set(trials.map((t) => t.pair));
+  for (const pair of pairs) {
+    const [a, b] = trials.filter((t) => t.pair === pair);
+    if (a && b && a.report.workload.fingerprint !== b.report.workload.fingerprint) {
+      guards.push(
+        `pair ${pair + 1}: the arms ran different workloads (fingerprints ${a.report.workload.fingerprint} and ${b.report.workload.fingerprint})`
+      );
+    }
+  }
+  return guards;
+}
+function compareAll(config, trials, specs, confidence) {
+  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
+  return specs.map((spec) => {
+    const values = [];
+    for (const pair of pairs) {
+      const get = (arm) => {
+        const t = trials.find((x) => x.pair === pair && x.arm === arm);
+        return t ? metricValue(spec.id, t.report, config.percentile) : void 0;
+      };
+      const baseline = get("baseline");
+      const candidate = get("candidate");
+      if (baseline !== void 0 && candidate !== void 0 && baseline > 0 && candidate > 0) {
+        values.push({ baseline, candidate });
+      }
+    }
+    return compareMetric(
+      spec,
+      values.length > 0 ? values : [{ baseline: 1, candidate: 1 }],
+      config.rule,
+      confidence,
+      config.maxTrialCv
+    );
+  });
+}
+function headlineFor(verdict, guards, comparisons) {
+  const describe2 = (c) => `${c.label} ${signed(c.change)} (limit ${signed(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
+  switch (verdict) {
+    case "error":
+      return `no performance verdict: ${guards[0]}${guards.length > 1 ? ` (and ${guards.length - 1} more)` : ""}`;
+    case "fail":
+      return `regressed: ${comparisons.filter((c) => c.verdict === "regressed").map(describe2).join(", ")}`;
+    case "inconclusive":
+      return `beyond the tolerance but within the noise: ${comparisons.filter((c) => c.verdict === "inconclusive").map(describe2).join(", ")} \u2014 more pairs would decide`;
+    default:
+      return "no gated metric regressed beyond its tolerance and the noise";
+  }
+}
+async function runGate(config, deps = {}) {
+  const run = deps.measure ?? ((c, onProgress) => measure(c, onProgress ? { onProgress } : {}));
+  const log = deps.log ?? (() => {
+  });
+  const sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const specs = metricSpecs(config);
+  const looks = config.maxTrials - config.trials + 1;
+  const confidence = 1 - (1 - config.confidence) / looks;
+  const trials = [];
+  let ran = 0;
+  const runPair = async (pair) => {
+    const seed = config.baseline.workload.seed;
+    const order = pairOrder(config.order, pair, seed);
+    for (const [position, arm] of order.entries()) {
+      if (ran++ > 0 && config.cooldownS > 0) await sleep(config.cooldownS * 1e3);
+      const armConfig = config[arm];
+      log(
+        `pair ${pair + 1}/${config.trials}${config.maxTrials > config.trials ? `(\u2264${config.maxTrials})` : ""} ${arm}: measuring ${armConfig.target.baseUrl}`
+      );
+      const report = await run(armConfig);
+      log(
+        `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${report.metrics.ttft_ms.p95 ?? "\u2013"} ms, goodput ${report.goodput.requests_per_s} req/s${report.validity.valid ? "" : " \u2014 INVALID"}`
+      );
+      trials.push({ pair, arm, position, seed, report });
+    }
+  };
+  let pairs = 0;
+  while (pairs < config.trials) await runPair(pairs++);
+  let guards = guardsFor(config, trials, specs);
+  let comparisons = compareAll(config, trials, specs, confidence);
+  while (guards.length === 0 && pairs < config.maxTrials && comparisons.some((c) => c.verdict === "inconclusive")) {
+    log(
+      `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - config.trials + 2} of ${looks})`
+    );
+    await runPair(pairs++);
+    guards = guardsFor(config, trials, specs);
+    comparisons = compareAll(config, trials, specs, confidence);
+  }
+  const verdict = guards.length > 0 ? "error" : comparisons.some((c) => c.verdict === "regressed") ? "fail" : comparisons.some((c) => c.verdict === "inconclusive") ? "inconclusive" : "pass";
+  const pooled2 = {};
+  for (const arm of ["baseline", "candidate"]) {
+    const mine = trials.filter((t) => t.arm === arm).map((t) => t.report.histograms);
+    pooled2[arm] = {
+      ttft_ms: poolHistograms(mine.map((h) => h.ttft_us)),
+      itl_ms: poolHistograms(mine.map((h) => h.itl_us)),
+      tpot_ms: poolHistograms(mine.map((h) => h.tpot_us)),
+      e2el_ms: poolHistograms(mine.map((h) => h.e2el_us))
+    };
+  }
+  return {
+    trials,
+    comparisons,
+    guards,
+    verdict,
+    headline: headlineFor(verdict, guards, comparisons),
+    pairs,
+    looks,
+    confidence_per_look: confidence,
+    pooled: pooled2
+  };
+}
+
+// src/mock/profile.ts
+var FAULT_KINDS = [
+  "quota429",
+  "capacity429",
+  "http429",
+  "http503",
+  "http529",
+  "http500",
+  "empty",
+  "truncated",
+  "streamError",
+  "malformed",
+  "hang"
+];
+var DEFAULT_PROFILE = {
+  models: ["mock-llm"],
+  seed: 1,
+  maxModelLen: 8192,
+  maxBatch: 64,
+  maxQueue: 0,
+  prefillBaseMs: 8,
+  prefillPerTokenMs: 0.02,
+  decodeBaseMs: 6,
+  decodePerSeqMs: 0.25,
+  prefillScale: 1,
+  decodeScale: 1,
+  jitter: 0.05,
+  naturalMinTokens: 16,
+  naturalMaxTokens: 256,
+  tokensPerChunk: 1,
+  pingEveryMs: 0,
+  stallEveryS: 0,
+  stallMs: 0,
+  loadingS: 0,
+  honorIgnoreEos: true,
+  faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0]))
+};
+var MockProfileError = class extends Error {
+  name = "MockProfileError";
+};
+var NUMBER_RULES = {
+  seed: { min: 0, max: 2 ** 32 - 1, integer: true },
+  maxModelLen: { min: 1, integer: true },
+  maxBatch: { min: 1, integer: true },
+  maxQueue: { min: 0, integer: true },
+  prefillBaseMs: { min: 0 },
+  prefillPerTokenMs: { min: 0 },
+  decodeBaseMs: { min: 0 },
+  decodePerSeqMs: { min: 0 },
+  prefillScale: { min: 0 },
+  decodeScale: { min: 0 },
+  jitter: { min: 0, max: 2 },
+  naturalMinTokens: { min: 1, integer: true },
+  naturalMaxTokens: { min: 1, integer: true },
+  tokensPerChunk: { min: 1, integer: true },
+  pingEveryMs: { min: 0 },
+  stallEveryS: { min: 0 },
+  stallMs: { min: 0 },
+  loadingS: { min: 0 }
+};
+function describeRule(rule) {
+  const kind = rule.integer ? "an integer" : "a number";
+  return rule.max === void 0 ? `${kind} \u2265 ${rule.min}` : `${kind} in [${rule.min}, ${rule.max}]`;
+}
+function checkNumber(key, value2, rule, source) {
+  const ok = typeof value2 === "number" && Number.isFinite(value2) && value2 >= rule.min && (rule.max === void 0 || value2 <= rule.max) && (!rule.integer || Number.isInteger(value2));
+  if (!ok) {
+    throw new MockProfileError(
+      `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected ${describeRule(rule)}`
+    );
+  }
+  return value2;
+}
+function mergeProfile(base, partial, source) {
+  if (typeof partial !== "object" || partial === null || Array.isArray(partial)) {
+    throw new MockProfileError(`${source}: a profile must be a JSON object of settings`);
+  }
+  const next = { ...base, faults: { ...base.faults }, models: [...base.models] };
+  for (const [key, value2] of Object.entries(partial)) {
+    if (key === "faults") {
+      if (typeof value2 !== "object" || value2 === null || Array.isArray(value2)) {
+        throw new MockProfileError(`${source}: faults must be an object of fault rates`);
+      }
+      for (const [kind, rate] of Object.entries(value2)) {
+        next.faults[checkFaultKind(kind, source)] = checkNumber(
+          `faults.${kind}`,
+          rate,
+          { min: 0, max: 1 },
+          source
+        );
+      }
+    } else if (key === "models") {
+      if (!Array.isArray(value2) || value2.length === 0 || !value2.every((m) => typeof m === "string" && m.length > 0)) {
+        throw new MockProfileError(
+          `${source}: models = ${JSON.stringify(value2)} is not accepted; expected a non-empty list of model ids`
+        );
+      }
+      next.models = value2;
+    } else if (key === "honorIgnoreEos") {
+      if (typeof value2 !== "boolean") {
+        throw new MockProfileError(
+          `${source}: honorIgnoreEos = ${JSON.stringify(value2)} is not accepted; expected true or false`
+        );
+      }
+      next.honorIgnoreEos = value2;
+    } else if (key in NUMBER_RULES) {
+      next[key] = checkNumber(
+        key,
+        value2,
+        NUMBER_RULES[key],
+        source
+      );
+    } else {
+      throw new MockProfileError(
+        `${source}: unknown setting "${key}"; accepted: models, honorIgnoreEos, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`
+      );
+    }
+  }
+  return validateProfile(next, source);
+}
+function checkFaultKind(kind, source) {
+  if (!FAULT_KINDS.includes(kind)) {
+    throw new MockProfileError(
+      `${source}: unknown fault "${kind}"; accepted: ${FAULT_KINDS.join(", ")}`
+    );
+  }
+  return kind;
+}
+function validateProfile(profile, source) {
+  if (profile.naturalMinTokens > profile.naturalMaxTokens) {
+    throw new MockProfileError(
+      `${source}: naturalMinTokens (${profile.naturalMinTokens}) must not exceed naturalMaxTokens (${profile.naturalMaxTokens})`
+    );
+  }
+  const total = FAULT_KINDS.reduce((sum2, k) => sum2 + profile.faults[k], 0);
+  if (total > 1 + 1e-9) {
+    throw new MockProfileError(
+      `${source}: fault rates add up to ${total}; their sum must be at most 1`
+    );
+  }
+  return profile;
+}
+function parseOverrides(assignments) {
+  const partial = {};
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf("=");
+    if (eq <= 0) {
+      throw new MockProfileError(
+        `--set "${assignment}" is not accepted; expected key=value, e.g. decodeScale=1.15 or faults.empty=0.05`
+      );
+    }
+    const key = assignment.slice(0, eq).trim();
+    const raw = assignment.slice(eq + 1).trim();
+    if (key === "models") {
+      partial.models = raw.split(",").map((m) => m.trim());
+    } else if (key.startsWith("faults.")) {
+      const faults = partial.faults ?? {};
+      faults[key.slice("faults.".length)] = toNumber(raw);
+      partial.faults = faults;
+    } else {
+      partial[key] = toNumber(raw);
+    }
+  }
+  return partial;
+}
+function toNumber(raw) {
+  if (raw === "true" || raw === "false") return raw === "true";
+  const n = Number(raw);
+  return raw !== "" && Number.isFinite(n) ? n : raw;
+}
+
+// src/mock/server.ts
+import { createServer } from "node:http";
 
 // src/mock/engine.ts
 var CATCH_UP_MS = 5;
@@ -40043,7 +49419,7 @@ var Engine = class {
     let durationMs;
     let stepping;
     if (admitted.length > 0) {
-      const promptTokens = admitted.reduce((sum, r) => sum + r.seq.promptTokens, 0);
+      const promptTokens = admitted.reduce((sum2, r) => sum2 + r.seq.promptTokens, 0);
       durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * promptTokens) * p.prefillScale;
       this.running.push(...admitted);
       stepping = admitted;
@@ -40085,177 +49461,6 @@ var Engine = class {
   }
 };
 
-// src/mock/profile.ts
-var FAULT_KINDS = [
-  "quota429",
-  "capacity429",
-  "http429",
-  "http503",
-  "http529",
-  "http500",
-  "empty",
-  "truncated",
-  "streamError",
-  "malformed",
-  "hang"
-];
-var DEFAULT_PROFILE = {
-  models: ["mock-llm"],
-  seed: 1,
-  maxModelLen: 8192,
-  maxBatch: 64,
-  maxQueue: 0,
-  prefillBaseMs: 8,
-  prefillPerTokenMs: 0.02,
-  decodeBaseMs: 6,
-  decodePerSeqMs: 0.25,
-  prefillScale: 1,
-  decodeScale: 1,
-  jitter: 0.05,
-  naturalMinTokens: 16,
-  naturalMaxTokens: 256,
-  tokensPerChunk: 1,
-  pingEveryMs: 0,
-  stallEveryS: 0,
-  stallMs: 0,
-  loadingS: 0,
-  honorIgnoreEos: true,
-  faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0]))
-};
-var MockProfileError = class extends Error {
-  name = "MockProfileError";
-};
-var NUMBER_RULES = {
-  seed: { min: 0, max: 2 ** 32 - 1, integer: true },
-  maxModelLen: { min: 1, integer: true },
-  maxBatch: { min: 1, integer: true },
-  maxQueue: { min: 0, integer: true },
-  prefillBaseMs: { min: 0 },
-  prefillPerTokenMs: { min: 0 },
-  decodeBaseMs: { min: 0 },
-  decodePerSeqMs: { min: 0 },
-  prefillScale: { min: 0 },
-  decodeScale: { min: 0 },
-  jitter: { min: 0, max: 2 },
-  naturalMinTokens: { min: 1, integer: true },
-  naturalMaxTokens: { min: 1, integer: true },
-  tokensPerChunk: { min: 1, integer: true },
-  pingEveryMs: { min: 0 },
-  stallEveryS: { min: 0 },
-  stallMs: { min: 0 },
-  loadingS: { min: 0 }
-};
-function describeRule(rule) {
-  const kind = rule.integer ? "an integer" : "a number";
-  return rule.max === void 0 ? `${kind} \u2265 ${rule.min}` : `${kind} in [${rule.min}, ${rule.max}]`;
-}
-function checkNumber(key, value, rule, source) {
-  const ok = typeof value === "number" && Number.isFinite(value) && value >= rule.min && (rule.max === void 0 || value <= rule.max) && (!rule.integer || Number.isInteger(value));
-  if (!ok) {
-    throw new MockProfileError(
-      `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected ${describeRule(rule)}`
-    );
-  }
-  return value;
-}
-function mergeProfile(base, partial, source) {
-  if (typeof partial !== "object" || partial === null || Array.isArray(partial)) {
-    throw new MockProfileError(`${source}: a profile must be a JSON object of settings`);
-  }
-  const next = { ...base, faults: { ...base.faults }, models: [...base.models] };
-  for (const [key, value] of Object.entries(partial)) {
-    if (key === "faults") {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        throw new MockProfileError(`${source}: faults must be an object of fault rates`);
-      }
-      for (const [kind, rate] of Object.entries(value)) {
-        next.faults[checkFaultKind(kind, source)] = checkNumber(
-          `faults.${kind}`,
-          rate,
-          { min: 0, max: 1 },
-          source
-        );
-      }
-    } else if (key === "models") {
-      if (!Array.isArray(value) || value.length === 0 || !value.every((m) => typeof m === "string" && m.length > 0)) {
-        throw new MockProfileError(
-          `${source}: models = ${JSON.stringify(value)} is not accepted; expected a non-empty list of model ids`
-        );
-      }
-      next.models = value;
-    } else if (key === "honorIgnoreEos") {
-      if (typeof value !== "boolean") {
-        throw new MockProfileError(
-          `${source}: honorIgnoreEos = ${JSON.stringify(value)} is not accepted; expected true or false`
-        );
-      }
-      next.honorIgnoreEos = value;
-    } else if (key in NUMBER_RULES) {
-      next[key] = checkNumber(
-        key,
-        value,
-        NUMBER_RULES[key],
-        source
-      );
-    } else {
-      throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, honorIgnoreEos, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`
-      );
-    }
-  }
-  return validateProfile(next, source);
-}
-function checkFaultKind(kind, source) {
-  if (!FAULT_KINDS.includes(kind)) {
-    throw new MockProfileError(
-      `${source}: unknown fault "${kind}"; accepted: ${FAULT_KINDS.join(", ")}`
-    );
-  }
-  return kind;
-}
-function validateProfile(profile, source) {
-  if (profile.naturalMinTokens > profile.naturalMaxTokens) {
-    throw new MockProfileError(
-      `${source}: naturalMinTokens (${profile.naturalMinTokens}) must not exceed naturalMaxTokens (${profile.naturalMaxTokens})`
-    );
-  }
-  const total = FAULT_KINDS.reduce((sum, k) => sum + profile.faults[k], 0);
-  if (total > 1 + 1e-9) {
-    throw new MockProfileError(
-      `${source}: fault rates add up to ${total}; their sum must be at most 1`
-    );
-  }
-  return profile;
-}
-function parseOverrides(assignments) {
-  const partial = {};
-  for (const assignment of assignments) {
-    const eq = assignment.indexOf("=");
-    if (eq <= 0) {
-      throw new MockProfileError(
-        `--set "${assignment}" is not accepted; expected key=value, e.g. decodeScale=1.15 or faults.empty=0.05`
-      );
-    }
-    const key = assignment.slice(0, eq).trim();
-    const raw = assignment.slice(eq + 1).trim();
-    if (key === "models") {
-      partial.models = raw.split(",").map((m) => m.trim());
-    } else if (key.startsWith("faults.")) {
-      const faults = partial.faults ?? {};
-      faults[key.slice("faults.".length)] = toNumber(raw);
-      partial.faults = faults;
-    } else {
-      partial[key] = toNumber(raw);
-    }
-  }
-  return partial;
-}
-function toNumber(raw) {
-  if (raw === "true" || raw === "false") return raw === "true";
-  const n = Number(raw);
-  return raw !== "" && Number.isFinite(n) ? n : raw;
-}
-
 // src/mock/requests.ts
 var ROLES = /* @__PURE__ */ new Set(["system", "developer", "user", "assistant", "tool"]);
 var Rejection = class extends Error {
@@ -40272,8 +49477,8 @@ function errorBody(error) {
   const { message, type, param, code } = error;
   return JSON.stringify({ error: { message, type, param, code } });
 }
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function isObject(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 function contentText(content) {
   if (content === null || content === void 0) return "";
@@ -40321,20 +49526,20 @@ function promptOf(endpoint, body) {
   throw invalid("'prompt' must be a non-empty string (or a list of exactly one)", "prompt");
 }
 function optionalNumber(body, key, check, accepted) {
-  const value = body[key];
-  if (value === void 0 || value === null) return void 0;
-  if (typeof value !== "number" || !Number.isFinite(value) || !check(value)) {
-    throw invalid(`'${key}' = ${JSON.stringify(value)} is invalid; expected ${accepted}`, key);
+  const value2 = body[key];
+  if (value2 === void 0 || value2 === null) return void 0;
+  if (typeof value2 !== "number" || !Number.isFinite(value2) || !check(value2)) {
+    throw invalid(`'${key}' = ${JSON.stringify(value2)} is invalid; expected ${accepted}`, key);
   }
-  return value;
+  return value2;
 }
 function optionalBoolean(body, key) {
-  const value = body[key];
-  if (value === void 0 || value === null) return false;
-  if (typeof value !== "boolean") {
-    throw invalid(`'${key}' = ${JSON.stringify(value)} is invalid; expected true or false`, key);
+  const value2 = body[key];
+  if (value2 === void 0 || value2 === null) return false;
+  if (typeof value2 !== "boolean") {
+    throw invalid(`'${key}' = ${JSON.stringify(value2)} is invalid; expected true or false`, key);
   }
-  return value;
+  return value2;
 }
 function parseGenerationRequest(endpoint, body, models) {
   try {
@@ -40403,9 +49608,6 @@ function parseOrThrow(endpoint, body, models) {
     seed
   };
 }
-
-// src/workload/words.ts
-var WORDS = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
 
 // src/mock/text.ts
 function naturalLength(promptKey, minTokens, maxTokens, sampleSeed) {
@@ -40593,23 +49795,23 @@ async function startMockServer(options = {}) {
     if (fault === "hang") return;
     generate(parsed, promptTokens, fault, res);
   }
-  function generate(request2, promptTokens, fault, res) {
-    const sampleSeed = request2.temperature === 0 ? 0 : (request2.seed ?? sampleRng.nextUint32()) >>> 0;
+  function generate(request, promptTokens, fault, res) {
+    const sampleSeed = request.temperature === 0 ? 0 : (request.seed ?? sampleRng.nextUint32()) >>> 0;
     const natural = naturalLength(
-      request2.promptText,
+      request.promptText,
       profile.naturalMinTokens,
       profile.naturalMaxTokens,
       sampleSeed
     );
-    const limit = request2.maxTokens ?? profile.maxModelLen - promptTokens;
-    const ignoreEos = request2.ignoreEos && profile.honorIgnoreEos;
+    const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
+    const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
     const outputTokens2 = ignoreEos ? limit : Math.min(natural, limit);
     const finishReason = ignoreEos || natural > limit ? "length" : "stop";
     const cutAt = Math.max(1, Math.ceil(outputTokens2 / 2));
     const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
     const generated = cuts ? cutAt : outputTokens2;
-    const id = `${request2.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${nextId++}`;
-    const tokens = new TokenStream(request2.promptText, sampleSeed);
+    const id = `${request.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${nextId++}`;
+    const tokens = new TokenStream(request.promptText, sampleSeed);
     const usage = {
       prompt_tokens: promptTokens,
       completion_tokens: fault === "empty" ? 0 : generated,
@@ -40657,32 +49859,32 @@ async function startMockServer(options = {}) {
       );
       return;
     }
-    const w = request2.stream ? streamWriter(request2, id, res) : bufferedWriter(request2, id, res);
+    const w = request.stream ? streamWriter(request, id, res) : bufferedWriter(request, id, res);
     writer = w;
     res.on("close", () => {
       w.stop();
       if (!finished) engine.cancel(seq);
     });
   }
-  function choiceFor(request2, text2, finish) {
-    return request2.endpoint === "chat" ? {
+  function choiceFor(request, text2, finish) {
+    return request.endpoint === "chat" ? {
       index: 0,
       delta: text2 === null ? {} : { content: text2 },
       logprobs: null,
       finish_reason: finish
     } : { index: 0, text: text2 ?? "", logprobs: null, finish_reason: finish };
   }
-  function streamWriter(request2, id, res) {
-    const object = request2.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+  function streamWriter(request, id, res) {
+    const object = request.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
     const chunk = (choices, usage = null) => {
       const payload = {
         id,
         object,
         created,
-        model: request2.model,
+        model: request.model,
         choices
       };
-      if (request2.includeUsage) payload.usage = usage;
+      if (request.includeUsage) payload.usage = usage;
       return `data: ${JSON.stringify(payload)}
 
 `;
@@ -40691,7 +49893,7 @@ async function startMockServer(options = {}) {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache"
     });
-    if (request2.endpoint === "chat") {
+    if (request.endpoint === "chat") {
       const role = { role: "assistant", content: "" };
       res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
     }
@@ -40702,10 +49904,10 @@ async function startMockServer(options = {}) {
       else res.end(last);
     };
     const writer = {
-      content: (text2) => res.write(chunk([choiceFor(request2, text2, null)])),
+      content: (text2) => res.write(chunk([choiceFor(request, text2, null)])),
       finish: (reason, usage) => {
-        let out = chunk([choiceFor(request2, null, reason)]);
-        if (request2.includeUsage) out += chunk([], usage);
+        let out = chunk([choiceFor(request, null, reason)]);
+        if (request.includeUsage) out += chunk([], usage);
         end(`${out}data: [DONE]
 
 `);
@@ -40725,24 +49927,24 @@ data: [DONE]
     };
     return writer;
   }
-  function bufferedWriter(request2, id, res) {
+  function bufferedWriter(request, id, res) {
     let text2 = "";
     return {
       content: (t) => {
         text2 += t;
       },
       finish: (reason, usage) => {
-        const choice = request2.endpoint === "chat" ? {
+        const choice = request.endpoint === "chat" ? {
           index: 0,
           message: { role: "assistant", content: text2 },
           logprobs: null,
           finish_reason: reason
         } : { index: 0, text: text2, logprobs: null, finish_reason: reason };
-        const object = request2.endpoint === "chat" ? "chat.completion" : "text_completion";
+        const object = request.endpoint === "chat" ? "chat.completion" : "text_completion";
         sendJson(
           res,
           200,
-          JSON.stringify({ id, object, created, model: request2.model, choices: [choice], usage })
+          JSON.stringify({ id, object, created, model: request.model, choices: [choice], usage })
         );
       },
       cut: () => res.destroy(),
@@ -40829,995 +50031,255 @@ data: [DONE]
 }
 
 // src/demo.ts
-async function runDemo(maxTokens = 48) {
-  const server = await startMockServer();
+var DEMO_SETTINGS = {
+  rate: "5",
+  duration: "5s",
+  warmup: "1s",
+  "input-len": "128",
+  "output-len": "64",
+  "ignore-eos": "true",
+  slo: "ttft:1000 tpot:100",
+  trials: "3",
+  timeout: "10s"
+};
+var DEMO_DECODE_SCALE = 1.3;
+async function runDemo(log) {
+  const baseline = await startMockServer({ profile: DEFAULT_PROFILE });
+  const candidate = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, { decodeScale: DEMO_DECODE_SCALE }, "demo")
+  });
   try {
-    const startMs = performance.now();
-    const response = await (0, import_undici.request)(`${server.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "mock-llm",
-        messages: [{ role: "user", content: "Say something about latency." }],
-        max_tokens: maxTokens,
-        temperature: 0,
-        ignore_eos: true,
-        stream: true,
-        stream_options: { include_usage: true }
-      })
+    log(
+      `baseline mock ${baseline.url}; candidate mock ${candidate.url} (decode ${Math.round((DEMO_DECODE_SCALE - 1) * 100)} % slower)`
+    );
+    const config = parseGateConfig({
+      ...DEMO_SETTINGS,
+      "baseline-url": `${baseline.url}/v1`,
+      "candidate-url": `${candidate.url}/v1`,
+      model: "mock-llm"
     });
-    if (response.statusCode !== 200) {
-      throw new Error(
-        `the mock answered HTTP ${response.statusCode}: ${await response.body.text()}`
-      );
-    }
-    const result = {
-      url: server.url,
-      firstByteMs: Number.NaN,
-      ttftMs: Number.NaN,
-      e2elMs: Number.NaN,
-      contentChunks: 0,
-      completionTokens: void 0,
-      finishReason: void 0,
-      text: "",
-      sawDone: false
-    };
-    const parser = new SseParser({
-      onEvent: ({ data }) => {
-        if (data === "[DONE]") {
-          result.sawDone = true;
-          return;
-        }
-        const chunk = JSON.parse(data);
-        const choice = chunk.choices?.[0];
-        const content = choice?.delta?.content;
-        if (typeof content === "string" && content.length > 0) {
-          if (result.contentChunks++ === 0) result.ttftMs = performance.now() - startMs;
-          result.text += content;
-        }
-        if (choice?.finish_reason) result.finishReason = choice.finish_reason;
-        if (chunk.usage) result.completionTokens = chunk.usage.completion_tokens;
-      }
-    });
-    for await (const bytes of response.body) {
-      if (Number.isNaN(result.firstByteMs)) result.firstByteMs = performance.now() - startMs;
-      parser.push(bytes);
-    }
-    parser.end();
-    result.e2elMs = performance.now() - startMs;
-    return result;
+    return { config, outcome: await runGate(config, { log }) };
   } finally {
-    await server.close();
+    await Promise.all([baseline.close(), candidate.close()]);
   }
 }
-function formatDemo(r) {
-  const ms = (v) => `${v.toFixed(1)} ms`;
+
+// src/report/markdown.ts
+var COMMENT_LIMIT = 65536;
+var ICON = { pass: "\u2705", fail: "\u274C", inconclusive: "\u26A0\uFE0F", error: "\u{1F6D1}" };
+var ROW_ICON = {
+  pass: "\u2705",
+  regressed: "\u274C",
+  inconclusive: "\u26A0\uFE0F",
+  improved: "\u{1F680}"
+};
+function marker(key) {
+  return `<!-- llm-perf-gate:${key} -->`;
+}
+var signed2 = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
+function num(v) {
+  if (v === null || v === void 0 || !Number.isFinite(v)) return "\u2013";
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+function gate(c) {
+  return c.higher_is_worse ? `\u2264 ${signed2(c.tolerance)}` : `\u2265 ${signed2(-c.tolerance)}`;
+}
+function metricName(c) {
+  return c.unit ? `${c.label} (${c.unit})` : c.label;
+}
+function metricTable(r) {
+  const confidence = `${Math.round(r.confidence_per_look * 1e3) / 10} %`;
+  const rows = r.comparisons.map((c) => {
+    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : `${signed2(c.change_lower)} \u2026 ${signed2(c.change_upper)}`;
+    const flags = [
+      c.noisy ? "noisy" : "",
+      c.pairs.some((p) => p.outlier) ? "outlier pair" : ""
+    ].filter(Boolean);
+    const decided = r.verdict !== "error";
+    const verdict = decided ? `${c.verdict}${flags.length ? ` (${flags.join(", ")})` : ""}` : "not decided";
+    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${num(c.baseline)} | ${num(c.candidate)} | ${signed2(c.change)} | ${bounds} | ${verdict} |`;
+  });
   return [
-    `Built-in mock server at ${r.url} (model mock-llm); one streaming chat completion:`,
-    `  first byte       ${ms(r.firstByteMs)}  (the role chunk; not a token)`,
-    `  first token      ${ms(r.ttftMs)}  (TTFT)`,
-    `  end of stream    ${ms(r.e2elMs)}  (E2EL)`,
-    `  output           ${r.completionTokens ?? "?"} tokens (usage) in ${r.contentChunks} content chunks, finish_reason=${r.finishReason ?? "none"}, [DONE]=${r.sawDone}`,
-    `  text             ${JSON.stringify(r.text.length > 72 ? `${r.text.slice(0, 72)}\u2026` : r.text)}`
+    `| | metric | gate | baseline | candidate | change | ${confidence} bounds | verdict |`,
+    "|:-:|---|---|--:|--:|--:|---|---|",
+    ...rows
   ].join("\n");
 }
-
-// src/load/runner.ts
-var import_undici2 = __toESM(require_undici(), 1);
-
-// src/workload/lengths.ts
-function sampleLength(spec, rng) {
-  switch (spec.kind) {
-    case "fixed":
-      return spec.tokens;
-    case "uniform":
-      return rng.int(spec.min, spec.max);
-    case "normal":
-      return Math.max(1, Math.round(spec.mean + spec.sd * rng.normal()));
-  }
-}
-function formatLengthSpec(spec) {
-  switch (spec.kind) {
-    case "fixed":
-      return String(spec.tokens);
-    case "uniform":
-      return `${spec.min}..${spec.max}`;
-    case "normal":
-      return `normal:${spec.mean},${spec.sd}`;
-  }
-}
-
-// src/workload/plan.ts
-var ARRIVAL_STREAM = 685845;
-var LENGTH_STREAM = 489;
-var PROMPT_STREAM = 2496;
-var SHUFFLE_STREAM = 1521;
-function buildWorkload(spec) {
-  const warmupMs = spec.warmupS * 1e3;
-  const windowMs = spec.durationS * 1e3;
-  const arrivalRng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
-  let warmup;
-  let measured;
-  if (spec.arrival.kind === "all-at-once") {
-    warmup = warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, arrivalRng) : [];
-    measured = arrivalOffsetsMs(spec.arrival, warmupMs, warmupMs + windowMs, arrivalRng);
-  } else {
-    const all = arrivalOffsetsMs(spec.arrival, 0, warmupMs + windowMs, arrivalRng);
-    warmup = all.filter((t) => t < warmupMs);
-    measured = all.filter((t) => t >= warmupMs);
-  }
-  const offsetsMs = Float64Array.from([...warmup, ...measured]);
-  const n = offsetsMs.length;
-  const maxTokens = new Int32Array(n);
-  const inputTokens = new Int32Array(n);
-  const datasetIndex = new Int32Array(n).fill(-1);
-  const entries = spec.dataset?.entries;
-  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
-  for (let i = 0; i < n; i++) {
-    const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
-    let requested;
-    if (entries && order) {
-      const e = order[i % order.length];
-      datasetIndex[i] = e;
-      requested = entries[e].maxTokens;
-    } else {
-      inputTokens[i] = sampleLength(spec.inputLen, rng);
-    }
-    if (spec.outputLen) requested = sampleLength(spec.outputLen, rng);
-    if (spec.maxTokens !== void 0)
-      requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
-    maxTokens[i] = requested ?? 0;
-  }
-  const workload = {
-    spec,
-    offsetsMs,
-    warmupCount: warmup.length,
-    maxTokens,
-    inputTokens,
-    datasetIndex,
-    windowStartMs: warmupMs,
-    windowMs,
-    fingerprint: ""
-  };
-  workload.fingerprint = fingerprint(workload);
-  return workload;
-}
-function shuffledIndices(count, seed) {
-  const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
-  const order = Int32Array.from({ length: count }, (_, i) => i);
-  for (let i = count - 1; i > 0; i--) {
-    const j = rng.int(0, i);
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
-}
-function syntheticPrompt(seed, index, tokens) {
-  const rng = new Rng(mixSeeds(seed, PROMPT_STREAM, index));
-  const chars = tokens * 4;
-  let text2 = "";
-  while (text2.length < chars) text2 += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
-  return text2.slice(0, chars);
-}
-function messagesFor(workload, i) {
-  const e = workload.datasetIndex[i];
-  const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
-  if (entry) return entry.messages;
+function context(r) {
+  const w = r.config.workload;
+  const perTrial2 = r.trials.length > 0 ? Math.round(r.trials.reduce((s, t) => s + t.report.scheduled, 0) / r.trials.length) : 0;
+  const cvs = r.comparisons.flatMap((c) => [c.cv_baseline, c.cv_candidate]).filter((v) => v !== null);
+  const noise = cvs.length > 0 ? `trial-to-trial noise (CV) up to ${(Math.max(...cvs) * 100).toFixed(1)} %` : "noise unknown with one pair";
+  const detectable = r.comparisons.map((c) => `${c.label} ${c.detectable_change === null ? "n/a" : signed2(c.detectable_change)}`).join(", ");
+  const looks = r.looks > 1 ? ` \xB7 up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1e3) / 10} % each` : "";
   return [
-    {
-      role: "user",
-      content: syntheticPrompt(workload.spec.seed, i, workload.inputTokens[i])
-    }
+    `${r.pairs} pair${r.pairs === 1 ? "" : "s"} (order ${r.config.order}) \xB7 ${w.arrival} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${r.config.decision_rule}\`${looks}`,
+    `${noise} \xB7 smallest change this run could call a regression: ${detectable}`
+  ].join("  \n");
+}
+function outcomes(r) {
+  const arms = ["baseline", "candidate"];
+  const totals = Object.fromEntries(
+    arms.map((arm) => {
+      const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
+      let scheduled = 0;
+      for (const t of r.trials.filter((x) => x.arm === arm)) {
+        scheduled += t.report.scheduled;
+        for (const o of OUTCOMES) counts[o] = counts[o] + t.report.outcomes[o];
+      }
+      return [arm, { scheduled, counts }];
+    })
+  );
+  const shown = OUTCOMES.filter(
+    (o) => o === "ok" || arms.some((a) => (totals[a]?.counts[o] ?? 0) > 0)
+  );
+  const zero = OUTCOMES.filter((o) => !shown.includes(o));
+  const lines = [
+    `| arm | scheduled | ${shown.join(" | ")} |`,
+    `|---|--:|${shown.map(() => "--:").join("|")}|`,
+    ...arms.map(
+      (a) => `| ${a} | ${totals[a]?.scheduled} | ${shown.map((o) => totals[a]?.counts[o]).join(" | ")} |`
+    )
   ];
-}
-function fixedOutputTokens(workload, i) {
-  const m = workload.maxTokens[i];
-  return workload.spec.ignoreEos && m > 0 ? m : void 0;
-}
-function measuredCount(workload) {
-  return workload.offsetsMs.length - workload.warmupCount;
-}
-function fingerprint(w) {
-  let h = hashString(JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name }));
-  h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
-  for (let i = 0; i < w.offsetsMs.length; i++) {
-    h = mixSeeds(
-      h,
-      Math.round(w.offsetsMs[i] * 1e3),
-      w.maxTokens[i],
-      w.inputTokens[i],
-      w.datasetIndex[i]
-    );
-  }
-  if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
-  return h.toString(16).padStart(8, "0");
-}
+  if (zero.length > 0) lines.push("", `0 in both arms: ${zero.join(", ")}.`);
+  return `**Outcomes** (every scheduled request, all trials)
 
-// src/load/stream.ts
-var EXCERPT_CHARS = 300;
-function excerpt(text2, limit = EXCERPT_CHARS) {
-  return text2.length <= limit ? text2 : `${text2.slice(0, limit)}\u2026`;
+${lines.join("\n")}`;
 }
-function nonEmptyString(value) {
-  return typeof value === "string" && value.length > 0;
+function selfChecks(r) {
+  const invalid2 = r.trials.filter((t) => !t.report.validity.valid);
+  const worst = (f) => Math.max(0, ...r.trials.map(f));
+  const summary = `worst send skew p99 ${num(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${num(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core`;
+  const capped = r.trials.some((t) => t.report.validity.capped) ? " Runs were capped by max-concurrency (closed loop)." : "";
+  if (invalid2.length === 0)
+    return `**Self-checks** \u2705 all ${r.trials.length} trials valid \u2014 ${summary}.${capped}`;
+  return [
+    `**Self-checks** \u{1F6D1} ${invalid2.length} of ${r.trials.length} trials invalid \u2014 ${summary}.${capped}`,
+    ...invalid2.map((t) => `- pair ${t.pair + 1} ${t.arm}: ${t.report.validity.reasons.join("; ")}`)
+  ].join("\n");
 }
-function carriesOutput(choice) {
-  if (nonEmptyString(choice.text)) return true;
-  const delta = choice.delta;
-  if (!delta || typeof delta !== "object") return false;
-  return nonEmptyString(delta.content) || nonEmptyString(delta.reasoning_content) || nonEmptyString(delta.reasoning) || Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0 || typeof delta.function_call === "object" && delta.function_call !== null;
-}
-function applyStreamEvent(r, data, nowMs) {
-  if (r.sawDone) {
-    r.protocolError ??= `data after [DONE]: ${excerpt(data)}`;
-    return;
-  }
-  if (data === "[DONE]") {
-    r.sawDone = true;
-    return;
-  }
-  let chunk;
-  try {
-    chunk = JSON.parse(data);
-  } catch {
-    r.protocolError ??= `a data event is not JSON: ${excerpt(data)}`;
-    return;
-  }
-  if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) {
-    r.protocolError ??= `a data event is not a JSON object: ${excerpt(data)}`;
-    return;
-  }
-  const c = chunk;
-  if (c.error !== void 0 && c.error !== null) {
-    r.streamError ??= excerpt(JSON.stringify(c.error));
-    return;
-  }
-  if (c.object === "error") {
-    r.streamError ??= excerpt(data);
-    return;
-  }
-  const usage = c.usage;
-  if (usage && typeof usage === "object") {
-    if (typeof usage.completion_tokens === "number")
-      r.usageCompletionTokens = usage.completion_tokens;
-    if (typeof usage.prompt_tokens === "number") r.usagePromptTokens = usage.prompt_tokens;
-  }
-  const choices = c.choices;
-  if (!Array.isArray(choices)) {
-    if (!usage) r.protocolError ??= `a chunk has no choices array: ${excerpt(data)}`;
-    return;
-  }
-  let output = false;
-  for (const choice of choices) {
-    if (typeof choice !== "object" || choice === null) continue;
-    if (carriesOutput(choice)) output = true;
-    const finish = choice.finish_reason;
-    if (typeof finish === "string" && finish.length > 0) r.finishReason = finish;
-  }
-  if (output) {
-    if (r.outputChunks === 0) r.firstOutputMs = nowMs;
-    else r.gapsMs.push(nowMs - r.lastOutputMs);
-    r.lastOutputMs = nowMs;
-    r.outputChunks++;
-  }
-}
+function details(summary, body) {
+  return `<details><summary>${summary}</summary>
 
-// src/load/client.ts
-var BODY_EXCERPT_BYTES = 2048;
-var KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
-function requestPath(target) {
-  const base = new URL(target.baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, "");
-  return `${prefix}${target.endpoint === "chat" ? "/chat/completions" : "/completions"}`;
-}
-function requestHeaders(target) {
-  const headers = {
-    "content-type": "application/json",
-    accept: "text/event-stream",
-    ...target.headers
-  };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  return headers;
-}
-function requestBody(target, messages, maxTokens) {
-  const body = { model: target.model };
-  if (target.endpoint === "chat") body.messages = messages;
-  else body.prompt = messages.map((m) => m.content).join("\n");
-  if (maxTokens > 0) body.max_tokens = maxTokens;
-  body.temperature = target.temperature;
-  body.stream = true;
-  if (target.includeUsage) body.stream_options = { include_usage: true };
-  if (target.ignoreEos) body.ignore_eos = true;
-  return JSON.stringify({ ...body, ...target.extraBody });
-}
-function keptHeaders(headers) {
-  const kept = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (KEPT_HEADER.test(lower) && value !== void 0) {
-      kept[lower] = excerpt(Array.isArray(value) ? value.join(", ") : value, 200);
-    }
-  }
-  return kept;
-}
-function sendCompletion(dispatcher, path, headers, body, record, now, onDone) {
-  let controller;
-  let pendingAbort;
-  let finished = false;
-  let sse;
-  let rawBody = "";
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    record.endMs = now();
-    onDone(record);
-  };
-  const handler = {
-    onRequestStart(c) {
-      controller = c;
-      if (pendingAbort) c.abort(pendingAbort);
-    },
-    onResponseStart(_c, statusCode, responseHeaders) {
-      record.headersMs = now();
-      record.status = statusCode;
-      const type = String(responseHeaders["content-type"] ?? "");
-      const streaming = statusCode >= 200 && statusCode < 300 && type.startsWith("text/event-stream");
-      if (streaming) {
-        sse = new SseParser({ onEvent: (e) => applyStreamEvent(record, e.data, now()) });
-      } else {
-        record.headers = keptHeaders(responseHeaders);
-        if (statusCode >= 200 && statusCode < 300) {
-          record.protocolError = `expected an SSE stream (text/event-stream), got content-type "${type}"`;
-        }
-      }
-    },
-    onResponseData(_c, chunk) {
-      if (Number.isNaN(record.firstByteMs)) record.firstByteMs = now();
-      if (sse) sse.push(chunk);
-      else if (rawBody.length < BODY_EXCERPT_BYTES) rawBody += chunk.toString("utf8");
-    },
-    onResponseEnd() {
-      if (sse) record.incompleteEvent = sse.end();
-      else record.body = excerpt(rawBody, BODY_EXCERPT_BYTES);
-      finish();
-    },
-    onResponseError(_c, error) {
-      if (!record.timedOut) {
-        const code = error.code;
-        record.transportError = excerpt(code ? `${code}: ${error.message}` : error.message, 200);
-      }
-      if (sse) record.incompleteEvent = sse.end();
-      else if (rawBody) record.body = excerpt(rawBody, BODY_EXCERPT_BYTES);
-      finish();
-    }
-  };
-  record.dispatchMs = now();
-  dispatcher.dispatch(
-    { path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
-    handler
-  );
-  return {
-    abort(reason) {
-      if (finished) return;
-      if (controller) controller.abort(reason);
-      else pendingAbort = reason;
-    }
-  };
-}
+${body}
 
-// src/load/outcome.ts
-function quotaEvidence(r) {
-  for (const [name, value] of Object.entries(r.headers ?? {})) {
-    if (name.startsWith("x-ratelimit-remaining") && value.trim() === "0") return true;
-  }
-  return /insufficient_quota|quota|rate_limit_exceeded|"type"\s*:\s*"(requests|tokens)"/i.test(
-    r.body ?? ""
+</details>`;
+}
+function perTrial(r) {
+  const p = r.config.percentile;
+  const rows = r.trials.map((t) => {
+    const m = t.report.metrics;
+    const at = (s) => `${s.lower_bounds.includes(p) ? "\u2265" : ""}${num(s[p])}`;
+    return `| ${t.pair + 1} | ${t.arm} | ${t.position + 1} | ${t.seed} | ${t.report.scheduled} | ${t.report.outcomes.ok} | ${num(t.report.goodput.requests_per_s)} | ${at(m.ttft_ms)} | ${at(m.itl_ms)} | ${at(m.tpot_ms)} | ${t.report.validity.valid ? "\u2705" : "\u{1F6D1}"} |`;
+  });
+  const pl = p === "p999" ? "p99.9" : p;
+  return details(
+    "Per-trial results",
+    [
+      `| pair | arm | ran | seed | scheduled | ok | goodput (req/s) | ${pl} TTFT (ms) | ${pl} ITL (ms) | ${pl} TPOT (ms) | valid |`,
+      "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|",
+      ...rows
+    ].join("\n")
   );
 }
-function capacityEvidence(r) {
-  return /overload|capacity|server_busy|too many requests in (the )?queue|slow_down/i.test(
-    r.body ?? ""
+function chart(r) {
+  const ttft = r.comparisons.find((c) => c.id === "ttft");
+  if (!ttft || ttft.pairs.length < 2) return "";
+  const base = ttft.pairs.map((p) => Number(p.baseline.toFixed(1)));
+  const cand = ttft.pairs.map((p) => Number(p.candidate.toFixed(1)));
+  const top = Math.ceil(Math.max(...base, ...cand) * 1.1);
+  return details(
+    `Chart: ${ttft.label} per pair (bars: baseline, line: candidate)`,
+    [
+      "```mermaid",
+      "xychart-beta",
+      `  title "${ttft.label} per pair (ms)"`,
+      `  x-axis [${ttft.pairs.map((_, i) => `"pair ${i + 1}"`).join(", ")}]`,
+      `  y-axis "ms" 0 --> ${top}`,
+      `  bar [${base.join(", ")}]`,
+      `  line [${cand.join(", ")}]`,
+      "```"
+    ].join("\n")
   );
 }
-function classify(r) {
-  if (Number.isNaN(r.dispatchMs)) return "unsent";
-  if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
-  if (r.status === 0) return "connect_error";
-  if (r.status === 429) {
-    if (quotaEvidence(r)) return "rate_limited_quota";
-    return capacityEvidence(r) ? "overloaded" : "rate_limited";
+function pooled(r) {
+  const rows = [];
+  for (const [metric, label] of [
+    ["ttft_ms", "TTFT"],
+    ["itl_ms", "ITL"],
+    ["tpot_ms", "TPOT"],
+    ["e2el_ms", "E2EL"]
+  ]) {
+    for (const arm of ["baseline", "candidate"]) {
+      const p = r.pooled[arm]?.[metric];
+      if (p)
+        rows.push(
+          `| ${label} | ${arm} | ${p.count} | ${num(p.p50)} | ${num(p.p95)} | ${num(p.p99)} |`
+        );
+    }
   }
-  if (r.status === 503 || r.status === 529 || r.status === 498) return "overloaded";
-  if (r.status >= 500) return "http_5xx";
-  if (r.status >= 400) return "http_4xx";
-  if (r.status < 200 || r.status >= 300) return "protocol_error";
-  if (r.streamError !== void 0) return "stream_error";
-  if (r.protocolError !== void 0) return "protocol_error";
-  if (r.transportError !== void 0 || r.incompleteEvent || !r.sawDone || !r.finishReason) {
-    return "truncated";
-  }
-  if (r.outputChunks === 0) return "empty";
-  if (r.fixedTokens !== void 0 && r.finishReason !== "length" && (r.usageCompletionTokens ?? r.outputChunks) < r.fixedTokens) {
-    return "short";
-  }
-  return "ok";
-}
-
-// src/load/record.ts
-var OUTCOMES = [
-  "ok",
-  "empty",
-  "truncated",
-  "short",
-  "stream_error",
-  "protocol_error",
-  "rate_limited_quota",
-  "rate_limited",
-  "overloaded",
-  "http_4xx",
-  "http_5xx",
-  "connect_error",
-  "censored",
-  "unsent"
-];
-function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
-  return {
-    index,
-    warmup,
-    scheduledMs,
-    slotMs: scheduledMs,
-    dispatchMs: Number.NaN,
-    headersMs: Number.NaN,
-    firstByteMs: Number.NaN,
-    firstOutputMs: Number.NaN,
-    lastOutputMs: Number.NaN,
-    endMs: Number.NaN,
-    deadlineMs,
-    status: 0,
-    outputChunks: 0,
-    gapsMs: [],
-    usagePromptTokens: void 0,
-    usageCompletionTokens: void 0,
-    finishReason: void 0,
-    sawDone: false,
-    streamError: void 0,
-    protocolError: void 0,
-    transportError: void 0,
-    incompleteEvent: false,
-    timedOut: false,
-    fixedTokens,
-    headers: void 0,
-    body: void 0,
-    outcome: void 0
-  };
-}
-function outputTokens(r) {
-  return r.usageCompletionTokens ?? r.outputChunks;
-}
-
-// src/load/runner.ts
-var MONOTONIC = { now: () => performance.now() };
-var LEAD_MS = 20;
-var SWEEP_MS = 10;
-var SPIN_MS = 1;
-var TimeoutAbort = class extends Error {
-  name = "TimeoutAbort";
-};
-async function runTrial(options) {
-  const { target, workload, onRequest } = options;
-  const clock = options.clock ?? MONOTONIC;
-  const timeoutMs = options.timeoutS * 1e3;
-  const cap = options.maxConcurrency;
-  const n = workload.offsetsMs.length;
-  const ownPool = options.dispatcher === void 0;
-  const dispatcher = options.dispatcher ?? new import_undici2.Pool(new URL(target.baseUrl).origin, {
-    connections: cap ?? null,
-    pipelining: 1,
-    keepAliveTimeout: 3e4,
-    headersTimeout: 0,
-    bodyTimeout: 0
-  });
-  const path = requestPath(target);
-  const headers = requestHeaders(target);
-  collectGarbage();
-  const startMs = clock.now() + LEAD_MS;
-  let probes;
-  const startProbesAt = setTimeout(
-    () => {
-      probes = startProbes();
-    },
-    Math.max(0, startMs + workload.windowStartMs - clock.now())
+  return details(
+    "Pooled percentiles (descriptive only: not used for the verdict)",
+    [
+      "All requests of all trials of an arm pooled into one histogram. Pooling ignores the trial-to-trial noise, so these numbers never decide anything.",
+      "",
+      "| metric (ms) | arm | samples | p50 | p95 | p99 |",
+      "|---|---|--:|--:|--:|--:|",
+      ...rows
+    ].join("\n")
   );
-  const lastOffsetMs = n > 0 ? workload.offsetsMs[n - 1] : 0;
-  const hardStopMs = startMs + lastOffsetMs + timeoutMs + (options.hardStopGraceMs ?? 2e3);
-  const inFlight = /* @__PURE__ */ new Map();
-  const waiting = [];
-  let next = 0;
-  let done = 0;
-  let failed = 0;
-  let sent = 0;
-  let hardStopped = false;
-  let sleeping;
-  let polling;
-  let resolveAll = () => {
-  };
-  const allDone = new Promise((resolve) => {
-    resolveAll = resolve;
-  });
-  const finish = (r) => {
-    if (r.outcome !== void 0) return;
-    r.outcome = classify(r);
-    done++;
-    if (r.outcome !== "ok") failed++;
-    if (!r.warmup) onRequest(r);
-    if (done === n) resolveAll();
-  };
-  const censor = (r, handle, why) => {
-    r.timedOut = true;
-    inFlight.delete(r);
-    handle.abort(new TimeoutAbort(why));
-    finish(r);
-  };
-  const dispatch = (r) => {
-    if (clock.now() >= r.deadlineMs) {
-      finish(r);
-      return;
-    }
-    const messages = messagesFor(workload, r.index);
-    const body = requestBody(target, messages, workload.maxTokens[r.index]);
-    sent++;
-    const onDone = (rec) => {
-      if (rec.outcome !== void 0) return;
-      inFlight.delete(rec);
-      finish(rec);
-      if (cap !== void 0) admitWaiting();
-    };
-    try {
-      const handle = sendCompletion(dispatcher, path, headers, body, r, clock.now, onDone);
-      if (r.outcome === void 0) inFlight.set(r, handle);
-    } catch (error) {
-      r.transportError = `the request could not be dispatched: ${error.message}`;
-      r.endMs = clock.now();
-      onDone(r);
-    }
-  };
-  const admitWaiting = () => {
-    while (waiting.length > 0 && inFlight.size < cap) {
-      const r = waiting.shift();
-      r.slotMs = clock.now();
-      dispatch(r);
-    }
-  };
-  const recordFor = (i) => {
-    const scheduledMs = startMs + workload.offsetsMs[i];
-    const warmup = i < workload.warmupCount;
-    return newRecord(
-      i,
-      warmup,
-      scheduledMs,
-      scheduledMs + timeoutMs,
-      fixedOutputTokens(workload, i)
-    );
-  };
-  const fire = (i) => {
-    const r = recordFor(i);
-    if (cap !== void 0 && inFlight.size >= cap) waiting.push(r);
-    else dispatch(r);
-  };
-  const schedule = () => {
-    sleeping = void 0;
-    polling = void 0;
-    const now = clock.now();
-    while (next < n && startMs + workload.offsetsMs[next] <= now) fire(next++);
-    if (next >= n || hardStopped) return;
-    const waitMs = startMs + workload.offsetsMs[next] - now;
-    if (waitMs > SPIN_MS) sleeping = setTimeout(schedule, waitMs - SPIN_MS);
-    else polling = setImmediate(schedule);
-  };
-  const stopScheduling = () => {
-    clearTimeout(sleeping);
-    clearImmediate(polling);
-  };
-  const sweep = () => {
-    const now = clock.now();
-    for (const [r, handle] of inFlight) {
-      if (r.deadlineMs > now) break;
-      censor(r, handle, "request timeout");
-    }
-    if (cap !== void 0) admitWaiting();
-    while (waiting.length > 0 && waiting[0].deadlineMs <= now) {
-      finish(waiting.shift());
-    }
-    if (now >= hardStopMs) stopHard();
-  };
-  const stopHard = () => {
-    if (hardStopped) return;
-    hardStopped = true;
-    stopScheduling();
-    while (next < n) finish(recordFor(next++));
-    for (const r of waiting.splice(0)) finish(r);
-    for (const [r, handle] of inFlight) censor(r, handle, "hard deadline");
-  };
-  const sweeper = setInterval(sweep, SWEEP_MS);
-  const progressEveryMs = options.progressEveryMs ?? 1e3;
-  const reporter = options.onProgress ? setInterval(() => {
-    const elapsedMs = clock.now() - startMs;
-    options.onProgress?.({
-      elapsedS: elapsedMs / 1e3,
-      phase: elapsedMs < workload.windowStartMs ? "warm-up" : elapsedMs < workload.windowStartMs + workload.windowMs ? "window" : "drain",
-      sent,
-      inFlight: inFlight.size,
-      done,
-      failed,
-      total: n
-    });
-  }, progressEveryMs) : void 0;
-  if (n === 0) resolveAll();
-  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - SPIN_MS));
-  await allDone;
-  clearInterval(sweeper);
-  if (reporter) clearInterval(reporter);
-  stopScheduling();
-  const endMs = clock.now();
-  clearTimeout(startProbesAt);
-  const readings = (probes ?? startProbes()).stop();
-  if (ownPool) await dispatcher.close();
-  return { startMs, endMs, readings, hardStopped };
 }
-
-// src/metrics/histogram.ts
-var hdr = __toESM(require_dist(), 1);
-var PERCENTILES = [
-  ["p50", 50],
-  ["p90", 90],
-  ["p95", 95],
-  ["p99", 99],
-  ["p999", 99.9]
-];
-function newHdr() {
-  return hdr.build({
-    bitBucketSize: 32,
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 36e8,
-    numberOfSignificantValueDigits: 3,
-    autoResize: true,
-    useWebAssembly: false
-  });
-}
-var round3 = (v) => Math.round(v * 1e3) / 1e3;
-var LatencyHistogram = class {
-  hdr = newHdr();
-  sumMs = 0;
-  maxMs = 0;
-  censoredCount = 0;
-  censorMs = 0;
-  get count() {
-    return this.hdr.totalCount;
-  }
-  record(ms) {
-    const v = Math.max(0, ms);
-    this.hdr.recordValue(Math.round(v * 1e3));
-    this.sumMs += v;
-    if (v > this.maxMs) this.maxMs = v;
-  }
-  /** A value known only to be ≥ ms (a timeout). */
-  recordCensored(ms) {
-    this.record(ms);
-    this.censoredCount++;
-    this.censorMs = Math.max(this.censorMs, ms);
-  }
-  /** The value at a percentile (0–100) and whether it is a lower bound. */
-  percentile(p) {
-    const n = this.count;
-    if (n === 0) return void 0;
-    const rank = Math.max(1, Math.ceil(p / 100 * n));
-    if (rank > n - this.censoredCount) return { value: this.censorMs, lowerBound: true };
-    return {
-      value: Math.min(this.hdr.getValueAtPercentile(p) / 1e3, this.maxMs),
-      lowerBound: false
-    };
-  }
-  summary() {
-    const n = this.count;
-    const out = {
-      count: n,
-      censored: this.censoredCount,
-      mean: n > 0 ? round3(this.sumMs / n) : null,
-      p50: null,
-      p90: null,
-      p95: null,
-      p99: null,
-      p999: null,
-      max: n > 0 ? round3(this.maxMs) : null,
-      lower_bounds: []
-    };
-    if (n === 0) return out;
-    if (this.censoredCount > 0) out.lower_bounds.push("mean");
-    for (const [name, p] of PERCENTILES) {
-      const v = this.percentile(p);
-      out[name] = round3(v.value);
-      if (v.lowerBound) out.lower_bounds.push(name);
-    }
-    if (this.censoredCount > 0) out.lower_bounds.push("max");
-    return out;
-  }
-  /** HdrHistogram's standard compressed base64 form (values in µs), mergeable across runs. */
-  encode() {
-    return hdr.encodeIntoCompressedBase64(this.hdr);
-  }
-};
-
-// src/metrics/recorder.ts
-var EXAMPLES_PER_CLASS = 3;
-var TrialRecorder = class {
-  outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
-  /** From the scheduled send time (primary). */
-  ttft = new LatencyHistogram();
-  e2el = new LatencyHistogram();
-  /** From the actual send (service time). */
-  ttftService = new LatencyHistogram();
-  e2elService = new LatencyHistogram();
-  firstByte = new LatencyHistogram();
-  tpot = new LatencyHistogram();
-  itl = new LatencyHistogram();
-  /** dispatch − (scheduled or slot-free time): the generator's own lag. */
-  sendSkew = new LatencyHistogram();
-  /** Time waited for a max-concurrency slot. */
-  slotWait = new LatencyHistogram();
-  examples = {};
-  outputTokens = 0;
-  outputChunks = 0;
-  /** ok requests whose server reported usage, and their tokens and chunks. */
-  usageRequests = 0;
-  usageTokens = 0;
-  usageChunks = 0;
-  good = 0;
-  slo;
-  timeoutMs;
-  constructor(slo, timeoutMs) {
-    this.slo = slo;
-    this.timeoutMs = timeoutMs;
-  }
-  get scheduled() {
-    return OUTCOMES.reduce((sum, o) => sum + this.outcomes[o], 0);
-  }
-  add(r) {
-    const outcome = r.outcome;
-    this.outcomes[outcome]++;
-    const dispatched = !Number.isNaN(r.dispatchMs);
-    if (dispatched) {
-      this.sendSkew.record(r.dispatchMs - r.slotMs);
-      if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
-    }
-    if (outcome === "ok") this.addOk(r);
-    else if (outcome === "censored" || outcome === "unsent") this.addCensored(r, dispatched);
-    else this.addExample(outcome, r);
-  }
-  addOk(r) {
-    this.ttft.record(r.firstOutputMs - r.scheduledMs);
-    this.ttftService.record(r.firstOutputMs - r.dispatchMs);
-    this.e2el.record(r.endMs - r.scheduledMs);
-    this.e2elService.record(r.endMs - r.dispatchMs);
-    if (!Number.isNaN(r.firstByteMs)) this.firstByte.record(r.firstByteMs - r.scheduledMs);
-    for (const gap of r.gapsMs) this.itl.record(gap);
-    const tokens = outputTokens(r);
-    if (tokens > 1) this.tpot.record((r.endMs - r.firstOutputMs) / (tokens - 1));
-    this.outputTokens += tokens;
-    this.outputChunks += r.outputChunks;
-    if (r.usageCompletionTokens !== void 0) {
-      this.usageRequests++;
-      this.usageTokens += r.usageCompletionTokens;
-      this.usageChunks += r.outputChunks;
-    }
-    if (this.meetsSlo(r, tokens)) this.good++;
-  }
-  /** Timed out or never sent: latency is only known to be ≥ the timeout. */
-  addCensored(r, dispatched) {
-    const serviceCensorMs = r.deadlineMs - r.dispatchMs;
-    if (r.firstOutputMs <= r.deadlineMs) {
-      this.ttft.record(r.firstOutputMs - r.scheduledMs);
-      this.ttftService.record(r.firstOutputMs - r.dispatchMs);
-      for (const gap of r.gapsMs) this.itl.record(gap);
-    } else {
-      this.ttft.recordCensored(this.timeoutMs);
-      if (dispatched) this.ttftService.recordCensored(serviceCensorMs);
-    }
-    this.e2el.recordCensored(this.timeoutMs);
-    if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
-    this.addExample(r.outcome, r);
-  }
-  meetsSlo(r, tokens) {
-    const { ttftMs, tpotMs, e2elMs } = this.slo;
-    if (ttftMs !== void 0 && r.firstOutputMs - r.scheduledMs > ttftMs) return false;
-    if (e2elMs !== void 0 && r.endMs - r.scheduledMs > e2elMs) return false;
-    if (tpotMs !== void 0 && tokens > 1 && (r.endMs - r.firstOutputMs) / (tokens - 1) > tpotMs) {
-      return false;
-    }
-    return true;
-  }
-  addExample(outcome, r) {
-    const list2 = this.examples[outcome] ?? [];
-    this.examples[outcome] = list2;
-    if (list2.length >= EXAMPLES_PER_CLASS) return;
-    list2.push({
-      index: r.index,
-      status: r.status,
-      detail: r.streamError ?? r.protocolError ?? r.transportError ?? describeEnd(r),
-      headers: r.headers,
-      body: r.body
-    });
-  }
-};
-function describeEnd(r) {
-  switch (r.outcome) {
-    case "censored":
-      return `no end of stream within the timeout (${r.outputChunks} output chunks received)`;
-    case "unsent":
-      return "never dispatched before its deadline";
-    case "truncated":
-      return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
-    case "empty":
-      return `no content and no tool call; finish_reason ${r.finishReason}`;
-    case "short":
-      return `${outputTokens(r)} of ${r.fixedTokens} fixed output tokens; finish_reason ${r.finishReason}`;
-    default:
-      return void 0;
-  }
-}
-
-// src/metrics/summary.ts
-var round = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
-function summarizeTrial(rec, facts) {
-  const scheduled = rec.scheduled;
-  const windowS = facts.windowS;
-  const ok = rec.outcomes.ok;
-  const skew = rec.sendSkew.summary();
-  const slotWait = rec.slotWait.summary();
-  const tokensPerChunk = rec.usageChunks > 0 ? rec.usageTokens / rec.usageChunks : null;
-  const validity = evaluateValidity(
-    {
-      sendSkewP99Ms: skew.p99 ?? 0,
-      unsent: rec.outcomes.unsent,
-      windowMs: windowS * 1e3,
-      readings: facts.readings,
-      slotWaits: slotWait.count,
-      slotWaitP99Ms: slotWait.p99 ?? 0,
-      maxConcurrency: facts.maxConcurrency,
-      hardStopped: facts.hardStopped
-    },
-    facts.limits
+function method(r) {
+  return details(
+    "Configuration and method",
+    [
+      "Each pair runs baseline and candidate back to back with the same seeded schedule and prompts, open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); a one-sided t-interval over the pairs (n \u2212 1 degrees of freedom) measures the change against the trial-to-trial noise.",
+      "",
+      "```json",
+      JSON.stringify(r.config, null, 2),
+      "```"
+    ].join("\n")
   );
-  const { ttftMs, tpotMs, e2elMs } = facts.slo;
-  const slo = {};
-  if (ttftMs !== void 0) slo.ttft_ms = ttftMs;
-  if (tpotMs !== void 0) slo.tpot_ms = tpotMs;
-  if (e2elMs !== void 0) slo.e2el_ms = e2elMs;
-  const r = facts.readings;
-  return {
-    scheduled,
-    window_s: round(windowS),
-    outcomes: { ...rec.outcomes },
-    metrics: {
-      ttft_ms: rec.ttft.summary(),
-      ttft_service_ms: rec.ttftService.summary(),
-      e2el_ms: rec.e2el.summary(),
-      e2el_service_ms: rec.e2elService.summary(),
-      tpot_ms: rec.tpot.summary(),
-      itl_ms: rec.itl.summary(),
-      first_byte_ms: rec.firstByte.summary()
-    },
-    tokens: {
-      output_total: rec.outputTokens,
-      output_chunks: rec.outputChunks,
-      tokens_per_chunk: tokensPerChunk === null ? null : round(tokensPerChunk),
-      itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
-      requests_with_usage: rec.usageRequests
-    },
-    throughput: {
-      output_tokens_per_s: round(windowS > 0 ? rec.outputTokens / windowS : 0),
-      requests_per_s: round(windowS > 0 ? ok / windowS : 0)
-    },
-    goodput: {
-      requests_per_s: round(windowS > 0 ? rec.good / windowS : 0),
-      attainment: round(scheduled > 0 ? rec.good / scheduled : 0, 4),
-      good: rec.good,
-      slo
-    },
-    validity: {
-      ...validity,
-      limits: facts.limits,
-      send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
-      unsent: rec.outcomes.unsent,
-      event_loop_delay_ms: {
-        p50: round(r.eventLoopDelayMs.p50),
-        p99: round(r.eventLoopDelayMs.p99),
-        max: round(r.eventLoopDelayMs.max)
-      },
-      gc: {
-        count: r.gc.count,
-        total_ms: round(r.gc.totalMs),
-        share_of_window: round(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
-      },
-      client_cpu: {
-        share_of_core: round(r.cpu.shareOfCore, 4),
-        user_ms: round(r.cpu.userMs, 1),
-        system_ms: round(r.cpu.systemMs, 1)
-      },
-      capped: facts.maxConcurrency !== void 0,
-      slot_wait_ms: slotWait
-    },
-    errors: rec.examples,
-    histograms: {
-      ttft_us: rec.ttft.encode(),
-      ttft_service_us: rec.ttftService.encode(),
-      e2el_us: rec.e2el.encode(),
-      e2el_service_us: rec.e2elService.encode(),
-      tpot_us: rec.tpot.encode(),
-      itl_us: rec.itl.encode(),
-      send_skew_us: rec.sendSkew.encode()
-    }
-  };
 }
-
-// src/measure.ts
-var MEASURE_SCHEMA = "llm-perf-gate/measure@1";
-async function measure(config, deps = {}) {
-  const workload = buildWorkload(config.workload);
-  const recorder = new TrialRecorder(config.slo, config.timeoutS * 1e3);
-  let lastMeasuredEndMs = Number.NaN;
-  const run = await runTrial({
-    target: config.target,
-    workload,
-    timeoutS: config.timeoutS,
-    maxConcurrency: config.maxConcurrency,
-    onRequest: (r) => {
-      recorder.add(r);
-      if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
-    },
-    ...deps.onProgress ? { onProgress: deps.onProgress } : {},
-    ...deps.clock ? { clock: deps.clock } : {}
-  });
-  const windowS = config.workload.arrival.kind === "all-at-once" ? Math.max(0, (lastMeasuredEndMs - (run.startMs + workload.windowStartMs)) / 1e3) : config.workload.durationS;
-  const summary = summarizeTrial(recorder, {
-    windowS,
-    readings: run.readings,
-    hardStopped: run.hardStopped,
-    maxConcurrency: config.maxConcurrency,
-    limits: config.limits,
-    slo: config.slo
-  });
-  if (summary.scheduled !== measuredCount(workload)) {
-    throw new Error(
-      `internal error: ${summary.scheduled} outcomes for ${measuredCount(workload)} scheduled requests`
-    );
+function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
+  if (r.trials.length === 0) {
+    return `${[marker(commentKey), `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** \u2014 ${r.headline}`].join("\n")}
+`;
   }
-  const w = config.workload;
-  return {
-    schema: MEASURE_SCHEMA,
-    created_at: (deps.now?.() ?? /* @__PURE__ */ new Date()).toISOString(),
-    target: {
-      url: config.target.baseUrl,
-      model: config.target.model,
-      endpoint: config.target.endpoint
-    },
-    workload: {
-      arrival: describeArrivals(w.arrival),
-      seed: w.seed,
-      warmup_s: w.warmupS,
-      duration_s: w.durationS,
-      input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-      output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
-      max_tokens: w.maxTokens ?? null,
-      ignore_eos: w.ignoreEos,
-      dataset: w.dataset?.name ?? null,
-      max_concurrency: config.maxConcurrency ?? null,
-      timeout_s: config.timeoutS,
-      slo: formatSlo(config.slo),
-      include_usage: config.target.includeUsage,
-      fingerprint: workload.fingerprint,
-      warmup_requests: workload.warmupCount
-    },
-    ...summary
-  };
+  const head = [
+    marker(commentKey),
+    `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** \u2014 ${r.headline}`,
+    ...r.guards.length > 0 ? [
+      "",
+      "No performance verdict: the measurement cannot be trusted as it is.",
+      "",
+      ...r.guards.map((g2) => `- ${g2}`)
+    ] : [],
+    "",
+    metricTable(r),
+    "",
+    context(r),
+    "",
+    outcomes(r),
+    "",
+    selfChecks(r)
+  ].join("\n");
+  const optional = [perTrial(r), chart(r), pooled(r), method(r)].filter(Boolean);
+  const note = (dropped) => `
+
+_${dropped} detail section${dropped > 1 ? "s" : ""} omitted to fit GitHub's ${limit.toLocaleString("en-US")}-character limit; the results file has everything._`;
+  for (let keep = optional.length; keep >= 0; keep--) {
+    const body = [head, ...optional.slice(0, keep)].join("\n\n");
+    const text2 = keep === optional.length ? body : body + note(optional.length - keep);
+    if (text2.length <= limit) return `${text2}
+`;
+  }
+  const cut = `
+
+_Truncated to fit GitHub's ${limit}-character limit; the results file has everything._
+`;
+  return head.slice(0, limit - cut.length) + cut;
 }
 
 // src/report/measure-text.ts
@@ -41899,6 +50361,137 @@ function formatProgress(p) {
   return `[${p.elapsedS.toFixed(0).padStart(4)} s ${p.phase.padEnd(7)}] sent ${p.sent}/${p.total} \xB7 in flight ${p.inFlight} \xB7 done ${p.done} \xB7 not ok ${p.failed}`;
 }
 
+// src/report/results.ts
+import { readFileSync as readFileSync3, writeFileSync } from "node:fs";
+import { arch, cpus, platform } from "node:os";
+
+// package.json
+var package_default = {
+  name: "llm-perf-gate",
+  version: "0.1.0",
+  description: "A GitHub Action and CLI that gates LLM serving changes on open-loop, noise-aware latency, goodput and structured-output quality measurements.",
+  type: "module",
+  license: "MIT",
+  bin: {
+    "llm-perf-gate": "dist/cli.js"
+  },
+  files: [
+    "dist",
+    "action.yml",
+    "README.md"
+  ],
+  scripts: {
+    build: "node build.mjs",
+    typecheck: "tsc --noEmit -p tsconfig.json",
+    lint: "biome check .",
+    format: "biome check --write .",
+    test: 'node --test "test/**/*.test.ts"',
+    demo: "node src/cli.ts demo",
+    mock: "node src/cli.ts mock",
+    "check-dist": "node build.mjs --check"
+  },
+  devDependencies: {
+    "@biomejs/biome": "^2.6.8",
+    "@types/node": "^24.19.4",
+    esbuild: "^0.28.2",
+    node: "^24.21.0",
+    typescript: "^7.0.2"
+  },
+  dependencies: {
+    "@actions/core": "^3.0.1",
+    "@actions/github": "^9.1.1",
+    "hdr-histogram-js": "^3.0.1",
+    "simple-statistics": "^7.12.1",
+    undici: "^8.13.1",
+    yaml: "^2.9.1"
+  },
+  allowScripts: {
+    esbuild: true,
+    node: true
+  },
+  engines: {
+    node: ">=22.19"
+  }
+};
+
+// src/report/results.ts
+function redactedTarget(c) {
+  return {
+    url: c.target.baseUrl,
+    model: c.target.model,
+    endpoint: c.target.endpoint,
+    api_key: c.target.apiKey ? "***" : null,
+    headers: Object.fromEntries(Object.keys(c.target.headers).map((k) => [k, "***"])),
+    extra_body: c.target.extraBody,
+    include_usage: c.target.includeUsage,
+    temperature: c.target.temperature
+  };
+}
+function describeConfig(config) {
+  const w = config.baseline.workload;
+  return {
+    baseline: redactedTarget(config.baseline),
+    candidate: redactedTarget(config.candidate),
+    workload: {
+      arrival: describeArrivals(w.arrival),
+      seed: w.seed,
+      warmup_s: w.warmupS,
+      duration_s: w.durationS,
+      input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
+      output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
+      max_tokens: w.maxTokens ?? null,
+      ignore_eos: w.ignoreEos,
+      dataset: w.dataset?.name ?? null
+    },
+    timeout_s: config.baseline.timeoutS,
+    max_concurrency: config.baseline.maxConcurrency ?? null,
+    slo: formatSlo(config.baseline.slo),
+    self_check_limits: config.baseline.limits,
+    trials: config.trials,
+    max_trials: config.maxTrials,
+    order: config.order,
+    cooldown_s: config.cooldownS,
+    percentile: config.percentile,
+    tolerances: config.tolerances,
+    decision_rule: config.rule,
+    confidence: config.confidence,
+    max_error_rate: config.maxErrorRate,
+    max_trial_cv: config.maxTrialCv,
+    min_ok_requests: config.minOkRequests,
+    fail_on: config.report.failOn
+  };
+}
+function environment(env) {
+  return {
+    node: process.version,
+    platform: platform(),
+    arch: arch(),
+    cpus: cpus().length,
+    runner: env.RUNNER_NAME ? { name: env.RUNNER_NAME, os: env.RUNNER_OS, arch: env.RUNNER_ARCH } : null,
+    github: env.GITHUB_REPOSITORY ? {
+      repository: env.GITHUB_REPOSITORY,
+      sha: env.GITHUB_SHA,
+      ref: env.GITHUB_REF,
+      run_id: env.GITHUB_RUN_ID,
+      event: env.GITHUB_EVENT_NAME
+    } : null
+  };
+}
+function buildResults(config, outcome, env, now = /* @__PURE__ */ new Date()) {
+  return {
+    schema: RESULTS_SCHEMA,
+    created_at: now.toISOString(),
+    tool: { name: package_default.name, version: package_default.version },
+    environment: environment(env),
+    config: describeConfig(config),
+    ...outcome
+  };
+}
+function writeResults(path, results) {
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}
+`);
+}
+
 // src/cli.ts
 var UsageError = class extends Error {
   name = "UsageError";
@@ -41906,7 +50499,9 @@ var UsageError = class extends Error {
 var USAGE = `Usage: llm-perf-gate <command> [flags]
 
 Commands:
-  demo                          start the built-in mock server and send one streaming request to it
+  demo                          a short gate between two built-in mock servers (the candidate decodes 30 % slower)
+  gate [--config FILE] [flags]  measure baseline and candidate in interleaved pairs and decide;
+                                flags are the action's inputs (--baseline-url, --candidate-url, --model, \u2026)
   measure --url URL --model NAME [flags]
                                 measure one endpoint open-loop; prints a table, writes --out JSON
   mock [--port N] [--host H] [--profile FILE] [--set key=value ...]
@@ -41925,7 +50520,7 @@ function loadProfile(profilePath, sets) {
   if (profilePath !== void 0) {
     let parsed;
     try {
-      parsed = JSON.parse(readFileSync2(profilePath, "utf8"));
+      parsed = JSON.parse(readFileSync4(profilePath, "utf8"));
     } catch (error) {
       throw new UsageError(
         `--profile ${profilePath}: cannot read a JSON profile: ${error.message}`
@@ -42000,23 +50595,59 @@ async function measureCommand(args) {
     quiet: { type: "boolean" }
   });
   const raw = {};
-  for (const [key, value] of Object.entries(values)) {
-    raw[key] = typeof value === "boolean" ? String(value) : value;
+  for (const [key, value2] of Object.entries(values)) {
+    raw[key] = typeof value2 === "boolean" ? String(value2) : value2;
   }
   const config = parseMeasureConfig(raw, process.env);
   const report = await measure(config, {
     ...values.quiet ? {} : { onProgress: (p) => console.error(formatProgress(p)) }
   });
   const out = values.out;
-  if (out !== void 0) writeFileSync(out, `${JSON.stringify(report, null, 2)}
+  if (out !== void 0) writeFileSync2(out, `${JSON.stringify(report, null, 2)}
 `);
   console.log(formatMeasureReport(report));
   if (out !== void 0) console.log(`report written to ${out}`);
   return report.validity.valid ? 0 : 3;
 }
+function toRaw(values) {
+  const raw = {};
+  for (const [key, value2] of Object.entries(values)) {
+    raw[key] = typeof value2 === "boolean" ? String(value2) : value2;
+  }
+  return raw;
+}
+var BOOLEAN_FLAGS = /* @__PURE__ */ new Set(["ignore-eos", "no-usage", "job-summary"]);
+async function gateCommand(args) {
+  const options = {};
+  for (const key of [...GATE_KEYS, ...MEASURE_KEYS]) {
+    if (key === "github-token" || key === "mode") continue;
+    options[key] = BOOLEAN_FLAGS.has(key) ? { type: "boolean" } : { type: "string", multiple: key === "header" };
+  }
+  const { values } = parse("gate", args, options);
+  const flags = toRaw(values);
+  const configPath = flags.config;
+  const raw = mergeSettings(
+    configPath ? readConfigFile(configPath, (p) => readFileSync4(p, "utf8")) : {},
+    flags
+  );
+  const config = parseGateConfig(raw, process.env);
+  const outcome = await runGate(config, { log: (line) => console.error(line) });
+  const results = buildResults(config, outcome, process.env);
+  writeResults(config.report.resultsPath, results);
+  console.log(renderMarkdown(results, config.report.commentKey));
+  console.error(`results written to ${config.report.resultsPath}`);
+  return config.report.failOn.includes(results.verdict) ? 1 : 0;
+}
 async function demoCommand(args) {
   parse("demo", args, {});
-  console.log(formatDemo(await runDemo()));
+  const { config, outcome } = await runDemo((line) => console.error(line));
+  const results = buildResults(config, outcome, process.env);
+  const settings = parseReportSettings({
+    "results-path": join(tmpdir(), "llm-perf-gate-demo-results.json")
+  });
+  writeResults(settings.resultsPath, results);
+  console.log(renderMarkdown(results, settings.commentKey));
+  console.error(`results written to ${settings.resultsPath}`);
 }
 async function main(argv) {
   const [command, ...rest] = argv;
@@ -42030,6 +50661,8 @@ async function main(argv) {
         return 0;
       case "measure":
         return await measureCommand(rest);
+      case "gate":
+        return await gateCommand(rest);
       case void 0:
       case "help":
       case "--help":
@@ -42037,7 +50670,9 @@ async function main(argv) {
         process.stdout.write(USAGE);
         return command === void 0 ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"; accepted: demo, measure, mock, help`);
+        throw new UsageError(
+          `unknown command "${command}"; accepted: demo, gate, measure, mock, help`
+        );
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof MockProfileError || error instanceof ConfigError) {

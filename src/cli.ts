@@ -2,10 +2,21 @@
 // Commands: mock (run the built-in mock server), demo (the quick start).
 
 import { readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { ConfigError } from "./config/errors.ts";
+import {
+  GATE_KEYS,
+  MEASURE_KEYS,
+  mergeSettings,
+  parseGateConfig,
+  parseReportSettings,
+  readConfigFile,
+} from "./config/gate.ts";
 import { parseMeasureConfig, type RawSettings } from "./config/measure.ts";
-import { formatDemo, runDemo } from "./demo.ts";
+import { runDemo } from "./demo.ts";
+import { runGate } from "./gate.ts";
 import { measure } from "./measure.ts";
 import {
   DEFAULT_PROFILE,
@@ -15,7 +26,9 @@ import {
   parseOverrides,
 } from "./mock/profile.ts";
 import { startMockServer } from "./mock/server.ts";
+import { renderMarkdown } from "./report/markdown.ts";
 import { formatMeasureReport, formatProgress } from "./report/measure-text.ts";
+import { buildResults, writeResults } from "./report/results.ts";
 
 /** A mistake in how the command was invoked; printed without a stack trace. */
 class UsageError extends Error {
@@ -25,7 +38,9 @@ class UsageError extends Error {
 const USAGE = `Usage: llm-perf-gate <command> [flags]
 
 Commands:
-  demo                          start the built-in mock server and send one streaming request to it
+  demo                          a short gate between two built-in mock servers (the candidate decodes 30 % slower)
+  gate [--config FILE] [flags]  measure baseline and candidate in interleaved pairs and decide;
+                                flags are the action's inputs (--baseline-url, --candidate-url, --model, …)
   measure --url URL --model NAME [flags]
                                 measure one endpoint open-loop; prints a table, writes --out JSON
   mock [--port N] [--host H] [--profile FILE] [--set key=value ...]
@@ -139,9 +154,50 @@ async function measureCommand(args: string[]): Promise<number> {
   return report.validity.valid ? 0 : 3;
 }
 
+function toRaw(values: Record<string, string | boolean | string[] | undefined>): RawSettings {
+  const raw: RawSettings = {};
+  for (const [key, value] of Object.entries(values)) {
+    raw[key] = typeof value === "boolean" ? String(value) : value;
+  }
+  return raw;
+}
+
+const BOOLEAN_FLAGS = new Set(["ignore-eos", "no-usage", "job-summary"]);
+
+async function gateCommand(args: string[]): Promise<number> {
+  const options: ParseArgsOptionsConfig = {};
+  for (const key of [...GATE_KEYS, ...MEASURE_KEYS]) {
+    if (key === "github-token" || key === "mode") continue;
+    options[key] = BOOLEAN_FLAGS.has(key)
+      ? { type: "boolean" }
+      : { type: "string", multiple: key === "header" };
+  }
+  const { values } = parse("gate", args, options);
+  const flags = toRaw(values as Record<string, string | boolean | string[] | undefined>);
+  const configPath = flags.config as string | undefined;
+  const raw = mergeSettings(
+    configPath ? readConfigFile(configPath, (p) => readFileSync(p, "utf8")) : {},
+    flags,
+  );
+  const config = parseGateConfig(raw, process.env);
+  const outcome = await runGate(config, { log: (line) => console.error(line) });
+  const results = buildResults(config, outcome, process.env);
+  writeResults(config.report.resultsPath, results);
+  console.log(renderMarkdown(results, config.report.commentKey));
+  console.error(`results written to ${config.report.resultsPath}`);
+  return config.report.failOn.includes(results.verdict) ? 1 : 0;
+}
+
 async function demoCommand(args: string[]): Promise<void> {
   parse("demo", args, {});
-  console.log(formatDemo(await runDemo()));
+  const { config, outcome } = await runDemo((line) => console.error(line));
+  const results = buildResults(config, outcome, process.env);
+  const settings = parseReportSettings({
+    "results-path": join(tmpdir(), "llm-perf-gate-demo-results.json"),
+  });
+  writeResults(settings.resultsPath, results);
+  console.log(renderMarkdown(results, settings.commentKey));
+  console.error(`results written to ${settings.resultsPath}`);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -156,6 +212,8 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case "measure":
         return await measureCommand(rest);
+      case "gate":
+        return await gateCommand(rest);
       case undefined:
       case "help":
       case "--help":
@@ -163,7 +221,9 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"; accepted: demo, measure, mock, help`);
+        throw new UsageError(
+          `unknown command "${command}"; accepted: demo, gate, measure, mock, help`,
+        );
     }
   } catch (error) {
     if (

@@ -1,0 +1,100 @@
+// After the gate: the sticky PR comment, the job summary, the step outputs
+// and annotations. A failure to comment (a fork's read-only token, an API
+// error) is a warning: the verdict, summary and outputs do not depend on it.
+
+import type { ReportSettings } from "../config/gate.ts";
+import { COMMENT_LIMIT, marker, renderMarkdown } from "../report/markdown.ts";
+import type { GateResults } from "../report/results.ts";
+import { type CommentApi, upsertStickyComment } from "./comment.ts";
+import { findPullRequest, type PullRequestApi, repoFromEnv } from "./pull-request.ts";
+
+export interface ActionIo {
+  setOutput(name: string, value: string): void;
+  info(message: string): void;
+  warning(message: string): void;
+  error(message: string): void;
+  writeSummary(markdown: string): Promise<void>;
+}
+
+export interface PublishContext {
+  env: Record<string, string | undefined>;
+  eventPayload: Record<string, unknown>;
+  api: (CommentApi & PullRequestApi) | undefined;
+}
+
+/** The job summary limit is 1 MiB; keep a margin. */
+const SUMMARY_LIMIT = 1_000_000;
+
+export async function publish(
+  results: GateResults,
+  settings: ReportSettings,
+  resultsPath: string,
+  ctx: PublishContext,
+  io: ActionIo,
+  postComment: boolean,
+): Promise<void> {
+  io.setOutput("verdict", results.verdict);
+  io.setOutput("results-path", resultsPath);
+  io.setOutput("headline", results.headline);
+  for (const c of results.comparisons) {
+    const id = c.id.replaceAll("_", "-");
+    io.setOutput(`${id}-ratio`, (1 + c.change).toFixed(4));
+    io.setOutput(`${id}-ratio-lower`, (1 + c.change_lower).toFixed(4));
+    io.setOutput(`${id}-ratio-upper`, (1 + c.change_upper).toFixed(4));
+    io.setOutput(`${id}-verdict`, c.verdict);
+  }
+
+  for (const c of results.comparisons) {
+    if (c.verdict === "regressed") io.error(`${c.label}: ${c.reason}`);
+    else if (c.verdict === "inconclusive")
+      io.warning(`${c.label}: ${c.reason}; add pairs to decide`);
+    if (c.noisy) io.warning(`${c.label}: noisy trials (CV over the max-trial-cv limit)`);
+  }
+  for (const g of results.guards) io.error(g);
+
+  if (settings.jobSummary) {
+    try {
+      await io.writeSummary(renderMarkdown(results, settings.commentKey, SUMMARY_LIMIT));
+    } catch (error) {
+      io.warning(`could not write the job summary: ${(error as Error).message}`);
+    }
+  }
+
+  if (!postComment || settings.comment === "never") return;
+  const repo = repoFromEnv(ctx.env);
+  if (!ctx.api || !repo) {
+    io.info("no GitHub token or repository: no PR comment");
+    return;
+  }
+  try {
+    const pr = await findPullRequest(ctx.env.GITHUB_EVENT_NAME, ctx.eventPayload, repo, ctx.api);
+    if (pr === undefined) {
+      io.info(
+        `not a pull request run (event ${ctx.env.GITHUB_EVENT_NAME ?? "unknown"}): no PR comment`,
+      );
+      return;
+    }
+    // on-regression: only a non-pass verdict creates a comment, but an existing one is kept current.
+    const create = settings.comment === "always" || results.verdict !== "pass";
+    const body = renderMarkdown(results, settings.commentKey, COMMENT_LIMIT);
+    const done = await upsertStickyComment(
+      ctx.api,
+      repo,
+      pr,
+      marker(settings.commentKey),
+      body,
+      create,
+    );
+    if (done.url) io.setOutput("comment-url", done.url);
+    io.info(
+      `PR #${pr} comment ${done.action}${done.deleted ? `, ${done.deleted} duplicates deleted` : ""}`,
+    );
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    const hint =
+      status === 403
+        ? " (a read-only token, as on pull requests from forks: see the README's fork recipe)"
+        : "";
+    io.warning(`could not post the PR comment${hint}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError } from "../../src/config/errors.ts";
+import {
+  mergeSettings,
+  parseFraction,
+  parseGateConfig,
+  readConfigFile,
+} from "../../src/config/gate.ts";
+import type { RawSettings } from "../../src/config/measure.ts";
+
+const BASE: RawSettings = {
+  "baseline-url": "http://127.0.0.1:8001/v1",
+  "candidate-url": "http://127.0.0.1:8002/v1",
+  model: "m",
+  rate: "10",
+};
+
+function rejects(raw: RawSettings, message: RegExp) {
+  assert.throws(
+    () => parseGateConfig({ ...BASE, ...raw }),
+    (e: unknown) => e instanceof ConfigError && message.test(e.message),
+    `expected ${message}`,
+  );
+}
+
+test("defaults follow DESIGN.md", () => {
+  const c = parseGateConfig(BASE);
+  assert.equal(c.trials, 3);
+  assert.equal(c.maxTrials, 3);
+  assert.equal(c.order, "abba");
+  assert.equal(c.percentile, "p95");
+  assert.deepEqual(c.tolerances, {
+    goodput: 0.05,
+    ttft: 0.1,
+    itl: 0.1,
+    tpot: undefined,
+    e2el: undefined,
+    successRate: undefined,
+  });
+  assert.equal(c.rule, "significant-and-material");
+  assert.equal(c.confidence, 0.95);
+  assert.equal(c.maxErrorRate, 0.01);
+  assert.equal(c.maxTrialCv, 0.1);
+  assert.deepEqual(c.report.failOn, ["fail", "error"]);
+  assert.equal(c.report.comment, "always");
+  assert.equal(c.baseline.target.baseUrl, "http://127.0.0.1:8001/v1");
+  assert.equal(c.candidate.target.baseUrl, "http://127.0.0.1:8002/v1");
+});
+
+test("per-arm model and key override the shared ones", () => {
+  const c = parseGateConfig({
+    ...BASE,
+    "candidate-model": "m-fp8",
+    "api-key": "k1",
+    "candidate-api-key": "k2",
+  });
+  assert.equal(c.baseline.target.model, "m");
+  assert.equal(c.candidate.target.model, "m-fp8");
+  assert.equal(c.baseline.target.apiKey, "k1");
+  assert.equal(c.candidate.target.apiKey, "k2");
+});
+
+test("bad inputs name the input, the value and what is accepted", () => {
+  rejects({ "baseline-url": undefined }, /^baseline-url is required/);
+  rejects(
+    { "candidate-url": "localhost:8000" },
+    /^candidate-url = "localhost:8000" is not accepted/,
+  );
+  rejects({ model: undefined }, /model \(or baseline-model\) is required/);
+  rejects({ trials: "0" }, /trials = "0" is not accepted; expected an integer ≥ 1/);
+  rejects(
+    { trials: "5", "max-trials": "3" },
+    /max-trials = 3 is not accepted; expected at least trials \(5\)/,
+  );
+  rejects({ order: "ab" }, /order = "ab" is not accepted; expected one of abba, abab, random/);
+  rejects(
+    { percentile: "p97" },
+    /percentile = "p97" is not accepted; expected one of p50, p90, p95, p99, p99\.9/,
+  );
+  rejects(
+    { "max-ttft-regression": "ten" },
+    /max-ttft-regression = "ten" is not accepted; expected a percentage such as 5% or a fraction/,
+  );
+  rejects({ "max-goodput-drop": "100%" }, /max-goodput-drop = "100%"/);
+  rejects(
+    { "decision-rule": "strict" },
+    /decision-rule = "strict" is not accepted; expected one of significant-and-material, confirm/,
+  );
+  rejects(
+    { confidence: "95" },
+    /confidence = "95" is not accepted; expected a number > 0\.5 and ≤ 0\.999/,
+  );
+  rejects(
+    { "fail-on": "fail,regressed" },
+    /fail-on = "regressed" is not accepted; expected one of pass, inconclusive, fail, error/,
+  );
+  rejects(
+    { comment: "sometimes" },
+    /comment = "sometimes" is not accepted; expected one of always, on-regression, never/,
+  );
+  rejects({ "comment-key": "a b" }, /comment-key = "a b" is not accepted/);
+  rejects({ mode: "dry" }, /mode = "dry" is not accepted; expected one of run, measure, report/);
+  rejects({ rate: "-1" }, /rate = "-1"/);
+  assert.equal(parseFraction("x", "5%"), 0.05);
+  assert.equal(parseFraction("x", "0.05"), 0.05);
+});
+
+test("a YAML config file holds the settings; inputs override it; secrets are refused in it", () => {
+  const file = readConfigFile("gate.yml", () =>
+    [
+      "trials: 5",
+      "rate: 20",
+      "slo: ttft:800 tpot:50",
+      "header:",
+      "  - 'X-Team: infra'",
+      "max-ttft-regression: 15%",
+    ].join("\n"),
+  );
+  const c = parseGateConfig(mergeSettings(file, BASE, { trials: "", rate: "12" }));
+  assert.equal(c.trials, 5, "an empty input does not override the file");
+  assert.deepEqual(c.baseline.workload.arrival, { kind: "poisson", ratePerS: 12 });
+  assert.equal(c.tolerances.ttft, 0.15);
+  assert.deepEqual(c.candidate.target.headers, { "x-team": "infra" });
+  assert.deepEqual(c.baseline.slo, { ttftMs: 800, tpotMs: 50 });
+  assert.throws(
+    () => readConfigFile("g.yml", () => "trails: 3"),
+    /config g\.yml: unknown setting "trails"; accepted: .*trials/,
+  );
+  assert.throws(
+    () => readConfigFile("g.yml", () => "api-key: sk-1"),
+    /"api-key" must not be in a file/,
+  );
+  assert.throws(() => readConfigFile("g.yml", () => "- 1\n- 2"), /expected a mapping of settings/);
+  assert.throws(() => readConfigFile("g.yml", () => "a: [1,"), /cannot be read as YAML or JSON/);
+  const json = readConfigFile("g.json", () => '{"trials": 4, "order": "random"}');
+  assert.equal(parseGateConfig(mergeSettings(json, BASE)).order, "random");
+});

@@ -1,0 +1,204 @@
+// The bundled action (node dist/index.js) run the way a runner runs it:
+// INPUT_* variables, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, a pull_request event,
+// and GITHUB_API_URL pointing at a fake GitHub API — against two mock servers,
+// everything on 127.0.0.1.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { type MockServer, startMockServer } from "../../src/mock/server.ts";
+import { type FakeGitHub, seedComments, startFakeGitHub } from "../helpers/fake-github.ts";
+
+const ACTION = join(import.meta.dirname, "../../dist/index.js");
+const PR = 7;
+
+interface StepResult {
+  code: number | null;
+  stdout: string;
+  outputs: Record<string, string>;
+  summary: string;
+  resultsPath: string;
+}
+
+/** GITHUB_OUTPUT uses heredoc blocks: name<<DELIM, value lines, DELIM. */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = (lines[i] as string).match(/^([^<]+)<<(.+)$/);
+    if (!m) continue;
+    const value: string[] = [];
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i] as string);
+    out[m[1] as string] = value.join("\n");
+  }
+  return out;
+}
+
+async function runAction(inputs: Record<string, string>, gh: FakeGitHub): Promise<StepResult> {
+  const dir = mkdtempSync(join(tmpdir(), "lpg-e2e-"));
+  const files = {
+    output: join(dir, "output"),
+    summary: join(dir, "summary.md"),
+    event: join(dir, "event.json"),
+  };
+  writeFileSync(files.output, "");
+  writeFileSync(files.summary, "");
+  writeFileSync(
+    files.event,
+    JSON.stringify({
+      action: "synchronize",
+      number: PR,
+      pull_request: { number: PR, head: { sha: "abc123" } },
+    }),
+  );
+  const resultsPath = join(dir, "results.json");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    GITHUB_ACTIONS: "true",
+    GITHUB_OUTPUT: files.output,
+    GITHUB_STEP_SUMMARY: files.summary,
+    GITHUB_EVENT_PATH: files.event,
+    GITHUB_EVENT_NAME: "pull_request",
+    GITHUB_REPOSITORY: "acme/serving",
+    GITHUB_API_URL: gh.url,
+    "INPUT_GITHUB-TOKEN": "ghs_faketoken",
+    "INPUT_RESULTS-PATH": resultsPath,
+  };
+  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
+  const child = spawn(process.execPath, [ACTION], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stdout += d;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return {
+    code,
+    stdout,
+    outputs: parseOutputs(readFileSync(files.output, "utf8")),
+    summary: readFileSync(files.summary, "utf8"),
+    resultsPath,
+  };
+}
+
+const FAST = {
+  trials: "3",
+  rate: "10",
+  duration: "1.5s",
+  warmup: "0.3s",
+  "output-len": "24",
+  "ignore-eos": "true",
+  "input-len": "32",
+  model: "mock-llm",
+};
+
+describe("the bundled action", () => {
+  let baseline: MockServer;
+  let slower: MockServer;
+  let same: MockServer;
+  let gh: FakeGitHub;
+  before(async () => {
+    baseline = await startMockServer();
+    same = await startMockServer();
+    slower = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { decodeScale: 1.6 }, "test"),
+    });
+    gh = await startFakeGitHub();
+    seedComments(gh, PR, 130); // more than one page of 100
+  });
+  after(async () => {
+    await Promise.all([baseline.close(), same.close(), slower.close(), gh.close()]);
+  });
+
+  test("a known regression fails the step naming the metric, and posts one comment", async () => {
+    const r = await runAction(
+      { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${slower.url}/v1` },
+      gh,
+    );
+    assert.equal(r.code, 1, r.stdout);
+    assert.equal(r.outputs.verdict, "fail");
+    assert.equal(r.outputs["itl-verdict"], "regressed");
+    assert.ok(Number(r.outputs["itl-ratio"]) > 1.3, `itl ratio ${r.outputs["itl-ratio"]}`);
+    assert.ok(Number(r.outputs["itl-ratio-lower"]) > 1, "the lower bound is above no change");
+    assert.match(r.stdout, /::error::llm-perf-gate: fail — regressed: .*p95 ITL/);
+    assert.match(r.summary, /llm-perf-gate: \*\*fail\*\*/);
+    const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
+    assert.equal(results.verdict, "fail");
+    assert.equal(results.trials.length, 6);
+    assert.doesNotMatch(readFileSync(r.resultsPath, "utf8"), /ghs_faketoken/);
+    const ours = (gh.comments.get(PR) ?? []).filter((c) =>
+      c.body.includes("<!-- llm-perf-gate:default -->"),
+    );
+    assert.equal(ours.length, 1);
+    assert.match(ours[0]?.body ?? "", /❌ llm-perf-gate: \*\*fail\*\*/);
+    assert.equal(r.outputs["comment-url"], ours[0]?.html_url);
+  });
+
+  test("identical variants pass, and the existing comment on page 2 is updated, not duplicated", async () => {
+    const before = gh.log.length;
+    const r = await runAction(
+      { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${same.url}/v1` },
+      gh,
+    );
+    assert.equal(r.code, 0, r.stdout);
+    assert.equal(r.outputs.verdict, "pass");
+    const calls = gh.log.slice(before);
+    assert.ok(
+      calls.filter((c) => c.startsWith("GET /repos/acme/serving/issues/7/comments")).length >= 2,
+      "read every page",
+    );
+    assert.ok(calls.some((c) => c.startsWith("PATCH /repos/acme/serving/issues/comments/")));
+    assert.ok(!calls.some((c) => c.startsWith("POST")), "no second comment");
+    const ours = (gh.comments.get(PR) ?? []).filter((c) =>
+      c.body.includes("<!-- llm-perf-gate:default -->"),
+    );
+    assert.equal(ours.length, 1);
+    assert.match(ours[0]?.body ?? "", /✅ llm-perf-gate: \*\*pass\*\*/);
+  });
+
+  test("a 403 from the comment API is a warning: verdict, outputs and summary stand", async () => {
+    gh.readOnly = true;
+    try {
+      const r = await runAction(
+        {
+          ...FAST,
+          "baseline-url": `${baseline.url}/v1`,
+          "candidate-url": `${slower.url}/v1`,
+          "comment-key": "fork",
+        },
+        gh,
+      );
+      assert.equal(r.code, 1);
+      assert.equal(r.outputs.verdict, "fail");
+      assert.match(r.stdout, /::warning::could not post the PR comment \(a read-only token/);
+      assert.match(r.summary, /\*\*fail\*\*/);
+      assert.ok(existsSync(r.resultsPath));
+    } finally {
+      gh.readOnly = false;
+    }
+  });
+
+  test("a bad input fails before any request, names the input, and still writes the results file", async () => {
+    const r = await runAction(
+      {
+        ...FAST,
+        "baseline-url": `${baseline.url}/v1`,
+        "candidate-url": `${same.url}/v1`,
+        trials: "three",
+      },
+      gh,
+    );
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /trials = "three" is not accepted; expected an integer ≥ 1 and ≤ 100/);
+    assert.doesNotMatch(r.stdout, /\n\s+at /, "no stack trace");
+    const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
+    assert.equal(results.verdict, "error");
+    assert.equal(r.outputs.verdict, "error");
+  });
+});

@@ -1,0 +1,156 @@
+// A fake GitHub REST API on 127.0.0.1: issue comments (paginated with Link
+// headers, as GitHub does), /user, and commit → pull request lookup. It can
+// refuse writes with 403, as GitHub does for a fork's read-only token.
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface FakeComment {
+  id: number;
+  body: string;
+  user: { login: string; type: string };
+  html_url: string;
+}
+
+export interface FakeGitHub {
+  url: string;
+  comments: Map<number, FakeComment[]>;
+  /** Every request as "METHOD path". */
+  log: string[];
+  readOnly: boolean;
+  /** The login /user returns; undefined answers 403 like GITHUB_TOKEN. */
+  login: string | undefined;
+  pullsByCommit: Map<string, number>;
+  close(): Promise<void>;
+}
+
+const BOT = { login: "github-actions[bot]", type: "Bot" };
+
+export async function startFakeGitHub(): Promise<FakeGitHub> {
+  let nextId = 1000;
+  const state = {
+    comments: new Map<number, FakeComment[]>(),
+    log: [] as string[],
+    readOnly: false,
+    login: undefined as string | undefined,
+    pullsByCommit: new Map<string, number>(),
+  };
+  let base = "";
+  const json = (
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const forbidden = (res: ServerResponse) =>
+    json(res, 403, {
+      message: "Resource not accessible by integration",
+      documentation_url: "https://docs.github.com",
+    });
+
+  const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
+    const url = new URL(req.url ?? "/", base);
+    state.log.push(`${req.method} ${url.pathname}`);
+    const issueComments = url.pathname.match(
+      /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/,
+    );
+    const oneComment = url.pathname.match(/^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/);
+    const commitPulls = url.pathname.match(/^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/pulls$/);
+    if (req.method === "GET" && url.pathname === "/user") {
+      if (state.login) json(res, 200, { login: state.login, type: "User" });
+      else forbidden(res);
+    } else if (issueComments) {
+      const m = issueComments;
+      const issue = Number(m[3]);
+      const list = state.comments.get(issue) ?? [];
+      state.comments.set(issue, list);
+      if (req.method === "GET") {
+        const perPage = Number(url.searchParams.get("per_page") ?? 30);
+        const page = Number(url.searchParams.get("page") ?? 1);
+        const slice = list.slice((page - 1) * perPage, page * perPage);
+        const last = Math.max(1, Math.ceil(list.length / perPage));
+        const link = (p: number, rel: string) => {
+          const u = new URL(url);
+          u.searchParams.set("page", String(p));
+          u.searchParams.set("per_page", String(perPage));
+          return `<${u}>; rel="${rel}"`;
+        };
+        const links = [page < last ? link(page + 1, "next") : "", link(last, "last")].filter(
+          Boolean,
+        );
+        json(res, 200, slice, { link: links.join(", ") });
+      } else if (req.method === "POST") {
+        if (state.readOnly) return forbidden(res);
+        const c: FakeComment = {
+          id: nextId++,
+          body: JSON.parse(body).body,
+          user: state.login ? { login: state.login, type: "User" } : BOT,
+          html_url: "",
+        };
+        c.html_url = `https://github.example/${m[1]}/${m[2]}/pull/${issue}#issuecomment-${c.id}`;
+        list.push(c);
+        json(res, 201, c);
+      } else json(res, 405, { message: "method" });
+    } else if (oneComment) {
+      const m = oneComment;
+      if (state.readOnly) return forbidden(res);
+      const id = Number(m[1]);
+      for (const [issue, list] of state.comments) {
+        const i = list.findIndex((c) => c.id === id);
+        if (i < 0) continue;
+        if (req.method === "PATCH") {
+          (list[i] as FakeComment).body = JSON.parse(body).body;
+          return json(res, 200, list[i]);
+        }
+        if (req.method === "DELETE") {
+          list.splice(i, 1);
+          state.comments.set(issue, list);
+          res.writeHead(204).end();
+          return;
+        }
+      }
+      json(res, 404, { message: "Not Found" });
+    } else if (commitPulls) {
+      const m = commitPulls;
+      const pr = state.pullsByCommit.get(m[1] as string);
+      json(res, 200, pr ? [{ number: pr, state: "open", head: { sha: m[1] } }] : []);
+    } else {
+      json(res, 404, { message: "Not Found" });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => {
+      body += d;
+    });
+    req.on("end", () => handle(req, res, body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(state, {
+    url: base,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+/** Seeds an issue with comments from other people. */
+export function seedComments(gh: FakeGitHub, issue: number, count: number): void {
+  const list = gh.comments.get(issue) ?? [];
+  for (let i = 0; i < count; i++) {
+    list.push({
+      id: i + 1,
+      body: `review comment ${i}`,
+      user: { login: `dev${i % 7}`, type: "User" },
+      html_url: "",
+    });
+  }
+  gh.comments.set(issue, list);
+}

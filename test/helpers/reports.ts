@@ -1,0 +1,82 @@
+// Measurement reports built from synthetic request records through the real
+// recorder and summary, for tests of the gate that need no network.
+
+import { newRecord, type Outcome } from "../../src/load/record.ts";
+import { DEFAULT_LIMITS } from "../../src/load/selfcheck.ts";
+import type { MeasureReport } from "../../src/measure.ts";
+import { TrialRecorder } from "../../src/metrics/recorder.ts";
+import { summarizeTrial } from "../../src/metrics/summary.ts";
+
+export interface FakeTrial {
+  ttftMs: number;
+  itlMs: number;
+  ok?: number;
+  failed?: Partial<Record<Outcome, number>>;
+  valid?: boolean;
+  fingerprint?: string;
+}
+
+export function fakeReport(t: FakeTrial): MeasureReport {
+  const rec = new TrialRecorder({}, 60_000);
+  const ok = t.ok ?? 100;
+  for (let i = 0; i < ok; i++) {
+    const r = newRecord(i, false, 0, 60_000, undefined);
+    // Spread values ±2 % around the asked figure so percentiles are not degenerate.
+    const jitter = 1 + ((i % 5) - 2) / 100;
+    Object.assign(r, {
+      dispatchMs: 0,
+      firstByteMs: 1,
+      firstOutputMs: t.ttftMs * jitter,
+      endMs: t.ttftMs * jitter + 10 * t.itlMs,
+      gapsMs: Array.from({ length: 10 }, () => t.itlMs * jitter),
+      outputChunks: 11,
+      usageCompletionTokens: 11,
+      outcome: "ok",
+    });
+    rec.add(r);
+  }
+  let i = ok;
+  for (const [outcome, count] of Object.entries(t.failed ?? {})) {
+    for (let k = 0; k < (count as number); k++) {
+      const r = newRecord(i++, false, 0, 60_000, undefined);
+      Object.assign(r, { dispatchMs: 0, endMs: 5, status: 500, outcome });
+      rec.add(r);
+    }
+  }
+  const readings = {
+    eventLoopDelayMs: { p50: 0.1, p99: 1, max: 2 },
+    gc: { count: 0, totalMs: 0 },
+    cpu: { userMs: 100, systemMs: 10, wallMs: 10_000, shareOfCore: 0.011 },
+  };
+  const summary = summarizeTrial(rec, {
+    windowS: 10,
+    readings,
+    hardStopped: t.valid === false,
+    maxConcurrency: undefined,
+    limits: DEFAULT_LIMITS,
+    slo: {},
+  });
+  return {
+    schema: "llm-perf-gate/measure@1",
+    created_at: "2026-11-30T00:00:00.000Z",
+    target: { url: "http://127.0.0.1:1/v1", model: "m", endpoint: "chat" },
+    workload: {
+      arrival: "poisson 10 req/s",
+      seed: 1,
+      warmup_s: 2,
+      duration_s: 10,
+      input_len: "256",
+      output_len: "128",
+      max_tokens: null,
+      ignore_eos: false,
+      dataset: null,
+      max_concurrency: null,
+      timeout_s: 60,
+      slo: "none",
+      include_usage: true,
+      fingerprint: t.fingerprint ?? "abcd1234",
+      warmup_requests: 20,
+    },
+    ...summary,
+  };
+}

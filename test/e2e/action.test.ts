@@ -87,7 +87,13 @@ async function runAction(inputs: Record<string, string>, gh: FakeGitHub): Promis
   };
 }
 
+// Self-checks have their own tests (test/load); here, with ~15 requests per trial
+// on a shared 2-core machine, their p99 is the max of a few samples, so the
+// limits are loosened to keep these tests about the action.
 const FAST = {
+  "max-send-skew-ms": "50",
+  "max-event-loop-delay-ms": "100",
+  "max-gc-share": "0.2",
   trials: "3",
   rate: "10",
   duration: "1.5s",
@@ -121,8 +127,8 @@ describe("the bundled action", () => {
       { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${slower.url}/v1` },
       gh,
     );
+    assert.equal(r.outputs.verdict, "fail", r.outputs.headline);
     assert.equal(r.code, 1, r.stdout);
-    assert.equal(r.outputs.verdict, "fail");
     assert.equal(r.outputs["itl-verdict"], "regressed");
     assert.ok(Number(r.outputs["itl-ratio"]) > 1.3, `itl ratio ${r.outputs["itl-ratio"]}`);
     assert.ok(Number(r.outputs["itl-ratio-lower"]) > 1, "the lower bound is above no change");
@@ -146,8 +152,8 @@ describe("the bundled action", () => {
       { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${same.url}/v1` },
       gh,
     );
+    assert.equal(r.outputs.verdict, "pass", r.outputs.headline);
     assert.equal(r.code, 0, r.stdout);
-    assert.equal(r.outputs.verdict, "pass");
     const calls = gh.log.slice(before);
     assert.ok(
       calls.filter((c) => c.startsWith("GET /repos/acme/serving/issues/7/comments")).length >= 2,
@@ -174,8 +180,8 @@ describe("the bundled action", () => {
         },
         gh,
       );
+      assert.equal(r.outputs.verdict, "fail", r.outputs.headline);
       assert.equal(r.code, 1);
-      assert.equal(r.outputs.verdict, "fail");
       assert.match(r.stdout, /::warning::could not post the PR comment \(a read-only token/);
       assert.match(r.summary, /\*\*fail\*\*/);
       assert.ok(existsSync(r.resultsPath));

@@ -9095,10 +9095,10 @@ var require_util = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request, err) {
+    function errorRequest(client, request2, err) {
       try {
-        request.onResponseError(err);
-        assert(request.aborted);
+        request2.onResponseError(err);
+        assert(request2.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -10816,11 +10816,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request) {
-      return request.urlList[request.urlList.length - 1];
+    function requestCurrentURL(request2) {
+      return request2.urlList[request2.urlList.length - 1];
     }
-    function requestBadPort(request) {
-      const url = requestCurrentURL(request);
+    function requestBadPort(request2) {
+      const url = requestCurrentURL(request2);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -10858,10 +10858,10 @@ var require_util2 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request.referrerPolicy = policy;
+        request2.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -10881,33 +10881,33 @@ var require_util2 = __commonJS({
       header = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header, true);
     }
-    function appendRequestOriginHeader(request) {
-      let serializedOrigin = request.origin;
+    function appendRequestOriginHeader(request2) {
+      let serializedOrigin = request2.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request.responseTainting === "cors" || request.mode === "websocket") {
-        request.headersList.append("origin", serializedOrigin, true);
-      } else if (request.method !== "GET" && request.method !== "HEAD") {
-        switch (request.referrerPolicy) {
+      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
+        request2.headersList.append("origin", serializedOrigin, true);
+      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
+        switch (request2.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request))) {
+            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request, requestCurrentURL(request))) {
+            if (!sameOrigin(request2, requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request.headersList.append("origin", serializedOrigin, true);
+        request2.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -10961,18 +10961,18 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request) {
-      const policy = request.referrerPolicy;
+    function determineRequestsReferrer(request2) {
+      const policy = request2.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request.referrer === "client") {
+      if (request2.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request.referrer)) {
-        referrerSource = request.referrer;
+      } else if (webidl.is.URL(request2.referrer)) {
+        referrerSource = request2.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -10990,14 +10990,14 @@ var require_util2 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -11007,17 +11007,17 @@ var require_util2 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -11084,7 +11084,7 @@ var require_util2 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -11463,7 +11463,7 @@ var require_util2 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request) {
+    function hasAuthenticationEntry(request2) {
       return false;
     }
     function includesCredentials(url) {
@@ -12152,7 +12152,7 @@ var require_request = __commonJS({
       controller.abort(reason);
       return controller;
     }
-    function processHeader(request, key, val) {
+    function processHeader(request2, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -12199,24 +12199,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request.host !== null) {
+        if (request2.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request.host = val;
+        request2.host = val;
       } else if (headerName === "content-length") {
-        if (request.contentLength !== null) {
+        if (request2.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request.contentLength = parseInt(val, 10);
-      } else if (request.contentType === null && headerName === "content-type") {
-        request.contentType = val;
-        request.headers.push(key, val);
+        request2.contentLength = parseInt(val, 10);
+      } else if (request2.contentType === null && headerName === "content-type") {
+        request2.contentType = val;
+        request2.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -12230,13 +12230,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed === "close") {
-            request.reset = true;
+            request2.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request.headers.push(key, val);
+        request2.headers.push(key, val);
       }
     }
     var isFormData;
@@ -15477,8 +15477,8 @@ var require_parser_h1 = __commonJS({
           this.timeout.refresh();
         }
         if (len > 0) {
-          const request = client[kQueue][client[kRunningIdx]];
-          assert(request);
+          const request2 = client[kQueue][client[kRunningIdx]];
+          assert(request2);
           assert(this.timeoutType === TIMEOUT_BODY);
           assert(this.statusCode >= 200);
           if (maxResponseSize > -1 && this.bytesRead + len > maxResponseSize) {
@@ -15486,7 +15486,7 @@ var require_parser_h1 = __commonJS({
           }
           this.bytesRead += len;
           this.directBodyRemaining -= len;
-          if (request.onResponseData(data.subarray(0, len)) === false) {
+          if (request2.onResponseData(data.subarray(0, len)) === false) {
             this.directBodyCompletePending = this.directBodyRemaining === 0;
             this.pauseParser();
             this[kPausedByHandler] = true;
@@ -15604,11 +15604,11 @@ var require_parser_h1 = __commonJS({
           if (socket.destroyed) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Other side closed");
           }
-          const request = client[kQueue][client[kRunningIdx]];
-          if (!request) {
+          const request2 = client[kQueue][client[kRunningIdx]];
+          if (!request2) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Missing request");
           }
-          request.onResponseStarted();
+          request2.onResponseStarted();
         }
         for (; ; ) {
           const event = this.parserEvents[cursor];
@@ -15639,8 +15639,8 @@ var require_parser_h1 = __commonJS({
                 return;
               }
               assert(statusCode >= 100);
-              const request = client2[kQueue][client2[kRunningIdx]];
-              assert(request);
+              const request2 = client2[kQueue][client2[kRunningIdx]];
+              assert(request2);
               this.statusCode = 0;
               this.statusText = "";
               this.bytesRead = 0;
@@ -15656,12 +15656,12 @@ var require_parser_h1 = __commonJS({
               if (statusCode < 200) {
                 break;
               }
-              if (request.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
+              if (request2.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
                 util.destroy(socket2, new ResponseContentLengthMismatchError());
                 this.pauseParser();
                 break;
               }
-              request.onResponseEnd(trailers);
+              request2.onResponseEnd(trailers);
               client2[kQueue][client2[kRunningIdx]++] = null;
               if (socket2[kWriting]) {
                 assert(client2[kRunning] === 0);
@@ -15743,8 +15743,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request = client2[kQueue][client2[kRunningIdx]];
-              if (!request) {
+              const request2 = client2[kQueue][client2[kRunningIdx]];
+              if (!request2) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Missing request");
               }
               assert(!this.upgrade);
@@ -15756,7 +15756,7 @@ var require_parser_h1 = __commonJS({
                 );
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Bad response");
               }
-              if (shouldUpgrade && !request.upgrade) {
+              if (shouldUpgrade && !request2.upgrade) {
                 util.destroy(
                   socket2,
                   new SocketError("bad upgrade", util.getSocketInfo(socket2))
@@ -15765,15 +15765,15 @@ var require_parser_h1 = __commonJS({
               }
               assert(this.timeoutType === TIMEOUT_HEADERS);
               this.statusCode = statusCode;
-              this.shouldKeepAlive = shouldKeepAlive || request.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+              this.shouldKeepAlive = shouldKeepAlive || request2.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
               this.contentLength = bodyKind === BODY_KIND_CONTENT_LENGTH ? contentLength : -1;
               if (this.statusCode >= 200) {
-                const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client2[kBodyTimeout];
+                const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client2[kBodyTimeout];
                 this.setTimeout(bodyTimeout, TIMEOUT_BODY);
               } else if (this.timeout?.refresh) {
                 this.timeout.refresh();
               }
-              if (request.method === "CONNECT") {
+              if (request2.method === "CONNECT") {
                 assert(client2[kRunning] === 1);
                 milo.setIsConnect(this.parser, true);
                 this.upgrade = true;
@@ -15805,20 +15805,20 @@ var require_parser_h1 = __commonJS({
               } else {
                 socket2[kReset] = true;
               }
-              const pause = request.onResponseStart(
+              const pause = request2.onResponseStart(
                 statusCode,
                 headers,
                 this.resume,
                 statusText
               ) === false;
-              if (request.aborted) {
+              if (request2.aborted) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Request aborted");
               }
-              if (request.method === "HEAD" || statusCode < 200) {
+              if (request2.method === "HEAD" || statusCode < 200) {
                 this.setShouldSkipBody(true);
               }
               this.headersSuspended = true;
-              if (!pause && request.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
+              if (!pause && request2.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
                 this.directBodyRemaining = contentLength;
               }
               if (socket2[kBlocking]) {
@@ -15828,7 +15828,7 @@ var require_parser_h1 = __commonJS({
               if (pause) {
                 this.pauseParser();
                 this[kPausedByHandler] = true;
-              } else if (request.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
+              } else if (request2.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
                 this.directBodyCompletePending = true;
               }
               break;
@@ -15840,8 +15840,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request = client2[kQueue][client2[kRunningIdx]];
-              assert(request);
+              const request2 = client2[kQueue][client2[kRunningIdx]];
+              assert(request2);
               assert(this.timeoutType === TIMEOUT_BODY);
               if (this.timeout?.refresh) {
                 this.timeout.refresh();
@@ -15856,7 +15856,7 @@ var require_parser_h1 = __commonJS({
               }
               this.bytesRead += len;
               const buffer = currentBufferRef;
-              if (request.onResponseData(
+              if (request2.onResponseData(
                 new FastBuffer(buffer.buffer, buffer.byteOffset + at, len)
               ) === false) {
                 this.pauseParser();
@@ -15912,9 +15912,9 @@ var require_parser_h1 = __commonJS({
         assert(client[kSocket] === socket);
         assert(!socket.destroyed);
         assert(!this.paused);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
-        assert(request.upgrade || request.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -15936,7 +15936,7 @@ var require_parser_h1 = __commonJS({
           new InformationalError("upgrade")
         );
         try {
-          request.onRequestUpgrade(statusCode, headers, socket);
+          request2.onRequestUpgrade(statusCode, headers, socket);
         } catch (err) {
           util.destroy(socket, err);
         }
@@ -17042,11 +17042,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
-        request.onResponseStarted();
+        request2.onResponseStarted();
         return 0;
       }
       /**
@@ -17116,9 +17116,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
-        assert(request.upgrade || request.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -17135,9 +17135,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request.onRequestUpgrade(statusCode, headers, socket, statusText);
+          request2.onRequestUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request, err);
+          util.errorRequest(client, request2, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -17157,8 +17157,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
         assert(!this.upgrade);
@@ -17167,29 +17167,29 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request.upgrade) {
+        if (upgrade && !request2.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
-        if (request.method === "HEAD" || statusCode === 204 || statusCode === 304) {
-          if (request.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
+        request2.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+        if (request2.method === "HEAD" || statusCode === 204 || statusCode === 304) {
+          if (request2.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
             this.shouldKeepAlive = false;
           }
           this.contentLength = -1;
         }
         if (this.statusCode >= 200) {
-          const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request.method === "CONNECT") {
+        if (request2.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -17217,11 +17217,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request.onResponseStart(statusCode, headers, this.resume, statusText) === false;
-        if (request.aborted) {
+        const pause = request2.onResponseStart(statusCode, headers, this.resume, statusText) === false;
+        if (request2.aborted) {
           return -1;
         }
-        if (request.method === "HEAD") {
+        if (request2.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -17242,8 +17242,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -17256,7 +17256,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request.onResponseData(buf) === false) {
+        if (request2.onResponseData(buf) === false) {
           return constants.ERROR.PAUSED;
         }
         return 0;
@@ -17274,8 +17274,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -17292,7 +17292,7 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request.onResponseEnd(headers);
+        request2.onResponseEnd(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -17361,8 +17361,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request) {
-          return writeH1(client, request);
+        write(request2) {
+          return writeH1(client, request2);
         },
         resume() {
           resumeH1(client);
@@ -17389,18 +17389,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request) {
+        busy(request2) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request) {
-            if (client[kRunning] > 0 && !request.idempotent) {
+          if (request2) {
+            if (client[kRunning] > 0 && !request2.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request.upgrade || request.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
               return true;
             }
           }
@@ -17453,13 +17453,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          util.errorRequest(client, request2, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -17536,8 +17536,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request.headersTimeout != null ? request.headersTimeout : client[kHeadersTimeout];
+            const request2 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -17546,11 +17546,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method2) {
       return method2 !== "GET" && method2 !== "HEAD" && method2 !== "OPTIONS" && method2 !== "TRACE" && method2 !== "CONNECT";
     }
-    function setTypeOfService(socket, request) {
+    function setTypeOfService(socket, request2) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request.typeOfService;
+      const typeOfService = request2.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -17564,26 +17564,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request) {
-      const { method: method2, path, host, upgrade, blocking, reset } = request;
-      let { body, headers, contentLength } = request;
+    function writeH1(client, request2) {
+      const { method: method2, path, host, upgrade, blocking, reset } = request2;
+      let { body, headers, contentLength } = request2;
       const expectsPayload = method2 === "PUT" || method2 === "POST" || method2 === "PATCH" || method2 === "QUERY" || method2 === "PROPFIND" || method2 === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request.contentType == null) {
+        if (request2.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request.contentType == null) {
+      } else if (util.isBlobLike(body) && request2.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -17595,14 +17595,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method2) && contentLength > 0 && request.contentLength !== null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -17610,19 +17610,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
-        util.errorRequest(client, request, err || new RequestAbortedError());
+        util.errorRequest(client, request2, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request.onRequestStart(abort, null);
+        request2.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method2 === "HEAD") {
@@ -17640,7 +17640,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request);
+      setTypeOfService(socket, request2);
       let header = `${method2} ${path} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -17674,31 +17674,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request, headers: header, socket });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -17764,7 +17764,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -17784,18 +17784,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request.onBodySent(body);
-          if (!expectsPayload && request.reset !== false) {
+          request2.onBodySent(body);
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -17807,9 +17807,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request.onBodySent(buffer);
-        request.onRequestSent();
-        if (!expectsPayload && request.reset !== false) {
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
+        if (!expectsPayload && request2.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -17817,7 +17817,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -17836,7 +17836,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -17865,9 +17865,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header }) {
         this.socket = socket;
-        this.request = request;
+        this.request = request2;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -17896,7 +17896,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -17921,7 +17921,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request.reset !== false) {
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -17941,7 +17941,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -17955,8 +17955,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request } = this;
-        request.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request2 } = this;
+        request2.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -18112,47 +18112,47 @@ var require_client_h2 = __commonJS({
     function getGoAwayPendingIdx(client, lastStreamID) {
       const maxAcceptedStreamID = Number.isInteger(lastStreamID) ? lastStreamID : Number.MAX_SAFE_INTEGER;
       for (let i = client[kRunningIdx]; i < client[kPendingIdx]; i++) {
-        const request = client[kQueue][i];
-        if (request == null) {
+        const request2 = client[kQueue][i];
+        if (request2 == null) {
           continue;
         }
-        const streamId = request[kRequestStream]?.id;
+        const streamId = request2[kRequestStream]?.id;
         if (typeof streamId !== "number" || streamId > maxAcceptedStreamID) {
           return i;
         }
       }
       return client[kPendingIdx];
     }
-    function detachRequestFromStream(request) {
-      request[kRequestStream] = null;
-      request[kRequestStreamCleanup] = null;
+    function detachRequestFromStream(request2) {
+      request2[kRequestStream] = null;
+      request2[kRequestStreamCleanup] = null;
     }
-    function bindRequestToStream(request, stream, cleanup) {
-      const previousCleanup = request[kRequestStreamCleanup];
-      const previousStream = request[kRequestStream];
-      detachRequestFromStream(request);
+    function bindRequestToStream(request2, stream, cleanup) {
+      const previousCleanup = request2[kRequestStreamCleanup];
+      const previousStream = request2[kRequestStream];
+      detachRequestFromStream(request2);
       previousCleanup?.(previousStream);
-      request[kRequestStream] = stream;
-      request[kRequestStreamCleanup] = cleanup;
+      request2[kRequestStream] = stream;
+      request2[kRequestStreamCleanup] = cleanup;
     }
-    function clearRequestStream(request) {
-      const cleanup = request[kRequestStreamCleanup];
-      const stream = request[kRequestStream];
-      detachRequestFromStream(request);
+    function clearRequestStream(request2) {
+      const cleanup = request2[kRequestStreamCleanup];
+      const stream = request2[kRequestStream];
+      detachRequestFromStream(request2);
       cleanup?.(stream);
     }
-    function requeueUnsentRequest(client, request) {
-      client[kQueue].splice(client[kPendingIdx] + 1, 0, request);
+    function requeueUnsentRequest(client, request2) {
+      client[kQueue].splice(client[kPendingIdx] + 1, 0, request2);
     }
-    function completeRequest(client, request, resetPendingIdx = false) {
+    function completeRequest(client, request2, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request, runningIdx);
+      const index = queue.indexOf(request2, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -18162,17 +18162,17 @@ var require_client_h2 = __commonJS({
         client[kPendingIdx] = client[kRunningIdx];
       }
     }
-    function canReplayRequest(request) {
-      const { body } = request;
+    function canReplayRequest(request2) {
+      const { body } = request2;
       return body == null || util.isBuffer(body) || util.isBlobLike(body);
     }
-    function hasResponseStarted(request) {
-      const state = request[kRequestStream]?.[kRequestStreamState];
+    function hasResponseStarted(request2) {
+      const state = request2[kRequestStream]?.[kRequestStreamState];
       return state?.responseReceived === true;
     }
-    function registerGoAwayRefusal(request) {
-      const attempts = (request[kGoAwayReplayAttempts] ?? 0) + 1;
-      request[kGoAwayReplayAttempts] = attempts;
+    function registerGoAwayRefusal(request2) {
+      const attempts = (request2[kGoAwayReplayAttempts] ?? 0) + 1;
+      request2[kGoAwayReplayAttempts] = attempts;
       return attempts <= MAX_GOAWAY_REPLAY_ATTEMPTS;
     }
     function closeStream(stream, code = NGHTTP2_REFUSED_STREAM) {
@@ -18183,9 +18183,9 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function detachRequestStreamForClose(request) {
-      const stream = request[kRequestStream];
-      clearRequestStream(request);
+    function detachRequestStreamForClose(request2) {
+      const stream = request2[kRequestStream];
+      clearRequestStream(request2);
       severRequestStream(stream);
       return stream;
     }
@@ -18266,8 +18266,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request) {
-          return writeH2(client, request);
+        write(request2) {
+          return writeH2(client, request2);
         },
         /**
          * @returns {void}
@@ -18296,7 +18296,7 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request) {
+        busy(request2) {
           if (session[kRemoteSettings] === false && client[kRunning] > 0) {
             return true;
           }
@@ -18306,11 +18306,11 @@ var require_client_h2 = __commonJS({
           if (client[kRunning] >= client[kMaxConcurrentStreams]) {
             return true;
           }
-          if (request != null) {
+          if (request2 != null) {
             if (client[kRunning] > 0) {
-              if ((request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
             } else {
-              return (request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -18536,14 +18536,14 @@ var require_client_h2 = __commonJS({
       const retriableRequests = [];
       const streamsToClose = [];
       for (let i = pendingIdx; i < previousPendingIdx; i++) {
-        const request = client[kQueue][i];
-        if (request != null) {
-          const responseStarted = hasResponseStarted(request);
-          streamsToClose.push(detachRequestStreamForClose(request));
-          if (!responseStarted && canReplayRequest(request) && registerGoAwayRefusal(request)) {
-            retriableRequests.push(request);
+        const request2 = client[kQueue][i];
+        if (request2 != null) {
+          const responseStarted = hasResponseStarted(request2);
+          streamsToClose.push(detachRequestStreamForClose(request2));
+          if (!responseStarted && canReplayRequest(request2) && registerGoAwayRefusal(request2)) {
+            retriableRequests.push(request2);
           } else {
-            util.errorRequest(client, request, err);
+            util.errorRequest(client, request2, err);
           }
         }
       }
@@ -18592,9 +18592,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          if (request != null) {
-            util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
       }
@@ -18711,9 +18711,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request } = state;
-      if (request[kRequestStream] === stream) {
-        detachRequestFromStream(request);
+      const { request: request2 } = state;
+      if (request2[kRequestStream] === stream) {
+        detachRequestFromStream(request2);
       }
       removeUpgradeStreamListeners(stream);
       if (!stream.destroyed && !stream.closed) {
@@ -18724,8 +18724,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request } = state;
-      if (state.responseReceived || request.aborted || request.completed) {
+      const { request: request2 } = state;
+      if (state.responseReceived || request2.aborted || request2.completed) {
         return;
       }
       releaseUpgradeStream(state.stream);
@@ -18749,30 +18749,30 @@ var require_client_h2 = __commonJS({
     function onUpgradeResponse(headers, _flags) {
       const stream = this;
       const state = stream[kRequestStreamState];
-      const { request } = state;
+      const { request: request2 } = state;
       state.responseReceived = true;
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
       try {
-        request.onRequestUpgrade(statusCode, headers, stream);
+        request2.onRequestUpgrade(statusCode, headers, stream);
       } catch (err) {
         state.abort(err);
         return;
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return;
       }
       removeUpgradeStreamListeners(stream);
-      detachRequestFromStream(request);
+      detachRequestFromStream(request2);
       finalizeRequest(state);
     }
     function setupUpgradeStream(stream, state) {
-      const { request, headersTimeout, session } = state;
+      const { request: request2, headersTimeout, session } = state;
       stream[kHTTP2Stream] = true;
       stream[kHTTP2Session] = session;
       stream[kRequestStreamState] = state;
       state.stream = stream;
-      bindRequestToStream(request, stream, releaseUpgradeStream);
+      bindRequestToStream(request2, stream, releaseUpgradeStream);
       stream.once("response", onUpgradeResponse);
       stream.on("error", onUpgradeStreamError);
       stream.once("end", onUpgradeStreamEnd);
@@ -18790,7 +18790,7 @@ var require_client_h2 = __commonJS({
       completeRequest(state.client, state.request, resetPendingIdx);
       state.client[kResume]();
     }
-    function openStream(client, request, session, abort, headers, options) {
+    function openStream(client, request2, session, abort, headers, options) {
       try {
         return session.request(headers, options);
       } catch (err) {
@@ -18799,7 +18799,7 @@ var require_client_h2 = __commonJS({
           wrappedErr2.cause = err;
           session[kError] = wrappedErr2;
           resetHttp2Session(session, wrappedErr2);
-          requeueUnsentRequest(client, request);
+          requeueUnsentRequest(client, request2);
           return null;
         }
         const wrappedErr = new InformationalError(err.message, { cause: err });
@@ -18811,13 +18811,13 @@ var require_client_h2 = __commonJS({
         return null;
       }
     }
-    function writeH2(client, request) {
-      const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request2) {
+      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method: method2, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
+      const { method: method2, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = buildRequestHeaders(reqHeaders);
@@ -18825,13 +18825,13 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_METHOD] = method2;
       const state = {
         abort: null,
-        body: request.body,
+        body: request2.body,
         bytesRead: 0,
         client,
         contentLength: null,
         expectsPayload: false,
         maxResponseSize: client[kMaxResponseSize],
-        request,
+        request: request2,
         headersTimeout,
         bodyTimeout,
         requestFinalized: false,
@@ -18844,13 +18844,13 @@ var require_client_h2 = __commonJS({
         stream: null
       };
       const abort = (err, resetPendingIdx = false) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
         if (state.stream != null) {
-          clearRequestStream(request);
+          clearRequestStream(request2);
           const stream2 = state.stream;
           stream2.close();
           if (!stream2.destroyed) {
@@ -18864,18 +18864,18 @@ var require_client_h2 = __commonJS({
       state.abort = abort;
       let stream = null;
       try {
-        request.onRequestStart(abort, null);
+        request2.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (upgrade || method2 === "CONNECT") {
         refH2Session(session);
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             unrefH2Session(session);
             return false;
           }
@@ -18887,7 +18887,7 @@ var require_client_h2 = __commonJS({
           } else {
             headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
           }
-          stream = openStream(client, request, session, abort, headers, { endStream: false, signal });
+          stream = openStream(client, request2, session, abort, headers, { endStream: false, signal });
           if (stream == null) {
             unrefH2Session(session);
             return false;
@@ -18895,7 +18895,7 @@ var require_client_h2 = __commonJS({
           setupUpgradeStream(stream, state);
           return true;
         }
-        stream = openStream(client, request, session, abort, headers, { endStream: false, signal });
+        stream = openStream(client, request2, session, abort, headers, { endStream: false, signal });
         if (stream == null) {
           unrefH2Session(session);
           return false;
@@ -18919,14 +18919,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method2) && contentLength > 0 && request.contentLength != null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -18942,7 +18942,7 @@ var require_client_h2 = __commonJS({
           header += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket: session[kSocket] });
       }
       const shouldEndStream = body === null || contentLength === 0;
       state.body = body;
@@ -18951,7 +18951,7 @@ var require_client_h2 = __commonJS({
       if (expectContinue) {
         headers[HTTP2_HEADER_EXPECT] = "100-continue";
       }
-      stream = openStream(client, request, session, abort, headers, { endStream: shouldEndStream, signal });
+      stream = openStream(client, request2, session, abort, headers, { endStream: shouldEndStream, signal });
       if (stream == null) {
         return false;
       }
@@ -18965,7 +18965,7 @@ var require_client_h2 = __commonJS({
       }
       stream[kHTTP2Session] = session;
       stream.on("close", completeRequestStream);
-      bindRequestToStream(request, stream, releaseRequestStream);
+      bindRequestToStream(request2, stream, releaseRequestStream);
       if (expectContinue) {
         stream.once("continue", writeBodyH2);
       }
@@ -19005,9 +19005,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request } = state;
-      if (request[kRequestStream] === stream) {
-        detachRequestFromStream(request);
+      const { request: request2 } = state;
+      if (request2[kRequestStream] === stream) {
+        detachRequestFromStream(request2);
       }
       if (!stream.destroyed && !stream.closed) {
         removeRequestStreamListeners(stream);
@@ -19020,8 +19020,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request, maxResponseSize, responseContentLength } = state;
-      if (request.aborted || request.completed) {
+      const { request: request2, maxResponseSize, responseContentLength } = state;
+      if (request2.aborted || request2.completed) {
         return;
       }
       if (responseContentLength != null && state.bytesRead + chunk.length > responseContentLength) {
@@ -19033,7 +19033,7 @@ var require_client_h2 = __commonJS({
         return;
       }
       state.bytesRead += chunk.length;
-      if (request.onResponseData(chunk) === false) {
+      if (request2.onResponseData(chunk) === false) {
         pauseResponseStream(stream, state);
       }
     }
@@ -19057,13 +19057,13 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request } = state;
-      if (request.aborted || request.completed) {
+      const { request: request2 } = state;
+      if (request2.aborted || request2.completed) {
         return;
       }
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
-      request.onResponseStart(Number(statusCode), headers, noop, "");
+      request2.onResponseStart(Number(statusCode), headers, noop, "");
     }
     function onResponse(headers) {
       const stream = this;
@@ -19071,7 +19071,7 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request } = state;
+      const { request: request2 } = state;
       stream.off("response", onResponse);
       if (state.body != null && !state.bodySent && !stream.writableEnded) {
         stream.removeListener("continue", writeBodyH2);
@@ -19079,20 +19079,20 @@ var require_client_h2 = __commonJS({
       }
       const statusCode = Number(headers[HTTP2_HEADER_STATUS]);
       delete headers[HTTP2_HEADER_STATUS];
-      request.onResponseStarted();
+      request2.onResponseStarted();
       state.responseReceived = true;
-      if (request.method !== "HEAD" && statusCode !== 304) {
+      if (request2.method !== "HEAD" && statusCode !== 304) {
         const contentLength = headers[HTTP2_HEADER_CONTENT_LENGTH];
         state.responseContentLength = contentLength == null ? null : Number(contentLength);
       }
       if (state.headersTimeout || state.bodyTimeout) {
         stream.setTimeout(state.bodyTimeout);
       }
-      if (request.aborted || request.completed) {
+      if (request2.aborted || request2.completed) {
         releaseRequestStream(stream);
         return;
       }
-      if (request.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
+      if (request2.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
         pauseResponseStream(stream, state);
       }
       stream.on("data", onData);
@@ -19103,10 +19103,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request } = state;
+      const { request: request2 } = state;
       stream.off("end", onEnd);
       if (state.responseReceived) {
-        if (!request.aborted && !request.completed) {
+        if (!request2.aborted && !request2.completed) {
           if (state.responseContentLength != null && state.bytesRead !== state.responseContentLength) {
             state.abort(new ResponseContentLengthMismatchError());
             return;
@@ -19119,29 +19119,29 @@ var require_client_h2 = __commonJS({
       }
     }
     function retryRefusedStream(stream, state) {
-      const { client, request } = state;
-      if (state.responseReceived || request.aborted || request.completed || request[kRefusedStreamRetry] || !canReplayRequest(request)) {
+      const { client, request: request2 } = state;
+      if (state.responseReceived || request2.aborted || request2.completed || request2[kRefusedStreamRetry] || !canReplayRequest(request2)) {
         return false;
       }
-      request[kRefusedStreamRetry] = true;
+      request2[kRefusedStreamRetry] = true;
       requeueStreamRequest(client, state);
       return true;
     }
     function retryUnsentStream(state) {
-      const { client, request, session } = state;
-      if (!session[kReceivedGoAway] || state.responseReceived || request.aborted || request.completed || !canReplayRequest(request) || !registerGoAwayRefusal(request)) {
+      const { client, request: request2, session } = state;
+      if (!session[kReceivedGoAway] || state.responseReceived || request2.aborted || request2.completed || !canReplayRequest(request2) || !registerGoAwayRefusal(request2)) {
         return false;
       }
       requeueStreamRequest(client, state);
       return true;
     }
     function requeueStreamRequest(client, state) {
-      const { request } = state;
-      detachRequestStreamForClose(request);
+      const { request: request2 } = state;
+      detachRequestStreamForClose(request2);
       state.stream = null;
       state.requestFinalized = true;
-      completeRequest(client, request);
-      client[kQueue].splice(client[kPendingIdx], 0, request);
+      completeRequest(client, request2);
+      client[kQueue].splice(client[kPendingIdx], 0, request2);
       client[kResume]();
     }
     function onError(err) {
@@ -19198,10 +19198,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request } = state;
+      const { request: request2 } = state;
       stream.off("trailers", onTrailers);
       stream.off("data", onData);
-      if (request.aborted || request.completed) {
+      if (request2.aborted || request2.completed) {
         return;
       }
       state.trailers = trailers;
@@ -19210,14 +19210,14 @@ var require_client_h2 = __commonJS({
       const stream = this;
       const state = stream[kRequestStreamState];
       state.bodySent = true;
-      const { abort, body, client, contentLength, expectsPayload, request } = state;
+      const { abort, body, client, contentLength, expectsPayload, request: request2 } = state;
       if (!body || contentLength === 0) {
         writeBuffer(
           abort,
           stream,
           null,
           client,
-          request,
+          request2,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -19228,7 +19228,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request,
+          request2,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -19240,7 +19240,7 @@ var require_client_h2 = __commonJS({
             stream,
             body.stream(),
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -19251,7 +19251,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -19265,7 +19265,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request,
+          request2,
           contentLength
         );
       } else if (util.isIterable(body)) {
@@ -19274,7 +19274,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request,
+          request2,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -19283,7 +19283,7 @@ var require_client_h2 = __commonJS({
         assert(false);
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -19291,18 +19291,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request.onBodySent(body);
+          request2.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -19313,7 +19313,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request.onRequestSent();
+            request2.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -19323,10 +19323,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -19336,8 +19336,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request.onBodySent(buffer);
-        request.onRequestSent();
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -19346,7 +19346,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -19371,13 +19371,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request.onBodySent(chunk);
+          request2.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request.onRequestSent();
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -19722,19 +19722,19 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request);
+        const request2 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request2);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request.body) == null && util.isIterable(request.body)) {
+        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
           this[kResume](true);
         }
-        if (request.abort === null && !request.aborted) {
+        if (request2.abort === null && !request2.aborted) {
           const onQueued = opts[kQueuedAbort];
           if (onQueued !== void 0) {
-            onQueued((reason) => abortPendingRequest(this, request, reason));
+            onQueued((reason) => abortPendingRequest(this, request2, reason));
           }
         }
         if (this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy]) {
@@ -19755,9 +19755,9 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            if (request != null) {
-              util.errorRequest(this, request, err);
+            const request2 = requests[i];
+            if (request2 != null) {
+              util.errorRequest(this, request2, err);
             }
           }
           const callback = () => {
@@ -19777,20 +19777,20 @@ var require_client = __commonJS({
         });
       }
     };
-    function failQueuedRequest(client, request, reason) {
+    function failQueuedRequest(client, request2, reason) {
       try {
-        request.onQueuedAbort(reason);
-        assert(request.aborted);
+        request2.onQueuedAbort(reason);
+        assert(request2.aborted);
       } catch (err) {
         client.emit("error", err);
       }
     }
-    function abortPendingRequest(client, request, reason) {
-      if (request.aborted || request.abort !== null) {
+    function abortPendingRequest(client, request2, reason) {
+      if (request2.aborted || request2.abort !== null) {
         return;
       }
       const queue = client[kQueue];
-      const idx = queue.indexOf(request, client[kPendingIdx]);
+      const idx = queue.indexOf(request2, client[kPendingIdx]);
       if (idx === -1) {
         return;
       }
@@ -19798,7 +19798,7 @@ var require_client = __commonJS({
         return;
       }
       queue.splice(idx, 1);
-      failQueuedRequest(client, request, reason);
+      failQueuedRequest(client, request2, reason);
       client[kResume](true);
       if (client[kCancelConnect] !== null && client[kSize] === 0) {
         queueMicrotask(() => cancelUnusedConnect(client));
@@ -19815,9 +19815,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          if (request != null) {
-            util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
         assert(client[kSize] === 0);
@@ -19974,8 +19974,8 @@ var require_client = __commonJS({
           util.errorRequest(client, running[i], err);
         }
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === servername) {
-          const request = client[kQueue].splice(client[kPendingIdx], 1)[0];
-          util.errorRequest(client, request, err);
+          const request2 = client[kQueue].splice(client[kPendingIdx], 1)[0];
+          util.errorRequest(client, request2, err);
         }
       } else {
         onError(client, err);
@@ -20030,19 +20030,19 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getMaxConcurrent(client) || 1)) {
           return;
         }
-        const request = client[kQueue][client[kPendingIdx]];
-        if (request === null) {
+        const request2 = client[kQueue][client[kPendingIdx]];
+        if (request2 === null) {
           return;
         }
-        if (request.aborted) {
+        if (request2.aborted) {
           client[kQueue].splice(client[kPendingIdx], 1);
           continue;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request.servername;
+          client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -20053,17 +20053,17 @@ var require_client = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          client[kServerName] = request.servername;
+          client[kServerName] = request2.servername;
           connect(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request)) {
+        if (client[kHTTPContext].busy(request2)) {
           return;
         }
-        if (!request.aborted && client[kHTTPContext].write(request)) {
+        if (!request2.aborted && client[kHTTPContext].write(request2)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -20962,7 +20962,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool2(origin, opts);
     }
-    var Agent = class extends DispatcherBase {
+    var Agent2 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -21087,7 +21087,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module2.exports = Agent;
+    module2.exports = Agent2;
   }
 });
 
@@ -21480,13 +21480,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request = Buffer2.alloc(2 + this.authMethods.length);
-        request[0] = SOCKS_VERSION;
-        request[1] = this.authMethods.length;
+        const request2 = Buffer2.alloc(2 + this.authMethods.length);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = this.authMethods.length;
         this.authMethods.forEach((method2, i) => {
-          request[2 + i] = method2;
+          request2[2 + i] = method2;
         });
-        this.socket.write(request);
+        this.socket.write(request2);
       }
       /**
        * Handle handshake response from server
@@ -21528,13 +21528,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request[0] = 1;
-        request[1] = usernameBuffer.length;
-        usernameBuffer.copy(request, 2);
-        request[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request, 3 + usernameBuffer.length);
-        this.socket.write(request);
+        const request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request2[0] = 1;
+        request2[1] = usernameBuffer.length;
+        usernameBuffer.copy(request2, 2);
+        request2[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
+        this.socket.write(request2);
       }
       /**
        * Handle authentication response
@@ -21569,22 +21569,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request);
+        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request2);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request[0] = SOCKS_VERSION;
-        request[1] = command;
-        request[2] = 0;
-        request[3] = addressType;
-        addressBuffer.copy(request, 4);
-        request.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request;
+        const request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = command;
+        request2[2] = 0;
+        request2[3] = addressType;
+        addressBuffer.copy(request2, 4);
+        request2.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request2;
       }
       /**
        * Handle CONNECT response
@@ -21958,7 +21958,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors2();
@@ -22114,7 +22114,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect });
         }
-        this[kAgent] = new Agent({
+        this[kAgent] = new Agent2({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -22284,7 +22284,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -22297,7 +22297,7 @@ var require_env_http_proxy_agent = __commonJS({
         super(opts);
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent(agentOpts);
+        this[kNoProxyAgent] = new Agent2(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -23726,10 +23726,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request(opts, callback) {
+    function request2(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve, reject) => {
-          request.call(this, opts, (err, data) => {
+          request2.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve(data);
           });
         });
@@ -23749,7 +23749,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module2.exports = request;
+    module2.exports = request2;
     module2.exports.RequestHandler = RequestHandler;
   }
 });
@@ -25557,7 +25557,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -25595,7 +25595,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent(opts);
+        const agent = opts?.agent ? opts.agent : new Agent2(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -25845,7 +25845,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname, resolve } = __require("node:path");
+    var { dirname: dirname2, resolve } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors2();
     var { setHeader } = require_util();
@@ -25986,8 +25986,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -26005,7 +26005,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request,
+            request: request2,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -26039,8 +26039,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -26092,7 +26092,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         const resolvedPath = resolve(path);
-        await mkdir(dirname(resolvedPath), { recursive: true });
+        await mkdir(dirname2(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -26135,8 +26135,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -26145,8 +26145,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -26236,7 +26236,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
     "use strict";
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var { InvalidArgumentError, UndiciError } = require_errors2();
@@ -26289,7 +26289,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent(opts);
+          this[kRealAgent] = new Agent2(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -26445,16 +26445,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request, responses, response } = snapshot;
-          const url = new URL(request.url);
+          const { request: request2, responses, response } = snapshot;
+          const url = new URL(request2.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request.method,
-            headers: request.headers,
-            body: request.body
+            method: request2.method,
+            headers: request2.headers,
+            body: request2.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -26538,11 +26538,11 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors2();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var fallbackDispatcher;
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent());
+      setGlobalDispatcher(new Agent2());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -32639,7 +32639,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request = null;
+        let request2 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -32656,18 +32656,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request = makeRequest({ urlList: [parsedURL] });
+          request2 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request = input.#state;
+          request2 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request.window, origin)) {
-          window2 = request.window;
+        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
+          window2 = request2.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -32675,66 +32675,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request = makeRequest({
+        request2 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request.method,
+          method: request2.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request.headersList,
+          headersList: request2.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request.unsafeRequest,
+          unsafeRequest: request2.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request.priority,
+          priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request.origin,
+          origin: request2.origin,
           // referrer request’s referrer.
-          referrer: request.referrer,
+          referrer: request2.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request.referrerPolicy,
+          referrerPolicy: request2.referrerPolicy,
           // mode request’s mode.
-          mode: request.mode,
+          mode: request2.mode,
           // credentials mode request’s credentials mode.
-          credentials: request.credentials,
+          credentials: request2.credentials,
           // cache mode request’s cache mode.
-          cache: request.cache,
+          cache: request2.cache,
           // redirect mode request’s redirect mode.
-          redirect: request.redirect,
+          redirect: request2.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request.integrity,
+          integrity: request2.integrity,
           // keepalive request’s keepalive.
-          keepalive: request.keepalive,
+          keepalive: request2.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request.reloadNavigation,
+          reloadNavigation: request2.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request.historyNavigation,
+          historyNavigation: request2.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request.urlList]
+          urlList: [...request2.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request.mode === "navigate") {
-            request.mode = "same-origin";
+          if (request2.mode === "navigate") {
+            request2.mode = "same-origin";
           }
-          request.reloadNavigation = false;
-          request.historyNavigation = false;
-          request.origin = "client";
-          request.referrer = "client";
-          request.referrerPolicy = "";
-          request.url = request.urlList[request.urlList.length - 1];
-          request.urlList = [request.url];
+          request2.reloadNavigation = false;
+          request2.historyNavigation = false;
+          request2.origin = "client";
+          request2.referrer = "client";
+          request2.referrerPolicy = "";
+          request2.url = request2.urlList[request2.urlList.length - 1];
+          request2.urlList = [request2.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request.referrer = "no-referrer";
+            request2.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -32743,14 +32743,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request.referrer = "client";
+              request2.referrer = "client";
             } else {
-              request.referrer = parsedReferrer;
+              request2.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request.referrerPolicy = init.referrerPolicy;
+          request2.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -32765,33 +32765,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request.mode = mode;
+          request2.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request.credentials = init.credentials;
+          request2.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request.cache = init.cache;
+          request2.cache = init.cache;
         }
-        if (request.cache === "only-if-cached" && request.mode !== "same-origin") {
+        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request.redirect = init.redirect;
+          request2.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request.integrity = String(init.integrity);
+          request2.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request.keepalive = Boolean(init.keepalive);
+          request2.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method2 = init.method;
           const mayBeNormalized = normalizedMethodRecords[method2];
           if (mayBeNormalized !== void 0) {
-            request.method = mayBeNormalized;
+            request2.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method2)) {
               throw new TypeError(`'${method2}' is not a valid HTTP method.`);
@@ -32801,9 +32801,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method2}' HTTP method is unsupported.`);
             }
             method2 = normalizedMethodRecordsBase[upperCase] ?? method2;
-            request.method = method2;
+            request2.method = method2;
           }
-          if (!patchMethodWarning && request.method === "patch") {
+          if (!patchMethodWarning && request2.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -32813,15 +32813,15 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request;
+        this.#state = request2;
         this.#signal = createDependentSignal(signal);
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request.headersList);
+        setHeadersList(this.#headers, request2.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request.method)) {
+          if (!corsSafeListedMethodsSet.has(request2.method)) {
             throw new TypeError(
-              `'${request.method} is unsupported in no-cors mode.`
+              `'${request2.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -32840,14 +32840,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request.method === "GET" || request.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request.keepalive
+            request2.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -32859,12 +32859,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request.mode !== "same-origin" && request.mode !== "cors") {
+          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request.useCORSPreflightFlag = true;
+          request2.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -33036,28 +33036,28 @@ var require_request2 = __commonJS({
         return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
       }
       static {
-        setRequestSignal = (request, newSignal) => {
-          request.#signal = newSignal;
+        setRequestSignal = (request2, newSignal) => {
+          request2.#signal = newSignal;
         };
-        getRequestDispatcher = (request) => {
-          return request.#dispatcher;
+        getRequestDispatcher = (request2) => {
+          return request2.#dispatcher;
         };
-        setRequestDispatcher = (request, newDispatcher) => {
-          request.#dispatcher = newDispatcher;
+        setRequestDispatcher = (request2, newDispatcher) => {
+          request2.#dispatcher = newDispatcher;
         };
-        setRequestHeaders = (request, newHeaders) => {
-          request.#headers = newHeaders;
+        setRequestHeaders = (request2, newHeaders) => {
+          request2.#headers = newHeaders;
         };
-        getRequestState = (request) => {
-          return request.#state;
+        getRequestState = (request2) => {
+          return request2.#state;
         };
-        setRequestState = (request, newState) => {
-          request.#state = newState;
+        setRequestState = (request2, newState) => {
+          request2.#state = newState;
         };
-        removeRequestAbortListener = (request) => {
-          const state = requestSignals.get(request.#signal);
+        removeRequestAbortListener = (request2) => {
+          const state = requestSignals.get(request2.#signal);
           if (state !== void 0) {
-            requestSignals.delete(request.#signal);
+            requestSignals.delete(request2.#signal);
             requestFinalizer.unregister(state.reference);
             removeSignalFollower(state.source, state.reference);
           }
@@ -33113,23 +33113,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request) {
-      const newRequest = makeRequest({ ...request, body: null });
-      if (request.body != null) {
-        newRequest.body = cloneBody(request.body);
+    function cloneRequest(request2) {
+      const newRequest = makeRequest({ ...request2, body: null });
+      if (request2.body != null) {
+        newRequest.body = cloneBody(request2.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request = new Request(kConstruct);
-      setRequestState(request, innerRequest);
-      setRequestDispatcher(request, dispatcher);
-      setRequestSignal(request, signal);
+      const request2 = new Request(kConstruct);
+      setRequestState(request2, innerRequest);
+      setRequestDispatcher(request2, dispatcher);
+      setRequestSignal(request2, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request, headers);
+      setRequestHeaders(request2, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request;
+      return request2;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -33542,14 +33542,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request = getRequestState(requestObject);
+      const request2 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request, null, requestObject.signal.reason, null);
+        abortFetch(p, request2, null, requestObject.signal.reason, null);
         return p.promise;
       }
-      const globalObject = request.client.globalObject;
+      const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request.serviceWorkers = "none";
+        request2.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -33561,7 +33561,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request2, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const cleanupAbortListeners = () => {
@@ -33573,7 +33573,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p, request2, responseObject, controller.serializedAbortReason, controller.controller);
           cleanupAbortListeners();
           return;
         }
@@ -33587,7 +33587,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request,
+        request: request2,
         processResponseEndOfBody: (response) => {
           handleFetchDone(response);
           cleanupAbortListeners();
@@ -33634,12 +33634,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request, responseObject, error, controller) {
+    function abortFetch(p, request2, responseObject, error, controller) {
       if (p) {
         p.reject(error);
       }
-      if (request.body?.stream != null && isReadable(request.body.stream)) {
-        request.body.stream.cancel(error).catch((err) => {
+      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
+        request2.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -33655,7 +33655,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request,
+      request: request2,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -33668,9 +33668,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request.client != null) {
-        taskDestination = request.client.globalObject;
-        crossOriginIsolatedCapability = request.client.crossOriginIsolatedCapability;
+      if (request2.client != null) {
+        taskDestination = request2.client.globalObject;
+        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -33678,7 +33678,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request,
+        request: request2,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -33688,79 +33688,79 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request.body || request.body.stream);
-      if (request.window === "client") {
-        request.window = request.client?.globalObject?.constructor?.name === "Window" ? request.client : "no-window";
+      assert(!request2.body || request2.body.stream);
+      if (request2.window === "client") {
+        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
       }
-      if (request.origin === "client") {
-        request.origin = request.client.origin;
+      if (request2.origin === "client") {
+        request2.origin = request2.client.origin;
       }
-      if (request.policyContainer === "client") {
-        if (request.client != null) {
-          request.policyContainer = clonePolicyContainer(
-            request.client.policyContainer
+      if (request2.policyContainer === "client") {
+        if (request2.client != null) {
+          request2.policyContainer = clonePolicyContainer(
+            request2.client.policyContainer
           );
         } else {
-          request.policyContainer = makePolicyContainer();
+          request2.policyContainer = makePolicyContainer();
         }
       }
-      if (!request.headersList.contains("accept", true)) {
+      if (!request2.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request.headersList.append("accept", value2, true);
+        request2.headersList.append("accept", value2, true);
       }
-      if (!request.headersList.contains("accept-language", true)) {
-        request.headersList.append("accept-language", "*", true);
+      if (!request2.headersList.contains("accept-language", true)) {
+        request2.headersList.append("accept-language", "*", true);
       }
-      if (request.priority === null) {
+      if (request2.priority === null) {
       }
-      if (subresourceSet.has(request.destination)) {
+      if (subresourceSet.has(request2.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request = fetchParams.request;
+        const request2 = fetchParams.request;
         let response = null;
-        if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request))) {
+        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request);
-        if (requestBadPort(request) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
+        if (requestBadPort(request2) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request.referrerPolicy === "") {
-          request.referrerPolicy = request.policyContainer.referrerPolicy;
+        if (request2.referrerPolicy === "") {
+          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
         }
-        if (request.referrer !== "no-referrer") {
-          request.referrer = determineRequestsReferrer(request);
+        if (request2.referrer !== "no-referrer") {
+          request2.referrer = determineRequestsReferrer(request2);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request.mode === "navigate" || request.mode === "websocket")
+            (request2.mode === "navigate" || request2.mode === "websocket")
           ) {
-            request.responseTainting = "basic";
+            request2.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request.mode === "same-origin") {
+          } else if (request2.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request.mode === "no-cors") {
-            if (request.redirect !== "follow") {
+          } else if (request2.mode === "no-cors") {
+            if (request2.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request.responseTainting = "opaque";
+              request2.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request.responseTainting = "cors";
+            request2.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -33768,13 +33768,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request.responseTainting === "cors") {
+          if (request2.responseTainting === "cors") {
           }
-          if (request.responseTainting === "basic") {
+          if (request2.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request.responseTainting === "cors") {
+          } else if (request2.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request.responseTainting === "opaque") {
+          } else if (request2.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -33782,26 +33782,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request.urlList);
+          internalResponse.urlList.push(...request2.urlList);
         }
-        if (!request.timingAllowFailed) {
+        if (!request2.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request.method === "HEAD" || request.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request.integrity) {
+        if (request2.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request.responseTainting === "opaque" || response.body == null) {
+          if (request2.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request.integrity)) {
+            if (!bytesMatch(bytes, request2.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -33820,8 +33820,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams)) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request);
+      const { request: request2 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request2);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -33830,19 +33830,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request);
+          const blobURLEntry = requestCurrentURL(request2);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request.headersList.contains("range", true)) {
+          if (!request2.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -33850,7 +33850,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request.headersList.get("range", true);
+            const rangeHeader = request2.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -33881,7 +33881,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -33979,41 +33979,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request.serviceWorkers === "all") {
+      if (request2.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request.redirect === "follow") {
-          request.serviceWorkers = "none";
+        if (request2.redirect === "follow") {
+          request2.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request.responseTainting === "cors" && corsCheck(request, response) === "failure") {
+        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request, response) === "failure") {
-          request.timingAllowFailed = true;
+        if (TAOCheck(request2, response) === "failure") {
+          request2.timingAllowFailed = true;
         }
       }
-      if ((request.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request.origin,
-        request.client,
-        request.destination,
+      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request2.origin,
+        request2.client,
+        request2.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request.redirect !== "manual") {
+        if (request2.redirect !== "manual") {
           fetchParams.controller.connection.destroy();
         }
-        if (request.redirect === "error") {
+        if (request2.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request.redirect === "manual") {
+        } else if (request2.redirect === "manual") {
           response = actualResponse;
-        } else if (request.redirect === "follow") {
+        } else if (request2.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -34023,13 +34023,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request).hash
+          requestCurrentURL(request2).hash
         );
         if (locationURL == null) {
           return response;
@@ -34040,68 +34040,68 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request.redirectCount === 20) {
+      if (request2.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request.redirectCount += 1;
-      if (request.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request, locationURL)) {
+      request2.redirectCount += 1;
+      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request.body != null && request.body.source == null) {
+      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request.method)) {
-        request.method = "GET";
-        request.body = null;
+      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
+        request2.method = "GET";
+        request2.body = null;
         for (const headerName of requestBodyHeader) {
-          request.headersList.delete(headerName);
+          request2.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request), locationURL)) {
-        request.headersList.delete("authorization", true);
-        request.headersList.delete("proxy-authorization", true);
-        request.headersList.delete("cookie", true);
-        request.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
+        request2.headersList.delete("authorization", true);
+        request2.headersList.delete("proxy-authorization", true);
+        request2.headersList.delete("cookie", true);
+        request2.headersList.delete("host", true);
       }
-      if (request.body != null) {
-        assert(request.body.source != null);
-        request.body = safelyExtractBody(request.body.source)[0];
+      if (request2.body != null) {
+        assert(request2.body.source != null);
+        request2.body = safelyExtractBody(request2.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request, actualResponse);
+      request2.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request.window === "no-window" && request.redirect === "error") {
+      if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request;
+        httpRequest = request2;
       } else {
-        if (request.body?.source != null) {
-          httpRequest = cloneRequest(request);
+        if (request2.body?.source != null) {
+          httpRequest = cloneRequest(request2);
         } else {
-          httpRequest = cloneRequest({ ...request, body: null });
-          httpRequest.body = request.body;
+          httpRequest = cloneRequest({ ...request2, body: null });
+          httpRequest.body = request2.body;
         }
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
+      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -34188,14 +34188,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request.useURLCredentials !== void 0 || isTraversableNavigable(request.traversableForUserPrompts))) {
-        if (request.body != null) {
-          if (request.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
+        if (request2.body != null) {
+          if (request2.body.source == null) {
             return response;
           }
-          request.body = safelyExtractBody(request.body.source)[0];
+          request2.body = safelyExtractBody(request2.body.source)[0];
         }
-        if (request.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -34205,7 +34205,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request.window === "no-window") {
+        if (request2.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -34217,7 +34217,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request.body == null || request.body.source != null)
+        (request2.body == null || request2.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -34245,21 +34245,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request.cache = "no-store";
+        request2.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request.mode === "websocket") {
+      if (request2.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request.body == null && fetchParams.processRequestEndOfBody) {
+      if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request.body != null) {
+      } else if (request2.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -34287,7 +34287,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request.body.stream) {
+            for await (const bytes of request2.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -34394,7 +34394,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request);
+        const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -34404,13 +34404,13 @@ var require_fetch = __commonJS({
             {
               path: hasTrailingQuestionMark ? `${path}?` : path,
               origin: url.origin,
-              method: request.method,
-              body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body2,
+              method: request2.method,
+              body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body2,
               // Preserve the serialized fetch body for MockAgent net-connect fallthroughs.
               __mockAgentBodyForDispatch: body2,
-              headers: request.headersList.entries,
+              headers: request2.headersList.entries,
               maxRedirections: 0,
-              upgrade: request.mode === "websocket" ? "websocket" : void 0,
+              upgrade: request2.mode === "websocket" ? "websocket" : void 0,
               ...allowH2 === false ? { allowH2 } : null
             },
             {
@@ -34439,9 +34439,9 @@ var require_fetch = __commonJS({
                 const headersList = new HeadersList();
                 appendHeadersListFromResponseHeaders(headersList, headers, rawHeaders);
                 const location = headersList.get("location", true);
-                const willFollow = location && request.redirect === "follow" && redirectStatusSet.has(status);
+                const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
                 const decoders = [];
-                if (request.method !== "HEAD" && request.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+                if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                   const contentEncoding = headersList.get("content-encoding", true);
                   const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                   const maxContentEncodings = 5;
@@ -34528,7 +34528,7 @@ var require_fetch = __commonJS({
                   this.body?.destroy();
                   return;
                 }
-                if (request.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
+                if (request2.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
                   resolve(dispatchWithProtocolPreference(body2, false));
                   return;
                 }
@@ -34626,31 +34626,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request, options, 1);
+        const p = this.#internalMatchAll(request2, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request = void 0, options = {}) {
+      async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.matchAll";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request, options);
+        return this.#internalMatchAll(request2, options);
       }
-      async add(request) {
+      async add(request2) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request);
-        const requests = [request];
+        request2 = webidl.converters.RequestInfo(request2);
+        const requests = [request2];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -34660,19 +34660,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request of requests) {
-          if (request === void 0) {
+        for (let request2 of requests) {
+          if (request2 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request = webidl.converters.RequestInfo(request);
-          if (typeof request === "string") {
+          request2 = webidl.converters.RequestInfo(request2);
+          if (typeof request2 === "string") {
             continue;
           }
-          const r = getRequestState(request);
+          const r = getRequestState(request2);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -34681,8 +34681,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request of requests) {
-          const r = getRequestState(new Request(request));
+        for (const request2 of requests) {
+          const r = getRequestState(new Request(request2));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -34762,17 +34762,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request, response) {
+      async put(request2, response) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request)) {
-          innerRequest = getRequestState(request);
+        if (webidl.is.Request(request2)) {
+          innerRequest = getRequestState(request2);
         } else {
-          innerRequest = getRequestState(new Request(request));
+          innerRequest = getRequestState(new Request(request2));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -34843,21 +34843,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request, options = {}) {
+      async delete(request2, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request)) {
-          r = getRequestState(request);
+        if (webidl.is.Request(request2)) {
+          r = getRequestState(request2);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request === "string");
-          r = getRequestState(new Request(request));
+          assert(typeof request2 === "string");
+          r = getRequestState(new Request(request2));
         }
         const operations = [];
         const operation = {
@@ -34889,25 +34889,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request = void 0, options = {}) {
+      async keys(request2 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.keys";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request !== void 0) {
-          if (webidl.is.Request(request)) {
-            r = getRequestState(request);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = getRequestState(new Request(request));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const promise = Promise.withResolvers();
         const requests = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -34919,9 +34919,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request2 of requests) {
+          for (const request3 of requests) {
             const requestObject = fromInnerRequest(
-              request2,
+              request3,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -35040,9 +35040,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request.url);
+        const cachedURL = new URL(request2.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -35058,7 +35058,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request.headersList.get(fieldValue);
+          const requestValue = request2.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -35066,20 +35066,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request, options, maxResponses = Infinity) {
+      #internalMatchAll(request2, options, maxResponses = Infinity) {
         let r = null;
-        if (request !== void 0) {
-          if (webidl.is.Request(request)) {
-            r = getRequestState(request);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = getRequestState(new Request(request));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const responses = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -35176,21 +35176,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, webidl.is.CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request, options);
+            return await cache.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request, options);
+            const response = await cache.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -36413,7 +36413,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request = makeRequest({
+      const request2 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -36426,18 +36426,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request.headersList = headersList;
+        request2.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request.headersList.append("sec-websocket-key", keyValue, true);
-      request.headersList.append("sec-websocket-version", "13", true);
+      request2.headersList.append("sec-websocket-key", keyValue, true);
+      request2.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request.headersList.append("sec-websocket-protocol", protocol, true);
+        request2.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request,
+        request: request2,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -36486,7 +36486,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -38539,12 +38539,12 @@ var require_eventsource = __commonJS({
           corsAttributeState = USE_CREDENTIALS;
           this.#withCredentials = true;
         }
-        const request = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
-        request.client = environmentSettingsObject.settingsObject;
-        request.headersList.set("Accept", "text/event-stream");
-        request.cache = "no-store";
-        request.initiator = "other";
-        this.#request = request;
+        const request2 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
+        request2.client = environmentSettingsObject.settingsObject;
+        request2.headersList.set("Accept", "text/event-stream");
+        request2.cache = "no-store";
+        request2.initiator = "other";
+        this.#request = request2;
         this.#connect();
       }
       /**
@@ -38577,10 +38577,10 @@ var require_eventsource = __commonJS({
       #connect() {
         if (this.#readyState === CLOSED) return;
         this.#readyState = CONNECTING;
-        const request = cloneRequest(this.#request);
-        request.urlList = [...this.#request.urlList];
+        const request2 = cloneRequest(this.#request);
+        request2.urlList = [...this.#request.urlList];
         const fetchParams = {
-          request,
+          request: request2,
           dispatcher: this.#dispatcher
         };
         const processEventSourceEndOfBody = (response) => {
@@ -38801,7 +38801,7 @@ var require_undici = __commonJS({
     var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent = require_agent();
+    var Agent2 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -38829,7 +38829,7 @@ var require_undici = __commonJS({
     module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent;
+    module2.exports.Agent = Agent2;
     module2.exports.Dispatcher1Wrapper = Dispatcher1Wrapper;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
@@ -44872,11 +44872,11 @@ var require_wasm = __commonJS({
         this.tag = Histogram_1.NO_TAG;
         wasm.__pin(this._wasmHistogram);
       }
-      static build(request = defaultRequest) {
+      static build(request2 = defaultRequest) {
         if (!(0, exports2.webAssemblyReady)()) {
           throw new Error("WebAssembly is not ready yet!");
         }
-        const parameters = Object.assign({}, defaultRequest, request);
+        const parameters = Object.assign({}, defaultRequest, request2);
         const remoteHistogramClass = remoteHistogramClassFor(parameters.bitBucketSize);
         return new _WasmHistogram(new wasm[remoteHistogramClass](parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits, parameters.autoResize), remoteHistogramClass);
       }
@@ -46318,9 +46318,9 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build2 = (request = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request);
-      if (request.useWebAssembly && wasm_1.webAssemblyAvailable) {
+    var build2 = (request2 = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request2);
+      if (request2.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
       }
       const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
@@ -46539,9 +46539,9 @@ var require_dist2 = __commonJS({
 });
 
 // src/cli.ts
-import { readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join as join2 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/errors.ts
@@ -47261,7 +47261,14 @@ var GATE_KEYS = [
   "comment-key",
   "github-token",
   "job-summary",
-  "results-path"
+  "results-path",
+  "baseline-start",
+  "candidate-start",
+  "baseline-stop",
+  "candidate-stop",
+  "restart",
+  "ready-timeout",
+  "server-log-dir"
 ];
 var SECRET_KEYS = /* @__PURE__ */ new Set(["api-key", "baseline-api-key", "candidate-api-key", "github-token"]);
 var PERCENTILES = {
@@ -47384,6 +47391,30 @@ function parseReportSettings(raw) {
 function parseMode(raw) {
   return parseChoice("mode", value(raw, "mode") ?? "run", ["run", "measure", "report"]);
 }
+function parseServerSettings(raw) {
+  const commands = {};
+  for (const arm of ["baseline", "candidate"]) {
+    const start = value(raw, `${arm}-start`);
+    const stop = value(raw, `${arm}-stop`);
+    if (stop !== void 0 && start === void 0) {
+      throw new ConfigError(
+        `${arm}-stop is set without ${arm}-start: the gate only stops what it started`
+      );
+    }
+    if (start !== void 0) commands[arm] = { start, stop };
+  }
+  return {
+    commands,
+    restart: parseChoice("restart", value(raw, "restart") ?? "never", [
+      "never",
+      "per-trial"
+    ]),
+    readyTimeoutS: parseDurationS("ready-timeout", value(raw, "ready-timeout") ?? "10m", {
+      above: 0
+    }),
+    logDir: value(raw, "server-log-dir") ?? "llm-perf-gate-logs"
+  };
+}
 function parseGateConfig(raw, env = {}, readFile = (path) => readFileSync2(path, "utf8")) {
   const optionalFraction = (key) => {
     const v = value(raw, key);
@@ -47445,6 +47476,7 @@ function parseGateConfig(raw, env = {}, readFile = (path) => readFileSync2(path,
       integer: true,
       min: 1
     }),
+    servers: parseServerSettings(raw),
     report: parseReportSettings(raw)
   };
 }
@@ -48322,7 +48354,7 @@ function keptHeaders(headers) {
   }
   return kept;
 }
-function sendCompletion(dispatcher, path, headers, body, record, now, onDone) {
+function sendCompletion(dispatcher, origin, path, headers, body, record, now, onDone) {
   let controller;
   let pendingAbort;
   let finished = false;
@@ -48375,7 +48407,7 @@ function sendCompletion(dispatcher, path, headers, body, record, now, onDone) {
   };
   record.dispatchMs = now();
   dispatcher.dispatch(
-    { path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
+    { origin, path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
     handler
   );
   return {
@@ -48447,6 +48479,7 @@ async function runTrial(options) {
     headersTimeout: 0,
     bodyTimeout: 0
   });
+  const origin = new URL(target.baseUrl).origin;
   const path = requestPath(target);
   const headers = requestHeaders(target);
   collectGarbage();
@@ -48503,7 +48536,7 @@ async function runTrial(options) {
       if (cap !== void 0) admitWaiting();
     };
     try {
-      const handle = sendCompletion(dispatcher, path, headers, body, r, clock.now, onDone);
+      const handle = sendCompletion(dispatcher, origin, path, headers, body, r, clock.now, onDone);
       if (r.outcome === void 0) inFlight.set(r, handle);
     } catch (error) {
       r.transportError = `the request could not be dispatched: ${error.message}`;
@@ -48974,6 +49007,311 @@ function poolHistograms(encoded) {
   return { count: total.totalCount, p50: at(50), p95: at(95), p99: at(99) };
 }
 
+// src/servers/lifecycle.ts
+import { join } from "node:path";
+
+// src/servers/server.ts
+var import_undici2 = __toESM(require_undici(), 1);
+import { execFile, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { dirname } from "node:path";
+var ServerError = class extends Error {
+  name = "ServerError";
+};
+var TAIL_LINES = 20;
+var ManagedServer = class {
+  options;
+  child;
+  log;
+  startedMs = 0;
+  stopped = false;
+  exit;
+  constructor(options) {
+    this.options = options;
+  }
+  get pid() {
+    return this.child?.pid;
+  }
+  get running() {
+    return this.child !== void 0 && this.exit === void 0;
+  }
+  start() {
+    mkdirSync(dirname(this.options.logPath), { recursive: true });
+    this.log = createWriteStream(this.options.logPath, { flags: "a" });
+    this.exit = void 0;
+    this.stopped = false;
+    this.startedMs = performance.now();
+    const child = spawn(this.options.startCommand, {
+      shell: true,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    });
+    child.stdout?.pipe(this.log, { end: false });
+    child.stderr?.pipe(this.log, { end: false });
+    child.once("exit", (code, signal) => {
+      this.exit = { code, signal };
+    });
+    child.once("error", (error) => {
+      this.log?.write(`
+[llm-perf-gate] could not start: ${error.message}
+`);
+      this.exit ??= { code: null, signal: null };
+    });
+    this.child = child;
+  }
+  /** The last lines of the log, for error messages. */
+  logTail(lines = TAIL_LINES) {
+    try {
+      const text2 = readFileSync3(this.options.logPath, "utf8").trimEnd();
+      return text2.split(/\r?\n/).slice(-lines).join("\n");
+    } catch {
+      return "(no log)";
+    }
+  }
+  describeExit() {
+    const e = this.exit;
+    if (!e) return "running";
+    return e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`;
+  }
+  failure(what) {
+    return new ServerError(
+      `${this.options.name} server ${what}; log ${this.options.logPath}, last lines:
+${this.logTail()}`
+    );
+  }
+  async waitReady(timeoutS) {
+    const { target } = this.options;
+    const pollMs = this.options.pollMs ?? 1e3;
+    const deadline = this.startedMs + timeoutS * 1e3;
+    const agent = new import_undici2.Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    const headers = requestHeaders(target);
+    let listed = false;
+    try {
+      for (; ; ) {
+        if (this.exit) throw this.failure(`exited before it was ready (${this.describeExit()})`);
+        if (performance.now() > deadline) {
+          throw this.failure(
+            `was not ready after ${timeoutS} s (${listed ? "/models lists the model but completions fail" : `/models does not list ${target.model}`})`
+          );
+        }
+        if (!listed) listed = await this.modelListed(agent, headers);
+        if (listed) {
+          const ttftMs = await this.oneTokenTtft(agent, headers, deadline);
+          if (ttftMs !== void 0) {
+            return {
+              timeToReadyS: (performance.now() - this.startedMs) / 1e3,
+              coldTtftMs: ttftMs
+            };
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    } finally {
+      await agent.close();
+    }
+  }
+  async modelListed(agent, headers) {
+    try {
+      const res = await (0, import_undici2.request)(`${this.options.target.baseUrl}/models`, {
+        dispatcher: agent,
+        headers: { authorization: headers.authorization ?? "" },
+        signal: AbortSignal.timeout(1e4)
+      });
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        return false;
+      }
+      const body = await res.body.json();
+      return body.data?.some((m) => m.id === this.options.target.model) ?? false;
+    } catch {
+      return false;
+    }
+  }
+  /** A real one-token streamed completion; its TTFT when it succeeds. */
+  oneTokenTtft(agent, headers, deadlineMs) {
+    const target = { ...this.options.target, ignoreEos: false };
+    const body = requestBody(target, [{ role: "user", content: "Say OK." }], 1);
+    const now = () => performance.now();
+    const record = newRecord(0, false, now(), Math.max(deadlineMs, now() + 1e3), void 0);
+    return new Promise((resolve) => {
+      let timer;
+      const origin = new URL(target.baseUrl).origin;
+      const handle = sendCompletion(
+        agent,
+        origin,
+        requestPath(target),
+        headers,
+        body,
+        record,
+        now,
+        (r) => {
+          clearTimeout(timer);
+          resolve(classify(r) === "ok" ? r.firstOutputMs - r.dispatchMs : void 0);
+        }
+      );
+      if (record.outcome !== void 0 || !Number.isNaN(record.endMs)) return;
+      timer = setTimeout(() => {
+        record.timedOut = true;
+        handle.abort(new Error("readiness deadline"));
+      }, record.deadlineMs - now());
+    });
+  }
+  /** Stops the whole process group: the stop command if any, SIGTERM, then SIGKILL after the grace period. */
+  async stop() {
+    if (!this.child) return;
+    const graceMs = this.options.graceMs ?? 1e4;
+    if (this.options.stopCommand && !this.stopped) {
+      await new Promise((resolve) => {
+        execFile(
+          "/bin/sh",
+          ["-c", this.options.stopCommand],
+          { timeout: graceMs },
+          () => resolve()
+        );
+      });
+    }
+    this.stopped = true;
+    this.signalGroup("SIGTERM");
+    if (!await this.groupGone(graceMs)) {
+      this.signalGroup("SIGKILL");
+      await this.groupGone(2e3);
+    }
+    this.log?.end();
+  }
+  /** Waits until no process of the group is left; false on timeout. */
+  async groupGone(timeoutMs) {
+    const pid = this.child?.pid;
+    if (pid === void 0) return true;
+    const until = performance.now() + timeoutMs;
+    for (; ; ) {
+      try {
+        process.kill(-pid, 0);
+      } catch {
+        return true;
+      }
+      if (performance.now() > until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  signalGroup(signal) {
+    const pid = this.child?.pid;
+    if (pid === void 0) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+    }
+  }
+};
+
+// src/servers/lifecycle.ts
+var ServerLifecycle = class {
+  starts = [];
+  options;
+  live = /* @__PURE__ */ new Map();
+  constructor(options) {
+    this.options = options;
+  }
+  get managed() {
+    return Object.keys(this.options.commands).length > 0;
+  }
+  /** Before the first trial: with restart never, bring every managed arm up. */
+  async beforeAll() {
+    if (this.options.restart !== "never") return;
+    for (const arm of ["baseline", "candidate"]) await this.up(arm);
+  }
+  async beforeTrial(arm) {
+    if (this.options.restart === "per-trial") await this.up(arm);
+    this.assertAlive(arm, "before its trial");
+  }
+  /** After a trial: a server that died during it ends the run; per-trial stops it. */
+  async afterTrial(arm, what) {
+    this.assertAlive(arm, `during ${what}`);
+    if (this.options.restart === "per-trial") await this.down(arm);
+  }
+  async stopAll() {
+    await Promise.all([...this.live.keys()].map((arm) => this.down(arm)));
+  }
+  assertAlive(arm, when) {
+    const entry = this.live.get(arm);
+    if (entry && !entry.server.running) {
+      entry.record.exit = entry.server.describeExit();
+      throw entry.server.failure(`exited ${when} (${entry.record.exit})`);
+    }
+  }
+  async up(arm) {
+    const commands = this.options.commands[arm];
+    if (!commands || this.live.has(arm)) return;
+    const n = this.starts.filter((s) => s.arm === arm).length + 1;
+    const logPath = join(this.options.logDir, `${arm}-${n}.log`);
+    const server = new ManagedServer({
+      name: arm,
+      startCommand: commands.start,
+      stopCommand: commands.stop,
+      target: this.options.targets[arm],
+      logPath,
+      ...this.options.pollMs ? { pollMs: this.options.pollMs } : {},
+      ...this.options.graceMs ? { graceMs: this.options.graceMs } : {}
+    });
+    server.start();
+    const record = {
+      arm,
+      start: n,
+      pid: server.pid,
+      log: logPath,
+      time_to_ready_s: null,
+      cold_ttft_ms: null,
+      exit: null
+    };
+    this.starts.push(record);
+    this.live.set(arm, { server, record });
+    this.options.log(
+      `${arm}: started (pid ${server.pid}), log ${logPath}; waiting until ready (\u2264 ${this.options.readyTimeoutS} s)`
+    );
+    try {
+      const ready = await server.waitReady(this.options.readyTimeoutS);
+      record.time_to_ready_s = Math.round(ready.timeToReadyS * 1e3) / 1e3;
+      record.cold_ttft_ms = Math.round(ready.coldTtftMs * 1e3) / 1e3;
+      this.options.log(
+        `${arm}: ready after ${record.time_to_ready_s} s, cold-start TTFT ${record.cold_ttft_ms} ms`
+      );
+    } catch (error) {
+      await this.down(arm);
+      throw error;
+    }
+  }
+  async down(arm) {
+    const entry = this.live.get(arm);
+    if (!entry) return;
+    this.live.delete(arm);
+    await entry.server.stop();
+    entry.record.exit ??= entry.server.describeExit();
+  }
+};
+function lifecycleFor(config, log) {
+  const s = config.servers;
+  if (Object.keys(s.commands).length === 0) return void 0;
+  return new ServerLifecycle({
+    commands: s.commands,
+    targets: { baseline: config.baseline.target, candidate: config.candidate.target },
+    restart: s.restart,
+    readyTimeoutS: s.readyTimeoutS,
+    logDir: s.logDir,
+    log
+  });
+}
+function stopOnSignals(lifecycle, log) {
+  const handler = (signal) => {
+    log(`${signal}: stopping the servers the gate started`);
+    lifecycle.stopAll().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
+
 // src/gate.ts
 var RESULTS_SCHEMA = "llm-perf-gate/results@1";
 function metricSpecs(config) {
@@ -49069,7 +49407,7 @@ function guardsFor(config, trials, specs) {
 }
 function compareAll(config, trials, specs, confidence) {
   const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
-  return specs.map((spec) => {
+  return specs.flatMap((spec) => {
     const values = [];
     for (const pair of pairs) {
       const get = (arm) => {
@@ -49082,20 +49420,14 @@ function compareAll(config, trials, specs, confidence) {
         values.push({ baseline, candidate });
       }
     }
-    return compareMetric(
-      spec,
-      values.length > 0 ? values : [{ baseline: 1, candidate: 1 }],
-      config.rule,
-      confidence,
-      config.maxTrialCv
-    );
+    return values.length > 0 ? [compareMetric(spec, values, config.rule, confidence, config.maxTrialCv)] : [];
   });
 }
 function headlineFor(verdict, guards, comparisons) {
   const describe2 = (c) => `${c.label} ${signed(c.change)} (limit ${signed(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
   switch (verdict) {
     case "error":
-      return `no performance verdict: ${guards[0]}${guards.length > 1 ? ` (and ${guards.length - 1} more)` : ""}`;
+      return `no performance verdict: ${guards[0]?.split("\n")[0]}${guards.length > 1 ? ` (and ${guards.length - 1} more)` : ""}`;
     case "fail":
       return `regressed: ${comparisons.filter((c) => c.verdict === "regressed").map(describe2).join(", ")}`;
     case "inconclusive":
@@ -49120,6 +49452,7 @@ async function runGate(config, deps = {}) {
     for (const [position, arm] of order.entries()) {
       if (ran++ > 0 && config.cooldownS > 0) await sleep(config.cooldownS * 1e3);
       const armConfig = config[arm];
+      await deps.servers?.beforeTrial(arm);
       log(
         `pair ${pair + 1}/${config.trials}${config.maxTrials > config.trials ? `(\u2264${config.maxTrials})` : ""} ${arm}: measuring ${armConfig.target.baseUrl}`
       );
@@ -49128,19 +49461,36 @@ async function runGate(config, deps = {}) {
         `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${report.metrics.ttft_ms.p95 ?? "\u2013"} ms, goodput ${report.goodput.requests_per_s} req/s${report.validity.valid ? "" : " \u2014 INVALID"}`
       );
       trials.push({ pair, arm, position, seed, report });
+      await deps.servers?.afterTrial(arm, `pair ${pair + 1}`);
     }
   };
   let pairs = 0;
-  while (pairs < config.trials) await runPair(pairs++);
-  let guards = guardsFor(config, trials, specs);
-  let comparisons = compareAll(config, trials, specs, confidence);
-  while (guards.length === 0 && pairs < config.maxTrials && comparisons.some((c) => c.verdict === "inconclusive")) {
-    log(
-      `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - config.trials + 2} of ${looks})`
-    );
-    await runPair(pairs++);
+  let guards = [];
+  let comparisons = [];
+  let serverFailure;
+  try {
+    await deps.servers?.beforeAll();
+    while (pairs < config.trials) await runPair(pairs++);
     guards = guardsFor(config, trials, specs);
     comparisons = compareAll(config, trials, specs, confidence);
+    while (guards.length === 0 && pairs < config.maxTrials && comparisons.some((c) => c.verdict === "inconclusive")) {
+      log(
+        `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - config.trials + 2} of ${looks})`
+      );
+      await runPair(pairs++);
+      guards = guardsFor(config, trials, specs);
+      comparisons = compareAll(config, trials, specs, confidence);
+    }
+  } catch (error) {
+    if (!(error instanceof ServerError)) throw error;
+    serverFailure = error.message;
+  } finally {
+    await deps.servers?.stopAll();
+  }
+  if (serverFailure !== void 0) {
+    guards = [serverFailure, ...guardsFor(config, trials, specs)];
+    comparisons = compareAll(config, trials, specs, confidence);
+    pairs = new Set(trials.map((t) => t.pair)).size;
   }
   const verdict = guards.length > 0 ? "error" : comparisons.some((c) => c.verdict === "regressed") ? "fail" : comparisons.some((c) => c.verdict === "inconclusive") ? "inconclusive" : "pass";
   const pooled2 = {};
@@ -49162,7 +49512,8 @@ async function runGate(config, deps = {}) {
     pairs,
     looks,
     confidence_per_look: confidence,
-    pooled: pooled2
+    pooled: pooled2,
+    servers: deps.servers?.starts ?? []
   };
 }
 
@@ -49795,23 +50146,23 @@ async function startMockServer(options = {}) {
     if (fault === "hang") return;
     generate(parsed, promptTokens, fault, res);
   }
-  function generate(request, promptTokens, fault, res) {
-    const sampleSeed = request.temperature === 0 ? 0 : (request.seed ?? sampleRng.nextUint32()) >>> 0;
+  function generate(request2, promptTokens, fault, res) {
+    const sampleSeed = request2.temperature === 0 ? 0 : (request2.seed ?? sampleRng.nextUint32()) >>> 0;
     const natural = naturalLength(
-      request.promptText,
+      request2.promptText,
       profile.naturalMinTokens,
       profile.naturalMaxTokens,
       sampleSeed
     );
-    const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
-    const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
+    const limit = request2.maxTokens ?? profile.maxModelLen - promptTokens;
+    const ignoreEos = request2.ignoreEos && profile.honorIgnoreEos;
     const outputTokens2 = ignoreEos ? limit : Math.min(natural, limit);
     const finishReason = ignoreEos || natural > limit ? "length" : "stop";
     const cutAt = Math.max(1, Math.ceil(outputTokens2 / 2));
     const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
     const generated = cuts ? cutAt : outputTokens2;
-    const id = `${request.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${nextId++}`;
-    const tokens = new TokenStream(request.promptText, sampleSeed);
+    const id = `${request2.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${nextId++}`;
+    const tokens = new TokenStream(request2.promptText, sampleSeed);
     const usage = {
       prompt_tokens: promptTokens,
       completion_tokens: fault === "empty" ? 0 : generated,
@@ -49859,32 +50210,32 @@ async function startMockServer(options = {}) {
       );
       return;
     }
-    const w = request.stream ? streamWriter(request, id, res) : bufferedWriter(request, id, res);
+    const w = request2.stream ? streamWriter(request2, id, res) : bufferedWriter(request2, id, res);
     writer = w;
     res.on("close", () => {
       w.stop();
       if (!finished) engine.cancel(seq);
     });
   }
-  function choiceFor(request, text2, finish) {
-    return request.endpoint === "chat" ? {
+  function choiceFor(request2, text2, finish) {
+    return request2.endpoint === "chat" ? {
       index: 0,
       delta: text2 === null ? {} : { content: text2 },
       logprobs: null,
       finish_reason: finish
     } : { index: 0, text: text2 ?? "", logprobs: null, finish_reason: finish };
   }
-  function streamWriter(request, id, res) {
-    const object = request.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+  function streamWriter(request2, id, res) {
+    const object = request2.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
     const chunk = (choices, usage = null) => {
       const payload = {
         id,
         object,
         created,
-        model: request.model,
+        model: request2.model,
         choices
       };
-      if (request.includeUsage) payload.usage = usage;
+      if (request2.includeUsage) payload.usage = usage;
       return `data: ${JSON.stringify(payload)}
 
 `;
@@ -49893,7 +50244,7 @@ async function startMockServer(options = {}) {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache"
     });
-    if (request.endpoint === "chat") {
+    if (request2.endpoint === "chat") {
       const role = { role: "assistant", content: "" };
       res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
     }
@@ -49904,10 +50255,10 @@ async function startMockServer(options = {}) {
       else res.end(last);
     };
     const writer = {
-      content: (text2) => res.write(chunk([choiceFor(request, text2, null)])),
+      content: (text2) => res.write(chunk([choiceFor(request2, text2, null)])),
       finish: (reason, usage) => {
-        let out = chunk([choiceFor(request, null, reason)]);
-        if (request.includeUsage) out += chunk([], usage);
+        let out = chunk([choiceFor(request2, null, reason)]);
+        if (request2.includeUsage) out += chunk([], usage);
         end(`${out}data: [DONE]
 
 `);
@@ -49927,24 +50278,24 @@ data: [DONE]
     };
     return writer;
   }
-  function bufferedWriter(request, id, res) {
+  function bufferedWriter(request2, id, res) {
     let text2 = "";
     return {
       content: (t) => {
         text2 += t;
       },
       finish: (reason, usage) => {
-        const choice = request.endpoint === "chat" ? {
+        const choice = request2.endpoint === "chat" ? {
           index: 0,
           message: { role: "assistant", content: text2 },
           logprobs: null,
           finish_reason: reason
         } : { index: 0, text: text2, logprobs: null, finish_reason: reason };
-        const object = request.endpoint === "chat" ? "chat.completion" : "text_completion";
+        const object = request2.endpoint === "chat" ? "chat.completion" : "text_completion";
         sendJson(
           res,
           200,
-          JSON.stringify({ id, object, created, model: request.model, choices: [choice], usage })
+          JSON.stringify({ id, object, created, model: request2.model, choices: [choice], usage })
         );
       },
       cut: () => res.destroy(),
@@ -50162,6 +50513,14 @@ function selfChecks(r) {
     ...invalid2.map((t) => `- pair ${t.pair + 1} ${t.arm}: ${t.report.validity.reasons.join("; ")}`)
   ].join("\n");
 }
+function servers(r) {
+  if (!r.servers || r.servers.length === 0) return "";
+  const starts = r.servers.map((s) => {
+    const ready = s.time_to_ready_s === null ? "never ready" : `ready in ${num(s.time_to_ready_s)} s, cold-start TTFT ${num(s.cold_ttft_ms)} ms`;
+    return `${s.arm} start ${s.start}: ${ready}${s.exit && s.exit !== "running" ? `, then ${s.exit}` : ""} (log \`${s.log}\`)`;
+  });
+  return `**Servers** started by the gate \u2014 ${starts.join("; ")}.`;
+}
 function details(summary, body) {
   return `<details><summary>${summary}</summary>
 
@@ -50266,7 +50625,8 @@ function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
     "",
     outcomes(r),
     "",
-    selfChecks(r)
+    selfChecks(r),
+    ...servers(r) ? ["", servers(r)] : []
   ].join("\n");
   const optional = [perTrial(r), chart(r), pooled(r), method(r)].filter(Boolean);
   const note = (dropped) => `
@@ -50365,7 +50725,7 @@ function formatProgress(p) {
 }
 
 // src/report/results.ts
-import { readFileSync as readFileSync3, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync4, writeFileSync } from "node:fs";
 import { arch, cpus, platform } from "node:os";
 
 // package.json
@@ -50461,6 +50821,14 @@ function describeConfig(config) {
     max_error_rate: config.maxErrorRate,
     max_trial_cv: config.maxTrialCv,
     min_ok_requests: config.minOkRequests,
+    // Whether the gate started the servers; the commands themselves may hold secrets.
+    servers: {
+      baseline_start: config.servers.commands.baseline !== void 0,
+      candidate_start: config.servers.commands.candidate !== void 0,
+      restart: config.servers.restart,
+      ready_timeout_s: config.servers.readyTimeoutS,
+      log_dir: config.servers.logDir
+    },
     fail_on: config.report.failOn
   };
 }
@@ -50523,7 +50891,7 @@ function loadProfile(profilePath, sets) {
   if (profilePath !== void 0) {
     let parsed;
     try {
-      parsed = JSON.parse(readFileSync4(profilePath, "utf8"));
+      parsed = JSON.parse(readFileSync5(profilePath, "utf8"));
     } catch (error) {
       throw new UsageError(
         `--profile ${profilePath}: cannot read a JSON profile: ${error.message}`
@@ -50630,11 +50998,15 @@ async function gateCommand(args) {
   const flags = toRaw(values);
   const configPath = flags.config;
   const raw = mergeSettings(
-    configPath ? readConfigFile(configPath, (p) => readFileSync4(p, "utf8")) : {},
+    configPath ? readConfigFile(configPath, (p) => readFileSync5(p, "utf8")) : {},
     flags
   );
   const config = parseGateConfig(raw, process.env);
-  const outcome = await runGate(config, { log: (line) => console.error(line) });
+  const log = (line) => console.error(line);
+  const servers2 = lifecycleFor(config, log);
+  const release = servers2 ? stopOnSignals(servers2, log) : () => {
+  };
+  const outcome = await runGate(config, { log, ...servers2 ? { servers: servers2 } : {} }).finally(release);
   const results = buildResults(config, outcome, process.env);
   writeResults(config.report.resultsPath, results);
   console.log(renderMarkdown(results, config.report.commentKey));
@@ -50646,7 +51018,7 @@ async function demoCommand(args) {
   const { config, outcome } = await runDemo((line) => console.error(line));
   const results = buildResults(config, outcome, process.env);
   const settings = parseReportSettings({
-    "results-path": join(tmpdir(), "llm-perf-gate-demo-results.json")
+    "results-path": join2(tmpdir(), "llm-perf-gate-demo-results.json")
   });
   writeResults(settings.resultsPath, results);
   console.log(renderMarkdown(results, settings.commentKey));

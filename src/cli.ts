@@ -29,6 +29,7 @@ import { startMockServer } from "./mock/server.ts";
 import { renderMarkdown } from "./report/markdown.ts";
 import { formatMeasureReport, formatProgress } from "./report/measure-text.ts";
 import { buildResults, writeResults } from "./report/results.ts";
+import { lifecycleFor, stopOnSignals } from "./servers/lifecycle.ts";
 
 /** A mistake in how the command was invoked; printed without a stack trace. */
 class UsageError extends Error {
@@ -180,7 +181,10 @@ async function gateCommand(args: string[]): Promise<number> {
     flags,
   );
   const config = parseGateConfig(raw, process.env);
-  const outcome = await runGate(config, { log: (line) => console.error(line) });
+  const log = (line: string) => console.error(line);
+  const servers = lifecycleFor(config, log);
+  const release = servers ? stopOnSignals(servers, log) : () => {};
+  const outcome = await runGate(config, { log, ...(servers ? { servers } : {}) }).finally(release);
   const results = buildResults(config, outcome, process.env);
   writeResults(config.report.resultsPath, results);
   console.log(renderMarkdown(results, config.report.commentKey));

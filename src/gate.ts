@@ -15,6 +15,7 @@ import { OUTCOMES } from "./load/record.ts";
 import type { Progress } from "./load/runner.ts";
 import { type MeasureReport, measure } from "./measure.ts";
 import { type PooledPercentiles, poolHistograms } from "./metrics/pool.ts";
+import { ServerError, type ServerLifecycle, type StartRecord } from "./servers/lifecycle.ts";
 
 export const RESULTS_SCHEMA = "llm-perf-gate/results@1";
 
@@ -38,12 +39,16 @@ export interface GateOutcome {
   looks: number;
   confidence_per_look: number;
   pooled: Record<Arm, Record<string, PooledPercentiles>>;
+  /** Servers the gate started: readiness, cold start, logs. */
+  servers: StartRecord[];
 }
 
 export interface GateDeps {
   measure?: (config: MeasureConfig, onProgress?: (p: Progress) => void) => Promise<MeasureReport>;
   log?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** Starts, checks and stops the variants when the gate manages them. */
+  servers?: ServerLifecycle;
 }
 
 function metricSpecs(config: GateConfig): MetricSpec[] {
@@ -158,7 +163,7 @@ function compareAll(
   confidence: number,
 ): MetricComparison[] {
   const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
-  return specs.map((spec) => {
+  return specs.flatMap((spec) => {
     const values: PairValues[] = [];
     for (const pair of pairs) {
       const get = (arm: Arm) => {
@@ -171,13 +176,10 @@ function compareAll(
         values.push({ baseline, candidate });
       }
     }
-    return compareMetric(
-      spec,
-      values.length > 0 ? values : [{ baseline: 1, candidate: 1 }],
-      config.rule,
-      confidence,
-      config.maxTrialCv,
-    );
+    // A metric without one complete pair has nothing to compare (a guard says why).
+    return values.length > 0
+      ? [compareMetric(spec, values, config.rule, confidence, config.maxTrialCv)]
+      : [];
   });
 }
 
@@ -186,7 +188,7 @@ function headlineFor(verdict: Verdict, guards: string[], comparisons: MetricComp
     `${c.label} ${signed(c.change)} (limit ${signed(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
   switch (verdict) {
     case "error":
-      return `no performance verdict: ${guards[0]}${guards.length > 1 ? ` (and ${guards.length - 1} more)` : ""}`;
+      return `no performance verdict: ${guards[0]?.split("\n")[0]}${guards.length > 1 ? ` (and ${guards.length - 1} more)` : ""}`;
     case "fail":
       return `regressed: ${comparisons
         .filter((c) => c.verdict === "regressed")
@@ -221,6 +223,7 @@ export async function runGate(config: GateConfig, deps: GateDeps = {}): Promise<
     for (const [position, arm] of order.entries()) {
       if (ran++ > 0 && config.cooldownS > 0) await sleep(config.cooldownS * 1000);
       const armConfig = config[arm];
+      await deps.servers?.beforeTrial(arm);
       log(
         `pair ${pair + 1}/${config.trials}${config.maxTrials > config.trials ? `(≤${config.maxTrials})` : ""} ${arm}: measuring ${armConfig.target.baseUrl}`,
       );
@@ -229,24 +232,42 @@ export async function runGate(config: GateConfig, deps: GateDeps = {}): Promise<
         `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${report.metrics.ttft_ms.p95 ?? "–"} ms, goodput ${report.goodput.requests_per_s} req/s${report.validity.valid ? "" : " — INVALID"}`,
       );
       trials.push({ pair, arm, position, seed, report });
+      await deps.servers?.afterTrial(arm, `pair ${pair + 1}`);
     }
   };
 
   let pairs = 0;
-  while (pairs < config.trials) await runPair(pairs++);
-  let guards = guardsFor(config, trials, specs);
-  let comparisons = compareAll(config, trials, specs, confidence);
-  while (
-    guards.length === 0 &&
-    pairs < config.maxTrials &&
-    comparisons.some((c) => c.verdict === "inconclusive")
-  ) {
-    log(
-      `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - config.trials + 2} of ${looks})`,
-    );
-    await runPair(pairs++);
+  let guards: string[] = [];
+  let comparisons: MetricComparison[] = [];
+  let serverFailure: string | undefined;
+  try {
+    await deps.servers?.beforeAll();
+    while (pairs < config.trials) await runPair(pairs++);
     guards = guardsFor(config, trials, specs);
     comparisons = compareAll(config, trials, specs, confidence);
+    while (
+      guards.length === 0 &&
+      pairs < config.maxTrials &&
+      comparisons.some((c) => c.verdict === "inconclusive")
+    ) {
+      log(
+        `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - config.trials + 2} of ${looks})`,
+      );
+      await runPair(pairs++);
+      guards = guardsFor(config, trials, specs);
+      comparisons = compareAll(config, trials, specs, confidence);
+    }
+  } catch (error) {
+    if (!(error instanceof ServerError)) throw error;
+    serverFailure = error.message;
+  } finally {
+    await deps.servers?.stopAll();
+  }
+  if (serverFailure !== undefined) {
+    // The run stops where the server failed: what was measured is kept, but decides nothing.
+    guards = [serverFailure, ...guardsFor(config, trials, specs)];
+    comparisons = compareAll(config, trials, specs, confidence);
+    pairs = new Set(trials.map((t) => t.pair)).size;
   }
   const verdict: Verdict =
     guards.length > 0
@@ -276,5 +297,6 @@ export async function runGate(config: GateConfig, deps: GateDeps = {}): Promise<
     looks,
     confidence_per_look: confidence,
     pooled,
+    servers: deps.servers?.starts ?? [],
   };
 }

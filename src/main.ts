@@ -26,6 +26,7 @@ import {
   readResults,
   writeResults,
 } from "./report/results.ts";
+import { lifecycleFor, stopOnSignals } from "./servers/lifecycle.ts";
 
 const SECRET_INPUTS = ["api-key", "baseline-api-key", "candidate-api-key", "github-token"];
 
@@ -82,11 +83,18 @@ async function run(): Promise<void> {
   } else {
     try {
       const config = parseGateConfig(raw, env);
-      results = buildResults(
-        config,
-        await runGate(config, { log: (line) => core.info(line) }),
-        env,
-      );
+      const log = (line: string) => core.info(line);
+      const servers = lifecycleFor(config, log);
+      const release = servers ? stopOnSignals(servers, log) : () => {};
+      try {
+        results = buildResults(
+          config,
+          await runGate(config, { log, ...(servers ? { servers } : {}) }),
+          env,
+        );
+      } finally {
+        release();
+      }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       results = errorResults(`invalid configuration: ${error.message}`, env);

@@ -84,6 +84,13 @@ export const GATE_KEYS = [
   "github-token",
   "job-summary",
   "results-path",
+  "baseline-start",
+  "candidate-start",
+  "baseline-stop",
+  "candidate-stop",
+  "restart",
+  "ready-timeout",
+  "server-log-dir",
 ] as const;
 
 /** Settings a config file must not hold: secrets belong in inputs or the environment. */
@@ -116,6 +123,13 @@ export interface ReportSettings {
   resultsPath: string;
 }
 
+export interface ServerSettings {
+  commands: Partial<Record<"baseline" | "candidate", { start: string; stop: string | undefined }>>;
+  restart: "never" | "per-trial";
+  readyTimeoutS: number;
+  logDir: string;
+}
+
 export interface GateConfig {
   mode: Mode;
   baseline: MeasureConfig;
@@ -131,6 +145,7 @@ export interface GateConfig {
   maxErrorRate: number;
   maxTrialCv: number;
   minOkRequests: number;
+  servers: ServerSettings;
   report: ReportSettings;
 }
 
@@ -261,6 +276,31 @@ export function parseMode(raw: RawSettings): Mode {
   return parseChoice<Mode>("mode", value(raw, "mode") ?? "run", ["run", "measure", "report"]);
 }
 
+function parseServerSettings(raw: RawSettings): ServerSettings {
+  const commands: ServerSettings["commands"] = {};
+  for (const arm of ["baseline", "candidate"] as const) {
+    const start = value(raw, `${arm}-start`);
+    const stop = value(raw, `${arm}-stop`);
+    if (stop !== undefined && start === undefined) {
+      throw new ConfigError(
+        `${arm}-stop is set without ${arm}-start: the gate only stops what it started`,
+      );
+    }
+    if (start !== undefined) commands[arm] = { start, stop };
+  }
+  return {
+    commands,
+    restart: parseChoice("restart", value(raw, "restart") ?? "never", [
+      "never",
+      "per-trial",
+    ] as const),
+    readyTimeoutS: parseDurationS("ready-timeout", value(raw, "ready-timeout") ?? "10m", {
+      above: 0,
+    }),
+    logDir: value(raw, "server-log-dir") ?? "llm-perf-gate-logs",
+  };
+}
+
 export function parseGateConfig(
   raw: RawSettings,
   env: Record<string, string | undefined> = {},
@@ -327,6 +367,7 @@ export function parseGateConfig(
       integer: true,
       min: 1,
     }),
+    servers: parseServerSettings(raw),
     report: parseReportSettings(raw),
   };
 }

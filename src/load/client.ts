@@ -84,6 +84,7 @@ export interface InFlight {
  */
 export function sendCompletion(
   dispatcher: Dispatcher,
+  origin: string,
   path: string,
   headers: Record<string, string>,
   body: string,
@@ -144,7 +145,7 @@ export function sendCompletion(
   };
   record.dispatchMs = now();
   dispatcher.dispatch(
-    { path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
+    { origin, path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
     handler,
   );
   return {

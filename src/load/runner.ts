@@ -86,6 +86,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
+  const origin = new URL(target.baseUrl).origin;
   const path = requestPath(target);
   const headers = requestHeaders(target);
 
@@ -148,7 +149,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
       if (cap !== undefined) admitWaiting();
     };
     try {
-      const handle = sendCompletion(dispatcher, path, headers, body, r, clock.now, onDone);
+      const handle = sendCompletion(dispatcher, origin, path, headers, body, r, clock.now, onDone);
       if (r.outcome === undefined) inFlight.set(r, handle);
     } catch (error) {
       r.transportError = `the request could not be dispatched: ${(error as Error).message}`;

@@ -135,6 +135,18 @@ function selfChecks(r: GateResults): string {
   ].join("\n");
 }
 
+function servers(r: GateResults): string {
+  if (!r.servers || r.servers.length === 0) return "";
+  const starts = r.servers.map((s) => {
+    const ready =
+      s.time_to_ready_s === null
+        ? "never ready"
+        : `ready in ${num(s.time_to_ready_s)} s, cold-start TTFT ${num(s.cold_ttft_ms)} ms`;
+    return `${s.arm} start ${s.start}: ${ready}${s.exit && s.exit !== "running" ? `, then ${s.exit}` : ""} (log \`${s.log}\`)`;
+  });
+  return `**Servers** started by the gate — ${starts.join("; ")}.`;
+}
+
 function details(summary: string, body: string): string {
   return `<details><summary>${summary}</summary>\n\n${body}\n\n</details>`;
 }
@@ -242,6 +254,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
     outcomes(r),
     "",
     selfChecks(r),
+    ...(servers(r) ? ["", servers(r)] : []),
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
   const optional = [perTrial(r), chart(r), pooled(r), method(r)].filter(Boolean);

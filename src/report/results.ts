@@ -66,6 +66,14 @@ export function describeConfig(config: GateConfig): Record<string, unknown> {
     max_error_rate: config.maxErrorRate,
     max_trial_cv: config.maxTrialCv,
     min_ok_requests: config.minOkRequests,
+    // Whether the gate started the servers; the commands themselves may hold secrets.
+    servers: {
+      baseline_start: config.servers.commands.baseline !== undefined,
+      candidate_start: config.servers.commands.candidate !== undefined,
+      restart: config.servers.restart,
+      ready_timeout_s: config.servers.readyTimeoutS,
+      log_dir: config.servers.logDir,
+    },
     fail_on: config.report.failOn,
   };
 }
@@ -132,6 +140,7 @@ export function errorResults(
     looks: 1,
     confidence_per_look: 0,
     pooled: { baseline: {}, candidate: {} },
+    servers: [],
   };
 }
 

@@ -1,0 +1,168 @@
+// Starting, checking and stopping the variants around the trials.
+// restart: never — start each once before the first trial (both may be up,
+// only one is under load); per-trial — start before each of its trials and
+// stop after (a shared GPU, or to include cold effects).
+
+import { join } from "node:path";
+import type { Arm } from "../compare/plan.ts";
+import type { GateConfig } from "../config/gate.ts";
+import type { Target } from "../load/client.ts";
+import { ManagedServer, ServerError } from "./server.ts";
+
+export type RestartPolicy = "never" | "per-trial";
+
+export interface ServerCommands {
+  start: string;
+  stop: string | undefined;
+}
+
+export interface LifecycleOptions {
+  commands: Partial<Record<Arm, ServerCommands>>;
+  targets: Record<Arm, Target>;
+  restart: RestartPolicy;
+  readyTimeoutS: number;
+  logDir: string;
+  log: (line: string) => void;
+  pollMs?: number;
+  graceMs?: number;
+}
+
+export interface StartRecord {
+  arm: Arm;
+  start: number;
+  pid: number | undefined;
+  log: string;
+  time_to_ready_s: number | null;
+  cold_ttft_ms: number | null;
+  /** How the process ended, once it has. */
+  exit: string | null;
+}
+
+export class ServerLifecycle {
+  readonly starts: StartRecord[] = [];
+  private readonly options: LifecycleOptions;
+  private readonly live = new Map<Arm, { server: ManagedServer; record: StartRecord }>();
+
+  constructor(options: LifecycleOptions) {
+    this.options = options;
+  }
+
+  get managed(): boolean {
+    return Object.keys(this.options.commands).length > 0;
+  }
+
+  /** Before the first trial: with restart never, bring every managed arm up. */
+  async beforeAll(): Promise<void> {
+    if (this.options.restart !== "never") return;
+    for (const arm of ["baseline", "candidate"] as const) await this.up(arm);
+  }
+
+  async beforeTrial(arm: Arm): Promise<void> {
+    if (this.options.restart === "per-trial") await this.up(arm);
+    this.assertAlive(arm, "before its trial");
+  }
+
+  /** After a trial: a server that died during it ends the run; per-trial stops it. */
+  async afterTrial(arm: Arm, what: string): Promise<void> {
+    this.assertAlive(arm, `during ${what}`);
+    if (this.options.restart === "per-trial") await this.down(arm);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((arm) => this.down(arm)));
+  }
+
+  private assertAlive(arm: Arm, when: string): void {
+    const entry = this.live.get(arm);
+    if (entry && !entry.server.running) {
+      entry.record.exit = entry.server.describeExit();
+      throw entry.server.failure(`exited ${when} (${entry.record.exit})`);
+    }
+  }
+
+  private async up(arm: Arm): Promise<void> {
+    const commands = this.options.commands[arm];
+    if (!commands || this.live.has(arm)) return;
+    const n = this.starts.filter((s) => s.arm === arm).length + 1;
+    const logPath = join(this.options.logDir, `${arm}-${n}.log`);
+    const server = new ManagedServer({
+      name: arm,
+      startCommand: commands.start,
+      stopCommand: commands.stop,
+      target: this.options.targets[arm],
+      logPath,
+      ...(this.options.pollMs ? { pollMs: this.options.pollMs } : {}),
+      ...(this.options.graceMs ? { graceMs: this.options.graceMs } : {}),
+    });
+    server.start();
+    const record: StartRecord = {
+      arm,
+      start: n,
+      pid: server.pid,
+      log: logPath,
+      time_to_ready_s: null,
+      cold_ttft_ms: null,
+      exit: null,
+    };
+    this.starts.push(record);
+    this.live.set(arm, { server, record });
+    this.options.log(
+      `${arm}: started (pid ${server.pid}), log ${logPath}; waiting until ready (≤ ${this.options.readyTimeoutS} s)`,
+    );
+    try {
+      const ready = await server.waitReady(this.options.readyTimeoutS);
+      record.time_to_ready_s = Math.round(ready.timeToReadyS * 1000) / 1000;
+      record.cold_ttft_ms = Math.round(ready.coldTtftMs * 1000) / 1000;
+      this.options.log(
+        `${arm}: ready after ${record.time_to_ready_s} s, cold-start TTFT ${record.cold_ttft_ms} ms`,
+      );
+    } catch (error) {
+      await this.down(arm);
+      throw error;
+    }
+  }
+
+  private async down(arm: Arm): Promise<void> {
+    const entry = this.live.get(arm);
+    if (!entry) return;
+    this.live.delete(arm);
+    await entry.server.stop();
+    entry.record.exit ??= entry.server.describeExit();
+  }
+}
+
+export { ServerError };
+
+/** The lifecycle a gate configuration asks for, or undefined when the gate starts nothing. */
+export function lifecycleFor(
+  config: GateConfig,
+  log: (line: string) => void,
+): ServerLifecycle | undefined {
+  const s = config.servers;
+  if (Object.keys(s.commands).length === 0) return undefined;
+  return new ServerLifecycle({
+    commands: s.commands,
+    targets: { baseline: config.baseline.target, candidate: config.candidate.target },
+    restart: s.restart,
+    readyTimeoutS: s.readyTimeoutS,
+    logDir: s.logDir,
+    log,
+  });
+}
+
+/**
+ * When the runner cancels the job (SIGINT, SIGTERM), stop what was started
+ * before exiting. Returns a function that removes the handlers.
+ */
+export function stopOnSignals(lifecycle: ServerLifecycle, log: (line: string) => void): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping the servers the gate started`);
+    lifecycle.stopAll().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}

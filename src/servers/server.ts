@@ -1,0 +1,241 @@
+// One variant's server process, started by a user's shell command in its own
+// process group with its output in a log file; ready only when /models lists
+// the model AND a real one-token completion succeeds; stopped by the user's
+// stop command or SIGTERM to the group, then SIGKILL after a grace period.
+
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from "node:fs";
+import { dirname } from "node:path";
+import { Agent, request } from "undici";
+import {
+  requestBody,
+  requestHeaders,
+  requestPath,
+  sendCompletion,
+  type Target,
+} from "../load/client.ts";
+import { classify } from "../load/outcome.ts";
+import { newRecord } from "../load/record.ts";
+
+export class ServerError extends Error {
+  override name = "ServerError";
+}
+
+export interface Readiness {
+  /** From the start command to the first successful completion. */
+  timeToReadyS: number;
+  /** TTFT of that first real completion: the cold start. */
+  coldTtftMs: number;
+}
+
+export interface ServerOptions {
+  name: string;
+  startCommand: string;
+  stopCommand: string | undefined;
+  target: Target;
+  logPath: string;
+  /** Between readiness probes. */
+  pollMs?: number;
+  /** SIGTERM → SIGKILL. */
+  graceMs?: number;
+}
+
+const TAIL_LINES = 20;
+
+export class ManagedServer {
+  readonly options: ServerOptions;
+  private child: ChildProcess | undefined;
+  private log: WriteStream | undefined;
+  private startedMs = 0;
+  private stopped = false;
+  exit: { code: number | null; signal: string | null } | undefined;
+
+  constructor(options: ServerOptions) {
+    this.options = options;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.exit === undefined;
+  }
+
+  start(): void {
+    mkdirSync(dirname(this.options.logPath), { recursive: true });
+    this.log = createWriteStream(this.options.logPath, { flags: "a" });
+    this.exit = undefined;
+    this.stopped = false;
+    this.startedMs = performance.now();
+    // detached: the command and everything it starts form one process group we can stop.
+    const child = spawn(this.options.startCommand, {
+      shell: true,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.pipe(this.log, { end: false });
+    child.stderr?.pipe(this.log, { end: false });
+    child.once("exit", (code, signal) => {
+      this.exit = { code, signal };
+    });
+    child.once("error", (error) => {
+      this.log?.write(`\n[llm-perf-gate] could not start: ${error.message}\n`);
+      this.exit ??= { code: null, signal: null };
+    });
+    this.child = child;
+  }
+
+  /** The last lines of the log, for error messages. */
+  logTail(lines = TAIL_LINES): string {
+    try {
+      const text = readFileSync(this.options.logPath, "utf8").trimEnd();
+      return text.split(/\r?\n/).slice(-lines).join("\n");
+    } catch {
+      return "(no log)";
+    }
+  }
+
+  describeExit(): string {
+    const e = this.exit;
+    if (!e) return "running";
+    return e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`;
+  }
+
+  failure(what: string): ServerError {
+    return new ServerError(
+      `${this.options.name} server ${what}; log ${this.options.logPath}, last lines:\n${this.logTail()}`,
+    );
+  }
+
+  async waitReady(timeoutS: number): Promise<Readiness> {
+    const { target } = this.options;
+    const pollMs = this.options.pollMs ?? 1000;
+    const deadline = this.startedMs + timeoutS * 1000;
+    const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    const headers = requestHeaders(target);
+    let listed = false;
+    try {
+      for (;;) {
+        if (this.exit) throw this.failure(`exited before it was ready (${this.describeExit()})`);
+        if (performance.now() > deadline) {
+          throw this.failure(
+            `was not ready after ${timeoutS} s (${listed ? "/models lists the model but completions fail" : `/models does not list ${target.model}`})`,
+          );
+        }
+        if (!listed) listed = await this.modelListed(agent, headers);
+        if (listed) {
+          const ttftMs = await this.oneTokenTtft(agent, headers, deadline);
+          if (ttftMs !== undefined) {
+            return {
+              timeToReadyS: (performance.now() - this.startedMs) / 1000,
+              coldTtftMs: ttftMs,
+            };
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    } finally {
+      await agent.close();
+    }
+  }
+
+  private async modelListed(agent: Agent, headers: Record<string, string>): Promise<boolean> {
+    try {
+      const res = await request(`${this.options.target.baseUrl}/models`, {
+        dispatcher: agent,
+        headers: { authorization: headers.authorization ?? "" },
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        return false;
+      }
+      const body = (await res.body.json()) as { data?: { id?: string }[] };
+      return body.data?.some((m) => m.id === this.options.target.model) ?? false;
+    } catch {
+      return false; // not listening yet
+    }
+  }
+
+  /** A real one-token streamed completion; its TTFT when it succeeds. */
+  private oneTokenTtft(
+    agent: Agent,
+    headers: Record<string, string>,
+    deadlineMs: number,
+  ): Promise<number | undefined> {
+    const target = { ...this.options.target, ignoreEos: false };
+    const body = requestBody(target, [{ role: "user", content: "Say OK." }], 1);
+    const now = () => performance.now();
+    const record = newRecord(0, false, now(), Math.max(deadlineMs, now() + 1000), undefined);
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      // A refused connection may call back before sendCompletion returns.
+      const origin = new URL(target.baseUrl).origin;
+      const handle = sendCompletion(
+        agent,
+        origin,
+        requestPath(target),
+        headers,
+        body,
+        record,
+        now,
+        (r) => {
+          clearTimeout(timer);
+          resolve(classify(r) === "ok" ? r.firstOutputMs - r.dispatchMs : undefined);
+        },
+      );
+      if (record.outcome !== undefined || !Number.isNaN(record.endMs)) return;
+      timer = setTimeout(() => {
+        record.timedOut = true;
+        handle.abort(new Error("readiness deadline"));
+      }, record.deadlineMs - now());
+    });
+  }
+
+  /** Stops the whole process group: the stop command if any, SIGTERM, then SIGKILL after the grace period. */
+  async stop(): Promise<void> {
+    if (!this.child) return;
+    const graceMs = this.options.graceMs ?? 10_000;
+    if (this.options.stopCommand && !this.stopped) {
+      await new Promise<void>((resolve) => {
+        execFile("/bin/sh", ["-c", this.options.stopCommand as string], { timeout: graceMs }, () =>
+          resolve(),
+        );
+      });
+    }
+    this.stopped = true;
+    this.signalGroup("SIGTERM");
+    if (!(await this.groupGone(graceMs))) {
+      this.signalGroup("SIGKILL");
+      await this.groupGone(2000);
+    }
+    this.log?.end();
+  }
+
+  /** Waits until no process of the group is left; false on timeout. */
+  private async groupGone(timeoutMs: number): Promise<boolean> {
+    const pid = this.child?.pid;
+    if (pid === undefined) return true;
+    const until = performance.now() + timeoutMs;
+    for (;;) {
+      try {
+        process.kill(-pid, 0);
+      } catch {
+        return true;
+      }
+      if (performance.now() > until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // the group is already gone
+    }
+  }
+}

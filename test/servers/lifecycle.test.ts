@@ -1,0 +1,185 @@
+// The gate starts the mock server through shell commands, as a user would with
+// `npx llm-perf-gate mock …`, and must not use it before it really serves,
+// report a server that never gets ready or dies mid-trial, and leave nothing
+// running — checked by PID.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parseGateConfig } from "../../src/config/gate.ts";
+import { runGate } from "../../src/gate.ts";
+import { lifecycleFor } from "../../src/servers/lifecycle.ts";
+
+const CLI = join(import.meta.dirname, "../../src/cli.ts");
+const NODE = process.execPath;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const mockCommand = (port: number, sets: string[] = []) =>
+  `"${NODE}" "${CLI}" mock --port ${port}${sets.map((s) => ` --set ${s}`).join("")}`;
+
+async function gateWithServers(settings: Record<string, string>) {
+  const logDir = mkdtempSync(join(tmpdir(), "lpg-servers-"));
+  const config = parseGateConfig({
+    model: "mock-llm",
+    rate: "10",
+    duration: "1s",
+    warmup: "0.2s",
+    "output-len": "16",
+    "input-len": "32",
+    trials: "1",
+    "max-send-skew-ms": "50",
+    "max-event-loop-delay-ms": "100",
+    "max-gc-share": "0.2",
+    "server-log-dir": logDir,
+    ...settings,
+  });
+  const lines: string[] = [];
+  const servers = lifecycleFor(config, (l) => lines.push(l));
+  assert.ok(servers);
+  const outcome = await runGate(config, { servers, log: (l) => lines.push(l) });
+  return { outcome, lines, logDir };
+}
+
+test("a server that lists its model while still loading is not used until completions work", async () => {
+  const [b, c] = [await freePort(), await freePort()];
+  const { outcome } = await gateWithServers({
+    "baseline-url": `http://127.0.0.1:${b}/v1`,
+    "candidate-url": `http://127.0.0.1:${c}/v1`,
+    "baseline-start": mockCommand(b),
+    "candidate-start": mockCommand(c, ["loadingS=1.5"]),
+  });
+  assert.deepEqual(outcome.guards, []);
+  for (const t of outcome.trials)
+    assert.equal(t.report.outcomes.ok, t.report.scheduled, `${t.arm}: every request ok, no 503`);
+  const [base, cand] = outcome.servers;
+  assert.equal(base?.arm, "baseline");
+  assert.ok(
+    (cand?.time_to_ready_s as number) >= 1.5,
+    `candidate ready after ${cand?.time_to_ready_s} s`,
+  );
+  assert.ok((cand?.cold_ttft_ms as number) > 0);
+  assert.match(readFileSync(cand?.log as string, "utf8"), /mock LLM server listening on/);
+  for (const s of outcome.servers)
+    assert.equal(groupAlive(s.pid as number), false, `${s.arm} stopped`);
+});
+
+test("a server that never gets ready times out with its log tail, and is stopped", async () => {
+  const [b, c] = [await freePort(), await freePort()];
+  const { outcome } = await gateWithServers({
+    "baseline-url": `http://127.0.0.1:${b}/v1`,
+    "candidate-url": `http://127.0.0.1:${c}/v1`,
+    "baseline-start": `"${NODE}" -e "console.log('booting the engine'); setInterval(() => {}, 1000)"`,
+    "ready-timeout": "1.5s",
+  });
+  assert.equal(outcome.verdict, "error");
+  assert.match(
+    outcome.guards[0] ?? "",
+    /^baseline server was not ready after 1\.5 s \(\/models does not list mock-llm\); log .*baseline-1\.log, last lines:\nbooting the engine/,
+  );
+  assert.equal(outcome.trials.length, 0);
+  assert.equal(groupAlive(outcome.servers[0]?.pid as number), false);
+});
+
+test("a server that dies in the middle of a trial ends the run with error", async () => {
+  const [b, c] = [await freePort(), await freePort()];
+  const { outcome } = await gateWithServers({
+    "baseline-url": `http://127.0.0.1:${b}/v1`,
+    "candidate-url": `http://127.0.0.1:${c}/v1`,
+    "baseline-start": `${mockCommand(b)} & pid=$!; sleep 1.5; kill $pid; echo crashed; exit 3`,
+    duration: "3s",
+    "max-error-rate": "100%",
+  });
+  assert.equal(outcome.verdict, "error");
+  assert.match(
+    outcome.guards[0] ?? "",
+    /^baseline server exited during pair 1 \(exit code 3\); log .*\n[\s\S]*crashed/,
+  );
+  assert.equal(groupAlive(outcome.servers[0]?.pid as number), false);
+});
+
+test("per-trial restart starts and stops each arm around each of its trials", async () => {
+  const [b, c] = [await freePort(), await freePort()];
+  const { outcome, lines } = await gateWithServers({
+    "baseline-url": `http://127.0.0.1:${b}/v1`,
+    "candidate-url": `http://127.0.0.1:${c}/v1`,
+    "baseline-start": mockCommand(b),
+    "candidate-start": mockCommand(c),
+    restart: "per-trial",
+    trials: "2",
+  });
+  assert.deepEqual(outcome.guards, []);
+  assert.deepEqual(
+    outcome.servers.map((s) => `${s.arm}-${s.start}`),
+    ["baseline-1", "candidate-1", "candidate-2", "baseline-2"],
+  );
+  assert.ok(lines.some((l) => /candidate: ready after/.test(l)));
+  for (const s of outcome.servers) assert.equal(groupAlive(s.pid as number), false);
+});
+
+test("cancelling the gate (SIGTERM) stops what it started before exiting", async () => {
+  const [b, c] = [await freePort(), await freePort()];
+  const child = spawn(
+    NODE,
+    [
+      CLI,
+      "gate",
+      "--baseline-url",
+      `http://127.0.0.1:${b}/v1`,
+      "--candidate-url",
+      `http://127.0.0.1:${c}/v1`,
+      "--model",
+      "mock-llm",
+      "--rate",
+      "5",
+      "--duration",
+      "30s",
+      "--baseline-start",
+      mockCommand(b),
+      "--candidate-start",
+      mockCommand(c),
+      "--server-log-dir",
+      mkdtempSync(join(tmpdir(), "lpg-cancel-")),
+      "--results-path",
+      join(mkdtempSync(join(tmpdir(), "lpg-cancel-r-")), "r.json"),
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  const pids: number[] = [];
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d;
+      for (const m of stderr.matchAll(/started \(pid (\d+)\)/g))
+        if (!pids.includes(Number(m[1]))) pids.push(Number(m[1]));
+      if (/candidate: ready after/.test(stderr)) resolve();
+    });
+    child.once("exit", () => reject(new Error(`exited early: ${stderr}`)));
+  });
+  assert.equal(pids.length, 2);
+  assert.ok(pids.every(groupAlive), "both servers up");
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  assert.equal(await exited, 143);
+  assert.match(stderr, /SIGTERM: stopping the servers the gate started/);
+  for (const pid of pids) assert.equal(groupAlive(pid), false, `process group ${pid} is gone`);
+});

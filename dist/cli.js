@@ -50763,6 +50763,7 @@ var package_default = {
   dependencies: {
     "@actions/core": "^3.0.1",
     "@actions/github": "^9.1.1",
+    ajv: "^8.20.0",
     "hdr-histogram-js": "^3.0.1",
     "simple-statistics": "^7.12.1",
     undici: "^8.13.1",

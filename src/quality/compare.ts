@@ -1,0 +1,293 @@
+// Baseline versus candidate on a quality suite, paired per case.
+// - Pre-existing: cases whose contract checks the baseline already fails are
+//   listed and excluded (a server without tools fails those on both arms).
+// - Contract: a case the baseline passes and the candidate fails is re-run;
+//   a failure in the majority of the candidate's runs is confirmed and fails
+//   the gate (with 50–200 cases a McNemar test cannot see a few new failures).
+// - Quality, per check kind: b = baseline pass / candidate fail, c = the
+//   reverse; fail when the exact one-sided McNemar p ≤ α and (b − c)/n ≥ the
+//   effect floor, or (b − c)/n ≥ the large-effect floor whatever the test says.
+
+import type { Answer } from "./answer.ts";
+import { deepEqual, normalizeText } from "./checks.ts";
+import type { CaseRun } from "./run.ts";
+import type { QualityCase, Suite } from "./suite.ts";
+
+export interface QualityRule {
+  alpha: number;
+  /** (b − c)/n needed with a significant test. */
+  minEffect: number;
+  /** (b − c)/n that fails whatever the test says (tiny suites). */
+  largeEffect: number;
+  /** Re-runs of a newly failing contract case. */
+  confirmReruns: number;
+}
+
+export const DEFAULT_QUALITY_RULE: QualityRule = {
+  alpha: 0.05,
+  minEffect: 0.02,
+  largeEffect: 0.1,
+  confirmReruns: 2,
+};
+
+export interface KindComparison {
+  kind: string;
+  n: number;
+  baseline_rate: number;
+  candidate_rate: number;
+  b: number;
+  c: number;
+  p: number;
+  decision: "pass" | "fail";
+  /** Cases that flipped, with the candidate's (b) or the baseline's (c) failure codes. */
+  flipped: { id: string; direction: "b" | "c"; codes: string[]; diff: string }[];
+}
+
+export interface QualityReport {
+  suite: string;
+  cases: number;
+  pre_existing: { id: string; codes: string[] }[];
+  contract: {
+    id: string;
+    codes: string[];
+    candidate_failures: number;
+    runs: number;
+    confirmed: boolean;
+  }[];
+  kinds: KindComparison[];
+  agreement: { n: number; agreed: number; gated: boolean; differing: string[] };
+  finish_reasons: { baseline: Record<string, number>; candidate: Record<string, number> };
+  tool_codes: { baseline: Record<string, number>; candidate: Record<string, number> };
+  irregular_deltas: { baseline: string[]; candidate: string[] };
+  verdict: "pass" | "fail";
+  reasons: string[];
+  raw: { id: string; baseline: string[]; candidate: string[] }[];
+}
+
+/** P(X ≥ b) for X ~ Binomial(b + c, 1/2): the exact one-sided McNemar test. */
+export function mcnemarOneSided(b: number, c: number): number {
+  const n = b + c;
+  if (n === 0) return 1;
+  let p = 0;
+  let coef = 1; // C(n, 0)
+  for (let k = 0; k <= n; k++) {
+    if (k >= b) p += coef;
+    coef = (coef * (n - k)) / (k + 1);
+  }
+  return Math.min(1, p / 2 ** n);
+}
+
+function contractCodes(run: CaseRun): string[] {
+  return [
+    ...new Set(
+      run.attempts.flatMap((a) =>
+        a.results.filter((r) => r.tier === "contract" && !r.pass).flatMap((r) => r.codes),
+      ),
+    ),
+  ];
+}
+
+function kindPasses(run: CaseRun): Map<string, { pass: boolean; codes: string[] }> {
+  const out = new Map<string, { pass: boolean; codes: string[] }>();
+  for (const attempt of run.attempts) {
+    for (const r of attempt.results) {
+      if (r.tier === "contract") continue;
+      const prev = out.get(r.kind) ?? { pass: true, codes: [] };
+      out.set(r.kind, {
+        pass: prev.pass && r.pass,
+        codes: [...new Set([...prev.codes, ...r.codes])],
+      });
+    }
+  }
+  return out;
+}
+
+function histogram(values: string[]): Record<string, number> {
+  const h: Record<string, number> = {};
+  for (const v of values) h[v] = (h[v] ?? 0) + 1;
+  return h;
+}
+
+function agree(mode: string, a: Answer, b: Answer): boolean {
+  switch (mode) {
+    case "normalized":
+      return normalizeText(a.content) === normalizeText(b.content);
+    case "json": {
+      try {
+        return deepEqual(JSON.parse(a.content), JSON.parse(b.content));
+      } catch {
+        return false;
+      }
+    }
+    case "tool_calls": {
+      const key = (x: Answer) =>
+        x.toolCalls
+          .map((t) => `${t.name}:${t.arguments}`)
+          .sort()
+          .join("|");
+      return key(a) === key(b);
+    }
+    default:
+      return a.content === b.content;
+  }
+}
+
+const excerpt = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+export function compareQuality(
+  suite: Suite,
+  baseline: CaseRun[],
+  candidate: CaseRun[],
+  reruns: Map<string, CaseRun[]>,
+  rule: QualityRule,
+): QualityReport {
+  const byId = (runs: CaseRun[]) => new Map(runs.map((r) => [r.id, r]));
+  const base = byId(baseline);
+  const cand = byId(candidate);
+  const report: QualityReport = {
+    suite: suite.name,
+    cases: suite.cases.length,
+    pre_existing: [],
+    contract: [],
+    kinds: [],
+    agreement: { n: 0, agreed: 0, gated: false, differing: [] },
+    finish_reasons: { baseline: {}, candidate: {} },
+    tool_codes: { baseline: {}, candidate: {} },
+    irregular_deltas: { baseline: [], candidate: [] },
+    verdict: "pass",
+    reasons: [],
+    raw: [],
+  };
+  const all = (runs: CaseRun[]) => runs.flatMap((r) => r.attempts);
+  report.finish_reasons.baseline = histogram(
+    all(baseline).map((a) => a.answer.finishReason ?? "none"),
+  );
+  report.finish_reasons.candidate = histogram(
+    all(candidate).map((a) => a.answer.finishReason ?? "none"),
+  );
+  const toolCodes = (runs: CaseRun[]) =>
+    histogram(
+      all(runs).flatMap((a) =>
+        a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool."))),
+      ),
+    );
+  report.tool_codes.baseline = toolCodes(baseline);
+  report.tool_codes.candidate = toolCodes(candidate);
+  report.irregular_deltas.baseline = [...new Set(all(baseline).flatMap((a) => a.answer.irregular))];
+  report.irregular_deltas.candidate = [
+    ...new Set(all(candidate).flatMap((a) => a.answer.irregular)),
+  ];
+
+  const paired: QualityCase[] = [];
+  for (const c of suite.cases) {
+    const b = base.get(c.id);
+    const k = cand.get(c.id);
+    if (!b || !k) continue;
+    report.raw.push({
+      id: c.id,
+      baseline: b.attempts.map((a) => a.answer.raw),
+      candidate: k.attempts.map((a) => a.answer.raw),
+    });
+    const baseCodes = contractCodes(b);
+    if (baseCodes.length > 0) {
+      report.pre_existing.push({ id: c.id, codes: baseCodes });
+      continue;
+    }
+    paired.push(c);
+    const candCodes = contractCodes(k);
+    if (candCodes.length > 0) {
+      const again = reruns.get(c.id) ?? [];
+      const failures = 1 + again.filter((r) => contractCodes(r).length > 0).length;
+      const runs = 1 + again.length;
+      report.contract.push({
+        id: c.id,
+        codes: candCodes,
+        candidate_failures: failures,
+        runs,
+        confirmed: failures * 2 > runs,
+      });
+    }
+  }
+
+  const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter(
+    (k) => k !== "agreement",
+  );
+  for (const kind of kinds) {
+    const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
+    let bPass = 0;
+    let cPass = 0;
+    const flipped: KindComparison["flipped"] = [];
+    for (const c of cases) {
+      const bk = kindPasses(base.get(c.id) as CaseRun).get(kind) ?? { pass: true, codes: [] };
+      const ck = kindPasses(cand.get(c.id) as CaseRun).get(kind) ?? { pass: true, codes: [] };
+      if (bk.pass) bPass++;
+      if (ck.pass) cPass++;
+      if (bk.pass !== ck.pass) {
+        const diff = `baseline ${JSON.stringify(excerpt(base.get(c.id)?.attempts[0]?.answer.content ?? ""))} → candidate ${JSON.stringify(excerpt(cand.get(c.id)?.attempts[0]?.answer.content ?? ""))}`;
+        flipped.push({
+          id: c.id,
+          direction: bk.pass ? "b" : "c",
+          codes: bk.pass ? ck.codes : bk.codes,
+          diff,
+        });
+      }
+    }
+    const b = flipped.filter((f) => f.direction === "b").length;
+    const cc = flipped.length - b;
+    const n = cases.length;
+    const p = mcnemarOneSided(b, cc);
+    const effect = n > 0 ? (b - cc) / n : 0;
+    const fail = (p <= rule.alpha && effect >= rule.minEffect) || effect >= rule.largeEffect;
+    report.kinds.push({
+      kind,
+      n,
+      baseline_rate: n > 0 ? bPass / n : 1,
+      candidate_rate: n > 0 ? cPass / n : 1,
+      b,
+      c: cc,
+      p,
+      decision: fail ? "fail" : "pass",
+      flipped,
+    });
+    if (fail) {
+      report.reasons.push(
+        `${kind}: ${b} cases newly fail, ${cc} newly pass of ${n} (p = ${p.toPrecision(2)}): ${flipped
+          .filter((f) => f.direction === "b")
+          .map((f) => `${f.id} [${f.codes.join(", ")}]`)
+          .join("; ")}`,
+      );
+    }
+  }
+
+  for (const c of paired) {
+    const check = c.expect.find((e) => e.kind === "agreement");
+    if (!check) continue;
+    const a = base.get(c.id)?.attempts[0]?.answer;
+    const b = cand.get(c.id)?.attempts[0]?.answer;
+    if (!a || !b) continue;
+    report.agreement.n++;
+    if (agree((check.mode as string) ?? "exact", a, b)) report.agreement.agreed++;
+    else {
+      report.agreement.differing.push(c.id);
+      if (check.gate) report.agreement.gated = true;
+    }
+  }
+  const gatedDisagreements = paired.filter(
+    (c) =>
+      c.expect.some((e) => e.kind === "agreement" && e.gate) &&
+      report.agreement.differing.includes(c.id),
+  );
+  if (gatedDisagreements.length > 0) {
+    report.reasons.push(
+      `agreement (gated): ${gatedDisagreements.map((c) => c.id).join(", ")} differ from the baseline`,
+    );
+  }
+  const confirmed = report.contract.filter((x) => x.confirmed);
+  if (confirmed.length > 0) {
+    report.reasons.unshift(
+      `contract: ${confirmed.length} case${confirmed.length > 1 ? "s" : ""} the baseline passes fail on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
+    );
+  }
+  report.verdict = report.reasons.length > 0 ? "fail" : "pass";
+  return report;
+}

@@ -1,0 +1,142 @@
+// Runs a quality suite against one variant, one request at a time (never
+// mixed into the latency trials). Every sampling field is sent explicitly:
+// servers fill omitted ones from model defaults that change between versions.
+
+import { Agent, request } from "undici";
+import type { Target } from "../load/client.ts";
+import { SseParser } from "../load/sse.ts";
+import { type Answer, answerFromJson, emptyAnswer, StreamAssembler } from "./answer.ts";
+import { type CheckResult, runChecks } from "./checks.ts";
+import type { QualityCase, Suite } from "./suite.ts";
+
+export interface Attempt {
+  stream: boolean;
+  answer: Answer;
+  results: CheckResult[];
+}
+
+export interface CaseRun {
+  id: string;
+  attempts: Attempt[];
+}
+
+export interface QualityRunOptions {
+  /** Send vLLM's extra sampling fields (top_k −1, min_p 0, repetition_penalty 1) too. */
+  vllmSampling: boolean;
+  timeoutS: number;
+}
+
+export function qualityBody(
+  target: Target,
+  c: QualityCase,
+  stream: boolean,
+  vllmSampling: boolean,
+): string {
+  const body: Record<string, unknown> = {
+    model: target.model,
+    messages: c.messages,
+    max_tokens: c.max_tokens,
+    temperature: c.temperature,
+    top_p: c.top_p,
+    seed: c.seed,
+    n: 1,
+    stream,
+  };
+  if (vllmSampling) Object.assign(body, { top_k: -1, min_p: 0, repetition_penalty: 1 });
+  if (stream && target.includeUsage) body.stream_options = { include_usage: true };
+  if (c.tools) body.tools = c.tools;
+  if (c.tool_choice) body.tool_choice = c.tool_choice;
+  if (c.response_format) body.response_format = c.response_format;
+  return JSON.stringify({ ...body, ...target.extraBody, ...c.extra_body });
+}
+
+async function ask(
+  agent: Agent,
+  target: Target,
+  body: string,
+  stream: boolean,
+  timeoutS: number,
+): Promise<Answer> {
+  const headers: Record<string, string> = { "content-type": "application/json", ...target.headers };
+  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  try {
+    const res = await request(`${target.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers,
+      body,
+      dispatcher: agent,
+      signal: AbortSignal.timeout(timeoutS * 1000),
+    });
+    const streaming =
+      stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
+    if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
+      const text = await res.body.text();
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        const a = emptyAnswer(res.statusCode);
+        a.raw = text.slice(0, 2000);
+        return a;
+      }
+      const a = answerFromJson(res.statusCode, text);
+      if (stream) a.transport.push("transport.not_a_stream");
+      return a;
+    }
+    const assembler = new StreamAssembler(res.statusCode);
+    const parser = new SseParser({ onEvent: (e) => assembler.event(e.data) });
+    let raw = "";
+    for await (const chunk of res.body) {
+      if (raw.length < 20_000) raw += chunk.toString("utf8");
+      parser.push(chunk);
+    }
+    const a = assembler.end(parser.end(), target.includeUsage);
+    a.raw = raw.slice(0, 20_000);
+    return a;
+  } catch (error) {
+    const a = emptyAnswer(0);
+    a.transport.push(
+      (error as Error).name === "TimeoutError" ? "transport.timeout" : "transport.connect",
+    );
+    a.raw = (error as Error).message;
+    return a;
+  }
+}
+
+/** Runs the given cases (all, by default) against one variant. */
+export async function runSuite(
+  target: Target,
+  suite: Suite,
+  options: QualityRunOptions,
+  only?: Set<string>,
+): Promise<CaseRun[]> {
+  const agent = new Agent({ connections: 1 });
+  const runs: CaseRun[] = [];
+  try {
+    for (const c of suite.cases) {
+      if (only && !only.has(c.id)) continue;
+      const attempts: Attempt[] = [];
+      const modes = c.stream === "both" ? [false, true] : [c.stream];
+      for (let r = 0; r < c.repeats; r++) {
+        const answers = new Map<boolean, Answer>();
+        for (const stream of modes) {
+          answers.set(
+            stream,
+            await ask(
+              agent,
+              target,
+              qualityBody(target, c, stream, options.vllmSampling),
+              stream,
+              options.timeoutS,
+            ),
+          );
+        }
+        for (const stream of modes) {
+          const answer = answers.get(stream) as Answer;
+          attempts.push({ stream, answer, results: runChecks(c, answer, answers.get(!stream)) });
+        }
+      }
+      runs.push({ id: c.id, attempts });
+    }
+  } finally {
+    await agent.close();
+  }
+  return runs;
+}

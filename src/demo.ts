@@ -21,6 +21,8 @@ export const DEMO_SETTINGS = {
   // Both mock servers share the gate's process and event loop here, and a
   // 25-request trial's p99 skew is its largest: allow a little more than 5 ms.
   "max-send-skew-ms": "10",
+  // The quality suite (on by default in real gates) would double the demo's time.
+  "quality-suite": "none",
 } as const;
 
 export const DEMO_DECODE_SCALE = 1.3;

@@ -11,10 +11,14 @@ import {
 import { type Arm, pairOrder } from "./compare/plan.ts";
 import type { GateConfig, Verdict } from "./config/gate.ts";
 import type { MeasureConfig } from "./config/measure.ts";
+import type { Target } from "./load/client.ts";
 import { OUTCOMES } from "./load/record.ts";
 import type { Progress } from "./load/runner.ts";
 import { type MeasureReport, measure } from "./measure.ts";
 import { type PooledPercentiles, poolHistograms } from "./metrics/pool.ts";
+import { compareQuality, type QualityReport } from "./quality/compare.ts";
+import { type CaseRun, type QualityRunOptions, runSuite } from "./quality/run.ts";
+import type { Suite } from "./quality/suite.ts";
 import { ServerError, type ServerLifecycle, type StartRecord } from "./servers/lifecycle.ts";
 
 export const RESULTS_SCHEMA = "llm-perf-gate/results@1";
@@ -41,6 +45,8 @@ export interface GateOutcome {
   pooled: Record<Arm, Record<string, PooledPercentiles>>;
   /** Servers the gate started: readiness, cold start, logs. */
   servers: StartRecord[];
+  /** The quality suite's comparison, when one ran. */
+  quality: QualityReport | null;
 }
 
 export interface GateDeps {
@@ -49,6 +55,13 @@ export interface GateDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Starts, checks and stops the variants when the gate manages them. */
   servers?: ServerLifecycle;
+  /** Runs quality cases against one variant (the real runner by default). */
+  runSuite?: (
+    target: Target,
+    suite: Suite,
+    options: QualityRunOptions,
+    only?: Set<string>,
+  ) => Promise<CaseRun[]>;
 }
 
 function metricSpecs(config: GateConfig): MetricSpec[] {
@@ -183,17 +196,26 @@ function compareAll(
   });
 }
 
-function headlineFor(verdict: Verdict, guards: string[], comparisons: MetricComparison[]): string {
+function headlineFor(
+  verdict: Verdict,
+  guards: string[],
+  comparisons: MetricComparison[],
+  quality: QualityReport | null,
+): string {
   const describe = (c: MetricComparison) =>
     `${c.label} ${signed(c.change)} (limit ${signed(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
   switch (verdict) {
     case "error":
       return `no performance verdict: ${guards[0]?.split("\n")[0]}${guards.length > 1 ? ` (and ${guards.length - 1} more)` : ""}`;
-    case "fail":
-      return `regressed: ${comparisons
-        .filter((c) => c.verdict === "regressed")
-        .map(describe)
-        .join(", ")}`;
+    case "fail": {
+      const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe);
+      // "contract: …" / "json_schema: …": name the failing quality checks.
+      const checks =
+        quality?.verdict === "fail"
+          ? [`quality ${quality.reasons.map((r) => r.split(":")[0]).join(", ")}`]
+          : [];
+      return `regressed: ${[...metrics, ...checks].join(", ")}`;
+    }
     case "inconclusive":
       return `beyond the tolerance but within the noise: ${comparisons
         .filter((c) => c.verdict === "inconclusive")
@@ -240,6 +262,7 @@ export async function runGate(config: GateConfig, deps: GateDeps = {}): Promise<
   let guards: string[] = [];
   let comparisons: MetricComparison[] = [];
   let serverFailure: string | undefined;
+  let quality: QualityReport | null = null;
   try {
     await deps.servers?.beforeAll();
     while (pairs < config.trials) await runPair(pairs++);
@@ -257,6 +280,8 @@ export async function runGate(config: GateConfig, deps: GateDeps = {}): Promise<
       guards = guardsFor(config, trials, specs);
       comparisons = compareAll(config, trials, specs, confidence);
     }
+    if (guards.length === 0 && config.quality.suite)
+      quality = await runQuality(config, config.quality.suite, deps, log);
   } catch (error) {
     if (!(error instanceof ServerError)) throw error;
     serverFailure = error.message;
@@ -272,7 +297,7 @@ export async function runGate(config: GateConfig, deps: GateDeps = {}): Promise<
   const verdict: Verdict =
     guards.length > 0
       ? "error"
-      : comparisons.some((c) => c.verdict === "regressed")
+      : comparisons.some((c) => c.verdict === "regressed") || quality?.verdict === "fail"
         ? "fail"
         : comparisons.some((c) => c.verdict === "inconclusive")
           ? "inconclusive"
@@ -292,11 +317,59 @@ export async function runGate(config: GateConfig, deps: GateDeps = {}): Promise<
     comparisons,
     guards,
     verdict,
-    headline: headlineFor(verdict, guards, comparisons),
+    headline: headlineFor(verdict, guards, comparisons, quality),
     pairs,
     looks,
     confidence_per_look: confidence,
     pooled,
     servers: deps.servers?.starts ?? [],
+    quality,
   };
+}
+
+/**
+ * Runs the quality suite on each arm, one request at a time and apart from the
+ * latency trials, then re-runs on the candidate the cases that newly fail a
+ * contract check, to confirm them.
+ */
+async function runQuality(
+  config: GateConfig,
+  suite: Suite,
+  deps: GateDeps,
+  log: (line: string) => void,
+): Promise<QualityReport> {
+  const run = deps.runSuite ?? runSuite;
+  const options: QualityRunOptions = {
+    vllmSampling: config.quality.vllmSampling,
+    timeoutS: config.baseline.timeoutS,
+  };
+  const runs = {} as Record<Arm, CaseRun[]>;
+  for (const arm of ["baseline", "candidate"] as const) {
+    await deps.servers?.beforeTrial(arm);
+    log(`quality: ${suite.cases.length} cases on the ${arm}`);
+    runs[arm] = await run(config[arm].target, suite, options);
+    await deps.servers?.afterTrial(arm, "the quality suite");
+  }
+  const first = compareQuality(
+    suite,
+    runs.baseline,
+    runs.candidate,
+    new Map(),
+    config.quality.rule,
+  );
+  const suspects = new Set(first.contract.map((c) => c.id));
+  const reruns = new Map<string, CaseRun[]>();
+  if (suspects.size > 0 && config.quality.rule.confirmReruns > 0) {
+    await deps.servers?.beforeTrial("candidate");
+    for (let i = 0; i < config.quality.rule.confirmReruns; i++) {
+      log(
+        `quality: re-running ${suspects.size} newly failing cases on the candidate (${i + 1}/${config.quality.rule.confirmReruns})`,
+      );
+      for (const r of await run(config.candidate.target, suite, options, suspects)) {
+        reruns.set(r.id, [...(reruns.get(r.id) ?? []), r]);
+      }
+    }
+    await deps.servers?.afterTrial("candidate", "the quality re-runs");
+  }
+  return compareQuality(suite, runs.baseline, runs.candidate, reruns, config.quality.rule);
 }

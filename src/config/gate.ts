@@ -6,6 +6,9 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { DecisionRule } from "../compare/decide.ts";
 import { ORDERS, type Order } from "../compare/plan.ts";
+import { BUILTIN_SUITE_YAML } from "../quality/builtin.ts";
+import type { QualityRule } from "../quality/compare.ts";
+import { parseSuite, type Suite } from "../quality/suite.ts";
 import { ConfigError, rejectValue } from "./errors.ts";
 import {
   type MeasureConfig,
@@ -91,6 +94,12 @@ export const GATE_KEYS = [
   "restart",
   "ready-timeout",
   "server-log-dir",
+  "quality-suite",
+  "quality-vllm-sampling",
+  "quality-confirm-reruns",
+  "quality-alpha",
+  "quality-min-effect",
+  "quality-large-effect",
 ] as const;
 
 /** Settings a config file must not hold: secrets belong in inputs or the environment. */
@@ -130,6 +139,13 @@ export interface ServerSettings {
   logDir: string;
 }
 
+export interface QualitySettings {
+  /** undefined: no quality checks (quality-suite: none). */
+  suite: Suite | undefined;
+  vllmSampling: boolean;
+  rule: QualityRule;
+}
+
 export interface GateConfig {
   mode: Mode;
   baseline: MeasureConfig;
@@ -146,6 +162,7 @@ export interface GateConfig {
   maxTrialCv: number;
   minOkRequests: number;
   servers: ServerSettings;
+  quality: QualitySettings;
   report: ReportSettings;
 }
 
@@ -301,6 +318,46 @@ function parseServerSettings(raw: RawSettings): ServerSettings {
   };
 }
 
+function parseQualitySettings(raw: RawSettings, readFile: ReadFile): QualitySettings {
+  const which = value(raw, "quality-suite") ?? "builtin";
+  let suite: Suite | undefined;
+  if (which === "builtin") suite = parseSuite(BUILTIN_SUITE_YAML, "builtin");
+  else if (which !== "none") {
+    let text: string;
+    try {
+      text = readFile(which);
+    } catch (error) {
+      throw new ConfigError(
+        `quality-suite = ${JSON.stringify(which)} cannot be read: ${(error as Error).message}; accepted: a file path, builtin or none`,
+      );
+    }
+    suite = parseSuite(text, which);
+  }
+  return {
+    suite,
+    vllmSampling: parseBoolean(
+      "quality-vllm-sampling",
+      value(raw, "quality-vllm-sampling") ?? "false",
+    ),
+    rule: {
+      alpha: parseNumber("quality-alpha", value(raw, "quality-alpha") ?? "0.05", {
+        above: 0,
+        max: 0.5,
+      }),
+      minEffect: parseFraction("quality-min-effect", value(raw, "quality-min-effect") ?? "2%"),
+      largeEffect: parseFraction(
+        "quality-large-effect",
+        value(raw, "quality-large-effect") ?? "10%",
+      ),
+      confirmReruns: parseNumber(
+        "quality-confirm-reruns",
+        value(raw, "quality-confirm-reruns") ?? "2",
+        { integer: true, min: 0, max: 10 },
+      ),
+    },
+  };
+}
+
 export function parseGateConfig(
   raw: RawSettings,
   env: Record<string, string | undefined> = {},
@@ -368,6 +425,7 @@ export function parseGateConfig(
       min: 1,
     }),
     servers: parseServerSettings(raw),
+    quality: parseQualitySettings(raw, readFile),
     report: parseReportSettings(raw),
   };
 }

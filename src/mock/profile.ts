@@ -54,6 +54,16 @@ export interface MockProfile {
   loadingS: number;
   /** false models a server that silently ignores `ignore_eos` (it stops at the natural length). */
   honorIgnoreEos: boolean;
+  /** false: requests with tools get a 400, as from a server started without tool support. */
+  supportsTools: boolean;
+  /** false: response_format is ignored and plain text comes back. */
+  supportsResponseFormat: boolean;
+  /** Fractions of structured requests broken deterministically (by prompt): truncated JSON, a wrong tool name, arguments missing their required fields, a tool call leaked into content with tool_calls: [], finish_reason stop instead of tool_calls. */
+  breakJson: number;
+  breakToolName: number;
+  breakToolArgs: number;
+  leakToolCall: number;
+  stopInsteadOfToolCalls: number;
   /** Probability per completion request of each fault; their sum is at most 1. */
   faults: Record<FaultKind, number>;
 }
@@ -79,6 +89,13 @@ export const DEFAULT_PROFILE: MockProfile = {
   stallMs: 0,
   loadingS: 0,
   honorIgnoreEos: true,
+  supportsTools: true,
+  supportsResponseFormat: true,
+  breakJson: 0,
+  breakToolName: 0,
+  breakToolArgs: 0,
+  leakToolCall: 0,
+  stopInsteadOfToolCalls: 0,
   faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
 };
 
@@ -106,7 +123,14 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   stallEveryS: { min: 0 },
   stallMs: { min: 0 },
   loadingS: { min: 0 },
+  breakJson: { min: 0, max: 1 },
+  breakToolName: { min: 0, max: 1 },
+  breakToolArgs: { min: 0, max: 1 },
+  leakToolCall: { min: 0, max: 1 },
+  stopInsteadOfToolCalls: { min: 0, max: 1 },
 };
+
+const BOOLEAN_KEYS = ["honorIgnoreEos", "supportsTools", "supportsResponseFormat"] as const;
 
 function describeRule(rule: NumberRule): string {
   const kind = rule.integer ? "an integer" : "a number";
@@ -158,13 +182,13 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next.models = value;
-    } else if (key === "honorIgnoreEos") {
+    } else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
       if (typeof value !== "boolean") {
         throw new MockProfileError(
-          `${source}: honorIgnoreEos = ${JSON.stringify(value)} is not accepted; expected true or false`,
+          `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected true or false`,
         );
       }
-      next.honorIgnoreEos = value;
+      next[key as (typeof BOOLEAN_KEYS)[number]] = value;
     } else if (key in NUMBER_RULES) {
       (next as unknown as Record<string, number>)[key] = checkNumber(
         key,
@@ -174,7 +198,7 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
       );
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, honorIgnoreEos, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
+        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
       );
     }
   }

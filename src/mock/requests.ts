@@ -14,6 +14,9 @@ export interface GenerationRequest {
   includeUsage: boolean;
   temperature: number;
   seed: number | undefined;
+  tools: { name: string; parameters: Record<string, unknown> | undefined }[] | undefined;
+  toolChoice: "none" | "auto" | "required" | { name: string } | undefined;
+  responseFormat: { type: string; schema?: Record<string, unknown> } | undefined;
 }
 
 export interface ApiError {
@@ -189,6 +192,7 @@ function parseOrThrow(
     includeUsage = optionalBoolean(streamOptions, "include_usage");
   }
 
+  const tools = parseTools(body.tools);
   return {
     endpoint,
     model,
@@ -199,5 +203,61 @@ function parseOrThrow(
     includeUsage,
     temperature: temperature ?? 1,
     seed,
+    tools,
+    toolChoice: parseToolChoice(body.tool_choice, tools),
+    responseFormat: parseResponseFormat(body.response_format),
   };
+}
+
+function parseTools(value: unknown): GenerationRequest["tools"] {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length === 0)
+    throw invalid("'tools' must be a non-empty array", "tools");
+  return value.map((t, i) => {
+    const fn =
+      isObject(t) && t.type === "function" && isObject(t.function) ? t.function : undefined;
+    if (!fn || typeof fn.name !== "string" || fn.name === "") {
+      throw invalid(
+        `tools[${i}] must be {type: "function", function: {name, parameters?}}`,
+        `tools[${i}]`,
+      );
+    }
+    return { name: fn.name, parameters: isObject(fn.parameters) ? fn.parameters : undefined };
+  });
+}
+
+function parseToolChoice(
+  value: unknown,
+  tools: GenerationRequest["tools"],
+): GenerationRequest["toolChoice"] {
+  if (value === undefined || value === null) return tools ? "auto" : undefined;
+  if (value === "none" || value === "auto" || value === "required") {
+    if (value !== "none" && !tools)
+      throw invalid(`tool_choice "${value}" needs tools`, "tool_choice");
+    return value;
+  }
+  const name = isObject(value) && isObject(value.function) ? value.function.name : undefined;
+  if (typeof name !== "string" || !tools?.some((t) => t.name === name)) {
+    throw invalid(
+      "tool_choice must be none, auto, required or {type: function, function: {name}} naming a tool",
+      "tool_choice",
+    );
+  }
+  return { name };
+}
+
+function parseResponseFormat(value: unknown): GenerationRequest["responseFormat"] {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value) || !["text", "json_object", "json_schema"].includes(value.type as string)) {
+    throw invalid(
+      "response_format.type must be text, json_object or json_schema",
+      "response_format",
+    );
+  }
+  if (value.type !== "json_schema") return { type: value.type as string };
+  const js = value.json_schema;
+  if (!isObject(js) || !isObject(js.schema)) {
+    throw invalid("response_format json_schema needs json_schema.schema", "response_format");
+  }
+  return { type: "json_schema", schema: js.schema };
 }

@@ -16,6 +16,7 @@ import {
   type GenerationRequest,
   parseGenerationRequest,
 } from "./requests.ts";
+import { planStructured, type StructuredPlan } from "./structured.ts";
 import { naturalLength, TokenStream } from "./text.ts";
 
 export interface MockServerOptions {
@@ -187,6 +188,17 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       });
       return;
     }
+    if (parsed.tools && !profile.supportsTools) {
+      sendError(res, {
+        status: 400,
+        message:
+          '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+        type: "BadRequestError",
+        param: "tools",
+        code: 400,
+      });
+      return;
+    }
     if (performance.now() - startedMs < profile.loadingS * 1000) {
       sendJson(
         res,
@@ -232,8 +244,23 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     );
     const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
     const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
-    const outputTokens = ignoreEos ? limit : Math.min(natural, limit);
-    const finishReason = ignoreEos || natural > limit ? "length" : "stop";
+    // JSON under response_format and tool calls have their own, fixed length.
+    const plan =
+      request.endpoint === "chat"
+        ? planStructured(
+            {
+              promptText: request.promptText,
+              tools: request.tools,
+              toolChoice: request.toolChoice,
+              responseFormat: request.responseFormat,
+            },
+            profile,
+          )
+        : undefined;
+    const wanted = plan ? plan.pieces.length : ignoreEos ? limit : natural;
+    const outputTokens = Math.min(wanted, limit);
+    const finishReason =
+      wanted > limit || (!plan && ignoreEos) ? "length" : (plan?.finishReason ?? "stop");
     // Faults that cut a stream do so half-way through the output.
     const cutAt = Math.max(1, Math.ceil(outputTokens / 2));
     const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
@@ -248,6 +275,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     };
     let pendingText = "";
     let pendingTokens = 0;
+    let emitted = 0;
     let finished = false;
     // The engine calls back only from its timers, after the writer below exists.
     let writer: Writer | undefined;
@@ -256,7 +284,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       outputTokens: generated,
       onToken() {
         if (fault === "empty") return;
-        pendingText += tokens.next();
+        if (plan?.kind === "tool") {
+          writer?.toolArgs(plan.pieces[emitted++] ?? "");
+          return;
+        }
+        pendingText += plan ? (plan.pieces[emitted++] ?? "") : tokens.next();
         pendingTokens++;
         if (pendingTokens >= profile.tokensPerChunk) {
           writer?.content(pendingText);
@@ -289,7 +321,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       );
       return;
     }
-    const w = request.stream ? streamWriter(request, id, res) : bufferedWriter(request, id, res);
+    const w = request.stream
+      ? streamWriter(request, id, res, plan)
+      : bufferedWriter(request, id, res, plan);
     writer = w;
     res.on("close", () => {
       w.stop();
@@ -299,6 +333,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   interface Writer {
     content(text: string): void;
+    /** A fragment of the tool call's arguments (the first one also names the call). */
+    toolArgs(fragment: string): void;
     finish(reason: string, usage: Record<string, number>): void;
     /** Closes the connection without finish_reason or [DONE]. */
     cut(): void;
@@ -309,18 +345,29 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     stop(): void;
   }
 
-  function choiceFor(request: GenerationRequest, text: string | null, finish: string | null) {
+  function choiceFor(
+    request: GenerationRequest,
+    text: string | null,
+    finish: string | null,
+    finalDelta: Record<string, unknown> = {},
+  ) {
     return request.endpoint === "chat"
       ? {
           index: 0,
-          delta: text === null ? {} : { content: text },
+          delta: text === null ? finalDelta : { content: text },
           logprobs: null,
           finish_reason: finish,
         }
       : { index: 0, text: text ?? "", logprobs: null, finish_reason: finish };
   }
 
-  function streamWriter(request: GenerationRequest, id: string, res: ServerResponse): Writer {
+  function streamWriter(
+    request: GenerationRequest,
+    id: string,
+    res: ServerResponse,
+    plan: StructuredPlan | undefined,
+  ): Writer {
+    let toolStarted = false;
     const object = request.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
     const chunk = (choices: unknown[], usage: unknown = null): string => {
       const payload: Record<string, unknown> = {
@@ -353,8 +400,25 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     };
     const writer: Writer = {
       content: (text) => res.write(chunk([choiceFor(request, text, null)])),
+      toolArgs: (fragment) => {
+        // As OpenAI streams a call: id, type and name first, then argument fragments by index.
+        const call = toolStarted
+          ? { index: 0, function: { arguments: fragment } }
+          : {
+              index: 0,
+              id: `call_${id}`,
+              type: "function",
+              function: { name: plan?.toolName, arguments: fragment },
+            };
+        toolStarted = true;
+        res.write(
+          chunk([{ index: 0, delta: { tool_calls: [call] }, logprobs: null, finish_reason: null }]),
+        );
+      },
       finish: (reason, usage) => {
-        let out = chunk([choiceFor(request, null, reason)]);
+        let out = chunk([
+          choiceFor(request, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {}),
+        ]);
         if (request.includeUsage) out += chunk([], usage);
         end(`${out}data: [DONE]\n\n`);
       },
@@ -370,18 +434,44 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     return writer;
   }
 
-  function bufferedWriter(request: GenerationRequest, id: string, res: ServerResponse): Writer {
+  function bufferedWriter(
+    request: GenerationRequest,
+    id: string,
+    res: ServerResponse,
+    plan: StructuredPlan | undefined,
+  ): Writer {
     let text = "";
+    let args = "";
     return {
       content: (t) => {
         text += t;
       },
+      toolArgs: (fragment) => {
+        args += fragment;
+      },
       finish: (reason, usage) => {
+        const toolCalls =
+          plan?.kind === "tool"
+            ? [
+                {
+                  id: `call_${id}`,
+                  type: "function",
+                  function: { name: plan.toolName, arguments: args },
+                },
+              ]
+            : plan?.emptyToolCalls
+              ? []
+              : undefined;
+        const message = {
+          role: "assistant",
+          content: plan?.kind === "tool" ? null : text,
+          ...(toolCalls ? { tool_calls: toolCalls } : {}),
+        };
         const choice =
           request.endpoint === "chat"
             ? {
                 index: 0,
-                message: { role: "assistant", content: text },
+                message,
                 logprobs: null,
                 finish_reason: reason,
               }

@@ -79,10 +79,10 @@ ajv.addSchema(schema);
 const validateSuite = ajv.getSchema(schema.$id) as ValidateFunction;
 const validateCase = ajv.getSchema(`${schema.$id}#/$defs/case`) as ValidateFunction;
 
-function describe(errors: ErrorObject[] | null | undefined): string {
+function describe(errors: ErrorObject[] | null | undefined, whole: string): string {
   const e = errors?.[0];
   if (!e) return "invalid";
-  const where = e.instancePath === "" ? "(the case)" : e.instancePath;
+  const where = e.instancePath === "" ? whole : e.instancePath;
   const extra =
     e.keyword === "additionalProperties"
       ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
@@ -123,7 +123,9 @@ function parseText(text: string, source: string): unknown {
 export function parseSuite(text: string, source: string): Suite {
   const raw = parseText(text, source);
   if (!validateSuite(raw))
-    throw new ConfigError(`quality-suite ${source}: ${describe(validateSuite.errors)}`);
+    throw new ConfigError(
+      `quality-suite ${source}: ${describe(validateSuite.errors, "(the suite)")}`,
+    );
   const { defaults = {}, cases } = raw as {
     defaults?: Record<string, unknown>;
     cases: Record<string, unknown>[];
@@ -139,7 +141,7 @@ export function parseSuite(text: string, source: string): Suite {
     const id = typeof c.id === "string" ? c.id : `#${i + 1}`;
     if (!validateCase(merged))
       throw new ConfigError(
-        `quality-suite ${source}: case "${id}": ${describe(validateCase.errors)}`,
+        `quality-suite ${source}: case "${id}": ${describe(validateCase.errors, "(the case)")}`,
       );
     if (seen.has(id))
       throw new ConfigError(`quality-suite ${source}: case id "${id}" is used twice`);

@@ -147,6 +147,81 @@ function servers(r: GateResults): string {
   return `**Servers** started by the gate — ${starts.join("; ")}.`;
 }
 
+const hist = (h: Record<string, number>) =>
+  Object.entries(h)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ") || "none";
+
+function quality(r: GateResults): string {
+  const q = r.quality;
+  if (!q) return "";
+  const lines = [
+    `**Quality** ${q.verdict === "fail" ? "❌ regressed" : "✅ no regression"} — suite \`${q.suite}\`, ${q.cases} cases, one request at a time${q.reasons.length ? "" : "."}`,
+    ...q.reasons.map((reason) => `- ${reason}`),
+    "",
+    "| check | cases | baseline pass | candidate pass | b (newly fail) | c (newly pass) | p | decision |",
+    "|---|--:|--:|--:|--:|--:|--:|---|",
+    ...q.kinds.map(
+      (k) =>
+        `| ${k.kind} | ${k.n} | ${(k.baseline_rate * 100).toFixed(0)} % | ${(k.candidate_rate * 100).toFixed(0)} % | ${k.b} | ${k.c} | ${k.p < 0.001 ? "<0.001" : k.p.toFixed(3)} | ${k.decision === "fail" ? "❌ fail" : "pass"} |`,
+    ),
+  ];
+  const unconfirmed = q.contract.filter((c) => !c.confirmed);
+  if (unconfirmed.length > 0) {
+    lines.push(
+      "",
+      `Contract failures not confirmed by re-runs (flaky, not gated): ${unconfirmed.map((c) => `${c.id} (${c.candidate_failures}/${c.runs})`).join(", ")}.`,
+    );
+  }
+  if (q.pre_existing.length > 0) {
+    lines.push(
+      "",
+      `Pre-existing (the baseline already fails them; excluded): ${q.pre_existing.map((p) => `${p.id} [${p.codes.join(", ")}]`).join("; ")}.`,
+    );
+  }
+  if (q.agreement.n > 0) {
+    lines.push(
+      "",
+      `Agreement with the baseline: ${q.agreement.agreed} of ${q.agreement.n} cases${q.agreement.differing.length ? ` (differ: ${q.agreement.differing.join(", ")})` : ""}.`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function qualityDetails(r: GateResults): string {
+  const q = r.quality;
+  if (!q) return "";
+  const flipped = q.kinds.flatMap((k) =>
+    k.flipped.map(
+      (f) =>
+        `| ${k.kind} | ${f.id} | ${f.direction === "b" ? "newly fails" : "newly passes"} | ${f.codes.join(", ")} | ${f.diff.replaceAll("|", "\\|")} |`,
+    ),
+  );
+  return details(
+    "Quality details: flipped cases, finish reasons, tool-call failure codes",
+    [
+      flipped.length > 0
+        ? [
+            "| check | case | change | codes | baseline → candidate |",
+            "|---|---|---|---|---|",
+            ...flipped,
+          ].join("\n")
+        : "No case flipped.",
+      "",
+      `finish_reason — baseline: ${hist(q.finish_reasons.baseline)}; candidate: ${hist(q.finish_reasons.candidate)}`,
+      "",
+      `tool-call failure codes — baseline: ${hist(q.tool_codes.baseline)}; candidate: ${hist(q.tool_codes.candidate)}`,
+      ...(q.irregular_deltas.candidate.length > 0 || q.irregular_deltas.baseline.length > 0
+        ? [
+            "",
+            `irregular streamed tool-call deltas — baseline: ${q.irregular_deltas.baseline.join(", ") || "none"}; candidate: ${q.irregular_deltas.candidate.join(", ") || "none"}`,
+          ]
+        : []),
+    ].join("\n"),
+  );
+}
+
 function details(summary: string, body: string): string {
   return `<details><summary>${summary}</summary>\n\n${body}\n\n</details>`;
 }
@@ -255,9 +330,10 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
     "",
     selfChecks(r),
     ...(servers(r) ? ["", servers(r)] : []),
+    ...(quality(r) ? ["", quality(r)] : []),
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
-  const optional = [perTrial(r), chart(r), pooled(r), method(r)].filter(Boolean);
+  const optional = [perTrial(r), qualityDetails(r), chart(r), pooled(r), method(r)].filter(Boolean);
   const note = (dropped: number) =>
     `\n\n_${dropped} detail section${dropped > 1 ? "s" : ""} omitted to fit GitHub's ${limit.toLocaleString("en-US")}-character limit; the results file has everything._`;
   for (let keep = optional.length; keep >= 0; keep--) {

@@ -66,6 +66,14 @@ export function describeConfig(config: GateConfig): Record<string, unknown> {
     max_error_rate: config.maxErrorRate,
     max_trial_cv: config.maxTrialCv,
     min_ok_requests: config.minOkRequests,
+    quality: config.quality.suite
+      ? {
+          suite: config.quality.suite.name,
+          cases: config.quality.suite.cases.length,
+          vllm_sampling: config.quality.vllmSampling,
+          rule: config.quality.rule,
+        }
+      : null,
     // Whether the gate started the servers; the commands themselves may hold secrets.
     servers: {
       baseline_start: config.servers.commands.baseline !== undefined,
@@ -141,6 +149,7 @@ export function errorResults(
     confidence_per_look: 0,
     pooled: { baseline: {}, candidate: {} },
     servers: [],
+    quality: null,
   };
 }
 

@@ -11,6 +11,7 @@ const BASE = {
   "candidate-url": "http://127.0.0.1:8002/v1",
   model: "m",
   rate: "10",
+  "quality-suite": "none",
 };
 
 /** A measure stand-in: each arm's trials in turn, from a list. */

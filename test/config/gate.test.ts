@@ -43,6 +43,15 @@ test("defaults follow DESIGN.md", () => {
   assert.equal(c.maxErrorRate, 0.01);
   assert.equal(c.maxTrialCv, 0.1);
   assert.deepEqual(c.report.failOn, ["fail", "error"]);
+  assert.equal(c.quality.suite?.name, "builtin");
+  assert.equal(c.quality.suite?.cases.length, 33);
+  assert.deepEqual(c.quality.rule, {
+    alpha: 0.05,
+    minEffect: 0.02,
+    largeEffect: 0.1,
+    confirmReruns: 2,
+  });
+  assert.equal(parseGateConfig({ ...BASE, "quality-suite": "none" }).quality.suite, undefined);
   assert.equal(c.report.comment, "always");
   assert.equal(c.baseline.target.baseUrl, "http://127.0.0.1:8001/v1");
   assert.equal(c.candidate.target.baseUrl, "http://127.0.0.1:8002/v1");
@@ -102,6 +111,11 @@ test("bad inputs name the input, the value and what is accepted", () => {
   rejects({ "comment-key": "a b" }, /comment-key = "a b" is not accepted/);
   rejects({ mode: "dry" }, /mode = "dry" is not accepted; expected one of run, measure, report/);
   rejects({ rate: "-1" }, /rate = "-1"/);
+  rejects(
+    { "quality-suite": "/nonexistent.yml" },
+    /quality-suite = "\/nonexistent\.yml" cannot be read: .*accepted: a file path, builtin or none/,
+  );
+  rejects({ "quality-alpha": "2" }, /quality-alpha = "2" is not accepted/);
   assert.equal(parseFraction("x", "5%"), 0.05);
   assert.equal(parseFraction("x", "0.05"), 0.05);
 });

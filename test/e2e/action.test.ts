@@ -95,6 +95,7 @@ const FAST = {
   "max-event-loop-delay-ms": "100",
   "max-gc-share": "0.2",
   trials: "3",
+  "quality-suite": "none",
   rate: "10",
   duration: "1.5s",
   warmup: "0.3s",

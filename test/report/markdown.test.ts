@@ -31,6 +31,7 @@ async function results(
     model: "llama-3-8b",
     rate: "10",
     slo: "ttft:800 tpot:50",
+    "quality-suite": "none",
     ...extra,
   });
   const next = { baseline: 0, candidate: 0 };

@@ -47,6 +47,7 @@ async function gateWithServers(settings: Record<string, string>) {
     "output-len": "16",
     "input-len": "32",
     trials: "1",
+    "quality-suite": "none",
     "max-send-skew-ms": "50",
     "max-event-loop-delay-ms": "100",
     "max-gc-share": "0.2",

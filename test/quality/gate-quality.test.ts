@@ -1,0 +1,103 @@
+// Quality end to end against two mock servers on 127.0.0.1: the built-in
+// suite, real requests, the gate's verdict. Latency trials are stubbed here
+// (they have their own end-to-end tests) to keep this about quality.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseGateConfig } from "../../src/config/gate.ts";
+import { runGate } from "../../src/gate.ts";
+import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { startMockServer } from "../../src/mock/server.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
+import { buildResults } from "../../src/report/results.ts";
+import { fakeReport } from "../helpers/reports.ts";
+
+const FAST = {
+  prefillBaseMs: 0.5,
+  prefillPerTokenMs: 0,
+  decodeBaseMs: 0.5,
+  decodePerSeqMs: 0,
+  jitter: 0,
+};
+
+async function qualityGate(
+  candidateKnobs: Record<string, unknown>,
+  baselineKnobs: Record<string, unknown> = {},
+) {
+  const baseline = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, ...baselineKnobs }, "test"),
+  });
+  const candidate = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, ...candidateKnobs }, "test"),
+  });
+  try {
+    const config = parseGateConfig({
+      "baseline-url": `${baseline.url}/v1`,
+      "candidate-url": `${candidate.url}/v1`,
+      model: "mock-llm",
+      rate: "10",
+      trials: "2",
+    });
+    const outcome = await runGate(config, {
+      measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }),
+    });
+    return { outcome, markdown: renderMarkdown(buildResults(config, outcome, {}), "default") };
+  } finally {
+    await Promise.all([baseline.close(), candidate.close()]);
+  }
+}
+
+test("identical variants pass the built-in suite", async () => {
+  const { outcome } = await qualityGate({});
+  assert.equal(outcome.quality?.verdict, "pass", outcome.quality?.reasons.join("\n"));
+  assert.equal(outcome.verdict, "pass");
+  assert.equal(outcome.quality?.cases, 33);
+  assert.deepEqual(outcome.quality?.contract, []);
+  assert.ok((outcome.quality?.kinds.length ?? 0) >= 8);
+});
+
+test("a candidate that breaks JSON output fails the gate, naming the check and the cases", async () => {
+  const { outcome, markdown } = await qualityGate({ breakJson: 0.3 });
+  const q = outcome.quality;
+  assert.equal(
+    q?.verdict,
+    "fail",
+    JSON.stringify({ contract: q?.contract, pre: q?.pre_existing, guards: outcome.guards }),
+  );
+  assert.equal(outcome.verdict, "fail");
+  const broken = q?.contract.filter((c) => c.confirmed) ?? [];
+  assert.ok(broken.length >= 1, "confirmed contract failures");
+  for (const c of broken) {
+    assert.ok(
+      c.codes.some((code) => code === "json.invalid" || code.startsWith("json.schema")),
+      c.codes.join(),
+    );
+    assert.equal(c.candidate_failures, 3, "failed again in both re-runs");
+  }
+  assert.match(q?.reasons[0] ?? "", new RegExp(`^contract: .*${broken[0]?.id}`));
+  assert.match(outcome.headline, /regressed: quality contract/);
+  assert.match(markdown, /\*\*Quality\*\* ❌ regressed/);
+});
+
+test("tool-call regressions: wrong names and stop instead of tool_calls are caught by code", async () => {
+  const { outcome } = await qualityGate({ breakToolName: 0.5, stopInsteadOfToolCalls: 0.5 });
+  const codes = outcome.quality?.contract.flatMap((c) => c.codes) ?? [];
+  assert.equal(outcome.quality?.verdict, "fail");
+  assert.ok(
+    codes.includes("tool.unknown_name") || codes.includes("tool.finish_reason"),
+    codes.join(),
+  );
+  assert.ok(
+    (outcome.quality?.tool_codes.candidate["tool.unknown_name"] ?? 0) +
+      (outcome.quality?.tool_codes.candidate["tool.finish_reason"] ?? 0) >
+      0,
+  );
+});
+
+test("a server without tool support fails tool cases on both arms: pre-existing, and the gate passes", async () => {
+  const { outcome } = await qualityGate({ supportsTools: false }, { supportsTools: false });
+  assert.equal(outcome.quality?.verdict, "pass");
+  const pre = outcome.quality?.pre_existing ?? [];
+  assert.ok(pre.length >= 10, `${pre.length} pre-existing`);
+  assert.ok(pre.every((p) => p.id.startsWith("tool-") && p.codes.includes("transport.http_400")));
+});

@@ -285,7 +285,7 @@ export function compareQuality(
   const confirmed = report.contract.filter((x) => x.confirmed);
   if (confirmed.length > 0) {
     report.reasons.unshift(
-      `contract: ${confirmed.length} case${confirmed.length > 1 ? "s" : ""} the baseline passes fail on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
+      `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
     );
   }
   report.verdict = report.reasons.length > 0 ? "fail" : "pass";

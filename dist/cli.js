@@ -1325,9 +1325,9 @@ ${indent}`) + "'";
         start = start.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
-      let header = (startWithSpace ? indentSize : "") + chomp;
+      let header2 = (startWithSpace ? indentSize : "") + chomp;
       if (comment) {
-        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+        header2 += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
         if (onComment)
           onComment();
       }
@@ -1342,11 +1342,11 @@ ${indent}`) + "'";
         }
         const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
-          return `>${header}
+          return `>${header2}
 ${indent}${body}`;
       }
       value2 = value2.replace(/\n+/g, `$&${indent}`);
-      return `|${header}
+      return `|${header2}
 ${indent}${start}${value2}${end}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
@@ -4449,10 +4449,10 @@ var require_resolve_block_scalar = __commonJS({
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
       const start = scalar.offset;
-      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
-      if (!header)
+      const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header2)
         return { value: "", type: null, comment: "", range: [start, start, start] };
-      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+      const type = header2.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines(scalar.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
@@ -4463,26 +4463,26 @@ var require_resolve_block_scalar = __commonJS({
           break;
       }
       if (chompStart === 0) {
-        const value3 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header.length;
+        const value3 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header2.length;
         if (scalar.source)
           end2 += scalar.source.length;
-        return { value: value3, type, comment: header.comment, range: [start, end2, end2] };
+        return { value: value3, type, comment: header2.comment, range: [start, end2, end2] };
       }
-      let trimIndent = scalar.indent + header.indent;
-      let offset = scalar.offset + header.length;
+      let trimIndent = scalar.indent + header2.indent;
+      let offset = scalar.offset + header2.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
         const [indent, content] = lines[i];
         if (content === "" || content === "\r") {
-          if (header.indent === 0 && indent.length > trimIndent)
+          if (header2.indent === 0 && indent.length > trimIndent)
             trimIndent = indent.length;
         } else {
           if (indent.length < trimIndent) {
             const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
             onError(offset + indent.length, "MISSING_CHAR", message);
           }
-          if (header.indent === 0)
+          if (header2.indent === 0)
             trimIndent = indent.length;
           contentStart = i;
           if (trimIndent === 0 && !ctx.atRoot) {
@@ -4509,7 +4509,7 @@ var require_resolve_block_scalar = __commonJS({
         if (crlf)
           content = content.slice(0, -1);
         if (content && indent.length < trimIndent) {
-          const src = header.indent ? "explicit indentation indicator" : "first line";
+          const src = header2.indent ? "explicit indentation indicator" : "first line";
           const message = `Block scalar lines must not be less indented than their ${src}`;
           onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
           indent = "";
@@ -4536,7 +4536,7 @@ var require_resolve_block_scalar = __commonJS({
           prevMoreIndented = false;
         }
       }
-      switch (header.chomp) {
+      switch (header2.chomp) {
         case "-":
           break;
         case "+":
@@ -4548,8 +4548,8 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value2 += "\n";
       }
-      const end = start + header.length + scalar.source.length;
-      return { value: value2, type, comment: header.comment, range: [start, end, end] };
+      const end = start + header2.length + scalar.source.length;
+      return { value: value2, type, comment: header2.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -5388,10 +5388,10 @@ var require_cst_scalar = __commonJS({
             type = "QUOTE_DOUBLE";
             break;
           case "block-scalar": {
-            const header = token.props[0];
-            if (header.type !== "block-scalar-header")
+            const header2 = token.props[0];
+            if (header2.type !== "block-scalar-header")
               throw new Error("Invalid block scalar header");
-            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            type = header2.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
             break;
           }
           default:
@@ -5423,10 +5423,10 @@ var require_cst_scalar = __commonJS({
       const head = source.substring(0, he);
       const body = source.substring(he + 1) + "\n";
       if (token.type === "block-scalar") {
-        const header = token.props[0];
-        if (header.type !== "block-scalar-header")
+        const header2 = token.props[0];
+        if (header2.type !== "block-scalar-header")
           throw new Error("Invalid block scalar header");
-        header.source = head;
+        header2.source = head;
         token.source = body;
       } else {
         const { offset } = token;
@@ -18357,9 +18357,9 @@ var require_util3 = __commonJS({
       if (!isURLPotentiallyTrustworthy(requestCurrentURL(httpRequest))) {
         return;
       }
-      let header = null;
-      header = httpRequest.mode;
-      httpRequest.headersList.set("sec-fetch-mode", header, true);
+      let header2 = null;
+      header2 = httpRequest.mode;
+      httpRequest.headersList.set("sec-fetch-mode", header2, true);
     }
     function appendRequestOriginHeader(request3) {
       let serializedOrigin = request3.origin;
@@ -19452,11 +19452,11 @@ var require_request = __commonJS({
           }
         } else if (headers && typeof headers === "object") {
           if (hasSafeIterator(headers)) {
-            for (const header of headers) {
-              if (!Array.isArray(header) || header.length !== 2) {
+            for (const header2 of headers) {
+              if (!Array.isArray(header2) || header2.length !== 2) {
                 throw new InvalidArgumentError("headers must be in key-value pair format");
               }
-              processHeader(this, header[0], header[1]);
+              processHeader(this, header2[0], header2[1]);
             }
           } else {
             const keys = Object.keys(headers);
@@ -25121,22 +25121,22 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request3);
-      let header = `${method2} ${path} HTTP/1.1\r
+      let header2 = `${method2} ${path} HTTP/1.1\r
 `;
       if (typeof host === "string") {
-        header += `host: ${host}\r
+        header2 += `host: ${host}\r
 `;
       } else {
-        header += client[kHostHeader];
+        header2 += client[kHostHeader];
       }
       if (upgrade) {
-        header += `connection: upgrade\r
+        header2 += `connection: upgrade\r
 upgrade: ${upgrade}\r
 `;
       } else if (client[kPipelining] && !socket[kReset]) {
-        header += "connection: keep-alive\r\n";
+        header2 += "connection: keep-alive\r\n";
       } else {
-        header += "connection: close\r\n";
+        header2 += "connection: close\r\n";
       }
       if (Array.isArray(headers)) {
         for (let n = 0; n < headers.length; n += 2) {
@@ -25144,41 +25144,41 @@ upgrade: ${upgrade}\r
           const val = headers[n + 1];
           if (Array.isArray(val)) {
             for (let i = 0; i < val.length; i++) {
-              header += `${key}: ${val[i]}\r
+              header2 += `${key}: ${val[i]}\r
 `;
             }
           } else {
-            header += `${key}: ${val}\r
+            header2 += `${key}: ${val}\r
 `;
           }
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request3, headers: header, socket });
+        channels.sendHeaders.publish({ request: request3, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request3, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request3, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -25244,22 +25244,22 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
-            socket.write(`${header}content-length: 0\r
+            socket.write(`${header2}content-length: 0\r
 \r
 `, "latin1");
           } else {
             assert(contentLength === null, "no body must not have content length");
-            socket.write(`${header}\r
+            socket.write(`${header2}\r
 `, "latin1");
           }
         } else if (util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
           socket.cork();
-          socket.write(`${header}content-length: ${contentLength}\r
+          socket.write(`${header2}content-length: ${contentLength}\r
 \r
 `, "latin1");
           socket.write(body);
@@ -25275,14 +25275,14 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
         }
         const buffer = Buffer.from(await body.arrayBuffer());
         socket.cork();
-        socket.write(`${header}content-length: ${contentLength}\r
+        socket.write(`${header2}content-length: ${contentLength}\r
 \r
 `, "latin1");
         socket.write(buffer);
@@ -25297,7 +25297,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -25316,7 +25316,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -25345,14 +25345,14 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
         this.request = request3;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
         this.expectsPayload = expectsPayload;
-        this.header = header;
+        this.header = header2;
         this.abort = abort;
         this.lengthMismatch = false;
         socket[kWriting] = true;
@@ -25376,7 +25376,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -25405,10 +25405,10 @@ upgrade: ${upgrade}\r
             socket[kReset] = true;
           }
           if (contentLength === null) {
-            socket.write(`${header}transfer-encoding: chunked\r
+            socket.write(`${header2}transfer-encoding: chunked\r
 `, "latin1");
           } else {
-            socket.write(`${header}content-length: ${contentLength}\r
+            socket.write(`${header2}content-length: ${contentLength}\r
 \r
 `, "latin1");
           }
@@ -25435,7 +25435,7 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request3 } = this;
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request3 } = this;
         request3.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
@@ -25446,11 +25446,11 @@ ${len.toString(16)}\r
         }
         if (bytesWritten === 0) {
           if (expectsPayload) {
-            socket.write(`${header}content-length: 0\r
+            socket.write(`${header2}content-length: 0\r
 \r
 `, "latin1");
           } else {
-            socket.write(`${header}\r
+            socket.write(`${header2}\r
 `, "latin1");
           }
         } else if (contentLength === null) {
@@ -26417,12 +26417,12 @@ var require_client_h2 = __commonJS({
       }
       refH2Session(session);
       if (channels.sendHeaders.hasSubscribers) {
-        let header = "";
+        let header2 = "";
         for (const key in headers) {
-          header += `${key}: ${headers[key]}\r
+          header2 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request3, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request3, headers: header2, socket: session[kSocket] });
       }
       const shouldEndStream = body === null || contentLength === 0;
       state.body = body;
@@ -33243,9 +33243,9 @@ var require_snapshot_utils = __commonJS({
     function createHeaderFilters(matchOptions = {}) {
       const { ignoreHeaders = [], excludeHeaders = [], matchHeaders = [], caseSensitive = false } = matchOptions;
       return {
-        ignore: new Set(ignoreHeaders.map((header) => caseSensitive ? header : header.toLowerCase())),
-        exclude: new Set(excludeHeaders.map((header) => caseSensitive ? header : header.toLowerCase())),
-        match: new Set(matchHeaders.map((header) => caseSensitive ? header : header.toLowerCase()))
+        ignore: new Set(ignoreHeaders.map((header2) => caseSensitive ? header2 : header2.toLowerCase())),
+        exclude: new Set(excludeHeaders.map((header2) => caseSensitive ? header2 : header2.toLowerCase())),
+        match: new Set(matchHeaders.map((header2) => caseSensitive ? header2 : header2.toLowerCase()))
       };
     }
     var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
@@ -34270,8 +34270,8 @@ var require_redirect_handler = __commonJS({
         this.handler.onResponseError?.(controller, error);
       }
     };
-    function shouldRemoveHeader(header, removeContent, unknownOrigin, stripHeaders, stripHeadersOnCrossOrigin) {
-      const name = util.headerNameToString(header);
+    function shouldRemoveHeader(header2, removeContent, unknownOrigin, stripHeaders, stripHeadersOnCrossOrigin) {
+      const name = util.headerNameToString(header2);
       if (name === "host") {
         return true;
       }
@@ -34294,11 +34294,11 @@ var require_redirect_handler = __commonJS({
         throw new InvalidArgumentError(`${optionName} must be an array`);
       }
       const normalized = /* @__PURE__ */ new Set();
-      for (const header of headers) {
-        if (typeof header !== "string") {
+      for (const header2 of headers) {
+        if (typeof header2 !== "string") {
           throw new InvalidArgumentError(`${optionName} must contain header names`);
         }
-        normalized.add(util.headerNameToString(header));
+        normalized.add(util.headerNameToString(header2));
       }
       return normalized;
     }
@@ -34604,22 +34604,22 @@ var require_dns = __commonJS({
           return headers;
         }
         const normalized = [];
-        for (const header of headers) {
-          if (Array.isArray(header) && header.length === 2) {
-            normalized.push(header[0], header[1]);
+        for (const header2 of headers) {
+          if (Array.isArray(header2) && header2.length === 2) {
+            normalized.push(header2[0], header2[1]);
           } else {
-            normalized.push(header);
+            normalized.push(header2);
           }
         }
         return normalized;
       }
       if (typeof headers === "object" && hasSafeIterator(headers)) {
         const normalized = [];
-        for (const header of headers) {
-          if (Array.isArray(header) && header.length === 2) {
-            normalized.push(header[0], header[1]);
+        for (const header2 of headers) {
+          if (Array.isArray(header2) && header2.length === 2) {
+            normalized.push(header2[0], header2[1]);
           } else {
-            normalized.push(header);
+            normalized.push(header2);
           }
         }
         return normalized;
@@ -35302,11 +35302,11 @@ var require_cache = __commonJS({
         throw new TypeError(`expected value.etag to be string, got ${typeof value2.etag}`);
       }
     }
-    function parseCacheControlHeader(header) {
+    function parseCacheControlHeader(header2) {
       const output = {};
       const invalidNumericDirectives = /* @__PURE__ */ new Set();
       const invalidNoArgumentDirectives = /* @__PURE__ */ new Set();
-      const directives = splitCacheControlHeaderValue(Array.isArray(header) ? header.join(",") : header);
+      const directives = splitCacheControlHeaderValue(Array.isArray(header2) ? header2.join(",") : header2);
       for (let i = 0; i < directives.length; i++) {
         const directiveRecord = directives[i];
         const directive = directiveRecord.value.toLowerCase();
@@ -35494,8 +35494,8 @@ var require_cache = __commonJS({
         {}
       );
       const varyingHeaders = splitVaryHeader(varyHeader);
-      for (const header of varyingHeaders) {
-        const trimmedHeader = trimOWS(header).toLowerCase();
+      for (const header2 of varyingHeaders) {
+        const trimmedHeader = trimOWS(header2).toLowerCase();
         if (trimmedHeader.length === 0) {
           continue;
         }
@@ -35549,11 +35549,11 @@ var require_cache = __commonJS({
       const headers = {};
       if (cacheKey.headers) {
         const sortedHeaders = Object.keys(cacheKey.headers).sort();
-        for (const header of sortedHeaders) {
-          if (excludeHeaders?.has(header.toLowerCase())) {
+        for (const header2 of sortedHeaders) {
+          if (excludeHeaders?.has(header2.toLowerCase())) {
             continue;
           }
-          setHeader(headers, header, cacheKey.headers[header]);
+          setHeader(headers, header2, cacheKey.headers[header2]);
         }
       }
       return JSON.stringify([cacheKey.origin, cacheKey.method, cacheKey.path, headers]);
@@ -39087,8 +39087,8 @@ var require_sqlite_cache_store = __commonJS({
           let matches = true;
           if (value2.vary) {
             const vary = JSON.parse(value2.vary);
-            for (const header in vary) {
-              if (!headerValueEquals(headers[header], vary[header])) {
+            for (const header2 in vary) {
+              if (!headerValueEquals(headers[header2], vary[header2])) {
                 matches = false;
                 break;
               }
@@ -39170,14 +39170,14 @@ var require_headers = __commonJS({
     function fill(headers, object) {
       if (Array.isArray(object)) {
         for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
-          if (header.length !== 2) {
+          const header2 = object[i];
+          if (header2.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
-              message: `expected name/value pair to be length 2, found ${header.length}.`
+              message: `expected name/value pair to be length 2, found ${header2.length}.`
             });
           }
-          appendHeader(headers, header[0], header[1]);
+          appendHeader(headers, header2[0], header2[1]);
         }
       } else if (typeof object === "object" && object !== null) {
         const keys = Object.keys(object);
@@ -42062,10 +42062,10 @@ var require_util4 = __commonJS({
       const serializedB = URLSerializer(B, excludeFragment);
       return serializedA === serializedB;
     }
-    function getFieldValues(header) {
-      assert(header !== null);
+    function getFieldValues(header2) {
+      assert(header2 !== null);
       const values = [];
-      for (let value2 of header.split(",")) {
+      for (let value2 of header2.split(",")) {
         value2 = value2.trim();
         if (isValidHeaderName(value2)) {
           values.push(value2);
@@ -42984,20 +42984,20 @@ var require_parse = __commonJS({
     var { maxNameValuePairSize, maxAttributeValueSize } = require_constants4();
     var { isCTLExcludingHtab } = require_util5();
     var assert = __require("node:assert");
-    function parseSetCookie(header) {
-      if (isCTLExcludingHtab(header)) {
+    function parseSetCookie(header2) {
+      if (isCTLExcludingHtab(header2)) {
         return null;
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
       let name = "";
       let value2 = "";
-      if (header.includes(";")) {
+      if (header2.includes(";")) {
         const position = { position: 0 };
-        nameValuePair = collectASequenceOfCodePointsFast(";", header, position);
-        unparsedAttributes = header.slice(position.position);
+        nameValuePair = collectASequenceOfCodePointsFast(";", header2, position);
+        unparsedAttributes = header2.slice(position.position);
       } else {
-        nameValuePair = header;
+        nameValuePair = header2;
       }
       if (!nameValuePair.includes("=")) {
         value2 = nameValuePair;
@@ -48014,9 +48014,9 @@ var require_trees = __commonJS({
       s.bi_buf = 0;
       s.bi_valid = 0;
     }
-    function copy_block(s, buf, len, header) {
+    function copy_block(s, buf, len, header2) {
       bi_windup(s);
-      if (header) {
+      if (header2) {
         put_short(s, len);
         put_short(s, ~len);
       }
@@ -49200,7 +49200,7 @@ var require_deflate = __commonJS({
             s.status = EXTRA_STATE;
           }
         } else {
-          var header = Z_DEFLATED + (s.w_bits - 8 << 4) << 8;
+          var header2 = Z_DEFLATED + (s.w_bits - 8 << 4) << 8;
           var level_flags = -1;
           if (s.strategy >= Z_HUFFMAN_ONLY || s.level < 2) {
             level_flags = 0;
@@ -49211,13 +49211,13 @@ var require_deflate = __commonJS({
           } else {
             level_flags = 3;
           }
-          header |= level_flags << 6;
+          header2 |= level_flags << 6;
           if (s.strstart !== 0) {
-            header |= PRESET_DICT;
+            header2 |= PRESET_DICT;
           }
-          header += 31 - header % 31;
+          header2 += 31 - header2 % 31;
           s.status = BUSY_STATE;
-          putShortMSB(s, header);
+          putShortMSB(s, header2);
           if (s.strstart !== 0) {
             putShortMSB(s, strm.adler >>> 16);
             putShortMSB(s, strm.adler & 65535);
@@ -56379,6 +56379,19 @@ function fingerprint(w) {
   if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
   return h.toString(16).padStart(8, "0");
 }
+function describeWorkload(w) {
+  return {
+    arrival: describeArrivals(w.arrival),
+    seed: w.seed,
+    warmup_s: w.warmupS,
+    duration_s: w.durationS,
+    input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
+    output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
+    max_tokens: w.maxTokens ?? null,
+    ignore_eos: w.ignoreEos,
+    dataset: w.dataset?.name ?? null
+  };
+}
 
 // src/load/sse.ts
 var LF = 10;
@@ -57214,15 +57227,7 @@ async function measure(config, deps = {}) {
       endpoint: config.target.endpoint
     },
     workload: {
-      arrival: describeArrivals(w.arrival),
-      seed: w.seed,
-      warmup_s: w.warmupS,
-      duration_s: w.durationS,
-      input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-      output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
-      max_tokens: w.maxTokens ?? null,
-      ignore_eos: w.ignoreEos,
-      dataset: w.dataset?.name ?? null,
+      ...describeWorkload(w),
       max_concurrency: config.maxConcurrency ?? null,
       timeout_s: config.timeoutS,
       slo: formatSlo(config.slo),
@@ -60045,21 +60050,10 @@ function redactedTarget(c) {
   };
 }
 function describeConfig(config) {
-  const w = config.baseline.workload;
   return {
     baseline: redactedTarget(config.baseline),
     candidate: redactedTarget(config.candidate),
-    workload: {
-      arrival: describeArrivals(w.arrival),
-      seed: w.seed,
-      warmup_s: w.warmupS,
-      duration_s: w.durationS,
-      input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-      output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
-      max_tokens: w.maxTokens ?? null,
-      ignore_eos: w.ignoreEos,
-      dataset: w.dataset?.name ?? null
-    },
+    workload: describeWorkload(config.baseline.workload),
     timeout_s: config.baseline.timeoutS,
     max_concurrency: config.baseline.maxConcurrency ?? null,
     slo: formatSlo(config.baseline.slo),
@@ -60109,13 +60103,14 @@ function environment(env) {
   };
 }
 function buildResults(config, outcome, env, now = /* @__PURE__ */ new Date()) {
+  return { ...header(env, now), config: describeConfig(config), ...outcome };
+}
+function header(env, now) {
   return {
     schema: RESULTS_SCHEMA,
     created_at: now.toISOString(),
     tool: { name: package_default.name, version: package_default.version },
-    environment: environment(env),
-    config: describeConfig(config),
-    ...outcome
+    environment: environment(env)
   };
 }
 function writeResults(path, results) {
@@ -60187,49 +60182,16 @@ async function mockCommand(args) {
     process.once("SIGTERM", () => stop("SIGTERM"));
   });
 }
-var MEASURE_STRING_FLAGS = [
-  "url",
-  "model",
-  "endpoint",
-  "api-key",
-  "extra-body",
-  "temperature",
-  "rate",
-  "duration",
-  "warmup",
-  "arrival",
-  "burstiness",
-  "burst-size",
-  "burst-interval",
-  "requests",
-  "seed",
-  "input-len",
-  "output-len",
-  "max-tokens",
-  "dataset",
-  "max-concurrency",
-  "slo",
-  "timeout",
-  "max-send-skew-ms",
-  "max-unsent",
-  "max-event-loop-delay-ms",
-  "max-gc-share",
-  "max-client-cpu"
-];
 async function measureCommand(args) {
   const { values } = parse("measure", args, {
-    ...Object.fromEntries(MEASURE_STRING_FLAGS.map((f) => [f, { type: "string" }])),
+    ...flagOptions(["url", "model", "api-key", ...MEASURE_KEYS]),
     out: { type: "string" },
-    header: { type: "string", multiple: true },
-    "ignore-eos": { type: "boolean" },
-    "no-usage": { type: "boolean" },
     quiet: { type: "boolean" }
   });
-  const raw = {};
-  for (const [key, value2] of Object.entries(values)) {
-    raw[key] = typeof value2 === "boolean" ? String(value2) : value2;
-  }
-  const config = parseMeasureConfig(raw, process.env);
+  const config = parseMeasureConfig(
+    toRaw(values),
+    process.env
+  );
   const report = await measure(config, {
     ...values.quiet ? {} : { onProgress: (p) => console.error(formatProgress(p)) }
   });
@@ -60247,14 +60209,17 @@ function toRaw(values) {
   }
   return raw;
 }
-var BOOLEAN_FLAGS = /* @__PURE__ */ new Set(["ignore-eos", "no-usage", "job-summary"]);
-async function gateCommand(args) {
+var BOOLEAN_FLAGS = /* @__PURE__ */ new Set(["ignore-eos", "no-usage", "job-summary", "quality-vllm-sampling"]);
+function flagOptions(keys) {
   const options = {};
-  for (const key of [...GATE_KEYS, ...MEASURE_KEYS]) {
-    if (key === "github-token" || key === "mode") continue;
+  for (const key of keys) {
     options[key] = BOOLEAN_FLAGS.has(key) ? { type: "boolean" } : { type: "string", multiple: key === "header" };
   }
-  const { values } = parse("gate", args, options);
+  return options;
+}
+async function gateCommand(args) {
+  const keys = [...GATE_KEYS, ...MEASURE_KEYS].filter((k) => k !== "github-token" && k !== "mode");
+  const { values } = parse("gate", args, flagOptions(keys));
   const flags = toRaw(values);
   const configPath = flags.config;
   const raw = mergeSettings(

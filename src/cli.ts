@@ -100,51 +100,16 @@ async function mockCommand(args: string[]): Promise<void> {
   });
 }
 
-const MEASURE_STRING_FLAGS = [
-  "url",
-  "model",
-  "endpoint",
-  "api-key",
-  "extra-body",
-  "temperature",
-  "rate",
-  "duration",
-  "warmup",
-  "arrival",
-  "burstiness",
-  "burst-size",
-  "burst-interval",
-  "requests",
-  "seed",
-  "input-len",
-  "output-len",
-  "max-tokens",
-  "dataset",
-  "max-concurrency",
-  "slo",
-  "timeout",
-  "max-send-skew-ms",
-  "max-unsent",
-  "max-event-loop-delay-ms",
-  "max-gc-share",
-  "max-client-cpu",
-] as const;
-
 async function measureCommand(args: string[]): Promise<number> {
   const { values } = parse("measure", args, {
-    ...Object.fromEntries(MEASURE_STRING_FLAGS.map((f) => [f, { type: "string" as const }])),
+    ...flagOptions(["url", "model", "api-key", ...MEASURE_KEYS]),
     out: { type: "string" },
-    header: { type: "string", multiple: true },
-    "ignore-eos": { type: "boolean" },
-    "no-usage": { type: "boolean" },
     quiet: { type: "boolean" },
   });
-  const raw: RawSettings = {};
-  for (const [key, value] of Object.entries(values)) {
-    raw[key] =
-      typeof value === "boolean" ? String(value) : (value as string | string[] | undefined);
-  }
-  const config = parseMeasureConfig(raw, process.env);
+  const config = parseMeasureConfig(
+    toRaw(values as Record<string, string | boolean | string[] | undefined>),
+    process.env,
+  );
   const report = await measure(config, {
     ...(values.quiet ? {} : { onProgress: (p) => console.error(formatProgress(p)) }),
   });
@@ -163,17 +128,22 @@ function toRaw(values: Record<string, string | boolean | string[] | undefined>):
   return raw;
 }
 
-const BOOLEAN_FLAGS = new Set(["ignore-eos", "no-usage", "job-summary"]);
+const BOOLEAN_FLAGS = new Set(["ignore-eos", "no-usage", "job-summary", "quality-vllm-sampling"]);
 
-async function gateCommand(args: string[]): Promise<number> {
+/** Flags named as the settings: switches for the booleans, a list for header. */
+function flagOptions(keys: readonly string[]): ParseArgsOptionsConfig {
   const options: ParseArgsOptionsConfig = {};
-  for (const key of [...GATE_KEYS, ...MEASURE_KEYS]) {
-    if (key === "github-token" || key === "mode") continue;
+  for (const key of keys) {
     options[key] = BOOLEAN_FLAGS.has(key)
       ? { type: "boolean" }
       : { type: "string", multiple: key === "header" };
   }
-  const { values } = parse("gate", args, options);
+  return options;
+}
+
+async function gateCommand(args: string[]): Promise<number> {
+  const keys = [...GATE_KEYS, ...MEASURE_KEYS].filter((k) => k !== "github-token" && k !== "mode");
+  const { values } = parse("gate", args, flagOptions(keys));
   const flags = toRaw(values as Record<string, string | boolean | string[] | undefined>);
   const configPath = flags.config as string | undefined;
   const raw = mergeSettings(

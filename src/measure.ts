@@ -6,9 +6,7 @@ import { formatSlo } from "./config/slo.ts";
 import { type Clock, type Progress, runTrial } from "./load/runner.ts";
 import { TrialRecorder } from "./metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "./metrics/summary.ts";
-import { describeArrivals } from "./workload/arrivals.ts";
-import { formatLengthSpec } from "./workload/lengths.ts";
-import { buildWorkload, measuredCount } from "./workload/plan.ts";
+import { buildWorkload, describeWorkload, measuredCount } from "./workload/plan.ts";
 
 export const MEASURE_SCHEMA = "llm-perf-gate/measure@1";
 
@@ -89,15 +87,7 @@ export async function measure(
       endpoint: config.target.endpoint,
     },
     workload: {
-      arrival: describeArrivals(w.arrival),
-      seed: w.seed,
-      warmup_s: w.warmupS,
-      duration_s: w.durationS,
-      input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-      output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
-      max_tokens: w.maxTokens ?? null,
-      ignore_eos: w.ignoreEos,
-      dataset: w.dataset?.name ?? null,
+      ...describeWorkload(w),
       max_concurrency: config.maxConcurrency ?? null,
       timeout_s: config.timeoutS,
       slo: formatSlo(config.slo),

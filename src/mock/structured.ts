@@ -6,28 +6,25 @@
 
 import { hashString, mixSeeds, Rng } from "../workload/rng.ts";
 import { WORDS } from "../workload/words.ts";
+import type { MockProfile } from "./profile.ts";
+import type { GenerationRequest } from "./requests.ts";
 
-export interface Tool {
-  name: string;
-  parameters: Record<string, unknown> | undefined;
-}
+export type StructuredRequest = Pick<
+  GenerationRequest,
+  "promptText" | "tools" | "toolChoice" | "responseFormat"
+>;
 
-export interface StructuredRequest {
-  promptText: string;
-  tools: Tool[] | undefined;
-  toolChoice: "none" | "auto" | "required" | { name: string } | undefined;
-  responseFormat: { type: string; schema?: Record<string, unknown> } | undefined;
-}
+export type QualityKnobs = Pick<
+  MockProfile,
+  | "supportsResponseFormat"
+  | "breakJson"
+  | "breakToolName"
+  | "breakToolArgs"
+  | "leakToolCall"
+  | "stopInsteadOfToolCalls"
+>;
 
-export interface QualityKnobs {
-  supportsTools: boolean;
-  supportsResponseFormat: boolean;
-  breakJson: number;
-  breakToolName: number;
-  breakToolArgs: number;
-  leakToolCall: number;
-  stopInsteadOfToolCalls: number;
-}
+type Tool = NonNullable<GenerationRequest["tools"]>[number];
 
 export interface StructuredPlan {
   /** content: JSON text; tool: one tool call whose arguments are streamed. */

@@ -10,8 +10,7 @@ import type { GateConfig, Verdict } from "../config/gate.ts";
 import type { MeasureConfig } from "../config/measure.ts";
 import { formatSlo } from "../config/slo.ts";
 import { type GateOutcome, RESULTS_SCHEMA } from "../gate.ts";
-import { describeArrivals } from "../workload/arrivals.ts";
-import { formatLengthSpec } from "../workload/lengths.ts";
+import { describeWorkload } from "../workload/plan.ts";
 
 export interface GateResults extends GateOutcome {
   schema: typeof RESULTS_SCHEMA;
@@ -36,21 +35,10 @@ function redactedTarget(c: MeasureConfig) {
 }
 
 export function describeConfig(config: GateConfig): Record<string, unknown> {
-  const w = config.baseline.workload;
   return {
     baseline: redactedTarget(config.baseline),
     candidate: redactedTarget(config.candidate),
-    workload: {
-      arrival: describeArrivals(w.arrival),
-      seed: w.seed,
-      warmup_s: w.warmupS,
-      duration_s: w.durationS,
-      input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-      output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
-      max_tokens: w.maxTokens ?? null,
-      ignore_eos: w.ignoreEos,
-      dataset: w.dataset?.name ?? null,
-    },
+    workload: describeWorkload(config.baseline.workload),
     timeout_s: config.baseline.timeoutS,
     max_concurrency: config.baseline.maxConcurrency ?? null,
     slo: formatSlo(config.baseline.slo),
@@ -113,13 +101,15 @@ export function buildResults(
   env: Record<string, string | undefined>,
   now = new Date(),
 ): GateResults {
+  return { ...header(env, now), config: describeConfig(config), ...outcome };
+}
+
+function header(env: Record<string, string | undefined>, now: Date) {
   return {
-    schema: RESULTS_SCHEMA,
+    schema: RESULTS_SCHEMA as typeof RESULTS_SCHEMA,
     created_at: now.toISOString(),
     tool: { name: pkg.name, version: pkg.version },
     environment: environment(env),
-    config: describeConfig(config),
-    ...outcome,
   };
 }
 
@@ -134,10 +124,7 @@ export function errorResults(
   now = new Date(),
 ): GateResults {
   return {
-    schema: RESULTS_SCHEMA,
-    created_at: now.toISOString(),
-    tool: { name: pkg.name, version: pkg.version },
-    environment: environment(env),
+    ...header(env, now),
     config: {},
     trials: [],
     comparisons: [],

@@ -3,9 +3,9 @@
 // generated on demand from (seed, index), so memory does not grow with prompt
 // length; offsets and lengths live in typed arrays.
 
-import { type ArrivalSpec, arrivalOffsetsMs } from "./arrivals.ts";
+import { type ArrivalSpec, arrivalOffsetsMs, describeArrivals } from "./arrivals.ts";
 import type { ChatMessage, DatasetEntry } from "./dataset.ts";
-import { type LengthSpec, sampleLength } from "./lengths.ts";
+import { formatLengthSpec, type LengthSpec, sampleLength } from "./lengths.ts";
 import { hashString, mixSeeds, Rng } from "./rng.ts";
 import { WORDS } from "./words.ts";
 
@@ -157,4 +157,19 @@ function fingerprint(w: Workload): string {
   }
   if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
   return h.toString(16).padStart(8, "0");
+}
+
+/** The workload spec as reports show it. */
+export function describeWorkload(w: WorkloadSpec) {
+  return {
+    arrival: describeArrivals(w.arrival),
+    seed: w.seed,
+    warmup_s: w.warmupS,
+    duration_s: w.durationS,
+    input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
+    output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
+    max_tokens: w.maxTokens ?? null,
+    ignore_eos: w.ignoreEos,
+    dataset: w.dataset?.name ?? null,
+  };
 }

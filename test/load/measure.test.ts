@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { describe, test } from "node:test";
-import { parseMeasureConfig, type RawSettings } from "../../src/config/measure.ts";
+import {
+  type MeasureConfig,
+  parseMeasureConfig,
+  type RawSettings,
+} from "../../src/config/measure.ts";
 import { OUTCOMES, type Outcome } from "../../src/load/record.ts";
 import { type MeasureReport, measure } from "../../src/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
@@ -59,6 +63,25 @@ function assertOnly(r: MeasureReport, outcome: Outcome): void {
   const others = OUTCOMES.filter((o) => o !== outcome && r.outcomes[o] > 0);
   assert.deepEqual(others, [], `only ${outcome}: ${JSON.stringify(r.outcomes)}`);
   assert.equal(r.outcomes[outcome], r.scheduled);
+}
+
+/** Measures while the client's event loop is stuck for blockMs, starting afterMs in: nothing is sent or read. */
+async function measureWhileBlocked(
+  config: MeasureConfig,
+  afterMs: number,
+  blockMs: number,
+): Promise<MeasureReport> {
+  const block = setTimeout(() => {
+    const until = performance.now() + blockMs;
+    while (performance.now() < until) {
+      // busy
+    }
+  }, afterMs);
+  try {
+    return await measure(config);
+  } finally {
+    clearTimeout(block);
+  }
 }
 
 async function closedPort(): Promise<number> {
@@ -178,14 +201,7 @@ test("requests that could not be sent before their deadline are unsent, and the 
       timeout: "0.2s",
     });
     // The client is stuck for longer than the request timeout.
-    const block = setTimeout(() => {
-      const until = performance.now() + 500;
-      while (performance.now() < until) {
-        // nothing is sent or read
-      }
-    }, 400);
-    const r = await measure(config);
-    clearTimeout(block);
+    const r = await measureWhileBlocked(config, 400, 500);
     assertAccounted(r);
     assert.ok(r.outcomes.unsent > 0, JSON.stringify(r.outcomes));
     assert.equal(r.validity.valid, false);
@@ -207,14 +223,7 @@ test("a blocked event loop: the delay is in scheduled-basis latency and the self
       rate: "50",
       duration: "1s",
     });
-    const block = setTimeout(() => {
-      const until = performance.now() + 300;
-      while (performance.now() < until) {
-        // the client is busy: nothing is sent or read
-      }
-    }, 500);
-    const r = await measure(config);
-    clearTimeout(block);
+    const r = await measureWhileBlocked(config, 500, 300);
     assertAccounted(r);
     const lagMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
     assert.ok(

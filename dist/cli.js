@@ -56710,7 +56710,7 @@ function classify(r) {
 var MONOTONIC = { now: () => performance.now() };
 var LEAD_MS = 20;
 var SWEEP_MS = 10;
-var SPIN_MS = 1;
+var SPIN_MS = 2;
 var TimeoutAbort = class extends Error {
   name = "TimeoutAbort";
 };

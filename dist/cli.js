@@ -59119,6 +59119,146 @@ var TokenStream = class {
   }
 };
 
+// src/mock/writers.ts
+var STREAM_ERROR_EVENT = {
+  error: {
+    message: "The engine encountered an error while generating: CUDA error: an illegal memory access",
+    type: "InternalServerError",
+    param: null,
+    code: 500
+  }
+};
+function sendJson(res, status, body, headers = {}) {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(body);
+}
+function choiceFor(request3, text2, finish, finalDelta = {}) {
+  return request3.endpoint === "chat" ? {
+    index: 0,
+    delta: text2 === null ? finalDelta : { content: text2 },
+    logprobs: null,
+    finish_reason: finish
+  } : { index: 0, text: text2 ?? "", logprobs: null, finish_reason: finish };
+}
+function streamWriter(context2, request3, id, res, plan) {
+  let toolStarted = false;
+  const object = request3.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+  const chunk = (choices, usage = null) => {
+    const payload = {
+      id,
+      object,
+      created: context2.created,
+      model: request3.model,
+      choices
+    };
+    if (request3.includeUsage) payload.usage = usage;
+    return `data: ${JSON.stringify(payload)}
+
+`;
+  };
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache"
+  });
+  if (request3.endpoint === "chat") {
+    const role = { role: "assistant", content: "" };
+    res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
+  }
+  const ping = context2.pingEveryMs > 0 ? setInterval(() => res.write(": ping\n\n"), context2.pingEveryMs) : void 0;
+  const end = (last) => {
+    clearInterval(ping);
+    if (last === void 0) res.destroy();
+    else res.end(last);
+  };
+  const writer = {
+    content: (text2) => res.write(chunk([choiceFor(request3, text2, null)])),
+    toolArgs: (fragment) => {
+      const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
+        index: 0,
+        id: `call_${id}`,
+        type: "function",
+        function: { name: plan?.toolName, arguments: fragment }
+      };
+      toolStarted = true;
+      res.write(
+        chunk([{ index: 0, delta: { tool_calls: [call] }, logprobs: null, finish_reason: null }])
+      );
+    },
+    finish: (reason, usage) => {
+      let out = chunk([
+        choiceFor(request3, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {})
+      ]);
+      if (request3.includeUsage) out += chunk([], usage);
+      end(`${out}data: [DONE]
+
+`);
+    },
+    cut: () => end(),
+    // vLLM's form: the error object as a data event, then [DONE].
+    fail: () => end(`data: ${JSON.stringify(STREAM_ERROR_EVENT)}
+
+data: [DONE]
+
+`),
+    garble: (reason, usage) => {
+      res.write('data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n');
+      writer.finish(reason, usage);
+    },
+    stop: () => clearInterval(ping)
+  };
+  return writer;
+}
+function bufferedWriter(context2, request3, id, res, plan) {
+  let text2 = "";
+  let args = "";
+  return {
+    content: (t) => {
+      text2 += t;
+    },
+    toolArgs: (fragment) => {
+      args += fragment;
+    },
+    finish: (reason, usage) => {
+      const toolCalls = plan?.kind === "tool" ? [
+        {
+          id: `call_${id}`,
+          type: "function",
+          function: { name: plan.toolName, arguments: args }
+        }
+      ] : plan?.emptyToolCalls ? [] : void 0;
+      const message = {
+        role: "assistant",
+        content: plan?.kind === "tool" ? null : text2,
+        ...toolCalls ? { tool_calls: toolCalls } : {}
+      };
+      const choice = request3.endpoint === "chat" ? {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: reason
+      } : { index: 0, text: text2, logprobs: null, finish_reason: reason };
+      const object = request3.endpoint === "chat" ? "chat.completion" : "text_completion";
+      sendJson(
+        res,
+        200,
+        JSON.stringify({
+          id,
+          object,
+          created: context2.created,
+          model: request3.model,
+          choices: [choice],
+          usage
+        })
+      );
+    },
+    cut: () => res.destroy(),
+    fail: () => sendJson(res, 500, JSON.stringify(STREAM_ERROR_EVENT)),
+    garble: () => sendJson(res, 200, `{"id": "${id}", "choices": [{"message": `),
+    stop: () => {
+    }
+  };
+}
+
 // src/mock/server.ts
 var MAX_BODY_BYTES = 16 * 1024 * 1024;
 var FAULT_RESPONSES = {
@@ -59191,14 +59331,6 @@ var FAULT_RESPONSES = {
     })
   }
 };
-var STREAM_ERROR_EVENT = {
-  error: {
-    message: "The engine encountered an error while generating: CUDA error: an illegal memory access",
-    type: "InternalServerError",
-    param: null,
-    code: 500
-  }
-};
 async function startMockServer(options = {}) {
   const profile = options.profile ?? DEFAULT_PROFILE;
   const engine = new Engine(profile);
@@ -59219,10 +59351,6 @@ async function startMockServer(options = {}) {
       if (u < 0) return kind;
     }
     return void 0;
-  }
-  function sendJson(res, status, body, headers = {}) {
-    res.writeHead(status, { "content-type": "application/json", ...headers });
-    res.end(body);
   }
   function sendError(res, error) {
     sendJson(res, error.status, errorBody(error));
@@ -59372,131 +59500,13 @@ async function startMockServer(options = {}) {
       );
       return;
     }
-    const w = request3.stream ? streamWriter(request3, id, res, plan) : bufferedWriter(request3, id, res, plan);
+    const context2 = { created, pingEveryMs: profile.pingEveryMs };
+    const w = request3.stream ? streamWriter(context2, request3, id, res, plan) : bufferedWriter(context2, request3, id, res, plan);
     writer = w;
     res.on("close", () => {
       w.stop();
       if (!finished) engine.cancel(seq);
     });
-  }
-  function choiceFor(request3, text2, finish, finalDelta = {}) {
-    return request3.endpoint === "chat" ? {
-      index: 0,
-      delta: text2 === null ? finalDelta : { content: text2 },
-      logprobs: null,
-      finish_reason: finish
-    } : { index: 0, text: text2 ?? "", logprobs: null, finish_reason: finish };
-  }
-  function streamWriter(request3, id, res, plan) {
-    let toolStarted = false;
-    const object = request3.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
-    const chunk = (choices, usage = null) => {
-      const payload = {
-        id,
-        object,
-        created,
-        model: request3.model,
-        choices
-      };
-      if (request3.includeUsage) payload.usage = usage;
-      return `data: ${JSON.stringify(payload)}
-
-`;
-    };
-    res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache"
-    });
-    if (request3.endpoint === "chat") {
-      const role = { role: "assistant", content: "" };
-      res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
-    }
-    const ping = profile.pingEveryMs > 0 ? setInterval(() => res.write(": ping\n\n"), profile.pingEveryMs) : void 0;
-    const end = (last) => {
-      clearInterval(ping);
-      if (last === void 0) res.destroy();
-      else res.end(last);
-    };
-    const writer = {
-      content: (text2) => res.write(chunk([choiceFor(request3, text2, null)])),
-      toolArgs: (fragment) => {
-        const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
-          index: 0,
-          id: `call_${id}`,
-          type: "function",
-          function: { name: plan?.toolName, arguments: fragment }
-        };
-        toolStarted = true;
-        res.write(
-          chunk([{ index: 0, delta: { tool_calls: [call] }, logprobs: null, finish_reason: null }])
-        );
-      },
-      finish: (reason, usage) => {
-        let out = chunk([
-          choiceFor(request3, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {})
-        ]);
-        if (request3.includeUsage) out += chunk([], usage);
-        end(`${out}data: [DONE]
-
-`);
-      },
-      cut: () => end(),
-      // vLLM's form: the error object as a data event, then [DONE].
-      fail: () => end(`data: ${JSON.stringify(STREAM_ERROR_EVENT)}
-
-data: [DONE]
-
-`),
-      garble: (reason, usage) => {
-        res.write('data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n');
-        writer.finish(reason, usage);
-      },
-      stop: () => clearInterval(ping)
-    };
-    return writer;
-  }
-  function bufferedWriter(request3, id, res, plan) {
-    let text2 = "";
-    let args = "";
-    return {
-      content: (t) => {
-        text2 += t;
-      },
-      toolArgs: (fragment) => {
-        args += fragment;
-      },
-      finish: (reason, usage) => {
-        const toolCalls = plan?.kind === "tool" ? [
-          {
-            id: `call_${id}`,
-            type: "function",
-            function: { name: plan.toolName, arguments: args }
-          }
-        ] : plan?.emptyToolCalls ? [] : void 0;
-        const message = {
-          role: "assistant",
-          content: plan?.kind === "tool" ? null : text2,
-          ...toolCalls ? { tool_calls: toolCalls } : {}
-        };
-        const choice = request3.endpoint === "chat" ? {
-          index: 0,
-          message,
-          logprobs: null,
-          finish_reason: reason
-        } : { index: 0, text: text2, logprobs: null, finish_reason: reason };
-        const object = request3.endpoint === "chat" ? "chat.completion" : "text_completion";
-        sendJson(
-          res,
-          200,
-          JSON.stringify({ id, object, created, model: request3.model, choices: [choice], usage })
-        );
-      },
-      cut: () => res.destroy(),
-      fail: () => sendJson(res, 500, JSON.stringify(STREAM_ERROR_EVENT)),
-      garble: () => sendJson(res, 200, `{"id": "${id}", "choices": [{"message": `),
-      stop: () => {
-      }
-    };
   }
   function route(req, res, raw) {
     const path = (req.url ?? "/").split("?")[0];

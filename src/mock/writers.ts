@@ -1,0 +1,197 @@
+// How the mock writes a completion: as SSE chunks framed as OpenAI frames
+// them (role chunk first, content or tool-call deltas, the finish chunk, the
+// usage chunk, [DONE]), or as one JSON body; and the ways a broken server ends.
+
+import type { ServerResponse } from "node:http";
+import type { GenerationRequest } from "./requests.ts";
+import type { StructuredPlan } from "./structured.ts";
+
+export interface WriterContext {
+  /** The `created` timestamp of every chunk. */
+  created: number;
+  /** `: ping` comment lines every this many ms (0 = none). */
+  pingEveryMs: number;
+}
+
+export const STREAM_ERROR_EVENT = {
+  error: {
+    message:
+      "The engine encountered an error while generating: CUDA error: an illegal memory access",
+    type: "InternalServerError",
+    param: null,
+    code: 500,
+  },
+};
+
+export function sendJson(res: ServerResponse, status: number, body: string, headers = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(body);
+}
+
+export interface Writer {
+  content(text: string): void;
+  /** A fragment of the tool call's arguments (the first one also names the call). */
+  toolArgs(fragment: string): void;
+  finish(reason: string, usage: Record<string, number>): void;
+  /** Closes the connection without finish_reason or [DONE]. */
+  cut(): void;
+  /** Ends with an error object (in-band for streams). */
+  fail(): void;
+  /** Finishes, but with a data event that is not JSON half-way (streams only). */
+  garble(reason: string, usage: Record<string, number>): void;
+  stop(): void;
+}
+
+function choiceFor(
+  request: GenerationRequest,
+  text: string | null,
+  finish: string | null,
+  finalDelta: Record<string, unknown> = {},
+) {
+  return request.endpoint === "chat"
+    ? {
+        index: 0,
+        delta: text === null ? finalDelta : { content: text },
+        logprobs: null,
+        finish_reason: finish,
+      }
+    : { index: 0, text: text ?? "", logprobs: null, finish_reason: finish };
+}
+
+export function streamWriter(
+  context: WriterContext,
+  request: GenerationRequest,
+  id: string,
+  res: ServerResponse,
+  plan: StructuredPlan | undefined,
+): Writer {
+  let toolStarted = false;
+  const object = request.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+  const chunk = (choices: unknown[], usage: unknown = null): string => {
+    const payload: Record<string, unknown> = {
+      id,
+      object,
+      created: context.created,
+      model: request.model,
+      choices,
+    };
+    if (request.includeUsage) payload.usage = usage;
+    return `data: ${JSON.stringify(payload)}\n\n`;
+  };
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+  });
+  // Like OpenAI, the role arrives at once, before any token: it is not a first token.
+  if (request.endpoint === "chat") {
+    const role = { role: "assistant", content: "" };
+    res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
+  }
+  const ping =
+    context.pingEveryMs > 0
+      ? setInterval(() => res.write(": ping\n\n"), context.pingEveryMs)
+      : undefined;
+  const end = (last?: string): void => {
+    clearInterval(ping);
+    if (last === undefined) res.destroy();
+    else res.end(last);
+  };
+  const writer: Writer = {
+    content: (text) => res.write(chunk([choiceFor(request, text, null)])),
+    toolArgs: (fragment) => {
+      // As OpenAI streams a call: id, type and name first, then argument fragments by index.
+      const call = toolStarted
+        ? { index: 0, function: { arguments: fragment } }
+        : {
+            index: 0,
+            id: `call_${id}`,
+            type: "function",
+            function: { name: plan?.toolName, arguments: fragment },
+          };
+      toolStarted = true;
+      res.write(
+        chunk([{ index: 0, delta: { tool_calls: [call] }, logprobs: null, finish_reason: null }]),
+      );
+    },
+    finish: (reason, usage) => {
+      let out = chunk([
+        choiceFor(request, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {}),
+      ]);
+      if (request.includeUsage) out += chunk([], usage);
+      end(`${out}data: [DONE]\n\n`);
+    },
+    cut: () => end(),
+    // vLLM's form: the error object as a data event, then [DONE].
+    fail: () => end(`data: ${JSON.stringify(STREAM_ERROR_EVENT)}\n\ndata: [DONE]\n\n`),
+    garble: (reason, usage) => {
+      res.write('data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n');
+      writer.finish(reason, usage);
+    },
+    stop: () => clearInterval(ping),
+  };
+  return writer;
+}
+
+export function bufferedWriter(
+  context: WriterContext,
+  request: GenerationRequest,
+  id: string,
+  res: ServerResponse,
+  plan: StructuredPlan | undefined,
+): Writer {
+  let text = "";
+  let args = "";
+  return {
+    content: (t) => {
+      text += t;
+    },
+    toolArgs: (fragment) => {
+      args += fragment;
+    },
+    finish: (reason, usage) => {
+      const toolCalls =
+        plan?.kind === "tool"
+          ? [
+              {
+                id: `call_${id}`,
+                type: "function",
+                function: { name: plan.toolName, arguments: args },
+              },
+            ]
+          : plan?.emptyToolCalls
+            ? []
+            : undefined;
+      const message = {
+        role: "assistant",
+        content: plan?.kind === "tool" ? null : text,
+        ...(toolCalls ? { tool_calls: toolCalls } : {}),
+      };
+      const choice =
+        request.endpoint === "chat"
+          ? {
+              index: 0,
+              message,
+              logprobs: null,
+              finish_reason: reason,
+            }
+          : { index: 0, text, logprobs: null, finish_reason: reason };
+      const object = request.endpoint === "chat" ? "chat.completion" : "text_completion";
+      sendJson(
+        res,
+        200,
+        JSON.stringify({
+          id,
+          object,
+          created: context.created,
+          model: request.model,
+          choices: [choice],
+          usage,
+        }),
+      );
+    },
+    cut: () => res.destroy(),
+    fail: () => sendJson(res, 500, JSON.stringify(STREAM_ERROR_EVENT)),
+    garble: () => sendJson(res, 200, `{"id": "${id}", "choices": [{"message": `),
+    stop: () => {},
+  };
+}

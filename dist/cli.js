@@ -548,26 +548,26 @@ var require_toJS = __commonJS({
   "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    function toJS(value2, arg, ctx) {
-      if (Array.isArray(value2))
-        return value2.map((v, i) => toJS(v, String(i), ctx));
-      if (value2 && typeof value2.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value2))
-          return value2.toJSON(arg, ctx);
+    function toJS(value, arg, ctx) {
+      if (Array.isArray(value))
+        return value.map((v, i) => toJS(v, String(i), ctx));
+      if (value && typeof value.toJSON === "function") {
+        if (!ctx || !identity.hasAnchor(value))
+          return value.toJSON(arg, ctx);
         const data = { aliasCount: 0, count: 1, res: void 0 };
-        ctx.anchors.set(value2, data);
+        ctx.anchors.set(value, data);
         ctx.onCreate = (res2) => {
           data.res = res2;
           delete ctx.onCreate;
         };
-        const res = value2.toJSON(arg, ctx);
+        const res = value.toJSON(arg, ctx);
         if (ctx.onCreate)
           ctx.onCreate(res);
         return res;
       }
-      if (typeof value2 === "bigint" && !ctx?.keep)
-        return Number(value2);
-      return value2;
+      if (typeof value === "bigint" && !ctx?.keep)
+        return Number(value);
+      return value;
     }
     exports2.toJS = toJS;
   }
@@ -739,11 +739,11 @@ var require_Scalar = __commonJS({
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
-    var isScalarValue = (value2) => !value2 || typeof value2 !== "function" && typeof value2 !== "object";
+    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
     var Scalar = class extends Node.NodeBase {
-      constructor(value2) {
+      constructor(value) {
         super(identity.SCALAR);
-        this.value = value2;
+        this.value = value;
       }
       toJSON(arg, ctx) {
         return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
@@ -770,7 +770,7 @@ var require_createNode = __commonJS({
     var identity = require_identity();
     var Scalar = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
-    function findTagObject(value2, tagName, tags) {
+    function findTagObject(value, tagName, tags) {
       if (tagName) {
         const match = tags.filter((t) => t.tag === tagName);
         const tagObj = match.find((t) => !t.format) ?? match[0];
@@ -778,53 +778,53 @@ var require_createNode = __commonJS({
           throw new Error(`Tag ${tagName} not found`);
         return tagObj;
       }
-      return tags.find((t) => t.identify?.(value2) && !t.format);
+      return tags.find((t) => t.identify?.(value) && !t.format);
     }
-    function createNode(value2, tagName, ctx) {
-      if (identity.isDocument(value2))
-        value2 = value2.contents;
-      if (identity.isNode(value2))
-        return value2;
-      if (identity.isPair(value2)) {
+    function createNode(value, tagName, ctx) {
+      if (identity.isDocument(value))
+        value = value.contents;
+      if (identity.isNode(value))
+        return value;
+      if (identity.isPair(value)) {
         const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
-        map.items.push(value2);
+        map.items.push(value);
         return map;
       }
-      if (value2 instanceof String || value2 instanceof Number || value2 instanceof Boolean || typeof BigInt !== "undefined" && value2 instanceof BigInt) {
-        value2 = value2.valueOf();
+      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
+        value = value.valueOf();
       }
       const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
       let ref = void 0;
-      if (aliasDuplicateObjects && value2 && typeof value2 === "object") {
-        ref = sourceObjects.get(value2);
+      if (aliasDuplicateObjects && value && typeof value === "object") {
+        ref = sourceObjects.get(value);
         if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value2));
+          ref.anchor ?? (ref.anchor = onAnchor(value));
           return new Alias.Alias(ref.anchor);
         } else {
           ref = { anchor: null, node: null };
-          sourceObjects.set(value2, ref);
+          sourceObjects.set(value, ref);
         }
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value2, tagName, schema.tags);
+      let tagObj = findTagObject(value, tagName, schema.tags);
       if (!tagObj) {
-        if (value2 && typeof value2.toJSON === "function") {
-          value2 = value2.toJSON();
+        if (value && typeof value.toJSON === "function") {
+          value = value.toJSON();
         }
-        if (!value2 || typeof value2 !== "object") {
-          const node2 = new Scalar.Scalar(value2);
+        if (!value || typeof value !== "object") {
+          const node2 = new Scalar.Scalar(value);
           if (ref)
             ref.node = node2;
           return node2;
         }
-        tagObj = value2 instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value2) ? schema[identity.SEQ] : schema[identity.MAP];
+        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
         delete ctx.onTagObj;
       }
-      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value2, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value2, ctx) : new Scalar.Scalar(value2);
+      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
       if (tagName)
         node.tag = tagName;
       else if (!tagObj.default)
@@ -844,8 +844,8 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path, value2) {
-      let v = value2;
+    function collectionFromPath(schema, path, value) {
+      let v = value;
       for (let i = path.length - 1; i >= 0; --i) {
         const k = path[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
@@ -896,16 +896,16 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path, value2) {
+      addIn(path, value) {
         if (isEmptyPath(path))
-          this.add(value2);
+          this.add(value);
         else {
           const [key, ...rest] = path;
           const node = this.get(key, true);
           if (identity.isCollection(node))
-            node.addIn(rest, value2);
+            node.addIn(rest, value);
           else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value2));
+            this.set(key, collectionFromPath(this.schema, rest, value));
           else
             throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
         }
@@ -959,16 +959,16 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value2) {
+      setIn(path, value) {
         const [key, ...rest] = path;
         if (rest.length === 0) {
-          this.set(key, value2);
+          this.set(key, value);
         } else {
           const node = this.get(key, true);
           if (identity.isCollection(node))
-            node.setIn(rest, value2);
+            node.setIn(rest, value);
           else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value2));
+            this.set(key, collectionFromPath(this.schema, rest, value));
           else
             throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
         }
@@ -1004,14 +1004,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text.length <= endStep)
+        return text;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -1028,14 +1028,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -1052,12 +1052,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -1069,12 +1069,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text2;
+                return text;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -1089,39 +1089,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text[start];
         }
       }
       return end;
@@ -1163,13 +1163,13 @@ var require_stringifyString = __commonJS({
       }
       return true;
     }
-    function doubleQuotedString(value2, ctx) {
-      const json = JSON.stringify(value2);
+    function doubleQuotedString(value, ctx) {
+      const json = JSON.stringify(value);
       if (ctx.options.doubleQuotedAsJSON)
         return json;
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
-      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
       let str = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
@@ -1243,22 +1243,22 @@ var require_stringifyString = __commonJS({
       str = start ? str + json.slice(start) : json;
       return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
-    function singleQuotedString(value2, ctx) {
-      if (ctx.options.singleQuote === false || ctx.implicitKey && value2.includes("\n") || /[ \t]\n|\n[ \t]/.test(value2))
-        return doubleQuotedString(value2, ctx);
-      const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
-      const res = "'" + value2.replace(/'/g, "''").replace(/\n+/g, `$&
+    function singleQuotedString(value, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
+        return doubleQuotedString(value, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
 ${indent}`) + "'";
       return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
-    function quotedString(value2, ctx) {
+    function quotedString(value, ctx) {
       const { singleQuote } = ctx.options;
       let qs;
       if (singleQuote === false)
         qs = doubleQuotedString;
       else {
-        const hasDouble = value2.includes('"');
-        const hasSingle = value2.includes("'");
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
         if (hasDouble && !hasSingle)
           qs = singleQuotedString;
         else if (hasSingle && !hasDouble)
@@ -1266,7 +1266,7 @@ ${indent}`) + "'";
         else
           qs = singleQuote ? singleQuotedString : doubleQuotedString;
       }
-      return qs(value2, ctx);
+      return qs(value, ctx);
     }
     var blockEndNewlines;
     try {
@@ -1274,27 +1274,27 @@ ${indent}`) + "'";
     } catch {
       blockEndNewlines = /\n+(?!\n|$)/g;
     }
-    function blockString({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
+    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
       const { blockQuote, commentString, lineWidth } = ctx.options;
-      if (!blockQuote || /\n[\t ]+$/.test(value2)) {
-        return quotedString(value2, ctx);
+      if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
       }
-      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value2) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value2, lineWidth, indent.length);
-      if (!value2)
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
+      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
+      if (!value)
         return literal ? "|\n" : ">\n";
       let chomp;
       let endStart;
-      for (endStart = value2.length; endStart > 0; --endStart) {
-        const ch = value2[endStart - 1];
+      for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
         if (ch !== "\n" && ch !== "	" && ch !== " ")
           break;
       }
-      let end = value2.substring(endStart);
+      let end = value.substring(endStart);
       const endNlPos = end.indexOf("\n");
       if (endNlPos === -1) {
         chomp = "-";
-      } else if (value2 === end || endNlPos !== end.length - 1) {
+      } else if (value === end || endNlPos !== end.length - 1) {
         chomp = "+";
         if (onChompKeep)
           onChompKeep();
@@ -1302,7 +1302,7 @@ ${indent}`) + "'";
         chomp = "";
       }
       if (end) {
-        value2 = value2.slice(0, -end.length);
+        value = value.slice(0, -end.length);
         if (end[end.length - 1] === "\n")
           end = end.slice(0, -1);
         end = end.replace(blockEndNewlines, `$&${indent}`);
@@ -1310,8 +1310,8 @@ ${indent}`) + "'";
       let startWithSpace = false;
       let startEnd;
       let startNlPos = -1;
-      for (startEnd = 0; startEnd < value2.length; ++startEnd) {
-        const ch = value2[startEnd];
+      for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
         if (ch === " ")
           startWithSpace = true;
         else if (ch === "\n")
@@ -1319,9 +1319,9 @@ ${indent}`) + "'";
         else
           break;
       }
-      let start = value2.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
       if (start) {
-        value2 = value2.substring(start.length);
+        value = value.substring(start.length);
         start = start.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
@@ -1332,7 +1332,7 @@ ${indent}`) + "'";
           onComment();
       }
       if (!literal) {
-        const foldedValue = value2.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
         let literalFallback = false;
         const foldOptions = getFoldOptions(ctx, true);
         if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
@@ -1345,37 +1345,37 @@ ${indent}`) + "'";
           return `>${header2}
 ${indent}${body}`;
       }
-      value2 = value2.replace(/\n+/g, `$&${indent}`);
+      value = value.replace(/\n+/g, `$&${indent}`);
       return `|${header2}
-${indent}${start}${value2}${end}`;
+${indent}${start}${value}${end}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
-      const { type, value: value2 } = item;
+      const { type, value } = item;
       const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
-      if (implicitKey && value2.includes("\n") || inFlow && /[[\]{},]/.test(value2)) {
-        return quotedString(value2, ctx);
+      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
+        return quotedString(value, ctx);
       }
-      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value2)) {
-        return implicitKey || inFlow || !value2.includes("\n") ? quotedString(value2, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
       }
-      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value2.includes("\n")) {
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
         return blockString(item, ctx, onComment, onChompKeep);
       }
-      if (containsDocumentMarker(value2)) {
+      if (containsDocumentMarker(value)) {
         if (indent === "") {
           ctx.forceBlockIndent = true;
           return blockString(item, ctx, onComment, onChompKeep);
         } else if (implicitKey && indent === indentStep) {
-          return quotedString(value2, ctx);
+          return quotedString(value, ctx);
         }
       }
-      const str = value2.replace(/\n+/g, `$&
+      const str = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
         const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
-          return quotedString(value2, ctx);
+          return quotedString(value, ctx);
       }
       return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
@@ -1548,7 +1548,7 @@ var require_stringifyPair = __commonJS({
     var Scalar = require_Scalar();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
       let keyComment = identity.isNode(key) && key.comment || null;
       if (simpleKeys) {
@@ -1560,7 +1560,7 @@ var require_stringifyPair = __commonJS({
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value2 == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -1575,12 +1575,12 @@ var require_stringifyPair = __commonJS({
         explicitKey = true;
       }
       if (ctx.inFlow) {
-        if (allNullValues || value2 == null) {
+        if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
           return str === "" ? "?" : explicitKey ? `? ${str}` : str;
         }
-      } else if (allNullValues && !simpleKeys || value2 == null && explicitKey) {
+      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
         str = `? ${str}`;
         if (keyComment && !keyCommentDone) {
           str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
@@ -1601,26 +1601,26 @@ ${indent}:`;
           str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
-      if (identity.isNode(value2)) {
-        vsb = !!value2.spaceBefore;
-        vcb = value2.commentBefore;
-        valueComment = value2.comment;
+      if (identity.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
       } else {
         vsb = false;
         vcb = null;
         valueComment = null;
-        if (value2 && typeof value2 === "object")
-          value2 = doc.createNode(value2);
+        if (value && typeof value === "object")
+          value = doc.createNode(value);
       }
       ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value2))
+      if (!explicitKey && !keyComment && identity.isScalar(value))
         ctx.indentAtStart = str.length + 1;
       chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value2) && !value2.flow && !value2.tag && !value2.anchor) {
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -1636,11 +1636,11 @@ ${stringifyComment.indentComment(cs, ctx.indent)}`;
           ws += `
 ${ctx.indent}`;
         }
-      } else if (!explicitKey && identity.isCollection(value2)) {
+      } else if (!explicitKey && identity.isCollection(value)) {
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
-        const flow = ctx.inFlow ?? value2.flow ?? value2.items.length === 0;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
         if (hasNewline || !flow) {
           let hasPropsLine = false;
           if (hasNewline && (vs0 === "&" || vs0 === "!")) {
@@ -1703,7 +1703,7 @@ var require_merge = __commonJS({
     var Scalar = require_Scalar();
     var MERGE_KEY = "<<";
     var merge = {
-      identify: (value2) => value2 === MERGE_KEY || typeof value2 === "symbol" && value2.description === MERGE_KEY,
+      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
       test: /^<<$/,
@@ -1713,8 +1713,8 @@ var require_merge = __commonJS({
       stringify: () => MERGE_KEY
     };
     var isMergeKey = (ctx, key) => (merge.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
-    function addMergeToJSMap(ctx, map, value2) {
-      const source = resolveAliasValue(ctx, value2);
+    function addMergeToJSMap(ctx, map, value) {
+      const source = resolveAliasValue(ctx, value);
       if (identity.isSeq(source))
         for (const it of source.items)
           mergeValue(ctx, map, it);
@@ -1724,20 +1724,20 @@ var require_merge = __commonJS({
       else
         mergeValue(ctx, map, source);
     }
-    function mergeValue(ctx, map, value2) {
-      const source = resolveAliasValue(ctx, value2);
+    function mergeValue(ctx, map, value) {
+      const source = resolveAliasValue(ctx, value);
       if (!identity.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value3] of srcMap) {
+      for (const [key, value2] of srcMap) {
         if (map instanceof Map) {
           if (!map.has(key))
-            map.set(key, value3);
+            map.set(key, value2);
         } else if (map instanceof Set) {
           map.add(key);
         } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
           Object.defineProperty(map, key, {
-            value: value3,
+            value: value2,
             writable: true,
             enumerable: true,
             configurable: true
@@ -1746,8 +1746,8 @@ var require_merge = __commonJS({
       }
       return map;
     }
-    function resolveAliasValue(ctx, value2) {
-      return ctx && identity.isAlias(value2) ? value2.resolve(ctx.doc, ctx) : value2;
+    function resolveAliasValue(ctx, value) {
+      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
     }
     exports2.addMergeToJSMap = addMergeToJSMap;
     exports2.isMergeKey = isMergeKey;
@@ -1764,20 +1764,20 @@ var require_addPairToJSMap = __commonJS({
     var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map, { key, value: value2 }) {
+    function addPairToJSMap(ctx, map, { key, value }) {
       if (identity.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map, value2);
+        key.addToJSMap(ctx, map, value);
       else if (merge.isMergeKey(ctx, key))
-        merge.addMergeToJSMap(ctx, map, value2);
+        merge.addMergeToJSMap(ctx, map, value);
       else {
         const jsKey = toJS.toJS(key, "", ctx);
         if (map instanceof Map) {
-          map.set(jsKey, toJS.toJS(value2, jsKey, ctx));
+          map.set(jsKey, toJS.toJS(value, jsKey, ctx));
         } else if (map instanceof Set) {
           map.add(jsKey);
         } else {
           const stringKey = stringifyKey(key, jsKey, ctx);
-          const jsValue = toJS.toJS(value2, stringKey, ctx);
+          const jsValue = toJS.toJS(value, stringKey, ctx);
           if (stringKey in map)
             Object.defineProperty(map, stringKey, {
               value: jsValue,
@@ -1827,24 +1827,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
-    function createPair(key, value2, ctx) {
+    function createPair(key, value, ctx) {
       const k = createNode.createNode(key, void 0, ctx);
-      const v = createNode.createNode(value2, void 0, ctx);
+      const v = createNode.createNode(value, void 0, ctx);
       return new Pair(k, v);
     }
     var Pair = class _Pair {
-      constructor(key, value2 = null) {
+      constructor(key, value = null) {
         Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
         this.key = key;
-        this.value = value2;
+        this.value = value;
       }
       clone(schema) {
-        let { key, value: value2 } = this;
+        let { key, value } = this;
         if (identity.isNode(key))
           key = key.clone(schema);
-        if (identity.isNode(value2))
-          value2 = value2.clone(schema);
-        return new _Pair(key, value2);
+        if (identity.isNode(value))
+          value = value.clone(schema);
+        return new _Pair(key, value);
       }
       toJSON(_, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -2047,17 +2047,17 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add = (key, value2) => {
+        const add = (key, value) => {
           if (typeof replacer === "function")
-            value2 = replacer.call(obj, key, value2);
+            value = replacer.call(obj, key, value);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
-          if (value2 !== void 0 || keepUndefined)
-            map.items.push(Pair.createPair(key, value2, ctx));
+          if (value !== void 0 || keepUndefined)
+            map.items.push(Pair.createPair(key, value, ctx));
         };
         if (obj instanceof Map) {
-          for (const [key, value2] of obj)
-            add(key, value2);
+          for (const [key, value] of obj)
+            add(key, value);
         } else if (obj && typeof obj === "object") {
           for (const key of Object.keys(obj))
             add(key, obj[key]);
@@ -2115,8 +2115,8 @@ var require_YAMLMap = __commonJS({
       has(key) {
         return !!findPair(this.items, key);
       }
-      set(key, value2) {
-        this.add(new Pair.Pair(key, value2), true);
+      set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -2194,8 +2194,8 @@ var require_YAMLSeq = __commonJS({
         super(identity.SEQ, schema);
         this.items = [];
       }
-      add(value2) {
-        this.items.push(value2);
+      add(value) {
+        this.items.push(value);
       }
       /**
        * Removes a value from the collection.
@@ -2236,15 +2236,15 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key, value2) {
+      set(key, value) {
         const idx = asItemIndex(key);
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value2))
-          prev.value = value2;
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+          prev.value = value;
         else
-          this.items[idx] = value2;
+          this.items[idx] = value;
       }
       toJSON(_, ctx) {
         const seq = [];
@@ -2320,7 +2320,7 @@ var require_string = __commonJS({
     "use strict";
     var stringifyString = require_stringifyString();
     var string = {
-      identify: (value2) => typeof value2 === "string",
+      identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
       resolve: (str) => str,
@@ -2339,7 +2339,7 @@ var require_null = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
-      identify: (value2) => value2 == null,
+      identify: (value) => value == null,
       createNode: () => new Scalar.Scalar(null),
       default: true,
       tag: "tag:yaml.org,2002:null",
@@ -2357,18 +2357,18 @@ var require_bool = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
-      identify: (value2) => typeof value2 === "boolean",
+      identify: (value) => typeof value === "boolean",
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
       resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
-      stringify({ source, value: value2 }, ctx) {
+      stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
-          if (value2 === sv)
+          if (value === sv)
             return source;
         }
-        return value2 ? ctx.options.trueStr : ctx.options.falseStr;
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
       }
     };
     exports2.boolTag = boolTag;
@@ -2379,13 +2379,13 @@ var require_bool = __commonJS({
 var require_stringifyNumber = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
-    function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
-      if (typeof value2 === "bigint")
-        return String(value2);
-      const num2 = typeof value2 === "number" ? value2 : Number(value2);
+    function stringifyNumber({ format, minFractionDigits, tag, value }) {
+      if (typeof value === "bigint")
+        return String(value);
+      const num2 = typeof value === "number" ? value : Number(value);
       if (!isFinite(num2))
         return isNaN(num2) ? ".nan" : num2 < 0 ? "-.inf" : ".inf";
-      let n = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
+      let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
         if (i < 0) {
@@ -2409,7 +2409,7 @@ var require_float = __commonJS({
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
-      identify: (value2) => typeof value2 === "number",
+      identify: (value) => typeof value === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
@@ -2417,7 +2417,7 @@ var require_float = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
-      identify: (value2) => typeof value2 === "number",
+      identify: (value) => typeof value === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
@@ -2429,7 +2429,7 @@ var require_float = __commonJS({
       }
     };
     var float = {
-      identify: (value2) => typeof value2 === "number",
+      identify: (value) => typeof value === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
@@ -2453,16 +2453,16 @@ var require_int = __commonJS({
   "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
     var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
     function intStringify(node, radix, prefix) {
-      const { value: value2 } = node;
-      if (intIdentify(value2) && value2 >= 0)
-        return prefix + value2.toString(radix);
+      const { value } = node;
+      if (intIdentify(value) && value >= 0)
+        return prefix + value.toString(radix);
       return stringifyNumber.stringifyNumber(node);
     }
     var intOct = {
-      identify: (value2) => intIdentify(value2) && value2 >= 0,
+      identify: (value) => intIdentify(value) && value >= 0,
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
@@ -2479,7 +2479,7 @@ var require_int = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
-      identify: (value2) => intIdentify(value2) && value2 >= 0,
+      identify: (value) => intIdentify(value) && value >= 0,
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
@@ -2528,20 +2528,20 @@ var require_schema2 = __commonJS({
     var Scalar = require_Scalar();
     var map = require_map();
     var seq = require_seq();
-    function intIdentify(value2) {
-      return typeof value2 === "bigint" || Number.isInteger(value2);
+    function intIdentify(value) {
+      return typeof value === "bigint" || Number.isInteger(value);
     }
-    var stringifyJSON = ({ value: value2 }) => JSON.stringify(value2);
+    var stringifyJSON = ({ value }) => JSON.stringify(value);
     var jsonScalars = [
       {
-        identify: (value2) => typeof value2 === "string",
+        identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
         resolve: (str) => str,
         stringify: stringifyJSON
       },
       {
-        identify: (value2) => value2 == null,
+        identify: (value) => value == null,
         createNode: () => new Scalar.Scalar(null),
         default: true,
         tag: "tag:yaml.org,2002:null",
@@ -2550,7 +2550,7 @@ var require_schema2 = __commonJS({
         stringify: stringifyJSON
       },
       {
-        identify: (value2) => typeof value2 === "boolean",
+        identify: (value) => typeof value === "boolean",
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
@@ -2563,10 +2563,10 @@ var require_schema2 = __commonJS({
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
         resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
-        stringify: ({ value: value2 }) => intIdentify(value2) ? value2.toString() : JSON.stringify(value2)
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
-        identify: (value2) => typeof value2 === "number",
+        identify: (value) => typeof value === "number",
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
@@ -2596,7 +2596,7 @@ var require_binary = __commonJS({
     var Scalar = require_Scalar();
     var stringifyString = require_stringifyString();
     var binary = {
-      identify: (value2) => value2 instanceof Uint8Array,
+      identify: (value) => value instanceof Uint8Array,
       // Buffer inherits from Uint8Array
       default: false,
       tag: "tag:yaml.org,2002:binary",
@@ -2622,10 +2622,10 @@ var require_binary = __commonJS({
           return src;
         }
       },
-      stringify({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
-        if (!value2)
+      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
           return "";
-        const buf = value2;
+        const buf = value;
         let str;
         if (typeof node_buffer.Buffer === "function") {
           str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
@@ -2697,25 +2697,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i++), it);
-          let key, value2;
+          let key, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
               key = it[0];
-              value2 = it[1];
+              value = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
               key = keys[0];
-              value2 = it[key];
+              value = it[key];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
             key = it;
           }
-          pairs2.items.push(Pair.createPair(key, value2, ctx));
+          pairs2.items.push(Pair.createPair(key, value, ctx));
         }
       return pairs2;
     }
@@ -2762,16 +2762,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map);
         for (const pair of this.items) {
-          let key, value2;
+          let key, value;
           if (identity.isPair(pair)) {
             key = toJS.toJS(pair.key, "", ctx);
-            value2 = toJS.toJS(pair.value, key, ctx);
+            value = toJS.toJS(pair.value, key, ctx);
           } else {
             key = toJS.toJS(pair, "", ctx);
           }
           if (map.has(key))
             throw new Error("Ordered maps must not include duplicate keys");
-          map.set(key, value2);
+          map.set(key, value);
         }
         return map;
       }
@@ -2785,7 +2785,7 @@ var require_omap = __commonJS({
     YAMLOMap.tag = "tag:yaml.org,2002:omap";
     var omap = {
       collection: "seq",
-      identify: (value2) => value2 instanceof Map,
+      identify: (value) => value instanceof Map,
       nodeClass: YAMLOMap,
       default: false,
       tag: "tag:yaml.org,2002:omap",
@@ -2815,14 +2815,14 @@ var require_bool2 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
-    function boolStringify({ value: value2, source }, ctx) {
-      const boolObj = value2 ? trueTag : falseTag;
+    function boolStringify({ value, source }, ctx) {
+      const boolObj = value ? trueTag : falseTag;
       if (source && boolObj.test.test(source))
         return source;
-      return value2 ? ctx.options.trueStr : ctx.options.falseStr;
+      return value ? ctx.options.trueStr : ctx.options.falseStr;
     }
     var trueTag = {
-      identify: (value2) => value2 === true,
+      identify: (value) => value === true,
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
@@ -2830,7 +2830,7 @@ var require_bool2 = __commonJS({
       stringify: boolStringify
     };
     var falseTag = {
-      identify: (value2) => value2 === false,
+      identify: (value) => value === false,
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
@@ -2849,7 +2849,7 @@ var require_float2 = __commonJS({
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
-      identify: (value2) => typeof value2 === "number",
+      identify: (value) => typeof value === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
@@ -2857,7 +2857,7 @@ var require_float2 = __commonJS({
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
-      identify: (value2) => typeof value2 === "number",
+      identify: (value) => typeof value === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
@@ -2869,7 +2869,7 @@ var require_float2 = __commonJS({
       }
     };
     var float = {
-      identify: (value2) => typeof value2 === "number",
+      identify: (value) => typeof value === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
@@ -2896,7 +2896,7 @@ var require_int2 = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value2) => typeof value2 === "bigint" || Number.isInteger(value2);
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
     function intResolve(str, offset, radix, { intAsBigInt }) {
       const sign = str[0];
       if (sign === "-" || sign === "+")
@@ -2921,10 +2921,10 @@ var require_int2 = __commonJS({
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node, radix, prefix) {
-      const { value: value2 } = node;
-      if (intIdentify(value2)) {
-        const str = value2.toString(radix);
-        return value2 < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+      const { value } = node;
+      if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -3002,13 +3002,13 @@ var require_set = __commonJS({
         const pair = YAMLMap.findPair(this.items, key);
         return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key, value2) {
-        if (typeof value2 !== "boolean")
-          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value2}`);
+      set(key, value) {
+        if (typeof value !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
         const prev = YAMLMap.findPair(this.items, key);
-        if (prev && !value2) {
+        if (prev && !value) {
           this.items.splice(this.items.indexOf(prev), 1);
-        } else if (!prev && value2) {
+        } else if (!prev && value) {
           this.items.push(new Pair.Pair(key));
         }
       }
@@ -3027,10 +3027,10 @@ var require_set = __commonJS({
         const { replacer } = ctx;
         const set2 = new this(schema);
         if (iterable && Symbol.iterator in Object(iterable))
-          for (let value2 of iterable) {
+          for (let value of iterable) {
             if (typeof replacer === "function")
-              value2 = replacer.call(iterable, value2, value2);
-            set2.items.push(Pair.createPair(value2, null, ctx));
+              value = replacer.call(iterable, value, value);
+            set2.items.push(Pair.createPair(value, null, ctx));
           }
         return set2;
       }
@@ -3038,7 +3038,7 @@ var require_set = __commonJS({
     YAMLSet.tag = "tag:yaml.org,2002:set";
     var set = {
       collection: "map",
-      identify: (value2) => value2 instanceof Set,
+      identify: (value) => value instanceof Set,
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
@@ -3072,33 +3072,33 @@ var require_timestamp = __commonJS({
       return sign === "-" ? num2(-1) * res : res;
     }
     function stringifySexagesimal(node) {
-      let { value: value2 } = node;
+      let { value } = node;
       let num2 = (n) => n;
-      if (typeof value2 === "bigint")
+      if (typeof value === "bigint")
         num2 = (n) => BigInt(n);
-      else if (isNaN(value2) || !isFinite(value2))
+      else if (isNaN(value) || !isFinite(value))
         return stringifyNumber.stringifyNumber(node);
       let sign = "";
-      if (value2 < 0) {
+      if (value < 0) {
         sign = "-";
-        value2 *= num2(-1);
+        value *= num2(-1);
       }
       const _60 = num2(60);
-      const parts = [value2 % _60];
-      if (value2 < 60) {
+      const parts = [value % _60];
+      if (value < 60) {
         parts.unshift(0);
       } else {
-        value2 = (value2 - parts[0]) / _60;
-        parts.unshift(value2 % _60);
-        if (value2 >= 60) {
-          value2 = (value2 - parts[0]) / _60;
-          parts.unshift(value2);
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60);
+        if (value >= 60) {
+          value = (value - parts[0]) / _60;
+          parts.unshift(value);
         }
       }
       return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
     }
     var intTime = {
-      identify: (value2) => typeof value2 === "bigint" || Number.isInteger(value2),
+      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
       default: true,
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
@@ -3107,7 +3107,7 @@ var require_timestamp = __commonJS({
       stringify: stringifySexagesimal
     };
     var floatTime = {
-      identify: (value2) => typeof value2 === "number",
+      identify: (value) => typeof value === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
@@ -3116,7 +3116,7 @@ var require_timestamp = __commonJS({
       stringify: stringifySexagesimal
     };
     var timestamp = {
-      identify: (value2) => value2 instanceof Date,
+      identify: (value) => value instanceof Date,
       default: true,
       tag: "tag:yaml.org,2002:timestamp",
       // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
@@ -3139,7 +3139,7 @@ var require_timestamp = __commonJS({
         }
         return new Date(date);
       },
-      stringify: ({ value: value2 }) => value2?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
     };
     exports2.floatTime = floatTime;
     exports2.intTime = intTime;
@@ -3413,7 +3413,7 @@ var require_Document = __commonJS({
     var createNode = require_createNode();
     var directives = require_directives();
     var Document = class _Document {
-      constructor(value2, replacer, options) {
+      constructor(value, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
         this.errors = [];
@@ -3445,7 +3445,7 @@ var require_Document = __commonJS({
         } else
           this.directives = new directives.Directives({ version });
         this.setSchema(version, options);
-        this.contents = value2 === void 0 ? null : this.createNode(value2, _replacer, options);
+        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options);
       }
       /**
        * Create a deep copy of this Document and its contents.
@@ -3470,14 +3470,14 @@ var require_Document = __commonJS({
         return copy;
       }
       /** Adds a value to the document. */
-      add(value2) {
+      add(value) {
         if (assertCollection(this.contents))
-          this.contents.add(value2);
+          this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path, value2) {
+      addIn(path, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path, value2);
+          this.contents.addIn(path, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3496,10 +3496,10 @@ var require_Document = __commonJS({
         }
         return new Alias.Alias(node.anchor);
       }
-      createNode(value2, replacer, options) {
+      createNode(value, replacer, options) {
         let _replacer = void 0;
         if (typeof replacer === "function") {
-          value2 = replacer.call({ "": value2 }, "", value2);
+          value = replacer.call({ "": value }, "", value);
           _replacer = replacer;
         } else if (Array.isArray(replacer)) {
           const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
@@ -3526,7 +3526,7 @@ var require_Document = __commonJS({
           schema: this.schema,
           sourceObjects
         };
-        const node = createNode.createNode(value2, tag, ctx);
+        const node = createNode.createNode(value, tag, ctx);
         if (flow && identity.isCollection(node))
           node.flow = true;
         setAnchors();
@@ -3536,9 +3536,9 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value2, options = {}) {
+      createPair(key, value, options = {}) {
         const k = this.createNode(key, null, options);
-        const v = this.createNode(value2, null, options);
+        const v = this.createNode(value, null, options);
         return new Pair.Pair(k, v);
       }
       /**
@@ -3597,24 +3597,24 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key, value2) {
+      set(key, value) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key], value2);
+          this.contents = Collection.collectionFromPath(this.schema, [key], value);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value2);
+          this.contents.set(key, value);
         }
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path, value2) {
+      setIn(path, value) {
         if (Collection.isEmptyPath(path)) {
-          this.contents = value2;
+          this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path, value2);
+          this.contents.setIn(path, value);
         }
       }
       /**
@@ -4000,7 +4000,7 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep, value: value2 } = collItem;
+        const { start, key, sep, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
           next: key ?? sep?.[0],
@@ -4043,7 +4043,7 @@ var require_resolve_block_map = __commonJS({
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
         const valueProps = resolveProps.resolveProps(sep ?? [], {
           indicator: "map-value-ind",
-          next: value2,
+          next: value,
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
@@ -4052,14 +4052,14 @@ var require_resolve_block_map = __commonJS({
         offset = valueProps.end;
         if (valueProps.found) {
           if (implicitKey) {
-            if (value2?.type === "block-map" && !valueProps.hasNewline)
+            if (value?.type === "block-map" && !valueProps.hasNewline)
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
           if (ctx.schema.compat)
-            utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
@@ -4105,18 +4105,18 @@ var require_resolve_block_seq = __commonJS({
         ctx.atKey = false;
       let offset = bs.offset;
       let commentEnd = null;
-      for (const { start, value: value2 } of bs.items) {
+      for (const { start, value } of bs.items) {
         const props = resolveProps.resolveProps(start, {
           indicator: "seq-item-ind",
-          next: value2,
+          next: value,
           offset,
           onError,
           parentIndent: bs.indent,
           startOnNewline: true
         });
         if (!props.found) {
-          if (props.anchor || props.tag || value2) {
-            if (value2?.type === "block-seq")
+          if (props.anchor || props.tag || value) {
+            if (value?.type === "block-seq")
               onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
             else
               onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
@@ -4127,9 +4127,9 @@ var require_resolve_block_seq = __commonJS({
             continue;
           }
         }
-        const node = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bs.indent, value2, onError);
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
         offset = node.range[2];
         seq.items.push(node);
       }
@@ -4211,7 +4211,7 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep, value: value2 } = collItem;
+        const { start, key, sep, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
@@ -4222,7 +4222,7 @@ var require_resolve_flow_collection = __commonJS({
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep && !value2) {
+          if (!props.anchor && !props.tag && !sep && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4277,10 +4277,10 @@ var require_resolve_flow_collection = __commonJS({
           }
         }
         if (!isMap && !sep && !props.found) {
-          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
-          if (isBlock(value2))
+          if (isBlock(value))
             onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
         } else {
           ctx.atKey = true;
@@ -4292,7 +4292,7 @@ var require_resolve_flow_collection = __commonJS({
           const valueProps = resolveProps.resolveProps(sep ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
-            next: value2,
+            next: value,
             offset: keyNode.range[2],
             onError,
             parentIndent: fc.indent,
@@ -4312,15 +4312,15 @@ var require_resolve_flow_collection = __commonJS({
               if (props.start < valueProps.found.offset - 1024)
                 onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
             }
-          } else if (value2) {
-            if ("source" in value2 && value2.source?.[0] === ":")
-              onError(value2, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+          } else if (value) {
+            if ("source" in value && value.source?.[0] === ":")
+              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError) : null;
           if (valueNode) {
-            if (isBlock(value2))
+            if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
           } else if (valueProps.comment) {
             if (keyNode.comment)
@@ -4463,11 +4463,11 @@ var require_resolve_block_scalar = __commonJS({
           break;
       }
       if (chompStart === 0) {
-        const value3 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        const value2 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
         let end2 = start + header2.length;
         if (scalar.source)
           end2 += scalar.source.length;
-        return { value: value3, type, comment: header2.comment, range: [start, end2, end2] };
+        return { value: value2, type, comment: header2.comment, range: [start, end2, end2] };
       }
       let trimIndent = scalar.indent + header2.indent;
       let offset = scalar.offset + header2.length;
@@ -4497,11 +4497,11 @@ var require_resolve_block_scalar = __commonJS({
         if (lines[i][0].length > trimIndent)
           chompStart = i + 1;
       }
-      let value2 = "";
+      let value = "";
       let sep = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
-        value2 += lines[i][0].slice(trimIndent) + "\n";
+        value += lines[i][0].slice(trimIndent) + "\n";
       for (let i = contentStart; i < chompStart; ++i) {
         let [indent, content] = lines[i];
         offset += indent.length + content.length + 1;
@@ -4515,23 +4515,23 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value2 += sep + indent.slice(trimIndent) + content;
+          value += sep + indent.slice(trimIndent) + content;
           sep = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
           if (sep === " ")
             sep = "\n";
           else if (!prevMoreIndented && sep === "\n")
             sep = "\n\n";
-          value2 += sep + indent.slice(trimIndent) + content;
+          value += sep + indent.slice(trimIndent) + content;
           sep = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
           if (sep === "\n")
-            value2 += "\n";
+            value += "\n";
           else
             sep = "\n";
         } else {
-          value2 += sep + content;
+          value += sep + content;
           sep = " ";
           prevMoreIndented = false;
         }
@@ -4541,15 +4541,15 @@ var require_resolve_block_scalar = __commonJS({
           break;
         case "+":
           for (let i = chompStart; i < lines.length; ++i)
-            value2 += "\n" + lines[i][0].slice(trimIndent);
-          if (value2[value2.length - 1] !== "\n")
-            value2 += "\n";
+            value += "\n" + lines[i][0].slice(trimIndent);
+          if (value[value.length - 1] !== "\n")
+            value += "\n";
           break;
         default:
-          value2 += "\n";
+          value += "\n";
       }
       const end = start + header2.length + scalar.source.length;
-      return { value: value2, type, comment: header2.comment, range: [start, end, end] };
+      return { value, type, comment: header2.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -4634,20 +4634,20 @@ var require_resolve_flow_scalar = __commonJS({
     function resolveFlowScalar(scalar, strict, onError) {
       const { offset, type, source, end } = scalar;
       let _type;
-      let value2;
+      let value;
       const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
-          value2 = plainValue(source, _onError);
+          value = plainValue(source, _onError);
           break;
         case "single-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_SINGLE;
-          value2 = singleQuotedValue(source, _onError);
+          value = singleQuotedValue(source, _onError);
           break;
         case "double-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_DOUBLE;
-          value2 = doubleQuotedValue(source, _onError);
+          value = doubleQuotedValue(source, _onError);
           break;
         /* istanbul ignore next should not happen */
         default:
@@ -4662,7 +4662,7 @@ var require_resolve_flow_scalar = __commonJS({
       const valueEnd = offset + source.length;
       const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
       return {
-        value: value2,
+        value,
         type: _type,
         comment: re.comment,
         range: [offset, valueEnd, re.offset]
@@ -4855,28 +4855,28 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value: value2, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
         tag = ctx.schema[identity.SCALAR];
       } else if (tagName)
-        tag = findScalarTagByName(ctx.schema, value2, tagName, tagToken, onError);
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
       else if (token.type === "scalar")
-        tag = findScalarTagByTest(ctx, value2, token, onError);
+        tag = findScalarTagByTest(ctx, value, token, onError);
       else
         tag = ctx.schema[identity.SCALAR];
       let scalar;
       try {
-        const res = tag.resolve(value2, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
         scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error) {
         const msg = error instanceof Error ? error.message : String(error);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar = new Scalar.Scalar(value2);
+        scalar = new Scalar.Scalar(value);
       }
       scalar.range = range;
-      scalar.source = value2;
+      scalar.source = value;
       if (type)
         scalar.type = type;
       if (tagName)
@@ -4887,7 +4887,7 @@ var require_compose_scalar = __commonJS({
         scalar.comment = comment;
       return scalar;
     }
-    function findScalarTagByName(schema, value2, tagName, tagToken, onError) {
+    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
       if (tagName === "!")
         return schema[identity.SCALAR];
       const matchWithTest = [];
@@ -4900,7 +4900,7 @@ var require_compose_scalar = __commonJS({
         }
       }
       for (const tag of matchWithTest)
-        if (tag.test?.test(value2))
+        if (tag.test?.test(value))
           return tag;
       const kt = schema.knownTags[tagName];
       if (kt && !kt.collection) {
@@ -4910,10 +4910,10 @@ var require_compose_scalar = __commonJS({
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
       return schema[identity.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema }, value2, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value2)) || schema[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
       if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value2)) ?? schema[identity.SCALAR];
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts = directives.tagString(tag.tag);
           const cs = directives.tagString(compat.tag);
@@ -5071,7 +5071,7 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value: value2, end }, onError) {
+    function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
       const doc = new Document.Document(void 0, opts);
       const ctx = {
@@ -5083,7 +5083,7 @@ var require_compose_doc = __commonJS({
       };
       const props = resolveProps.resolveProps(start, {
         indicator: "doc-start",
-        next: value2 ?? end?.[0],
+        next: value ?? end?.[0],
         offset,
         onError,
         parentIndent: 0,
@@ -5091,10 +5091,10 @@ var require_compose_doc = __commonJS({
       });
       if (props.found) {
         doc.directives.docStart = true;
-        if (value2 && (value2.type === "block-map" || value2.type === "block-seq") && !props.hasNewline)
+        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
           onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
       }
-      doc.contents = value2 ? composeNode.composeNode(ctx, value2, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
       const contentEnd = doc.contents.range[2];
       const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
       if (re.comment)
@@ -5342,9 +5342,9 @@ var require_cst_scalar = __commonJS({
       }
       return null;
     }
-    function createScalarToken(value2, context2) {
+    function createScalarToken(value, context2) {
       const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context2;
-      const source = stringifyString.stringifyString({ type, value: value2 }, {
+      const source = stringifyString.stringifyString({ type, value }, {
         implicitKey,
         indent: indent > 0 ? " ".repeat(indent) : "",
         inFlow,
@@ -5374,7 +5374,7 @@ var require_cst_scalar = __commonJS({
           return { type: "scalar", offset, indent, source, end };
       }
     }
-    function setScalarValue(token, value2, context2 = {}) {
+    function setScalarValue(token, value, context2 = {}) {
       let { afterKey = false, implicitKey = false, inFlow = false, type } = context2;
       let indent = "indent" in token ? token.indent : null;
       if (afterKey && typeof indent === "number")
@@ -5397,7 +5397,7 @@ var require_cst_scalar = __commonJS({
           default:
             type = "PLAIN";
         }
-      const source = stringifyString.stringifyString({ type, value: value2 }, {
+      const source = stringifyString.stringifyString({ type, value }, {
         implicitKey: implicitKey || indent === null,
         indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
         inFlow,
@@ -5543,7 +5543,7 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep, value: value2 }) {
+    function stringifyItem({ start, key, sep, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
@@ -5552,8 +5552,8 @@ var require_cst_stringify = __commonJS({
       if (sep)
         for (const st of sep)
           res += st.source;
-      if (value2)
-        res += stringifyToken(value2);
+      if (value)
+        res += stringifyToken(value);
       return res;
     }
     exports2.stringify = stringify;
@@ -7286,7 +7286,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify(value2, replacer, options) {
+    function stringify(value, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -7299,14 +7299,14 @@ var require_public_api = __commonJS({
         const indent = Math.round(options);
         options = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
       }
-      if (value2 === void 0) {
+      if (value === void 0) {
         const { keepUndefined } = options ?? replacer ?? {};
         if (!keepUndefined)
           return void 0;
       }
-      if (identity.isDocument(value2) && !_replacer)
-        return value2.toString(options);
-      return new Document.Document(value2, _replacer, options).toString(options);
+      if (identity.isDocument(value) && !_replacer)
+        return value.toString(options);
+      return new Document.Document(value, _replacer, options).toString(options);
     }
     exports2.parse = parse2;
     exports2.parseAllDocuments = parseAllDocuments;
@@ -7574,8 +7574,8 @@ var require_scope = __commonJS({
         super(nameStr);
         this.prefix = prefix;
       }
-      setValue(value2, { property, itemIndex }) {
-        this.value = value2;
+      setValue(value, { property, itemIndex }) {
+        this.value = value;
         this.scopePath = (0, code_1._)`.${new code_1.Name(property)}[${itemIndex}]`;
       }
     };
@@ -7594,13 +7594,13 @@ var require_scope = __commonJS({
       name(prefix) {
         return new ValueScopeName(prefix, this._newName(prefix));
       }
-      value(nameOrPrefix, value2) {
+      value(nameOrPrefix, value) {
         var _a;
-        if (value2.ref === void 0)
+        if (value.ref === void 0)
           throw new Error("CodeGen: ref must be passed in value");
         const name = this.toName(nameOrPrefix);
         const { prefix } = name;
-        const valueKey = (_a = value2.key) !== null && _a !== void 0 ? _a : value2.ref;
+        const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
         let vs = this._values[prefix];
         if (vs) {
           const _name = vs.get(valueKey);
@@ -7612,8 +7612,8 @@ var require_scope = __commonJS({
         vs.set(valueKey, name);
         const s = this._scope[prefix] || (this._scope[prefix] = []);
         const itemIndex = s.length;
-        s[itemIndex] = value2.ref;
-        name.setValue(value2, { property: prefix, itemIndex });
+        s[itemIndex] = value.ref;
+        name.setValue(value, { property: prefix, itemIndex });
         return name;
       }
       getValue(prefix, keyOrRef) {
@@ -8083,8 +8083,8 @@ var require_codegen = __commonJS({
         return this._extScope.name(prefix);
       }
       // reserves unique name in the external scope and assigns value to it
-      scopeValue(prefixOrName, value2) {
-        const name = this._extScope.value(prefixOrName, value2);
+      scopeValue(prefixOrName, value) {
+        const name = this._extScope.value(prefixOrName, value);
         const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
         vs.add(name);
         return name;
@@ -8138,13 +8138,13 @@ var require_codegen = __commonJS({
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
         const code = ["{"];
-        for (const [key, value2] of keyValues) {
+        for (const [key, value] of keyValues) {
           if (code.length > 1)
             code.push(",");
           code.push(key);
-          if (key !== value2 || this.opts.es5) {
+          if (key !== value || this.opts.es5) {
             code.push(":");
-            (0, code_1.addCodeArg)(code, value2);
+            (0, code_1.addCodeArg)(code, value);
           }
         }
         code.push("}");
@@ -8223,10 +8223,10 @@ var require_codegen = __commonJS({
         return this._leafNode(new Break(label));
       }
       // `return` statement
-      return(value2) {
+      return(value) {
         const node = new Return();
         this._blockNode(node);
-        this.code(value2);
+        this.code(value);
         if (node.nodes.length !== 1)
           throw new Error('CodeGen: "return" should have one node');
         return this._endBlockNode(Return);
@@ -11588,13 +11588,13 @@ var require_fast_uri = __commonJS({
       if (typeof uri !== "string" && typeof uri !== "object") {
         return void 0;
       }
-      let value2;
+      let value;
       try {
-        value2 = typeof uri === "string" ? uri : serialize(uri, opts);
+        value = typeof uri === "string" ? uri : serialize(uri, opts);
       } catch {
         return void 0;
       }
-      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value2, opts);
+      const { normalized, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme } = normalizeStringWithStatus(value, opts);
       return malformedAuthorityOrPort || malformedPercentEncoding || malformedSchemeSpecific || malformedHost || malformedScheme ? void 0 : normalized;
     }
     var fastUri = {
@@ -12015,7 +12015,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text, msg) => text + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -12461,13 +12461,13 @@ var require_ucs2length = __commonJS({
       const len = str.length;
       let length = 0;
       let pos = 0;
-      let value2;
+      let value;
       while (pos < len) {
         length++;
-        value2 = str.charCodeAt(pos++);
-        if (value2 >= 55296 && value2 <= 56319 && pos < len) {
-          value2 = str.charCodeAt(pos);
-          if ((value2 & 64512) === 56320)
+        value = str.charCodeAt(pos++);
+        if (value >= 55296 && value <= 56319 && pos < len) {
+          value = str.charCodeAt(pos);
+          if ((value & 64512) === 56320)
             pos++;
         }
       }
@@ -15767,7 +15767,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @param {number} index
        */
-      constructor(key, value2, index) {
+      constructor(key, value, index) {
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
@@ -15776,9 +15776,9 @@ var require_tree = __commonJS({
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
-          this.middle = new _TstNode(key, value2, index);
+          this.middle = new _TstNode(key, value, index);
         } else {
-          this.value = value2;
+          this.value = value;
         }
       }
       /**
@@ -15786,7 +15786,7 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        */
-      add(key, value2) {
+      add(key, value) {
         const length = key.length;
         if (length === 0) {
           throw new TypeError("Unreachable");
@@ -15800,25 +15800,25 @@ var require_tree = __commonJS({
           }
           if (node.code === code) {
             if (length === ++index) {
-              node.value = value2;
+              node.value = value;
               break;
             } else if (node.middle !== null) {
               node = node.middle;
             } else {
-              node.middle = new _TstNode(key, value2, index);
+              node.middle = new _TstNode(key, value, index);
               break;
             }
           } else if (node.code < code) {
             if (node.left !== null) {
               node = node.left;
             } else {
-              node.left = new _TstNode(key, value2, index);
+              node.left = new _TstNode(key, value, index);
               break;
             }
           } else if (node.right !== null) {
             node = node.right;
           } else {
-            node.right = new _TstNode(key, value2, index);
+            node.right = new _TstNode(key, value, index);
             break;
           }
         }
@@ -15858,11 +15858,11 @@ var require_tree = __commonJS({
        * @param {any} value
        * @returns {void}
        * */
-      insert(key, value2) {
+      insert(key, value) {
         if (this.node === null) {
-          this.node = new TstNode(key, value2, 0);
+          this.node = new TstNode(key, value, 0);
         } else {
-          this.node.add(key, value2);
+          this.node.add(key, value);
         }
       }
       /**
@@ -15957,11 +15957,11 @@ var require_util2 = __commonJS({
       return url;
     }
     function isValidPort(port) {
-      const value2 = parseInt(port, 10);
-      return value2 === Number(port) && value2 >= 0 && value2 <= 65535;
+      const value = parseInt(port, 10);
+      return value === Number(port) && value >= 0 && value <= 65535;
     }
-    function isHttpOrHttpsPrefixed(value2) {
-      return value2 != null && value2[0] === "h" && value2[1] === "t" && value2[2] === "t" && value2[3] === "p" && (value2[4] === ":" || value2[4] === "s" && value2[5] === ":");
+    function isHttpOrHttpsPrefixed(value) {
+      return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
     }
     function parseURL(url) {
       if (typeof url === "string") {
@@ -16093,22 +16093,22 @@ var require_util2 = __commonJS({
       const m = val.match(KEEPALIVE_TIMEOUT_EXPR);
       return m ? parseInt(m[1], 10) * 1e3 : null;
     }
-    function headerNameToString(value2) {
-      return typeof value2 === "string" ? headerNameLowerCasedRecord[value2] ?? value2.toLowerCase() : tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
+    function headerNameToString(value) {
+      return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function bufferToLowerCasedHeaderName(value2) {
-      return tree.lookup(value2) ?? value2.toString("latin1").toLowerCase();
+    function bufferToLowerCasedHeaderName(value) {
+      return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function setHeader(obj, key, value2) {
+    function setHeader(obj, key, value) {
       if (key === "__proto__") {
         Object.defineProperty(obj, key, {
-          value: value2,
+          value,
           enumerable: true,
           configurable: true,
           writable: true
         });
       } else {
-        obj[key] = value2;
+        obj[key] = value;
       }
     }
     function parseHeaders2(headers, obj) {
@@ -16149,13 +16149,13 @@ var require_util2 = __commonJS({
       }
       if (!Array.isArray(headers)) {
         const rawHeaders = [];
-        for (const [name, value2] of Object.entries(headers)) {
-          if (Array.isArray(value2)) {
-            for (const entry of value2) {
+        for (const [name, value] of Object.entries(headers)) {
+          if (Array.isArray(value)) {
+            for (const entry of value) {
               rawHeaders.push(name, `${entry}`);
             }
           } else {
-            rawHeaders.push(name, `${value2}`);
+            rawHeaders.push(name, `${value}`);
           }
         }
         return rawHeaders;
@@ -16176,13 +16176,13 @@ var require_util2 = __commonJS({
     }
     function toRawHeaders(headers) {
       const rawHeaders = [];
-      for (const [name, value2] of Object.entries(headers)) {
-        if (Array.isArray(value2)) {
-          for (const entry of value2) {
+      for (const [name, value] of Object.entries(headers)) {
+        if (Array.isArray(value)) {
+          for (const entry of value) {
             rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
           }
         } else {
-          rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value2}`, "latin1"));
+          rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
         }
       }
       return rawHeaders;
@@ -17353,8 +17353,8 @@ var require_infra = __commonJS({
       }
       return lead === 0 && trail === str.length - 1 ? str : str.slice(lead, trail + 1);
     }
-    function serializeJavascriptValueToJSONString(value2) {
-      const result = JSON.stringify(value2);
+    function serializeJavascriptValueToJSONString(value) {
+      const result = JSON.stringify(value);
       if (result === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
@@ -17552,11 +17552,11 @@ var require_data_url = __commonJS({
     }
     function collectAnHTTPQuotedString(input, position, extractValue = false) {
       const positionStart = position.position;
-      let value2 = "";
+      let value = "";
       assert(input[position.position] === '"');
       position.position++;
       while (true) {
-        value2 += collectASequenceOfCodePoints(
+        value += collectASequenceOfCodePoints(
           (char) => char !== '"' && char !== "\\",
           input,
           position
@@ -17568,10 +17568,10 @@ var require_data_url = __commonJS({
         position.position++;
         if (quoteOrBackslash === "\\") {
           if (position.position >= input.length) {
-            value2 += "\\";
+            value += "\\";
             break;
           }
-          value2 += input[position.position];
+          value += input[position.position];
           position.position++;
         } else {
           assert(quoteOrBackslash === '"');
@@ -17579,7 +17579,7 @@ var require_data_url = __commonJS({
         }
       }
       if (extractValue) {
-        return value2;
+        return value;
       }
       return input.slice(positionStart, position.position);
     }
@@ -17587,16 +17587,16 @@ var require_data_url = __commonJS({
       assert(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value2] of parameters.entries()) {
+      for (let [name, value] of parameters.entries()) {
         serialization += ";";
         serialization += name;
         serialization += "=";
-        if (!HTTP_TOKEN_CODEPOINTS.test(value2)) {
-          value2 = value2.replace(/[\\"]/ug, "\\$&");
-          value2 = '"' + value2;
-          value2 += '"';
+        if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
+          value = value.replace(/[\\"]/ug, "\\$&");
+          value = '"' + value;
+          value += '"';
         }
-        serialization += value2;
+        serialization += value;
       }
       return serialization;
     }
@@ -17884,11 +17884,11 @@ var require_webidl = __commonJS({
           });
         }
         while (true) {
-          const { done, value: value2 } = method2.next();
+          const { done, value } = method2.next();
           if (done) {
             break;
           }
-          seq.push(converter(value2, prefix, `${argument}[${index++}]`));
+          seq.push(converter(value, prefix, `${argument}[${index++}]`));
         }
         return seq;
       };
@@ -17955,20 +17955,20 @@ var require_webidl = __commonJS({
               });
             }
           }
-          let value2 = dictionary?.[key];
+          let value = dictionary?.[key];
           const hasDefault = defaultValue !== void 0;
-          if (hasDefault && value2 === void 0) {
-            value2 = defaultValue();
+          if (hasDefault && value === void 0) {
+            value = defaultValue();
           }
-          if (required2 || hasDefault || value2 !== void 0) {
-            value2 = converter(value2, prefix, `${argument}.${key}`);
-            if (options.allowedValues && !options.allowedValues.includes(value2)) {
+          if (required2 || hasDefault || value !== void 0) {
+            value = converter(value, prefix, `${argument}.${key}`);
+            if (options.allowedValues && !options.allowedValues.includes(value)) {
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value2} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
               });
             }
-            dict[key] = value2;
+            dict[key] = value;
           }
         }
         return dict;
@@ -17982,8 +17982,8 @@ var require_webidl = __commonJS({
         return converter(V, prefix, argument);
       };
     };
-    webidl.is.USVString = function(value2) {
-      return typeof value2 === "string" && value2.isWellFormed();
+    webidl.is.USVString = function(value) {
+      return typeof value === "string" && value.isWellFormed();
     };
     webidl.is.ReadableStream = webidl.util.MakeTypeAssertion(ReadableStream);
     webidl.is.Blob = webidl.util.MakeTypeAssertion(Blob);
@@ -18045,11 +18045,11 @@ var require_webidl = __commonJS({
       }
       return x;
     };
-    webidl.converters.USVString = function(value2) {
-      if (typeof value2 === "string") {
-        return value2.toWellFormed();
+    webidl.converters.USVString = function(value) {
+      if (typeof value === "string") {
+        return value.toWellFormed();
       }
-      return `${value2}`.toWellFormed();
+      return `${value}`.toWellFormed();
     };
     webidl.converters.boolean = function(V) {
       const x = Boolean(V);
@@ -18293,8 +18293,8 @@ var require_util3 = __commonJS({
       }
       return true;
     }
-    function normalizeBinaryStringToUtf8(value2) {
-      return Buffer.from(value2, "binary").toString("utf8");
+    function normalizeBinaryStringToUtf8(value) {
+      return Buffer.from(value, "binary").toString("utf8");
     }
     function requestCurrentURL(request3) {
       return request3.urlList[request3.urlList.length - 1];
@@ -18618,7 +18618,7 @@ var require_util3 = __commonJS({
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value2 } = values[index];
+          const { [keyIndex]: key, [valueIndex]: value } = values[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -18626,10 +18626,10 @@ var require_util3 = __commonJS({
               result = key;
               break;
             case "value":
-              result = value2;
+              result = value;
               break;
             case "key+value":
-              result = [key, value2];
+              result = [key, value];
               break;
           }
           return {
@@ -18695,8 +18695,8 @@ var require_util3 = __commonJS({
                 `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
               );
             }
-            for (const { 0: key, 1: value2 } of makeIterator(this, "key+value")) {
-              callbackfn.call(thisArg, value2, key, this);
+            for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
+              callbackfn.call(thisArg, value, key, this);
             }
           }
         }
@@ -18765,8 +18765,8 @@ var require_util3 = __commonJS({
       const protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
-    function simpleRangeHeaderValue(value2, allowWhitespace) {
-      const data = value2;
+    function simpleRangeHeaderValue(value, allowWhitespace) {
+      const data = value;
       if (!data.startsWith("bytes")) {
         return "failure";
       }
@@ -18884,8 +18884,8 @@ var require_util3 = __commonJS({
       if (values === null) {
         return "failure";
       }
-      for (const value2 of values) {
-        const temporaryMimeType = parseMIMEType(value2);
+      for (const value of values) {
+        const temporaryMimeType = parseMIMEType(value);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
         }
@@ -18905,8 +18905,8 @@ var require_util3 = __commonJS({
       }
       return mimeType;
     }
-    function gettingDecodingSplitting(value2) {
-      const input = value2;
+    function gettingDecodingSplitting(value) {
+      const input = value;
       const position = { position: 0 };
       const values = [];
       let temporaryValue = "";
@@ -18937,11 +18937,11 @@ var require_util3 = __commonJS({
       return values;
     }
     function getDecodeSplit(name, list2) {
-      const value2 = list2.get(name, true);
-      if (value2 === null) {
+      const value = list2.get(name, true);
+      if (value === null) {
         return null;
       }
-      return gettingDecodingSplitting(value2);
+      return gettingDecodingSplitting(value);
     }
     function hasAuthenticationEntry(request3) {
       return false;
@@ -19069,11 +19069,11 @@ var require_runtime_features = __commonJS({
        * @param {Feature} feature
        * @param {boolean} value
        */
-      set(feature, value2) {
+      set(feature, value) {
         if (runtimeFeaturesAsNodeModule.includes(feature) === false) {
           throw new TypeError(`unknown feature: ${feature}`);
         }
-        this.#map.set(feature, value2);
+        this.#map.set(feature, value);
       }
       /**
        * @param {Feature} feature
@@ -19117,20 +19117,20 @@ var require_formdata = __commonJS({
           });
         }
       }
-      append(name, value2, filename = void 0) {
+      append(name, value, filename = void 0) {
         webidl.brandCheck(this, webidl.is.FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
         name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value2)) {
-          value2 = webidl.converters.Blob(value2, prefix, "value");
+        if (arguments.length === 3 || webidl.is.Blob(value)) {
+          value = webidl.converters.Blob(value, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value2 = webidl.converters.USVString(value2);
+          value = webidl.converters.USVString(value);
         }
-        const entry = makeEntry(name, value2, filename);
+        const entry = makeEntry(name, value, filename);
         this.#state.push(entry);
       }
       delete(name) {
@@ -19165,20 +19165,20 @@ var require_formdata = __commonJS({
         name = webidl.converters.USVString(name);
         return this.#state.findIndex((entry) => entry.name === name) !== -1;
       }
-      set(name, value2, filename = void 0) {
+      set(name, value, filename = void 0) {
         webidl.brandCheck(this, webidl.is.FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
         name = webidl.converters.USVString(name);
-        if (arguments.length === 3 || webidl.is.Blob(value2)) {
-          value2 = webidl.converters.Blob(value2, prefix, "value");
+        if (arguments.length === 3 || webidl.is.Blob(value)) {
+          value = webidl.converters.Blob(value, prefix, "value");
           if (filename !== void 0) {
             filename = webidl.converters.USVString(filename);
           }
         } else {
-          value2 = webidl.converters.USVString(value2);
+          value = webidl.converters.USVString(value);
         }
-        const entry = makeEntry(name, value2, filename);
+        const entry = makeEntry(name, value, filename);
         const idx = this.#state.findIndex((entry2) => entry2.name === name);
         if (idx !== -1) {
           this.#state = [
@@ -19193,7 +19193,7 @@ var require_formdata = __commonJS({
       [nodeUtil.inspect.custom](depth, options) {
         const state = Object.groupBy(this.#state, ({ name }) => name);
         for (const [name, entries] of Object.entries(state)) {
-          state[name] = entries.length === 1 ? entries[0].value : entries.map(({ value: value2 }) => value2);
+          state[name] = entries.length === 1 ? entries[0].value : entries.map(({ value }) => value);
         }
         options.depth ??= depth;
         options.colors ??= true;
@@ -19226,21 +19226,21 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value2, filename) {
-      if (typeof value2 === "string") {
+    function makeEntry(name, value, filename) {
+      if (typeof value === "string") {
       } else {
-        if (!webidl.is.File(value2)) {
-          value2 = new File([value2], "blob", { type: value2.type });
+        if (!webidl.is.File(value)) {
+          value = new File([value], "blob", { type: value.type });
         }
         if (filename !== void 0) {
           const options = {
-            type: value2.type,
-            lastModified: value2.lastModified
+            type: value.type,
+            lastModified: value.lastModified
           };
-          value2 = new File([value2], filename, options);
+          value = new File([value], filename, options);
         }
       }
-      return { name, value: value2 };
+      return { name, value };
     }
     module2.exports = { FormData, makeEntry, setFormDataState, getFormDataBoundary };
   }
@@ -19622,8 +19622,8 @@ var require_request = __commonJS({
         this[kController] = createAbortedController(reason);
         return this.onResponseError(reason);
       }
-      addHeader(key, value2) {
-        processHeader(this, key, value2);
+      addHeader(key, value) {
+        processHeader(this, key, value);
         return this;
       }
     };
@@ -19700,11 +19700,11 @@ var require_request = __commonJS({
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
-        const value2 = typeof val === "string" ? val : null;
-        if (value2 === null) {
+        const value = typeof val === "string" ? val : null;
+        if (value === null) {
           throw new InvalidArgumentError("invalid connection header");
         }
-        for (const token of value2.toLowerCase().split(",")) {
+        for (const token of value.toLowerCase().split(",")) {
           const trimmed = token.trim();
           if (!isValidHTTPToken(trimmed)) {
             throw new InvalidArgumentError("invalid connection header");
@@ -20121,8 +20121,8 @@ var require_utils2 = __commonJS({
     function enumToMap(obj, filter = [], exceptions = []) {
       const emptyFilter = (filter?.length ?? 0) === 0;
       const emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj).filter(([, value2]) => {
-        return typeof value2 === "number" && (emptyFilter || filter.includes(value2)) && (emptyExceptions || !exceptions.includes(value2));
+      return Object.fromEntries(Object.entries(obj).filter(([, value]) => {
+        return typeof value === "number" && (emptyFilter || filter.includes(value)) && (emptyExceptions || !exceptions.includes(value));
       }));
     }
   }
@@ -21298,44 +21298,44 @@ var require_simd = __commonJS({
       const ptr = Number(raw >> 32n);
       return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len));
     }
-    function setShouldAutodetect(parser, value2) {
-      this.set_should_autodetect(parser, value2);
+    function setShouldAutodetect(parser, value) {
+      this.set_should_autodetect(parser, value);
     }
-    function setShouldContinueWithoutData(parser, value2) {
-      this.set_should_continue_without_data(parser, value2);
+    function setShouldContinueWithoutData(parser, value) {
+      this.set_should_continue_without_data(parser, value);
     }
-    function setIsRequest(parser, value2) {
-      this.set_is_request(parser, value2);
+    function setIsRequest(parser, value) {
+      this.set_is_request(parser, value);
     }
-    function setIsConnect(parser, value2) {
-      this.set_is_connect(parser, value2);
+    function setIsConnect(parser, value) {
+      this.set_is_connect(parser, value);
     }
-    function setDebug(parser, value2) {
-      this.set_debug(parser, value2);
+    function setDebug(parser, value) {
+      this.set_debug(parser, value);
     }
-    function setShouldManageUnconsumed(parser, value2) {
-      this.set_should_manage_unconsumed(parser, value2);
+    function setShouldManageUnconsumed(parser, value) {
+      this.set_should_manage_unconsumed(parser, value);
     }
-    function setShouldSuspendAfterHeaders(parser, value2) {
-      this.set_should_suspend_after_headers(parser, value2);
+    function setShouldSuspendAfterHeaders(parser, value) {
+      this.set_should_suspend_after_headers(parser, value);
     }
-    function setMaxStartLineLength(parser, value2) {
-      this.set_max_start_line_length(parser, value2);
+    function setMaxStartLineLength(parser, value) {
+      this.set_max_start_line_length(parser, value);
     }
-    function setMaxHeaderLength(parser, value2) {
-      this.set_max_header_length(parser, value2);
+    function setMaxHeaderLength(parser, value) {
+      this.set_max_header_length(parser, value);
     }
-    function setMaxBodyPayload(parser, value2) {
-      this.set_max_body_payload(parser, value2);
+    function setMaxBodyPayload(parser, value) {
+      this.set_max_body_payload(parser, value);
     }
-    function setShouldSkipBody(parser, value2) {
-      this.set_should_skip_body(parser, value2);
+    function setShouldSkipBody(parser, value) {
+      this.set_should_skip_body(parser, value);
     }
-    function setActiveCallbacks(parser, value2) {
-      this.set_active_callbacks(parser, value2);
+    function setActiveCallbacks(parser, value) {
+      this.set_active_callbacks(parser, value);
     }
-    function setActiveEvents(parser, value2) {
-      this.set_active_events(parser, value2);
+    function setActiveEvents(parser, value) {
+      this.set_active_events(parser, value);
     }
     function simpleCreate(spans, create2) {
       const parser = create2();
@@ -22230,44 +22230,44 @@ var require_no_simd = __commonJS({
       const ptr = Number(raw >> 32n);
       return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len));
     }
-    function setShouldAutodetect(parser, value2) {
-      this.set_should_autodetect(parser, value2);
+    function setShouldAutodetect(parser, value) {
+      this.set_should_autodetect(parser, value);
     }
-    function setShouldContinueWithoutData(parser, value2) {
-      this.set_should_continue_without_data(parser, value2);
+    function setShouldContinueWithoutData(parser, value) {
+      this.set_should_continue_without_data(parser, value);
     }
-    function setIsRequest(parser, value2) {
-      this.set_is_request(parser, value2);
+    function setIsRequest(parser, value) {
+      this.set_is_request(parser, value);
     }
-    function setIsConnect(parser, value2) {
-      this.set_is_connect(parser, value2);
+    function setIsConnect(parser, value) {
+      this.set_is_connect(parser, value);
     }
-    function setDebug(parser, value2) {
-      this.set_debug(parser, value2);
+    function setDebug(parser, value) {
+      this.set_debug(parser, value);
     }
-    function setShouldManageUnconsumed(parser, value2) {
-      this.set_should_manage_unconsumed(parser, value2);
+    function setShouldManageUnconsumed(parser, value) {
+      this.set_should_manage_unconsumed(parser, value);
     }
-    function setShouldSuspendAfterHeaders(parser, value2) {
-      this.set_should_suspend_after_headers(parser, value2);
+    function setShouldSuspendAfterHeaders(parser, value) {
+      this.set_should_suspend_after_headers(parser, value);
     }
-    function setMaxStartLineLength(parser, value2) {
-      this.set_max_start_line_length(parser, value2);
+    function setMaxStartLineLength(parser, value) {
+      this.set_max_start_line_length(parser, value);
     }
-    function setMaxHeaderLength(parser, value2) {
-      this.set_max_header_length(parser, value2);
+    function setMaxHeaderLength(parser, value) {
+      this.set_max_header_length(parser, value);
     }
-    function setMaxBodyPayload(parser, value2) {
-      this.set_max_body_payload(parser, value2);
+    function setMaxBodyPayload(parser, value) {
+      this.set_max_body_payload(parser, value);
     }
-    function setShouldSkipBody(parser, value2) {
-      this.set_should_skip_body(parser, value2);
+    function setShouldSkipBody(parser, value) {
+      this.set_should_skip_body(parser, value);
     }
-    function setActiveCallbacks(parser, value2) {
-      this.set_active_callbacks(parser, value2);
+    function setActiveCallbacks(parser, value) {
+      this.set_active_callbacks(parser, value);
     }
-    function setActiveEvents(parser, value2) {
-      this.set_active_events(parser, value2);
+    function setActiveEvents(parser, value) {
+      this.set_active_events(parser, value);
     }
     function simpleCreate(spans, create2) {
       const parser = create2();
@@ -23016,10 +23016,10 @@ var require_parser_h1 = __commonJS({
         milo.complete(this.parser);
         this.drainEvents();
       }
-      setShouldSkipBody(value2) {
-        if (this.skipBody !== value2) {
-          this.skipBody = value2;
-          this.milo.setShouldSkipBody(this.parser, value2);
+      setShouldSkipBody(value) {
+        if (this.skipBody !== value) {
+          this.skipBody = value;
+          this.milo.setShouldSkipBody(this.parser, value);
         }
       }
       finish() {
@@ -23423,8 +23423,8 @@ var require_parser_h1 = __commonJS({
         client[kResume]();
       }
     };
-    function setMiloEnabled(value2) {
-      miloEnabled = value2;
+    function setMiloEnabled(value) {
+      miloEnabled = value;
     }
     function getMiloEnabled() {
       return miloEnabled;
@@ -23544,19 +23544,19 @@ var require_formdata_parser = __commonJS({
         } else {
           position.position += 2;
         }
-        let value2;
+        let value;
         if (filename !== null) {
           contentType ??= "text/plain";
           if (!isAsciiString(contentType)) {
             contentType = "";
           }
-          value2 = new File([body], filename, { type: contentType });
+          value = new File([body], filename, { type: contentType });
         } else {
-          value2 = decoderIgnoreBOM.decode(Buffer.from(body));
+          value = decoderIgnoreBOM.decode(Buffer.from(body));
         }
         assert(webidl.is.USVString(name));
-        assert(typeof value2 === "string" && webidl.is.USVString(value2) || webidl.is.File(value2));
-        entryList.push(makeEntry(name, value2, filename));
+        assert(typeof value === "string" && webidl.is.USVString(value) || webidl.is.File(value));
+        entryList.push(makeEntry(name, value, filename));
       }
     }
     function parseContentDispositionAttribute(input, position) {
@@ -23591,7 +23591,7 @@ var require_formdata_parser = __commonJS({
         input,
         position
       );
-      let value2;
+      let value;
       if (isExtended) {
         const headerValue = collectASequenceOfBytes(
           (char) => char !== 32 && char !== 13 && char !== 10 && char !== 59,
@@ -23611,7 +23611,7 @@ var require_formdata_parser = __commonJS({
         headerValue[4] !== 56) {
           throw parsingError("unknown charset, expected utf-8");
         }
-        value2 = decodeURIComponent(decoder.decode(headerValue.subarray(languageSeparator + 1)));
+        value = decodeURIComponent(decoder.decode(headerValue.subarray(languageSeparator + 1)));
       } else if (input[position.position] === 34) {
         position.position++;
         const quotedValue = collectASequenceOfBytes(
@@ -23624,7 +23624,7 @@ var require_formdata_parser = __commonJS({
           throw parsingError("Closing quote not found");
         }
         position.position++;
-        value2 = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+        value = decoder.decode(quotedValue).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
       } else {
         const tokenValue = collectASequenceOfBytes(
           (char) => isToken(char) && char !== 59,
@@ -23632,9 +23632,9 @@ var require_formdata_parser = __commonJS({
           input,
           position
         );
-        value2 = decoder.decode(tokenValue);
+        value = decoder.decode(tokenValue);
       }
-      return { name: attrNameStr, value: value2, extended: isExtended };
+      return { name: attrNameStr, value, extended: isExtended };
     }
     function parseMultipartFormDataHeaders(input, position) {
       let name = null;
@@ -23848,13 +23848,13 @@ var require_body = __commonJS({
               return;
             }
             while (true) {
-              const { value: value2, done } = await iterator.next();
+              const { value, done } = await iterator.next();
               if (done) {
                 queueMicrotask(() => readableStreamClose(controller));
                 return;
               }
-              if (value2.length && !isErrored(stream)) {
-                controller.enqueue(new Uint8Array(value2));
+              if (value.length && !isErrored(stream)) {
+                controller.enqueue(new Uint8Array(value));
                 return;
               }
             }
@@ -23883,27 +23883,27 @@ var require_body = __commonJS({
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const formdataEscape = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
-        const normalizeLinefeeds = (value2) => value2.replace(/\r?\n|\r/g, "\r\n");
+        const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value2] of object) {
-          if (typeof value2 === "string") {
+        for (const [name, value] of object) {
+          if (typeof value === "string") {
             const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
 \r
-${normalizeLinefeeds(value2)}\r
+${normalizeLinefeeds(value)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value2.name ? `; filename="${formdataEscape(value2.name)}"` : "") + `\r
-Content-Type: ${value2.type || "application/octet-stream"}\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${formdataEscape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${formdataEscape(value.name)}"` : "") + `\r
+Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value2, rn);
-            if (typeof value2.size === "number") {
-              length += chunk2.byteLength + value2.size + rn.byteLength;
+            blobParts.push(chunk2, value, rn);
+            if (typeof value.size === "number") {
+              length += chunk2.byteLength + value.size + rn.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -23951,7 +23951,7 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
           stream = new ReadableStream({
             async pull(controller) {
               while (true) {
-                const { done, value: value2 } = await reader.read();
+                const { done, value } = await reader.read();
                 if (cancelled) {
                   return;
                 }
@@ -23959,7 +23959,7 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
                   controller.close();
                   return;
                 }
-                const bytes = isUint8Array(value2) ? value2 : Buffer.from(value2);
+                const bytes = isUint8Array(value) ? value : Buffer.from(value);
                 if (bytes.byteLength) {
                   controller.enqueue(bytes);
                   return;
@@ -24021,21 +24021,21 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
           return consumeBody(this, parseJSONFromBytes, brandCheck, getInternalState);
         },
         formData() {
-          return consumeBody(this, (value2) => {
+          return consumeBody(this, (value) => {
             const mimeType = bodyMimeType(getInternalState(this));
             if (mimeType !== null) {
               switch (mimeType.essence) {
                 case "multipart/form-data": {
-                  const parsed = multipartFormDataParser(value2, mimeType);
+                  const parsed = multipartFormDataParser(value, mimeType);
                   const fd = new FormData();
                   setFormDataState(fd, parsed);
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value2.toString());
+                  const entries = new URLSearchParams(value.toString());
                   const fd = new FormData();
-                  for (const [name, value3] of entries) {
-                    fd.append(name, value3);
+                  for (const [name, value2] of entries) {
+                    fd.append(name, value2);
                   }
                   return fd;
                 }
@@ -27171,8 +27171,8 @@ var require_client = __commonJS({
       get pipelining() {
         return this[kPipelining];
       }
-      set pipelining(value2) {
-        this[kPipelining] = value2;
+      set pipelining(value) {
+        this[kPipelining] = value;
         this[kResume](true);
       }
       get stats() {
@@ -28782,8 +28782,8 @@ var require_socks5_utils = __commonJS({
           }
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value2 = buffer.readUInt16BE(currentOffset + i * 2);
-            parts.push(value2.toString(16));
+            const value = buffer.readUInt16BE(currentOffset + i * 2);
+            parts.push(value.toString(16));
           }
           address = parts.join(":");
           currentOffset += 16;
@@ -29112,8 +29112,8 @@ var require_socks5_client = __commonJS({
         } else if (addressType === ADDRESS_TYPES.IPV6) {
           const parts = [];
           for (let i = 0; i < 8; i++) {
-            const value2 = this.buffer.readUInt16BE(offset + i * 2);
-            parts.push(value2.toString(16));
+            const value = this.buffer.readUInt16BE(offset + i * 2);
+            parts.push(value.toString(16));
           }
           boundAddress = parts.join(":");
           offset += 16;
@@ -29713,9 +29713,9 @@ var require_proxy_agent = __commonJS({
       }
       if (headers && typeof headers === "object" && hasSafeIterator(headers)) {
         const headersPair = {};
-        for (const [key, value2] of headers) {
+        for (const [key, value] of headers) {
           if (!Object.hasOwn(headersPair, key)) {
-            headersPair[key] = value2;
+            headersPair[key] = value;
             continue;
           }
           const previous = headersPair[key];
@@ -29723,8 +29723,8 @@ var require_proxy_agent = __commonJS({
           if (previous !== void 0) {
             values.push(...Array.isArray(previous) ? previous : [previous]);
           }
-          if (value2 !== void 0) {
-            values.push(...Array.isArray(value2) ? value2 : [value2]);
+          if (value !== void 0) {
+            values.push(...Array.isArray(value) ? value : [value]);
           }
           headersPair[key] = values.length > 1 ? values : values[0];
         }
@@ -29973,17 +29973,17 @@ var require_retry_handler = __commonJS({
       get rawHeaders() {
         return this.#target?.rawHeaders ?? null;
       }
-      set rawHeaders(value2) {
+      set rawHeaders(value) {
         if (this.#target) {
-          this.#target.rawHeaders = value2;
+          this.#target.rawHeaders = value;
         }
       }
       get rawTrailers() {
         return this.#target?.rawTrailers ?? null;
       }
-      set rawTrailers(value2) {
+      set rawTrailers(value) {
         if (this.#target) {
-          this.#target.rawTrailers = value2;
+          this.#target.rawTrailers = value;
         }
       }
     };
@@ -30415,9 +30415,9 @@ var require_retry_handler = __commonJS({
             }
           }
         } else {
-          for (const [key, value2] of headers) {
+          for (const [key, value] of headers) {
             if (!isReplacedHeader(key, etag)) {
-              ret2.push(key, value2);
+              ret2.push(key, value);
             }
           }
         }
@@ -31957,15 +31957,15 @@ var require_mock_utils = __commonJS({
     } = __require("node:util");
     var { InvalidArgumentError } = require_errors3();
     var requestAborted = /* @__PURE__ */ Symbol("request aborted");
-    function matchValue(match, value2) {
+    function matchValue(match, value) {
       if (typeof match === "string") {
-        return match === value2;
+        return match === value;
       }
       if (match instanceof RegExp) {
-        return match.test(value2);
+        return match.test(value);
       }
       if (typeof match === "function") {
-        return match(value2) === true;
+        return match(value) === true;
       }
       return false;
     }
@@ -32025,21 +32025,21 @@ var require_mock_utils = __commonJS({
       }
       const originalQp = new URLSearchParams(query);
       const normalizedQp = new URLSearchParams();
-      for (let [key, value2] of originalQp.entries()) {
+      for (let [key, value] of originalQp.entries()) {
         key = key.replace("[]", "");
-        const valueRepresentsString = /^(['"]).*\1$/.test(value2);
+        const valueRepresentsString = /^(['"]).*\1$/.test(value);
         if (valueRepresentsString) {
-          normalizedQp.append(key, value2);
+          normalizedQp.append(key, value);
           continue;
         }
-        if (value2.includes(",")) {
-          const values = value2.split(",");
+        if (value.includes(",")) {
+          const values = value.split(",");
           for (const v of values) {
             normalizedQp.append(key, v);
           }
           continue;
         }
-        normalizedQp.append(key, value2);
+        normalizedQp.append(key, value);
       }
       return normalizedQp;
     }
@@ -32155,14 +32155,14 @@ var require_mock_utils = __commonJS({
       const result = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
-        const value2 = data[key];
+        const value = data[key];
         const name = Buffer.from(`${key}`);
-        if (Array.isArray(value2)) {
-          for (let j = 0; j < value2.length; ++j) {
-            result.push(name, Buffer.from(`${value2[j]}`));
+        if (Array.isArray(value)) {
+          for (let j = 0; j < value.length; ++j) {
+            result.push(name, Buffer.from(`${value[j]}`));
           }
         } else {
-          result.push(name, Buffer.from(`${value2}`));
+          result.push(name, Buffer.from(`${value}`));
         }
       }
       return result;
@@ -32822,12 +32822,12 @@ var require_mock_call_history = __commonJS({
       toString() {
         const options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" };
         let result = "";
-        this.toMap().forEach((value2, key) => {
-          if (typeof value2 === "string" || value2 === void 0 || value2 === null) {
-            result = `${result}${key}${options.betweenKeyValueSeparator}${value2}${options.betweenPairSeparator}`;
+        this.toMap().forEach((value, key) => {
+          if (typeof value === "string" || value === void 0 || value === null) {
+            result = `${result}${key}${options.betweenKeyValueSeparator}${value}${options.betweenPairSeparator}`;
           }
-          if (typeof value2 === "object" && value2 !== null || Array.isArray(value2)) {
-            result = `${result}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value2)}${options.betweenPairSeparator}`;
+          if (typeof value === "object" && value !== null || Array.isArray(value)) {
+            result = `${result}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value)}${options.betweenPairSeparator}`;
           }
         });
         return result.slice(0, -1);
@@ -33249,7 +33249,7 @@ var require_snapshot_utils = __commonJS({
       };
     }
     var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null;
-    var hashId = crypto?.hash ? (value2) => crypto.hash("sha256", value2, "base64url") : (value2) => Buffer.from(value2).toString("base64url");
+    var hashId = crypto?.hash ? (value) => crypto.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
     function isUndiciHeaders(headers) {
       return Array.isArray(headers) && (headers.length & 1) === 0;
     }
@@ -33282,19 +33282,19 @@ var require_snapshot_utils = __commonJS({
       if (isUndiciHeaders(headers)) {
         for (let i = 0; i < headers.length; i += 2) {
           const key = headers[i];
-          const value2 = headers[i + 1];
-          if (key && value2 !== void 0) {
+          const value = headers[i + 1];
+          if (key && value !== void 0) {
             const keyStr = Buffer.isBuffer(key) ? key.toString() : key;
-            const valueStr = Buffer.isBuffer(value2) ? value2.toString() : value2;
+            const valueStr = Buffer.isBuffer(value) ? value.toString() : value;
             setHeader(normalizedHeaders, keyStr.toLowerCase(), valueStr);
           }
         }
         return normalizedHeaders;
       }
       if (headers && typeof headers === "object") {
-        for (const [key, value2] of Object.entries(headers)) {
+        for (const [key, value] of Object.entries(headers)) {
           if (key && typeof key === "string") {
-            setHeader(normalizedHeaders, key.toLowerCase(), Array.isArray(value2) ? value2.join(", ") : String(value2));
+            setHeader(normalizedHeaders, key.toLowerCase(), Array.isArray(value) ? value.join(", ") : String(value));
           }
         }
       }
@@ -33363,14 +33363,14 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { ignore, exclude, match } = headerFilters;
-      for (const [key, value2] of Object.entries(headers)) {
+      for (const [key, value] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (exclude.has(headerKey)) continue;
         if (ignore.has(headerKey)) continue;
         if (match.size !== 0) {
           if (!match.has(headerKey)) continue;
         }
-        setHeader(filtered, headerKey, value2);
+        setHeader(filtered, headerKey, value);
       }
       return filtered;
     }
@@ -33381,10 +33381,10 @@ var require_snapshot_recorder = __commonJS({
       } = matchOptions;
       const filtered = {};
       const { exclude: excludeSet } = headerFilters;
-      for (const [key, value2] of Object.entries(headers)) {
+      for (const [key, value] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (excludeSet.has(headerKey)) continue;
-        setHeader(filtered, headerKey, value2);
+        setHeader(filtered, headerKey, value);
       }
       return filtered;
     }
@@ -33398,8 +33398,8 @@ var require_snapshot_recorder = __commonJS({
         for (const key of headerKeys) {
           const values = Array.isArray(formattedRequest.headers[key]) ? formattedRequest.headers[key] : [formattedRequest.headers[key]];
           parts.push(key);
-          for (const value2 of values.sort()) {
-            parts.push(String(value2));
+          for (const value of values.sort()) {
+            parts.push(String(value));
           }
         }
       }
@@ -34306,9 +34306,9 @@ var require_redirect_handler = __commonJS({
       const ret = [];
       if (Array.isArray(headers)) {
         if (headers.length > 0 && Array.isArray(headers[0])) {
-          for (const [key, value2] of headers) {
+          for (const [key, value] of headers) {
             if (!shouldRemoveHeader(key, removeContent, unknownOrigin, stripHeaders, stripHeadersOnCrossOrigin)) {
-              ret.push(key, value2);
+              ret.push(key, value);
             }
           }
         } else {
@@ -34320,9 +34320,9 @@ var require_redirect_handler = __commonJS({
         }
       } else if (headers && typeof headers === "object") {
         const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value2] of entries) {
+        for (const [key, value] of entries) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin, stripHeaders, stripHeadersOnCrossOrigin)) {
-            ret.push(key, value2);
+            ret.push(key, value);
           }
         }
       } else {
@@ -35044,65 +35044,65 @@ var require_cache = __commonJS({
     var MAX_DELTA_SECONDS = 2147483647;
     var RESTRICTIVE_DIRECTIVE_NAMES = ["no-store", "private", "no-cache"];
     var kInvalidCacheControlDirectives = /* @__PURE__ */ Symbol("invalid cache-control directives");
-    function trimOWS(value2) {
-      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value) {
+      return value.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value2) {
+    function arrayIncludes(array, value) {
       for (let i = 0; i < array.length; i++) {
-        if (array[i] === value2) {
+        if (array[i] === value) {
           return true;
         }
       }
       return false;
     }
-    function trimOWSStart(value2) {
-      return value2.replace(/^[\t ]+/, "");
+    function trimOWSStart(value) {
+      return value.replace(/^[\t ]+/, "");
     }
-    function trimOWSEnd(value2) {
-      return value2.replace(/[\t ]+$/, "");
+    function trimOWSEnd(value) {
+      return value.replace(/[\t ]+$/, "");
     }
-    function findUnescapedQuote(value2, start) {
+    function findUnescapedQuote(value, start) {
       let escaped = false;
-      for (let i = start; i < value2.length; i++) {
+      for (let i = start; i < value.length; i++) {
         if (escaped) {
           escaped = false;
-        } else if (value2[i] === "\\") {
+        } else if (value[i] === "\\") {
           escaped = true;
-        } else if (value2[i] === '"') {
+        } else if (value[i] === '"') {
           return i;
         }
       }
       return -1;
     }
-    function splitCacheControlHeaderValue(value2) {
+    function splitCacheControlHeaderValue(value) {
       const directives = [];
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
       let escaped = false;
-      for (let i = 0; i < value2.length; i++) {
+      for (let i = 0; i < value.length; i++) {
         if (inQuote) {
           if (escaped) {
             escaped = false;
-          } else if (value2[i] === "\\") {
+          } else if (value[i] === "\\") {
             escaped = true;
-          } else if (value2[i] === '"') {
+          } else if (value[i] === '"') {
             inQuote = false;
             quoteStart = -1;
           }
-        } else if (value2[i] === '"') {
+        } else if (value[i] === '"') {
           inQuote = true;
           quoteStart = i;
-        } else if (value2[i] === ",") {
-          directives.push({ value: value2.substring(start, i), fromMalformedQuote: false });
+        } else if (value[i] === ",") {
+          directives.push({ value: value.substring(start, i), fromMalformedQuote: false });
           start = i + 1;
         }
       }
       if (!inQuote) {
-        directives.push({ value: value2.substring(start), fromMalformedQuote: false });
+        directives.push({ value: value.substring(start), fromMalformedQuote: false });
         return directives;
       }
-      const tail = value2.substring(start);
+      const tail = value.substring(start);
       const quoteOffset = quoteStart - start;
       let tailStart = 0;
       for (let i = 0; i < tail.length; i++) {
@@ -35280,26 +35280,26 @@ var require_cache = __commonJS({
         throw new TypeError(`expected headers to be object, got ${typeof key}`);
       }
     }
-    function assertCacheValue(value2) {
-      if (typeof value2 !== "object") {
-        throw new TypeError(`expected value to be object, got ${typeof value2}`);
+    function assertCacheValue(value) {
+      if (typeof value !== "object") {
+        throw new TypeError(`expected value to be object, got ${typeof value}`);
       }
       for (const property of ["statusCode", "cachedAt", "staleAt", "deleteAt"]) {
-        if (typeof value2[property] !== "number") {
-          throw new TypeError(`expected value.${property} to be number, got ${typeof value2[property]}`);
+        if (typeof value[property] !== "number") {
+          throw new TypeError(`expected value.${property} to be number, got ${typeof value[property]}`);
         }
       }
-      if (typeof value2.statusMessage !== "string") {
-        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value2.statusMessage}`);
+      if (typeof value.statusMessage !== "string") {
+        throw new TypeError(`expected value.statusMessage to be string, got ${typeof value.statusMessage}`);
       }
-      if (value2.headers != null && typeof value2.headers !== "object") {
-        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value2.headers}`);
+      if (value.headers != null && typeof value.headers !== "object") {
+        throw new TypeError(`expected value.rawHeaders to be object, got ${typeof value.headers}`);
       }
-      if (value2.vary !== void 0 && typeof value2.vary !== "object") {
-        throw new TypeError(`expected value.vary to be object, got ${typeof value2.vary}`);
+      if (value.vary !== void 0 && typeof value.vary !== "object") {
+        throw new TypeError(`expected value.vary to be object, got ${typeof value.vary}`);
       }
-      if (value2.etag !== void 0 && typeof value2.etag !== "string") {
-        throw new TypeError(`expected value.etag to be string, got ${typeof value2.etag}`);
+      if (value.etag !== void 0 && typeof value.etag !== "string") {
+        throw new TypeError(`expected value.etag to be string, got ${typeof value.etag}`);
       }
     }
     function parseCacheControlHeader(header2) {
@@ -35313,7 +35313,7 @@ var require_cache = __commonJS({
         const fromMalformedQuote = directiveRecord.fromMalformedQuote;
         const keyValueDelimiter = directive.indexOf("=");
         let key;
-        let value2;
+        let value;
         let keyHasTrailingWhitespace = false;
         let valueHasLeadingWhitespace = false;
         if (keyValueDelimiter !== -1) {
@@ -35322,7 +35322,7 @@ var require_cache = __commonJS({
           keyHasTrailingWhitespace = trimOWSEnd(rawKey) !== rawKey;
           valueHasLeadingWhitespace = trimOWSStart(rawValue) !== rawValue;
           key = trimOWS(rawKey);
-          value2 = trimOWSStart(rawValue);
+          value = trimOWSStart(rawValue);
         } else {
           key = trimOWS(directive);
         }
@@ -35341,22 +35341,22 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNumericDirectives.has(key)) {
               continue;
             }
-            if (value2 === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
+            if (value === void 0 || keyHasTrailingWhitespace || valueHasLeadingWhitespace) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            if (value2.length >= 2 && value2[0] === '"' && value2[value2.length - 1] === '"') {
-              value2 = value2.substring(1, value2.length - 1);
+            if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') {
+              value = value.substring(1, value.length - 1);
             }
-            if (!/^[0-9]+$/.test(value2)) {
+            if (!/^[0-9]+$/.test(value)) {
               delete output[key];
               invalidNumericDirectives.add(key);
               markInvalidCacheControlDirective(output, key);
               continue;
             }
-            const parsedValue = Math.min(parseInt(value2, 10), MAX_DELTA_SECONDS);
+            const parsedValue = Math.min(parseInt(value, 10), MAX_DELTA_SECONDS);
             if (key === "min-fresh") {
               if (!(key in output) || output[key] < parsedValue) {
                 output[key] = parsedValue;
@@ -35372,22 +35372,22 @@ var require_cache = __commonJS({
               output[key] = true;
               break;
             }
-            if (value2 !== void 0 && value2.length === 0) {
+            if (value !== void 0 && value.length === 0) {
               output[key] = true;
               break;
             }
-            if (value2) {
-              if (value2[0] === '"') {
-                value2 = trimOWSEnd(value2);
+            if (value) {
+              if (value[0] === '"') {
+                value = trimOWSEnd(value);
                 let fieldList = "";
                 let lastQuotedPart = i;
                 let foundEndingQuote = false;
-                const closingQuote = findUnescapedQuote(value2, 1);
+                const closingQuote = findUnescapedQuote(value, 1);
                 if (closingQuote !== -1) {
-                  fieldList = value2.substring(1, closingQuote);
+                  fieldList = value.substring(1, closingQuote);
                   foundEndingQuote = true;
                 } else {
-                  const fieldListParts = [value2.substring(1)];
+                  const fieldListParts = [value.substring(1)];
                   for (let j = i + 1; j < directives.length; j++) {
                     const nextPart = trimOWS(directives[j].value);
                     const closingQuote2 = findUnescapedQuote(nextPart, 0);
@@ -35424,7 +35424,7 @@ var require_cache = __commonJS({
                   }
                 }
               } else {
-                const fieldName = trimOWS(value2);
+                const fieldName = trimOWS(value);
                 if (!isValidHTTPToken(fieldName)) {
                   output[key] = true;
                 } else if (output[key] !== true) {
@@ -35449,7 +35449,7 @@ var require_cache = __commonJS({
             if (fromMalformedQuote || invalidNoArgumentDirectives.has(key)) {
               continue;
             }
-            if (value2 !== void 0) {
+            if (value !== void 0) {
               delete output[key];
               invalidNoArgumentDirectives.add(key);
               continue;
@@ -36135,14 +36135,14 @@ var require_cache_handler = __commonJS({
       get rawHeaders() {
         return this.target.rawHeaders;
       }
-      set rawHeaders(value2) {
-        this.target.rawHeaders = value2;
+      set rawHeaders(value) {
+        this.target.rawHeaders = value;
       }
       get rawTrailers() {
         return this.target.rawTrailers;
       }
-      set rawTrailers(value2) {
-        this.target.rawTrailers = value2;
+      set rawTrailers(value) {
+        this.target.rawTrailers = value;
       }
     };
     function sameOrigin(a, b) {
@@ -36171,12 +36171,12 @@ var require_cache_handler = __commonJS({
     ];
     var MAX_RESPONSE_AGE = 2147483647e3;
     var REVALIDATION_ONLY_RETENTION = 864e5;
-    function trimOWS(value2) {
-      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value) {
+      return value.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value2) {
+    function arrayIncludes(array, value) {
       for (let i = 0; i < array.length; i++) {
-        if (array[i] === value2) {
+        if (array[i] === value) {
           return true;
         }
       }
@@ -36442,7 +36442,7 @@ var require_cache_handler = __commonJS({
         const cachedAt = baseTime;
         const deleteAt = determineDeleteAt(baseTime, now, effectiveCacheControlDirectives, absoluteStaleAt);
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
-        const value2 = {
+        const value = {
           statusCode,
           statusMessage,
           headers: strippedHeaders,
@@ -36474,13 +36474,13 @@ var require_cache_handler = __commonJS({
               finish304();
               return;
             }
-            value2.statusCode = cachedValue.statusCode;
-            value2.statusMessage = cachedValue.statusMessage;
-            value2.etag = cachedValue.etag;
-            value2.vary = varyDirectives ?? cachedValue.vary;
-            value2.headers = { ...cachedValue.headers, ...strippedHeaders };
+            value.statusCode = cachedValue.statusCode;
+            value.statusMessage = cachedValue.statusMessage;
+            value.etag = cachedValue.etag;
+            value.vary = varyDirectives ?? cachedValue.vary;
+            value.headers = { ...cachedValue.headers, ...strippedHeaders };
             downstreamOnHeaders();
-            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
+            this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
             if (!this.#writeStream || !cachedValue?.body) {
               finish304();
               return;
@@ -36558,9 +36558,9 @@ var require_cache_handler = __commonJS({
           }
         } else {
           if (typeof resHeaders.etag === "string" && isEtagUsable(resHeaders.etag)) {
-            value2.etag = resHeaders.etag;
+            value.etag = resHeaders.etag;
           }
-          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value2);
+          this.#writeStream = this.#store.createWriteStream(this.#cacheKey, value);
           if (!this.#writeStream) {
             return downstreamOnHeaders();
           }
@@ -37232,12 +37232,12 @@ var require_cache2 = __commonJS({
     }
     var nop = () => {
     };
-    function trimOWS(value2) {
-      return value2.replace(/^[\t ]+|[\t ]+$/g, "");
+    function trimOWS(value) {
+      return value.replace(/^[\t ]+|[\t ]+$/g, "");
     }
-    function arrayIncludes(array, value2) {
+    function arrayIncludes(array, value) {
       for (let i = 0; i < array.length; i++) {
-        if (array[i] === value2) {
+        if (array[i] === value) {
           return true;
         }
       }
@@ -37250,11 +37250,11 @@ var require_cache2 = __commonJS({
       }
       const values = Array.isArray(pragma) ? pragma : [pragma];
       for (let i = 0; i < values.length; i++) {
-        const value2 = values[i];
-        if (typeof value2 !== "string") {
+        const value = values[i];
+        if (typeof value !== "string") {
           continue;
         }
-        const directives = value2.split(",");
+        const directives = value.split(",");
         for (let j = 0; j < directives.length; j++) {
           if (trimOWS(directives[j]).toLowerCase() === "no-cache") {
             return true;
@@ -37777,17 +37777,17 @@ var require_decompress = __commonJS({
       get rawHeaders() {
         return this.target?.rawHeaders ?? null;
       }
-      set rawHeaders(value2) {
+      set rawHeaders(value) {
         if (this.target) {
-          this.target.rawHeaders = value2;
+          this.target.rawHeaders = value;
         }
       }
       get rawTrailers() {
         return this.target?.rawTrailers ?? null;
       }
-      set rawTrailers(value2) {
+      set rawTrailers(value) {
         if (this.target) {
-          this.target.rawTrailers = value2;
+          this.target.rawTrailers = value;
         }
       }
     };
@@ -38901,35 +38901,35 @@ var require_sqlite_cache_store = __commonJS({
        */
       get(key) {
         assertCacheKey(key);
-        const value2 = this.#lockSafe(() => this.#findValue(key));
-        return value2 ? {
-          body: value2.body ? value2.compressed === "zstd" ? zstdDecompressSync(Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength)) : Buffer.from(value2.body.buffer, value2.body.byteOffset, value2.body.byteLength) : void 0,
-          statusCode: value2.statusCode,
-          statusMessage: value2.statusMessage,
-          headers: value2.headers ? JSON.parse(value2.headers) : void 0,
-          etag: value2.etag ? value2.etag : void 0,
-          vary: value2.vary ? JSON.parse(value2.vary) : void 0,
-          cacheControlDirectives: value2.cacheControlDirectives ? JSON.parse(value2.cacheControlDirectives) : void 0,
-          cachedAt: value2.cachedAt,
-          staleAt: value2.staleAt,
-          deleteAt: value2.deleteAt
+        const value = this.#lockSafe(() => this.#findValue(key));
+        return value ? {
+          body: value.body ? value.compressed === "zstd" ? zstdDecompressSync(Buffer.from(value.body.buffer, value.body.byteOffset, value.body.byteLength)) : Buffer.from(value.body.buffer, value.body.byteOffset, value.body.byteLength) : void 0,
+          statusCode: value.statusCode,
+          statusMessage: value.statusMessage,
+          headers: value.headers ? JSON.parse(value.headers) : void 0,
+          etag: value.etag ? value.etag : void 0,
+          vary: value.vary ? JSON.parse(value.vary) : void 0,
+          cacheControlDirectives: value.cacheControlDirectives ? JSON.parse(value.cacheControlDirectives) : void 0,
+          cachedAt: value.cachedAt,
+          staleAt: value.staleAt,
+          deleteAt: value.deleteAt
         } : void 0;
       }
       /**
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue & { body: null | Buffer | Array<Buffer>}} value
        */
-      set(key, value2) {
+      set(key, value) {
         assertCacheKey(key);
         const url = this.#makeValueUrl(key);
-        const body = Array.isArray(value2.body) ? Buffer.concat(value2.body) : value2.body;
+        const body = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body;
         const size = body?.byteLength;
         if (size && size > this.#maxEntrySize) {
           return;
         }
         let compressed = null;
         let storedBody = body;
-        if (body && hasZstd && (size > this.#compressThreshold || isCompressibleContentType(getContentType(value2.headers)))) {
+        if (body && hasZstd && (size > this.#compressThreshold || isCompressibleContentType(getContentType(value.headers)))) {
           const candidate = zstdCompressSync(body);
           if (candidate.byteLength < body.byteLength) {
             storedBody = candidate;
@@ -38941,15 +38941,15 @@ var require_sqlite_cache_store = __commonJS({
           this.#lockSafe(() => this.#updateValueQuery.run(
             storedBody,
             compressed,
-            value2.deleteAt,
-            value2.statusCode,
-            value2.statusMessage,
-            value2.headers ? JSON.stringify(value2.headers) : null,
-            value2.etag ? value2.etag : null,
-            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
-            value2.vary ? JSON.stringify(value2.vary) : null,
-            value2.cachedAt,
-            value2.staleAt,
+            value.deleteAt,
+            value.statusCode,
+            value.statusMessage,
+            value.headers ? JSON.stringify(value.headers) : null,
+            value.etag ? value.etag : null,
+            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
+            value.vary ? JSON.stringify(value.vary) : null,
+            value.cachedAt,
+            value.staleAt,
             existingValue.id
           ));
         } else {
@@ -38958,15 +38958,15 @@ var require_sqlite_cache_store = __commonJS({
             key.method,
             storedBody,
             compressed,
-            value2.deleteAt,
-            value2.statusCode,
-            value2.statusMessage,
-            value2.headers ? JSON.stringify(value2.headers) : null,
-            value2.etag ? value2.etag : null,
-            value2.cacheControlDirectives ? JSON.stringify(value2.cacheControlDirectives) : null,
-            value2.vary ? JSON.stringify(value2.vary) : null,
-            value2.cachedAt,
-            value2.staleAt
+            value.deleteAt,
+            value.statusCode,
+            value.statusMessage,
+            value.headers ? JSON.stringify(value.headers) : null,
+            value.etag ? value.etag : null,
+            value.cacheControlDirectives ? JSON.stringify(value.cacheControlDirectives) : null,
+            value.vary ? JSON.stringify(value.vary) : null,
+            value.cachedAt,
+            value.staleAt
           ));
           this.#prune();
         }
@@ -38976,9 +38976,9 @@ var require_sqlite_cache_store = __commonJS({
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheValue} value
        * @returns {Writable | undefined}
        */
-      createWriteStream(key, value2) {
+      createWriteStream(key, value) {
         assertCacheKey(key);
-        assertCacheValue(value2);
+        assertCacheValue(value);
         let size = 0;
         const body = [];
         const store = this;
@@ -38994,7 +38994,7 @@ var require_sqlite_cache_store = __commonJS({
             callback();
           },
           final(callback) {
-            store.set(key, { ...value2, body });
+            store.set(key, { ...value, body });
             callback();
           }
         });
@@ -39080,13 +39080,13 @@ var require_sqlite_cache_store = __commonJS({
           return void 0;
         }
         const now = Date.now();
-        for (const value2 of values) {
-          if (now >= value2.deleteAt && !canBeExpired) {
+        for (const value of values) {
+          if (now >= value.deleteAt && !canBeExpired) {
             continue;
           }
           let matches = true;
-          if (value2.vary) {
-            const vary = JSON.parse(value2.vary);
+          if (value.vary) {
+            const vary = JSON.parse(value.vary);
             for (const header2 in vary) {
               if (!headerValueEquals(headers[header2], vary[header2])) {
                 matches = false;
@@ -39095,7 +39095,7 @@ var require_sqlite_cache_store = __commonJS({
             }
           }
           if (matches) {
-            return value2;
+            return value;
           }
         }
         return void 0;
@@ -39127,8 +39127,8 @@ var require_sqlite_cache_store = __commonJS({
       }
       for (const key in headers) {
         if (key.toLowerCase() === "content-type") {
-          const value2 = headers[key];
-          return Array.isArray(value2) ? value2[0] : value2;
+          const value = headers[key];
+          return Array.isArray(value) ? value[0] : value;
         }
       }
       return void 0;
@@ -39192,25 +39192,25 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value2) {
-      value2 = headerValueNormalize(value2);
+    function appendHeader(headers, name, value) {
+      value = headerValueNormalize(value);
       if (!isValidHeaderName(name)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
           value: name,
           type: "header name"
         });
-      } else if (!isValidHeaderValue(value2)) {
+      } else if (!isValidHeaderValue(value)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: value2,
+          value,
           type: "header value"
         });
       }
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value2, false);
+      return getHeadersList(headers).append(name, value, false);
     }
     function headersListSortAndCombine(target) {
       const headersList = getHeadersList(target);
@@ -39227,13 +39227,13 @@ var require_headers = __commonJS({
         return headersList.sortedMap = names;
       }
       for (let i = 0; i < names.length; ++i) {
-        const { 0: name, 1: value2 } = names[i];
+        const { 0: name, 1: value } = names[i];
         if (name === "set-cookie") {
           for (let j = 0; j < cookies.length; ++j) {
             headers.push([name, cookies[j]]);
           }
         } else {
-          headers.push([name, value2]);
+          headers.push([name, value]);
         }
       }
       return headersList.sortedMap = headers;
@@ -39275,7 +39275,7 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value2, isLowerCase) {
+      append(name, value, isLowerCase) {
         this.sortedMap = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists = this.headersMap.get(lowercaseName);
@@ -39283,13 +39283,13 @@ var require_headers = __commonJS({
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this.headersMap.set(lowercaseName, {
             name: exists.name,
-            value: `${exists.value}${delimiter}${value2}`
+            value: `${exists.value}${delimiter}${value}`
           });
         } else {
-          this.headersMap.set(lowercaseName, { name, value: value2 });
+          this.headersMap.set(lowercaseName, { name, value });
         }
         if (lowercaseName === "set-cookie") {
-          (this.cookies ??= []).push(value2);
+          (this.cookies ??= []).push(value);
         }
       }
       /**
@@ -39298,13 +39298,13 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value2, isLowerCase) {
+      set(name, value, isLowerCase) {
         this.sortedMap = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         if (lowercaseName === "set-cookie") {
-          this.cookies = [value2];
+          this.cookies = [value];
         }
-        this.headersMap.set(lowercaseName, { name, value: value2 });
+        this.headersMap.set(lowercaseName, { name, value });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
@@ -39329,15 +39329,15 @@ var require_headers = __commonJS({
         return this.headersMap.get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value: value2 } } of this.headersMap) {
-          yield [name, value2];
+        for (const { 0: name, 1: { value } } of this.headersMap) {
+          yield [name, value];
         }
       }
       get entries() {
         const headers = {};
         if (this.headersMap.size !== 0) {
-          for (const { name, value: value2 } of this.headersMap.values()) {
-            setHeader(headers, name, value2);
+          for (const { name, value } of this.headersMap.values()) {
+            setHeader(headers, name, value);
           }
         }
         return headers;
@@ -39348,13 +39348,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this.headersMap.size !== 0) {
-          for (const { 0: lowerName, 1: { name, value: value2 } } of this.headersMap) {
+          for (const { 0: lowerName, 1: { name, value } } of this.headersMap) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
                 headers.push([name, cookie]);
               }
             } else {
-              headers.push([name, value2]);
+              headers.push([name, value]);
             }
           }
         }
@@ -39372,9 +39372,9 @@ var require_headers = __commonJS({
           const firstValue = iterator.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value2; i < size; ++i) {
-            value2 = iterator.next().value;
-            x = array[i] = [value2[0], value2[1].value];
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
+            value = iterator.next().value;
+            x = array[i] = [value[0], value[1].value];
             assert(x[1] !== null);
             left = 0;
             right = i;
@@ -39400,9 +39400,9 @@ var require_headers = __commonJS({
           return array;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value: value2 } } of this.headersMap) {
-            array[i++] = [name, value2];
-            assert(value2 !== null);
+          for (const { 0: name, 1: { value } } of this.headersMap) {
+            array[i++] = [name, value];
+            assert(value !== null);
           }
           return array.sort(compareHeaderName);
         }
@@ -39435,13 +39435,13 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value2) {
+      append(name, value) {
         webidl.brandCheck(this, webidl.is.Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
         name = webidl.converters.ByteString(name, prefix, "name");
-        value2 = webidl.converters.ByteString(value2, prefix, "value");
-        return appendHeader(this, name, value2);
+        value = webidl.converters.ByteString(value, prefix, "value");
+        return appendHeader(this, name, value);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
       delete(name) {
@@ -39495,30 +39495,30 @@ var require_headers = __commonJS({
         return this.#headersList.contains(name, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value2) {
+      set(name, value) {
         webidl.brandCheck(this, webidl.is.Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
         name = webidl.converters.ByteString(name, prefix, "name");
-        value2 = webidl.converters.ByteString(value2, prefix, "value");
-        value2 = headerValueNormalize(value2);
+        value = webidl.converters.ByteString(value, prefix, "value");
+        value = headerValueNormalize(value);
         if (!isValidHeaderName(name)) {
           throw webidl.errors.invalidArgument({
             prefix,
             value: name,
             type: "header name"
           });
-        } else if (!isValidHeaderValue(value2)) {
+        } else if (!isValidHeaderValue(value)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: value2,
+            value,
             type: "header value"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value2, false);
+        this.#headersList.set(name, value, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
@@ -39664,8 +39664,8 @@ var require_response = __commonJS({
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
         responseObject.#state.status = status;
-        const value2 = isomorphicEncode(URLSerializer(parsedURL));
-        responseObject.#state.headersList.append("location", value2, true);
+        const value = isomorphicEncode(URLSerializer(parsedURL));
+        responseObject.#state.headersList.append("location", value, true);
         return responseObject;
       }
       // https://fetch.spec.whatwg.org/#dom-response
@@ -39864,9 +39864,9 @@ var require_response = __commonJS({
         get(target, p) {
           return p in state ? state[p] : target[p];
         },
-        set(target, p, value2) {
+        set(target, p, value) {
           assert(!(p in state));
-          target[p] = value2;
+          target[p] = value;
           return true;
         }
       });
@@ -40311,8 +40311,8 @@ var require_request2 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value: value2 } of headers.rawValues()) {
-              headersList.append(name, value2, false);
+            for (const { name, value } of headers.rawValues()) {
+              headersList.append(name, value, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -40958,24 +40958,24 @@ var require_fetch = __commonJS({
       if (Array.isArray(rawHeaders)) {
         for (let i = 0; i < rawHeaders.length; i += 2) {
           const nameStr = bufferToLowerCasedHeaderName(rawHeaders[i]);
-          const value2 = rawHeaders[i + 1];
-          if (Array.isArray(value2) && !Buffer.isBuffer(value2)) {
-            for (const val of value2) {
+          const value = rawHeaders[i + 1];
+          if (Array.isArray(value) && !Buffer.isBuffer(value)) {
+            for (const val of value) {
               headersList.append(nameStr, val.toString("latin1"), true);
             }
           } else {
-            headersList.append(nameStr, value2.toString("latin1"), true);
+            headersList.append(nameStr, value.toString("latin1"), true);
           }
         }
         return;
       }
-      for (const [name, value2] of Object.entries(headers ?? {})) {
-        if (Array.isArray(value2)) {
-          for (const entry of value2) {
+      for (const [name, value] of Object.entries(headers ?? {})) {
+        if (Array.isArray(value)) {
+          for (const entry of value) {
             headersList.append(name, `${entry}`, true);
           }
         } else {
-          headersList.append(name, `${value2}`, true);
+          headersList.append(name, `${value}`, true);
         }
       }
     }
@@ -41185,8 +41185,8 @@ var require_fetch = __commonJS({
         }
       }
       if (!request3.headersList.contains("accept", true)) {
-        const value2 = "*/*";
-        request3.headersList.append("accept", value2, true);
+        const value = "*/*";
+        request3.headersList.append("accept", value, true);
       }
       if (!request3.headersList.contains("accept-language", true)) {
         request3.headersList.append("accept-language", "*", true);
@@ -41819,11 +41819,11 @@ var require_fetch = __commonJS({
           let bytes;
           let isFailure;
           try {
-            const { done, value: value2 } = await fetchParams.controller.next();
+            const { done, value } = await fetchParams.controller.next();
             if (isAborted(fetchParams)) {
               break;
             }
-            bytes = done ? void 0 : value2;
+            bytes = done ? void 0 : value;
           } catch (err) {
             if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
               bytes = void 0;
@@ -42065,10 +42065,10 @@ var require_util4 = __commonJS({
     function getFieldValues(header2) {
       assert(header2 !== null);
       const values = [];
-      for (let value2 of header2.split(",")) {
-        value2 = value2.trim();
-        if (isValidHeaderName(value2)) {
-          values.push(value2);
+      for (let value of header2.split(",")) {
+        value = value.trim();
+        if (isValidHeaderName(value)) {
+          values.push(value);
         }
       }
       return values;
@@ -42768,9 +42768,9 @@ var require_constants4 = __commonJS({
 var require_util5 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports2, module2) {
     "use strict";
-    function isCTLExcludingHtab(value2) {
-      for (let i = 0; i < value2.length; ++i) {
-        const code = value2.charCodeAt(i);
+    function isCTLExcludingHtab(value) {
+      for (let i = 0; i < value.length; ++i) {
+        const code = value.charCodeAt(i);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
@@ -42803,18 +42803,18 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookieValue(value2) {
-      let len = value2.length;
+    function validateCookieValue(value) {
+      let len = value.length;
       let i = 0;
-      if (value2[0] === '"') {
-        if (len === 1 || value2[len - 1] !== '"') {
+      if (value[0] === '"') {
+        if (len === 1 || value[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
         ++i;
       }
       while (i < len) {
-        const code = value2.charCodeAt(i++);
+        const code = value.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -42956,9 +42956,9 @@ var require_util5 = __commonJS({
         if (!part.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value2] = part.split("=");
+        const [key, ...value] = part.split("=");
         const trimmedKey = key.trim();
-        const joinedValue = value2.join("=");
+        const joinedValue = value.join("=");
         validateCookieName(trimmedKey);
         validateCookieValue(joinedValue);
         out.push(`${trimmedKey}=${joinedValue}`);
@@ -42991,7 +42991,7 @@ var require_parse = __commonJS({
       let nameValuePair = "";
       let unparsedAttributes = "";
       let name = "";
-      let value2 = "";
+      let value = "";
       if (header2.includes(";")) {
         const position = { position: 0 };
         nameValuePair = collectASequenceOfCodePointsFast(";", header2, position);
@@ -43000,7 +43000,7 @@ var require_parse = __commonJS({
         nameValuePair = header2;
       }
       if (!nameValuePair.includes("=")) {
-        value2 = nameValuePair;
+        value = nameValuePair;
       } else {
         const position = { position: 0 };
         name = collectASequenceOfCodePointsFast(
@@ -43008,16 +43008,16 @@ var require_parse = __commonJS({
           nameValuePair,
           position
         );
-        value2 = nameValuePair.slice(position.position + 1);
+        value = nameValuePair.slice(position.position + 1);
       }
       name = name.trim();
-      value2 = value2.trim();
-      if (name.length + value2.length > maxNameValuePairSize) {
+      value = value.trim();
+      if (name.length + value.length > maxNameValuePairSize) {
         return null;
       }
       return {
         name,
-        value: value2,
+        value,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
     }
@@ -43143,8 +43143,8 @@ var require_cookies = __commonJS({
         return out;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value2] = piece.split("=");
-        out[name.trim()] = value2.join("=");
+        const [name, ...value] = piece.split("=");
+        out[name.trim()] = value.join("=");
       }
       return out;
     }
@@ -43205,11 +43205,11 @@ var require_cookies = __commonJS({
         key: "value"
       },
       {
-        converter: webidl.nullableConverter((value2) => {
-          if (typeof value2 === "number") {
-            return webidl.converters["unsigned long long"](value2);
+        converter: webidl.nullableConverter((value) => {
+          if (typeof value === "number") {
+            return webidl.converters["unsigned long long"](value);
           }
-          return new Date(value2);
+          return new Date(value);
         }),
         key: "expires",
         defaultValue: () => null
@@ -43685,26 +43685,26 @@ var require_util6 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value2 = ""] = pair.split("=", 2);
+        const [name, value = ""] = pair.split("=", 2);
         extensionList.set(
           removeHTTPWhitespace(name, true, false),
-          removeHTTPWhitespace(value2, false, true)
+          removeHTTPWhitespace(value, false, true)
         );
         position.position++;
       }
       return extensionList;
     }
-    function isValidClientWindowBits(value2) {
-      if (value2.length === 0) {
+    function isValidClientWindowBits(value) {
+      if (value.length === 0) {
         return false;
       }
-      for (let i = 0; i < value2.length; i++) {
-        const byte = value2.charCodeAt(i);
+      for (let i = 0; i < value.length; i++) {
+        const byte = value.charCodeAt(i);
         if (byte < 48 || byte > 57) {
           return false;
         }
       }
-      const num2 = Number.parseInt(value2, 10);
+      const num2 = Number.parseInt(value, 10);
       return num2 >= 8 && num2 <= 15;
     }
     function getURLRecord(url, baseURL) {
@@ -45495,13 +45495,13 @@ var require_util7 = __commonJS({
   "node_modules/undici/lib/web/eventsource/util.js"(exports2, module2) {
     "use strict";
     var { makeRequest } = require_request2();
-    function isValidLastEventId(value2) {
-      return value2.indexOf("\0") === -1;
+    function isValidLastEventId(value) {
+      return value.indexOf("\0") === -1;
     }
-    function isASCIINumber(value2) {
-      if (value2.length === 0) return false;
-      for (let i = 0; i < value2.length; i++) {
-        if (value2.charCodeAt(i) < 48 || value2.charCodeAt(i) > 57) return false;
+    function isASCIINumber(value) {
+      if (value.length === 0) return false;
+      for (let i = 0; i < value.length; i++) {
+        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
       }
       return true;
     }
@@ -45745,12 +45745,12 @@ var require_eventsource_stream = __commonJS({
           const valueBytes = line.length - valueStart;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value2 = line.toString("utf8", valueStart);
+          const value = line.toString("utf8", valueStart);
           if (event.data === void 0) {
-            event.data = value2;
+            event.data = value;
           } else {
             event.data += `
-${value2}`;
+${value}`;
           }
           this.dataLineCount++;
           return;
@@ -46486,28 +46486,28 @@ var require_ByteBuffer = __commonJS({
         this.int32ArrayForConvert = new Uint32Array(1);
         this.int8ArrayForConvert = new Uint8Array(this.int32ArrayForConvert.buffer);
       }
-      put(value2) {
+      put(value) {
         if (this.position === this.data.length) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2);
           this.data.set(oldArray);
         }
-        this.data[this.position] = value2;
+        this.data[this.position] = value;
         this.position++;
       }
-      putInt32(value2) {
+      putInt32(value) {
         if (this.data.length - this.position < 4) {
           const oldArray = this.data;
           this.data = new Uint8Array(this.data.length * 2 + 4);
           this.data.set(oldArray);
         }
-        this.int32ArrayForConvert[0] = value2;
+        this.int32ArrayForConvert[0] = value;
         this.data.set(this.int8ArrayForConvert.reverse(), this.position);
         this.position += 4;
       }
-      putInt64(value2) {
-        this.putInt32(floor(value2 / TWO_POW_32));
-        this.putInt32(value2);
+      putInt64(value) {
+        this.putInt32(floor(value / TWO_POW_32));
+        this.putInt32(value);
       }
       putArray(array) {
         if (this.data.length - this.position < array.byteLength) {
@@ -46519,15 +46519,15 @@ var require_ByteBuffer = __commonJS({
         this.position += array.byteLength;
       }
       get() {
-        const value2 = this.data[this.position];
+        const value = this.data[this.position];
         this.position++;
-        return value2;
+        return value;
       }
       getInt32() {
         this.int8ArrayForConvert.set(this.data.slice(this.position, this.position + 4).reverse());
-        const value2 = this.int32ArrayForConvert[0];
+        const value = this.int32ArrayForConvert[0];
         this.position += 4;
-        return value2;
+        return value;
       }
       getInt64() {
         const high = this.getInt32();
@@ -46788,14 +46788,14 @@ var require_formatters = __commonJS({
     exports2.integerFormatter = integerFormatter;
     var { floor, log10, pow } = Math;
     var numberOfDigits = (n) => floor(log10(n) + 1);
-    var keepSignificantDigits = (digits) => (value2) => {
-      const valueDigits = numberOfDigits(value2);
+    var keepSignificantDigits = (digits) => (value) => {
+      const valueDigits = numberOfDigits(value);
       if (valueDigits > digits) {
         const extraDigits = valueDigits - digits;
         const magnitude = pow(10, extraDigits);
-        return value2 - value2 % magnitude;
+        return value - value % magnitude;
       }
-      return value2;
+      return value;
     };
     exports2.keepSignificantDigits = keepSignificantDigits;
     var floatFormatter = (size, fractionDigits) => {
@@ -46865,11 +46865,11 @@ var require_JsHistogram = __commonJS({
       incrementTotalCount() {
         this._totalCount++;
       }
-      addToTotalCount(value2) {
-        this._totalCount += value2;
+      addToTotalCount(value) {
+        this._totalCount += value;
       }
-      setTotalCount(value2) {
-        this._totalCount = value2;
+      setTotalCount(value) {
+        this._totalCount = value;
       }
       /**
        * Get the total count of all recorded values in the histogram
@@ -46878,15 +46878,15 @@ var require_JsHistogram = __commonJS({
       get totalCount() {
         return this._totalCount;
       }
-      updatedMaxValue(value2) {
-        const internalValue = value2 + this.unitMagnitudeMask;
+      updatedMaxValue(value) {
+        const internalValue = value + this.unitMagnitudeMask;
         this.maxValue = internalValue;
       }
-      updateMinNonZeroValue(value2) {
-        if (value2 <= this.unitMagnitudeMask) {
+      updateMinNonZeroValue(value) {
+        if (value <= this.unitMagnitudeMask) {
           return;
         }
-        const internalValue = floor(value2 / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
+        const internalValue = floor(value / this.lowestDiscernibleValueRounded) * this.lowestDiscernibleValueRounded;
         this.minNonZeroValue = internalValue;
       }
       constructor(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
@@ -46972,10 +46972,10 @@ var require_JsHistogram = __commonJS({
         const lengthNeeded = (numberOfBuckets + 1) * (this.subBucketCount / 2);
         return lengthNeeded;
       }
-      getBucketsNeededToCoverValue(value2) {
+      getBucketsNeededToCoverValue(value) {
         let smallestUntrackableValue = this.subBucketCount * pow(2, this.unitMagnitude);
         let bucketsNeeded = 1;
-        while (smallestUntrackableValue <= value2) {
+        while (smallestUntrackableValue <= value) {
           if (smallestUntrackableValue > Number.MAX_SAFE_INTEGER / 2) {
             return bucketsNeeded + 1;
           }
@@ -46990,34 +46990,34 @@ var require_JsHistogram = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value2) {
-        this.recordSingleValue(value2);
+      recordValue(value) {
+        this.recordSingleValue(value);
       }
-      recordSingleValue(value2) {
-        const countsIndex = this.countsArrayIndex(value2);
+      recordSingleValue(value) {
+        const countsIndex = this.countsArrayIndex(value);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(1, value2);
+          this.handleRecordException(1, value);
         } else {
           this.incrementCountAtIndex(countsIndex);
         }
-        this.updateMinAndMax(value2);
+        this.updateMinAndMax(value);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value2) {
+      handleRecordException(count, value) {
         if (!this.autoResize) {
-          throw new Error("Value " + value2 + " is outside of histogram covered range");
+          throw new Error("Value " + value + " is outside of histogram covered range");
         }
-        this.resize(value2);
-        var countsIndex = this.countsArrayIndex(value2);
+        this.resize(value);
+        var countsIndex = this.countsArrayIndex(value);
         this.addToCountAtIndex(countsIndex, count);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
-      countsArrayIndex(value2) {
-        if (value2 < 0) {
+      countsArrayIndex(value) {
+        if (value < 0) {
           throw new Error("Histogram recorded value cannot be negative.");
         }
-        const bucketIndex = this.getBucketIndex(value2);
-        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
+        const bucketIndex = this.getBucketIndex(value);
+        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
         return this.computeCountsArrayIndex(bucketIndex, subBucketIndex);
       }
       computeCountsArrayIndex(bucketIndex, subBucketIndex) {
@@ -47028,18 +47028,18 @@ var require_JsHistogram = __commonJS({
       /**
        * @return the lowest (and therefore highest precision) bucket index that can represent the value
        */
-      getBucketIndex(value2) {
-        return max2(floor(log2(value2)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
+      getBucketIndex(value) {
+        return max2(floor(log2(value)) - this.subBucketHalfCountMagnitude - this.unitMagnitude, 0);
       }
-      getSubBucketIndex(value2, bucketIndex) {
-        return floor(value2 / pow(2, bucketIndex + this.unitMagnitude));
+      getSubBucketIndex(value, bucketIndex) {
+        return floor(value / pow(2, bucketIndex + this.unitMagnitude));
       }
-      updateMinAndMax(value2) {
-        if (value2 > this.maxValue) {
-          this.updatedMaxValue(value2);
+      updateMinAndMax(value) {
+        if (value > this.maxValue) {
+          this.updatedMaxValue(value);
         }
-        if (value2 < this.minNonZeroValue && value2 !== 0) {
-          this.updateMinNonZeroValue(value2);
+        if (value < this.minNonZeroValue && value !== 0) {
+          this.updateMinNonZeroValue(value);
         }
       }
       /**
@@ -47096,9 +47096,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The lowest value that is equivalent to the given value within the histogram's resolution.
        */
-      lowestEquivalentValue(value2) {
-        const bucketIndex = this.getBucketIndex(value2);
-        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
+      lowestEquivalentValue(value) {
+        const bucketIndex = this.getBucketIndex(value);
+        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
         const thisValueBaseLevel = this.valueFromIndexes(bucketIndex, subBucketIndex);
         return thisValueBaseLevel;
       }
@@ -47110,8 +47110,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The highest value that is equivalent to the given value within the histogram's resolution.
        */
-      highestEquivalentValue(value2) {
-        return this.nextNonEquivalentValue(value2) - 1;
+      highestEquivalentValue(value) {
+        return this.nextNonEquivalentValue(value) - 1;
       }
       /**
        * Get the next value that is not equivalent to the given value within the histogram's resolution.
@@ -47121,8 +47121,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The next value that is not equivalent to the given value within the histogram's resolution.
        */
-      nextNonEquivalentValue(value2) {
-        return this.lowestEquivalentValue(value2) + this.sizeOfEquivalentValueRange(value2);
+      nextNonEquivalentValue(value) {
+        return this.lowestEquivalentValue(value) + this.sizeOfEquivalentValueRange(value);
       }
       /**
        * Get the size (in value units) of the range of values that are equivalent to the given value within the
@@ -47132,9 +47132,9 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The size of the range of values equivalent to the given value.
        */
-      sizeOfEquivalentValueRange(value2) {
-        const bucketIndex = this.getBucketIndex(value2);
-        const subBucketIndex = this.getSubBucketIndex(value2, bucketIndex);
+      sizeOfEquivalentValueRange(value) {
+        const bucketIndex = this.getBucketIndex(value);
+        const subBucketIndex = this.getSubBucketIndex(value, bucketIndex);
         const distanceToNextValue = pow(2, this.unitMagnitude + (subBucketIndex >= this.subBucketCount ? bucketIndex + 1 : bucketIndex));
         return distanceToNextValue;
       }
@@ -47146,8 +47146,8 @@ var require_JsHistogram = __commonJS({
        * @param value The given value
        * @return The value lies in the middle (rounded up) of the range of values equivalent the given value.
        */
-      medianEquivalentValue(value2) {
-        return this.lowestEquivalentValue(value2) + floor(this.sizeOfEquivalentValueRange(value2) / 2);
+      medianEquivalentValue(value) {
+        return this.lowestEquivalentValue(value) + floor(this.sizeOfEquivalentValueRange(value) / 2);
       }
       /**
        * Get the computed mean value of all recorded values in the histogram
@@ -47283,23 +47283,23 @@ var require_JsHistogram = __commonJS({
       get estimatedFootprintInBytes() {
         return this._getEstimatedFootprintInBytes();
       }
-      recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValue(value2);
+      recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValue(value);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value2) {
-        const countsIndex = this.countsArrayIndex(value2);
+      recordCountAtValue(count, value) {
+        const countsIndex = this.countsArrayIndex(value);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value2);
+          this.handleRecordException(count, value);
         } else {
           this.addToCountAtIndex(countsIndex, count);
         }
-        this.updateMinAndMax(value2);
+        this.updateMinAndMax(value);
         this.addToTotalCount(count);
       }
       /**
@@ -47309,8 +47309,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count) {
-        this.recordCountAtValue(count, value2);
+      recordValueWithCount(value, count) {
+        this.recordCountAtValue(count, value);
       }
       /**
        * Record a value in the histogram.
@@ -47333,15 +47333,15 @@ var require_JsHistogram = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
-        this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
+        this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value2, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value2);
+      recordValueWithCountAndExpectedInterval(value, count, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count, value);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
-        for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
+        for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
           this.recordCountAtValue(count, missingValue);
         }
       }
@@ -47430,8 +47430,8 @@ var require_JsHistogram = __commonJS({
        * @return The total count of values recorded in the histogram within the value range that is
        * {@literal >=} lowestEquivalentValue(<i>value</i>) and {@literal <=} highestEquivalentValue(<i>value</i>)
        */
-      getCountAtValue(value2) {
-        const index = min(max2(0, this.countsArrayIndex(value2)), this.countsArrayLength - 1);
+      getCountAtValue(value) {
+        const index = min(max2(0, this.countsArrayIndex(value)), this.countsArrayLength - 1);
         return this.getCountAtIndex(index);
       }
       /**
@@ -47805,14 +47805,14 @@ var require_trees = __commonJS({
       s.pending_buf[s.pending++] = w & 255;
       s.pending_buf[s.pending++] = w >>> 8 & 255;
     }
-    function send_bits(s, value2, length) {
+    function send_bits(s, value, length) {
       if (s.bi_valid > Buf_size - length) {
-        s.bi_buf |= value2 << s.bi_valid & 65535;
+        s.bi_buf |= value << s.bi_valid & 65535;
         put_short(s, s.bi_buf);
-        s.bi_buf = value2 >> Buf_size - s.bi_valid;
+        s.bi_buf = value >> Buf_size - s.bi_valid;
         s.bi_valid += length - Buf_size;
       } else {
-        s.bi_buf |= value2 << s.bi_valid & 65535;
+        s.bi_buf |= value << s.bi_valid & 65535;
         s.bi_valid += length;
       }
     }
@@ -51992,7 +51992,7 @@ var require_umd = __commonJS({
           return getStringImpl(buffer, ptr);
         }
         extendedExports.__getString = __getString;
-        function getView(alignLog2, signed3, float) {
+        function getView(alignLog2, signed, float) {
           const buffer = memory.buffer;
           if (float) {
             switch (alignLog2) {
@@ -52004,13 +52004,13 @@ var require_umd = __commonJS({
           } else {
             switch (alignLog2) {
               case 0:
-                return new (signed3 ? Int8Array : Uint8Array)(buffer);
+                return new (signed ? Int8Array : Uint8Array)(buffer);
               case 1:
-                return new (signed3 ? Int16Array : Uint16Array)(buffer);
+                return new (signed ? Int16Array : Uint16Array)(buffer);
               case 2:
-                return new (signed3 ? Int32Array : Uint32Array)(buffer);
+                return new (signed ? Int32Array : Uint32Array)(buffer);
               case 3:
-                return new (signed3 ? BigInt64Array : BigUint64Array)(buffer);
+                return new (signed ? BigInt64Array : BigUint64Array)(buffer);
             }
           }
           throw Error(`unsupported align: ${alignLog2}`);
@@ -52206,8 +52206,8 @@ var require_umd = __commonJS({
                   get() {
                     return getter(this[THIS]);
                   },
-                  set(value2) {
-                    setter(this[THIS], value2);
+                  set(value) {
+                    setter(this[THIS], value);
                   },
                   enumerable: true
                 });
@@ -52267,22 +52267,22 @@ var require_wasm = __commonJS({
   "node_modules/hdr-histogram-js/dist/wasm/index.js"(exports2) {
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
-      function adopt(value2) {
-        return value2 instanceof P ? value2 : new P(function(resolve) {
-          resolve(value2);
+      function adopt(value) {
+        return value instanceof P ? value : new P(function(resolve) {
+          resolve(value);
         });
       }
       return new (P || (P = Promise))(function(resolve, reject) {
-        function fulfilled(value2) {
+        function fulfilled(value) {
           try {
-            step(generator.next(value2));
+            step(generator.next(value));
           } catch (e) {
             reject(e);
           }
         }
-        function rejected(value2) {
+        function rejected(value) {
           try {
-            step(generator["throw"](value2));
+            step(generator["throw"](value));
           } catch (e) {
             reject(e);
           }
@@ -52382,20 +52382,20 @@ var require_wasm = __commonJS({
       get highestTrackableValue() {
         return this._wasmHistogram.highestTrackableValue;
       }
-      set highestTrackableValue(value2) {
-        this._wasmHistogram.highestTrackableValue = value2;
+      set highestTrackableValue(value) {
+        this._wasmHistogram.highestTrackableValue = value;
       }
       get startTimeStampMsec() {
         return this._wasmHistogram.startTimeStampMsec;
       }
-      set startTimeStampMsec(value2) {
-        this._wasmHistogram.startTimeStampMsec = value2;
+      set startTimeStampMsec(value) {
+        this._wasmHistogram.startTimeStampMsec = value;
       }
       get endTimeStampMsec() {
         return this._wasmHistogram.endTimeStampMsec;
       }
-      set endTimeStampMsec(value2) {
-        this._wasmHistogram.endTimeStampMsec = value2;
+      set endTimeStampMsec(value) {
+        this._wasmHistogram.endTimeStampMsec = value;
       }
       get totalCount() {
         return this._wasmHistogram.totalCount;
@@ -52415,14 +52415,14 @@ var require_wasm = __commonJS({
       get maxValue() {
         return this._wasmHistogram.maxValue;
       }
-      recordValue(value2) {
-        this._wasmHistogram.recordValue(value2);
+      recordValue(value) {
+        this._wasmHistogram.recordValue(value);
       }
-      recordValueWithCount(value2, count) {
-        this._wasmHistogram.recordValueWithCount(value2, count);
+      recordValueWithCount(value, count) {
+        this._wasmHistogram.recordValueWithCount(value, count);
       }
-      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
-        this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
+        this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
       getValueAtPercentile(percentile) {
         return this._wasmHistogram.getValueAtPercentile(percentile);
@@ -52566,8 +52566,8 @@ var require_PackedArrayContext = __commonJS({
       getPopulatedLongLength() {
         return this.getPopulatedShortLength() + 3 >> 2;
       }
-      setAtByteIndex(byteIndex, value2) {
-        this.byteArray[byteIndex] = value2;
+      setAtByteIndex(byteIndex, value) {
+        this.byteArray[byteIndex] = value;
       }
       getAtByteIndex(byteIndex) {
         return this.byteArray[byteIndex];
@@ -52592,11 +52592,11 @@ var require_PackedArrayContext = __commonJS({
       length() {
         return this.physicalLength;
       }
-      setAtShortIndex(shortIndex, value2) {
-        this.shortArray[shortIndex] = value2;
+      setAtShortIndex(shortIndex, value) {
+        this.shortArray[shortIndex] = value;
       }
-      setAtLongIndex(longIndex, value2) {
-        this.longArray[longIndex] = value2;
+      setAtLongIndex(longIndex, value) {
+        this.longArray[longIndex] = value;
       }
       getAtShortIndex(shortIndex) {
         return this.shortArray[shortIndex];
@@ -52964,7 +52964,7 @@ var require_PackedArray = __commonJS({
        * @return the array value at the virtual index given
        */
       get(index) {
-        let value2 = 0;
+        let value = 0;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           let byteValueAtPackedIndex = 0;
           if (!this.arrayContext.isPacked) {
@@ -52972,12 +52972,12 @@ var require_PackedArray = __commonJS({
           }
           const packedIndex = this.arrayContext.getPackedIndex(byteNum, index, false);
           if (packedIndex < 0) {
-            return value2;
+            return value;
           }
           byteValueAtPackedIndex = this.arrayContext.getAtByteIndex(packedIndex) * pow(2, byteNum << 3);
-          value2 += byteValueAtPackedIndex;
+          value += byteValueAtPackedIndex;
         }
-        return value2;
+        return value;
       }
       /**
        * Increment value at a virrual index in the array
@@ -52994,11 +52994,11 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to be added to
        * @param value the value to add
        */
-      add(index, value2) {
-        let remainingValueToAdd = value2;
+      add(index, value) {
+        let remainingValueToAdd = value;
         for (let byteNum = 0, byteShift = 0; byteNum < NUMBER_OF_SETS; byteNum++, byteShift += 8) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.addAndGetAtUnpackedIndex(index, value2);
+            this.arrayContext.addAndGetAtUnpackedIndex(index, value);
             return;
           }
           const packedIndex = this.safeGetPackedIndexgetPackedIndex(byteNum, index);
@@ -53017,12 +53017,12 @@ var require_PackedArray = __commonJS({
        * @param index the virtual index of the value to set
        * @param value the value to set
        */
-      set(index, value2) {
+      set(index, value) {
         let bytesAlreadySet = 0;
-        let valueForNextLevels = value2;
+        let valueForNextLevels = value;
         for (let byteNum = 0; byteNum < NUMBER_OF_SETS; byteNum++) {
           if (!this.arrayContext.isPacked) {
-            this.arrayContext.setAtUnpackedIndex(index, value2);
+            this.arrayContext.setAtUnpackedIndex(index, value);
             return;
           }
           if (valueForNextLevels == 0) {
@@ -53090,11 +53090,11 @@ var require_PackedHistogram = __commonJS({
       incrementCountAtIndex(index) {
         this.packedCounts.increment(index);
       }
-      addToCountAtIndex(index, value2) {
-        this.packedCounts.add(index, value2);
+      addToCountAtIndex(index, value) {
+        this.packedCounts.add(index, value);
       }
-      setCountAtIndex(index, value2) {
-        this.packedCounts.set(index, value2);
+      setCountAtIndex(index, value) {
+        this.packedCounts.set(index, value);
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -53143,19 +53143,19 @@ var require_TypedArrayHistogram = __commonJS({
         }
         this._counts[index] = newCount;
       }
-      addToCountAtIndex(index, value2) {
+      addToCountAtIndex(index, value) {
         const currentCount = this._counts[index];
-        const newCount = currentCount + value2;
+        const newCount = currentCount + value;
         if (newCount < Number.MIN_SAFE_INTEGER || newCount > Number.MAX_SAFE_INTEGER) {
           throw newCount + " would overflow integer count";
         }
         this._counts[index] = newCount;
       }
-      setCountAtIndex(index, value2) {
-        if (value2 < Number.MIN_SAFE_INTEGER || value2 > Number.MAX_SAFE_INTEGER) {
-          throw value2 + " would overflow integer count";
+      setCountAtIndex(index, value) {
+        if (value < Number.MIN_SAFE_INTEGER || value > Number.MAX_SAFE_INTEGER) {
+          throw value + " would overflow integer count";
         }
-        this._counts[index] = value2;
+        this._counts[index] = value;
       }
       resize(newHighestTrackableValue) {
         this.establishSize(newHighestTrackableValue);
@@ -53293,45 +53293,45 @@ var require_ZigZagEncoding = __commonJS({
        * @param buffer the buffer to write to
        * @param value  the value to write to the buffer
        */
-      static encode(buffer, value2) {
-        if (value2 >= 0) {
-          value2 = value2 * 2;
+      static encode(buffer, value) {
+        if (value >= 0) {
+          value = value * 2;
         } else {
-          value2 = -value2 * 2 - 1;
+          value = -value * 2 - 1;
         }
-        if (value2 < TWO_POW_7) {
-          buffer.put(value2);
+        if (value < TWO_POW_7) {
+          buffer.put(value);
         } else {
-          buffer.put(value2 | 128);
-          if (value2 < TWO_POW_14) {
-            buffer.put(floor(value2 / TWO_POW_7));
+          buffer.put(value | 128);
+          if (value < TWO_POW_14) {
+            buffer.put(floor(value / TWO_POW_7));
           } else {
-            buffer.put(floor(value2 / TWO_POW_7) | 128);
-            if (value2 < TWO_POW_21) {
-              buffer.put(floor(value2 / TWO_POW_14));
+            buffer.put(floor(value / TWO_POW_7) | 128);
+            if (value < TWO_POW_21) {
+              buffer.put(floor(value / TWO_POW_14));
             } else {
-              buffer.put(floor(value2 / TWO_POW_14) | 128);
-              if (value2 < TWO_POW_28) {
-                buffer.put(floor(value2 / TWO_POW_21));
+              buffer.put(floor(value / TWO_POW_14) | 128);
+              if (value < TWO_POW_28) {
+                buffer.put(floor(value / TWO_POW_21));
               } else {
-                buffer.put(floor(value2 / TWO_POW_21) | 128);
-                if (value2 < TWO_POW_35) {
-                  buffer.put(floor(value2 / TWO_POW_28));
+                buffer.put(floor(value / TWO_POW_21) | 128);
+                if (value < TWO_POW_35) {
+                  buffer.put(floor(value / TWO_POW_28));
                 } else {
-                  buffer.put(floor(value2 / TWO_POW_28) | 128);
-                  if (value2 < TWO_POW_42) {
-                    buffer.put(floor(value2 / TWO_POW_35));
+                  buffer.put(floor(value / TWO_POW_28) | 128);
+                  if (value < TWO_POW_42) {
+                    buffer.put(floor(value / TWO_POW_35));
                   } else {
-                    buffer.put(floor(value2 / TWO_POW_35) | 128);
-                    if (value2 < TWO_POW_49) {
-                      buffer.put(floor(value2 / TWO_POW_42));
+                    buffer.put(floor(value / TWO_POW_35) | 128);
+                    if (value < TWO_POW_49) {
+                      buffer.put(floor(value / TWO_POW_42));
                     } else {
-                      buffer.put(floor(value2 / TWO_POW_42) | 128);
-                      if (value2 < TWO_POW_56) {
-                        buffer.put(floor(value2 / TWO_POW_49));
+                      buffer.put(floor(value / TWO_POW_42) | 128);
+                      if (value < TWO_POW_56) {
+                        buffer.put(floor(value / TWO_POW_49));
                       } else {
-                        buffer.put(floor(value2 / TWO_POW_49) + 128);
-                        buffer.put(floor(value2 / TWO_POW_56));
+                        buffer.put(floor(value / TWO_POW_49) + 128);
+                        buffer.put(floor(value / TWO_POW_56));
                       }
                     }
                   }
@@ -53349,31 +53349,31 @@ var require_ZigZagEncoding = __commonJS({
        */
       static decode(buffer) {
         let v = buffer.get();
-        let value2 = v & 127;
+        let value = v & 127;
         if ((v & 128) != 0) {
           v = buffer.get();
-          value2 += (v & 127) * TWO_POW_7;
+          value += (v & 127) * TWO_POW_7;
           if ((v & 128) != 0) {
             v = buffer.get();
-            value2 += (v & 127) * TWO_POW_14;
+            value += (v & 127) * TWO_POW_14;
             if ((v & 128) != 0) {
               v = buffer.get();
-              value2 += (v & 127) * TWO_POW_21;
+              value += (v & 127) * TWO_POW_21;
               if ((v & 128) != 0) {
                 v = buffer.get();
-                value2 += (v & 127) * TWO_POW_28;
+                value += (v & 127) * TWO_POW_28;
                 if ((v & 128) != 0) {
                   v = buffer.get();
-                  value2 += (v & 127) * TWO_POW_35;
+                  value += (v & 127) * TWO_POW_35;
                   if ((v & 128) != 0) {
                     v = buffer.get();
-                    value2 += (v & 127) * TWO_POW_42;
+                    value += (v & 127) * TWO_POW_42;
                     if ((v & 128) != 0) {
                       v = buffer.get();
-                      value2 += (v & 127) * TWO_POW_49;
+                      value += (v & 127) * TWO_POW_49;
                       if ((v & 128) != 0) {
                         v = buffer.get();
-                        value2 += (v & 127) * TWO_POW_56;
+                        value += (v & 127) * TWO_POW_56;
                       }
                     }
                   }
@@ -53382,12 +53382,12 @@ var require_ZigZagEncoding = __commonJS({
             }
           }
         }
-        if (value2 % 2 === 0) {
-          value2 = value2 / 2;
+        if (value % 2 === 0) {
+          value = value / 2;
         } else {
-          value2 = -(value2 + 1) / 2;
+          value = -(value + 1) / 2;
         }
-        return value2;
+        return value;
       }
     };
     exports2.default = ZigZagEncoding;
@@ -53840,8 +53840,8 @@ var require_Recorder = __commonJS({
        * @param value The value to be recorded
        * @throws may throw Error if value is exceeds highestTrackableValue
        */
-      recordValue(value2) {
-        this.activeHistogram.recordValue(value2);
+      recordValue(value) {
+        this.activeHistogram.recordValue(value);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -53850,8 +53850,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count) {
-        this.activeHistogram.recordValueWithCount(value2, count);
+      recordValueWithCount(value, count) {
+        this.activeHistogram.recordValueWithCount(value, count);
       }
       /**
        * Record a value
@@ -53869,8 +53869,8 @@ var require_Recorder = __commonJS({
        *                                           than expectedIntervalBetweenValueSamples
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
-        this.activeHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
+      recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
+        this.activeHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
       /**
        * Get an interval histogram, which will include a stable, consistent view of all value counts
@@ -54028,8 +54028,8 @@ import { parseArgs } from "node:util";
 var ConfigError = class extends Error {
   name = "ConfigError";
 };
-function rejectValue(name, value2, accepted) {
-  const shown = typeof value2 === "string" ? JSON.stringify(value2) : String(value2);
+function rejectValue(name, value, accepted) {
+  const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
   return new ConfigError(`${name} = ${shown} is not accepted; expected ${accepted}`);
 }
 
@@ -54038,10 +54038,10 @@ var import_yaml2 = __toESM(require_dist(), 1);
 import { readFileSync as readFileSync2 } from "node:fs";
 
 // src/workload/rng.ts
-function hashString(text2, seed = 2166136261) {
+function hashString(text, seed = 2166136261) {
   let h = seed >>> 0;
-  for (let i = 0; i < text2.length; i++) {
-    h ^= text2.charCodeAt(i);
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
     h = Math.imul(h, 16777619) >>> 0;
   }
   return h >>> 0;
@@ -54772,8 +54772,8 @@ function describe(errors, whole) {
   const allowed = e.keyword === "enum" ? `: ${e.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}` : "";
   return `${where} ${e.message}${extra}${allowed}`;
 }
-function parseText(text2, source) {
-  const trimmed = text2.trim();
+function parseText(text, source) {
+  const trimmed = text.trim();
   const lines = trimmed.split(/\r?\n/).filter((l) => l.trim() !== "");
   if (lines.length > 0 && lines.every((l) => l.trim().startsWith("{"))) {
     try {
@@ -54788,15 +54788,15 @@ function parseText(text2, source) {
     }
   }
   try {
-    return (0, import_yaml.parse)(text2);
+    return (0, import_yaml.parse)(text);
   } catch (error) {
     throw new ConfigError(
       `quality-suite ${source}: not YAML or JSONL: ${error.message}`
     );
   }
 }
-function parseSuite(text2, source) {
-  const raw = parseText(text2, source);
+function parseSuite(text, source) {
+  const raw = parseText(text, source);
   if (!validateSuite(raw))
     throw new ConfigError(
       `quality-suite ${source}: ${describe(validateSuite.errors, "(the suite)")}`
@@ -55006,19 +55006,19 @@ function describeArrivals(spec) {
 }
 
 // src/workload/dataset.ts
-function estimateTokens(text2) {
-  return Math.max(1, Math.ceil(text2.length / 4));
+function estimateTokens(text) {
+  return Math.max(1, Math.ceil(text.length / 4));
 }
 
 // src/config/dataset.ts
 function fail(source, where, problem) {
   throw new ConfigError(`${source}: ${where}: ${problem}`);
 }
-function checkMessages(value2, source, where) {
-  if (!Array.isArray(value2) || value2.length === 0) {
+function checkMessages(value, source, where) {
+  if (!Array.isArray(value) || value.length === 0) {
     fail(source, where, "`messages` must be a non-empty array of {role, content}");
   }
-  return value2.map((m, i) => {
+  return value.map((m, i) => {
     if (typeof m !== "object" || m === null || typeof m.role !== "string" || typeof m.content !== "string") {
       fail(
         source,
@@ -55029,9 +55029,9 @@ function checkMessages(value2, source, where) {
     return { role: m.role, content: m.content };
   });
 }
-function parseJsonl(text2, source) {
+function parseJsonl(text, source) {
   const entries = [];
-  for (const [i, line] of text2.split(/\r?\n/).entries()) {
+  for (const [i, line] of text.split(/\r?\n/).entries()) {
     if (line.trim() === "") continue;
     let row;
     try {
@@ -55080,8 +55080,8 @@ function parseShareGpt(rows, source) {
   }
   return entries;
 }
-function parseDataset(text2, source) {
-  const trimmed = text2.trimStart();
+function parseDataset(text, source) {
+  const trimmed = text.trimStart();
   let entries;
   if (trimmed.startsWith("[")) {
     let rows;
@@ -55092,7 +55092,7 @@ function parseDataset(text2, source) {
     }
     entries = parseShareGpt(rows, source);
   } else {
-    entries = parseJsonl(text2, source);
+    entries = parseJsonl(text, source);
   }
   if (entries.length === 0) fail(source, "file", "holds no requests");
   return entries;
@@ -55142,11 +55142,11 @@ function describe2(rule) {
   return parts.length > 0 ? `${kind} ${parts.join(" and ")}` : kind;
 }
 function parseNumber(name, raw, rule = {}) {
-  const text2 = raw.trim();
-  const value2 = text2 === "" ? Number.NaN : Number(text2);
-  const ok = Number.isFinite(value2) && (!rule.integer || Number.isInteger(value2)) && (rule.min === void 0 || value2 >= rule.min) && (rule.max === void 0 || value2 <= rule.max) && (rule.above === void 0 || value2 > rule.above);
+  const text = raw.trim();
+  const value = text === "" ? Number.NaN : Number(text);
+  const ok = Number.isFinite(value) && (!rule.integer || Number.isInteger(value)) && (rule.min === void 0 || value >= rule.min) && (rule.max === void 0 || value <= rule.max) && (rule.above === void 0 || value > rule.above);
   if (!ok) throw rejectValue(name, raw, describe2(rule));
-  return value2;
+  return value;
 }
 var DURATION_UNITS_S = { ms: 1e-3, s: 1, m: 60, h: 3600 };
 function parseDurationS(name, raw, rule = {}) {
@@ -55160,27 +55160,27 @@ function parseDurationS(name, raw, rule = {}) {
   return seconds;
 }
 function parseChoice(name, raw, choices) {
-  const value2 = raw.trim();
-  if (!choices.includes(value2)) throw rejectValue(name, raw, `one of ${choices.join(", ")}`);
-  return value2;
+  const value = raw.trim();
+  if (!choices.includes(value)) throw rejectValue(name, raw, `one of ${choices.join(", ")}`);
+  return value;
 }
 function parseBoolean(name, raw) {
-  const value2 = raw.trim().toLowerCase();
-  if (["true", "yes", "1", "on"].includes(value2)) return true;
-  if (["false", "no", "0", "off", ""].includes(value2)) return false;
+  const value = raw.trim().toLowerCase();
+  if (["true", "yes", "1", "on"].includes(value)) return true;
+  if (["false", "no", "0", "off", ""].includes(value)) return false;
   throw rejectValue(name, raw, "true or false");
 }
 function parseJsonObject(name, raw) {
-  let value2;
+  let value;
   try {
-    value2 = JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch {
     throw rejectValue(name, raw, "a JSON object");
   }
-  if (typeof value2 !== "object" || value2 === null || Array.isArray(value2)) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw rejectValue(name, raw, "a JSON object");
   }
-  return value2;
+  return value;
 }
 function parseHeaders(name, entries) {
   const headers = {};
@@ -55213,22 +55213,22 @@ var MEASURE_DEFAULTS = {
   temperature: "0",
   timeout: "60s"
 };
-function text(raw, name) {
+function settingValue(raw, name) {
   const v = raw[name];
   const s = Array.isArray(v) ? v.at(-1) : v;
-  return s === void 0 || s.trim() === "" ? void 0 : s;
+  return s === void 0 || s.trim() === "" ? void 0 : s.trim();
 }
 function list(raw, name) {
   const v = raw[name];
   return v === void 0 ? [] : Array.isArray(v) ? v : [v];
 }
 function required(raw, name, what) {
-  const v = text(raw, name);
+  const v = settingValue(raw, name);
   if (v === void 0) throw new ConfigError(`${name} is required: ${what}`);
   return v;
 }
 function withDefault(raw, name) {
-  return text(raw, name) ?? MEASURE_DEFAULTS[name];
+  return settingValue(raw, name) ?? MEASURE_DEFAULTS[name];
 }
 function parseLengthSpec(name, raw) {
   const t = raw.trim();
@@ -55311,7 +55311,7 @@ function parseArrival(raw) {
 }
 function parseLimits(raw) {
   const limit = (name, fallback, rule) => {
-    const v = text(raw, name);
+    const v = settingValue(raw, name);
     return v === void 0 ? fallback : parseNumber(name, v, { min: 0, ...rule });
   };
   return {
@@ -55336,9 +55336,9 @@ function parseMeasureConfig(raw, env = {}, readFile = (path) => readFileSync(pat
     "chat",
     "completions"
   ]);
-  const apiKey = text(raw, "api-key") ?? API_KEY_ENV.map((k) => env[k]).find((v) => v !== void 0 && v !== "");
-  const ignoreEos = parseBoolean("ignore-eos", text(raw, "ignore-eos") ?? "false");
-  const datasetPath = text(raw, "dataset");
+  const apiKey = settingValue(raw, "api-key") ?? API_KEY_ENV.map((k) => env[k]).find((v) => v !== void 0 && v !== "");
+  const ignoreEos = parseBoolean("ignore-eos", settingValue(raw, "ignore-eos") ?? "false");
+  const datasetPath = settingValue(raw, "dataset");
   let dataset;
   if (datasetPath !== void 0) {
     let content;
@@ -55351,9 +55351,9 @@ function parseMeasureConfig(raw, env = {}, readFile = (path) => readFileSync(pat
     }
     dataset = { name: datasetPath, entries: parseDataset(content, `dataset ${datasetPath}`) };
   }
-  const outputLenRaw = text(raw, "output-len") ?? (dataset ? void 0 : MEASURE_DEFAULTS["output-len"]);
-  const maxTokensRaw = text(raw, "max-tokens");
-  const maxConcurrencyRaw = text(raw, "max-concurrency");
+  const outputLenRaw = settingValue(raw, "output-len") ?? (dataset ? void 0 : MEASURE_DEFAULTS["output-len"]);
+  const maxTokensRaw = settingValue(raw, "max-tokens");
+  const maxConcurrencyRaw = settingValue(raw, "max-concurrency");
   return {
     target: {
       baseUrl,
@@ -55361,8 +55361,8 @@ function parseMeasureConfig(raw, env = {}, readFile = (path) => readFileSync(pat
       endpoint,
       apiKey,
       headers: parseHeaders("header", list(raw, "header")),
-      extraBody: text(raw, "extra-body") ? parseJsonObject("extra-body", text(raw, "extra-body")) : {},
-      includeUsage: !parseBoolean("no-usage", text(raw, "no-usage") ?? "false"),
+      extraBody: settingValue(raw, "extra-body") ? parseJsonObject("extra-body", settingValue(raw, "extra-body")) : {},
+      includeUsage: !parseBoolean("no-usage", settingValue(raw, "no-usage") ?? "false"),
       ignoreEos,
       temperature: parseNumber("temperature", withDefault(raw, "temperature"), { min: 0, max: 2 })
     },
@@ -55383,7 +55383,7 @@ function parseMeasureConfig(raw, env = {}, readFile = (path) => readFileSync(pat
     },
     timeoutS: parseDurationS("timeout", withDefault(raw, "timeout"), { above: 0 }),
     maxConcurrency: maxConcurrencyRaw === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrencyRaw, { integer: true, min: 1 }),
-    slo: text(raw, "slo") === void 0 ? {} : parseSlo("slo", text(raw, "slo")),
+    slo: settingValue(raw, "slo") === void 0 ? {} : parseSlo("slo", settingValue(raw, "slo")),
     limits: parseLimits(raw)
   };
 }
@@ -55476,11 +55476,6 @@ var PERCENTILES = {
   p999: "p999"
 };
 var ALL_KEYS = /* @__PURE__ */ new Set([...MEASURE_KEYS, ...GATE_KEYS]);
-function value(raw, key) {
-  const v = raw[key];
-  const s = Array.isArray(v) ? v.at(-1) : v;
-  return s === void 0 || s.trim() === "" ? void 0 : s.trim();
-}
 function parseFraction(name, raw, max2 = 1) {
   const t = raw.trim();
   const m = t.match(/^(\d+(?:\.\d+)?)\s*%$/);
@@ -55537,19 +55532,19 @@ function mergeSettings(...sources) {
 function armSettings(raw, arm) {
   const shared = {};
   for (const key of MEASURE_KEYS) shared[key] = raw[key];
-  const url = value(raw, `${arm}-url`);
+  const url = settingValue(raw, `${arm}-url`);
   if (url === void 0)
     throw new ConfigError(
       `${arm}-url is required: the ${arm} endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1`
     );
-  const model = value(raw, `${arm}-model`) ?? value(raw, "model");
+  const model = settingValue(raw, `${arm}-model`) ?? settingValue(raw, "model");
   if (model === void 0)
     throw new ConfigError(`model (or ${arm}-model) is required: the model name the ${arm} serves`);
   return {
     ...shared,
     url,
     model,
-    "api-key": value(raw, `${arm}-api-key`) ?? value(raw, "api-key")
+    "api-key": settingValue(raw, `${arm}-api-key`) ?? settingValue(raw, "api-key")
   };
 }
 function prefixErrors(arm, f) {
@@ -55563,8 +55558,8 @@ function prefixErrors(arm, f) {
   }
 }
 function parseReportSettings(raw) {
-  const failOn = (value(raw, "fail-on") ?? "fail,error").split(/[\s,]+/).filter(Boolean).map((v) => parseChoice("fail-on", v, VERDICTS));
-  const commentKey = value(raw, "comment-key") ?? "default";
+  const failOn = (settingValue(raw, "fail-on") ?? "fail,error").split(/[\s,]+/).filter(Boolean).map((v) => parseChoice("fail-on", v, VERDICTS));
+  const commentKey = settingValue(raw, "comment-key") ?? "default";
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey)) {
     throw rejectValue(
       "comment-key",
@@ -55574,24 +55569,28 @@ function parseReportSettings(raw) {
   }
   return {
     failOn,
-    comment: parseChoice("comment", value(raw, "comment") ?? "always", [
+    comment: parseChoice("comment", settingValue(raw, "comment") ?? "always", [
       "always",
       "on-regression",
       "never"
     ]),
     commentKey,
-    jobSummary: parseBoolean("job-summary", value(raw, "job-summary") ?? "true"),
-    resultsPath: value(raw, "results-path") ?? "llm-perf-gate-results.json"
+    jobSummary: parseBoolean("job-summary", settingValue(raw, "job-summary") ?? "true"),
+    resultsPath: settingValue(raw, "results-path") ?? "llm-perf-gate-results.json"
   };
 }
 function parseMode(raw) {
-  return parseChoice("mode", value(raw, "mode") ?? "run", ["run", "measure", "report"]);
+  return parseChoice("mode", settingValue(raw, "mode") ?? "run", [
+    "run",
+    "measure",
+    "report"
+  ]);
 }
 function parseServerSettings(raw) {
   const commands = {};
   for (const arm of ["baseline", "candidate"]) {
-    const start = value(raw, `${arm}-start`);
-    const stop = value(raw, `${arm}-stop`);
+    const start = settingValue(raw, `${arm}-start`);
+    const stop = settingValue(raw, `${arm}-stop`);
     if (stop !== void 0 && start === void 0) {
       throw new ConfigError(
         `${arm}-stop is set without ${arm}-start: the gate only stops what it started`
@@ -55601,50 +55600,53 @@ function parseServerSettings(raw) {
   }
   return {
     commands,
-    restart: parseChoice("restart", value(raw, "restart") ?? "never", [
+    restart: parseChoice("restart", settingValue(raw, "restart") ?? "never", [
       "never",
       "per-trial"
     ]),
-    readyTimeoutS: parseDurationS("ready-timeout", value(raw, "ready-timeout") ?? "10m", {
+    readyTimeoutS: parseDurationS("ready-timeout", settingValue(raw, "ready-timeout") ?? "10m", {
       above: 0
     }),
-    logDir: value(raw, "server-log-dir") ?? "llm-perf-gate-logs"
+    logDir: settingValue(raw, "server-log-dir") ?? "llm-perf-gate-logs"
   };
 }
 function parseQualitySettings(raw, readFile) {
-  const which = value(raw, "quality-suite") ?? "builtin";
+  const which = settingValue(raw, "quality-suite") ?? "builtin";
   let suite;
   if (which === "builtin") suite = parseSuite(BUILTIN_SUITE_YAML, "builtin");
   else if (which !== "none") {
-    let text2;
+    let text;
     try {
-      text2 = readFile(which);
+      text = readFile(which);
     } catch (error) {
       throw new ConfigError(
         `quality-suite = ${JSON.stringify(which)} cannot be read: ${error.message}; accepted: a file path, builtin or none`
       );
     }
-    suite = parseSuite(text2, which);
+    suite = parseSuite(text, which);
   }
   return {
     suite,
     vllmSampling: parseBoolean(
       "quality-vllm-sampling",
-      value(raw, "quality-vllm-sampling") ?? "false"
+      settingValue(raw, "quality-vllm-sampling") ?? "false"
     ),
     rule: {
-      alpha: parseNumber("quality-alpha", value(raw, "quality-alpha") ?? "0.05", {
+      alpha: parseNumber("quality-alpha", settingValue(raw, "quality-alpha") ?? "0.05", {
         above: 0,
         max: 0.5
       }),
-      minEffect: parseFraction("quality-min-effect", value(raw, "quality-min-effect") ?? "2%"),
+      minEffect: parseFraction(
+        "quality-min-effect",
+        settingValue(raw, "quality-min-effect") ?? "2%"
+      ),
       largeEffect: parseFraction(
         "quality-large-effect",
-        value(raw, "quality-large-effect") ?? "10%"
+        settingValue(raw, "quality-large-effect") ?? "10%"
       ),
       confirmReruns: parseNumber(
         "quality-confirm-reruns",
-        value(raw, "quality-confirm-reruns") ?? "2",
+        settingValue(raw, "quality-confirm-reruns") ?? "2",
         { integer: true, min: 0, max: 10 }
       )
     }
@@ -55652,21 +55654,21 @@ function parseQualitySettings(raw, readFile) {
 }
 function parseGateConfig(raw, env = {}, readFile = (path) => readFileSync2(path, "utf8")) {
   const optionalFraction = (key) => {
-    const v = value(raw, key);
+    const v = settingValue(raw, key);
     return v === void 0 ? void 0 : parseFraction(key, v, 10);
   };
-  const trials = parseNumber("trials", value(raw, "trials") ?? "3", {
+  const trials = parseNumber("trials", settingValue(raw, "trials") ?? "3", {
     integer: true,
     min: 1,
     max: 100
   });
-  const maxTrialsRaw = value(raw, "max-trials");
+  const maxTrialsRaw = settingValue(raw, "max-trials");
   const maxTrials = maxTrialsRaw === void 0 ? trials : parseNumber("max-trials", maxTrialsRaw, { integer: true, min: 1, max: 100 });
   if (maxTrials < trials)
     throw new ConfigError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`
     );
-  const percentileRaw = value(raw, "percentile") ?? "p95";
+  const percentileRaw = settingValue(raw, "percentile") ?? "p95";
   const percentile = PERCENTILES[percentileRaw];
   if (percentile === void 0)
     throw rejectValue("percentile", percentileRaw, "one of p50, p90, p95, p99, p99.9");
@@ -55682,32 +55684,44 @@ function parseGateConfig(raw, env = {}, readFile = (path) => readFileSync2(path,
     ),
     trials,
     maxTrials,
-    order: parseChoice("order", value(raw, "order") ?? "abba", ORDERS),
-    cooldownS: parseDurationS("cooldown", value(raw, "cooldown") ?? "0", { min: 0 }),
+    order: parseChoice("order", settingValue(raw, "order") ?? "abba", ORDERS),
+    cooldownS: parseDurationS("cooldown", settingValue(raw, "cooldown") ?? "0", { min: 0 }),
     percentile,
     tolerances: {
-      goodput: parseFraction("max-goodput-drop", value(raw, "max-goodput-drop") ?? "5%", 0.99),
-      ttft: parseFraction("max-ttft-regression", value(raw, "max-ttft-regression") ?? "10%", 10),
-      itl: parseFraction("max-itl-regression", value(raw, "max-itl-regression") ?? "10%", 10),
+      goodput: parseFraction(
+        "max-goodput-drop",
+        settingValue(raw, "max-goodput-drop") ?? "5%",
+        0.99
+      ),
+      ttft: parseFraction(
+        "max-ttft-regression",
+        settingValue(raw, "max-ttft-regression") ?? "10%",
+        10
+      ),
+      itl: parseFraction(
+        "max-itl-regression",
+        settingValue(raw, "max-itl-regression") ?? "10%",
+        10
+      ),
       tpot: optionalFraction("max-tpot-regression"),
       e2el: optionalFraction("max-e2el-regression"),
       successRate: (() => {
-        const v = value(raw, "max-success-rate-drop");
+        const v = settingValue(raw, "max-success-rate-drop");
         return v === void 0 ? void 0 : parseFraction("max-success-rate-drop", v, 0.99);
       })()
     },
     rule: parseChoice(
       "decision-rule",
-      value(raw, "decision-rule") ?? "significant-and-material",
+      settingValue(raw, "decision-rule") ?? "significant-and-material",
       ["significant-and-material", "confirm"]
     ),
-    confidence: parseNumber("confidence", value(raw, "confidence") ?? "0.95", {
+    confidence: parseNumber("confidence", settingValue(raw, "confidence") ?? "0.95", {
       above: 0.5,
       max: 0.999
     }),
-    maxErrorRate: parseFraction("max-error-rate", value(raw, "max-error-rate") ?? "1%"),
-    maxTrialCv: parseFraction("max-trial-cv", value(raw, "max-trial-cv") ?? "10%", 10),
-    minOkRequests: parseNumber("min-ok-requests", value(raw, "min-ok-requests") ?? "10", {
+    maxErrorRate: parseFraction("max-error-rate", settingValue(raw, "max-error-rate") ?? "1%"),
+    maxTrialCv: parseFraction("max-trial-cv", settingValue(raw, "max-trial-cv") ?? "10%", 10),
+    minOkRequests: parseNumber("min-ok-requests", settingValue(raw, "min-ok-requests") ?? "10", {
       integer: true,
       min: 1
     }),
@@ -56123,7 +56137,7 @@ function toleranceLog(spec) {
 function toChange(d, higherIsWorse) {
   return higherIsWorse ? Math.expm1(d) : Math.expm1(-d);
 }
-var pct2 = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
+var signedPercent = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
 function compareMetric(spec, values, rule, confidence, maxTrialCv) {
   const ds = values.map(
     (v) => spec.higherIsWorse ? Math.log(v.candidate / v.baseline) : Math.log(v.baseline / v.candidate)
@@ -56140,17 +56154,17 @@ function compareMetric(spec, values, rule, confidence, maxTrialCv) {
   let verdict;
   let reason;
   const change = toChange(dMean, spec.higherIsWorse);
-  const limit = pct2(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
+  const limit = signedPercent(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
   if (rule === "significant-and-material") {
     if (beyond && lower > 0) {
       verdict = "regressed";
-      reason = `${pct2(change)} is beyond ${limit} and significantly worse than no change`;
+      reason = `${signedPercent(change)} is beyond ${limit} and significantly worse than no change`;
     } else if (beyond) {
       verdict = "inconclusive";
-      reason = `${pct2(change)} is beyond ${limit} but within the trial-to-trial noise`;
+      reason = `${signedPercent(change)} is beyond ${limit} but within the trial-to-trial noise`;
     } else {
       verdict = "pass";
-      reason = `${pct2(change)} is within ${limit}`;
+      reason = `${signedPercent(change)} is within ${limit}`;
     }
   } else if (lower > tol) {
     verdict = "regressed";
@@ -56164,7 +56178,7 @@ function compareMetric(spec, values, rule, confidence, maxTrialCv) {
   }
   if (verdict === "pass" && dMean < -tol && upper < 0) {
     verdict = "improved";
-    reason = `${pct2(change)}: significantly better, beyond ${pct2(spec.higherIsWorse ? -spec.tolerance : spec.tolerance)}`;
+    reason = `${signedPercent(change)}: significantly better, beyond ${signedPercent(spec.higherIsWorse ? -spec.tolerance : spec.tolerance)}`;
   }
   const detectable = halfWidth === Number.POSITIVE_INFINITY ? null : rule === "significant-and-material" ? Math.max(tol, halfWidth) : tol + halfWidth;
   const cvBase = cv(values.map((v) => v.baseline));
@@ -56342,9 +56356,9 @@ function shuffledIndices(count, seed) {
 function syntheticPrompt(seed, index, tokens) {
   const rng = new Rng(mixSeeds(seed, PROMPT_STREAM, index));
   const chars = tokens * 4;
-  let text2 = "";
-  while (text2.length < chars) text2 += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
-  return text2.slice(0, chars);
+  let text = "";
+  while (text.length < chars) text += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
+  return text.slice(0, chars);
 }
 function messagesFor(workload, i) {
   const e = workload.datasetIndex[i];
@@ -56428,25 +56442,25 @@ var SseParser = class {
     this.resetEvent();
     return incomplete;
   }
-  feed(text2) {
+  feed(text) {
     let start = 0;
-    if (this.afterCR && text2.length > 0) {
+    if (this.afterCR && text.length > 0) {
       this.afterCR = false;
-      if (text2.charCodeAt(0) === LF) start = 1;
+      if (text.charCodeAt(0) === LF) start = 1;
     }
-    if (text2.indexOf("\r", start) === -1) {
-      for (let nl = text2.indexOf("\n", start); nl !== -1; nl = text2.indexOf("\n", start)) {
-        this.endLine(text2.slice(start, nl));
+    if (text.indexOf("\r", start) === -1) {
+      for (let nl = text.indexOf("\n", start); nl !== -1; nl = text.indexOf("\n", start)) {
+        this.endLine(text.slice(start, nl));
         start = nl + 1;
       }
     } else {
-      for (let i = start; i < text2.length; i++) {
-        const c = text2.charCodeAt(i);
+      for (let i = start; i < text.length; i++) {
+        const c = text.charCodeAt(i);
         if (c !== LF && c !== CR) continue;
-        this.endLine(text2.slice(start, i));
+        this.endLine(text.slice(start, i));
         if (c === CR) {
-          if (i + 1 < text2.length) {
-            if (text2.charCodeAt(i + 1) === LF) i++;
+          if (i + 1 < text.length) {
+            if (text.charCodeAt(i + 1) === LF) i++;
           } else {
             this.afterCR = true;
           }
@@ -56454,7 +56468,7 @@ var SseParser = class {
         start = i + 1;
       }
     }
-    if (start < text2.length) this.partial += text2.slice(start);
+    if (start < text.length) this.partial += text.slice(start);
   }
   endLine(piece) {
     if (this.partial.length > 0) {
@@ -56478,14 +56492,14 @@ var SseParser = class {
     this.open = true;
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
-    let value2 = colon === -1 ? "" : line.slice(colon + 1);
-    if (value2.charCodeAt(0) === SPACE) value2 = value2.slice(1);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.charCodeAt(0) === SPACE) value = value.slice(1);
     if (field === "data") {
       this.data = this.hasData ? `${this.data}
-${value2}` : value2;
+${value}` : value;
       this.hasData = true;
     } else if (field === "event") {
-      this.eventType = value2;
+      this.eventType = value;
     }
   }
   resetEvent() {
@@ -56498,11 +56512,11 @@ ${value2}` : value2;
 
 // src/load/stream.ts
 var EXCERPT_CHARS = 300;
-function excerpt(text2, limit = EXCERPT_CHARS) {
-  return text2.length <= limit ? text2 : `${text2.slice(0, limit)}\u2026`;
+function excerpt(text, limit = EXCERPT_CHARS) {
+  return text.length <= limit ? text : `${text.slice(0, limit)}\u2026`;
 }
-function nonEmptyString(value2) {
-  return typeof value2 === "string" && value2.length > 0;
+function nonEmptyString(value) {
+  return typeof value === "string" && value.length > 0;
 }
 function carriesOutput(choice) {
   if (nonEmptyString(choice.text)) return true;
@@ -56573,10 +56587,10 @@ function requestPath(target) {
   const prefix = base.pathname.replace(/\/+$/, "");
   return `${prefix}${target.endpoint === "chat" ? "/chat/completions" : "/completions"}`;
 }
-function requestHeaders(target) {
+function requestHeaders(target, stream = true) {
   const headers = {
     "content-type": "application/json",
-    accept: "text/event-stream",
+    ...stream ? { accept: "text/event-stream" } : {},
     ...target.headers
   };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
@@ -56595,10 +56609,10 @@ function requestBody(target, messages, maxTokens) {
 }
 function keptHeaders(headers) {
   const kept = {};
-  for (const [name, value2] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (KEPT_HEADER.test(lower) && value2 !== void 0) {
-      kept[lower] = excerpt(Array.isArray(value2) ? value2.join(", ") : value2, 200);
+    if (KEPT_HEADER.test(lower) && value !== void 0) {
+      kept[lower] = excerpt(Array.isArray(value) ? value.join(", ") : value, 200);
     }
   }
   return kept;
@@ -56670,8 +56684,8 @@ function sendCompletion(dispatcher, origin, path, headers, body, record, now, on
 
 // src/load/outcome.ts
 function quotaEvidence(r) {
-  for (const [name, value2] of Object.entries(r.headers ?? {})) {
-    if (name.startsWith("x-ratelimit-remaining") && value2.trim() === "0") return true;
+  for (const [name, value] of Object.entries(r.headers ?? {})) {
+    if (name.startsWith("x-ratelimit-remaining") && value.trim() === "0") return true;
   }
   return /insufficient_quota|quota|rate_limit_exceeded|"type"\s*:\s*"(requests|tokens)"/i.test(
     r.body ?? ""
@@ -57063,10 +57077,10 @@ var TrialRecorder = class {
     });
   }
 };
-function errorTypeCode(text2) {
-  if (!text2) return {};
+function errorTypeCode(text) {
+  if (!text) return {};
   try {
-    const parsed = JSON.parse(text2);
+    const parsed = JSON.parse(text);
     const error = typeof parsed.error === "object" && parsed.error !== null ? parsed.error : parsed;
     const str = (v) => v === void 0 || v === null ? void 0 : String(v);
     return { type: str(error.type), code: str(error.code) };
@@ -57261,9 +57275,9 @@ function validator(schema) {
   }
   return v;
 }
-function parseJson(text2) {
+function parseJson(text) {
   try {
-    return { ok: true, value: JSON.parse(text2.trim()) };
+    return { ok: true, value: JSON.parse(text.trim()) };
   } catch {
     return { ok: false };
   }
@@ -57289,8 +57303,8 @@ function resolvePointer(doc, pointer) {
   }
   return { found: true, value: cur };
 }
-function normalizeText(text2) {
-  return text2.trim().toLowerCase().replace(/\s+/g, " ").replace(/[.!?]+$/, "");
+function normalizeText(text) {
+  return text.trim().toLowerCase().replace(/\s+/g, " ").replace(/[.!?]+$/, "");
 }
 function looksLikeToolCall(content) {
   return /<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]/.test(content) || /"name"\s*:\s*"[^"]+"[\s\S]*"(arguments|parameters)"\s*:/.test(content);
@@ -57379,13 +57393,13 @@ function toolCallCodes(c, check, a) {
 function argumentMismatch(want, got) {
   for (const [param, acceptable] of Object.entries(want)) {
     const options = Array.isArray(acceptable) ? acceptable : [acceptable];
-    const value2 = got?.[param];
-    if (value2 === void 0) {
+    const value = got?.[param];
+    if (value === void 0) {
       if (!options.includes("")) return param;
       continue;
     }
     const ok = options.some(
-      (o) => typeof o === "string" && typeof value2 === "string" ? normalizeText(o) === normalizeText(value2) : deepEqual(o, value2)
+      (o) => typeof o === "string" && typeof value === "string" ? normalizeText(o) === normalizeText(value) : deepEqual(o, value)
     );
     if (!ok) return param;
   }
@@ -57808,12 +57822,12 @@ var StreamAssembler = class {
     return a;
   }
 };
-function answerFromJson(status, text2) {
+function answerFromJson(status, text) {
   const a = emptyAnswer(status);
-  a.raw = text2.slice(0, 2e4);
+  a.raw = text.slice(0, 2e4);
   let body;
   try {
-    body = JSON.parse(text2);
+    body = JSON.parse(text);
   } catch {
     a.transport.push("transport.not_json");
     return a;
@@ -57858,8 +57872,7 @@ function qualityBody(target, c, stream, vllmSampling) {
   return JSON.stringify({ ...body, ...target.extraBody, ...c.extra_body });
 }
 async function ask(agent, target, body, stream, timeoutS) {
-  const headers = { "content-type": "application/json", ...target.headers };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  const headers = requestHeaders(target, stream);
   try {
     const res = await (0, import_undici2.request)(`${target.baseUrl}/chat/completions`, {
       method: "POST",
@@ -57870,13 +57883,13 @@ async function ask(agent, target, body, stream, timeoutS) {
     });
     const streaming = stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
     if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
-      const text2 = await res.body.text();
+      const text = await res.body.text();
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const a3 = emptyAnswer(res.statusCode);
-        a3.raw = text2.slice(0, 2e3);
+        a3.raw = text.slice(0, 2e3);
         return a3;
       }
-      const a2 = answerFromJson(res.statusCode, text2);
+      const a2 = answerFromJson(res.statusCode, text);
       if (stream) a2.transport.push("transport.not_a_stream");
       return a2;
     }
@@ -57989,8 +58002,8 @@ var ManagedServer = class {
   /** The last lines of the log, for error messages. */
   logTail(lines = TAIL_LINES) {
     try {
-      const text2 = readFileSync3(this.options.logPath, "utf8").trimEnd();
-      return text2.split(/\r?\n/).slice(-lines).join("\n");
+      const text = readFileSync3(this.options.logPath, "utf8").trimEnd();
+      return text.split(/\r?\n/).slice(-lines).join("\n");
     } catch {
       return "(no log)";
     }
@@ -58291,8 +58304,7 @@ function metricValue(id, r, percentile) {
       return void 0;
   }
 }
-var pct3 = (x) => `${(x * 100).toFixed(1)} %`;
-var signed = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
+var pct2 = (x) => `${(x * 100).toFixed(1)} %`;
 function guardsFor(config, trials, specs) {
   const guards = [];
   const name = (t) => `pair ${t.pair + 1} ${t.arm}`;
@@ -58317,7 +58329,7 @@ function guardsFor(config, trials, specs) {
     if (scheduled > 0 && failed / scheduled > config.maxErrorRate) {
       const classes = OUTCOMES.filter((o) => o !== "ok").map((o) => [o, mine.reduce((s, t) => s + t.report.outcomes[o], 0)]).filter(([, c]) => c > 0).map(([o, c]) => `${o} ${c}`).join(", ");
       guards.push(
-        `${arm}: ${pct3(failed / scheduled)} of requests failed (limit ${pct3(config.maxErrorRate)}): ${classes}`
+        `${arm}: ${pct2(failed / scheduled)} of requests failed (limit ${pct2(config.maxErrorRate)}): ${classes}`
       );
     }
   }
@@ -58351,7 +58363,7 @@ function compareAll(config, trials, specs, confidence) {
   });
 }
 function headlineFor(verdict, guards, comparisons, quality2) {
-  const describe3 = (c) => `${c.label} ${signed(c.change)} (limit ${signed(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
+  const describe3 = (c) => `${c.label} ${signedPercent(c.change)} (limit ${signedPercent(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
   switch (verdict) {
     case "error":
       return `no performance verdict: ${guards[0]?.split("\n")[0]}${guards.length > 1 ? ` (and ${guards.length - 1} more)` : ""}`;
@@ -58564,26 +58576,26 @@ function describeRule(rule) {
   const kind = rule.integer ? "an integer" : "a number";
   return rule.max === void 0 ? `${kind} \u2265 ${rule.min}` : `${kind} in [${rule.min}, ${rule.max}]`;
 }
-function checkNumber(key, value2, rule, source) {
-  const ok = typeof value2 === "number" && Number.isFinite(value2) && value2 >= rule.min && (rule.max === void 0 || value2 <= rule.max) && (!rule.integer || Number.isInteger(value2));
+function checkNumber(key, value, rule, source) {
+  const ok = typeof value === "number" && Number.isFinite(value) && value >= rule.min && (rule.max === void 0 || value <= rule.max) && (!rule.integer || Number.isInteger(value));
   if (!ok) {
     throw new MockProfileError(
-      `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected ${describeRule(rule)}`
+      `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected ${describeRule(rule)}`
     );
   }
-  return value2;
+  return value;
 }
 function mergeProfile(base, partial, source) {
   if (typeof partial !== "object" || partial === null || Array.isArray(partial)) {
     throw new MockProfileError(`${source}: a profile must be a JSON object of settings`);
   }
   const next = { ...base, faults: { ...base.faults }, models: [...base.models] };
-  for (const [key, value2] of Object.entries(partial)) {
+  for (const [key, value] of Object.entries(partial)) {
     if (key === "faults") {
-      if (typeof value2 !== "object" || value2 === null || Array.isArray(value2)) {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
         throw new MockProfileError(`${source}: faults must be an object of fault rates`);
       }
-      for (const [kind, rate] of Object.entries(value2)) {
+      for (const [kind, rate] of Object.entries(value)) {
         next.faults[checkFaultKind(kind, source)] = checkNumber(
           `faults.${kind}`,
           rate,
@@ -58592,23 +58604,23 @@ function mergeProfile(base, partial, source) {
         );
       }
     } else if (key === "models") {
-      if (!Array.isArray(value2) || value2.length === 0 || !value2.every((m) => typeof m === "string" && m.length > 0)) {
+      if (!Array.isArray(value) || value.length === 0 || !value.every((m) => typeof m === "string" && m.length > 0)) {
         throw new MockProfileError(
-          `${source}: models = ${JSON.stringify(value2)} is not accepted; expected a non-empty list of model ids`
+          `${source}: models = ${JSON.stringify(value)} is not accepted; expected a non-empty list of model ids`
         );
       }
-      next.models = value2;
+      next.models = value;
     } else if (BOOLEAN_KEYS.includes(key)) {
-      if (typeof value2 !== "boolean") {
+      if (typeof value !== "boolean") {
         throw new MockProfileError(
-          `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected true or false`
+          `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected true or false`
         );
       }
-      next[key] = value2;
+      next[key] = value;
     } else if (key in NUMBER_RULES) {
       next[key] = checkNumber(
         key,
-        value2,
+        value,
         NUMBER_RULES[key],
         source
       );
@@ -58811,8 +58823,8 @@ function errorBody(error) {
   const { message, type, param, code } = error;
   return JSON.stringify({ error: { message, type, param, code } });
 }
-function isObject(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function contentText(content) {
   if (content === null || content === void 0) return "";
@@ -58841,14 +58853,14 @@ function promptOf(endpoint, body) {
           `messages[${i}].role`
         );
       }
-      const text2 = contentText(message.content);
-      if (text2 === void 0) {
+      const text = contentText(message.content);
+      if (text === void 0) {
         throw invalid(
           `messages[${i}].content must be a string or an array of content parts`,
           `messages[${i}].content`
         );
       }
-      texts.push(text2);
+      texts.push(text);
     }
     return texts.join("\n");
   }
@@ -58860,20 +58872,20 @@ function promptOf(endpoint, body) {
   throw invalid("'prompt' must be a non-empty string (or a list of exactly one)", "prompt");
 }
 function optionalNumber(body, key, check, accepted) {
-  const value2 = body[key];
-  if (value2 === void 0 || value2 === null) return void 0;
-  if (typeof value2 !== "number" || !Number.isFinite(value2) || !check(value2)) {
-    throw invalid(`'${key}' = ${JSON.stringify(value2)} is invalid; expected ${accepted}`, key);
+  const value = body[key];
+  if (value === void 0 || value === null) return void 0;
+  if (typeof value !== "number" || !Number.isFinite(value) || !check(value)) {
+    throw invalid(`'${key}' = ${JSON.stringify(value)} is invalid; expected ${accepted}`, key);
   }
-  return value2;
+  return value;
 }
 function optionalBoolean(body, key) {
-  const value2 = body[key];
-  if (value2 === void 0 || value2 === null) return false;
-  if (typeof value2 !== "boolean") {
-    throw invalid(`'${key}' = ${JSON.stringify(value2)} is invalid; expected true or false`, key);
+  const value = body[key];
+  if (value === void 0 || value === null) return false;
+  if (typeof value !== "boolean") {
+    throw invalid(`'${key}' = ${JSON.stringify(value)} is invalid; expected true or false`, key);
   }
-  return value2;
+  return value;
 }
 function parseGenerationRequest(endpoint, body, models) {
   try {
@@ -58946,11 +58958,11 @@ function parseOrThrow(endpoint, body, models) {
     responseFormat: parseResponseFormat(body.response_format)
   };
 }
-function parseTools(value2) {
-  if (value2 === void 0 || value2 === null) return void 0;
-  if (!Array.isArray(value2) || value2.length === 0)
+function parseTools(value) {
+  if (value === void 0 || value === null) return void 0;
+  if (!Array.isArray(value) || value.length === 0)
     throw invalid("'tools' must be a non-empty array", "tools");
-  return value2.map((t, i) => {
+  return value.map((t, i) => {
     const fn = isObject(t) && t.type === "function" && isObject(t.function) ? t.function : void 0;
     if (!fn || typeof fn.name !== "string" || fn.name === "") {
       throw invalid(
@@ -58961,14 +58973,14 @@ function parseTools(value2) {
     return { name: fn.name, parameters: isObject(fn.parameters) ? fn.parameters : void 0 };
   });
 }
-function parseToolChoice(value2, tools) {
-  if (value2 === void 0 || value2 === null) return tools ? "auto" : void 0;
-  if (value2 === "none" || value2 === "auto" || value2 === "required") {
-    if (value2 !== "none" && !tools)
-      throw invalid(`tool_choice "${value2}" needs tools`, "tool_choice");
-    return value2;
+function parseToolChoice(value, tools) {
+  if (value === void 0 || value === null) return tools ? "auto" : void 0;
+  if (value === "none" || value === "auto" || value === "required") {
+    if (value !== "none" && !tools)
+      throw invalid(`tool_choice "${value}" needs tools`, "tool_choice");
+    return value;
   }
-  const name = isObject(value2) && isObject(value2.function) ? value2.function.name : void 0;
+  const name = isObject(value) && isObject(value.function) ? value.function.name : void 0;
   if (typeof name !== "string" || !tools?.some((t) => t.name === name)) {
     throw invalid(
       "tool_choice must be none, auto, required or {type: function, function: {name}} naming a tool",
@@ -58977,16 +58989,16 @@ function parseToolChoice(value2, tools) {
   }
   return { name };
 }
-function parseResponseFormat(value2) {
-  if (value2 === void 0 || value2 === null) return void 0;
-  if (!isObject(value2) || !["text", "json_object", "json_schema"].includes(value2.type)) {
+function parseResponseFormat(value) {
+  if (value === void 0 || value === null) return void 0;
+  if (!isObject(value) || !["text", "json_object", "json_schema"].includes(value.type)) {
     throw invalid(
       "response_format.type must be text, json_object or json_schema",
       "response_format"
     );
   }
-  if (value2.type !== "json_schema") return { type: value2.type };
-  const js = value2.json_schema;
+  if (value.type !== "json_schema") return { type: value.type };
+  const js = value.json_schema;
   if (!isObject(js) || !isObject(js.schema)) {
     throw invalid("response_format json_schema needs json_schema.schema", "response_format");
   }
@@ -59033,9 +59045,9 @@ function instanceOf(schema, rng, names) {
       return names.shift() ?? WORDS[rng.int(0, WORDS.length - 1)];
   }
 }
-function splitInto(text2, size) {
+function splitInto(text, size) {
   const pieces = [];
-  for (let i = 0; i < text2.length; i += size) pieces.push(text2.slice(i, i + size));
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
   return pieces.length > 0 ? pieces : [""];
 }
 function chooseTool(r) {
@@ -59082,13 +59094,13 @@ function planStructured(r, knobs) {
   }
   const format = r.responseFormat?.type;
   if (knobs.supportsResponseFormat && (format === "json_object" || format === "json_schema")) {
-    const value2 = format === "json_schema" ? instanceOf(r.responseFormat?.schema, rng, names) : { answer: names[0] ?? "ok" };
-    let text2 = JSON.stringify(value2);
+    const value = format === "json_schema" ? instanceOf(r.responseFormat?.schema, rng, names) : { answer: names[0] ?? "ok" };
+    let text = JSON.stringify(value);
     if (broken(knobs.breakJson, r.promptText, "json"))
-      text2 = text2.slice(0, Math.max(1, Math.floor(text2.length / 2)));
+      text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
     return {
       kind: "content",
-      pieces: splitInto(text2, 4),
+      pieces: splitInto(text, 4),
       toolName: "",
       finishReason: "stop",
       emptyToolCalls: false
@@ -59113,9 +59125,9 @@ var TokenStream = class {
     return this.produced++ === 0 ? word : ` ${word}`;
   }
   take(count) {
-    let text2 = "";
-    for (let i = 0; i < count; i++) text2 += this.next();
-    return text2;
+    let text = "";
+    for (let i = 0; i < count; i++) text += this.next();
+    return text;
   }
 };
 
@@ -59132,13 +59144,13 @@ function sendJson(res, status, body, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(body);
 }
-function choiceFor(request3, text2, finish, finalDelta = {}) {
+function choiceFor(request3, text, finish, finalDelta = {}) {
   return request3.endpoint === "chat" ? {
     index: 0,
-    delta: text2 === null ? finalDelta : { content: text2 },
+    delta: text === null ? finalDelta : { content: text },
     logprobs: null,
     finish_reason: finish
-  } : { index: 0, text: text2 ?? "", logprobs: null, finish_reason: finish };
+  } : { index: 0, text: text ?? "", logprobs: null, finish_reason: finish };
 }
 function streamWriter(context2, request3, id, res, plan) {
   let toolStarted = false;
@@ -59171,7 +59183,7 @@ function streamWriter(context2, request3, id, res, plan) {
     else res.end(last);
   };
   const writer = {
-    content: (text2) => res.write(chunk([choiceFor(request3, text2, null)])),
+    content: (text) => res.write(chunk([choiceFor(request3, text, null)])),
     toolArgs: (fragment) => {
       const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
         index: 0,
@@ -59209,11 +59221,11 @@ data: [DONE]
   return writer;
 }
 function bufferedWriter(context2, request3, id, res, plan) {
-  let text2 = "";
+  let text = "";
   let args = "";
   return {
     content: (t) => {
-      text2 += t;
+      text += t;
     },
     toolArgs: (fragment) => {
       args += fragment;
@@ -59228,7 +59240,7 @@ function bufferedWriter(context2, request3, id, res, plan) {
       ] : plan?.emptyToolCalls ? [] : void 0;
       const message = {
         role: "assistant",
-        content: plan?.kind === "tool" ? null : text2,
+        content: plan?.kind === "tool" ? null : text,
         ...toolCalls ? { tool_calls: toolCalls } : {}
       };
       const choice = request3.endpoint === "chat" ? {
@@ -59236,7 +59248,7 @@ function bufferedWriter(context2, request3, id, res, plan) {
         message,
         logprobs: null,
         finish_reason: reason
-      } : { index: 0, text: text2, logprobs: null, finish_reason: reason };
+      } : { index: 0, text, logprobs: null, finish_reason: reason };
       const object = request3.endpoint === "chat" ? "chat.completion" : "text_completion";
       sendJson(
         res,
@@ -59635,14 +59647,13 @@ var ROW_ICON = {
 function marker(key) {
   return `<!-- llm-perf-gate:${key} -->`;
 }
-var signed2 = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
 function num(v) {
   if (v === null || v === void 0 || !Number.isFinite(v)) return "\u2013";
   const a = Math.abs(v);
   return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 function gate(c) {
-  return c.higher_is_worse ? `\u2264 ${signed2(c.tolerance)}` : `\u2265 ${signed2(-c.tolerance)}`;
+  return c.higher_is_worse ? `\u2264 ${signedPercent(c.tolerance)}` : `\u2265 ${signedPercent(-c.tolerance)}`;
 }
 function metricName(c) {
   return c.unit ? `${c.label} (${c.unit})` : c.label;
@@ -59650,14 +59661,14 @@ function metricName(c) {
 function metricTable(r) {
   const confidence = `${Math.round(r.confidence_per_look * 1e3) / 10} %`;
   const rows = r.comparisons.map((c) => {
-    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : `${signed2(c.change_lower)} \u2026 ${signed2(c.change_upper)}`;
+    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
     const flags = [
       c.noisy ? "noisy" : "",
       c.pairs.some((p) => p.outlier) ? "outlier pair" : ""
     ].filter(Boolean);
     const decided = r.verdict !== "error";
     const verdict = decided ? `${c.verdict}${flags.length ? ` (${flags.join(", ")})` : ""}` : "not decided";
-    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${num(c.baseline)} | ${num(c.candidate)} | ${signed2(c.change)} | ${bounds} | ${verdict} |`;
+    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${num(c.baseline)} | ${num(c.candidate)} | ${signedPercent(c.change)} | ${bounds} | ${verdict} |`;
   });
   return [
     `| | metric | gate | baseline | candidate | change | ${confidence} bounds | verdict |`,
@@ -59670,7 +59681,7 @@ function context(r) {
   const perTrial2 = r.trials.length > 0 ? Math.round(r.trials.reduce((s, t) => s + t.report.scheduled, 0) / r.trials.length) : 0;
   const cvs = r.comparisons.flatMap((c) => [c.cv_baseline, c.cv_candidate]).filter((v) => v !== null);
   const noise = cvs.length > 0 ? `trial-to-trial noise (CV) up to ${(Math.max(...cvs) * 100).toFixed(1)} %` : "noise unknown with one pair";
-  const detectable = r.comparisons.map((c) => `${c.label} ${c.detectable_change === null ? "n/a" : signed2(c.detectable_change)}`).join(", ");
+  const detectable = r.comparisons.map((c) => `${c.label} ${c.detectable_change === null ? "n/a" : signedPercent(c.detectable_change)}`).join(", ");
   const looks = r.looks > 1 ? ` \xB7 up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1e3) / 10} % each` : "";
   return [
     `${r.pairs} pair${r.pairs === 1 ? "" : "s"} (order ${r.config.order}) \xB7 ${w.arrival} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${r.config.decision_rule}\`${looks}`,
@@ -59902,8 +59913,8 @@ function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
 _${dropped} detail section${dropped > 1 ? "s" : ""} omitted to fit GitHub's ${limit.toLocaleString("en-US")}-character limit; the results file has everything._`;
   for (let keep = optional.length; keep >= 0; keep--) {
     const body = [head, ...optional.slice(0, keep)].join("\n\n");
-    const text2 = keep === optional.length ? body : body + note(optional.length - keep);
-    if (text2.length <= limit) return `${text2}
+    const text = keep === optional.length ? body : body + note(optional.length - keep);
+    if (text.length <= limit) return `${text}
 `;
   }
   const cut = `
@@ -60214,8 +60225,8 @@ async function measureCommand(args) {
 }
 function toRaw(values) {
   const raw = {};
-  for (const [key, value2] of Object.entries(values)) {
-    raw[key] = typeof value2 === "boolean" ? String(value2) : value2;
+  for (const [key, value] of Object.entries(values)) {
+    raw[key] = typeof value === "boolean" ? String(value) : value;
   }
   return raw;
 }

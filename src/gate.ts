@@ -7,6 +7,7 @@ import {
   type MetricComparison,
   type MetricSpec,
   type PairValues,
+  signedPercent as signed,
 } from "./compare/decide.ts";
 import { type Arm, pairOrder } from "./compare/plan.ts";
 import type { GateConfig, Verdict } from "./config/gate.ts";
@@ -123,7 +124,6 @@ export function metricValue(
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
-const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
 
 function guardsFor(config: GateConfig, trials: TrialEntry[], specs: MetricSpec[]): string[] {
   const guards: string[] = [];

@@ -89,7 +89,9 @@ function toChange(d: number, higherIsWorse: boolean): number {
   return higherIsWorse ? Math.expm1(d) : Math.expm1(-d);
 }
 
-const pct = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
+/** A change as reports show it: +12.3 % or −5.0 %. */
+export const signedPercent = (x: number) =>
+  `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
 
 export function compareMetric(
   spec: MetricSpec,
@@ -114,17 +116,17 @@ export function compareMetric(
   let verdict: MetricVerdict;
   let reason: string;
   const change = toChange(dMean, spec.higherIsWorse);
-  const limit = pct(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
+  const limit = signedPercent(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
   if (rule === "significant-and-material") {
     if (beyond && lower > 0) {
       verdict = "regressed";
-      reason = `${pct(change)} is beyond ${limit} and significantly worse than no change`;
+      reason = `${signedPercent(change)} is beyond ${limit} and significantly worse than no change`;
     } else if (beyond) {
       verdict = "inconclusive";
-      reason = `${pct(change)} is beyond ${limit} but within the trial-to-trial noise`;
+      reason = `${signedPercent(change)} is beyond ${limit} but within the trial-to-trial noise`;
     } else {
       verdict = "pass";
-      reason = `${pct(change)} is within ${limit}`;
+      reason = `${signedPercent(change)} is within ${limit}`;
     }
   } else if (lower > tol) {
     verdict = "regressed";
@@ -138,7 +140,7 @@ export function compareMetric(
   }
   if (verdict === "pass" && dMean < -tol && upper < 0) {
     verdict = "improved";
-    reason = `${pct(change)}: significantly better, beyond ${pct(spec.higherIsWorse ? -spec.tolerance : spec.tolerance)}`;
+    reason = `${signedPercent(change)}: significantly better, beyond ${signedPercent(spec.higherIsWorse ? -spec.tolerance : spec.tolerance)}`;
   }
 
   const detectable =

@@ -15,6 +15,7 @@ import {
   parseMeasureConfig,
   type RawSettings,
   type ReadFile,
+  settingValue,
 } from "./measure.ts";
 import { parseBoolean, parseChoice, parseDurationS, parseNumber } from "./values.ts";
 
@@ -168,12 +169,6 @@ export interface GateConfig {
 
 const ALL_KEYS = new Set<string>([...MEASURE_KEYS, ...GATE_KEYS]);
 
-function value(raw: RawSettings, key: string): string | undefined {
-  const v = raw[key];
-  const s = Array.isArray(v) ? v.at(-1) : v;
-  return s === undefined || s.trim() === "" ? undefined : s.trim();
-}
-
 /** "5%" or a fraction "0.05". */
 export function parseFraction(name: string, raw: string, max = 1): number {
   const t = raw.trim();
@@ -236,19 +231,19 @@ export function mergeSettings(...sources: RawSettings[]): RawSettings {
 function armSettings(raw: RawSettings, arm: "baseline" | "candidate"): RawSettings {
   const shared: RawSettings = {};
   for (const key of MEASURE_KEYS) shared[key] = raw[key];
-  const url = value(raw, `${arm}-url`);
+  const url = settingValue(raw, `${arm}-url`);
   if (url === undefined)
     throw new ConfigError(
       `${arm}-url is required: the ${arm} endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1`,
     );
-  const model = value(raw, `${arm}-model`) ?? value(raw, "model");
+  const model = settingValue(raw, `${arm}-model`) ?? settingValue(raw, "model");
   if (model === undefined)
     throw new ConfigError(`model (or ${arm}-model) is required: the model name the ${arm} serves`);
   return {
     ...shared,
     url,
     model,
-    "api-key": value(raw, `${arm}-api-key`) ?? value(raw, "api-key"),
+    "api-key": settingValue(raw, `${arm}-api-key`) ?? settingValue(raw, "api-key"),
   };
 }
 
@@ -264,11 +259,11 @@ function prefixErrors<T>(arm: string, f: () => T): T {
 }
 
 export function parseReportSettings(raw: RawSettings): ReportSettings {
-  const failOn = (value(raw, "fail-on") ?? "fail,error")
+  const failOn = (settingValue(raw, "fail-on") ?? "fail,error")
     .split(/[\s,]+/)
     .filter(Boolean)
     .map((v) => parseChoice("fail-on", v, VERDICTS));
-  const commentKey = value(raw, "comment-key") ?? "default";
+  const commentKey = settingValue(raw, "comment-key") ?? "default";
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey)) {
     throw rejectValue(
       "comment-key",
@@ -278,26 +273,30 @@ export function parseReportSettings(raw: RawSettings): ReportSettings {
   }
   return {
     failOn,
-    comment: parseChoice<CommentPolicy>("comment", value(raw, "comment") ?? "always", [
+    comment: parseChoice<CommentPolicy>("comment", settingValue(raw, "comment") ?? "always", [
       "always",
       "on-regression",
       "never",
     ]),
     commentKey,
-    jobSummary: parseBoolean("job-summary", value(raw, "job-summary") ?? "true"),
-    resultsPath: value(raw, "results-path") ?? "llm-perf-gate-results.json",
+    jobSummary: parseBoolean("job-summary", settingValue(raw, "job-summary") ?? "true"),
+    resultsPath: settingValue(raw, "results-path") ?? "llm-perf-gate-results.json",
   };
 }
 
 export function parseMode(raw: RawSettings): Mode {
-  return parseChoice<Mode>("mode", value(raw, "mode") ?? "run", ["run", "measure", "report"]);
+  return parseChoice<Mode>("mode", settingValue(raw, "mode") ?? "run", [
+    "run",
+    "measure",
+    "report",
+  ]);
 }
 
 function parseServerSettings(raw: RawSettings): ServerSettings {
   const commands: ServerSettings["commands"] = {};
   for (const arm of ["baseline", "candidate"] as const) {
-    const start = value(raw, `${arm}-start`);
-    const stop = value(raw, `${arm}-stop`);
+    const start = settingValue(raw, `${arm}-start`);
+    const stop = settingValue(raw, `${arm}-stop`);
     if (stop !== undefined && start === undefined) {
       throw new ConfigError(
         `${arm}-stop is set without ${arm}-start: the gate only stops what it started`,
@@ -307,19 +306,19 @@ function parseServerSettings(raw: RawSettings): ServerSettings {
   }
   return {
     commands,
-    restart: parseChoice("restart", value(raw, "restart") ?? "never", [
+    restart: parseChoice("restart", settingValue(raw, "restart") ?? "never", [
       "never",
       "per-trial",
     ] as const),
-    readyTimeoutS: parseDurationS("ready-timeout", value(raw, "ready-timeout") ?? "10m", {
+    readyTimeoutS: parseDurationS("ready-timeout", settingValue(raw, "ready-timeout") ?? "10m", {
       above: 0,
     }),
-    logDir: value(raw, "server-log-dir") ?? "llm-perf-gate-logs",
+    logDir: settingValue(raw, "server-log-dir") ?? "llm-perf-gate-logs",
   };
 }
 
 function parseQualitySettings(raw: RawSettings, readFile: ReadFile): QualitySettings {
-  const which = value(raw, "quality-suite") ?? "builtin";
+  const which = settingValue(raw, "quality-suite") ?? "builtin";
   let suite: Suite | undefined;
   if (which === "builtin") suite = parseSuite(BUILTIN_SUITE_YAML, "builtin");
   else if (which !== "none") {
@@ -337,21 +336,24 @@ function parseQualitySettings(raw: RawSettings, readFile: ReadFile): QualitySett
     suite,
     vllmSampling: parseBoolean(
       "quality-vllm-sampling",
-      value(raw, "quality-vllm-sampling") ?? "false",
+      settingValue(raw, "quality-vllm-sampling") ?? "false",
     ),
     rule: {
-      alpha: parseNumber("quality-alpha", value(raw, "quality-alpha") ?? "0.05", {
+      alpha: parseNumber("quality-alpha", settingValue(raw, "quality-alpha") ?? "0.05", {
         above: 0,
         max: 0.5,
       }),
-      minEffect: parseFraction("quality-min-effect", value(raw, "quality-min-effect") ?? "2%"),
+      minEffect: parseFraction(
+        "quality-min-effect",
+        settingValue(raw, "quality-min-effect") ?? "2%",
+      ),
       largeEffect: parseFraction(
         "quality-large-effect",
-        value(raw, "quality-large-effect") ?? "10%",
+        settingValue(raw, "quality-large-effect") ?? "10%",
       ),
       confirmReruns: parseNumber(
         "quality-confirm-reruns",
-        value(raw, "quality-confirm-reruns") ?? "2",
+        settingValue(raw, "quality-confirm-reruns") ?? "2",
         { integer: true, min: 0, max: 10 },
       ),
     },
@@ -364,15 +366,15 @@ export function parseGateConfig(
   readFile: ReadFile = (path) => readFileSync(path, "utf8"),
 ): GateConfig {
   const optionalFraction = (key: string) => {
-    const v = value(raw, key);
+    const v = settingValue(raw, key);
     return v === undefined ? undefined : parseFraction(key, v, 10);
   };
-  const trials = parseNumber("trials", value(raw, "trials") ?? "3", {
+  const trials = parseNumber("trials", settingValue(raw, "trials") ?? "3", {
     integer: true,
     min: 1,
     max: 100,
   });
-  const maxTrialsRaw = value(raw, "max-trials");
+  const maxTrialsRaw = settingValue(raw, "max-trials");
   const maxTrials =
     maxTrialsRaw === undefined
       ? trials
@@ -381,7 +383,7 @@ export function parseGateConfig(
     throw new ConfigError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`,
     );
-  const percentileRaw = value(raw, "percentile") ?? "p95";
+  const percentileRaw = settingValue(raw, "percentile") ?? "p95";
   const percentile = PERCENTILES[percentileRaw as keyof typeof PERCENTILES];
   if (percentile === undefined)
     throw rejectValue("percentile", percentileRaw, "one of p50, p90, p95, p99, p99.9");
@@ -395,32 +397,44 @@ export function parseGateConfig(
     ),
     trials,
     maxTrials,
-    order: parseChoice("order", value(raw, "order") ?? "abba", ORDERS),
-    cooldownS: parseDurationS("cooldown", value(raw, "cooldown") ?? "0", { min: 0 }),
+    order: parseChoice("order", settingValue(raw, "order") ?? "abba", ORDERS),
+    cooldownS: parseDurationS("cooldown", settingValue(raw, "cooldown") ?? "0", { min: 0 }),
     percentile,
     tolerances: {
-      goodput: parseFraction("max-goodput-drop", value(raw, "max-goodput-drop") ?? "5%", 0.99),
-      ttft: parseFraction("max-ttft-regression", value(raw, "max-ttft-regression") ?? "10%", 10),
-      itl: parseFraction("max-itl-regression", value(raw, "max-itl-regression") ?? "10%", 10),
+      goodput: parseFraction(
+        "max-goodput-drop",
+        settingValue(raw, "max-goodput-drop") ?? "5%",
+        0.99,
+      ),
+      ttft: parseFraction(
+        "max-ttft-regression",
+        settingValue(raw, "max-ttft-regression") ?? "10%",
+        10,
+      ),
+      itl: parseFraction(
+        "max-itl-regression",
+        settingValue(raw, "max-itl-regression") ?? "10%",
+        10,
+      ),
       tpot: optionalFraction("max-tpot-regression"),
       e2el: optionalFraction("max-e2el-regression"),
       successRate: (() => {
-        const v = value(raw, "max-success-rate-drop");
+        const v = settingValue(raw, "max-success-rate-drop");
         return v === undefined ? undefined : parseFraction("max-success-rate-drop", v, 0.99);
       })(),
     },
     rule: parseChoice<DecisionRule>(
       "decision-rule",
-      value(raw, "decision-rule") ?? "significant-and-material",
+      settingValue(raw, "decision-rule") ?? "significant-and-material",
       ["significant-and-material", "confirm"],
     ),
-    confidence: parseNumber("confidence", value(raw, "confidence") ?? "0.95", {
+    confidence: parseNumber("confidence", settingValue(raw, "confidence") ?? "0.95", {
       above: 0.5,
       max: 0.999,
     }),
-    maxErrorRate: parseFraction("max-error-rate", value(raw, "max-error-rate") ?? "1%"),
-    maxTrialCv: parseFraction("max-trial-cv", value(raw, "max-trial-cv") ?? "10%", 10),
-    minOkRequests: parseNumber("min-ok-requests", value(raw, "min-ok-requests") ?? "10", {
+    maxErrorRate: parseFraction("max-error-rate", settingValue(raw, "max-error-rate") ?? "1%"),
+    maxTrialCv: parseFraction("max-trial-cv", settingValue(raw, "max-trial-cv") ?? "10%", 10),
+    minOkRequests: parseNumber("min-ok-requests", settingValue(raw, "min-ok-requests") ?? "10", {
       integer: true,
       min: 1,
     }),

@@ -49,10 +49,11 @@ export const MEASURE_DEFAULTS = {
   timeout: "60s",
 } as const;
 
-function text(raw: RawSettings, name: string): string | undefined {
+/** A setting's value: the last one of a list, trimmed; empty is unset. */
+export function settingValue(raw: RawSettings, name: string): string | undefined {
   const v = raw[name];
   const s = Array.isArray(v) ? v.at(-1) : v;
-  return s === undefined || s.trim() === "" ? undefined : s;
+  return s === undefined || s.trim() === "" ? undefined : s.trim();
 }
 
 function list(raw: RawSettings, name: string): string[] {
@@ -61,13 +62,13 @@ function list(raw: RawSettings, name: string): string[] {
 }
 
 function required(raw: RawSettings, name: string, what: string): string {
-  const v = text(raw, name);
+  const v = settingValue(raw, name);
   if (v === undefined) throw new ConfigError(`${name} is required: ${what}`);
   return v;
 }
 
 function withDefault(raw: RawSettings, name: keyof typeof MEASURE_DEFAULTS): string {
-  return text(raw, name) ?? MEASURE_DEFAULTS[name];
+  return settingValue(raw, name) ?? MEASURE_DEFAULTS[name];
 }
 
 export function parseLengthSpec(name: string, raw: string): LengthSpec {
@@ -155,7 +156,7 @@ function parseArrival(raw: RawSettings): ArrivalSpec {
 
 function parseLimits(raw: RawSettings): SelfCheckLimits {
   const limit = (name: string, fallback: number, rule: { integer?: boolean; max?: number }) => {
-    const v = text(raw, name);
+    const v = settingValue(raw, name);
     return v === undefined ? fallback : parseNumber(name, v, { min: 0, ...rule });
   };
   return {
@@ -189,10 +190,11 @@ export function parseMeasureConfig(
     "completions",
   ]);
   const apiKey =
-    text(raw, "api-key") ?? API_KEY_ENV.map((k) => env[k]).find((v) => v !== undefined && v !== "");
-  const ignoreEos = parseBoolean("ignore-eos", text(raw, "ignore-eos") ?? "false");
+    settingValue(raw, "api-key") ??
+    API_KEY_ENV.map((k) => env[k]).find((v) => v !== undefined && v !== "");
+  const ignoreEos = parseBoolean("ignore-eos", settingValue(raw, "ignore-eos") ?? "false");
 
-  const datasetPath = text(raw, "dataset");
+  const datasetPath = settingValue(raw, "dataset");
   let dataset: WorkloadSpec["dataset"];
   if (datasetPath !== undefined) {
     let content: string;
@@ -206,9 +208,9 @@ export function parseMeasureConfig(
     dataset = { name: datasetPath, entries: parseDataset(content, `dataset ${datasetPath}`) };
   }
   const outputLenRaw =
-    text(raw, "output-len") ?? (dataset ? undefined : MEASURE_DEFAULTS["output-len"]);
-  const maxTokensRaw = text(raw, "max-tokens");
-  const maxConcurrencyRaw = text(raw, "max-concurrency");
+    settingValue(raw, "output-len") ?? (dataset ? undefined : MEASURE_DEFAULTS["output-len"]);
+  const maxTokensRaw = settingValue(raw, "max-tokens");
+  const maxConcurrencyRaw = settingValue(raw, "max-concurrency");
 
   return {
     target: {
@@ -217,10 +219,10 @@ export function parseMeasureConfig(
       endpoint,
       apiKey,
       headers: parseHeaders("header", list(raw, "header")),
-      extraBody: text(raw, "extra-body")
-        ? parseJsonObject("extra-body", text(raw, "extra-body") as string)
+      extraBody: settingValue(raw, "extra-body")
+        ? parseJsonObject("extra-body", settingValue(raw, "extra-body") as string)
         : {},
-      includeUsage: !parseBoolean("no-usage", text(raw, "no-usage") ?? "false"),
+      includeUsage: !parseBoolean("no-usage", settingValue(raw, "no-usage") ?? "false"),
       ignoreEos,
       temperature: parseNumber("temperature", withDefault(raw, "temperature"), { min: 0, max: 2 }),
     },
@@ -248,7 +250,10 @@ export function parseMeasureConfig(
       maxConcurrencyRaw === undefined
         ? undefined
         : parseNumber("max-concurrency", maxConcurrencyRaw, { integer: true, min: 1 }),
-    slo: text(raw, "slo") === undefined ? {} : parseSlo("slo", text(raw, "slo") as string),
+    slo:
+      settingValue(raw, "slo") === undefined
+        ? {}
+        : parseSlo("slo", settingValue(raw, "slo") as string),
     limits: parseLimits(raw),
   };
 }

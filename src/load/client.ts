@@ -34,10 +34,11 @@ export function requestPath(target: Target): string {
   return `${prefix}${target.endpoint === "chat" ? "/chat/completions" : "/completions"}`;
 }
 
-export function requestHeaders(target: Target): Record<string, string> {
+/** The headers of a completion request; `accept: text/event-stream` only when streaming. */
+export function requestHeaders(target: Target, stream = true): Record<string, string> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
-    accept: "text/event-stream",
+    ...(stream ? { accept: "text/event-stream" } : {}),
     ...target.headers,
   };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;

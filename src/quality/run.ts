@@ -3,7 +3,7 @@
 // servers fill omitted ones from model defaults that change between versions.
 
 import { Agent, request } from "undici";
-import type { Target } from "../load/client.ts";
+import { requestHeaders, type Target } from "../load/client.ts";
 import { SseParser } from "../load/sse.ts";
 import { type Answer, answerFromJson, emptyAnswer, StreamAssembler } from "./answer.ts";
 import { type CheckResult, runChecks } from "./checks.ts";
@@ -57,8 +57,7 @@ async function ask(
   stream: boolean,
   timeoutS: number,
 ): Promise<Answer> {
-  const headers: Record<string, string> = { "content-type": "application/json", ...target.headers };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  const headers = requestHeaders(target, stream);
   try {
     const res = await request(`${target.baseUrl}/chat/completions`, {
       method: "POST",

@@ -3,7 +3,7 @@
 // collapsible details. Fits GitHub's comment limit by dropping the least
 // important sections first, with a visible note.
 
-import type { MetricComparison } from "../compare/decide.ts";
+import { type MetricComparison, signedPercent as signed } from "../compare/decide.ts";
 import type { PercentileKey, Verdict } from "../config/gate.ts";
 import { OUTCOMES } from "../load/record.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
@@ -22,8 +22,6 @@ const ROW_ICON: Record<MetricComparison["verdict"], string> = {
 export function marker(key: string): string {
   return `<!-- llm-perf-gate:${key} -->`;
 }
-
-const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
 
 function num(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return "–";

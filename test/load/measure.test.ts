@@ -6,11 +6,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { describe, test } from "node:test";
-import {
-  type MeasureConfig,
-  parseMeasureConfig,
-  type RawSettings,
-} from "../../src/config/measure.ts";
+import { parseMeasureConfig, type RawSettings } from "../../src/config/measure.ts";
 import { OUTCOMES, type Outcome } from "../../src/load/record.ts";
 import { type MeasureReport, measure } from "../../src/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
@@ -37,17 +33,28 @@ const SHORT_RUN: RawSettings = {
   seed: "11",
 };
 
+/** Measures the in-process mock; with `block`, the client's event loop is stuck for blockMs from afterMs on. */
 async function measureMock(
   mock: Record<string, unknown>,
   settings: RawSettings = {},
+  block?: { afterMs: number; blockMs: number },
 ): Promise<MeasureReport> {
   const server = await startMockServer({
     profile: mergeProfile(DEFAULT_PROFILE, { ...FAST_MOCK, ...mock }, "test"),
   });
+  const timer = block
+    ? setTimeout(() => {
+        const until = performance.now() + block.blockMs;
+        while (performance.now() < until) {
+          // busy: nothing is sent or read
+        }
+      }, block.afterMs)
+    : undefined;
   try {
     const config = parseMeasureConfig({ ...SHORT_RUN, url: `${server.url}/v1`, ...settings });
     return await measure(config);
   } finally {
+    clearTimeout(timer);
     await server.close();
   }
 }
@@ -63,25 +70,6 @@ function assertOnly(r: MeasureReport, outcome: Outcome): void {
   const others = OUTCOMES.filter((o) => o !== outcome && r.outcomes[o] > 0);
   assert.deepEqual(others, [], `only ${outcome}: ${JSON.stringify(r.outcomes)}`);
   assert.equal(r.outcomes[outcome], r.scheduled);
-}
-
-/** Measures while the client's event loop is stuck for blockMs, starting afterMs in: nothing is sent or read. */
-async function measureWhileBlocked(
-  config: MeasureConfig,
-  afterMs: number,
-  blockMs: number,
-): Promise<MeasureReport> {
-  const block = setTimeout(() => {
-    const until = performance.now() + blockMs;
-    while (performance.now() < until) {
-      // busy
-    }
-  }, afterMs);
-  try {
-    return await measure(config);
-  } finally {
-    clearTimeout(block);
-  }
 }
 
 async function closedPort(): Promise<number> {
@@ -189,54 +177,31 @@ test("a max-concurrency cap below the needed in-flight count: the wait is latenc
 });
 
 test("requests that could not be sent before their deadline are unsent, and the trial is invalid", async () => {
-  const server = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, FAST_MOCK, "test"),
-  });
-  try {
-    const config = parseMeasureConfig({
-      ...SHORT_RUN,
-      url: `${server.url}/v1`,
-      rate: "50",
-      duration: "1s",
-      timeout: "0.2s",
-    });
-    // The client is stuck for longer than the request timeout.
-    const r = await measureWhileBlocked(config, 400, 500);
-    assertAccounted(r);
-    assert.ok(r.outcomes.unsent > 0, JSON.stringify(r.outcomes));
-    assert.equal(r.validity.valid, false);
-    assert.match(r.validity.reasons.join(" "), /requests were never sent in time/);
-    assert.equal(r.metrics.e2el_ms.censored, r.outcomes.unsent + r.outcomes.censored);
-  } finally {
-    await server.close();
-  }
+  // The client is stuck for longer than the request timeout.
+  const r = await measureMock(
+    {},
+    { rate: "50", duration: "1s", timeout: "0.2s" },
+    { afterMs: 400, blockMs: 500 },
+  );
+  assertAccounted(r);
+  assert.ok(r.outcomes.unsent > 0, JSON.stringify(r.outcomes));
+  assert.equal(r.validity.valid, false);
+  assert.match(r.validity.reasons.join(" "), /requests were never sent in time/);
+  assert.equal(r.metrics.e2el_ms.censored, r.outcomes.unsent + r.outcomes.censored);
 });
 
 test("a blocked event loop: the delay is in scheduled-basis latency and the self-checks flag the trial", async () => {
-  const server = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, FAST_MOCK, "test"),
-  });
-  try {
-    const config = parseMeasureConfig({
-      ...SHORT_RUN,
-      url: `${server.url}/v1`,
-      rate: "50",
-      duration: "1s",
-    });
-    const r = await measureWhileBlocked(config, 500, 300);
-    assertAccounted(r);
-    const lagMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
-    assert.ok(
-      lagMs > 10,
-      `mean send lag ${lagMs.toFixed(1)} ms is counted in TTFT from the schedule`,
-    );
-    assert.ok((r.validity.send_skew_ms.max as number) >= 150);
-    assert.equal(r.validity.valid, false);
-    assert.match(r.validity.reasons.join(" "), /send skew p99 .* exceeds 5 ms/);
-    assert.ok(r.validity.event_loop_delay_ms.max >= 250, "the event-loop probe saw the block");
-  } finally {
-    await server.close();
-  }
+  const r = await measureMock({}, { rate: "50", duration: "1s" }, { afterMs: 500, blockMs: 300 });
+  assertAccounted(r);
+  const lagMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
+  assert.ok(
+    lagMs > 10,
+    `mean send lag ${lagMs.toFixed(1)} ms is counted in TTFT from the schedule`,
+  );
+  assert.ok((r.validity.send_skew_ms.max as number) >= 150);
+  assert.equal(r.validity.valid, false);
+  assert.match(r.validity.reasons.join(" "), /send skew p99 .* exceeds 5 ms/);
+  assert.ok(r.validity.event_loop_delay_ms.max >= 250, "the event-loop probe saw the block");
 });
 
 test("engine stalls show in both scheduled-basis and service latency", async () => {

@@ -5,11 +5,11 @@
 // Usage: node bench/loadgen.ts [rates, e.g. 250,500,1000,1500] [window seconds]
 
 import { spawn } from "node:child_process";
-import { parseMeasureConfig } from "../src/config/measure.ts";
+import { parseMeasureOptions } from "../src/config/measure.ts";
 import { newRecord } from "../src/load/record.ts";
-import { SseParser } from "../src/load/sse.ts";
 import { applyStreamEvent } from "../src/load/stream.ts";
-import { measure } from "../src/measure.ts";
+import { measure } from "../src/measure/measure.ts";
+import { SseParser } from "../src/openai/sse.ts";
 
 async function startServer(tokens: number, perWrite: number) {
   const child = spawn(
@@ -29,7 +29,7 @@ async function startServer(tokens: number, perWrite: number) {
 }
 
 async function trial(url: string, rate: number, windowS: number, tokens: number) {
-  const config = parseMeasureConfig({
+  const config = parseMeasureOptions({
     url: `${url}/v1`,
     model: "bench",
     rate: String(rate),
@@ -96,14 +96,14 @@ function parseBench() {
 
 async function memory(url: string) {
   // Heap after GC, after 10k and after 100k requests at 2,000 req/s.
-  const { collectGarbage } = await import("../src/load/selfcheck.ts");
+  const { collectGarbage } = await import("../src/load/probes.ts");
   const heap = () => {
     collectGarbage();
     return process.memoryUsage().heapUsed / 1e6;
   };
   const before = heap();
   const run = async (n: number) => {
-    const config = parseMeasureConfig({
+    const config = parseMeasureOptions({
       url: `${url}/v1`,
       model: "bench",
       arrival: "constant",

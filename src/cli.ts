@@ -1,39 +1,31 @@
-// The command line: `llm-perf-gate <command> [flags]`.
-// Commands: mock (run the built-in mock server), demo (the quick start).
+// The command line: `llm-perf-gate <command> [flags]`. `runCli` takes its
+// I/O as dependencies and returns the exit code; run as a program, it uses
+// the process's.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
-import { ConfigError } from "./config/errors.ts";
-import {
-  GATE_KEYS,
-  MEASURE_KEYS,
-  mergeSettings,
-  parseGateConfig,
-  parseReportSettings,
-  readConfigFile,
-} from "./config/gate.ts";
-import { parseMeasureConfig, type RawSettings } from "./config/measure.ts";
+import { isEntryModule } from "./common/entry.ts";
+import { errorMessage, InputError } from "./common/errors.ts";
+import { parseMeasureOptions } from "./config/measure.ts";
+import { type RawSettings, type Setting, settingsIn } from "./config/settings.ts";
 import { runDemo } from "./demo.ts";
-import { runGate } from "./gate.ts";
-import { measure } from "./measure.ts";
-import {
-  DEFAULT_PROFILE,
-  type MockProfile,
-  MockProfileError,
-  mergeProfile,
-  parseOverrides,
-} from "./mock/profile.ts";
+import { measure } from "./measure/measure.ts";
+import { DEFAULT_PROFILE, type MockProfile, mergeProfile, parseOverrides } from "./mock/profile.ts";
 import { startMockServer } from "./mock/server.ts";
+import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
 import { renderMarkdown } from "./report/markdown.ts";
 import { formatMeasureReport, formatProgress } from "./report/measure-text.ts";
-import { buildResults, writeResults } from "./report/results.ts";
-import { lifecycleFor, stopOnSignals } from "./servers/lifecycle.ts";
 
-/** A mistake in how the command was invoked; printed without a stack trace. */
-class UsageError extends Error {
-  override name = "UsageError";
+export interface CliDeps {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+  readFile: (path: string) => string;
+  writeFile: (path: string, text: string) => void;
+  /** Stand-ins for the gate's measurement and quality runner, for tests. */
+  gate?: Pick<PipelineDeps, "measure" | "runSuite" | "onCancel">;
 }
 
 const USAGE = `Usage: llm-perf-gate <command> [flags]
@@ -53,19 +45,43 @@ function parse<T extends ParseArgsOptionsConfig>(command: string, args: string[]
   try {
     return parseArgs({ args, options, allowPositionals: false, strict: true });
   } catch (error) {
-    throw new UsageError(`${command}: ${(error as Error).message}`);
+    throw new InputError(`${command}: ${errorMessage(error)}`);
   }
 }
 
-function loadProfile(profilePath: string | undefined, sets: string[]): MockProfile {
+/** Flags named as the settings: switches for the booleans, a list for the `lines` ones. */
+function flagOptions(settings: readonly Setting[]): ParseArgsOptionsConfig {
+  const options: ParseArgsOptionsConfig = {};
+  for (const s of settings) {
+    options[s.name] =
+      s.kind === "boolean" ? { type: "boolean" } : { type: "string", multiple: s.kind === "lines" };
+  }
+  return options;
+}
+
+function toRaw(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+): RawSettings {
+  const raw: RawSettings = {};
+  for (const [key, value] of Object.entries(values)) {
+    raw[key] = Array.isArray(value)
+      ? value.map(String)
+      : value === undefined
+        ? undefined
+        : String(value);
+  }
+  return raw;
+}
+
+function loadProfile(deps: CliDeps, profilePath: string | undefined, sets: string[]): MockProfile {
   let profile = DEFAULT_PROFILE;
   if (profilePath !== undefined) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(profilePath, "utf8"));
+      parsed = JSON.parse(deps.readFile(profilePath));
     } catch (error) {
-      throw new UsageError(
-        `--profile ${profilePath}: cannot read a JSON profile: ${(error as Error).message}`,
+      throw new InputError(
+        `--profile ${profilePath}: cannot read a JSON profile: ${errorMessage(error)}`,
       );
     }
     profile = mergeProfile(profile, parsed, `--profile ${profilePath}`);
@@ -74,7 +90,7 @@ function loadProfile(profilePath: string | undefined, sets: string[]): MockProfi
   return profile;
 }
 
-async function mockCommand(args: string[]): Promise<void> {
+async function mockCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values } = parse("mock", args, {
     port: { type: "string", default: "8000" },
     host: { type: "string", default: "127.0.0.1" },
@@ -83,136 +99,127 @@ async function mockCommand(args: string[]): Promise<void> {
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(
+    throw new InputError(
       `mock: --port ${values.port} is not accepted; expected an integer in [0, 65535]`,
     );
   }
-  const profile = loadProfile(values.profile, values.set);
+  const profile = loadProfile(deps, values.profile, values.set);
   const server = await startMockServer({ profile, port, host: values.host });
-  console.log(`mock LLM server listening on ${server.url} (models: ${profile.models.join(", ")})`);
-  await new Promise<void>((resolve) => {
+  deps.stdout(
+    `mock LLM server listening on ${server.url} (models: ${profile.models.join(", ")})\n`,
+  );
+  return await new Promise<number>((resolve) => {
     const stop = (signal: string) => {
-      console.log(`received ${signal}, stopping the mock server`);
-      server.close().then(resolve, resolve);
+      deps.stdout(`received ${signal}, stopping the mock server\n`);
+      server.close().then(
+        () => resolve(0),
+        () => resolve(0),
+      );
     };
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGTERM", () => stop("SIGTERM"));
+    server.crashed.then(() => {
+      deps.stderr(
+        `crashed at completion request ${profile.crashAfterRequests} (crashAfterRequests)\n`,
+      );
+      resolve(3);
+    });
   });
 }
 
-async function measureCommand(args: string[]): Promise<number> {
+async function measureCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values } = parse("measure", args, {
-    ...flagOptions(["url", "model", "api-key", ...MEASURE_KEYS]),
+    ...flagOptions(settingsIn("endpoint", "trial")),
     out: { type: "string" },
     quiet: { type: "boolean" },
   });
-  const config = parseMeasureConfig(
-    toRaw(values as Record<string, string | boolean | string[] | undefined>),
-    process.env,
-  );
-  const report = await measure(config, {
-    ...(values.quiet ? {} : { onProgress: (p) => console.error(formatProgress(p)) }),
+  const options = parseMeasureOptions(toRaw(values), deps.env, deps.readFile);
+  const report = await measure(options, {
+    ...(values.quiet ? {} : { onProgress: (p) => deps.stderr(`${formatProgress(p)}\n`) }),
   });
-  const out = values.out;
-  if (out !== undefined) writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(formatMeasureReport(report));
-  if (out !== undefined) console.log(`report written to ${out}`);
+  const out = typeof values.out === "string" ? values.out : undefined;
+  if (out !== undefined) deps.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+  deps.stdout(`${formatMeasureReport(report)}\n`);
+  if (out !== undefined) deps.stdout(`report written to ${out}\n`);
   return report.validity.valid ? 0 : 3;
 }
 
-function toRaw(values: Record<string, string | boolean | string[] | undefined>): RawSettings {
-  const raw: RawSettings = {};
-  for (const [key, value] of Object.entries(values)) {
-    raw[key] = typeof value === "boolean" ? String(value) : value;
+function pipelineDeps(deps: CliDeps): PipelineDeps {
+  return {
+    ...deps.gate,
+    env: deps.env,
+    readFile: deps.readFile,
+    writeFile: deps.writeFile,
+    log: (line) => deps.stderr(`${line}\n`),
+  };
+}
+
+async function gateCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse("gate", args, flagOptions(settingsIn("trial", "gate")));
+  const plan = planRun(toRaw(values), deps.readFile);
+  const results = await runPipeline(plan, pipelineDeps(deps));
+  const invalid = results.guards.find((g) => g.code === "configuration");
+  if (invalid) {
+    // A usage mistake: said on stderr and exit code 2, with the results file still written.
+    deps.stderr(
+      `llm-perf-gate: ${invalid.message}\nresults written to ${plan.report.resultsPath}\n`,
+    );
+    return 2;
   }
-  return raw;
+  deps.stdout(renderMarkdown(results, plan.report.commentKey));
+  deps.stderr(`results written to ${plan.report.resultsPath}\n`);
+  return plan.report.failOn.includes(results.verdict) ? 1 : 0;
 }
 
-const BOOLEAN_FLAGS = new Set(["ignore-eos", "no-usage", "job-summary", "quality-vllm-sampling"]);
-
-/** Flags named as the settings: switches for the booleans, a list for header. */
-function flagOptions(keys: readonly string[]): ParseArgsOptionsConfig {
-  const options: ParseArgsOptionsConfig = {};
-  for (const key of keys) {
-    options[key] = BOOLEAN_FLAGS.has(key)
-      ? { type: "boolean" }
-      : { type: "string", multiple: key === "header" };
-  }
-  return options;
-}
-
-async function gateCommand(args: string[]): Promise<number> {
-  const keys = [...GATE_KEYS, ...MEASURE_KEYS].filter((k) => k !== "github-token" && k !== "mode");
-  const { values } = parse("gate", args, flagOptions(keys));
-  const flags = toRaw(values as Record<string, string | boolean | string[] | undefined>);
-  const configPath = flags.config as string | undefined;
-  const raw = mergeSettings(
-    configPath ? readConfigFile(configPath, (p) => readFileSync(p, "utf8")) : {},
-    flags,
-  );
-  const config = parseGateConfig(raw, process.env);
-  const log = (line: string) => console.error(line);
-  const servers = lifecycleFor(config, log);
-  const release = servers ? stopOnSignals(servers, log) : () => {};
-  const outcome = await runGate(config, { log, ...(servers ? { servers } : {}) }).finally(release);
-  const results = buildResults(config, outcome, process.env);
-  writeResults(config.report.resultsPath, results);
-  console.log(renderMarkdown(results, config.report.commentKey));
-  console.error(`results written to ${config.report.resultsPath}`);
-  return config.report.failOn.includes(results.verdict) ? 1 : 0;
-}
-
-async function demoCommand(args: string[]): Promise<void> {
+async function demoCommand(args: string[], deps: CliDeps): Promise<number> {
   parse("demo", args, {});
-  const { config, outcome } = await runDemo((line) => console.error(line));
-  const results = buildResults(config, outcome, process.env);
-  const settings = parseReportSettings({
-    "results-path": join(tmpdir(), "llm-perf-gate-demo-results.json"),
-  });
-  writeResults(settings.resultsPath, results);
-  console.log(renderMarkdown(results, settings.commentKey));
-  console.error(`results written to ${settings.resultsPath}`);
+  const resultsPath = join(tmpdir(), "llm-perf-gate-demo-results.json");
+  const { results, commentKey } = await runDemo(
+    { "results-path": resultsPath },
+    pipelineDeps(deps),
+  );
+  deps.stdout(renderMarkdown(results, commentKey));
+  deps.stderr(`results written to ${resultsPath}\n`);
+  return 0;
 }
 
-async function main(argv: string[]): Promise<number> {
+export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case "mock":
-        await mockCommand(rest);
-        return 0;
+        return await mockCommand(rest, deps);
       case "demo":
-        await demoCommand(rest);
-        return 0;
+        return await demoCommand(rest, deps);
       case "measure":
-        return await measureCommand(rest);
+        return await measureCommand(rest, deps);
       case "gate":
-        return await gateCommand(rest);
+        return await gateCommand(rest, deps);
       case undefined:
       case "help":
       case "--help":
       case "-h":
-        process.stdout.write(USAGE);
+        deps.stdout(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(
+        throw new InputError(
           `unknown command "${command}"; accepted: demo, gate, measure, mock, help`,
         );
     }
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      error instanceof MockProfileError ||
-      error instanceof ConfigError
-    ) {
-      console.error(`llm-perf-gate: ${error.message}`);
-      return 2;
-    }
-    console.error(`llm-perf-gate: ${(error as Error).message ?? error}`);
-    return 1;
+    deps.stderr(`llm-perf-gate: ${errorMessage(error)}\n`);
+    return error instanceof InputError ? 2 : 1;
   }
 }
 
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+if (isEntryModule(import.meta.url)) {
+  runCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    readFile: (path) => readFileSync(path, "utf8"),
+    writeFile: (path, text) => writeFileSync(path, text),
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,11 +1,11 @@
 // The quick-start demo: two built-in mock servers — a baseline and a
 // candidate whose decode steps are 30 % slower — and a short gate between them.
 
-import type { GateConfig } from "./config/gate.ts";
-import { parseGateConfig } from "./config/gate.ts";
-import { type GateOutcome, runGate } from "./gate.ts";
+import type { RawSettings } from "./config/settings.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "./mock/profile.ts";
 import { startMockServer } from "./mock/server.ts";
+import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
+import type { GateResults } from "./report/results.ts";
 
 /** The demo's settings, as a user would write them in a config file. */
 export const DEMO_SETTINGS = {
@@ -28,23 +28,28 @@ export const DEMO_SETTINGS = {
 export const DEMO_DECODE_SCALE = 1.3;
 
 export async function runDemo(
-  log: (line: string) => void,
-): Promise<{ config: GateConfig; outcome: GateOutcome }> {
+  settings: RawSettings,
+  deps: PipelineDeps,
+): Promise<{ results: GateResults; commentKey: string }> {
   const baseline = await startMockServer({ profile: DEFAULT_PROFILE });
   const candidate = await startMockServer({
     profile: mergeProfile(DEFAULT_PROFILE, { decodeScale: DEMO_DECODE_SCALE }, "demo"),
   });
   try {
-    log(
+    deps.log(
       `baseline mock ${baseline.url}; candidate mock ${candidate.url} (decode ${Math.round((DEMO_DECODE_SCALE - 1) * 100)} % slower)`,
     );
-    const config = parseGateConfig({
-      ...DEMO_SETTINGS,
-      "baseline-url": `${baseline.url}/v1`,
-      "candidate-url": `${candidate.url}/v1`,
-      model: "mock-llm",
-    });
-    return { config, outcome: await runGate(config, { log }) };
+    const plan = planRun(
+      {
+        ...DEMO_SETTINGS,
+        ...settings,
+        "baseline-url": `${baseline.url}/v1`,
+        "candidate-url": `${candidate.url}/v1`,
+        model: "mock-llm",
+      },
+      deps.readFile,
+    );
+    return { results: await runPipeline(plan, deps), commentKey: plan.report.commentKey };
   } finally {
     await Promise.all([baseline.close(), candidate.close()]);
   }

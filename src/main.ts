@@ -2,117 +2,114 @@
 // → PR comment, job summary, outputs → step failure per `fail-on`.
 // mode: run (measure and report), measure (results file only, for
 // unprivileged fork jobs), report (read a results file and post).
+// `runAction` takes everything it touches as a dependency, so tests run the
+// action's path without the bundle; the bundle calls it with the real ones.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import * as core from "@actions/core";
-import { ConfigError } from "./config/errors.ts";
-import {
-  GATE_KEYS,
-  MEASURE_KEYS,
-  mergeSettings,
-  parseGateConfig,
-  parseMode,
-  parseReportSettings,
-  readConfigFile,
-} from "./config/gate.ts";
-import type { RawSettings } from "./config/measure.ts";
-import { runGate } from "./gate.ts";
+import { isEntryModule } from "./common/entry.ts";
+import { errorMessage, InputError } from "./common/errors.ts";
+import { type RawSettings, settingsIn } from "./config/settings.ts";
+import type { CommentApi } from "./github/comment.ts";
 import { githubApi } from "./github/octokit.ts";
 import { type ActionIo, publish } from "./github/publish.ts";
-import {
-  buildResults,
-  errorResults,
-  type GateResults,
-  readResults,
-  writeResults,
-} from "./report/results.ts";
-import { lifecycleFor, stopOnSignals } from "./servers/lifecycle.ts";
+import type { PullRequestApi } from "./github/pull-request.ts";
+import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
+import { type GateResults, parseResults } from "./report/results.ts";
 
-const SECRET_INPUTS = ["api-key", "baseline-api-key", "candidate-api-key", "github-token"];
+export interface ActionDeps extends Omit<PipelineDeps, "log"> {
+  /** An input's value ("" when not set), as core.getInput gives it. */
+  input(name: string): string;
+  /** A multi-line input's non-empty lines. */
+  multilineInput(name: string): string[];
+  io: ActionIo & { setFailed(message: string): void; setSecret(value: string): void };
+  githubApi(token: string): CommentApi & PullRequestApi;
+}
 
-function readInputs(): RawSettings {
+function readInputs(deps: ActionDeps): RawSettings {
   const raw: RawSettings = {};
-  for (const key of [...GATE_KEYS, ...MEASURE_KEYS]) {
-    raw[key] = key === "header" ? core.getMultilineInput(key) : core.getInput(key);
-    const v = raw[key];
-    if (SECRET_INPUTS.includes(key) && typeof v === "string" && v !== "") core.setSecret(v);
+  for (const s of settingsIn("trial", "gate", "action")) {
+    const v = "kind" in s && s.kind === "lines" ? deps.multilineInput(s.name) : deps.input(s.name);
+    raw[s.name] = v;
+    if ("secret" in s && s.secret && typeof v === "string" && v !== "") deps.io.setSecret(v);
   }
   return raw;
 }
 
-function readEvent(path: string | undefined): Record<string, unknown> {
+function readEvent(deps: ActionDeps): Record<string, unknown> {
+  const path = deps.env.GITHUB_EVENT_PATH;
   if (!path) return {};
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(deps.readFile(path));
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch {
     return {};
   }
 }
 
-const io: ActionIo = {
-  setOutput: (name, value) => core.setOutput(name, value),
-  info: (message) => core.info(message),
-  warning: (message) => core.warning(message),
-  error: (message) => core.error(message),
-  writeSummary: async (markdown) => {
-    await core.summary.addRaw(markdown).write();
-  },
-};
+function readResults(path: string, deps: ActionDeps): GateResults {
+  const source = `results-path = ${JSON.stringify(path)}`;
+  let text: string;
+  try {
+    text = deps.readFile(path);
+  } catch (error) {
+    throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
+  }
+  return parseResults(text, source);
+}
 
-async function run(): Promise<void> {
-  const env = process.env;
-  const inputs = readInputs();
-  const configPath =
-    typeof inputs.config === "string" && inputs.config !== "" ? inputs.config : undefined;
-  const raw = mergeSettings(
-    configPath ? readConfigFile(configPath, (p) => readFileSync(p, "utf8")) : {},
-    inputs,
-  );
-  const mode = parseMode(raw);
-  const settings = parseReportSettings(raw);
-  const token = (inputs["github-token"] as string) || env.GITHUB_TOKEN;
+export async function runAction(deps: ActionDeps): Promise<void> {
+  const { io, env } = deps;
+  const inputs = readInputs(deps);
+  const plan = planRun(inputs, deps.readFile);
+  const log = (line: string) => io.info(line);
+  let results: GateResults;
+  if (plan.mode === "report" && !plan.problem) {
+    results = readResults(plan.report.resultsPath, deps);
+  } else {
+    results = await runPipeline(plan, { ...deps, log });
+    io.info(`results written to ${plan.report.resultsPath}`);
+  }
+  const token = inputs["github-token"] || env.GITHUB_TOKEN;
   const ctx = {
     env,
-    eventPayload: readEvent(env.GITHUB_EVENT_PATH),
-    api: token ? githubApi(token) : undefined,
+    eventPayload: readEvent(deps),
+    api: typeof token === "string" && token !== "" ? deps.githubApi(token) : undefined,
   };
-
-  let results: GateResults;
-  if (mode === "report") {
-    results = readResults(settings.resultsPath);
-  } else {
-    try {
-      const config = parseGateConfig(raw, env);
-      const log = (line: string) => core.info(line);
-      const servers = lifecycleFor(config, log);
-      const release = servers ? stopOnSignals(servers, log) : () => {};
-      try {
-        results = buildResults(
-          config,
-          await runGate(config, { log, ...(servers ? { servers } : {}) }),
-          env,
-        );
-      } finally {
-        release();
-      }
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      results = errorResults(`invalid configuration: ${error.message}`, env);
-    }
-    writeResults(settings.resultsPath, results);
-    core.info(`results written to ${settings.resultsPath}`);
-  }
-  await publish(results, settings, settings.resultsPath, ctx, io, mode !== "measure");
-  core.info(`llm-perf-gate: ${results.verdict} — ${results.headline}`);
-  if (settings.failOn.includes(results.verdict)) {
-    core.setFailed(`llm-perf-gate: ${results.verdict} — ${results.headline}`);
+  await publish(results, plan.report, plan.report.resultsPath, ctx, io, plan.mode !== "measure");
+  io.info(`llm-perf-gate: ${results.verdict} — ${results.headline}`);
+  if (plan.report.failOn.includes(results.verdict)) {
+    io.setFailed(`llm-perf-gate: ${results.verdict} — ${results.headline}`);
   }
 }
 
-run().catch((error: unknown) => {
-  core.setFailed(
-    error instanceof ConfigError
-      ? error.message
-      : `llm-perf-gate: ${(error as Error).message ?? error}`,
-  );
-});
+/** The real dependencies: @actions/core, the file system, GitHub's REST API. */
+export function actionDeps(): ActionDeps {
+  return {
+    env: process.env,
+    readFile: (path) => readFileSync(path, "utf8"),
+    writeFile: (path, text) => writeFileSync(path, text),
+    input: (name) => core.getInput(name),
+    multilineInput: (name) => core.getMultilineInput(name),
+    githubApi,
+    io: {
+      setOutput: (name, value) => core.setOutput(name, value),
+      info: (message) => core.info(message),
+      warning: (message) => core.warning(message),
+      error: (message) => core.error(message),
+      setFailed: (message) => core.setFailed(message),
+      setSecret: (value) => core.setSecret(value),
+      writeSummary: async (markdown) => {
+        await core.summary.addRaw(markdown).write();
+      },
+    },
+  };
+}
+
+if (isEntryModule(import.meta.url)) {
+  runAction(actionDeps()).catch((error: unknown) => {
+    core.setFailed(
+      error instanceof InputError ? error.message : `llm-perf-gate: ${errorMessage(error)}`,
+    );
+  });
+}

@@ -5,13 +5,19 @@
 // degrees of freedom) measures the change against the trial-to-trial noise.
 
 import { mean, median, medianAbsoluteDeviation, sampleStandardDeviation } from "simple-statistics";
+import { signedPercent } from "../common/format.ts";
 import { tQuantile } from "./tdist.ts";
 
 export type DecisionRule = "significant-and-material" | "confirm";
+export const DECISION_RULES: readonly DecisionRule[] = ["significant-and-material", "confirm"];
+
+/** The metrics a gate can compare. */
+export const METRIC_IDS = ["goodput", "ttft", "itl", "tpot", "e2el", "success_rate"] as const;
+export type MetricId = (typeof METRIC_IDS)[number];
 export type MetricVerdict = "pass" | "regressed" | "inconclusive" | "improved";
 
 export interface MetricSpec {
-  id: string;
+  id: MetricId;
   label: string;
   unit: string;
   /** true for latencies (up is worse), false for goodput and success rate (down is worse). */
@@ -26,7 +32,7 @@ export interface PairValues {
 }
 
 export interface MetricComparison {
-  id: string;
+  id: MetricId;
   label: string;
   unit: string;
   higher_is_worse: boolean;
@@ -88,10 +94,6 @@ export function toleranceLog(spec: MetricSpec): number {
 function toChange(d: number, higherIsWorse: boolean): number {
   return higherIsWorse ? Math.expm1(d) : Math.expm1(-d);
 }
-
-/** A change as reports show it: +12.3 % or −5.0 %. */
-export const signedPercent = (x: number) =>
-  `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
 
 export function compareMetric(
   spec: MetricSpec,

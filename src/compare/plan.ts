@@ -1,9 +1,9 @@
 // The trial plan: which arm runs first in each pair. Counterbalanced orders
 // (AB, BA, AB, …) keep a drift over time from favouring one arm.
 
+import type { Arm } from "../common/arms.ts";
 import { mixSeeds, Rng } from "../workload/rng.ts";
 
-export type Arm = "baseline" | "candidate";
 export type Order = "abba" | "abab" | "random";
 export const ORDERS: readonly Order[] = ["abba", "abab", "random"];
 

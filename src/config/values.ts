@@ -1,7 +1,8 @@
 // Parsers for single setting values. Each names the setting, the bad value
 // and what is accepted when it rejects one.
 
-import { rejectValue } from "./errors.ts";
+import { InputError, rejectValue } from "../common/errors.ts";
+import type { LengthSpec } from "../workload/lengths.ts";
 
 export interface NumberRule {
   min?: number;
@@ -102,4 +103,62 @@ export function parseHeaders(name: string, entries: string[]): Record<string, st
     headers[key.toLowerCase()] = entry.slice(colon + 1).trim();
   }
   return headers;
+}
+
+/** "5%" or a fraction "0.05", at most max. */
+export function parseFraction(name: string, raw: string, max = 1): number {
+  const t = raw.trim();
+  const m = t.match(/^(\d+(?:\.\d+)?)\s*%$/);
+  const v = m ? Number(m[1]) / 100 : /^\d+(\.\d+)?$/.test(t) ? Number(t) : Number.NaN;
+  if (!(Number.isFinite(v) && v >= 0 && v <= max)) {
+    throw rejectValue(
+      name,
+      raw,
+      `a percentage such as 5% or a fraction such as 0.05, at most ${max * 100}%`,
+    );
+  }
+  return v;
+}
+
+/** "512", "128..1024" (uniform, inclusive) or "normal:512,64". */
+export function parseLengthSpec(name: string, raw: string): LengthSpec {
+  const t = raw.trim();
+  if (/^\d+$/.test(t) && Number(t) >= 1) return { kind: "fixed", tokens: Number(t) };
+  const range = t.match(/^(\d+)\s*\.\.\s*(\d+)$/);
+  if (range && Number(range[1]) >= 1 && Number(range[1]) <= Number(range[2])) {
+    return { kind: "uniform", min: Number(range[1]), max: Number(range[2]) };
+  }
+  const normal = t.match(/^normal:\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)$/);
+  if (normal && Number(normal[1]) >= 1) {
+    return { kind: "normal", mean: Number(normal[1]), sd: Number(normal[2]) };
+  }
+  throw rejectValue(
+    name,
+    raw,
+    'a token count ("512"), an inclusive range ("128..1024") or "normal:MEAN,SD"',
+  );
+}
+
+/** An OpenAI base URL (http or https, not an endpoint path, no credentials), without a trailing slash. */
+export function parseBaseUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
+  }
+  if (/\/(chat\/)?completions\/?$/.test(url.pathname)) {
+    throw rejectValue(
+      name,
+      raw,
+      "the OpenAI base URL (ending in /v1), not an endpoint path; the endpoint setting picks chat or completions",
+    );
+  }
+  if (url.username || url.password) {
+    throw new InputError(`${name}: credentials in the URL are not accepted; use api-key`);
+  }
+  return url.toString().replace(/\/+$/, "");
 }

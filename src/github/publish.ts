@@ -2,7 +2,7 @@
 // and annotations. A failure to comment (a fork's read-only token, an API
 // error) is a warning: the verdict, summary and outputs do not depend on it.
 
-import type { ReportSettings } from "../config/gate.ts";
+import { errorMessage } from "../common/errors.ts";
 import { COMMENT_LIMIT, marker, renderMarkdown } from "../report/markdown.ts";
 import type { GateResults } from "../report/results.ts";
 import { type CommentApi, upsertStickyComment } from "./comment.ts";
@@ -16,6 +16,16 @@ export interface ActionIo {
   writeSummary(markdown: string): Promise<void>;
 }
 
+export type CommentPolicy = "always" | "on-regression" | "never";
+export const COMMENT_POLICIES: readonly CommentPolicy[] = ["always", "on-regression", "never"];
+
+export interface PublishSettings {
+  comment: CommentPolicy;
+  /** One sticky comment per key. */
+  commentKey: string;
+  jobSummary: boolean;
+}
+
 export interface PublishContext {
   env: Record<string, string | undefined>;
   eventPayload: Record<string, unknown>;
@@ -27,7 +37,7 @@ const SUMMARY_LIMIT = 1_000_000;
 
 export async function publish(
   results: GateResults,
-  settings: ReportSettings,
+  settings: PublishSettings,
   resultsPath: string,
   ctx: PublishContext,
   io: ActionIo,
@@ -50,13 +60,13 @@ export async function publish(
       io.warning(`${c.label}: ${c.reason}; add pairs to decide`);
     if (c.noisy) io.warning(`${c.label}: noisy trials (CV over the max-trial-cv limit)`);
   }
-  for (const g of results.guards) io.error(g);
+  for (const g of results.guards) io.error(g.detail ? `${g.message}\n${g.detail}` : g.message);
 
   if (settings.jobSummary) {
     try {
       await io.writeSummary(renderMarkdown(results, settings.commentKey, SUMMARY_LIMIT));
     } catch (error) {
-      io.warning(`could not write the job summary: ${(error as Error).message}`);
+      io.warning(`could not write the job summary: ${errorMessage(error)}`);
     }
   }
 
@@ -90,11 +100,12 @@ export async function publish(
       `PR #${pr} comment ${done.action}${done.deleted ? `, ${done.deleted} duplicates deleted` : ""}`,
     );
   } catch (error) {
-    const status = (error as { status?: number }).status;
+    const status =
+      typeof error === "object" && error !== null && "status" in error ? error.status : undefined;
     const hint =
       status === 403
         ? " (a read-only token, as on pull requests from forks: see the README's fork recipe)"
         : "";
-    io.warning(`could not post the PR comment${hint}: ${(error as Error).message}`);
+    io.warning(`could not post the PR comment${hint}: ${errorMessage(error)}`);
   }
 }

@@ -3,63 +3,14 @@
 // record with timestamps from the injected clock.
 
 import type { Dispatcher } from "undici";
+import { excerpt } from "../openai/response.ts";
+import { SseParser } from "../openai/sse.ts";
 import type { RequestRecord } from "./record.ts";
-import { SseParser } from "./sse.ts";
-import { applyStreamEvent, excerpt } from "./stream.ts";
-
-export type Endpoint = "chat" | "completions";
-
-export interface Target {
-  /** OpenAI base URL, e.g. http://127.0.0.1:8000/v1 */
-  baseUrl: string;
-  model: string;
-  endpoint: Endpoint;
-  /** Sent as a bearer token; never logged or reported. */
-  apiKey: string | undefined;
-  headers: Record<string, string>;
-  /** Extra JSON body fields, merged last (they may override ours). */
-  extraBody: Record<string, unknown>;
-  includeUsage: boolean;
-  ignoreEos: boolean;
-  temperature: number;
-}
+import { applyStreamEvent } from "./stream.ts";
 
 const BODY_EXCERPT_BYTES = 2048;
 /** Response headers worth keeping to explain a failure; nothing else is kept. */
 const KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
-
-export function requestPath(target: Target): string {
-  const base = new URL(target.baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, "");
-  return `${prefix}${target.endpoint === "chat" ? "/chat/completions" : "/completions"}`;
-}
-
-/** The headers of a completion request; `accept: text/event-stream` only when streaming. */
-export function requestHeaders(target: Target, stream = true): Record<string, string> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    ...(stream ? { accept: "text/event-stream" } : {}),
-    ...target.headers,
-  };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  return headers;
-}
-
-export function requestBody(
-  target: Target,
-  messages: { role: string; content: string }[],
-  maxTokens: number,
-): string {
-  const body: Record<string, unknown> = { model: target.model };
-  if (target.endpoint === "chat") body.messages = messages;
-  else body.prompt = messages.map((m) => m.content).join("\n");
-  if (maxTokens > 0) body.max_tokens = maxTokens;
-  body.temperature = target.temperature;
-  body.stream = true;
-  if (target.includeUsage) body.stream_options = { include_usage: true };
-  if (target.ignoreEos) body.ignore_eos = true;
-  return JSON.stringify({ ...body, ...target.extraBody });
-}
 
 function keptHeaders(
   headers: Record<string, string | string[] | undefined>,

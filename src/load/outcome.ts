@@ -3,7 +3,7 @@
 // [DONE], an in-band error, a malformed stream or a short fixed-length output
 // each have their own class.
 
-import type { Outcome, RequestRecord } from "./record.ts";
+import { type Outcome, outputTokens, type RequestRecord } from "./record.ts";
 
 /** Evidence that a 429 is about the caller's quota rather than the server's capacity. */
 function quotaEvidence(r: RequestRecord): boolean {
@@ -43,7 +43,7 @@ export function classify(r: RequestRecord): Outcome {
   if (
     r.fixedTokens !== undefined &&
     r.finishReason !== "length" &&
-    (r.usageCompletionTokens ?? r.outputChunks) < r.fixedTokens
+    outputTokens(r) < r.fixedTokens
   ) {
     return "short";
   }

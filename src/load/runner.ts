@@ -6,18 +6,19 @@
 // runs past its hard deadline.
 
 import { type Dispatcher, Pool } from "undici";
-import { fixedOutputTokens, messagesFor, type Workload } from "../workload/plan.ts";
+import { errorMessage } from "../common/errors.ts";
 import {
-  type InFlight,
-  requestBody,
+  completionPath,
+  loadRequestBody,
+  origin as originOf,
   requestHeaders,
-  requestPath,
-  sendCompletion,
   type Target,
-} from "./client.ts";
+} from "../openai/target.ts";
+import { fixedOutputTokens, messagesFor, type Workload } from "../workload/plan.ts";
+import { type InFlight, sendCompletion } from "./client.ts";
 import { classify } from "./outcome.ts";
+import { collectGarbage, type ProbeReadings, type Probes, startProbes } from "./probes.ts";
 import { newRecord, type RequestRecord } from "./record.ts";
-import { collectGarbage, type ProbeReadings, type Probes, startProbes } from "./selfcheck.ts";
 
 export interface Clock {
   now(): number;
@@ -84,15 +85,15 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   const ownPool = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
-    new Pool(new URL(target.baseUrl).origin, {
+    new Pool(originOf(target), {
       connections: cap ?? null,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       headersTimeout: 0,
       bodyTimeout: 0,
     });
-  const origin = new URL(target.baseUrl).origin;
-  const path = requestPath(target);
+  const origin = originOf(target);
+  const path = completionPath(target);
   const headers = requestHeaders(target);
 
   collectGarbage();
@@ -145,7 +146,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
       return;
     }
     const messages = messagesFor(workload, r.index);
-    const body = requestBody(target, messages, workload.maxTokens[r.index] as number);
+    const body = loadRequestBody(target, messages, workload.maxTokens[r.index] as number);
     sent++;
     const onDone = (rec: RequestRecord) => {
       if (rec.outcome !== undefined) return; // already censored
@@ -157,7 +158,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
       const handle = sendCompletion(dispatcher, origin, path, headers, body, r, clock.now, onDone);
       if (r.outcome === undefined) inFlight.set(r, handle);
     } catch (error) {
-      r.transportError = `the request could not be dispatched: ${(error as Error).message}`;
+      r.transportError = `the request could not be dispatched: ${errorMessage(error)}`;
       r.endMs = clock.now();
       onDone(r);
     }

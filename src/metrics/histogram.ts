@@ -20,13 +20,19 @@ export interface LatencySummary {
   lower_bounds: string[];
 }
 
-const PERCENTILES: [keyof LatencySummary, number][] = [
-  ["p50", 50],
-  ["p90", 90],
-  ["p95", 95],
-  ["p99", 99],
-  ["p999", 99.9],
-];
+/** The percentiles every summary has, by their key in reports. */
+export const PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"] as const;
+export type PercentileKey = (typeof PERCENTILE_KEYS)[number];
+const PERCENTILES: Record<PercentileKey, number> = {
+  p50: 50,
+  p90: 90,
+  p95: 95,
+  p99: 99,
+  p999: 99.9,
+};
+
+/** p95, p99.9: a percentile key as people write it. */
+export const percentileLabel = (p: PercentileKey): string => (p === "p999" ? "p99.9" : p);
 
 export function newHdr(): hdr.Histogram {
   return hdr.build({
@@ -42,11 +48,39 @@ export function newHdr(): hdr.Histogram {
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 export class LatencyHistogram {
-  readonly hdr = newHdr();
+  readonly hdr: hdr.Histogram;
   private sumMs = 0;
   private maxMs = 0;
   private censoredCount = 0;
   private censorMs = 0;
+
+  constructor(counts: hdr.Histogram = newHdr()) {
+    this.hdr = counts;
+  }
+
+  /**
+   * A trial's histogram rebuilt from its report: the encoded counts, plus what
+   * the encoding does not carry (the exact sum and max, and how many values
+   * are censored at censorMs).
+   */
+  static fromReport(encoded: string, summary: LatencySummary, censorMs: number): LatencyHistogram {
+    const h = new LatencyHistogram();
+    h.hdr.add(hdr.decodeFromCompressedBase64(encoded));
+    h.sumMs = (summary.mean ?? 0) * summary.count;
+    h.maxMs = summary.max ?? 0;
+    h.censoredCount = summary.censored;
+    h.censorMs = summary.censored > 0 ? censorMs : 0;
+    return h;
+  }
+
+  /** Merges another histogram into this one (pooling trials). */
+  add(other: LatencyHistogram): void {
+    this.hdr.add(other.hdr);
+    this.sumMs += other.sumMs;
+    this.maxMs = Math.max(this.maxMs, other.maxMs);
+    this.censoredCount += other.censoredCount;
+    this.censorMs = Math.max(this.censorMs, other.censorMs);
+  }
 
   get count(): number {
     return this.hdr.totalCount;
@@ -95,10 +129,11 @@ export class LatencyHistogram {
     };
     if (n === 0) return out;
     if (this.censoredCount > 0) out.lower_bounds.push("mean");
-    for (const [name, p] of PERCENTILES) {
-      const v = this.percentile(p) as { value: number; lowerBound: boolean };
-      (out as unknown as Record<string, number>)[name] = round3(v.value);
-      if (v.lowerBound) out.lower_bounds.push(name);
+    for (const key of PERCENTILE_KEYS) {
+      const v = this.percentile(PERCENTILES[key]);
+      if (!v) continue;
+      out[key] = round3(v.value);
+      if (v.lowerBound) out.lower_bounds.push(key);
     }
     if (this.censoredCount > 0) out.lower_bounds.push("max");
     return out;

@@ -4,6 +4,7 @@
 // with the request count but the histograms.
 
 import { OUTCOMES, type Outcome, outputTokens, type RequestRecord } from "../load/record.ts";
+import { errorTypeCode } from "../openai/error-body.ts";
 import { LatencyHistogram } from "./histogram.ts";
 
 /** Service-level objectives for goodput, ms (vLLM's keys). */
@@ -11,6 +12,23 @@ export interface Slo {
   ttftMs?: number;
   tpotMs?: number;
   e2elMs?: number;
+}
+
+const SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", e2el: "e2elMs" } as const;
+export const SLO_NAMES = Object.keys(SLO_KEYS) as (keyof typeof SLO_KEYS)[];
+export const sloField = (name: keyof typeof SLO_KEYS): keyof Slo => SLO_KEYS[name];
+
+/** vLLM's syntax: "ttft:800 tpot:50", or "none". */
+export function formatSlo(slo: Slo): string {
+  const parts = SLO_NAMES.filter((k) => slo[SLO_KEYS[k]] !== undefined).map(
+    (k) => `${k}:${slo[SLO_KEYS[k]]}`,
+  );
+  return parts.length > 0 ? parts.join(" ") : "none";
+}
+
+/** TPOT of one request: (end − first output) / (output tokens − 1); undefined below 2 tokens. */
+export function tpotMs(r: RequestRecord, tokens: number): number | undefined {
+  return tokens > 1 ? (r.endMs - r.firstOutputMs) / (tokens - 1) : undefined;
 }
 
 export interface FailureExample {
@@ -62,7 +80,9 @@ export class TrialRecorder {
   }
 
   add(r: RequestRecord): void {
-    const outcome = r.outcome as Outcome;
+    const outcome = r.outcome;
+    if (outcome === undefined)
+      throw new Error("internal error: a request recorded before its outcome");
     this.outcomes[outcome]++;
     const dispatched = !Number.isNaN(r.dispatchMs);
     if (dispatched) {
@@ -70,7 +90,8 @@ export class TrialRecorder {
       if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
     }
     if (outcome === "ok") this.addOk(r);
-    else if (outcome === "censored" || outcome === "unsent") this.addCensored(r, dispatched);
+    else if (outcome === "censored" || outcome === "unsent")
+      this.addCensored(r, outcome, dispatched);
     else this.addExample(outcome, r);
   }
 
@@ -82,7 +103,8 @@ export class TrialRecorder {
     if (!Number.isNaN(r.firstByteMs)) this.firstByte.record(r.firstByteMs - r.scheduledMs);
     for (const gap of r.gapsMs) this.itl.record(gap);
     const tokens = outputTokens(r);
-    if (tokens > 1) this.tpot.record((r.endMs - r.firstOutputMs) / (tokens - 1));
+    const tpot = tpotMs(r, tokens);
+    if (tpot !== undefined) this.tpot.record(tpot);
     this.outputTokens += tokens;
     this.outputChunks += r.outputChunks;
     if (r.usageCompletionTokens !== undefined) {
@@ -90,11 +112,11 @@ export class TrialRecorder {
       this.usageTokens += r.usageCompletionTokens;
       this.usageChunks += r.outputChunks;
     }
-    if (this.meetsSlo(r, tokens)) this.good++;
+    if (this.meetsSlo(r, tpot)) this.good++;
   }
 
   /** Timed out or never sent: latency is only known to be ≥ the timeout. */
-  private addCensored(r: RequestRecord, dispatched: boolean): void {
+  private addCensored(r: RequestRecord, outcome: Outcome, dispatched: boolean): void {
     const serviceCensorMs = r.deadlineMs - r.dispatchMs;
     if (r.firstOutputMs <= r.deadlineMs) {
       this.ttft.record(r.firstOutputMs - r.scheduledMs);
@@ -106,17 +128,14 @@ export class TrialRecorder {
     }
     this.e2el.recordCensored(this.timeoutMs);
     if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
-    this.addExample(r.outcome as Outcome, r);
+    this.addExample(outcome, r);
   }
 
-  private meetsSlo(r: RequestRecord, tokens: number): boolean {
-    const { ttftMs, tpotMs, e2elMs } = this.slo;
-    if (ttftMs !== undefined && r.firstOutputMs - r.scheduledMs > ttftMs) return false;
-    if (e2elMs !== undefined && r.endMs - r.scheduledMs > e2elMs) return false;
-    if (tpotMs !== undefined && tokens > 1 && (r.endMs - r.firstOutputMs) / (tokens - 1) > tpotMs) {
-      return false;
-    }
-    return true;
+  private meetsSlo(r: RequestRecord, tpot: number | undefined): boolean {
+    const slo = this.slo;
+    if (slo.ttftMs !== undefined && r.firstOutputMs - r.scheduledMs > slo.ttftMs) return false;
+    if (slo.e2elMs !== undefined && r.endMs - r.scheduledMs > slo.e2elMs) return false;
+    return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
   }
 
   private addExample(outcome: Outcome, r: RequestRecord): void {
@@ -133,21 +152,6 @@ export class TrialRecorder {
       headers: r.headers,
       body: r.body,
     });
-  }
-}
-
-/** `type` and `code` of an OpenAI-shaped error ({"error": {...}} or the error object itself). */
-export function errorTypeCode(text: string | undefined): { type?: string; code?: string } {
-  if (!text) return {};
-  try {
-    const parsed = JSON.parse(text) as Record<string, unknown>;
-    const error = (
-      typeof parsed.error === "object" && parsed.error !== null ? parsed.error : parsed
-    ) as Record<string, unknown>;
-    const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
-    return { type: str(error.type), code: str(error.code) };
-  } catch {
-    return {}; // an excerpt cut short, or not JSON
   }
 }
 

@@ -2,29 +2,65 @@
 // add up to the scheduled count, latency summaries, tokens, throughput,
 // goodput, validity and the encoded histograms.
 
+import type { ProbeReadings } from "../load/probes.ts";
 import type { Outcome } from "../load/record.ts";
-import {
-  evaluateValidity,
-  type ProbeReadings,
-  type SelfCheckLimits,
-  type Validity,
-} from "../load/selfcheck.ts";
 import type { LatencySummary } from "./histogram.ts";
-import type { FailureExample, Slo, TrialRecorder } from "./recorder.ts";
+import {
+  type FailureExample,
+  SLO_NAMES,
+  type Slo,
+  sloField,
+  type TrialRecorder,
+} from "./recorder.ts";
+import { evaluateValidity, type SelfCheckLimits, type Validity } from "./validity.ts";
+
+/** The latency metrics of a trial, by their key in reports (ms). */
+export const LATENCY_METRICS = [
+  "ttft_ms",
+  "ttft_service_ms",
+  "e2el_ms",
+  "e2el_service_ms",
+  "tpot_ms",
+  "itl_ms",
+  "first_byte_ms",
+] as const;
+export type LatencyMetric = (typeof LATENCY_METRICS)[number];
+
+/** HdrHistogram compressed base64 (V2 encoding), values in microseconds. */
+export interface EncodedHistograms {
+  ttft_us: string;
+  ttft_service_us: string;
+  e2el_us: string;
+  e2el_service_us: string;
+  tpot_us: string;
+  itl_us: string;
+  send_skew_us: string;
+}
+
+/** Self-check limits as reports write them. */
+export interface LimitsReport {
+  max_send_skew_p99_ms: number;
+  max_unsent: number;
+  max_event_loop_delay_p99_ms: number;
+  max_gc_share: number;
+  max_client_cpu: number;
+}
+
+export function limitsReport(l: SelfCheckLimits): LimitsReport {
+  return {
+    max_send_skew_p99_ms: l.maxSendSkewP99Ms,
+    max_unsent: l.maxUnsent,
+    max_event_loop_delay_p99_ms: l.maxEventLoopDelayP99Ms,
+    max_gc_share: l.maxGcShare,
+    max_client_cpu: l.maxClientCpu,
+  };
+}
 
 export interface TrialSummary {
   scheduled: number;
   window_s: number;
   outcomes: Record<Outcome, number>;
-  metrics: {
-    ttft_ms: LatencySummary;
-    ttft_service_ms: LatencySummary;
-    e2el_ms: LatencySummary;
-    e2el_service_ms: LatencySummary;
-    tpot_ms: LatencySummary;
-    itl_ms: LatencySummary;
-    first_byte_ms: LatencySummary;
-  };
+  metrics: Record<LatencyMetric, LatencySummary>;
   tokens: {
     output_total: number;
     output_chunks: number;
@@ -42,7 +78,7 @@ export interface TrialSummary {
     slo: Record<string, number>;
   };
   validity: Validity & {
-    limits: SelfCheckLimits;
+    limits: LimitsReport;
     send_skew_ms: { p50: number | null; p99: number | null; max: number | null };
     unsent: number;
     event_loop_delay_ms: { p50: number; p99: number; max: number };
@@ -52,8 +88,7 @@ export interface TrialSummary {
     slot_wait_ms: LatencySummary;
   };
   errors: Partial<Record<Outcome, FailureExample[]>>;
-  /** HdrHistogram compressed base64, values in microseconds. */
-  histograms: Record<string, string>;
+  histograms: EncodedHistograms;
 }
 
 export interface TrialFacts {
@@ -87,11 +122,11 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
     },
     facts.limits,
   );
-  const { ttftMs, tpotMs, e2elMs } = facts.slo;
   const slo: Record<string, number> = {};
-  if (ttftMs !== undefined) slo.ttft_ms = ttftMs;
-  if (tpotMs !== undefined) slo.tpot_ms = tpotMs;
-  if (e2elMs !== undefined) slo.e2el_ms = e2elMs;
+  for (const name of SLO_NAMES) {
+    const ms = facts.slo[sloField(name)];
+    if (ms !== undefined) slo[`${name}_ms`] = ms;
+  }
   const r = facts.readings;
   return {
     scheduled,
@@ -125,7 +160,7 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
     },
     validity: {
       ...validity,
-      limits: facts.limits,
+      limits: limitsReport(facts.limits),
       send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
       unsent: rec.outcomes.unsent,
       event_loop_delay_ms: {

@@ -3,6 +3,8 @@
 // validated MockProfile; a bad value fails with its key, value and what is
 // accepted.
 
+import { InputError } from "../common/errors.ts";
+
 export const FAULT_KINDS = [
   "quota429",
   "capacity429",
@@ -52,6 +54,8 @@ export interface MockProfile {
   stallMs: number;
   /** Seconds after start during which /v1/models answers but completions fail with 503. */
   loadingS: number;
+  /** The server crashes (drops every connection and stops listening) at this completion request; 0 = never. */
+  crashAfterRequests: number;
   /** false models a server that silently ignores `ignore_eos` (it stops at the natural length). */
   honorIgnoreEos: boolean;
   /** false: requests with tools get a 400, as from a server started without tool support. */
@@ -88,6 +92,7 @@ export const DEFAULT_PROFILE: MockProfile = {
   stallEveryS: 0,
   stallMs: 0,
   loadingS: 0,
+  crashAfterRequests: 0,
   honorIgnoreEos: true,
   supportsTools: true,
   supportsResponseFormat: true,
@@ -99,7 +104,8 @@ export const DEFAULT_PROFILE: MockProfile = {
   faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
 };
 
-export class MockProfileError extends Error {
+/** A bad profile value: an input error, with its key, value and what is accepted. */
+export class MockProfileError extends InputError {
   override name = "MockProfileError";
 }
 
@@ -123,6 +129,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   stallEveryS: { min: 0 },
   stallMs: { min: 0 },
   loadingS: { min: 0 },
+  crashAfterRequests: { min: 0, integer: true },
   breakJson: { min: 0, max: 1 },
   breakToolName: { min: 0, max: 1 },
   breakToolArgs: { min: 0, max: 1 },

@@ -2,7 +2,10 @@
 // tool calls, finish_reason, usage, plus what the transport got wrong.
 // Streamed tool calls are assembled by `index` (id, type and name set once;
 // argument fragments appended), tolerating and reporting irregular deltas: no
-// id, no index, two entries with the same index in one chunk.
+// id, no index, two entries with the same index in one chunk. Stream events
+// are read by openai/response.ts, as the load generator reads them.
+
+import { readCompletion, readStreamEvent, type ToolCallDelta } from "../openai/response.ts";
 
 export interface ToolCall {
   id: string | undefined;
@@ -41,13 +44,6 @@ export function emptyAnswer(status: number): Answer {
   };
 }
 
-interface Delta {
-  index?: unknown;
-  id?: unknown;
-  type?: unknown;
-  function?: { name?: unknown; arguments?: unknown };
-}
-
 /** Accumulates streamed chunks into an Answer. */
 export class StreamAssembler {
   readonly answer: Answer;
@@ -60,42 +56,41 @@ export class StreamAssembler {
   }
 
   event(data: string): void {
-    if (data === "[DONE]") {
-      this.sawDone = true;
-      return;
+    const event = readStreamEvent(data);
+    switch (event.kind) {
+      case "done":
+        this.sawDone = true;
+        return;
+      case "invalid":
+        this.answer.transport.push(
+          event.problem === "not_json" ? "transport.not_json" : "transport.invalid_chunk",
+        );
+        return;
+      case "error":
+        this.answer.transport.push("transport.stream_error");
+        return;
+      case "chunk":
+        break;
     }
-    let chunk: Record<string, unknown>;
-    try {
-      chunk = JSON.parse(data) as Record<string, unknown>;
-    } catch {
-      this.answer.transport.push("transport.not_json");
-      return;
-    }
-    if (chunk.error) {
-      this.answer.transport.push("transport.stream_error");
-      return;
-    }
-    const usage = chunk.usage as { completion_tokens?: number } | null | undefined;
-    if (usage && typeof usage.completion_tokens === "number") {
-      this.answer.completionTokens = usage.completion_tokens;
+    if (event.usage?.completionTokens !== undefined) {
+      this.answer.completionTokens = event.usage.completionTokens;
       this.sawUsage = true;
     }
-    const choice = (chunk.choices as Record<string, unknown>[] | undefined)?.[0];
+    const choice = event.choices[0];
     if (!choice) return;
-    const delta = (choice.delta ?? {}) as { content?: unknown; tool_calls?: unknown };
-    if (typeof delta.content === "string") this.answer.content += delta.content;
-    if (Array.isArray(delta.tool_calls)) {
+    this.answer.content += choice.content;
+    if (choice.toolCalls) {
       this.answer.toolCallsPresent = true;
-      this.toolDeltas(delta.tool_calls as Delta[]);
+      this.toolDeltas(choice.toolCalls);
     }
-    if (typeof choice.finish_reason === "string") this.answer.finishReason = choice.finish_reason;
+    if (choice.finishReason !== undefined) this.answer.finishReason = choice.finishReason;
   }
 
-  private toolDeltas(deltas: Delta[]): void {
+  private toolDeltas(deltas: ToolCallDelta[]): void {
     const indexes = new Set<number>();
     for (const d of deltas) {
       let index: number;
-      if (typeof d.index === "number") {
+      if (d.index !== undefined) {
         index = d.index;
         if (indexes.has(index))
           this.answer.irregular.push(`two deltas with index ${index} in one chunk`);
@@ -104,7 +99,7 @@ export class StreamAssembler {
         // Without an index: a new call when it brings an id or a name, else the last call.
         this.answer.irregular.push("a tool-call delta without index");
         index =
-          d.id !== undefined || d.function?.name !== undefined
+          d.id !== undefined || d.name !== undefined
             ? this.calls.length
             : Math.max(0, this.calls.length - 1);
       }
@@ -115,11 +110,10 @@ export class StreamAssembler {
         if (d.id === undefined)
           this.answer.irregular.push(`tool call ${index} starts without an id`);
       }
-      if (typeof d.id === "string" && d.id !== "") call.id ??= d.id;
-      if (typeof d.type === "string") call.type ??= d.type;
-      if (typeof d.function?.name === "string")
-        call.name += call.name === "" ? d.function.name : "";
-      if (typeof d.function?.arguments === "string") call.arguments += d.function.arguments;
+      if (d.id !== undefined && d.id !== "") call.id ??= d.id;
+      if (d.type !== undefined) call.type ??= d.type;
+      if (d.name !== undefined && call.name === "") call.name = d.name;
+      if (d.arguments !== undefined) call.arguments += d.arguments;
     }
   }
 
@@ -138,29 +132,24 @@ export class StreamAssembler {
 export function answerFromJson(status: number, text: string): Answer {
   const a = emptyAnswer(status);
   a.raw = text.slice(0, 20_000);
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
+  const body = readCompletion(text);
+  if (body.kind === "invalid") {
     a.transport.push("transport.not_json");
     return a;
   }
-  const choice = (body.choices as Record<string, unknown>[] | undefined)?.[0];
-  const message = (choice?.message ?? {}) as { content?: unknown; tool_calls?: unknown };
-  a.content = typeof message.content === "string" ? message.content : "";
-  if (Array.isArray(message.tool_calls)) {
+  a.content = body.content;
+  if (body.toolCalls) {
     a.toolCallsPresent = true;
-    a.toolCalls = (message.tool_calls as Delta[]).map((c) => ({
-      id: typeof c.id === "string" ? c.id : undefined,
-      type: typeof c.type === "string" ? c.type : undefined,
-      name: typeof c.function?.name === "string" ? c.function.name : "",
-      arguments: typeof c.function?.arguments === "string" ? c.function.arguments : "",
+    a.toolCalls = body.toolCalls.map((c) => ({
+      id: c.id,
+      type: c.type,
+      name: c.name ?? "",
+      arguments: c.arguments ?? "",
     }));
   }
-  a.finishReason = typeof choice?.finish_reason === "string" ? choice.finish_reason : undefined;
+  a.finishReason = body.finishReason;
   if (!a.finishReason) a.transport.push("transport.no_finish_reason");
-  const usage = body.usage as { completion_tokens?: number } | undefined;
-  if (typeof usage?.completion_tokens === "number") a.completionTokens = usage.completion_tokens;
+  if (body.usage?.completionTokens !== undefined) a.completionTokens = body.usage.completionTokens;
   else a.transport.push("transport.no_usage");
   return a;
 }

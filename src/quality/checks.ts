@@ -7,7 +7,7 @@
 
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Answer, ToolCall } from "./answer.ts";
-import type { Check, QualityCase } from "./suite.ts";
+import type { Check, JsonSchema, QualityCase } from "./suite.ts";
 
 export type Tier = "contract" | "quality";
 
@@ -22,7 +22,7 @@ export interface CheckResult {
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const compiled = new Map<string, ValidateFunction>();
 
-function validator(schema: Record<string, unknown>): ValidateFunction {
+function validator(schema: JsonSchema): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = compiled.get(key);
   if (!v) {
@@ -114,7 +114,7 @@ function transportCheck(a: Answer): CheckResult {
 
 function toolCallCodes(
   c: QualityCase,
-  check: Check,
+  check: Extract<Check, { kind: "tool_call" }>,
   a: Answer,
 ): { contract: string[]; quality: string[] } {
   const contract: string[] = [];
@@ -125,9 +125,7 @@ function toolCallCodes(
     return { contract, quality };
   }
   const named = typeof c.tool_choice === "object" && c.tool_choice !== null;
-  const allowedFinish =
-    (check.finish_reasons as string[] | undefined) ??
-    (named ? ["tool_calls", "stop"] : ["tool_calls"]);
+  const allowedFinish = check.finish_reasons ?? (named ? ["tool_calls", "stop"] : ["tool_calls"]);
   if (!allowedFinish.includes(a.finishReason ?? "")) contract.push("tool.finish_reason");
   const parsed: (Record<string, unknown> | undefined)[] = [];
   for (const call of calls) {
@@ -162,12 +160,10 @@ function toolCallCodes(
       }
     }
   }
-  const min = check.min_calls as number | undefined;
-  const max = check.max_calls as number | undefined;
+  const { min_calls: min, max_calls: max } = check;
   if ((min !== undefined && calls.length < min) || (max !== undefined && calls.length > max))
     quality.push("tool.count");
-  const expected =
-    (check.calls as { name: string; arguments?: Record<string, unknown> }[] | undefined) ?? [];
+  const expected = check.calls ?? [];
   // Order-insensitive: exact matches first, then the remaining expected calls
   // take any unused call of the same name (a value mismatch) or none (wrong tool).
   const used = new Set<number>();
@@ -226,127 +222,128 @@ function sameToolCalls(a: ToolCall[], b: ToolCall[]): boolean {
   return a.length === b.length && deepEqual(a.map(key).sort(), b.map(key).sort());
 }
 
+/** The failure codes of one check on one answer ("agreement" is decided across arms). */
+function checkCodes(c: QualityCase, check: Check, a: Answer, other: Answer | undefined): string[] {
+  const codes: string[] = [];
+  switch (check.kind) {
+    case "json_parse":
+      if (!parseJson(a.content).ok) codes.push("json.invalid");
+      break;
+    case "json_schema": {
+      const doc = parseJson(a.content);
+      const schema = check.schema ?? c.response_format?.json_schema?.schema ?? {};
+      if (!doc.ok) codes.push("json.invalid");
+      else {
+        const validate = validator(schema);
+        if (!validate(doc.value))
+          codes.push(`json.schema:${validate.errors?.[0]?.instancePath || "/"}`);
+      }
+      break;
+    }
+    case "json_path": {
+      const doc = parseJson(a.content);
+      const at = doc.ok ? resolvePointer(doc.value, check.pointer) : { found: false };
+      if (!doc.ok) codes.push("json.invalid");
+      else if (!at.found) codes.push(`json.path_missing:${check.pointer}`);
+      else {
+        const v = at.value;
+        const bad =
+          ("equals" in check && !deepEqual(check.equals, v)) ||
+          (check.in !== undefined && !check.in.some((x) => deepEqual(x, v))) ||
+          (check.regex !== undefined &&
+            !new RegExp(check.regex).test(typeof v === "string" ? v : JSON.stringify(v)));
+        if (bad) codes.push(`json.path_mismatch:${check.pointer}`);
+      }
+      break;
+    }
+    case "no_tool_call":
+      if (a.toolCalls.length > 0) codes.push("tool.unexpected_call");
+      else if (a.toolCallsPresent) codes.push("tool.empty_list");
+      else if (looksLikeToolCall(a.content)) codes.push("tool.in_content");
+      break;
+    case "finish_reason":
+      if (!check.allowed.includes(a.finishReason ?? ""))
+        codes.push(`finish_reason:${a.finishReason ?? "none"}`);
+      break;
+    case "max_tokens_respected":
+      if (a.completionTokens !== undefined && a.completionTokens > c.max_tokens)
+        codes.push("length.over_max_tokens");
+      break;
+    case "length": {
+      const chars = a.content.length;
+      const tokens = a.completionTokens ?? 0;
+      if (check.min_chars !== undefined && chars < check.min_chars) codes.push("length.too_short");
+      if (check.max_chars !== undefined && chars > check.max_chars) codes.push("length.too_long");
+      if (check.min_tokens !== undefined && tokens < check.min_tokens)
+        codes.push("length.too_short");
+      if (check.max_tokens !== undefined && tokens > check.max_tokens)
+        codes.push("length.too_long");
+      if (check.not_truncated && a.finishReason === "length") codes.push("length.truncated");
+      break;
+    }
+    case "regex":
+      if (!new RegExp(check.pattern, check.flags ?? "").test(a.content))
+        codes.push("regex.no_match");
+      break;
+    case "equals": {
+      const n = check.normalize ? normalizeText : (t: string) => t;
+      if (n(a.content) !== n(check.value)) codes.push("text.not_equal");
+      break;
+    }
+    case "contains": {
+      const n = check.normalize ? normalizeText : (t: string) => t;
+      for (const v of check.values)
+        if (!n(a.content).includes(n(v))) codes.push(`text.missing:${v}`);
+      break;
+    }
+    case "stream_consistency":
+      if (other) {
+        const jsonBoth = parseJson(a.content).ok && parseJson(other.content).ok;
+        if (!sameToolCalls(a.toolCalls, other.toolCalls)) codes.push("stream.tool_calls_differ");
+        if (jsonResponseFormat(c) && !jsonBoth) codes.push("stream.json_invalid");
+      }
+      break;
+    case "tool_call":
+    case "agreement":
+      break; // tool_call splits its codes by tier in runChecks; agreement is across arms
+  }
+  return [...new Set(codes)];
+}
+
+/** The tier of a check's failures on this case. */
+function tierOf(c: QualityCase, check: Check): Tier {
+  switch (check.kind) {
+    case "json_parse":
+    case "json_schema":
+      return jsonResponseFormat(c) ? "contract" : "quality";
+    case "max_tokens_respected":
+      return "contract";
+    default:
+      return "quality";
+  }
+}
+
 /** Runs the implicit transport check and every `expect` check of a case on one answer. */
 export function runChecks(c: QualityCase, a: Answer, other?: Answer): CheckResult[] {
   const results: CheckResult[] = [transportCheck(a)];
-  const jsonContract: Tier = jsonResponseFormat(c) ? "contract" : "quality";
   for (const check of c.expect) {
-    let codes: string[] = [];
-    let tier: Tier = "quality";
-    switch (check.kind) {
-      case "json_parse":
-        tier = jsonContract;
-        if (!parseJson(a.content).ok) codes.push("json.invalid");
-        break;
-      case "json_schema": {
-        tier = jsonContract;
-        const doc = parseJson(a.content);
-        const schema =
-          (check.schema as Record<string, unknown> | undefined) ??
-          c.response_format?.json_schema?.schema ??
-          {};
-        if (!doc.ok) codes.push("json.invalid");
-        else {
-          const validate = validator(schema);
-          if (!validate(doc.value))
-            codes.push(`json.schema:${validate.errors?.[0]?.instancePath || "/"}`);
-        }
-        break;
+    if (check.kind === "agreement") continue; // decided when baseline and candidate are compared
+    let codes: string[];
+    if (check.kind === "tool_call") {
+      const split = toolCallCodes(c, check, a);
+      // Wire-format codes are contract only where the request forces a call.
+      if (toolsAreContract(c)) {
+        if (split.contract.length > 0)
+          results.push({ kind: "tool_call", pass: false, codes: split.contract, tier: "contract" });
+        codes = split.quality;
+      } else {
+        codes = [...split.contract, ...split.quality];
       }
-      case "json_path": {
-        const doc = parseJson(a.content);
-        const pointer = check.pointer as string;
-        const at = doc.ok ? resolvePointer(doc.value, pointer) : { found: false };
-        if (!doc.ok) codes.push("json.invalid");
-        else if (!at.found) codes.push(`json.path_missing:${pointer}`);
-        else {
-          const v = at.value;
-          const bad =
-            ("equals" in check && !deepEqual(check.equals, v)) ||
-            ("in" in check && !(check.in as unknown[]).some((x) => deepEqual(x, v))) ||
-            ("regex" in check &&
-              !new RegExp(check.regex as string).test(
-                typeof v === "string" ? v : JSON.stringify(v),
-              ));
-          if (bad) codes.push(`json.path_mismatch:${pointer}`);
-        }
-        break;
-      }
-      case "tool_call": {
-        const split = toolCallCodes(c, check, a);
-        // Wire-format codes are contract only where the request forces a call.
-        if (toolsAreContract(c)) {
-          if (split.contract.length > 0)
-            results.push({
-              kind: "tool_call",
-              pass: false,
-              codes: split.contract,
-              tier: "contract",
-            });
-          codes = split.quality;
-        } else {
-          codes = [...split.contract, ...split.quality];
-        }
-        break;
-      }
-      case "no_tool_call":
-        if (a.toolCalls.length > 0) codes.push("tool.unexpected_call");
-        else if (a.toolCallsPresent) codes.push("tool.empty_list");
-        else if (looksLikeToolCall(a.content)) codes.push("tool.in_content");
-        break;
-      case "finish_reason":
-        if (!(check.allowed as string[]).includes(a.finishReason ?? ""))
-          codes.push(`finish_reason:${a.finishReason ?? "none"}`);
-        break;
-      case "max_tokens_respected":
-        tier = "contract";
-        if (a.completionTokens !== undefined && a.completionTokens > c.max_tokens)
-          codes.push("length.over_max_tokens");
-        break;
-      case "length": {
-        const chars = a.content.length;
-        const tokens = a.completionTokens;
-        if (check.min_chars !== undefined && chars < (check.min_chars as number))
-          codes.push("length.too_short");
-        if (check.max_chars !== undefined && chars > (check.max_chars as number))
-          codes.push("length.too_long");
-        if (check.min_tokens !== undefined && (tokens ?? 0) < (check.min_tokens as number))
-          codes.push("length.too_short");
-        if (check.max_tokens !== undefined && (tokens ?? 0) > (check.max_tokens as number))
-          codes.push("length.too_long");
-        if (check.not_truncated && a.finishReason === "length") codes.push("length.truncated");
-        break;
-      }
-      case "regex":
-        if (
-          !new RegExp(check.pattern as string, (check.flags as string | undefined) ?? "").test(
-            a.content,
-          )
-        )
-          codes.push("regex.no_match");
-        break;
-      case "equals": {
-        const n = check.normalize ? normalizeText : (s: string) => s;
-        if (n(a.content) !== n(check.value as string)) codes.push("text.not_equal");
-        break;
-      }
-      case "contains": {
-        const n = check.normalize ? normalizeText : (s: string) => s;
-        for (const v of check.values as string[])
-          if (!n(a.content).includes(n(v))) codes.push(`text.missing:${v}`);
-        break;
-      }
-      case "stream_consistency":
-        if (other) {
-          const jsonBoth = parseJson(a.content).ok && parseJson(other.content).ok;
-          if (!sameToolCalls(a.toolCalls, other.toolCalls)) codes.push("stream.tool_calls_differ");
-          if (jsonResponseFormat(c) && !jsonBoth) codes.push("stream.json_invalid");
-        }
-        break;
-      case "agreement":
-        continue; // across arms: decided when baseline and candidate are compared
+      codes = [...new Set(codes)];
+    } else {
+      codes = checkCodes(c, check, a, other);
     }
-    results.push({ kind: check.kind, pass: codes.length === 0, codes: [...new Set(codes)], tier });
+    results.push({ kind: check.kind, pass: codes.length === 0, codes, tier: tierOf(c, check) });
   }
   return results;
 }

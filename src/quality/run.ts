@@ -3,8 +3,15 @@
 // servers fill omitted ones from model defaults that change between versions.
 
 import { Agent, request } from "undici";
-import { requestHeaders, type Target } from "../load/client.ts";
-import { SseParser } from "../load/sse.ts";
+import { errorMessage } from "../common/errors.ts";
+import { SseParser } from "../openai/sse.ts";
+import {
+  completionPath,
+  origin,
+  requestBody,
+  requestHeaders,
+  type Target,
+} from "../openai/target.ts";
 import { type Answer, answerFromJson, emptyAnswer, StreamAssembler } from "./answer.ts";
 import { type CheckResult, runChecks } from "./checks.ts";
 import type { QualityCase, Suite } from "./suite.ts";
@@ -32,22 +39,19 @@ export function qualityBody(
   stream: boolean,
   vllmSampling: boolean,
 ): string {
-  const body: Record<string, unknown> = {
-    model: target.model,
+  const fields: Record<string, unknown> = {
     messages: c.messages,
     max_tokens: c.max_tokens,
     temperature: c.temperature,
     top_p: c.top_p,
     seed: c.seed,
     n: 1,
-    stream,
   };
-  if (vllmSampling) Object.assign(body, { top_k: -1, min_p: 0, repetition_penalty: 1 });
-  if (stream && target.includeUsage) body.stream_options = { include_usage: true };
-  if (c.tools) body.tools = c.tools;
-  if (c.tool_choice) body.tool_choice = c.tool_choice;
-  if (c.response_format) body.response_format = c.response_format;
-  return JSON.stringify({ ...body, ...target.extraBody, ...c.extra_body });
+  if (vllmSampling) Object.assign(fields, { top_k: -1, min_p: 0, repetition_penalty: 1 });
+  if (c.tools) fields.tools = c.tools;
+  if (c.tool_choice) fields.tool_choice = c.tool_choice;
+  if (c.response_format) fields.response_format = c.response_format;
+  return requestBody(target, fields, stream, c.extra_body);
 }
 
 async function ask(
@@ -59,7 +63,7 @@ async function ask(
 ): Promise<Answer> {
   const headers = requestHeaders(target, stream);
   try {
-    const res = await request(`${target.baseUrl}/chat/completions`, {
+    const res = await request(`${origin(target)}${completionPath(target, "chat")}`, {
       method: "POST",
       headers,
       body,
@@ -91,10 +95,9 @@ async function ask(
     return a;
   } catch (error) {
     const a = emptyAnswer(0);
-    a.transport.push(
-      (error as Error).name === "TimeoutError" ? "transport.timeout" : "transport.connect",
-    );
-    a.raw = (error as Error).message;
+    const timeout = error instanceof Error && error.name === "TimeoutError";
+    a.transport.push(timeout ? "transport.timeout" : "transport.connect");
+    a.raw = errorMessage(error);
     return a;
   }
 }

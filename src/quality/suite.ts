@@ -6,34 +6,54 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/quality-suite.schema.json" with { type: "json" };
-import { ConfigError } from "../config/errors.ts";
+import { errorMessage, InputError } from "../common/errors.ts";
+import BUILTIN_SUITE from "./builtin-suite.json" with { type: "json" };
 
-export type CheckKind =
-  | "json_parse"
-  | "json_schema"
-  | "json_path"
-  | "tool_call"
-  | "no_tool_call"
-  | "finish_reason"
-  | "max_tokens_respected"
-  | "length"
-  | "regex"
-  | "equals"
-  | "contains"
-  | "stream_consistency"
-  | "agreement";
+export type JsonSchema = Record<string, unknown>;
 
-export interface Check {
-  kind: CheckKind;
-  [param: string]: unknown;
+export interface ExpectedCall {
+  name: string;
+  /** Acceptable values per argument; "" among them means it may be omitted. */
+  arguments?: Record<string, unknown>;
 }
+
+/** One check of a case, exactly as the suite schema allows it. */
+export type Check =
+  | { kind: "json_parse" }
+  | { kind: "json_schema"; schema?: JsonSchema }
+  | { kind: "json_path"; pointer: string; equals?: unknown; in?: unknown[]; regex?: string }
+  | {
+      kind: "tool_call";
+      calls?: ExpectedCall[];
+      min_calls?: number;
+      max_calls?: number;
+      finish_reasons?: string[];
+    }
+  | { kind: "no_tool_call" }
+  | { kind: "finish_reason"; allowed: string[] }
+  | { kind: "max_tokens_respected" }
+  | {
+      kind: "length";
+      min_chars?: number;
+      max_chars?: number;
+      min_tokens?: number;
+      max_tokens?: number;
+      not_truncated?: boolean;
+    }
+  | { kind: "regex"; pattern: string; flags?: string }
+  | { kind: "equals"; value: string; normalize?: boolean }
+  | { kind: "contains"; values: string[]; normalize?: boolean }
+  | { kind: "stream_consistency" }
+  | { kind: "agreement"; mode?: "exact" | "normalized" | "json" | "tool_calls"; gate?: boolean };
+
+export type CheckKind = Check["kind"];
 
 export interface ToolSpec {
   type: "function";
   function: {
     name: string;
     description?: string;
-    parameters?: Record<string, unknown>;
+    parameters?: JsonSchema;
     strict?: boolean;
   };
 }
@@ -46,7 +66,7 @@ export interface QualityCase {
   tool_choice?: "none" | "auto" | "required" | { type: "function"; function: { name: string } };
   response_format?: {
     type: string;
-    json_schema?: { name: string; schema: Record<string, unknown>; strict?: boolean };
+    json_schema?: { name: string; schema: JsonSchema; strict?: boolean };
   };
   max_tokens: number;
   temperature: number;
@@ -114,16 +134,22 @@ function parseText(text: string, source: string): unknown {
   try {
     return parseYaml(text);
   } catch (error) {
-    throw new ConfigError(
-      `quality-suite ${source}: not YAML or JSONL: ${(error as Error).message}`,
-    );
+    throw new InputError(`quality-suite ${source}: not YAML or JSONL: ${errorMessage(error)}`);
   }
 }
 
 export function parseSuite(text: string, source: string): Suite {
-  const raw = parseText(text, source);
+  return suiteFromData(parseText(text, source), source);
+}
+
+/** The built-in suite, shipped as a data file in the suite format. */
+export function builtinSuite(): Suite {
+  return suiteFromData(BUILTIN_SUITE, "builtin");
+}
+
+function suiteFromData(raw: unknown, source: string): Suite {
   if (!validateSuite(raw))
-    throw new ConfigError(
+    throw new InputError(
       `quality-suite ${source}: ${describe(validateSuite.errors, "(the suite)")}`,
     );
   const { defaults = {}, cases } = raw as {
@@ -140,12 +166,13 @@ export function parseSuite(text: string, source: string): Suite {
     };
     const id = typeof c.id === "string" ? c.id : `#${i + 1}`;
     if (!validateCase(merged))
-      throw new ConfigError(
+      throw new InputError(
         `quality-suite ${source}: case "${id}": ${describe(validateCase.errors, "(the case)")}`,
       );
     if (seen.has(id))
-      throw new ConfigError(`quality-suite ${source}: case id "${id}" is used twice`);
+      throw new InputError(`quality-suite ${source}: case id "${id}" is used twice`);
     seen.add(id);
+    // The schema has just validated this shape.
     const q = merged as unknown as QualityCase;
     for (const check of q.expect) checkReferences(q, check, source);
     return q;
@@ -157,26 +184,27 @@ export function parseSuite(text: string, source: string): Suite {
 function checkReferences(c: QualityCase, check: Check, source: string): void {
   const where = `quality-suite ${source}: case "${c.id}": check ${check.kind}`;
   if ((check.kind === "tool_call" || check.kind === "no_tool_call") && !c.tools) {
-    throw new ConfigError(`${where} needs tools in the request`);
+    throw new InputError(`${where} needs tools in the request`);
   }
   if (check.kind === "json_schema" && !check.schema && c.response_format?.type !== "json_schema") {
-    throw new ConfigError(`${where} needs a schema, inline or from response_format json_schema`);
+    throw new InputError(`${where} needs a schema, inline or from response_format json_schema`);
   }
   if (check.kind === "stream_consistency" && c.stream !== "both") {
-    throw new ConfigError(`${where} needs stream: both`);
+    throw new InputError(`${where} needs stream: both`);
   }
   if (check.kind === "regex") {
     try {
-      new RegExp(check.pattern as string, (check.flags as string | undefined) ?? "");
+      new RegExp(check.pattern, check.flags ?? "");
     } catch (error) {
-      throw new ConfigError(
-        `${where}: pattern is not a valid regular expression: ${(error as Error).message}`,
+      throw new InputError(
+        `${where}: pattern is not a valid regular expression: ${errorMessage(error)}`,
       );
     }
   }
-  for (const call of (check.calls as { name: string }[] | undefined) ?? []) {
+  const calls = check.kind === "tool_call" ? (check.calls ?? []) : [];
+  for (const call of calls) {
     if (!c.tools?.some((t) => t.function.name === call.name)) {
-      throw new ConfigError(`${where}: expected call "${call.name}" is not among the case's tools`);
+      throw new InputError(`${where}: expected call "${call.name}" is not among the case's tools`);
     }
   }
 }

@@ -3,11 +3,16 @@
 // collapsible details. Fits GitHub's comment limit by dropping the least
 // important sections first, with a visible note.
 
-import { type MetricComparison, signedPercent as signed } from "../compare/decide.ts";
-import type { PercentileKey, Verdict } from "../config/gate.ts";
+import { ARMS } from "../common/arms.ts";
+import { compact as num, plural, signedPercent as signed } from "../common/format.ts";
+import type { MetricComparison } from "../compare/decide.ts";
+import type { Guard } from "../compare/guards.ts";
+import type { Verdict } from "../compare/verdict.ts";
 import { OUTCOMES } from "../load/record.ts";
-import type { LatencySummary } from "../metrics/histogram.ts";
-import type { GateResults } from "./results.ts";
+import { type LatencySummary, percentileLabel } from "../metrics/histogram.ts";
+import { details } from "./blocks.ts";
+import { quality, qualityDetails } from "./quality-markdown.ts";
+import { type ConfigDescription, type GateResults, POOLED_METRICS } from "./results.ts";
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -21,12 +26,6 @@ const ROW_ICON: Record<MetricComparison["verdict"], string> = {
 
 export function marker(key: string): string {
   return `<!-- llm-perf-gate:${key} -->`;
-}
-
-function num(v: number | null | undefined): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
-  const a = Math.abs(v);
-  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
 function gate(c: MetricComparison): string {
@@ -62,8 +61,8 @@ function metricTable(r: GateResults): string {
   ].join("\n");
 }
 
-function context(r: GateResults): string {
-  const w = r.config.workload as Record<string, unknown>;
+function context(r: GateResults, config: ConfigDescription): string {
+  const w = config.workload;
   const perTrial =
     r.trials.length > 0
       ? Math.round(r.trials.reduce((s, t) => s + t.report.scheduled, 0) / r.trials.length)
@@ -83,13 +82,13 @@ function context(r: GateResults): string {
       ? ` · up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1000) / 10} % each`
       : "";
   return [
-    `${r.pairs} pair${r.pairs === 1 ? "" : "s"} (order ${r.config.order}) · ${w.arrival} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${r.config.decision_rule}\`${looks}`,
+    `${plural(r.pairs, "pair")} (order ${config.order}) · ${w.arrival} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
     `${noise} · smallest change this run could call a regression: ${detectable}`,
   ].join("  \n");
 }
 
 function outcomes(r: GateResults): string {
-  const arms = ["baseline", "candidate"] as const;
+  const arms = ARMS;
   const totals = Object.fromEntries(
     arms.map((arm) => {
       const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<string, number>;
@@ -145,93 +144,14 @@ function servers(r: GateResults): string {
   return `**Servers** started by the gate — ${starts.join("; ")}.`;
 }
 
-const hist = (h: Record<string, number>) =>
-  Object.entries(h)
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, v]) => `${k} ${v}`)
-    .join(", ") || "none";
-
-function quality(r: GateResults): string {
-  const q = r.quality;
-  if (!q) return "";
-  const lines = [
-    `**Quality** ${q.verdict === "fail" ? "❌ regressed" : "✅ no regression"} — suite \`${q.suite}\`, ${q.cases} cases, one request at a time${q.reasons.length ? "" : "."}`,
-    ...q.reasons.map((reason) => `- ${reason}`),
-    "",
-    "| check | cases | baseline pass | candidate pass | b (newly fail) | c (newly pass) | p | decision |",
-    "|---|--:|--:|--:|--:|--:|--:|---|",
-    ...q.kinds.map(
-      (k) =>
-        `| ${k.kind} | ${k.n} | ${(k.baseline_rate * 100).toFixed(0)} % | ${(k.candidate_rate * 100).toFixed(0)} % | ${k.b} | ${k.c} | ${k.p < 0.001 ? "<0.001" : k.p.toFixed(3)} | ${k.decision === "fail" ? "❌ fail" : "pass"} |`,
-    ),
-  ];
-  const unconfirmed = q.contract.filter((c) => !c.confirmed);
-  if (unconfirmed.length > 0) {
-    lines.push(
-      "",
-      `Contract failures not confirmed by re-runs (flaky, not gated): ${unconfirmed.map((c) => `${c.id} (${c.candidate_failures}/${c.runs})`).join(", ")}.`,
-    );
-  }
-  if (q.pre_existing.length > 0) {
-    lines.push(
-      "",
-      `Pre-existing (the baseline already fails them; excluded): ${q.pre_existing.map((p) => `${p.id} [${p.codes.join(", ")}]`).join("; ")}.`,
-    );
-  }
-  if (q.agreement.n > 0) {
-    lines.push(
-      "",
-      `Agreement with the baseline: ${q.agreement.agreed} of ${q.agreement.n} cases${q.agreement.differing.length ? ` (differ: ${q.agreement.differing.join(", ")})` : ""}.`,
-    );
-  }
-  return lines.join("\n");
-}
-
-function qualityDetails(r: GateResults): string {
-  const q = r.quality;
-  if (!q) return "";
-  const flipped = q.kinds.flatMap((k) =>
-    k.flipped.map(
-      (f) =>
-        `| ${k.kind} | ${f.id} | ${f.direction === "b" ? "newly fails" : "newly passes"} | ${f.codes.join(", ")} | ${f.diff.replaceAll("|", "\\|")} |`,
-    ),
-  );
-  return details(
-    "Quality details: flipped cases, finish reasons, tool-call failure codes",
-    [
-      flipped.length > 0
-        ? [
-            "| check | case | change | codes | baseline → candidate |",
-            "|---|---|---|---|---|",
-            ...flipped,
-          ].join("\n")
-        : "No case flipped.",
-      "",
-      `finish_reason — baseline: ${hist(q.finish_reasons.baseline)}; candidate: ${hist(q.finish_reasons.candidate)}`,
-      "",
-      `tool-call failure codes — baseline: ${hist(q.tool_codes.baseline)}; candidate: ${hist(q.tool_codes.candidate)}`,
-      ...(q.irregular_deltas.candidate.length > 0 || q.irregular_deltas.baseline.length > 0
-        ? [
-            "",
-            `irregular streamed tool-call deltas — baseline: ${q.irregular_deltas.baseline.join(", ") || "none"}; candidate: ${q.irregular_deltas.candidate.join(", ") || "none"}`,
-          ]
-        : []),
-    ].join("\n"),
-  );
-}
-
-function details(summary: string, body: string): string {
-  return `<details><summary>${summary}</summary>\n\n${body}\n\n</details>`;
-}
-
-function perTrial(r: GateResults): string {
-  const p = r.config.percentile as PercentileKey;
+function perTrial(r: GateResults, config: ConfigDescription): string {
+  const p = config.percentile;
   const rows = r.trials.map((t) => {
     const m = t.report.metrics;
     const at = (s: LatencySummary) => `${s.lower_bounds.includes(p) ? "≥" : ""}${num(s[p])}`;
     return `| ${t.pair + 1} | ${t.arm} | ${t.position + 1} | ${t.seed} | ${t.report.scheduled} | ${t.report.outcomes.ok} | ${num(t.report.goodput.requests_per_s)} | ${at(m.ttft_ms)} | ${at(m.itl_ms)} | ${at(m.tpot_ms)} | ${t.report.validity.valid ? "✅" : "🛑"} |`;
   });
-  const pl = p === "p999" ? "p99.9" : p;
+  const pl = percentileLabel(p);
   return details(
     "Per-trial results",
     [
@@ -263,26 +183,27 @@ function chart(r: GateResults): string {
   );
 }
 
+/** A latency as the comment shows it: "≥" when it is only a lower bound (censored). */
+function bounded(s: LatencySummary, key: "p50" | "p95" | "p99"): string {
+  return `${s.lower_bounds.includes(key) ? "≥" : ""}${num(s[key])}`;
+}
+
 function pooled(r: GateResults): string {
+  if (!r.pooled) return "";
+  const labels = { ttft_ms: "TTFT", itl_ms: "ITL", tpot_ms: "TPOT", e2el_ms: "E2EL" } as const;
   const rows: string[] = [];
-  for (const [metric, label] of [
-    ["ttft_ms", "TTFT"],
-    ["itl_ms", "ITL"],
-    ["tpot_ms", "TPOT"],
-    ["e2el_ms", "E2EL"],
-  ] as const) {
-    for (const arm of ["baseline", "candidate"] as const) {
-      const p = r.pooled[arm]?.[metric];
-      if (p)
-        rows.push(
-          `| ${label} | ${arm} | ${p.count} | ${num(p.p50)} | ${num(p.p95)} | ${num(p.p99)} |`,
-        );
+  for (const metric of POOLED_METRICS) {
+    for (const arm of ARMS) {
+      const p = r.pooled[arm][metric];
+      rows.push(
+        `| ${labels[metric]} | ${arm} | ${p.count} | ${bounded(p, "p50")} | ${bounded(p, "p95")} | ${bounded(p, "p99")} |`,
+      );
     }
   }
   return details(
     "Pooled percentiles (descriptive only: not used for the verdict)",
     [
-      "All requests of all trials of an arm pooled into one histogram. Pooling ignores the trial-to-trial noise, so these numbers never decide anything.",
+      'All requests of all trials of an arm pooled into one histogram. Pooling ignores the trial-to-trial noise, so these numbers never decide anything. "≥": a lower bound, among timed-out requests.',
       "",
       "| metric (ms) | arm | samples | p50 | p95 | p99 |",
       "|---|---|--:|--:|--:|--:|",
@@ -291,38 +212,53 @@ function pooled(r: GateResults): string {
   );
 }
 
-function method(r: GateResults): string {
+function method(config: ConfigDescription): string {
   return details(
     "Configuration and method",
     [
       "Each pair runs baseline and candidate back to back with the same seeded schedule and prompts, open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); a one-sided t-interval over the pairs (n − 1 degrees of freedom) measures the change against the trial-to-trial noise.",
       "",
       "```json",
-      JSON.stringify(r.config, null, 2),
+      JSON.stringify(config, null, 2),
       "```",
     ].join("\n"),
   );
 }
 
+/** The guards as a list; a guard's further lines (a log tail) fenced below it. */
+function guardList(guards: readonly Guard[]): string[] {
+  return guards.flatMap((g) => [
+    `- ${g.message}`,
+    ...(g.detail ? ["", "  ```text", ...g.detail.split("\n").map((l) => `  ${l}`), "  ```"] : []),
+  ]);
+}
+
 export function renderMarkdown(r: GateResults, commentKey: string, limit = COMMENT_LIMIT): string {
-  if (r.trials.length === 0) {
-    return `${[marker(commentKey), `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** — ${r.headline}`].join("\n")}\n`;
+  const title = `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** — ${r.headline}`;
+  if (r.trials.length === 0 || !r.config) {
+    // Nothing was measured: the headline, and the guards when they say more than it does.
+    const more = r.guards.length > 1 || r.guards.some((g) => g.detail);
+    const text = [marker(commentKey), title, ...(more ? ["", ...guardList(r.guards)] : [])].join(
+      "\n",
+    );
+    return `${text.slice(0, limit - 1)}\n`;
   }
+  const config = r.config;
   const head = [
     marker(commentKey),
-    `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** — ${r.headline}`,
+    title,
     ...(r.guards.length > 0
       ? [
           "",
           "No performance verdict: the measurement cannot be trusted as it is.",
           "",
-          ...r.guards.map((g) => `- ${g}`),
+          ...guardList(r.guards),
         ]
       : []),
     "",
     metricTable(r),
     "",
-    context(r),
+    context(r, config),
     "",
     outcomes(r),
     "",
@@ -331,7 +267,13 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
     ...(quality(r) ? ["", quality(r)] : []),
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
-  const optional = [perTrial(r), qualityDetails(r), chart(r), pooled(r), method(r)].filter(Boolean);
+  const optional = [
+    perTrial(r, config),
+    qualityDetails(r),
+    chart(r),
+    pooled(r),
+    method(config),
+  ].filter(Boolean);
   const note = (dropped: number) =>
     `\n\n_${dropped} detail section${dropped > 1 ? "s" : ""} omitted to fit GitHub's ${limit.toLocaleString("en-US")}-character limit; the results file has everything._`;
   for (let keep = optional.length; keep >= 0; keep--) {

@@ -4,7 +4,7 @@
 
 import { OUTCOMES } from "../load/record.ts";
 import type { Progress } from "../load/runner.ts";
-import type { MeasureReport } from "../measure.ts";
+import type { MeasureReport } from "../measure/measure.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 
 const COLUMNS = ["mean", "p50", "p90", "p95", "p99", "p999", "max"] as const;
@@ -70,7 +70,7 @@ export function formatMeasureReport(r: MeasureReport): string {
   const v = r.validity;
   const skew = v.send_skew_ms.p99 === null ? "–" : v.send_skew_ms.p99.toFixed(2);
   lines.push(
-    `self-check: ${v.valid ? "valid" : "INVALID"} — send skew p99 ${skew} ms (≤ ${v.limits.maxSendSkewP99Ms}), unsent ${v.unsent} (≤ ${v.limits.maxUnsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (≤ ${v.limits.maxEventLoopDelayP99Ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} % (≤ ${(v.limits.maxGcShare * 100).toFixed(0)} %), client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (≤ ${(v.limits.maxClientCpu * 100).toFixed(0)} %)`,
+    `self-check: ${v.valid ? "valid" : "INVALID"} — send skew p99 ${skew} ms (≤ ${v.limits.max_send_skew_p99_ms}), unsent ${v.unsent} (≤ ${v.limits.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (≤ ${v.limits.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} % (≤ ${(v.limits.max_gc_share * 100).toFixed(0)} %), client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (≤ ${(v.limits.max_client_cpu * 100).toFixed(0)} %)`,
   );
   for (const reason of v.reasons) lines.push(`  invalid: ${reason}`);
   for (const warning of v.warnings) lines.push(`  note: ${warning}`);

@@ -1,158 +1,210 @@
-// The results file: a versioned JSON document with the configuration
-// (secrets redacted), the environment, every trial's measurement report, the
-// comparisons, the guards and the verdict. Written whatever the verdict.
+// The results file: a versioned JSON document with the configuration (secrets
+// redacted), the environment, every trial's measurement report, the
+// comparisons, the guards and the verdict. Built here from plain data; the
+// entry points read and write it.
 
-import { readFileSync, writeFileSync } from "node:fs";
-import { arch, cpus, platform } from "node:os";
 import pkg from "../../package.json" with { type: "json" };
-import { ConfigError } from "../config/errors.ts";
-import type { GateConfig, Verdict } from "../config/gate.ts";
-import type { MeasureConfig } from "../config/measure.ts";
-import { formatSlo } from "../config/slo.ts";
-import { type GateOutcome, RESULTS_SCHEMA } from "../gate.ts";
-import { describeWorkload } from "../workload/plan.ts";
+import type { Arm } from "../common/arms.ts";
+import { errorMessage, InputError } from "../common/errors.ts";
+import type { MetricComparison, MetricId } from "../compare/decide.ts";
+import type { Guard } from "../compare/guards.ts";
+import type { TrialEntry } from "../compare/trials.ts";
+import type { Verdict } from "../compare/verdict.ts";
+import type { LatencySummary, PercentileKey } from "../metrics/histogram.ts";
+import { poolHistograms } from "../metrics/pool.ts";
+import type { LimitsReport } from "../metrics/summary.ts";
+import type { QualityReport } from "../quality/paired.ts";
+import type { StartRecord } from "../servers/lifecycle.ts";
+import type { WorkloadDescription } from "../workload/plan.ts";
+import { headlineFor } from "./headline.ts";
 
-export interface GateResults extends GateOutcome {
+export const RESULTS_SCHEMA = "llm-perf-gate/results@2";
+
+/** What a gate run found: the results file but its header, configuration and the words. */
+export interface GateRun {
+  trials: TrialEntry[];
+  comparisons: MetricComparison[];
+  /** Why there is no performance verdict (empty when there is one). */
+  guards: Guard[];
+  verdict: Verdict;
+  pairs: number;
+  looks: number;
+  confidence_per_look: number;
+  /** Servers the gate started: readiness, cold start, logs. */
+  servers: StartRecord[];
+  /** The quality suite's comparison, when one ran. */
+  quality: QualityReport | null;
+}
+
+export interface TargetDescription {
+  url: string;
+  model: string;
+  endpoint: string;
+  /** "***" when a key is set: the key itself is never written. */
+  api_key: string | null;
+  /** Header names; their values are "***". */
+  headers: Record<string, string>;
+  extra_body: Record<string, unknown>;
+  include_usage: boolean;
+  temperature: number;
+}
+
+/** The configuration as the results file records it: no secret, no command. */
+export interface ConfigDescription {
+  baseline: TargetDescription;
+  candidate: TargetDescription;
+  workload: WorkloadDescription;
+  timeout_s: number;
+  max_concurrency: number | null;
+  slo: string;
+  self_check_limits: LimitsReport;
+  trials: number;
+  max_trials: number;
+  order: string;
+  cooldown_s: number;
+  percentile: PercentileKey;
+  tolerances: Partial<Record<MetricId, number>>;
+  decision_rule: string;
+  confidence: number;
+  max_error_rate: number;
+  max_trial_cv: number;
+  min_ok_requests: number;
+  quality: {
+    suite: string;
+    cases: number;
+    vllm_sampling: boolean;
+    rule: { alpha: number; min_effect: number; large_effect: number; confirm_reruns: number };
+  } | null;
+  /** Whether the gate started the servers; the commands themselves may hold secrets. */
+  servers: {
+    baseline_start: boolean;
+    candidate_start: boolean;
+    restart: string;
+    ready_timeout_s: number;
+    log_dir: string;
+  };
+  fail_on: Verdict[];
+}
+
+export interface EnvironmentFacts {
+  node: string;
+  platform: string;
+  arch: string;
+  cpus: number;
+  runner: { name: string; os: string | undefined; arch: string | undefined } | null;
+  github: {
+    repository: string;
+    sha: string | undefined;
+    ref: string | undefined;
+    run_id: string | undefined;
+    event: string | undefined;
+  } | null;
+}
+
+export const POOLED_METRICS = ["ttft_ms", "itl_ms", "tpot_ms", "e2el_ms"] as const;
+export type PooledMetrics = Record<(typeof POOLED_METRICS)[number], LatencySummary>;
+
+export interface GateResults extends GateRun {
   schema: typeof RESULTS_SCHEMA;
   created_at: string;
   tool: { name: string; version: string };
-  environment: Record<string, unknown>;
-  config: Record<string, unknown>;
-  verdict: Verdict;
+  environment: EnvironmentFacts;
+  /** null when the configuration could not be read. */
+  config: ConfigDescription | null;
+  headline: string;
+  /** Descriptive percentiles over all of an arm's requests: never used for the verdict. */
+  pooled: Record<Arm, PooledMetrics> | null;
 }
 
-function redactedTarget(c: MeasureConfig) {
-  return {
-    url: c.target.baseUrl,
-    model: c.target.model,
-    endpoint: c.target.endpoint,
-    api_key: c.target.apiKey ? "***" : null,
-    headers: Object.fromEntries(Object.keys(c.target.headers).map((k) => [k, "***"])),
-    extra_body: c.target.extraBody,
-    include_usage: c.target.includeUsage,
-    temperature: c.target.temperature,
+const histogramKey = {
+  ttft_ms: "ttft_us",
+  itl_ms: "itl_us",
+  tpot_ms: "tpot_us",
+  e2el_ms: "e2el_us",
+} as const;
+
+export function pooledPercentiles(trials: readonly TrialEntry[]): Record<Arm, PooledMetrics> {
+  const pool = (arm: Arm): PooledMetrics => {
+    const mine = trials.filter((t) => t.arm === arm).map((t) => t.report);
+    const metric = (m: (typeof POOLED_METRICS)[number]) =>
+      poolHistograms(
+        mine.map((r) => ({
+          encoded: r.histograms[histogramKey[m]],
+          summary: r.metrics[m],
+          censorMs: r.workload.timeout_s * 1000,
+        })),
+      );
+    return {
+      ttft_ms: metric("ttft_ms"),
+      itl_ms: metric("itl_ms"),
+      tpot_ms: metric("tpot_ms"),
+      e2el_ms: metric("e2el_ms"),
+    };
   };
+  return { baseline: pool("baseline"), candidate: pool("candidate") };
 }
 
-export function describeConfig(config: GateConfig): Record<string, unknown> {
+function header(environment: EnvironmentFacts, now: Date) {
   return {
-    baseline: redactedTarget(config.baseline),
-    candidate: redactedTarget(config.candidate),
-    workload: describeWorkload(config.baseline.workload),
-    timeout_s: config.baseline.timeoutS,
-    max_concurrency: config.baseline.maxConcurrency ?? null,
-    slo: formatSlo(config.baseline.slo),
-    self_check_limits: config.baseline.limits,
-    trials: config.trials,
-    max_trials: config.maxTrials,
-    order: config.order,
-    cooldown_s: config.cooldownS,
-    percentile: config.percentile,
-    tolerances: config.tolerances,
-    decision_rule: config.rule,
-    confidence: config.confidence,
-    max_error_rate: config.maxErrorRate,
-    max_trial_cv: config.maxTrialCv,
-    min_ok_requests: config.minOkRequests,
-    quality: config.quality.suite
-      ? {
-          suite: config.quality.suite.name,
-          cases: config.quality.suite.cases.length,
-          vllm_sampling: config.quality.vllmSampling,
-          rule: config.quality.rule,
-        }
-      : null,
-    // Whether the gate started the servers; the commands themselves may hold secrets.
-    servers: {
-      baseline_start: config.servers.commands.baseline !== undefined,
-      candidate_start: config.servers.commands.candidate !== undefined,
-      restart: config.servers.restart,
-      ready_timeout_s: config.servers.readyTimeoutS,
-      log_dir: config.servers.logDir,
-    },
-    fail_on: config.report.failOn,
-  };
-}
-
-export function environment(env: Record<string, string | undefined>): Record<string, unknown> {
-  return {
-    node: process.version,
-    platform: platform(),
-    arch: arch(),
-    cpus: cpus().length,
-    runner: env.RUNNER_NAME
-      ? { name: env.RUNNER_NAME, os: env.RUNNER_OS, arch: env.RUNNER_ARCH }
-      : null,
-    github: env.GITHUB_REPOSITORY
-      ? {
-          repository: env.GITHUB_REPOSITORY,
-          sha: env.GITHUB_SHA,
-          ref: env.GITHUB_REF,
-          run_id: env.GITHUB_RUN_ID,
-          event: env.GITHUB_EVENT_NAME,
-        }
-      : null,
-  };
+    schema: RESULTS_SCHEMA,
+    created_at: now.toISOString(),
+    tool: { name: pkg.name, version: pkg.version },
+    environment,
+  } as const;
 }
 
 export function buildResults(
-  config: GateConfig,
-  outcome: GateOutcome,
-  env: Record<string, string | undefined>,
-  now = new Date(),
+  run: GateRun,
+  config: ConfigDescription,
+  environment: EnvironmentFacts,
+  now: Date,
 ): GateResults {
-  return { ...header(env, now), config: describeConfig(config), ...outcome };
-}
-
-function header(env: Record<string, string | undefined>, now: Date) {
   return {
-    schema: RESULTS_SCHEMA as typeof RESULTS_SCHEMA,
-    created_at: now.toISOString(),
-    tool: { name: pkg.name, version: pkg.version },
-    environment: environment(env),
+    ...header(environment, now),
+    config,
+    headline: headlineFor(run),
+    ...run,
+    pooled: pooledPercentiles(run.trials),
   };
-}
-
-export function writeResults(path: string, results: unknown): void {
-  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
 }
 
 /** Results for a run that could not measure at all (bad configuration): still a results file. */
-export function errorResults(
-  reason: string,
-  env: Record<string, string | undefined>,
-  now = new Date(),
-): GateResults {
-  return {
-    ...header(env, now),
-    config: {},
+export function errorResults(guard: Guard, environment: EnvironmentFacts, now: Date): GateResults {
+  const run: GateRun = {
     trials: [],
     comparisons: [],
-    guards: [reason],
+    guards: [guard],
     verdict: "error",
-    headline: reason,
     pairs: 0,
     looks: 1,
     confidence_per_look: 0,
-    pooled: { baseline: {}, candidate: {} },
     servers: [],
     quality: null,
   };
+  return {
+    ...header(environment, now),
+    config: null,
+    headline: headlineFor(run),
+    ...run,
+    pooled: null,
+  };
 }
 
-export function readResults(path: string): GateResults {
+/** A results file's text, checked to be one of ours (report mode reads what a measure job wrote). */
+export function parseResults(text: string, source: string): GateResults {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(
-      `results-path = ${JSON.stringify(path)} cannot be read as a results file: ${(error as Error).message}`,
-    );
+    throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
   }
-  const schema = (parsed as { schema?: unknown })?.schema;
+  const schema =
+    typeof parsed === "object" && parsed !== null
+      ? (parsed as { schema?: unknown }).schema
+      : undefined;
   if (schema !== RESULTS_SCHEMA) {
-    throw new ConfigError(
-      `results-path = ${JSON.stringify(path)} has schema ${JSON.stringify(schema)}; expected ${RESULTS_SCHEMA}`,
+    throw new InputError(
+      `${source} has schema ${JSON.stringify(schema)}; expected ${RESULTS_SCHEMA}`,
     );
   }
   return parsed as GateResults;

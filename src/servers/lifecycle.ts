@@ -4,16 +4,33 @@
 // stop after (a shared GPU, or to include cold effects).
 
 import { join } from "node:path";
-import type { Arm } from "../compare/plan.ts";
-import type { GateConfig } from "../config/gate.ts";
-import type { Target } from "../load/client.ts";
+import { ARMS, type Arm } from "../common/arms.ts";
+import type { Target } from "../openai/target.ts";
 import { ManagedServer, ServerError } from "./server.ts";
 
 export type RestartPolicy = "never" | "per-trial";
+export const RESTART_POLICIES: readonly RestartPolicy[] = ["never", "per-trial"];
 
 export interface ServerCommands {
   start: string;
   stop: string | undefined;
+}
+
+/** How the gate manages the variants' servers (none when no start command is given). */
+export interface ServerSettings {
+  commands: Partial<Record<Arm, ServerCommands>>;
+  restart: RestartPolicy;
+  readyTimeoutS: number;
+  logDir: string;
+}
+
+/** What a gate run asks of the servers around its trials. */
+export interface Servers {
+  readonly starts: StartRecord[];
+  beforeAll(): Promise<void>;
+  beforeTrial(arm: Arm): Promise<void>;
+  afterTrial(arm: Arm, what: string): Promise<void>;
+  stopAll(): Promise<void>;
 }
 
 export interface LifecycleOptions {
@@ -38,7 +55,7 @@ export interface StartRecord {
   exit: string | null;
 }
 
-export class ServerLifecycle {
+export class ServerLifecycle implements Servers {
   readonly starts: StartRecord[] = [];
   private readonly options: LifecycleOptions;
   private readonly live = new Map<Arm, { server: ManagedServer; record: StartRecord }>();
@@ -54,7 +71,7 @@ export class ServerLifecycle {
   /** Before the first trial: with restart never, bring every managed arm up. */
   async beforeAll(): Promise<void> {
     if (this.options.restart !== "never") return;
-    for (const arm of ["baseline", "candidate"] as const) await this.up(arm);
+    for (const arm of ARMS) await this.up(arm);
   }
 
   async beforeTrial(arm: Arm): Promise<void> {
@@ -86,7 +103,7 @@ export class ServerLifecycle {
     const n = this.starts.filter((s) => s.arm === arm).length + 1;
     const logPath = join(this.options.logDir, `${arm}-${n}.log`);
     const server = new ManagedServer({
-      name: arm,
+      arm,
       startCommand: commands.start,
       stopCommand: commands.stop,
       target: this.options.targets[arm],
@@ -133,36 +150,12 @@ export class ServerLifecycle {
 
 export { ServerError };
 
-/** The lifecycle a gate configuration asks for, or undefined when the gate starts nothing. */
+/** The lifecycle the settings ask for, or undefined when the gate starts nothing. */
 export function lifecycleFor(
-  config: GateConfig,
+  settings: ServerSettings,
+  targets: Record<Arm, Target>,
   log: (line: string) => void,
 ): ServerLifecycle | undefined {
-  const s = config.servers;
-  if (Object.keys(s.commands).length === 0) return undefined;
-  return new ServerLifecycle({
-    commands: s.commands,
-    targets: { baseline: config.baseline.target, candidate: config.candidate.target },
-    restart: s.restart,
-    readyTimeoutS: s.readyTimeoutS,
-    logDir: s.logDir,
-    log,
-  });
-}
-
-/**
- * When the runner cancels the job (SIGINT, SIGTERM), stop what was started
- * before exiting. Returns a function that removes the handlers.
- */
-export function stopOnSignals(lifecycle: ServerLifecycle, log: (line: string) => void): () => void {
-  const handler = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping the servers the gate started`);
-    lifecycle.stopAll().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
-  };
-  process.once("SIGINT", handler);
-  process.once("SIGTERM", handler);
-  return () => {
-    process.off("SIGINT", handler);
-    process.off("SIGTERM", handler);
-  };
+  if (Object.keys(settings.commands).length === 0) return undefined;
+  return new ServerLifecycle({ ...settings, targets, log });
 }

@@ -7,18 +7,30 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import { Agent, request } from "undici";
-import {
-  requestBody,
-  requestHeaders,
-  requestPath,
-  sendCompletion,
-  type Target,
-} from "../load/client.ts";
+import type { Arm } from "../common/arms.ts";
+import { sendCompletion } from "../load/client.ts";
 import { classify } from "../load/outcome.ts";
 import { newRecord } from "../load/record.ts";
+import {
+  completionPath,
+  loadRequestBody,
+  modelsUrl,
+  origin,
+  requestHeaders,
+  type Target,
+} from "../openai/target.ts";
 
+/** A server the gate started failed; the message is one line, the log tail apart. */
 export class ServerError extends Error {
   override name = "ServerError";
+  readonly arm: Arm;
+  readonly logTail: string;
+
+  constructor(arm: Arm, message: string, logTail: string) {
+    super(message);
+    this.arm = arm;
+    this.logTail = logTail;
+  }
 }
 
 export interface Readiness {
@@ -29,7 +41,7 @@ export interface Readiness {
 }
 
 export interface ServerOptions {
-  name: string;
+  arm: Arm;
   startCommand: string;
   stopCommand: string | undefined;
   target: Target;
@@ -103,9 +115,8 @@ export class ManagedServer {
   }
 
   failure(what: string): ServerError {
-    return new ServerError(
-      `${this.options.name} server ${what}; log ${this.options.logPath}, last lines:\n${this.logTail()}`,
-    );
+    const { arm, logPath } = this.options;
+    return new ServerError(arm, `${arm} server ${what}; log ${logPath}`, this.logTail());
   }
 
   async waitReady(timeoutS: number): Promise<Readiness> {
@@ -142,7 +153,7 @@ export class ManagedServer {
 
   private async modelListed(agent: Agent, headers: Record<string, string>): Promise<boolean> {
     try {
-      const res = await request(`${this.options.target.baseUrl}/models`, {
+      const res = await request(modelsUrl(this.options.target), {
         dispatcher: agent,
         headers: { authorization: headers.authorization ?? "" },
         signal: AbortSignal.timeout(10_000),
@@ -165,17 +176,16 @@ export class ManagedServer {
     deadlineMs: number,
   ): Promise<number | undefined> {
     const target = { ...this.options.target, ignoreEos: false };
-    const body = requestBody(target, [{ role: "user", content: "Say OK." }], 1);
+    const body = loadRequestBody(target, [{ role: "user", content: "Say OK." }], 1);
     const now = () => performance.now();
     const record = newRecord(0, false, now(), Math.max(deadlineMs, now() + 1000), undefined);
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       // A refused connection may call back before sendCompletion returns.
-      const origin = new URL(target.baseUrl).origin;
       const handle = sendCompletion(
         agent,
-        origin,
-        requestPath(target),
+        origin(target),
+        completionPath(target),
         headers,
         body,
         record,

@@ -1,9 +1,9 @@
-// What a prompt file holds once parsed (src/config/dataset.ts parses it).
+// Prompt files: JSONL of {messages, max_tokens?} (one request per line) or
+// ShareGPT JSON (an array of {conversations: [{from, value}, ...]}: the first
+// human turn is the prompt, the following model turn's length the output length).
 
-export interface ChatMessage {
-  role: string;
-  content: string;
-}
+import { errorMessage, InputError } from "../common/errors.ts";
+import type { ChatMessage } from "../openai/target.ts";
 
 export interface DatasetEntry {
   messages: ChatMessage[];
@@ -14,4 +14,101 @@ export interface DatasetEntry {
 /** ~4 characters per token: the estimate used wherever no tokenizer is at hand. */
 export function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
+}
+
+function fail(source: string, where: string, problem: string): never {
+  throw new InputError(`${source}: ${where}: ${problem}`);
+}
+
+function checkMessages(value: unknown, source: string, where: string): ChatMessage[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    fail(source, where, "`messages` must be a non-empty array of {role, content}");
+  }
+  return value.map((m, i) => {
+    if (
+      typeof m !== "object" ||
+      m === null ||
+      typeof m.role !== "string" ||
+      typeof m.content !== "string"
+    ) {
+      fail(
+        source,
+        `${where}, messages[${i}]`,
+        "each message needs a string role and a string content",
+      );
+    }
+    return { role: m.role, content: m.content };
+  });
+}
+
+function parseJsonl(text: string, source: string): DatasetEntry[] {
+  const entries: DatasetEntry[] = [];
+  for (const [i, line] of text.split(/\r?\n/).entries()) {
+    if (line.trim() === "") continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch (error) {
+      fail(source, `line ${i + 1}`, `not JSON (${errorMessage(error)})`);
+    }
+    if (typeof row !== "object" || row === null)
+      fail(source, `line ${i + 1}`, "expected a JSON object");
+    const { messages, max_tokens: maxTokens } = row as Record<string, unknown>;
+    if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && (maxTokens as number) >= 1)) {
+      fail(
+        source,
+        `line ${i + 1}`,
+        `max_tokens = ${JSON.stringify(maxTokens)}; expected an integer ≥ 1`,
+      );
+    }
+    entries.push({
+      messages: checkMessages(messages, source, `line ${i + 1}`),
+      maxTokens: maxTokens as number | undefined,
+    });
+  }
+  return entries;
+}
+
+function parseShareGpt(rows: unknown[], source: string): DatasetEntry[] {
+  const entries: DatasetEntry[] = [];
+  for (const row of rows) {
+    const turns = (row as { conversations?: unknown })?.conversations;
+    if (!Array.isArray(turns)) continue;
+    const first = turns.findIndex(
+      (t) => ["human", "user"].includes(t?.from) && typeof t?.value === "string",
+    );
+    if (first < 0) continue;
+    const reply = turns[first + 1];
+    entries.push({
+      messages: [{ role: "user", content: turns[first].value }],
+      maxTokens: typeof reply?.value === "string" ? estimateTokens(reply.value) : undefined,
+    });
+  }
+  if (entries.length === 0) {
+    fail(
+      source,
+      "ShareGPT JSON",
+      'no conversation with a human turn; expected [{conversations: [{from: "human", value}, …]}]',
+    );
+  }
+  return entries;
+}
+
+/** Parses a prompt file's text; the format is told by its content. */
+export function parseDataset(text: string, source: string): DatasetEntry[] {
+  const trimmed = text.trimStart();
+  let entries: DatasetEntry[];
+  if (trimmed.startsWith("[")) {
+    let rows: unknown;
+    try {
+      rows = JSON.parse(trimmed);
+    } catch (error) {
+      fail(source, "ShareGPT JSON", `not JSON (${errorMessage(error)})`);
+    }
+    entries = parseShareGpt(rows as unknown[], source);
+  } else {
+    entries = parseJsonl(text, source);
+  }
+  if (entries.length === 0) fail(source, "file", "holds no requests");
+  return entries;
 }

@@ -3,8 +3,9 @@
 // generated on demand from (seed, index), so memory does not grow with prompt
 // length; offsets and lengths live in typed arrays.
 
+import type { ChatMessage } from "../openai/target.ts";
 import { type ArrivalSpec, arrivalOffsetsMs, describeArrivals } from "./arrivals.ts";
-import type { ChatMessage, DatasetEntry } from "./dataset.ts";
+import type { DatasetEntry } from "./dataset.ts";
 import { formatLengthSpec, type LengthSpec, sampleLength } from "./lengths.ts";
 import { hashString, mixSeeds, Rng } from "./rng.ts";
 import { WORDS } from "./words.ts";
@@ -160,7 +161,19 @@ function fingerprint(w: Workload): string {
 }
 
 /** The workload spec as reports show it. */
-export function describeWorkload(w: WorkloadSpec) {
+export interface WorkloadDescription {
+  arrival: string;
+  seed: number;
+  warmup_s: number;
+  duration_s: number;
+  input_len: string;
+  output_len: string | null;
+  max_tokens: number | null;
+  ignore_eos: boolean;
+  dataset: string | null;
+}
+
+export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
   return {
     arrival: describeArrivals(w.arrival),
     seed: w.seed,

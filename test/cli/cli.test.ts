@@ -9,8 +9,10 @@ import { chatBody, send } from "../helpers/client.ts";
 
 const CLI = join(import.meta.dirname, "../../src/cli.ts");
 
+/** Runs the CLI in a scratch folder, so that the results files it writes land there. */
 function runCli(args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 30_000 });
+  const cwd = mkdtempSync(join(tmpdir(), "lpg-cli-run-"));
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 30_000, cwd });
 }
 
 test("mock prints its URL, serves, and stops cleanly on SIGTERM", async () => {
@@ -171,7 +173,7 @@ test("measure writes the documented JSON report and never shows the API key", as
     const text = readFileSync(out, "utf8");
     assert.doesNotMatch(stdout + stderr + text, /sk-test-secret-123/);
     const report = JSON.parse(text);
-    assert.equal(report.schema, "llm-perf-gate/measure@1");
+    assert.equal(report.schema, "llm-perf-gate/measure@2");
     for (const key of [
       "scheduled",
       "window_s",

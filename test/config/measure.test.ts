@@ -1,21 +1,23 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ConfigError } from "../../src/config/errors.ts";
-import { parseMeasureConfig, type RawSettings } from "../../src/config/measure.ts";
-import { formatSlo, parseSlo } from "../../src/config/slo.ts";
+import { InputError } from "../../src/common/errors.ts";
+import { parseMeasureOptions } from "../../src/config/measure.ts";
+import type { RawSettings } from "../../src/config/settings.ts";
+import { parseSlo } from "../../src/config/slo.ts";
+import { formatSlo } from "../../src/metrics/recorder.ts";
 
 const BASE: RawSettings = { url: "http://127.0.0.1:8000/v1", model: "m", rate: "5" };
 
 function rejects(raw: RawSettings, message: RegExp, env = {}) {
   assert.throws(
     () =>
-      parseMeasureConfig(
+      parseMeasureOptions(
         { ...BASE, ...raw },
         env,
         () => '{"messages":[{"role":"user","content":"x"}]}',
       ),
     (error: unknown) => {
-      assert.ok(error instanceof ConfigError, String(error));
+      assert.ok(error instanceof InputError, String(error));
       assert.match(error.message, message);
       return true;
     },
@@ -23,7 +25,7 @@ function rejects(raw: RawSettings, message: RegExp, env = {}) {
 }
 
 test("defaults and a full set of settings parse into one config", () => {
-  const c = parseMeasureConfig(BASE);
+  const c = parseMeasureOptions(BASE);
   assert.equal(c.target.baseUrl, "http://127.0.0.1:8000/v1");
   assert.equal(c.target.endpoint, "chat");
   assert.equal(c.target.includeUsage, true);
@@ -32,7 +34,7 @@ test("defaults and a full set of settings parse into one config", () => {
   assert.equal(c.timeoutS, 60);
   assert.deepEqual(c.workload.inputLen, { kind: "fixed", tokens: 256 });
   assert.equal(c.limits.maxSendSkewP99Ms, 5);
-  const full = parseMeasureConfig(
+  const full = parseMeasureOptions(
     {
       ...BASE,
       arrival: "gamma",
@@ -110,14 +112,14 @@ test("bad settings name the setting, the value and what is accepted", () => {
     /slo: unknown SLO key "latency" .*accepted keys: ttft, tpot, e2el/,
   );
   assert.throws(
-    () => parseMeasureConfig({ ...BASE, dataset: "/nonexistent.jsonl" }),
+    () => parseMeasureOptions({ ...BASE, dataset: "/nonexistent.jsonl" }),
     /dataset = "\/nonexistent\.jsonl" cannot be read/,
   );
 });
 
 test("the API key never appears in an error message", () => {
   try {
-    parseMeasureConfig({ ...BASE, "api-key": "sk-very-secret", rate: "x" });
+    parseMeasureOptions({ ...BASE, "api-key": "sk-very-secret", rate: "x" });
     assert.fail("should throw");
   } catch (error) {
     assert.doesNotMatch((error as Error).message, /sk-very-secret/);
@@ -142,7 +144,7 @@ test("SLO strings in vLLM's syntax", () => {
 });
 
 test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
-  const jsonl = parseMeasureConfig(
+  const jsonl = parseMeasureOptions(
     { ...BASE, dataset: "p.jsonl" },
     {},
     () =>
@@ -151,7 +153,7 @@ test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
   assert.equal(jsonl.workload.dataset?.entries.length, 2);
   assert.equal(jsonl.workload.dataset?.entries[0]?.maxTokens, 5);
   assert.equal(jsonl.workload.outputLen, undefined, "a dataset keeps its own output lengths");
-  const sharegpt = parseMeasureConfig({ ...BASE, dataset: "s.json" }, {}, () =>
+  const sharegpt = parseMeasureOptions({ ...BASE, dataset: "s.json" }, {}, () =>
     JSON.stringify([
       {
         conversations: [
@@ -166,11 +168,11 @@ test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
     { messages: [{ role: "user", content: "hello there" }], maxTokens: 10 },
   ]);
   assert.throws(
-    () => parseMeasureConfig({ ...BASE, dataset: "bad.jsonl" }, {}, () => '{"messages":[]}\n'),
+    () => parseMeasureOptions({ ...BASE, dataset: "bad.jsonl" }, {}, () => '{"messages":[]}\n'),
     /dataset bad\.jsonl: line 1: `messages` must be a non-empty array/,
   );
   assert.throws(
-    () => parseMeasureConfig({ ...BASE, dataset: "bad.jsonl" }, {}, () => "{oops\n"),
+    () => parseMeasureOptions({ ...BASE, dataset: "bad.jsonl" }, {}, () => "{oops\n"),
     /dataset bad\.jsonl: line 1: not JSON/,
   );
 });

@@ -2,7 +2,7 @@
 // the response carried, so tests can check shapes and timing.
 
 import { request } from "undici";
-import { SseParser } from "../../src/load/sse.ts";
+import { SseParser } from "../../src/openai/sse.ts";
 
 export interface Recorded {
   status: number;

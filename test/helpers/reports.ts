@@ -2,8 +2,7 @@
 // recorder and summary, for tests of the gate that need no network.
 
 import { newRecord, type Outcome } from "../../src/load/record.ts";
-import { DEFAULT_LIMITS } from "../../src/load/selfcheck.ts";
-import type { MeasureReport } from "../../src/measure.ts";
+import type { MeasureReport } from "../../src/measure/measure.ts";
 import { TrialRecorder } from "../../src/metrics/recorder.ts";
 import { summarizeTrial } from "../../src/metrics/summary.ts";
 
@@ -53,11 +52,17 @@ export function fakeReport(t: FakeTrial): MeasureReport {
     readings,
     hardStopped: t.valid === false,
     maxConcurrency: undefined,
-    limits: DEFAULT_LIMITS,
+    limits: {
+      maxSendSkewP99Ms: 5,
+      maxUnsent: 0,
+      maxEventLoopDelayP99Ms: 20,
+      maxGcShare: 0.01,
+      maxClientCpu: 0.95,
+    },
     slo: {},
   });
   return {
-    schema: "llm-perf-gate/measure@1",
+    schema: "llm-perf-gate/measure@2",
     created_at: "2026-11-30T00:00:00.000Z",
     target: { url: "http://127.0.0.1:1/v1", model: "m", endpoint: "chat" },
     workload: {

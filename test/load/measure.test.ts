@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { describe, test } from "node:test";
-import { parseMeasureConfig, type RawSettings } from "../../src/config/measure.ts";
+import { parseMeasureOptions } from "../../src/config/measure.ts";
+import type { RawSettings } from "../../src/config/settings.ts";
 import { OUTCOMES, type Outcome } from "../../src/load/record.ts";
-import { type MeasureReport, measure } from "../../src/measure.ts";
+import { type MeasureReport, measure } from "../../src/measure/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 
@@ -51,7 +52,7 @@ async function measureMock(
       }, block.afterMs)
     : undefined;
   try {
-    const config = parseMeasureConfig({ ...SHORT_RUN, url: `${server.url}/v1`, ...settings });
+    const config = parseMeasureOptions({ ...SHORT_RUN, url: `${server.url}/v1`, ...settings });
     return await measure(config);
   } finally {
     clearTimeout(timer);
@@ -120,7 +121,7 @@ describe("each outcome class comes from its fault and from nothing else", () => 
 
   test("a closed port → connect_error", async () => {
     const port = await closedPort();
-    const config = parseMeasureConfig({ ...SHORT_RUN, url: `http://127.0.0.1:${port}/v1` });
+    const config = parseMeasureOptions({ ...SHORT_RUN, url: `http://127.0.0.1:${port}/v1` });
     const r = await measure(config);
     assertOnly(r, "connect_error");
     assert.match(r.errors.connect_error?.[0]?.detail ?? "", /ECONNREFUSED/);

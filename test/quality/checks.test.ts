@@ -7,7 +7,7 @@ import {
   StreamAssembler,
 } from "../../src/quality/answer.ts";
 import { runChecks } from "../../src/quality/checks.ts";
-import { mcnemarOneSided } from "../../src/quality/compare.ts";
+import { mcnemarOneSided } from "../../src/quality/paired.ts";
 import { parseSuite, type QualityCase } from "../../src/quality/suite.ts";
 
 const WEATHER = {
@@ -260,7 +260,7 @@ const STREAM = [
 ];
 
 test("streamed tool calls assemble by index, the same at every split of the recorded stream", async () => {
-  const { SseParser } = await import("../../src/load/sse.ts");
+  const { SseParser } = await import("../../src/openai/sse.ts");
   const bytes = new TextEncoder().encode(STREAM.map((d) => `data: ${d}\n\n`).join(""));
   const assemble = (chunks: Uint8Array[]) => {
     const s = new StreamAssembler(200);
@@ -312,6 +312,23 @@ test("irregular deltas are tolerated and reported: no id, no index, duplicate in
     "transport.no_finish_reason",
     "transport.no_usage",
   ]);
+});
+
+test("in-band stream errors in either form are transport failures, as the load generator sees them", async () => {
+  const { applyStreamEvent } = await import("../../src/load/stream.ts");
+  const { newRecord } = await import("../../src/load/record.ts");
+  const content = '{"choices":[{"index":0,"delta":{"content":"Hel"}}]}';
+  for (const error of [
+    '{"error":{"message":"CUDA error","type":"InternalServerError","code":500}}',
+    '{"object":"error","message":"The engine died","type":"InternalServerError","code":500}',
+  ]) {
+    const s = new StreamAssembler(200);
+    for (const d of [content, error, "[DONE]"]) s.event(d);
+    assert.ok(s.end(false, false).transport.includes("transport.stream_error"), error);
+    const r = newRecord(0, false, 0, 1000, undefined);
+    for (const d of [content, error, "[DONE]"]) applyStreamEvent(r, d, 1);
+    assert.match(r.streamError ?? "", /CUDA error|The engine died/, "the load generator agrees");
+  }
 });
 
 test("exact one-sided McNemar p-values", () => {

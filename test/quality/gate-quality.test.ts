@@ -4,12 +4,11 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseGateConfig } from "../../src/config/gate.ts";
-import { runGate } from "../../src/gate.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
+import { headlineFor } from "../../src/report/headline.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
-import { buildResults } from "../../src/report/results.ts";
+import { gate } from "../helpers/gate.ts";
 import { fakeReport } from "../helpers/reports.ts";
 
 const FAST = {
@@ -31,17 +30,17 @@ async function qualityGate(
     profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, ...candidateKnobs }, "test"),
   });
   try {
-    const config = parseGateConfig({
-      "baseline-url": `${baseline.url}/v1`,
-      "candidate-url": `${candidate.url}/v1`,
-      model: "mock-llm",
-      rate: "10",
-      trials: "2",
-    });
-    const outcome = await runGate(config, {
-      measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }),
-    });
-    return { outcome, markdown: renderMarkdown(buildResults(config, outcome, {}), "default") };
+    const { run, results } = await gate(
+      {
+        "baseline-url": `${baseline.url}/v1`,
+        "candidate-url": `${candidate.url}/v1`,
+        model: "mock-llm",
+        rate: "10",
+        trials: "2",
+      },
+      { measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
+    );
+    return { outcome: run, markdown: renderMarkdown(results, "default") };
   } finally {
     await Promise.all([baseline.close(), candidate.close()]);
   }
@@ -49,7 +48,11 @@ async function qualityGate(
 
 test("identical variants pass the built-in suite", async () => {
   const { outcome } = await qualityGate({});
-  assert.equal(outcome.quality?.verdict, "pass", outcome.quality?.reasons.join("\n"));
+  assert.equal(
+    outcome.quality?.verdict,
+    "pass",
+    outcome.quality?.reasons.map((r) => r.message).join("\n"),
+  );
   assert.equal(outcome.verdict, "pass");
   assert.equal(outcome.quality?.cases, 33);
   assert.deepEqual(outcome.quality?.contract, []);
@@ -80,10 +83,10 @@ test("a candidate that breaks JSON output fails the gate, naming the check and t
     ["json-object-nested", "schema-enum", "schema-numbers"],
   );
   assert.match(
-    q?.reasons[0] ?? "",
+    q?.reasons[0]?.message ?? "",
     /^contract: 3 cases the baseline passes fail on the candidate, confirmed by re-runs: json-object-nested \[json\.invalid\]/,
   );
-  assert.match(outcome.headline, /regressed: quality contract/);
+  assert.match(headlineFor(outcome), /regressed: quality contract/);
   assert.match(markdown, /\*\*Quality\*\* ❌ regressed/);
 });
 

@@ -5,14 +5,12 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { parseGateConfig } from "../../src/config/gate.ts";
-import { runGate } from "../../src/gate.ts";
 import { COMMENT_LIMIT, renderMarkdown } from "../../src/report/markdown.ts";
-import { buildResults, errorResults, type GateResults } from "../../src/report/results.ts";
+import { errorResults, type GateResults } from "../../src/report/results.ts";
+import { gate, NOW, TEST_ENVIRONMENT } from "../helpers/gate.ts";
 import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
 
 const GOLDEN = join(import.meta.dirname, "../golden");
-const NOW = new Date("2026-11-30T12:00:00Z");
 
 function golden(name: string, actual: string) {
   const path = join(GOLDEN, name);
@@ -25,23 +23,25 @@ async function results(
   candidate: FakeTrial[],
   extra = {},
 ): Promise<GateResults> {
-  const config = parseGateConfig({
-    "baseline-url": "http://127.0.0.1:8001/v1",
-    "candidate-url": "http://127.0.0.1:8002/v1",
-    model: "llama-3-8b",
-    rate: "10",
-    slo: "ttft:800 tpot:50",
-    "quality-suite": "none",
-    ...extra,
-  });
   const next = { baseline: 0, candidate: 0 };
-  const outcome = await runGate(config, {
-    measure: async (c) => {
-      const arm = c.target.baseUrl.includes("8001") ? "baseline" : "candidate";
-      return fakeReport((arm === "baseline" ? baseline : candidate)[next[arm]++] as FakeTrial);
+  const { results } = await gate(
+    {
+      "baseline-url": "http://127.0.0.1:8001/v1",
+      "candidate-url": "http://127.0.0.1:8002/v1",
+      model: "llama-3-8b",
+      rate: "10",
+      slo: "ttft:800 tpot:50",
+      "quality-suite": "none",
+      ...extra,
     },
-  });
-  return buildResults(config, outcome, {}, NOW);
+    {
+      measure: async (c) => {
+        const arm = c.target.baseUrl.includes("8001") ? "baseline" : "candidate";
+        return fakeReport((arm === "baseline" ? baseline : candidate)[next[arm]++] as FakeTrial);
+      },
+    },
+  );
+  return results;
 }
 
 test("a failing gate: verdict first, the metric table, outcomes, self-checks, details", async () => {
@@ -81,7 +81,11 @@ test("an error run says there is no performance verdict, and why", async () => {
   golden(
     "config-error.md",
     renderMarkdown(
-      errorResults('invalid configuration: trials = "x" is not accepted', {}, NOW),
+      errorResults(
+        { code: "configuration", message: 'invalid configuration: trials = "x" is not accepted' },
+        TEST_ENVIRONMENT,
+        NOW,
+      ),
       "default",
     ),
   );

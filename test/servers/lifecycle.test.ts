@@ -10,8 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { parseGateConfig } from "../../src/config/gate.ts";
-import { runGate } from "../../src/gate.ts";
+import { parseConfig } from "../../src/config/config.ts";
+import { runGate } from "../../src/gate/gate.ts";
 import { lifecycleFor } from "../../src/servers/lifecycle.ts";
 
 const CLI = join(import.meta.dirname, "../../src/cli.ts");
@@ -39,7 +39,7 @@ const mockCommand = (port: number, sets: string[] = []) =>
 
 async function gateWithServers(settings: Record<string, string>) {
   const logDir = mkdtempSync(join(tmpdir(), "lpg-servers-"));
-  const config = parseGateConfig({
+  const config = parseConfig({
     model: "mock-llm",
     rate: "10",
     duration: "1s",
@@ -55,9 +55,11 @@ async function gateWithServers(settings: Record<string, string>) {
     ...settings,
   });
   const lines: string[] = [];
-  const servers = lifecycleFor(config, (l) => lines.push(l));
+  const g = config.gate;
+  const targets = { baseline: g.baseline.target, candidate: g.candidate.target };
+  const servers = lifecycleFor(config.servers, targets, (l) => lines.push(l));
   assert.ok(servers);
-  const outcome = await runGate(config, { servers, log: (l) => lines.push(l) });
+  const outcome = await runGate(g, { servers, log: (l) => lines.push(l) });
   return { outcome, lines, logDir };
 }
 
@@ -94,27 +96,30 @@ test("a server that never gets ready times out with its log tail, and is stopped
   });
   assert.equal(outcome.verdict, "error");
   assert.match(
-    outcome.guards[0] ?? "",
-    /^baseline server was not ready after 1\.5 s \(\/models does not list mock-llm\); log .*baseline-1\.log, last lines:\nbooting the engine/,
+    outcome.guards[0]?.message ?? "",
+    /^baseline server was not ready after 1\.5 s \(\/models does not list mock-llm\); log .*baseline-1\.log$/,
   );
+  assert.match(outcome.guards[0]?.detail ?? "", /^booting the engine/, "the log's last lines");
   assert.equal(outcome.trials.length, 0);
   assert.equal(groupAlive(outcome.servers[0]?.pid as number), false);
 });
 
 test("a server that dies in the middle of a trial ends the run with error", async () => {
   const [b, c] = [await freePort(), await freePort()];
+  // It dies at its 6th completion request: after readiness (1), inside the first trial
+  // (≈ 12 requests), however slowly a busy machine starts it.
   const { outcome } = await gateWithServers({
     "baseline-url": `http://127.0.0.1:${b}/v1`,
     "candidate-url": `http://127.0.0.1:${c}/v1`,
-    "baseline-start": `${mockCommand(b)} & pid=$!; sleep 1.5; kill $pid; echo crashed; exit 3`,
-    duration: "3s",
+    "baseline-start": mockCommand(b, ["crashAfterRequests=6"]),
     "max-error-rate": "100%",
   });
   assert.equal(outcome.verdict, "error");
   assert.match(
-    outcome.guards[0] ?? "",
-    /^baseline server exited during pair 1 \(exit code 3\); log .*\n[\s\S]*crashed/,
+    outcome.guards[0]?.message ?? "",
+    /^baseline server exited during pair 1 \(exit code 3\); log .*baseline-1\.log$/,
   );
+  assert.match(outcome.guards[0]?.detail ?? "", /crashed at completion request 6/);
   assert.equal(groupAlive(outcome.servers[0]?.pid as number), false);
 });
 

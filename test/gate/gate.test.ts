@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseGateConfig } from "../../src/config/gate.ts";
-import type { MeasureConfig } from "../../src/config/measure.ts";
-import { runGate } from "../../src/gate.ts";
-import type { MeasureReport } from "../../src/measure.ts";
+import { parseConfig } from "../../src/config/config.ts";
+import type { RawSettings } from "../../src/config/settings.ts";
+import { runGate } from "../../src/gate/gate.ts";
+import type { MeasureOptions, MeasureReport } from "../../src/measure/measure.ts";
+import { headlineFor } from "../../src/report/headline.ts";
 import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
 
 const BASE = {
@@ -18,7 +19,7 @@ const BASE = {
 function scripted(trials: { baseline: FakeTrial[]; candidate: FakeTrial[] }) {
   const next = { baseline: 0, candidate: 0 };
   const calls: string[] = [];
-  const measure = async (c: MeasureConfig): Promise<MeasureReport> => {
+  const measure = async (c: MeasureOptions): Promise<MeasureReport> => {
     const arm = c.target.baseUrl.includes("8001") ? "baseline" : "candidate";
     calls.push(arm);
     const list = trials[arm];
@@ -29,12 +30,14 @@ function scripted(trials: { baseline: FakeTrial[]; candidate: FakeTrial[] }) {
 
 const same = (ttftMs: number, itlMs = 10): FakeTrial => ({ ttftMs, itlMs });
 
+const gateOf = (settings: RawSettings) => parseConfig(settings).gate;
+
 test("pairs run counterbalanced, one arm at a time, and identical arms pass", async () => {
   const s = scripted({
     baseline: [same(100), same(102), same(99)],
     candidate: [same(101), same(100), same(100)],
   });
-  const out = await runGate(parseGateConfig(BASE), { measure: s.measure });
+  const out = await runGate(gateOf(BASE), { measure: s.measure });
   assert.deepEqual(s.calls, [
     "baseline",
     "candidate",
@@ -57,9 +60,9 @@ test("a regressed metric fails the gate and is named in the headline", async () 
     baseline: [same(100), same(101), same(99)],
     candidate: [same(130), same(132), same(129)],
   });
-  const out = await runGate(parseGateConfig(BASE), { measure: s.measure });
+  const out = await runGate(gateOf(BASE), { measure: s.measure });
   assert.equal(out.verdict, "fail");
-  assert.match(out.headline, /regressed: p95 TTFT \+30\.\d % \(limit \+10\.0 %\)/);
+  assert.match(headlineFor(out), /regressed: p95 TTFT \+30\.\d % \(limit \+10\.0 %\)/);
 });
 
 test("beyond the tolerance but noisy: inconclusive; max-trials adds pairs with the α split over looks", async () => {
@@ -67,9 +70,9 @@ test("beyond the tolerance but noisy: inconclusive; max-trials adds pairs with t
     baseline: [same(100), same(100), same(100)],
     candidate: [same(150), same(95), same(110)],
   };
-  const out = await runGate(parseGateConfig(BASE), { measure: scripted(trials).measure });
+  const out = await runGate(gateOf(BASE), { measure: scripted(trials).measure });
   assert.equal(out.verdict, "inconclusive");
-  const adaptive = await runGate(parseGateConfig({ ...BASE, "max-trials": "5" }), {
+  const adaptive = await runGate(gateOf({ ...BASE, "max-trials": "5" }), {
     measure: scripted(trials).measure,
   });
   assert.equal(adaptive.looks, 3);
@@ -100,17 +103,17 @@ test("guards: an invalid trial, too many errors, too few ok requests, different 
     ],
   ];
   for (const [trials, reason] of cases) {
-    const out = await runGate(parseGateConfig(BASE), { measure: scripted(trials).measure });
+    const out = await runGate(gateOf(BASE), { measure: scripted(trials).measure });
     assert.equal(out.verdict, "error");
-    assert.match(out.guards.join("\n"), reason);
-    assert.match(out.headline, /^no performance verdict: /);
+    assert.match(out.guards.map((g) => g.message).join("\n"), reason);
+    assert.match(headlineFor(out), /^no performance verdict: /);
   }
 });
 
 test("optional metrics join the gate when their tolerance is set", async () => {
   const s = scripted({ baseline: [same(100)], candidate: [same(100)] });
   const out = await runGate(
-    parseGateConfig({
+    gateOf({
       ...BASE,
       "max-tpot-regression": "15%",
       "max-e2el-regression": "0.2",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type SseEvent, SseParser } from "../../src/load/sse.ts";
+import { type SseEvent, SseParser } from "../../src/openai/sse.ts";
 
 interface Parsed {
   events: SseEvent[];

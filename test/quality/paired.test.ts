@@ -2,9 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type Answer, emptyAnswer } from "../../src/quality/answer.ts";
 import { runChecks } from "../../src/quality/checks.ts";
-import { compareQuality, DEFAULT_QUALITY_RULE } from "../../src/quality/compare.ts";
+import { compareQuality, type QualityRule } from "../../src/quality/paired.ts";
+
 import type { CaseRun } from "../../src/quality/run.ts";
 import { parseSuite } from "../../src/quality/suite.ts";
+
+/** The documented defaults (quality-alpha, -min-effect, -large-effect, -confirm-reruns). */
+const RULE: QualityRule = { alpha: 0.05, minEffect: 0.02, largeEffect: 0.1, confirmReruns: 2 };
 
 const cases = Array.from(
   { length: 20 },
@@ -31,7 +35,7 @@ test("quality: b and c per check kind, McNemar with the effect floors", () => {
   // 6 cases newly wrong on the candidate (json_path), 1 newly right: b = 6, c = 1, n = 20.
   const baseline = SUITE.cases.map((c, i) => runOf(c.id, i === 19 ? '{"v": -1}' : good(i)));
   const candidate = SUITE.cases.map((c, i) => runOf(c.id, i < 6 ? '{"v": -1}' : good(i)));
-  const q = compareQuality(SUITE, baseline, candidate, new Map(), DEFAULT_QUALITY_RULE);
+  const q = compareQuality(SUITE, baseline, candidate, new Map(), RULE);
   const path = q.kinds.find((k) => k.kind === "json_path");
   assert.deepEqual([path?.n, path?.b, path?.c], [20, 6, 1]);
   assert.ok(Math.abs((path?.p as number) - 0.0625) < 1e-12, "P(X ≥ 6 | Bin(7, ½)) = 8/128");
@@ -58,7 +62,7 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
     ["c1", [runOf("c1", "still not json"), runOf("c1", "nope")]],
     ["c2", [runOf("c2", good(2)), runOf("c2", good(2))]],
   ]);
-  const q = compareQuality(SUITE, baseline, candidate, reruns, DEFAULT_QUALITY_RULE);
+  const q = compareQuality(SUITE, baseline, candidate, reruns, RULE);
   assert.deepEqual(q.pre_existing, [{ id: "c0", codes: ["json.invalid"] }]);
   assert.deepEqual(
     q.contract.map((c) => [c.id, c.candidate_failures, c.runs, c.confirmed]),
@@ -69,7 +73,7 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
   );
   assert.equal(q.verdict, "fail");
   assert.match(
-    q.reasons[0] ?? "",
+    q.reasons[0]?.message ?? "",
     /^contract: 1 case the baseline passes fails on the candidate, confirmed by re-runs: c1 \[json\.invalid\]/,
   );
   const flakeOnly = compareQuality(
@@ -77,7 +81,7 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
     baseline,
     candidate,
     new Map([...reruns].map(([k, v]) => [k, k === "c1" ? v.map(() => runOf("c1", good(1))) : v])),
-    DEFAULT_QUALITY_RULE,
+    RULE,
   );
   assert.equal(flakeOnly.contract.filter((c) => c.confirmed).length, 0);
 });

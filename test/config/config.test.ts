@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ConfigError } from "../../src/config/errors.ts";
-import {
-  mergeSettings,
-  parseFraction,
-  parseGateConfig,
-  readConfigFile,
-} from "../../src/config/gate.ts";
-import type { RawSettings } from "../../src/config/measure.ts";
+import { InputError } from "../../src/common/errors.ts";
+import { parseConfig } from "../../src/config/config.ts";
+import type { RawSettings } from "../../src/config/settings.ts";
+import { mergeSettings, readConfigFile } from "../../src/config/sources.ts";
+import { parseFraction } from "../../src/config/values.ts";
 
 const BASE: RawSettings = {
   "baseline-url": "http://127.0.0.1:8001/v1",
@@ -18,52 +15,46 @@ const BASE: RawSettings = {
 
 function rejects(raw: RawSettings, message: RegExp) {
   assert.throws(
-    () => parseGateConfig({ ...BASE, ...raw }),
-    (e: unknown) => e instanceof ConfigError && message.test(e.message),
+    () => parseConfig({ ...BASE, ...raw }),
+    (e: unknown) => e instanceof InputError && message.test(e.message),
     `expected ${message}`,
   );
 }
 
 test("defaults follow DESIGN.md", () => {
-  const c = parseGateConfig(BASE);
+  const config = parseConfig(BASE);
+  const c = config.gate;
   assert.equal(c.trials, 3);
   assert.equal(c.maxTrials, 3);
   assert.equal(c.order, "abba");
-  assert.equal(c.percentile, "p95");
-  assert.deepEqual(c.tolerances, {
-    goodput: 0.05,
-    ttft: 0.1,
-    itl: 0.1,
-    tpot: undefined,
-    e2el: undefined,
-    successRate: undefined,
-  });
-  assert.equal(c.rule, "significant-and-material");
-  assert.equal(c.confidence, 0.95);
-  assert.equal(c.maxErrorRate, 0.01);
-  assert.equal(c.maxTrialCv, 0.1);
-  assert.deepEqual(c.report.failOn, ["fail", "error"]);
-  assert.equal(c.quality.suite?.name, "builtin");
-  assert.equal(c.quality.suite?.cases.length, 33);
-  assert.deepEqual(c.quality.rule, {
+  assert.equal(c.decision.percentile, "p95");
+  assert.deepEqual(c.decision.tolerances, { goodput: 0.05, ttft: 0.1, itl: 0.1 });
+  assert.equal(c.decision.rule, "significant-and-material");
+  assert.equal(c.decision.confidence, 0.95);
+  assert.equal(c.decision.maxErrorRate, 0.01);
+  assert.equal(c.decision.maxTrialCv, 0.1);
+  assert.deepEqual(config.report.failOn, ["fail", "error"]);
+  assert.equal(c.quality?.suite.name, "builtin");
+  assert.equal(c.quality?.suite.cases.length, 33);
+  assert.deepEqual(c.quality?.rule, {
     alpha: 0.05,
     minEffect: 0.02,
     largeEffect: 0.1,
     confirmReruns: 2,
   });
-  assert.equal(parseGateConfig({ ...BASE, "quality-suite": "none" }).quality.suite, undefined);
-  assert.equal(c.report.comment, "always");
+  assert.equal(parseConfig({ ...BASE, "quality-suite": "none" }).gate.quality, undefined);
+  assert.equal(config.report.comment, "always");
   assert.equal(c.baseline.target.baseUrl, "http://127.0.0.1:8001/v1");
   assert.equal(c.candidate.target.baseUrl, "http://127.0.0.1:8002/v1");
 });
 
 test("per-arm model and key override the shared ones", () => {
-  const c = parseGateConfig({
+  const c = parseConfig({
     ...BASE,
     "candidate-model": "m-fp8",
     "api-key": "k1",
     "candidate-api-key": "k2",
-  });
+  }).gate;
   assert.equal(c.baseline.target.model, "m");
   assert.equal(c.candidate.target.model, "m-fp8");
   assert.equal(c.baseline.target.apiKey, "k1");
@@ -131,10 +122,10 @@ test("a YAML config file holds the settings; inputs override it; secrets are ref
       "max-ttft-regression: 15%",
     ].join("\n"),
   );
-  const c = parseGateConfig(mergeSettings(file, BASE, { trials: "", rate: "12" }));
+  const c = parseConfig(mergeSettings(file, BASE, { trials: "", rate: "12" })).gate;
   assert.equal(c.trials, 5, "an empty input does not override the file");
   assert.deepEqual(c.baseline.workload.arrival, { kind: "poisson", ratePerS: 12 });
-  assert.equal(c.tolerances.ttft, 0.15);
+  assert.equal(c.decision.tolerances.ttft, 0.15);
   assert.deepEqual(c.candidate.target.headers, { "x-team": "infra" });
   assert.deepEqual(c.baseline.slo, { ttftMs: 800, tpotMs: 50 });
   assert.throws(
@@ -148,5 +139,5 @@ test("a YAML config file holds the settings; inputs override it; secrets are ref
   assert.throws(() => readConfigFile("g.yml", () => "- 1\n- 2"), /expected a mapping of settings/);
   assert.throws(() => readConfigFile("g.yml", () => "a: [1,"), /cannot be read as YAML or JSON/);
   const json = readConfigFile("g.json", () => '{"trials": 4, "order": "random"}');
-  assert.equal(parseGateConfig(mergeSettings(json, BASE)).order, "random");
+  assert.equal(parseConfig(mergeSettings(json, BASE)).gate.order, "random");
 });

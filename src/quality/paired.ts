@@ -23,12 +23,14 @@ export interface QualityRule {
   confirmReruns: number;
 }
 
-export const DEFAULT_QUALITY_RULE: QualityRule = {
-  alpha: 0.05,
-  minEffect: 0.02,
-  largeEffect: 0.1,
-  confirmReruns: 2,
-};
+export interface QualityFinding {
+  /** "contract", a check kind, or "agreement". */
+  check: string;
+  /** The cases that newly fail it. */
+  cases: string[];
+  /** In words. */
+  message: string;
+}
 
 export interface KindComparison {
   kind: string;
@@ -60,7 +62,8 @@ export interface QualityReport {
   tool_codes: { baseline: Record<string, number>; candidate: Record<string, number> };
   irregular_deltas: { baseline: string[]; candidate: string[] };
   verdict: "pass" | "fail";
-  reasons: string[];
+  /** Why the quality verdict is fail: one finding per failing check. */
+  reasons: QualityFinding[];
   raw: { id: string; baseline: string[]; candidate: string[] }[];
 }
 
@@ -250,12 +253,14 @@ export function compareQuality(
       flipped,
     });
     if (fail) {
-      report.reasons.push(
-        `${kind}: ${b} cases newly fail, ${cc} newly pass of ${n} (p = ${p.toPrecision(2)}): ${flipped
-          .filter((f) => f.direction === "b")
+      const newly = flipped.filter((f) => f.direction === "b");
+      report.reasons.push({
+        check: kind,
+        cases: newly.map((f) => f.id),
+        message: `${kind}: ${b} cases newly fail, ${cc} newly pass of ${n} (p = ${p.toPrecision(2)}): ${newly
           .map((f) => `${f.id} [${f.codes.join(", ")}]`)
           .join("; ")}`,
-      );
+      });
     }
   }
 
@@ -266,7 +271,7 @@ export function compareQuality(
     const b = cand.get(c.id)?.attempts[0]?.answer;
     if (!a || !b) continue;
     report.agreement.n++;
-    if (agree((check.mode as string) ?? "exact", a, b)) report.agreement.agreed++;
+    if (agree(check.mode ?? "exact", a, b)) report.agreement.agreed++;
     else {
       report.agreement.differing.push(c.id);
       if (check.gate) report.agreement.gated = true;
@@ -278,15 +283,20 @@ export function compareQuality(
       report.agreement.differing.includes(c.id),
   );
   if (gatedDisagreements.length > 0) {
-    report.reasons.push(
-      `agreement (gated): ${gatedDisagreements.map((c) => c.id).join(", ")} differ from the baseline`,
-    );
+    const ids = gatedDisagreements.map((c) => c.id);
+    report.reasons.push({
+      check: "agreement",
+      cases: ids,
+      message: `agreement (gated): ${ids.join(", ")} differ from the baseline`,
+    });
   }
   const confirmed = report.contract.filter((x) => x.confirmed);
   if (confirmed.length > 0) {
-    report.reasons.unshift(
-      `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
-    );
+    report.reasons.unshift({
+      check: "contract",
+      cases: confirmed.map((x) => x.id),
+      message: `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
+    });
   }
   report.verdict = report.reasons.length > 0 ? "fail" : "pass";
   return report;

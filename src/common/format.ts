@@ -1,0 +1,19 @@
+// Numbers as reports show them.
+
+/** A change: +12.3 % or −5.0 %. */
+export const signedPercent = (x: number): string =>
+  `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
+
+/** A share: 3.2 %. */
+export const percent = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)} %`;
+
+/** About three significant digits, as the comment shows latencies: 1234, 21.7, 0.81. */
+export function compact(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+/** "1 case", "3 cases". */
+export const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${n} ${n === 1 ? one : many}`;

@@ -1,0 +1,71 @@
+// The configuration as the results file records it: API keys and header
+// values redacted, start and stop commands left out (they may hold secrets).
+
+import type { MeasureOptions } from "../measure/measure.ts";
+import { formatSlo } from "../metrics/recorder.ts";
+import { limitsReport } from "../metrics/summary.ts";
+import type { ConfigDescription, TargetDescription } from "../report/results.ts";
+import { describeWorkload } from "../workload/plan.ts";
+import type { Config } from "./config.ts";
+
+function describeTarget(m: MeasureOptions): TargetDescription {
+  const t = m.target;
+  return {
+    url: t.baseUrl,
+    model: t.model,
+    endpoint: t.endpoint,
+    api_key: t.apiKey ? "***" : null,
+    headers: Object.fromEntries(Object.keys(t.headers).map((k) => [k, "***"])),
+    extra_body: t.extraBody,
+    include_usage: t.includeUsage,
+    temperature: t.temperature,
+  };
+}
+
+export function describeConfig(config: Config): ConfigDescription {
+  const g = config.gate;
+  const d = g.decision;
+  const q = g.quality;
+  const s = config.servers;
+  return {
+    baseline: describeTarget(g.baseline),
+    candidate: describeTarget(g.candidate),
+    workload: describeWorkload(g.baseline.workload),
+    timeout_s: g.baseline.timeoutS,
+    max_concurrency: g.baseline.maxConcurrency ?? null,
+    slo: formatSlo(g.baseline.slo),
+    self_check_limits: limitsReport(g.baseline.limits),
+    trials: g.trials,
+    max_trials: g.maxTrials,
+    order: g.order,
+    cooldown_s: g.cooldownS,
+    percentile: d.percentile,
+    tolerances: d.tolerances,
+    decision_rule: d.rule,
+    confidence: d.confidence,
+    max_error_rate: d.maxErrorRate,
+    max_trial_cv: d.maxTrialCv,
+    min_ok_requests: d.minOkRequests,
+    quality: q
+      ? {
+          suite: q.suite.name,
+          cases: q.suite.cases.length,
+          vllm_sampling: q.vllmSampling,
+          rule: {
+            alpha: q.rule.alpha,
+            min_effect: q.rule.minEffect,
+            large_effect: q.rule.largeEffect,
+            confirm_reruns: q.rule.confirmReruns,
+          },
+        }
+      : null,
+    servers: {
+      baseline_start: s.commands.baseline !== undefined,
+      candidate_start: s.commands.candidate !== undefined,
+      restart: s.restart,
+      ready_timeout_s: s.readyTimeoutS,
+      log_dir: s.logDir,
+    },
+    fail_on: config.report.failOn,
+  };
+}

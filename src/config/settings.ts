@@ -1,0 +1,151 @@
+// Every setting, once: its name (the action input, the CLI flag and the config
+// file key), its kind, its default and where it applies. Parsing, the CLI's
+// flags, the secret list and the docs test (action.yml, README) derive from
+// this table.
+
+export type SettingKind = "text" | "boolean" | "lines";
+
+/**
+ * - endpoint: the `measure` command's URL (the gate has baseline-url and candidate-url)
+ * - trial: how one measurement is made (`measure`, and both arms of the gate)
+ * - gate: the gate's own (action inputs and `gate` flags)
+ * - action: action inputs only
+ */
+export type SettingScope = "endpoint" | "trial" | "gate" | "action";
+
+export interface Setting {
+  name: string;
+  scope: SettingScope;
+  kind?: SettingKind;
+  /** As a user writes it; absent: no default, or one computed from other settings. */
+  default?: string;
+  /** Never written, never accepted in a config file, masked in the action. */
+  secret?: boolean;
+}
+
+export const SETTINGS = [
+  { name: "url", scope: "endpoint" },
+  // Both arms' model and key, unless baseline-/candidate- ones are given.
+  { name: "model", scope: "trial" },
+  { name: "api-key", scope: "trial", secret: true },
+
+  { name: "endpoint", scope: "trial", default: "chat" },
+  { name: "header", scope: "trial", kind: "lines" },
+  { name: "extra-body", scope: "trial" },
+  { name: "no-usage", scope: "trial", kind: "boolean", default: "false" },
+  { name: "temperature", scope: "trial", default: "0" },
+  { name: "arrival", scope: "trial", default: "poisson" },
+  { name: "rate", scope: "trial" },
+  { name: "burstiness", scope: "trial", default: "1" },
+  { name: "burst-size", scope: "trial" },
+  { name: "burst-interval", scope: "trial" },
+  { name: "requests", scope: "trial" },
+  { name: "duration", scope: "trial", default: "30s" },
+  { name: "warmup", scope: "trial", default: "2s" },
+  { name: "seed", scope: "trial", default: "1" },
+  { name: "input-len", scope: "trial", default: "256" },
+  // Without a dataset only: a dataset keeps its own output lengths.
+  { name: "output-len", scope: "trial", default: "128" },
+  { name: "max-tokens", scope: "trial" },
+  { name: "ignore-eos", scope: "trial", kind: "boolean", default: "false" },
+  { name: "dataset", scope: "trial" },
+  { name: "max-concurrency", scope: "trial" },
+  { name: "slo", scope: "trial" },
+  { name: "timeout", scope: "trial", default: "60s" },
+  { name: "max-send-skew-ms", scope: "trial", default: "5" },
+  { name: "max-unsent", scope: "trial", default: "0" },
+  { name: "max-event-loop-delay-ms", scope: "trial", default: "20" },
+  { name: "max-gc-share", scope: "trial", default: "0.01" },
+  { name: "max-client-cpu", scope: "trial", default: "0.95" },
+
+  { name: "mode", scope: "action", default: "run" },
+  { name: "github-token", scope: "action", secret: true },
+  { name: "config", scope: "gate" },
+  { name: "baseline-url", scope: "gate" },
+  { name: "candidate-url", scope: "gate" },
+  { name: "baseline-model", scope: "gate" },
+  { name: "candidate-model", scope: "gate" },
+  { name: "baseline-api-key", scope: "gate", secret: true },
+  { name: "candidate-api-key", scope: "gate", secret: true },
+  { name: "trials", scope: "gate", default: "3" },
+  // Default: = trials.
+  { name: "max-trials", scope: "gate" },
+  { name: "order", scope: "gate", default: "abba" },
+  { name: "cooldown", scope: "gate", default: "0" },
+  { name: "percentile", scope: "gate", default: "p95" },
+  { name: "max-goodput-drop", scope: "gate", default: "5%" },
+  { name: "max-ttft-regression", scope: "gate", default: "10%" },
+  { name: "max-itl-regression", scope: "gate", default: "10%" },
+  { name: "max-tpot-regression", scope: "gate" },
+  { name: "max-e2el-regression", scope: "gate" },
+  { name: "max-success-rate-drop", scope: "gate" },
+  { name: "decision-rule", scope: "gate", default: "significant-and-material" },
+  { name: "confidence", scope: "gate", default: "0.95" },
+  { name: "max-error-rate", scope: "gate", default: "1%" },
+  { name: "max-trial-cv", scope: "gate", default: "10%" },
+  { name: "min-ok-requests", scope: "gate", default: "10" },
+  { name: "fail-on", scope: "gate", default: "fail,error" },
+  { name: "comment", scope: "gate", default: "always" },
+  { name: "comment-key", scope: "gate", default: "default" },
+  { name: "job-summary", scope: "gate", kind: "boolean", default: "true" },
+  { name: "results-path", scope: "gate", default: "llm-perf-gate-results.json" },
+  { name: "baseline-start", scope: "gate" },
+  { name: "candidate-start", scope: "gate" },
+  { name: "baseline-stop", scope: "gate" },
+  { name: "candidate-stop", scope: "gate" },
+  { name: "restart", scope: "gate", default: "never" },
+  { name: "ready-timeout", scope: "gate", default: "10m" },
+  { name: "server-log-dir", scope: "gate", default: "llm-perf-gate-logs" },
+  { name: "quality-suite", scope: "gate", default: "builtin" },
+  { name: "quality-vllm-sampling", scope: "gate", kind: "boolean", default: "false" },
+  { name: "quality-confirm-reruns", scope: "gate", default: "2" },
+  { name: "quality-alpha", scope: "gate", default: "0.05" },
+  { name: "quality-min-effect", scope: "gate", default: "2%" },
+  { name: "quality-large-effect", scope: "gate", default: "10%" },
+] as const satisfies readonly Setting[];
+
+type Entry = (typeof SETTINGS)[number];
+export type SettingName = Entry["name"];
+
+const BY_NAME = new Map<string, Setting>(SETTINGS.map((s) => [s.name, s]));
+
+export function setting(name: string): Setting | undefined {
+  return BY_NAME.get(name);
+}
+
+export function settingsIn(...scopes: SettingScope[]): Entry[] {
+  return SETTINGS.filter((s) => scopes.some((scope) => scope === s.scope));
+}
+
+/** The names of the action's inputs. */
+export const ACTION_INPUTS: readonly SettingName[] = settingsIn("trial", "gate", "action").map(
+  (s) => s.name,
+);
+
+/** Raw settings as strings (flags, action inputs, a config file); lists for `lines` ones. */
+export type RawSettings = Partial<Record<string, string | string[]>>;
+
+/** The value given for a setting: the last one of a list, trimmed; empty is not given. */
+export function given(raw: RawSettings, name: SettingName): string | undefined {
+  const v = raw[name];
+  const s = Array.isArray(v) ? v.at(-1) : v;
+  return s === undefined || s.trim() === "" ? undefined : s.trim();
+}
+
+/** The value given, else the table's default. */
+export function value(raw: RawSettings, name: SettingName): string | undefined {
+  return given(raw, name) ?? setting(name)?.default;
+}
+
+/** The value of a setting the table has a default for. */
+export function defaulted(raw: RawSettings, name: SettingName): string {
+  const v = value(raw, name);
+  if (v === undefined) throw new Error(`internal error: ${name} has no default`);
+  return v;
+}
+
+/** Every line given for a `lines` setting. */
+export function lines(raw: RawSettings, name: SettingName): string[] {
+  const v = raw[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}

@@ -1,0 +1,107 @@
+// Measures one endpoint: workload → open-loop trial → metrics → report. The
+// CLI's `measure` and each trial of the gate run this.
+
+import { type Clock, type Progress, runTrial } from "../load/runner.ts";
+import { formatSlo, type Slo, TrialRecorder } from "../metrics/recorder.ts";
+import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
+import type { SelfCheckLimits } from "../metrics/validity.ts";
+import type { Target } from "../openai/target.ts";
+import {
+  buildWorkload,
+  describeWorkload,
+  measuredCount,
+  type WorkloadDescription,
+  type WorkloadSpec,
+} from "../workload/plan.ts";
+
+export const MEASURE_SCHEMA = "llm-perf-gate/measure@2";
+
+/** What one measurement needs: where, what load, and its limits. */
+export interface MeasureOptions {
+  target: Target;
+  workload: WorkloadSpec;
+  timeoutS: number;
+  maxConcurrency: number | undefined;
+  slo: Slo;
+  limits: SelfCheckLimits;
+}
+
+export interface MeasureReport extends TrialSummary {
+  schema: typeof MEASURE_SCHEMA;
+  created_at: string;
+  target: { url: string; model: string; endpoint: string };
+  workload: WorkloadDescription & {
+    max_concurrency: number | null;
+    timeout_s: number;
+    slo: string;
+    include_usage: boolean;
+    fingerprint: string;
+    warmup_requests: number;
+  };
+}
+
+export interface MeasureDeps {
+  clock?: Clock;
+  onProgress?: (p: Progress) => void;
+  now?: () => Date;
+}
+
+export async function measure(
+  options: MeasureOptions,
+  deps: MeasureDeps = {},
+): Promise<MeasureReport> {
+  const workload = buildWorkload(options.workload);
+  const recorder = new TrialRecorder(options.slo, options.timeoutS * 1000);
+  let lastMeasuredEndMs = Number.NaN;
+  const run = await runTrial({
+    target: options.target,
+    workload,
+    timeoutS: options.timeoutS,
+    maxConcurrency: options.maxConcurrency,
+    onRequest: (r) => {
+      recorder.add(r);
+      if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
+    },
+    ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+  // Offline throughput (all-at-once) is over the time the burst took; every
+  // other arrival process is over its scheduled window.
+  const windowS =
+    options.workload.arrival.kind === "all-at-once"
+      ? Math.max(0, (lastMeasuredEndMs - (run.startMs + workload.windowStartMs)) / 1000)
+      : options.workload.durationS;
+  const summary = summarizeTrial(recorder, {
+    windowS,
+    readings: run.readings,
+    hardStopped: run.hardStopped,
+    maxConcurrency: options.maxConcurrency,
+    limits: options.limits,
+    slo: options.slo,
+  });
+  if (summary.scheduled !== measuredCount(workload)) {
+    throw new Error(
+      `internal error: ${summary.scheduled} outcomes for ${measuredCount(workload)} scheduled requests`,
+    );
+  }
+  const w = options.workload;
+  return {
+    schema: MEASURE_SCHEMA,
+    created_at: (deps.now?.() ?? new Date()).toISOString(),
+    target: {
+      url: options.target.baseUrl,
+      model: options.target.model,
+      endpoint: options.target.endpoint,
+    },
+    workload: {
+      ...describeWorkload(w),
+      max_concurrency: options.maxConcurrency ?? null,
+      timeout_s: options.timeoutS,
+      slo: formatSlo(options.slo),
+      include_usage: options.target.includeUsage,
+      fingerprint: workload.fingerprint,
+      warmup_requests: workload.warmupCount,
+    },
+    ...summary,
+  };
+}

@@ -1,0 +1,147 @@
+// The action's path — inputs → config → gate → results file → outputs,
+// summary, comment, step failure — run through runAction with stand-ins for
+// @actions/core, the file system, GitHub and the measurement. The bundle
+// itself is exercised by test/e2e.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { IssueComment } from "../src/github/comment.ts";
+import { type ActionDeps, runAction } from "../src/main.ts";
+import type { MeasureOptions } from "../src/measure/measure.ts";
+import { type FakeTrial, fakeReport } from "./helpers/reports.ts";
+
+interface Recorded {
+  outputs: Record<string, string>;
+  failed: string[];
+  secrets: string[];
+  summary: string[];
+  files: Map<string, string>;
+  comments: IssueComment[];
+  logs: string[];
+}
+
+function fakeAction(
+  inputs: Record<string, string>,
+  trials: { baseline: FakeTrial; candidate: FakeTrial },
+  extraFiles: Record<string, string> = {},
+): { deps: ActionDeps; seen: Recorded } {
+  const seen: Recorded = {
+    outputs: {},
+    failed: [],
+    secrets: [],
+    summary: [],
+    files: new Map(Object.entries(extraFiles)),
+    comments: [],
+    logs: [],
+  };
+  seen.files.set("/event.json", JSON.stringify({ pull_request: { number: 7 } }));
+  const deps: ActionDeps = {
+    env: {
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_EVENT_PATH: "/event.json",
+      GITHUB_REPOSITORY: "acme/serving",
+    },
+    readFile: (path) => {
+      const text = seen.files.get(path);
+      if (text === undefined) throw new Error(`ENOENT: no such file, open '${path}'`);
+      return text;
+    },
+    writeFile: (path, text) => seen.files.set(path, text),
+    input: (name) => inputs[name] ?? "",
+    multilineInput: (name) => (inputs[name] ? inputs[name].split("\n") : []),
+    measure: async (m: MeasureOptions) =>
+      fakeReport(m.target.baseUrl.includes("8001") ? trials.baseline : trials.candidate),
+    githubApi: () => ({
+      listComments: async () => [...seen.comments],
+      create: async (_r, _i, body) => {
+        const c = { id: seen.comments.length + 1, body, html_url: "https://x/c", user: null };
+        seen.comments.push(c);
+        return c;
+      },
+      update: async (_r, id, body) => {
+        const c = seen.comments.find((x) => x.id === id) as IssueComment;
+        c.body = body;
+        return c;
+      },
+      remove: async () => {},
+      whoAmI: async () => undefined,
+      pullsForCommit: async () => [],
+    }),
+    io: {
+      setOutput: (name, value) => {
+        seen.outputs[name] = value;
+      },
+      info: (m) => seen.logs.push(m),
+      warning: (m) => seen.logs.push(`warning: ${m}`),
+      error: (m) => seen.logs.push(`error: ${m}`),
+      setFailed: (m) => seen.failed.push(m),
+      setSecret: (v) => seen.secrets.push(v),
+      writeSummary: async (md) => {
+        seen.summary.push(md);
+      },
+    },
+  };
+  return { deps, seen };
+}
+
+const INPUTS = {
+  "baseline-url": "http://127.0.0.1:8001/v1",
+  "candidate-url": "http://127.0.0.1:8002/v1",
+  model: "m",
+  rate: "10",
+  "quality-suite": "none",
+  "github-token": "ghs_secret_token",
+  "api-key": "sk-secret-key",
+  "results-path": "/out/results.json",
+};
+
+test("a regression: outputs, summary, one comment, results file, a failed step, secrets masked", async () => {
+  const { deps, seen } = fakeAction(INPUTS, {
+    baseline: { ttftMs: 100, itlMs: 10 },
+    candidate: { ttftMs: 100, itlMs: 13 },
+  });
+  await runAction(deps);
+  assert.equal(seen.outputs.verdict, "fail");
+  assert.equal(seen.outputs["itl-verdict"], "regressed");
+  assert.equal(seen.outputs["results-path"], "/out/results.json");
+  assert.match(seen.failed[0] ?? "", /^llm-perf-gate: fail — regressed: p95 ITL \+30\.0 %/);
+  assert.deepEqual(seen.secrets.sort(), ["ghs_secret_token", "sk-secret-key"]);
+  const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
+  assert.equal(results.schema, "llm-perf-gate/results@2");
+  assert.equal(results.verdict, "fail");
+  assert.equal(results.trials.length, 6);
+  assert.doesNotMatch(seen.files.get("/out/results.json") ?? "", /sk-secret-key|ghs_secret_token/);
+  assert.equal(seen.comments.length, 1);
+  assert.match(seen.comments[0]?.body ?? "", /^<!-- llm-perf-gate:default -->\n### ❌/);
+  assert.match(seen.summary[0] ?? "", /\*\*fail\*\*/);
+});
+
+test("a bad input: named, no exception, an error results file, and the step fails", async () => {
+  const { deps, seen } = fakeAction(
+    { ...INPUTS, trials: "three" },
+    { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } },
+  );
+  await runAction(deps);
+  assert.equal(seen.outputs.verdict, "error");
+  assert.match(seen.failed[0] ?? "", /trials = "three" is not accepted; expected an integer ≥ 1/);
+  assert.equal(JSON.parse(seen.files.get("/out/results.json") ?? "{}").verdict, "error");
+});
+
+test("measure mode writes results without commenting; report mode posts them", async () => {
+  const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 101, itlMs: 10 } };
+  const measured = fakeAction({ ...INPUTS, mode: "measure" }, trials);
+  await runAction(measured.deps);
+  assert.equal(measured.seen.outputs.verdict, "pass");
+  assert.equal(measured.seen.comments.length, 0, "an unprivileged job does not comment");
+  const text = measured.seen.files.get("/out/results.json") as string;
+  const report = fakeAction(
+    { mode: "report", "results-path": "/in/results.json", "github-token": "ghs_x" },
+    trials,
+    { "/in/results.json": text },
+  );
+  await runAction(report.deps);
+  assert.equal(report.seen.outputs.verdict, "pass");
+  assert.equal(report.seen.comments.length, 1);
+  assert.deepEqual(report.seen.failed, []);
+  assert.equal(report.seen.files.has("/out/results.json"), false, "report mode writes nothing");
+});

@@ -5,10 +5,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
-import { parseMeasureOptions } from "./config/measure.ts";
+import { parseFailureLimit, parseMeasureOptions } from "./config/measure.ts";
 import { type RawSettings, type Setting, settingsIn } from "./config/settings.ts";
 import { runDemo } from "./demo.ts";
 import { measure } from "./measure/measure.ts";
@@ -36,7 +37,7 @@ Commands:
                                 flags are the action's inputs (--baseline-url, --candidate-url, --model, …)
   measure --url URL --model NAME [flags]
                                 measure one endpoint open-loop; prints a table, writes --out JSON
-  mock [--port N] [--host H] [--profile FILE] [--set key=value ...]
+  mock [--port N] [--host H] [--profile FILE] [--set key=value ...] [--stop-when-stdin-closes]
                                 run the built-in OpenAI-compatible mock server until SIGINT/SIGTERM
   help                          show this text
 `;
@@ -96,6 +97,7 @@ async function mockCommand(args: string[], deps: CliDeps): Promise<number> {
     host: { type: "string", default: "127.0.0.1" },
     profile: { type: "string" },
     set: { type: "string", multiple: true, default: [] },
+    "stop-when-stdin-closes": { type: "boolean" },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -118,6 +120,11 @@ async function mockCommand(args: string[], deps: CliDeps): Promise<number> {
     };
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGTERM", () => stop("SIGTERM"));
+    // Started by another process (the demo): it goes when that process goes, however it ends.
+    if (values["stop-when-stdin-closes"]) {
+      process.stdin.on("close", () => stop("the end of standard input"));
+      process.stdin.resume();
+    }
     server.crashed.then(() => {
       deps.stderr(
         `crashed at completion request ${profile.crashAfterRequests} (crashAfterRequests)\n`,
@@ -133,7 +140,9 @@ async function measureCommand(args: string[], deps: CliDeps): Promise<number> {
     out: { type: "string" },
     quiet: { type: "boolean" },
   });
-  const options = parseMeasureOptions(toRaw(values), deps.env, deps.readFile);
+  const raw = toRaw(values);
+  const options = parseMeasureOptions(raw, deps.env, deps.readFile);
+  const limit = parseFailureLimit(raw);
   const report = await measure(options, {
     ...(values.quiet ? {} : { onProgress: (p) => deps.stderr(`${formatProgress(p)}\n`) }),
   });
@@ -141,6 +150,15 @@ async function measureCommand(args: string[], deps: CliDeps): Promise<number> {
   if (out !== undefined) deps.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   deps.stdout(`${formatMeasureReport(report)}\n`);
   if (out !== undefined) deps.stdout(`report written to ${out}\n`);
+  const excluded = limit.exclude.reduce((n, o) => n + report.outcomes[o], 0);
+  const counted = report.scheduled - excluded;
+  const failed = counted - report.outcomes.ok;
+  if (report.outcomes.ok === 0 || (counted > 0 && failed / counted > limit.maxErrorRate)) {
+    deps.stderr(
+      `llm-perf-gate: the endpoint failed ${failed} of ${counted} requests (limit max-error-rate ${(limit.maxErrorRate * 100).toFixed(1)} %)${report.outcomes.ok === 0 ? "; none was ok" : ""}\n`,
+    );
+    return 4;
+  }
   return report.validity.valid ? 0 : 3;
 }
 
@@ -174,9 +192,12 @@ async function gateCommand(args: string[], deps: CliDeps): Promise<number> {
 async function demoCommand(args: string[], deps: CliDeps): Promise<number> {
   parse("demo", args, {});
   const resultsPath = join(tmpdir(), "llm-perf-gate-demo-results.json");
+  // The mocks are this program again, as a process of their own each.
+  const self = [process.execPath, fileURLToPath(import.meta.url)];
   const { results, commentKey } = await runDemo(
     { "results-path": resultsPath },
     pipelineDeps(deps),
+    self,
   );
   deps.stdout(renderMarkdown(results, commentKey));
   deps.stderr(`results written to ${resultsPath}\n`);

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import type { IssueComment } from "../src/github/comment.ts";
 import { type ActionDeps, runAction } from "../src/main.ts";
 import type { MeasureOptions } from "../src/measure/measure.ts";
+import { NO_CHECKS } from "./helpers/gate.ts";
 import { type FakeTrial, fakeReport } from "./helpers/reports.ts";
 
 interface Recorded {
@@ -49,6 +50,7 @@ function fakeAction(
     writeFile: (path, text) => seen.files.set(path, text),
     input: (name) => inputs[name] ?? "",
     multilineInput: (name) => (inputs[name] ? inputs[name].split("\n") : []),
+    checks: NO_CHECKS,
     measure: async (m: MeasureOptions) =>
       fakeReport(m.target.baseUrl.includes("8001") ? trials.baseline : trials.candidate),
     githubApi: () => ({

@@ -1,8 +1,8 @@
 // Paired, noise-aware comparison of one metric. Per pair i (baseline and
 // candidate back to back, same schedule and prompts): d_i = ln(candidate /
-// baseline) for latencies, ln(baseline / candidate) for goodput and success
-// rate, so positive is worse. A one-sided t-interval over the d_i (n − 1
-// degrees of freedom) measures the change against the trial-to-trial noise.
+// baseline) for latencies, ln(baseline / candidate) for goodput, so positive
+// is worse. A one-sided t-interval over the d_i (n − 1 degrees of freedom)
+// measures the change against the trial-to-trial noise.
 
 import { mean, median, medianAbsoluteDeviation, sampleStandardDeviation } from "simple-statistics";
 import { signedPercent } from "../common/format.ts";
@@ -12,7 +12,7 @@ export type DecisionRule = "significant-and-material" | "confirm";
 export const DECISION_RULES: readonly DecisionRule[] = ["significant-and-material", "confirm"];
 
 /** The metrics a gate can compare. */
-export const METRIC_IDS = ["goodput", "ttft", "itl", "tpot", "e2el", "success_rate"] as const;
+export const METRIC_IDS = ["goodput", "ttft", "itl", "tpot", "e2el"] as const;
 export type MetricId = (typeof METRIC_IDS)[number];
 export type MetricVerdict = "pass" | "regressed" | "inconclusive" | "improved";
 
@@ -20,7 +20,7 @@ export interface MetricSpec {
   id: MetricId;
   label: string;
   unit: string;
-  /** true for latencies (up is worse), false for goodput and success rate (down is worse). */
+  /** true for latencies (up is worse), false for goodput (down is worse). */
   higherIsWorse: boolean;
   /** Allowed change before it counts: 0.10 = +10 % latency, 0.05 = −5 % goodput. */
   tolerance: number;

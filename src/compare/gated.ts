@@ -4,9 +4,9 @@ import type { MeasureReport } from "../measure/measure.ts";
 import { type PercentileKey, percentileLabel } from "../metrics/histogram.ts";
 import type { MetricId, MetricSpec } from "./decide.ts";
 
-/** Allowed change per metric: goodput, TTFT and ITL always; the others when set. */
+/** Allowed change per metric: goodput, TTFT and ITL always; TPOT and E2EL when set. */
 export type Tolerances = Record<"goodput" | "ttft" | "itl", number> &
-  Partial<Record<"tpot" | "e2el" | "success_rate", number>>;
+  Partial<Record<"tpot" | "e2el", number>>;
 
 const LATENCIES = { ttft: "TTFT", itl: "ITL", tpot: "TPOT", e2el: "E2EL" } as const;
 
@@ -32,15 +32,6 @@ export function metricSpecs(percentile: PercentileKey, tolerances: Tolerances): 
         tolerance,
       });
   }
-  if (tolerances.success_rate !== undefined) {
-    specs.push({
-      id: "success_rate",
-      label: "success rate",
-      unit: "",
-      higherIsWorse: false,
-      tolerance: tolerances.success_rate,
-    });
-  }
   return specs;
 }
 
@@ -54,8 +45,6 @@ export function metricValue(
     case "goodput":
       // Half a request per window keeps a ratio finite when an arm has no good request.
       return Math.max(r.goodput.requests_per_s, 0.5 / Math.max(r.window_s, 1e-9));
-    case "success_rate":
-      return Math.max(r.outcomes.ok, 0.5) / Math.max(r.scheduled, 1);
     case "ttft":
     case "itl":
     case "tpot":

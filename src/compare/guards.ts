@@ -1,21 +1,26 @@
-// Guards: reasons the measurement cannot be trusted as it is, so that no
-// performance verdict is given. Each is structured (a code, the arm and pair
-// it concerns, the numbers) and carries its words.
+// Guards: reasons a run's numbers cannot be compared as they are. Each is
+// structured (a code, the arm and pair it concerns, the numbers) and carries
+// its words. Most mean the measurement cannot be trusted (no performance
+// verdict); a "candidate" guard only says the candidate's own numbers are
+// unusable, which a reliability regression explains.
 
 import { ARMS, type Arm } from "../common/arms.ts";
 import { percent } from "../common/format.ts";
-import { OUTCOMES, type Outcome } from "../load/record.ts";
+import type { Outcome } from "../load/record.ts";
 import type { PercentileKey } from "../metrics/histogram.ts";
 import type { MetricSpec } from "./decide.ts";
 import { metricValue } from "./gated.ts";
+import { armFailures } from "./reliability.ts";
 import { type TrialEntry, trialName } from "./trials.ts";
 
 export type GuardCode =
   | "invalid_trial"
+  | "baseline_failures"
+  | "quota"
   | "few_ok_requests"
   | "no_samples"
-  | "error_rate"
   | "workload_mismatch"
+  | "preflight"
   | "server"
   | "configuration";
 
@@ -23,20 +28,30 @@ export interface Guard {
   code: GuardCode;
   /** One line, in words. */
   message: string;
-  /** Further lines (a server's log tail), shown apart from the message. */
+  /** Further lines (a server's log tail, a response excerpt), shown apart from the message. */
   detail?: string;
+  /** "candidate": only the candidate's numbers are unusable; a reliability regression decides. */
+  scope?: "measurement" | "candidate";
   arm?: Arm;
   /** 0-based pair number. */
   pair?: number;
-  /** Failed requests by class (error_rate). */
+  /** Requests by failure class (baseline_failures, quota). */
   classes?: Partial<Record<Outcome, number>>;
 }
 
 export interface GuardLimits {
   percentile: PercentileKey;
+  /** The baseline's failure rate beyond which it is no reference (and the quota limit). */
   maxErrorRate: number;
   minOkRequests: number;
+  /** Classes that do not count as the server's failures. */
+  exclude: Outcome[];
 }
+
+const classList = (classes: Partial<Record<Outcome, number>>) =>
+  Object.entries(classes)
+    .map(([o, c]) => `${o} ${c}`)
+    .join(", ");
 
 export function guardsFor(
   limits: GuardLimits,
@@ -46,6 +61,7 @@ export function guardsFor(
   const guards: Guard[] = [];
   for (const t of trials) {
     const where = { arm: t.arm, pair: t.pair };
+    const scope = t.arm === "candidate" ? ("candidate" as const) : ("measurement" as const);
     const { validity, outcomes } = t.report;
     if (!validity.valid) {
       guards.push({
@@ -57,7 +73,8 @@ export function guardsFor(
     if (outcomes.ok < limits.minOkRequests) {
       guards.push({
         code: "few_ok_requests",
-        message: `${trialName(t)}: only ${outcomes.ok} ok requests (at least ${limits.minOkRequests} needed)`,
+        message: `${trialName(t)}: only ${outcomes.ok} ok requests (at least ${limits.minOkRequests} needed, min-ok-requests)`,
+        scope,
         ...where,
       });
     }
@@ -66,29 +83,36 @@ export function guardsFor(
         guards.push({
           code: "no_samples",
           message: `${trialName(t)}: no ${spec.label} samples (are outputs a single token?)`,
+          scope,
           ...where,
         });
       }
     }
   }
+  const base = armFailures(
+    trials.filter((t) => t.arm === "baseline"),
+    limits.exclude,
+  );
+  if (base.counted > 0 && base.rate > limits.maxErrorRate) {
+    const classes = { ...base.by_class };
+    for (const o of limits.exclude) delete classes[o];
+    guards.push({
+      code: "baseline_failures",
+      message: `the baseline itself failed ${percent(base.rate)} of its requests (limit max-error-rate ${percent(limits.maxErrorRate)}: ${classList(classes)}): the reference is broken, so nothing can be compared`,
+      arm: "baseline",
+      classes,
+    });
+  }
   for (const arm of ARMS) {
     const mine = trials.filter((t) => t.arm === arm);
     const scheduled = mine.reduce((s, t) => s + t.report.scheduled, 0);
-    const failed = mine.reduce((s, t) => s + t.report.scheduled - t.report.outcomes.ok, 0);
-    if (scheduled > 0 && failed / scheduled > limits.maxErrorRate) {
-      const classes: Partial<Record<Outcome, number>> = {};
-      for (const o of OUTCOMES) {
-        const count = mine.reduce((s, t) => s + t.report.outcomes[o], 0);
-        if (o !== "ok" && count > 0) classes[o] = count;
-      }
-      const list = Object.entries(classes)
-        .map(([o, c]) => `${o} ${c}`)
-        .join(", ");
+    const quota = mine.reduce((s, t) => s + t.report.outcomes.rate_limited_quota, 0);
+    if (scheduled > 0 && quota / scheduled > limits.maxErrorRate) {
       guards.push({
-        code: "error_rate",
-        message: `${arm}: ${percent(failed / scheduled)} of requests failed (limit ${percent(limits.maxErrorRate)}): ${list}`,
+        code: "quota",
+        message: `${arm}: ${percent(quota / scheduled)} of requests were refused by the API quota (429 with quota evidence; limit max-error-rate ${percent(limits.maxErrorRate)}): the caller's limit, not the server's — raise the quota or lower the rate`,
         arm,
-        classes,
+        classes: { rate_limited_quota: quota },
       });
     }
   }
@@ -106,3 +130,6 @@ export function guardsFor(
   }
   return guards;
 }
+
+/** Guards that leave no performance verdict (all but the candidate's own). */
+export const blocksVerdict = (g: Guard): boolean => g.scope !== "candidate";

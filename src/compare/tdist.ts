@@ -2,7 +2,7 @@
 // function (continued fraction, Numerical Recipes §6.4), quantiles by
 // bisection on the CDF. simple-statistics has no t distribution.
 
-function logGamma(x: number): number {
+export function logGamma(x: number): number {
   // Lanczos approximation (g = 7, n = 9), accurate to ~15 digits for x > 0.
   const c = [
     0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,

@@ -1,5 +1,5 @@
 // The decision of a gate run: guards, the paired comparison of every gated
-// metric, and one overall verdict.
+// metric, the reliability comparison, and one overall verdict.
 
 import type { PercentileKey } from "../metrics/histogram.ts";
 import {
@@ -9,7 +9,12 @@ import {
   type PairValues,
 } from "./decide.ts";
 import { metricSpecs, metricValue, type Tolerances } from "./gated.ts";
-import { type Guard, guardsFor } from "./guards.ts";
+import { blocksVerdict, type Guard, guardsFor } from "./guards.ts";
+import {
+  compareReliability,
+  type ReliabilityComparison,
+  type ReliabilityOptions,
+} from "./reliability.ts";
 import type { TrialEntry } from "./trials.ts";
 
 export const VERDICTS = ["pass", "inconclusive", "fail", "error"] as const;
@@ -21,14 +26,17 @@ export interface DecisionOptions {
   rule: DecisionRule;
   /** One-sided confidence of the whole run; split over the looks. */
   confidence: number;
+  /** The baseline's failure rate beyond which it is no reference. */
   maxErrorRate: number;
   maxTrialCv: number;
   minOkRequests: number;
+  reliability: ReliabilityOptions;
 }
 
 export interface Decision {
   guards: Guard[];
   comparisons: MetricComparison[];
+  reliability: ReliabilityComparison | null;
 }
 
 /** Guards and comparisons of the trials so far, at the confidence of one look. */
@@ -57,16 +65,34 @@ export function decide(
       ? [compareMetric(spec, values, options.rule, confidence, options.maxTrialCv)]
       : [];
   });
-  return { guards: guardsFor(options, trials, specs), comparisons };
+  const guards = guardsFor({ ...options, exclude: options.reliability.exclude }, trials, specs);
+  const reliability =
+    trials.length > 0 ? compareReliability(options.reliability, trials, confidence) : null;
+  return { guards, comparisons, reliability };
 }
 
-export function overallVerdict(
-  guards: readonly Guard[],
-  comparisons: readonly MetricComparison[],
-  qualityFailed: boolean,
-): Verdict {
+/** Whether anything more pairs could decide is still open. */
+export function undecided(d: Decision): boolean {
+  return (
+    d.comparisons.some((c) => c.verdict === "inconclusive") ||
+    d.reliability?.verdict === "inconclusive"
+  );
+}
+
+/**
+ * error when the measurement cannot be trusted (but a quality regression,
+ * measured apart, still fails); fail on any regression — reliability, a
+ * metric, quality; error when only the candidate's numbers are unusable and
+ * nothing explains it; inconclusive; pass.
+ */
+export function overallVerdict(decision: Decision, qualityFailed: boolean): Verdict {
+  const { guards, comparisons, reliability } = decision;
+  if (guards.some(blocksVerdict)) return qualityFailed ? "fail" : "error";
+  const regressed =
+    qualityFailed ||
+    reliability?.verdict === "regressed" ||
+    comparisons.some((c) => c.verdict === "regressed");
+  if (regressed) return "fail";
   if (guards.length > 0) return "error";
-  if (qualityFailed || comparisons.some((c) => c.verdict === "regressed")) return "fail";
-  if (comparisons.some((c) => c.verdict === "inconclusive")) return "inconclusive";
-  return "pass";
+  return undecided(decision) ? "inconclusive" : "pass";
 }

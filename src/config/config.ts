@@ -12,7 +12,7 @@ import { COMMENT_POLICIES, type PublishSettings } from "../github/publish.ts";
 import { PERCENTILE_KEYS, type PercentileKey } from "../metrics/histogram.ts";
 import { builtinSuite, parseSuite } from "../quality/suite.ts";
 import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
-import { parseMeasureOptions, type ReadFile, readTextFile } from "./measure.ts";
+import { parseMeasureOptions, parseOutcomeList, type ReadFile, readTextFile } from "./measure.ts";
 import { defaulted, given, type RawSettings, type SettingName, settingsIn } from "./settings.ts";
 import { parseBoolean, parseChoice, parseDurationS, parseFraction, parseNumber } from "./values.ts";
 
@@ -177,31 +177,43 @@ export function parseConfig(
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`,
     );
+  const percentile = parsePercentile(raw);
+  const ttftTolerance = parseFraction(
+    "max-ttft-regression",
+    defaulted(raw, "max-ttft-regression"),
+    10,
+  );
+  // The self-checks judge lateness at the gated percentile, against a quarter of its tolerance.
+  const checks = { percentile, maxSkewEffect: ttftTolerance / 4 };
   const tpot = optionalFraction("max-tpot-regression", 10);
   const e2el = optionalFraction("max-e2el-regression", 10);
-  const successRate = optionalFraction("max-success-rate-drop", 0.99);
   return {
     mode: parseMode(raw),
     gate: {
       baseline: forArm("baseline", () =>
-        parseMeasureOptions(armSettings(raw, "baseline"), env, readFile),
+        parseMeasureOptions(armSettings(raw, "baseline"), env, readFile, checks),
       ),
       candidate: forArm("candidate", () =>
-        parseMeasureOptions(armSettings(raw, "candidate"), env, readFile),
+        parseMeasureOptions(armSettings(raw, "candidate"), env, readFile, checks),
       ),
       trials,
       maxTrials,
       order: parseChoice("order", defaulted(raw, "order"), ORDERS),
       cooldownS: parseDurationS("cooldown", defaulted(raw, "cooldown"), { min: 0 }),
+      maxReruns: parseNumber("max-reruns", defaulted(raw, "max-reruns"), {
+        integer: true,
+        min: 0,
+        max: 10,
+      }),
+      idleTimeoutS: parseDurationS("idle-timeout", defaulted(raw, "idle-timeout"), { min: 0 }),
       decision: {
-        percentile: parsePercentile(raw),
+        percentile,
         tolerances: {
           goodput: parseFraction("max-goodput-drop", defaulted(raw, "max-goodput-drop"), 0.99),
-          ttft: parseFraction("max-ttft-regression", defaulted(raw, "max-ttft-regression"), 10),
+          ttft: ttftTolerance,
           itl: parseFraction("max-itl-regression", defaulted(raw, "max-itl-regression"), 10),
           ...(tpot === undefined ? {} : { tpot }),
           ...(e2el === undefined ? {} : { e2el }),
-          ...(successRate === undefined ? {} : { success_rate: successRate }),
         },
         rule: parseChoice("decision-rule", defaulted(raw, "decision-rule"), DECISION_RULES),
         confidence: parseNumber("confidence", defaulted(raw, "confidence"), {
@@ -214,6 +226,13 @@ export function parseConfig(
           integer: true,
           min: 1,
         }),
+        reliability: {
+          maxFailureIncrease: parseFraction(
+            "max-failure-increase",
+            defaulted(raw, "max-failure-increase"),
+          ),
+          exclude: parseOutcomeList(raw),
+        },
       },
       quality: parseQuality(raw, readFile),
     },

@@ -39,6 +39,8 @@ export function describeConfig(config: Config): ConfigDescription {
     max_trials: g.maxTrials,
     order: g.order,
     cooldown_s: g.cooldownS,
+    max_reruns: g.maxReruns,
+    idle_timeout_s: g.idleTimeoutS,
     percentile: d.percentile,
     tolerances: d.tolerances,
     decision_rule: d.rule,
@@ -46,6 +48,8 @@ export function describeConfig(config: Config): ConfigDescription {
     max_error_rate: d.maxErrorRate,
     max_trial_cv: d.maxTrialCv,
     min_ok_requests: d.minOkRequests,
+    max_failure_increase: d.reliability.maxFailureIncrease,
+    reliability_exclude: d.reliability.exclude,
     quality: q
       ? {
           suite: q.suite.name,

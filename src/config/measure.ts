@@ -4,7 +4,9 @@
 
 import { readFileSync } from "node:fs";
 import { errorMessage, InputError } from "../common/errors.ts";
+import { OUTCOMES, type Outcome } from "../load/record.ts";
 import type { MeasureOptions } from "../measure/measure.ts";
+import type { PercentileKey } from "../metrics/histogram.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Endpoint } from "../openai/target.ts";
 import { ARRIVAL_KINDS, type ArrivalSpec } from "../workload/arrivals.ts";
@@ -17,11 +19,31 @@ import {
   parseBoolean,
   parseChoice,
   parseDurationS,
+  parseFraction,
   parseHeaders,
   parseJsonObject,
   parseLengthSpec,
   parseNumber,
 } from "./values.ts";
+
+/** reliability-exclude: failure classes that are not the server's fault ("none" for none). */
+export function parseOutcomeList(raw: RawSettings): Outcome[] {
+  const text = defaulted(raw, "reliability-exclude");
+  if (text.trim() === "none") return [];
+  const classes = OUTCOMES.filter((o) => o !== "ok");
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((v) => parseChoice("reliability-exclude", v, classes));
+}
+
+/** When an endpoint counts as failing: its failure rate limit and what is not its failure. */
+export function parseFailureLimit(raw: RawSettings): { maxErrorRate: number; exclude: Outcome[] } {
+  return {
+    maxErrorRate: parseFraction("max-error-rate", defaulted(raw, "max-error-rate")),
+    exclude: parseOutcomeList(raw),
+  };
+}
 
 /** Environment variables read for the API key when no setting gives one, in order. */
 export const API_KEY_ENV = ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY"] as const;
@@ -79,15 +101,34 @@ function parseArrival(raw: RawSettings): ArrivalSpec {
   }
 }
 
-function parseLimits(raw: RawSettings): SelfCheckLimits {
+/** What the self-checks look at, from the gate: its percentile and a quarter of its TTFT tolerance. */
+export interface CheckDefaults {
+  percentile: PercentileKey;
+  maxSkewEffect: number;
+}
+
+const MEASURE_CHECKS: CheckDefaults = { percentile: "p95", maxSkewEffect: 0.025 };
+
+function parseLimits(raw: RawSettings, checks: CheckDefaults): SelfCheckLimits {
   const limit = (name: SettingName, rule: { integer?: boolean; max?: number }) =>
     parseNumber(name, defaulted(raw, name), { min: 0, ...rule });
+  const optional = (name: SettingName, rule: { max?: number }) => {
+    const v = given(raw, name);
+    return v === undefined ? undefined : parseNumber(name, v, { min: 0, ...rule });
+  };
+  const skewEffect = given(raw, "max-skew-effect");
   return {
-    maxSendSkewP99Ms: limit("max-send-skew-ms", {}),
+    percentile: checks.percentile,
+    maxSkewEffect:
+      skewEffect === undefined
+        ? checks.maxSkewEffect
+        : parseFraction("max-skew-effect", skewEffect),
+    maxLateSends: parseFraction("max-late-sends", defaulted(raw, "max-late-sends")),
     maxUnsent: limit("max-unsent", { integer: true }),
     maxEventLoopDelayP99Ms: limit("max-event-loop-delay-ms", {}),
-    maxGcShare: limit("max-gc-share", { max: 1 }),
     maxClientCpu: limit("max-client-cpu", {}),
+    maxSendSkewP99Ms: optional("max-send-skew-ms", {}),
+    maxGcShare: optional("max-gc-share", { max: 1 }),
   };
 }
 
@@ -107,6 +148,7 @@ export function parseMeasureOptions(
   raw: RawSettings,
   env: Record<string, string | undefined> = {},
   readFile: ReadFile = readTextFile,
+  checks: CheckDefaults = MEASURE_CHECKS,
 ): MeasureOptions {
   const baseUrl = parseBaseUrl(
     "url",
@@ -166,6 +208,6 @@ export function parseMeasureOptions(
         ? undefined
         : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
     slo: slo === undefined ? {} : parseSlo("slo", slo),
-    limits: parseLimits(raw),
+    limits: parseLimits(raw, checks),
   };
 }

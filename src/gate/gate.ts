@@ -1,19 +1,35 @@
-// The A/B gate: interleaved pairs of trials (baseline and candidate back to
-// back, same seeded schedule and prompts, one arm under load at a time), with
-// added pairs while a metric is inconclusive (pre-declared looks), then the
-// quality suite, and the decision.
+// The A/B gate: each arm's preflight, then interleaved pairs of trials
+// (baseline and candidate back to back, same seeded schedule and prompts, one
+// arm under load at a time, each on an idle server), a pair re-run when a
+// trial fails its self-checks, pairs added while a metric is inconclusive
+// (pre-declared looks), then the quality suite, and the decision.
 
+import { ARMS, type Arm } from "../common/arms.ts";
 import { compact } from "../common/format.ts";
-import type { MetricComparison } from "../compare/decide.ts";
 import type { Guard } from "../compare/guards.ts";
 import { type Order, pairOrder } from "../compare/plan.ts";
-import type { TrialEntry } from "../compare/trials.ts";
-import { type DecisionOptions, decide, overallVerdict } from "../compare/verdict.ts";
+import { type TrialEntry, trialName } from "../compare/trials.ts";
+import {
+  type Decision,
+  type DecisionOptions,
+  decide,
+  overallVerdict,
+  undecided,
+} from "../compare/verdict.ts";
 import type { Progress } from "../load/runner.ts";
 import { type MeasureOptions, type MeasureReport, measure } from "../measure/measure.ts";
+import type { Target } from "../openai/target.ts";
 import type { QualityReport } from "../quality/paired.ts";
-import type { GateRun } from "../report/results.ts";
+import type { GateRun, IdleRecord, RerunRecord } from "../report/results.ts";
 import { ServerError, type Servers } from "../servers/lifecycle.ts";
+import {
+  describeBusy,
+  type IdleCheck,
+  PreflightError,
+  type PreflightReport,
+  preflight,
+  waitIdle,
+} from "../servers/preflight.ts";
 import { type QualityDeps, type QualityOptions, runQuality } from "./quality.ts";
 
 export interface GateOptions {
@@ -25,10 +41,22 @@ export interface GateOptions {
   maxTrials: number;
   order: Order;
   cooldownS: number;
+  /** Times a pair is run again when one of its trials fails its self-checks. */
+  maxReruns: number;
+  /** How long the idle check before a trial may wait for a busy server. */
+  idleTimeoutS: number;
   decision: DecisionOptions;
   /** undefined: no quality suite. */
   quality: QualityOptions | undefined;
 }
+
+/** The checks of a server before trials: stand-ins in tests that measure nothing real. */
+export interface ServerChecks {
+  preflight(arm: Arm, target: Target, timeoutS: number): Promise<PreflightReport>;
+  waitIdle(target: Target, idleTtftMs: number, timeoutS: number): Promise<IdleCheck>;
+}
+
+export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
 
 export interface GateDeps extends QualityDeps {
   measure?: (options: MeasureOptions, onProgress?: (p: Progress) => void) => Promise<MeasureReport>;
@@ -36,83 +64,131 @@ export interface GateDeps extends QualityDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Starts, checks and stops the variants when the gate manages them. */
   servers?: Servers;
+  checks?: ServerChecks;
 }
 
 export async function runGate(options: GateOptions, deps: GateDeps = {}): Promise<GateRun> {
   const run = deps.measure ?? ((o) => measure(o));
   const log = deps.log ?? (() => {});
   const sleep = deps.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const checks = deps.checks ?? REAL_CHECKS;
   // Pre-declared looks: the first after `trials` pairs, then one per added pair; α split evenly.
   const looks = options.maxTrials - options.trials + 1;
   const confidence = 1 - (1 - options.decision.confidence) / looks;
   const trials: TrialEntry[] = [];
+  const preflights = new Map<Arm, PreflightReport>();
+  const idle: IdleRecord[] = [];
+  const reruns: RerunRecord[] = [];
   let ran = 0;
+
+  const ensurePreflight = async (arm: Arm) => {
+    if (preflights.has(arm)) return;
+    const report = await checks.preflight(arm, options[arm].target, options[arm].timeoutS);
+    preflights.set(arm, report);
+    log(
+      `${arm}: preflight ok, first TTFT ${compact(report.first_ttft_ms)} ms, idle ${compact(report.idle_ttft_ms)} ms`,
+    );
+    for (const w of report.warnings) log(`${arm}: ${w}`);
+  };
+
+  const runTrial = async (pair: number, position: number, arm: Arm): Promise<TrialEntry> => {
+    if (ran++ > 0 && options.cooldownS > 0) await sleep(options.cooldownS * 1000);
+    await deps.servers?.beforeTrial(arm);
+    await ensurePreflight(arm);
+    const reference = preflights.get(arm)?.idle_ttft_ms ?? 0;
+    const check = await checks.waitIdle(options[arm].target, reference, options.idleTimeoutS);
+    idle.push({ pair, arm, ...check });
+    if (check.busy) log(`  ${arm}: ${describeBusy(check)}`);
+    const upTo = options.maxTrials > options.trials ? `(≤${options.maxTrials})` : "";
+    log(
+      `pair ${pair + 1}/${options.trials}${upTo} ${arm}: measuring ${options[arm].target.baseUrl}`,
+    );
+    const report = await run(options[arm]);
+    log(
+      `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${compact(report.metrics.ttft_ms.p95)} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` — INVALID: ${report.validity.reasons.join("; ")}`}`,
+    );
+    await deps.servers?.afterTrial(arm, `pair ${pair + 1}`);
+    return { pair, arm, position, seed: options.baseline.workload.seed, report };
+  };
 
   const runPair = async (pair: number) => {
     // Every trial runs the same seeded schedule and prompts, so each arm's
     // trials differ only by run-to-run noise, which is what the CV reports.
-    const seed = options.baseline.workload.seed;
-    for (const [position, arm] of pairOrder(options.order, pair, seed).entries()) {
-      if (ran++ > 0 && options.cooldownS > 0) await sleep(options.cooldownS * 1000);
-      await deps.servers?.beforeTrial(arm);
-      const upTo = options.maxTrials > options.trials ? `(≤${options.maxTrials})` : "";
+    const order = pairOrder(options.order, pair, options.baseline.workload.seed);
+    for (let attempt = 0; ; attempt++) {
+      const entries: TrialEntry[] = [];
+      for (const [position, arm] of order.entries())
+        entries.push(await runTrial(pair, position, arm));
+      const invalid = entries.filter((e) => !e.report.validity.valid);
+      if (invalid.length === 0 || attempt >= options.maxReruns) {
+        trials.push(...entries);
+        return;
+      }
+      // The whole pair again, so that both arms of a pair stay comparable.
+      reruns.push({
+        pair,
+        attempt: attempt + 1,
+        invalid: invalid.map((e) => ({ arm: e.arm, reasons: e.report.validity.reasons })),
+      });
       log(
-        `pair ${pair + 1}/${options.trials}${upTo} ${arm}: measuring ${options[arm].target.baseUrl}`,
+        `${invalid.map(trialName).join(", ")} failed the self-checks: running pair ${pair + 1} again (${attempt + 1}/${options.maxReruns})`,
       );
-      const report = await run(options[arm]);
-      log(
-        `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${compact(report.metrics.ttft_ms.p95)} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : " — INVALID"}`,
-      );
-      trials.push({ pair, arm, position, seed, report });
-      await deps.servers?.afterTrial(arm, `pair ${pair + 1}`);
     }
   };
 
   let pairs = 0;
-  let decision: { guards: Guard[]; comparisons: MetricComparison[] } = {
-    guards: [],
-    comparisons: [],
-  };
-  let serverGuard: Guard | undefined;
+  let decision: Decision = { guards: [], comparisons: [], reliability: null };
+  let stopped: Guard | undefined;
   let quality: QualityReport | null = null;
+  let qualitySkipped: string | null = null;
   try {
     await deps.servers?.beforeAll();
+    // Servers started per trial are checked when they first start.
+    for (const arm of ARMS) if (!deps.servers?.perTrial) await ensurePreflight(arm);
     while (pairs < options.trials) await runPair(pairs++);
     decision = decide(options.decision, trials, confidence);
-    while (
-      decision.guards.length === 0 &&
-      pairs < options.maxTrials &&
-      decision.comparisons.some((c) => c.verdict === "inconclusive")
-    ) {
+    while (decision.guards.length === 0 && pairs < options.maxTrials && undecided(decision)) {
       log(
         `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - options.trials + 2} of ${looks})`,
       );
       await runPair(pairs++);
       decision = decide(options.decision, trials, confidence);
     }
-    if (decision.guards.length === 0 && options.quality)
-      quality = await runQuality(options, options.quality, deps, log);
+    // Its verdict does not depend on the latency trials: it runs whatever they found.
+    if (options.quality) quality = await runQuality(options, options.quality, deps, log);
   } catch (error) {
-    if (!(error instanceof ServerError)) throw error;
-    serverGuard = { code: "server", message: error.message, detail: error.logTail, arm: error.arm };
+    if (error instanceof ServerError) {
+      stopped = { code: "server", message: error.message, detail: error.logTail, arm: error.arm };
+    } else if (error instanceof PreflightError) {
+      stopped = { code: "preflight", message: error.message, arm: error.arm };
+      if (error.detail) stopped.detail = error.detail;
+    } else {
+      throw error;
+    }
   } finally {
     await deps.servers?.stopAll();
   }
-  if (serverGuard) {
+  if (stopped) {
     // The run stops where the server failed: what was measured is kept, but decides nothing.
     decision = decide(options.decision, trials, confidence);
-    decision.guards.unshift(serverGuard);
+    decision.guards.unshift(stopped);
     pairs = new Set(trials.map((t) => t.pair)).size;
+    if (options.quality && !quality) qualitySkipped = `not run: ${stopped.message}`;
   }
   return {
     trials,
     comparisons: decision.comparisons,
+    reliability: decision.reliability,
     guards: decision.guards,
-    verdict: overallVerdict(decision.guards, decision.comparisons, quality?.verdict === "fail"),
+    verdict: overallVerdict(decision, quality?.verdict === "fail"),
     pairs,
     looks,
     confidence_per_look: confidence,
+    preflight: ARMS.flatMap((arm) => preflights.get(arm) ?? []),
+    idle_checks: idle,
+    reruns,
     servers: deps.servers?.starts ?? [],
     quality,
+    quality_skipped: qualitySkipped,
   };
 }

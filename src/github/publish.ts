@@ -54,6 +54,15 @@ export async function publish(
     io.setOutput(`${id}-verdict`, c.verdict);
   }
 
+  const rel = results.reliability;
+  if (rel) {
+    io.setOutput("reliability-verdict", rel.verdict);
+    io.setOutput("failure-rate-baseline", rel.baseline.rate.toFixed(4));
+    io.setOutput("failure-rate-candidate", rel.candidate.rate.toFixed(4));
+    if (rel.verdict === "regressed") io.error(`failure rate: ${rel.reason}`);
+    else if (rel.verdict === "inconclusive")
+      io.warning(`failure rate: ${rel.reason}; add pairs to decide`);
+  }
   for (const c of results.comparisons) {
     if (c.verdict === "regressed") io.error(`${c.label}: ${c.reason}`);
     else if (c.verdict === "inconclusive")

@@ -2,11 +2,12 @@
 // a handler: a callback per received chunk, no stream objects) and fills its
 // record with timestamps from the injected clock.
 
-import type { Dispatcher } from "undici";
+import { Client, type Dispatcher } from "undici";
+import { errorCode, RECONNECTABLE } from "../openai/connection.ts";
 import { excerpt } from "../openai/response.ts";
 import { SseParser } from "../openai/sse.ts";
 import type { RequestRecord } from "./record.ts";
-import { applyStreamEvent } from "./stream.ts";
+import { applyStreamEvent, applyUnknownField } from "./stream.ts";
 
 const BODY_EXCERPT_BYTES = 2048;
 /** Response headers worth keeping to explain a failure; nothing else is kept. */
@@ -47,12 +48,16 @@ export function sendCompletion(
   let controller: Dispatcher.DispatchController | undefined;
   let pendingAbort: Error | undefined;
   let finished = false;
+  let responded = false;
+  /** The retry's own connection: the pool might hand out another socket the server closed. */
+  let fresh: Client | undefined;
   let sse: SseParser | undefined;
   let rawBody = "";
   const finish = () => {
     if (finished) return;
     finished = true;
     record.endMs = now();
+    fresh?.close().catch(() => {});
     onDone(record);
   };
   const handler: Dispatcher.DispatchHandler = {
@@ -61,13 +66,17 @@ export function sendCompletion(
       if (pendingAbort) c.abort(pendingAbort);
     },
     onResponseStart(_c, statusCode, responseHeaders) {
+      responded = true;
       record.headersMs = now();
       record.status = statusCode;
       const type = String(responseHeaders["content-type"] ?? "");
       const streaming =
         statusCode >= 200 && statusCode < 300 && type.startsWith("text/event-stream");
       if (streaming) {
-        sse = new SseParser({ onEvent: (e) => applyStreamEvent(record, e.data, now()) });
+        sse = new SseParser({
+          onEvent: (e) => applyStreamEvent(record, e.data, now(), e.event),
+          onUnknownField: (name, value) => applyUnknownField(record, name, value),
+        });
       } else {
         record.headers = keptHeaders(responseHeaders);
         if (statusCode >= 200 && statusCode < 300) {
@@ -86,8 +95,21 @@ export function sendCompletion(
       finish();
     },
     onResponseError(_c, error) {
+      const code = errorCode(error);
+      if (
+        !responded &&
+        !record.timedOut &&
+        record.reconnects === 0 &&
+        RECONNECTABLE.has(code ?? "")
+      ) {
+        // Latency still counts from the scheduled time: the retry's cost is the request's.
+        record.reconnects++;
+        controller = undefined;
+        fresh = new Client(origin, { headersTimeout: 0, bodyTimeout: 0 });
+        send(fresh);
+        return;
+      }
       if (!record.timedOut) {
-        const code = (error as { code?: string }).code;
         record.transportError = excerpt(code ? `${code}: ${error.message}` : error.message, 200);
       }
       if (sse) record.incompleteEvent = sse.end();
@@ -95,11 +117,13 @@ export function sendCompletion(
       finish();
     },
   };
+  const send = (via: Dispatcher) =>
+    via.dispatch(
+      { origin, path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
+      handler,
+    );
   record.dispatchMs = now();
-  dispatcher.dispatch(
-    { origin, path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
-    handler,
-  );
+  send(dispatcher);
   return {
     abort(reason) {
       if (finished) return;

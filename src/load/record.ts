@@ -51,6 +51,8 @@ export interface RequestRecord {
   /** The stream stopped inside an event. */
   incompleteEvent: boolean;
   timedOut: boolean;
+  /** Times the request was sent again on a fresh connection (a reused socket the server had closed). */
+  reconnects: number;
   /** Expected output tokens when the workload fixes them (ignore_eos + max_tokens). */
   fixedTokens: number | undefined;
   /** Bounded excerpts, kept for non-2xx responses and errors only. */
@@ -90,6 +92,7 @@ export function newRecord(
     transportError: undefined,
     incompleteEvent: false,
     timedOut: false,
+    reconnects: 0,
     fixedTokens,
     headers: undefined,
     body: undefined,

@@ -67,10 +67,21 @@ const SWEEP_MS = 10;
 /**
  * The scheduler sleeps on a timer until this close to a send, then polls the
  * event loop (I/O is still served between polls). libuv timers fire up to
- * 1–2 ms late; 2 ms of polling keeps the send-skew p99 under 1 ms at 1,000
- * req/s on 2 cores (bench/README.md), for more client CPU.
+ * 1–2 ms late, and later after a long sleep on an idle machine; 2 ms of polling
+ * keeps the send-skew p99 under 1 ms at 1,000 req/s on 2 cores
+ * (bench/README.md). At low rates, where the CPU is there to spare, the
+ * scheduler polls longer: 5 % of the mean gap, up to 5 ms.
  */
-const SPIN_MS = 2;
+const MIN_SPIN_MS = 2;
+const MAX_SPIN_MS = 5;
+
+export function spinMs(workload: Workload): number {
+  const n = workload.offsetsMs.length;
+  const spanMs =
+    n > 1 ? (workload.offsetsMs[n - 1] as number) - (workload.offsetsMs[0] as number) : 0;
+  const meanGapMs = n > 1 ? spanMs / (n - 1) : 0;
+  return Math.min(MAX_SPIN_MS, Math.max(MIN_SPIN_MS, meanGapMs * 0.05));
+}
 
 class TimeoutAbort extends Error {
   override name = "TimeoutAbort";
@@ -82,6 +93,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   const timeoutMs = options.timeoutS * 1000;
   const cap = options.maxConcurrency;
   const n = workload.offsetsMs.length;
+  const spin = spinMs(workload);
   const ownPool = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
@@ -140,13 +152,22 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     finish(r);
   };
 
+  // The next request's body is built while the scheduler waits for its send
+  // time, so that building it (the prompt, JSON) is not part of the send skew.
+  let prepared: { index: number; body: string } | undefined;
+  const build = (i: number) =>
+    loadRequestBody(target, messagesFor(workload, i), workload.maxTokens[i] as number);
+  const bodyOf = (i: number) => (prepared?.index === i ? prepared.body : build(i));
+  const prepare = (i: number) => {
+    if (i < n && prepared?.index !== i) prepared = { index: i, body: build(i) };
+  };
+
   const dispatch = (r: RequestRecord) => {
     if (clock.now() >= r.deadlineMs) {
       finish(r); // too late to send at all: unsent
       return;
     }
-    const messages = messagesFor(workload, r.index);
-    const body = loadRequestBody(target, messages, workload.maxTokens[r.index] as number);
+    const body = bodyOf(r.index);
     sent++;
     const onDone = (rec: RequestRecord) => {
       if (rec.outcome !== undefined) return; // already censored
@@ -197,8 +218,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     while (next < n && startMs + (workload.offsetsMs[next] as number) <= now) fire(next++);
     if (next >= n || hardStopped) return;
     const waitMs = startMs + (workload.offsetsMs[next] as number) - now;
-    if (waitMs > SPIN_MS) sleeping = setTimeout(schedule, waitMs - SPIN_MS);
-    else polling = setImmediate(schedule);
+    if (waitMs > spin) {
+      prepare(next);
+      sleeping = setTimeout(schedule, waitMs - spin);
+    } else polling = setImmediate(schedule);
   };
 
   const stopScheduling = () => {
@@ -254,7 +277,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     : undefined;
 
   if (n === 0) resolveAll();
-  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - SPIN_MS));
+  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - spin));
   await allDone;
   clearInterval(sweeper);
   if (reporter) clearInterval(reporter);

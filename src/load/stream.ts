@@ -2,16 +2,22 @@
 // output-bearing chunks (their times are TTFT and the ITL gaps), finish_reason,
 // usage, [DONE], in-band errors, and anything malformed.
 
-import { excerpt, readStreamEvent } from "../openai/response.ts";
+import { excerpt, readSseEvent, readUnknownField } from "../openai/response.ts";
 import type { RequestRecord } from "./record.ts";
 
-/** Applies one SSE data payload received at nowMs. */
-export function applyStreamEvent(r: RequestRecord, data: string, nowMs: number): void {
+/** An SSE field that is not data, event, id or retry: llama.cpp's `error:` field is a stream error. */
+export function applyUnknownField(r: RequestRecord, name: string, value: string): void {
+  const event = readUnknownField(name, value);
+  if (event?.kind === "error") r.streamError ??= event.detail;
+}
+
+/** Applies one SSE event (its data and `event:` type) received at nowMs. */
+export function applyStreamEvent(r: RequestRecord, data: string, nowMs: number, type = ""): void {
   if (r.sawDone) {
     r.protocolError ??= `data after [DONE]: ${excerpt(data)}`;
     return;
   }
-  const event = readStreamEvent(data);
+  const event = readSseEvent({ data, event: type });
   switch (event.kind) {
     case "done":
       r.sawDone = true;

@@ -6,6 +6,7 @@ import { formatSlo, type Slo, TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Target } from "../openai/target.ts";
+import type { ArrivalSpec } from "../workload/arrivals.ts";
 import {
   buildWorkload,
   describeWorkload,
@@ -40,6 +41,15 @@ export interface MeasureReport extends TrialSummary {
   };
 }
 
+/**
+ * A send later than this changes the offered load: a tenth of the mean gap
+ * between arrivals, at least 1 ms. Bursts have no gap to keep: not checked.
+ */
+export function lateSendMs(arrival: ArrivalSpec): number | undefined {
+  if (arrival.kind === "burst" || arrival.kind === "all-at-once") return undefined;
+  return Math.max(1, 1000 / arrival.ratePerS / 10);
+}
+
 export interface MeasureDeps {
   clock?: Clock;
   onProgress?: (p: Progress) => void;
@@ -51,7 +61,11 @@ export async function measure(
   deps: MeasureDeps = {},
 ): Promise<MeasureReport> {
   const workload = buildWorkload(options.workload);
-  const recorder = new TrialRecorder(options.slo, options.timeoutS * 1000);
+  const recorder = new TrialRecorder(
+    options.slo,
+    options.timeoutS * 1000,
+    lateSendMs(options.workload.arrival),
+  );
   let lastMeasuredEndMs = Number.NaN;
   const run = await runTrial({
     target: options.target,

@@ -23,7 +23,7 @@ export interface LatencySummary {
 /** The percentiles every summary has, by their key in reports. */
 export const PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"] as const;
 export type PercentileKey = (typeof PERCENTILE_KEYS)[number];
-const PERCENTILES: Record<PercentileKey, number> = {
+export const PERCENTILE_VALUES: Record<PercentileKey, number> = {
   p50: 50,
   p90: 90,
   p95: 95,
@@ -130,7 +130,7 @@ export class LatencyHistogram {
     if (n === 0) return out;
     if (this.censoredCount > 0) out.lower_bounds.push("mean");
     for (const key of PERCENTILE_KEYS) {
-      const v = this.percentile(PERCENTILES[key]);
+      const v = this.percentile(PERCENTILE_VALUES[key]);
       if (!v) continue;
       out[key] = round3(v.value);
       if (v.lowerBound) out.lower_bounds.push(key);

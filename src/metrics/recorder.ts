@@ -57,6 +57,11 @@ export class TrialRecorder {
   readonly itl = new LatencyHistogram();
   /** dispatch − (scheduled or slot-free time): the generator's own lag. */
   readonly sendSkew = new LatencyHistogram();
+  /** TTFT and E2EL as they would be had every send been on time (the skew taken out). */
+  readonly ttftOnTime = new LatencyHistogram();
+  readonly e2elOnTime = new LatencyHistogram();
+  /** Sends later than lateSendMs. */
+  lateSends = 0;
   /** Time waited for a max-concurrency slot. */
   readonly slotWait = new LatencyHistogram();
   readonly examples: Partial<Record<Outcome, FailureExample[]>> = {};
@@ -66,13 +71,20 @@ export class TrialRecorder {
   usageRequests = 0;
   usageTokens = 0;
   usageChunks = 0;
+  /** ok requests whose usage is exactly one more than their output chunks (an unstreamed EOS). */
+  usageWithEos = 0;
+  /** Requests sent again on a fresh connection. */
+  reconnects = 0;
   good = 0;
   private readonly slo: Slo;
   private readonly timeoutMs: number;
+  /** A send this late changes the offered load; undefined: not checked (bursts). */
+  readonly lateSendMs: number | undefined;
 
-  constructor(slo: Slo, timeoutMs: number) {
+  constructor(slo: Slo, timeoutMs: number, lateSendMs?: number) {
     this.slo = slo;
     this.timeoutMs = timeoutMs;
+    this.lateSendMs = lateSendMs;
   }
 
   get scheduled(): number {
@@ -84,21 +96,26 @@ export class TrialRecorder {
     if (outcome === undefined)
       throw new Error("internal error: a request recorded before its outcome");
     this.outcomes[outcome]++;
+    this.reconnects += r.reconnects;
     const dispatched = !Number.isNaN(r.dispatchMs);
+    const skewMs = dispatched ? r.dispatchMs - r.slotMs : 0;
     if (dispatched) {
-      this.sendSkew.record(r.dispatchMs - r.slotMs);
+      this.sendSkew.record(skewMs);
+      if (this.lateSendMs !== undefined && skewMs > this.lateSendMs) this.lateSends++;
       if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
     }
-    if (outcome === "ok") this.addOk(r);
+    if (outcome === "ok") this.addOk(r, skewMs);
     else if (outcome === "censored" || outcome === "unsent")
-      this.addCensored(r, outcome, dispatched);
+      this.addCensored(r, outcome, dispatched, skewMs);
     else this.addExample(outcome, r);
   }
 
-  private addOk(r: RequestRecord): void {
+  private addOk(r: RequestRecord, skewMs: number): void {
     this.ttft.record(r.firstOutputMs - r.scheduledMs);
+    this.ttftOnTime.record(r.firstOutputMs - r.scheduledMs - skewMs);
     this.ttftService.record(r.firstOutputMs - r.dispatchMs);
     this.e2el.record(r.endMs - r.scheduledMs);
+    this.e2elOnTime.record(r.endMs - r.scheduledMs - skewMs);
     this.e2elService.record(r.endMs - r.dispatchMs);
     if (!Number.isNaN(r.firstByteMs)) this.firstByte.record(r.firstByteMs - r.scheduledMs);
     for (const gap of r.gapsMs) this.itl.record(gap);
@@ -111,22 +128,31 @@ export class TrialRecorder {
       this.usageRequests++;
       this.usageTokens += r.usageCompletionTokens;
       this.usageChunks += r.outputChunks;
+      if (r.usageCompletionTokens === r.outputChunks + 1) this.usageWithEos++;
     }
     if (this.meetsSlo(r, tpot)) this.good++;
   }
 
   /** Timed out or never sent: latency is only known to be ≥ the timeout. */
-  private addCensored(r: RequestRecord, outcome: Outcome, dispatched: boolean): void {
+  private addCensored(
+    r: RequestRecord,
+    outcome: Outcome,
+    dispatched: boolean,
+    skewMs: number,
+  ): void {
     const serviceCensorMs = r.deadlineMs - r.dispatchMs;
     if (r.firstOutputMs <= r.deadlineMs) {
       this.ttft.record(r.firstOutputMs - r.scheduledMs);
+      this.ttftOnTime.record(r.firstOutputMs - r.scheduledMs - skewMs);
       this.ttftService.record(r.firstOutputMs - r.dispatchMs);
       for (const gap of r.gapsMs) this.itl.record(gap);
     } else {
       this.ttft.recordCensored(this.timeoutMs);
+      this.ttftOnTime.recordCensored(this.timeoutMs);
       if (dispatched) this.ttftService.recordCensored(serviceCensorMs);
     }
     this.e2el.recordCensored(this.timeoutMs);
+    this.e2elOnTime.recordCensored(this.timeoutMs);
     if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
     this.addExample(outcome, r);
   }

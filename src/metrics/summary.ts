@@ -4,7 +4,7 @@
 
 import type { ProbeReadings } from "../load/probes.ts";
 import type { Outcome } from "../load/record.ts";
-import type { LatencySummary } from "./histogram.ts";
+import { type LatencySummary, PERCENTILE_VALUES } from "./histogram.ts";
 import {
   type FailureExample,
   SLO_NAMES,
@@ -12,7 +12,7 @@ import {
   sloField,
   type TrialRecorder,
 } from "./recorder.ts";
-import { evaluateValidity, type SelfCheckLimits, type Validity } from "./validity.ts";
+import { evaluateValidity, type SelfCheckLimits, skewEffect, type Validity } from "./validity.ts";
 
 /** The latency metrics of a trial, by their key in reports (ms). */
 export const LATENCY_METRICS = [
@@ -39,20 +39,26 @@ export interface EncodedHistograms {
 
 /** Self-check limits as reports write them. */
 export interface LimitsReport {
-  max_send_skew_p99_ms: number;
+  percentile: string;
+  max_skew_effect: number;
+  max_late_sends: number;
   max_unsent: number;
   max_event_loop_delay_p99_ms: number;
-  max_gc_share: number;
   max_client_cpu: number;
+  max_send_skew_p99_ms: number | null;
+  max_gc_share: number | null;
 }
 
 export function limitsReport(l: SelfCheckLimits): LimitsReport {
   return {
-    max_send_skew_p99_ms: l.maxSendSkewP99Ms,
+    percentile: l.percentile,
+    max_skew_effect: l.maxSkewEffect,
+    max_late_sends: l.maxLateSends,
     max_unsent: l.maxUnsent,
     max_event_loop_delay_p99_ms: l.maxEventLoopDelayP99Ms,
-    max_gc_share: l.maxGcShare,
     max_client_cpu: l.maxClientCpu,
+    max_send_skew_p99_ms: l.maxSendSkewP99Ms ?? null,
+    max_gc_share: l.maxGcShare ?? null,
   };
 }
 
@@ -64,12 +70,16 @@ export interface TrialSummary {
   tokens: {
     output_total: number;
     output_chunks: number;
-    /** From requests whose server reported usage; null without usage. */
+    /** From requests whose server reported usage (an unstreamed EOS token not counted); null without usage. */
     tokens_per_chunk: number | null;
     /** True when chunks carry several tokens, so each ITL sample spans several tokens. */
     itl_per_multi_token_chunk: boolean;
     requests_with_usage: number;
+    /** True when usage counts one token more than was streamed (llama.cpp counts the EOS token). */
+    usage_counts_eos: boolean;
   };
+  /** Requests sent again on a fresh connection after the server had closed a kept-alive one. */
+  reconnects: number;
   throughput: { output_tokens_per_s: number; requests_per_s: number };
   goodput: {
     requests_per_s: number;
@@ -80,6 +90,11 @@ export interface TrialSummary {
   validity: Validity & {
     limits: LimitsReport;
     send_skew_ms: { p50: number | null; p99: number | null; max: number | null };
+    /** How much late sends moved TTFT and E2EL at the checked percentile (relative; null: unknown). */
+    skew_effect: { ttft: number | null; e2el: number | null };
+    /** Sends later than late_send_ms (null: not checked, for bursts). */
+    late_sends: number;
+    late_send_ms: number | null;
     unsent: number;
     event_loop_delay_ms: { p50: number; p99: number; max: number };
     gc: { count: number; total_ms: number; share_of_window: number };
@@ -101,6 +116,7 @@ export interface TrialFacts {
 }
 
 const round = (v: number, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+const rounded = (v: number | null) => (v === null ? null : round(v, 4));
 
 export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSummary {
   const scheduled = rec.scheduled;
@@ -108,10 +124,33 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
   const ok = rec.outcomes.ok;
   const skew = rec.sendSkew.summary();
   const slotWait = rec.slotWait.summary();
-  const tokensPerChunk = rec.usageChunks > 0 ? rec.usageTokens / rec.usageChunks : null;
+  // One token more than was streamed, request after request, is the EOS token
+  // a server counts but does not send (llama.cpp), not several tokens per chunk.
+  const countsEos = rec.usageRequests > 0 && rec.usageWithEos * 2 > rec.usageRequests;
+  const streamedTokens = rec.usageTokens - (countsEos ? rec.usageWithEos : 0);
+  const tokensPerChunk = rec.usageChunks > 0 ? streamedTokens / rec.usageChunks : null;
+  const pct = facts.limits.percentile;
+  const at = (h: { percentile(p: number): { value: number; lowerBound: boolean } | undefined }) =>
+    h.percentile(PERCENTILE_VALUES[pct]);
+  const pair = (scheduled: typeof rec.ttft, onTime: typeof rec.ttft) => {
+    const s = at(scheduled);
+    const o = at(onTime);
+    return {
+      scheduled: s?.value ?? null,
+      onTime: o?.value ?? null,
+      censored: s?.lowerBound ?? false,
+    };
+  };
+  const ttftPair = pair(rec.ttft, rec.ttftOnTime);
+  const e2elPair = pair(rec.e2el, rec.e2elOnTime);
   const validity = evaluateValidity(
     {
       sendSkewP99Ms: skew.p99 ?? 0,
+      ttft: ttftPair,
+      e2el: e2elPair,
+      lateSends: rec.lateSends,
+      lateSendMs: rec.lateSendMs,
+      scheduled,
       unsent: rec.outcomes.unsent,
       windowMs: windowS * 1000,
       readings: facts.readings,
@@ -147,7 +186,9 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
       tokens_per_chunk: tokensPerChunk === null ? null : round(tokensPerChunk),
       itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
       requests_with_usage: rec.usageRequests,
+      usage_counts_eos: countsEos,
     },
+    reconnects: rec.reconnects,
     throughput: {
       output_tokens_per_s: round(windowS > 0 ? rec.outputTokens / windowS : 0),
       requests_per_s: round(windowS > 0 ? ok / windowS : 0),
@@ -162,6 +203,12 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
       ...validity,
       limits: limitsReport(facts.limits),
       send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
+      skew_effect: {
+        ttft: rounded(skewEffect(ttftPair)),
+        e2el: rounded(skewEffect(e2elPair)),
+      },
+      late_sends: rec.lateSends,
+      late_send_ms: rec.lateSendMs === undefined ? null : round(rec.lateSendMs),
       unsent: rec.outcomes.unsent,
       event_loop_delay_ms: {
         p50: round(r.eventLoopDelayMs.p50),

@@ -1,38 +1,54 @@
-// The measurement checks itself: was the load generator the bottleneck? The
-// probes' readings, the send skew and the unsent count decide whether a trial
-// is valid.
+// The measurement checks itself: did the load generator's own lateness or
+// busyness change what it measured? A trial is judged by what the client's
+// lateness did to the numbers that decide — the gated latency percentile and
+// the offered load — not by the machine's worst millisecond. Absolute limits
+// (send-skew p99, GC share) stay available as options.
 
+import { percent } from "../common/format.ts";
 import type { ProbeReadings } from "../load/probes.ts";
+import { type PercentileKey, percentileLabel } from "./histogram.ts";
 
 export interface SelfCheckLimits {
-  /** p99 of (dispatch − scheduled, or slot-free time when capped), ms. */
-  maxSendSkewP99Ms: number;
+  /** The percentile the gate decides on; the skew effect is checked there. */
+  percentile: PercentileKey;
+  /** Largest relative shift of TTFT or E2EL at that percentile caused by late sends (0.025 = 2.5 %). */
+  maxSkewEffect: number;
+  /** Largest share of sends later than max(a tenth of the mean gap, 1 ms): the offered load changed. */
+  maxLateSends: number;
   maxUnsent: number;
+  /** Event-loop delay p99, ms: late reads inflate TTFT and ITL in a way we cannot subtract. */
   maxEventLoopDelayP99Ms: number;
-  /** GC pause time as a share of the measurement window. */
-  maxGcShare: number;
   /** Client CPU time as a share of one core over the trial. */
   maxClientCpu: number;
+  /** Optional absolute limits: p99 of (dispatch − scheduled, or slot-free time when capped), ms … */
+  maxSendSkewP99Ms: number | undefined;
+  /** … and GC pause time as a share of the measurement window. */
+  maxGcShare: number | undefined;
 }
-
-export const DEFAULT_LIMITS: SelfCheckLimits = {
-  maxSendSkewP99Ms: 5,
-  maxUnsent: 0,
-  maxEventLoopDelayP99Ms: 20,
-  maxGcShare: 0.01,
-  maxClientCpu: 0.95,
-};
 
 export interface Validity {
   valid: boolean;
-  /** Why the trial is invalid, in words. */
+  /** Why the trial is invalid, in words naming the setting and the likely cause. */
   reasons: string[];
   /** Facts a reader must know that do not invalidate the trial. */
   warnings: string[];
 }
 
+/** A latency percentile as measured and as it would be had every send been on time. */
+export interface SkewPair {
+  scheduled: number | null;
+  onTime: number | null;
+  /** The scheduled-basis value is a lower bound (censored): the shift cannot be told. */
+  censored: boolean;
+}
+
 export interface SelfCheckInputs {
   sendSkewP99Ms: number;
+  ttft: SkewPair;
+  e2el: SkewPair;
+  lateSends: number;
+  lateSendMs: number | undefined;
+  scheduled: number;
   unsent: number;
   windowMs: number;
   readings: ProbeReadings;
@@ -44,32 +60,77 @@ export interface SelfCheckInputs {
 }
 
 const f1 = (v: number) => v.toFixed(1);
-const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
+
+/**
+ * A shift below this is within the resolution of a shared machine's scheduler
+ * (timers and wake-ups up to 2 ms late, bench/README.md): never called the
+ * client's lateness.
+ */
+export const SKEW_EFFECT_FLOOR_MS = 2;
+
+/** The relative shift late sends caused at the percentile, or null when it cannot be told. */
+export function skewEffect(p: SkewPair): number | null {
+  if (p.censored || p.scheduled === null || p.onTime === null || p.onTime <= 0) return null;
+  return p.scheduled / p.onTime - 1;
+}
+
+/** Why the client was late, as far as its own CPU use tells. */
+function cause(readings: ProbeReadings): string {
+  const cpu = readings.cpu.shareOfCore;
+  if (cpu >= 0.8)
+    return `the load generator was saturated: client CPU ${percent(cpu, 0)} of a core`;
+  if (cpu < 0.25)
+    return `the machine was busy: client CPU ${percent(cpu, 0)}, so another process held the core`;
+  return `the client's event loop was held up (delay max ${f1(readings.eventLoopDelayMs.max)} ms, client CPU ${percent(cpu, 0)})`;
+}
 
 export function evaluateValidity(x: SelfCheckInputs, limits: SelfCheckLimits): Validity {
   const reasons: string[] = [];
   const warnings: string[] = [];
-  if (x.sendSkewP99Ms > limits.maxSendSkewP99Ms) {
+  const p = percentileLabel(limits.percentile);
+  for (const [name, pair] of [
+    ["TTFT", x.ttft],
+    ["E2EL", x.e2el],
+  ] as const) {
+    const effect = skewEffect(pair);
+    const shiftMs = (pair.scheduled ?? 0) - (pair.onTime ?? 0);
+    if (effect !== null && effect > limits.maxSkewEffect && shiftMs > SKEW_EFFECT_FLOOR_MS) {
+      reasons.push(
+        `late sends moved ${p} ${name} by +${percent(effect)} (+${f1(shiftMs)} ms; limit max-skew-effect ${percent(limits.maxSkewEffect)}): ${cause(x.readings)}`,
+      );
+    }
+  }
+  const allowedLate = Math.max(1, Math.floor(limits.maxLateSends * x.scheduled));
+  if (x.lateSendMs !== undefined && x.lateSends > allowedLate) {
     reasons.push(
-      `send skew p99 ${f1(x.sendSkewP99Ms)} ms exceeds ${limits.maxSendSkewP99Ms} ms: the load generator fell behind its schedule`,
+      `${x.lateSends} of ${x.scheduled} sends were more than ${f1(x.lateSendMs)} ms late (limit max-late-sends ${percent(limits.maxLateSends)}): the offered load changed; ${cause(x.readings)}`,
+    );
+  }
+  if (limits.maxSendSkewP99Ms !== undefined && x.sendSkewP99Ms > limits.maxSendSkewP99Ms) {
+    reasons.push(
+      `send skew p99 ${f1(x.sendSkewP99Ms)} ms exceeds max-send-skew-ms ${limits.maxSendSkewP99Ms}: ${cause(x.readings)}`,
     );
   }
   if (x.unsent > limits.maxUnsent) {
-    reasons.push(`${x.unsent} requests were never sent in time (limit ${limits.maxUnsent})`);
+    reasons.push(
+      `${x.unsent} requests were never sent in time (limit max-unsent ${limits.maxUnsent}): ${cause(x.readings)}`,
+    );
   }
   const loop = x.readings.eventLoopDelayMs.p99;
   if (loop > limits.maxEventLoopDelayP99Ms) {
     reasons.push(
-      `event-loop delay p99 ${f1(loop)} ms exceeds ${limits.maxEventLoopDelayP99Ms} ms: the client was too busy to read responses on time`,
+      `event-loop delay p99 ${f1(loop)} ms exceeds max-event-loop-delay-ms ${limits.maxEventLoopDelayP99Ms}: responses were read late; ${cause(x.readings)}`,
     );
   }
   const gcShare = x.windowMs > 0 ? x.readings.gc.totalMs / x.windowMs : 0;
-  if (gcShare > limits.maxGcShare) {
-    reasons.push(`GC pauses took ${pct(gcShare)} of the window (limit ${pct(limits.maxGcShare)})`);
+  if (limits.maxGcShare !== undefined && gcShare > limits.maxGcShare) {
+    reasons.push(
+      `GC pauses took ${percent(gcShare)} of the window (limit max-gc-share ${percent(limits.maxGcShare)})`,
+    );
   }
   if (x.readings.cpu.shareOfCore > limits.maxClientCpu) {
     reasons.push(
-      `the client used ${pct(x.readings.cpu.shareOfCore)} of a core (limit ${pct(limits.maxClientCpu)}): it may be the bottleneck`,
+      `the client used ${percent(x.readings.cpu.shareOfCore)} of a core (limit max-client-cpu ${percent(limits.maxClientCpu)}): it may be the bottleneck`,
     );
   }
   if (x.hardStopped) {

@@ -66,7 +66,11 @@ export class Completions {
       });
       return;
     }
-    const parsed = parseGenerationRequest(endpoint, body, profile.models);
+    // llama.cpp answers whatever model name it is sent.
+    const named =
+      typeof body === "object" && body !== null && "model" in body ? body.model : undefined;
+    const models = profile.anyModel && typeof named === "string" ? [named] : profile.models;
+    const parsed = parseGenerationRequest(endpoint, body, models);
     if ("status" in parsed) {
       sendError(res, parsed);
       return;
@@ -170,22 +174,28 @@ export class Completions {
 
     const id = `${request.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
     const tokens = new TokenStream(request.promptText, sampleSeed);
+    // llama.cpp counts the end-of-sequence token, which it does not stream.
+    const eos =
+      profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
+    const completionTokens = fault === "empty" ? 0 : generated + eos;
     const usage = {
       prompt_tokens: promptTokens,
-      completion_tokens: fault === "empty" ? 0 : generated,
-      total_tokens: promptTokens + (fault === "empty" ? 0 : generated),
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
     };
     let pendingText = "";
     let pendingTokens = 0;
     let emitted = 0;
     let finished = false;
-    // The engine calls back only from its timers, after the writer below exists.
+    // The engine calls back only from its timers, after the writer below exists;
+    // once the client has gone (and the engine keeps going), nothing is written.
     let writer: Writer | undefined;
+    let gone = false;
     const seq: Sequence = {
       promptTokens,
       outputTokens: generated,
       onToken() {
-        if (fault === "empty") return;
+        if (fault === "empty" || gone) return;
         if (plan?.kind === "tool") {
           writer?.toolArgs(plan.pieces[emitted++] ?? "");
           return;
@@ -200,6 +210,7 @@ export class Completions {
       },
       onFinish() {
         finished = true;
+        if (gone) return;
         if (pendingTokens > 0) writer?.content(pendingText);
         if (fault === "truncated") writer?.cut();
         else if (fault === "streamError") writer?.fail();
@@ -223,14 +234,16 @@ export class Completions {
       );
       return;
     }
-    const context = { created: this.created, pingEveryMs: profile.pingEveryMs };
+    const context = { ...profile, created: this.created };
     const w = request.stream
       ? streamWriter(context, request, id, res, plan)
       : bufferedWriter(context, request, id, res, plan);
     writer = w;
     res.on("close", () => {
       w.stop();
-      if (!finished) engine.cancel(seq);
+      gone = true;
+      // A server that does not notice the client left keeps generating: a backlog.
+      if (!finished && profile.cancelOnDisconnect) engine.cancel(seq);
     });
   }
 }

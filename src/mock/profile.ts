@@ -68,9 +68,31 @@ export interface MockProfile {
   breakToolArgs: number;
   leakToolCall: number;
   stopInsteadOfToolCalls: number;
+  /**
+   * How the server behaves where real servers differ (llama.cpp's llama-server
+   * does each of the non-default ones): a role-only first chunk or none; usage
+   * in a chunk of its own or in the finish chunk; completion_tokens counting
+   * the end-of-sequence token it does not stream; an in-stream error as a
+   * `data:` event (vLLM), an `error:` field (llama.cpp) or an `event: error`;
+   * a connection dropped when the next request arrives on it after a streamed
+   * response, though Keep-Alive was sent; any model name accepted; requests
+   * whose client left keep running (a backlog the next trial meets).
+   */
+  roleChunk: boolean;
+  usageInFinishChunk: boolean;
+  usageCountsEos: boolean;
+  streamErrorForm: StreamErrorForm;
+  closeAfterResponse: boolean;
+  anyModel: boolean;
+  cancelOnDisconnect: boolean;
+  /** When set, /v1 requests without `Authorization: Bearer <apiKey>` get 401 (as OpenAI answers). */
+  apiKey: string;
   /** Probability per completion request of each fault; their sum is at most 1. */
   faults: Record<FaultKind, number>;
 }
+
+export const STREAM_ERROR_FORMS = ["data", "field", "event"] as const;
+export type StreamErrorForm = (typeof STREAM_ERROR_FORMS)[number];
 
 export const DEFAULT_PROFILE: MockProfile = {
   models: ["mock-llm"],
@@ -101,6 +123,14 @@ export const DEFAULT_PROFILE: MockProfile = {
   breakToolArgs: 0,
   leakToolCall: 0,
   stopInsteadOfToolCalls: 0,
+  roleChunk: true,
+  usageInFinishChunk: false,
+  usageCountsEos: false,
+  streamErrorForm: "data",
+  closeAfterResponse: false,
+  anyModel: false,
+  cancelOnDisconnect: true,
+  apiKey: "",
   faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
 };
 
@@ -137,7 +167,17 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   stopInsteadOfToolCalls: { min: 0, max: 1 },
 };
 
-const BOOLEAN_KEYS = ["honorIgnoreEos", "supportsTools", "supportsResponseFormat"] as const;
+const BOOLEAN_KEYS = [
+  "honorIgnoreEos",
+  "supportsTools",
+  "supportsResponseFormat",
+  "roleChunk",
+  "usageInFinishChunk",
+  "usageCountsEos",
+  "closeAfterResponse",
+  "anyModel",
+  "cancelOnDisconnect",
+] as const;
 
 function describeRule(rule: NumberRule): string {
   const kind = rule.integer ? "an integer" : "a number";
@@ -196,6 +236,21 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next[key as (typeof BOOLEAN_KEYS)[number]] = value;
+    } else if (key === "apiKey") {
+      if (typeof value !== "string") {
+        throw new MockProfileError(
+          `${source}: apiKey must be a string (the key clients must send), not ${JSON.stringify(value)}`,
+        );
+      }
+      next.apiKey = value;
+    } else if (key === "streamErrorForm") {
+      const form = STREAM_ERROR_FORMS.find((f) => f === value);
+      if (form === undefined) {
+        throw new MockProfileError(
+          `${source}: streamErrorForm = ${JSON.stringify(value)} is not accepted; expected one of ${STREAM_ERROR_FORMS.join(", ")}`,
+        );
+      }
+      next.streamErrorForm = form;
     } else if (key in NUMBER_RULES) {
       (next as unknown as Record<string, number>)[key] = checkNumber(
         key,
@@ -205,7 +260,7 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
       );
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
+        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, streamErrorForm, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
       );
     }
   }

@@ -54,7 +54,21 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const created = Math.floor(Date.now() / 1000);
 
   function route(req: IncomingMessage, res: ServerResponse, raw: string): void {
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (
+      profile.apiKey &&
+      path.startsWith("/v1/") &&
+      req.headers.authorization !== `Bearer ${profile.apiKey}`
+    ) {
+      sendError(res, {
+        status: 401,
+        message: "Incorrect API key provided.",
+        type: "invalid_request_error",
+        param: null,
+        code: "invalid_api_key",
+      });
+      return;
+    }
     if (req.method === "GET" && path === "/health") {
       res.writeHead(200).end();
     } else if (req.method === "GET" && path === "/v1/models") {
@@ -89,7 +103,21 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
   }
 
+  // closeAfterResponse: sockets that served a streamed response are dropped when
+  // the next request arrives on them — the race a client loses against a server
+  // that closes after each response while sending Keep-Alive.
+  const spent = new WeakSet<object>();
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    if (profile.closeAfterResponse) {
+      if (spent.has(req.socket)) {
+        req.socket.destroy();
+        return;
+      }
+      res.on("finish", () => {
+        if (String(res.getHeader("content-type") ?? "").startsWith("text/event-stream"))
+          spent.add(req.socket);
+      });
+    }
     const parts: Buffer[] = [];
     let size = 0;
     req.on("data", (part: Buffer) => {

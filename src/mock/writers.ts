@@ -3,14 +3,17 @@
 // usage chunk, [DONE]), or as one JSON body; and the ways a broken server ends.
 
 import type { ServerResponse } from "node:http";
+import type { MockProfile } from "./profile.ts";
 import type { GenerationRequest } from "./requests.ts";
 import type { StructuredPlan } from "./structured.ts";
 
-export interface WriterContext {
+export interface WriterContext
+  extends Pick<
+    MockProfile,
+    "pingEveryMs" | "roleChunk" | "usageInFinishChunk" | "streamErrorForm"
+  > {
   /** The `created` timestamp of every chunk. */
   created: number;
-  /** `: ping` comment lines every this many ms (0 = none). */
-  pingEveryMs: number;
 }
 
 export const STREAM_ERROR_EVENT = {
@@ -78,12 +81,12 @@ export function streamWriter(
     if (request.includeUsage) payload.usage = usage;
     return `data: ${JSON.stringify(payload)}\n\n`;
   };
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-  });
+  // Set (not only written) so the server can tell a streamed response afterwards.
+  res.setHeader("content-type", "text/event-stream; charset=utf-8");
+  res.setHeader("cache-control", "no-cache");
+  res.writeHead(200);
   // Like OpenAI, the role arrives at once, before any token: it is not a first token.
-  if (request.endpoint === "chat") {
+  if (request.endpoint === "chat" && context.roleChunk) {
     const role = { role: "assistant", content: "" };
     res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
   }
@@ -114,15 +117,26 @@ export function streamWriter(
       );
     },
     finish: (reason, usage) => {
-      let out = chunk([
+      const last = [
         choiceFor(request, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {}),
-      ]);
-      if (request.includeUsage) out += chunk([], usage);
+      ];
+      // OpenAI and vLLM send usage in a chunk of its own; llama.cpp in the finish chunk.
+      let out = chunk(last, context.usageInFinishChunk ? usage : null);
+      if (request.includeUsage && !context.usageInFinishChunk) out += chunk([], usage);
       end(`${out}data: [DONE]\n\n`);
     },
     cut: () => end(),
-    // vLLM's form: the error object as a data event, then [DONE].
-    fail: () => end(`data: ${JSON.stringify(STREAM_ERROR_EVENT)}\n\ndata: [DONE]\n\n`),
+    // vLLM: the error object as a data event; llama.cpp: an `error:` field; then [DONE].
+    fail: () => {
+      const error = JSON.stringify(STREAM_ERROR_EVENT);
+      const framed =
+        context.streamErrorForm === "field"
+          ? `error: ${JSON.stringify(STREAM_ERROR_EVENT.error)}\n\n`
+          : context.streamErrorForm === "event"
+            ? `event: error\ndata: ${error}\n\n`
+            : `data: ${error}\n\n`;
+      end(`${framed}data: [DONE]\n\n`);
+    },
     garble: (reason, usage) => {
       res.write('data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n');
       writer.finish(reason, usage);

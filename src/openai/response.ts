@@ -80,6 +80,31 @@ function choiceDelta(choice: Json): ChoiceDelta {
   };
 }
 
+/** The error object's text: the `error` member of {"error": {...}}, else the whole payload. */
+function errorDetail(text: string): string {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isObject(parsed) && isObject(parsed.error)) return excerpt(JSON.stringify(parsed.error));
+  } catch {
+    // not JSON: keep the text
+  }
+  return excerpt(text);
+}
+
+/**
+ * An SSE event: by its framing first (`event: error` carries an error in its
+ * data), then by its data.
+ */
+export function readSseEvent(event: { data: string; event: string }): StreamEvent {
+  if (event.event === "error") return { kind: "error", detail: errorDetail(event.data) };
+  return readStreamEvent(event.data);
+}
+
+/** A field other than data, event, id and retry: llama.cpp's `error:` field is an in-stream error. */
+export function readUnknownField(name: string, value: string): StreamEvent | undefined {
+  return name === "error" ? { kind: "error", detail: errorDetail(value) } : undefined;
+}
+
 export function readStreamEvent(data: string): StreamEvent {
   if (data === "[DONE]") return { kind: "done" };
   let parsed: unknown;

@@ -15,6 +15,11 @@ export interface SseCallbacks {
   onEvent(event: SseEvent): void;
   /** A comment line such as `: ping`; the text after the colon. */
   onComment?(text: string): void;
+  /**
+   * A field the spec does not define (the spec ignores it): llama.cpp's
+   * server sends its in-stream errors as an `error:` field.
+   */
+  onUnknownField?(name: string, value: string): void;
 }
 
 const LF = 10;
@@ -116,8 +121,10 @@ export class SseParser {
       this.hasData = true;
     } else if (field === "event") {
       this.eventType = value;
+    } else if (field !== "id" && field !== "retry") {
+      this.callbacks.onUnknownField?.(field, value);
     }
-    // id, retry and unknown fields carry nothing a completion stream needs.
+    // id and retry carry nothing a completion stream needs.
   }
 
   private resetEvent(): void {

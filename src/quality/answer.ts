@@ -5,7 +5,13 @@
 // id, no index, two entries with the same index in one chunk. Stream events
 // are read by openai/response.ts, as the load generator reads them.
 
-import { readCompletion, readStreamEvent, type ToolCallDelta } from "../openai/response.ts";
+import {
+  readCompletion,
+  readSseEvent,
+  readUnknownField,
+  type StreamEvent,
+  type ToolCallDelta,
+} from "../openai/response.ts";
 
 export interface ToolCall {
   id: string | undefined;
@@ -28,6 +34,8 @@ export interface Answer {
   irregular: string[];
   /** The raw response (bounded), for the results file. */
   raw: string;
+  /** Sent again on a fresh connection (the server had closed a kept-alive one). */
+  reconnects: number;
 }
 
 export function emptyAnswer(status: number): Answer {
@@ -41,6 +49,7 @@ export function emptyAnswer(status: number): Answer {
     transport: [],
     irregular: [],
     raw: "",
+    reconnects: 0,
   };
 }
 
@@ -55,8 +64,18 @@ export class StreamAssembler {
     this.answer = emptyAnswer(status);
   }
 
-  event(data: string): void {
-    const event = readStreamEvent(data);
+  /** An SSE field other than data, event, id and retry (llama.cpp's `error:`). */
+  field(name: string, value: string): void {
+    const event = readUnknownField(name, value);
+    if (event) this.apply(event);
+  }
+
+  /** One SSE event: its data, and its `event:` type when it has one. */
+  event(data: string, type = ""): void {
+    this.apply(readSseEvent({ data, event: type }));
+  }
+
+  private apply(event: StreamEvent): void {
     switch (event.kind) {
       case "done":
         this.sawDone = true;

@@ -61,6 +61,8 @@ export interface QualityReport {
   finish_reasons: { baseline: Record<string, number>; candidate: Record<string, number> };
   tool_codes: { baseline: Record<string, number>; candidate: Record<string, number> };
   irregular_deltas: { baseline: string[]; candidate: string[] };
+  /** Requests sent again on a fresh connection (the server had closed a kept-alive one). */
+  reconnects: { baseline: number; candidate: number };
   verdict: "pass" | "fail";
   /** Why the quality verdict is fail: one finding per failing check. */
   reasons: QualityFinding[];
@@ -157,6 +159,7 @@ export function compareQuality(
     finish_reasons: { baseline: {}, candidate: {} },
     tool_codes: { baseline: {}, candidate: {} },
     irregular_deltas: { baseline: [], candidate: [] },
+    reconnects: { baseline: 0, candidate: 0 },
     verdict: "pass",
     reasons: [],
     raw: [],
@@ -176,6 +179,8 @@ export function compareQuality(
     );
   report.tool_codes.baseline = toolCodes(baseline);
   report.tool_codes.candidate = toolCodes(candidate);
+  const reconnects = (runs: CaseRun[]) => all(runs).reduce((n, a) => n + a.answer.reconnects, 0);
+  report.reconnects = { baseline: reconnects(baseline), candidate: reconnects(candidate) };
   report.irregular_deltas.baseline = [...new Set(all(baseline).flatMap((a) => a.answer.irregular))];
   report.irregular_deltas.candidate = [
     ...new Set(all(candidate).flatMap((a) => a.answer.irregular)),

@@ -2,8 +2,9 @@
 // mixed into the latency trials). Every sampling field is sent explicitly:
 // servers fill omitted ones from model defaults that change between versions.
 
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 import { errorMessage } from "../common/errors.ts";
+import { errorCode, RECONNECTABLE } from "../openai/connection.ts";
 import { SseParser } from "../openai/sse.ts";
 import {
   completionPath,
@@ -62,44 +63,73 @@ async function ask(
   timeoutS: number,
 ): Promise<Answer> {
   const headers = requestHeaders(target, stream);
-  try {
-    const res = await request(`${origin(target)}${completionPath(target, "chat")}`, {
-      method: "POST",
-      headers,
-      body,
-      dispatcher: agent,
-      signal: AbortSignal.timeout(timeoutS * 1000),
-    });
-    const streaming =
-      stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
-    if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
-      const text = await res.body.text();
-      if (res.statusCode < 200 || res.statusCode >= 300) {
-        const a = emptyAnswer(res.statusCode);
-        a.raw = text.slice(0, 2000);
-        return a;
-      }
-      const a = answerFromJson(res.statusCode, text);
-      if (stream) a.transport.push("transport.not_a_stream");
-      return a;
-    }
-    const assembler = new StreamAssembler(res.statusCode);
-    const parser = new SseParser({ onEvent: (e) => assembler.event(e.data) });
-    let raw = "";
-    for await (const chunk of res.body) {
-      if (raw.length < 20_000) raw += chunk.toString("utf8");
-      parser.push(chunk);
-    }
-    const a = assembler.end(parser.end(), target.includeUsage);
-    a.raw = raw.slice(0, 20_000);
-    return a;
-  } catch (error) {
+  const signal = AbortSignal.timeout(timeoutS * 1000);
+  const failed = (error: unknown, reconnects: number) => {
     const a = emptyAnswer(0);
     const timeout = error instanceof Error && error.name === "TimeoutError";
     a.transport.push(timeout ? "transport.timeout" : "transport.connect");
     a.raw = errorMessage(error);
+    a.reconnects = reconnects;
+    return a;
+  };
+  let res: Dispatcher.ResponseData;
+  let reconnects = 0;
+  for (;;) {
+    try {
+      res = await request(`${origin(target)}${completionPath(target, "chat")}`, {
+        method: "POST",
+        headers,
+        body,
+        dispatcher: agent,
+        signal,
+      });
+      break;
+    } catch (error) {
+      // A kept-alive connection the server had closed: once more on a fresh one.
+      if (reconnects === 0 && RECONNECTABLE.has(errorCode(error) ?? "")) reconnects++;
+      else return failed(error, reconnects);
+    }
+  }
+  try {
+    const answer = await readAnswer(res, stream, target);
+    answer.reconnects = reconnects;
+    return answer;
+  } catch (error) {
+    return failed(error, reconnects);
+  }
+}
+
+async function readAnswer(
+  res: Dispatcher.ResponseData,
+  stream: boolean,
+  target: Target,
+): Promise<Answer> {
+  const streaming =
+    stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
+  if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const a = emptyAnswer(res.statusCode);
+      a.raw = text.slice(0, 2000);
+      return a;
+    }
+    const a = answerFromJson(res.statusCode, text);
+    if (stream) a.transport.push("transport.not_a_stream");
     return a;
   }
+  const assembler = new StreamAssembler(res.statusCode);
+  const parser = new SseParser({
+    onEvent: (e) => assembler.event(e.data, e.event),
+    onUnknownField: (name, value) => assembler.field(name, value),
+  });
+  let raw = "";
+  for await (const chunk of res.body) {
+    if (raw.length < 20_000) raw += chunk.toString("utf8");
+    parser.push(chunk);
+  }
+  const a = assembler.end(parser.end(), target.includeUsage);
+  a.raw = raw.slice(0, 20_000);
+  return a;
 }
 
 /** Runs the given cases (all, by default) against one variant. */

@@ -2,6 +2,8 @@
 
 import { signedPercent } from "../common/format.ts";
 import type { MetricComparison } from "../compare/decide.ts";
+import { blocksVerdict } from "../compare/guards.ts";
+import { reliabilitySentence } from "./failures.ts";
 import type { GateRun } from "./results.ts";
 
 function describe(c: MetricComparison): string {
@@ -9,30 +11,35 @@ function describe(c: MetricComparison): string {
 }
 
 export function headlineFor(
-  run: Pick<GateRun, "verdict" | "guards" | "comparisons" | "quality">,
+  run: Pick<GateRun, "verdict" | "guards" | "comparisons" | "quality" | "reliability">,
 ): string {
-  const { guards, comparisons, quality } = run;
+  const { guards, comparisons, quality, reliability } = run;
+  const noVerdict = () => {
+    const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
+    return `no performance verdict: ${guards[0]?.message ?? "unknown reason"}${more}`;
+  };
   switch (run.verdict) {
-    case "error": {
-      const first = guards[0];
+    case "error":
       // A bad setting says so itself; nothing was measured.
-      if (first?.code === "configuration") return first.message;
-      const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
-      return `no performance verdict: ${first?.message ?? "unknown reason"}${more}`;
-    }
+      if (guards[0]?.code === "configuration") return guards[0].message;
+      return noVerdict();
     case "fail": {
+      const failed = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];
       const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe);
       const checks =
         quality?.verdict === "fail"
           ? [`quality ${quality.reasons.map((r) => r.check).join(", ")}`]
           : [];
-      return `regressed: ${[...metrics, ...checks].join(", ")}`;
+      // A quality regression still fails a run whose performance could not be measured.
+      const also = guards.some(blocksVerdict) ? `; ${noVerdict()}` : "";
+      return `regressed: ${[...failed, ...metrics, ...checks].join(", ")}${also}`;
     }
-    case "inconclusive":
-      return `beyond the tolerance but within the noise: ${comparisons
-        .filter((c) => c.verdict === "inconclusive")
-        .map(describe)
-        .join(", ")} — more pairs would decide`;
+    case "inconclusive": {
+      const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe);
+      if (reliability?.verdict === "inconclusive")
+        open.unshift(`${reliabilitySentence(reliability)}`);
+      return `beyond the tolerance but within the noise: ${open.join(", ")} — more pairs would decide`;
+    }
     case "pass":
       return "no gated metric regressed beyond its tolerance and the noise";
   }

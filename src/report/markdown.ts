@@ -4,13 +4,15 @@
 // important sections first, with a visible note.
 
 import { ARMS } from "../common/arms.ts";
-import { compact as num, plural, signedPercent as signed } from "../common/format.ts";
+import { compact as num, percent, plural, signedPercent as signed } from "../common/format.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { Guard } from "../compare/guards.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import { OUTCOMES } from "../load/record.ts";
 import { type LatencySummary, percentileLabel } from "../metrics/histogram.ts";
+import { describeBusy } from "../servers/preflight.ts";
 import { details } from "./blocks.ts";
+import { describeExample } from "./failures.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { type ConfigDescription, type GateResults, POOLED_METRICS } from "./results.ts";
 
@@ -54,6 +56,14 @@ function metricTable(r: GateResults): string {
       : "not decided";
     return `| ${decided ? ROW_ICON[c.verdict] : "·"} | ${metricName(c)} | ${gate(c)} | ${num(c.baseline)} | ${num(c.candidate)} | ${signed(c.change)} | ${bounds} | ${verdict} |`;
   });
+  const rel = r.reliability;
+  if (rel) {
+    const decided = r.verdict !== "error" || !r.guards.some((g) => g.code === "baseline_failures");
+    const pp = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} pts`;
+    rows.push(
+      `| ${decided ? ROW_ICON[rel.verdict] : "·"} | failure rate | ≤ ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | Fisher p = ${rel.p < 0.001 ? "<0.001" : rel.p.toFixed(3)} | ${decided ? rel.verdict : "not decided"} |`,
+    );
+  }
   return [
     `| | metric | gate | baseline | candidate | change | ${confidence} bounds | verdict |`,
     "|:-:|---|---|--:|--:|--:|---|---|",
@@ -113,6 +123,22 @@ function outcomes(r: GateResults): string {
     ),
   ];
   if (zero.length > 0) lines.push("", `0 in both arms: ${zero.join(", ")}.`);
+  const rel = r.reliability;
+  if (rel && rel.baseline.excluded + rel.candidate.excluded > 0) {
+    lines.push(
+      "",
+      `Not counted as failures: ${rel.excluded_classes.join(", ")} (reliability-exclude: the caller's own limits, not the server's).`,
+    );
+  }
+  const examples = Object.entries(rel?.examples ?? {});
+  if (examples.length > 0) {
+    lines.push(
+      "",
+      "The candidate's failures, one example each:",
+      "",
+      ...examples.map(([o, e]) => `- \`${o}\`: ${describeExample(e).replaceAll("|", "\\|")}`),
+    );
+  }
   return `**Outcomes** (every scheduled request, all trials)\n\n${lines.join("\n")}`;
 }
 
@@ -120,20 +146,40 @@ function selfChecks(r: GateResults): string {
   const invalid = r.trials.filter((t) => !t.report.validity.valid);
   const worst = (f: (t: GateResults["trials"][number]) => number) =>
     Math.max(0, ...r.trials.map(f));
-  const summary = `worst send skew p99 ${num(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${num(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core`;
+  const p = r.config ? percentileLabel(r.config.percentile) : "p95";
+  const effect = worst((t) =>
+    Math.max(t.report.validity.skew_effect.ttft ?? 0, t.report.validity.skew_effect.e2el ?? 0),
+  );
+  const summary = `late sends moved ${p} TTFT/E2EL by at most ${percent(effect)}, worst send skew p99 ${num(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${num(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core`;
   const capped = r.trials.some((t) => t.report.validity.capped)
     ? " Runs were capped by max-concurrency (closed loop)."
     : "";
-  if (invalid.length === 0)
-    return `**Self-checks** ✅ all ${r.trials.length} trials valid — ${summary}.${capped}`;
+  const notes = [
+    ...r.reruns.flatMap((x) =>
+      x.invalid.map(
+        (i) =>
+          `- pair ${x.pair + 1} was run again (${x.attempt}) after its ${i.arm} trial: ${i.reasons.join("; ")}`,
+      ),
+    ),
+    ...r.idle_checks
+      .filter((c) => c.busy)
+      .map((c) => `- pair ${c.pair + 1} ${c.arm}: ${describeBusy(c)}`),
+  ];
+  const head =
+    invalid.length === 0
+      ? `**Self-checks** ✅ all ${r.trials.length} trials valid — ${summary}.${capped}`
+      : `**Self-checks** 🛑 ${invalid.length} of ${r.trials.length} trials invalid — ${summary}.${capped}`;
   return [
-    `**Self-checks** 🛑 ${invalid.length} of ${r.trials.length} trials invalid — ${summary}.${capped}`,
+    head,
     ...invalid.map((t) => `- pair ${t.pair + 1} ${t.arm}: ${t.report.validity.reasons.join("; ")}`),
+    ...notes,
   ].join("\n");
 }
 
 function servers(r: GateResults): string {
-  if (!r.servers || r.servers.length === 0) return "";
+  const warnings = r.preflight.flatMap((p) => p.warnings.map((w) => `${p.arm}: ${w}`));
+  const preflight = warnings.length > 0 ? `**Preflight** — ${warnings.join("; ")}.` : "";
+  if (r.servers.length === 0) return preflight;
   const starts = r.servers.map((s) => {
     const ready =
       s.time_to_ready_s === null
@@ -141,7 +187,9 @@ function servers(r: GateResults): string {
         : `ready in ${num(s.time_to_ready_s)} s, cold-start TTFT ${num(s.cold_ttft_ms)} ms`;
     return `${s.arm} start ${s.start}: ${ready}${s.exit && s.exit !== "running" ? `, then ${s.exit}` : ""} (log \`${s.log}\`)`;
   });
-  return `**Servers** started by the gate — ${starts.join("; ")}.`;
+  return [`**Servers** started by the gate — ${starts.join("; ")}.`, preflight]
+    .filter(Boolean)
+    .join("\n\n");
 }
 
 function perTrial(r: GateResults, config: ConfigDescription): string {

@@ -59,8 +59,13 @@ export function formatMeasureReport(r: MeasureReport): string {
   }
   const tpc = r.tokens.tokens_per_chunk;
   lines.push(
-    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}`}`,
+    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`,
   );
+  if (r.reconnects > 0) {
+    lines.push(
+      `reconnects: ${r.reconnects} requests were sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`,
+    );
+  }
   lines.push(
     `throughput: ${r.throughput.output_tokens_per_s} output tokens/s, ${r.throughput.requests_per_s} ok requests/s`,
   );
@@ -68,9 +73,14 @@ export function formatMeasureReport(r: MeasureReport): string {
     `goodput: ${r.goodput.requests_per_s} requests/s (SLO ${w.slo}; attainment ${(r.goodput.attainment * 100).toFixed(1)} % of scheduled)`,
   );
   const v = r.validity;
+  const l = v.limits;
   const skew = v.send_skew_ms.p99 === null ? "–" : v.send_skew_ms.p99.toFixed(2);
+  const effect = (x: number | null) =>
+    x === null ? "–" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
+  const optional = (label: string, limit: number | null, shown: string) =>
+    limit === null ? "" : `, ${label} (≤ ${limit}) ${shown}`;
   lines.push(
-    `self-check: ${v.valid ? "valid" : "INVALID"} — send skew p99 ${skew} ms (≤ ${v.limits.max_send_skew_p99_ms}), unsent ${v.unsent} (≤ ${v.limits.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (≤ ${v.limits.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} % (≤ ${(v.limits.max_gc_share * 100).toFixed(0)} %), client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (≤ ${(v.limits.max_client_cpu * 100).toFixed(0)} %)`,
+    `self-check: ${v.valid ? "valid" : "INVALID"} — late sends moved ${l.percentile} TTFT ${effect(v.skew_effect.ttft)}, E2EL ${effect(v.skew_effect.e2el)} (≤ ${(l.max_skew_effect * 100).toFixed(1)} %), ${v.late_sends} sends late by > ${v.late_send_ms ?? "–"} ms (≤ ${(l.max_late_sends * 100).toFixed(0)} %), send skew p99 ${skew} ms, unsent ${v.unsent} (≤ ${l.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (≤ ${l.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} %, client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (≤ ${(l.max_client_cpu * 100).toFixed(0)} %)${optional("send-skew p99 limit", l.max_send_skew_p99_ms, "ms")}${optional("GC share limit", l.max_gc_share, "")}`,
   );
   for (const reason of v.reasons) lines.push(`  invalid: ${reason}`);
   for (const warning of v.warnings) lines.push(`  note: ${warning}`);

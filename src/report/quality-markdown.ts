@@ -12,7 +12,7 @@ const hist = (h: Record<string, number>) =>
 
 export function quality(r: GateResults): string {
   const q = r.quality;
-  if (!q) return "";
+  if (!q) return r.quality_skipped ? `**Quality** — ${r.quality_skipped}` : "";
   const lines = [
     `**Quality** ${q.verdict === "fail" ? "❌ regressed" : "✅ no regression"} — suite \`${q.suite}\`, ${q.cases} cases, one request at a time${q.reasons.length ? "" : "."}`,
     ...q.reasons.map((reason) => `- ${reason.message}`),

@@ -8,6 +8,7 @@ import type { Arm } from "../common/arms.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { MetricComparison, MetricId } from "../compare/decide.ts";
 import type { Guard } from "../compare/guards.ts";
+import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import type { LatencySummary, PercentileKey } from "../metrics/histogram.ts";
@@ -15,6 +16,7 @@ import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
+import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
 import type { WorkloadDescription } from "../workload/plan.ts";
 import { headlineFor } from "./headline.ts";
 
@@ -24,16 +26,38 @@ export const RESULTS_SCHEMA = "llm-perf-gate/results@2";
 export interface GateRun {
   trials: TrialEntry[];
   comparisons: MetricComparison[];
+  /** The failure rates of both arms, compared; null before any trial ran. */
+  reliability: ReliabilityComparison | null;
   /** Why there is no performance verdict (empty when there is one). */
   guards: Guard[];
   verdict: Verdict;
   pairs: number;
   looks: number;
   confidence_per_look: number;
+  /** Each arm's check before its first trial. */
+  preflight: PreflightReport[];
+  /** The idle check before each trial (busy: the server was still busy when the trial began). */
+  idle_checks: IdleRecord[];
+  /** Pairs run again because a trial failed its self-checks. */
+  reruns: RerunRecord[];
   /** Servers the gate started: readiness, cold start, logs. */
   servers: StartRecord[];
   /** The quality suite's comparison, when one ran. */
   quality: QualityReport | null;
+  /** Why the quality suite did not run, when it was asked for. */
+  quality_skipped: string | null;
+}
+
+export interface IdleRecord extends IdleCheck {
+  pair: number;
+  arm: Arm;
+}
+
+export interface RerunRecord {
+  pair: number;
+  /** 1 for the first re-run of the pair. */
+  attempt: number;
+  invalid: { arm: Arm; reasons: string[] }[];
 }
 
 export interface TargetDescription {
@@ -62,6 +86,8 @@ export interface ConfigDescription {
   max_trials: number;
   order: string;
   cooldown_s: number;
+  max_reruns: number;
+  idle_timeout_s: number;
   percentile: PercentileKey;
   tolerances: Partial<Record<MetricId, number>>;
   decision_rule: string;
@@ -69,6 +95,8 @@ export interface ConfigDescription {
   max_error_rate: number;
   max_trial_cv: number;
   min_ok_requests: number;
+  max_failure_increase: number;
+  reliability_exclude: string[];
   quality: {
     suite: string;
     cases: number;
@@ -173,13 +201,18 @@ export function errorResults(guard: Guard, environment: EnvironmentFacts, now: D
   const run: GateRun = {
     trials: [],
     comparisons: [],
+    reliability: null,
     guards: [guard],
     verdict: "error",
     pairs: 0,
     looks: 1,
     confidence_per_look: 0,
+    preflight: [],
+    idle_checks: [],
+    reruns: [],
     servers: [],
     quality: null,
+    quality_skipped: null,
   };
   return {
     ...header(environment, now),

@@ -27,6 +27,8 @@ export interface ServerSettings {
 /** What a gate run asks of the servers around its trials. */
 export interface Servers {
   readonly starts: StartRecord[];
+  /** Started before each of their trials (and stopped after), not once for the run. */
+  readonly perTrial: boolean;
   beforeAll(): Promise<void>;
   beforeTrial(arm: Arm): Promise<void>;
   afterTrial(arm: Arm, what: string): Promise<void>;
@@ -62,6 +64,10 @@ export class ServerLifecycle implements Servers {
 
   constructor(options: LifecycleOptions) {
     this.options = options;
+  }
+
+  get perTrial(): boolean {
+    return this.options.restart === "per-trial";
   }
 
   get managed(): boolean {

@@ -6,19 +6,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import type { Arm } from "../common/arms.ts";
-import { sendCompletion } from "../load/client.ts";
-import { classify } from "../load/outcome.ts";
-import { newRecord } from "../load/record.ts";
-import {
-  completionPath,
-  loadRequestBody,
-  modelsUrl,
-  origin,
-  requestHeaders,
-  type Target,
-} from "../openai/target.ts";
+import type { Target } from "../openai/target.ts";
+import { type CompletionProbe, listModels, type ModelsAnswer, probeCompletion } from "./probe.ts";
 
 /** A server the gate started failed; the message is one line, the log tail apart. */
 export class ServerError extends Error {
@@ -124,23 +115,25 @@ export class ManagedServer {
     const pollMs = this.options.pollMs ?? 1000;
     const deadline = this.startedMs + timeoutS * 1000;
     const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
-    const headers = requestHeaders(target);
-    let listed = false;
+    let models: ModelsAnswer | undefined;
+    let probe: CompletionProbe | undefined;
+    const listed = () => models?.kind === "listed" && models.ids.includes(target.model);
     try {
       for (;;) {
         if (this.exit) throw this.failure(`exited before it was ready (${this.describeExit()})`);
-        if (performance.now() > deadline) {
+        const leftMs = deadline - performance.now();
+        if (leftMs <= 0) {
           throw this.failure(
-            `was not ready after ${timeoutS} s (${listed ? "/models lists the model but completions fail" : `/models does not list ${target.model}`})`,
+            `was not ready after ${timeoutS} s (${notReadyBecause(target, models, probe)})`,
           );
         }
-        if (!listed) listed = await this.modelListed(agent, headers);
-        if (listed) {
-          const ttftMs = await this.oneTokenTtft(agent, headers, deadline);
-          if (ttftMs !== undefined) {
+        if (!listed()) models = await listModels(target, agent, Math.min(10_000, leftMs));
+        if (listed()) {
+          probe = await probeCompletion(target, agent, 1, Math.max(1000, leftMs));
+          if (probe.outcome === "ok" && probe.ttftMs !== undefined) {
             return {
               timeToReadyS: (performance.now() - this.startedMs) / 1000,
-              coldTtftMs: ttftMs,
+              coldTtftMs: probe.ttftMs,
             };
           }
         }
@@ -149,58 +142,6 @@ export class ManagedServer {
     } finally {
       await agent.close();
     }
-  }
-
-  private async modelListed(agent: Agent, headers: Record<string, string>): Promise<boolean> {
-    try {
-      const res = await request(modelsUrl(this.options.target), {
-        dispatcher: agent,
-        headers: { authorization: headers.authorization ?? "" },
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (res.statusCode !== 200) {
-        await res.body.dump();
-        return false;
-      }
-      const body = (await res.body.json()) as { data?: { id?: string }[] };
-      return body.data?.some((m) => m.id === this.options.target.model) ?? false;
-    } catch {
-      return false; // not listening yet
-    }
-  }
-
-  /** A real one-token streamed completion; its TTFT when it succeeds. */
-  private oneTokenTtft(
-    agent: Agent,
-    headers: Record<string, string>,
-    deadlineMs: number,
-  ): Promise<number | undefined> {
-    const target = { ...this.options.target, ignoreEos: false };
-    const body = loadRequestBody(target, [{ role: "user", content: "Say OK." }], 1);
-    const now = () => performance.now();
-    const record = newRecord(0, false, now(), Math.max(deadlineMs, now() + 1000), undefined);
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      // A refused connection may call back before sendCompletion returns.
-      const handle = sendCompletion(
-        agent,
-        origin(target),
-        completionPath(target),
-        headers,
-        body,
-        record,
-        now,
-        (r) => {
-          clearTimeout(timer);
-          resolve(classify(r) === "ok" ? r.firstOutputMs - r.dispatchMs : undefined);
-        },
-      );
-      if (record.outcome !== undefined || !Number.isNaN(record.endMs)) return;
-      timer = setTimeout(() => {
-        record.timedOut = true;
-        handle.abort(new Error("readiness deadline"));
-      }, record.deadlineMs - now());
-    });
   }
 
   /** Stops the whole process group: the stop command if any, SIGTERM, then SIGKILL after the grace period. */
@@ -248,4 +189,21 @@ export class ManagedServer {
       // the group is already gone
     }
   }
+}
+
+/** Why a started server is not ready yet, from its last answers. */
+function notReadyBecause(
+  target: Target,
+  models: ModelsAnswer | undefined,
+  probe: CompletionProbe | undefined,
+): string {
+  if (models === undefined || models.kind === "unreachable") return "nothing answers at its URL";
+  if (models.kind === "http") return `GET /models answers HTTP ${models.status}`;
+  if (models.kind === "not_json") return "GET /models does not answer JSON";
+  if (!models.ids.includes(target.model))
+    return `/models does not list ${target.model}; it lists: ${models.ids.join(", ") || "nothing"}`;
+  if (probe?.outcome === "empty")
+    return "/models lists the model, but a completion came back 200 with empty content";
+  const what = probe ? `${probe.outcome}${probe.status ? ` (HTTP ${probe.status})` : ""}` : "";
+  return `/models lists the model but a completion fails: ${what}`;
 }

@@ -111,6 +111,32 @@ test("bad flags and settings fail with exit code 2 and a message naming them", (
   }
 });
 
+test("measure exits 4 when the endpoint fails: no ok request, or too many failures", async () => {
+  const probe = await startMockServer();
+  const port = probe.port;
+  await probe.close();
+  const r = runCli([
+    "measure",
+    "--url",
+    `http://127.0.0.1:${port}/v1`,
+    "--model",
+    "m",
+    "--rate",
+    "20",
+    "--duration",
+    "0.3s",
+    "--warmup",
+    "0s",
+    "--quiet",
+  ]);
+  assert.equal(r.status, 4, r.stderr);
+  assert.match(
+    r.stderr,
+    /the endpoint failed \d+ of \d+ requests \(limit max-error-rate 1\.0 %\); none was ok/,
+  );
+  assert.match(r.stdout, /connect_error/);
+});
+
 test("demo gates a candidate mock with 30 % slower decoding and names p95 ITL", () => {
   const r = spawnSync(process.execPath, [CLI, "demo"], { encoding: "utf8", timeout: 120_000 });
   assert.equal(r.status, 0, r.stderr);

@@ -33,7 +33,10 @@ test("defaults and a full set of settings parse into one config", () => {
   assert.equal(c.workload.durationS, 30);
   assert.equal(c.timeoutS, 60);
   assert.deepEqual(c.workload.inputLen, { kind: "fixed", tokens: 256 });
-  assert.equal(c.limits.maxSendSkewP99Ms, 5);
+  assert.equal(c.limits.maxSendSkewP99Ms, undefined, "absolute skew limit off by default");
+  assert.equal(c.limits.maxSkewEffect, 0.025);
+  assert.equal(c.limits.maxLateSends, 0.01);
+  assert.equal(c.limits.percentile, "p95");
   const full = parseMeasureOptions(
     {
       ...BASE,

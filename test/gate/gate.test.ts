@@ -5,6 +5,7 @@ import type { RawSettings } from "../../src/config/settings.ts";
 import { runGate } from "../../src/gate/gate.ts";
 import type { MeasureOptions, MeasureReport } from "../../src/measure/measure.ts";
 import { headlineFor } from "../../src/report/headline.ts";
+import { NO_CHECKS } from "../helpers/gate.ts";
 import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
 
 const BASE = {
@@ -37,7 +38,7 @@ test("pairs run counterbalanced, one arm at a time, and identical arms pass", as
     baseline: [same(100), same(102), same(99)],
     candidate: [same(101), same(100), same(100)],
   });
-  const out = await runGate(gateOf(BASE), { measure: s.measure });
+  const out = await runGate(gateOf(BASE), { measure: s.measure, checks: NO_CHECKS });
   assert.deepEqual(s.calls, [
     "baseline",
     "candidate",
@@ -60,7 +61,7 @@ test("a regressed metric fails the gate and is named in the headline", async () 
     baseline: [same(100), same(101), same(99)],
     candidate: [same(130), same(132), same(129)],
   });
-  const out = await runGate(gateOf(BASE), { measure: s.measure });
+  const out = await runGate(gateOf(BASE), { measure: s.measure, checks: NO_CHECKS });
   assert.equal(out.verdict, "fail");
   assert.match(headlineFor(out), /regressed: p95 TTFT \+30\.\d % \(limit \+10\.0 %\)/);
 });
@@ -70,17 +71,18 @@ test("beyond the tolerance but noisy: inconclusive; max-trials adds pairs with t
     baseline: [same(100), same(100), same(100)],
     candidate: [same(150), same(95), same(110)],
   };
-  const out = await runGate(gateOf(BASE), { measure: scripted(trials).measure });
+  const out = await runGate(gateOf(BASE), { measure: scripted(trials).measure, checks: NO_CHECKS });
   assert.equal(out.verdict, "inconclusive");
   const adaptive = await runGate(gateOf({ ...BASE, "max-trials": "5" }), {
     measure: scripted(trials).measure,
+    checks: NO_CHECKS,
   });
   assert.equal(adaptive.looks, 3);
   assert.ok(Math.abs(adaptive.confidence_per_look - (1 - 0.05 / 3)) < 1e-12);
   assert.ok(adaptive.pairs > 3 && adaptive.pairs <= 5, `${adaptive.pairs} pairs`);
 });
 
-test("guards: an invalid trial, too many errors, too few ok requests, different workloads → error", async () => {
+test("guards: an invalid trial, a broken baseline, quota limits, too few ok requests, different workloads → error", async () => {
   const cases: [{ baseline: FakeTrial[]; candidate: FakeTrial[] }, RegExp][] = [
     [
       { baseline: [same(100)], candidate: [{ ...same(100), valid: false }] },
@@ -88,14 +90,21 @@ test("guards: an invalid trial, too many errors, too few ok requests, different 
     ],
     [
       {
-        baseline: [same(100)],
-        candidate: [{ ...same(100), failed: { http_5xx: 3, censored: 1 } }],
+        baseline: [{ ...same(100), failed: { http_5xx: 3, censored: 1 } }],
+        candidate: [same(100)],
       },
-      /candidate: 3\.8 % of requests failed \(limit 1\.0 %\): http_5xx 9, censored 3/,
+      /the baseline itself failed 3\.8 % of its requests \(limit max-error-rate 1\.0 %: http_5xx 9, censored 3\): the reference is broken/,
+    ],
+    [
+      {
+        baseline: [{ ...same(100), failed: { rate_limited_quota: 5 } }],
+        candidate: [{ ...same(100), failed: { rate_limited_quota: 5 } }],
+      },
+      /baseline: 4\.8 % of requests were refused by the API quota/,
     ],
     [
       { baseline: [{ ...same(100), ok: 5 }], candidate: [same(100)] },
-      /pair 1 baseline: only 5 ok requests \(at least 10 needed\)/,
+      /pair 1 baseline: only 5 ok requests \(at least 10 needed, min-ok-requests\)/,
     ],
     [
       { baseline: [same(100)], candidate: [{ ...same(100), fingerprint: "ffff0000" }] },
@@ -103,7 +112,10 @@ test("guards: an invalid trial, too many errors, too few ok requests, different 
     ],
   ];
   for (const [trials, reason] of cases) {
-    const out = await runGate(gateOf(BASE), { measure: scripted(trials).measure });
+    const out = await runGate(gateOf(BASE), {
+      measure: scripted(trials).measure,
+      checks: NO_CHECKS,
+    });
     assert.equal(out.verdict, "error");
     assert.match(out.guards.map((g) => g.message).join("\n"), reason);
     assert.match(headlineFor(out), /^no performance verdict: /);
@@ -117,9 +129,8 @@ test("optional metrics join the gate when their tolerance is set", async () => {
       ...BASE,
       "max-tpot-regression": "15%",
       "max-e2el-regression": "0.2",
-      "max-success-rate-drop": "1%",
     }),
-    { measure: s.measure },
+    { measure: s.measure, checks: NO_CHECKS },
   );
   assert.deepEqual(
     out.comparisons.map((c) => [c.id, c.tolerance]),
@@ -129,7 +140,130 @@ test("optional metrics join the gate when their tolerance is set", async () => {
       ["itl", 0.1],
       ["tpot", 0.15],
       ["e2el", 0.2],
-      ["success_rate", 0.01],
     ],
+  );
+});
+
+test("reliability: a candidate that fails more often fails the gate, naming the class and both rates", async () => {
+  const healthy = [same(100), same(100), same(100)];
+  const cases: [Partial<Record<string, number>>, RegExp][] = [
+    [
+      { http_5xx: 3 },
+      /regressed: the candidate answered 2\.9 % of requests with HTTP 500 vs 0\.0 % on the baseline/,
+    ],
+    [
+      { empty: 3 },
+      /regressed: the candidate silently dropped 2\.9 % of requests \(an empty 200 stream\) vs 0\.0 %/,
+    ],
+    [
+      { truncated: 3 },
+      /regressed: the candidate cut off 2\.9 % of requests \(the stream ended without/,
+    ],
+  ];
+  for (const [failed, headline] of cases) {
+    const sick = { ...same(100), failed };
+    const out = await runGate(gateOf(BASE), {
+      measure: scripted({ baseline: healthy, candidate: [sick, sick, sick] }).measure,
+      checks: NO_CHECKS,
+    });
+    assert.equal(out.verdict, "fail", headlineFor(out));
+    assert.equal(out.reliability?.verdict, "regressed");
+    assert.ok((out.reliability?.p ?? 1) < 0.01, `Fisher p ${out.reliability?.p}`);
+    assert.deepEqual(out.guards, [], "a sick candidate is a regression, not a measurement error");
+    assert.match(headlineFor(out), headline);
+  }
+  // The same failures on both arms: not the candidate's regression (here the baseline is broken too).
+  const both = { ...same(100), failed: { http_5xx: 3 } };
+  const out = await runGate(gateOf(BASE), {
+    measure: scripted({ baseline: [both], candidate: [both] }).measure,
+    checks: NO_CHECKS,
+  });
+  assert.notEqual(out.verdict, "fail");
+  assert.equal(out.reliability?.verdict, "pass");
+  assert.equal(out.verdict, "error");
+  assert.match(headlineFor(out), /the baseline itself failed/);
+  // Quota refusals are the caller's: excluded from the rates (reliability-exclude), reported.
+  const quota = { ...same(100), failed: { rate_limited_quota: 1 } };
+  const q = await runGate(gateOf(BASE), {
+    measure: scripted({ baseline: healthy, candidate: [quota] }).measure,
+    checks: NO_CHECKS,
+  });
+  assert.equal(q.reliability?.candidate.failed, 0);
+  assert.equal(q.reliability?.candidate.excluded, 3);
+  assert.equal(q.verdict, "pass");
+});
+
+test("a candidate that fails every request is a regression, not a measurement error", async () => {
+  const dead = { ...same(100), ok: 0, failed: { connect_error: 100 } };
+  const out = await runGate(gateOf(BASE), {
+    measure: scripted({ baseline: [same(100)], candidate: [dead] }).measure,
+    checks: NO_CHECKS,
+  });
+  assert.equal(out.verdict, "fail", headlineFor(out));
+  assert.match(headlineFor(out), /could not connect for 100\.0 % of requests/);
+  assert.ok(
+    out.guards.every((g) => g.scope === "candidate"),
+    JSON.stringify(out.guards),
+  );
+});
+
+test("a trial that fails its self-checks is re-run with its pair; only re-runs that fail too make an error", async () => {
+  const bad = { ...same(100), valid: false };
+  // The first candidate trial is invalid, its re-run is not: the pair is run again, whole.
+  const once = scripted({
+    baseline: [same(100)],
+    candidate: [bad, same(100), same(100), same(100)],
+  });
+  const out = await runGate(gateOf(BASE), { measure: once.measure, checks: NO_CHECKS });
+  assert.equal(out.verdict, "pass", headlineFor(out));
+  assert.deepEqual(
+    out.reruns.map((r) => [r.pair, r.attempt, r.invalid.map((i) => i.arm)]),
+    [[0, 1, ["candidate"]]],
+  );
+  assert.equal(out.trials.length, 6, "the invalid pair is replaced, not kept");
+  assert.deepEqual(once.calls.slice(0, 4), ["baseline", "candidate", "baseline", "candidate"]);
+  // Always invalid: max-reruns (2) re-runs, then error.
+  const always = scripted({ baseline: [same(100)], candidate: [bad] });
+  const stuck = await runGate(gateOf({ ...BASE, trials: "1" }), {
+    measure: always.measure,
+    checks: NO_CHECKS,
+  });
+  assert.equal(stuck.verdict, "error");
+  assert.equal(stuck.reruns.length, 2);
+  assert.equal(always.calls.length, 6);
+  assert.match(headlineFor(stuck), /pair 1 candidate: invalid measurement/);
+});
+
+test("each arm passes its preflight before the first trial, and every trial starts on an idle server", async () => {
+  const s = scripted({ baseline: [same(100)], candidate: [same(100)] });
+  const seen: string[] = [];
+  const out = await runGate(gateOf({ ...BASE, trials: "2" }), {
+    measure: async (m) => {
+      seen.push(`measure ${m.target.baseUrl.includes("8001") ? "baseline" : "candidate"}`);
+      return s.measure(m);
+    },
+    checks: {
+      preflight: async (arm, target, timeoutS) => {
+        seen.push(`preflight ${arm}`);
+        return NO_CHECKS.preflight(arm, target, timeoutS);
+      },
+      waitIdle: async (target, idleTtftMs, timeoutS) => {
+        seen.push("idle");
+        const check = await NO_CHECKS.waitIdle(target, idleTtftMs, timeoutS);
+        return seen.filter((x) => x === "idle").length === 2 ? { ...check, busy: true } : check;
+      },
+    },
+  });
+  assert.deepEqual(seen.slice(0, 4), [
+    "preflight baseline",
+    "preflight candidate",
+    "idle",
+    "measure baseline",
+  ]);
+  assert.equal(out.preflight.length, 2);
+  assert.equal(out.idle_checks.length, 4);
+  assert.deepEqual(
+    out.idle_checks.map((c) => c.busy),
+    [false, true, false, false],
   );
 });

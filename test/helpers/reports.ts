@@ -53,11 +53,14 @@ export function fakeReport(t: FakeTrial): MeasureReport {
     hardStopped: t.valid === false,
     maxConcurrency: undefined,
     limits: {
-      maxSendSkewP99Ms: 5,
+      percentile: "p95",
+      maxSkewEffect: 0.025,
+      maxLateSends: 0.01,
       maxUnsent: 0,
       maxEventLoopDelayP99Ms: 20,
-      maxGcShare: 0.01,
       maxClientCpu: 0.95,
+      maxSendSkewP99Ms: undefined,
+      maxGcShare: undefined,
     },
     slo: {},
   });

@@ -70,9 +70,10 @@ test("a failing gate: verdict first, the metric table, outcomes, self-checks, de
 });
 
 test("an error run says there is no performance verdict, and why", async () => {
+  // The baseline itself fails: there is no reference to compare with.
   const r = await results(
-    [{ ttftMs: 100, itlMs: 10 }],
     [{ ttftMs: 100, itlMs: 10, failed: { http_5xx: 20 } }],
+    [{ ttftMs: 100, itlMs: 10 }],
     {
       trials: "1",
     },

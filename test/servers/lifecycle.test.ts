@@ -97,7 +97,7 @@ test("a server that never gets ready times out with its log tail, and is stopped
   assert.equal(outcome.verdict, "error");
   assert.match(
     outcome.guards[0]?.message ?? "",
-    /^baseline server was not ready after 1\.5 s \(\/models does not list mock-llm\); log .*baseline-1\.log$/,
+    /^baseline server was not ready after 1\.5 s \(nothing answers at its URL\); log .*baseline-1\.log$/,
   );
   assert.match(outcome.guards[0]?.detail ?? "", /^booting the engine/, "the log's last lines");
   assert.equal(outcome.trials.length, 0);
@@ -106,12 +106,14 @@ test("a server that never gets ready times out with its log tail, and is stopped
 
 test("a server that dies in the middle of a trial ends the run with error", async () => {
   const [b, c] = [await freePort(), await freePort()];
-  // It dies at its 6th completion request: after readiness (1), inside the first trial
-  // (≈ 12 requests), however slowly a busy machine starts it.
+  // It dies at its 10th completion request: after readiness (1), the preflight (3) and
+  // the idle check (1), inside the first trial (≈ 12 requests), however slowly a busy
+  // machine starts it.
   const { outcome } = await gateWithServers({
     "baseline-url": `http://127.0.0.1:${b}/v1`,
     "candidate-url": `http://127.0.0.1:${c}/v1`,
-    "baseline-start": mockCommand(b, ["crashAfterRequests=6"]),
+    "baseline-start": mockCommand(b, ["crashAfterRequests=10"]),
+    "candidate-start": mockCommand(c),
     "max-error-rate": "100%",
   });
   assert.equal(outcome.verdict, "error");
@@ -119,7 +121,7 @@ test("a server that dies in the middle of a trial ends the run with error", asyn
     outcome.guards[0]?.message ?? "",
     /^baseline server exited during pair 1 \(exit code 3\); log .*baseline-1\.log$/,
   );
-  assert.match(outcome.guards[0]?.detail ?? "", /crashed at completion request 6/);
+  assert.match(outcome.guards[0]?.detail ?? "", /crashed at completion request 10/);
   assert.equal(groupAlive(outcome.servers[0]?.pid as number), false);
 });
 

@@ -1,0 +1,163 @@
+// Before the first trial, each arm must really serve: GET {url}/models, then
+// one real streamed completion. A dead endpoint fails the gate in seconds with
+// the cause and the likely fix — not after every trial has run against it.
+// Then the idle check: before each trial, one-token probes until the server
+// answers about as fast as it did idle, so a backlog left by the previous
+// trial does not land in the next.
+
+import { Agent } from "undici";
+import type { Arm } from "../common/arms.ts";
+import type { Target } from "../openai/target.ts";
+import { type CompletionProbe, listModels, type ModelsAnswer, probeCompletion } from "./probe.ts";
+
+export interface PreflightReport {
+  arm: Arm;
+  url: string;
+  model: string;
+  /** What GET /models listed (null when it did not answer a list). */
+  models: string[] | null;
+  /** TTFT of the first completion, and the fastest one-token probe: the idle reference. */
+  first_ttft_ms: number;
+  idle_ttft_ms: number;
+  warnings: string[];
+}
+
+/** An arm failed its preflight: the message names it, the URL, the answer and the likely fix. */
+export class PreflightError extends Error {
+  override name = "PreflightError";
+  readonly arm: Arm;
+  readonly detail: string | undefined;
+
+  constructor(arm: Arm, message: string, detail?: string) {
+    super(message);
+    this.arm = arm;
+    this.detail = detail;
+  }
+}
+
+const MODELS_TIMEOUT_MS = 5000;
+const IDLE_REFERENCE_PROBES = 2;
+
+function answerOf(p: CompletionProbe): string {
+  const parts = [
+    p.status ? `HTTP ${p.status}` : "",
+    p.errorType ? `type ${p.errorType}` : "",
+    p.errorCode ? `code ${p.errorCode}` : "",
+    p.detail ?? "",
+  ].filter(Boolean);
+  return `${p.outcome}${parts.length ? ` (${parts.join(", ")})` : ""}`;
+}
+
+/** The likely fix for a completion that failed, from both answers. */
+function likelyFix(arm: Arm, target: Target, models: ModelsAnswer, probe: CompletionProbe): string {
+  if (probe.outcome === "connect_error" || models.kind === "unreachable")
+    return "is the server running, and are the host and port right?";
+  if (probe.status === 401 || probe.status === 403)
+    return `is the API key set (api-key or ${arm}-api-key, or LLM_PERF_GATE_API_KEY / OPENAI_API_KEY in the environment)?`;
+  if (models.kind === "listed" && !models.ids.includes(target.model))
+    return `the server lists: ${models.ids.join(", ") || "no model"} — set model (or ${arm}-model) to one of them`;
+  if (models.kind === "not_json" || (models.kind === "http" && models.status === 404))
+    return "does the URL end in /v1 (the OpenAI base URL, e.g. http://127.0.0.1:8000/v1)?";
+  if (probe.outcome === "empty")
+    return "the server answered 200 with no content: is the model loaded and the chat template right?";
+  return "see the server's log";
+}
+
+export async function preflight(
+  arm: Arm,
+  target: Target,
+  timeoutS: number,
+): Promise<PreflightReport> {
+  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+  try {
+    const models = await listModels(target, agent, MODELS_TIMEOUT_MS);
+    const first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1000);
+    if (first.outcome !== "ok" || first.ttftMs === undefined) {
+      const fix = likelyFix(arm, target, models, first);
+      throw new PreflightError(
+        arm,
+        `${arm}: the first completion from ${target.baseUrl} (model ${target.model}) failed: ${answerOf(first)} — ${fix}`,
+        first.body,
+      );
+    }
+    const warnings: string[] = [];
+    if (models.kind === "listed" && !models.ids.includes(target.model))
+      warnings.push(
+        `${target.baseUrl}/models does not list ${target.model} (it lists: ${models.ids.join(", ") || "nothing"}), but the server answers it`,
+      );
+    else if (models.kind !== "listed")
+      warnings.push(`GET ${target.baseUrl}/models gave no model list, but completions work`);
+    const probes: number[] = [];
+    for (let i = 0; i < IDLE_REFERENCE_PROBES; i++) {
+      const p = await probeCompletion(target, agent, 1, Math.min(timeoutS, 30) * 1000);
+      if (p.outcome === "ok" && p.ttftMs !== undefined) probes.push(p.ttftMs);
+    }
+    return {
+      arm,
+      url: target.baseUrl,
+      model: target.model,
+      models: models.kind === "listed" ? models.ids : null,
+      first_ttft_ms: round(first.ttftMs),
+      idle_ttft_ms: round(Math.min(first.ttftMs, ...probes)),
+      warnings,
+    };
+  } finally {
+    await agent.close();
+  }
+}
+
+export interface IdleCheck {
+  /** One-token probes sent before the trial. */
+  probes: number;
+  waited_s: number;
+  /** The trial started on a server still busy after idle-timeout. */
+  busy: boolean;
+  /** The last probe's TTFT, and the idle reference it was held to. */
+  ttft_ms: number | null;
+  idle_ttft_ms: number;
+}
+
+/** A probe is idle when it is at most twice the idle TTFT, or 25 ms above it (noise). */
+export const idleBoundMs = (idleTtftMs: number) => Math.max(2 * idleTtftMs, idleTtftMs + 25);
+
+export async function waitIdle(
+  target: Target,
+  idleTtftMs: number,
+  timeoutS: number,
+): Promise<IdleCheck> {
+  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+  const startMs = performance.now();
+  const bound = idleBoundMs(idleTtftMs);
+  let probes = 0;
+  let last: number | null = null;
+  try {
+    for (;;) {
+      const leftMs = timeoutS * 1000 - (performance.now() - startMs);
+      const p = await probeCompletion(target, agent, 1, Math.max(1000, leftMs));
+      probes++;
+      last = p.ttftMs ?? null;
+      const idle = p.outcome === "ok" && p.ttftMs !== undefined && p.ttftMs <= bound;
+      const waitedS = (performance.now() - startMs) / 1000;
+      if (idle || waitedS >= timeoutS) {
+        return {
+          probes,
+          waited_s: round(waitedS),
+          busy: !idle,
+          ttft_ms: last === null ? null : round(last),
+          idle_ttft_ms: idleTtftMs,
+        };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await agent.close();
+  }
+}
+
+const round = (v: number) => Math.round(v * 1000) / 1000;
+
+/** A busy start in words. */
+export function describeBusy(check: IdleCheck): string {
+  const ttft = check.ttft_ms === null ? "no answer" : `${check.ttft_ms} ms`;
+  return `started on a busy server: after ${check.waited_s} s of probes its TTFT was ${ttft} (idle ${check.idle_ttft_ms} ms, bound ${idleBoundMs(check.idle_ttft_ms)} ms)`;
+}

@@ -1,0 +1,126 @@
+// The server checks' requests: GET {url}/models, and one real streamed
+// completion through the load generator's own client, classified as the
+// load generator would classify it.
+
+import { type Dispatcher, request } from "undici";
+import { errorMessage } from "../common/errors.ts";
+import { sendCompletion } from "../load/client.ts";
+import { classify } from "../load/outcome.ts";
+import { newRecord, type Outcome } from "../load/record.ts";
+import { errorCode } from "../openai/connection.ts";
+import { errorTypeCode } from "../openai/error-body.ts";
+import { excerpt } from "../openai/response.ts";
+import {
+  completionPath,
+  loadRequestBody,
+  modelsUrl,
+  origin,
+  requestHeaders,
+  type Target,
+} from "../openai/target.ts";
+
+export type ModelsAnswer =
+  | { kind: "listed"; ids: string[] }
+  | { kind: "http"; status: number; body: string }
+  | { kind: "not_json"; contentType: string; body: string }
+  | { kind: "unreachable"; code: string | undefined; message: string };
+
+export async function listModels(
+  target: Target,
+  dispatcher: Dispatcher,
+  timeoutMs: number,
+): Promise<ModelsAnswer> {
+  const headers = requestHeaders(target, false);
+  try {
+    const res = await request(modelsUrl(target), {
+      dispatcher,
+      headers: headers.authorization ? { authorization: headers.authorization } : {},
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.body.text();
+    const contentType = String(res.headers["content-type"] ?? "");
+    if (res.statusCode !== 200)
+      return { kind: "http", status: res.statusCode, body: excerpt(text) };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return { kind: "not_json", contentType, body: excerpt(text, 120) };
+    }
+    const data =
+      typeof parsed === "object" && parsed !== null && "data" in parsed ? parsed.data : undefined;
+    const ids = Array.isArray(data)
+      ? data.flatMap((m) =>
+          typeof m === "object" && m !== null && "id" in m && typeof m.id === "string"
+            ? [m.id]
+            : [],
+        )
+      : [];
+    return { kind: "listed", ids };
+  } catch (error) {
+    return { kind: "unreachable", code: errorCode(error), message: errorMessage(error) };
+  }
+}
+
+export interface CompletionProbe {
+  outcome: Outcome;
+  status: number;
+  /** From the actual send to the first token, when there was one. */
+  ttftMs: number | undefined;
+  errorType: string | undefined;
+  errorCode: string | undefined;
+  /** What went wrong, in the client's words (a transport or stream error, an empty stream). */
+  detail: string | undefined;
+  /** A bounded excerpt of an error body. */
+  body: string | undefined;
+}
+
+/** One real streamed completion of at most maxTokens tokens. */
+export function probeCompletion(
+  target: Target,
+  dispatcher: Dispatcher,
+  maxTokens: number,
+  timeoutMs: number,
+): Promise<CompletionProbe> {
+  const t = { ...target, ignoreEos: false };
+  const body = loadRequestBody(t, [{ role: "user", content: "Say OK." }], maxTokens);
+  const now = () => performance.now();
+  const record = newRecord(0, false, now(), now() + timeoutMs, undefined);
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      const outcome = classify(record);
+      const { type, code } = errorTypeCode(record.streamError ?? record.body);
+      resolve({
+        outcome,
+        status: record.status,
+        ttftMs: record.outputChunks > 0 ? record.firstOutputMs - record.dispatchMs : undefined,
+        errorType: type,
+        errorCode: code,
+        detail:
+          record.streamError ??
+          record.protocolError ??
+          record.transportError ??
+          (outcome === "empty" ? "200 with an empty stream: no content, no tool call" : undefined),
+        body: record.body,
+      });
+    };
+    const handle = sendCompletion(
+      dispatcher,
+      origin(t),
+      completionPath(t),
+      requestHeaders(t),
+      body,
+      record,
+      now,
+      done,
+    );
+    // A refused connection may call back before sendCompletion returns.
+    if (!Number.isNaN(record.endMs)) return;
+    timer = setTimeout(() => {
+      record.timedOut = true;
+      handle.abort(new Error("probe timeout"));
+    }, timeoutMs);
+  });
+}

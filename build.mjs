@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { NODE_VERSION_GUARD } from "./src/common/node-version.ts";
 
 const check = process.argv.includes("--check");
 const outdir = check ? mkdtempSync(join(tmpdir(), "llm-perf-gate-dist-")) : "dist";
@@ -31,7 +32,7 @@ await build({ ...common, entryPoints: { index: "src/main.ts" }, banner: { js: ba
 await build({
   ...common,
   entryPoints: { cli: "src/cli.ts" },
-  banner: { js: `#!/usr/bin/env node\n${banner}` },
+  banner: { js: `#!/usr/bin/env node\n${NODE_VERSION_GUARD}\n${banner}` },
 });
 
 if (check) {

@@ -9,8 +9,10 @@ import { fileURLToPath } from "node:url";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
+import { redactDeep, redactor } from "./common/redact.ts";
 import { parseFailureLimit, parseMeasureOptions } from "./config/measure.ts";
 import { type RawSettings, type Setting, settingsIn } from "./config/settings.ts";
+import { secretsOf } from "./config/sources.ts";
 import { runDemo } from "./demo.ts";
 import { measure } from "./measure/measure.ts";
 import { DEFAULT_PROFILE, type MockProfile, mergeProfile, parseOverrides } from "./mock/profile.ts";
@@ -26,7 +28,7 @@ export interface CliDeps {
   readFile: (path: string) => string;
   writeFile: (path: string, text: string) => void;
   /** Stand-ins for the gate's measurement and quality runner, for tests. */
-  gate?: Pick<PipelineDeps, "measure" | "runSuite" | "onCancel">;
+  gate?: Pick<PipelineDeps, "measure" | "runSuite" | "signals" | "exit">;
 }
 
 const USAGE = `Usage: llm-perf-gate <command> [flags]
@@ -143,10 +145,22 @@ async function measureCommand(args: string[], deps: CliDeps): Promise<number> {
   const raw = toRaw(values);
   const options = parseMeasureOptions(raw, deps.env, deps.readFile);
   const limit = parseFailureLimit(raw);
-  const report = await measure(options, {
+  const redact = redactor(secretsOf(raw, deps.env));
+  const out = typeof values.out === "string" ? values.out : undefined;
+  if (out !== undefined) {
+    try {
+      deps.writeFile(out, ""); // found before the first request
+    } catch (error) {
+      throw new InputError(
+        `--out ${JSON.stringify(out)} cannot be written: ${errorMessage(error)}`,
+      );
+    }
+  }
+  const measured = await measure(options, {
     ...(values.quiet ? {} : { onProgress: (p) => deps.stderr(`${formatProgress(p)}\n`) }),
   });
-  const out = typeof values.out === "string" ? values.out : undefined;
+  // A server that echoes the key (a 401 body) must not put it into the report.
+  const report = redactDeep(measured, redact);
   if (out !== undefined) deps.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   deps.stdout(`${formatMeasureReport(report)}\n`);
   if (out !== undefined) deps.stdout(`report written to ${out}\n`);
@@ -185,7 +199,11 @@ async function gateCommand(args: string[], deps: CliDeps): Promise<number> {
     return 2;
   }
   deps.stdout(renderMarkdown(results, plan.report.commentKey));
+  // A server's log tail, a response excerpt: where a terminal user looks first.
+  for (const g of results.guards.filter((x) => x.detail))
+    deps.stderr(`${g.message}\n${g.detail}\n`);
   deps.stderr(`results written to ${plan.report.resultsPath}\n`);
+  if (results.verdict === "cancelled") return results.cancelled_by === "SIGINT" ? 130 : 143;
   return plan.report.failOn.includes(results.verdict) ? 1 : 0;
 }
 

@@ -10,12 +10,14 @@ import * as core from "@actions/core";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { type RawSettings, settingsIn } from "./config/settings.ts";
+import { secretsOf } from "./config/sources.ts";
 import type { CommentApi } from "./github/comment.ts";
 import { githubApi } from "./github/octokit.ts";
 import { type ActionIo, publish } from "./github/publish.ts";
 import type { PullRequestApi } from "./github/pull-request.ts";
 import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
-import { type GateResults, parseResults } from "./report/results.ts";
+import type { GateResults } from "./report/results.ts";
+import { trustResults } from "./report/untrusted.ts";
 
 export interface ActionDeps extends Omit<PipelineDeps, "log"> {
   /** An input's value ("" when not set), as core.getInput gives it. */
@@ -55,25 +57,36 @@ function readResults(path: string, deps: ActionDeps): GateResults {
   } catch (error) {
     throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
   }
-  return parseResults(text, source);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
+  }
+  // Written by another (unprivileged) job: checked, neutralized and re-decided.
+  return trustResults(parsed, source);
 }
 
 export async function runAction(deps: ActionDeps): Promise<void> {
   const { io, env } = deps;
   const inputs = readInputs(deps);
   const plan = planRun(inputs, deps.readFile);
+  // Masked in the runner's log too: keys from the environment, credential headers.
+  for (const secret of secretsOf(plan.raw, env)) if (secret) io.setSecret(secret);
   const log = (line: string) => io.info(line);
   let results: GateResults;
+  const event = readEvent(deps);
   if (plan.mode === "report" && !plan.problem) {
     results = readResults(plan.report.resultsPath, deps);
   } else {
-    results = await runPipeline(plan, { ...deps, log });
-    io.info(`results written to ${plan.report.resultsPath}`);
+    results = await runPipeline(plan, { ...deps, log, event });
+    if (!results.guards.some((g) => g.code === "results_file"))
+      io.info(`results written to ${plan.report.resultsPath}`);
   }
   const token = inputs["github-token"] || env.GITHUB_TOKEN;
   const ctx = {
     env,
-    eventPayload: readEvent(deps),
+    eventPayload: event,
     api: typeof token === "string" && token !== "" ? deps.githubApi(token) : undefined,
   };
   await publish(results, plan.report, plan.report.resultsPath, ctx, io, plan.mode !== "measure");

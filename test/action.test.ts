@@ -67,7 +67,7 @@ function fakeAction(
       },
       remove: async () => {},
       whoAmI: async () => undefined,
-      pullsForCommit: async () => [],
+      openPullsByHead: async () => [],
     }),
     io: {
       setOutput: (name, value) => {
@@ -107,7 +107,7 @@ test("a regression: outputs, summary, one comment, results file, a failed step, 
   assert.equal(seen.outputs["itl-verdict"], "regressed");
   assert.equal(seen.outputs["results-path"], "/out/results.json");
   assert.match(seen.failed[0] ?? "", /^llm-perf-gate: fail — regressed: p95 ITL \+30\.0 %/);
-  assert.deepEqual(seen.secrets.sort(), ["ghs_secret_token", "sk-secret-key"]);
+  assert.deepEqual([...new Set(seen.secrets)].sort(), ["ghs_secret_token", "sk-secret-key"]);
   const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
   assert.equal(results.schema, "llm-perf-gate/results@2");
   assert.equal(results.verdict, "fail");
@@ -146,4 +146,44 @@ test("measure mode writes results without commenting; report mode posts them", a
   assert.equal(report.seen.comments.length, 1);
   assert.deepEqual(report.seen.failed, []);
   assert.equal(report.seen.files.has("/out/results.json"), false, "report mode writes nothing");
+});
+
+test("a cancelled job writes its results, and the comment says it was cancelled", async () => {
+  const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } };
+  const { deps, seen } = fakeAction(INPUTS, trials);
+  let cancel: (signal: NodeJS.Signals) => void = () => {};
+  deps.signals = {
+    listen: (onSignal) => {
+      cancel = onSignal;
+      return () => {};
+    },
+  };
+  let measured = 0;
+  deps.measure = async () => {
+    // The runner's SIGINT arrives during the third trial.
+    if (++measured === 3) cancel("SIGINT");
+    return fakeReport(trials.baseline);
+  };
+  await runAction(deps);
+  assert.equal(seen.outputs.verdict, "cancelled");
+  assert.deepEqual(seen.failed, [], "fail-on decides: cancelled is not in its default");
+  const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
+  assert.equal(results.verdict, "cancelled");
+  assert.equal(results.trials.length, 2, "the first pair is kept; the cut trial is not");
+  assert.match(
+    seen.comments[0]?.body ?? "",
+    /### ⏹️ llm-perf-gate: \*\*cancelled\*\* — the job was cancelled \(SIGINT\) after 1 pair of trials/,
+  );
+});
+
+test("one pair cannot fail a gate: it says so, loudly", async () => {
+  const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } };
+  const { deps, seen } = fakeAction({ ...INPUTS, trials: "1" }, trials);
+  await runAction(deps);
+  assert.ok(
+    seen.logs.some((l) =>
+      /warning: .*trials is 1: with one pair the trial-to-trial noise is unknown/.test(l),
+    ),
+  );
+  assert.match(seen.comments[0]?.body ?? "", /> ⚠️ \*\*Warning:\*\* trials is 1/);
 });

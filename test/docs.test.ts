@@ -37,3 +37,62 @@ test("the measure command's flags are documented in the README", () => {
     assert.ok(readme.includes(`\`--${s.name}`), `README lacks --${s.name}`);
   }
 });
+
+test("every output the action sets is declared in action.yml", async () => {
+  const { publish } = await import("../src/github/publish.ts");
+  const { gate } = await import("./helpers/gate.ts");
+  const { fakeReport } = await import("./helpers/reports.ts");
+  const action = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as {
+    outputs: Record<string, unknown>;
+  };
+  const { results } = await gate(
+    {
+      "baseline-url": "http://127.0.0.1:8001/v1",
+      "candidate-url": "http://127.0.0.1:8002/v1",
+      model: "m",
+      rate: "10",
+      "quality-suite": "none",
+      "max-tpot-regression": "10%",
+      "max-e2el-regression": "10%",
+    },
+    { measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
+  );
+  const set = new Set<string>(["comment-url"]); // set only when a comment is posted
+  const io = {
+    setOutput: (name: string) => set.add(name),
+    info: () => {},
+    warning: () => {},
+    error: () => {},
+    writeSummary: async () => {},
+  };
+  const settings = { comment: "never" as const, commentKey: "default", jobSummary: false };
+  await publish(
+    results,
+    settings,
+    "r.json",
+    { env: {}, eventPayload: {}, api: undefined },
+    io,
+    false,
+  );
+  assert.deepEqual([...set].sort(), Object.keys(action.outputs).sort());
+});
+
+test("the README's workflows: a same-repository guard on the GPU runner, and the fork recipe's names match", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map(
+    (m) => parse(m[1] as string) as Record<string, unknown>,
+  );
+  const onSelfHosted = blocks.find((b) => JSON.stringify(b).includes("self-hosted")) as {
+    jobs: Record<string, { if?: string }>;
+  };
+  assert.match(
+    Object.values(onSelfHosted.jobs)[0]?.if ?? "",
+    /github\.event\.pull_request\.head\.repo\.full_name == github\.repository/,
+  );
+  const measure = blocks.find((b) => b.on === "pull_request" && JSON.stringify(b).includes("mode"));
+  const report = blocks.find((b) => String(JSON.stringify(b.on)).includes("workflow_run")) as {
+    on: { workflow_run: { workflows: string[] } };
+  };
+  assert.ok(measure?.name, "the measure workflow has a name");
+  assert.deepEqual(report.on.workflow_run.workflows, [measure?.name]);
+});

@@ -22,7 +22,8 @@ export type GuardCode =
   | "workload_mismatch"
   | "preflight"
   | "server"
-  | "configuration";
+  | "configuration"
+  | "results_file";
 
 export interface Guard {
   code: GuardCode;

@@ -17,7 +17,7 @@ import {
 } from "./reliability.ts";
 import type { TrialEntry } from "./trials.ts";
 
-export const VERDICTS = ["pass", "inconclusive", "fail", "error"] as const;
+export const VERDICTS = ["pass", "inconclusive", "fail", "error", "cancelled"] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 export interface DecisionOptions {
@@ -80,12 +80,18 @@ export function undecided(d: Decision): boolean {
 }
 
 /**
- * error when the measurement cannot be trusted (but a quality regression,
+ * cancelled when the job was stopped; error when the measurement cannot be trusted (but a quality regression,
  * measured apart, still fails); fail on any regression — reliability, a
  * metric, quality; error when only the candidate's numbers are unusable and
  * nothing explains it; inconclusive; pass.
  */
-export function overallVerdict(decision: Decision, qualityFailed: boolean): Verdict {
+export function overallVerdict(
+  decision: Decision,
+  qualityFailed: boolean,
+  cancelled = false,
+): Verdict {
+  // A cancelled job decides nothing: what it measured is kept, not judged.
+  if (cancelled) return "cancelled";
   const { guards, comparisons, reliability } = decision;
   if (guards.some(blocksVerdict)) return qualityFailed ? "fail" : "error";
   const regressed =

@@ -111,6 +111,21 @@ function parseServerSettings(raw: RawSettings): ServerSettings {
 }
 
 function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptions | undefined {
+  // The rule is checked even with no suite: every value is validated, used or not.
+  const rule = {
+    alpha: parseNumber("quality-alpha", defaulted(raw, "quality-alpha"), { above: 0, max: 0.5 }),
+    minEffect: parseFraction("quality-min-effect", defaulted(raw, "quality-min-effect")),
+    largeEffect: parseFraction("quality-large-effect", defaulted(raw, "quality-large-effect")),
+    confirmReruns: parseNumber("quality-confirm-reruns", defaulted(raw, "quality-confirm-reruns"), {
+      integer: true,
+      min: 0,
+      max: 10,
+    }),
+  };
+  const vllmSampling = parseBoolean(
+    "quality-vllm-sampling",
+    defaulted(raw, "quality-vllm-sampling"),
+  );
   const which = defaulted(raw, "quality-suite");
   if (which === "none") return undefined;
   let suite = builtinSuite();
@@ -125,24 +140,7 @@ function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptions | un
     }
     suite = parseSuite(content, which);
   }
-  return {
-    suite,
-    vllmSampling: parseBoolean("quality-vllm-sampling", defaulted(raw, "quality-vllm-sampling")),
-    rule: {
-      alpha: parseNumber("quality-alpha", defaulted(raw, "quality-alpha"), { above: 0, max: 0.5 }),
-      minEffect: parseFraction("quality-min-effect", defaulted(raw, "quality-min-effect")),
-      largeEffect: parseFraction("quality-large-effect", defaulted(raw, "quality-large-effect")),
-      confirmReruns: parseNumber(
-        "quality-confirm-reruns",
-        defaulted(raw, "quality-confirm-reruns"),
-        {
-          integer: true,
-          min: 0,
-          max: 10,
-        },
-      ),
-    },
-  };
+  return { suite, vllmSampling, rule };
 }
 
 function parsePercentile(raw: RawSettings): PercentileKey {
@@ -177,6 +175,8 @@ export function parseConfig(
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`,
     );
+  // Named by the arm already ("model (or baseline-model) is required"): outside forArm.
+  const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const percentile = parsePercentile(raw);
   const ttftTolerance = parseFraction(
     "max-ttft-regression",
@@ -190,11 +190,9 @@ export function parseConfig(
   return {
     mode: parseMode(raw),
     gate: {
-      baseline: forArm("baseline", () =>
-        parseMeasureOptions(armSettings(raw, "baseline"), env, readFile, checks),
-      ),
+      baseline: forArm("baseline", () => parseMeasureOptions(arms.baseline, env, readFile, checks)),
       candidate: forArm("candidate", () =>
-        parseMeasureOptions(armSettings(raw, "candidate"), env, readFile, checks),
+        parseMeasureOptions(arms.candidate, env, readFile, checks),
       ),
       trials,
       maxTrials,

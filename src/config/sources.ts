@@ -6,11 +6,16 @@ import { errorMessage, InputError } from "../common/errors.ts";
 import type { ReadFile } from "./measure.ts";
 import { type RawSettings, SETTINGS, setting } from "./settings.ts";
 
-/** The config file `config` names (YAML or JSON) as raw settings. */
+/**
+ * The config file `config` names (YAML or JSON) as raw settings. Parsed with
+ * YAML's failsafe schema, every scalar arrives as the text that was written
+ * ("0x10" stays "0x10", "on" stays "on") and is validated like an input;
+ * lists and mappings where a single value belongs are errors.
+ */
 export function readConfigFile(path: string, readFile: ReadFile): RawSettings {
   let parsed: unknown;
   try {
-    parsed = parseYaml(readFile(path));
+    parsed = parseYaml(readFile(path), { schema: "failsafe" });
   } catch (error) {
     throw new InputError(
       `config = ${JSON.stringify(path)} cannot be read as YAML or JSON: ${errorMessage(error)}`,
@@ -37,9 +42,44 @@ export function readConfigFile(path: string, readFile: ReadFile): RawSettings {
         `config ${path}: "${key}" must not be in a file; pass it as an input or in the environment`,
       );
     }
-    raw[key] = Array.isArray(v) ? v.map(String) : v === null ? undefined : String(v);
+    const value = fileValue(path, key, v, "kind" in known && known.kind === "lines");
+    if (key === "header") refuseCredentialHeaders(path, value);
+    raw[key] = value;
   }
   return raw;
+}
+
+/** Header names that carry credentials: those belong in the (masked) header input, not a file. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|passw|cookie|session|credential/i;
+
+function refuseCredentialHeaders(path: string, value: string | string[] | undefined): void {
+  const entries = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  for (const line of entries.flatMap((e) => e.split(/\r?\n/))) {
+    const name = line.split(":")[0]?.trim() ?? "";
+    if (CREDENTIAL_HEADER.test(name)) {
+      throw new InputError(
+        `config ${path}: header "${name}: …" looks like a credential and must not be in a file; pass it as the header input (or --header), which is masked and never written`,
+      );
+    }
+  }
+}
+
+/** YAML's spellings of null: the setting is left unset. */
+const NULLS = new Set(["", "~", "null", "Null", "NULL"]);
+
+function fileValue(
+  path: string,
+  key: string,
+  v: unknown,
+  lines: boolean,
+): string | string[] | undefined {
+  const shown = JSON.stringify(v);
+  if (typeof v === "string") return NULLS.has(v.trim()) ? undefined : v;
+  if (lines && Array.isArray(v) && v.every((x) => typeof x === "string")) return v;
+  const accepted = lines
+    ? 'a string or a list of strings, one "Name: value" line each'
+    : "a single value (a string or number), not a list or a mapping";
+  throw new InputError(`config ${path}: ${key} = ${shown} is not accepted; expected ${accepted}`);
 }
 
 /** Later sources override earlier ones; empty values do not override. */
@@ -52,4 +92,33 @@ export function mergeSettings(...sources: RawSettings[]): RawSettings {
     }
   }
   return merged;
+}
+
+/**
+ * Every secret value the settings and the environment hold: the secret
+ * settings, the values of credential-like headers, and the API keys and
+ * GitHub token read from the environment.
+ */
+export function secretsOf(raw: RawSettings, env: Record<string, string | undefined>): string[] {
+  const secrets: string[] = [];
+  for (const s of SETTINGS) {
+    if (!("secret" in s && s.secret)) continue;
+    const v = raw[s.name];
+    if (typeof v === "string") secrets.push(v.trim());
+  }
+  const headers = raw.header;
+  for (const line of (Array.isArray(headers) ? headers : headers ? [headers] : []).flatMap((h) =>
+    h.split(/\r?\n/),
+  )) {
+    const colon = line.indexOf(":");
+    if (colon > 0 && CREDENTIAL_HEADER.test(line.slice(0, colon))) {
+      const value = line.slice(colon + 1).trim();
+      secrets.push(value, ...value.split(/\s+/).filter((part) => part.length >= 8));
+    }
+  }
+  for (const name of ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN"]) {
+    const v = env[name];
+    if (v) secrets.push(v.trim());
+  }
+  return secrets;
 }

@@ -21,9 +21,12 @@ function describe(rule: NumberRule): string {
   return parts.length > 0 ? `${kind} ${parts.join(" and ")}` : kind;
 }
 
+/** Decimal notation only: Number() would also take "0x10", "1_000" is not a number, "" is 0. */
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
 export function parseNumber(name: string, raw: string, rule: NumberRule = {}): number {
   const text = raw.trim();
-  const value = text === "" ? Number.NaN : Number(text);
+  const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
   const ok =
     Number.isFinite(value) &&
     (!rule.integer || Number.isInteger(value)) &&
@@ -40,22 +43,24 @@ const DURATION_UNITS_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 36
 export function parseDurationS(
   name: string,
   raw: string,
-  rule: { min?: number; above?: number } = {},
+  rule: { min?: number; above?: number; max?: number } = {},
 ): number {
   const m = raw.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/);
   const seconds = m ? Number(m[1]) * (DURATION_UNITS_S[m[2] ?? "s"] as number) : Number.NaN;
   const ok =
     Number.isFinite(seconds) &&
     (rule.min === undefined || seconds >= rule.min) &&
-    (rule.above === undefined || seconds > rule.above);
+    (rule.above === undefined || seconds > rule.above) &&
+    (rule.max === undefined || seconds <= rule.max);
   if (!ok) {
-    const bound =
+    const lower =
       rule.above !== undefined
         ? ` > ${rule.above} s`
         : rule.min !== undefined
           ? ` ≥ ${rule.min} s`
           : "";
-    throw rejectValue(name, raw, `a duration such as 30, 30s, 500ms or 2m${bound}`);
+    const upper = rule.max !== undefined ? ` and ≤ ${formatSeconds(rule.max)}` : "";
+    throw rejectValue(name, raw, `a duration such as 30, 30s, 500ms or 2m${lower}${upper}`);
   }
   return seconds;
 }
@@ -120,8 +125,30 @@ export function parseFraction(name: string, raw: string, max = 1): number {
   return v;
 }
 
-/** "512", "128..1024" (uniform, inclusive) or "normal:512,64". */
+const formatSeconds = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : `${s} s`);
+
+/**
+ * Longest prompt or output, tokens: beyond the largest context windows, and a
+ * synthetic prompt four characters a token must still fit in memory.
+ */
+export const MAX_TOKENS = 1_000_000;
+
+/** "512", "128..1024" (uniform, inclusive) or "normal:512,64", at most MAX_TOKENS. */
 export function parseLengthSpec(name: string, raw: string): LengthSpec {
+  const spec = parseLengthForm(name, raw);
+  const largest =
+    spec.kind === "fixed"
+      ? spec.tokens
+      : spec.kind === "uniform"
+        ? spec.max
+        : spec.mean + 4 * spec.sd;
+  if (largest > MAX_TOKENS) {
+    throw rejectValue(name, raw, `token counts up to ${MAX_TOKENS.toLocaleString("en-US")}`);
+  }
+  return spec;
+}
+
+function parseLengthForm(name: string, raw: string): LengthSpec {
   const t = raw.trim();
   if (/^\d+$/.test(t) && Number(t) >= 1) return { kind: "fixed", tokens: Number(t) };
   const range = t.match(/^(\d+)\s*\.\.\s*(\d+)$/);

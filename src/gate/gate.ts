@@ -16,7 +16,6 @@ import {
   overallVerdict,
   undecided,
 } from "../compare/verdict.ts";
-import type { Progress } from "../load/runner.ts";
 import { type MeasureOptions, type MeasureReport, measure } from "../measure/measure.ts";
 import type { Target } from "../openai/target.ts";
 import type { QualityReport } from "../quality/paired.ts";
@@ -59,7 +58,9 @@ export interface ServerChecks {
 export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
 
 export interface GateDeps extends QualityDeps {
-  measure?: (options: MeasureOptions, onProgress?: (p: Progress) => void) => Promise<MeasureReport>;
+  measure?: (options: MeasureOptions, deps: { signal?: AbortSignal }) => Promise<MeasureReport>;
+  /** Aborted when the job is cancelled: no trial starts after it, the running one ends. */
+  signal?: AbortSignal;
   log?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   /** Starts, checks and stops the variants when the gate manages them. */
@@ -68,7 +69,10 @@ export interface GateDeps extends QualityDeps {
 }
 
 export async function runGate(options: GateOptions, deps: GateDeps = {}): Promise<GateRun> {
-  const run = deps.measure ?? ((o) => measure(o));
+  const run = deps.measure ?? ((o, d) => measure(o, d));
+  const signal = deps.signal;
+  /** Thrown where a cancelled run stops; caught below. */
+  const cancelled = new Error("cancelled");
   const log = deps.log ?? (() => {});
   const sleep = deps.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const checks = deps.checks ?? REAL_CHECKS;
@@ -80,6 +84,13 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   const idle: IdleRecord[] = [];
   const reruns: RerunRecord[] = [];
   let ran = 0;
+  const warnings: string[] = [];
+  if (options.maxTrials < 2) {
+    warnings.push(
+      "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate — set trials to 3 or more",
+    );
+  }
+  for (const w of warnings) log(`warning: ${w}`);
 
   const ensurePreflight = async (arm: Arm) => {
     if (preflights.has(arm)) return;
@@ -92,6 +103,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   };
 
   const runTrial = async (pair: number, position: number, arm: Arm): Promise<TrialEntry> => {
+    if (signal?.aborted) throw cancelled;
     if (ran++ > 0 && options.cooldownS > 0) await sleep(options.cooldownS * 1000);
     await deps.servers?.beforeTrial(arm);
     await ensurePreflight(arm);
@@ -103,7 +115,9 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     log(
       `pair ${pair + 1}/${options.trials}${upTo} ${arm}: measuring ${options[arm].target.baseUrl}`,
     );
-    const report = await run(options[arm]);
+    const report = await run(options[arm], signal ? { signal } : {});
+    // A trial cut short by the cancel is not a measurement: it is dropped.
+    if (signal?.aborted) throw cancelled;
     log(
       `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${compact(report.metrics.ttft_ms.p95)} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` — INVALID: ${report.validity.reasons.join("; ")}`}`,
     );
@@ -155,9 +169,12 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
       decision = decide(options.decision, trials, confidence);
     }
     // Its verdict does not depend on the latency trials: it runs whatever they found.
-    if (options.quality) quality = await runQuality(options, options.quality, deps, log);
+    if (options.quality && !signal?.aborted)
+      quality = await runQuality(options, options.quality, deps, log);
   } catch (error) {
-    if (error instanceof ServerError) {
+    if (error === cancelled) {
+      // Stopped where the signal found it: what was measured stays in the results.
+    } else if (error instanceof ServerError) {
       stopped = { code: "server", message: error.message, detail: error.logTail, arm: error.arm };
     } else if (error instanceof PreflightError) {
       stopped = { code: "preflight", message: error.message, arm: error.arm };
@@ -167,6 +184,12 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     }
   } finally {
     await deps.servers?.stopAll();
+  }
+  const wasCancelled = signal?.aborted ?? false;
+  if (wasCancelled) {
+    decision = decide(options.decision, trials, confidence);
+    pairs = new Set(trials.map((t) => t.pair)).size;
+    if (options.quality && !quality) qualitySkipped = "not run: the job was cancelled";
   }
   if (stopped) {
     // The run stops where the server failed: what was measured is kept, but decides nothing.
@@ -180,7 +203,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     comparisons: decision.comparisons,
     reliability: decision.reliability,
     guards: decision.guards,
-    verdict: overallVerdict(decision, quality?.verdict === "fail"),
+    verdict: overallVerdict(decision, quality?.verdict === "fail", wasCancelled),
     pairs,
     looks,
     confidence_per_look: confidence,
@@ -190,5 +213,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     servers: deps.servers?.starts ?? [],
     quality,
     quality_skipped: qualitySkipped,
+    warnings,
+    cancelled_by: wasCancelled ? String(signal?.reason ?? "a cancel") : null,
   };
 }

@@ -47,14 +47,18 @@ export function githubApi(token: string): CommentApi & PullRequestApi {
         return undefined; // installation tokens cannot read /user
       }
     },
-    async pullsForCommit(repo, sha) {
-      const { data } = await octokit.rest.repos.listPullRequestsAssociatedWithCommit({
+    async openPullsByHead(repo, head) {
+      const all = await octokit.paginate(octokit.rest.pulls.list, {
         ...repo,
-        commit_sha: sha,
+        state: "open",
+        head,
+        per_page: 100,
       });
-      return data
-        .filter((p) => p.state === "open")
-        .map((p) => ({ number: p.number, headSha: p.head.sha }));
+      return all.map((p) => ({
+        number: p.number,
+        headSha: p.head.sha,
+        headRepo: p.head.repo?.full_name ?? "",
+      }));
     },
   };
 }

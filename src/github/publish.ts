@@ -69,6 +69,7 @@ export async function publish(
       io.warning(`${c.label}: ${c.reason}; add pairs to decide`);
     if (c.noisy) io.warning(`${c.label}: noisy trials (CV over the max-trial-cv limit)`);
   }
+  for (const w of results.warnings) io.warning(w);
   for (const g of results.guards) io.error(g.detail ? `${g.message}\n${g.detail}` : g.message);
 
   if (settings.jobSummary) {
@@ -86,13 +87,21 @@ export async function publish(
     return;
   }
   try {
-    const pr = await findPullRequest(ctx.env.GITHUB_EVENT_NAME, ctx.eventPayload, repo, ctx.api);
-    if (pr === undefined) {
-      io.info(
-        `not a pull request run (event ${ctx.env.GITHUB_EVENT_NAME ?? "unknown"}): no PR comment`,
-      );
+    const claimed = results.environment.github?.pull_request?.number;
+    const found = await findPullRequest(
+      ctx.env.GITHUB_EVENT_NAME,
+      ctx.eventPayload,
+      repo,
+      ctx.api,
+      ctx.env.GITHUB_EVENT_NAME === "workflow_run" ? claimed : undefined,
+    );
+    if ("none" in found) {
+      // A claim that does not match is worth a warning; a push run is just not a PR.
+      if (found.none.includes("claims")) io.warning(found.none);
+      else io.info(`${found.none}: no PR comment`);
       return;
     }
+    const pr = found.number;
     // on-regression: only a non-pass verdict creates a comment, but an existing one is kept current.
     const create = settings.comment === "always" || results.verdict !== "pass";
     const body = renderMarkdown(results, settings.commentKey, COMMENT_LIMIT);

@@ -50,6 +50,8 @@ export interface TrialOptions {
   dispatcher?: Dispatcher;
   /** Extra time past the last deadline before the hard stop. */
   hardStopGraceMs?: number;
+  /** Aborting ends the trial at once, as its hard deadline would (the job was cancelled). */
+  signal?: AbortSignal;
 }
 
 export interface TrialRun {
@@ -67,21 +69,11 @@ const SWEEP_MS = 10;
 /**
  * The scheduler sleeps on a timer until this close to a send, then polls the
  * event loop (I/O is still served between polls). libuv timers fire up to
- * 1–2 ms late, and later after a long sleep on an idle machine; 2 ms of polling
- * keeps the send-skew p99 under 1 ms at 1,000 req/s on 2 cores
- * (bench/README.md). At low rates, where the CPU is there to spare, the
- * scheduler polls longer: 5 % of the mean gap, up to 5 ms.
+ * 1–2 ms late; 2 ms of polling keeps the send-skew p99 under 1 ms at 1,000
+ * req/s on 2 cores (bench/README.md), for more client CPU. (Polling 5 ms at
+ * low rates did not help: on a busy machine the late sends are the OS's.)
  */
-const MIN_SPIN_MS = 2;
-const MAX_SPIN_MS = 5;
-
-export function spinMs(workload: Workload): number {
-  const n = workload.offsetsMs.length;
-  const spanMs =
-    n > 1 ? (workload.offsetsMs[n - 1] as number) - (workload.offsetsMs[0] as number) : 0;
-  const meanGapMs = n > 1 ? spanMs / (n - 1) : 0;
-  return Math.min(MAX_SPIN_MS, Math.max(MIN_SPIN_MS, meanGapMs * 0.05));
-}
+const SPIN_MS = 2;
 
 class TimeoutAbort extends Error {
   override name = "TimeoutAbort";
@@ -93,7 +85,6 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   const timeoutMs = options.timeoutS * 1000;
   const cap = options.maxConcurrency;
   const n = workload.offsetsMs.length;
-  const spin = spinMs(workload);
   const ownPool = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
@@ -218,9 +209,9 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     while (next < n && startMs + (workload.offsetsMs[next] as number) <= now) fire(next++);
     if (next >= n || hardStopped) return;
     const waitMs = startMs + (workload.offsetsMs[next] as number) - now;
-    if (waitMs > spin) {
+    if (waitMs > SPIN_MS) {
       prepare(next);
-      sleeping = setTimeout(schedule, waitMs - spin);
+      sleeping = setTimeout(schedule, waitMs - SPIN_MS);
     } else polling = setImmediate(schedule);
   };
 
@@ -276,9 +267,13 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
       }, progressEveryMs)
     : undefined;
 
+  const onAbort = () => stopHard();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) stopHard();
   if (n === 0) resolveAll();
-  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - spin));
+  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - SPIN_MS));
   await allDone;
+  options.signal?.removeEventListener("abort", onAbort);
   clearInterval(sweeper);
   if (reporter) clearInterval(reporter);
   stopScheduling();

@@ -54,6 +54,8 @@ export interface MeasureDeps {
   clock?: Clock;
   onProgress?: (p: Progress) => void;
   now?: () => Date;
+  /** Cancels the trial (it ends as at its hard deadline). */
+  signal?: AbortSignal;
 }
 
 export async function measure(
@@ -78,6 +80,7 @@ export async function measure(
     },
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
   });
   // Offline throughput (all-at-once) is over the time the burst took; every
   // other arrival process is over its scheduled window.

@@ -113,6 +113,22 @@ export class LatencyHistogram {
     };
   }
 
+  /**
+   * How finely this many samples resolve the percentile: half the distance
+   * between the values one rank below and one rank above it. A shift smaller
+   * than this is within the percentile's own sampling resolution.
+   */
+  rankResolution(p: number): number | undefined {
+    const n = this.count;
+    if (n < 3) return undefined;
+    const rank = Math.max(1, Math.ceil((p / 100) * n));
+    const at = (k: number) => this.percentile((100 * Math.min(n, Math.max(1, k))) / n);
+    const below = at(rank - 1);
+    const above = at(rank + 1);
+    if (!below || !above || below.lowerBound || above.lowerBound) return undefined;
+    return (above.value - below.value) / 2;
+  }
+
   summary(): LatencySummary {
     const n = this.count;
     const out: LatencySummary = {

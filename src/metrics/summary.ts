@@ -4,7 +4,7 @@
 
 import type { ProbeReadings } from "../load/probes.ts";
 import type { Outcome } from "../load/record.ts";
-import { type LatencySummary, PERCENTILE_VALUES } from "./histogram.ts";
+import { type LatencyHistogram, type LatencySummary, PERCENTILE_VALUES } from "./histogram.ts";
 import {
   type FailureExample,
   SLO_NAMES,
@@ -12,7 +12,13 @@ import {
   sloField,
   type TrialRecorder,
 } from "./recorder.ts";
-import { evaluateValidity, type SelfCheckLimits, skewEffect, type Validity } from "./validity.ts";
+import {
+  evaluateValidity,
+  type SelfCheckLimits,
+  type SkewPair,
+  skewEffect,
+  type Validity,
+} from "./validity.ts";
 
 /** The latency metrics of a trial, by their key in reports (ms). */
 export const LATENCY_METRICS = [
@@ -130,15 +136,15 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
   const streamedTokens = rec.usageTokens - (countsEos ? rec.usageWithEos : 0);
   const tokensPerChunk = rec.usageChunks > 0 ? streamedTokens / rec.usageChunks : null;
   const pct = facts.limits.percentile;
-  const at = (h: { percentile(p: number): { value: number; lowerBound: boolean } | undefined }) =>
-    h.percentile(PERCENTILE_VALUES[pct]);
-  const pair = (scheduled: typeof rec.ttft, onTime: typeof rec.ttft) => {
-    const s = at(scheduled);
-    const o = at(onTime);
+  const p = PERCENTILE_VALUES[pct];
+  const pair = (scheduled: LatencyHistogram, onTime: LatencyHistogram): SkewPair => {
+    const s = scheduled.percentile(p);
+    const o = onTime.percentile(p);
     return {
       scheduled: s?.value ?? null,
       onTime: o?.value ?? null,
       censored: s?.lowerBound ?? false,
+      resolutionMs: onTime.rankResolution(p) ?? null,
     };
   };
   const ttftPair = pair(rec.ttft, rec.ttftOnTime);

@@ -40,6 +40,8 @@ export interface SkewPair {
   onTime: number | null;
   /** The scheduled-basis value is a lower bound (censored): the shift cannot be told. */
   censored: boolean;
+  /** Half the spread of the neighbouring ranks: how finely the samples resolve the percentile. */
+  resolutionMs: number | null;
 }
 
 export interface SelfCheckInputs {
@@ -94,7 +96,9 @@ export function evaluateValidity(x: SelfCheckInputs, limits: SelfCheckLimits): V
   ] as const) {
     const effect = skewEffect(pair);
     const shiftMs = (pair.scheduled ?? 0) - (pair.onTime ?? 0);
-    if (effect !== null && effect > limits.maxSkewEffect && shiftMs > SKEW_EFFECT_FLOOR_MS) {
+    // Beyond a quarter of the tolerance, and beyond what the samples resolve at all.
+    const noticeableMs = Math.max(SKEW_EFFECT_FLOOR_MS, pair.resolutionMs ?? 0);
+    if (effect !== null && effect > limits.maxSkewEffect && shiftMs > noticeableMs) {
       reasons.push(
         `late sends moved ${p} ${name} by +${percent(effect)} (+${f1(shiftMs)} ms; limit max-skew-effect ${percent(limits.maxSkewEffect)}): ${cause(x.readings)}`,
       );

@@ -60,9 +60,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       path.startsWith("/v1/") &&
       req.headers.authorization !== `Bearer ${profile.apiKey}`
     ) {
+      // Like servers that quote what they got: a secret a client must never keep.
+      const got = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
       sendError(res, {
         status: 401,
-        message: "Incorrect API key provided.",
+        message: `Incorrect API key provided: ${got || "(none)"}.`,
         type: "invalid_request_error",
         param: null,
         code: "invalid_api_key",

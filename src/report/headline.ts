@@ -11,7 +11,10 @@ function describe(c: MetricComparison): string {
 }
 
 export function headlineFor(
-  run: Pick<GateRun, "verdict" | "guards" | "comparisons" | "quality" | "reliability">,
+  run: Pick<
+    GateRun,
+    "verdict" | "guards" | "comparisons" | "quality" | "reliability" | "trials" | "cancelled_by"
+  >,
 ): string {
   const { guards, comparisons, quality, reliability } = run;
   const noVerdict = () => {
@@ -21,7 +24,8 @@ export function headlineFor(
   switch (run.verdict) {
     case "error":
       // A bad setting says so itself; nothing was measured.
-      if (guards[0]?.code === "configuration") return guards[0].message;
+      if (guards[0]?.code === "configuration" || guards[0]?.code === "results_file")
+        return guards[0].message;
       return noVerdict();
     case "fail": {
       const failed = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];
@@ -42,5 +46,10 @@ export function headlineFor(
     }
     case "pass":
       return "no gated metric regressed beyond its tolerance and the noise";
+    case "cancelled": {
+      const pairs = new Set(run.trials.map((t) => t.pair)).size;
+      const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";
+      return `the job was cancelled${by} after ${pairs === 1 ? "1 pair" : `${pairs} pairs`} of trials: no verdict`;
+    }
   }
 }

@@ -9,7 +9,7 @@ import type { MetricComparison } from "../compare/decide.ts";
 import type { Guard } from "../compare/guards.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import { OUTCOMES } from "../load/record.ts";
-import { type LatencySummary, percentileLabel } from "../metrics/histogram.ts";
+import { type LatencySummary, PERCENTILE_VALUES, percentileLabel } from "../metrics/histogram.ts";
 import { describeBusy } from "../servers/preflight.ts";
 import { details } from "./blocks.ts";
 import { describeExample } from "./failures.ts";
@@ -18,7 +18,13 @@ import { type ConfigDescription, type GateResults, POOLED_METRICS } from "./resu
 
 export const COMMENT_LIMIT = 65_536;
 
-const ICON: Record<Verdict, string> = { pass: "✅", fail: "❌", inconclusive: "⚠️", error: "🛑" };
+const ICON: Record<Verdict, string> = {
+  pass: "✅",
+  fail: "❌",
+  inconclusive: "⚠️",
+  error: "🛑",
+  cancelled: "⏹️",
+};
 const ROW_ICON: Record<MetricComparison["verdict"], string> = {
   pass: "✅",
   regressed: "❌",
@@ -49,8 +55,8 @@ function metricTable(r: GateResults): string {
       c.noisy ? "noisy" : "",
       c.pairs.some((p) => p.outlier) ? "outlier pair" : "",
     ].filter(Boolean);
-    // In an error run nothing is decided: the numbers are shown, the verdicts are not.
-    const decided = r.verdict !== "error";
+    // In an error or cancelled run nothing is decided: the numbers are shown, the verdicts are not.
+    const decided = r.verdict !== "error" && r.verdict !== "cancelled";
     const verdict = decided
       ? `${c.verdict}${flags.length ? ` (${flags.join(", ")})` : ""}`
       : "not decided";
@@ -91,9 +97,18 @@ function context(r: GateResults, config: ConfigDescription): string {
     r.looks > 1
       ? ` · up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1000) / 10} % each`
       : "";
+  // Fewer than two requests above the percentile: it is about their largest.
+  const share = 1 - PERCENTILE_VALUES[config.percentile] / 100;
+  const thin =
+    perTrial > 0 && perTrial * share < 2
+      ? [
+          `⚠️ ${percentileLabel(config.percentile)} of ~${perTrial} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`,
+        ]
+      : [];
   return [
     `${plural(r.pairs, "pair")} (order ${config.order}) · ${w.arrival} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
     `${noise} · smallest change this run could call a regression: ${detectable}`,
+    ...thin,
   ].join("  \n");
 }
 
@@ -185,7 +200,8 @@ function servers(r: GateResults): string {
       s.time_to_ready_s === null
         ? "never ready"
         : `ready in ${num(s.time_to_ready_s)} s, cold-start TTFT ${num(s.cold_ttft_ms)} ms`;
-    return `${s.arm} start ${s.start}: ${ready}${s.exit && s.exit !== "running" ? `, then ${s.exit}` : ""} (log \`${s.log}\`)`;
+    const warned = s.warnings.length > 0 ? ` ⚠️ ${s.warnings.join("; ")}` : "";
+    return `${s.arm} start ${s.start}: ${ready}${s.exit && s.exit !== "running" ? `, then ${s.exit}` : ""} (log \`${s.log}\`)${warned}`;
   });
   return [`**Servers** started by the gate — ${starts.join("; ")}.`, preflight]
     .filter(Boolean)
@@ -295,6 +311,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
   const head = [
     marker(commentKey),
     title,
+    ...(r.warnings.length > 0 ? ["", ...r.warnings.map((w) => `> ⚠️ **Warning:** ${w}`)] : []),
     ...(r.guards.length > 0
       ? [
           "",

@@ -5,12 +5,13 @@
 
 import pkg from "../../package.json" with { type: "json" };
 import type { Arm } from "../common/arms.ts";
-import { errorMessage, InputError } from "../common/errors.ts";
-import type { MetricComparison, MetricId } from "../compare/decide.ts";
+import type { MetricComparison } from "../compare/decide.ts";
+import type { Tolerances } from "../compare/gated.ts";
 import type { Guard } from "../compare/guards.ts";
 import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
+import type { Outcome } from "../load/record.ts";
 import type { LatencySummary, PercentileKey } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
@@ -46,6 +47,10 @@ export interface GateRun {
   quality: QualityReport | null;
   /** Why the quality suite did not run, when it was asked for. */
   quality_skipped: string | null;
+  /** What a reader must know about how this run was set up (shown first). */
+  warnings: string[];
+  /** The signal that cancelled the job (verdict cancelled), else null. */
+  cancelled_by: string | null;
 }
 
 export interface IdleRecord extends IdleCheck {
@@ -89,14 +94,14 @@ export interface ConfigDescription {
   max_reruns: number;
   idle_timeout_s: number;
   percentile: PercentileKey;
-  tolerances: Partial<Record<MetricId, number>>;
+  tolerances: Tolerances;
   decision_rule: string;
   confidence: number;
   max_error_rate: number;
   max_trial_cv: number;
   min_ok_requests: number;
   max_failure_increase: number;
-  reliability_exclude: string[];
+  reliability_exclude: Outcome[];
   quality: {
     suite: string;
     cases: number;
@@ -126,6 +131,8 @@ export interface EnvironmentFacts {
     ref: string | undefined;
     run_id: string | undefined;
     event: string | undefined;
+    /** The pull request the measuring job ran for: report mode checks it before commenting. */
+    pull_request: { number: number; head_sha: string | null; head_repo: string | null } | null;
   } | null;
 }
 
@@ -213,6 +220,8 @@ export function errorResults(guard: Guard, environment: EnvironmentFacts, now: D
     servers: [],
     quality: null,
     quality_skipped: null,
+    warnings: [],
+    cancelled_by: null,
   };
   return {
     ...header(environment, now),
@@ -221,24 +230,4 @@ export function errorResults(guard: Guard, environment: EnvironmentFacts, now: D
     ...run,
     pooled: null,
   };
-}
-
-/** A results file's text, checked to be one of ours (report mode reads what a measure job wrote). */
-export function parseResults(text: string, source: string): GateResults {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
-  }
-  const schema =
-    typeof parsed === "object" && parsed !== null
-      ? (parsed as { schema?: unknown }).schema
-      : undefined;
-  if (schema !== RESULTS_SCHEMA) {
-    throw new InputError(
-      `${source} has schema ${JSON.stringify(schema)}; expected ${RESULTS_SCHEMA}`,
-    );
-  }
-  return parsed as GateResults;
 }

@@ -3,6 +3,7 @@
 // only one is under load); per-trial — start before each of its trials and
 // stop after (a shared GPU, or to include cold effects).
 
+import { connect } from "node:net";
 import { join } from "node:path";
 import { ARMS, type Arm } from "../common/arms.ts";
 import type { Target } from "../openai/target.ts";
@@ -55,12 +56,15 @@ export interface StartRecord {
   cold_ttft_ms: number | null;
   /** How the process ended, once it has. */
   exit: string | null;
+  warnings: string[];
 }
 
 export class ServerLifecycle implements Servers {
   readonly starts: StartRecord[] = [];
   private readonly options: LifecycleOptions;
   private readonly live = new Map<Arm, { server: ManagedServer; record: StartRecord }>();
+  private readonly started: ManagedServer[] = [];
+  private graceOverrideMs: number | undefined;
 
   constructor(options: LifecycleOptions) {
     this.options = options;
@@ -95,6 +99,19 @@ export class ServerLifecycle implements Servers {
     await Promise.all([...this.live.keys()].map((arm) => this.down(arm)));
   }
 
+  /**
+   * The job is being cancelled: later stops give a server 2 s, not the usual
+   * grace, between SIGTERM and SIGKILL (GitHub sends SIGTERM 7.5 s after SIGINT).
+   */
+  hurry(): void {
+    this.graceOverrideMs = 2000;
+  }
+
+  /** A second signal: SIGKILL every process group the gate started, at once. */
+  killAll(): void {
+    for (const server of this.started) server.kill();
+  }
+
   private assertAlive(arm: Arm, when: string): void {
     const entry = this.live.get(arm);
     if (entry && !entry.server.running) {
@@ -117,7 +134,11 @@ export class ServerLifecycle implements Servers {
       ...(this.options.pollMs ? { pollMs: this.options.pollMs } : {}),
       ...(this.options.graceMs ? { graceMs: this.options.graceMs } : {}),
     });
+    // A server left over from an earlier run would answer the readiness check
+    // while this command fails: say so before starting it.
+    const stale = await portAnswers(this.options.targets[arm]);
     server.start();
+    this.started.push(server);
     const record: StartRecord = {
       arm,
       start: n,
@@ -126,9 +147,16 @@ export class ServerLifecycle implements Servers {
       time_to_ready_s: null,
       cold_ttft_ms: null,
       exit: null,
+      warnings: [],
     };
     this.starts.push(record);
     this.live.set(arm, { server, record });
+    if (stale) {
+      record.warnings.push(
+        `${this.options.targets[arm].baseUrl} already answered before the start command ran: a stale server may be the one that answers`,
+      );
+      this.options.log(`${arm}: warning: ${record.warnings.at(-1)}`);
+    }
     this.options.log(
       `${arm}: started (pid ${server.pid}), log ${logPath}; waiting until ready (≤ ${this.options.readyTimeoutS} s)`,
     );
@@ -149,12 +177,28 @@ export class ServerLifecycle implements Servers {
     const entry = this.live.get(arm);
     if (!entry) return;
     this.live.delete(arm);
-    await entry.server.stop();
+    await entry.server.stop(this.graceOverrideMs);
     entry.record.exit ??= entry.server.describeExit();
   }
 }
 
 export { ServerError };
+
+/** Whether something accepts connections at the target's host and port already. */
+function portAnswers(target: Target): Promise<boolean> {
+  const url = new URL(target.baseUrl);
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port });
+    const done = (answered: boolean) => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(300, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
 
 /** The lifecycle the settings ask for, or undefined when the gate starts nothing. */
 export function lifecycleFor(

@@ -37,6 +37,12 @@ export class PreflightError extends Error {
 
 const MODELS_TIMEOUT_MS = 5000;
 const IDLE_REFERENCE_PROBES = 2;
+/**
+ * The first completion is tried this often, half a second apart: a server that
+ * fails a few percent of its requests is a reliability finding for the trials,
+ * not a dead endpoint. A dead one fails every attempt at once.
+ */
+const FIRST_ATTEMPTS = 3;
 
 function answerOf(p: CompletionProbe): string {
   const parts = [
@@ -71,12 +77,16 @@ export async function preflight(
   const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   try {
     const models = await listModels(target, agent, MODELS_TIMEOUT_MS);
-    const first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1000);
+    let first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1000);
+    for (let attempt = 1; attempt < FIRST_ATTEMPTS && first.outcome !== "ok"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1000);
+    }
     if (first.outcome !== "ok" || first.ttftMs === undefined) {
       const fix = likelyFix(arm, target, models, first);
       throw new PreflightError(
         arm,
-        `${arm}: the first completion from ${target.baseUrl} (model ${target.model}) failed: ${answerOf(first)} — ${fix}`,
+        `${arm}: the first completion from ${target.baseUrl} (model ${target.model}) failed ${FIRST_ATTEMPTS} times: ${answerOf(first)} — ${fix}`,
         first.body,
       );
     }

@@ -145,9 +145,14 @@ export class ManagedServer {
   }
 
   /** Stops the whole process group: the stop command if any, SIGTERM, then SIGKILL after the grace period. */
-  async stop(): Promise<void> {
+  /** SIGKILL to the whole group, now: the job is being killed, no grace is left. */
+  kill(): void {
+    this.signalGroup("SIGKILL");
+  }
+
+  async stop(graceOverrideMs?: number): Promise<void> {
     if (!this.child) return;
-    const graceMs = this.options.graceMs ?? 10_000;
+    const graceMs = graceOverrideMs ?? this.options.graceMs ?? 10_000;
     if (this.options.stopCommand && !this.stopped) {
       await new Promise<void>((resolve) => {
         execFile("/bin/sh", ["-c", this.options.stopCommand as string], { timeout: graceMs }, () =>

@@ -192,7 +192,9 @@ test("measure writes the documented JSON report and never shows the API key", as
       stderr += d;
     });
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-    assert.equal(code, 0, stderr);
+    // 0, or 3 when a busy machine made the client late (the self-checks say so):
+    // the report is written either way, which is what this test is about.
+    assert.ok(code === 0 || code === 3, `exit ${code}: ${stderr}`);
     assert.match(stdout, /scheduled \d+ = ok \d+/);
     assert.match(stdout, /TTFT \(service\)/);
     assert.match(stderr, /sent \d+\/\d+/, "progress goes to stderr");
@@ -257,4 +259,39 @@ test("measure writes the documented JSON report and never shows the API key", as
   } finally {
     await server.close();
   }
+});
+
+test("on a Node older than 22.19 the bundled CLI says what it needs, before anything can crash", async () => {
+  const { NODE_VERSION_GUARD } = await import("../../src/common/node-version.ts");
+  const { runInNewContext } = await import("node:vm");
+  const run = (node: string) => {
+    const out = { stderr: "", code: undefined as number | undefined };
+    const fakeProcess = {
+      versions: { node },
+      version: `v${node}`,
+      stderr: { write: (t: string) => (out.stderr += t) },
+      exit: (code: number) => {
+        out.code = code;
+        throw new Error("exit");
+      },
+    };
+    try {
+      runInNewContext(NODE_VERSION_GUARD, { process: fakeProcess });
+    } catch {
+      // exit
+    }
+    return out;
+  };
+  assert.deepEqual(run("20.11.1"), {
+    stderr: "llm-perf-gate needs Node >= 22.19 (found v20.11.1)\n",
+    code: 2,
+  });
+  assert.equal(run("22.18.0").code, 2);
+  assert.equal(run("22.19.0").code, undefined);
+  assert.equal(run("24.21.0").code, undefined);
+  const bundle = readFileSync(join(import.meta.dirname, "../../dist/cli.js"), "utf8");
+  assert.ok(
+    bundle.startsWith(`#!/usr/bin/env node\n${NODE_VERSION_GUARD}\n`),
+    "the guard is the bundle's first statement",
+  );
 });

@@ -67,7 +67,7 @@ test("bad inputs name the input, the value and what is accepted", () => {
     { "candidate-url": "localhost:8000" },
     /^candidate-url = "localhost:8000" is not accepted/,
   );
-  rejects({ model: undefined }, /model \(or baseline-model\) is required/);
+  rejects({ model: undefined }, /^model \(or baseline-model\) is required/);
   rejects({ trials: "0" }, /trials = "0" is not accepted; expected an integer ≥ 1/);
   rejects(
     { trials: "5", "max-trials": "3" },

@@ -38,7 +38,25 @@ function parseOutputs(text: string): Record<string, string> {
   return out;
 }
 
-async function runAction(inputs: Record<string, string>, gh: FakeGitHub): Promise<StepResult> {
+interface GitHubEvent {
+  name: string;
+  payload: Record<string, unknown>;
+}
+
+const PULL_REQUEST_EVENT: GitHubEvent = {
+  name: "pull_request",
+  payload: {
+    action: "synchronize",
+    number: PR,
+    pull_request: { number: PR, head: { sha: "abc123" } },
+  },
+};
+
+async function runAction(
+  inputs: Record<string, string>,
+  gh: FakeGitHub,
+  event: GitHubEvent = PULL_REQUEST_EVENT,
+): Promise<StepResult> {
   const dir = mkdtempSync(join(tmpdir(), "lpg-e2e-"));
   const files = {
     output: join(dir, "output"),
@@ -47,28 +65,22 @@ async function runAction(inputs: Record<string, string>, gh: FakeGitHub): Promis
   };
   writeFileSync(files.output, "");
   writeFileSync(files.summary, "");
-  writeFileSync(
-    files.event,
-    JSON.stringify({
-      action: "synchronize",
-      number: PR,
-      pull_request: { number: PR, head: { sha: "abc123" } },
-    }),
-  );
-  const resultsPath = join(dir, "results.json");
+  writeFileSync(files.event, JSON.stringify(event.payload));
+  const resultsPath = inputs["results-path"] ?? join(dir, "results.json");
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     GITHUB_ACTIONS: "true",
     GITHUB_OUTPUT: files.output,
     GITHUB_STEP_SUMMARY: files.summary,
     GITHUB_EVENT_PATH: files.event,
-    GITHUB_EVENT_NAME: "pull_request",
+    GITHUB_EVENT_NAME: event.name,
     GITHUB_REPOSITORY: "acme/serving",
     GITHUB_API_URL: gh.url,
     "INPUT_GITHUB-TOKEN": "ghs_faketoken",
     "INPUT_RESULTS-PATH": resultsPath,
   };
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
+  env["INPUT_RESULTS-PATH"] = resultsPath;
   const child = spawn(process.execPath, [ACTION], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   child.stdout.on("data", (d: Buffer) => {
@@ -211,5 +223,109 @@ describe("the bundled action", () => {
     const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
     assert.equal(results.verdict, "error");
     assert.equal(r.outputs.verdict, "error");
+  });
+
+  test("the fork recipe: an unprivileged measure job, then a privileged report job that checks the PR and trusts nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lpg-fork-"));
+    const resultsPath = join(dir, "perf-results.json");
+    const fork = { sha: "f00dfeed", branch: "fix-kv", owner: "forker" };
+    // 1) pull_request from a fork: measure only (a read-only token), no comment.
+    const measured = await runAction(
+      {
+        ...FAST,
+        mode: "measure",
+        "baseline-url": `${baseline.url}/v1`,
+        "candidate-url": `${slower.url}/v1`,
+        "results-path": resultsPath,
+        "comment-key": "fork-recipe",
+      },
+      gh,
+      {
+        name: "pull_request",
+        payload: {
+          pull_request: {
+            number: 21,
+            head: { sha: fork.sha, repo: { full_name: `${fork.owner}/serving` } },
+          },
+        },
+      },
+    );
+    assert.equal(measured.outputs.verdict, "fail", measured.outputs.headline);
+    const honest = JSON.parse(readFileSync(resultsPath, "utf8"));
+    assert.equal(
+      honest.environment.github.pull_request.number,
+      21,
+      "the PR travels with the results",
+    );
+    assert.equal((gh.comments.get(21) ?? []).length, 0, "the measure job does not comment");
+    // The fork's commit is unknown to the commit → PRs lookup; its open PR is found by head.
+    gh.openPulls.push({
+      number: 21,
+      head: `${fork.owner}:${fork.branch}`,
+      sha: fork.sha,
+      repo: `${fork.owner}/serving`,
+    });
+    const workflowRun: GitHubEvent = {
+      name: "workflow_run",
+      payload: {
+        workflow_run: {
+          head_sha: fork.sha,
+          head_branch: fork.branch,
+          head_repository: { full_name: `${fork.owner}/serving`, owner: { login: fork.owner } },
+          pull_requests: [],
+        },
+      },
+    };
+    // 2) A tampered results file: a "pass" with mentions, links, an image and HTML.
+    const tampered = structuredClone(honest);
+    tampered.verdict = "pwned";
+    tampered.headline =
+      "✅ all good @octocat ![x](http://evil.example/x.png) [click](http://evil.example)";
+    tampered.warnings = ["<img src=x onerror=alert(1)> cc @security-team see www.evil.example"];
+    const tamperedPath = join(dir, "tampered.json");
+    writeFileSync(tamperedPath, JSON.stringify(tampered));
+    const posted = await runAction(
+      { mode: "report", "results-path": tamperedPath, "comment-key": "fork-recipe" },
+      gh,
+      workflowRun,
+    );
+    assert.equal(posted.outputs.verdict, "fail", "recomputed from the trials, not read");
+    assert.equal(posted.code, 1);
+    const comment = (gh.comments.get(21) ?? []).find((c) =>
+      c.body.includes("<!-- llm-perf-gate:fork-recipe -->"),
+    );
+    assert.ok(comment, "posted on the fork's PR");
+    const body = comment?.body ?? "";
+    assert.match(body, /### ❌ llm-perf-gate: \*\*fail\*\* — regressed: .*p95 ITL/);
+    assert.match(body, /the results file said pwned; recomputed from its trials: fail/);
+    assert.doesNotMatch(body, /@octocat|@security-team|!\[x\]|\]\(http|<img|www\.evil/);
+    // 3) A claim that does not match the run's head: refused, nothing posted.
+    const lie = structuredClone(honest);
+    lie.environment.github.pull_request.number = 7;
+    const liePath = join(dir, "lie.json");
+    writeFileSync(liePath, JSON.stringify(lie));
+    const before = (gh.comments.get(PR) ?? []).map((c) => c.body).join();
+    const refused = await runAction(
+      { mode: "report", "results-path": liePath, "comment-key": "fork-recipe" },
+      gh,
+      workflowRun,
+    );
+    assert.match(
+      refused.stdout,
+      /::warning::the results file claims PR #7, but no open pull request .*has the head forker:fix-kv/,
+    );
+    assert.equal((gh.comments.get(PR) ?? []).map((c) => c.body).join(), before);
+    // 4) A wrong field type: a clear error naming the field, no crash.
+    const broken = structuredClone(honest);
+    broken.trials[0].report.scheduled = "ten";
+    const brokenPath = join(dir, "broken.json");
+    writeFileSync(brokenPath, JSON.stringify(broken));
+    const bad = await runAction({ mode: "report", "results-path": brokenPath }, gh, workflowRun);
+    assert.equal(bad.code, 1);
+    assert.match(
+      bad.stdout,
+      /is not a valid results file: \/trials\/0\/report\/scheduled must be integer/,
+    );
+    assert.doesNotMatch(bad.stdout, /\n\s+at /, "no stack trace");
   });
 });

@@ -82,32 +82,39 @@ test("on-regression: no new comment for a pass", async () => {
   assert.deepEqual(calls, []);
 });
 
-test("the pull request of a run: from the event, or by head SHA for workflow_run (forks)", async () => {
+test("the pull request of a run: from the event; for workflow_run, by head and SHA, a claim checked", async () => {
   const api = {
-    pullsForCommit: async (_r: unknown, sha: string) =>
-      sha === "f00d" ? [{ number: 12, headSha: "f00d" }] : [],
+    openPullsByHead: async (_r: unknown, head: string) =>
+      head === "forker:fix-kv"
+        ? [
+            { number: 12, headSha: "f00d", headRepo: "forker/serving" },
+            { number: 13, headSha: "0ld5", headRepo: "forker/serving" },
+          ]
+        : [],
   };
-  assert.equal(
+  const run = (sha: string, owner = "forker") => ({
+    workflow_run: {
+      head_sha: sha,
+      head_branch: "fix-kv",
+      head_repository: { full_name: `${owner}/serving`, owner: { login: owner } },
+      pull_requests: [],
+    },
+  });
+  assert.deepEqual(
     await findPullRequest("pull_request", { pull_request: { number: 3 } }, REPO, api),
-    3,
+    { number: 3 },
   );
-  assert.equal(
-    await findPullRequest(
-      "workflow_run",
-      { workflow_run: { head_sha: "beef", pull_requests: [{ number: 4, head: { sha: "beef" } }] } },
-      REPO,
-      api,
-    ),
-    4,
+  assert.deepEqual(await findPullRequest("workflow_run", run("f00d"), REPO, api), { number: 12 });
+  assert.deepEqual(await findPullRequest("workflow_run", run("f00d"), REPO, api, 12), {
+    number: 12,
+  });
+  const lie = await findPullRequest("workflow_run", run("f00d"), REPO, api, 99);
+  assert.match(
+    "none" in lie ? lie.none : "",
+    /claims PR #99, but no open pull request .* \(PR #12 has\)/,
   );
-  assert.equal(
-    await findPullRequest(
-      "workflow_run",
-      { workflow_run: { head_sha: "f00d", pull_requests: [] } },
-      REPO,
-      api,
-    ),
-    12,
-  );
-  assert.equal(await findPullRequest("push", {}, REPO, api), undefined);
+  const stale = await findPullRequest("workflow_run", run("beef"), REPO, api, 12);
+  assert.ok("none" in stale, "the claimed PR's head moved on: refused");
+  assert.ok("none" in (await findPullRequest("workflow_run", run("f00d", "mallory"), REPO, api)));
+  assert.ok("none" in (await findPullRequest("push", {}, REPO, api)));
 });

@@ -1,6 +1,7 @@
 // A fake GitHub REST API on 127.0.0.1: issue comments (paginated with Link
-// headers, as GitHub does), /user, and commit → pull request lookup. It can
-// refuse writes with 403, as GitHub does for a fork's read-only token.
+// headers, as GitHub does), /user, and the open pull requests of a head
+// (owner:branch). It can refuse writes with 403, as GitHub does for a fork's
+// read-only token.
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,7 +21,8 @@ export interface FakeGitHub {
   readOnly: boolean;
   /** The login /user returns; undefined answers 403 like GITHUB_TOKEN. */
   login: string | undefined;
-  pullsByCommit: Map<string, number>;
+  /** Open pull requests, listed by GET /repos/{o}/{r}/pulls?head=owner:branch. */
+  openPulls: { number: number; head: string; sha: string; repo: string }[];
   close(): Promise<void>;
 }
 
@@ -33,7 +35,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     log: [] as string[],
     readOnly: false,
     login: undefined as string | undefined,
-    pullsByCommit: new Map<string, number>(),
+    openPulls: [] as FakeGitHub["openPulls"],
   };
   let base = "";
   const json = (
@@ -58,7 +60,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/,
     );
     const oneComment = url.pathname.match(/^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/);
-    const commitPulls = url.pathname.match(/^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/pulls$/);
+    const pulls = url.pathname.match(/^\/repos\/[^/]+\/[^/]+\/pulls$/);
     if (req.method === "GET" && url.pathname === "/user") {
       if (state.login) json(res, 200, { login: state.login, type: "User" });
       else forbidden(res);
@@ -113,10 +115,16 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
         }
       }
       json(res, 404, { message: "Not Found" });
-    } else if (commitPulls) {
-      const m = commitPulls;
-      const pr = state.pullsByCommit.get(m[1] as string);
-      json(res, 200, pr ? [{ number: pr, state: "open", head: { sha: m[1] } }] : []);
+    } else if (pulls && req.method === "GET") {
+      const head = url.searchParams.get("head");
+      const list = state.openPulls
+        .filter((p) => head === null || p.head === head)
+        .map((p) => ({
+          number: p.number,
+          state: "open",
+          head: { sha: p.sha, ref: p.head.split(":")[1], repo: { full_name: p.repo } },
+        }));
+      json(res, 200, list);
     } else {
       json(res, 404, { message: "Not Found" });
     }

@@ -4,7 +4,7 @@
 // running — checked by PID.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { parseConfig } from "../../src/config/config.ts";
 import { runGate } from "../../src/gate/gate.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
 import { lifecycleFor } from "../../src/servers/lifecycle.ts";
+import { resultsOf } from "../helpers/gate.ts";
 
 const CLI = join(import.meta.dirname, "../../src/cli.ts");
 const NODE = process.execPath;
@@ -25,13 +27,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Whether any process of the group still runs. Zombies do not count: they are
+ * dead, waiting to be reaped, and a sandbox's PID 1 may never reap the
+ * orphans of a process that exited at once after SIGKILLing its children.
+ */
 function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
-    return true;
   } catch {
     return false;
   }
+  const rows = execFileSync("ps", ["-eo", "pgid=,stat="], { encoding: "utf8" });
+  return rows
+    .split("\n")
+    .map((row) => row.trim().split(/\s+/))
+    .some(([pgid, stat]) => Number(pgid) === pid && !stat?.startsWith("Z"));
 }
 
 const mockCommand = (port: number, sets: string[] = []) =>
@@ -48,9 +59,10 @@ async function gateWithServers(settings: Record<string, string>) {
     "input-len": "32",
     trials: "1",
     "quality-suite": "none",
-    "max-send-skew-ms": "50",
+    // These tests are about the servers; the self-checks have their own.
+    "max-skew-effect": "50%",
+    "max-late-sends": "50%",
     "max-event-loop-delay-ms": "100",
-    "max-gc-share": "0.2",
     "server-log-dir": logDir,
     ...settings,
   });
@@ -60,7 +72,7 @@ async function gateWithServers(settings: Record<string, string>) {
   const servers = lifecycleFor(config.servers, targets, (l) => lines.push(l));
   assert.ok(servers);
   const outcome = await runGate(g, { servers, log: (l) => lines.push(l) });
-  return { outcome, lines, logDir };
+  return { outcome, lines, logDir, config };
 }
 
 test("a server that lists its model while still loading is not used until completions work", async () => {
@@ -88,7 +100,7 @@ test("a server that lists its model while still loading is not used until comple
 
 test("a server that never gets ready times out with its log tail, and is stopped", async () => {
   const [b, c] = [await freePort(), await freePort()];
-  const { outcome } = await gateWithServers({
+  const { outcome, config } = await gateWithServers({
     "baseline-url": `http://127.0.0.1:${b}/v1`,
     "candidate-url": `http://127.0.0.1:${c}/v1`,
     "baseline-start": `"${NODE}" -e "console.log('booting the engine'); setInterval(() => {}, 1000)"`,
@@ -100,6 +112,12 @@ test("a server that never gets ready times out with its log tail, and is stopped
     /^baseline server was not ready after 1\.5 s \(nothing answers at its URL\); log .*baseline-1\.log$/,
   );
   assert.match(outcome.guards[0]?.detail ?? "", /^booting the engine/, "the log's last lines");
+  const comment = renderMarkdown(resultsOf(config, outcome), "default");
+  assert.match(
+    comment,
+    /\n {2}```text\n {2}booting the engine\n {2}```/,
+    "the comment shows them, fenced",
+  );
   assert.equal(outcome.trials.length, 0);
   assert.equal(groupAlive(outcome.servers[0]?.pid as number), false);
 });
@@ -144,31 +162,25 @@ test("per-trial restart starts and stops each arm around each of its trials", as
   for (const s of outcome.servers) assert.equal(groupAlive(s.pid as number), false);
 });
 
-test("cancelling the gate (SIGTERM) stops what it started before exiting", async () => {
+/** Starts `gate` with two managed servers; resolves once both are up, with their pids. */
+async function gateWithManagedServers(baselineStart: (port: number) => string) {
   const [b, c] = [await freePort(), await freePort()];
+  const resultsPath = join(mkdtempSync(join(tmpdir(), "lpg-cancel-r-")), "r.json");
   const child = spawn(
     NODE,
     [
       CLI,
       "gate",
-      "--baseline-url",
-      `http://127.0.0.1:${b}/v1`,
-      "--candidate-url",
-      `http://127.0.0.1:${c}/v1`,
-      "--model",
-      "mock-llm",
-      "--rate",
-      "5",
-      "--duration",
-      "30s",
-      "--baseline-start",
-      mockCommand(b),
-      "--candidate-start",
-      mockCommand(c),
-      "--server-log-dir",
-      mkdtempSync(join(tmpdir(), "lpg-cancel-")),
-      "--results-path",
-      join(mkdtempSync(join(tmpdir(), "lpg-cancel-r-")), "r.json"),
+      `--baseline-url=http://127.0.0.1:${b}/v1`,
+      `--candidate-url=http://127.0.0.1:${c}/v1`,
+      "--model=mock-llm",
+      "--rate=5",
+      "--duration=30s",
+      "--quality-suite=none",
+      `--baseline-start=${baselineStart(b)}`,
+      `--candidate-start=${mockCommand(c)}`,
+      `--server-log-dir=${mkdtempSync(join(tmpdir(), "lpg-cancel-"))}`,
+      `--results-path=${resultsPath}`,
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -179,15 +191,71 @@ test("cancelling the gate (SIGTERM) stops what it started before exiting", async
       stderr += d;
       for (const m of stderr.matchAll(/started \(pid (\d+)\)/g))
         if (!pids.includes(Number(m[1]))) pids.push(Number(m[1]));
-      if (/candidate: ready after/.test(stderr)) resolve();
+      if (/pair 1\/3 baseline: measuring/.test(stderr)) resolve();
     });
     child.once("exit", () => reject(new Error(`exited early: ${stderr}`)));
   });
-  assert.equal(pids.length, 2);
-  assert.ok(pids.every(groupAlive), "both servers up");
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  assert.equal(await exited, 143);
-  assert.match(stderr, /SIGTERM: stopping the servers the gate started/);
-  for (const pid of pids) assert.equal(groupAlive(pid), false, `process group ${pid} is gone`);
+  return { child, pids, exited, resultsPath, stderr: () => stderr };
+}
+
+test("cancelling the gate (SIGTERM): no new trial, servers stopped, results written as cancelled", async () => {
+  const gate = await gateWithManagedServers((port) => mockCommand(port));
+  assert.equal(gate.pids.length, 2);
+  assert.ok(gate.pids.every(groupAlive), "both servers up");
+  gate.child.kill("SIGTERM");
+  assert.equal(await gate.exited, 143);
+  assert.match(
+    gate.stderr(),
+    /SIGTERM: cancelling: no new trial; stopping the servers the gate started/,
+  );
+  for (const pid of gate.pids) assert.equal(groupAlive(pid), false, `process group ${pid} is gone`);
+  const results = JSON.parse(readFileSync(gate.resultsPath, "utf8"));
+  assert.equal(results.verdict, "cancelled");
+  assert.equal(results.cancelled_by, "SIGTERM");
+  assert.match(
+    results.headline,
+    /^the job was cancelled \(SIGTERM\) after 0 pairs of trials: no verdict/,
+  );
+  assert.equal(results.servers.length, 2);
+});
+
+test("a second signal kills a server that ignores SIGTERM, at once", async () => {
+  // The shell and its sleep ignore SIGTERM; only SIGKILL ends this group.
+  const stubborn = (port: number) =>
+    `${mockCommand(port)} & trap '' TERM; while true; do sleep 1; done`;
+  const gate = await gateWithManagedServers(stubborn);
+  gate.child.kill("SIGINT");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const started = performance.now();
+  gate.child.kill("SIGTERM");
+  assert.equal(await gate.exited, 143);
+  assert.ok(performance.now() - started < 2500, "no grace period waited out");
+  assert.match(gate.stderr(), /SIGTERM again: killing the servers the gate started/);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const pid of gate.pids) assert.equal(groupAlive(pid), false, `process group ${pid} is gone`);
+});
+
+test("a port that answers before the start command ran is warned about (a stale server)", async () => {
+  const [b, c] = [await freePort(), await freePort()];
+  const stale = spawn(NODE, [CLI, "mock", "--port", String(b)], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  await new Promise<void>((resolve) => stale.stdout.once("data", () => resolve()));
+  try {
+    const { outcome, lines } = await gateWithServers({
+      "baseline-url": `http://127.0.0.1:${b}/v1`,
+      "candidate-url": `http://127.0.0.1:${c}/v1`,
+      // This start fails at once (the port is taken), while the stale server answers.
+      "baseline-start": mockCommand(b),
+      "candidate-start": mockCommand(c),
+    });
+    assert.match(
+      outcome.servers[0]?.warnings[0] ?? "",
+      /already answered before the start command ran: a stale server may be the one that answers/,
+    );
+    assert.ok(lines.some((l) => /baseline: warning: .*stale server/.test(l)));
+  } finally {
+    stale.kill("SIGTERM");
+  }
 });

@@ -70,27 +70,27 @@ test("a wrong URL, a closed port, a 401, a wrong model and an HTML page each end
       [
         healthy.url,
         {},
-        /candidate: the first completion from http:\/\/127\.0\.0\.1:\d+ \(model mock-llm\) failed: http_4xx \(HTTP 404.*does the URL end in \/v1/,
+        /candidate: the first completion from http:\/\/127\.0\.0\.1:\d+ \(model mock-llm\) failed 3 times: http_4xx \(HTTP 404.*does the URL end in \/v1/,
       ],
       [
         `http://127.0.0.1:${await closedPort()}/v1`,
         {},
-        /failed: connect_error .*ECONNREFUSED.*is the server running, and are the host and port right\?/,
+        /failed 3 times: connect_error .*ECONNREFUSED.*is the server running, and are the host and port right\?/,
       ],
       [
         `${locked.url}/v1`,
         {},
-        /failed: http_4xx \(HTTP 401, type invalid_request_error, code invalid_api_key\) — is the API key set/,
+        /failed 3 times: http_4xx \(HTTP 401, type invalid_request_error, code invalid_api_key\) — is the API key set/,
       ],
       [
         `${healthy.url}/v1`,
         { "candidate-model": "qwen2.5-7b" },
-        /model qwen2\.5-7b\) failed: http_4xx \(HTTP 404.*the server lists: mock-llm — set model \(or candidate-model\)/,
+        /model qwen2\.5-7b\) failed 3 times: http_4xx \(HTTP 404.*the server lists: mock-llm — set model \(or candidate-model\)/,
       ],
       [
         `http://127.0.0.1:${htmlPort}/v1`,
         {},
-        /failed: protocol_error .*expected an SSE stream.*does the URL end in \/v1/,
+        /failed 3 times: protocol_error .*expected an SSE stream.*does the URL end in \/v1/,
       ],
     ];
     for (const [url, extra, cause] of cases) {

@@ -55,12 +55,14 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
   const arrivalRng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
   let warmup: number[];
   let measured: number[];
-  if (spec.arrival.kind === "all-at-once") {
-    // Warm-up is one burst at 0; the measured burst starts the window.
+  const kind = spec.arrival.kind;
+  if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
+    // Warm-up and window each get their own requests: a burst at the start of
+    // each, or exactly their share of a random process's arrivals.
     warmup = warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, arrivalRng) : [];
     measured = arrivalOffsetsMs(spec.arrival, warmupMs, warmupMs + windowMs, arrivalRng);
   } else {
-    // One process from 0: the window continues the warm-up's arrivals.
+    // One grid from 0: the window continues the warm-up's arrivals.
     const all = arrivalOffsetsMs(spec.arrival, 0, warmupMs + windowMs, arrivalRng);
     warmup = all.filter((t) => t < warmupMs);
     measured = all.filter((t) => t >= warmupMs);

@@ -14,8 +14,8 @@ const HOUR_MS = 3_600_000;
 
 test("poisson arrivals have the asked rate and gap CV ≈ 1", () => {
   const offsets = arrivalOffsetsMs({ kind: "poisson", ratePerS: 10 }, 0, HOUR_MS, new Rng(1));
-  // 36,000 expected arrivals: the count's sd is 190, the CV's about 0.007.
-  assert.ok(Math.abs(offsets.length - 36_000) < 5 * 190, `${offsets.length} arrivals`);
+  // Exactly rate × span arrivals; the gap CV's sd is about 0.007.
+  assert.equal(offsets.length, 36_000);
   const { ratePerS, cv } = gapStats(offsets);
   assert.ok(Math.abs(ratePerS - 10) < 0.3, `rate ${ratePerS}`);
   assert.ok(Math.abs(cv - 1) < 0.04, `cv ${cv}`);
@@ -57,4 +57,18 @@ test("the same seed gives the same schedule; another seed another", () => {
   assert.deepEqual(arrivalOffsetsMs(spec, 0, 10_000, new Rng(9)), a);
   assert.notDeepEqual(arrivalOffsetsMs(spec, 0, 10_000, new Rng(10)), a);
   for (let i = 1; i < a.length; i++) assert.ok((a[i] as number) >= (a[i - 1] as number));
+});
+
+test("a short span offers exactly its rate, at every seed, inside the span", () => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    for (const spec of [
+      { kind: "poisson", ratePerS: 57.3 },
+      { kind: "gamma", ratePerS: 20, burstiness: 0.5 },
+    ] as ArrivalSpec[]) {
+      const offsets = arrivalOffsetsMs(spec, 1000, 5000, new Rng(seed));
+      const rate = (spec as { ratePerS: number }).ratePerS;
+      assert.equal(offsets.length, Math.round(rate * 4), `${spec.kind} seed ${seed}`);
+      assert.ok(offsets.every((t) => t > 1000 && t < 5000));
+    }
+  }
 });

@@ -7,12 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import { buildSweepReport } from "./capacity/report.ts";
+import { newSweep, planSweep, runSweep } from "./capacity/sweep.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { redactDeep, redactor } from "./common/redact.ts";
 import { parseFailureLimit, parseMeasureOptions } from "./config/measure.ts";
 import { type RawSettings, type Setting, settingsIn } from "./config/settings.ts";
 import { secretsOf } from "./config/sources.ts";
+import { checkSweepLoad, parseSweepSettings, withStandInRate } from "./config/sweep.ts";
 import { runDemo } from "./demo.ts";
 import { measure } from "./measure/measure.ts";
 import { DEFAULT_PROFILE, type MockProfile, mergeProfile, parseOverrides } from "./mock/profile.ts";
@@ -20,6 +23,7 @@ import { startMockServer } from "./mock/server.ts";
 import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
 import { renderMarkdown } from "./report/markdown.ts";
 import { formatMeasureReport, formatProgress } from "./report/measure-text.ts";
+import { renderSweepMarkdown } from "./report/sweep-markdown.ts";
 
 export interface CliDeps {
   stdout(text: string): void;
@@ -39,6 +43,9 @@ Commands:
                                 flags are the action's inputs (--baseline-url, --candidate-url, --model, …)
   measure --url URL --model NAME [flags]
                                 measure one endpoint open-loop; prints a table, writes --out JSON
+  sweep --url URL --model NAME --slo SLO [flags]
+                                one endpoint's capacity: synchronous, offline, then open-loop rates
+                                up to the knee; prints markdown, writes --out JSON
   mock [--port N] [--host H] [--profile FILE] [--set key=value ...] [--stop-when-stdin-closes]
                                 run the built-in OpenAI-compatible mock server until SIGINT/SIGTERM
   help                          show this text
@@ -147,15 +154,7 @@ async function measureCommand(args: string[], deps: CliDeps): Promise<number> {
   const limit = parseFailureLimit(raw);
   const redact = redactor(secretsOf(raw, deps.env));
   const out = typeof values.out === "string" ? values.out : undefined;
-  if (out !== undefined) {
-    try {
-      deps.writeFile(out, ""); // found before the first request
-    } catch (error) {
-      throw new InputError(
-        `--out ${JSON.stringify(out)} cannot be written: ${errorMessage(error)}`,
-      );
-    }
-  }
+  probeOut(deps, out);
   const measured = await measure(options, {
     ...(values.quiet ? {} : { onProgress: (p) => deps.stderr(`${formatProgress(p)}\n`) }),
   });
@@ -176,6 +175,59 @@ async function measureCommand(args: string[], deps: CliDeps): Promise<number> {
   return report.validity.valid ? 0 : 3;
 }
 
+/** Checks that a report path can be written before the first request. */
+function probeOut(deps: CliDeps, out: string | undefined): void {
+  if (out === undefined) return;
+  try {
+    deps.writeFile(out, "");
+  } catch (error) {
+    throw new InputError(`--out ${JSON.stringify(out)} cannot be written: ${errorMessage(error)}`);
+  }
+}
+
+async function sweepCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse("sweep", args, {
+    ...flagOptions(settingsIn("endpoint", "trial", "sweep")),
+    out: { type: "string" },
+  });
+  const raw = toRaw(values);
+  checkSweepLoad(raw, "by sweep");
+  const settings = parseSweepSettings(raw);
+  const options = parseMeasureOptions(withStandInRate(raw), deps.env, deps.readFile);
+  const redact = redactor(secretsOf(raw, deps.env));
+  const out = typeof values.out === "string" ? values.out : undefined;
+  probeOut(deps, out);
+  deps.stderr(`sweep: ${planSweep(1, options, settings).words}\n`);
+  const sweep = newSweep(["endpoint"] as const);
+  const cancel = new AbortController();
+  const onSignal = (signal: string) => cancel.abort(signal);
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  for (const s of signals) process.once(s, onSignal);
+  try {
+    await runSweep(sweep, { endpoint: options }, settings, {
+      run: async (_arm, o, label) => {
+        deps.stderr(`measuring ${label}\n`);
+        const report = await measure(o, { signal: cancel.signal });
+        if (cancel.signal.aborted) throw cancel.signal.reason;
+        return report;
+      },
+      nowMs: () => performance.now(),
+      log: (line) => deps.stderr(`${line}\n`),
+    });
+  } catch (error) {
+    if (!cancel.signal.aborted) throw error;
+    sweep.stopped_by = `cancelled by ${String(cancel.signal.reason)}`;
+  } finally {
+    for (const s of signals) process.off(s, onSignal);
+  }
+  const built = buildSweepReport(sweep.arms.endpoint, sweep, options, settings, new Date());
+  const report = redactDeep(built, redact);
+  if (out !== undefined) deps.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+  deps.stdout(renderSweepMarkdown(report, options.slo.ttftMs));
+  if (out !== undefined) deps.stderr(`report written to ${out}\n`);
+  return report.capacity.capacity_per_s !== null && report.stopped_by === null ? 0 : 3;
+}
+
 function pipelineDeps(deps: CliDeps): PipelineDeps {
   return {
     ...deps.gate,
@@ -187,7 +239,7 @@ function pipelineDeps(deps: CliDeps): PipelineDeps {
 }
 
 async function gateCommand(args: string[], deps: CliDeps): Promise<number> {
-  const { values } = parse("gate", args, flagOptions(settingsIn("trial", "gate")));
+  const { values } = parse("gate", args, flagOptions(settingsIn("trial", "sweep", "gate")));
   const plan = planRun(toRaw(values), deps.readFile);
   const results = await runPipeline(plan, pipelineDeps(deps));
   const invalid = results.guards.find((g) => g.code === "configuration");
@@ -234,6 +286,8 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
         return await measureCommand(rest, deps);
       case "gate":
         return await gateCommand(rest, deps);
+      case "sweep":
+        return await sweepCommand(rest, deps);
       case undefined:
       case "help":
       case "--help":
@@ -242,7 +296,7 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
         return command === undefined ? 2 : 0;
       default:
         throw new InputError(
-          `unknown command "${command}"; accepted: demo, gate, measure, mock, help`,
+          `unknown command "${command}"; accepted: demo, gate, measure, sweep, mock, help`,
         );
     }
   } catch (error) {

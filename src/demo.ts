@@ -27,6 +27,44 @@ export const DEMO_SETTINGS = {
 
 export const DEMO_DECODE_SCALE = 1.3;
 
+/**
+ * A mock with a knee the engine model predicts exactly (saturationRatePerS):
+ * 8 sequences per batch, prefill by prompt tokens only, 16 output tokens —
+ * it saturates near 60 req/s, a rate the load generator holds on 2 cores
+ * with the mock in a process of its own.
+ */
+export const KNEE_MOCK_SETS = ["maxBatch=8", "prefillBaseMs=0", "prefillPerTokenMs=0.05"] as const;
+export const KNEE_WORKLOAD = {
+  "input-len": "32",
+  "output-len": "16",
+  "ignore-eos": "true",
+  slo: "ttft:300",
+} as const;
+
+/**
+ * The smallest capacity gate that still shows a 15 % slower decode (≈1.5 min):
+ * 3 s windows, 3 grid rates, a 5 % resolution, 2 pairs at the knee. Late
+ * sends are not what it is about: at 60 req/s on a busy machine the mock and
+ * the load generator share the cores, so those limits are loose.
+ */
+export const KNEE_GATE_SETTINGS = {
+  ...KNEE_WORKLOAD,
+  model: "mock-llm",
+  capacity: "true",
+  duration: "3s",
+  warmup: "1s",
+  seed: "2",
+  trials: "2",
+  "sweep-points": "3",
+  "capacity-resolution": "5%",
+  "sync-requests": "8",
+  "offline-requests": "128",
+  "quality-suite": "none",
+  "max-late-sends": "50%",
+  "max-skew-effect": "50%",
+  "max-event-loop-delay-ms": "100",
+} as const;
+
 interface MockProcess {
   url: string;
   stop(): Promise<void>;

@@ -30,7 +30,7 @@ export interface ActionDeps extends Omit<PipelineDeps, "log"> {
 
 function readInputs(deps: ActionDeps): RawSettings {
   const raw: RawSettings = {};
-  for (const s of settingsIn("trial", "gate", "action")) {
+  for (const s of settingsIn("trial", "sweep", "gate", "action")) {
     const v = "kind" in s && s.kind === "lines" ? deps.multilineInput(s.name) : deps.input(s.name);
     raw[s.name] = v;
     if ("secret" in s && s.secret && typeof v === "string" && v !== "") deps.io.setSecret(v);

@@ -10,6 +10,12 @@ import { parse } from "yaml";
 import { ACTION_INPUTS, SETTINGS, settingsIn } from "../src/config/settings.ts";
 
 const ROOT = join(import.meta.dirname, "..");
+const CAPACITY_OUTPUTS = [
+  "capacity-baseline",
+  "capacity-candidate",
+  "capacity-change",
+  "capacity-verdict",
+];
 
 test("every action setting is an action.yml input, with the table's default, and is in the README", () => {
   const action = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as {
@@ -38,6 +44,13 @@ test("the measure command's flags are documented in the README", () => {
   }
 });
 
+test("the sweep command's own flags are documented in the README", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  for (const s of settingsIn("sweep")) {
+    assert.ok(readme.includes(`\`--${s.name}\``), `README lacks --${s.name}`);
+  }
+});
+
 test("every output the action sets is declared in action.yml", async () => {
   const { publish } = await import("../src/github/publish.ts");
   const { gate } = await import("./helpers/gate.ts");
@@ -57,7 +70,8 @@ test("every output the action sets is declared in action.yml", async () => {
     },
     { measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
   );
-  const set = new Set<string>(["comment-url"]); // set only when a comment is posted
+  // Set only when a comment is posted, or only by a capacity gate.
+  const set = new Set<string>(["comment-url", ...CAPACITY_OUTPUTS]);
   const io = {
     setOutput: (name: string) => set.add(name),
     info: () => {},
@@ -75,6 +89,39 @@ test("every output the action sets is declared in action.yml", async () => {
     false,
   );
   assert.deepEqual([...set].sort(), Object.keys(action.outputs).sort());
+
+  // A capacity gate sets its four, even when a capacity is unknown.
+  const capacitySet = new Set<string>();
+  const comparison = {
+    baseline_per_s: 60.2,
+    candidate_per_s: null,
+    change: null,
+    change_low: null,
+    change_high: null,
+    max_drop: 0.05,
+    verdict: "inconclusive" as const,
+    reason: "the candidate's capacity is unknown",
+  };
+  const withCapacity = {
+    ...results,
+    capacity: { comparison } as unknown as NonNullable<typeof results.capacity>,
+  };
+  await publish(
+    withCapacity,
+    settings,
+    "r.json",
+    { env: {}, eventPayload: {}, api: undefined },
+    { ...io, setOutput: (name: string, value: string) => capacitySet.add(`${name}=${value}`) },
+    false,
+  );
+  for (const [name, value] of [
+    ["capacity-baseline", "60.2"],
+    ["capacity-candidate", ""],
+    ["capacity-change", ""],
+    ["capacity-verdict", "inconclusive"],
+  ]) {
+    assert.ok(capacitySet.has(`${name}=${value}`), `${name}=${value}`);
+  }
 });
 
 test("the README's workflows: a same-repository guard on the GPU runner, and the fork recipe's names match", () => {

@@ -37,6 +37,8 @@ export interface Decision {
   guards: Guard[];
   comparisons: MetricComparison[];
   reliability: ReliabilityComparison | null;
+  /** A capacity gate's comparison; incomplete: its paired trials did not all run (max-duration, no baseline capacity). */
+  capacity?: { verdict: "pass" | "regressed" | "inconclusive"; incomplete: boolean };
 }
 
 /** Guards and comparisons of the trials so far, at the confidence of one look. */
@@ -80,10 +82,14 @@ export function undecided(d: Decision): boolean {
 }
 
 /**
- * cancelled when the job was stopped; error when the measurement cannot be trusted (but a quality regression,
- * measured apart, still fails); fail on any regression — reliability, a
- * metric, quality; error when only the candidate's numbers are unusable and
- * nothing explains it; inconclusive; pass.
+ * cancelled when the job was stopped; error when the measurement cannot be
+ * trusted (but a quality or capacity regression, measured apart, still
+ * fails); fail on any regression — reliability, a metric, quality, capacity;
+ * error when only the candidate's numbers are unusable and nothing explains
+ * it; inconclusive (also when a capacity gate could not run its paired
+ * trials); pass. A capacity comparison that is only inconclusive leaves the
+ * verdict to the paired trials at the baseline's capacity: they are the
+ * sharper test.
  */
 export function overallVerdict(
   decision: Decision,
@@ -93,12 +99,14 @@ export function overallVerdict(
   // A cancelled job decides nothing: what it measured is kept, not judged.
   if (cancelled) return "cancelled";
   const { guards, comparisons, reliability } = decision;
-  if (guards.some(blocksVerdict)) return qualityFailed ? "fail" : "error";
+  const apart = qualityFailed || decision.capacity?.verdict === "regressed";
+  if (guards.some(blocksVerdict)) return apart ? "fail" : "error";
   const regressed =
-    qualityFailed ||
+    apart ||
     reliability?.verdict === "regressed" ||
     comparisons.some((c) => c.verdict === "regressed");
   if (regressed) return "fail";
   if (guards.length > 0) return "error";
+  if (decision.capacity?.incomplete) return "inconclusive";
   return undecided(decision) ? "inconclusive" : "pass";
 }

@@ -1,6 +1,7 @@
 // The gate's settings — action inputs, `gate` flags and a config file share
 // one set of names — validated into one Config before any request is sent.
 
+import type { CapacityOptions } from "../capacity/report.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { errorMessage, InputError, rejectValue } from "../common/errors.ts";
 import { DECISION_RULES } from "../compare/decide.ts";
@@ -14,6 +15,7 @@ import { builtinSuite, parseSuite } from "../quality/suite.ts";
 import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
 import { parseMeasureOptions, parseOutcomeList, type ReadFile, readTextFile } from "./measure.ts";
 import { defaulted, given, type RawSettings, type SettingName, settingsIn } from "./settings.ts";
+import { checkSweepLoad, parseSweepSettings, withStandInRate } from "./sweep.ts";
 import { parseBoolean, parseChoice, parseDurationS, parseFraction, parseNumber } from "./values.ts";
 
 export type Mode = "run" | "measure" | "report";
@@ -143,6 +145,39 @@ function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptions | un
   return { suite, vllmSampling, rule };
 }
 
+/** Settings that only a capacity gate uses: given without it, they would be silently ignored. */
+const CAPACITY_ONLY = [
+  "sync-requests",
+  "offline-requests",
+  "sweep-points",
+  "capacity-resolution",
+  "min-attainment",
+  "max-duration",
+  "max-capacity-drop",
+  "gate-rate-fraction",
+] as const;
+
+function parseCapacity(raw: RawSettings): CapacityOptions | undefined {
+  if (!parseBoolean("capacity", defaulted(raw, "capacity"))) {
+    const stray = CAPACITY_ONLY.find((name) => given(raw, name) !== undefined);
+    if (stray !== undefined) {
+      throw new InputError(
+        `${stray} is set, but capacity is not: it is used only by a capacity gate (set capacity: true, or remove ${stray})`,
+      );
+    }
+    return undefined;
+  }
+  checkSweepLoad(raw, "with capacity");
+  return {
+    sweep: parseSweepSettings(raw),
+    maxCapacityDrop: parseFraction("max-capacity-drop", defaulted(raw, "max-capacity-drop"), 0.99),
+    rateFraction: parseNumber("gate-rate-fraction", defaulted(raw, "gate-rate-fraction"), {
+      above: 0,
+      max: 2,
+    }),
+  };
+}
+
 function parsePercentile(raw: RawSettings): PercentileKey {
   const written = defaulted(raw, "percentile");
   const key = written === "p99.9" ? "p999" : written;
@@ -177,6 +212,12 @@ export function parseConfig(
     );
   // Named by the arm already ("model (or baseline-model) is required"): outside forArm.
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
+  // The sweep chooses the rates: the arms are parsed with a stand-in, replaced before any trial.
+  const capacity = parseCapacity(raw);
+  if (capacity) {
+    arms.baseline = withStandInRate(arms.baseline);
+    arms.candidate = withStandInRate(arms.candidate);
+  }
   const percentile = parsePercentile(raw);
   const ttftTolerance = parseFraction(
     "max-ttft-regression",
@@ -233,6 +274,7 @@ export function parseConfig(
         },
       },
       quality: parseQuality(raw, readFile),
+      capacity,
     },
     servers: parseServerSettings(raw),
     report: parseReportSettings(raw),

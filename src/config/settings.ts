@@ -8,10 +8,11 @@ export type SettingKind = "text" | "boolean" | "lines";
 /**
  * - endpoint: the `measure` command's URL (the gate has baseline-url and candidate-url)
  * - trial: how one measurement is made (`measure`, and both arms of the gate)
+ * - sweep: how a rate sweep runs (`sweep`, and the gate: its pairs' re-runs, its capacity sweep)
  * - gate: the gate's own (action inputs and `gate` flags)
  * - action: action inputs only
  */
-export type SettingScope = "endpoint" | "trial" | "gate" | "action";
+export type SettingScope = "endpoint" | "trial" | "sweep" | "gate" | "action";
 
 export interface Setting {
   name: string;
@@ -65,6 +66,15 @@ export const SETTINGS = [
   { name: "max-error-rate", scope: "trial", default: "1%" },
   { name: "reliability-exclude", scope: "trial", default: "rate_limited_quota" },
 
+  { name: "max-reruns", scope: "sweep", default: "2" },
+  { name: "sync-requests", scope: "sweep", default: "16" },
+  { name: "offline-requests", scope: "sweep", default: "256" },
+  { name: "sweep-points", scope: "sweep", default: "8" },
+  { name: "capacity-resolution", scope: "sweep", default: "2%" },
+  { name: "min-attainment", scope: "sweep", default: "0.99" },
+  // No cap unless set.
+  { name: "max-duration", scope: "sweep" },
+
   { name: "mode", scope: "action", default: "run" },
   { name: "github-token", scope: "action", secret: true },
   { name: "config", scope: "gate" },
@@ -79,7 +89,6 @@ export const SETTINGS = [
   { name: "max-trials", scope: "gate" },
   { name: "order", scope: "gate", default: "abba" },
   { name: "cooldown", scope: "gate", default: "0" },
-  { name: "max-reruns", scope: "gate", default: "2" },
   { name: "idle-timeout", scope: "gate", default: "60s" },
   { name: "percentile", scope: "gate", default: "p95" },
   { name: "max-goodput-drop", scope: "gate", default: "5%" },
@@ -105,6 +114,9 @@ export const SETTINGS = [
   { name: "restart", scope: "gate", default: "never" },
   { name: "ready-timeout", scope: "gate", default: "10m" },
   { name: "server-log-dir", scope: "gate", default: "llm-perf-gate-logs" },
+  { name: "capacity", scope: "gate", kind: "boolean", default: "false" },
+  { name: "max-capacity-drop", scope: "gate", default: "5%" },
+  { name: "gate-rate-fraction", scope: "gate", default: "1" },
   { name: "quality-suite", scope: "gate", default: "builtin" },
   { name: "quality-vllm-sampling", scope: "gate", kind: "boolean", default: "false" },
   { name: "quality-confirm-reruns", scope: "gate", default: "2" },
@@ -127,9 +139,12 @@ export function settingsIn(...scopes: SettingScope[]): Entry[] {
 }
 
 /** The names of the action's inputs. */
-export const ACTION_INPUTS: readonly SettingName[] = settingsIn("trial", "gate", "action").map(
-  (s) => s.name,
-);
+export const ACTION_INPUTS: readonly SettingName[] = settingsIn(
+  "trial",
+  "sweep",
+  "gate",
+  "action",
+).map((s) => s.name);
 
 /** Raw settings as strings (flags, action inputs, a config file); lists for `lines` ones. */
 export type RawSettings = Partial<Record<string, string | string[]>>;

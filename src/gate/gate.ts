@@ -4,6 +4,7 @@
 // trial fails its self-checks, pairs added while a metric is inconclusive
 // (pre-declared looks), then the quality suite, and the decision.
 
+import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity/report.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { compact } from "../common/format.ts";
 import type { Guard } from "../compare/guards.ts";
@@ -29,6 +30,7 @@ import {
   preflight,
   waitIdle,
 } from "../servers/preflight.ts";
+import { atGateRate, type MeasureArm, newArmSweep, planCapacity, sweepArms } from "./capacity.ts";
 import { type QualityDeps, type QualityOptions, runQuality } from "./quality.ts";
 
 export interface GateOptions {
@@ -47,6 +49,8 @@ export interface GateOptions {
   decision: DecisionOptions;
   /** undefined: no quality suite. */
   quality: QualityOptions | undefined;
+  /** undefined: a gate at the configured rate; else sweep both arms, then pairs at the baseline's capacity. */
+  capacity: CapacityOptions | undefined;
 }
 
 /** The checks of a server before trials: stand-ins in tests that measure nothing real. */
@@ -63,6 +67,8 @@ export interface GateDeps extends QualityDeps {
   signal?: AbortSignal;
   log?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** A monotonic clock (ms) for the capacity gate's max-duration. */
+  nowMs?: () => number;
   /** Starts, checks and stops the variants when the gate manages them. */
   servers?: Servers;
   checks?: ServerChecks;
@@ -102,26 +108,46 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     for (const w of report.warnings) log(`${arm}: ${w}`);
   };
 
-  const runTrial = async (pair: number, position: number, arm: Arm): Promise<TrialEntry> => {
+  /** `what` names the trial to the server hooks; `heading` shows the progress. */
+  const measureArm = async (
+    arm: Arm,
+    armOptions: MeasureOptions,
+    what: string,
+    heading = what,
+  ): ReturnType<MeasureArm> => {
     if (signal?.aborted) throw cancelled;
     if (ran++ > 0 && options.cooldownS > 0) await sleep(options.cooldownS * 1000);
     await deps.servers?.beforeTrial(arm);
     await ensurePreflight(arm);
     const reference = preflights.get(arm)?.idle_ttft_ms ?? 0;
-    const check = await checks.waitIdle(options[arm].target, reference, options.idleTimeoutS);
-    idle.push({ pair, arm, ...check });
-    if (check.busy) log(`  ${arm}: ${describeBusy(check)}`);
-    const upTo = options.maxTrials > options.trials ? `(≤${options.maxTrials})` : "";
-    log(
-      `pair ${pair + 1}/${options.trials}${upTo} ${arm}: measuring ${options[arm].target.baseUrl}`,
-    );
-    const report = await run(options[arm], signal ? { signal } : {});
+    const idleCheck = await checks.waitIdle(armOptions.target, reference, options.idleTimeoutS);
+    if (idleCheck.busy) log(`  ${arm}: ${describeBusy(idleCheck)}`);
+    log(`${heading} ${arm}: measuring ${armOptions.target.baseUrl}`);
+    const report = await run(armOptions, signal ? { signal } : {});
     // A trial cut short by the cancel is not a measurement: it is dropped.
     if (signal?.aborted) throw cancelled;
     log(
       `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${compact(report.metrics.ttft_ms.p95)} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` — INVALID: ${report.validity.reasons.join("; ")}`}`,
     );
-    await deps.servers?.afterTrial(arm, `pair ${pair + 1}`);
+    await deps.servers?.afterTrial(arm, what);
+    return { report, idle: idleCheck };
+  };
+
+  // The paired trials' settings: as configured, or at the baseline's capacity.
+  let trialOptions: Record<Arm, MeasureOptions> = {
+    baseline: options.baseline,
+    candidate: options.candidate,
+  };
+
+  const runTrial = async (pair: number, position: number, arm: Arm): Promise<TrialEntry> => {
+    const upTo = options.maxTrials > options.trials ? `(≤${options.maxTrials})` : "";
+    const { report, idle: check } = await measureArm(
+      arm,
+      trialOptions[arm],
+      `pair ${pair + 1}`,
+      `pair ${pair + 1}/${options.trials}${upTo}`,
+    );
+    idle.push({ pair, arm, ...check });
     return { pair, arm, position, seed: options.baseline.workload.seed, report };
   };
 
@@ -150,6 +176,38 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     }
   };
 
+  const nowMs = deps.nowMs ?? (() => performance.now());
+  const startMs = nowMs();
+  const maxDurationS = options.capacity?.sweep.maxDurationS;
+  const overBudget = () => maxDurationS !== undefined && (nowMs() - startMs) / 1000 >= maxDurationS;
+  const sweep = options.capacity ? newArmSweep() : undefined;
+  const sweepIdle: CapacityRun["idle_checks"] = [];
+  let planned = { trials: 0, seconds: 0 };
+  let capacity: CapacityRun | null = null;
+  /** Why the paired trials did not run (or not all): the capacity gate's reasons. */
+  let capacityStop: string | null = null;
+
+  const runCapacity = async (c: CapacityOptions, s: NonNullable<typeof sweep>) => {
+    const plan = planCapacity(trialOptions, c, options.trials);
+    planned = { trials: plan.trials, seconds: plan.seconds };
+    log(plan.words);
+    await sweepArms(s, trialOptions, c, measureArm, sweepIdle, { nowMs, log });
+    capacity = capacityRun(s, trialOptions, c, planned, sweepIdle);
+    const { baseline, candidate } = capacity.arms;
+    log(`capacity: baseline ${baseline.labels.server}; candidate ${candidate.labels.server}`);
+    log(`capacity: ${capacity.comparison.verdict}: ${capacity.comparison.reason}`);
+    if (capacity.gate_rate_per_s === null) {
+      capacityStop =
+        capacity.stopped_by ??
+        "the baseline met its SLO at no rate tried: there is no capacity to run the paired trials at";
+      return;
+    }
+    trialOptions = atGateRate(trialOptions, c, capacity.gate_rate_per_s);
+    log(
+      `paired trials at ${capacity.gate_rate_per_s} req/s (the baseline's capacity × gate-rate-fraction ${c.rateFraction})`,
+    );
+  };
+
   let pairs = 0;
   let decision: Decision = { guards: [], comparisons: [], reliability: null };
   let stopped: Guard | undefined;
@@ -159,14 +217,26 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     await deps.servers?.beforeAll();
     // Servers started per trial are checked when they first start.
     for (const arm of ARMS) if (!deps.servers?.perTrial) await ensurePreflight(arm);
-    while (pairs < options.trials) await runPair(pairs++);
-    decision = decide(options.decision, trials, confidence);
-    while (decision.guards.length === 0 && pairs < options.maxTrials && undecided(decision)) {
-      log(
-        `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - options.trials + 2} of ${looks})`,
-      );
-      await runPair(pairs++);
+    if (options.capacity && sweep) await runCapacity(options.capacity, sweep);
+    if (capacityStop === null) {
+      while (pairs < options.trials && !overBudget()) await runPair(pairs++);
       decision = decide(options.decision, trials, confidence);
+      while (
+        decision.guards.length === 0 &&
+        pairs < options.maxTrials &&
+        undecided(decision) &&
+        !overBudget()
+      ) {
+        log(
+          `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - options.trials + 2} of ${looks})`,
+        );
+        await runPair(pairs++);
+        decision = decide(options.decision, trials, confidence);
+      }
+      if (overBudget() && (pairs < options.trials || undecided(decision))) {
+        capacityStop = `max-duration ${maxDurationS} s reached after ${pairs} pairs`;
+        log(`${capacityStop}: stopping with what was measured`);
+      }
     }
     // Its verdict does not depend on the latency trials: it runs whatever they found.
     if (options.quality && !signal?.aborted)
@@ -185,6 +255,12 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   } finally {
     await deps.servers?.stopAll();
   }
+  // A sweep cut short (cancel, a server that failed) still shows what it measured.
+  if (options.capacity && sweep && capacity === null)
+    capacity = capacityRun(sweep, trialOptions, options.capacity, planned, sweepIdle);
+  const finalCapacity: CapacityRun | null = capacity;
+  if (finalCapacity && capacityStop !== null && finalCapacity.stopped_by === null)
+    finalCapacity.stopped_by = capacityStop;
   const wasCancelled = signal?.aborted ?? false;
   if (wasCancelled) {
     decision = decide(options.decision, trials, confidence);
@@ -197,6 +273,12 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     decision.guards.unshift(stopped);
     pairs = new Set(trials.map((t) => t.pair)).size;
     if (options.quality && !quality) qualitySkipped = `not run: ${stopped.message}`;
+  }
+  if (finalCapacity) {
+    decision.capacity = {
+      verdict: finalCapacity.comparison.verdict,
+      incomplete: finalCapacity.stopped_by !== null,
+    };
   }
   return {
     trials,
@@ -215,5 +297,6 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     quality_skipped: qualitySkipped,
     warnings,
     cancelled_by: wasCancelled ? String(signal?.reason ?? "a cancel") : null,
+    capacity: finalCapacity,
   };
 }

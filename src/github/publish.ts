@@ -54,6 +54,17 @@ export async function publish(
     io.setOutput(`${id}-verdict`, c.verdict);
   }
 
+  const cap = results.capacity?.comparison;
+  if (cap) {
+    const perS = (v: number | null) => (v === null ? "" : String(v));
+    io.setOutput("capacity-baseline", perS(cap.baseline_per_s));
+    io.setOutput("capacity-candidate", perS(cap.candidate_per_s));
+    io.setOutput("capacity-change", cap.change === null ? "" : cap.change.toFixed(4));
+    io.setOutput("capacity-verdict", cap.verdict);
+    if (cap.verdict === "regressed") io.error(`capacity: ${cap.reason}`);
+    else if (cap.verdict === "inconclusive") io.warning(`capacity: ${cap.reason}`);
+  }
+
   const rel = results.reliability;
   if (rel) {
     io.setOutput("reliability-verdict", rel.verdict);

@@ -166,3 +166,25 @@ export class Engine {
     return startMs;
   }
 }
+
+/**
+ * The request rate the engine saturates at, for requests of promptTokens in
+ * and outputTokens out: with the batch full (maxBatch running), each request
+ * costs its share of (outputTokens − 1) full decode steps plus its own
+ * prefill step (one request admitted per step, as a slot frees). The step
+ * jitter's mean (e^(σ²/2)) is left out: below 0.2 % for σ ≤ 0.05. Beyond this
+ * rate the queue grows without bound, so the TTFT SLO's knee lies just below
+ * it; a prefillBaseMs of 0 makes the prediction independent of how many
+ * requests share a prefill step.
+ */
+export function saturationRatePerS(
+  profile: MockProfile,
+  promptTokens: number,
+  outputTokens: number,
+): number {
+  const p = profile;
+  const decodeStepMs = (p.decodeBaseMs + p.decodePerSeqMs * p.maxBatch) * p.decodeScale;
+  const decodeMs = (Math.max(0, outputTokens - 1) * decodeStepMs) / p.maxBatch;
+  const prefillMs = (p.prefillBaseMs + p.prefillPerTokenMs * promptTokens) * p.prefillScale;
+  return 1000 / (decodeMs + prefillMs);
+}

@@ -3,6 +3,7 @@
 import { signedPercent } from "../common/format.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import { blocksVerdict } from "../compare/guards.ts";
+import { capacityPhrase } from "./capacity-markdown.ts";
 import { reliabilitySentence } from "./failures.ts";
 import type { GateRun } from "./results.ts";
 
@@ -13,7 +14,14 @@ function describe(c: MetricComparison): string {
 export function headlineFor(
   run: Pick<
     GateRun,
-    "verdict" | "guards" | "comparisons" | "quality" | "reliability" | "trials" | "cancelled_by"
+    | "verdict"
+    | "guards"
+    | "comparisons"
+    | "quality"
+    | "reliability"
+    | "trials"
+    | "cancelled_by"
+    | "capacity"
   >,
 ): string {
   const { guards, comparisons, quality, reliability } = run;
@@ -29,6 +37,8 @@ export function headlineFor(
       return noVerdict();
     case "fail": {
       const failed = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];
+      if (run.capacity?.comparison.verdict === "regressed")
+        failed.unshift(capacityPhrase(run.capacity));
       const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe);
       const checks =
         quality?.verdict === "fail"
@@ -39,13 +49,17 @@ export function headlineFor(
       return `regressed: ${[...failed, ...metrics, ...checks].join(", ")}${also}`;
     }
     case "inconclusive": {
+      if (run.capacity?.stopped_by)
+        return `the capacity gate stopped early: ${run.capacity.stopped_by} — what was measured is below`;
       const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe);
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
       return `beyond the tolerance but within the noise: ${open.join(", ")} — more pairs would decide`;
     }
     case "pass":
-      return "no gated metric regressed beyond its tolerance and the noise";
+      return run.capacity
+        ? `${capacityPhrase(run.capacity)}; at the baseline's capacity no gated metric regressed beyond its tolerance and the noise`
+        : "no gated metric regressed beyond its tolerance and the noise";
     case "cancelled": {
       const pairs = new Set(run.trials.map((t) => t.pair)).size;
       const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";

@@ -12,6 +12,7 @@ import { OUTCOMES } from "../load/record.ts";
 import { type LatencySummary, PERCENTILE_VALUES, percentileLabel } from "../metrics/histogram.ts";
 import { describeBusy } from "../servers/preflight.ts";
 import { details } from "./blocks.ts";
+import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
 import { describeExample } from "./failures.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { type ConfigDescription, type GateResults, POOLED_METRICS } from "./results.ts";
@@ -79,6 +80,8 @@ function metricTable(r: GateResults): string {
 
 function context(r: GateResults, config: ConfigDescription): string {
   const w = config.workload;
+  // What the trials ran: a capacity gate's rate is known only after its sweep.
+  const arrival = r.trials[0]?.report.workload.arrival ?? w.arrival;
   const perTrial =
     r.trials.length > 0
       ? Math.round(r.trials.reduce((s, t) => s + t.report.scheduled, 0) / r.trials.length)
@@ -106,7 +109,7 @@ function context(r: GateResults, config: ConfigDescription): string {
         ]
       : [];
   return [
-    `${plural(r.pairs, "pair")} (order ${config.order}) · ${w.arrival} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
+    `${plural(r.pairs, "pair")} (order ${config.order}) · ${arrival} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
     `${noise} · smallest change this run could call a regression: ${detectable}`,
     ...thin,
   ].join("  \n");
@@ -297,9 +300,15 @@ function guardList(guards: readonly Guard[]): string[] {
   ]);
 }
 
+/** The TTFT bound of the SLO the results file records ("ttft:800 tpot:50"). */
+function ttftSloMs(config: ConfigDescription): number | undefined {
+  const m = config.slo.match(/\bttft:(\d+(?:\.\d+)?)/);
+  return m ? Number(m[1]) : undefined;
+}
+
 export function renderMarkdown(r: GateResults, commentKey: string, limit = COMMENT_LIMIT): string {
   const title = `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** — ${r.headline}`;
-  if (r.trials.length === 0 || !r.config) {
+  if ((r.trials.length === 0 && !r.capacity) || !r.config) {
     // Nothing was measured: the headline, and the guards when they say more than it does.
     const more = r.guards.length > 1 || r.guards.some((g) => g.detail);
     const text = [marker(commentKey), title, ...(more ? ["", ...guardList(r.guards)] : [])].join(
@@ -320,6 +329,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
           ...guardList(r.guards),
         ]
       : []),
+    ...(r.capacity ? ["", capacitySection(r.capacity, ttftSloMs(config))] : []),
     "",
     metricTable(r),
     "",
@@ -333,6 +343,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
   const optional = [
+    r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
     qualityDetails(r),
     chart(r),

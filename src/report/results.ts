@@ -4,6 +4,7 @@
 // entry points read and write it.
 
 import pkg from "../../package.json" with { type: "json" };
+import type { CapacityRun } from "../capacity/report.ts";
 import type { Arm } from "../common/arms.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { Tolerances } from "../compare/gated.ts";
@@ -51,6 +52,8 @@ export interface GateRun {
   warnings: string[];
   /** The signal that cancelled the job (verdict cancelled), else null. */
   cancelled_by: string | null;
+  /** A capacity gate's sweep of both arms and their capacities; null for a gate at a set rate. */
+  capacity: CapacityRun | null;
 }
 
 export interface IdleRecord extends IdleCheck {
@@ -222,6 +225,7 @@ export function errorResults(guard: Guard, environment: EnvironmentFacts, now: D
     quality_skipped: null,
     warnings: [],
     cancelled_by: null,
+    capacity: null,
   };
   return {
     ...header(environment, now),

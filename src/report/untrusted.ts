@@ -7,6 +7,10 @@
 
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import schema from "../../schemas/results.schema.json" with { type: "json" };
+import { compareCapacity } from "../capacity/compare.ts";
+import { judge } from "../capacity/points.ts";
+import { armSweepReport, type CapacityRun } from "../capacity/report.ts";
+import type { ArmSweep } from "../capacity/sweep.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { Guard } from "../compare/guards.ts";
 import { type DecisionOptions, decide, overallVerdict } from "../compare/verdict.ts";
@@ -66,6 +70,27 @@ function qualityFailed(r: GateResults): boolean {
   return kindFails || gatedDisagreement || q.contract.some((c) => c.confirmed);
 }
 
+/** A capacity run's judgements, estimates, labels and comparison, from its points' reports. */
+function recomputeCapacity(c: CapacityRun, slo: string): CapacityRun {
+  const rejudged = (arm: ArmSweep): ArmSweep => ({
+    ...arm,
+    points: arm.points.map((p) =>
+      p.rate_per_s === null ? p : { ...p, judgement: judge(p.report, c.settings.min_attainment) },
+    ),
+  });
+  const arms = {
+    baseline: armSweepReport(rejudged(c.arms.baseline), c.settings, slo),
+    candidate: armSweepReport(rejudged(c.arms.candidate), c.settings, slo),
+  };
+  const comparison = compareCapacity(
+    arms.baseline.capacity,
+    arms.candidate.capacity,
+    c.settings.max_capacity_drop,
+    c.settings.resolution,
+  );
+  return { ...c, arms, comparison };
+}
+
 /** Validates, neutralizes and re-decides a results file another job wrote. */
 export function trustResults(parsed: unknown, source: string): GateResults {
   if (!validate(parsed)) {
@@ -98,6 +123,15 @@ export function trustResults(parsed: unknown, source: string): GateResults {
     };
     const decision = decide(options, r.trials, confidence);
     decision.guards.unshift(...runGuards);
+    // Files from before capacity gates have no such field.
+    r.capacity ??= null;
+    if (r.capacity) {
+      r.capacity = recomputeCapacity(r.capacity, config.slo);
+      decision.capacity = {
+        verdict: r.capacity.comparison.verdict,
+        incomplete: r.capacity.stopped_by !== null,
+      };
+    }
     guards = decision.guards;
     const qualityVerdict = qualityFailed(r) ? "fail" : "pass";
     if (r.quality && r.quality.verdict !== qualityVerdict) {

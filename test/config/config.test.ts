@@ -141,3 +141,29 @@ test("a YAML config file holds the settings; inputs override it; secrets are ref
   const json = readConfigFile("g.json", () => '{"trials": 4, "order": "random"}');
   assert.equal(parseConfig(mergeSettings(json, BASE)).gate.order, "random");
 });
+
+test("a capacity gate: the sweep's settings parsed, and what it would silently ignore refused", () => {
+  const capacity = { rate: undefined, capacity: "true", slo: "ttft:800" };
+  const c = parseConfig({ ...BASE, ...capacity, "sweep-points": "5", "max-duration": "30m" });
+  assert.equal(c.gate.capacity?.sweep.points, 5);
+  assert.equal(c.gate.capacity?.sweep.maxDurationS, 1800);
+  assert.equal(c.gate.capacity?.sweep.resolution, 0.02);
+  assert.equal(c.gate.capacity?.maxCapacityDrop, 0.05);
+  assert.equal(c.gate.capacity?.rateFraction, 1);
+  assert.equal(parseConfig(BASE).gate.capacity, undefined);
+
+  rejects(
+    { "sweep-points": "4" },
+    /^sweep-points is set, but capacity is not: it is used only by a capacity gate/,
+  );
+  rejects({ capacity: "true", slo: "ttft:800" }, /^rate = 10 is not used with capacity/);
+  rejects({ ...capacity, slo: undefined }, /^slo is required with capacity/);
+  rejects({ ...capacity, requests: "5" }, /^requests = 5 is not used with capacity/);
+  rejects(
+    { ...capacity, arrival: "gamma" },
+    /arrival = "gamma" is not accepted; expected one of poisson, constant/,
+  );
+  rejects({ ...capacity, "capacity-resolution": "60%" }, /^capacity-resolution = "60%"/);
+  rejects({ ...capacity, "gate-rate-fraction": "0" }, /^gate-rate-fraction = "0"/);
+  rejects({ ...capacity, "max-duration": "0s" }, /^max-duration = "0s"/);
+});

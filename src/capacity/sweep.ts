@@ -1,0 +1,192 @@
+// The rate sweep of one endpoint, or of two interleaved: one request at a
+// time (the unloaded latency), all at once (the maximum throughput), then
+// open-loop rates between the two, ascending, the same for every arm and
+// run back to back in alternating order; an arm goes no higher once a rate
+// overloads it. Then each arm's bracket (last passing, first failing rate)
+// is bisected until it is narrower than the resolution.
+
+import { compact, percent } from "../common/format.ts";
+import type { MeasureOptions, MeasureReport } from "../measure/measure.ts";
+import {
+  bracketOf,
+  judge,
+  needsRefinement,
+  pointOptions,
+  rateGrid,
+  roundRate,
+  type SweepPhase,
+  type SweepPoint,
+  type SweepSettings,
+} from "./points.ts";
+
+export interface ArmSweep {
+  points: SweepPoint[];
+  /** Why the arm went no higher than it did; null: it ran the whole grid. */
+  stopped: string | null;
+}
+
+export interface Sweep<A extends string> {
+  arms: Record<A, ArmSweep>;
+  /** The open-loop rates every arm was offered, ascending. */
+  grid: number[];
+  /** Why the sweep ended before it was done (max-duration), else null. */
+  stopped_by: string | null;
+}
+
+/** Bisection steps per arm at most, whatever the resolution. */
+export const MAX_REFINEMENTS = 8;
+
+export function newSweep<A extends string>(arms: readonly A[]): Sweep<A> {
+  const entries = arms.map((a): [A, ArmSweep] => [a, { points: [], stopped: null }]);
+  return { arms: Object.fromEntries(entries) as Record<A, ArmSweep>, grid: [], stopped_by: null };
+}
+
+export interface SweepDeps<A extends string> {
+  /** Measures one point (the gate adds its idle check, cooldown and server hooks). */
+  run(arm: A, options: MeasureOptions, label: string): Promise<MeasureReport>;
+  nowMs(): number;
+  log(line: string): void;
+}
+
+const label = (phase: SweepPhase, rate: number | null) =>
+  rate === null ? phase : `${phase === "refine" ? "refine " : ""}${rate} req/s`;
+
+function describePoint(p: SweepPoint): string {
+  const r = p.report;
+  const base = `${r.outcomes.ok}/${r.scheduled} ok, ${compact(r.throughput.requests_per_s)} req/s achieved, p95 TTFT ${compact(r.metrics.ttft_ms.p95)} ms`;
+  if (p.judgement === "invalid") return `${base} — INVALID: ${r.validity.reasons.join("; ")}`;
+  if (p.rate_per_s === null) return base;
+  return `${base}, SLO attainment ${percent(r.goodput.attainment)}: ${p.judgement}`;
+}
+
+/**
+ * Runs the sweep into `sweep` (so a cancel that throws out of `run` leaves
+ * what was measured there).
+ */
+export async function runSweep<A extends string>(
+  sweep: Sweep<A>,
+  base: Record<A, MeasureOptions>,
+  settings: SweepSettings,
+  deps: SweepDeps<A>,
+): Promise<void> {
+  const arms = Object.keys(sweep.arms) as A[];
+  const order = (i: number) => (i % 2 === 0 ? arms : [...arms].reverse());
+  const startMs = deps.nowMs();
+  const budget = new Error("budget");
+
+  const measurePoint = async (arm: A, phase: SweepPhase, rate: number | null) => {
+    for (let attempt = 0; ; attempt++) {
+      const spentS = (deps.nowMs() - startMs) / 1000;
+      if (settings.maxDurationS !== undefined && spentS >= settings.maxDurationS) throw budget;
+      const report = await deps.run(
+        arm,
+        pointOptions(base[arm], settings, phase, rate),
+        label(phase, rate),
+      );
+      const judgement =
+        rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
+      const point: SweepPoint = { phase, rate_per_s: rate, judgement, report };
+      sweep.arms[arm].points.push(point);
+      deps.log(`  ${arm} ${label(phase, rate)}: ${describePoint(point)}`);
+      if (judgement !== "invalid" || attempt >= settings.maxReruns) return point;
+      deps.log(
+        `  ${arm}: measuring ${label(phase, rate)} again (${attempt + 1}/${settings.maxReruns})`,
+      );
+    }
+  };
+
+  const throughputOf = (arm: A, phase: SweepPhase) =>
+    sweep.arms[arm].points.find((p) => p.phase === phase && p.judgement === "measured")?.report
+      .throughput.requests_per_s;
+
+  try {
+    for (const [i, phase] of (["synchronous", "offline"] as const).entries()) {
+      for (const arm of order(i)) await measurePoint(arm, phase, null);
+    }
+    const sync = Math.min(
+      ...arms.map((a) => throughputOf(a, "synchronous") ?? Number.POSITIVE_INFINITY),
+    );
+    const offline = Math.max(...arms.map((a) => throughputOf(a, "offline") ?? 0));
+    sweep.grid = rateGrid(Number.isFinite(sync) ? sync : 0, offline, settings.points);
+    deps.log(`sweep rates: ${sweep.grid.join(", ")} req/s`);
+
+    const escalate = async (rate: number, arm: A) => {
+      const a = sweep.arms[arm];
+      const p = await measurePoint(arm, "rate", rate);
+      if (p.judgement === "overload") {
+        a.stopped = `stopped escalating at ${rate} req/s: ${p.report.outcomes.censored > 0 ? `${p.report.outcomes.censored} requests cut off at the timeout` : `SLO attainment ${percent(p.report.goodput.attainment)}, below half of min-attainment`}`;
+      } else if (p.judgement === "invalid") {
+        a.stopped = `stopped at ${rate} req/s: the trial failed its self-checks ${settings.maxReruns + 1} times (${p.report.validity.reasons.join("; ")})`;
+      }
+    };
+    const active = (arm: A) => sweep.arms[arm].stopped === null;
+    for (const [i, rate] of sweep.grid.entries()) {
+      for (const arm of order(i)) if (active(arm)) await escalate(rate, arm);
+      if (!arms.some(active)) break;
+    }
+    // The offline burst can understate what an open loop sustains: while an arm
+    // has not failed yet, go on in grid steps, up to twice the grid's range.
+    const grid = [...sweep.grid];
+    const step = grid.length >= 2 ? (grid[1] as number) - (grid[0] as number) : (grid[0] ?? 1);
+    const unbounded = (arm: A) =>
+      active(arm) && bracketOf(sweep.arms[arm].points).fail === undefined;
+    for (let k = 1; k <= settings.points && arms.some(unbounded); k++) {
+      const rate = roundRate((grid.at(-1) ?? 0) + k * step);
+      sweep.grid.push(rate);
+      for (const arm of order(grid.length + k - 1)) if (unbounded(arm)) await escalate(rate, arm);
+    }
+
+    const blocked = new Set<A>();
+    for (let round = 0; round < MAX_REFINEMENTS; round++) {
+      const todo = order(round).filter(
+        (arm) =>
+          !blocked.has(arm) &&
+          needsRefinement(
+            bracketOf(sweep.arms[arm].points),
+            settings.resolution,
+            throughputOf(arm, "synchronous") ?? 0,
+          ),
+      );
+      if (todo.length === 0) break;
+      for (const arm of todo) {
+        const b = bracketOf(sweep.arms[arm].points);
+        const hi = b.fail?.rate_per_s as number;
+        const lo = b.pass?.rate_per_s ?? 0;
+        const mid = roundRate((lo + hi) / 2);
+        // Three significant digits cannot split it further.
+        if (mid <= lo || mid >= hi) {
+          blocked.add(arm);
+          continue;
+        }
+        const p = await measurePoint(arm, "refine", mid);
+        if (p.judgement === "invalid") blocked.add(arm);
+      }
+    }
+  } catch (error) {
+    if (error !== budget) throw error;
+    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${arms.reduce((n, a) => n + sweep.arms[a].points.length, 0)} trials`;
+    deps.log(`sweep: ${sweep.stopped_by}; stopping with what was measured`);
+  }
+}
+
+/** A planned sweep's size: trials, and seconds without the two burst phases. */
+export function planSweep(
+  arms: number,
+  base: MeasureOptions,
+  settings: SweepSettings,
+): { trials: number; seconds: number; words: string } {
+  // The knee lies within a grid step (1/points of the range); halving it to the resolution.
+  const refinements = Math.max(
+    0,
+    Math.min(MAX_REFINEMENTS, Math.ceil(Math.log2(1 / settings.points / settings.resolution))),
+  );
+  const openLoop = settings.points + refinements;
+  const perTrialS = base.workload.warmupS + base.workload.durationS + 2;
+  const trials = arms * (2 + openLoop);
+  const seconds = arms * openLoop * perTrialS;
+  return {
+    trials,
+    seconds,
+    words: `${trials} trials planned (${arms} × (synchronous + offline + ${settings.points} rates + ≈${refinements} refinements)), ≈${Math.ceil(seconds / 60)} min plus the two burst phases`,
+  };
+}

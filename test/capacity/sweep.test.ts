@@ -1,0 +1,216 @@
+// The sweep's search against simulated servers (no network): phases in order,
+// arms interleaved on the same rates, escalation that stops at an overload,
+// a bisection to the resolution, re-runs of invalid points, the budget.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compareCapacity } from "../../src/capacity/compare.ts";
+import { estimateCapacity, serverLabel } from "../../src/capacity/estimate.ts";
+import { rateGrid, type SweepSettings } from "../../src/capacity/points.ts";
+import { newSweep, runSweep } from "../../src/capacity/sweep.ts";
+import { parseMeasureOptions } from "../../src/config/measure.ts";
+import type { MeasureOptions, MeasureReport } from "../../src/measure/measure.ts";
+import { fakeReport } from "../helpers/reports.ts";
+
+const BASE = parseMeasureOptions({
+  url: "http://127.0.0.1:1/v1",
+  model: "m",
+  rate: "1",
+  slo: "ttft:500",
+  duration: "10s",
+});
+
+const SETTINGS: SweepSettings = {
+  arrival: "poisson",
+  syncRequests: 16,
+  offlineRequests: 256,
+  points: 8,
+  resolution: 0.02,
+  minAttainment: 0.99,
+  maxReruns: 2,
+  maxDurationS: undefined,
+};
+
+interface Simulated {
+  kneePerS: number;
+  syncPerS?: number;
+  offlinePerS?: number;
+  /** Rates at which the first attempt is invalid. */
+  invalidOnce?: (rate: number) => boolean;
+}
+
+/** A server that meets the SLO up to its knee and loses 5 % attainment per % beyond it. */
+function simulate(s: Simulated) {
+  const calls: { rate: number | null; phase: string }[] = [];
+  const seen = new Set<number>();
+  const run = async (o: MeasureOptions, label: string): Promise<MeasureReport> => {
+    const a = o.workload.arrival;
+    const rate = a.kind === "poisson" ? a.ratePerS : null;
+    calls.push({ rate, phase: label });
+    const r = fakeReport({ ttftMs: 100, itlMs: 10 });
+    if (rate === null) {
+      const perS = o.maxConcurrency === 1 ? (s.syncPerS ?? 5) : (s.offlinePerS ?? 50);
+      return { ...r, throughput: { ...r.throughput, requests_per_s: perS } };
+    }
+    const over = Math.max(0, rate / s.kneePerS - 1);
+    const attainment = Math.max(0, 1 - 5 * over);
+    const invalid = s.invalidOnce?.(rate) && !seen.has(rate);
+    seen.add(rate);
+    return {
+      ...r,
+      scheduled: Math.round(rate * 10),
+      window_s: 10,
+      goodput: { ...r.goodput, attainment },
+      validity: invalid
+        ? { ...r.validity, valid: false, reasons: ["simulated lateness"] }
+        : r.validity,
+    };
+  };
+  return { calls, run };
+}
+
+const noLog = () => {};
+
+test("the grid: points evenly spaced above the synchronous rate, up to the offline one", () => {
+  assert.deepEqual(rateGrid(5, 45, 4), [15, 25, 35, 45]);
+  assert.deepEqual(rateGrid(0.5, 1, 2), [0.75, 1]);
+  // An offline burst slower than one at a time still leaves a grid to climb.
+  assert.deepEqual(rateGrid(10, 8, 2), [15, 20]);
+});
+
+test("one arm: synchronous, offline, ascending rates, then a bisection to the resolution", async () => {
+  const sim = simulate({ kneePerS: 33 });
+  const sweep = newSweep(["endpoint"] as const);
+  await runSweep(sweep, { endpoint: BASE }, SETTINGS, {
+    run: (_a, o, l) => sim.run(o, l),
+    nowMs: () => 0,
+    log: noLog,
+  });
+  assert.deepEqual(
+    sim.calls.slice(0, 2).map((c) => c.phase),
+    ["synchronous", "offline"],
+  );
+  const points = sweep.arms.endpoint.points;
+  const rates = points.filter((p) => p.phase === "rate").map((p) => p.rate_per_s);
+  // Escalation stops at the first rate below half the target attainment: 40 req/s (+21 % → 0).
+  assert.deepEqual(rates, [10.6, 16.3, 21.9, 27.5, 33.1, 38.8]);
+  assert.match(sweep.arms.endpoint.stopped ?? "", /stopped escalating at 38.8 req\/s/);
+  const estimate = estimateCapacity(sweep.arms.endpoint, 0.99);
+  assert.ok(estimate.pass_per_s !== null && estimate.fail_per_s !== null);
+  assert.ok((estimate.fail_per_s - estimate.pass_per_s) / estimate.pass_per_s <= 0.02);
+  assert.ok(estimate.pass_per_s <= 33 && estimate.fail_per_s > 33, JSON.stringify(estimate));
+  const capacity = estimate.capacity_per_s as number;
+  assert.ok(Math.abs(capacity / 33 - 1) < 0.02, `capacity ${capacity}`);
+  assert.match(
+    serverLabel(estimate, "poisson", "ttft:500"),
+    /^Server \(Poisson, SLO ttft:500\): 3\d\.\d req\/s$/,
+  );
+});
+
+test("two arms run the same rates back to back in alternating order, each bisected on its own", async () => {
+  const order: string[] = [];
+  const base = simulate({ kneePerS: 40 });
+  const cand = simulate({ kneePerS: 30 });
+  const sweep = newSweep(["baseline", "candidate"] as const);
+  await runSweep(sweep, { baseline: BASE, candidate: BASE }, SETTINGS, {
+    run: (arm, o, l) => {
+      order.push(`${arm} ${l}`);
+      return (arm === "baseline" ? base : cand).run(o, l);
+    },
+    nowMs: () => 0,
+    log: noLog,
+  });
+  assert.deepEqual(order.slice(0, 6), [
+    "baseline synchronous",
+    "candidate synchronous",
+    "candidate offline",
+    "baseline offline",
+    "baseline 10.6 req/s",
+    "candidate 10.6 req/s",
+  ]);
+  const grid = (arm: "baseline" | "candidate") =>
+    sweep.arms[arm].points.filter((p) => p.phase === "rate").map((p) => p.rate_per_s);
+  // The candidate stops earlier; below that, both ran the same rates.
+  assert.deepEqual(grid("candidate"), grid("baseline").slice(0, grid("candidate").length));
+  const b = estimateCapacity(sweep.arms.baseline, 0.99);
+  const c = estimateCapacity(sweep.arms.candidate, 0.99);
+  const cmp = compareCapacity(b, c, 0.05, 0.02);
+  assert.equal(cmp.verdict, "regressed");
+  assert.ok(Math.abs((cmp.change as number) + 0.25) < 0.03, `change ${cmp.change}`);
+  assert.ok((cmp.change_high as number) < -0.05);
+});
+
+test("an invalid point is measured again; the budget stops the sweep with what it learned", async () => {
+  const sim = simulate({ kneePerS: 33, invalidOnce: (r) => r === 16.3 });
+  const sweep = newSweep(["endpoint"] as const);
+  await runSweep(sweep, { endpoint: BASE }, SETTINGS, {
+    run: (_a, o, l) => sim.run(o, l),
+    nowMs: () => 0,
+    log: noLog,
+  });
+  const at = sweep.arms.endpoint.points.filter((p) => p.rate_per_s === 16.3);
+  assert.deepEqual(
+    at.map((p) => p.judgement),
+    ["invalid", "pass"],
+  );
+
+  let now = 0;
+  const budgeted = newSweep(["endpoint"] as const);
+  const sim2 = simulate({ kneePerS: 33 });
+  await runSweep(
+    budgeted,
+    { endpoint: BASE },
+    { ...SETTINGS, maxDurationS: 35 },
+    {
+      run: (_a, o, l) => {
+        now += 10_000;
+        return sim2.run(o, l);
+      },
+      nowMs: () => now,
+      log: noLog,
+    },
+  );
+  assert.equal(budgeted.arms.endpoint.points.length, 4);
+  assert.match(budgeted.stopped_by ?? "", /max-duration 35 s reached after 4 trials/);
+});
+
+test("a server that passes the whole grid is swept beyond the offline rate until it fails", async () => {
+  const sim = simulate({ kneePerS: 62, offlinePerS: 50 });
+  const sweep = newSweep(["endpoint"] as const);
+  await runSweep(sweep, { endpoint: BASE }, SETTINGS, {
+    run: (_a, o, l) => sim.run(o, l),
+    nowMs: () => 0,
+    log: noLog,
+  });
+  const e = estimateCapacity(sweep.arms.endpoint, 0.99);
+  assert.ok((sweep.grid.at(-1) as number) > 50, `grid ${sweep.grid}`);
+  assert.ok(e.fail_per_s !== null && e.pass_per_s !== null, JSON.stringify(e));
+  assert.ok(Math.abs((e.capacity_per_s as number) / 62 - 1) < 0.02);
+});
+
+test("capacity comparison: a regression only beyond the tolerance and the brackets", () => {
+  const est = (pass: number | null, fail: number | null) => ({
+    capacity_per_s: pass,
+    pass_per_s: pass,
+    fail_per_s: fail,
+    method: "",
+    non_monotone: false,
+    synchronous: null,
+    offline: null,
+  });
+  // 3 % apart, brackets 2 % wide: within the 5 % tolerance.
+  assert.equal(compareCapacity(est(50, 51), est(48.5, 49.5), 0.05, 0.02).verdict, "pass");
+  // 20 % down: the candidate failed where the baseline passed.
+  assert.equal(compareCapacity(est(50, 51), est(40, 40.8), 0.05, 0.02).verdict, "regressed");
+  // 6 % down with wide brackets: allowed, not shown.
+  assert.equal(compareCapacity(est(50, 55), est(47, 52), 0.05, 0.02).verdict, "inconclusive");
+  // A drop below the resolution is never a regression, whatever the tolerance.
+  assert.notEqual(
+    compareCapacity(est(50, 50.5), est(49.4, 49.9), 0.001, 0.02).verdict,
+    "regressed",
+  );
+  // No baseline capacity: nothing to compare with.
+  assert.equal(compareCapacity(est(null, 10), est(20, 21), 0.05, 0.02).verdict, "inconclusive");
+  // A candidate that met its SLO at no rate, where the baseline held 50.
+  assert.equal(compareCapacity(est(50, 51), est(null, 10.6), 0.05, 0.02).verdict, "regressed");
+});

@@ -1,0 +1,32 @@
+// The CLI in a process of its own, awaited without blocking this one (the
+// mocks a test started must go on answering), killed past a bound.
+
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+
+export const CLI = join(import.meta.dirname, "../../src/cli.ts");
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCliProcess(args: string[], killAfterMs: number): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -121,6 +121,11 @@ const FAST = {
   model: "mock-llm",
 };
 
+// Against the 60 % slower decoder. On a busy machine one pair's ITL ratio can
+// stray (the mocks share this process's core with the action): with up to 6
+// pairs the gate adds pairs while inconclusive, as users are told to.
+const VS_SLOWER = { ...FAST, "max-trials": "6" };
+
 describe("the bundled action", () => {
   let baseline: MockServer;
   let slower: MockServer;
@@ -141,7 +146,7 @@ describe("the bundled action", () => {
 
   test("a known regression fails the step naming the metric, and posts one comment", async () => {
     const r = await runAction(
-      { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${slower.url}/v1` },
+      { ...VS_SLOWER, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${slower.url}/v1` },
       gh,
     );
     assert.equal(r.outputs.verdict, "fail", r.outputs.headline);
@@ -153,7 +158,8 @@ describe("the bundled action", () => {
     assert.match(r.summary, /llm-perf-gate: \*\*fail\*\*/);
     const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
     assert.equal(results.verdict, "fail");
-    assert.equal(results.trials.length, 6);
+    // 3 pairs, or more when the first look was inconclusive on a busy machine.
+    assert.ok(results.trials.length >= 6 && results.trials.length % 2 === 0, "whole pairs");
     assert.doesNotMatch(readFileSync(r.resultsPath, "utf8"), /ghs_faketoken/);
     const ours = (gh.comments.get(PR) ?? []).filter((c) =>
       c.body.includes("<!-- llm-perf-gate:default -->"),
@@ -190,7 +196,7 @@ describe("the bundled action", () => {
     try {
       const r = await runAction(
         {
-          ...FAST,
+          ...VS_SLOWER,
           "baseline-url": `${baseline.url}/v1`,
           "candidate-url": `${slower.url}/v1`,
           "comment-key": "fork",
@@ -232,7 +238,7 @@ describe("the bundled action", () => {
     // 1) pull_request from a fork: measure only (a read-only token), no comment.
     const measured = await runAction(
       {
-        ...FAST,
+        ...VS_SLOWER,
         mode: "measure",
         "baseline-url": `${baseline.url}/v1`,
         "candidate-url": `${slower.url}/v1`,

@@ -57486,7 +57486,7 @@ function metricName(c) {
   return c.unit ? `${c.label} (${c.unit})` : c.label;
 }
 function metricTable(r) {
-  const confidence = `${Math.round(r.confidence_per_look * 1e3) / 10} %`;
+  const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1e3) / 10} %`;
   const rows = r.comparisons.map((c) => {
     const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
     const flags = [
@@ -57506,10 +57506,19 @@ function metricTable(r) {
     );
   }
   return [
-    `| | metric | gate | baseline | candidate | change | ${confidence} bounds | verdict |`,
+    `| | metric | gate | baseline | candidate | change | ${twoSided} interval | verdict |`,
     "|:-:|---|---|--:|--:|--:|---|---|",
     ...rows
   ].join("\n");
+}
+function offeredOnly(r, config) {
+  const gated = r.comparisons.some((c) => c.id === "goodput");
+  if (!gated || r.capacity || r.trials.length === 0) return [];
+  if (!r.trials.every((t) => t.report.goodput.attainment === 1)) return [];
+  const met = config.slo === "none" ? "every request was ok (no SLO set)" : "every request met the SLO";
+  return [
+    `goodput = the offered load on both arms: ${met}, so it could not drop at this rate \u2014 \`capacity: true\` gates it at the knee`
+  ];
 }
 function context(r, config) {
   const w = config.workload;
@@ -57523,10 +57532,12 @@ function context(r, config) {
   const thin = perTrial2 > 0 && perTrial2 * share < 2 ? [
     `\u26A0\uFE0F ${percentileLabel(config.percentile)} of ~${perTrial2} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`
   ] : [];
+  const bounds = `interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
   return [
     `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
-    `${noise} \xB7 smallest change this run could call a regression: ${detectable}`,
-    ...thin
+    `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
+    ...thin,
+    ...offeredOnly(r, config)
   ].join("  \n");
 }
 function outcomes(r) {

@@ -46,7 +46,8 @@ function metricName(c: MetricComparison): string {
 }
 
 function metricTable(r: GateResults): string {
-  const confidence = `${Math.round(r.confidence_per_look * 1000) / 10} %`;
+  // Two one-sided bounds at c make a (2c − 1) two-sided interval: 95 % each is a 90 % interval.
+  const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1000) / 10} %`;
   const rows = r.comparisons.map((c) => {
     const bounds =
       c.pairs.length < 2
@@ -72,10 +73,22 @@ function metricTable(r: GateResults): string {
     );
   }
   return [
-    `| | metric | gate | baseline | candidate | change | ${confidence} bounds | verdict |`,
+    `| | metric | gate | baseline | candidate | change | ${twoSided} interval | verdict |`,
     "|:-:|---|---|--:|--:|--:|---|---|",
     ...rows,
   ].join("\n");
+}
+
+/** Goodput that is the schedule itself: every request of every trial met the SLO. */
+function offeredOnly(r: GateResults, config: ConfigDescription): string[] {
+  const gated = r.comparisons.some((c) => c.id === "goodput");
+  if (!gated || r.capacity || r.trials.length === 0) return [];
+  if (!r.trials.every((t) => t.report.goodput.attainment === 1)) return [];
+  const met =
+    config.slo === "none" ? "every request was ok (no SLO set)" : "every request met the SLO";
+  return [
+    `goodput = the offered load on both arms: ${met}, so it could not drop at this rate — \`capacity: true\` gates it at the knee`,
+  ];
 }
 
 function context(r: GateResults, config: ConfigDescription): string {
@@ -108,10 +121,12 @@ function context(r: GateResults, config: ConfigDescription): string {
           `⚠️ ${percentileLabel(config.percentile)} of ~${perTrial} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`,
         ]
       : [];
+  const bounds = `interval: two one-sided ${Math.round(r.confidence_per_look * 1000) / 10} % bounds, the gate's test`;
   return [
     `${plural(r.pairs, "pair")} (order ${config.order}) · ${arrival} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
-    `${noise} · smallest change this run could call a regression: ${detectable}`,
+    `${noise} · ${bounds} · smallest change this run could call a regression: ${detectable}`,
     ...thin,
+    ...offeredOnly(r, config),
   ].join("  \n");
 }
 

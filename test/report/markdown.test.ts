@@ -122,3 +122,18 @@ test("a comment over the limit drops detail sections first, with a visible note"
   assert.match(tiny, /^<!-- llm-perf-gate:default -->\n### ✅ llm-perf-gate: \*\*pass\*\*/);
   assert.match(tiny, /Truncated to fit|omitted to fit/);
 });
+
+test("goodput that is only the schedule says so, and points to the capacity gate", async () => {
+  const same = [
+    { ttftMs: 100, itlMs: 10 },
+    { ttftMs: 101, itlMs: 10 },
+    { ttftMs: 99, itlMs: 10 },
+  ];
+  const note =
+    /goodput = the offered load on both arms: every request met the SLO, so it could not drop at this rate — `capacity: true` gates it at the knee/;
+  assert.match(renderMarkdown(await results(same, same), "default"), note);
+  const oneFailed = [...same.slice(0, 2), { ttftMs: 99, itlMs: 10, failed: { http_5xx: 1 } }];
+  const md = renderMarkdown(await results(same, oneFailed, { "max-error-rate": "5%" }), "default");
+  assert.doesNotMatch(md, /goodput = the offered load/);
+  assert.match(md, /90 % interval/);
+});

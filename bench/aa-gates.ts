@@ -8,11 +8,11 @@
 //   node_modules/.bin/node bench/aa-gates.ts [gates] [--busy]
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEMO_SETTINGS, startMockProcess } from "../src/demo.ts";
-import { planRun, runPipeline } from "../src/pipeline.ts";
+import { runQuietGate } from "./quiet-gate.ts";
 
 const gates = Number(process.argv[2] ?? 20);
 const busy = process.argv.includes("--busy");
@@ -27,23 +27,12 @@ try {
   for (let i = 0; i < gates; i++) {
     const a = await startMockProcess(cli, []);
     try {
-      const plan = planRun(
-        {
-          ...DEMO_SETTINGS,
-          "baseline-url": `${a.url}/v1`,
-          "candidate-url": `${a.url}/v1`,
-          model: "mock-llm",
-          "results-path": join(dir, `aa-${i}.json`),
-        },
-        (p) => readFileSync(p, "utf8"),
-      );
-      const r = await runPipeline(plan, {
-        env: {},
-        readFile: (p) => readFileSync(p, "utf8"),
-        writeFile: (p, t) => writeFileSync(p, t),
-        log: () => {},
-        // SIGTERM stops the bench itself, not just the gate in progress.
-        signals: { listen: () => () => {} },
+      const r = await runQuietGate({
+        ...DEMO_SETTINGS,
+        "baseline-url": `${a.url}/v1`,
+        "candidate-url": `${a.url}/v1`,
+        model: "mock-llm",
+        "results-path": join(dir, `aa-${i}.json`),
       });
       verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
       rerunPairs += r.reruns.length;

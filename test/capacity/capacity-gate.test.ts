@@ -13,7 +13,7 @@ import { saturationRatePerS } from "../../src/mock/engine.ts";
 import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../../src/mock/profile.ts";
 import type { GateResults } from "../../src/report/results.ts";
 import { trustResults } from "../../src/report/untrusted.ts";
-import { CLI, runCliProcess } from "../helpers/cli.ts";
+import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
 
 const SLOWER = "decodeScale=1.15";
 
@@ -29,13 +29,13 @@ test("a capacity gate fails a candidate with 15 % slower decoding on its capacit
   const candidate = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS, SLOWER]);
   const resultsPath = join(mkdtempSync(join(tmpdir(), "lpg-capacity-")), "results.json");
   try {
-    const flags = Object.entries({
+    const flags = flagsOf({
       ...KNEE_GATE_SETTINGS,
       "baseline-url": `${baseline.url}/v1`,
       "candidate-url": `${candidate.url}/v1`,
       comment: "never",
       "results-path": resultsPath,
-    }).flatMap(([k, v]) => (k === "ignore-eos" || k === "capacity" ? [`--${k}`] : [`--${k}`, v]));
+    });
     const r = await run(["gate", ...flags]);
     const results = JSON.parse(readFileSync(resultsPath, "utf8")) as GateResults;
     assert.equal(results.verdict, "fail", `${r.stdout}\n${r.stderr}`);

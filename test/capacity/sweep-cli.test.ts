@@ -11,7 +11,7 @@ import type { SweepReport } from "../../src/capacity/report.ts";
 import { KNEE_MOCK_SETS, KNEE_WORKLOAD, startMockProcess } from "../../src/demo.ts";
 import { saturationRatePerS } from "../../src/mock/engine.ts";
 import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../../src/mock/profile.ts";
-import { CLI, runCliProcess } from "../helpers/cli.ts";
+import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
 
 // A bound on a sweep that never ends: far beyond the ≈1 min it takes.
 const run = (args: string[]) => runCliProcess(args, 300_000);
@@ -20,7 +20,7 @@ test("sweep finds the mock's knee within ±10 % of its model and prints both MLP
   const mock = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS]);
   const out = join(mkdtempSync(join(tmpdir(), "lpg-sweep-")), "sweep.json");
   try {
-    const flags = Object.entries({
+    const flags = flagsOf({
       ...KNEE_WORKLOAD,
       url: `${mock.url}/v1`,
       model: "mock-llm",
@@ -34,7 +34,7 @@ test("sweep finds the mock's knee within ±10 % of its model and prints both MLP
       "max-late-sends": "50%",
       "max-skew-effect": "50%",
       "max-event-loop-delay-ms": "100",
-    }).flatMap(([k, v]) => (k === "ignore-eos" ? [`--${k}`] : [`--${k}`, v]));
+    });
     const r = await run(["sweep", ...flags, "--out", out]);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(readFileSync(out, "utf8")) as SweepReport;

@@ -3,6 +3,7 @@
 
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { SETTINGS, type Setting } from "../../src/config/settings.ts";
 
 export const CLI = join(import.meta.dirname, "../../src/cli.ts");
 
@@ -29,4 +30,15 @@ export function runCliProcess(args: string[], killAfterMs: number): Promise<CliR
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+const SWITCHES = new Set<string>(
+  (SETTINGS as readonly Setting[]).filter((s) => s.kind === "boolean").map((s) => s.name),
+);
+
+/** Settings as CLI flags: a switch for a boolean set to "true", `--name value` for the rest. */
+export function flagsOf(settings: Record<string, string>): string[] {
+  return Object.entries(settings).flatMap(([name, value]) =>
+    SWITCHES.has(name) ? (value === "true" ? [`--${name}`] : []) : [`--${name}`, value],
+  );
 }

@@ -1113,12 +1113,12 @@ var require_base64_js = __commonJS({
     exports2.byteLength = byteLength;
     exports2.toByteArray = toByteArray;
     exports2.fromByteArray = fromByteArray;
-    var lookup = [];
+    var lookup2 = [];
     var revLookup = [];
     var Arr = typeof Uint8Array !== "undefined" ? Uint8Array : Array;
     var code = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (i = 0, len = code.length; i < len; ++i) {
-      lookup[i] = code[i];
+      lookup2[i] = code[i];
       revLookup[code.charCodeAt(i)] = i;
     }
     var i;
@@ -1171,7 +1171,7 @@ var require_base64_js = __commonJS({
       return arr;
     }
     function tripletToBase64(num2) {
-      return lookup[num2 >> 18 & 63] + lookup[num2 >> 12 & 63] + lookup[num2 >> 6 & 63] + lookup[num2 & 63];
+      return lookup2[num2 >> 18 & 63] + lookup2[num2 >> 12 & 63] + lookup2[num2 >> 6 & 63] + lookup2[num2 & 63];
     }
     function encodeChunk(uint8, start, end) {
       var tmp;
@@ -1194,12 +1194,12 @@ var require_base64_js = __commonJS({
       if (extraBytes === 1) {
         tmp = uint8[len2 - 1];
         parts.push(
-          lookup[tmp >> 2] + lookup[tmp << 4 & 63] + "=="
+          lookup2[tmp >> 2] + lookup2[tmp << 4 & 63] + "=="
         );
       } else if (extraBytes === 2) {
         tmp = (uint8[len2 - 2] << 8) + uint8[len2 - 1];
         parts.push(
-          lookup[tmp >> 10] + lookup[tmp >> 4 & 63] + lookup[tmp << 2 & 63] + "="
+          lookup2[tmp >> 10] + lookup2[tmp >> 4 & 63] + lookup2[tmp << 2 & 63] + "="
         );
       }
       return parts.join("");
@@ -34658,7 +34658,7 @@ var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports2, module2) {
     "use strict";
     var { isIP } = __require("node:net");
-    var { lookup } = __require("node:dns");
+    var { lookup: lookup2 } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
     var { InvalidArgumentError, InformationalError } = require_errors2();
     var { kRequestOrigin } = require_symbols();
@@ -34854,7 +34854,7 @@ var require_dns = __commonJS({
         }
       }
       #defaultLookup(origin2, opts, cb) {
-        lookup(
+        lookup2(
           origin2.hostname,
           {
             all: true,
@@ -47546,10 +47546,10 @@ var require_codegen = __commonJS({
     }
     exports2.not = not;
     var andCode = mappend(exports2.operators.AND);
-    function and(...args) {
+    function and2(...args) {
       return args.reduce(andCode);
     }
-    exports2.and = and;
+    exports2.and = and2;
     var orCode = mappend(exports2.operators.OR);
     function or(...args) {
       return args.reduce(orCode);
@@ -54387,8 +54387,9 @@ var signedPercent = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixe
 var percent = (x, digits = 1) => `${(x * 100).toFixed(digits)} %`;
 function compact(v) {
   if (v === null || v === void 0 || !Number.isFinite(v)) return "\u2013";
-  const a = Math.abs(v);
-  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+  if (Math.abs(Number(v.toFixed(1))) >= 100) return v.toFixed(0);
+  if (Math.abs(Number(v.toFixed(2))) >= 10) return v.toFixed(1);
+  return v.toFixed(2);
 }
 var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -55617,6 +55618,21 @@ function sampleStandardDeviation(x) {
   var sampleVarianceX = sampleVariance(x);
   return Math.sqrt(sampleVarianceX);
 }
+function geometricMean(x) {
+  if (x.length === 0) {
+    throw new Error("geometricMean requires at least one data point");
+  }
+  var value2 = 1;
+  for (var i = 0; i < x.length; i++) {
+    if (x[i] < 0) {
+      throw new Error(
+        "geometricMean requires only non-negative numbers as input"
+      );
+    }
+    value2 *= x[i];
+  }
+  return Math.pow(value2, 1 / x.length);
+}
 function quantileSorted(x, p) {
   var idx = (x.length - 1) * p;
   if (x.length === 0) {
@@ -56017,8 +56033,8 @@ function compareMetric(spec, values, rule, confidence, maxTrialCv) {
     unit: spec.unit,
     higher_is_worse: spec.higherIsWorse,
     tolerance: spec.tolerance,
-    baseline: median(values.map((v) => v.baseline)),
-    candidate: median(values.map((v) => v.candidate)),
+    baseline: geometricMean(values.map((v) => v.baseline)),
+    candidate: geometricMean(values.map((v) => v.candidate)),
     change,
     change_lower: changeLower,
     change_upper: changeUpper,
@@ -56177,6 +56193,30 @@ function metricValue(id, r, percentile) {
   }
 }
 
+// src/compare/failure-words.ts
+var WORDS = {
+  empty: ["silently dropped", "an empty 200 stream"],
+  truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
+  short: ["cut short", "fewer tokens than the fixed output length"],
+  stream_error: ["failed mid-stream", "an error inside the 200 stream"],
+  protocol_error: ["garbled", "malformed SSE or JSON"],
+  rate_limited_quota: ["refused by the API quota", "429 with quota evidence"],
+  rate_limited: ["rate-limited", "HTTP 429"],
+  overloaded: ["refused as overloaded", "HTTP 503, 529 or 429 with capacity evidence"],
+  http_4xx: ["rejected", "HTTP 4xx"],
+  http_5xx: ["failed", "HTTP 5xx"],
+  connect_error: ["could not connect for", "the connection was refused or reset"],
+  censored: ["timed out on", "no end of stream within the timeout"],
+  unsent: ["never sent", "the client could not send them in time"]
+};
+function failureWords(outcome, rate, example) {
+  const [verb, why] = WORDS[outcome];
+  const status = example?.status;
+  if ((outcome === "http_5xx" || outcome === "http_4xx") && status)
+    return `answered ${percent(rate)} of requests with HTTP ${status}`;
+  return `${verb} ${percent(rate)} of requests (${why})`;
+}
+
 // src/compare/fisher.ts
 var logChoose = (n, k) => logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
 function fisherOneSided(failed1, n1, failed2, n2) {
@@ -56276,6 +56316,14 @@ function trialName(t) {
 }
 
 // src/compare/guards.ts
+function baselineWords(trials, classes, counted) {
+  const [worst, count] = Object.entries(classes).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0] ?? [];
+  const total = Object.values(classes).reduce((s, n) => s + (n ?? 0), 0);
+  if (!worst || !count) return "the baseline itself failed its requests";
+  const example = examplesOf(trials.filter((t) => t.arm === "baseline"))[worst];
+  const words = failureWords(worst, count / counted, example);
+  return count === total ? `the baseline itself ${words}` : `the baseline itself failed ${percent(total / counted)} of its requests; it ${words}`;
+}
 var classList = (classes) => Object.entries(classes).map(([o, c]) => `${o} ${c}`).join(", ");
 function guardsFor(limits, trials, specs) {
   const guards = [];
@@ -56318,7 +56366,7 @@ function guardsFor(limits, trials, specs) {
     for (const o of limits.exclude) delete classes[o];
     guards.push({
       code: "baseline_failures",
-      message: `the baseline itself failed ${percent(base.rate)} of its requests (limit max-error-rate ${percent(limits.maxErrorRate)}: ${classList(classes)}): the reference is broken, so nothing can be compared`,
+      message: `${baselineWords(trials, classes, base.counted)} (limit max-error-rate ${percent(limits.maxErrorRate)}; ${classList(classes)}): the reference is broken, so nothing can be compared`,
       arm: "baseline",
       classes
     });
@@ -57004,8 +57052,8 @@ async function waitIdle(target, idleTtftMs, timeoutS) {
 }
 var round = (v) => Math.round(v * 1e3) / 1e3;
 function describeBusy(check) {
-  const ttft = check.ttft_ms === null ? "no answer" : `${check.ttft_ms} ms`;
-  return `started on a busy server: after ${check.waited_s} s of probes its TTFT was ${ttft} (idle ${check.idle_ttft_ms} ms, bound ${idleBoundMs(check.idle_ttft_ms)} ms)`;
+  const ttft = check.ttft_ms === null ? "no answer" : `${compact(check.ttft_ms)} ms`;
+  return `started on a busy server: after ${compact(check.waited_s)} s of probes its TTFT was ${ttft} (idle ${compact(check.idle_ttft_ms)} ms, bound ${compact(idleBoundMs(check.idle_ttft_ms))} ms)`;
 }
 
 // src/report/blocks.ts
@@ -57016,6 +57064,9 @@ ${body}
 
 </details>`;
 }
+var PALETTE = ["#1f77b4", "#d62728", "#7f7f7f"];
+var COLOR_NAMES = ["blue", "red", "grey"];
+var chartColors = (plots) => `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, plots).join(", ")}"}}}}%%`;
 
 // src/report/sweep-markdown.ts
 var lat = (s, key) => s[key] === null ? "\u2013" : `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
@@ -57055,13 +57106,10 @@ function pointsTable(points) {
     "Offered: scheduled requests \xF7 window. \u2020 synchronous: one request at a time, latency from its actual send (each waits for the one before)."
   ].join("\n");
 }
-var PALETTE = ["#1f77b4", "#d62728", "#7f7f7f"];
-var COLOR_NAMES = ["blue", "red", "grey"];
 function chart(title, yLabel, categories, lines2) {
-  const init = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, lines2.length).join(", ")}"}}}}%%`;
   return [
     "```mermaid",
-    init,
+    chartColors(lines2.length),
     "xychart-beta",
     `  title "${title}"`,
     `  x-axis "offered rate (req/s)" [${categories.map((c) => `"${c}"`).join(", ")}]`,
@@ -57137,7 +57185,7 @@ function capacitySection(c, ttftSloMs2) {
   const bounds = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
   const server = (label2) => label2.replace(/^Server \([^)]*\): /, "");
   const offline = (label2) => label2.replace(/^Offline: /, "");
-  const sync = (a) => a.capacity.synchronous ? `TTFT p50 ${a.capacity.synchronous.ttft_p50_ms?.toFixed(1) ?? "\u2013"} ms` : "\u2013";
+  const sync = (a) => a.capacity.synchronous ? `TTFT p50 ${compact(a.capacity.synchronous.ttft_p50_ms)} ms` : "\u2013";
   const serverName = baseline.labels.server.match(/^(Server \([^)]*\))/)?.[1] ?? "Server";
   const grid = (a) => a.points.filter((p) => p.phase === "rate");
   const lines2 = [
@@ -57182,28 +57230,6 @@ function capacityDetails(c) {
 }
 
 // src/report/failures.ts
-var WORDS = {
-  empty: ["silently dropped", "an empty 200 stream"],
-  truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
-  short: ["cut short", "fewer tokens than the fixed output length"],
-  stream_error: ["failed mid-stream", "an error inside the 200 stream"],
-  protocol_error: ["garbled", "malformed SSE or JSON"],
-  rate_limited_quota: ["refused by the API quota", "429 with quota evidence"],
-  rate_limited: ["rate-limited", "HTTP 429"],
-  overloaded: ["refused as overloaded", "HTTP 503, 529 or 429 with capacity evidence"],
-  http_4xx: ["rejected", "HTTP 4xx"],
-  http_5xx: ["failed", "HTTP 5xx"],
-  connect_error: ["could not connect for", "the connection was refused or reset"],
-  censored: ["timed out on", "no end of stream within the timeout"],
-  unsent: ["never sent", "the client could not send them in time"]
-};
-function failureWords(outcome, rate, example) {
-  const [verb, why] = WORDS[outcome];
-  const status = example?.status;
-  if ((outcome === "http_5xx" || outcome === "http_4xx") && status)
-    return `answered ${percent(rate)} of requests with HTTP ${status}`;
-  return `${verb} ${percent(rate)} of requests (${why})`;
-}
 function reliabilitySentence(r) {
   const worst = r.worst;
   const vs = `vs ${percent(r.baseline.rate)} on the baseline`;
@@ -57224,19 +57250,159 @@ function describeExample(e) {
   ].filter(Boolean).join(" \xB7 ");
 }
 
+// src/report/next-step.ts
+var MAX_ADVISED_PAIRS = 100;
+function pairsToDecide(sdLog, marginLog, confidence) {
+  if (sdLog === null || !(marginLog > 0)) return null;
+  for (let n = 2; n <= MAX_ADVISED_PAIRS; n++) {
+    if (tQuantile(confidence, n - 1) * (sdLog / Math.sqrt(n)) <= marginLog) return n;
+  }
+  return null;
+}
+function margin(c, rule) {
+  const tol = toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
+  return rule === "confirm" ? Math.abs(c.d_mean - tol) : tol;
+}
+function morePairs(r) {
+  const open = r.comparisons.filter((c) => c.verdict === "inconclusive");
+  if (open.length === 0) return null;
+  const rule = r.config?.decision_rule ?? "significant-and-material";
+  const needs = open.map((c) => ({
+    c,
+    n: pairsToDecide(c.d_sd, margin(c, rule), r.confidence_per_look)
+  }));
+  const limit = (c) => signedPercent(c.higher_is_worse ? c.tolerance : -c.tolerance);
+  const hopeless = needs.filter((x) => x.n === null);
+  if (hopeless.length > 0) {
+    const names = hopeless.map((x) => x.c.label).join(", ");
+    return `the pairs disagree too much for more of them to help (${names} would need over ${MAX_ADVISED_PAIRS}): steady the measurement first \u2014 longer trials (\`duration\`), a \`cooldown\` between trials, runners no other job shares`;
+  }
+  const worst = needs.reduce((a, b) => (b.n ?? 0) > (a.n ?? 0) ? b : a);
+  const n = Math.max(worst.n ?? 0, r.pairs + 1);
+  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limit(worst.c)} from no change \u2014 set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
+}
+var FIX = {
+  baseline_failures: "fix the baseline first \u2014 it is the reference; if these failures are its normal, raise `max-error-rate`",
+  invalid_trial: "the load generator could not keep the schedule: lower `rate`, give the job a runner of its own, or raise `max-reruns`",
+  few_ok_requests: "more ok requests per trial: a longer `duration`, a higher `rate`, or a lower `min-ok-requests`",
+  no_samples: "one-token outputs have no ITL or TPOT: raise `output-len`",
+  workload_mismatch: "both arms must run the same prompts: same `dataset`, `input-len`, `output-len` and `seed` on each",
+  preflight: "fix the endpoint named above (URL, `model`, API key) \u2014 preflight checks each before any trial",
+  server: "the server the gate started did not come up: its last log lines above say why; fix its start command, or raise `ready-timeout` if it is only slow",
+  configuration: "fix the setting named above; the README lists every setting and what it accepts"
+};
+function nextStep(r) {
+  if (r.verdict === "inconclusive") {
+    if (r.capacity?.stopped_by)
+      return "raise `max-duration`, or lower `sweep-points`, so the sweep and the pairs fit";
+    return morePairs(r) ?? (r.reliability?.verdict === "inconclusive" ? "more requests decide a failure-rate change: a longer `duration` or more pairs (`max-trials`)" : null);
+  }
+  if (r.verdict === "cancelled")
+    return "run the job again: a cancelled run decides nothing, and the next one starts its pairs afresh";
+  if (r.verdict === "error") {
+    const fix = r.guards.map((g2) => FIX[g2.code]).find(Boolean);
+    return fix ?? null;
+  }
+  return null;
+}
+
+// src/report/quality-words.ts
+var WORDS2 = [
+  ["json.invalid", "JSON output", "invalid JSON"],
+  ["json.schema:", "JSON output", "JSON that breaks the schema at"],
+  ["json.path_missing:", "JSON output", "JSON without the field"],
+  ["json.path_mismatch:", "JSON output", "JSON with a wrong value at"],
+  ["stream.json_invalid", "JSON output", "invalid JSON when streamed"],
+  ["stream.tool_calls_differ", "tool calls", "other tool calls when streamed"],
+  ["tool.missing", "tool calls", "no tool call"],
+  ["tool.unknown_name", "tool calls", "a call to a tool that does not exist"],
+  ["tool.wrong_tool:", "tool calls", "the wrong tool, not"],
+  ["tool.args_not_json", "tool calls", "tool arguments that are not JSON"],
+  ["tool.args_schema:", "tool calls", "tool arguments that break the schema at"],
+  ["tool.in_content", "tool calls", "a tool call written as text"],
+  ["tool.unexpected_call", "tool calls", "a tool call where none was wanted"],
+  ["tool.", "tool calls", "a malformed tool call:"],
+  ["length.over_max_tokens", "output length", "more tokens than max_tokens"],
+  ["length.truncated", "output length", "an answer cut off at max_tokens"],
+  ["length.too_short", "output length", "too short an answer"],
+  ["length.too_long", "output length", "too long an answer"],
+  ["finish_reason:", "finish reasons", "finish_reason"],
+  ["transport.http_connect", "its requests (HTTP errors)", "no connection"],
+  ["transport.http_", "its requests (HTTP errors)", "HTTP"],
+  ["transport.stream_error", "its streams", "an error inside the stream"],
+  ["transport.no_done", "its streams", "a stream without [DONE]"],
+  ["transport.no_finish_reason", "its streams", "a stream without finish_reason"],
+  ["transport.", "its streams", "a malformed stream:"],
+  ["regex.no_match", "expected answers", "an answer that does not match the pattern"],
+  ["text.not_equal", "expected answers", "another answer than expected"],
+  ["text.missing:", "expected answers", "an answer without"]
+];
+function lookup(code) {
+  const hit = WORDS2.find(([prefix2]) => code.startsWith(prefix2));
+  if (!hit) return { area: code, words: code };
+  const [prefix, area, words] = hit;
+  const rest = code.slice(prefix.length);
+  if (prefix.endsWith(":") || prefix === "transport.http_")
+    return { area, words: `${words} ${rest}` };
+  return { area, words: prefix.endsWith(".") ? `${words} ${code}` : words };
+}
+var codeWords = (code) => lookup(code).words;
+function failingCases(q) {
+  const out = /* @__PURE__ */ new Map();
+  for (const c of q.contract.filter((x) => x.confirmed))
+    out.set(c.id, { id: c.id, codes: c.codes, answer: c.answer });
+  for (const reason of q.reasons) {
+    const kind = q.kinds.find((k) => k.kind === reason.check);
+    for (const f of kind?.flipped.filter((x) => x.direction === "b") ?? []) {
+      const seen = out.get(f.id);
+      if (seen) seen.codes = [.../* @__PURE__ */ new Set([...seen.codes, ...f.codes])];
+      else out.set(f.id, { id: f.id, codes: f.codes, answer: f.answer });
+    }
+  }
+  return [...out.values()];
+}
+var and = (xs) => xs.length <= 1 ? xs[0] ?? "" : `${xs.slice(0, -1).join(", ")} and ${xs.at(-1)}`;
+function qualitySentence(q) {
+  const failing = failingCases(q);
+  const compared = q.cases - q.pre_existing.length;
+  const agreement = q.reasons.find((r) => r.check === "agreement");
+  const parts = [];
+  const first = failing[0];
+  if (first) {
+    const areas = [...new Set(failing.flatMap((f) => f.codes.map((c) => lookup(c).area)))];
+    const what = [...new Set(first.codes.map(codeWords))].slice(0, 2).join(", ");
+    const n = failing.length;
+    parts.push(
+      `the candidate breaks ${and(areas)}: ${plural(n, "case")} that ${n === 1 ? "passes" : "pass"} on the baseline ${n === 1 ? "fails" : "fail"} on it (of ${compared} compared), e.g. ${first.id}: ${what} \u2014 it returned ${first.answer}`
+    );
+  }
+  if (agreement) {
+    const n = agreement.cases.length;
+    parts.push(
+      `${plural(n, "answer")} ${n === 1 ? "differs" : "differ"} from the baseline's where the suite requires agreement: ${agreement.cases.join(", ")}`
+    );
+  }
+  return parts.join("; ");
+}
+
 // src/report/quality-markdown.ts
+var DECISION = {
+  pass: "pass",
+  fail: "\u274C fail",
+  counted: "counted once, as contract"
+};
 var hist = (h) => Object.entries(h).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
 function quality(r) {
   const q = r.quality;
   if (!q) return r.quality_skipped ? `**Quality** \u2014 ${r.quality_skipped}` : "";
   const lines2 = [
-    `**Quality** ${q.verdict === "fail" ? "\u274C regressed" : "\u2705 no regression"} \u2014 suite \`${q.suite}\`, ${q.cases} cases, one request at a time${q.reasons.length ? "" : "."}`,
+    q.verdict === "fail" ? `**Quality** \u274C ${qualitySentence(q)}. Suite \`${q.suite}\`, ${plural(q.cases, "case")}, one request at a time; per check:` : `**Quality** \u2705 no regression \u2014 suite \`${q.suite}\`, ${plural(q.cases, "case")}, one request at a time.`,
     ...q.reasons.map((reason) => `- ${reason.message}`),
     "",
     "| check | cases | baseline pass | candidate pass | b (newly fail) | c (newly pass) | p | decision |",
     "|---|--:|--:|--:|--:|--:|--:|---|",
     ...q.kinds.map(
-      (k) => `| ${k.kind} | ${k.n} | ${(k.baseline_rate * 100).toFixed(0)} % | ${(k.candidate_rate * 100).toFixed(0)} % | ${k.b} | ${k.c} | ${k.p < 1e-3 ? "<0.001" : k.p.toFixed(3)} | ${k.decision === "fail" ? "\u274C fail" : "pass"} |`
+      (k) => `| ${k.kind} | ${k.n} | ${(k.baseline_rate * 100).toFixed(0)} % | ${(k.candidate_rate * 100).toFixed(0)} % | ${k.b} | ${k.c} | ${k.p < 1e-3 ? "<0.001" : k.p.toFixed(3)} | ${DECISION[k.decision]} |`
     )
   ];
   const unconfirmed = q.contract.filter((c) => !c.confirmed);
@@ -57315,8 +57481,11 @@ var package_default = {
   },
   devDependencies: {
     "@biomejs/biome": "^2.6.8",
+    "@types/markdown-it": "^14.2.0",
     "@types/node": "^24.19.4",
     esbuild: "^0.28.2",
+    "markdown-it": "^15.0.3",
+    mermaid: "^12.3.0",
     node: "^24.21.0",
     typescript: "^7.0.2"
   },
@@ -57365,9 +57534,10 @@ function headlineFor(run) {
       if (run.capacity?.comparison.verdict === "regressed")
         failed.unshift(capacityPhrase(run.capacity));
       const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe2);
-      const checks = quality2?.verdict === "fail" ? [`quality ${quality2.reasons.map((r) => r.check).join(", ")}`] : [];
-      const also = guards.some(blocksVerdict) ? `; ${noVerdict()}` : "";
-      return `regressed: ${[...failed, ...metrics, ...checks].join(", ")}${also}`;
+      const checks = quality2?.verdict === "fail" ? [qualitySentence(quality2)] : [];
+      const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
+      const performance2 = [...failed, ...metrics].join(", ");
+      return [performance2 ? `regressed: ${performance2}` : "", ...checks, ...also].filter(Boolean).join("; ");
     }
     case "inconclusive": {
       if (run.capacity?.stopped_by)
@@ -57375,7 +57545,7 @@ function headlineFor(run) {
       const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe2);
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
-      return `beyond the tolerance but within the noise: ${open.join(", ")} \u2014 more pairs would decide`;
+      return `beyond the tolerance but within the noise: ${open.join(", ")}`;
     }
     case "pass":
       return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity no gated metric regressed beyond its tolerance and the noise` : "no gated metric regressed beyond its tolerance and the noise";
@@ -57485,10 +57655,11 @@ function gate(c) {
 function metricName(c) {
   return c.unit ? `${c.label} (${c.unit})` : c.label;
 }
-function metricTable(r) {
+function metricTable(r, config) {
+  const scheduleOnly = offeredOnly(r, config).length > 0;
   const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1e3) / 10} %`;
   const rows = r.comparisons.map((c) => {
-    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
+    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : c.id === "goodput" && scheduleOnly ? "= the offered load: no request missed its SLO" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
     const flags = [
       c.noisy ? "noisy" : "",
       c.pairs.some((p) => p.outlier) ? "outlier pair" : ""
@@ -57499,7 +57670,7 @@ function metricTable(r) {
   });
   const rel = r.reliability;
   if (rel) {
-    const decided = r.verdict !== "error" || !r.guards.some((g2) => g2.code === "baseline_failures");
+    const decided = r.verdict !== "cancelled" && (r.verdict !== "error" || !r.guards.some((g2) => g2.code === "baseline_failures"));
     const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} pts`;
     rows.push(
       `| ${decided ? ROW_ICON[rel.verdict] : "\xB7"} | failure rate | \u2264 ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | Fisher p = ${rel.p < 1e-3 ? "<0.001" : rel.p.toFixed(3)} | ${decided ? rel.verdict : "not decided"} |`
@@ -57532,7 +57703,7 @@ function context(r, config) {
   const thin = perTrial2 > 0 && perTrial2 * share < 2 ? [
     `\u26A0\uFE0F ${percentileLabel(config.percentile)} of ~${perTrial2} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`
   ] : [];
-  const bounds = `interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
+  const bounds = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
   return [
     `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
     `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
@@ -57637,24 +57808,45 @@ function perTrial(r, config) {
     ].join("\n")
   );
 }
+function deciding(r) {
+  const shown = r.comparisons.filter((c) => c.pairs.length >= 2);
+  for (const v of ["regressed", "inconclusive"]) {
+    const hit = shown.filter((c) => c.verdict === v);
+    if (hit.length > 0) return hit.slice(0, 2);
+  }
+  if (r.verdict !== "pass") return [];
+  const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
+    (a, b) => b.d_mean / toleranceLogOf(b) - a.d_mean / toleranceLogOf(a)
+  )[0];
+  return nearest ? [nearest] : [];
+}
+var toleranceLogOf = (c) => toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
 function chart2(r) {
-  const ttft = r.comparisons.find((c) => c.id === "ttft");
-  if (!ttft || ttft.pairs.length < 2) return "";
-  const base = ttft.pairs.map((p) => Number(p.baseline.toFixed(1)));
-  const cand = ttft.pairs.map((p) => Number(p.candidate.toFixed(1)));
-  const top = Math.ceil(Math.max(...base, ...cand) * 1.1);
-  return details(
-    `Chart: ${ttft.label} per pair (bars: baseline, line: candidate)`,
-    [
+  const metrics = deciding(r);
+  if (metrics.length === 0) return "";
+  const one = (c) => {
+    const round4 = (v) => Number(v.toPrecision(3));
+    const base = c.pairs.map((p) => round4(p.baseline));
+    const cand = c.pairs.map((p) => round4(p.candidate));
+    const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
+    const labels = c.pairs.map(
+      (p, i) => `"${i + 1}: ${signedPercent(p.candidate / p.baseline - 1).replace(" ", "")}"`
+    );
+    return [
       "```mermaid",
+      chartColors(2),
       "xychart-beta",
-      `  title "${ttft.label} per pair (ms)"`,
-      `  x-axis [${ttft.pairs.map((_, i) => `"pair ${i + 1}"`).join(", ")}]`,
-      `  y-axis "ms" 0 --> ${top}`,
+      `  title "${metricName(c)} per pair: baseline (blue bars) vs candidate (red line)"`,
+      `  x-axis "pair: candidate vs baseline" [${labels.join(", ")}]`,
+      `  y-axis "${metricName(c)}" 0 --> ${top}`,
       `  bar [${base.join(", ")}]`,
       `  line [${cand.join(", ")}]`,
       "```"
-    ].join("\n")
+    ].join("\n");
+  };
+  return details(
+    `Chart: ${metrics.map((c) => c.label).join(" and ")} per pair (${COLOR_NAMES[0]} bars: baseline, ${COLOR_NAMES[1]} line: candidate)`,
+    metrics.map(one).join("\n\n")
   );
 }
 function bounded(s, key) {
@@ -57707,11 +57899,12 @@ function ttftSloMs(config) {
 }
 function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
   const title = `### ${ICON2[r.verdict]} llm-perf-gate: **${r.verdict}** \u2014 ${r.headline}`;
+  const step = nextStep(r);
+  const next = step ? ["", `**Next step:** ${step}.`] : [];
   if (r.trials.length === 0 && !r.capacity || !r.config) {
-    const more = r.guards.length > 1 || r.guards.some((g2) => g2.detail);
-    const text = [marker(commentKey), title, ...more ? ["", ...guardList(r.guards)] : []].join(
-      "\n"
-    );
+    const only = r.guards.length === 1 ? r.guards[0] : void 0;
+    const body = only ? only.detail ? ["", "```text", only.detail, "```"] : [] : ["", ...guardList(r.guards)];
+    const text = [marker(commentKey), title, ...body, ...next].join("\n");
     return `${text.slice(0, limit - 1)}
 `;
   }
@@ -57726,9 +57919,10 @@ function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
       "",
       ...guardList(r.guards)
     ] : [],
+    ...next,
     ...r.capacity ? ["", capacitySection(r.capacity, ttftSloMs(config))] : [],
     "",
-    metricTable(r),
+    metricTable(r, config),
     "",
     context(r, config),
     "",
@@ -57739,10 +57933,10 @@ function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
     ...quality(r) ? ["", quality(r)] : []
   ].join("\n");
   const optional = [
+    chart2(r),
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
     qualityDetails(r),
-    chart2(r),
     pooled(r),
     method(config)
   ].filter(Boolean);
@@ -59909,7 +60103,7 @@ var ServerLifecycle = class {
       record.time_to_ready_s = Math.round(ready.timeToReadyS * 1e3) / 1e3;
       record.cold_ttft_ms = Math.round(ready.coldTtftMs * 1e3) / 1e3;
       this.options.log(
-        `${arm}: ready after ${record.time_to_ready_s} s, cold-start TTFT ${record.cold_ttft_ms} ms`
+        `${arm}: ready after ${compact(record.time_to_ready_s)} s, cold-start TTFT ${compact(record.cold_ttft_ms)} ms`
       );
     } catch (error) {
       await this.down(arm);
@@ -60402,7 +60596,7 @@ function formatLengthSpec(spec) {
 }
 
 // src/workload/words.ts
-var WORDS2 = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
+var WORDS3 = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
 
 // src/workload/plan.ts
 var ARRIVAL_STREAM = 685845;
@@ -60473,7 +60667,7 @@ function syntheticPrompt(seed, index, tokens) {
   const rng = new Rng(mixSeeds(seed, PROMPT_STREAM, index));
   const chars = tokens * 4;
   let text = "";
-  while (text.length < chars) text += `${WORDS2[rng.int(0, WORDS2.length - 1)]} `;
+  while (text.length < chars) text += `${WORDS3[rng.int(0, WORDS3.length - 1)]} `;
   return text.slice(0, chars);
 }
 function messagesFor(workload, i) {
@@ -61251,6 +61445,16 @@ function agree(mode, a, b) {
   }
 }
 var excerpt2 = (s, n = 120) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
+function describeAnswer(a) {
+  if (!a) return "no answer";
+  if (a.status < 200 || a.status >= 300)
+    return a.status === 0 ? "no response (connection failed)" : `HTTP ${a.status} ${JSON.stringify(excerpt2(a.raw.trim()))}`;
+  if (a.content) return JSON.stringify(excerpt2(a.content));
+  if (a.toolCalls.length > 0)
+    return excerpt2(a.toolCalls.map((t) => `${t.name}(${t.arguments})`).join(", "));
+  return `empty answer (finish_reason ${a.finishReason ?? "none"})`;
+}
+var firstFailing = (run, failed) => (run?.attempts.find(failed) ?? run?.attempts[0])?.answer;
 function compareQuality(suite, baseline, candidate, reruns, rule) {
   const byId = (runs) => new Map(runs.map((r) => [r.id, r]));
   const base = byId(baseline);
@@ -61316,10 +61520,14 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
         codes: candCodes,
         candidate_failures: failures2,
         runs,
-        confirmed: failures2 * 2 > runs
+        confirmed: failures2 * 2 > runs,
+        answer: describeAnswer(
+          firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass))
+        )
       });
     }
   }
+  const confirmedIds = new Set(report.contract.filter((x) => x.confirmed).map((x) => x.id));
   const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter(
     (k) => k !== "agreement"
   );
@@ -61334,12 +61542,16 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
       if (bk.pass) bPass++;
       if (ck.pass) cPass++;
       if (bk.pass !== ck.pass) {
-        const diff = `baseline ${JSON.stringify(excerpt2(base.get(c.id)?.attempts[0]?.answer.content ?? ""))} \u2192 candidate ${JSON.stringify(excerpt2(cand.get(c.id)?.attempts[0]?.answer.content ?? ""))}`;
+        const failedKind = (a) => a.results.some((r) => r.kind === kind && !r.pass);
+        const [was, now] = [base, cand].map(
+          (m) => describeAnswer(firstFailing(m.get(c.id), failedKind))
+        );
         flipped.push({
           id: c.id,
           direction: bk.pass ? "b" : "c",
           codes: bk.pass ? ck.codes : bk.codes,
-          diff
+          diff: `baseline ${was} \u2192 candidate ${now}`,
+          answer: bk.pass ? now : was
         });
       }
     }
@@ -61348,7 +61560,9 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
     const n = cases.length;
     const p = mcnemarOneSided(b, cc);
     const effect = n > 0 ? (b - cc) / n : 0;
-    const fail2 = p <= rule.alpha && effect >= rule.minEffect || effect >= rule.largeEffect;
+    const fail2 = p <= rule.alpha && effect >= rule.minEffect || effect >= rule.largeEffect && b - cc > 1;
+    const newly = flipped.filter((f) => f.direction === "b");
+    const counted = fail2 && newly.every((f) => confirmedIds.has(f.id));
     report.kinds.push({
       kind,
       n,
@@ -61357,15 +61571,14 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
       b,
       c: cc,
       p,
-      decision: fail2 ? "fail" : "pass",
+      decision: counted ? "counted" : fail2 ? "fail" : "pass",
       flipped
     });
-    if (fail2) {
-      const newly = flipped.filter((f) => f.direction === "b");
+    if (fail2 && !counted) {
       report.reasons.push({
         check: kind,
         cases: newly.map((f) => f.id),
-        message: `${kind}: ${b} cases newly fail, ${cc} newly pass of ${n} (p = ${p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
+        message: `${kind}: ${plural(b, "case")} newly ${b === 1 ? "fails" : "fail"}, ${cc} newly ${cc === 1 ? "passes" : "pass"} of ${n} (p = ${p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
       });
     }
   }
@@ -61720,9 +61933,10 @@ async function runGate(options, deps = {}) {
     if (idleCheck.busy) log(`  ${arm}: ${describeBusy(idleCheck)}`);
     log(`${heading} ${arm}: measuring ${armOptions.target.baseUrl}`);
     const report = await run(armOptions, signal ? { signal } : {});
+    const p = options.decision.percentile;
     if (signal?.aborted) throw cancelled;
     log(
-      `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${compact(report.metrics.ttft_ms.p95)} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` \u2014 INVALID: ${report.validity.reasons.join("; ")}`}`
+      `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, ${p} TTFT ${compact(report.metrics.ttft_ms[p])} ms, ${p} ITL ${compact(report.metrics.itl_ms[p])} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` \u2014 INVALID: ${report.validity.reasons.join("; ")}`}`
     );
     await deps.servers?.afterTrial(arm, what);
     return { report, idle: idleCheck };
@@ -62643,7 +62857,7 @@ function instanceOf(schema, rng, names) {
     case "null":
       return null;
     default:
-      return names.shift() ?? WORDS2[rng.int(0, WORDS2.length - 1)];
+      return names.shift() ?? WORDS3[rng.int(0, WORDS3.length - 1)];
   }
 }
 function splitInto(text, size) {
@@ -62722,7 +62936,7 @@ var TokenStream = class {
     this.rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed));
   }
   next() {
-    const word = WORDS2[this.rng.int(0, WORDS2.length - 1)];
+    const word = WORDS3[this.rng.int(0, WORDS3.length - 1)];
     return this.produced++ === 0 ? word : ` ${word}`;
   }
   take(count) {

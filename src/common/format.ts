@@ -10,8 +10,10 @@ export const percent = (x: number, digits = 1): string => `${(x * 100).toFixed(d
 /** About three significant digits, as the comment shows latencies: 1234, 21.7, 0.81. */
 export function compact(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return "–";
-  const a = Math.abs(v);
-  return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+  // Decided on the rounded value, so 9.999 shows as "10.0", not "10.00".
+  if (Math.abs(Number(v.toFixed(1))) >= 100) return v.toFixed(0);
+  if (Math.abs(Number(v.toFixed(2))) >= 10) return v.toFixed(1);
+  return v.toFixed(2);
 }
 
 /** "1 case", "3 cases". */

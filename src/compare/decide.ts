@@ -4,7 +4,13 @@
 // is worse. A one-sided t-interval over the d_i (n − 1 degrees of freedom)
 // measures the change against the trial-to-trial noise.
 
-import { mean, median, medianAbsoluteDeviation, sampleStandardDeviation } from "simple-statistics";
+import {
+  geometricMean,
+  mean,
+  median,
+  medianAbsoluteDeviation,
+  sampleStandardDeviation,
+} from "simple-statistics";
 import { signedPercent } from "../common/format.ts";
 import { tQuantile } from "./tdist.ts";
 
@@ -37,7 +43,10 @@ export interface MetricComparison {
   unit: string;
   higher_is_worse: boolean;
   tolerance: number;
-  /** Median over trials of each arm. */
+  /**
+   * Geometric mean over the pairs of each arm's per-trial value: the values the
+   * change is computed from, so candidate ÷ baseline − 1 = change.
+   */
   baseline: number;
   candidate: number;
   /** Estimated change, candidate vs baseline (geometric mean of the pair ratios − 1); +0.12 = +12 %. */
@@ -86,7 +95,7 @@ function outliers(ds: number[]): boolean[] {
 }
 
 /** log-scale tolerance: how large d may be before the change is beyond the tolerance. */
-export function toleranceLog(spec: MetricSpec): number {
+export function toleranceLog(spec: Pick<MetricSpec, "higherIsWorse" | "tolerance">): number {
   return spec.higherIsWorse ? Math.log(1 + spec.tolerance) : -Math.log(1 - spec.tolerance);
 }
 
@@ -164,8 +173,8 @@ export function compareMetric(
     unit: spec.unit,
     higher_is_worse: spec.higherIsWorse,
     tolerance: spec.tolerance,
-    baseline: median(values.map((v) => v.baseline)),
-    candidate: median(values.map((v) => v.candidate)),
+    baseline: geometricMean(values.map((v) => v.baseline)),
+    candidate: geometricMean(values.map((v) => v.candidate)),
     change,
     change_lower: changeLower,
     change_upper: changeUpper,

@@ -9,8 +9,9 @@ import { percent } from "../common/format.ts";
 import type { Outcome } from "../load/record.ts";
 import type { PercentileKey } from "../metrics/histogram.ts";
 import type { MetricSpec } from "./decide.ts";
+import { type Failure, failureWords } from "./failure-words.ts";
 import { metricValue } from "./gated.ts";
-import { armFailures } from "./reliability.ts";
+import { armFailures, examplesOf } from "./reliability.ts";
 import { type TrialEntry, trialName } from "./trials.ts";
 
 export type GuardCode =
@@ -47,6 +48,22 @@ export interface GuardLimits {
   minOkRequests: number;
   /** Classes that do not count as the server's failures. */
   exclude: Outcome[];
+}
+
+/** "the baseline itself answered 20.0 % of requests with HTTP 500", from its commonest failure. */
+function baselineWords(
+  trials: readonly TrialEntry[],
+  classes: Partial<Record<Outcome, number>>,
+  counted: number,
+): string {
+  const [worst, count] = Object.entries(classes).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0] ?? [];
+  const total = Object.values(classes).reduce((s, n) => s + (n ?? 0), 0);
+  if (!worst || !count) return "the baseline itself failed its requests";
+  const example = examplesOf(trials.filter((t) => t.arm === "baseline"))[worst as Outcome];
+  const words = failureWords(worst as Failure, count / counted, example);
+  return count === total
+    ? `the baseline itself ${words}`
+    : `the baseline itself failed ${percent(total / counted)} of its requests; it ${words}`;
 }
 
 const classList = (classes: Partial<Record<Outcome, number>>) =>
@@ -99,7 +116,7 @@ export function guardsFor(
     for (const o of limits.exclude) delete classes[o];
     guards.push({
       code: "baseline_failures",
-      message: `the baseline itself failed ${percent(base.rate)} of its requests (limit max-error-rate ${percent(limits.maxErrorRate)}: ${classList(classes)}): the reference is broken, so nothing can be compared`,
+      message: `${baselineWords(trials, classes, base.counted)} (limit max-error-rate ${percent(limits.maxErrorRate)}; ${classList(classes)}): the reference is broken, so nothing can be compared`,
       arm: "baseline",
       classes,
     });

@@ -70,7 +70,10 @@ export function armFailures(
   return { counted, failed, rate: counted > 0 ? failed / counted : 0, by_class: byClass, excluded };
 }
 
-function examplesOf(trials: readonly TrialEntry[]): Partial<Record<Outcome, FailureExample>> {
+/** The first example of each failure class among the trials. */
+export function examplesOf(
+  trials: readonly TrialEntry[],
+): Partial<Record<Outcome, FailureExample>> {
   const examples: Partial<Record<Outcome, FailureExample>> = {};
   for (const t of trials) {
     for (const o of OUTCOMES) {

@@ -124,10 +124,11 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     if (idleCheck.busy) log(`  ${arm}: ${describeBusy(idleCheck)}`);
     log(`${heading} ${arm}: measuring ${armOptions.target.baseUrl}`);
     const report = await run(armOptions, signal ? { signal } : {});
+    const p = options.decision.percentile;
     // A trial cut short by the cancel is not a measurement: it is dropped.
     if (signal?.aborted) throw cancelled;
     log(
-      `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, p95 TTFT ${compact(report.metrics.ttft_ms.p95)} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` — INVALID: ${report.validity.reasons.join("; ")}`}`,
+      `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, ${p} TTFT ${compact(report.metrics.ttft_ms[p])} ms, ${p} ITL ${compact(report.metrics.itl_ms[p])} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` — INVALID: ${report.validity.reasons.join("; ")}`}`,
     );
     await deps.servers?.afterTrial(arm, what);
     return { report, idle: idleCheck };

@@ -6,8 +6,12 @@
 //   the gate (with 50–200 cases a McNemar test cannot see a few new failures).
 // - Quality, per check kind: b = baseline pass / candidate fail, c = the
 //   reverse; fail when the exact one-sided McNemar p ≤ α and (b − c)/n ≥ the
-//   effect floor, or (b − c)/n ≥ the large-effect floor whatever the test says.
+//   effect floor, or (b − c)/n ≥ the large-effect floor whatever the test says
+//   (and b − c > 1: one flipped case is not a large effect). A kind whose only
+//   new failures are confirmed contract failures is "counted": the case fails
+//   the gate once, as contract.
 
+import { plural } from "../common/format.ts";
 import type { Answer } from "./answer.ts";
 import { deepEqual, normalizeText } from "./checks.ts";
 import type { CaseRun } from "./run.ts";
@@ -40,9 +44,17 @@ export interface KindComparison {
   b: number;
   c: number;
   p: number;
-  decision: "pass" | "fail";
+  /** "counted": it would fail, but only through cases already failing as contract. */
+  decision: "pass" | "fail" | "counted";
   /** Cases that flipped, with the candidate's (b) or the baseline's (c) failure codes. */
-  flipped: { id: string; direction: "b" | "c"; codes: string[]; diff: string }[];
+  flipped: {
+    id: string;
+    direction: "b" | "c";
+    codes: string[];
+    diff: string;
+    /** What the failing side returned (the candidate for b, the baseline for c). */
+    answer: string;
+  }[];
 }
 
 export interface QualityReport {
@@ -55,6 +67,8 @@ export interface QualityReport {
     candidate_failures: number;
     runs: number;
     confirmed: boolean;
+    /** What the candidate returned in its first failing run (status, body or content excerpt). */
+    answer: string;
   }[];
   kinds: KindComparison[];
   agreement: { n: number; agreed: number; gated: boolean; differing: string[] };
@@ -139,6 +153,24 @@ function agree(mode: string, a: Answer, b: Answer): boolean {
 
 const excerpt = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
+/** What a server returned, briefly: an HTTP error with its body, else the content or tool calls. */
+export function describeAnswer(a: Answer | undefined): string {
+  if (!a) return "no answer";
+  if (a.status < 200 || a.status >= 300)
+    return a.status === 0
+      ? "no response (connection failed)"
+      : `HTTP ${a.status} ${JSON.stringify(excerpt(a.raw.trim()))}`;
+  if (a.content) return JSON.stringify(excerpt(a.content));
+  if (a.toolCalls.length > 0)
+    return excerpt(a.toolCalls.map((t) => `${t.name}(${t.arguments})`).join(", "));
+  return `empty answer (finish_reason ${a.finishReason ?? "none"})`;
+}
+
+const firstFailing = (
+  run: CaseRun | undefined,
+  failed: (a: CaseRun["attempts"][number]) => boolean,
+) => (run?.attempts.find(failed) ?? run?.attempts[0])?.answer;
+
 export function compareQuality(
   suite: Suite,
   baseline: CaseRun[],
@@ -213,10 +245,14 @@ export function compareQuality(
         candidate_failures: failures,
         runs,
         confirmed: failures * 2 > runs,
+        answer: describeAnswer(
+          firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass)),
+        ),
       });
     }
   }
 
+  const confirmedIds = new Set(report.contract.filter((x) => x.confirmed).map((x) => x.id));
   const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter(
     (k) => k !== "agreement",
   );
@@ -231,12 +267,17 @@ export function compareQuality(
       if (bk.pass) bPass++;
       if (ck.pass) cPass++;
       if (bk.pass !== ck.pass) {
-        const diff = `baseline ${JSON.stringify(excerpt(base.get(c.id)?.attempts[0]?.answer.content ?? ""))} → candidate ${JSON.stringify(excerpt(cand.get(c.id)?.attempts[0]?.answer.content ?? ""))}`;
+        const failedKind = (a: CaseRun["attempts"][number]) =>
+          a.results.some((r) => r.kind === kind && !r.pass);
+        const [was, now] = [base, cand].map((m) =>
+          describeAnswer(firstFailing(m.get(c.id), failedKind)),
+        ) as [string, string];
         flipped.push({
           id: c.id,
           direction: bk.pass ? "b" : "c",
           codes: bk.pass ? ck.codes : bk.codes,
-          diff,
+          diff: `baseline ${was} → candidate ${now}`,
+          answer: bk.pass ? now : was,
         });
       }
     }
@@ -245,7 +286,10 @@ export function compareQuality(
     const n = cases.length;
     const p = mcnemarOneSided(b, cc);
     const effect = n > 0 ? (b - cc) / n : 0;
-    const fail = (p <= rule.alpha && effect >= rule.minEffect) || effect >= rule.largeEffect;
+    const fail =
+      (p <= rule.alpha && effect >= rule.minEffect) || (effect >= rule.largeEffect && b - cc > 1);
+    const newly = flipped.filter((f) => f.direction === "b");
+    const counted = fail && newly.every((f) => confirmedIds.has(f.id));
     report.kinds.push({
       kind,
       n,
@@ -254,15 +298,14 @@ export function compareQuality(
       b,
       c: cc,
       p,
-      decision: fail ? "fail" : "pass",
+      decision: counted ? "counted" : fail ? "fail" : "pass",
       flipped,
     });
-    if (fail) {
-      const newly = flipped.filter((f) => f.direction === "b");
+    if (fail && !counted) {
       report.reasons.push({
         check: kind,
         cases: newly.map((f) => f.id),
-        message: `${kind}: ${b} cases newly fail, ${cc} newly pass of ${n} (p = ${p.toPrecision(2)}): ${newly
+        message: `${kind}: ${plural(b, "case")} newly ${b === 1 ? "fails" : "fail"}, ${cc} newly ${cc === 1 ? "passes" : "pass"} of ${n} (p = ${p.toPrecision(2)}): ${newly
           .map((f) => `${f.id} [${f.codes.join(", ")}]`)
           .join("; ")}`,
       });

@@ -3,7 +3,7 @@
 // paired trials ran at; and each arm's sweep points, collapsed.
 
 import type { CapacityRun } from "../capacity/report.ts";
-import { percent, signedPercent as signed } from "../common/format.ts";
+import { compact as num, percent, signedPercent as signed } from "../common/format.ts";
 import { details } from "./blocks.ts";
 import { pointsTable, sweepCharts } from "./sweep-markdown.ts";
 
@@ -25,9 +25,7 @@ export function capacitySection(c: CapacityRun, ttftSloMs: number | undefined): 
   const server = (label: string) => label.replace(/^Server \([^)]*\): /, "");
   const offline = (label: string) => label.replace(/^Offline: /, "");
   const sync = (a: typeof baseline) =>
-    a.capacity.synchronous
-      ? `TTFT p50 ${a.capacity.synchronous.ttft_p50_ms?.toFixed(1) ?? "–"} ms`
-      : "–";
+    a.capacity.synchronous ? `TTFT p50 ${num(a.capacity.synchronous.ttft_p50_ms)} ms` : "–";
   const serverName = baseline.labels.server.match(/^(Server \([^)]*\))/)?.[1] ?? "Server";
   const grid = (a: typeof baseline) => a.points.filter((p) => p.phase === "rate");
   const lines = [

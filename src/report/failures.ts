@@ -1,38 +1,10 @@
-// What happened to users' requests, in words, per failure class — for the
-// headline, the reliability row and the examples.
+// What happened to users' requests, in words — for the headline, the
+// reliability row and the examples.
 
 import { percent } from "../common/format.ts";
+import { type Failure, failureWords } from "../compare/failure-words.ts";
 import type { ReliabilityComparison } from "../compare/reliability.ts";
-import type { Outcome } from "../load/record.ts";
 import type { FailureExample } from "../metrics/recorder.ts";
-
-type Failure = Exclude<Outcome, "ok">;
-
-/** [what the server did with them, why we call it so]. */
-const WORDS: Record<Failure, [string, string]> = {
-  empty: ["silently dropped", "an empty 200 stream"],
-  truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
-  short: ["cut short", "fewer tokens than the fixed output length"],
-  stream_error: ["failed mid-stream", "an error inside the 200 stream"],
-  protocol_error: ["garbled", "malformed SSE or JSON"],
-  rate_limited_quota: ["refused by the API quota", "429 with quota evidence"],
-  rate_limited: ["rate-limited", "HTTP 429"],
-  overloaded: ["refused as overloaded", "HTTP 503, 529 or 429 with capacity evidence"],
-  http_4xx: ["rejected", "HTTP 4xx"],
-  http_5xx: ["failed", "HTTP 5xx"],
-  connect_error: ["could not connect for", "the connection was refused or reset"],
-  censored: ["timed out on", "no end of stream within the timeout"],
-  unsent: ["never sent", "the client could not send them in time"],
-};
-
-/** "silently dropped 3.2 % of requests (an empty 200 stream)"; HTTP errors name their status. */
-export function failureWords(outcome: Failure, rate: number, example?: FailureExample): string {
-  const [verb, why] = WORDS[outcome];
-  const status = example?.status;
-  if ((outcome === "http_5xx" || outcome === "http_4xx") && status)
-    return `answered ${percent(rate)} of requests with HTTP ${status}`;
-  return `${verb} ${percent(rate)} of requests (${why})`;
-}
 
 /** The reliability regression in one clause, naming the class and both arms. */
 export function reliabilitySentence(r: ReliabilityComparison): string {

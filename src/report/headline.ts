@@ -5,6 +5,7 @@ import type { MetricComparison } from "../compare/decide.ts";
 import { blocksVerdict } from "../compare/guards.ts";
 import { capacityPhrase } from "./capacity-markdown.ts";
 import { reliabilitySentence } from "./failures.ts";
+import { qualitySentence } from "./quality-words.ts";
 import type { GateRun } from "./results.ts";
 
 function describe(c: MetricComparison): string {
@@ -40,13 +41,13 @@ export function headlineFor(
       if (run.capacity?.comparison.verdict === "regressed")
         failed.unshift(capacityPhrase(run.capacity));
       const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe);
-      const checks =
-        quality?.verdict === "fail"
-          ? [`quality ${quality.reasons.map((r) => r.check).join(", ")}`]
-          : [];
+      const checks = quality?.verdict === "fail" ? [qualitySentence(quality)] : [];
       // A quality regression still fails a run whose performance could not be measured.
-      const also = guards.some(blocksVerdict) ? `; ${noVerdict()}` : "";
-      return `regressed: ${[...failed, ...metrics, ...checks].join(", ")}${also}`;
+      const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
+      const performance = [...failed, ...metrics].join(", ");
+      return [performance ? `regressed: ${performance}` : "", ...checks, ...also]
+        .filter(Boolean)
+        .join("; ");
     }
     case "inconclusive": {
       if (run.capacity?.stopped_by)
@@ -54,7 +55,7 @@ export function headlineFor(
       const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe);
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
-      return `beyond the tolerance but within the noise: ${open.join(", ")} — more pairs would decide`;
+      return `beyond the tolerance but within the noise: ${open.join(", ")}`;
     }
     case "pass":
       return run.capacity

@@ -5,15 +5,16 @@
 
 import { ARMS } from "../common/arms.ts";
 import { compact as num, percent, plural, signedPercent as signed } from "../common/format.ts";
-import type { MetricComparison } from "../compare/decide.ts";
+import { type MetricComparison, toleranceLog } from "../compare/decide.ts";
 import type { Guard } from "../compare/guards.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import { OUTCOMES } from "../load/record.ts";
 import { type LatencySummary, PERCENTILE_VALUES, percentileLabel } from "../metrics/histogram.ts";
 import { describeBusy } from "../servers/preflight.ts";
-import { details } from "./blocks.ts";
+import { COLOR_NAMES, chartColors, details } from "./blocks.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
 import { describeExample } from "./failures.ts";
+import { nextStep } from "./next-step.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { type ConfigDescription, type GateResults, POOLED_METRICS } from "./results.ts";
 
@@ -45,14 +46,17 @@ function metricName(c: MetricComparison): string {
   return c.unit ? `${c.label} (${c.unit})` : c.label;
 }
 
-function metricTable(r: GateResults): string {
+function metricTable(r: GateResults, config: ConfigDescription): string {
+  const scheduleOnly = offeredOnly(r, config).length > 0;
   // Two one-sided bounds at c make a (2c − 1) two-sided interval: 95 % each is a 90 % interval.
   const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1000) / 10} %`;
   const rows = r.comparisons.map((c) => {
     const bounds =
       c.pairs.length < 2
         ? "needs ≥ 2 pairs"
-        : `${signed(c.change_lower)} … ${signed(c.change_upper)}`;
+        : c.id === "goodput" && scheduleOnly
+          ? "= the offered load: no request missed its SLO"
+          : `${signed(c.change_lower)} … ${signed(c.change_upper)}`;
     const flags = [
       c.noisy ? "noisy" : "",
       c.pairs.some((p) => p.outlier) ? "outlier pair" : "",
@@ -66,7 +70,9 @@ function metricTable(r: GateResults): string {
   });
   const rel = r.reliability;
   if (rel) {
-    const decided = r.verdict !== "error" || !r.guards.some((g) => g.code === "baseline_failures");
+    const decided =
+      r.verdict !== "cancelled" &&
+      (r.verdict !== "error" || !r.guards.some((g) => g.code === "baseline_failures"));
     const pp = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} pts`;
     rows.push(
       `| ${decided ? ROW_ICON[rel.verdict] : "·"} | failure rate | ≤ ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | Fisher p = ${rel.p < 0.001 ? "<0.001" : rel.p.toFixed(3)} | ${decided ? rel.verdict : "not decided"} |`,
@@ -121,7 +127,7 @@ function context(r: GateResults, config: ConfigDescription): string {
           `⚠️ ${percentileLabel(config.percentile)} of ~${perTrial} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`,
         ]
       : [];
-  const bounds = `interval: two one-sided ${Math.round(r.confidence_per_look * 1000) / 10} % bounds, the gate's test`;
+  const bounds = `baseline, candidate: geometric means over the pairs (change = candidate ÷ baseline − 1) · interval: two one-sided ${Math.round(r.confidence_per_look * 1000) / 10} % bounds, the gate's test`;
   return [
     `${plural(r.pairs, "pair")} (order ${config.order}) · ${arrival} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
     `${noise} · ${bounds} · smallest change this run could call a regression: ${detectable}`,
@@ -244,24 +250,54 @@ function perTrial(r: GateResults, config: ConfigDescription): string {
   );
 }
 
+/**
+ * The metrics that decided the verdict: the regressed, else the open; in a
+ * pass, the latency nearest its limit. None when something else decided (failures,
+ * quality, capacity: their own sections show them).
+ */
+function deciding(r: GateResults): MetricComparison[] {
+  const shown = r.comparisons.filter((c) => c.pairs.length >= 2);
+  for (const v of ["regressed", "inconclusive"] as const) {
+    const hit = shown.filter((c) => c.verdict === v);
+    if (hit.length > 0) return hit.slice(0, 2);
+  }
+  if (r.verdict !== "pass") return [];
+  const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
+    (a, b) => b.d_mean / toleranceLogOf(b) - a.d_mean / toleranceLogOf(a),
+  )[0];
+  return nearest ? [nearest] : [];
+}
+
+const toleranceLogOf = (c: MetricComparison) =>
+  toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
+
 function chart(r: GateResults): string {
-  const ttft = r.comparisons.find((c) => c.id === "ttft");
-  if (!ttft || ttft.pairs.length < 2) return "";
-  const base = ttft.pairs.map((p) => Number(p.baseline.toFixed(1)));
-  const cand = ttft.pairs.map((p) => Number(p.candidate.toFixed(1)));
-  const top = Math.ceil(Math.max(...base, ...cand) * 1.1);
-  return details(
-    `Chart: ${ttft.label} per pair (bars: baseline, line: candidate)`,
-    [
+  const metrics = deciding(r);
+  if (metrics.length === 0) return "";
+  const one = (c: MetricComparison) => {
+    const round = (v: number) => Number(v.toPrecision(3));
+    const base = c.pairs.map((p) => round(p.baseline));
+    const cand = c.pairs.map((p) => round(p.candidate));
+    const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
+    // Each pair's own change on its axis label: the chart reads without the table.
+    const labels = c.pairs.map(
+      (p, i) => `"${i + 1}: ${signed(p.candidate / p.baseline - 1).replace(" ", "")}"`,
+    );
+    return [
       "```mermaid",
+      chartColors(2),
       "xychart-beta",
-      `  title "${ttft.label} per pair (ms)"`,
-      `  x-axis [${ttft.pairs.map((_, i) => `"pair ${i + 1}"`).join(", ")}]`,
-      `  y-axis "ms" 0 --> ${top}`,
+      `  title "${metricName(c)} per pair: baseline (blue bars) vs candidate (red line)"`,
+      `  x-axis "pair: candidate vs baseline" [${labels.join(", ")}]`,
+      `  y-axis "${metricName(c)}" 0 --> ${top}`,
       `  bar [${base.join(", ")}]`,
       `  line [${cand.join(", ")}]`,
       "```",
-    ].join("\n"),
+    ].join("\n");
+  };
+  return details(
+    `Chart: ${metrics.map((c) => c.label).join(" and ")} per pair (${COLOR_NAMES[0]} bars: baseline, ${COLOR_NAMES[1]} line: candidate)`,
+    metrics.map(one).join("\n\n"),
   );
 }
 
@@ -323,12 +359,17 @@ function ttftSloMs(config: ConfigDescription): number | undefined {
 
 export function renderMarkdown(r: GateResults, commentKey: string, limit = COMMENT_LIMIT): string {
   const title = `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** — ${r.headline}`;
+  const step = nextStep(r);
+  const next = step ? ["", `**Next step:** ${step}.`] : [];
   if ((r.trials.length === 0 && !r.capacity) || !r.config) {
     // Nothing was measured: the headline, and the guards when they say more than it does.
-    const more = r.guards.length > 1 || r.guards.some((g) => g.detail);
-    const text = [marker(commentKey), title, ...(more ? ["", ...guardList(r.guards)] : [])].join(
-      "\n",
-    );
+    const only = r.guards.length === 1 ? r.guards[0] : undefined;
+    const body = only
+      ? only.detail
+        ? ["", "```text", only.detail, "```"]
+        : []
+      : ["", ...guardList(r.guards)];
+    const text = [marker(commentKey), title, ...body, ...next].join("\n");
     return `${text.slice(0, limit - 1)}\n`;
   }
   const config = r.config;
@@ -344,9 +385,10 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
           ...guardList(r.guards),
         ]
       : []),
+    ...next,
     ...(r.capacity ? ["", capacitySection(r.capacity, ttftSloMs(config))] : []),
     "",
-    metricTable(r),
+    metricTable(r, config),
     "",
     context(r, config),
     "",
@@ -358,10 +400,10 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
   const optional = [
+    chart(r),
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
     qualityDetails(r),
-    chart(r),
     pooled(r),
     method(config),
   ].filter(Boolean);

@@ -1,8 +1,17 @@
 // The quality section of the comment: the verdict with its reasons, the
 // per-check table, flaky, pre-existing and agreeing cases, then the details.
 
+import { plural } from "../common/format.ts";
+import type { KindComparison } from "../quality/paired.ts";
 import { details } from "./blocks.ts";
+import { qualitySentence } from "./quality-words.ts";
 import type { GateResults } from "./results.ts";
+
+const DECISION: Record<KindComparison["decision"], string> = {
+  pass: "pass",
+  fail: "❌ fail",
+  counted: "counted once, as contract",
+};
 
 const hist = (h: Record<string, number>) =>
   Object.entries(h)
@@ -14,14 +23,16 @@ export function quality(r: GateResults): string {
   const q = r.quality;
   if (!q) return r.quality_skipped ? `**Quality** — ${r.quality_skipped}` : "";
   const lines = [
-    `**Quality** ${q.verdict === "fail" ? "❌ regressed" : "✅ no regression"} — suite \`${q.suite}\`, ${q.cases} cases, one request at a time${q.reasons.length ? "" : "."}`,
+    q.verdict === "fail"
+      ? `**Quality** ❌ ${qualitySentence(q)}. Suite \`${q.suite}\`, ${plural(q.cases, "case")}, one request at a time; per check:`
+      : `**Quality** ✅ no regression — suite \`${q.suite}\`, ${plural(q.cases, "case")}, one request at a time.`,
     ...q.reasons.map((reason) => `- ${reason.message}`),
     "",
     "| check | cases | baseline pass | candidate pass | b (newly fail) | c (newly pass) | p | decision |",
     "|---|--:|--:|--:|--:|--:|--:|---|",
     ...q.kinds.map(
       (k) =>
-        `| ${k.kind} | ${k.n} | ${(k.baseline_rate * 100).toFixed(0)} % | ${(k.candidate_rate * 100).toFixed(0)} % | ${k.b} | ${k.c} | ${k.p < 0.001 ? "<0.001" : k.p.toFixed(3)} | ${k.decision === "fail" ? "❌ fail" : "pass"} |`,
+        `| ${k.kind} | ${k.n} | ${(k.baseline_rate * 100).toFixed(0)} % | ${(k.candidate_rate * 100).toFixed(0)} % | ${k.b} | ${k.c} | ${k.p < 0.001 ? "<0.001" : k.p.toFixed(3)} | ${DECISION[k.decision]} |`,
     ),
   ];
   const unconfirmed = q.contract.filter((c) => !c.confirmed);

@@ -8,6 +8,7 @@ import type { SweepReport } from "../capacity/report.ts";
 import { compact as num, percent } from "../common/format.ts";
 import { OUTCOMES } from "../load/record.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
+import { COLOR_NAMES, chartColors } from "./blocks.ts";
 
 const lat = (s: LatencySummary, key: "p50" | "p95") =>
   s[key] === null ? "–" : `${s.lower_bounds.includes(key) ? "≥" : ""}${num(s[key])}`;
@@ -62,14 +63,10 @@ export interface ChartSeries {
   points: readonly SweepPoint[];
 }
 
-const PALETTE = ["#1f77b4", "#d62728", "#7f7f7f"];
-const COLOR_NAMES = ["blue", "red", "grey"];
-
 function chart(title: string, yLabel: string, categories: number[], lines: number[][]): string {
-  const init = `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, lines.length).join(", ")}"}}}}%%`;
   return [
     "```mermaid",
-    init,
+    chartColors(lines.length),
     "xychart-beta",
     `  title "${title}"`,
     `  x-axis "offered rate (req/s)" [${categories.map((c) => `"${c}"`).join(", ")}]`,

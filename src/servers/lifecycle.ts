@@ -6,6 +6,7 @@
 import { connect } from "node:net";
 import { join } from "node:path";
 import { ARMS, type Arm } from "../common/arms.ts";
+import { compact } from "../common/format.ts";
 import type { Target } from "../openai/target.ts";
 import { ManagedServer, ServerError } from "./server.ts";
 
@@ -165,7 +166,7 @@ export class ServerLifecycle implements Servers {
       record.time_to_ready_s = Math.round(ready.timeToReadyS * 1000) / 1000;
       record.cold_ttft_ms = Math.round(ready.coldTtftMs * 1000) / 1000;
       this.options.log(
-        `${arm}: ready after ${record.time_to_ready_s} s, cold-start TTFT ${record.cold_ttft_ms} ms`,
+        `${arm}: ready after ${compact(record.time_to_ready_s)} s, cold-start TTFT ${compact(record.cold_ttft_ms)} ms`,
       );
     } catch (error) {
       await this.down(arm);

@@ -7,6 +7,7 @@
 
 import { Agent } from "undici";
 import type { Arm } from "../common/arms.ts";
+import { compact } from "../common/format.ts";
 import type { Target } from "../openai/target.ts";
 import { type CompletionProbe, listModels, type ModelsAnswer, probeCompletion } from "./probe.ts";
 
@@ -168,6 +169,6 @@ const round = (v: number) => Math.round(v * 1000) / 1000;
 
 /** A busy start in words. */
 export function describeBusy(check: IdleCheck): string {
-  const ttft = check.ttft_ms === null ? "no answer" : `${check.ttft_ms} ms`;
-  return `started on a busy server: after ${check.waited_s} s of probes its TTFT was ${ttft} (idle ${check.idle_ttft_ms} ms, bound ${idleBoundMs(check.idle_ttft_ms)} ms)`;
+  const ttft = check.ttft_ms === null ? "no answer" : `${compact(check.ttft_ms)} ms`;
+  return `started on a busy server: after ${compact(check.waited_s)} s of probes its TTFT was ${ttft} (idle ${compact(check.idle_ttft_ms)} ms, bound ${compact(idleBoundMs(check.idle_ttft_ms))} ms)`;
 }

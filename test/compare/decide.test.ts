@@ -191,3 +191,20 @@ test("calibration: few false regressions at no change, power at a 30 % regressio
     `${caught} of ${gates} 30 % regressions caught at 3 % noise, 3 pairs`,
   );
 });
+
+test("the arms' values are the ones the change is computed from: candidate ÷ baseline − 1", () => {
+  // Baselines that drift between pairs: medians of each arm would not divide to the change.
+  const values: PairValues[] = [
+    { baseline: 20, candidate: 30 },
+    { baseline: 21, candidate: 22 },
+    { baseline: 80, candidate: 85 },
+  ];
+  for (const spec of [TTFT, GOODPUT]) {
+    const c = compareMetric(spec, values, "significant-and-material", 0.95, 0.1);
+    assert.ok(
+      Math.abs(c.candidate / c.baseline - 1 - c.change) < 1e-12,
+      `${spec.id}: ${c.baseline} → ${c.candidate} is not ${c.change}`,
+    );
+    assert.ok(Math.abs(c.baseline - Math.cbrt(20 * 21 * 80)) < 1e-9, "geometric mean");
+  }
+});

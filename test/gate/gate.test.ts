@@ -93,7 +93,7 @@ test("guards: an invalid trial, a broken baseline, quota limits, too few ok requ
         baseline: [{ ...same(100), failed: { http_5xx: 3, censored: 1 } }],
         candidate: [same(100)],
       },
-      /the baseline itself failed 3\.8 % of its requests \(limit max-error-rate 1\.0 %: http_5xx 9, censored 3\): the reference is broken/,
+      /the baseline itself failed 3\.8 % of its requests; it answered 2\.9 % of requests with HTTP 500 \(limit max-error-rate 1\.0 %; http_5xx 9, censored 3\): the reference is broken/,
     ],
     [
       {
@@ -181,7 +181,7 @@ test("reliability: a candidate that fails more often fails the gate, naming the 
   assert.notEqual(out.verdict, "fail");
   assert.equal(out.reliability?.verdict, "pass");
   assert.equal(out.verdict, "error");
-  assert.match(headlineFor(out), /the baseline itself failed/);
+  assert.match(headlineFor(out), /the baseline itself answered 2\.9 % of requests with HTTP 500/);
   // Quota refusals are the caller's: excluded from the rates (reliability-exclude), reported.
   const quota = { ...same(100), failed: { rate_limited_quota: 1 } };
   const q = await runGate(gateOf(BASE), {

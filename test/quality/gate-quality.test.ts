@@ -86,8 +86,12 @@ test("a candidate that breaks JSON output fails the gate, naming the check and t
     q?.reasons[0]?.message ?? "",
     /^contract: 3 cases the baseline passes fail on the candidate, confirmed by re-runs: json-object-nested \[json\.invalid\]/,
   );
-  assert.match(headlineFor(outcome), /regressed: quality contract/);
-  assert.match(markdown, /\*\*Quality\*\* ❌ regressed/);
+  // In words, each case once, with what the candidate returned.
+  assert.match(
+    headlineFor(outcome),
+    /^the candidate breaks JSON output: 3 cases that pass on the baseline fail on it \(of 33 compared\), e\.g\. json-object-nested: invalid JSON — it returned "/,
+  );
+  assert.match(markdown, /\*\*Quality\*\* ❌ the candidate breaks JSON output: 3 cases/);
 });
 
 test("tool-call regressions: wrong names and stop instead of tool_calls are caught by code", async () => {

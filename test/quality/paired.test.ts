@@ -85,3 +85,49 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
   );
   assert.equal(flakeOnly.contract.filter((c) => c.confirmed).length, 0);
 });
+
+test("a check whose new failures are all confirmed contract failures is counted once, as contract", () => {
+  const broken = new Set(["c1", "c2", "c3"]);
+  const baseline = SUITE.cases.map((c, i) => runOf(c.id, good(i)));
+  const candidate = SUITE.cases.map((c, i) => runOf(c.id, broken.has(c.id) ? "not json" : good(i)));
+  const reruns = new Map([...broken].map((id) => [id, [runOf(id, "nope"), runOf(id, "nope")]]));
+  const q = compareQuality(SUITE, baseline, candidate, reruns, RULE);
+  // json_path: b = 3 of 20 (15 % ≥ the large-effect floor) — but those are the contract cases.
+  assert.equal(q.kinds.find((k) => k.kind === "json_path")?.decision, "counted");
+  assert.deepEqual(
+    q.reasons.map((r) => r.check),
+    ["contract"],
+    "one reason: the gate fails once for these cases",
+  );
+  assert.equal(q.contract[0]?.answer, '"not json"', "what the candidate returned");
+});
+
+test("the large-effect rule needs more than one case; a flipped case shows the candidate's HTTP error", () => {
+  const small = parseSuite(
+    `defaults: { max_tokens: 5 }\ncases:\n${Array.from({ length: 5 }, (_, i) => `  - { id: s${i}, messages: [{role: user, content: q}], expect: [{kind: regex, pattern: "^ok$"}] }`).join("\n")}`,
+    "small",
+  );
+  const run = (id: string, content: string, status = 200): CaseRun => {
+    const c = small.cases.find((x) => x.id === id) as (typeof small.cases)[number];
+    const answer: Answer = {
+      ...emptyAnswer(status),
+      content,
+      finishReason: "stop",
+      raw:
+        status === 200 ? content : '{"error":{"message":"CUDA error: an illegal memory access"}}',
+    };
+    return { id, attempts: [{ stream: false, answer, results: runChecks(c, answer) }] };
+  };
+  const baseline = small.cases.map((c) => run(c.id, "ok"));
+  // One case of five flips: 20 % of the suite, above the 10 % floor, but one case.
+  const candidate = small.cases.map((c, i) => run(c.id, i === 0 ? "no" : "ok"));
+  const q = compareQuality(small, baseline, candidate, new Map(), RULE);
+  assert.equal(q.kinds.find((k) => k.kind === "regex")?.decision, "pass");
+  assert.equal(q.verdict, "pass");
+  const failing = small.cases.map((c, i) => run(c.id, "", i === 0 ? 500 : 200));
+  const http = compareQuality(small, baseline, failing, new Map(), RULE);
+  assert.match(
+    http.contract[0]?.answer ?? "",
+    /^HTTP 500 "\{\\"error\\":\{\\"message\\":\\"CUDA error: an illegal memory access/,
+  );
+});

@@ -1,22 +1,12 @@
-// Golden files: the PR comment for fixed inputs. Regenerate after an intended
-// change with UPDATE_GOLDEN=1 and read the diff before committing it.
+// The PR comment's rules that hold across runs: the limit, the goodput note.
+// The comment of each kind of run is a golden file: goldens.test.ts.
 
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "node:test";
 import { COMMENT_LIMIT, renderMarkdown } from "../../src/report/markdown.ts";
-import { errorResults, type GateResults } from "../../src/report/results.ts";
-import { gate, NOW, TEST_ENVIRONMENT } from "../helpers/gate.ts";
+import type { GateResults } from "../../src/report/results.ts";
+import { gate } from "../helpers/gate.ts";
 import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
-
-const GOLDEN = join(import.meta.dirname, "../golden");
-
-function golden(name: string, actual: string) {
-  const path = join(GOLDEN, name);
-  if (process.env.UPDATE_GOLDEN) writeFileSync(path, actual);
-  assert.equal(actual, readFileSync(path, "utf8"), `${name} differs from the golden file`);
-}
 
 async function results(
   baseline: FakeTrial[],
@@ -43,54 +33,6 @@ async function results(
   );
   return results;
 }
-
-test("a failing gate: verdict first, the metric table, outcomes, self-checks, details", async () => {
-  const r = await results(
-    [
-      { ttftMs: 100, itlMs: 10 },
-      { ttftMs: 102, itlMs: 10.2 },
-      { ttftMs: 99, itlMs: 9.9 },
-    ],
-    [
-      { ttftMs: 104, itlMs: 13 },
-      { ttftMs: 103, itlMs: 13.4 },
-      { ttftMs: 101, itlMs: 12.9, failed: { censored: 1 } },
-    ],
-    { "max-error-rate": "5%" },
-  );
-  const md = renderMarkdown(r, "default");
-  golden("fail.md", md);
-  assert.ok(md.startsWith("<!-- llm-perf-gate:default -->\n### ❌ llm-perf-gate: **fail**"));
-  assert.match(md, /\| ❌ \| p95 ITL \(ms\) \| ≤ \+10\.0 % \|/);
-  assert.match(
-    md,
-    /\| candidate \| 301 \| 300 \| 1 \|/,
-    "every failure class that occurred is a column",
-  );
-});
-
-test("an error run says there is no performance verdict, and why", async () => {
-  // The baseline itself fails: there is no reference to compare with.
-  const r = await results(
-    [{ ttftMs: 100, itlMs: 10, failed: { http_5xx: 20 } }],
-    [{ ttftMs: 100, itlMs: 10 }],
-    {
-      trials: "1",
-    },
-  );
-  golden("error.md", renderMarkdown(r, "nightly"));
-  golden(
-    "config-error.md",
-    renderMarkdown(
-      errorResults(
-        { code: "configuration", message: 'invalid configuration: trials = "x" is not accepted' },
-        TEST_ENVIRONMENT,
-        NOW,
-      ),
-      "default",
-    ),
-  );
-});
 
 test("a comment over the limit drops detail sections first, with a visible note", async () => {
   const r = await results(

@@ -1,0 +1,95 @@
+// What to do next, for a run that decided nothing: an inconclusive verdict
+// names the pairs that would decide it (from the noise this run saw), an error
+// names the setting or the fix.
+
+import { plural, signedPercent as signed } from "../common/format.ts";
+import { type MetricComparison, toleranceLog } from "../compare/decide.ts";
+import type { GuardCode } from "../compare/guards.ts";
+import { tQuantile } from "../compare/tdist.ts";
+import type { GateResults } from "./results.ts";
+
+/** Beyond this many pairs the advice is to steady the measurement, not to add pairs. */
+export const MAX_ADVISED_PAIRS = 100;
+
+/**
+ * The fewest pairs n whose one-sided t bound, with this run's spread of the
+ * per-pair log changes, is within `marginLog`: the change the rule must tell
+ * apart (the tolerance itself, or the distance of the estimate from it).
+ * null when no n up to MAX_ADVISED_PAIRS does, or the spread is unknown.
+ */
+export function pairsToDecide(
+  sdLog: number | null,
+  marginLog: number,
+  confidence: number,
+): number | null {
+  if (sdLog === null || !(marginLog > 0)) return null;
+  for (let n = 2; n <= MAX_ADVISED_PAIRS; n++) {
+    if (tQuantile(confidence, n - 1) * (sdLog / Math.sqrt(n)) <= marginLog) return n;
+  }
+  return null;
+}
+
+/** The distance the rule must resolve for this metric (log scale). */
+function margin(c: MetricComparison, rule: string): number {
+  const tol = toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
+  // significant-and-material: the bound must clear zero for a change at the tolerance;
+  // confirm: the whole interval must leave the tolerance, as far as the estimate is from it.
+  return rule === "confirm" ? Math.abs(c.d_mean - tol) : tol;
+}
+
+function morePairs(r: GateResults): string | null {
+  const open = r.comparisons.filter((c) => c.verdict === "inconclusive");
+  if (open.length === 0) return null;
+  const rule = r.config?.decision_rule ?? "significant-and-material";
+  const needs = open.map((c) => ({
+    c,
+    n: pairsToDecide(c.d_sd, margin(c, rule), r.confidence_per_look),
+  }));
+  const limit = (c: MetricComparison) => signed(c.higher_is_worse ? c.tolerance : -c.tolerance);
+  const hopeless = needs.filter((x) => x.n === null);
+  if (hopeless.length > 0) {
+    const names = hopeless.map((x) => x.c.label).join(", ");
+    return `the pairs disagree too much for more of them to help (${names} would need over ${MAX_ADVISED_PAIRS}): steady the measurement first — longer trials (\`duration\`), a \`cooldown\` between trials, runners no other job shares`;
+  }
+  const worst = needs.reduce((a, b) => ((b.n ?? 0) > (a.n ?? 0) ? b : a));
+  const n = Math.max(worst.n ?? 0, r.pairs + 1);
+  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limit(worst.c)} from no change — set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
+}
+
+/** The fix for each guard that stops a verdict, when the message does not already say it. */
+const FIX: Partial<Record<GuardCode, string>> = {
+  baseline_failures:
+    "fix the baseline first — it is the reference; if these failures are its normal, raise `max-error-rate`",
+  invalid_trial:
+    "the load generator could not keep the schedule: lower `rate`, give the job a runner of its own, or raise `max-reruns`",
+  few_ok_requests:
+    "more ok requests per trial: a longer `duration`, a higher `rate`, or a lower `min-ok-requests`",
+  no_samples: "one-token outputs have no ITL or TPOT: raise `output-len`",
+  workload_mismatch:
+    "both arms must run the same prompts: same `dataset`, `input-len`, `output-len` and `seed` on each",
+  preflight:
+    "fix the endpoint named above (URL, `model`, API key) — preflight checks each before any trial",
+  server:
+    "the server the gate started did not come up: its last log lines above say why; fix its start command, or raise `ready-timeout` if it is only slow",
+  configuration: "fix the setting named above; the README lists every setting and what it accepts",
+};
+
+export function nextStep(r: GateResults): string | null {
+  if (r.verdict === "inconclusive") {
+    if (r.capacity?.stopped_by)
+      return "raise `max-duration`, or lower `sweep-points`, so the sweep and the pairs fit";
+    return (
+      morePairs(r) ??
+      (r.reliability?.verdict === "inconclusive"
+        ? "more requests decide a failure-rate change: a longer `duration` or more pairs (`max-trials`)"
+        : null)
+    );
+  }
+  if (r.verdict === "cancelled")
+    return "run the job again: a cancelled run decides nothing, and the next one starts its pairs afresh";
+  if (r.verdict === "error") {
+    const fix = r.guards.map((g) => FIX[g.code]).find(Boolean);
+    return fix ?? null;
+  }
+  return null;
+}

@@ -60406,7 +60406,7 @@ function evaluateValidity(x, limits) {
   }
   if (x.unsent > limits.maxUnsent) {
     reasons.push(
-      `${x.unsent} requests were never sent in time (limit max-unsent ${limits.maxUnsent}): ${cause(x.readings)}`
+      `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${cause(x.readings)}`
     );
   }
   const loop = x.readings.eventLoopDelayMs.p99;
@@ -60431,7 +60431,7 @@ function evaluateValidity(x, limits) {
   }
   if (x.slotWaits > 0) {
     warnings.push(
-      `closed loop: ${x.slotWaits} requests waited for one of ${x.maxConcurrency} concurrency slots (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`
+      `closed loop: ${plural(x.slotWaits, "request")} waited for a free concurrency slot (max-concurrency ${x.maxConcurrency}) (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`
     );
   }
   return { valid: reasons.length === 0, reasons, warnings };
@@ -61868,7 +61868,7 @@ async function runQuality(arms, options, deps, log) {
   const runs = {};
   for (const arm of ARMS) {
     await deps.servers?.beforeTrial(arm);
-    log(`quality: ${suite.cases.length} cases on the ${arm}`);
+    log(`quality: ${plural(suite.cases.length, "case")} on the ${arm}`);
     runs[arm] = await run(arms[arm].target, suite, runOptions);
     await deps.servers?.afterTrial(arm, "the quality suite");
   }
@@ -62024,7 +62024,7 @@ async function runGate(options, deps = {}) {
         decision = decide(options.decision, trials, confidence);
       }
       if (overBudget() && (pairs < options.trials || undecided(decision))) {
-        capacityStop = `max-duration ${maxDurationS} s reached after ${pairs} pairs`;
+        capacityStop = `max-duration ${maxDurationS} s reached after ${plural(pairs, "pair")}`;
         log(`${capacityStop}: stopping with what was measured`);
       }
     }
@@ -63570,7 +63570,7 @@ function formatMeasureReport(r) {
   const censored = r.metrics.e2el_ms.censored;
   if (censored > 0) {
     lines2.push(
-      `${censored} requests timed out or were never sent: they count at the ${w.timeout_s} s timeout, and "\u2265" marks values that are only lower bounds.`
+      `${plural(censored, "request")} timed out or ${censored === 1 ? "was" : "were"} never sent: they count at the ${w.timeout_s} s timeout, and "\u2265" marks values that are only lower bounds.`
     );
   }
   const tpc = r.tokens.tokens_per_chunk;
@@ -63579,7 +63579,7 @@ function formatMeasureReport(r) {
   );
   if (r.reconnects > 0) {
     lines2.push(
-      `reconnects: ${r.reconnects} requests were sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`
+      `reconnects: ${plural(r.reconnects, "request was", "requests were")} sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`
     );
   }
   lines2.push(

@@ -6,7 +6,7 @@
 
 import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity/report.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
-import { compact } from "../common/format.ts";
+import { compact, plural } from "../common/format.ts";
 import type { Guard } from "../compare/guards.ts";
 import { type Order, pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
@@ -235,7 +235,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
         decision = decide(options.decision, trials, confidence);
       }
       if (overBudget() && (pairs < options.trials || undecided(decision))) {
-        capacityStop = `max-duration ${maxDurationS} s reached after ${pairs} pairs`;
+        capacityStop = `max-duration ${maxDurationS} s reached after ${plural(pairs, "pair")}`;
         log(`${capacityStop}: stopping with what was measured`);
       }
     }

@@ -3,6 +3,7 @@
 // again, to confirm them.
 
 import { ARMS, type Arm } from "../common/arms.ts";
+import { plural } from "../common/format.ts";
 import type { MeasureOptions } from "../measure/measure.ts";
 import type { Target } from "../openai/target.ts";
 import { compareQuality, type QualityReport, type QualityRule } from "../quality/paired.ts";
@@ -43,7 +44,7 @@ export async function runQuality(
   const runs = {} as Record<Arm, CaseRun[]>;
   for (const arm of ARMS) {
     await deps.servers?.beforeTrial(arm);
-    log(`quality: ${suite.cases.length} cases on the ${arm}`);
+    log(`quality: ${plural(suite.cases.length, "case")} on the ${arm}`);
     runs[arm] = await run(arms[arm].target, suite, runOptions);
     await deps.servers?.afterTrial(arm, "the quality suite");
   }

@@ -4,7 +4,7 @@
 // the offered load — not by the machine's worst millisecond. Absolute limits
 // (send-skew p99, GC share) stay available as options.
 
-import { percent } from "../common/format.ts";
+import { percent, plural } from "../common/format.ts";
 import type { ProbeReadings } from "../load/probes.ts";
 import { type PercentileKey, percentileLabel } from "./histogram.ts";
 
@@ -117,7 +117,7 @@ export function evaluateValidity(x: SelfCheckInputs, limits: SelfCheckLimits): V
   }
   if (x.unsent > limits.maxUnsent) {
     reasons.push(
-      `${x.unsent} requests were never sent in time (limit max-unsent ${limits.maxUnsent}): ${cause(x.readings)}`,
+      `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${cause(x.readings)}`,
     );
   }
   const loop = x.readings.eventLoopDelayMs.p99;
@@ -142,7 +142,7 @@ export function evaluateValidity(x: SelfCheckInputs, limits: SelfCheckLimits): V
   }
   if (x.slotWaits > 0) {
     warnings.push(
-      `closed loop: ${x.slotWaits} requests waited for one of ${x.maxConcurrency} concurrency slots (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`,
+      `closed loop: ${plural(x.slotWaits, "request")} waited for a free concurrency slot (max-concurrency ${x.maxConcurrency}) (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`,
     );
   }
   return { valid: reasons.length === 0, reasons, warnings };

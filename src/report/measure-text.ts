@@ -2,6 +2,7 @@
 // scheduled request went, the latency table (lower bounds shown as "≥"), and
 // whether the measurement can be trusted.
 
+import { plural } from "../common/format.ts";
 import { OUTCOMES } from "../load/record.ts";
 import type { Progress } from "../load/runner.ts";
 import type { MeasureReport } from "../measure/measure.ts";
@@ -54,7 +55,7 @@ export function formatMeasureReport(r: MeasureReport): string {
   const censored = r.metrics.e2el_ms.censored;
   if (censored > 0) {
     lines.push(
-      `${censored} requests timed out or were never sent: they count at the ${w.timeout_s} s timeout, and "≥" marks values that are only lower bounds.`,
+      `${plural(censored, "request")} timed out or ${censored === 1 ? "was" : "were"} never sent: they count at the ${w.timeout_s} s timeout, and "≥" marks values that are only lower bounds.`,
     );
   }
   const tpc = r.tokens.tokens_per_chunk;
@@ -63,7 +64,7 @@ export function formatMeasureReport(r: MeasureReport): string {
   );
   if (r.reconnects > 0) {
     lines.push(
-      `reconnects: ${r.reconnects} requests were sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`,
+      `reconnects: ${plural(r.reconnects, "request was", "requests were")} sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`,
     );
   }
   lines.push(

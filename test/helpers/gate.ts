@@ -5,12 +5,14 @@ import { type Config, parseConfig } from "../../src/config/config.ts";
 import { describeConfig } from "../../src/config/describe.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { type GateDeps, runGate, type ServerChecks } from "../../src/gate/gate.ts";
+import type { MeasureOptions } from "../../src/measure/measure.ts";
 import {
   buildResults,
   type EnvironmentFacts,
   type GateResults,
   type GateRun,
 } from "../../src/report/results.ts";
+import { type FakeTrial, fakeReport } from "./reports.ts";
 
 export const TEST_ENVIRONMENT: EnvironmentFacts = {
   node: "v24.0.0",
@@ -55,4 +57,37 @@ export async function gate(
   const config = parseConfig(settings);
   const run = await runGate(config.gate, { checks: NO_CHECKS, ...deps });
   return { config, run, results: resultsOf(config, run) };
+}
+
+/** Settings of a gate between two stand-in endpoints (nothing listens there). */
+export const FAKE_SETTINGS: RawSettings = {
+  "baseline-url": "http://127.0.0.1:8001/v1",
+  "candidate-url": "http://127.0.0.1:8002/v1",
+  model: "llama-3-8b",
+  rate: "10",
+  slo: "ttft:800 tpot:50",
+  "quality-suite": "none",
+};
+
+export const armOf = (o: MeasureOptions) =>
+  o.target.baseUrl.includes("8001") ? ("baseline" as const) : ("candidate" as const);
+
+/** The results of a gate whose trials are the given stand-ins, in order per arm. */
+export async function fakeGateResults(
+  baseline: FakeTrial[],
+  candidate: FakeTrial[],
+  extra: RawSettings = {},
+): Promise<GateResults> {
+  const next = { baseline: 0, candidate: 0 };
+  const trials = { baseline, candidate };
+  const { results } = await gate(
+    { ...FAKE_SETTINGS, ...extra },
+    {
+      measure: async (o) => {
+        const arm = armOf(o);
+        return fakeReport(trials[arm][next[arm]++] as FakeTrial);
+      },
+    },
+  );
+  return results;
 }

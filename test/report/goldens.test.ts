@@ -17,9 +17,18 @@ import type { MeasureOptions, MeasureReport } from "../../src/measure/measure.ts
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
-import { errorResults, type GateResults } from "../../src/report/results.ts";
+import { errorResults } from "../../src/report/results.ts";
 import { lifecycleFor } from "../../src/servers/lifecycle.ts";
-import { gate, NO_CHECKS, NOW, resultsOf, TEST_ENVIRONMENT } from "../helpers/gate.ts";
+import {
+  armOf,
+  FAKE_SETTINGS,
+  fakeGateResults,
+  gate,
+  NO_CHECKS,
+  NOW,
+  resultsOf,
+  TEST_ENVIRONMENT,
+} from "../helpers/gate.ts";
 import { tableProblems } from "../helpers/gfm.ts";
 import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
 
@@ -36,38 +45,8 @@ function golden(name: string, actual: string) {
   );
 }
 
-const SETTINGS = {
-  "baseline-url": "http://127.0.0.1:8001/v1",
-  "candidate-url": "http://127.0.0.1:8002/v1",
-  model: "llama-3-8b",
-  rate: "10",
-  slo: "ttft:800 tpot:50",
-  "quality-suite": "none",
-};
-
-const armOf = (o: MeasureOptions) => (o.target.baseUrl.includes("8001") ? "baseline" : "candidate");
-
-/** A gate whose trials are the given stand-ins, in order per arm. */
-async function results(
-  baseline: FakeTrial[],
-  candidate: FakeTrial[],
-  extra: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<GateResults> {
-  const next = { baseline: 0, candidate: 0 };
-  const trials = { baseline, candidate };
-  const { results } = await gate(
-    { ...SETTINGS, ...extra },
-    {
-      measure: async (o) => {
-        const arm = armOf(o);
-        return fakeReport(trials[arm][next[arm]++] as FakeTrial);
-      },
-      ...(signal ? { signal } : {}),
-    },
-  );
-  return results;
-}
+const SETTINGS = FAKE_SETTINGS;
+const results = fakeGateResults;
 
 const steady = (ttftMs: number, itlMs: number, extra: Partial<FakeTrial> = {}): FakeTrial[] =>
   [1, 1.02, 0.99].map((k) => ({ ttftMs: ttftMs * k, itlMs: itlMs * k, ...extra }));

@@ -4,35 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { COMMENT_LIMIT, renderMarkdown } from "../../src/report/markdown.ts";
-import type { GateResults } from "../../src/report/results.ts";
-import { gate } from "../helpers/gate.ts";
-import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
+import { fakeGateResults } from "../helpers/gate.ts";
 
-async function results(
-  baseline: FakeTrial[],
-  candidate: FakeTrial[],
-  extra = {},
-): Promise<GateResults> {
-  const next = { baseline: 0, candidate: 0 };
-  const { results } = await gate(
-    {
-      "baseline-url": "http://127.0.0.1:8001/v1",
-      "candidate-url": "http://127.0.0.1:8002/v1",
-      model: "llama-3-8b",
-      rate: "10",
-      slo: "ttft:800 tpot:50",
-      "quality-suite": "none",
-      ...extra,
-    },
-    {
-      measure: async (c) => {
-        const arm = c.target.baseUrl.includes("8001") ? "baseline" : "candidate";
-        return fakeReport((arm === "baseline" ? baseline : candidate)[next[arm]++] as FakeTrial);
-      },
-    },
-  );
-  return results;
-}
+const results = fakeGateResults;
 
 test("a comment over the limit drops detail sections first, with a visible note", async () => {
   const r = await results(

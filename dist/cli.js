@@ -57064,6 +57064,13 @@ ${body}
 
 </details>`;
 }
+function fenced(text, maxLines = 20, maxLineChars = 300) {
+  const lines2 = text.split("\n").slice(-maxLines);
+  const body = lines2.map((l) => l.length > maxLineChars ? `${l.slice(0, maxLineChars)}\u2026` : l);
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  return [`${fence}text`, ...body, fence];
+}
 var PALETTE = ["#1f77b4", "#d62728", "#7f7f7f"];
 var COLOR_NAMES = ["blue", "red", "grey"];
 var chartColors = (plots) => `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, plots).join(", ")}"}}}}%%`;
@@ -57890,7 +57897,7 @@ function method(config) {
 function guardList(guards) {
   return guards.flatMap((g2) => [
     `- ${g2.message}`,
-    ...g2.detail ? ["", "  ```text", ...g2.detail.split("\n").map((l) => `  ${l}`), "  ```"] : []
+    ...g2.detail ? ["", ...fenced(g2.detail).map((l) => `  ${l}`)] : []
   ]);
 }
 function ttftSloMs(config) {
@@ -57903,7 +57910,7 @@ function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
   const next = step ? ["", `**Next step:** ${step}.`] : [];
   if (r.trials.length === 0 && !r.capacity || !r.config) {
     const only = r.guards.length === 1 ? r.guards[0] : void 0;
-    const body = only ? only.detail ? ["", "```text", only.detail, "```"] : [] : ["", ...guardList(r.guards)];
+    const body = only ? only.detail ? ["", ...fenced(only.detail)] : [] : ["", ...guardList(r.guards)];
     const text = [marker(commentKey), title, ...body, ...next].join("\n");
     return `${text.slice(0, limit - 1)}
 `;

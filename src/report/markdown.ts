@@ -11,7 +11,7 @@ import type { Verdict } from "../compare/verdict.ts";
 import { OUTCOMES } from "../load/record.ts";
 import { type LatencySummary, PERCENTILE_VALUES, percentileLabel } from "../metrics/histogram.ts";
 import { describeBusy } from "../servers/preflight.ts";
-import { COLOR_NAMES, chartColors, details } from "./blocks.ts";
+import { COLOR_NAMES, chartColors, details, fenced } from "./blocks.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
 import { describeExample } from "./failures.ts";
 import { nextStep } from "./next-step.ts";
@@ -347,7 +347,7 @@ function method(config: ConfigDescription): string {
 function guardList(guards: readonly Guard[]): string[] {
   return guards.flatMap((g) => [
     `- ${g.message}`,
-    ...(g.detail ? ["", "  ```text", ...g.detail.split("\n").map((l) => `  ${l}`), "  ```"] : []),
+    ...(g.detail ? ["", ...fenced(g.detail).map((l) => `  ${l}`)] : []),
   ]);
 }
 
@@ -366,7 +366,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
     const only = r.guards.length === 1 ? r.guards[0] : undefined;
     const body = only
       ? only.detail
-        ? ["", "```text", only.detail, "```"]
+        ? ["", ...fenced(only.detail)]
         : []
       : ["", ...guardList(r.guards)];
     const text = [marker(commentKey), title, ...body, ...next].join("\n");

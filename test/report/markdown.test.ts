@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { fenced } from "../../src/report/blocks.ts";
 import { COMMENT_LIMIT, renderMarkdown } from "../../src/report/markdown.ts";
 import { fakeGateResults } from "../helpers/gate.ts";
 
@@ -52,4 +53,20 @@ test("goodput that is only the schedule says so, and points to the capacity gate
   const md = renderMarkdown(await results(same, oneFailed, { "max-error-rate": "5%" }), "default");
   assert.doesNotMatch(md, /goodput = the offered load/);
   assert.match(md, /90 % interval/);
+});
+
+test("a log tail is fenced and bounded: backticks inside cannot close the fence", () => {
+  const tail = [
+    "ok",
+    "```",
+    "x".repeat(1000),
+    ...Array.from({ length: 30 }, (_, i) => `line ${i}`),
+  ];
+  const block = fenced(tail.join("\n"));
+  assert.equal(block[0], "````text", "a fence longer than the backticks inside");
+  assert.equal(block.at(-1), "````");
+  assert.equal(block.length, 22, "the last 20 lines");
+  assert.equal(block[1], "line 10");
+  const long = fenced("y".repeat(1000));
+  assert.equal(long[1]?.length, 301, "a long line is cut, marked …");
 });

@@ -57322,6 +57322,11 @@ var WORDS2 = [
   ["stream.json_invalid", "JSON output", "invalid JSON when streamed"],
   ["stream.tool_calls_differ", "tool calls", "other tool calls when streamed"],
   ["tool.missing", "tool calls", "no tool call"],
+  ["tool.missing_required", "tool calls", "tool arguments without a required field"],
+  ["tool.unexpected_param", "tool calls", "tool arguments with an unknown field"],
+  ["tool.finish_reason", "tool calls", "a tool call without finish_reason tool_calls"],
+  ["tool.count", "tool calls", "the wrong number of tool calls"],
+  ["tool.empty_list", "tool calls", "an empty tool_calls list"],
   ["tool.unknown_name", "tool calls", "a call to a tool that does not exist"],
   ["tool.wrong_tool:", "tool calls", "the wrong tool, not"],
   ["tool.args_not_json", "tool calls", "tool arguments that are not JSON"],
@@ -57345,7 +57350,8 @@ var WORDS2 = [
   ["text.missing:", "expected answers", "an answer without"]
 ];
 function lookup(code) {
-  const hit = WORDS2.find(([prefix2]) => code.startsWith(prefix2));
+  const isPrefix = (key) => /[:.]$/.test(key) || key === "transport.http_";
+  const hit = WORDS2.find(([key]) => isPrefix(key) ? code.startsWith(key) : code === key);
   if (!hit) return { area: code, words: code };
   const [prefix, area, words] = hit;
   const rest = code.slice(prefix.length);

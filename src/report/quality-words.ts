@@ -5,7 +5,10 @@
 import { plural } from "../common/format.ts";
 import type { QualityReport } from "../quality/paired.ts";
 
-/** [code prefix, the area it belongs to, what it means]. First match wins. */
+/**
+ * [code, the area it belongs to, what it means]. A key ending in ":" or "." (or
+ * transport.http_) is a prefix; any other matches the whole code.
+ */
 const WORDS: [string, string, string][] = [
   ["json.invalid", "JSON output", "invalid JSON"],
   ["json.schema:", "JSON output", "JSON that breaks the schema at"],
@@ -14,6 +17,11 @@ const WORDS: [string, string, string][] = [
   ["stream.json_invalid", "JSON output", "invalid JSON when streamed"],
   ["stream.tool_calls_differ", "tool calls", "other tool calls when streamed"],
   ["tool.missing", "tool calls", "no tool call"],
+  ["tool.missing_required", "tool calls", "tool arguments without a required field"],
+  ["tool.unexpected_param", "tool calls", "tool arguments with an unknown field"],
+  ["tool.finish_reason", "tool calls", "a tool call without finish_reason tool_calls"],
+  ["tool.count", "tool calls", "the wrong number of tool calls"],
+  ["tool.empty_list", "tool calls", "an empty tool_calls list"],
   ["tool.unknown_name", "tool calls", "a call to a tool that does not exist"],
   ["tool.wrong_tool:", "tool calls", "the wrong tool, not"],
   ["tool.args_not_json", "tool calls", "tool arguments that are not JSON"],
@@ -38,7 +46,8 @@ const WORDS: [string, string, string][] = [
 ];
 
 function lookup(code: string): { area: string; words: string } {
-  const hit = WORDS.find(([prefix]) => code.startsWith(prefix));
+  const isPrefix = (key: string) => /[:.]$/.test(key) || key === "transport.http_";
+  const hit = WORDS.find(([key]) => (isPrefix(key) ? code.startsWith(key) : code === key));
   if (!hit) return { area: code, words: code };
   const [prefix, area, words] = hit;
   // The part after a ":" prefix (a JSON pointer, a status) completes the words; else the code does.

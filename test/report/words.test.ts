@@ -1,7 +1,10 @@
+// The comment's words that are computed: the pairs a next step advises, quality codes in words.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tQuantile } from "../../src/compare/tdist.ts";
 import { MAX_ADVISED_PAIRS, pairsToDecide } from "../../src/report/next-step.ts";
+import { codeWords } from "../../src/report/quality-words.ts";
 
 test("pairs to decide: the fewest n whose one-sided t bound is within the margin", () => {
   const margin = Math.log(1.1);
@@ -24,4 +27,13 @@ test("pairs to decide: the fewest n whose one-sided t bound is within the margin
     `beyond ${MAX_ADVISED_PAIRS}: no advice to add pairs`,
   );
   assert.equal(pairsToDecide(null, margin, 0.95), null, "one pair: the noise is unknown");
+});
+
+test("quality codes in words: whole codes match whole, prefixes carry their detail", () => {
+  assert.equal(codeWords("tool.missing"), "no tool call");
+  assert.equal(codeWords("tool.missing_required"), "tool arguments without a required field");
+  assert.equal(codeWords("json.schema:/age"), "JSON that breaks the schema at /age");
+  assert.equal(codeWords("transport.http_500"), "HTTP 500");
+  assert.equal(codeWords("tool.no_id"), "a malformed tool call: tool.no_id");
+  assert.equal(codeWords("something.new"), "something.new", "an unknown code stays as it is");
 });

@@ -54453,8 +54453,13 @@ function judge(report, minAttainment) {
   return attainment >= minAttainment ? "pass" : "fail";
 }
 var BURST_TIMEOUT_FACTOR = 4;
+function roundOf(phase, ratePerS) {
+  if (phase === "synchronous") return 999998;
+  if (phase === "offline") return 999999;
+  return 1e6 + Math.round((ratePerS ?? 0) * 1e3);
+}
 function pointOptions(base, settings, phase, ratePerS) {
-  const workload = base.workload;
+  const workload = { ...base.workload, promptRound: roundOf(phase, ratePerS) };
   switch (phase) {
     case "synchronous":
       return {
@@ -54983,6 +54988,10 @@ var SETTINGS = [
   { name: "warmup", scope: "trial", default: "2s" },
   { name: "seed", scope: "trial", default: "1" },
   { name: "input-len", scope: "trial", default: "256" },
+  // Shared prefixes before each synthetic prompt: off with 0 groups.
+  { name: "prefix-groups", scope: "trial", default: "0" },
+  { name: "prefix-len", scope: "trial", default: "512" },
+  { name: "prefix-pick", scope: "trial", default: "uniform" },
   // Without a dataset only: a dataset keeps its own output lengths.
   { name: "output-len", scope: "trial", default: "128" },
   { name: "max-tokens", scope: "trial" },
@@ -55343,6 +55352,35 @@ function parseDatasetFile(path, readFile) {
   }
   return { name: path, entries: parseDataset(content, `dataset ${path}`) };
 }
+function parsePrefix(raw, withDataset) {
+  const groups = parseNumber("prefix-groups", defaulted(raw, "prefix-groups"), {
+    integer: true,
+    min: 0,
+    max: 1e5
+  });
+  if (groups === 0) return void 0;
+  if (withDataset)
+    throw new InputError(
+      `prefix-groups = ${groups} is not used with a dataset: its prompts are its own (remove prefix-groups, or the dataset)`
+    );
+  const tokens = parseNumber("prefix-len", defaulted(raw, "prefix-len"), {
+    integer: true,
+    min: 1,
+    max: 1e6
+  });
+  const pick = defaulted(raw, "prefix-pick").trim();
+  const zipf = pick.match(/^zipf(?::(\d+(?:\.\d+)?))?$/);
+  if (pick !== "uniform" && !zipf)
+    throw new InputError(
+      `prefix-pick = ${JSON.stringify(pick)} is not accepted; expected uniform, zipf (exponent 1) or zipf:S (e.g. zipf:1.2)`
+    );
+  const zipfS = zipf ? Number(zipf[1] ?? 1) : 0;
+  if (zipf && !(zipfS > 0 && zipfS <= 10))
+    throw new InputError(
+      `prefix-pick = ${JSON.stringify(pick)} is not accepted; the zipf exponent must be in (0, 10]`
+    );
+  return { groups, tokens, zipfS };
+}
 var MAX_REQUESTS_PER_TRIAL = 2e6;
 function checkTrialSize(options) {
   const a = options.workload.arrival;
@@ -55398,7 +55436,9 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
       outputLen: outputLen === void 0 ? void 0 : parseLengthSpec("output-len", outputLen),
       maxTokens: maxTokens === void 0 ? void 0 : parseNumber("max-tokens", maxTokens, { integer: true, min: 1, max: MAX_TOKENS }),
       ignoreEos,
-      dataset
+      dataset,
+      promptRound: 0,
+      prefix: parsePrefix(raw, dataset !== void 0)
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86400 }),
     maxConcurrency: maxConcurrency === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
@@ -57718,7 +57758,7 @@ function context(r, config) {
   ] : [];
   const bounds = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
   return [
-    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
+    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
     `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config)
@@ -60616,6 +60656,21 @@ var ARRIVAL_STREAM = 685845;
 var LENGTH_STREAM = 489;
 var PROMPT_STREAM = 2496;
 var SHUFFLE_STREAM = 1521;
+var PREFIX_STREAM = 2545;
+var PREFIX_PICK_STREAM = 2546;
+function groupCdf(p) {
+  const weights = Array.from({ length: p.groups }, (_, k) => 1 / (k + 1) ** p.zipfS);
+  const total = weights.reduce((a, b) => a + b, 0);
+  let acc = 0;
+  return Float64Array.from(weights, (w) => {
+    acc += w / total;
+    return acc;
+  });
+}
+function pickGroup(cdf, u) {
+  const i = cdf.findIndex((c) => u < c);
+  return i < 0 ? cdf.length - 1 : i;
+}
 function buildWorkload(spec) {
   const warmupMs = spec.warmupS * 1e3;
   const windowMs = spec.durationS * 1e3;
@@ -60636,6 +60691,8 @@ function buildWorkload(spec) {
   const maxTokens = new Int32Array(n);
   const inputTokens = new Int32Array(n);
   const datasetIndex = new Int32Array(n).fill(-1);
+  const prefixGroup = new Int32Array(n).fill(-1);
+  const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : void 0;
   const entries = spec.dataset?.entries;
   const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
   for (let i = 0; i < n; i++) {
@@ -60647,6 +60704,11 @@ function buildWorkload(spec) {
       requested = entries[e].maxTokens;
     } else {
       inputTokens[i] = sampleLength(spec.inputLen, rng);
+      if (cdf)
+        prefixGroup[i] = pickGroup(
+          cdf,
+          new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
+        );
     }
     if (spec.outputLen) requested = sampleLength(spec.outputLen, rng);
     if (spec.maxTokens !== void 0)
@@ -60660,6 +60722,7 @@ function buildWorkload(spec) {
     maxTokens,
     inputTokens,
     datasetIndex,
+    prefixGroup,
     windowStartMs: warmupMs,
     windowMs,
     fingerprint: ""
@@ -60676,8 +60739,14 @@ function shuffledIndices(count, seed) {
   }
   return order;
 }
-function syntheticPrompt(seed, index, tokens) {
-  const rng = new Rng(mixSeeds(seed, PROMPT_STREAM, index));
+function syntheticPrompt(seed, index, tokens, round4 = 0) {
+  const stream = round4 === 0 ? mixSeeds(seed, PROMPT_STREAM, index) : mixSeeds(seed, PROMPT_STREAM, index, round4);
+  return wordsText(new Rng(stream), tokens);
+}
+function prefixText(seed, group, tokens) {
+  return wordsText(new Rng(mixSeeds(seed, PREFIX_STREAM, group)), tokens);
+}
+function wordsText(rng, tokens) {
   const chars = tokens * 4;
   let text = "";
   while (text.length < chars) text += `${WORDS3[rng.int(0, WORDS3.length - 1)]} `;
@@ -60687,10 +60756,13 @@ function messagesFor(workload, i) {
   const e = workload.datasetIndex[i];
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
   if (entry) return entry.messages;
+  const { seed, prefix, promptRound } = workload.spec;
+  const g2 = workload.prefixGroup[i];
+  const own = syntheticPrompt(seed, i, workload.inputTokens[i], promptRound);
   return [
     {
       role: "user",
-      content: syntheticPrompt(workload.spec.seed, i, workload.inputTokens[i])
+      content: prefix && g2 >= 0 ? prefixText(seed, g2, prefix.tokens) + own : own
     }
   ];
 }
@@ -60712,9 +60784,15 @@ function fingerprint(w) {
       w.inputTokens[i],
       w.datasetIndex[i]
     );
+    if (w.spec.prefix) h = mixSeeds(h, w.prefixGroup[i]);
   }
   if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
   return h.toString(16).padStart(8, "0");
+}
+function describePrefix(p) {
+  if (!p) return null;
+  const pick = p.zipfS === 0 ? "uniform" : `zipf ${p.zipfS}`;
+  return `${p.groups} ${p.groups === 1 ? "group" : "groups"} \xD7 ${p.tokens} tokens, ${pick}`;
 }
 function describeWorkload(w) {
   return {
@@ -60726,7 +60804,8 @@ function describeWorkload(w) {
     output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
     max_tokens: w.maxTokens ?? null,
     ignore_eos: w.ignoreEos,
-    dataset: w.dataset?.name ?? null
+    dataset: w.dataset?.name ?? null,
+    prefix: w.dataset ? null : describePrefix(w.prefix)
   };
 }
 
@@ -61960,9 +62039,10 @@ async function runGate(options, deps = {}) {
   };
   const runTrial2 = async (pair, position, arm) => {
     const upTo = options.maxTrials > options.trials ? `(\u2264${options.maxTrials})` : "";
+    const own = trialOptions[arm];
     const { report, idle: check } = await measureArm(
       arm,
-      trialOptions[arm],
+      { ...own, workload: { ...own.workload, promptRound: pair } },
       `pair ${pair + 1}`,
       `pair ${pair + 1}/${options.trials}${upTo}`
     );
@@ -62365,6 +62445,8 @@ var DEFAULT_PROFILE = {
   stallMs: 0,
   loadingS: 0,
   crashAfterRequests: 0,
+  prefixCache: true,
+  prefixCacheBlocks: 4096,
   honorIgnoreEos: true,
   supportsTools: true,
   supportsResponseFormat: true,
@@ -62406,6 +62488,7 @@ var NUMBER_RULES = {
   stallMs: { min: 0 },
   loadingS: { min: 0 },
   crashAfterRequests: { min: 0, integer: true },
+  prefixCacheBlocks: { min: 0, integer: true },
   breakJson: { min: 0, max: 1 },
   breakToolName: { min: 0, max: 1 },
   breakToolArgs: { min: 0, max: 1 },
@@ -62421,7 +62504,8 @@ var BOOLEAN_KEYS = [
   "usageCountsEos",
   "closeAfterResponse",
   "anyModel",
-  "cancelOnDisconnect"
+  "cancelOnDisconnect",
+  "prefixCache"
 ];
 function describeRule(rule) {
   const kind = rule.integer ? "an integer" : "a number";
@@ -62634,6 +62718,41 @@ function faultDrawer(profile) {
     return void 0;
   };
 }
+
+// src/mock/prefix-cache.ts
+var BLOCK_TOKENS = 16;
+var BLOCK_CHARS = BLOCK_TOKENS * 4;
+function blockHashes(text) {
+  const hashes = [];
+  let h = 0;
+  for (let at = 0; at + BLOCK_CHARS <= text.length; at += BLOCK_CHARS) {
+    h = mixSeeds(h, hashString(text.slice(at, at + BLOCK_CHARS)));
+    hashes.push(h);
+  }
+  return hashes;
+}
+var PrefixCache = class {
+  // A Map keeps insertion order: re-inserting a used block makes it the newest.
+  blocks = /* @__PURE__ */ new Map();
+  capacity;
+  constructor(capacityBlocks) {
+    this.capacity = capacityBlocks;
+  }
+  /** How many leading blocks were cached; then every block of the prompt is (the prefill computed them). */
+  admit(hashes) {
+    let hits = 0;
+    while (hits < hashes.length && this.blocks.has(hashes[hits])) hits++;
+    for (const h of hashes) {
+      this.blocks.delete(h);
+      this.blocks.set(h, true);
+    }
+    while (this.blocks.size > this.capacity) {
+      const oldest = this.blocks.keys().next().value;
+      this.blocks.delete(oldest);
+    }
+    return hits;
+  }
+};
 
 // src/mock/requests.ts
 var ROLES = /* @__PURE__ */ new Set(["system", "developer", "user", "assistant", "tool"]);
@@ -63246,6 +63365,11 @@ var Completions = class {
     let gone = false;
     const seq = {
       promptTokens,
+      promptBlocks: profile.prefixCache ? blockHashes(request3.promptText) : [],
+      // As vLLM reports it (--enable-prompt-tokens-details), when the cache held any.
+      onPrefill(cachedTokens) {
+        if (cachedTokens > 0) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+      },
       outputTokens: generated,
       onToken() {
         if (fault === "empty" || gone) return;
@@ -63310,6 +63434,9 @@ var Engine = class {
   nextStartMs = 0;
   maxRunning = 0;
   steps = 0;
+  promptTokens = 0;
+  cachedTokens = 0;
+  cache;
   closed = false;
   profile;
   now;
@@ -63318,6 +63445,7 @@ var Engine = class {
     this.now = now;
     this.rng = new Rng(profile.seed ^ 958110);
     this.startMs = now();
+    this.cache = profile.prefixCache && profile.prefixCacheBlocks > 0 ? new PrefixCache(profile.prefixCacheBlocks) : void 0;
   }
   /** Queues a sequence; false when the queue limit sheds it. */
   submit(seq) {
@@ -63342,7 +63470,9 @@ var Engine = class {
       waiting: this.waiting.length,
       running: this.running.length,
       maxRunning: this.maxRunning,
-      steps: this.steps
+      steps: this.steps,
+      promptTokens: this.promptTokens,
+      cachedTokens: this.cachedTokens
     };
   }
   close() {
@@ -63377,8 +63507,16 @@ var Engine = class {
     let durationMs;
     let stepping;
     if (admitted.length > 0) {
-      const promptTokens = admitted.reduce((sum2, r) => sum2 + r.seq.promptTokens, 0);
-      durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * promptTokens) * p.prefillScale;
+      let computed = 0;
+      for (const r of admitted) {
+        const hits = this.cache?.admit(r.seq.promptBlocks ?? []) ?? 0;
+        const cached = Math.min(r.seq.promptTokens, hits * BLOCK_TOKENS);
+        r.seq.onPrefill?.(cached);
+        this.promptTokens += r.seq.promptTokens;
+        this.cachedTokens += cached;
+        computed += r.seq.promptTokens - cached;
+      }
+      durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * computed) * p.prefillScale;
       this.running.push(...admitted);
       stepping = admitted;
     } else {

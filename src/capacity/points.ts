@@ -57,6 +57,17 @@ export function judge(report: MeasureReport, minAttainment: number): Judgement {
 /** The phases that run all at once: they take longer than one request's timeout. */
 const BURST_TIMEOUT_FACTOR = 4;
 
+/**
+ * The prompt texts of a phase's point: its own per rate (the same for both arms
+ * at a rate), apart from the paired trials' rounds (0, 1, … per pair), so no
+ * point meets another's prompts in a prefix cache.
+ */
+function roundOf(phase: SweepPhase, ratePerS: number | null): number {
+  if (phase === "synchronous") return 999_998;
+  if (phase === "offline") return 999_999;
+  return 1_000_000 + Math.round((ratePerS ?? 0) * 1000);
+}
+
 /** The measurement of a phase, from the arm's own settings. */
 export function pointOptions(
   base: MeasureOptions,
@@ -64,7 +75,7 @@ export function pointOptions(
   phase: SweepPhase,
   ratePerS: number | null,
 ): MeasureOptions {
-  const workload = base.workload;
+  const workload = { ...base.workload, promptRound: roundOf(phase, ratePerS) };
   switch (phase) {
     case "synchronous":
       // One at a time: every request waits for the previous one, so each gets its own timeout.

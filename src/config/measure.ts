@@ -148,6 +148,37 @@ function parseDatasetFile(path: string, readFile: ReadFile): WorkloadSpec["datas
   return { name: path, entries: parseDataset(content, `dataset ${path}`) };
 }
 
+/** Shared prefixes (prefix-groups, prefix-len, prefix-pick): synthetic prompts only. */
+function parsePrefix(raw: RawSettings, withDataset: boolean): WorkloadSpec["prefix"] {
+  const groups = parseNumber("prefix-groups", defaulted(raw, "prefix-groups"), {
+    integer: true,
+    min: 0,
+    max: 100_000,
+  });
+  if (groups === 0) return undefined;
+  if (withDataset)
+    throw new InputError(
+      `prefix-groups = ${groups} is not used with a dataset: its prompts are its own (remove prefix-groups, or the dataset)`,
+    );
+  const tokens = parseNumber("prefix-len", defaulted(raw, "prefix-len"), {
+    integer: true,
+    min: 1,
+    max: 1_000_000,
+  });
+  const pick = defaulted(raw, "prefix-pick").trim();
+  const zipf = pick.match(/^zipf(?::(\d+(?:\.\d+)?))?$/);
+  if (pick !== "uniform" && !zipf)
+    throw new InputError(
+      `prefix-pick = ${JSON.stringify(pick)} is not accepted; expected uniform, zipf (exponent 1) or zipf:S (e.g. zipf:1.2)`,
+    );
+  const zipfS = zipf ? Number(zipf[1] ?? 1) : 0;
+  if (zipf && !(zipfS > 0 && zipfS <= 10))
+    throw new InputError(
+      `prefix-pick = ${JSON.stringify(pick)} is not accepted; the zipf exponent must be in (0, 10]`,
+    );
+  return { groups, tokens, zipfS };
+}
+
 /** Requests in one trial, warm-up included: each needs a little memory until it ends. */
 export const MAX_REQUESTS_PER_TRIAL = 2_000_000;
 
@@ -224,6 +255,8 @@ export function parseMeasureOptions(
           : parseNumber("max-tokens", maxTokens, { integer: true, min: 1, max: MAX_TOKENS }),
       ignoreEos,
       dataset,
+      promptRound: 0,
+      prefix: parsePrefix(raw, dataset !== undefined),
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86_400 }),
     maxConcurrency:

@@ -45,6 +45,10 @@ export const SETTINGS = [
   { name: "warmup", scope: "trial", default: "2s" },
   { name: "seed", scope: "trial", default: "1" },
   { name: "input-len", scope: "trial", default: "256" },
+  // Shared prefixes before each synthetic prompt: off with 0 groups.
+  { name: "prefix-groups", scope: "trial", default: "0" },
+  { name: "prefix-len", scope: "trial", default: "512" },
+  { name: "prefix-pick", scope: "trial", default: "uniform" },
   // Without a dataset only: a dataset keeps its own output lengths.
   { name: "output-len", scope: "trial", default: "128" },
   { name: "max-tokens", scope: "trial" },

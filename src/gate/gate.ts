@@ -142,9 +142,12 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
 
   const runTrial = async (pair: number, position: number, arm: Arm): Promise<TrialEntry> => {
     const upTo = options.maxTrials > options.trials ? `(≤${options.maxTrials})` : "";
+    // Each pair its own prompt texts (same schedule and lengths): a prefix cache
+    // must not serve one pair's prompts to the next and make later pairs look faster.
+    const own = trialOptions[arm];
     const { report, idle: check } = await measureArm(
       arm,
-      trialOptions[arm],
+      { ...own, workload: { ...own.workload, promptRound: pair } },
       `pair ${pair + 1}`,
       `pair ${pair + 1}/${options.trials}${upTo}`,
     );
@@ -153,8 +156,9 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   };
 
   const runPair = async (pair: number) => {
-    // Every trial runs the same seeded schedule and prompts, so each arm's
-    // trials differ only by run-to-run noise, which is what the CV reports.
+    // Every trial runs the same seeded schedule and prompt lengths (the texts are
+    // new each pair), so each arm's trials differ only by run-to-run noise, which
+    // is what the CV reports.
     const order = pairOrder(options.order, pair, options.baseline.workload.seed);
     for (let attempt = 0; ; attempt++) {
       const entries: TrialEntry[] = [];

@@ -8,6 +8,7 @@ import { estimateTokens } from "../workload/dataset.ts";
 import { mixSeeds, Rng } from "../workload/rng.ts";
 import type { Engine, Sequence } from "./engine.ts";
 import { FAULT_RESPONSES, faultDrawer } from "./faults.ts";
+import { blockHashes } from "./prefix-cache.ts";
 import type { FaultKind, MockProfile } from "./profile.ts";
 import {
   type ApiError,
@@ -18,7 +19,7 @@ import {
 } from "./requests.ts";
 import { planStructured } from "./structured.ts";
 import { naturalLength, TokenStream } from "./text.ts";
-import { bufferedWriter, sendJson, streamWriter, type Writer } from "./writers.ts";
+import { bufferedWriter, sendJson, streamWriter, type Usage, type Writer } from "./writers.ts";
 
 export interface CompletionStats {
   completionRequests: number;
@@ -178,7 +179,7 @@ export class Completions {
     const eos =
       profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
     const completionTokens = fault === "empty" ? 0 : generated + eos;
-    const usage = {
+    const usage: Usage = {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
@@ -193,6 +194,11 @@ export class Completions {
     let gone = false;
     const seq: Sequence = {
       promptTokens,
+      promptBlocks: profile.prefixCache ? blockHashes(request.promptText) : [],
+      // As vLLM reports it (--enable-prompt-tokens-details), when the cache held any.
+      onPrefill(cachedTokens) {
+        if (cachedTokens > 0) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+      },
       outputTokens: generated,
       onToken() {
         if (fault === "empty" || gone) return;

@@ -5,10 +5,15 @@
 // TTFT therefore grows with load and has a knee once the batch is full.
 
 import { Rng } from "../workload/rng.ts";
+import { BLOCK_TOKENS, PrefixCache } from "./prefix-cache.ts";
 import type { MockProfile } from "./profile.ts";
 
 export interface Sequence {
   promptTokens: number;
+  /** The prompt's block hashes, for the prefix cache. */
+  promptBlocks?: readonly number[];
+  /** Called at its prefill with how many prompt tokens the prefix cache held. */
+  onPrefill?(cachedTokens: number): void;
   /** Tokens to generate before the sequence finishes. */
   outputTokens: number;
   /** Called at the end of each step that produced a token for this sequence. */
@@ -28,6 +33,9 @@ export interface EngineStats {
   running: number;
   maxRunning: number;
   steps: number;
+  /** Prompt tokens prefilled, and how many of them the prefix cache held. */
+  promptTokens: number;
+  cachedTokens: number;
 }
 
 /** Lateness (ms) of a timer that the engine absorbs by keeping its step grid. */
@@ -43,6 +51,9 @@ export class Engine {
   private nextStartMs = 0;
   private maxRunning = 0;
   private steps = 0;
+  private promptTokens = 0;
+  private cachedTokens = 0;
+  private readonly cache: PrefixCache | undefined;
   private closed = false;
   private readonly profile: MockProfile;
   private readonly now: () => number;
@@ -52,6 +63,10 @@ export class Engine {
     this.now = now;
     this.rng = new Rng(profile.seed ^ 0xe9e9e);
     this.startMs = now();
+    this.cache =
+      profile.prefixCache && profile.prefixCacheBlocks > 0
+        ? new PrefixCache(profile.prefixCacheBlocks)
+        : undefined;
   }
 
   /** Queues a sequence; false when the queue limit sheds it. */
@@ -80,6 +95,8 @@ export class Engine {
       running: this.running.length,
       maxRunning: this.maxRunning,
       steps: this.steps,
+      promptTokens: this.promptTokens,
+      cachedTokens: this.cachedTokens,
     };
   }
 
@@ -121,9 +138,18 @@ export class Engine {
     let durationMs: number;
     let stepping: Running[];
     if (admitted.length > 0) {
-      // Prefill step: the admitted prompts are processed and each yields its first token.
-      const promptTokens = admitted.reduce((sum, r) => sum + r.seq.promptTokens, 0);
-      durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * promptTokens) * p.prefillScale;
+      // Prefill step: the admitted prompts are processed and each yields its first token;
+      // what the prefix cache holds is not computed again.
+      let computed = 0;
+      for (const r of admitted) {
+        const hits = this.cache?.admit(r.seq.promptBlocks ?? []) ?? 0;
+        const cached = Math.min(r.seq.promptTokens, hits * BLOCK_TOKENS);
+        r.seq.onPrefill?.(cached);
+        this.promptTokens += r.seq.promptTokens;
+        this.cachedTokens += cached;
+        computed += r.seq.promptTokens - cached;
+      }
+      durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * computed) * p.prefillScale;
       this.running.push(...admitted);
       stepping = admitted;
     } else {

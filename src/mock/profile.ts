@@ -56,6 +56,10 @@ export interface MockProfile {
   loadingS: number;
   /** The server crashes (drops every connection and stops listening) at this completion request; 0 = never. */
   crashAfterRequests: number;
+  /** Automatic prefix caching (vLLM's default): a prefill skips the cached 16-token blocks of a shared prefix. */
+  prefixCache: boolean;
+  /** The cache's size in blocks (LRU); 0 = none. */
+  prefixCacheBlocks: number;
   /** false models a server that silently ignores `ignore_eos` (it stops at the natural length). */
   honorIgnoreEos: boolean;
   /** false: requests with tools get a 400, as from a server started without tool support. */
@@ -115,6 +119,8 @@ export const DEFAULT_PROFILE: MockProfile = {
   stallMs: 0,
   loadingS: 0,
   crashAfterRequests: 0,
+  prefixCache: true,
+  prefixCacheBlocks: 4096,
   honorIgnoreEos: true,
   supportsTools: true,
   supportsResponseFormat: true,
@@ -160,6 +166,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   stallMs: { min: 0 },
   loadingS: { min: 0 },
   crashAfterRequests: { min: 0, integer: true },
+  prefixCacheBlocks: { min: 0, integer: true },
   breakJson: { min: 0, max: 1 },
   breakToolName: { min: 0, max: 1 },
   breakToolArgs: { min: 0, max: 1 },
@@ -177,6 +184,7 @@ const BOOLEAN_KEYS = [
   "closeAfterResponse",
   "anyModel",
   "cancelOnDisconnect",
+  "prefixCache",
 ] as const;
 
 function describeRule(rule: NumberRule): string {

@@ -7,6 +7,9 @@ import type { MockProfile } from "./profile.ts";
 import type { GenerationRequest } from "./requests.ts";
 import type { StructuredPlan } from "./structured.ts";
 
+/** OpenAI's usage object: token counts, and prompt_tokens_details when the prefix cache held some. */
+export type Usage = Record<string, number | Record<string, number>>;
+
 export interface WriterContext
   extends Pick<
     MockProfile,
@@ -35,13 +38,13 @@ export interface Writer {
   content(text: string): void;
   /** A fragment of the tool call's arguments (the first one also names the call). */
   toolArgs(fragment: string): void;
-  finish(reason: string, usage: Record<string, number>): void;
+  finish(reason: string, usage: Usage): void;
   /** Closes the connection without finish_reason or [DONE]. */
   cut(): void;
   /** Ends with an error object (in-band for streams). */
   fail(): void;
   /** Finishes, but with a data event that is not JSON half-way (streams only). */
-  garble(reason: string, usage: Record<string, number>): void;
+  garble(reason: string, usage: Usage): void;
   stop(): void;
 }
 

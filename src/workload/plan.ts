@@ -23,6 +23,23 @@ export interface WorkloadSpec {
   maxTokens: number | undefined;
   ignoreEos: boolean;
   dataset: { name: string; entries: DatasetEntry[] } | undefined;
+  /**
+   * Which set of synthetic prompt texts (the schedule and lengths stay): the
+   * gate gives each pair, and the sweep each point, its own, so that a server's
+   * prefix cache cannot serve one trial's prompts to the next. 0 for `measure`.
+   */
+  promptRound: number;
+  /** Shared prefixes before each synthetic prompt (system prompts, RAG templates); undefined: none. */
+  prefix: PrefixSpec | undefined;
+}
+
+export interface PrefixSpec {
+  /** How many distinct prefixes. */
+  groups: number;
+  /** Tokens of each prefix, before the request's own input-len tokens. */
+  tokens: number;
+  /** Zipf exponent of the group a request picks: 0 = uniform. */
+  zipfS: number;
 }
 
 export interface Workload {
@@ -37,6 +54,8 @@ export interface Workload {
   inputTokens: Int32Array;
   /** Dataset entry per request, -1 for synthetic prompts. */
   datasetIndex: Int32Array;
+  /** Shared-prefix group per request, -1 for none. */
+  prefixGroup: Int32Array;
   /** Start of the measurement window, ms from the trial start. */
   windowStartMs: number;
   windowMs: number;
@@ -48,6 +67,24 @@ const ARRIVAL_STREAM = 0xa7715;
 const LENGTH_STREAM = 0x1e9;
 const PROMPT_STREAM = 0x9c0;
 const SHUFFLE_STREAM = 0x5f1;
+const PREFIX_STREAM = 0x9f1;
+const PREFIX_PICK_STREAM = 0x9f2;
+
+/** Cumulative probabilities of groups 1..G under Zipf(s); s = 0 is uniform. */
+function groupCdf(p: PrefixSpec): Float64Array {
+  const weights = Array.from({ length: p.groups }, (_, k) => 1 / (k + 1) ** p.zipfS);
+  const total = weights.reduce((a, b) => a + b, 0);
+  let acc = 0;
+  return Float64Array.from(weights, (w) => {
+    acc += w / total;
+    return acc;
+  });
+}
+
+function pickGroup(cdf: Float64Array, u: number): number {
+  const i = cdf.findIndex((c) => u < c);
+  return i < 0 ? cdf.length - 1 : i;
+}
 
 export function buildWorkload(spec: WorkloadSpec): Workload {
   const warmupMs = spec.warmupS * 1000;
@@ -72,6 +109,8 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
   const maxTokens = new Int32Array(n);
   const inputTokens = new Int32Array(n);
   const datasetIndex = new Int32Array(n).fill(-1);
+  const prefixGroup = new Int32Array(n).fill(-1);
+  const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : undefined;
   const entries = spec.dataset?.entries;
   const order = entries ? shuffledIndices(entries.length, spec.seed) : undefined;
   for (let i = 0; i < n; i++) {
@@ -83,6 +122,12 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
       requested = (entries[e] as DatasetEntry).maxTokens;
     } else {
       inputTokens[i] = sampleLength(spec.inputLen, rng);
+      // Its own stream: adding prefixes leaves every other draw as it was.
+      if (cdf)
+        prefixGroup[i] = pickGroup(
+          cdf,
+          new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform(),
+        );
     }
     if (spec.outputLen) requested = sampleLength(spec.outputLen, rng);
     if (spec.maxTokens !== undefined)
@@ -96,6 +141,7 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
     maxTokens,
     inputTokens,
     datasetIndex,
+    prefixGroup,
     windowStartMs: warmupMs,
     windowMs,
     fingerprint: "",
@@ -115,8 +161,20 @@ function shuffledIndices(count: number, seed: number): Int32Array {
 }
 
 /** Synthetic prompt text of exactly 4 characters per token, unique per (seed, index). */
-export function syntheticPrompt(seed: number, index: number, tokens: number): string {
-  const rng = new Rng(mixSeeds(seed, PROMPT_STREAM, index));
+export function syntheticPrompt(seed: number, index: number, tokens: number, round = 0): string {
+  const stream =
+    round === 0
+      ? mixSeeds(seed, PROMPT_STREAM, index)
+      : mixSeeds(seed, PROMPT_STREAM, index, round);
+  return wordsText(new Rng(stream), tokens);
+}
+
+/** The shared prefix of group g: the same text for every request of the group, 4 characters per token. */
+export function prefixText(seed: number, group: number, tokens: number): string {
+  return wordsText(new Rng(mixSeeds(seed, PREFIX_STREAM, group)), tokens);
+}
+
+function wordsText(rng: Rng, tokens: number): string {
   const chars = tokens * 4;
   let text = "";
   while (text.length < chars) text += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
@@ -128,10 +186,14 @@ export function messagesFor(workload: Workload, i: number): ChatMessage[] {
   const e = workload.datasetIndex[i] as number;
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
   if (entry) return entry.messages;
+  const { seed, prefix, promptRound } = workload.spec;
+  const g = workload.prefixGroup[i] as number;
+  // The shared prefixes stay the same in every round: they are what a cache should hold.
+  const own = syntheticPrompt(seed, i, workload.inputTokens[i] as number, promptRound);
   return [
     {
       role: "user",
-      content: syntheticPrompt(workload.spec.seed, i, workload.inputTokens[i] as number),
+      content: prefix && g >= 0 ? prefixText(seed, g, prefix.tokens) + own : own,
     },
   ];
 }
@@ -157,6 +219,8 @@ function fingerprint(w: Workload): string {
       w.inputTokens[i] as number,
       w.datasetIndex[i] as number,
     );
+    // Only with prefixes: the fingerprints of workloads without them stay as they were.
+    if (w.spec.prefix) h = mixSeeds(h, w.prefixGroup[i] as number);
   }
   if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
   return h.toString(16).padStart(8, "0");
@@ -173,6 +237,14 @@ export interface WorkloadDescription {
   max_tokens: number | null;
   ignore_eos: boolean;
   dataset: string | null;
+  /** "8 groups × 512 tokens, uniform" before each prompt, or null. */
+  prefix: string | null;
+}
+
+export function describePrefix(p: PrefixSpec | undefined): string | null {
+  if (!p) return null;
+  const pick = p.zipfS === 0 ? "uniform" : `zipf ${p.zipfS}`;
+  return `${p.groups} ${p.groups === 1 ? "group" : "groups"} × ${p.tokens} tokens, ${pick}`;
 }
 
 export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
@@ -186,5 +258,6 @@ export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
     max_tokens: w.maxTokens ?? null,
     ignore_eos: w.ignoreEos,
     dataset: w.dataset?.name ?? null,
+    prefix: w.dataset ? null : describePrefix(w.prefix),
   };
 }

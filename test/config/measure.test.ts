@@ -179,3 +179,27 @@ test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
     /dataset bad\.jsonl: line 1: not JSON/,
   );
 });
+
+test("shared prefixes: parsed, off by default, and bad values named", () => {
+  assert.equal(parseMeasureOptions(BASE).workload.prefix, undefined);
+  assert.deepEqual(
+    parseMeasureOptions({ ...BASE, "prefix-groups": "8", "prefix-pick": "zipf:1.2" }).workload
+      .prefix,
+    { groups: 8, tokens: 512, zipfS: 1.2 },
+  );
+  assert.equal(
+    parseMeasureOptions({ ...BASE, "prefix-groups": "2", "prefix-pick": "zipf" }).workload.prefix
+      ?.zipfS,
+    1,
+  );
+  rejects({ "prefix-groups": "-1" }, /prefix-groups = "?-1"? is not accepted/);
+  rejects({ "prefix-groups": "4", "prefix-len": "0" }, /prefix-len = "?0"? is not accepted/);
+  rejects(
+    { "prefix-groups": "4", "prefix-pick": "pareto" },
+    /prefix-pick = "pareto" is not accepted; expected uniform, zipf \(exponent 1\) or zipf:S/,
+  );
+  rejects(
+    { "prefix-groups": "4", dataset: "d.jsonl" },
+    /prefix-groups = 4 is not used with a dataset/,
+  );
+});

@@ -267,3 +267,21 @@ test("each arm passes its preflight before the first trial, and every trial star
     [false, true, false, false],
   );
 });
+
+test("each pair sends its own prompt texts — the same on both arms — so no prefix cache carries a pair into the next", async () => {
+  const rounds: [string, number][] = [];
+  const measure = async (c: MeasureOptions): Promise<MeasureReport> => {
+    rounds.push([c.target.baseUrl.includes("8001") ? "b" : "c", c.workload.promptRound]);
+    return fakeReport(same(100));
+  };
+  await runGate(gateOf({ ...BASE, trials: "3" }), { measure, checks: NO_CHECKS });
+  // abba: the order alternates, the round follows the pair.
+  assert.deepEqual(rounds, [
+    ["b", 0],
+    ["c", 0],
+    ["c", 1],
+    ["b", 1],
+    ["b", 2],
+    ["c", 2],
+  ]);
+});

@@ -97,6 +97,7 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** The usage object of the stream's last event; fails the test when there is none. */

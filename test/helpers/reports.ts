@@ -78,6 +78,7 @@ export function fakeReport(t: FakeTrial): MeasureReport {
       max_tokens: null,
       ignore_eos: false,
       dataset: null,
+      prefix: null,
       max_concurrency: null,
       timeout_s: 60,
       slo: "none",

@@ -117,3 +117,38 @@ test("periodic engine stalls pause every running stream", async () => {
     await server.close();
   }
 });
+
+test("the prefix cache: a repeated prefix is not prefilled again, and usage says how much was cached", async () => {
+  // 0.1 ms per computed prompt token: 1,000 uncached tokens ≈ 100 ms, 8 uncached ≈ 1 ms.
+  const knobs = { prefillBaseMs: 1, prefillPerTokenMs: 0.1, jitter: 0 };
+  const prompt = (text: string) =>
+    chatBody({ max_tokens: 1, messages: [{ role: "user", content: text }] });
+  const shared = "w".repeat(2000);
+  for (const prefixCache of [true, false]) {
+    const server = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { ...knobs, prefixCache }, "test"),
+    });
+    try {
+      const first = await send(server.url, prompt(`${shared}${"a".repeat(2000)}`));
+      const again = await send(server.url, prompt(`${shared}${"a".repeat(2000)}`));
+      const half = await send(server.url, prompt(`${shared}${"b".repeat(2000)}`));
+      const ttft = (r: typeof first) => r.contentTimesMs[0] as number;
+      const cached = (r: typeof first) => usageOf(r).prompt_tokens_details?.cached_tokens;
+      assert.equal(cached(first), undefined, "nothing cached before");
+      if (prefixCache) {
+        // 1,000 tokens = 62 full blocks of 16; the half-shared prompt shares 31 of them.
+        assert.equal(cached(again), 992);
+        assert.equal(cached(half), 496);
+        assert.ok(ttft(first) - ttft(again) >= 60, `${ttft(first)} ms, then ${ttft(again)} ms`);
+        assert.ok(ttft(half) - ttft(again) >= 25, `half cached ${ttft(half)} ms`);
+        assert.equal(server.stats().engine.cachedTokens, 992 + 496);
+      } else {
+        assert.equal(cached(again), undefined);
+        assert.ok(ttft(again) >= 70, `no cache: ${ttft(again)} ms again`);
+        assert.equal(server.stats().engine.cachedTokens, 0);
+      }
+    } finally {
+      await server.close();
+    }
+  }
+});

@@ -18,6 +18,8 @@ const SPEC: WorkloadSpec = {
   maxTokens: undefined,
   ignoreEos: true,
   dataset: undefined,
+  promptRound: 0,
+  prefix: undefined,
 };
 
 test("a workload is reproducible byte for byte and its fingerprint tells seeds apart", () => {
@@ -85,4 +87,36 @@ test("all-at-once puts the window's requests at its start", () => {
   const w = buildWorkload({ ...SPEC, arrival: { kind: "all-at-once", count: 5 }, warmupS: 1 });
   assert.equal(w.warmupCount, 5);
   assert.deepEqual([...w.offsetsMs], [0, 0, 0, 0, 0, 1000, 1000, 1000, 1000, 1000]);
+});
+
+test("shared prefixes: the same text per group, a unique suffix per request, Zipf favours the first groups", () => {
+  const prefix = { groups: 4, tokens: 64, zipfS: 0 };
+  const w = buildWorkload({ ...SPEC, prefix });
+  const content = (i: number) => messagesFor(w, i)[0]?.content as string;
+  const byGroup = new Map<number, number[]>();
+  for (let i = 0; i < w.offsetsMs.length; i++) {
+    const g = w.prefixGroup[i] as number;
+    assert.ok(g >= 0 && g < 4);
+    byGroup.set(g, [...(byGroup.get(g) ?? []), i]);
+    // 4 characters per token: the prefix, then the request's own input-len tokens.
+    assert.equal(content(i).length, 4 * (64 + (w.inputTokens[i] as number)));
+  }
+  assert.equal(byGroup.size, 4, "every group is used");
+  for (const [, members] of byGroup) {
+    const [a, b] = members as [number, number];
+    assert.equal(content(a).slice(0, 256), content(b).slice(0, 256), "one prefix per group");
+    assert.notEqual(content(a).slice(256), content(b).slice(256), "each its own suffix");
+  }
+  const heads = new Set([...byGroup.values()].map((m) => content(m[0] as number).slice(0, 256)));
+  assert.equal(heads.size, 4, "groups differ");
+  // Without prefixes, the same requests as before: prefixes draw from their own stream.
+  const plain = buildWorkload(SPEC);
+  assert.deepEqual(plain.inputTokens, w.inputTokens);
+  assert.deepEqual(plain.offsetsMs, w.offsetsMs);
+  assert.equal(content(0).slice(256), messagesFor(plain, 0)[0]?.content);
+  assert.notEqual(plain.fingerprint, w.fingerprint);
+  const zipf = buildWorkload({ ...SPEC, prefix: { ...prefix, zipfS: 1.5 } });
+  const count = (g: number) => zipf.prefixGroup.filter((x) => x === g).length;
+  assert.ok(count(0) > 2 * count(3), `zipf: group 1 ${count(0)}, group 4 ${count(3)}`);
+  assert.notEqual(zipf.fingerprint, w.fingerprint);
 });

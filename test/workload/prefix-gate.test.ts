@@ -1,0 +1,75 @@
+// Why the shape of the load matters: a candidate that lost prefix caching,
+// gated between two mocks on 127.0.0.1. With shared prefixes (a system
+// prompt, a RAG template) it fails on p95 TTFT; with random prompts of the
+// same length — what most benchmarks send — the gate cannot see it.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { startMockServer } from "../../src/mock/server.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
+import { gate } from "../helpers/gate.ts";
+
+async function prefixGate(workload: Record<string, string>) {
+  const baseline = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, { prefixCache: true }, "test"),
+  });
+  const candidate = await startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, { prefixCache: false }, "test"),
+  });
+  try {
+    const { run, results } = await gate(
+      {
+        "baseline-url": `${baseline.url}/v1`,
+        "candidate-url": `${candidate.url}/v1`,
+        model: "mock-llm",
+        rate: "20",
+        duration: "1s",
+        warmup: "0.3s",
+        "output-len": "8",
+        "ignore-eos": "true",
+        trials: "3",
+        "quality-suite": "none",
+        // About the workload's shape: the self-checks have their own tests.
+        "max-skew-effect": "50%",
+        "max-late-sends": "50%",
+        "max-event-loop-delay-ms": "200",
+        ...workload,
+      },
+      {},
+    );
+    return {
+      run,
+      results,
+      cached: [baseline, candidate].map((s) => s.stats().engine.cachedTokens),
+    };
+  } finally {
+    await Promise.all([baseline.close(), candidate.close()]);
+  }
+}
+
+test("a candidate without prefix caching fails on p95 TTFT with shared prefixes, and passes unseen with random prompts", async () => {
+  // 4 system prompts of 1,024 tokens, then 64 of each request's own: 1,088 tokens a prompt.
+  const shared = await prefixGate({
+    "prefix-groups": "4",
+    "prefix-len": "1024",
+    "input-len": "64",
+  });
+  const ttft = (r: typeof shared) => r.run.comparisons.find((c) => c.id === "ttft");
+  assert.equal(shared.run.verdict, "fail", shared.results.headline);
+  assert.equal(ttft(shared)?.verdict, "regressed");
+  assert.ok((ttft(shared)?.change as number) > 0.5, `p95 TTFT ${ttft(shared)?.change}`);
+  assert.match(shared.results.config?.workload.prefix ?? "", /^4 groups × 1024 tokens, uniform$/);
+  assert.match(
+    renderMarkdown(shared.results, "default"),
+    /· shared prefixes: 4 groups × 1024 tokens, uniform ·/,
+    "the comment says what the load looked like",
+  );
+  assert.ok((shared.cached[0] as number) > 0, "the baseline's cache held the prefixes");
+  assert.equal(shared.cached[1], 0, "the candidate has none");
+
+  const random = await prefixGate({ "input-len": "1088" });
+  assert.notEqual(random.run.verdict, "fail", random.results.headline);
+  assert.notEqual(ttft(random)?.verdict, "regressed");
+  assert.ok(Math.abs(ttft(random)?.change as number) < 0.2, `p95 TTFT ${ttft(random)?.change}`);
+});

@@ -7226,16 +7226,16 @@ var require_HistogramLogReader = __commonJS({
             this.parseBaseTimeFromLine(currentLine);
           } else if (currentLine.startsWith("#") || currentLine.startsWith('"StartTimestamp"')) {
           } else if (currentLine.includes(",")) {
-            const tokens = currentLine.split(",");
-            const [firstToken] = tokens;
+            const tokens2 = currentLine.split(",");
+            const [firstToken] = tokens2;
             let tag;
             if (firstToken.startsWith(TAG_PREFIX)) {
               tag = firstToken.substring(TAG_PREFIX_LENGTH);
-              tokens.shift();
+              tokens2.shift();
             } else {
               tag = Histogram_1.NO_TAG;
             }
-            const [rawLogTimeStampInSec, rawIntervalLengthSec, , base64Histogram] = tokens;
+            const [rawLogTimeStampInSec, rawIntervalLengthSec, , base64Histogram] = tokens2;
             const logTimeStampInSec = Number.parseFloat(rawLogTimeStampInSec);
             if (!this.baseTimeSec) {
               if (logTimeStampInSec < this.startTimeSec - 365 * 24 * 3600) {
@@ -11331,7 +11331,7 @@ ${pointer}
 var require_resolve_props = __commonJS({
   "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    function resolveProps(tokens2, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
@@ -11346,7 +11346,7 @@ var require_resolve_props = __commonJS({
       let comma = null;
       let found = null;
       let start = null;
-      for (const token of tokens) {
+      for (const token of tokens2) {
         if (reqSpace) {
           if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
             onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
@@ -11437,7 +11437,7 @@ var require_resolve_props = __commonJS({
             hasSpace = false;
         }
       }
-      const last = tokens[tokens.length - 1];
+      const last = tokens2[tokens2.length - 1];
       const end = last ? last.offset + last.source.length : offset;
       if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
         onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
@@ -11959,9 +11959,9 @@ var require_compose_collection = __commonJS({
       const tagToken = props.tag;
       const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
       if (token.type === "block-seq") {
-        const { anchor, newlineAfterProp: nl } = props;
+        const { anchor, newlineAfterProp: nl2 } = props;
         const lastProp = anchor && tagToken ? anchor.offset > tagToken.offset ? anchor : tagToken : anchor ?? tagToken;
-        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+        if (lastProp && (!nl2 || nl2.offset < lastProp.offset)) {
           const message = "Missing newline after block sequence props";
           onError(lastProp, "MISSING_CHAR", message);
         }
@@ -12777,8 +12777,8 @@ ${cb}` : comment;
        * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
        * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
        */
-      *compose(tokens, forceDoc = false, endOffset = -1) {
-        for (const token of tokens)
+      *compose(tokens2, forceDoc = false, endOffset = -1) {
+        for (const token of tokens2)
           yield* this.next(token);
         yield* this.end(forceDoc, endOffset);
       }
@@ -13034,9 +13034,9 @@ var require_cst_scalar = __commonJS({
         case "block-map":
         case "block-seq": {
           const offset = token.offset + source.length;
-          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
+          const nl2 = { type: "newline", offset, indent: token.indent, source: "\n" };
           delete token.items;
-          Object.assign(token, { type, source, end: [nl] });
+          Object.assign(token, { type, source, end: [nl2] });
           break;
         }
         default: {
@@ -13527,18 +13527,18 @@ var require_lexer = __commonJS({
         }
       }
       *parseFlowCollection() {
-        let nl, sp;
+        let nl2, sp;
         let indent = -1;
         do {
-          nl = yield* this.pushNewline();
-          if (nl > 0) {
+          nl2 = yield* this.pushNewline();
+          if (nl2 > 0) {
             sp = yield* this.pushSpaces(false);
             this.indentValue = indent = sp;
           } else {
             sp = 0;
           }
           sp += yield* this.pushSpaces(true);
-        } while (nl + sp > 0);
+        } while (nl2 + sp > 0);
         const line = this.getLine();
         if (line === null)
           return this.setNext("flow");
@@ -13614,16 +13614,16 @@ var require_lexer = __commonJS({
           }
         }
         const qb = this.buffer.substring(0, end);
-        let nl = qb.indexOf("\n", this.pos);
-        if (nl !== -1) {
-          while (nl !== -1) {
-            const cs = this.continueScalar(nl + 1);
+        let nl2 = qb.indexOf("\n", this.pos);
+        if (nl2 !== -1) {
+          while (nl2 !== -1) {
+            const cs = this.continueScalar(nl2 + 1);
             if (cs === -1)
               break;
-            nl = qb.indexOf("\n", cs);
+            nl2 = qb.indexOf("\n", cs);
           }
-          if (nl !== -1) {
-            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+          if (nl2 !== -1) {
+            end = nl2 - (qb[nl2 - 1] === "\r" ? 2 : 1);
           }
         }
         if (end === -1) {
@@ -13650,7 +13650,7 @@ var require_lexer = __commonJS({
         return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
       }
       *parseBlockScalar() {
-        let nl = this.pos - 1;
+        let nl2 = this.pos - 1;
         let indent = 0;
         let ch;
         loop: for (let i2 = this.pos; ch = this.buffer[i2]; ++i2) {
@@ -13659,7 +13659,7 @@ var require_lexer = __commonJS({
               indent += 1;
               break;
             case "\n":
-              nl = i2;
+              nl2 = i2;
               indent = 0;
               break;
             case "\r": {
@@ -13683,28 +13683,28 @@ var require_lexer = __commonJS({
             this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
           }
           do {
-            const cs = this.continueScalar(nl + 1);
+            const cs = this.continueScalar(nl2 + 1);
             if (cs === -1)
               break;
-            nl = this.buffer.indexOf("\n", cs);
-          } while (nl !== -1);
-          if (nl === -1) {
+            nl2 = this.buffer.indexOf("\n", cs);
+          } while (nl2 !== -1);
+          if (nl2 === -1) {
             if (!this.atEnd)
               return this.setNext("block-scalar");
-            nl = this.buffer.length;
+            nl2 = this.buffer.length;
           }
         }
-        let i = nl + 1;
+        let i = nl2 + 1;
         ch = this.buffer[i];
         while (ch === " ")
           ch = this.buffer[++i];
         if (ch === "	") {
           while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
             ch = this.buffer[++i];
-          nl = i - 1;
+          nl2 = i - 1;
         } else if (!this.blockScalarKeep) {
           do {
-            let i2 = nl - 1;
+            let i2 = nl2 - 1;
             let ch2 = this.buffer[i2];
             if (ch2 === "\r")
               ch2 = this.buffer[--i2];
@@ -13712,13 +13712,13 @@ var require_lexer = __commonJS({
             while (ch2 === " ")
               ch2 = this.buffer[--i2];
             if (ch2 === "\n" && i2 >= this.pos && i2 + 1 + indent > lastChar)
-              nl = i2;
+              nl2 = i2;
             else
               break;
           } while (true);
         }
         yield cst.SCALAR;
-        yield* this.pushToIndex(nl + 1, true);
+        yield* this.pushToIndex(nl2 + 1, true);
         return yield* this.parseLineStart();
       }
       *parsePlainScalar() {
@@ -14303,10 +14303,10 @@ var require_parser = __commonJS({
             this.atNewLine = true;
             this.indent = 0;
             if (this.onNewLine) {
-              let nl = this.source.indexOf("\n") + 1;
-              while (nl !== 0) {
-                this.onNewLine(this.offset + nl);
-                nl = this.source.indexOf("\n", nl) + 1;
+              let nl2 = this.source.indexOf("\n") + 1;
+              while (nl2 !== 0) {
+                this.onNewLine(this.offset + nl2);
+                nl2 = this.source.indexOf("\n", nl2) + 1;
               }
             }
             yield* this.pop();
@@ -14361,25 +14361,25 @@ var require_parser = __commonJS({
           const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
           let start = [];
           if (atNextItem && it.sep && !it.value) {
-            const nl = [];
+            const nl2 = [];
             for (let i = 0; i < it.sep.length; ++i) {
               const st = it.sep[i];
               switch (st.type) {
                 case "newline":
-                  nl.push(i);
+                  nl2.push(i);
                   break;
                 case "space":
                   break;
                 case "comment":
                   if (st.indent > map.indent)
-                    nl.length = 0;
+                    nl2.length = 0;
                   break;
                 default:
-                  nl.length = 0;
+                  nl2.length = 0;
               }
             }
-            if (nl.length >= 2)
-              start = it.sep.splice(nl[1]);
+            if (nl2.length >= 2)
+              start = it.sep.splice(nl2[1]);
           }
           switch (this.type) {
             case "anchor":
@@ -14656,10 +14656,10 @@ var require_parser = __commonJS({
       }
       flowScalar(type) {
         if (this.onNewLine) {
-          let nl = this.source.indexOf("\n") + 1;
-          while (nl !== 0) {
-            this.onNewLine(this.offset + nl);
-            nl = this.source.indexOf("\n", nl) + 1;
+          let nl2 = this.source.indexOf("\n") + 1;
+          while (nl2 !== 0) {
+            this.onNewLine(this.offset + nl2);
+            nl2 = this.source.indexOf("\n", nl2) + 1;
           }
         }
         return {
@@ -14823,7 +14823,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse2(src, reviver, options) {
+    function parse3(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -14864,7 +14864,7 @@ var require_public_api = __commonJS({
         return value2.toString(options);
       return new Document.Document(value2, _replacer, options).toString(options);
     }
-    exports2.parse = parse2;
+    exports2.parse = parse3;
     exports2.parseAllDocuments = parseAllDocuments;
     exports2.parseDocument = parseDocument;
     exports2.stringify = stringify;
@@ -18022,8 +18022,8 @@ var require_webidl = __commonJS({
           });
         }
         for (const options of converters) {
-          const { key, defaultValue, required: required2, converter } = options;
-          if (required2 === true) {
+          const { key, defaultValue, required: required3, converter } = options;
+          if (required3 === true) {
             if (dictionary == null || !Object.hasOwn(dictionary, key)) {
               throw webidl.errors.exception({
                 header: prefix,
@@ -18036,7 +18036,7 @@ var require_webidl = __commonJS({
           if (hasDefault && value2 === void 0) {
             value2 = defaultValue();
           }
-          if (required2 || hasDefault || value2 !== void 0) {
+          if (required3 || hasDefault || value2 !== void 0) {
             value2 = converter(value2, prefix, `${argument}.${key}`);
             if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
@@ -20855,10 +20855,10 @@ var require_simd = __commonJS({
     function destroy(parser) {
       this.destroy(parser);
     }
-    function parse2(parser, data, limit) {
+    function parse3(parser, data, limit) {
       return this.parse(parser, data, limit) >>> 0;
     }
-    function fail2(parser, code, description) {
+    function fail3(parser, code, description) {
       const len = description.length;
       const ptr = this.alloc(len);
       const buffer = new Uint8Array(this.memory.buffer, ptr, len);
@@ -21733,8 +21733,8 @@ var require_simd = __commonJS({
         dealloc: dealloc.bind(wasm),
         create: create.bind(wasm),
         destroy: destroy.bind(wasm),
-        parse: parse2.bind(wasm),
-        fail: fail2.bind(wasm),
+        parse: parse3.bind(wasm),
+        fail: fail3.bind(wasm),
         hasDebug: hasDebug.bind(wasm),
         clear: wasm.clear,
         complete: wasm.complete,
@@ -21787,10 +21787,10 @@ var require_no_simd = __commonJS({
     function destroy(parser) {
       this.destroy(parser);
     }
-    function parse2(parser, data, limit) {
+    function parse3(parser, data, limit) {
       return this.parse(parser, data, limit) >>> 0;
     }
-    function fail2(parser, code, description) {
+    function fail3(parser, code, description) {
       const len = description.length;
       const ptr = this.alloc(len);
       const buffer = new Uint8Array(this.memory.buffer, ptr, len);
@@ -22665,8 +22665,8 @@ var require_no_simd = __commonJS({
         dealloc: dealloc.bind(wasm),
         create: create.bind(wasm),
         destroy: destroy.bind(wasm),
-        parse: parse2.bind(wasm),
-        fail: fail2.bind(wasm),
+        parse: parse3.bind(wasm),
+        fail: fail3.bind(wasm),
         hasDebug: hasDebug.bind(wasm),
         clear: wasm.clear,
         complete: wasm.complete,
@@ -36270,9 +36270,9 @@ var require_cache_handler = __commonJS({
     function appendConnectionHeaderTokens(headersToRemove, connectionHeader) {
       const values = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
       for (let i = 0; i < values.length; i++) {
-        const tokens = values[i].split(",");
-        for (let j = 0; j < tokens.length; j++) {
-          headersToRemove.push(trimOWS(tokens[j]).toLowerCase());
+        const tokens2 = values[i].split(",");
+        for (let j = 0; j < tokens2.length; j++) {
+          headersToRemove.push(trimOWS(tokens2[j]).toLowerCase());
         }
       }
     }
@@ -50383,7 +50383,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse2(serialize(uri, options), options);
+        parse3(serialize(uri, options), options);
       }
       return uri;
     }
@@ -50426,8 +50426,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse2(serialize(base, options), options);
-        relative = parse2(serialize(relative, options), options);
+        base = parse3(serialize(base, options), options);
+        relative = parse3(serialize(relative, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative.scheme) {
@@ -50745,7 +50745,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse2(uri, opts) {
+    function parse3(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -50782,7 +50782,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize,
-      parse: parse2
+      parse: parse3
     };
     module2.exports = fastUri;
     module2.exports.default = fastUri;
@@ -53521,8 +53521,8 @@ var require_discriminator = __commonJS({
           if (!tagRequired)
             throw new Error(`discriminator: "${tagName}" must be required`);
           return oneOfMapping;
-          function hasRequired({ required: required2 }) {
-            return Array.isArray(required2) && required2.includes(tagName);
+          function hasRequired({ required: required3 }) {
+            return Array.isArray(required3) && required3.includes(tagName);
           }
           function addMappings(sch, i) {
             if (sch.const) {
@@ -54237,8 +54237,8 @@ function formatSlo(slo) {
   );
   return parts.length > 0 ? parts.join(" ") : "none";
 }
-function tpotMs(r, tokens) {
-  return tokens > 1 ? (r.endMs - r.firstOutputMs) / (tokens - 1) : void 0;
+function tpotMs(r, tokens2) {
+  return tokens2 > 1 ? (r.endMs - r.firstOutputMs) / (tokens2 - 1) : void 0;
 }
 var EXAMPLES_PER_CLASS = 3;
 var TrialRecorder = class {
@@ -54312,10 +54312,10 @@ var TrialRecorder = class {
     this.e2elService.record(r.endMs - r.dispatchMs);
     if (!Number.isNaN(r.firstByteMs)) this.firstByte.record(r.firstByteMs - r.scheduledMs);
     for (const gap of r.gapsMs) this.itl.record(gap);
-    const tokens = outputTokens(r);
-    const tpot = tpotMs(r, tokens);
+    const tokens2 = outputTokens(r);
+    const tpot = tpotMs(r, tokens2);
     if (tpot !== void 0) this.tpot.record(tpot);
-    this.outputTokens += tokens;
+    this.outputTokens += tokens2;
     this.outputChunks += r.outputChunks;
     if (r.usageCompletionTokens !== void 0) {
       this.usageRequests++;
@@ -54509,8 +54509,8 @@ function bracketOf(points) {
   let pass;
   for (const p of open) if (p.judgement === "pass") pass = p;
   const floor = pass?.rate_per_s ?? 0;
-  const fail2 = open.find((p) => p.judgement !== "pass" && p.rate_per_s > floor);
-  return { pass, fail: fail2 };
+  const fail3 = open.find((p) => p.judgement !== "pass" && p.rate_per_s > floor);
+  return { pass, fail: fail3 };
 }
 function needsRefinement(b, resolution, floorPerS) {
   if (!b.fail) return false;
@@ -54524,12 +54524,12 @@ function needsRefinement(b, resolution, floorPerS) {
 var offeredPerS = (p) => p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
 var measured = (points, phase) => points.find((p) => p.phase === phase && p.judgement === "measured")?.report;
 function estimateCapacity(arm, minAttainment) {
-  const { pass, fail: fail2 } = bracketOf(arm.points);
+  const { pass, fail: fail3 } = bracketOf(arm.points);
   const sync = measured(arm.points, "synchronous");
   const offline = measured(arm.points, "offline");
   const base = {
     pass_per_s: pass?.rate_per_s ?? null,
-    fail_per_s: fail2?.rate_per_s ?? null,
+    fail_per_s: fail3?.rate_per_s ?? null,
     non_monotone: arm.points.some(
       (p) => p.rate_per_s !== null && (p.judgement === "fail" || p.judgement === "overload") && p.rate_per_s < (pass?.rate_per_s ?? 0)
     ),
@@ -54548,25 +54548,25 @@ function estimateCapacity(arm, minAttainment) {
     return {
       ...base,
       capacity_per_s: null,
-      method: fail2 ? `no rate met the SLO; the lowest tried, ${at(fail2)}, did not` : "no open-loop rate was measured"
+      method: fail3 ? `no rate met the SLO; the lowest tried, ${at(fail3)}, did not` : "no open-loop rate was measured"
     };
   }
   const lo = pass.rate_per_s;
-  if (!fail2) {
+  if (!fail3) {
     return {
       ...base,
       capacity_per_s: lo,
       method: `at least ${lo} req/s: the highest rate tried met the SLO (${percent(pass.report.goodput.attainment)})`
     };
   }
-  const hi = fail2.rate_per_s;
+  const hi = fail3.rate_per_s;
   const a1 = pass.report.goodput.attainment;
-  const a2 = fail2.report.goodput.attainment;
+  const a2 = fail3.report.goodput.attainment;
   const share = a1 > a2 ? Math.min(1, Math.max(0, (a1 - minAttainment) / (a1 - a2))) : 0;
   return {
     ...base,
     capacity_per_s: Number((lo + (hi - lo) * share).toPrecision(3)),
-    method: `interpolated to ${percent(minAttainment)} attainment between ${at(pass)} and ${at(fail2)}`
+    method: `interpolated to ${percent(minAttainment)} attainment between ${at(pass)} and ${at(fail3)}`
   };
 }
 function offlineLabel(e) {
@@ -54827,6 +54827,8 @@ function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
     if (t >= fromMs && t < toMs) out.push(t);
   };
   switch (spec.kind) {
+    case "trace":
+      throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
     case "all-at-once":
       for (let i = 0; i < spec.count; i++) out.push(fromMs);
       return out;
@@ -54873,6 +54875,11 @@ function describeArrivals(spec) {
       return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
     case "all-at-once":
       return `${spec.count} requests at once`;
+    case "trace": {
+      const from = spec.startS > 0 ? ` from ${spec.startS} s` : "";
+      const cap = spec.maxRequests === void 0 ? "" : `, at most ${spec.maxRequests} requests`;
+      return `trace ${spec.name}${from}, time \xD7 ${spec.timeScale}${cap} (\u2248 ${Number(spec.ratePerS.toPrecision(3))} req/s)`;
+    }
   }
 }
 
@@ -54967,6 +54974,1863 @@ function parseDataset(text, source) {
   return entries;
 }
 
+// node_modules/csv-parse/lib/api/CsvError.js
+var CsvError = class _CsvError extends Error {
+  constructor(code, message, options, ...contexts) {
+    if (Array.isArray(message)) message = message.join(" ").trim();
+    super(message);
+    if (Error.captureStackTrace !== void 0) {
+      Error.captureStackTrace(this, _CsvError);
+    }
+    this.code = code;
+    for (const context2 of contexts) {
+      for (const key in context2) {
+        const value2 = context2[key];
+        this[key] = Buffer.isBuffer(value2) ? value2.toString(options.encoding) : value2 == null ? value2 : JSON.parse(JSON.stringify(value2));
+      }
+    }
+  }
+};
+
+// node_modules/csv-parse/lib/utils/is_object.js
+var is_object = function(obj) {
+  return typeof obj === "object" && obj !== null && !Array.isArray(obj);
+};
+
+// node_modules/csv-parse/lib/api/normalize_columns_array.js
+var normalize_columns_array = function(columns) {
+  const normalizedColumns = [];
+  for (let i = 0, l = columns.length; i < l; i++) {
+    const column2 = columns[i];
+    if (column2 === void 0 || column2 === null || column2 === false) {
+      normalizedColumns[i] = { disabled: true };
+    } else if (typeof column2 === "string" || typeof column2 === "number") {
+      normalizedColumns[i] = { name: `${column2}` };
+    } else if (is_object(column2)) {
+      if (typeof column2.name !== "string") {
+        throw new CsvError("CSV_OPTION_COLUMNS_MISSING_NAME", [
+          "Option columns missing name:",
+          `property "name" is required at position ${i}`,
+          "when column is an object literal"
+        ]);
+      }
+      normalizedColumns[i] = column2;
+    } else {
+      throw new CsvError("CSV_INVALID_COLUMN_DEFINITION", [
+        "Invalid column definition:",
+        "expect a string or a literal object,",
+        `got ${JSON.stringify(column2)} at position ${i}`
+      ]);
+    }
+  }
+  return normalizedColumns;
+};
+
+// node_modules/csv-parse/lib/utils/ResizeableBuffer.js
+var ResizeableBuffer = class {
+  constructor(size = 100) {
+    this.size = size;
+    this.length = 0;
+    this.buf = Buffer.allocUnsafe(size);
+  }
+  prepend(val) {
+    if (Buffer.isBuffer(val)) {
+      const length = this.length + val.length;
+      if (length >= this.size) {
+        this.resize();
+        if (length >= this.size) {
+          throw Error("INVALID_BUFFER_STATE");
+        }
+      }
+      const buf = this.buf;
+      this.buf = Buffer.allocUnsafe(this.size);
+      val.copy(this.buf, 0);
+      buf.copy(this.buf, val.length);
+      this.length += val.length;
+    } else {
+      const length = this.length++;
+      if (length === this.size) {
+        this.resize();
+      }
+      const buf = this.clone();
+      this.buf[0] = val;
+      buf.copy(this.buf, 1, 0, length);
+    }
+  }
+  append(val) {
+    const length = this.length++;
+    if (length === this.size) {
+      this.resize();
+    }
+    this.buf[length] = val;
+  }
+  clone() {
+    return Buffer.from(this.buf.slice(0, this.length));
+  }
+  resize() {
+    const length = this.length;
+    this.size = this.size * 2;
+    const buf = Buffer.allocUnsafe(this.size);
+    this.buf.copy(buf, 0, 0, length);
+    this.buf = buf;
+  }
+  toString(encoding) {
+    if (encoding) {
+      return this.buf.toString(encoding, 0, this.length);
+    } else {
+      return Uint8Array.prototype.slice.call(this.buf.slice(0, this.length));
+    }
+  }
+  toJSON() {
+    return this.toString("utf8");
+  }
+  reset() {
+    this.length = 0;
+  }
+};
+var ResizeableBuffer_default = ResizeableBuffer;
+
+// node_modules/csv-parse/lib/api/init_state.js
+var init_state = function(options) {
+  const timchars = [
+    // Basic Latin
+    32,
+    // [Space](https://www.fileformat.info/info/unicode/char/0020/index.htm)
+    9,
+    // [CHARACTER TABULATION (HT)](https://www.fileformat.info/info/unicode/char/0009/index.htm)
+    10,
+    // [LINE FEED (LF)](https://www.fileformat.info/info/unicode/char/000a/index.htm)
+    13,
+    // [CARRIAGE RETURN (CR)](https://www.fileformat.info/info/unicode/char/000d/index.htm)
+    12,
+    // [FORM FEED (FF)](https://www.fileformat.info/info/unicode/char/000c/index.htm)
+    11,
+    // [LINE TABULATION (VT)](https://www.fileformat.info/info/unicode/char/000b/index.htm)
+    // Latin-1 Supplement
+    160,
+    // [NO-BREAK SPACE (NBSP)](https://www.fileformat.info/info/unicode/char/00a0/index.htm)
+    // Ogham
+    5760,
+    // [OGHAM SPACE MARK](https://www.fileformat.info/info/unicode/char/1680/index.htm)
+    // General Punctuation
+    8192,
+    // [EN QUAD](https://www.fileformat.info/info/unicode/char/2000/index.htm)
+    8193,
+    // [EM QUAD](https://www.fileformat.info/info/unicode/char/2001/index.htm)
+    8194,
+    // [EN SPACE](https://www.fileformat.info/info/unicode/char/2002/index.htm)
+    8195,
+    // [EM SPACE](https://www.fileformat.info/info/unicode/char/2003/index.htm)
+    8196,
+    // [THREE-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2004/index.htm)
+    8197,
+    // [FOUR-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2005/index.htm)
+    8198,
+    // [SIX-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2006/index.htm)
+    8199,
+    // [FIGURE SPACE](https://www.fileformat.info/info/unicode/char/2007/index.htm)
+    8200,
+    // [PUNCTUATION SPACE](https://www.fileformat.info/info/unicode/char/2008/index.htm)
+    8201,
+    // [THIN SPACE](https://www.fileformat.info/info/unicode/char/2009/index.htm)
+    8202,
+    // [HAIR SPACE](https://www.fileformat.info/info/unicode/char/200a/index.htm)
+    8232,
+    // [LINE SEPARATOR](https://www.fileformat.info/info/unicode/char/2028/index.htm)
+    8233,
+    // [PARAGRAPH SEPARATOR](https://www.fileformat.info/info/unicode/char/2029/index.htm)
+    8239,
+    // [NARROW NO-BREAK SPACE (NNBSP)](https://www.fileformat.info/info/unicode/char/202f/index.htm)
+    8287,
+    // [MEDIUM MATHEMATICAL SPACE (MMSP)](https://www.fileformat.info/info/unicode/char/205f/index.htm)
+    12288,
+    // [IDEOGRAPHIC SPACE](https://www.fileformat.info/info/unicode/char/3000/index.htm)
+    65279
+    // [ZERO WIDTH NO-BREAK SPACE (BOM)](https://www.fileformat.info/info/unicode/char/feff/index.htm)
+  ].reduce((acc, codepoint) => {
+    const encoded = Buffer.from(
+      String.fromCharCode(codepoint),
+      options.encoding
+    );
+    if (codepoint !== 63 && encoded.length === 1 && encoded[0] === 63) {
+      return acc;
+    }
+    acc.push(encoded);
+    return acc;
+  }, []);
+  const timcharFirstBytes = new Uint8Array(256);
+  for (const t of timchars) timcharFirstBytes[t[0]] = 1;
+  return {
+    bomSkipped: false,
+    bufBytesStart: 0,
+    castField: options.cast_function,
+    commenting: false,
+    delimiterBufPrevious: void 0,
+    delimiterDiscovered: false,
+    // Current error encountered by a record
+    error: void 0,
+    enabled: options.from_line === 1,
+    escaping: false,
+    escapeIsQuote: Buffer.isBuffer(options.escape) && Buffer.isBuffer(options.quote) && Buffer.compare(options.escape, options.quote) === 0,
+    // columns can be `false`, `true`, `Array`
+    expectedRecordLength: Array.isArray(options.columns) ? options.columns.length : void 0,
+    field: new ResizeableBuffer_default(20),
+    firstLineToHeaders: options.cast_first_line_to_header,
+    needMoreDataSize: Math.max(
+      // Skip if the remaining buffer smaller than comment
+      options.comment !== null ? options.comment.length : 0,
+      ...options.delimiter ? options.delimiter.map((delimiter) => delimiter.length) : [],
+      // Auto discovery of delimiter is limited to 1 character
+      options.delimiter_auto ? 1 : 0,
+      // Skip if the remaining buffer can be escape sequence
+      options.quote !== null ? options.quote.length : 0,
+      ...timchars.map((t) => t.length)
+    ),
+    previousBuf: void 0,
+    quoting: false,
+    stop: false,
+    rawBuffer: new ResizeableBuffer_default(100),
+    record: [],
+    recordHasError: false,
+    record_length: 0,
+    recordDelimiterMaxLength: options.record_delimiter.length === 0 ? 0 : Math.max(...options.record_delimiter.map((v) => v.length)),
+    trimChars: [
+      Buffer.from(" ", options.encoding)[0],
+      Buffer.from("	", options.encoding)[0]
+    ],
+    wasQuoting: false,
+    wasRowDelimiter: false,
+    timchars,
+    timcharFirstBytes
+  };
+};
+
+// node_modules/csv-parse/lib/utils/underscore.js
+var underscore = function(str2) {
+  return str2.replace(/([A-Z])/g, function(_, match) {
+    return "_" + match.toLowerCase();
+  });
+};
+
+// node_modules/csv-parse/lib/api/normalize_options.js
+var normalize_options = function(opts) {
+  const options = {};
+  for (const opt in opts) {
+    options[underscore(opt)] = opts[opt];
+  }
+  if (options.encoding === void 0 || options.encoding === true) {
+    options.encoding = "utf8";
+  } else if (options.encoding === null || options.encoding === false) {
+    options.encoding = null;
+  } else if (typeof options.encoding !== "string" && options.encoding !== null) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_ENCODING",
+      [
+        "Invalid option encoding:",
+        "encoding must be a string or null to return a buffer,",
+        `got ${JSON.stringify(options.encoding)}`
+      ],
+      options
+    );
+  }
+  if (options.bom === void 0 || options.bom === null || options.bom === false) {
+    options.bom = false;
+  } else if (options.bom !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_BOM",
+      [
+        "Invalid option bom:",
+        "bom must be true,",
+        `got ${JSON.stringify(options.bom)}`
+      ],
+      options
+    );
+  }
+  options.cast_function = null;
+  if (options.cast === void 0 || options.cast === null || options.cast === false || options.cast === "") {
+    options.cast = void 0;
+  } else if (typeof options.cast === "function") {
+    options.cast_function = options.cast;
+    options.cast = true;
+  } else if (options.cast !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_CAST",
+      [
+        "Invalid option cast:",
+        "cast must be true or a function,",
+        `got ${JSON.stringify(options.cast)}`
+      ],
+      options
+    );
+  }
+  if (options.cast_date === void 0 || options.cast_date === null || options.cast_date === false || options.cast_date === "") {
+    options.cast_date = false;
+  } else if (options.cast_date === true) {
+    options.cast_date = function(value2) {
+      const date = Date.parse(value2);
+      return !isNaN(date) ? new Date(date) : value2;
+    };
+  } else if (typeof options.cast_date !== "function") {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_CAST_DATE",
+      [
+        "Invalid option cast_date:",
+        "cast_date must be true or a function,",
+        `got ${JSON.stringify(options.cast_date)}`
+      ],
+      options
+    );
+  }
+  options.cast_first_line_to_header = void 0;
+  if (options.columns === true) {
+    options.cast_first_line_to_header = void 0;
+  } else if (typeof options.columns === "function") {
+    options.cast_first_line_to_header = options.columns;
+    options.columns = true;
+  } else if (Array.isArray(options.columns)) {
+    options.columns = normalize_columns_array(options.columns);
+  } else if (options.columns === void 0 || options.columns === null || options.columns === false) {
+    options.columns = false;
+  } else {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_COLUMNS",
+      [
+        "Invalid option columns:",
+        "expect an array, a function or true,",
+        `got ${JSON.stringify(options.columns)}`
+      ],
+      options
+    );
+  }
+  if (options.group_columns_by_name === void 0 || options.group_columns_by_name === null || options.group_columns_by_name === false) {
+    options.group_columns_by_name = false;
+  } else if (options.group_columns_by_name !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
+      [
+        "Invalid option group_columns_by_name:",
+        "expect an boolean,",
+        `got ${JSON.stringify(options.group_columns_by_name)}`
+      ],
+      options
+    );
+  } else if (options.columns === false) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
+      [
+        "Invalid option group_columns_by_name:",
+        "the `columns` mode must be activated."
+      ],
+      options
+    );
+  }
+  if (options.comment === void 0 || options.comment === null || options.comment === false || options.comment === "") {
+    options.comment = null;
+  } else {
+    if (typeof options.comment === "string") {
+      options.comment = Buffer.from(options.comment, options.encoding);
+    }
+    if (!Buffer.isBuffer(options.comment)) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_COMMENT",
+        [
+          "Invalid option comment:",
+          "comment must be a buffer or a string,",
+          `got ${JSON.stringify(options.comment)}`
+        ],
+        options
+      );
+    }
+  }
+  if (options.comment_no_infix === void 0 || options.comment_no_infix === null || options.comment_no_infix === false) {
+    options.comment_no_infix = false;
+  } else if (options.comment_no_infix !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_COMMENT",
+      [
+        "Invalid option comment_no_infix:",
+        "value must be a boolean,",
+        `got ${JSON.stringify(options.comment_no_infix)}`
+      ],
+      options
+    );
+  }
+  if (options.delimiter_auto === void 0 || options.delimiter_auto === null || options.delimiter_auto === false) {
+    options.delimiter_auto = false;
+  } else if (options.delimiter_auto === true) {
+    options.delimiter_auto = {};
+  } else if (!is_object(options.delimiter_auto)) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_DELIMITER_AUTO",
+      [
+        "Invalid option delimiter_auto:",
+        "delimiter_auto must be a boolean or a configuration object,",
+        `got ${JSON.stringify(options.delimiter_auto)}`
+      ],
+      options
+    );
+  }
+  if (options.delimiter_auto) {
+    if (options.delimiter_auto.preferred === void 0)
+      options.delimiter_auto.preferred = {
+        [",".charCodeAt(0)]: 1.8,
+        ["	".charCodeAt(0)]: 1.8,
+        [";".charCodeAt(0)]: 1.6,
+        [" ".charCodeAt(0)]: 1.6,
+        [":".charCodeAt(0)]: 1.5,
+        [".".charCodeAt(0)]: 1.4,
+        ["/".charCodeAt(0)]: 1.4
+      };
+    else if (!is_object(options.delimiter_auto.preferred)) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER_AUTO",
+        [
+          "Invalid option delimiter_auto:",
+          "preferred must be an object,",
+          `got ${JSON.stringify(options.delimiter_auto.preferred)}`
+        ],
+        options
+      );
+    }
+    if (options.delimiter_auto.score === void 0)
+      options.delimiter_auto.score = (info, options2) => {
+        return (info.total - info.std) * (options2.preferred[info.char_code] || 1);
+      };
+    else if (typeof options.delimiter_auto.score !== "function") {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER_AUTO",
+        [
+          "Invalid option delimiter_auto:",
+          "score must be a function,",
+          `got ${JSON.stringify(options.delimiter_auto.score)}`
+        ],
+        options
+      );
+    }
+    if (options.delimiter_auto.size === void 0)
+      options.delimiter_auto.size = 2048;
+    else if (typeof options.delimiter_auto.size !== "number") {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER_AUTO",
+        [
+          "Invalid option delimiter_auto:",
+          "size must be a number,",
+          `got ${JSON.stringify(options.delimiter_auto.size)}`
+        ],
+        options
+      );
+    }
+  }
+  const delimiter_json = JSON.stringify(options.delimiter);
+  if (options.delimiter_auto !== false) {
+    options.delimiter = [];
+  }
+  if (!Array.isArray(options.delimiter)) {
+    if (options.delimiter === void 0 || options.delimiter === null || options.delimiter === false) {
+      options.delimiter = Buffer.from(",", options.encoding);
+    }
+    options.delimiter = [options.delimiter];
+  }
+  options.delimiter = options.delimiter.map(function(delimiter) {
+    if (typeof delimiter === "string") {
+      delimiter = Buffer.from(delimiter, options.encoding);
+    }
+    if (!Buffer.isBuffer(delimiter) || delimiter.length === 0) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER",
+        [
+          "Invalid option delimiter:",
+          "delimiter must be a non empty string or buffer or array of string|buffer,",
+          `got ${delimiter_json}`
+        ],
+        options
+      );
+    }
+    return delimiter;
+  });
+  if (options.escape === void 0 || options.escape === true) {
+    options.escape = Buffer.from('"', options.encoding);
+  } else if (typeof options.escape === "string") {
+    options.escape = Buffer.from(options.escape, options.encoding);
+  } else if (options.escape === null || options.escape === false) {
+    options.escape = null;
+  }
+  if (options.escape !== null) {
+    if (!Buffer.isBuffer(options.escape)) {
+      throw new Error(
+        `Invalid Option: escape must be a buffer, a string or a boolean, got ${JSON.stringify(options.escape)}`
+      );
+    }
+  }
+  if (options.from === void 0 || options.from === null) {
+    options.from = 1;
+  } else {
+    if (typeof options.from === "string" && /\d+/.test(options.from)) {
+      options.from = parseInt(options.from);
+    }
+    if (Number.isInteger(options.from)) {
+      if (options.from < 0) {
+        throw new Error(
+          `Invalid Option: from must be a positive integer, got ${JSON.stringify(opts.from)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: from must be an integer, got ${JSON.stringify(options.from)}`
+      );
+    }
+  }
+  if (options.from_line === void 0 || options.from_line === null) {
+    options.from_line = 1;
+  } else {
+    if (typeof options.from_line === "string" && /\d+/.test(options.from_line)) {
+      options.from_line = parseInt(options.from_line);
+    }
+    if (Number.isInteger(options.from_line)) {
+      if (options.from_line <= 0) {
+        throw new Error(
+          `Invalid Option: from_line must be a positive integer greater than 0, got ${JSON.stringify(opts.from_line)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: from_line must be an integer, got ${JSON.stringify(opts.from_line)}`
+      );
+    }
+  }
+  if (options.ignore_last_delimiters === void 0 || options.ignore_last_delimiters === null) {
+    options.ignore_last_delimiters = false;
+  } else if (typeof options.ignore_last_delimiters === "number") {
+    options.ignore_last_delimiters = Math.floor(options.ignore_last_delimiters);
+    if (options.ignore_last_delimiters === 0) {
+      options.ignore_last_delimiters = false;
+    }
+  } else if (typeof options.ignore_last_delimiters !== "boolean") {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_IGNORE_LAST_DELIMITERS",
+      [
+        "Invalid option `ignore_last_delimiters`:",
+        "the value must be a boolean value or an integer,",
+        `got ${JSON.stringify(options.ignore_last_delimiters)}`
+      ],
+      options
+    );
+  }
+  if (options.ignore_last_delimiters === true && options.columns === false) {
+    throw new CsvError(
+      "CSV_IGNORE_LAST_DELIMITERS_REQUIRES_COLUMNS",
+      [
+        "The option `ignore_last_delimiters`",
+        "requires the activation of the `columns` option"
+      ],
+      options
+    );
+  }
+  if (options.info === void 0 || options.info === null || options.info === false) {
+    options.info = false;
+  } else if (options.info !== true) {
+    throw new Error(
+      `Invalid Option: info must be true, got ${JSON.stringify(options.info)}`
+    );
+  }
+  if (options.max_record_size === void 0 || options.max_record_size === null || options.max_record_size === false) {
+    options.max_record_size = 0;
+  } else if (Number.isInteger(options.max_record_size) && options.max_record_size >= 0) {
+  } else if (typeof options.max_record_size === "string" && /\d+/.test(options.max_record_size)) {
+    options.max_record_size = parseInt(options.max_record_size);
+  } else {
+    throw new Error(
+      `Invalid Option: max_record_size must be a positive integer, got ${JSON.stringify(options.max_record_size)}`
+    );
+  }
+  if (options.objname === void 0 || options.objname === null || options.objname === false) {
+    options.objname = void 0;
+  } else if (Buffer.isBuffer(options.objname)) {
+    if (options.objname.length === 0) {
+      throw new Error(`Invalid Option: objname must be a non empty buffer`);
+    }
+    if (options.encoding === null) {
+    } else {
+      options.objname = options.objname.toString(options.encoding);
+    }
+  } else if (typeof options.objname === "string") {
+    if (options.objname.length === 0) {
+      throw new Error(`Invalid Option: objname must be a non empty string`);
+    }
+  } else if (typeof options.objname === "number") {
+  } else {
+    throw new Error(
+      `Invalid Option: objname must be a string or a buffer, got ${options.objname}`
+    );
+  }
+  if (options.objname !== void 0) {
+    if (typeof options.objname === "number") {
+      if (options.columns !== false) {
+        throw Error(
+          "Invalid Option: objname index cannot be combined with columns or be defined as a field"
+        );
+      }
+    } else {
+      if (options.columns === false) {
+        throw Error(
+          "Invalid Option: objname field must be combined with columns or be defined as an index"
+        );
+      }
+    }
+  }
+  if (options.on_record === void 0 || options.on_record === null) {
+    options.on_record = void 0;
+  } else if (typeof options.on_record !== "function") {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_ON_RECORD",
+      [
+        "Invalid option `on_record`:",
+        "expect a function,",
+        `got ${JSON.stringify(options.on_record)}`
+      ],
+      options
+    );
+  }
+  if (options.on_skip !== void 0 && options.on_skip !== null && typeof options.on_skip !== "function") {
+    throw new Error(
+      `Invalid Option: on_skip must be a function, got ${JSON.stringify(options.on_skip)}`
+    );
+  }
+  if (options.quote === null || options.quote === false || options.quote === "") {
+    options.quote = null;
+  } else {
+    if (options.quote === void 0 || options.quote === true) {
+      options.quote = Buffer.from('"', options.encoding);
+    } else if (typeof options.quote === "string") {
+      options.quote = Buffer.from(options.quote, options.encoding);
+    }
+    if (!Buffer.isBuffer(options.quote)) {
+      throw new Error(
+        `Invalid Option: quote must be a buffer or a string, got ${JSON.stringify(options.quote)}`
+      );
+    }
+  }
+  if (options.raw === void 0 || options.raw === null || options.raw === false) {
+    options.raw = false;
+  } else if (options.raw !== true) {
+    throw new Error(
+      `Invalid Option: raw must be true, got ${JSON.stringify(options.raw)}`
+    );
+  }
+  if (options.record_delimiter === void 0) {
+    options.record_delimiter = [];
+  } else if (typeof options.record_delimiter === "string" || Buffer.isBuffer(options.record_delimiter)) {
+    if (options.record_delimiter.length === 0) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_RECORD_DELIMITER",
+        [
+          "Invalid option `record_delimiter`:",
+          "value must be a non empty string or buffer,",
+          `got ${JSON.stringify(options.record_delimiter)}`
+        ],
+        options
+      );
+    }
+    options.record_delimiter = [options.record_delimiter];
+  } else if (!Array.isArray(options.record_delimiter)) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_RECORD_DELIMITER",
+      [
+        "Invalid option `record_delimiter`:",
+        "value must be a string, a buffer or array of string|buffer,",
+        `got ${JSON.stringify(options.record_delimiter)}`
+      ],
+      options
+    );
+  }
+  options.record_delimiter = options.record_delimiter.map(function(rd, i) {
+    if (typeof rd !== "string" && !Buffer.isBuffer(rd)) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_RECORD_DELIMITER",
+        [
+          "Invalid option `record_delimiter`:",
+          "value must be a string, a buffer or array of string|buffer",
+          `at index ${i},`,
+          `got ${JSON.stringify(rd)}`
+        ],
+        options
+      );
+    } else if (rd.length === 0) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_RECORD_DELIMITER",
+        [
+          "Invalid option `record_delimiter`:",
+          "value must be a non empty string or buffer",
+          `at index ${i},`,
+          `got ${JSON.stringify(rd)}`
+        ],
+        options
+      );
+    }
+    if (typeof rd === "string") {
+      rd = Buffer.from(rd, options.encoding);
+    }
+    return rd;
+  });
+  if (typeof options.relax_column_count === "boolean") {
+  } else if (options.relax_column_count === void 0 || options.relax_column_count === null) {
+    options.relax_column_count = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_column_count must be a boolean, got ${JSON.stringify(options.relax_column_count)}`
+    );
+  }
+  if (typeof options.relax_column_count_less === "boolean") {
+  } else if (options.relax_column_count_less === void 0 || options.relax_column_count_less === null) {
+    options.relax_column_count_less = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_column_count_less must be a boolean, got ${JSON.stringify(options.relax_column_count_less)}`
+    );
+  }
+  if (typeof options.relax_column_count_more === "boolean") {
+  } else if (options.relax_column_count_more === void 0 || options.relax_column_count_more === null) {
+    options.relax_column_count_more = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_column_count_more must be a boolean, got ${JSON.stringify(options.relax_column_count_more)}`
+    );
+  }
+  if (typeof options.relax_quotes === "boolean") {
+  } else if (options.relax_quotes === void 0 || options.relax_quotes === null) {
+    options.relax_quotes = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_quotes must be a boolean, got ${JSON.stringify(options.relax_quotes)}`
+    );
+  }
+  if (typeof options.skip_empty_lines === "boolean") {
+  } else if (options.skip_empty_lines === void 0 || options.skip_empty_lines === null) {
+    options.skip_empty_lines = false;
+  } else {
+    throw new Error(
+      `Invalid Option: skip_empty_lines must be a boolean, got ${JSON.stringify(options.skip_empty_lines)}`
+    );
+  }
+  if (typeof options.skip_records_with_empty_values === "boolean") {
+  } else if (options.skip_records_with_empty_values === void 0 || options.skip_records_with_empty_values === null) {
+    options.skip_records_with_empty_values = false;
+  } else {
+    throw new Error(
+      `Invalid Option: skip_records_with_empty_values must be a boolean, got ${JSON.stringify(options.skip_records_with_empty_values)}`
+    );
+  }
+  if (typeof options.skip_records_with_error === "boolean") {
+  } else if (options.skip_records_with_error === void 0 || options.skip_records_with_error === null) {
+    options.skip_records_with_error = false;
+  } else {
+    throw new Error(
+      `Invalid Option: skip_records_with_error must be a boolean, got ${JSON.stringify(options.skip_records_with_error)}`
+    );
+  }
+  if (options.rtrim === void 0 || options.rtrim === null || options.rtrim === false) {
+    options.rtrim = false;
+  } else if (options.rtrim !== true) {
+    throw new Error(
+      `Invalid Option: rtrim must be a boolean, got ${JSON.stringify(options.rtrim)}`
+    );
+  }
+  if (options.ltrim === void 0 || options.ltrim === null || options.ltrim === false) {
+    options.ltrim = false;
+  } else if (options.ltrim !== true) {
+    throw new Error(
+      `Invalid Option: ltrim must be a boolean, got ${JSON.stringify(options.ltrim)}`
+    );
+  }
+  if (options.trim === void 0 || options.trim === null || options.trim === false) {
+    options.trim = false;
+  } else if (options.trim !== true) {
+    throw new Error(
+      `Invalid Option: trim must be a boolean, got ${JSON.stringify(options.trim)}`
+    );
+  }
+  if (options.trim === true && opts.ltrim !== false) {
+    options.ltrim = true;
+  } else if (options.ltrim !== true) {
+    options.ltrim = false;
+  }
+  if (options.trim === true && opts.rtrim !== false) {
+    options.rtrim = true;
+  } else if (options.rtrim !== true) {
+    options.rtrim = false;
+  }
+  if (options.to === void 0 || options.to === null) {
+    options.to = -1;
+  } else if (options.to !== -1) {
+    if (typeof options.to === "string" && /\d+/.test(options.to)) {
+      options.to = parseInt(options.to);
+    }
+    if (Number.isInteger(options.to)) {
+      if (options.to <= 0) {
+        throw new Error(
+          `Invalid Option: to must be a positive integer greater than 0, got ${JSON.stringify(opts.to)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: to must be an integer, got ${JSON.stringify(opts.to)}`
+      );
+    }
+  }
+  if (options.to_line === void 0 || options.to_line === null) {
+    options.to_line = -1;
+  } else if (options.to_line !== -1) {
+    if (typeof options.to_line === "string" && /\d+/.test(options.to_line)) {
+      options.to_line = parseInt(options.to_line);
+    }
+    if (Number.isInteger(options.to_line)) {
+      if (options.to_line <= 0) {
+        throw new Error(
+          `Invalid Option: to_line must be a positive integer greater than 0, got ${JSON.stringify(opts.to_line)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: to_line must be an integer, got ${JSON.stringify(opts.to_line)}`
+      );
+    }
+  }
+  return options;
+};
+
+// node_modules/csv-parse/lib/utils/delimiter_discover.js
+var delimiter_discover = function(records, options) {
+  if (!options) {
+    ({ delimiter_auto: options } = normalize_options({ delimiter_auto: true }));
+  }
+  if (typeof records === "string") {
+    records = Buffer.from(records);
+  }
+  if (Buffer.isBuffer(records)) {
+    records = ((data) => {
+      const records2 = [];
+      const parser = transform({ delimiter: [] });
+      const push = (record) => records2.push(record);
+      const close = () => {
+      };
+      const error = parser.parse(data, true, push, close);
+      if (error !== void 0) throw error;
+      return records2;
+    })(records);
+  }
+  const info = Array(127).fill().map(() => ({ lines: [] }));
+  records.map(([record], line) => {
+    for (let i = 0, l = record.length; i < l; i++) {
+      const code = record.charCodeAt(i);
+      if (info[code].lines[line] === void 0) info[code].lines[line] = 0;
+      info[code].lines[line]++;
+    }
+  });
+  info.map((info2, i) => {
+    info2.char_code = i;
+    info2.std = std(info2.lines);
+    info2.total = info2.lines.reduce((acc, val) => acc + val, 0);
+    info2.preferred = !!options.preferred[i];
+    info2.score = options.score(info2, options);
+  });
+  const result2 = info.reduce(
+    (acc, info2) => acc.score > info2.score ? acc : info2,
+    {}
+  );
+  return String.fromCharCode(result2.char_code);
+};
+var std = function(array) {
+  const n = array.length;
+  if (n === 0) return 0;
+  const mean2 = array.reduce((a, b) => a + b) / n;
+  return Math.sqrt(
+    array.map((x) => Math.pow(x - mean2, 2)).reduce((a, b) => a + b) / n
+  );
+};
+
+// node_modules/csv-parse/lib/api/index.js
+var isRecordEmpty = function(record) {
+  return record.every(
+    (field) => field == null || field.toString && field.toString().trim() === ""
+  );
+};
+var cr = 13;
+var nl = 10;
+var boms = {
+  // Note, the following are equals:
+  // Buffer.from("\ufeff")
+  // Buffer.from([239, 187, 191])
+  // Buffer.from('EFBBBF', 'hex')
+  utf8: Buffer.from([239, 187, 191]),
+  // Note, the following are equals:
+  // Buffer.from "\ufeff", 'utf16le
+  // Buffer.from([255, 254])
+  utf16le: Buffer.from([255, 254])
+};
+var transform = function(original_options = {}) {
+  const info = {
+    bytes: 0,
+    bytes_records: 0,
+    comment_lines: 0,
+    empty_lines: 0,
+    invalid_field_length: 0,
+    lines: 1,
+    records: 0
+  };
+  const options = normalize_options(original_options);
+  return {
+    info,
+    original_options,
+    options,
+    state: init_state(options),
+    __needMoreData: function(i, bufLen, end) {
+      if (end) return false;
+      const { encoding, escape: escape2, quote } = this.options;
+      const { quoting, needMoreDataSize, recordDelimiterMaxLength } = this.state;
+      const numOfCharLeft = bufLen - i - 1;
+      const requiredLength = Math.max(
+        needMoreDataSize,
+        // Skip if the remaining buffer smaller than record delimiter
+        // If "record_delimiter" is yet to be discovered:
+        // 1. It is equals to `[]` and "recordDelimiterMaxLength" equals `0`
+        // 2. We set the length to windows line ending in the current encoding
+        // Note, that encoding is known from user or bom discovery at that point
+        // recordDelimiterMaxLength,
+        recordDelimiterMaxLength === 0 ? Buffer.from("\r\n", encoding).length : recordDelimiterMaxLength,
+        // Skip if remaining buffer can be an escaped quote
+        quoting ? (escape2 === null ? 0 : escape2.length) + quote.length : 0,
+        // Skip if remaining buffer can be record delimiter following the closing quote
+        quoting ? quote.length + recordDelimiterMaxLength : 0
+      );
+      return numOfCharLeft < requiredLength;
+    },
+    // Central parser implementation
+    parse: function(nextBuf, end, push, close) {
+      const {
+        bom,
+        comment_no_infix,
+        delimiter_auto,
+        encoding,
+        from_line,
+        ltrim,
+        max_record_size,
+        raw,
+        relax_quotes,
+        rtrim,
+        skip_empty_lines,
+        to,
+        to_line
+      } = this.options;
+      let { comment, escape: escape2, quote, record_delimiter } = this.options;
+      const {
+        bomSkipped,
+        delimiterDiscovered,
+        delimiterBufPrevious,
+        rawBuffer,
+        escapeIsQuote
+      } = this.state;
+      if (!delimiterDiscovered && delimiter_auto) {
+        let delimiterBuf;
+        if (delimiterBufPrevious === void 0) {
+          delimiterBuf = nextBuf;
+        } else if (delimiterBufPrevious !== void 0 && nextBuf === void 0) {
+          delimiterBuf = delimiterBufPrevious;
+        } else {
+          delimiterBuf = Buffer.concat([delimiterBufPrevious, nextBuf]);
+        }
+        nextBuf = void 0;
+        if (end || delimiterBuf.length > delimiter_auto.size) {
+          this.options.delimiter = [
+            Buffer.from(
+              delimiter_discover(delimiterBuf, this.options.delimiter_auto)
+            )
+          ];
+          this.state.previousBuf = delimiterBuf;
+          this.state.delimiterBufPrevious = void 0;
+          this.state.delimiterDiscovered = true;
+        } else {
+          this.state.delimiterBufPrevious = delimiterBuf;
+          return;
+        }
+      }
+      const { previousBuf } = this.state;
+      let buf;
+      if (previousBuf === void 0) {
+        if (nextBuf === void 0) {
+          close();
+          return;
+        } else {
+          buf = nextBuf;
+        }
+      } else if (previousBuf !== void 0 && nextBuf === void 0) {
+        buf = previousBuf;
+      } else {
+        buf = Buffer.concat([previousBuf, nextBuf]);
+      }
+      if (bomSkipped === false) {
+        if (bom === false) {
+          this.state.bomSkipped = true;
+        } else if (buf.length < 3) {
+          if (end === false) {
+            this.state.previousBuf = buf;
+            return;
+          }
+        } else {
+          for (const encoding2 in boms) {
+            if (boms[encoding2].compare(buf, 0, boms[encoding2].length) === 0) {
+              const bomLength = boms[encoding2].length;
+              this.state.bufBytesStart += bomLength;
+              buf = buf.slice(bomLength);
+              const options2 = normalize_options({
+                ...this.original_options,
+                encoding: encoding2
+              });
+              for (const key in options2) {
+                this.options[key] = options2[key];
+              }
+              ({ comment, escape: escape2, quote } = this.options);
+              break;
+            }
+          }
+          this.state.bomSkipped = true;
+        }
+      }
+      const bufLen = buf.length;
+      let pos;
+      for (pos = 0; pos < bufLen; pos++) {
+        if (this.__needMoreData(pos, bufLen, end)) {
+          break;
+        }
+        if (this.state.wasRowDelimiter === true) {
+          this.info.lines++;
+          this.state.wasRowDelimiter = false;
+        }
+        if (to_line !== -1 && this.info.lines > to_line) {
+          this.state.stop = true;
+          close();
+          return;
+        }
+        if (this.state.quoting === false && record_delimiter.length === 0) {
+          const record_delimiterCount = this.__autoDiscoverRecordDelimiter(
+            buf,
+            pos
+          );
+          if (record_delimiterCount) {
+            record_delimiter = this.options.record_delimiter;
+          }
+        }
+        const chr = buf[pos];
+        if (raw === true) {
+          rawBuffer.append(chr);
+        }
+        if ((chr === cr || chr === nl) && this.state.wasRowDelimiter === false) {
+          this.state.wasRowDelimiter = true;
+        }
+        if (this.state.escaping === true) {
+          this.state.escaping = false;
+        } else {
+          if (escape2 !== null && this.state.quoting === true && this.__isEscape(buf, pos, chr) && pos + escape2.length < bufLen) {
+            if (escapeIsQuote) {
+              if (this.__isQuote(buf, pos + escape2.length)) {
+                this.state.escaping = true;
+                pos += escape2.length - 1;
+                continue;
+              }
+            } else {
+              this.state.escaping = true;
+              pos += escape2.length - 1;
+              continue;
+            }
+          }
+          if (this.state.commenting === false && this.__isQuote(buf, pos)) {
+            if (this.state.quoting === true) {
+              const nextChr = buf[pos + quote.length];
+              const isNextChrTrimable = rtrim && this.__isCharTrimable(buf, pos + quote.length);
+              const isNextChrComment = comment !== null && this.__compareBytes(comment, buf, pos + quote.length, nextChr);
+              const isNextChrDelimiter = this.__isDelimiter(
+                buf,
+                pos + quote.length,
+                nextChr
+              );
+              const isNextChrRecordDelimiter = record_delimiter.length === 0 ? this.__autoDiscoverRecordDelimiter(buf, pos + quote.length) : this.__isRecordDelimiter(nextChr, buf, pos + quote.length);
+              if (escape2 !== null && this.__isEscape(buf, pos, chr) && this.__isQuote(buf, pos + escape2.length)) {
+                pos += escape2.length - 1;
+              } else if (!nextChr || isNextChrDelimiter || isNextChrRecordDelimiter || isNextChrComment || isNextChrTrimable) {
+                this.state.quoting = false;
+                this.state.wasQuoting = true;
+                pos += quote.length - 1;
+                continue;
+              } else if (relax_quotes === false) {
+                const err = this.__error(
+                  new CsvError(
+                    "CSV_INVALID_CLOSING_QUOTE",
+                    [
+                      "Invalid Closing Quote:",
+                      `got "${String.fromCharCode(nextChr)}"`,
+                      `at line ${this.info.lines}`,
+                      "instead of delimiter, record delimiter, trimable character",
+                      "(if activated) or comment"
+                    ],
+                    this.options,
+                    this.__infoField()
+                  )
+                );
+                if (err !== void 0) return err;
+              } else {
+                this.state.quoting = false;
+                this.state.wasQuoting = true;
+                this.state.field.prepend(quote);
+                pos += quote.length - 1;
+              }
+            } else {
+              if (this.state.field.length !== 0) {
+                if (relax_quotes === false) {
+                  const info2 = this.__infoField();
+                  const bom2 = Object.keys(boms).map(
+                    (b) => boms[b].equals(this.state.field.toString()) ? b : false
+                  ).filter(Boolean)[0];
+                  const err = this.__error(
+                    new CsvError(
+                      "INVALID_OPENING_QUOTE",
+                      [
+                        "Invalid Opening Quote:",
+                        `a quote is found on field ${JSON.stringify(info2.column)} at line ${info2.lines}, value is ${JSON.stringify(this.state.field.toString(encoding))}`,
+                        bom2 ? `(${bom2} bom)` : void 0
+                      ],
+                      this.options,
+                      info2,
+                      {
+                        field: this.state.field
+                      }
+                    )
+                  );
+                  if (err !== void 0) return err;
+                }
+              } else {
+                this.state.quoting = true;
+                pos += quote.length - 1;
+                continue;
+              }
+            }
+          }
+          if (this.state.quoting === false) {
+            const recordDelimiterLength = this.__isRecordDelimiter(
+              chr,
+              buf,
+              pos
+            );
+            if (recordDelimiterLength !== 0) {
+              const skipCommentLine = this.state.commenting && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0;
+              if (skipCommentLine) {
+                this.info.comment_lines++;
+              } else {
+                if (this.state.enabled === false && this.info.lines + (this.state.wasRowDelimiter === true ? 1 : 0) >= from_line) {
+                  this.state.enabled = true;
+                  this.__resetField();
+                  this.__resetRecord();
+                  pos += recordDelimiterLength - 1;
+                  continue;
+                }
+                if (skip_empty_lines === true && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0) {
+                  this.info.empty_lines++;
+                  pos += recordDelimiterLength - 1;
+                  continue;
+                }
+                this.info.bytes = this.state.bufBytesStart + pos;
+                const errField = this.__onField();
+                if (errField !== void 0) return errField;
+                this.info.bytes = this.state.bufBytesStart + pos + recordDelimiterLength;
+                const errRecord = this.__onRecord(push);
+                if (errRecord !== void 0) return errRecord;
+                if (to !== -1 && this.info.records >= to) {
+                  this.state.stop = true;
+                  close();
+                  return;
+                }
+              }
+              this.state.commenting = false;
+              pos += recordDelimiterLength - 1;
+              continue;
+            }
+            if (this.state.commenting) {
+              continue;
+            }
+            if (comment !== null && (comment_no_infix === false || this.state.record.length === 0 && this.state.field.length === 0)) {
+              const commentCount = this.__compareBytes(comment, buf, pos, chr);
+              if (commentCount !== 0) {
+                this.state.commenting = true;
+                continue;
+              }
+            }
+            const delimiterLength = this.__isDelimiter(buf, pos, chr);
+            if (delimiterLength !== 0) {
+              this.info.bytes = this.state.bufBytesStart + pos;
+              const errField = this.__onField();
+              if (errField !== void 0) return errField;
+              pos += delimiterLength - 1;
+              continue;
+            }
+          }
+        }
+        if (this.state.commenting === false) {
+          if (max_record_size !== 0 && this.state.record_length + this.state.field.length > max_record_size) {
+            return this.__error(
+              new CsvError(
+                "CSV_MAX_RECORD_SIZE",
+                [
+                  "Max Record Size:",
+                  "record exceed the maximum number of tolerated bytes",
+                  `of ${max_record_size}`,
+                  `at line ${this.info.lines}`
+                ],
+                this.options,
+                this.__infoField()
+              )
+            );
+          }
+        }
+        const lappend = ltrim === false || this.state.quoting === true || this.state.field.length !== 0 || !this.__isCharTrimable(buf, pos);
+        const rappend = rtrim === false || this.state.wasQuoting === false;
+        if (lappend === true && rappend === true) {
+          this.state.field.append(chr);
+        } else if (rtrim === true && !this.__isCharTrimable(buf, pos)) {
+          return this.__error(
+            new CsvError(
+              "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE",
+              [
+                "Invalid Closing Quote:",
+                "found non trimable byte after quote",
+                `at line ${this.info.lines}`
+              ],
+              this.options,
+              this.__infoField()
+            )
+          );
+        } else {
+          if (lappend === false) {
+            pos += this.__isCharTrimable(buf, pos) - 1;
+          }
+          continue;
+        }
+      }
+      if (end === true) {
+        if (this.state.quoting === true) {
+          const err = this.__error(
+            new CsvError(
+              "CSV_QUOTE_NOT_CLOSED",
+              [
+                "Quote Not Closed:",
+                `the parsing is finished with an opening quote at line ${this.info.lines}`
+              ],
+              this.options,
+              this.__infoField()
+            )
+          );
+          if (err !== void 0) return err;
+        } else {
+          if (this.state.wasQuoting === true || this.state.record.length !== 0 || this.state.field.length !== 0) {
+            this.info.bytes = this.state.bufBytesStart + pos;
+            const errField = this.__onField();
+            if (errField !== void 0) return errField;
+            const errRecord = this.__onRecord(push);
+            if (errRecord !== void 0) return errRecord;
+          } else if (this.state.wasRowDelimiter === true) {
+            this.info.empty_lines++;
+          } else if (this.state.commenting === true) {
+            this.info.comment_lines++;
+          }
+        }
+      } else {
+        this.state.bufBytesStart += pos;
+        this.state.previousBuf = buf.slice(pos);
+      }
+      if (this.state.wasRowDelimiter === true) {
+        this.info.lines++;
+        this.state.wasRowDelimiter = false;
+      }
+    },
+    __onRecord: function(push) {
+      const {
+        columns,
+        group_columns_by_name,
+        encoding,
+        info: info2,
+        from,
+        relax_column_count,
+        relax_column_count_less,
+        relax_column_count_more,
+        raw,
+        skip_records_with_empty_values
+      } = this.options;
+      const { enabled, record } = this.state;
+      if (enabled === false) {
+        return this.__resetRecord();
+      }
+      const recordLength = record.length;
+      if (columns === true) {
+        if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
+          this.__resetRecord();
+          return;
+        }
+        return this.__firstLineToColumns(record);
+      }
+      if (columns === false && this.info.records === 0) {
+        this.state.expectedRecordLength = recordLength;
+      }
+      if (recordLength !== this.state.expectedRecordLength) {
+        const err = columns === false ? new CsvError(
+          "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH",
+          [
+            "Invalid Record Length:",
+            `expect ${this.state.expectedRecordLength},`,
+            `got ${recordLength} on line ${this.info.lines}`
+          ],
+          this.options,
+          this.__infoField(),
+          {
+            record
+          }
+        ) : new CsvError(
+          "CSV_RECORD_INCONSISTENT_COLUMNS",
+          [
+            "Invalid Record Length:",
+            `columns length is ${columns.length},`,
+            // rename columns
+            `got ${recordLength} on line ${this.info.lines}`
+          ],
+          this.options,
+          this.__infoField(),
+          {
+            record
+          }
+        );
+        if (relax_column_count === true || relax_column_count_less === true && recordLength < this.state.expectedRecordLength || relax_column_count_more === true && recordLength > this.state.expectedRecordLength) {
+          this.info.invalid_field_length++;
+          this.state.error = err;
+        } else {
+          const finalErr = this.__error(err);
+          if (finalErr) return finalErr;
+        }
+      }
+      if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
+        this.__resetRecord();
+        return;
+      }
+      if (this.state.recordHasError === true) {
+        this.__resetRecord();
+        this.state.recordHasError = false;
+        return;
+      }
+      this.info.records++;
+      if (from === 1 || this.info.records >= from) {
+        const { objname } = this.options;
+        if (columns !== false) {
+          const obj = {};
+          for (let i = 0, l = record.length; i < l; i++) {
+            if (columns[i] === void 0 || columns[i].disabled) continue;
+            if (group_columns_by_name === true && Object.hasOwn(obj, columns[i].name)) {
+              if (Array.isArray(obj[columns[i].name])) {
+                obj[columns[i].name] = obj[columns[i].name].concat(record[i]);
+              } else {
+                obj[columns[i].name] = [obj[columns[i].name], record[i]];
+              }
+            } else {
+              Object.defineProperty(obj, columns[i].name, {
+                value: record[i],
+                enumerable: true,
+                writable: true,
+                configurable: true
+              });
+            }
+          }
+          if (raw === true || info2 === true) {
+            const extRecord = Object.assign(
+              { record: obj },
+              raw === true ? { raw: this.state.rawBuffer.toString(encoding) } : {},
+              info2 === true ? { info: this.__infoRecord() } : {}
+            );
+            const err = this.__push(
+              objname === void 0 ? extRecord : [obj[objname], extRecord],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          } else {
+            const err = this.__push(
+              objname === void 0 ? obj : [obj[objname], obj],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          }
+        } else {
+          if (raw === true || info2 === true) {
+            const extRecord = Object.assign(
+              { record },
+              raw === true ? { raw: this.state.rawBuffer.toString(encoding) } : {},
+              info2 === true ? { info: this.__infoRecord() } : {}
+            );
+            const err = this.__push(
+              objname === void 0 ? extRecord : [record[objname], extRecord],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          } else {
+            const err = this.__push(
+              objname === void 0 ? record : [record[objname], record],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          }
+        }
+      }
+      this.__resetRecord();
+    },
+    __firstLineToColumns: function(record) {
+      const { firstLineToHeaders } = this.state;
+      try {
+        const headers = firstLineToHeaders === void 0 ? record : firstLineToHeaders.call(null, record);
+        if (!Array.isArray(headers)) {
+          return this.__error(
+            new CsvError(
+              "CSV_INVALID_COLUMN_MAPPING",
+              [
+                "Invalid Column Mapping:",
+                "expect an array from column function,",
+                `got ${JSON.stringify(headers)}`
+              ],
+              this.options,
+              this.__infoField(),
+              {
+                headers
+              }
+            )
+          );
+        }
+        const normalizedHeaders = normalize_columns_array(headers);
+        this.state.expectedRecordLength = normalizedHeaders.length;
+        this.options.columns = normalizedHeaders;
+        this.__resetRecord();
+        return;
+      } catch (err) {
+        return err;
+      }
+    },
+    __resetRecord: function() {
+      if (this.options.raw === true) {
+        this.state.rawBuffer.reset();
+      }
+      this.state.error = void 0;
+      this.state.record = [];
+      this.state.record_length = 0;
+    },
+    __onField: function() {
+      const { cast, encoding, rtrim, max_record_size } = this.options;
+      const { enabled, wasQuoting } = this.state;
+      if (enabled === false) {
+        return this.__resetField();
+      }
+      let field = this.state.field.toString(encoding);
+      if (rtrim === true && wasQuoting === false) {
+        field = field.trimRight();
+      }
+      if (cast === true) {
+        const [err, f] = this.__cast(field);
+        if (err !== void 0) return err;
+        field = f;
+      }
+      this.state.record.push(field);
+      if (max_record_size !== 0 && typeof field === "string") {
+        this.state.record_length += field.length;
+      }
+      this.__resetField();
+    },
+    __resetField: function() {
+      this.state.field.reset();
+      this.state.wasQuoting = false;
+    },
+    __push: function(record, push) {
+      const { on_record } = this.options;
+      if (on_record !== void 0) {
+        const info2 = this.__infoRecord();
+        try {
+          record = on_record.call(null, record, info2);
+        } catch (err) {
+          return err;
+        }
+        if (record === void 0 || record === null) {
+          return;
+        }
+      }
+      this.info.bytes_records += this.info.bytes;
+      push(record);
+    },
+    // Return a tuple with the error and the casted value
+    __cast: function(field) {
+      const { columns, relax_column_count } = this.options;
+      const isColumns = Array.isArray(columns);
+      if (isColumns === true && relax_column_count && this.options.columns.length <= this.state.record.length) {
+        return [void 0, void 0];
+      }
+      if (this.state.castField !== null) {
+        try {
+          const info2 = this.__infoField();
+          return [void 0, this.state.castField.call(null, field, info2)];
+        } catch (err) {
+          return [err];
+        }
+      }
+      if (this.__isFloat(field)) {
+        return [void 0, parseFloat(field)];
+      } else if (this.options.cast_date !== false) {
+        const info2 = this.__infoField();
+        return [void 0, this.options.cast_date.call(null, field, info2)];
+      }
+      return [void 0, field];
+    },
+    __compareBytes: function(sourceBuf, targetBuf, targetPos, firstByte) {
+      if (sourceBuf[0] !== firstByte) return 0;
+      const sourceLength = sourceBuf.length;
+      for (let i = 1; i < sourceLength; i++) {
+        if (sourceBuf[i] !== targetBuf[targetPos + i]) return 0;
+      }
+      return sourceLength;
+    },
+    // Helper to test if a character is trimable
+    __isCharTrimable: function(buf, pos) {
+      const { timchars, timcharFirstBytes } = this.state;
+      const first = buf[pos];
+      if (first === void 0 || timcharFirstBytes[first] === 0) return 0;
+      loop1: for (let i = 0; i < timchars.length; i++) {
+        const timchar = timchars[i];
+        for (let j = 0; j < timchar.length; j++) {
+          if (timchar[j] !== buf[pos + j]) continue loop1;
+        }
+        return timchar.length;
+      }
+      return 0;
+    },
+    __isDelimiter: function(buf, pos, chr) {
+      const { delimiter, ignore_last_delimiters } = this.options;
+      if (ignore_last_delimiters === true && this.state.record.length === this.options.columns.length - 1) {
+        return 0;
+      } else if (ignore_last_delimiters !== false && typeof ignore_last_delimiters === "number" && this.state.record.length === ignore_last_delimiters - 1) {
+        return 0;
+      }
+      loop1: for (let i = 0; i < delimiter.length; i++) {
+        const del = delimiter[i];
+        if (del[0] === chr) {
+          for (let j = 1; j < del.length; j++) {
+            if (del[j] !== buf[pos + j]) continue loop1;
+          }
+          return del.length;
+        }
+      }
+      return 0;
+    },
+    __isEscape: function(buf, pos, chr) {
+      const { escape: escape2 } = this.options;
+      if (escape2 === null) return false;
+      const l = escape2.length;
+      if (escape2[0] === chr) {
+        for (let i = 0; i < l; i++) {
+          if (escape2[i] !== buf[pos + i]) {
+            return false;
+          }
+        }
+        return true;
+      }
+      return false;
+    },
+    __isFloat: function(value2) {
+      return value2 - parseFloat(value2) + 1 >= 0;
+    },
+    // Keep it in case we implement the `cast_int` option
+    // __isInt(value){
+    //   // return Number.isInteger(parseInt(value))
+    //   // return !isNaN( parseInt( obj ) );
+    //   return /^(\-|\+)?[1-9][0-9]*$/.test(value)
+    // }
+    __isQuote: function(buf, pos) {
+      const { quote } = this.options;
+      if (quote === null) return false;
+      const l = quote.length;
+      for (let i = 0; i < l; i++) {
+        if (quote[i] !== buf[pos + i]) {
+          return false;
+        }
+      }
+      return true;
+    },
+    __isRecordDelimiter: function(chr, buf, pos) {
+      const { record_delimiter } = this.options;
+      const recordDelimiterLength = record_delimiter.length;
+      loop1: for (let i = 0; i < recordDelimiterLength; i++) {
+        const rd = record_delimiter[i];
+        const rdLength = rd.length;
+        if (rd[0] !== chr) {
+          continue;
+        }
+        for (let j = 1; j < rdLength; j++) {
+          if (rd[j] !== buf[pos + j]) {
+            continue loop1;
+          }
+        }
+        return rd.length;
+      }
+      return 0;
+    },
+    __autoDiscoverRecordDelimiter: function(buf, pos) {
+      const { encoding } = this.options;
+      const rds = [
+        // Important, the windows line ending must be before mac os 9
+        Buffer.from("\r\n", encoding),
+        Buffer.from("\n", encoding),
+        Buffer.from("\r", encoding)
+      ];
+      loop: for (let i = 0; i < rds.length; i++) {
+        const l = rds[i].length;
+        for (let j = 0; j < l; j++) {
+          if (rds[i][j] !== buf[pos + j]) {
+            continue loop;
+          }
+        }
+        this.options.record_delimiter.push(rds[i]);
+        this.state.recordDelimiterMaxLength = rds[i].length;
+        return rds[i].length;
+      }
+      return 0;
+    },
+    __error: function(msg) {
+      const { encoding, raw, skip_records_with_error } = this.options;
+      const err = typeof msg === "string" ? new Error(msg) : msg;
+      if (skip_records_with_error) {
+        this.state.recordHasError = true;
+        if (this.options.on_skip !== void 0) {
+          try {
+            this.options.on_skip(
+              err,
+              raw ? this.state.rawBuffer.toString(encoding) : void 0
+            );
+          } catch (err2) {
+            return err2;
+          }
+        }
+        return void 0;
+      } else {
+        return err;
+      }
+    },
+    __infoDataSet: function() {
+      return {
+        ...this.info,
+        columns: this.options.columns
+      };
+    },
+    __infoRecord: function() {
+      const { columns, raw, encoding } = this.options;
+      return {
+        ...this.__infoDataSet(),
+        bytes_records: this.info.bytes,
+        error: this.state.error,
+        header: columns === true,
+        index: this.state.record.length,
+        raw: raw ? this.state.rawBuffer.toString(encoding) : void 0
+      };
+    },
+    __infoField: function() {
+      const { columns } = this.options;
+      const isColumns = Array.isArray(columns);
+      const bytes_records = this.info.bytes_records;
+      return {
+        ...this.__infoRecord(),
+        bytes_records,
+        column: isColumns === true ? columns.length > this.state.record.length ? columns[this.state.record.length].name : null : this.state.record.length,
+        quoting: this.state.wasQuoting
+      };
+    }
+  };
+};
+
+// node_modules/csv-parse/lib/sync.js
+var parse = function(data, opts = {}) {
+  if (typeof data === "string") {
+    data = Buffer.from(data);
+  }
+  const records = opts && opts.objname ? /* @__PURE__ */ Object.create(null) : [];
+  const parser = transform(opts);
+  const push = (record) => {
+    if (parser.options.objname === void 0) records.push(record);
+    else {
+      records[record[0]] = record[1];
+    }
+  };
+  const close = () => {
+  };
+  const error = parser.parse(data, true, push, close);
+  if (error !== void 0) throw error;
+  return records;
+};
+
+// src/workload/trace.ts
+var TRACE_FORMATS = ["azure", "mooncake", "burstgpt"];
+var MOONCAKE_BLOCK_TOKENS = 512;
+function fail2(name, line, problem) {
+  throw new InputError(`trace ${name}: line ${line}: ${problem}`);
+}
+function tokens(name, line, field, value2) {
+  const n = typeof value2 === "number" ? value2 : Number(String(value2 ?? "").trim());
+  if (String(value2 ?? "").trim() === "" || !Number.isInteger(n) || n < 0)
+    fail2(
+      name,
+      line,
+      `${field} = ${JSON.stringify(value2 ?? null)} is not accepted; expected a whole number of tokens \u2265 0`
+    );
+  return n;
+}
+function detectFormat(content) {
+  const first = content.slice(0, content.indexOf("\n") >>> 0 || content.length).trim();
+  if (first.startsWith("{")) return "mooncake";
+  const header2 = first.toLowerCase();
+  if (header2.includes("contexttokens") && header2.includes("generatedtokens")) return "azure";
+  if (header2.includes("request tokens") && header2.includes("response tokens")) return "burstgpt";
+  return void 0;
+}
+var AZURE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/;
+function azureMs(name, line, value2) {
+  const m = AZURE_TIME.exec(value2.trim());
+  const whole = m ? Date.parse(`${m[1]}T${m[2]}Z`) : Number.NaN;
+  if (!m || Number.isNaN(whole))
+    fail2(
+      name,
+      line,
+      `TIMESTAMP = ${JSON.stringify(value2)} is not accepted; expected a date-time like 2023-11-16 18:15:46.6805900`
+    );
+  return whole + Number(`0.${m[3] ?? "0"}`) * 1e3;
+}
+function csvRows(content, name) {
+  try {
+    return parse(content, { columns: true, skip_empty_lines: true, trim: true, info: true }).map((r) => ({ record: r.record, line: r.info.lines }));
+  } catch (error) {
+    throw new InputError(`trace ${name}: not readable as CSV: ${error.message}`);
+  }
+}
+function column(record, wanted) {
+  const key = Object.keys(record).find((k) => k.toLowerCase() === wanted.toLowerCase());
+  return key === void 0 ? void 0 : record[key];
+}
+function required(name, line, record, field) {
+  const v = column(record, field);
+  if (v === void 0)
+    fail2(name, line, `no ${field} column (the header names ${Object.keys(record).join(", ")})`);
+  return v;
+}
+function parseRows(content, name, format) {
+  const out = [];
+  if (format === "mooncake") {
+    content.split("\n").forEach((text, i) => {
+      if (text.trim() === "") return;
+      const line = i + 1;
+      let row;
+      try {
+        row = JSON.parse(text);
+      } catch {
+        fail2(name, line, "not a JSON object");
+      }
+      if (typeof row !== "object" || row === null || Array.isArray(row))
+        fail2(name, line, "not a JSON object");
+      const at = row.timestamp;
+      if (typeof at !== "number" || !Number.isFinite(at) || at < 0)
+        fail2(
+          name,
+          line,
+          `timestamp = ${JSON.stringify(at ?? null)} is not accepted; expected milliseconds \u2265 0`
+        );
+      const ids = row.hash_ids;
+      if (ids !== void 0 && (!Array.isArray(ids) || !ids.every((h) => Number.isInteger(h))))
+        fail2(
+          name,
+          line,
+          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of integers`
+        );
+      out.push({
+        atMs: at,
+        inputTokens: tokens(name, line, "input_length", row.input_length),
+        outputTokens: tokens(name, line, "output_length", row.output_length),
+        hashIds: ids
+      });
+    });
+    return out;
+  }
+  for (const { record, line } of csvRows(content, name)) {
+    if (format === "azure") {
+      out.push({
+        atMs: azureMs(name, line, required(name, line, record, "TIMESTAMP")),
+        inputTokens: tokens(
+          name,
+          line,
+          "ContextTokens",
+          required(name, line, record, "ContextTokens")
+        ),
+        outputTokens: tokens(
+          name,
+          line,
+          "GeneratedTokens",
+          required(name, line, record, "GeneratedTokens")
+        ),
+        hashIds: void 0
+      });
+    } else {
+      const at = Number(required(name, line, record, "Timestamp"));
+      if (!Number.isFinite(at) || at < 0)
+        fail2(
+          name,
+          line,
+          `Timestamp = ${JSON.stringify(column(record, "Timestamp"))} is not accepted; expected seconds \u2265 0`
+        );
+      out.push({
+        atMs: at * 1e3,
+        inputTokens: tokens(
+          name,
+          line,
+          "Request tokens",
+          required(name, line, record, "Request tokens")
+        ),
+        outputTokens: tokens(
+          name,
+          line,
+          "Response tokens",
+          required(name, line, record, "Response tokens")
+        ),
+        hashIds: void 0
+      });
+    }
+  }
+  return out;
+}
+function parseTrace(content, name, format) {
+  const chosen = format === "auto" ? detectFormat(content) : format;
+  if (!chosen)
+    throw new InputError(
+      `trace ${name}: its format is not recognised from its first line; set trace-format to one of ${TRACE_FORMATS.join(", ")}`
+    );
+  const rows = parseRows(content, name, chosen);
+  if (rows.length === 0) throw new InputError(`trace ${name}: no rows`);
+  rows.sort((a, b) => a.atMs - b.atMs);
+  const t0 = rows[0].atMs;
+  return {
+    name,
+    format: chosen,
+    rows: rows.map(({ atMs, ...r }) => ({ ...r, offsetMs: atMs - t0 }))
+  };
+}
+
 // src/config/settings.ts
 var SETTINGS = [
   { name: "url", scope: "endpoint" },
@@ -54992,6 +56856,12 @@ var SETTINGS = [
   { name: "prefix-groups", scope: "trial", default: "0" },
   { name: "prefix-len", scope: "trial", default: "512" },
   { name: "prefix-pick", scope: "trial", default: "uniform" },
+  // A replayed trace instead of an arrival process and synthetic lengths.
+  { name: "trace", scope: "trial" },
+  { name: "trace-format", scope: "trial", default: "auto" },
+  { name: "time-scale", scope: "trial", default: "1" },
+  { name: "trace-start", scope: "trial", default: "0s" },
+  { name: "max-requests", scope: "trial" },
   // Without a dataset only: a dataset keeps its own output lengths.
   { name: "output-len", scope: "trial", default: "128" },
   { name: "max-tokens", scope: "trial" },
@@ -55276,14 +57146,14 @@ function parseFailureLimit(raw) {
 }
 var API_KEY_ENV = ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY"];
 var readTextFile = (path) => readFileSync(path, "utf8");
-function required(raw, name, what) {
+function required2(raw, name, what) {
   const v = given(raw, name);
   if (v === void 0) throw new InputError(`${name} is required: ${what}`);
   return v;
 }
 function parseArrival(raw) {
   const kind = parseChoice("arrival", defaulted(raw, "arrival"), ARRIVAL_KINDS);
-  const rate = () => parseNumber("rate", required(raw, "rate", `requests per second for ${kind} arrivals`), {
+  const rate = () => parseNumber("rate", required2(raw, "rate", `requests per second for ${kind} arrivals`), {
     above: 0,
     max: 1e4
   });
@@ -55302,12 +57172,12 @@ function parseArrival(raw) {
         kind,
         burstSize: parseNumber(
           "burst-size",
-          required(raw, "burst-size", "requests per burst for burst arrivals"),
+          required2(raw, "burst-size", "requests per burst for burst arrivals"),
           { integer: true, min: 1, max: 1e5 }
         ),
         burstIntervalS: parseDurationS(
           "burst-interval",
-          required(raw, "burst-interval", "time between bursts for burst arrivals"),
+          required2(raw, "burst-interval", "time between bursts for burst arrivals"),
           { above: 0, max: 3600 }
         )
       };
@@ -55316,7 +57186,7 @@ function parseArrival(raw) {
         kind,
         count: parseNumber(
           "requests",
-          required(raw, "requests", "how many requests all-at-once sends"),
+          required2(raw, "requests", "how many requests all-at-once sends"),
           { integer: true, min: 1, max: 1e5 }
         )
       };
@@ -55352,6 +57222,75 @@ function parseDatasetFile(path, readFile) {
   }
   return { name: path, entries: parseDataset(content, `dataset ${path}`) };
 }
+var NOT_WITH_TRACE = [
+  "arrival",
+  "rate",
+  "burstiness",
+  "burst-size",
+  "burst-interval",
+  "requests",
+  "input-len",
+  "output-len",
+  "dataset",
+  "prefix-groups"
+];
+function parseReplay(raw, readFile, trialS) {
+  const path = given(raw, "trace");
+  if (path === void 0) {
+    for (const name of ["trace-format", "time-scale", "trace-start", "max-requests"])
+      if (given(raw, name) !== void 0)
+        throw new InputError(
+          `${name} = ${given(raw, name)} is used only with a trace (set trace, or remove ${name})`
+        );
+    return void 0;
+  }
+  for (const name of NOT_WITH_TRACE)
+    if (given(raw, name) !== void 0)
+      throw new InputError(
+        `${name} = ${given(raw, name)} is not used with a trace: its rows give the arrivals and the lengths (remove ${name})`
+      );
+  const format = parseChoice("trace-format", defaulted(raw, "trace-format"), [
+    "auto",
+    ...TRACE_FORMATS
+  ]);
+  let content;
+  try {
+    content = readFile(path);
+  } catch (error) {
+    throw new InputError(`trace = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}`);
+  }
+  const trace = parseTrace(content, path, format);
+  const timeScale = parseNumber("time-scale", defaulted(raw, "time-scale"), {
+    above: 0,
+    max: 1e3
+  });
+  const startS = parseDurationS("trace-start", defaulted(raw, "trace-start"), {
+    min: 0,
+    max: 10 ** 9
+  });
+  const cap = given(raw, "max-requests");
+  const maxRequests = cap === void 0 ? void 0 : parseNumber("max-requests", cap, { integer: true, min: 1, max: MAX_REQUESTS_PER_TRIAL });
+  const endMs = startS * 1e3 + trialS * 1e3 / timeScale;
+  const count = Math.min(
+    trace.rows.filter((r) => r.offsetMs >= startS * 1e3 && r.offsetMs < endMs).length,
+    maxRequests ?? Number.POSITIVE_INFINITY
+  );
+  if (count === 0)
+    throw new InputError(
+      `trace ${path}: no row between trace-start ${startS} s and the trial's end (${Number(((endMs - startS * 1e3) / 1e3).toPrecision(4))} s of the trace at time-scale ${timeScale}); the trace spans ${Number(((trace.rows.at(-1)?.offsetMs ?? 0) / 1e3).toPrecision(4))} s`
+    );
+  return {
+    trace,
+    arrival: {
+      kind: "trace",
+      name: path,
+      timeScale,
+      startS,
+      maxRequests,
+      ratePerS: count / trialS
+    }
+  };
+}
 function parsePrefix(raw, withDataset) {
   const groups = parseNumber("prefix-groups", defaulted(raw, "prefix-groups"), {
     integer: true,
@@ -55363,7 +57302,7 @@ function parsePrefix(raw, withDataset) {
     throw new InputError(
       `prefix-groups = ${groups} is not used with a dataset: its prompts are its own (remove prefix-groups, or the dataset)`
     );
-  const tokens = parseNumber("prefix-len", defaulted(raw, "prefix-len"), {
+  const tokens2 = parseNumber("prefix-len", defaulted(raw, "prefix-len"), {
     integer: true,
     min: 1,
     max: 1e6
@@ -55379,7 +57318,7 @@ function parsePrefix(raw, withDataset) {
     throw new InputError(
       `prefix-pick = ${JSON.stringify(pick)} is not accepted; the zipf exponent must be in (0, 10]`
     );
-  return { groups, tokens, zipfS };
+  return { groups, tokens: tokens2, zipfS };
 }
 var MAX_REQUESTS_PER_TRIAL = 2e6;
 function checkTrialSize(options) {
@@ -55395,9 +57334,9 @@ function checkTrialSize(options) {
 function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = MEASURE_CHECKS) {
   const baseUrl = parseBaseUrl(
     "url",
-    required(raw, "url", "the endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1")
+    required2(raw, "url", "the endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1")
   );
-  const model = required(raw, "model", "the model name the server serves");
+  const model = required2(raw, "model", "the model name the server serves");
   const endpoint = parseChoice("endpoint", defaulted(raw, "endpoint"), [
     "chat",
     "completions"
@@ -55411,6 +57350,12 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
   const maxConcurrency = given(raw, "max-concurrency");
   const extraBody = given(raw, "extra-body");
   const slo = given(raw, "slo");
+  const warmupS = parseDurationS("warmup", defaulted(raw, "warmup"), { min: 0, max: 3600 });
+  const durationS = parseDurationS("duration", defaulted(raw, "duration"), {
+    above: 0,
+    max: 86400
+  });
+  const replay = parseReplay(raw, readFile, warmupS + durationS);
   const options = {
     target: {
       baseUrl,
@@ -55424,9 +57369,9 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
       temperature: parseNumber("temperature", defaulted(raw, "temperature"), { min: 0, max: 2 })
     },
     workload: {
-      arrival: parseArrival(raw),
-      warmupS: parseDurationS("warmup", defaulted(raw, "warmup"), { min: 0, max: 3600 }),
-      durationS: parseDurationS("duration", defaulted(raw, "duration"), { above: 0, max: 86400 }),
+      arrival: replay?.arrival ?? parseArrival(raw),
+      warmupS,
+      durationS,
       seed: parseNumber("seed", defaulted(raw, "seed"), {
         integer: true,
         min: 0,
@@ -55438,7 +57383,8 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
       ignoreEos,
       dataset,
       promptRound: 0,
-      prefix: parsePrefix(raw, dataset !== void 0)
+      prefix: parsePrefix(raw, dataset !== void 0),
+      trace: replay?.trace
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86400 }),
     maxConcurrency: maxConcurrency === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
@@ -55542,7 +57488,7 @@ function secretsOf(raw, env) {
 // src/config/sweep.ts
 var SWEEP_ARRIVALS = ["poisson", "constant"];
 function checkSweepLoad(raw, why) {
-  for (const name of ["rate", "requests", "burst-size", "burst-interval"]) {
+  for (const name of ["rate", "requests", "burst-size", "burst-interval", "trace"]) {
     const v = given(raw, name);
     if (v !== void 0) {
       throw new InputError(
@@ -56331,9 +58277,9 @@ function compareReliability(options, trials, confidence) {
   for (const o of OUTCOMES) {
     if (o === "ok" || options.exclude.includes(o)) continue;
     const br = base.counted > 0 ? (base.by_class[o] ?? 0) / base.counted : 0;
-    const cr = cand.counted > 0 ? (cand.by_class[o] ?? 0) / cand.counted : 0;
-    if (cr - br > 0 && (worst === null || cr - br > worst.candidate_rate - worst.baseline_rate))
-      worst = { outcome: o, baseline_rate: br, candidate_rate: cr };
+    const cr2 = cand.counted > 0 ? (cand.by_class[o] ?? 0) / cand.counted : 0;
+    if (cr2 - br > 0 && (worst === null || cr2 - br > worst.candidate_rate - worst.baseline_rate))
+      worst = { outcome: o, baseline_rate: br, candidate_rate: cr2 };
   }
   return {
     baseline: base,
@@ -56647,9 +58593,9 @@ var SseParser = class {
       if (text.charCodeAt(0) === LF) start = 1;
     }
     if (text.indexOf("\r", start) === -1) {
-      for (let nl = text.indexOf("\n", start); nl !== -1; nl = text.indexOf("\n", start)) {
-        this.endLine(text.slice(start, nl));
-        start = nl + 1;
+      for (let nl2 = text.indexOf("\n", start); nl2 !== -1; nl2 = text.indexOf("\n", start)) {
+        this.endLine(text.slice(start, nl2));
+        start = nl2 + 1;
       }
     } else {
       for (let i = start; i < text.length; i++) {
@@ -57546,6 +59492,7 @@ var package_default = {
     "@actions/core": "^3.0.1",
     "@actions/github": "^9.1.1",
     ajv: "^8.20.0",
+    "csv-parse": "^7.0.3",
     "hdr-histogram-js": "^3.0.1",
     "simple-statistics": "^7.12.1",
     undici: "^8.13.1",
@@ -60210,9 +62157,9 @@ function armSettings(raw, arm) {
     "api-key": given(raw, `${arm}-api-key`) ?? given(raw, "api-key")
   };
 }
-function forArm(arm, parse2) {
+function forArm(arm, parse3) {
   try {
-    return parse2();
+    return parse3();
   } catch (error) {
     if (error instanceof InputError && /^(url|model|api-key)\b/.test(error.message)) {
       throw new InputError(`${arm}-${error.message}`);
@@ -60658,6 +62605,7 @@ var PROMPT_STREAM = 2496;
 var SHUFFLE_STREAM = 1521;
 var PREFIX_STREAM = 2545;
 var PREFIX_PICK_STREAM = 2546;
+var BLOCK_STREAM = 45324;
 function groupCdf(p) {
   const weights = Array.from({ length: p.groups }, (_, k) => 1 / (k + 1) ** p.zipfS);
   const total = weights.reduce((a, b) => a + b, 0);
@@ -60677,8 +62625,14 @@ function buildWorkload(spec) {
   const arrivalRng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
   let warmup;
   let measured2;
+  let rows = [];
   const kind = spec.arrival.kind;
-  if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
+  if (spec.arrival.kind === "trace") {
+    rows = replayedRows(spec, warmupMs + windowMs);
+    const at = rows.map((r) => traceOffsetMs(spec, r));
+    warmup = at.filter((t) => t < warmupMs);
+    measured2 = at.filter((t) => t >= warmupMs);
+  } else if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
     warmup = warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, arrivalRng) : [];
     measured2 = arrivalOffsetsMs(spec.arrival, warmupMs, warmupMs + windowMs, arrivalRng);
   } else {
@@ -60692,13 +62646,18 @@ function buildWorkload(spec) {
   const inputTokens = new Int32Array(n);
   const datasetIndex = new Int32Array(n).fill(-1);
   const prefixGroup = new Int32Array(n).fill(-1);
+  const traceRow = Int32Array.from({ length: n }, (_, i) => rows[i] ?? -1);
   const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : void 0;
   const entries = spec.dataset?.entries;
   const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
   for (let i = 0; i < n; i++) {
     const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
     let requested;
-    if (entries && order) {
+    const row = spec.trace?.rows[traceRow[i]];
+    if (row) {
+      inputTokens[i] = Math.max(1, row.inputTokens);
+      requested = Math.max(1, row.outputTokens);
+    } else if (entries && order) {
       const e = order[i % order.length];
       datasetIndex[i] = e;
       requested = entries[e].maxTokens;
@@ -60710,7 +62669,7 @@ function buildWorkload(spec) {
           new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
         );
     }
-    if (spec.outputLen) requested = sampleLength(spec.outputLen, rng);
+    if (spec.outputLen && !row) requested = sampleLength(spec.outputLen, rng);
     if (spec.maxTokens !== void 0)
       requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
     maxTokens[i] = requested ?? 0;
@@ -60723,12 +62682,32 @@ function buildWorkload(spec) {
     inputTokens,
     datasetIndex,
     prefixGroup,
+    traceRow,
     windowStartMs: warmupMs,
     windowMs,
     fingerprint: ""
   };
   workload.fingerprint = fingerprint(workload);
   return workload;
+}
+function replayedRows(spec, endMs) {
+  const a = spec.arrival;
+  const rows = spec.trace?.rows ?? [];
+  if (a.kind !== "trace") return [];
+  const out = [];
+  for (let r = 0; r < rows.length && out.length < (a.maxRequests ?? Number.POSITIVE_INFINITY); r++) {
+    const row = rows[r];
+    if (row.offsetMs < a.startS * 1e3) continue;
+    if (traceOffsetMs(spec, r) >= endMs) break;
+    out.push(r);
+  }
+  return out;
+}
+function traceOffsetMs(spec, r) {
+  const a = spec.arrival;
+  const row = spec.trace?.rows[r];
+  if (a.kind !== "trace" || !row) return Number.NaN;
+  return (row.offsetMs - a.startS * 1e3) * a.timeScale;
 }
 function shuffledIndices(count, seed) {
   const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
@@ -60739,15 +62718,18 @@ function shuffledIndices(count, seed) {
   }
   return order;
 }
-function syntheticPrompt(seed, index, tokens, round4 = 0) {
+function syntheticPrompt(seed, index, tokens2, round4 = 0) {
   const stream = round4 === 0 ? mixSeeds(seed, PROMPT_STREAM, index) : mixSeeds(seed, PROMPT_STREAM, index, round4);
-  return wordsText(new Rng(stream), tokens);
+  return wordsText(new Rng(stream), tokens2);
 }
-function prefixText(seed, group, tokens) {
-  return wordsText(new Rng(mixSeeds(seed, PREFIX_STREAM, group)), tokens);
+function blockText(seed, id, round4) {
+  return wordsText(new Rng(mixSeeds(seed, BLOCK_STREAM, id, round4)), MOONCAKE_BLOCK_TOKENS);
 }
-function wordsText(rng, tokens) {
-  const chars = tokens * 4;
+function prefixText(seed, group, tokens2) {
+  return wordsText(new Rng(mixSeeds(seed, PREFIX_STREAM, group)), tokens2);
+}
+function wordsText(rng, tokens2) {
+  const chars = tokens2 * 4;
   let text = "";
   while (text.length < chars) text += `${WORDS3[rng.int(0, WORDS3.length - 1)]} `;
   return text.slice(0, chars);
@@ -60757,6 +62739,13 @@ function messagesFor(workload, i) {
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
   if (entry) return entry.messages;
   const { seed, prefix, promptRound } = workload.spec;
+  const ids = workload.spec.trace?.rows[workload.traceRow[i]]?.hashIds;
+  if (ids && ids.length > 0) {
+    const chars = workload.inputTokens[i] * 4;
+    let text = ids.map((id) => blockText(seed, id, promptRound)).join("");
+    if (text.length < chars) text += syntheticPrompt(seed, i, chars / 4, promptRound);
+    return [{ role: "user", content: text.slice(0, chars) }];
+  }
   const g2 = workload.prefixGroup[i];
   const own = syntheticPrompt(seed, i, workload.inputTokens[i], promptRound);
   return [
@@ -60774,7 +62763,9 @@ function measuredCount(workload) {
   return workload.offsetsMs.length - workload.warmupCount;
 }
 function fingerprint(w) {
-  let h = hashString(JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name }));
+  let h = hashString(
+    JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name, trace: w.spec.trace?.name })
+  );
   h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
   for (let i = 0; i < w.offsetsMs.length; i++) {
     h = mixSeeds(
@@ -60787,6 +62778,7 @@ function fingerprint(w) {
     if (w.spec.prefix) h = mixSeeds(h, w.prefixGroup[i]);
   }
   if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
+  if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));
   return h.toString(16).padStart(8, "0");
 }
 function describePrefix(p) {
@@ -60800,8 +62792,8 @@ function describeWorkload(w) {
     seed: w.seed,
     warmup_s: w.warmupS,
     duration_s: w.durationS,
-    input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-    output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
+    input_len: w.trace ? "trace" : w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
+    output_len: w.trace ? "trace" : w.outputLen ? formatLengthSpec(w.outputLen) : null,
     max_tokens: w.maxTokens ?? null,
     ignore_eos: w.ignoreEos,
     dataset: w.dataset?.name ?? null,
@@ -61405,12 +63397,12 @@ function checkCodes(c, check, a, other) {
       break;
     case "length": {
       const chars = a.content.length;
-      const tokens = a.completionTokens ?? 0;
+      const tokens2 = a.completionTokens ?? 0;
       if (check.min_chars !== void 0 && chars < check.min_chars) codes.push("length.too_short");
       if (check.max_chars !== void 0 && chars > check.max_chars) codes.push("length.too_long");
-      if (check.min_tokens !== void 0 && tokens < check.min_tokens)
+      if (check.min_tokens !== void 0 && tokens2 < check.min_tokens)
         codes.push("length.too_short");
-      if (check.max_tokens !== void 0 && tokens > check.max_tokens)
+      if (check.max_tokens !== void 0 && tokens2 > check.max_tokens)
         codes.push("length.too_long");
       if (check.not_truncated && a.finishReason === "length") codes.push("length.truncated");
       break;
@@ -61652,9 +63644,9 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
     const n = cases.length;
     const p = mcnemarOneSided(b, cc);
     const effect = n > 0 ? (b - cc) / n : 0;
-    const fail2 = p <= rule.alpha && effect >= rule.minEffect || effect >= rule.largeEffect && b - cc > 1;
+    const fail3 = p <= rule.alpha && effect >= rule.minEffect || effect >= rule.largeEffect && b - cc > 1;
     const newly = flipped.filter((f) => f.direction === "b");
-    const counted = fail2 && newly.every((f) => confirmedIds.has(f.id));
+    const counted = fail3 && newly.every((f) => confirmedIds.has(f.id));
     report.kinds.push({
       kind,
       n,
@@ -61663,10 +63655,10 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
       b,
       c: cc,
       p,
-      decision: counted ? "counted" : fail2 ? "fail" : "pass",
+      decision: counted ? "counted" : fail3 ? "fail" : "pass",
       flipped
     });
-    if (fail2 && !counted) {
+    if (fail3 && !counted) {
       report.reasons.push({
         check: kind,
         cases: newly.map((f) => f.id),
@@ -62191,9 +64183,9 @@ var PROCESS_SIGNALS = {
     };
   }
 };
-function attempt(parse2, fallback, problems) {
+function attempt(parse3, fallback, problems) {
   try {
-    return parse2();
+    return parse3();
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     problems.push(error);
@@ -62967,10 +64959,10 @@ function instanceOf(schema, rng, names) {
   switch (type) {
     case "object": {
       const props = s.properties ?? {};
-      const required2 = new Set(s.required ?? Object.keys(props));
+      const required3 = new Set(s.required ?? Object.keys(props));
       const out = {};
       for (const [key, sub] of Object.entries(props))
-        if (required2.has(key)) out[key] = instanceOf(sub, rng, names);
+        if (required3.has(key)) out[key] = instanceOf(sub, rng, names);
       return out;
     }
     case "array": {
@@ -63349,7 +65341,7 @@ var Completions = class {
     const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
     const generated = cuts ? cutAt : outputTokens2;
     const id = `${request3.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
-    const tokens = new TokenStream(request3.promptText, sampleSeed);
+    const tokens2 = new TokenStream(request3.promptText, sampleSeed);
     const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
     const completionTokens = fault === "empty" ? 0 : generated + eos;
     const usage = {
@@ -63377,7 +65369,7 @@ var Completions = class {
           writer?.toolArgs(plan.pieces[emitted++] ?? "");
           return;
         }
-        pendingText += plan ? plan.pieces[emitted++] ?? "" : tokens.next();
+        pendingText += plan ? plan.pieces[emitted++] ?? "" : tokens2.next();
         pendingTokens++;
         if (pendingTokens >= profile.tokensPerChunk) {
           writer?.content(pendingText);
@@ -63781,7 +65773,7 @@ Commands:
                                 run the built-in OpenAI-compatible mock server until SIGINT/SIGTERM
   help                          show this text
 `;
-function parse(command, args, options) {
+function parse2(command, args, options) {
   try {
     return parseArgs({ args, options, allowPositionals: false, strict: true });
   } catch (error) {
@@ -63819,7 +65811,7 @@ function loadProfile(deps, profilePath, sets) {
   return profile;
 }
 async function mockCommand(args, deps) {
-  const { values } = parse("mock", args, {
+  const { values } = parse2("mock", args, {
     port: { type: "string", default: "8000" },
     host: { type: "string", default: "127.0.0.1" },
     profile: { type: "string" },
@@ -63863,7 +65855,7 @@ async function mockCommand(args, deps) {
   });
 }
 async function measureCommand(args, deps) {
-  const { values } = parse("measure", args, {
+  const { values } = parse2("measure", args, {
     ...flagOptions(settingsIn("endpoint", "trial")),
     out: { type: "string" },
     quiet: { type: "boolean" }
@@ -63906,7 +65898,7 @@ function probeOut(deps, out) {
   }
 }
 async function sweepCommand(args, deps) {
-  const { values } = parse("sweep", args, {
+  const { values } = parse2("sweep", args, {
     ...flagOptions(settingsIn("endpoint", "trial", "sweep")),
     out: { type: "string" }
   });
@@ -63963,7 +65955,7 @@ function pipelineDeps(deps) {
   };
 }
 async function gateCommand(args, deps) {
-  const { values } = parse("gate", args, flagOptions(settingsIn("trial", "sweep", "gate")));
+  const { values } = parse2("gate", args, flagOptions(settingsIn("trial", "sweep", "gate")));
   const plan = planRun(toRaw(values), deps.readFile);
   const results = await runPipeline(plan, pipelineDeps(deps));
   const invalid2 = results.guards.find((g2) => g2.code === "configuration");
@@ -63986,7 +65978,7 @@ ${g2.detail}
   return plan.report.failOn.includes(results.verdict) ? 1 : 0;
 }
 async function demoCommand(args, deps) {
-  parse("demo", args, {});
+  parse2("demo", args, {});
   const resultsPath = join2(tmpdir(), "llm-perf-gate-demo-results.json");
   const self = [process.execPath, fileURLToPath2(import.meta.url)];
   const { results, commentKey } = await runDemo(

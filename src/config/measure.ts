@@ -12,6 +12,7 @@ import type { Endpoint } from "../openai/target.ts";
 import { ARRIVAL_KINDS, type ArrivalSpec } from "../workload/arrivals.ts";
 import { parseDataset } from "../workload/dataset.ts";
 import type { WorkloadSpec } from "../workload/plan.ts";
+import { parseTrace, TRACE_FORMATS, type Trace } from "../workload/trace.ts";
 import { defaulted, given, lines, type RawSettings, type SettingName, value } from "./settings.ts";
 import { parseSlo } from "./slo.ts";
 import {
@@ -148,6 +149,86 @@ function parseDatasetFile(path: string, readFile: ReadFile): WorkloadSpec["datas
   return { name: path, entries: parseDataset(content, `dataset ${path}`) };
 }
 
+/** A trace replaces the arrival process and the lengths: settings for those are refused with it. */
+const NOT_WITH_TRACE: SettingName[] = [
+  "arrival",
+  "rate",
+  "burstiness",
+  "burst-size",
+  "burst-interval",
+  "requests",
+  "input-len",
+  "output-len",
+  "dataset",
+  "prefix-groups",
+];
+
+function parseReplay(
+  raw: RawSettings,
+  readFile: ReadFile,
+  trialS: number,
+): { arrival: ArrivalSpec; trace: Trace } | undefined {
+  const path = given(raw, "trace");
+  if (path === undefined) {
+    for (const name of ["trace-format", "time-scale", "trace-start", "max-requests"] as const)
+      if (given(raw, name) !== undefined)
+        throw new InputError(
+          `${name} = ${given(raw, name)} is used only with a trace (set trace, or remove ${name})`,
+        );
+    return undefined;
+  }
+  for (const name of NOT_WITH_TRACE)
+    if (given(raw, name) !== undefined)
+      throw new InputError(
+        `${name} = ${given(raw, name)} is not used with a trace: its rows give the arrivals and the lengths (remove ${name})`,
+      );
+  const format = parseChoice("trace-format", defaulted(raw, "trace-format"), [
+    "auto",
+    ...TRACE_FORMATS,
+  ]);
+  let content: string;
+  try {
+    content = readFile(path);
+  } catch (error) {
+    throw new InputError(`trace = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}`);
+  }
+  const trace = parseTrace(content, path, format);
+  const timeScale = parseNumber("time-scale", defaulted(raw, "time-scale"), {
+    above: 0,
+    max: 1000,
+  });
+  const startS = parseDurationS("trace-start", defaulted(raw, "trace-start"), {
+    min: 0,
+    max: 10 ** 9,
+  });
+  const cap = given(raw, "max-requests");
+  const maxRequests =
+    cap === undefined
+      ? undefined
+      : parseNumber("max-requests", cap, { integer: true, min: 1, max: MAX_REQUESTS_PER_TRIAL });
+  // What one trial replays: rows from trace-start until the trial's end, at most max-requests.
+  const endMs = startS * 1000 + (trialS * 1000) / timeScale;
+  const count = Math.min(
+    trace.rows.filter((r) => r.offsetMs >= startS * 1000 && r.offsetMs < endMs).length,
+    maxRequests ?? Number.POSITIVE_INFINITY,
+  );
+  if (count === 0)
+    throw new InputError(
+      `trace ${path}: no row between trace-start ${startS} s and the trial's end (${Number(((endMs - startS * 1000) / 1000).toPrecision(4))} s of the trace at time-scale ${timeScale}); the trace spans ${Number(((trace.rows.at(-1)?.offsetMs ?? 0) / 1000).toPrecision(4))} s`,
+    );
+  return {
+    trace,
+    arrival: {
+      kind: "trace",
+      name: path,
+      timeScale,
+      startS,
+      maxRequests,
+      ratePerS: count / trialS,
+    },
+  };
+}
+
 /** Shared prefixes (prefix-groups, prefix-len, prefix-pick): synthetic prompts only. */
 function parsePrefix(raw: RawSettings, withDataset: boolean): WorkloadSpec["prefix"] {
   const groups = parseNumber("prefix-groups", defaulted(raw, "prefix-groups"), {
@@ -226,6 +307,12 @@ export function parseMeasureOptions(
   const extraBody = given(raw, "extra-body");
   const slo = given(raw, "slo");
 
+  const warmupS = parseDurationS("warmup", defaulted(raw, "warmup"), { min: 0, max: 3600 });
+  const durationS = parseDurationS("duration", defaulted(raw, "duration"), {
+    above: 0,
+    max: 86_400,
+  });
+  const replay = parseReplay(raw, readFile, warmupS + durationS);
   const options: MeasureOptions = {
     target: {
       baseUrl,
@@ -239,9 +326,9 @@ export function parseMeasureOptions(
       temperature: parseNumber("temperature", defaulted(raw, "temperature"), { min: 0, max: 2 }),
     },
     workload: {
-      arrival: parseArrival(raw),
-      warmupS: parseDurationS("warmup", defaulted(raw, "warmup"), { min: 0, max: 3600 }),
-      durationS: parseDurationS("duration", defaulted(raw, "duration"), { above: 0, max: 86_400 }),
+      arrival: replay?.arrival ?? parseArrival(raw),
+      warmupS,
+      durationS,
       seed: parseNumber("seed", defaulted(raw, "seed"), {
         integer: true,
         min: 0,
@@ -257,6 +344,7 @@ export function parseMeasureOptions(
       dataset,
       promptRound: 0,
       prefix: parsePrefix(raw, dataset !== undefined),
+      trace: replay?.trace,
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86_400 }),
     maxConcurrency:

@@ -49,6 +49,12 @@ export const SETTINGS = [
   { name: "prefix-groups", scope: "trial", default: "0" },
   { name: "prefix-len", scope: "trial", default: "512" },
   { name: "prefix-pick", scope: "trial", default: "uniform" },
+  // A replayed trace instead of an arrival process and synthetic lengths.
+  { name: "trace", scope: "trial" },
+  { name: "trace-format", scope: "trial", default: "auto" },
+  { name: "time-scale", scope: "trial", default: "1" },
+  { name: "trace-start", scope: "trial", default: "0s" },
+  { name: "max-requests", scope: "trial" },
   // Without a dataset only: a dataset keeps its own output lengths.
   { name: "output-len", scope: "trial", default: "128" },
   { name: "max-tokens", scope: "trial" },

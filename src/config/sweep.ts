@@ -11,7 +11,7 @@ const SWEEP_ARRIVALS = ["poisson", "constant"] as const;
 
 /** Fails on settings a sweep would silently ignore. */
 export function checkSweepLoad(raw: RawSettings, why: string): void {
-  for (const name of ["rate", "requests", "burst-size", "burst-interval"] as const) {
+  for (const name of ["rate", "requests", "burst-size", "burst-interval", "trace"] as const) {
     const v = given(raw, name);
     if (v !== undefined) {
       throw new InputError(

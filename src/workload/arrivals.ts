@@ -11,7 +11,20 @@ export type ArrivalSpec =
   /** burstSize requests at once, every burstIntervalS seconds. */
   | { kind: "burst"; burstSize: number; burstIntervalS: number }
   /** count requests at the start of the phase (offline throughput). */
-  | { kind: "all-at-once"; count: number };
+  | { kind: "all-at-once"; count: number }
+  /**
+   * A replayed trace (the workload's `trace` holds its rows): offsets are the
+   * trace's from startS, × timeScale, at most maxRequests; ratePerS is the
+   * mean rate of what is replayed, for the self-checks' lateness.
+   */
+  | {
+      kind: "trace";
+      name: string;
+      timeScale: number;
+      startS: number;
+      maxRequests: number | undefined;
+      ratePerS: number;
+    };
 
 export const ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"] as const;
 
@@ -36,6 +49,8 @@ export function arrivalOffsetsMs(
     if (t >= fromMs && t < toMs) out.push(t);
   };
   switch (spec.kind) {
+    case "trace":
+      throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
     case "all-at-once":
       for (let i = 0; i < spec.count; i++) out.push(fromMs);
       return out;
@@ -83,5 +98,10 @@ export function describeArrivals(spec: ArrivalSpec): string {
       return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
     case "all-at-once":
       return `${spec.count} requests at once`;
+    case "trace": {
+      const from = spec.startS > 0 ? ` from ${spec.startS} s` : "";
+      const cap = spec.maxRequests === undefined ? "" : `, at most ${spec.maxRequests} requests`;
+      return `trace ${spec.name}${from}, time × ${spec.timeScale}${cap} (≈ ${Number(spec.ratePerS.toPrecision(3))} req/s)`;
+    }
   }
 }

@@ -8,6 +8,7 @@ import { type ArrivalSpec, arrivalOffsetsMs, describeArrivals } from "./arrivals
 import type { DatasetEntry } from "./dataset.ts";
 import { formatLengthSpec, type LengthSpec, sampleLength } from "./lengths.ts";
 import { hashString, mixSeeds, Rng } from "./rng.ts";
+import { MOONCAKE_BLOCK_TOKENS, type Trace, type TraceRow } from "./trace.ts";
 import { WORDS } from "./words.ts";
 
 export interface WorkloadSpec {
@@ -31,6 +32,8 @@ export interface WorkloadSpec {
   promptRound: number;
   /** Shared prefixes before each synthetic prompt (system prompts, RAG templates); undefined: none. */
   prefix: PrefixSpec | undefined;
+  /** The rows of a replayed trace (the arrival is then `trace`); undefined: none. */
+  trace: Trace | undefined;
 }
 
 export interface PrefixSpec {
@@ -56,6 +59,8 @@ export interface Workload {
   datasetIndex: Int32Array;
   /** Shared-prefix group per request, -1 for none. */
   prefixGroup: Int32Array;
+  /** Trace row per request, -1 for none. */
+  traceRow: Int32Array;
   /** Start of the measurement window, ms from the trial start. */
   windowStartMs: number;
   windowMs: number;
@@ -69,6 +74,7 @@ const PROMPT_STREAM = 0x9c0;
 const SHUFFLE_STREAM = 0x5f1;
 const PREFIX_STREAM = 0x9f1;
 const PREFIX_PICK_STREAM = 0x9f2;
+const BLOCK_STREAM = 0xb10c;
 
 /** Cumulative probabilities of groups 1..G under Zipf(s); s = 0 is uniform. */
 function groupCdf(p: PrefixSpec): Float64Array {
@@ -92,8 +98,15 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
   const arrivalRng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
   let warmup: number[];
   let measured: number[];
+  let rows: number[] = [];
   const kind = spec.arrival.kind;
-  if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
+  if (spec.arrival.kind === "trace") {
+    // The trace's own times, from its start, scaled; the window continues the warm-up.
+    rows = replayedRows(spec, warmupMs + windowMs);
+    const at = rows.map((r) => traceOffsetMs(spec, r));
+    warmup = at.filter((t) => t < warmupMs);
+    measured = at.filter((t) => t >= warmupMs);
+  } else if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
     // Warm-up and window each get their own requests: a burst at the start of
     // each, or exactly their share of a random process's arrivals.
     warmup = warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, arrivalRng) : [];
@@ -110,13 +123,18 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
   const inputTokens = new Int32Array(n);
   const datasetIndex = new Int32Array(n).fill(-1);
   const prefixGroup = new Int32Array(n).fill(-1);
+  const traceRow = Int32Array.from({ length: n }, (_, i) => rows[i] ?? -1);
   const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : undefined;
   const entries = spec.dataset?.entries;
   const order = entries ? shuffledIndices(entries.length, spec.seed) : undefined;
   for (let i = 0; i < n; i++) {
     const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
     let requested: number | undefined;
-    if (entries && order) {
+    const row = spec.trace?.rows[traceRow[i] as number];
+    if (row) {
+      inputTokens[i] = Math.max(1, row.inputTokens);
+      requested = Math.max(1, row.outputTokens);
+    } else if (entries && order) {
       const e = order[i % order.length] as number;
       datasetIndex[i] = e;
       requested = (entries[e] as DatasetEntry).maxTokens;
@@ -129,7 +147,7 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
           new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform(),
         );
     }
-    if (spec.outputLen) requested = sampleLength(spec.outputLen, rng);
+    if (spec.outputLen && !row) requested = sampleLength(spec.outputLen, rng);
     if (spec.maxTokens !== undefined)
       requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
     maxTokens[i] = requested ?? 0;
@@ -142,12 +160,40 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
     inputTokens,
     datasetIndex,
     prefixGroup,
+    traceRow,
     windowStartMs: warmupMs,
     windowMs,
     fingerprint: "",
   };
   workload.fingerprint = fingerprint(workload);
   return workload;
+}
+
+/** The rows a trial replays: from the trace's start offset, within the trial, at most maxRequests. */
+function replayedRows(spec: WorkloadSpec, endMs: number): number[] {
+  const a = spec.arrival;
+  const rows = spec.trace?.rows ?? [];
+  if (a.kind !== "trace") return [];
+  const out: number[] = [];
+  for (
+    let r = 0;
+    r < rows.length && out.length < (a.maxRequests ?? Number.POSITIVE_INFINITY);
+    r++
+  ) {
+    const row = rows[r] as TraceRow;
+    if (row.offsetMs < a.startS * 1000) continue;
+    if (traceOffsetMs(spec, r) >= endMs) break;
+    out.push(r);
+  }
+  return out;
+}
+
+/** When trace row r is sent, ms from the trial start. */
+export function traceOffsetMs(spec: WorkloadSpec, r: number): number {
+  const a = spec.arrival;
+  const row = spec.trace?.rows[r];
+  if (a.kind !== "trace" || !row) return Number.NaN;
+  return (row.offsetMs - a.startS * 1000) * a.timeScale;
 }
 
 function shuffledIndices(count: number, seed: number): Int32Array {
@@ -169,6 +215,11 @@ export function syntheticPrompt(seed: number, index: number, tokens: number, rou
   return wordsText(new Rng(stream), tokens);
 }
 
+/** Trace block `id` (Mooncake's hash ids): the same text wherever the trace repeats the id. */
+function blockText(seed: number, id: number, round: number): string {
+  return wordsText(new Rng(mixSeeds(seed, BLOCK_STREAM, id, round)), MOONCAKE_BLOCK_TOKENS);
+}
+
 /** The shared prefix of group g: the same text for every request of the group, 4 characters per token. */
 export function prefixText(seed: number, group: number, tokens: number): string {
   return wordsText(new Rng(mixSeeds(seed, PREFIX_STREAM, group)), tokens);
@@ -187,6 +238,14 @@ export function messagesFor(workload: Workload, i: number): ChatMessage[] {
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
   if (entry) return entry.messages;
   const { seed, prefix, promptRound } = workload.spec;
+  const ids = workload.spec.trace?.rows[workload.traceRow[i] as number]?.hashIds;
+  if (ids && ids.length > 0) {
+    // The trace's blocks, then the request's own text if it is longer; cut to its length.
+    const chars = (workload.inputTokens[i] as number) * 4;
+    let text = ids.map((id) => blockText(seed, id, promptRound)).join("");
+    if (text.length < chars) text += syntheticPrompt(seed, i, chars / 4, promptRound);
+    return [{ role: "user", content: text.slice(0, chars) }];
+  }
   const g = workload.prefixGroup[i] as number;
   // The shared prefixes stay the same in every round: they are what a cache should hold.
   const own = syntheticPrompt(seed, i, workload.inputTokens[i] as number, promptRound);
@@ -209,7 +268,9 @@ export function measuredCount(workload: Workload): number {
 }
 
 function fingerprint(w: Workload): string {
-  let h = hashString(JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name }));
+  let h = hashString(
+    JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name, trace: w.spec.trace?.name }),
+  );
   h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
   for (let i = 0; i < w.offsetsMs.length; i++) {
     h = mixSeeds(
@@ -223,6 +284,7 @@ function fingerprint(w: Workload): string {
     if (w.spec.prefix) h = mixSeeds(h, w.prefixGroup[i] as number);
   }
   if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
+  if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));
   return h.toString(16).padStart(8, "0");
 }
 
@@ -253,8 +315,8 @@ export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
     seed: w.seed,
     warmup_s: w.warmupS,
     duration_s: w.durationS,
-    input_len: w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-    output_len: w.outputLen ? formatLengthSpec(w.outputLen) : null,
+    input_len: w.trace ? "trace" : w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
+    output_len: w.trace ? "trace" : w.outputLen ? formatLengthSpec(w.outputLen) : null,
     max_tokens: w.maxTokens ?? null,
     ignore_eos: w.ignoreEos,
     dataset: w.dataset?.name ?? null,

@@ -20,6 +20,7 @@ const SPEC: WorkloadSpec = {
   dataset: undefined,
   promptRound: 0,
   prefix: undefined,
+  trace: undefined,
 };
 
 test("a workload is reproducible byte for byte and its fingerprint tells seeds apart", () => {

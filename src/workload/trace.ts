@@ -1,0 +1,212 @@
+// Public LLM serving traces, replayed: arrival times and token lengths (and,
+// in Mooncake's, the prefix blocks requests share). Formats:
+// - azure:    CSV `TIMESTAMP,ContextTokens,GeneratedTokens`, TIMESTAMP a
+//             date-time ("2023-11-16 18:15:46.6805900", read as UTC)
+// - mooncake: JSONL {"timestamp": ms, "input_length", "output_length",
+//             "hash_ids": [...]}, each hash id one 512-token block
+// - burstgpt: CSV `Timestamp,Model,Request tokens,Response tokens,…`,
+//             Timestamp in seconds
+// Times become offsets (ms) from the first row; a bad row is an error that
+// names the file, the line and the field.
+
+import { parse as parseCsv } from "csv-parse/sync";
+import { InputError } from "../common/errors.ts";
+
+export const TRACE_FORMATS = ["azure", "mooncake", "burstgpt"] as const;
+export type TraceFormat = (typeof TRACE_FORMATS)[number];
+
+/** Tokens per Mooncake hash id. */
+export const MOONCAKE_BLOCK_TOKENS = 512;
+
+export interface TraceRow {
+  /** From the trace's first row. */
+  offsetMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Mooncake: the prompt's blocks; equal ids are shared prefix blocks. */
+  hashIds: number[] | undefined;
+}
+
+export interface Trace {
+  name: string;
+  format: TraceFormat;
+  rows: TraceRow[];
+}
+
+function fail(name: string, line: number, problem: string): never {
+  throw new InputError(`trace ${name}: line ${line}: ${problem}`);
+}
+
+function tokens(name: string, line: number, field: string, value: unknown): number {
+  const n = typeof value === "number" ? value : Number(String(value ?? "").trim());
+  if (String(value ?? "").trim() === "" || !Number.isInteger(n) || n < 0)
+    fail(
+      name,
+      line,
+      `${field} = ${JSON.stringify(value ?? null)} is not accepted; expected a whole number of tokens ≥ 0`,
+    );
+  return n;
+}
+
+/** The format a file's first line says it is in, or undefined. */
+export function detectFormat(content: string): TraceFormat | undefined {
+  const first = content.slice(0, content.indexOf("\n") >>> 0 || content.length).trim();
+  if (first.startsWith("{")) return "mooncake";
+  const header = first.toLowerCase();
+  if (header.includes("contexttokens") && header.includes("generatedtokens")) return "azure";
+  if (header.includes("request tokens") && header.includes("response tokens")) return "burstgpt";
+  return undefined;
+}
+
+// "2023-11-16 18:15:46.6805900": 7 fractional digits, which Date cannot read.
+const AZURE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/;
+
+function azureMs(name: string, line: number, value: string): number {
+  const m = AZURE_TIME.exec(value.trim());
+  const whole = m ? Date.parse(`${m[1]}T${m[2]}Z`) : Number.NaN;
+  if (!m || Number.isNaN(whole))
+    fail(
+      name,
+      line,
+      `TIMESTAMP = ${JSON.stringify(value)} is not accepted; expected a date-time like 2023-11-16 18:15:46.6805900`,
+    );
+  return whole + Number(`0.${m[3] ?? "0"}`) * 1000;
+}
+
+function csvRows(
+  content: string,
+  name: string,
+): { record: Record<string, string>; line: number }[] {
+  try {
+    return (
+      parseCsv(content, { columns: true, skip_empty_lines: true, trim: true, info: true }) as {
+        record: Record<string, string>;
+        info: { lines: number };
+      }[]
+    ).map((r) => ({ record: r.record, line: r.info.lines }));
+  } catch (error) {
+    throw new InputError(`trace ${name}: not readable as CSV: ${(error as Error).message}`);
+  }
+}
+
+function column(record: Record<string, string>, wanted: string): string | undefined {
+  const key = Object.keys(record).find((k) => k.toLowerCase() === wanted.toLowerCase());
+  return key === undefined ? undefined : record[key];
+}
+
+function required(
+  name: string,
+  line: number,
+  record: Record<string, string>,
+  field: string,
+): string {
+  const v = column(record, field);
+  if (v === undefined)
+    fail(name, line, `no ${field} column (the header names ${Object.keys(record).join(", ")})`);
+  return v;
+}
+
+type TimedRow = Omit<TraceRow, "offsetMs"> & { atMs: number };
+
+function parseRows(content: string, name: string, format: TraceFormat): TimedRow[] {
+  const out: TimedRow[] = [];
+  if (format === "mooncake") {
+    content.split("\n").forEach((text, i) => {
+      if (text.trim() === "") return;
+      const line = i + 1;
+      let row: Record<string, unknown>;
+      try {
+        row = JSON.parse(text);
+      } catch {
+        fail(name, line, "not a JSON object");
+      }
+      if (typeof row !== "object" || row === null || Array.isArray(row))
+        fail(name, line, "not a JSON object");
+      const at = row.timestamp;
+      if (typeof at !== "number" || !Number.isFinite(at) || at < 0)
+        fail(
+          name,
+          line,
+          `timestamp = ${JSON.stringify(at ?? null)} is not accepted; expected milliseconds ≥ 0`,
+        );
+      const ids = row.hash_ids;
+      if (ids !== undefined && (!Array.isArray(ids) || !ids.every((h) => Number.isInteger(h))))
+        fail(
+          name,
+          line,
+          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of integers`,
+        );
+      out.push({
+        atMs: at,
+        inputTokens: tokens(name, line, "input_length", row.input_length),
+        outputTokens: tokens(name, line, "output_length", row.output_length),
+        hashIds: ids as number[] | undefined,
+      });
+    });
+    return out;
+  }
+  for (const { record, line } of csvRows(content, name)) {
+    if (format === "azure") {
+      out.push({
+        atMs: azureMs(name, line, required(name, line, record, "TIMESTAMP")),
+        inputTokens: tokens(
+          name,
+          line,
+          "ContextTokens",
+          required(name, line, record, "ContextTokens"),
+        ),
+        outputTokens: tokens(
+          name,
+          line,
+          "GeneratedTokens",
+          required(name, line, record, "GeneratedTokens"),
+        ),
+        hashIds: undefined,
+      });
+    } else {
+      const at = Number(required(name, line, record, "Timestamp"));
+      if (!Number.isFinite(at) || at < 0)
+        fail(
+          name,
+          line,
+          `Timestamp = ${JSON.stringify(column(record, "Timestamp"))} is not accepted; expected seconds ≥ 0`,
+        );
+      out.push({
+        atMs: at * 1000,
+        inputTokens: tokens(
+          name,
+          line,
+          "Request tokens",
+          required(name, line, record, "Request tokens"),
+        ),
+        outputTokens: tokens(
+          name,
+          line,
+          "Response tokens",
+          required(name, line, record, "Response tokens"),
+        ),
+        hashIds: undefined,
+      });
+    }
+  }
+  return out;
+}
+
+/** A trace file's rows, in time order, with offsets from its first row. */
+export function parseTrace(content: string, name: string, format: TraceFormat | "auto"): Trace {
+  const chosen = format === "auto" ? detectFormat(content) : format;
+  if (!chosen)
+    throw new InputError(
+      `trace ${name}: its format is not recognised from its first line; set trace-format to one of ${TRACE_FORMATS.join(", ")}`,
+    );
+  const rows = parseRows(content, name, chosen);
+  if (rows.length === 0) throw new InputError(`trace ${name}: no rows`);
+  // Traces are in time order; a stable sort keeps equal times in file order.
+  rows.sort((a, b) => a.atMs - b.atMs);
+  const t0 = (rows[0] as TimedRow).atMs;
+  return {
+    name,
+    format: chosen,
+    rows: rows.map(({ atMs, ...r }) => ({ ...r, offsetMs: atMs - t0 })),
+  };
+}

@@ -59708,8 +59708,18 @@ function context(r, config) {
     `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
     `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
     ...thin,
-    ...offeredOnly(r, config)
+    ...offeredOnly(r, config),
+    ...promptLine(r)
   ].join("  \n");
+}
+function promptLine(r) {
+  const first = (arm) => r.trials.find((t) => t.arm === arm)?.report.tokens.prompt;
+  const [b, c] = [first("baseline"), first("candidate")];
+  if (!b || !c || b.server_mean === null || c.server_mean === null) return [];
+  const changed = Math.abs(c.server_mean - b.server_mean) > 0.01 * b.server_mean ? ` \u2014 \u26A0\uFE0F the arms count the same prompts differently (${signedPercent(c.server_mean / b.server_mean - 1)}): a tokenizer or chat-template change` : "";
+  return [
+    `prompt tokens per request: \u2248 ${compact(b.intended_mean)} intended (${b.counted_by}); the servers counted ${compact(b.server_mean)} (baseline), ${compact(c.server_mean)} (candidate)${changed}`
+  ];
 }
 function outcomes(r) {
   const arms = ARMS;
@@ -62452,6 +62462,15 @@ function limitsReport(l) {
 }
 var round2 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
 var rounded = (v) => v === null ? null : round2(v, 4);
+function promptTokens(p) {
+  const n = p?.requests ?? 0;
+  return {
+    counted_by: "estimate (4 characters per token)",
+    intended_mean: p && n > 0 ? round2(p.intended / n, 1) : null,
+    server_mean: p && n > 0 ? round2(p.server / n, 1) : null,
+    requests_with_usage: n
+  };
+}
 function summarizeTrial(rec, facts) {
   const scheduled = rec.scheduled;
   const windowS = facts.windowS;
@@ -62518,7 +62537,8 @@ function summarizeTrial(rec, facts) {
       tokens_per_chunk: tokensPerChunk === null ? null : round2(tokensPerChunk),
       itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
       requests_with_usage: rec.usageRequests,
-      usage_counts_eos: countsEos
+      usage_counts_eos: countsEos,
+      prompt: promptTokens(facts.promptTokens)
     },
     reconnects: rec.reconnects,
     throughput: {
@@ -62754,6 +62774,13 @@ function messagesFor(workload, i) {
       content: prefix && g2 >= 0 ? prefixText(seed, g2, prefix.tokens) + own : own
     }
   ];
+}
+function intendedPromptTokens(workload, i) {
+  const e = workload.datasetIndex[i];
+  const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
+  if (entry) return estimateTokens(entry.messages.map((m) => m.content).join(""));
+  const prefixed = workload.prefixGroup[i] >= 0 ? workload.spec.prefix?.tokens ?? 0 : 0;
+  return workload.inputTokens[i] + prefixed;
 }
 function fixedOutputTokens(workload, i) {
   const m = workload.maxTokens[i];
@@ -63124,6 +63151,7 @@ async function measure(options, deps = {}) {
     lateSendMs(options.workload.arrival)
   );
   let lastMeasuredEndMs = Number.NaN;
+  const prompt = { intended: 0, server: 0, requests: 0 };
   const run = await runTrial({
     target: options.target,
     workload,
@@ -63131,6 +63159,11 @@ async function measure(options, deps = {}) {
     maxConcurrency: options.maxConcurrency,
     onRequest: (r) => {
       recorder.add(r);
+      if (r.usagePromptTokens !== void 0) {
+        prompt.intended += intendedPromptTokens(workload, r.index);
+        prompt.server += r.usagePromptTokens;
+        prompt.requests++;
+      }
       if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
     },
     ...deps.onProgress ? { onProgress: deps.onProgress } : {},
@@ -63144,7 +63177,8 @@ async function measure(options, deps = {}) {
     hardStopped: run.hardStopped,
     maxConcurrency: options.maxConcurrency,
     limits: options.limits,
-    slo: options.slo
+    slo: options.slo,
+    promptTokens: prompt
   });
   if (summary.scheduled !== measuredCount(workload)) {
     throw new Error(
@@ -65263,11 +65297,11 @@ var Completions = class {
       sendError(res, parsed);
       return;
     }
-    const promptTokens = estimateTokens(parsed.promptText);
-    if (promptTokens + (parsed.maxTokens ?? 0) > profile.maxModelLen) {
+    const promptTokens2 = estimateTokens(parsed.promptText);
+    if (promptTokens2 + (parsed.maxTokens ?? 0) > profile.maxModelLen) {
       sendError(res, {
         status: 400,
-        message: `This model's maximum context length is ${profile.maxModelLen} tokens. However, you requested ${promptTokens + (parsed.maxTokens ?? 0)} tokens (${promptTokens} in the messages, ${parsed.maxTokens ?? 0} in the completion).`,
+        message: `This model's maximum context length is ${profile.maxModelLen} tokens. However, you requested ${promptTokens2 + (parsed.maxTokens ?? 0)} tokens (${promptTokens2} in the messages, ${parsed.maxTokens ?? 0} in the completion).`,
         type: "invalid_request_error",
         param: "max_tokens",
         code: null
@@ -65312,9 +65346,9 @@ var Completions = class {
       return;
     }
     if (fault === "hang") return;
-    this.generate(parsed, promptTokens, fault, res);
+    this.generate(parsed, promptTokens2, fault, res);
   }
-  generate(request3, promptTokens, fault, res) {
+  generate(request3, promptTokens2, fault, res) {
     const { profile, engine, stats } = this;
     const sampleSeed = request3.temperature === 0 ? 0 : (request3.seed ?? this.sampleRng.nextUint32()) >>> 0;
     const natural = naturalLength(
@@ -65323,7 +65357,7 @@ var Completions = class {
       profile.naturalMaxTokens,
       sampleSeed
     );
-    const limit = request3.maxTokens ?? profile.maxModelLen - promptTokens;
+    const limit = request3.maxTokens ?? profile.maxModelLen - promptTokens2;
     const ignoreEos = request3.ignoreEos && profile.honorIgnoreEos;
     const plan = request3.endpoint === "chat" ? planStructured(
       {
@@ -65345,9 +65379,9 @@ var Completions = class {
     const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
     const completionTokens = fault === "empty" ? 0 : generated + eos;
     const usage = {
-      prompt_tokens: promptTokens,
+      prompt_tokens: promptTokens2,
       completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens
+      total_tokens: promptTokens2 + completionTokens
     };
     let pendingText = "";
     let pendingTokens = 0;
@@ -65356,7 +65390,7 @@ var Completions = class {
     let writer;
     let gone = false;
     const seq = {
-      promptTokens,
+      promptTokens: promptTokens2,
       promptBlocks: profile.prefixCache ? blockHashes(request3.promptText) : [],
       // As vLLM reports it (--enable-prompt-tokens-details), when the cache held any.
       onPrefill(cachedTokens) {
@@ -65720,6 +65754,8 @@ function formatMeasureReport(r) {
   lines2.push(
     `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " \u2014 chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`
   );
+  const words = promptWords(r.tokens.prompt);
+  if (words) lines2.push(`prompt tokens: ${words}`);
   if (r.reconnects > 0) {
     lines2.push(
       `reconnects: ${plural(r.reconnects, "request was", "requests were")} sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`
@@ -65755,6 +65791,11 @@ function formatMeasureReport(r) {
 }
 function formatProgress(p) {
   return `[${p.elapsedS.toFixed(0).padStart(4)} s ${p.phase.padEnd(7)}] sent ${p.sent}/${p.total} \xB7 in flight ${p.inFlight} \xB7 done ${p.done} \xB7 not ok ${p.failed}`;
+}
+function promptWords(p) {
+  if (!p || p.intended_mean === null || p.server_mean === null) return null;
+  const diff = p.intended_mean > 0 ? p.server_mean / p.intended_mean - 1 : 0;
+  return `\u2248 ${compact(p.intended_mean)} per request intended (${p.counted_by}), ${compact(p.server_mean)} counted by the server (${signedPercent(diff)}: its tokenizer and chat template)`;
 }
 
 // src/cli.ts

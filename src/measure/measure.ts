@@ -10,6 +10,7 @@ import type { ArrivalSpec } from "../workload/arrivals.ts";
 import {
   buildWorkload,
   describeWorkload,
+  intendedPromptTokens,
   measuredCount,
   type WorkloadDescription,
   type WorkloadSpec,
@@ -69,6 +70,7 @@ export async function measure(
     lateSendMs(options.workload.arrival),
   );
   let lastMeasuredEndMs = Number.NaN;
+  const prompt = { intended: 0, server: 0, requests: 0 };
   const run = await runTrial({
     target: options.target,
     workload,
@@ -76,6 +78,11 @@ export async function measure(
     maxConcurrency: options.maxConcurrency,
     onRequest: (r) => {
       recorder.add(r);
+      if (r.usagePromptTokens !== undefined) {
+        prompt.intended += intendedPromptTokens(workload, r.index);
+        prompt.server += r.usagePromptTokens;
+        prompt.requests++;
+      }
       if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
     },
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
@@ -95,6 +102,7 @@ export async function measure(
     maxConcurrency: options.maxConcurrency,
     limits: options.limits,
     slo: options.slo,
+    promptTokens: prompt,
   });
   if (summary.scheduled !== measuredCount(workload)) {
     throw new Error(

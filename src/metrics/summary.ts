@@ -83,6 +83,17 @@ export interface TrialSummary {
     requests_with_usage: number;
     /** True when usage counts one token more than was streamed (llama.cpp counts the EOS token). */
     usage_counts_eos: boolean;
+    /**
+     * Prompt tokens per request: what the workload meant to send (counted at 4
+     * characters per token), and what the server counted (usage.prompt_tokens:
+     * its tokenizer and its chat template), over the requests that reported it.
+     */
+    prompt: {
+      counted_by: "estimate (4 characters per token)";
+      intended_mean: number | null;
+      server_mean: number | null;
+      requests_with_usage: number;
+    };
   };
   /** Requests sent again on a fresh connection after the server had closed a kept-alive one. */
   reconnects: number;
@@ -119,10 +130,22 @@ export interface TrialFacts {
   maxConcurrency: number | undefined;
   limits: SelfCheckLimits;
   slo: Slo;
+  /** Prompt tokens summed over the measured requests whose server reported usage.prompt_tokens. */
+  promptTokens?: { intended: number; server: number; requests: number };
 }
 
 const round = (v: number, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
 const rounded = (v: number | null) => (v === null ? null : round(v, 4));
+
+function promptTokens(p: TrialFacts["promptTokens"]): TrialSummary["tokens"]["prompt"] {
+  const n = p?.requests ?? 0;
+  return {
+    counted_by: "estimate (4 characters per token)",
+    intended_mean: p && n > 0 ? round(p.intended / n, 1) : null,
+    server_mean: p && n > 0 ? round(p.server / n, 1) : null,
+    requests_with_usage: n,
+  };
+}
 
 export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSummary {
   const scheduled = rec.scheduled;
@@ -193,6 +216,7 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
       itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
       requests_with_usage: rec.usageRequests,
       usage_counts_eos: countsEos,
+      prompt: promptTokens(facts.promptTokens),
     },
     reconnects: rec.reconnects,
     throughput: {

@@ -133,7 +133,25 @@ function context(r: GateResults, config: ConfigDescription): string {
     `${noise} · ${bounds} · smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config),
+    ...promptLine(r),
   ].join("  \n");
+}
+
+/**
+ * Prompt tokens as each arm's server counted them, beside what was meant: an
+ * upgrade that changes the tokenizer or the chat template changes every prompt.
+ */
+function promptLine(r: GateResults): string[] {
+  const first = (arm: string) => r.trials.find((t) => t.arm === arm)?.report.tokens.prompt;
+  const [b, c] = [first("baseline"), first("candidate")];
+  if (!b || !c || b.server_mean === null || c.server_mean === null) return [];
+  const changed =
+    Math.abs(c.server_mean - b.server_mean) > 0.01 * b.server_mean
+      ? ` — ⚠️ the arms count the same prompts differently (${signed(c.server_mean / b.server_mean - 1)}): a tokenizer or chat-template change`
+      : "";
+  return [
+    `prompt tokens per request: ≈ ${num(b.intended_mean)} intended (${b.counted_by}); the servers counted ${num(b.server_mean)} (baseline), ${num(c.server_mean)} (candidate)${changed}`,
+  ];
 }
 
 function outcomes(r: GateResults): string {

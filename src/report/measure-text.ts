@@ -2,7 +2,7 @@
 // scheduled request went, the latency table (lower bounds shown as "≥"), and
 // whether the measurement can be trusted.
 
-import { plural } from "../common/format.ts";
+import { compact, plural, signedPercent } from "../common/format.ts";
 import { OUTCOMES } from "../load/record.ts";
 import type { Progress } from "../load/runner.ts";
 import type { MeasureReport } from "../measure/measure.ts";
@@ -62,6 +62,8 @@ export function formatMeasureReport(r: MeasureReport): string {
   lines.push(
     `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`,
   );
+  const words = promptWords(r.tokens.prompt);
+  if (words) lines.push(`prompt tokens: ${words}`);
   if (r.reconnects > 0) {
     lines.push(
       `reconnects: ${plural(r.reconnects, "request was", "requests were")} sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`,
@@ -102,4 +104,14 @@ export function formatMeasureReport(r: MeasureReport): string {
 
 export function formatProgress(p: Progress): string {
   return `[${p.elapsedS.toFixed(0).padStart(4)} s ${p.phase.padEnd(7)}] sent ${p.sent}/${p.total} · in flight ${p.inFlight} · done ${p.done} · not ok ${p.failed}`;
+}
+
+/**
+ * "≈ 256 per request intended (4 characters per token), 271 counted by the
+ * server (+5.9 %: its tokenizer and chat template)"; null without usage.
+ */
+export function promptWords(p: MeasureReport["tokens"]["prompt"] | undefined): string | null {
+  if (!p || p.intended_mean === null || p.server_mean === null) return null;
+  const diff = p.intended_mean > 0 ? p.server_mean / p.intended_mean - 1 : 0;
+  return `≈ ${compact(p.intended_mean)} per request intended (${p.counted_by}), ${compact(p.server_mean)} counted by the server (${signedPercent(diff)}: its tokenizer and chat template)`;
 }

@@ -5,7 +5,7 @@
 
 import type { ChatMessage } from "../openai/target.ts";
 import { type ArrivalSpec, arrivalOffsetsMs, describeArrivals } from "./arrivals.ts";
-import type { DatasetEntry } from "./dataset.ts";
+import { type DatasetEntry, estimateTokens } from "./dataset.ts";
 import { formatLengthSpec, type LengthSpec, sampleLength } from "./lengths.ts";
 import { hashString, mixSeeds, Rng } from "./rng.ts";
 import { MOONCAKE_BLOCK_TOKENS, type Trace, type TraceRow } from "./trace.ts";
@@ -255,6 +255,16 @@ export function messagesFor(workload: Workload, i: number): ChatMessage[] {
       content: prefix && g >= 0 ? prefixText(seed, g, prefix.tokens) + own : own,
     },
   ];
+}
+
+/** The prompt tokens request i means to send, at the workload's 4 characters per token. */
+export function intendedPromptTokens(workload: Workload, i: number): number {
+  const e = workload.datasetIndex[i] as number;
+  const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
+  if (entry) return estimateTokens(entry.messages.map((m) => m.content).join(""));
+  const prefixed =
+    (workload.prefixGroup[i] as number) >= 0 ? (workload.spec.prefix?.tokens ?? 0) : 0;
+  return (workload.inputTokens[i] as number) + prefixed;
 }
 
 /** The expected output length when the workload fixes it (ignore_eos with max_tokens), else undefined. */

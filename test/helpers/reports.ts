@@ -13,6 +13,8 @@ export interface FakeTrial {
   failed?: Partial<Record<Outcome, number>>;
   valid?: boolean;
   fingerprint?: string;
+  /** Prompt tokens per request the server counted (usage), against 256 intended. */
+  promptTokens?: number;
 }
 
 export function fakeReport(t: FakeTrial): MeasureReport {
@@ -63,6 +65,9 @@ export function fakeReport(t: FakeTrial): MeasureReport {
       maxGcShare: undefined,
     },
     slo: {},
+    ...(t.promptTokens === undefined
+      ? {}
+      : { promptTokens: { intended: 256 * ok, server: t.promptTokens * ok, requests: ok } }),
   });
   return {
     schema: "llm-perf-gate/measure@2",

@@ -70,3 +70,18 @@ test("a log tail is fenced and bounded: backticks inside cannot close the fence"
   const long = fenced("y".repeat(1000));
   assert.equal(long[1]?.length, 301, "a long line is cut, marked …");
 });
+
+test("prompt tokens as each server counted them; arms that count the same prompts differently are flagged", async () => {
+  const arm = (promptTokens: number) =>
+    [100, 101, 99].map((ttftMs) => ({ ttftMs, itlMs: 10, promptTokens }));
+  const same = renderMarkdown(await results(arm(262), arm(262)), "default");
+  assert.match(
+    same,
+    /prompt tokens per request: ≈ 256 intended \(estimate \(4 characters per token\)\); the servers counted 262 \(baseline\), 262 \(candidate\)\n/,
+  );
+  const changed = renderMarkdown(await results(arm(262), arm(301)), "default");
+  assert.match(
+    changed,
+    /262 \(baseline\), 301 \(candidate\) — ⚠️ the arms count the same prompts differently \(\+14\.9 %\): a tokenizer or chat-template change/,
+  );
+});

@@ -65,6 +65,14 @@ test("a candidate without prefix caching fails on p95 TTFT with shared prefixes,
     /· shared prefixes: 4 groups × 1024 tokens, uniform ·/,
     "the comment says what the load looked like",
   );
+  // The mock counts 4 characters per token, as the workload does: what was meant is what it counted.
+  const prompt = shared.run.trials[0]?.report.tokens.prompt;
+  assert.equal(prompt?.intended_mean, 1088);
+  assert.ok(Math.abs((prompt?.server_mean as number) - 1088) <= 2, `${prompt?.server_mean}`);
+  assert.match(
+    renderMarkdown(shared.results, "default"),
+    /prompt tokens per request: ≈ 1088 intended \(estimate \(4 characters per token\)\); the servers counted 10\d\d \(baseline\), 10\d\d \(candidate\)/,
+  );
   assert.ok((shared.cached[0] as number) > 0, "the baseline's cache held the prefixes");
   assert.equal(shared.cached[1], 0, "the candidate has none");
 

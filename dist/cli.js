@@ -54078,6 +54078,7 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
     fixedTokens,
     headers: void 0,
     body: void 0,
+    text: void 0,
     outcome: void 0
   };
 }
@@ -56856,6 +56857,11 @@ var SETTINGS = [
   { name: "prefix-groups", scope: "trial", default: "0" },
   { name: "prefix-len", scope: "trial", default: "512" },
   { name: "prefix-pick", scope: "trial", default: "uniform" },
+  // Multi-turn sessions: the arrivals start sessions; 1 turn = single requests.
+  { name: "turns", scope: "trial", default: "1" },
+  { name: "think-time", scope: "trial", default: "0s" },
+  // The later turns' user messages; default: input-len.
+  { name: "turn-input-len", scope: "trial" },
   // A replayed trace instead of an arrival process and synthetic lengths.
   { name: "trace", scope: "trial" },
   { name: "trace-format", scope: "trial", default: "auto" },
@@ -57291,6 +57297,27 @@ function parseReplay(raw, readFile, trialS) {
     }
   };
 }
+function parseSessions(raw, fixedPrompts) {
+  const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
+  if (turns === 1) {
+    for (const name of ["think-time", "turn-input-len"])
+      if (given(raw, name) !== void 0)
+        throw new InputError(
+          `${name} = ${given(raw, name)} is used only with turns above 1 (set turns, or remove ${name})`
+        );
+    return void 0;
+  }
+  if (fixedPrompts)
+    throw new InputError(
+      `turns = ${turns} is not used with a dataset or a trace: their prompts are single requests (remove turns)`
+    );
+  const later = given(raw, "turn-input-len") ?? defaulted(raw, "input-len");
+  return {
+    turns,
+    thinkS: parseDurationS("think-time", defaulted(raw, "think-time"), { min: 0, max: 3600 }),
+    laterInputLen: parseLengthSpec("turn-input-len", later)
+  };
+}
 function parsePrefix(raw, withDataset) {
   const groups = parseNumber("prefix-groups", defaulted(raw, "prefix-groups"), {
     integer: true,
@@ -57384,7 +57411,8 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
       dataset,
       promptRound: 0,
       prefix: parsePrefix(raw, dataset !== void 0),
-      trace: replay?.trace
+      trace: replay?.trace,
+      sessions: parseSessions(raw, dataset !== void 0 || replay !== void 0)
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86400 }),
     maxConcurrency: maxConcurrency === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
@@ -58686,6 +58714,7 @@ function applyStreamEvent(r, data, nowMs, type = "") {
   let output = false;
   for (const choice of event.choices) {
     if (choice.output) output = true;
+    if (r.text !== void 0) r.text += choice.content;
     if (choice.finishReason !== void 0) r.finishReason = choice.finishReason;
   }
   if (output) {
@@ -59705,7 +59734,7 @@ function context(r, config) {
   ] : [];
   const bounds = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
   return [
-    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
+    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` \xB7 sessions of ${w.sessions}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
     `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config),
@@ -62660,7 +62689,12 @@ function buildWorkload(spec) {
     warmup = all.filter((t) => t < warmupMs);
     measured2 = all.filter((t) => t >= warmupMs);
   }
-  const offsetsMs = Float64Array.from([...warmup, ...measured2]);
+  const firsts = [...warmup, ...measured2];
+  const turns = spec.sessions?.turns ?? 1;
+  const offsetsMs = Float64Array.from(
+    { length: firsts.length * turns },
+    (_, i) => i < firsts.length ? firsts[i] : Number.NaN
+  );
   const n = offsetsMs.length;
   const maxTokens = new Int32Array(n);
   const inputTokens = new Int32Array(n);
@@ -62682,8 +62716,9 @@ function buildWorkload(spec) {
       datasetIndex[i] = e;
       requested = entries[e].maxTokens;
     } else {
-      inputTokens[i] = sampleLength(spec.inputLen, rng);
-      if (cdf)
+      const later = spec.sessions && i >= firsts.length ? spec.sessions : void 0;
+      inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
+      if (cdf && !later)
         prefixGroup[i] = pickGroup(
           cdf,
           new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
@@ -62697,7 +62732,9 @@ function buildWorkload(spec) {
   const workload = {
     spec,
     offsetsMs,
-    warmupCount: warmup.length,
+    scheduledCount: firsts.length,
+    warmupCount: warmup.length * turns,
+    warmupSessions: spec.sessions ? warmup.length : 0,
     maxTokens,
     inputTokens,
     datasetIndex,
@@ -62789,6 +62826,31 @@ function fixedOutputTokens(workload, i) {
 function measuredCount(workload) {
   return workload.offsetsMs.length - workload.warmupCount;
 }
+function sessionTurn(workload, i) {
+  const turns = workload.spec.sessions?.turns ?? 1;
+  const s = workload.scheduledCount;
+  if (i < s) return { session: i, turn: 0 };
+  const k = i - s;
+  return { session: Math.floor(k / (turns - 1)), turn: k % (turns - 1) + 1 };
+}
+function turnIndex(workload, session, turn) {
+  const turns = workload.spec.sessions?.turns ?? 1;
+  return turn === 0 ? session : workload.scheduledCount + session * (turns - 1) + (turn - 1);
+}
+function isWarmup(workload, i) {
+  if (!workload.spec.sessions) return i < workload.warmupCount;
+  return sessionTurn(workload, i).session < workload.warmupSessions;
+}
+function turnMessages(workload, i, history) {
+  const { seed, promptRound } = workload.spec;
+  return [
+    ...history,
+    {
+      role: "user",
+      content: syntheticPrompt(seed, i, workload.inputTokens[i], promptRound)
+    }
+  ];
+}
 function fingerprint(w) {
   let h = hashString(
     JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name, trace: w.spec.trace?.name })
@@ -62797,7 +62859,8 @@ function fingerprint(w) {
   for (let i = 0; i < w.offsetsMs.length; i++) {
     h = mixSeeds(
       h,
-      Math.round(w.offsetsMs[i] * 1e3),
+      // A later turn has no offset (NaN): it is due when the turn before it ends.
+      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round(w.offsetsMs[i] * 1e3),
       w.maxTokens[i],
       w.inputTokens[i],
       w.datasetIndex[i]
@@ -62824,7 +62887,8 @@ function describeWorkload(w) {
     max_tokens: w.maxTokens ?? null,
     ignore_eos: w.ignoreEos,
     dataset: w.dataset?.name ?? null,
-    prefix: w.dataset ? null : describePrefix(w.prefix)
+    prefix: w.dataset ? null : describePrefix(w.prefix),
+    sessions: w.sessions ? `${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${formatLengthSpec(w.sessions.laterInputLen)} tokens` : null
   };
 }
 
@@ -62989,15 +63053,22 @@ async function runTrial(options) {
     },
     Math.max(0, startMs + workload.windowStartMs - clock.now())
   );
-  const lastOffsetMs = n > 0 ? workload.offsetsMs[n - 1] : 0;
-  const hardStopMs = startMs + lastOffsetMs + timeoutMs + (options.hardStopGraceMs ?? 2e3);
+  const scheduled = workload.scheduledCount;
+  const sessions = workload.spec.sessions;
+  const turns = sessions?.turns ?? 1;
+  const thinkMs = (sessions?.thinkS ?? 0) * 1e3;
+  const lastOffsetMs = scheduled > 0 ? workload.offsetsMs[scheduled - 1] : 0;
+  const hardStopMs = startMs + lastOffsetMs + turns * timeoutMs + (turns - 1) * thinkMs + (options.hardStopGraceMs ?? 2e3);
   const inFlight = /* @__PURE__ */ new Map();
   const waiting = [];
   let next = 0;
   let done = 0;
   let failed = 0;
   let sent = 0;
+  let neverDue = 0;
   let hardStopped = false;
+  const histories = /* @__PURE__ */ new Map();
+  const due = /* @__PURE__ */ new Map();
   let sleeping;
   let polling;
   let resolveAll = () => {
@@ -63011,7 +63082,46 @@ async function runTrial(options) {
     done++;
     if (r.outcome !== "ok") failed++;
     if (!r.warmup) onRequest(r);
+    if (sessions) nextTurn(r);
     if (done === n) resolveAll();
+  };
+  const nextTurn = (r) => {
+    const { session, turn } = sessionTurn(workload, r.index);
+    if (turn + 1 >= turns) {
+      histories.delete(session);
+      return;
+    }
+    if (r.outcome !== "ok" || hardStopped) {
+      const left = turns - turn - 1;
+      histories.delete(session);
+      sentUser.delete(r.index);
+      done += left;
+      if (!r.warmup) neverDue += left;
+      return;
+    }
+    const history = histories.get(session) ?? [];
+    history.push(...turn === 0 ? messagesFor(workload, r.index) : [lastUser(r.index)], {
+      role: "assistant",
+      content: r.text ?? ""
+    });
+    histories.set(session, history);
+    const next2 = recordFor(turnIndex(workload, session, turn + 1), r.endMs + thinkMs);
+    due.set(
+      next2,
+      setTimeout(
+        () => {
+          due.delete(next2);
+          fireRecord(next2);
+        },
+        Math.max(0, next2.scheduledMs - clock.now())
+      )
+    );
+  };
+  const sentUser = /* @__PURE__ */ new Map();
+  const lastUser = (i) => {
+    const m = sentUser.get(i);
+    sentUser.delete(i);
+    return m;
   };
   const censor = (r, handle, why) => {
     r.timedOut = true;
@@ -63020,7 +63130,16 @@ async function runTrial(options) {
     finish(r);
   };
   let prepared;
-  const build2 = (i) => loadRequestBody(target, messagesFor(workload, i), workload.maxTokens[i]);
+  const build2 = (i) => {
+    const { session, turn } = sessionTurn(workload, i);
+    let messages;
+    if (turn === 0) messages = messagesFor(workload, i);
+    else {
+      messages = turnMessages(workload, i, histories.get(session) ?? []);
+      sentUser.set(i, messages.at(-1));
+    }
+    return loadRequestBody(target, messages, workload.maxTokens[i]);
+  };
   const bodyOf = (i) => prepared?.index === i ? prepared.body : build2(i);
   const prepare = (i) => {
     if (i < n && prepared?.index !== i) prepared = { index: i, body: build2(i) };
@@ -63054,28 +63173,28 @@ async function runTrial(options) {
       dispatch(r);
     }
   };
-  const recordFor = (i) => {
-    const scheduledMs = startMs + workload.offsetsMs[i];
-    const warmup = i < workload.warmupCount;
-    return newRecord(
+  const recordFor = (i, dueMs = startMs + workload.offsetsMs[i]) => {
+    const r = newRecord(
       i,
-      warmup,
-      scheduledMs,
-      scheduledMs + timeoutMs,
+      isWarmup(workload, i),
+      dueMs,
+      dueMs + timeoutMs,
       fixedOutputTokens(workload, i)
     );
+    if (sessions) r.text = "";
+    return r;
   };
-  const fire = (i) => {
-    const r = recordFor(i);
+  const fireRecord = (r) => {
     if (cap !== void 0 && inFlight.size >= cap) waiting.push(r);
     else dispatch(r);
   };
+  const fire = (i) => fireRecord(recordFor(i));
   const schedule = () => {
     sleeping = void 0;
     polling = void 0;
     const now = clock.now();
-    while (next < n && startMs + workload.offsetsMs[next] <= now) fire(next++);
-    if (next >= n || hardStopped) return;
+    while (next < scheduled && startMs + workload.offsetsMs[next] <= now) fire(next++);
+    if (next >= scheduled || hardStopped) return;
     const waitMs = startMs + workload.offsetsMs[next] - now;
     if (waitMs > SPIN_MS) {
       prepare(next);
@@ -63102,7 +63221,12 @@ async function runTrial(options) {
     if (hardStopped) return;
     hardStopped = true;
     stopScheduling();
-    while (next < n) finish(recordFor(next++));
+    while (next < scheduled) finish(recordFor(next++));
+    for (const [r, timer] of due) {
+      clearTimeout(timer);
+      due.delete(r);
+      finish(r);
+    }
     for (const r of waiting.splice(0)) finish(r);
     for (const [r, handle] of inFlight) censor(r, handle, "hard deadline");
   };
@@ -63134,7 +63258,8 @@ async function runTrial(options) {
   clearTimeout(startProbesAt);
   const readings = (probes ?? startProbes()).stop();
   if (ownPool) await dispatcher.close();
-  return { startMs, endMs, readings, hardStopped };
+  for (const timer of due.values()) clearTimeout(timer);
+  return { startMs, endMs, readings, hardStopped, neverDue };
 }
 
 // src/measure/measure.ts
@@ -63151,6 +63276,9 @@ async function measure(options, deps = {}) {
     lateSendMs(options.workload.arrival)
   );
   let lastMeasuredEndMs = Number.NaN;
+  const turns = options.workload.sessions?.turns ?? 1;
+  const ttftByTurn = Array.from({ length: turns }, () => []);
+  const ended = { completed: 0, failed: 0 };
   const prompt = { intended: 0, server: 0, requests: 0 };
   const run = await runTrial({
     target: options.target,
@@ -63159,7 +63287,14 @@ async function measure(options, deps = {}) {
     maxConcurrency: options.maxConcurrency,
     onRequest: (r) => {
       recorder.add(r);
-      if (r.usagePromptTokens !== void 0) {
+      if (options.workload.sessions) {
+        const { turn } = sessionTurn(workload, r.index);
+        if (r.outcome === "ok") {
+          ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
+          if (turn === turns - 1) ended.completed++;
+        } else ended.failed++;
+      }
+      if (r.usagePromptTokens !== void 0 && sessionTurn(workload, r.index).turn === 0) {
         prompt.intended += intendedPromptTokens(workload, r.index);
         prompt.server += r.usagePromptTokens;
         prompt.requests++;
@@ -63180,9 +63315,9 @@ async function measure(options, deps = {}) {
     slo: options.slo,
     promptTokens: prompt
   });
-  if (summary.scheduled !== measuredCount(workload)) {
+  if (summary.scheduled + run.neverDue !== measuredCount(workload)) {
     throw new Error(
-      `internal error: ${summary.scheduled} outcomes for ${measuredCount(workload)} scheduled requests`
+      `internal error: ${summary.scheduled} outcomes and ${run.neverDue} turns never due for ${measuredCount(workload)} requests`
     );
   }
   const w = options.workload;
@@ -63203,6 +63338,14 @@ async function measure(options, deps = {}) {
       fingerprint: workload.fingerprint,
       warmup_requests: workload.warmupCount
     },
+    sessions: options.workload.sessions ? {
+      turns,
+      started: workload.scheduledCount - workload.warmupSessions,
+      ...ended,
+      ttft_p50_ms_by_turn: ttftByTurn.map(
+        (xs) => xs.length === 0 ? null : Math.round(median(xs) * 1e3) / 1e3
+      )
+    } : null,
     ...summary
   };
 }
@@ -65737,7 +65880,7 @@ function formatMeasureReport(r) {
   ];
   const table = [
     ["ms", ...COLUMNS.map((c) => c === "p999" ? "p99.9" : c), "count"],
-    ...rows.map(([name, s]) => [name, ...COLUMNS.map((c) => cell(s, c)), String(s.count)])
+    ...rows.map(([name, s2]) => [name, ...COLUMNS.map((c) => cell(s2, c)), String(s2.count)])
   ];
   const widths = table[0].map(
     (_, i) => Math.max(...table.map((row) => row[i].length))
@@ -65754,6 +65897,12 @@ function formatMeasureReport(r) {
   lines2.push(
     `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " \u2014 chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`
   );
+  const s = r.sessions;
+  if (s) {
+    lines2.push(
+      `sessions: ${s.started} started in the window, ${s.completed} completed, ${s.failed} ended by a failed turn; TTFT p50 by turn ${s.ttft_p50_ms_by_turn.map((v2) => v2 === null ? "\u2013" : compact(v2)).join(", ")} ms (later turns carry the history: a prefix cache shows here)`
+    );
+  }
   const words = promptWords(r.tokens.prompt);
   if (words) lines2.push(`prompt tokens: ${words}`);
   if (r.reconnects > 0) {

@@ -229,6 +229,29 @@ function parseReplay(
   };
 }
 
+/** Multi-turn sessions (turns, think-time, turn-input-len): synthetic prompts only. */
+function parseSessions(raw: RawSettings, fixedPrompts: boolean): WorkloadSpec["sessions"] {
+  const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
+  if (turns === 1) {
+    for (const name of ["think-time", "turn-input-len"] as const)
+      if (given(raw, name) !== undefined)
+        throw new InputError(
+          `${name} = ${given(raw, name)} is used only with turns above 1 (set turns, or remove ${name})`,
+        );
+    return undefined;
+  }
+  if (fixedPrompts)
+    throw new InputError(
+      `turns = ${turns} is not used with a dataset or a trace: their prompts are single requests (remove turns)`,
+    );
+  const later = given(raw, "turn-input-len") ?? defaulted(raw, "input-len");
+  return {
+    turns,
+    thinkS: parseDurationS("think-time", defaulted(raw, "think-time"), { min: 0, max: 3600 }),
+    laterInputLen: parseLengthSpec("turn-input-len", later),
+  };
+}
+
 /** Shared prefixes (prefix-groups, prefix-len, prefix-pick): synthetic prompts only. */
 function parsePrefix(raw: RawSettings, withDataset: boolean): WorkloadSpec["prefix"] {
   const groups = parseNumber("prefix-groups", defaulted(raw, "prefix-groups"), {
@@ -345,6 +368,7 @@ export function parseMeasureOptions(
       promptRound: 0,
       prefix: parsePrefix(raw, dataset !== undefined),
       trace: replay?.trace,
+      sessions: parseSessions(raw, dataset !== undefined || replay !== undefined),
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86_400 }),
     maxConcurrency:

@@ -49,6 +49,11 @@ export const SETTINGS = [
   { name: "prefix-groups", scope: "trial", default: "0" },
   { name: "prefix-len", scope: "trial", default: "512" },
   { name: "prefix-pick", scope: "trial", default: "uniform" },
+  // Multi-turn sessions: the arrivals start sessions; 1 turn = single requests.
+  { name: "turns", scope: "trial", default: "1" },
+  { name: "think-time", scope: "trial", default: "0s" },
+  // The later turns' user messages; default: input-len.
+  { name: "turn-input-len", scope: "trial" },
   // A replayed trace instead of an arrival process and synthetic lengths.
   { name: "trace", scope: "trial" },
   { name: "trace-format", scope: "trial", default: "auto" },

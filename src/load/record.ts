@@ -58,6 +58,8 @@ export interface RequestRecord {
   /** Bounded excerpts, kept for non-2xx responses and errors only. */
   headers: Record<string, string> | undefined;
   body: string | undefined;
+  /** The streamed answer's text, kept only where it is needed (a session's next turn). */
+  text: string | undefined;
   outcome: Outcome | undefined;
 }
 
@@ -96,6 +98,7 @@ export function newRecord(
     fixedTokens,
     headers: undefined,
     body: undefined,
+    text: undefined,
     outcome: undefined,
   };
 }

@@ -3,10 +3,14 @@
 // An optional max-concurrency cap makes it closed-loop: the wait for a slot is
 // latency too. Every request ends in exactly one outcome: not finished by
 // scheduled + timeout is censored, not sent by then is unsent. The trial never
-// runs past its hard deadline.
+// runs past its hard deadline. Multi-turn sessions: the first turns are on the
+// schedule; each later turn is due think-time after the turn before it ended
+// (its latency counts from then) and carries the session's history; a failed
+// turn ends its session, and its later turns never fall due.
 
 import { type Dispatcher, Pool } from "undici";
 import { errorMessage } from "../common/errors.ts";
+import type { ChatMessage } from "../openai/target.ts";
 import {
   completionPath,
   loadRequestBody,
@@ -14,7 +18,15 @@ import {
   requestHeaders,
   type Target,
 } from "../openai/target.ts";
-import { fixedOutputTokens, messagesFor, type Workload } from "../workload/plan.ts";
+import {
+  fixedOutputTokens,
+  isWarmup,
+  messagesFor,
+  sessionTurn,
+  turnIndex,
+  turnMessages,
+  type Workload,
+} from "../workload/plan.ts";
 import { type InFlight, sendCompletion } from "./client.ts";
 import { classify } from "./outcome.ts";
 import { collectGarbage, type ProbeReadings, type Probes, startProbes } from "./probes.ts";
@@ -60,6 +72,8 @@ export interface TrialRun {
   endMs: number;
   readings: ProbeReadings;
   hardStopped: boolean;
+  /** Measured later turns that never fell due: their session had ended (a failed turn, the hard stop). */
+  neverDue: number;
 }
 
 /** Lead time between planning and the first offset, so the first send is not late. */
@@ -109,8 +123,18 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     },
     Math.max(0, startMs + workload.windowStartMs - clock.now()),
   );
-  const lastOffsetMs = n > 0 ? (workload.offsetsMs[n - 1] as number) : 0;
-  const hardStopMs = startMs + lastOffsetMs + timeoutMs + (options.hardStopGraceMs ?? 2000);
+  const scheduled = workload.scheduledCount;
+  const sessions = workload.spec.sessions;
+  const turns = sessions?.turns ?? 1;
+  const thinkMs = (sessions?.thinkS ?? 0) * 1000;
+  const lastOffsetMs = scheduled > 0 ? (workload.offsetsMs[scheduled - 1] as number) : 0;
+  // A session's last turn may end as late as every turn taking its timeout after its think time.
+  const hardStopMs =
+    startMs +
+    lastOffsetMs +
+    turns * timeoutMs +
+    (turns - 1) * thinkMs +
+    (options.hardStopGraceMs ?? 2000);
 
   const inFlight = new Map<RequestRecord, InFlight>();
   const waiting: RequestRecord[] = [];
@@ -118,7 +142,11 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   let done = 0;
   let failed = 0;
   let sent = 0;
+  let neverDue = 0;
   let hardStopped = false;
+  /** Each live session's messages so far; later turns waiting for their due time. */
+  const histories = new Map<number, ChatMessage[]>();
+  const due = new Map<RequestRecord, NodeJS.Timeout>();
   let sleeping: NodeJS.Timeout | undefined;
   let polling: NodeJS.Immediate | undefined;
   let resolveAll: () => void = () => {};
@@ -132,7 +160,51 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     done++;
     if (r.outcome !== "ok") failed++;
     if (!r.warmup) onRequest(r);
+    if (sessions) nextTurn(r);
     if (done === n) resolveAll();
+  };
+
+  /** After a session's turn: its next turn falls due think-time later, or the session ends. */
+  const nextTurn = (r: RequestRecord) => {
+    const { session, turn } = sessionTurn(workload, r.index);
+    if (turn + 1 >= turns) {
+      histories.delete(session);
+      return;
+    }
+    if (r.outcome !== "ok" || hardStopped) {
+      // The session ends here: its later turns are never due, never scheduled.
+      const left = turns - turn - 1;
+      histories.delete(session);
+      sentUser.delete(r.index);
+      done += left;
+      if (!r.warmup) neverDue += left;
+      return;
+    }
+    const history = histories.get(session) ?? [];
+    history.push(...(turn === 0 ? messagesFor(workload, r.index) : [lastUser(r.index)]), {
+      role: "assistant",
+      content: r.text ?? "",
+    });
+    histories.set(session, history);
+    const next = recordFor(turnIndex(workload, session, turn + 1), r.endMs + thinkMs);
+    due.set(
+      next,
+      setTimeout(
+        () => {
+          due.delete(next);
+          fireRecord(next);
+        },
+        Math.max(0, next.scheduledMs - clock.now()),
+      ),
+    );
+  };
+
+  /** A later turn's own user message, as it was sent (the history holds it once the answer is in). */
+  const sentUser = new Map<number, ChatMessage>();
+  const lastUser = (i: number): ChatMessage => {
+    const m = sentUser.get(i) as ChatMessage;
+    sentUser.delete(i);
+    return m;
   };
 
   /** Ends an in-flight request at its deadline: censored, its connection aborted. */
@@ -146,8 +218,16 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   // The next request's body is built while the scheduler waits for its send
   // time, so that building it (the prompt, JSON) is not part of the send skew.
   let prepared: { index: number; body: string } | undefined;
-  const build = (i: number) =>
-    loadRequestBody(target, messagesFor(workload, i), workload.maxTokens[i] as number);
+  const build = (i: number) => {
+    const { session, turn } = sessionTurn(workload, i);
+    let messages: ChatMessage[];
+    if (turn === 0) messages = messagesFor(workload, i);
+    else {
+      messages = turnMessages(workload, i, histories.get(session) ?? []);
+      sentUser.set(i, messages.at(-1) as ChatMessage);
+    }
+    return loadRequestBody(target, messages, workload.maxTokens[i] as number);
+  };
   const bodyOf = (i: number) => (prepared?.index === i ? prepared.body : build(i));
   const prepare = (i: number) => {
     if (i < n && prepared?.index !== i) prepared = { index: i, body: build(i) };
@@ -184,30 +264,31 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     }
   };
 
-  const recordFor = (i: number) => {
-    const scheduledMs = startMs + (workload.offsetsMs[i] as number);
-    const warmup = i < workload.warmupCount;
-    return newRecord(
+  const recordFor = (i: number, dueMs = startMs + (workload.offsetsMs[i] as number)) => {
+    const r = newRecord(
       i,
-      warmup,
-      scheduledMs,
-      scheduledMs + timeoutMs,
+      isWarmup(workload, i),
+      dueMs,
+      dueMs + timeoutMs,
       fixedOutputTokens(workload, i),
     );
+    // A session's answers are its next turn's history.
+    if (sessions) r.text = "";
+    return r;
   };
 
-  const fire = (i: number) => {
-    const r = recordFor(i);
+  const fireRecord = (r: RequestRecord) => {
     if (cap !== undefined && inFlight.size >= cap) waiting.push(r);
     else dispatch(r);
   };
+  const fire = (i: number) => fireRecord(recordFor(i));
 
   const schedule = () => {
     sleeping = undefined;
     polling = undefined;
     const now = clock.now();
-    while (next < n && startMs + (workload.offsetsMs[next] as number) <= now) fire(next++);
-    if (next >= n || hardStopped) return;
+    while (next < scheduled && startMs + (workload.offsetsMs[next] as number) <= now) fire(next++);
+    if (next >= scheduled || hardStopped) return;
     const waitMs = startMs + (workload.offsetsMs[next] as number) - now;
     if (waitMs > SPIN_MS) {
       prepare(next);
@@ -240,7 +321,12 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
     if (hardStopped) return;
     hardStopped = true;
     stopScheduling();
-    while (next < n) finish(recordFor(next++));
+    while (next < scheduled) finish(recordFor(next++));
+    for (const [r, timer] of due) {
+      clearTimeout(timer);
+      due.delete(r);
+      finish(r);
+    }
     for (const r of waiting.splice(0)) finish(r);
     for (const [r, handle] of inFlight) censor(r, handle, "hard deadline");
   };
@@ -281,5 +367,6 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   clearTimeout(startProbesAt);
   const readings = (probes ?? startProbes()).stop();
   if (ownPool) await dispatcher.close();
-  return { startMs, endMs, readings, hardStopped };
+  for (const timer of due.values()) clearTimeout(timer);
+  return { startMs, endMs, readings, hardStopped, neverDue };
 }

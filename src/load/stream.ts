@@ -37,6 +37,7 @@ export function applyStreamEvent(r: RequestRecord, data: string, nowMs: number, 
   let output = false;
   for (const choice of event.choices) {
     if (choice.output) output = true;
+    if (r.text !== undefined) r.text += choice.content;
     if (choice.finishReason !== undefined) r.finishReason = choice.finishReason;
   }
   if (output) {

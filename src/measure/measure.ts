@@ -1,6 +1,7 @@
 // Measures one endpoint: workload → open-loop trial → metrics → report. The
 // CLI's `measure` and each trial of the gate run this.
 
+import { median } from "simple-statistics";
 import { type Clock, type Progress, runTrial } from "../load/runner.ts";
 import { formatSlo, type Slo, TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
@@ -12,6 +13,7 @@ import {
   describeWorkload,
   intendedPromptTokens,
   measuredCount,
+  sessionTurn,
   type WorkloadDescription,
   type WorkloadSpec,
 } from "../workload/plan.ts";
@@ -28,6 +30,18 @@ export interface MeasureOptions {
   limits: SelfCheckLimits;
 }
 
+export interface SessionSummary {
+  turns: number;
+  /** Measured sessions (those that started in the window). */
+  started: number;
+  /** Every turn ok. */
+  completed: number;
+  /** Ended by a failed turn (its later turns never fell due). */
+  failed: number;
+  /** Median TTFT (ms, from when the turn was due) of the ok requests of each turn; null: none. */
+  ttft_p50_ms_by_turn: (number | null)[];
+}
+
 export interface MeasureReport extends TrialSummary {
   schema: typeof MEASURE_SCHEMA;
   created_at: string;
@@ -40,6 +54,8 @@ export interface MeasureReport extends TrialSummary {
     fingerprint: string;
     warmup_requests: number;
   };
+  /** Multi-turn sessions: how they ended, and TTFT per turn (turn 1 vs later shows the prefix cache). */
+  sessions: SessionSummary | null;
 }
 
 /**
@@ -70,6 +86,9 @@ export async function measure(
     lateSendMs(options.workload.arrival),
   );
   let lastMeasuredEndMs = Number.NaN;
+  const turns = options.workload.sessions?.turns ?? 1;
+  const ttftByTurn: number[][] = Array.from({ length: turns }, () => []);
+  const ended = { completed: 0, failed: 0 };
   const prompt = { intended: 0, server: 0, requests: 0 };
   const run = await runTrial({
     target: options.target,
@@ -78,7 +97,15 @@ export async function measure(
     maxConcurrency: options.maxConcurrency,
     onRequest: (r) => {
       recorder.add(r);
-      if (r.usagePromptTokens !== undefined) {
+      if (options.workload.sessions) {
+        const { turn } = sessionTurn(workload, r.index);
+        if (r.outcome === "ok") {
+          ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
+          if (turn === turns - 1) ended.completed++;
+        } else ended.failed++;
+      }
+      // A later turn's prompt is its history too, which the workload cannot know ahead.
+      if (r.usagePromptTokens !== undefined && sessionTurn(workload, r.index).turn === 0) {
         prompt.intended += intendedPromptTokens(workload, r.index);
         prompt.server += r.usagePromptTokens;
         prompt.requests++;
@@ -104,9 +131,10 @@ export async function measure(
     slo: options.slo,
     promptTokens: prompt,
   });
-  if (summary.scheduled !== measuredCount(workload)) {
+  // Every request has an outcome, but a session's turns after it ended never fell due.
+  if (summary.scheduled + run.neverDue !== measuredCount(workload)) {
     throw new Error(
-      `internal error: ${summary.scheduled} outcomes for ${measuredCount(workload)} scheduled requests`,
+      `internal error: ${summary.scheduled} outcomes and ${run.neverDue} turns never due for ${measuredCount(workload)} requests`,
     );
   }
   const w = options.workload;
@@ -127,6 +155,16 @@ export async function measure(
       fingerprint: workload.fingerprint,
       warmup_requests: workload.warmupCount,
     },
+    sessions: options.workload.sessions
+      ? {
+          turns,
+          started: workload.scheduledCount - workload.warmupSessions,
+          ...ended,
+          ttft_p50_ms_by_turn: ttftByTurn.map((xs) =>
+            xs.length === 0 ? null : Math.round(median(xs) * 1000) / 1000,
+          ),
+        }
+      : null,
     ...summary,
   };
 }

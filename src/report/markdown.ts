@@ -129,7 +129,7 @@ function context(r: GateResults, config: ConfigDescription): string {
       : [];
   const bounds = `baseline, candidate: geometric means over the pairs (change = candidate ÷ baseline − 1) · interval: two one-sided ${Math.round(r.confidence_per_look * 1000) / 10} % bounds, the gate's test`;
   return [
-    `${plural(r.pairs, "pair")} (order ${config.order}) · ${arrival}${w.prefix ? ` · shared prefixes: ${w.prefix}` : ""} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
+    `${plural(r.pairs, "pair")} (order ${config.order}) · ${arrival}${w.prefix ? ` · shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` · sessions of ${w.sessions}` : ""} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
     `${noise} · ${bounds} · smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config),

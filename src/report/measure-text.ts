@@ -62,6 +62,12 @@ export function formatMeasureReport(r: MeasureReport): string {
   lines.push(
     `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`,
   );
+  const s = r.sessions;
+  if (s) {
+    lines.push(
+      `sessions: ${s.started} started in the window, ${s.completed} completed, ${s.failed} ended by a failed turn; TTFT p50 by turn ${s.ttft_p50_ms_by_turn.map((v) => (v === null ? "–" : compact(v))).join(", ")} ms (later turns carry the history: a prefix cache shows here)`,
+    );
+  }
   const words = promptWords(r.tokens.prompt);
   if (words) lines.push(`prompt tokens: ${words}`);
   if (r.reconnects > 0) {

@@ -34,6 +34,20 @@ export interface WorkloadSpec {
   prefix: PrefixSpec | undefined;
   /** The rows of a replayed trace (the arrival is then `trace`); undefined: none. */
   trace: Trace | undefined;
+  /** Multi-turn sessions: the arrivals start sessions; undefined: single requests. */
+  sessions: SessionSpec | undefined;
+}
+
+/**
+ * Sessions arrive on the arrival process (open loop); within one, each turn is
+ * sent `thinkS` after the previous answer ended, carrying the whole history
+ * (the answers the server gave) and a new user message: input-len tokens in
+ * the first turn, `laterInputLen` in the others.
+ */
+export interface SessionSpec {
+  turns: number;
+  thinkS: number;
+  laterInputLen: LengthSpec;
 }
 
 export interface PrefixSpec {
@@ -47,10 +61,18 @@ export interface PrefixSpec {
 
 export interface Workload {
   spec: WorkloadSpec;
-  /** All requests, warm-up first; offsets from the trial start, ascending. */
+  /**
+   * All requests, warm-up first; offsets from the trial start, ascending.
+   * With sessions, the first `scheduledCount` are the sessions' first turns;
+   * a later turn (NaN here) is due when the turn before it has ended.
+   */
   offsetsMs: Float64Array;
-  /** Requests [0, warmupCount) are warm-up: sent, never recorded. */
+  /** Requests sent on the precomputed schedule: all, or the sessions' first turns. */
+  scheduledCount: number;
+  /** Warm-up requests (every turn of a session that starts in the warm-up): sent, never recorded. */
   warmupCount: number;
+  /** Sessions that start in the warm-up (0 without sessions). */
+  warmupSessions: number;
   /** Requested max_tokens per request, 0 = none sent. */
   maxTokens: Int32Array;
   /** Synthetic prompt tokens per request (0 for dataset prompts). */
@@ -117,7 +139,12 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
     warmup = all.filter((t) => t < warmupMs);
     measured = all.filter((t) => t >= warmupMs);
   }
-  const offsetsMs = Float64Array.from([...warmup, ...measured]);
+  const firsts = [...warmup, ...measured];
+  const turns = spec.sessions?.turns ?? 1;
+  // Sessions: the first turns in arrival order, then each session's later turns.
+  const offsetsMs = Float64Array.from({ length: firsts.length * turns }, (_, i) =>
+    i < firsts.length ? (firsts[i] as number) : Number.NaN,
+  );
   const n = offsetsMs.length;
   const maxTokens = new Int32Array(n);
   const inputTokens = new Int32Array(n);
@@ -139,9 +166,11 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
       datasetIndex[i] = e;
       requested = (entries[e] as DatasetEntry).maxTokens;
     } else {
-      inputTokens[i] = sampleLength(spec.inputLen, rng);
-      // Its own stream: adding prefixes leaves every other draw as it was.
-      if (cdf)
+      const later = spec.sessions && i >= firsts.length ? spec.sessions : undefined;
+      inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
+      // Its own stream: adding prefixes leaves every other draw as it was. A
+      // session's prefix is in its first turn, and so in every later turn's history.
+      if (cdf && !later)
         prefixGroup[i] = pickGroup(
           cdf,
           new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform(),
@@ -155,7 +184,9 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
   const workload: Workload = {
     spec,
     offsetsMs,
-    warmupCount: warmup.length,
+    scheduledCount: firsts.length,
+    warmupCount: warmup.length * turns,
+    warmupSessions: spec.sessions ? warmup.length : 0,
     maxTokens,
     inputTokens,
     datasetIndex,
@@ -277,6 +308,42 @@ export function measuredCount(workload: Workload): number {
   return workload.offsetsMs.length - workload.warmupCount;
 }
 
+/** Request i's session and turn (0-based); without sessions, its own session's only turn. */
+export function sessionTurn(workload: Workload, i: number): { session: number; turn: number } {
+  const turns = workload.spec.sessions?.turns ?? 1;
+  const s = workload.scheduledCount;
+  if (i < s) return { session: i, turn: 0 };
+  const k = i - s;
+  return { session: Math.floor(k / (turns - 1)), turn: (k % (turns - 1)) + 1 };
+}
+
+/** The request index of a session's turn. */
+export function turnIndex(workload: Workload, session: number, turn: number): number {
+  const turns = workload.spec.sessions?.turns ?? 1;
+  return turn === 0 ? session : workload.scheduledCount + session * (turns - 1) + (turn - 1);
+}
+
+export function isWarmup(workload: Workload, i: number): boolean {
+  if (!workload.spec.sessions) return i < workload.warmupCount;
+  return sessionTurn(workload, i).session < workload.warmupSessions;
+}
+
+/** A later turn's messages: the session so far (the answers the server gave), then its own user message. */
+export function turnMessages(
+  workload: Workload,
+  i: number,
+  history: readonly ChatMessage[],
+): ChatMessage[] {
+  const { seed, promptRound } = workload.spec;
+  return [
+    ...history,
+    {
+      role: "user",
+      content: syntheticPrompt(seed, i, workload.inputTokens[i] as number, promptRound),
+    },
+  ];
+}
+
 function fingerprint(w: Workload): string {
   let h = hashString(
     JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name, trace: w.spec.trace?.name }),
@@ -285,7 +352,8 @@ function fingerprint(w: Workload): string {
   for (let i = 0; i < w.offsetsMs.length; i++) {
     h = mixSeeds(
       h,
-      Math.round((w.offsetsMs[i] as number) * 1000),
+      // A later turn has no offset (NaN): it is due when the turn before it ends.
+      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round((w.offsetsMs[i] as number) * 1000),
       w.maxTokens[i] as number,
       w.inputTokens[i] as number,
       w.datasetIndex[i] as number,
@@ -311,6 +379,8 @@ export interface WorkloadDescription {
   dataset: string | null;
   /** "8 groups × 512 tokens, uniform" before each prompt, or null. */
   prefix: string | null;
+  /** "4 turns, think 1 s, later turns 64 tokens" (the arrivals start sessions), or null. */
+  sessions: string | null;
 }
 
 export function describePrefix(p: PrefixSpec | undefined): string | null {
@@ -331,5 +401,8 @@ export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
     ignore_eos: w.ignoreEos,
     dataset: w.dataset?.name ?? null,
     prefix: w.dataset ? null : describePrefix(w.prefix),
+    sessions: w.sessions
+      ? `${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${formatLengthSpec(w.sessions.laterInputLen)} tokens`
+      : null,
   };
 }

@@ -203,3 +203,15 @@ test("shared prefixes: parsed, off by default, and bad values named", () => {
     /prefix-groups = 4 is not used with a dataset/,
   );
 });
+
+test("sessions: turns, think-time and turn-input-len parsed; misplaced ones named", () => {
+  assert.equal(parseMeasureOptions(BASE).workload.sessions, undefined);
+  assert.deepEqual(
+    parseMeasureOptions({ ...BASE, turns: "4", "think-time": "2s", "input-len": "900" }).workload
+      .sessions,
+    { turns: 4, thinkS: 2, laterInputLen: { kind: "fixed", tokens: 900 } },
+  );
+  rejects({ "think-time": "1s" }, /think-time = 1s is used only with turns above 1/);
+  rejects({ turns: "0" }, /turns = "?0"? is not accepted/);
+  rejects({ turns: "3", dataset: "d.jsonl" }, /turns = 3 is not used with a dataset or a trace/);
+});

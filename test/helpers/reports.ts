@@ -84,6 +84,7 @@ export function fakeReport(t: FakeTrial): MeasureReport {
       ignore_eos: false,
       dataset: null,
       prefix: null,
+      sessions: null,
       max_concurrency: null,
       timeout_s: 60,
       slo: "none",
@@ -91,6 +92,7 @@ export function fakeReport(t: FakeTrial): MeasureReport {
       fingerprint: t.fingerprint ?? "abcd1234",
       warmup_requests: 20,
     },
+    sessions: null,
     ...summary,
   };
 }

@@ -21,6 +21,7 @@ const SPEC: WorkloadSpec = {
   promptRound: 0,
   prefix: undefined,
   trace: undefined,
+  sessions: undefined,
 };
 
 test("a workload is reproducible byte for byte and its fingerprint tells seeds apart", () => {

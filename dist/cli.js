@@ -62878,7 +62878,8 @@ function describePrefix(p) {
 }
 function describeWorkload(w) {
   return {
-    arrival: describeArrivals(w.arrival),
+    // With sessions the arrivals are sessions, each of several requests.
+    arrival: w.sessions ? describeArrivals(w.arrival).replace(/ req\/s\b/, " sessions/s") : describeArrivals(w.arrival),
     seed: w.seed,
     warmup_s: w.warmupS,
     duration_s: w.durationS,

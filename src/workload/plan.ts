@@ -391,7 +391,10 @@ export function describePrefix(p: PrefixSpec | undefined): string | null {
 
 export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
   return {
-    arrival: describeArrivals(w.arrival),
+    // With sessions the arrivals are sessions, each of several requests.
+    arrival: w.sessions
+      ? describeArrivals(w.arrival).replace(/ req\/s\b/, " sessions/s")
+      : describeArrivals(w.arrival),
     seed: w.seed,
     warmup_s: w.warmupS,
     duration_s: w.durationS,

@@ -54928,7 +54928,8 @@ function parseJsonl(text, source) {
     }
     entries.push({
       messages: checkMessages(messages, source, `line ${i + 1}`),
-      maxTokens
+      maxTokens,
+      later: []
     });
   }
   return entries;
@@ -54942,10 +54943,17 @@ function parseShareGpt(rows, source) {
       (t) => ["human", "user"].includes(t?.from) && typeof t?.value === "string"
     );
     if (first < 0) continue;
-    const reply = turns[first + 1];
+    const replyLength = (k) => typeof turns[k + 1]?.value === "string" ? estimateTokens(turns[k + 1].value) : void 0;
+    const later = [];
+    for (let k = first + 1; k < turns.length; k++) {
+      const t = turns[k];
+      if (["human", "user"].includes(t?.from) && typeof t?.value === "string")
+        later.push({ user: t.value, maxTokens: replyLength(k) });
+    }
     entries.push({
       messages: [{ role: "user", content: turns[first].value }],
-      maxTokens: typeof reply?.value === "string" ? estimateTokens(reply.value) : void 0
+      maxTokens: replyLength(first),
+      later
     });
   }
   if (entries.length === 0) {
@@ -57297,7 +57305,7 @@ function parseReplay(raw, readFile, trialS) {
     }
   };
 }
-function parseSessions(raw, fixedPrompts) {
+function parseSessions(raw, dataset, withTrace) {
   const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
   if (turns === 1) {
     for (const name of ["think-time", "turn-input-len"])
@@ -57307,9 +57315,13 @@ function parseSessions(raw, fixedPrompts) {
         );
     return void 0;
   }
-  if (fixedPrompts)
+  if (withTrace)
     throw new InputError(
-      `turns = ${turns} is not used with a dataset or a trace: their prompts are single requests (remove turns)`
+      `turns = ${turns} is not used with a trace: its rows are single requests (remove turns)`
+    );
+  if (dataset && !dataset.entries.some((e) => e.later.length > 0))
+    throw new InputError(
+      `turns = ${turns} needs conversations of several user turns: dataset ${dataset.name} has none (a ShareGPT file's conversations are sessions; JSONL lines are single requests)`
     );
   const later = given(raw, "turn-input-len") ?? defaulted(raw, "input-len");
   return {
@@ -57412,7 +57424,7 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
       promptRound: 0,
       prefix: parsePrefix(raw, dataset !== void 0),
       trace: replay?.trace,
-      sessions: parseSessions(raw, dataset !== void 0 || replay !== void 0)
+      sessions: parseSessions(raw, dataset, replay !== void 0)
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86400 }),
     maxConcurrency: maxConcurrency === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
@@ -62690,20 +62702,39 @@ function buildWorkload(spec) {
     measured2 = all.filter((t) => t >= warmupMs);
   }
   const firsts = [...warmup, ...measured2];
+  const s = firsts.length;
+  const entries = spec.dataset?.entries;
+  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
+  const entryOf = (session) => entries && order ? entries[order[session % order.length]] : void 0;
   const turns = spec.sessions?.turns ?? 1;
-  const offsetsMs = Float64Array.from(
-    { length: firsts.length * turns },
-    (_, i) => i < firsts.length ? firsts[i] : Number.NaN
+  const turnsOf = Int32Array.from(
+    { length: s },
+    (_, k) => Math.min(turns, 1 + (entryOf(k)?.later.length ?? turns))
   );
-  const n = offsetsMs.length;
+  const laterStart = new Int32Array(s + 1);
+  laterStart[0] = s;
+  for (let k = 0; k < s; k++)
+    laterStart[k + 1] = laterStart[k] + turnsOf[k] - 1;
+  const n = laterStart[s];
+  const offsetsMs = Float64Array.from(
+    { length: n },
+    (_, i) => i < s ? firsts[i] : Number.NaN
+  );
+  const sessionOf = Int32Array.from({ length: n }, (_, i) => i < s ? i : 0);
+  const turnOf = new Int32Array(n);
+  for (let k = 0; k < s; k++) {
+    for (let t = 1; t < turnsOf[k]; t++) {
+      const i = laterStart[k] + t - 1;
+      sessionOf[i] = k;
+      turnOf[i] = t;
+    }
+  }
   const maxTokens = new Int32Array(n);
   const inputTokens = new Int32Array(n);
   const datasetIndex = new Int32Array(n).fill(-1);
   const prefixGroup = new Int32Array(n).fill(-1);
   const traceRow = Int32Array.from({ length: n }, (_, i) => rows[i] ?? -1);
   const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : void 0;
-  const entries = spec.dataset?.entries;
-  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
   for (let i = 0; i < n; i++) {
     const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
     let requested;
@@ -62712,11 +62743,14 @@ function buildWorkload(spec) {
       inputTokens[i] = Math.max(1, row.inputTokens);
       requested = Math.max(1, row.outputTokens);
     } else if (entries && order) {
-      const e = order[i % order.length];
+      const session = sessionOf[i];
+      const e = order[session % order.length];
+      const turn = turnOf[i];
       datasetIndex[i] = e;
-      requested = entries[e].maxTokens;
+      const entry = entries[e];
+      requested = turn === 0 ? entry.maxTokens : entry.later[turn - 1]?.maxTokens;
     } else {
-      const later = spec.sessions && i >= firsts.length ? spec.sessions : void 0;
+      const later = spec.sessions && i >= s ? spec.sessions : void 0;
       inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
       if (cdf && !later)
         prefixGroup[i] = pickGroup(
@@ -62732,9 +62766,13 @@ function buildWorkload(spec) {
   const workload = {
     spec,
     offsetsMs,
-    scheduledCount: firsts.length,
-    warmupCount: warmup.length * turns,
+    scheduledCount: s,
+    warmupCount: spec.sessions ? laterStart[warmup.length] - s + warmup.length : warmup.length,
     warmupSessions: spec.sessions ? warmup.length : 0,
+    sessionOf,
+    turnOf,
+    turnsOf,
+    laterStart,
     maxTokens,
     inputTokens,
     datasetIndex,
@@ -62827,15 +62865,13 @@ function measuredCount(workload) {
   return workload.offsetsMs.length - workload.warmupCount;
 }
 function sessionTurn(workload, i) {
-  const turns = workload.spec.sessions?.turns ?? 1;
-  const s = workload.scheduledCount;
-  if (i < s) return { session: i, turn: 0 };
-  const k = i - s;
-  return { session: Math.floor(k / (turns - 1)), turn: k % (turns - 1) + 1 };
+  return { session: workload.sessionOf[i], turn: workload.turnOf[i] };
 }
 function turnIndex(workload, session, turn) {
-  const turns = workload.spec.sessions?.turns ?? 1;
-  return turn === 0 ? session : workload.scheduledCount + session * (turns - 1) + (turn - 1);
+  return turn === 0 ? session : workload.laterStart[session] + turn - 1;
+}
+function turnsIn(workload, session) {
+  return workload.turnsOf[session];
 }
 function isWarmup(workload, i) {
   if (!workload.spec.sessions) return i < workload.warmupCount;
@@ -62843,11 +62879,14 @@ function isWarmup(workload, i) {
 }
 function turnMessages(workload, i, history) {
   const { seed, promptRound } = workload.spec;
+  const e = workload.datasetIndex[i];
+  const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
+  const own = entry?.later[workload.turnOf[i] - 1]?.user;
   return [
     ...history,
     {
       role: "user",
-      content: syntheticPrompt(seed, i, workload.inputTokens[i], promptRound)
+      content: own ?? syntheticPrompt(seed, i, workload.inputTokens[i], promptRound)
     }
   ];
 }
@@ -62889,7 +62928,7 @@ function describeWorkload(w) {
     ignore_eos: w.ignoreEos,
     dataset: w.dataset?.name ?? null,
     prefix: w.dataset ? null : describePrefix(w.prefix),
-    sessions: w.sessions ? `${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${formatLengthSpec(w.sessions.laterInputLen)} tokens` : null
+    sessions: w.sessions ? `${w.dataset ? "up to " : ""}${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${w.dataset ? "from the dataset" : `${formatLengthSpec(w.sessions.laterInputLen)} tokens`}` : null
   };
 }
 
@@ -63088,12 +63127,13 @@ async function runTrial(options) {
   };
   const nextTurn = (r) => {
     const { session, turn } = sessionTurn(workload, r.index);
-    if (turn + 1 >= turns) {
+    const own = turnsIn(workload, session);
+    if (turn + 1 >= own) {
       histories.delete(session);
       return;
     }
     if (r.outcome !== "ok" || hardStopped) {
-      const left = turns - turn - 1;
+      const left = own - turn - 1;
       histories.delete(session);
       sentUser.delete(r.index);
       done += left;
@@ -63289,10 +63329,10 @@ async function measure(options, deps = {}) {
     onRequest: (r) => {
       recorder.add(r);
       if (options.workload.sessions) {
-        const { turn } = sessionTurn(workload, r.index);
+        const { session, turn } = sessionTurn(workload, r.index);
         if (r.outcome === "ok") {
           ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
-          if (turn === turns - 1) ended.completed++;
+          if (turn === turnsIn(workload, session) - 1) ended.completed++;
         } else ended.failed++;
       }
       if (r.usagePromptTokens !== void 0 && sessionTurn(workload, r.index).turn === 0) {

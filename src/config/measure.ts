@@ -230,7 +230,11 @@ function parseReplay(
 }
 
 /** Multi-turn sessions (turns, think-time, turn-input-len): synthetic prompts only. */
-function parseSessions(raw: RawSettings, fixedPrompts: boolean): WorkloadSpec["sessions"] {
+function parseSessions(
+  raw: RawSettings,
+  dataset: WorkloadSpec["dataset"],
+  withTrace: boolean,
+): WorkloadSpec["sessions"] {
   const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
   if (turns === 1) {
     for (const name of ["think-time", "turn-input-len"] as const)
@@ -240,9 +244,13 @@ function parseSessions(raw: RawSettings, fixedPrompts: boolean): WorkloadSpec["s
         );
     return undefined;
   }
-  if (fixedPrompts)
+  if (withTrace)
     throw new InputError(
-      `turns = ${turns} is not used with a dataset or a trace: their prompts are single requests (remove turns)`,
+      `turns = ${turns} is not used with a trace: its rows are single requests (remove turns)`,
+    );
+  if (dataset && !dataset.entries.some((e) => e.later.length > 0))
+    throw new InputError(
+      `turns = ${turns} needs conversations of several user turns: dataset ${dataset.name} has none (a ShareGPT file's conversations are sessions; JSONL lines are single requests)`,
     );
   const later = given(raw, "turn-input-len") ?? defaulted(raw, "input-len");
   return {
@@ -368,7 +376,7 @@ export function parseMeasureOptions(
       promptRound: 0,
       prefix: parsePrefix(raw, dataset !== undefined),
       trace: replay?.trace,
-      sessions: parseSessions(raw, dataset !== undefined || replay !== undefined),
+      sessions: parseSessions(raw, dataset, replay !== undefined),
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86_400 }),
     maxConcurrency:

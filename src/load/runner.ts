@@ -25,6 +25,7 @@ import {
   sessionTurn,
   turnIndex,
   turnMessages,
+  turnsIn,
   type Workload,
 } from "../workload/plan.ts";
 import { type InFlight, sendCompletion } from "./client.ts";
@@ -125,7 +126,7 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   );
   const scheduled = workload.scheduledCount;
   const sessions = workload.spec.sessions;
-  const turns = sessions?.turns ?? 1;
+  const turns = sessions?.turns ?? 1; // at most: a ShareGPT conversation may have fewer
   const thinkMs = (sessions?.thinkS ?? 0) * 1000;
   const lastOffsetMs = scheduled > 0 ? (workload.offsetsMs[scheduled - 1] as number) : 0;
   // A session's last turn may end as late as every turn taking its timeout after its think time.
@@ -167,13 +168,14 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   /** After a session's turn: its next turn falls due think-time later, or the session ends. */
   const nextTurn = (r: RequestRecord) => {
     const { session, turn } = sessionTurn(workload, r.index);
-    if (turn + 1 >= turns) {
+    const own = turnsIn(workload, session);
+    if (turn + 1 >= own) {
       histories.delete(session);
       return;
     }
     if (r.outcome !== "ok" || hardStopped) {
       // The session ends here: its later turns are never due, never scheduled.
-      const left = turns - turn - 1;
+      const left = own - turn - 1;
       histories.delete(session);
       sentUser.delete(r.index);
       done += left;

@@ -14,6 +14,7 @@ import {
   intendedPromptTokens,
   measuredCount,
   sessionTurn,
+  turnsIn,
   type WorkloadDescription,
   type WorkloadSpec,
 } from "../workload/plan.ts";
@@ -98,10 +99,10 @@ export async function measure(
     onRequest: (r) => {
       recorder.add(r);
       if (options.workload.sessions) {
-        const { turn } = sessionTurn(workload, r.index);
+        const { session, turn } = sessionTurn(workload, r.index);
         if (r.outcome === "ok") {
           ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
-          if (turn === turns - 1) ended.completed++;
+          if (turn === turnsIn(workload, session) - 1) ended.completed++;
         } else ended.failed++;
       }
       // A later turn's prompt is its history too, which the workload cannot know ahead.

@@ -1,6 +1,7 @@
 // Prompt files: JSONL of {messages, max_tokens?} (one request per line) or
 // ShareGPT JSON (an array of {conversations: [{from, value}, ...]}: the first
-// human turn is the prompt, the following model turn's length the output length).
+// human turn is the prompt, the following model turn's length the output length;
+// the later human turns, with their replies' lengths, are a session's later turns).
 
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { ChatMessage } from "../openai/target.ts";
@@ -9,6 +10,8 @@ export interface DatasetEntry {
   messages: ChatMessage[];
   /** Requested output tokens, when the file says. */
   maxTokens: number | undefined;
+  /** A conversation's later user turns (ShareGPT), for multi-turn sessions; [] for JSONL. */
+  later: { user: string; maxTokens: number | undefined }[];
 }
 
 /** ~4 characters per token: the estimate used wherever no tokenizer is at hand. */
@@ -64,6 +67,7 @@ function parseJsonl(text: string, source: string): DatasetEntry[] {
     entries.push({
       messages: checkMessages(messages, source, `line ${i + 1}`),
       maxTokens: maxTokens as number | undefined,
+      later: [],
     });
   }
   return entries;
@@ -78,10 +82,18 @@ function parseShareGpt(rows: unknown[], source: string): DatasetEntry[] {
       (t) => ["human", "user"].includes(t?.from) && typeof t?.value === "string",
     );
     if (first < 0) continue;
-    const reply = turns[first + 1];
+    const replyLength = (k: number) =>
+      typeof turns[k + 1]?.value === "string" ? estimateTokens(turns[k + 1].value) : undefined;
+    const later: DatasetEntry["later"] = [];
+    for (let k = first + 1; k < turns.length; k++) {
+      const t = turns[k];
+      if (["human", "user"].includes(t?.from) && typeof t?.value === "string")
+        later.push({ user: t.value, maxTokens: replyLength(k) });
+    }
     entries.push({
       messages: [{ role: "user", content: turns[first].value }],
-      maxTokens: typeof reply?.value === "string" ? estimateTokens(reply.value) : undefined,
+      maxTokens: replyLength(first),
+      later,
     });
   }
   if (entries.length === 0) {

@@ -73,6 +73,12 @@ export interface Workload {
   warmupCount: number;
   /** Sessions that start in the warm-up (0 without sessions). */
   warmupSessions: number;
+  /** Per request: its session and turn (0-based); without sessions, i and 0. */
+  sessionOf: Int32Array;
+  turnOf: Int32Array;
+  /** Per session: its turns (a ShareGPT conversation may have fewer than `turns`) and where its later turns start. */
+  turnsOf: Int32Array;
+  laterStart: Int32Array;
   /** Requested max_tokens per request, 0 = none sent. */
   maxTokens: Int32Array;
   /** Synthetic prompt tokens per request (0 for dataset prompts). */
@@ -140,20 +146,41 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
     measured = all.filter((t) => t >= warmupMs);
   }
   const firsts = [...warmup, ...measured];
-  const turns = spec.sessions?.turns ?? 1;
+  const s = firsts.length;
+  const entries = spec.dataset?.entries;
+  const order = entries ? shuffledIndices(entries.length, spec.seed) : undefined;
+  const entryOf = (session: number) =>
+    entries && order
+      ? (entries[order[session % order.length] as number] as DatasetEntry)
+      : undefined;
   // Sessions: the first turns in arrival order, then each session's later turns.
-  const offsetsMs = Float64Array.from({ length: firsts.length * turns }, (_, i) =>
-    i < firsts.length ? (firsts[i] as number) : Number.NaN,
+  const turns = spec.sessions?.turns ?? 1;
+  const turnsOf = Int32Array.from({ length: s }, (_, k) =>
+    Math.min(turns, 1 + (entryOf(k)?.later.length ?? turns)),
   );
-  const n = offsetsMs.length;
+  const laterStart = new Int32Array(s + 1);
+  laterStart[0] = s;
+  for (let k = 0; k < s; k++)
+    laterStart[k + 1] = (laterStart[k] as number) + (turnsOf[k] as number) - 1;
+  const n = laterStart[s] as number;
+  const offsetsMs = Float64Array.from({ length: n }, (_, i) =>
+    i < s ? (firsts[i] as number) : Number.NaN,
+  );
+  const sessionOf = Int32Array.from({ length: n }, (_, i) => (i < s ? i : 0));
+  const turnOf = new Int32Array(n);
+  for (let k = 0; k < s; k++) {
+    for (let t = 1; t < (turnsOf[k] as number); t++) {
+      const i = (laterStart[k] as number) + t - 1;
+      sessionOf[i] = k;
+      turnOf[i] = t;
+    }
+  }
   const maxTokens = new Int32Array(n);
   const inputTokens = new Int32Array(n);
   const datasetIndex = new Int32Array(n).fill(-1);
   const prefixGroup = new Int32Array(n).fill(-1);
   const traceRow = Int32Array.from({ length: n }, (_, i) => rows[i] ?? -1);
   const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : undefined;
-  const entries = spec.dataset?.entries;
-  const order = entries ? shuffledIndices(entries.length, spec.seed) : undefined;
   for (let i = 0; i < n; i++) {
     const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
     let requested: number | undefined;
@@ -162,11 +189,14 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
       inputTokens[i] = Math.max(1, row.inputTokens);
       requested = Math.max(1, row.outputTokens);
     } else if (entries && order) {
-      const e = order[i % order.length] as number;
+      const session = sessionOf[i] as number;
+      const e = order[session % order.length] as number;
+      const turn = turnOf[i] as number;
       datasetIndex[i] = e;
-      requested = (entries[e] as DatasetEntry).maxTokens;
+      const entry = entries[e] as DatasetEntry;
+      requested = turn === 0 ? entry.maxTokens : entry.later[turn - 1]?.maxTokens;
     } else {
-      const later = spec.sessions && i >= firsts.length ? spec.sessions : undefined;
+      const later = spec.sessions && i >= s ? spec.sessions : undefined;
       inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
       // Its own stream: adding prefixes leaves every other draw as it was. A
       // session's prefix is in its first turn, and so in every later turn's history.
@@ -184,9 +214,15 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
   const workload: Workload = {
     spec,
     offsetsMs,
-    scheduledCount: firsts.length,
-    warmupCount: warmup.length * turns,
+    scheduledCount: s,
+    warmupCount: spec.sessions
+      ? (laterStart[warmup.length] as number) - s + warmup.length
+      : warmup.length,
     warmupSessions: spec.sessions ? warmup.length : 0,
+    sessionOf,
+    turnOf,
+    turnsOf,
+    laterStart,
     maxTokens,
     inputTokens,
     datasetIndex,
@@ -310,17 +346,17 @@ export function measuredCount(workload: Workload): number {
 
 /** Request i's session and turn (0-based); without sessions, its own session's only turn. */
 export function sessionTurn(workload: Workload, i: number): { session: number; turn: number } {
-  const turns = workload.spec.sessions?.turns ?? 1;
-  const s = workload.scheduledCount;
-  if (i < s) return { session: i, turn: 0 };
-  const k = i - s;
-  return { session: Math.floor(k / (turns - 1)), turn: (k % (turns - 1)) + 1 };
+  return { session: workload.sessionOf[i] as number, turn: workload.turnOf[i] as number };
 }
 
 /** The request index of a session's turn. */
 export function turnIndex(workload: Workload, session: number, turn: number): number {
-  const turns = workload.spec.sessions?.turns ?? 1;
-  return turn === 0 ? session : workload.scheduledCount + session * (turns - 1) + (turn - 1);
+  return turn === 0 ? session : (workload.laterStart[session] as number) + turn - 1;
+}
+
+/** How many turns session s has. */
+export function turnsIn(workload: Workload, session: number): number {
+  return workload.turnsOf[session] as number;
 }
 
 export function isWarmup(workload: Workload, i: number): boolean {
@@ -335,11 +371,14 @@ export function turnMessages(
   history: readonly ChatMessage[],
 ): ChatMessage[] {
   const { seed, promptRound } = workload.spec;
+  const e = workload.datasetIndex[i] as number;
+  const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
+  const own = entry?.later[(workload.turnOf[i] as number) - 1]?.user;
   return [
     ...history,
     {
       role: "user",
-      content: syntheticPrompt(seed, i, workload.inputTokens[i] as number, promptRound),
+      content: own ?? syntheticPrompt(seed, i, workload.inputTokens[i] as number, promptRound),
     },
   ];
 }
@@ -405,7 +444,7 @@ export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
     dataset: w.dataset?.name ?? null,
     prefix: w.dataset ? null : describePrefix(w.prefix),
     sessions: w.sessions
-      ? `${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${formatLengthSpec(w.sessions.laterInputLen)} tokens`
+      ? `${w.dataset ? "up to " : ""}${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${w.dataset ? "from the dataset" : `${formatLengthSpec(w.sessions.laterInputLen)} tokens`}`
       : null,
   };
 }

@@ -168,7 +168,7 @@ test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
     ]),
   );
   assert.deepEqual(sharegpt.workload.dataset?.entries, [
-    { messages: [{ role: "user", content: "hello there" }], maxTokens: 10 },
+    { messages: [{ role: "user", content: "hello there" }], maxTokens: 10, later: [] },
   ]);
   assert.throws(
     () => parseMeasureOptions({ ...BASE, dataset: "bad.jsonl" }, {}, () => '{"messages":[]}\n'),
@@ -213,5 +213,8 @@ test("sessions: turns, think-time and turn-input-len parsed; misplaced ones name
   );
   rejects({ "think-time": "1s" }, /think-time = 1s is used only with turns above 1/);
   rejects({ turns: "0" }, /turns = "?0"? is not accepted/);
-  rejects({ turns: "3", dataset: "d.jsonl" }, /turns = 3 is not used with a dataset or a trace/);
+  rejects(
+    { turns: "3", dataset: "d.jsonl" },
+    /turns = 3 needs conversations of several user turns: dataset d\.jsonl has none/,
+  );
 });

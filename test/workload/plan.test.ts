@@ -70,6 +70,7 @@ test("dataset prompts cycle in a seeded order and keep their own max_tokens unle
   const entries = [0, 1, 2].map((k) => ({
     messages: [{ role: "user", content: `prompt ${k}` }],
     maxTokens: 10 + k,
+    later: [],
   }));
   const spec = { ...SPEC, outputLen: undefined, dataset: { name: "d.jsonl", entries } };
   const w = buildWorkload(spec);

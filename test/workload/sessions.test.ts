@@ -10,7 +10,13 @@ import { runTrial } from "../../src/load/runner.ts";
 import { measure } from "../../src/measure/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
-import { buildWorkload, sessionTurn } from "../../src/workload/plan.ts";
+import {
+  buildWorkload,
+  messagesFor,
+  sessionTurn,
+  turnIndex,
+  turnMessages,
+} from "../../src/workload/plan.ts";
 
 // A long first message (a document), short follow-ups: 2,000 then 32 tokens a turn.
 const SESSIONS = {
@@ -115,4 +121,65 @@ test("a failed turn ends its session: the later turns never fall due", async () 
   } finally {
     await server.close();
   }
+});
+
+test("ShareGPT conversations are sessions: their human turns in order, the replies' lengths as output lengths", () => {
+  const file = JSON.stringify([
+    {
+      conversations: [
+        { from: "human", value: "first question" },
+        { from: "gpt", value: "x".repeat(40) },
+        { from: "human", value: "second question" },
+        { from: "gpt", value: "y".repeat(80) },
+        { from: "human", value: "third question" },
+        { from: "gpt", value: "z".repeat(12) },
+      ],
+    },
+    {
+      conversations: [
+        { from: "human", value: "only one" },
+        { from: "gpt", value: "ok" },
+      ],
+    },
+  ]);
+  const options = parseMeasureOptions(
+    {
+      url: "http://127.0.0.1:1/v1",
+      model: "m",
+      rate: "5",
+      duration: "2s",
+      warmup: "0s",
+      dataset: "c.json",
+      turns: "4",
+    },
+    {},
+    () => file,
+  );
+  const w = buildWorkload(options.workload);
+  const sessions = w.scheduledCount;
+  assert.equal(sessions, 10);
+  for (let s = 0; s < sessions; s++) {
+    const first = messagesFor(w, s)[0]?.content;
+    const turns = w.turnsOf[s] as number;
+    // A conversation has as many turns as human turns, at most `turns`.
+    assert.equal(turns, first === "first question" ? 3 : 1);
+    if (turns === 3) {
+      const second = turnIndex(w, s, 1);
+      const third = turnIndex(w, s, 2);
+      assert.deepEqual(sessionTurn(w, third), { session: s, turn: 2 });
+      assert.equal(w.maxTokens[s], 10, "the first reply: 40 characters");
+      assert.equal(w.maxTokens[second], 20);
+      assert.equal(w.maxTokens[third], 3);
+      const history = [
+        { role: "user", content: "first question" },
+        { role: "assistant", content: "…" },
+      ];
+      assert.deepEqual(turnMessages(w, second, history).at(-1), {
+        role: "user",
+        content: "second question",
+      });
+      assert.equal(turnMessages(w, third, []).at(-1)?.content, "third question");
+    }
+  }
+  assert.equal(w.offsetsMs.length, sessions + 2 * [...w.turnsOf].filter((t) => t === 3).length);
 });

@@ -435,7 +435,7 @@ var require_JsHistogram = __commonJS({
     var formatters_1 = require_formatters();
     var ulp_1 = require_ulp();
     var Histogram_1 = require_Histogram();
-    var { pow, floor, ceil, log2, max: max2, min } = Math;
+    var { pow, floor, ceil, log2, max: max2, min: min2 } = Math;
     var JsHistogram = class _JsHistogram {
       incrementTotalCount() {
         this._totalCount++;
@@ -633,7 +633,7 @@ var require_JsHistogram = __commonJS({
        * value that all value entries in the histogram are either larger than or equivalent to.
        */
       getValueAtPercentile(percentile) {
-        const requestedPercentile = min(percentile, 100);
+        const requestedPercentile = min2(percentile, 100);
         const fpCountAtPercentile = requestedPercentile / 100 * this.totalCount;
         const countAtPercentile = max2(
           ceil(fpCountAtPercentile - (0, ulp_1.default)(fpCountAtPercentile)),
@@ -983,7 +983,7 @@ var require_JsHistogram = __commonJS({
           }
           this.setTotalCount(this.totalCount + observedOtherTotalCount);
           this.updatedMaxValue(max2(this.maxValue, otherHistogram.maxValue));
-          this.updateMinNonZeroValue(min(this.minNonZeroValue, otherHistogram.minNonZeroValue));
+          this.updateMinNonZeroValue(min2(this.minNonZeroValue, otherHistogram.minNonZeroValue));
         } else {
           const otherMaxIndex = otherHistogram.countsArrayIndex(otherHistogram.maxValue);
           let otherCount = otherHistogram.getCountAtIndex(otherMaxIndex);
@@ -995,7 +995,7 @@ var require_JsHistogram = __commonJS({
             }
           }
         }
-        this.startTimeStampMsec = min(this.startTimeStampMsec, otherHistogram.startTimeStampMsec);
+        this.startTimeStampMsec = min2(this.startTimeStampMsec, otherHistogram.startTimeStampMsec);
         this.endTimeStampMsec = max2(this.endTimeStampMsec, otherHistogram.endTimeStampMsec);
       }
       /**
@@ -1006,7 +1006,7 @@ var require_JsHistogram = __commonJS({
        * {@literal >=} lowestEquivalentValue(<i>value</i>) and {@literal <=} highestEquivalentValue(<i>value</i>)
        */
       getCountAtValue(value2) {
-        const index = min(max2(0, this.countsArrayIndex(value2)), this.countsArrayLength - 1);
+        const index = min2(max2(0, this.countsArrayIndex(value2)), this.countsArrayLength - 1);
         return this.getCountAtIndex(index);
       }
       /**
@@ -1117,22 +1117,22 @@ var require_base64_js = __commonJS({
     var revLookup = [];
     var Arr = typeof Uint8Array !== "undefined" ? Uint8Array : Array;
     var code = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (i = 0, len = code.length; i < len; ++i) {
+    for (i = 0, len2 = code.length; i < len2; ++i) {
       lookup2[i] = code[i];
       revLookup[code.charCodeAt(i)] = i;
     }
     var i;
-    var len;
+    var len2;
     revLookup["-".charCodeAt(0)] = 62;
     revLookup["_".charCodeAt(0)] = 63;
     function getLens(b64) {
-      var len2 = b64.length;
-      if (len2 % 4 > 0) {
+      var len3 = b64.length;
+      if (len3 % 4 > 0) {
         throw new Error("Invalid string. Length must be a multiple of 4");
       }
       var validLen = b64.indexOf("=");
-      if (validLen === -1) validLen = len2;
-      var placeHoldersLen = validLen === len2 ? 0 : 4 - validLen % 4;
+      if (validLen === -1) validLen = len3;
+      var placeHoldersLen = validLen === len3 ? 0 : 4 - validLen % 4;
       return [validLen, placeHoldersLen];
     }
     function byteLength(b64) {
@@ -1151,9 +1151,9 @@ var require_base64_js = __commonJS({
       var placeHoldersLen = lens[1];
       var arr = new Arr(_byteLength(b64, validLen, placeHoldersLen));
       var curByte = 0;
-      var len2 = placeHoldersLen > 0 ? validLen - 4 : validLen;
+      var len3 = placeHoldersLen > 0 ? validLen - 4 : validLen;
       var i2;
-      for (i2 = 0; i2 < len2; i2 += 4) {
+      for (i2 = 0; i2 < len3; i2 += 4) {
         tmp = revLookup[b64.charCodeAt(i2)] << 18 | revLookup[b64.charCodeAt(i2 + 1)] << 12 | revLookup[b64.charCodeAt(i2 + 2)] << 6 | revLookup[b64.charCodeAt(i2 + 3)];
         arr[curByte++] = tmp >> 16 & 255;
         arr[curByte++] = tmp >> 8 & 255;
@@ -1184,20 +1184,20 @@ var require_base64_js = __commonJS({
     }
     function fromByteArray(uint8) {
       var tmp;
-      var len2 = uint8.length;
-      var extraBytes = len2 % 3;
+      var len3 = uint8.length;
+      var extraBytes = len3 % 3;
       var parts = [];
       var maxChunkLength = 16383;
-      for (var i2 = 0, len22 = len2 - extraBytes; i2 < len22; i2 += maxChunkLength) {
+      for (var i2 = 0, len22 = len3 - extraBytes; i2 < len22; i2 += maxChunkLength) {
         parts.push(encodeChunk(uint8, i2, i2 + maxChunkLength > len22 ? len22 : i2 + maxChunkLength));
       }
       if (extraBytes === 1) {
-        tmp = uint8[len2 - 1];
+        tmp = uint8[len3 - 1];
         parts.push(
           lookup2[tmp >> 2] + lookup2[tmp << 4 & 63] + "=="
         );
       } else if (extraBytes === 2) {
-        tmp = (uint8[len2 - 2] << 8) + uint8[len2 - 1];
+        tmp = (uint8[len3 - 2] << 8) + uint8[len3 - 1];
         parts.push(
           lookup2[tmp >> 10] + lookup2[tmp >> 4 & 63] + lookup2[tmp << 2 & 63] + "="
         );
@@ -1244,23 +1244,23 @@ var require_common = __commonJS({
       return buf;
     };
     var fnTyped = {
-      arraySet: function(dest, src, src_offs, len, dest_offs) {
+      arraySet: function(dest, src, src_offs, len2, dest_offs) {
         if (src.subarray && dest.subarray) {
-          dest.set(src.subarray(src_offs, src_offs + len), dest_offs);
+          dest.set(src.subarray(src_offs, src_offs + len2), dest_offs);
           return;
         }
-        for (var i = 0; i < len; i++) {
+        for (var i = 0; i < len2; i++) {
           dest[dest_offs + i] = src[src_offs + i];
         }
       },
       // Join array of chunks to single array.
       flattenChunks: function(chunks) {
-        var i, l, len, pos, chunk, result2;
-        len = 0;
+        var i, l, len2, pos, chunk, result2;
+        len2 = 0;
         for (i = 0, l = chunks.length; i < l; i++) {
-          len += chunks[i].length;
+          len2 += chunks[i].length;
         }
-        result2 = new Uint8Array(len);
+        result2 = new Uint8Array(len2);
         pos = 0;
         for (i = 0, l = chunks.length; i < l; i++) {
           chunk = chunks[i];
@@ -1271,8 +1271,8 @@ var require_common = __commonJS({
       }
     };
     var fnUntyped = {
-      arraySet: function(dest, src, src_offs, len, dest_offs) {
-        for (var i = 0; i < len; i++) {
+      arraySet: function(dest, src, src_offs, len2, dest_offs) {
+        for (var i = 0; i < len2; i++) {
           dest[dest_offs + i] = src[src_offs + i];
         }
       },
@@ -1308,9 +1308,9 @@ var require_trees = __commonJS({
     var Z_TEXT = 1;
     var Z_UNKNOWN = 2;
     function zero(buf) {
-      var len = buf.length;
-      while (--len >= 0) {
-        buf[len] = 0;
+      var len2 = buf.length;
+      while (--len2 >= 0) {
+        buf[len2] = 0;
       }
     }
     var STORED_BLOCK = 0;
@@ -1399,13 +1399,13 @@ var require_trees = __commonJS({
         /*.Len*/
       );
     }
-    function bi_reverse(code, len) {
+    function bi_reverse(code, len2) {
       var res = 0;
       do {
         res |= code & 1;
         code >>>= 1;
         res <<= 1;
-      } while (--len > 0);
+      } while (--len2 > 0);
       return res >>> 1;
     }
     function bi_flush(s) {
@@ -1496,11 +1496,11 @@ var require_trees = __commonJS({
         next_code[bits] = code = code + bl_count[bits - 1] << 1;
       }
       for (n = 0; n <= max_code; n++) {
-        var len = tree[n * 2 + 1];
-        if (len === 0) {
+        var len2 = tree[n * 2 + 1];
+        if (len2 === 0) {
           continue;
         }
-        tree[n * 2] = bi_reverse(next_code[len]++, len);
+        tree[n * 2] = bi_reverse(next_code[len2]++, len2);
       }
     }
     function tr_static_init() {
@@ -1589,14 +1589,14 @@ var require_trees = __commonJS({
       s.bi_buf = 0;
       s.bi_valid = 0;
     }
-    function copy_block(s, buf, len, header2) {
+    function copy_block(s, buf, len2, header2) {
       bi_windup(s);
       if (header2) {
-        put_short(s, len);
-        put_short(s, ~len);
+        put_short(s, len2);
+        put_short(s, ~len2);
       }
-      utils.arraySet(s.pending_buf, s.window, buf, len, s.pending);
-      s.pending += len;
+      utils.arraySet(s.pending_buf, s.window, buf, len2, s.pending);
+      s.pending += len2;
     }
     function smaller(tree, n, m, depth) {
       var _n2 = n * 2;
@@ -1944,11 +1944,11 @@ var require_trees = __commonJS({
 var require_adler32 = __commonJS({
   "node_modules/pako/lib/zlib/adler32.js"(exports2, module2) {
     "use strict";
-    function adler32(adler, buf, len, pos) {
+    function adler32(adler, buf, len2, pos) {
       var s1 = adler & 65535 | 0, s2 = adler >>> 16 & 65535 | 0, n = 0;
-      while (len !== 0) {
-        n = len > 2e3 ? 2e3 : len;
-        len -= n;
+      while (len2 !== 0) {
+        n = len2 > 2e3 ? 2e3 : len2;
+        len2 -= n;
         do {
           s1 = s1 + buf[pos++] | 0;
           s2 = s2 + s1 | 0;
@@ -1978,8 +1978,8 @@ var require_crc32 = __commonJS({
       return table;
     }
     var crcTable = makeTable();
-    function crc32(crc, buf, len, pos) {
-      var t = crcTable, end = pos + len;
+    function crc32(crc, buf, len2, pos) {
+      var t = crcTable, end = pos + len2;
       crc ^= -1;
       for (var i = pos; i < end; i++) {
         crc = crc >>> 8 ^ t[(crc ^ buf[i]) & 255];
@@ -2078,26 +2078,26 @@ var require_deflate = __commonJS({
       return (f << 1) - (f > 4 ? 9 : 0);
     }
     function zero(buf) {
-      var len = buf.length;
-      while (--len >= 0) {
-        buf[len] = 0;
+      var len2 = buf.length;
+      while (--len2 >= 0) {
+        buf[len2] = 0;
       }
     }
     function flush_pending(strm) {
       var s = strm.state;
-      var len = s.pending;
-      if (len > strm.avail_out) {
-        len = strm.avail_out;
+      var len2 = s.pending;
+      if (len2 > strm.avail_out) {
+        len2 = strm.avail_out;
       }
-      if (len === 0) {
+      if (len2 === 0) {
         return;
       }
-      utils.arraySet(strm.output, s.pending_buf, s.pending_out, len, strm.next_out);
-      strm.next_out += len;
-      s.pending_out += len;
-      strm.total_out += len;
-      strm.avail_out -= len;
-      s.pending -= len;
+      utils.arraySet(strm.output, s.pending_buf, s.pending_out, len2, strm.next_out);
+      strm.next_out += len2;
+      s.pending_out += len2;
+      strm.total_out += len2;
+      strm.avail_out -= len2;
+      s.pending -= len2;
       if (s.pending === 0) {
         s.pending_out = 0;
       }
@@ -2115,29 +2115,29 @@ var require_deflate = __commonJS({
       s.pending_buf[s.pending++] = b & 255;
     }
     function read_buf(strm, buf, start, size) {
-      var len = strm.avail_in;
-      if (len > size) {
-        len = size;
+      var len2 = strm.avail_in;
+      if (len2 > size) {
+        len2 = size;
       }
-      if (len === 0) {
+      if (len2 === 0) {
         return 0;
       }
-      strm.avail_in -= len;
-      utils.arraySet(buf, strm.input, strm.next_in, len, start);
+      strm.avail_in -= len2;
+      utils.arraySet(buf, strm.input, strm.next_in, len2, start);
       if (strm.state.wrap === 1) {
-        strm.adler = adler32(strm.adler, buf, len, start);
+        strm.adler = adler32(strm.adler, buf, len2, start);
       } else if (strm.state.wrap === 2) {
-        strm.adler = crc32(strm.adler, buf, len, start);
+        strm.adler = crc32(strm.adler, buf, len2, start);
       }
-      strm.next_in += len;
-      strm.total_in += len;
-      return len;
+      strm.next_in += len2;
+      strm.total_in += len2;
+      return len2;
     }
     function longest_match(s, cur_match) {
       var chain_length = s.max_chain_length;
       var scan = s.strstart;
       var match;
-      var len;
+      var len2;
       var best_len = s.prev_length;
       var nice_match = s.nice_match;
       var limit = s.strstart > s.w_size - MIN_LOOKAHEAD ? s.strstart - (s.w_size - MIN_LOOKAHEAD) : 0;
@@ -2162,12 +2162,12 @@ var require_deflate = __commonJS({
         match++;
         do {
         } while (_win[++scan] === _win[++match] && _win[++scan] === _win[++match] && _win[++scan] === _win[++match] && _win[++scan] === _win[++match] && _win[++scan] === _win[++match] && _win[++scan] === _win[++match] && _win[++scan] === _win[++match] && _win[++scan] === _win[++match] && scan < strend);
-        len = MAX_MATCH - (strend - scan);
+        len2 = MAX_MATCH - (strend - scan);
         scan = strend - MAX_MATCH;
-        if (len > best_len) {
+        if (len2 > best_len) {
           s.match_start = cur_match;
-          best_len = len;
-          if (len >= nice_match) {
+          best_len = len2;
+          if (len2 >= nice_match) {
             break;
           }
           scan_end1 = _win[scan + best_len - 1];
@@ -3130,14 +3130,14 @@ var require_strings = __commonJS({
       }
       return buf;
     };
-    function buf2binstring(buf, len) {
-      if (len < 65534) {
+    function buf2binstring(buf, len2) {
+      if (len2 < 65534) {
         if (buf.subarray && STR_APPLY_UIA_OK || !buf.subarray && STR_APPLY_OK) {
-          return String.fromCharCode.apply(null, utils.shrinkBuf(buf, len));
+          return String.fromCharCode.apply(null, utils.shrinkBuf(buf, len2));
         }
       }
       var result2 = "";
-      for (var i = 0; i < len; i++) {
+      for (var i = 0; i < len2; i++) {
         result2 += String.fromCharCode(buf[i]);
       }
       return result2;
@@ -3147,16 +3147,16 @@ var require_strings = __commonJS({
     };
     exports2.binstring2buf = function(str2) {
       var buf = new utils.Buf8(str2.length);
-      for (var i = 0, len = buf.length; i < len; i++) {
+      for (var i = 0, len2 = buf.length; i < len2; i++) {
         buf[i] = str2.charCodeAt(i);
       }
       return buf;
     };
     exports2.buf2string = function(buf, max2) {
       var i, out, c, c_len;
-      var len = max2 || buf.length;
-      var utf16buf = new Array(len * 2);
-      for (out = 0, i = 0; i < len; ) {
+      var len2 = max2 || buf.length;
+      var utf16buf = new Array(len2 * 2);
+      for (out = 0, i = 0; i < len2; ) {
         c = buf[i++];
         if (c < 128) {
           utf16buf[out++] = c;
@@ -3169,7 +3169,7 @@ var require_strings = __commonJS({
           continue;
         }
         c &= c_len === 2 ? 31 : c_len === 3 ? 15 : 7;
-        while (c_len > 1 && i < len) {
+        while (c_len > 1 && i < len2) {
           c = c << 6 | buf[i++] & 63;
           c_len--;
         }
@@ -3417,7 +3417,7 @@ var require_inffast = __commonJS({
       var dmask;
       var here;
       var op;
-      var len;
+      var len2;
       var dist;
       var from;
       var from_source;
@@ -3459,14 +3459,14 @@ var require_inffast = __commonJS({
               if (op === 0) {
                 output[_out++] = here & 65535;
               } else if (op & 16) {
-                len = here & 65535;
+                len2 = here & 65535;
                 op &= 15;
                 if (op) {
                   if (bits < op) {
                     hold += input[_in++] << bits;
                     bits += 8;
                   }
-                  len += hold & (1 << op) - 1;
+                  len2 += hold & (1 << op) - 1;
                   hold >>>= op;
                   bits -= op;
                 }
@@ -3516,8 +3516,8 @@ var require_inffast = __commonJS({
                         from_source = s_window;
                         if (wnext === 0) {
                           from += wsize - op;
-                          if (op < len) {
-                            len -= op;
+                          if (op < len2) {
+                            len2 -= op;
                             do {
                               output[_out++] = s_window[from++];
                             } while (--op);
@@ -3527,15 +3527,15 @@ var require_inffast = __commonJS({
                         } else if (wnext < op) {
                           from += wsize + wnext - op;
                           op -= wnext;
-                          if (op < len) {
-                            len -= op;
+                          if (op < len2) {
+                            len2 -= op;
                             do {
                               output[_out++] = s_window[from++];
                             } while (--op);
                             from = 0;
-                            if (wnext < len) {
+                            if (wnext < len2) {
                               op = wnext;
-                              len -= op;
+                              len2 -= op;
                               do {
                                 output[_out++] = s_window[from++];
                               } while (--op);
@@ -3545,8 +3545,8 @@ var require_inffast = __commonJS({
                           }
                         } else {
                           from += wnext - op;
-                          if (op < len) {
-                            len -= op;
+                          if (op < len2) {
+                            len2 -= op;
                             do {
                               output[_out++] = s_window[from++];
                             } while (--op);
@@ -3554,15 +3554,15 @@ var require_inffast = __commonJS({
                             from_source = output;
                           }
                         }
-                        while (len > 2) {
+                        while (len2 > 2) {
                           output[_out++] = from_source[from++];
                           output[_out++] = from_source[from++];
                           output[_out++] = from_source[from++];
-                          len -= 3;
+                          len2 -= 3;
                         }
-                        if (len) {
+                        if (len2) {
                           output[_out++] = from_source[from++];
-                          if (len > 1) {
+                          if (len2 > 1) {
                             output[_out++] = from_source[from++];
                           }
                         }
@@ -3572,11 +3572,11 @@ var require_inffast = __commonJS({
                           output[_out++] = output[from++];
                           output[_out++] = output[from++];
                           output[_out++] = output[from++];
-                          len -= 3;
-                        } while (len > 2);
-                        if (len) {
+                          len2 -= 3;
+                        } while (len2 > 2);
+                        if (len2) {
                           output[_out++] = output[from++];
-                          if (len > 1) {
+                          if (len2 > 1) {
                             output[_out++] = output[from++];
                           }
                         }
@@ -3605,9 +3605,9 @@ var require_inffast = __commonJS({
               break;
             }
         } while (_in < last && _out < end);
-      len = bits >> 3;
-      _in -= len;
-      bits -= len << 3;
+      len2 = bits >> 3;
+      _in -= len2;
+      bits -= len2 << 3;
       hold &= (1 << bits) - 1;
       strm.next_in = _in;
       strm.next_out = _out;
@@ -3771,9 +3771,9 @@ var require_inftrees = __commonJS({
     ];
     module2.exports = function inflate_table(type, lens, lens_index, codes, table, table_index, work, opts) {
       var bits = opts.bits;
-      var len = 0;
+      var len2 = 0;
       var sym = 0;
-      var min = 0, max2 = 0;
+      var min2 = 0, max2 = 0;
       var root = 0;
       var curr = 0;
       var drop = 0;
@@ -3793,8 +3793,8 @@ var require_inftrees = __commonJS({
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
-      for (len = 0; len <= MAXBITS; len++) {
-        count[len] = 0;
+      for (len2 = 0; len2 <= MAXBITS; len2++) {
+        count[len2] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
         count[lens[lens_index + sym]]++;
@@ -3814,18 +3814,18 @@ var require_inftrees = __commonJS({
         opts.bits = 1;
         return 0;
       }
-      for (min = 1; min < max2; min++) {
-        if (count[min] !== 0) {
+      for (min2 = 1; min2 < max2; min2++) {
+        if (count[min2] !== 0) {
           break;
         }
       }
-      if (root < min) {
-        root = min;
+      if (root < min2) {
+        root = min2;
       }
       left = 1;
-      for (len = 1; len <= MAXBITS; len++) {
+      for (len2 = 1; len2 <= MAXBITS; len2++) {
         left <<= 1;
-        left -= count[len];
+        left -= count[len2];
         if (left < 0) {
           return -1;
         }
@@ -3834,8 +3834,8 @@ var require_inftrees = __commonJS({
         return -1;
       }
       offs[1] = 0;
-      for (len = 1; len < MAXBITS; len++) {
-        offs[len + 1] = offs[len] + count[len];
+      for (len2 = 1; len2 < MAXBITS; len2++) {
+        offs[len2 + 1] = offs[len2] + count[len2];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -3858,7 +3858,7 @@ var require_inftrees = __commonJS({
       }
       huff = 0;
       sym = 0;
-      len = min;
+      len2 = min2;
       next = table_index;
       curr = root;
       drop = 0;
@@ -3869,7 +3869,7 @@ var require_inftrees = __commonJS({
         return 1;
       }
       for (; ; ) {
-        here_bits = len - drop;
+        here_bits = len2 - drop;
         if (work[sym] < end) {
           here_op = 0;
           here_val = work[sym];
@@ -3880,14 +3880,14 @@ var require_inftrees = __commonJS({
           here_op = 32 + 64;
           here_val = 0;
         }
-        incr = 1 << len - drop;
+        incr = 1 << len2 - drop;
         fill = 1 << curr;
-        min = fill;
+        min2 = fill;
         do {
           fill -= incr;
           table[next + (huff >> drop) + fill] = here_bits << 24 | here_op << 16 | here_val | 0;
         } while (fill !== 0);
-        incr = 1 << len - 1;
+        incr = 1 << len2 - 1;
         while (huff & incr) {
           incr >>= 1;
         }
@@ -3898,18 +3898,18 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count[len] === 0) {
-          if (len === max2) {
+        if (--count[len2] === 0) {
+          if (len2 === max2) {
             break;
           }
-          len = lens[lens_index + work[sym]];
+          len2 = lens[lens_index + work[sym]];
         }
-        if (len > root && (huff & mask) !== low) {
+        if (len2 > root && (huff & mask) !== low) {
           if (drop === 0) {
             drop = root;
           }
-          next += min;
-          curr = len - drop;
+          next += min2;
+          curr = len2 - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
             left -= count[curr + drop];
@@ -3928,7 +3928,7 @@ var require_inftrees = __commonJS({
         }
       }
       if (huff !== 0) {
-        table[next + huff] = len - drop << 24 | 64 << 16 | 0;
+        table[next + huff] = len2 - drop << 24 | 64 << 16 | 0;
       }
       opts.bits = root;
       return 0;
@@ -4199,7 +4199,7 @@ var require_inflate = __commonJS({
       var here = 0;
       var here_bits, here_op, here_val;
       var last_bits, last_op, last_val;
-      var len;
+      var len2;
       var ret;
       var hbuf = new utils.Buf8(4);
       var opts;
@@ -4269,15 +4269,15 @@ var require_inflate = __commonJS({
               }
               hold >>>= 4;
               bits -= 4;
-              len = (hold & 15) + 8;
+              len2 = (hold & 15) + 8;
               if (state.wbits === 0) {
-                state.wbits = len;
-              } else if (len > state.wbits) {
+                state.wbits = len2;
+              } else if (len2 > state.wbits) {
                 strm.msg = "invalid window size";
                 state.mode = BAD;
                 break;
               }
-              state.dmax = 1 << len;
+              state.dmax = 1 << len2;
               strm.adler = state.check = 1;
               state.mode = hold & 512 ? DICTID : TYPE;
               hold = 0;
@@ -4394,7 +4394,7 @@ var require_inflate = __commonJS({
                 }
                 if (copy) {
                   if (state.head) {
-                    len = state.head.extra_len - state.length;
+                    len2 = state.head.extra_len - state.length;
                     if (!state.head.extra) {
                       state.head.extra = new Array(state.head.extra_len);
                     }
@@ -4406,7 +4406,7 @@ var require_inflate = __commonJS({
                       // - no need for additional size check
                       copy,
                       /*len + copy > state.head.extra_max - len ? state.head.extra_max : copy,*/
-                      len
+                      len2
                     );
                   }
                   if (state.flags & 512) {
@@ -4430,17 +4430,17 @@ var require_inflate = __commonJS({
                 }
                 copy = 0;
                 do {
-                  len = input[next + copy++];
-                  if (state.head && len && state.length < 65536) {
-                    state.head.name += String.fromCharCode(len);
+                  len2 = input[next + copy++];
+                  if (state.head && len2 && state.length < 65536) {
+                    state.head.name += String.fromCharCode(len2);
                   }
-                } while (len && copy < have);
+                } while (len2 && copy < have);
                 if (state.flags & 512) {
                   state.check = crc32(state.check, input, copy, next);
                 }
                 have -= copy;
                 next += copy;
-                if (len) {
+                if (len2) {
                   break inf_leave;
                 }
               } else if (state.head) {
@@ -4456,17 +4456,17 @@ var require_inflate = __commonJS({
                 }
                 copy = 0;
                 do {
-                  len = input[next + copy++];
-                  if (state.head && len && state.length < 65536) {
-                    state.head.comment += String.fromCharCode(len);
+                  len2 = input[next + copy++];
+                  if (state.head && len2 && state.length < 65536) {
+                    state.head.comment += String.fromCharCode(len2);
                   }
-                } while (len && copy < have);
+                } while (len2 && copy < have);
                 if (state.flags & 512) {
                   state.check = crc32(state.check, input, copy, next);
                 }
                 have -= copy;
                 next += copy;
-                if (len) {
+                if (len2) {
                   break inf_leave;
                 }
               } else if (state.head) {
@@ -4716,7 +4716,7 @@ var require_inflate = __commonJS({
                       state.mode = BAD;
                       break;
                     }
-                    len = state.lens[state.have - 1];
+                    len2 = state.lens[state.have - 1];
                     copy = 3 + (hold & 3);
                     hold >>>= 2;
                     bits -= 2;
@@ -4732,7 +4732,7 @@ var require_inflate = __commonJS({
                     }
                     hold >>>= here_bits;
                     bits -= here_bits;
-                    len = 0;
+                    len2 = 0;
                     copy = 3 + (hold & 7);
                     hold >>>= 3;
                     bits -= 3;
@@ -4748,7 +4748,7 @@ var require_inflate = __commonJS({
                     }
                     hold >>>= here_bits;
                     bits -= here_bits;
-                    len = 0;
+                    len2 = 0;
                     copy = 11 + (hold & 127);
                     hold >>>= 7;
                     bits -= 7;
@@ -4759,7 +4759,7 @@ var require_inflate = __commonJS({
                     break;
                   }
                   while (copy--) {
-                    state.lens[state.have++] = len;
+                    state.lens[state.have++] = len2;
                   }
                 }
               }
@@ -5476,14 +5476,14 @@ var require_umd = __commonJS({
         return Object.prototype.hasOwnProperty.call(obj, prop);
       };
       function getStringImpl(buffer, ptr) {
-        let len = new Uint32Array(buffer)[ptr + SIZE_OFFSET >>> 2] >>> 1;
-        const wtf16 = new Uint16Array(buffer, ptr, len);
-        if (len <= STRING_SMALLSIZE) return String.fromCharCode(...wtf16);
+        let len2 = new Uint32Array(buffer)[ptr + SIZE_OFFSET >>> 2] >>> 1;
+        const wtf16 = new Uint16Array(buffer, ptr, len2);
+        if (len2 <= STRING_SMALLSIZE) return String.fromCharCode(...wtf16);
         try {
           return utf16.decode(wtf16);
         } catch {
           let str2 = "", off = 0;
-          while (len - off > STRING_CHUNKSIZE) {
+          while (len2 - off > STRING_CHUNKSIZE) {
             str2 += String.fromCharCode(...wtf16.subarray(off, off += STRING_CHUNKSIZE));
           }
           return str2 + String.fromCharCode(...wtf16.subarray(off));
@@ -5637,9 +5637,9 @@ var require_umd = __commonJS({
         extendedExports.__getArrayView = __getArrayView;
         function __getArray(arr) {
           const input = __getArrayView(arr);
-          const len = input.length;
-          const out = new Array(len);
-          for (let i = 0; i < len; i++) out[i] = input[i];
+          const len2 = input.length;
+          const out = new Array(len2);
+          for (let i = 0; i < len2; i++) out[i] = input[i];
           return out;
         }
         extendedExports.__getArray = __getArray;
@@ -8056,7 +8056,7 @@ var require_applyReviver = __commonJS({
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
-          for (let i = 0, len = val.length; i < len; ++i) {
+          for (let i = 0, len2 = val.length; i < len2; ++i) {
             const v0 = val[i];
             const v1 = applyReviver(reviver, val, String(i), v0);
             if (v1 === void 0)
@@ -9539,8 +9539,8 @@ ${indent}${line}` : "\n";
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2);
-          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+          const len2 = lines2.reduce((sum2, line) => sum2 + line.length + 2, 2);
+          reqNewline = ctx.options.lineWidth > 0 && len2 > ctx.options.lineWidth;
         }
         if (reqNewline) {
           let str2 = start;
@@ -15028,8 +15028,8 @@ var require_timers = __commonJS({
     function onTick() {
       fastNow += TICK_MS;
       let idx = 0;
-      let len = fastTimers.length;
-      while (idx < len) {
+      let len2 = fastTimers.length;
+      while (idx < len2) {
         const timer = fastTimers[idx];
         if (timer._state === PENDING) {
           timer._idleStart = fastNow - TICK_MS;
@@ -15041,14 +15041,14 @@ var require_timers = __commonJS({
         }
         if (timer._state === TO_BE_CLEARED) {
           timer._state = NOT_IN_LIST;
-          if (--len !== 0) {
-            fastTimers[idx] = fastTimers[len];
+          if (--len2 !== 0) {
+            fastTimers[idx] = fastTimers[len2];
           }
         } else {
           ++idx;
         }
       }
-      fastTimers.length = len;
+      fastTimers.length = len2;
       if (fastTimers.length !== 0) {
         refreshTimeout();
       }
@@ -17778,10 +17778,10 @@ var require_webidl = __commonJS({
         throw err;
       }
     };
-    webidl.argumentLengthCheck = function({ length }, min, ctx) {
-      if (length < min) {
+    webidl.argumentLengthCheck = function({ length }, min2, ctx) {
+      if (length < min2) {
         throw webidl.errors.exception({
-          message: `${min} argument${min !== 1 ? "s" : ""} required, but${length ? " only" : ""} ${length} found.`,
+          message: `${min2} argument${min2 !== 1 ? "s" : ""} required, but${length ? " only" : ""} ${length} found.`,
           header: ctx
         });
       }
@@ -18687,8 +18687,8 @@ var require_util2 = __commonJS({
           }
           const index = this.#index;
           const values = kInternalIterator(this.#target);
-          const len = values.length;
-          if (index >= len) {
+          const len2 = values.length;
+          if (index >= len2) {
             return {
               value: void 0,
               done: true
@@ -20839,15 +20839,15 @@ var require_simd = __commonJS({
     var textEncoder = new TextEncoder();
     var textDecoder = new TextDecoder();
     function log(logger, raw) {
-      const len = Number(BigInt.asUintN(32, raw));
+      const len2 = Number(BigInt.asUintN(32, raw));
       const ptr = Number(raw >> 32n);
-      logger(textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len)));
+      logger(textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len2)));
     }
-    function alloc(len) {
-      return this.alloc(len) >>> 0;
+    function alloc(len2) {
+      return this.alloc(len2) >>> 0;
     }
-    function dealloc(ptr, len) {
-      return this.dealloc(ptr, len);
+    function dealloc(ptr, len2) {
+      return this.dealloc(ptr, len2);
     }
     function create() {
       return this.create() >>> 0;
@@ -20859,12 +20859,12 @@ var require_simd = __commonJS({
       return this.parse(parser, data, limit) >>> 0;
     }
     function fail3(parser, code, description) {
-      const len = description.length;
-      const ptr = this.alloc(len);
-      const buffer = new Uint8Array(this.memory.buffer, ptr, len);
+      const len2 = description.length;
+      const ptr = this.alloc(len2);
+      const buffer = new Uint8Array(this.memory.buffer, ptr, len2);
       textEncoder.encodeInto(description, buffer);
-      this.fail(parser, code, ptr, len);
-      this.dealloc(ptr, len);
+      this.fail(parser, code, ptr, len2);
+      this.dealloc(ptr, len2);
     }
     function hasDebug() {
       return this.milo_has_debug() !== 0;
@@ -21370,9 +21370,9 @@ var require_simd = __commonJS({
     }
     function getErrorDescription(parser) {
       const raw = this.get_error_description_raw(parser);
-      const len = Number(BigInt.asUintN(32, raw));
+      const len2 = Number(BigInt.asUintN(32, raw));
       const ptr = Number(raw >> 32n);
-      return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len));
+      return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len2));
     }
     function setShouldAutodetect(parser, value2) {
       this.set_should_autodetect(parser, value2);
@@ -21771,15 +21771,15 @@ var require_no_simd = __commonJS({
     var textEncoder = new TextEncoder();
     var textDecoder = new TextDecoder();
     function log(logger, raw) {
-      const len = Number(BigInt.asUintN(32, raw));
+      const len2 = Number(BigInt.asUintN(32, raw));
       const ptr = Number(raw >> 32n);
-      logger(textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len)));
+      logger(textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len2)));
     }
-    function alloc(len) {
-      return this.alloc(len) >>> 0;
+    function alloc(len2) {
+      return this.alloc(len2) >>> 0;
     }
-    function dealloc(ptr, len) {
-      return this.dealloc(ptr, len);
+    function dealloc(ptr, len2) {
+      return this.dealloc(ptr, len2);
     }
     function create() {
       return this.create() >>> 0;
@@ -21791,12 +21791,12 @@ var require_no_simd = __commonJS({
       return this.parse(parser, data, limit) >>> 0;
     }
     function fail3(parser, code, description) {
-      const len = description.length;
-      const ptr = this.alloc(len);
-      const buffer = new Uint8Array(this.memory.buffer, ptr, len);
+      const len2 = description.length;
+      const ptr = this.alloc(len2);
+      const buffer = new Uint8Array(this.memory.buffer, ptr, len2);
       textEncoder.encodeInto(description, buffer);
-      this.fail(parser, code, ptr, len);
-      this.dealloc(ptr, len);
+      this.fail(parser, code, ptr, len2);
+      this.dealloc(ptr, len2);
     }
     function hasDebug() {
       return this.milo_has_debug() !== 0;
@@ -22302,9 +22302,9 @@ var require_no_simd = __commonJS({
     }
     function getErrorDescription(parser) {
       const raw = this.get_error_description_raw(parser);
-      const len = Number(BigInt.asUintN(32, raw));
+      const len2 = Number(BigInt.asUintN(32, raw));
       const ptr = Number(raw >> 32n);
-      return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len));
+      return textDecoder.decode(new Uint8Array(this.memory.buffer, ptr, len2));
     }
     function setShouldAutodetect(parser, value2) {
       this.set_should_autodetect(parser, value2);
@@ -23028,35 +23028,35 @@ var require_parser_h1 = __commonJS({
       consumeDirectBody(data) {
         const { socket, client, maxResponseSize } = this;
         const available = data.length;
-        const len = Math.min(available, this.directBodyRemaining);
+        const len2 = Math.min(available, this.directBodyRemaining);
         if (this.timeout?.refresh) {
           this.timeout.refresh();
         }
-        if (len > 0) {
+        if (len2 > 0) {
           const request3 = client[kQueue][client[kRunningIdx]];
           assert(request3);
           assert(this.timeoutType === TIMEOUT_BODY);
           assert(this.statusCode >= 200);
-          if (maxResponseSize > -1 && this.bytesRead + len > maxResponseSize) {
+          if (maxResponseSize > -1 && this.bytesRead + len2 > maxResponseSize) {
             throw new ResponseExceededMaxSizeError();
           }
-          this.bytesRead += len;
-          this.directBodyRemaining -= len;
-          if (request3.onResponseData(data.subarray(0, len)) === false) {
+          this.bytesRead += len2;
+          this.directBodyRemaining -= len2;
+          if (request3.onResponseData(data.subarray(0, len2)) === false) {
             this.directBodyCompletePending = this.directBodyRemaining === 0;
             this.pauseParser();
             this[kPausedByHandler] = true;
             this.pausedByParser = false;
             this.paused = true;
-            if (len < available) {
-              socket.unshift(data.subarray(len));
+            if (len2 < available) {
+              socket.unshift(data.subarray(len2));
             }
             return false;
           }
         }
         if (this.directBodyRemaining === 0) {
           this.completeDirectBody();
-          const remaining = data.subarray(len);
+          const remaining = data.subarray(len2);
           if (this.errored || this.parserFields[this.milo.ParserFields.ERROR_CODE] !== this.milo.ERROR_NONE) {
             throw this.createError(remaining);
           } else if (this.pausedByParser) {
@@ -23238,24 +23238,24 @@ var require_parser_h1 = __commonJS({
             }
             case milo.EVENT_REASON: {
               const at = this.parserEvents.readUInt32LE(cursor + 1);
-              const len = this.parserEvents.readUInt32LE(cursor + 5);
+              const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               this.statusText = new FastBuffer(
                 currentBufferRef.buffer,
                 currentBufferRef.byteOffset + at,
-                len
+                len2
               ).toString();
               break;
             }
             case milo.EVENT_HEADER_NAME: {
               const at = this.parserEvents.readUInt32LE(cursor + 1);
-              const len = this.parserEvents.readUInt32LE(cursor + 5);
-              const data = len > 0 ? new FastBuffer(
+              const len2 = this.parserEvents.readUInt32LE(cursor + 5);
+              const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
                 currentBufferRef.byteOffset + at,
-                len
+                len2
               ) : EMPTY_BUF;
               this.headers.push(data);
-              this.headersSize += len;
+              this.headersSize += len2;
               if (this.headersSize >= this.headersMaxSize) {
                 util.destroy(this.socket, new HeadersOverflowError());
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Headers overflow");
@@ -23264,11 +23264,11 @@ var require_parser_h1 = __commonJS({
             }
             case milo.EVENT_HEADER_VALUE: {
               const at = this.parserEvents.readUInt32LE(cursor + 1);
-              const len = this.parserEvents.readUInt32LE(cursor + 5);
-              const data = len > 0 ? new FastBuffer(
+              const len2 = this.parserEvents.readUInt32LE(cursor + 5);
+              const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
                 currentBufferRef.byteOffset + at,
-                len
+                len2
               ) : EMPTY_BUF;
               const key = this.headers[this.headers.length - 1];
               this.headers.push(data);
@@ -23280,7 +23280,7 @@ var require_parser_h1 = __commonJS({
                   this.connection += (this.connection.length === 0 ? "" : ",") + data.toString();
                 }
               }
-              this.headersSize += len;
+              this.headersSize += len2;
               if (this.headersSize >= this.headersMaxSize) {
                 util.destroy(this.socket, new HeadersOverflowError());
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Headers overflow");
@@ -23391,7 +23391,7 @@ var require_parser_h1 = __commonJS({
             }
             case milo.EVENT_DATA: {
               const at = this.parserEvents.readUInt32LE(cursor + 1);
-              const len = this.parserEvents.readUInt32LE(cursor + 5);
+              const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               const { client: client2, socket: socket2, statusCode, maxResponseSize } = this;
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
@@ -23403,17 +23403,17 @@ var require_parser_h1 = __commonJS({
                 this.timeout.refresh();
               }
               assert(statusCode >= 200);
-              if (maxResponseSize > -1 && this.bytesRead + len > maxResponseSize) {
+              if (maxResponseSize > -1 && this.bytesRead + len2 > maxResponseSize) {
                 util.destroy(socket2, new ResponseExceededMaxSizeError());
                 return this.fail(
                   milo.ERROR_CALLBACK_ERROR,
                   "Response size exceeded"
                 );
               }
-              this.bytesRead += len;
+              this.bytesRead += len2;
               const buffer = currentBufferRef;
               if (request3.onResponseData(
-                new FastBuffer(buffer.buffer, buffer.byteOffset + at, len)
+                new FastBuffer(buffer.buffer, buffer.byteOffset + at, len2)
               ) === false) {
                 this.pauseParser();
                 this[kPausedByHandler] = true;
@@ -23422,14 +23422,14 @@ var require_parser_h1 = __commonJS({
             }
             case milo.EVENT_TRAILER_NAME: {
               const at = this.parserEvents.readUInt32LE(cursor + 1);
-              const len = this.parserEvents.readUInt32LE(cursor + 5);
-              const data = len > 0 ? new FastBuffer(
+              const len2 = this.parserEvents.readUInt32LE(cursor + 5);
+              const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
                 currentBufferRef.byteOffset + at,
-                len
+                len2
               ) : EMPTY_BUF;
               this.trailers.push(data);
-              this.trailersSize += len;
+              this.trailersSize += len2;
               if (this.trailersSize >= this.headersMaxSize) {
                 util.destroy(this.socket, new HeadersOverflowError());
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Headers overflow");
@@ -23438,14 +23438,14 @@ var require_parser_h1 = __commonJS({
             }
             case milo.EVENT_TRAILER_VALUE: {
               const at = this.parserEvents.readUInt32LE(cursor + 1);
-              const len = this.parserEvents.readUInt32LE(cursor + 5);
-              const data = len > 0 ? new FastBuffer(
+              const len2 = this.parserEvents.readUInt32LE(cursor + 5);
+              const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
                 currentBufferRef.byteOffset + at,
-                len
+                len2
               ) : EMPTY_BUF;
               this.trailers.push(data);
-              this.trailersSize += len;
+              this.trailersSize += len2;
               if (this.trailersSize >= this.headersMaxSize) {
                 util.destroy(this.socket, new HeadersOverflowError());
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Headers overflow");
@@ -24310,7 +24310,7 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p, at, len2) => {
             return 0;
           },
           /**
@@ -24319,10 +24319,10 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_status: (p, at, len) => {
+          wasm_on_status: (p, at, len2) => {
             assert(currentParser.ptr === p);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len));
+            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
            * @param {number} p
@@ -24338,10 +24338,10 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_field: (p, at, len) => {
+          wasm_on_header_field: (p, at, len2) => {
             assert(currentParser.ptr === p);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len));
+            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
            * @param {number} p
@@ -24349,10 +24349,10 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_value: (p, at, len) => {
+          wasm_on_header_value: (p, at, len2) => {
             assert(currentParser.ptr === p);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len));
+            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
            * @param {number} p
@@ -24371,10 +24371,10 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_body: (p, at, len) => {
+          wasm_on_body: (p, at, len2) => {
             assert(currentParser.ptr === p);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len));
+            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
            * @param {number} p
@@ -24562,8 +24562,8 @@ var require_client_h1 = __commonJS({
         const ptr = llhttp.llhttp_get_error_reason(this.ptr);
         let message = "";
         if (ptr) {
-          const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
-          message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
+          const len2 = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
+          message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len2).toString() + ")";
         }
         return new HTTPParserError(message, constants.ERROR[ret], data);
       }
@@ -24610,11 +24610,11 @@ var require_client_h1 = __commonJS({
        * @returns {number}
        */
       onHeaderField(buf) {
-        const len = this.headers.length;
-        if ((len & 1) === 0) {
+        const len2 = this.headers.length;
+        if ((len2 & 1) === 0) {
           this.headers.push(buf);
         } else {
-          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf]);
+          this.headers[len2 - 1] = Buffer.concat([this.headers[len2 - 1], buf]);
         }
         this.trackHeader(buf.length);
         return 0;
@@ -24624,15 +24624,15 @@ var require_client_h1 = __commonJS({
        * @returns {number}
        */
       onHeaderValue(buf) {
-        let len = this.headers.length;
-        const isContinuation = (len & 1) === 0;
-        if ((len & 1) === 1) {
+        let len2 = this.headers.length;
+        const isContinuation = (len2 & 1) === 0;
+        if ((len2 & 1) === 1) {
           this.headers.push(buf);
-          len += 1;
+          len2 += 1;
         } else {
-          this.headers[len - 1] = Buffer.concat([this.headers[len - 1], buf]);
+          this.headers[len2 - 1] = Buffer.concat([this.headers[len2 - 1], buf]);
         }
-        const key = this.headers[len - 2];
+        const key = this.headers[len2 - 2];
         if (key.length === 10) {
           const headerName = util.bufferToLowerCasedHeaderName(key);
           if (headerName === "keep-alive") {
@@ -24656,8 +24656,8 @@ var require_client_h1 = __commonJS({
       /**
        * @param {number} len
        */
-      trackHeader(len) {
-        this.headersSize += len;
+      trackHeader(len2) {
+        this.headersSize += len2;
         if (this.headersSize >= this.headersMaxSize) {
           util.destroy(this.socket, new HeadersOverflowError());
         }
@@ -25459,11 +25459,11 @@ upgrade: ${upgrade}\r
         if (socket.destroyed) {
           return false;
         }
-        let len = chunk instanceof Uint8Array ? chunk.byteLength : Buffer.byteLength(chunk);
-        if (!len) {
+        let len2 = chunk instanceof Uint8Array ? chunk.byteLength : Buffer.byteLength(chunk);
+        if (!len2) {
           return true;
         }
-        if (contentLength !== null && bytesWritten + len > contentLength) {
+        if (contentLength !== null && bytesWritten + len2 > contentLength) {
           if (client[kStrictContentLength]) {
             throw new RequestContentLengthMismatchError();
           }
@@ -25473,7 +25473,7 @@ upgrade: ${upgrade}\r
             return true;
           }
           chunk = (typeof chunk === "string" ? Buffer.from(chunk) : chunk).subarray(0, remaining);
-          len = remaining;
+          len2 = remaining;
         }
         socket.cork();
         if (bytesWritten === 0) {
@@ -25491,10 +25491,10 @@ upgrade: ${upgrade}\r
         }
         if (contentLength === null) {
           socket.write(`\r
-${len.toString(16)}\r
+${len2.toString(16)}\r
 `, "latin1");
         }
-        this.bytesWritten += len;
+        this.bytesWritten += len2;
         const ret = socket.write(chunk);
         socket.uncork();
         request3.onBodySent(chunk);
@@ -33401,7 +33401,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname: dirname2, resolve } = __require("node:path");
+    var { dirname: dirname3, resolve } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors2();
     var { setHeader } = require_util();
@@ -33648,7 +33648,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         const resolvedPath = resolve(path);
-        await mkdir(dirname2(resolvedPath), { recursive: true });
+        await mkdir(dirname3(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -35299,11 +35299,11 @@ var require_cache = __commonJS({
                 appendHeader(headers, key, val);
               }
             } else {
-              const len = opts.headers.length;
-              if (len % 2 !== 0) {
+              const len2 = opts.headers.length;
+              if (len2 % 2 !== 0) {
                 throw new Error("opts.headers is not a valid header map");
               }
-              for (let i = 0; i < len; i += 2) {
+              for (let i = 0; i < len2; i += 2) {
                 const key = opts.headers[i];
                 const val = opts.headers[i + 1];
                 if (typeof key !== "string" || typeof val !== "string" && !Array.isArray(val)) {
@@ -42880,16 +42880,16 @@ var require_util4 = __commonJS({
       }
     }
     function validateCookieValue(value2) {
-      let len = value2.length;
+      let len2 = value2.length;
       let i = 0;
       if (value2[0] === '"') {
-        if (len === 1 || value2[len - 1] !== '"') {
+        if (len2 === 1 || value2[len2 - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
-        --len;
+        --len2;
         ++i;
       }
-      while (i < len) {
+      while (i < len2) {
         const code = value2.charCodeAt(i++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
@@ -47440,14 +47440,14 @@ var require_codegen = __commonJS({
       }
       // end the current self-balancing block
       endBlock(nodeCount) {
-        const len = this._blockStarts.pop();
-        if (len === void 0)
+        const len2 = this._blockStarts.pop();
+        if (len2 === void 0)
           throw new Error("CodeGen: not in self-balancing block");
-        const toClose = this._nodes.length - len;
+        const toClose = this._nodes.length - len2;
         if (toClose < 0 || nodeCount !== void 0 && toClose !== nodeCount) {
           throw new Error(`CodeGen: wrong number of nodes: ${toClose} vs ${nodeCount} expected`);
         }
-        this._nodes.length = len;
+        this._nodes.length = len2;
         return this;
       }
       // `function` heading (or definition if funcBody is passed)
@@ -48313,8 +48313,8 @@ var require_code2 = __commonJS({
       validateItems(() => gen.break());
       return valid;
       function validateItems(notValid) {
-        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-        gen.forRange("i", 0, len, (i) => {
+        const len2 = gen.const("len", (0, codegen_1._)`${data}.length`);
+        gen.forRange("i", 0, len2, (i) => {
           cxt.subschema({
             keyword,
             dataProp: i,
@@ -49778,9 +49778,9 @@ var require_utils2 = __commonJS({
       let input = path;
       const output = [];
       let nextSlash = -1;
-      let len = 0;
-      while (len = input.length) {
-        if (len === 1) {
+      let len2 = 0;
+      while (len2 = input.length) {
+        if (len2 === 1) {
           if (input === ".") {
             break;
           } else if (input === "/") {
@@ -49790,7 +49790,7 @@ var require_utils2 = __commonJS({
             output.push(input);
             break;
           }
-        } else if (len === 2) {
+        } else if (len2 === 2) {
           if (input[0] === ".") {
             if (input[1] === ".") {
               break;
@@ -49804,7 +49804,7 @@ var require_utils2 = __commonJS({
               break;
             }
           }
-        } else if (len === 3) {
+        } else if (len2 === 3) {
           if (input === "/..") {
             if (output.length !== 0) {
               output.pop();
@@ -51636,14 +51636,14 @@ var require_ucs2length = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     function ucs2length(str2) {
-      const len = str2.length;
+      const len2 = str2.length;
       let length = 0;
       let pos = 0;
       let value2;
-      while (pos < len) {
+      while (pos < len2) {
         length++;
         value2 = str2.charCodeAt(pos++);
-        if (value2 >= 55296 && value2 <= 56319 && pos < len) {
+        if (value2 >= 55296 && value2 <= 56319 && pos < len2) {
           value2 = str2.charCodeAt(pos);
           if ((value2 & 64512) === 56320)
             pos++;
@@ -51680,8 +51680,8 @@ var require_limitLength = __commonJS({
       code(cxt) {
         const { keyword, data, schemaCode, it } = cxt;
         const op = keyword === "maxLength" ? codegen_1.operators.GT : codegen_1.operators.LT;
-        const len = it.opts.unicode === false ? (0, codegen_1._)`${data}.length` : (0, codegen_1._)`${(0, util_1.useFunc)(cxt.gen, ucs2length_1.default)}(${data})`;
-        cxt.fail$data((0, codegen_1._)`${len} ${op} ${schemaCode}`);
+        const len2 = it.opts.unicode === false ? (0, codegen_1._)`${data}.length` : (0, codegen_1._)`${(0, util_1.useFunc)(cxt.gen, ucs2length_1.default)}(${data})`;
+        cxt.fail$data((0, codegen_1._)`${len2} ${op} ${schemaCode}`);
       }
     };
     exports2.default = def;
@@ -52068,8 +52068,8 @@ var require_additionalItems = __commonJS({
     var codegen_1 = require_codegen();
     var util_1 = require_util7();
     var error = {
-      message: ({ params: { len } }) => (0, codegen_1.str)`must NOT have more than ${len} items`,
-      params: ({ params: { len } }) => (0, codegen_1._)`{limit: ${len}}`
+      message: ({ params: { len: len2 } }) => (0, codegen_1.str)`must NOT have more than ${len2} items`,
+      params: ({ params: { len: len2 } }) => (0, codegen_1._)`{limit: ${len2}}`
     };
     var def = {
       keyword: "additionalItems",
@@ -52090,17 +52090,17 @@ var require_additionalItems = __commonJS({
     function validateAdditionalItems(cxt, items) {
       const { gen, schema, data, keyword, it } = cxt;
       it.items = true;
-      const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+      const len2 = gen.const("len", (0, codegen_1._)`${data}.length`);
       if (schema === false) {
         cxt.setParams({ len: items.length });
-        cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
+        cxt.pass((0, codegen_1._)`${len2} <= ${items.length}`);
       } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
-        const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
+        const valid = gen.var("valid", (0, codegen_1._)`${len2} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
       }
       function validateItems(valid) {
-        gen.forRange("i", items.length, len, (i) => {
+        gen.forRange("i", items.length, len2, (i) => {
           cxt.subschema({ keyword, dataProp: i, dataPropType: util_1.Type.Num }, valid);
           if (!it.allErrors)
             gen.if((0, codegen_1.not)(valid), () => gen.break());
@@ -52143,11 +52143,11 @@ var require_items = __commonJS({
         it.items = util_1.mergeEvaluated.items(gen, schArr.length, it.items);
       }
       const valid = gen.name("valid");
-      const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+      const len2 = gen.const("len", (0, codegen_1._)`${data}.length`);
       schArr.forEach((sch, i) => {
         if ((0, util_1.alwaysValidSchema)(it, sch))
           return;
-        gen.if((0, codegen_1._)`${len} > ${i}`, () => cxt.subschema({
+        gen.if((0, codegen_1._)`${len2} > ${i}`, () => cxt.subschema({
           keyword,
           schemaProp: i,
           dataProp: i
@@ -52196,8 +52196,8 @@ var require_items2020 = __commonJS({
     var code_1 = require_code2();
     var additionalItems_1 = require_additionalItems();
     var error = {
-      message: ({ params: { len } }) => (0, codegen_1.str)`must NOT have more than ${len} items`,
-      params: ({ params: { len } }) => (0, codegen_1._)`{limit: ${len}}`
+      message: ({ params: { len: len2 } }) => (0, codegen_1.str)`must NOT have more than ${len2} items`,
+      params: ({ params: { len: len2 } }) => (0, codegen_1._)`{limit: ${len2}}`
     };
     var def = {
       keyword: "items",
@@ -52229,8 +52229,8 @@ var require_contains = __commonJS({
     var codegen_1 = require_codegen();
     var util_1 = require_util7();
     var error = {
-      message: ({ params: { min, max: max2 } }) => max2 === void 0 ? (0, codegen_1.str)`must contain at least ${min} valid item(s)` : (0, codegen_1.str)`must contain at least ${min} and no more than ${max2} valid item(s)`,
-      params: ({ params: { min, max: max2 } }) => max2 === void 0 ? (0, codegen_1._)`{minContains: ${min}}` : (0, codegen_1._)`{minContains: ${min}, maxContains: ${max2}}`
+      message: ({ params: { min: min2, max: max2 } }) => max2 === void 0 ? (0, codegen_1.str)`must contain at least ${min2} valid item(s)` : (0, codegen_1.str)`must contain at least ${min2} and no more than ${max2} valid item(s)`,
+      params: ({ params: { min: min2, max: max2 } }) => max2 === void 0 ? (0, codegen_1._)`{minContains: ${min2}}` : (0, codegen_1._)`{minContains: ${min2}, maxContains: ${max2}}`
     };
     var def = {
       keyword: "contains",
@@ -52241,38 +52241,38 @@ var require_contains = __commonJS({
       error,
       code(cxt) {
         const { gen, schema, parentSchema, data, it } = cxt;
-        let min;
+        let min2;
         let max2;
         const { minContains, maxContains } = parentSchema;
         if (it.opts.next) {
-          min = minContains === void 0 ? 1 : minContains;
+          min2 = minContains === void 0 ? 1 : minContains;
           max2 = maxContains;
         } else {
-          min = 1;
+          min2 = 1;
         }
-        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-        cxt.setParams({ min, max: max2 });
-        if (max2 === void 0 && min === 0) {
+        const len2 = gen.const("len", (0, codegen_1._)`${data}.length`);
+        cxt.setParams({ min: min2, max: max2 });
+        if (max2 === void 0 && min2 === 0) {
           (0, util_1.checkStrictMode)(it, `"minContains" == 0 without "maxContains": "contains" keyword ignored`);
           return;
         }
-        if (max2 !== void 0 && min > max2) {
+        if (max2 !== void 0 && min2 > max2) {
           (0, util_1.checkStrictMode)(it, `"minContains" > "maxContains" is always invalid`);
           cxt.fail();
           return;
         }
         if ((0, util_1.alwaysValidSchema)(it, schema)) {
-          let cond = (0, codegen_1._)`${len} >= ${min}`;
+          let cond = (0, codegen_1._)`${len2} >= ${min2}`;
           if (max2 !== void 0)
-            cond = (0, codegen_1._)`${cond} && ${len} <= ${max2}`;
+            cond = (0, codegen_1._)`${cond} && ${len2} <= ${max2}`;
           cxt.pass(cond);
           return;
         }
         it.items = true;
         const valid = gen.name("valid");
-        if (max2 === void 0 && min === 1) {
+        if (max2 === void 0 && min2 === 1) {
           validateItems(valid, () => gen.if(valid, () => gen.break()));
-        } else if (min === 0) {
+        } else if (min2 === 0) {
           gen.let(valid, true);
           if (max2 !== void 0)
             gen.if((0, codegen_1._)`${data}.length > 0`, validateItemsWithCount);
@@ -52287,7 +52287,7 @@ var require_contains = __commonJS({
           validateItems(schValid, () => gen.if(schValid, () => checkLimits(count)));
         }
         function validateItems(_valid, block) {
-          gen.forRange("i", 0, len, (i) => {
+          gen.forRange("i", 0, len2, (i) => {
             cxt.subschema({
               keyword: "contains",
               dataProp: i,
@@ -52300,13 +52300,13 @@ var require_contains = __commonJS({
         function checkLimits(count) {
           gen.code((0, codegen_1._)`${count}++`);
           if (max2 === void 0) {
-            gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count} >= ${min2}`, () => gen.assign(valid, true).break());
           } else {
             gen.if((0, codegen_1._)`${count} > ${max2}`, () => gen.assign(valid, false).break());
-            if (min === 1)
+            if (min2 === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count} >= ${min2}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -53229,8 +53229,8 @@ var require_unevaluatedItems = __commonJS({
     var codegen_1 = require_codegen();
     var util_1 = require_util7();
     var error = {
-      message: ({ params: { len } }) => (0, codegen_1.str)`must NOT have more than ${len} items`,
-      params: ({ params: { len } }) => (0, codegen_1._)`{limit: ${len}}`
+      message: ({ params: { len: len2 } }) => (0, codegen_1.str)`must NOT have more than ${len2} items`,
+      params: ({ params: { len: len2 } }) => (0, codegen_1._)`{limit: ${len2}}`
     };
     var def = {
       keyword: "unevaluatedItems",
@@ -53242,18 +53242,18 @@ var require_unevaluatedItems = __commonJS({
         const items = it.items || 0;
         if (items === true)
           return;
-        const len = gen.const("len", (0, codegen_1._)`${data}.length`);
+        const len2 = gen.const("len", (0, codegen_1._)`${data}.length`);
         if (schema === false) {
           cxt.setParams({ len: items });
-          cxt.fail((0, codegen_1._)`${len} > ${items}`);
+          cxt.fail((0, codegen_1._)`${len2} > ${items}`);
         } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
-          const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
+          const valid = gen.var("valid", (0, codegen_1._)`${len2} <= ${items}`);
           gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
           cxt.ok(valid);
         }
         it.items = true;
         function validateItems(valid, from) {
-          gen.forRange("i", from, len, (i) => {
+          gen.forRange("i", from, len2, (i) => {
             cxt.subschema({ keyword: "unevaluatedItems", dataProp: i, dataPropType: util_1.Type.Num }, valid);
             if (!it.allErrors)
               gen.if((0, codegen_1.not)(valid), () => gen.break());
@@ -54028,7 +54028,7 @@ var require__ = __commonJS({
 // src/cli.ts
 import { readFileSync as readFileSync3, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -54819,6 +54819,7 @@ function redactDeep(value2, redact) {
 
 // src/config/measure.ts
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 // src/workload/arrivals.ts
 var ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"];
@@ -54981,6 +54982,2996 @@ function parseDataset(text, source) {
   }
   if (entries.length === 0) fail(source, "file", "holds no requests");
   return entries;
+}
+
+// node_modules/@huggingface/tokenizers/dist/tokenizers.mjs
+var DictionarySplitter = class {
+  /**
+   * @param dictionary The dictionary of words to use for splitting.
+   */
+  constructor(dictionary) {
+    this.trie = this._build_trie(dictionary);
+  }
+  /**
+   * Builds a trie from the given dictionary.
+   * @param dictionary The dictionary of words to build the trie from.
+   * @returns The root node of the trie.
+   * @private
+   */
+  _build_trie(dictionary) {
+    const trie = /* @__PURE__ */ Object.create(null);
+    for (const word of dictionary) {
+      let node = trie;
+      for (let i = 0; i < word.length; ++i) {
+        const char = word[i];
+        node = node[char] ??= /* @__PURE__ */ Object.create(null);
+      }
+      node.end = word;
+    }
+    return trie;
+  }
+  /**
+   * Splits the input text into tokens based on the dictionary.
+   * @param text The input text to split.
+   * @returns An array of tokens.
+   */
+  split(text) {
+    const result2 = [];
+    const n = text.length;
+    let start = 0;
+    let i = 0;
+    while (i < n) {
+      let node = this.trie;
+      let match = null;
+      let j = i;
+      while (j < n && (node = node[text[j]])) {
+        if (node.end) {
+          match = node.end;
+        }
+        ++j;
+      }
+      if (match) {
+        if (i > start) {
+          result2.push(text.slice(start, i));
+        }
+        result2.push(match);
+        i += match.length;
+        start = i;
+      } else {
+        ++i;
+      }
+    }
+    if (start < n) {
+      result2.push(text.slice(start));
+    }
+    return result2;
+  }
+};
+var DictionarySplitter_default = DictionarySplitter;
+var AddedToken = class {
+  /**
+   * Creates a new instance of AddedToken.
+   * @param config Added token configuration object.
+   */
+  constructor(config) {
+    this.content = config.content;
+    this.id = config.id;
+    this.single_word = config.single_word ?? false;
+    this.lstrip = config.lstrip ?? false;
+    this.rstrip = config.rstrip ?? false;
+    this.special = config.special ?? false;
+    this.normalized = config.normalized ?? !this.special;
+  }
+};
+var AddedToken_default = AddedToken;
+var compile_unicode_regexp = (source, flags) => {
+  try {
+    return new RegExp(source, flags);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    const property_names = /* @__PURE__ */ new Map();
+    const rewritten = source.replace(
+      /(\\[pP])\{([^}=]+)\}/g,
+      (text, p, n, offset) => {
+        let preceding_backslashes = 0;
+        for (let i = offset - 1; i >= 0 && source[i] === "\\"; --i) {
+          ++preceding_backslashes;
+        }
+        if (preceding_backslashes % 2 === 1) return text;
+        let property_name = property_names.get(n);
+        if (property_name === void 0) {
+          try {
+            new RegExp(`\\p{${n}}`, "u");
+            property_name = n;
+          } catch {
+            property_name = `Script=${n}`;
+          }
+          property_names.set(n, property_name);
+        }
+        return `${p}{${property_name}}`;
+      }
+    );
+    if (rewritten === source) throw error;
+    try {
+      return new RegExp(rewritten, flags);
+    } catch {
+      throw error;
+    }
+  }
+};
+var clean_up_tokenization = (text) => text.replace(/ \./g, ".").replace(/ \?/g, "?").replace(/ \!/g, "!").replace(/ ,/g, ",").replace(/ \' /g, "'").replace(/ n't/g, "n't").replace(/ 'm/g, "'m").replace(/ 's/g, "'s").replace(/ 've/g, "'ve").replace(/ 're/g, "'re");
+var create_pattern = (pattern, invert = true) => {
+  if (pattern.Regex !== void 0) {
+    const regex = rewrite_oniguruma_to_js(
+      normalize_bloom_split_char_class(pattern.Regex)
+    );
+    return compile_unicode_regexp(regex, "gu");
+  } else if (pattern.String !== void 0) {
+    const escaped = escape_reg_exp(pattern.String);
+    return new RegExp(invert ? escaped : `(${escaped})`, "gu");
+  } else {
+    console.warn("Unknown pattern type:", pattern);
+    return null;
+  }
+};
+var UNICODE_WORD_CHARS_IN_CLASS = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}";
+var UNICODE_WORD_CHARS = `${UNICODE_WORD_CHARS_IN_CLASS}\\u00B2\\u00B3\\u00B9\\u00BC-\\u00BE`;
+var UNICODE_WORD_CLASS = `[${UNICODE_WORD_CHARS}]`;
+var UNICODE_NON_WORD_CLASS = `[^${UNICODE_WORD_CHARS}]`;
+var UNICODE_WORD_BOUNDARY = `(?:(?<!${UNICODE_WORD_CLASS})(?=${UNICODE_WORD_CLASS})|(?<=${UNICODE_WORD_CLASS})(?!${UNICODE_WORD_CLASS}))`;
+var UNICODE_NON_WORD_BOUNDARY = `(?:(?<!${UNICODE_WORD_CLASS})(?!${UNICODE_WORD_CLASS})|(?<=${UNICODE_WORD_CLASS})(?=${UNICODE_WORD_CLASS}))`;
+var LINE_START_ANCHOR = "(?:(?<![\\s\\S])|(?<=\\n))";
+var LINE_END_ANCHOR = "(?:(?=\\n)|(?![\\s\\S]))";
+var HEX_DIGIT_CHARS = "0-9A-Fa-f";
+var ESCAPE_REWRITES = /* @__PURE__ */ new Map([
+  ["A", "(?<![\\s\\S])"],
+  ["z", "(?![\\s\\S])"],
+  ["Z", "(?=\\n?(?![\\s\\S]))"],
+  // \Z permits a single optional final \n (not \r\n)
+  ["h", `[${HEX_DIGIT_CHARS}]`],
+  ["H", `[^${HEX_DIGIT_CHARS}]`],
+  ["w", UNICODE_WORD_CLASS],
+  ["W", UNICODE_NON_WORD_CLASS],
+  ["d", "\\p{Nd}"],
+  ["D", "\\P{Nd}"],
+  ["s", "\\p{White_Space}"],
+  // JS \s wrongly adds U+FEFF and misses \x85
+  ["S", "\\P{White_Space}"],
+  ["b", UNICODE_WORD_BOUNDARY],
+  ["B", UNICODE_NON_WORD_BOUNDARY],
+  ["a", "\\x07"],
+  ["e", "\\x1B"]
+]);
+var CLASS_ESCAPE_REWRITES = /* @__PURE__ */ new Map([
+  ["h", HEX_DIGIT_CHARS],
+  ["w", UNICODE_WORD_CHARS_IN_CLASS],
+  ["d", "\\p{Nd}"],
+  ["D", "\\P{Nd}"],
+  ["s", "\\p{White_Space}"],
+  ["S", "\\P{White_Space}"],
+  ["a", "\\x07"],
+  ["e", "\\x1B"]
+]);
+var CLASS_COMPLEMENT_ALTERNATIVES = /* @__PURE__ */ new Map([
+  ["W", `[^${UNICODE_WORD_CHARS_IN_CLASS}]`],
+  ["H", `[^${HEX_DIGIT_CHARS}]`]
+]);
+var RAW_WHITESPACE_ESCAPES = /* @__PURE__ */ new Map([
+  ["\n", "\\n"],
+  ["\r", "\\r"],
+  ["	", "\\t"],
+  ["\f", "\\f"],
+  ["\v", "\\v"]
+]);
+var POSIX_CLASS_FRAGMENTS = /* @__PURE__ */ new Map([
+  ["alpha", "\\p{Alphabetic}"],
+  ["alnum", "\\p{Alphabetic}\\p{Nd}"],
+  ["digit", "\\p{Nd}"],
+  ["lower", "\\p{Lowercase}"],
+  ["upper", "\\p{Uppercase}"],
+  ["space", "\\p{White_Space}"],
+  ["blank", "\\t\\p{Zs}"],
+  ["punct", "\\p{P}\\p{S}"],
+  ["cntrl", "\\p{Cc}"],
+  ["word", UNICODE_WORD_CHARS_IN_CLASS],
+  ["xdigit", HEX_DIGIT_CHARS]
+]);
+var JS_SYNTAX_CHARS = "^$\\.*+?()[]{}|/";
+var GROUP_PREFIX_RE = /^\(\?(?:<[=!]|<[A-Za-z_][A-Za-z0-9_]*>|[:=!>])/;
+var BRACED_ESCAPE_RE = /^\\([pPxu])\{([^}]*)\}/;
+var QUANTIFIER_BRACE_RE = /^\{(\d+(?:,\d*)?|,\d+)\}/;
+var POSIX_BRACKET_RE = new RegExp("^\\[:(\\^?)(\\p{Alphabetic}+):\\]", "u");
+var EMPTY_NEGATED_POSIX_BRACKET_RE = /^\[:\^:\]/;
+var UNSUPPORTED_POSIX_BRACKET_RE = /^\[(?:\.[^\]]*\.\]|=[^\]]*=\])/;
+var FIXED_WIDTH_ESCAPE_RE = /^(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\c[A-Za-z])/;
+var is_ascii_letter = (char) => char >= "A" && char <= "Z" || char >= "a" && char <= "z";
+var character_at = (text, index) => String.fromCodePoint(text.codePointAt(index));
+var get_ascii_folded_hex_atom = (hex) => {
+  if (!/^[0-9A-Fa-f]{1,8}$/.test(hex)) return null;
+  const code_point = Number.parseInt(hex, 16);
+  if (code_point > 127) return null;
+  const letter = String.fromCharCode(code_point);
+  return is_ascii_letter(letter) ? `[${letter.toLowerCase()}${letter.toUpperCase()}]` : null;
+};
+var normalize_bloom_split_char_class = (regex) => regex.replace(/\[\^\(\\s\|\[([^\]]+)\]\)\]/g, "[^()|\\s$1]");
+var ANY_CODE_POINT = "[\\s\\S]";
+var MAX_CHARACTER_CLASS_NESTING_DEPTH = 256;
+var create_character_class_operand = () => ({
+  fragment: "",
+  alternatives: [],
+  tail: null,
+  contains_complex_set: false
+});
+var throw_character_class_range_error = (index) => {
+  throw new SyntaxError(
+    `Unsupported range with a set-valued character-class operand at index ${index}`
+  );
+};
+var add_character_class_atom = (operand, atom, index, contains_complex_set = true) => {
+  if (operand.tail === "range") throw_character_class_range_error(index);
+  operand.alternatives.push(atom);
+  operand.tail = "set";
+  operand.contains_complex_set = operand.contains_complex_set || contains_complex_set;
+};
+var append_character_class_fragment = (operand, fragment, set_valued = false, index = -1) => {
+  if (set_valued && operand.tail === "range") {
+    throw_character_class_range_error(index);
+  }
+  if (operand.tail === "range") {
+    operand.fragment += fragment;
+    operand.tail = "complete_range";
+    return;
+  }
+  operand.fragment += fragment;
+  operand.tail = set_valued ? "set" : "scalar";
+  operand.contains_complex_set = operand.contains_complex_set || set_valued;
+};
+var rewrite_character_class_escape = (regex, index, operand) => {
+  const braced = BRACED_ESCAPE_RE.exec(regex.slice(index));
+  if (braced) {
+    const [text, kind, body] = braced;
+    if (kind === "P" && body === "Word") {
+      add_character_class_atom(
+        operand,
+        `[^${UNICODE_WORD_CHARS_IN_CLASS}]`,
+        index
+      );
+    } else {
+      const replacement2 = kind === "x" ? `\\u{${body}}` : kind === "p" && body === "Word" ? UNICODE_WORD_CHARS_IN_CLASS : text;
+      append_character_class_fragment(
+        operand,
+        replacement2,
+        kind === "p" || kind === "P",
+        index
+      );
+    }
+    return index + text.length;
+  }
+  const fixed_width = FIXED_WIDTH_ESCAPE_RE.exec(regex.slice(index));
+  if (fixed_width) {
+    append_character_class_fragment(operand, fixed_width[0]);
+    return index + fixed_width[0].length;
+  }
+  if (index + 1 >= regex.length) {
+    throw new SyntaxError(
+      `Unterminated escape in character class at index ${index}`
+    );
+  }
+  const next = character_at(regex, index + 1);
+  const next_end = index + 1 + next.length;
+  const raw_whitespace = RAW_WHITESPACE_ESCAPES.get(next);
+  if (raw_whitespace !== void 0) {
+    append_character_class_fragment(operand, raw_whitespace);
+    return next_end;
+  }
+  const complement = CLASS_COMPLEMENT_ALTERNATIVES.get(next);
+  if (complement !== void 0) {
+    add_character_class_atom(operand, complement, index);
+    return next_end;
+  }
+  const rewrite = CLASS_ESCAPE_REWRITES.get(next);
+  let replacement;
+  let set_valued = false;
+  if (rewrite !== void 0) {
+    replacement = rewrite;
+    set_valued = next !== "a" && next !== "e";
+  } else if (/[A-Za-z0-9]/.test(next)) {
+    replacement = `\\${next}`;
+  } else if (JS_SYNTAX_CHARS.includes(next) || next === "-") {
+    replacement = `\\${next}`;
+  } else {
+    replacement = next;
+  }
+  append_character_class_fragment(operand, replacement, set_valued, index);
+  return next_end;
+};
+var compile_character_set_union = (pieces) => {
+  if (pieces.length === 1) return pieces[0];
+  return `(?:(?=(?:${pieces.join("|")}))${ANY_CODE_POINT})`;
+};
+var compile_character_class_operand = (operand) => {
+  const pieces = operand.fragment.length === 0 ? operand.alternatives : [`[${operand.fragment}]`, ...operand.alternatives];
+  return compile_character_set_union(pieces);
+};
+var get_ascii_fold_additions = (positive_atom) => {
+  const membership = compile_unicode_regexp(`^(?:${positive_atom})$`, "u");
+  let additions = "";
+  for (let offset = 0; offset < 26; ++offset) {
+    const upper = String.fromCharCode(65 + offset);
+    const lower = String.fromCharCode(97 + offset);
+    const has_upper = membership.test(upper);
+    const has_lower = membership.test(lower);
+    if (has_upper !== has_lower) additions += has_upper ? lower : upper;
+  }
+  return additions;
+};
+var parse_character_class = (regex, start, ascii_fold, apply_ascii_fold = true, nesting_depth = 1) => {
+  if (nesting_depth > MAX_CHARACTER_CLASS_NESTING_DEPTH) {
+    throw new SyntaxError(
+      `Maximum character-class nesting depth of ${MAX_CHARACTER_CLASS_NESTING_DEPTH} exceeded at index ${start}`
+    );
+  }
+  let i = start + 1;
+  const negated = regex[i] === "^";
+  if (negated) ++i;
+  const first_content_index = i;
+  const operands = [create_character_class_operand()];
+  let operand = operands[0];
+  let contains_nested_negated_complex_set = false;
+  while (i < regex.length) {
+    const char = character_at(regex, i);
+    if (char === "\\") {
+      i = rewrite_character_class_escape(regex, i, operand);
+      continue;
+    }
+    if (char === "]") {
+      if (i === first_content_index) {
+        append_character_class_fragment(operand, "\\]");
+        ++i;
+        continue;
+      }
+      if (operand.tail === null) {
+        if (operands.length > 1) {
+          throw new SyntaxError(
+            `Malformed character-class intersection with an empty operand at index ${i}`
+          );
+        }
+        throw new SyntaxError(`Empty character class at index ${start}`);
+      }
+      const contains_complex_set = operands.some(
+        (candidate) => candidate.contains_complex_set
+      );
+      if (negated && operands.length > 1 && contains_nested_negated_complex_set) {
+        throw new SyntaxError(
+          `Unsupported outer-negated character-class intersection with a nested negated class containing a Unicode property, POSIX class, or shorthand at index ${start}`
+        );
+      }
+      const first_atom = compile_character_class_operand(operands[0]);
+      let positive_atom = first_atom;
+      if (operands.length > 1) {
+        let lookaheads = "";
+        for (let j = 1; j < operands.length; ++j) {
+          lookaheads += `(?=${compile_character_class_operand(operands[j])})`;
+        }
+        positive_atom = `(?:${lookaheads}${first_atom})`;
+      }
+      const is_direct_class = operands.length === 1 && operand.alternatives.length === 0;
+      let direct_fragment = operand.fragment;
+      if (ascii_fold && apply_ascii_fold) {
+        const additions = get_ascii_fold_additions(positive_atom);
+        if (additions.length > 0) {
+          if (is_direct_class) {
+            direct_fragment += additions;
+            positive_atom = `[${direct_fragment}]`;
+          } else {
+            positive_atom = compile_character_set_union([
+              positive_atom,
+              `[${additions}]`
+            ]);
+          }
+        }
+      }
+      const atom = negated ? is_direct_class ? `[^${direct_fragment}]` : `(?:(?!${positive_atom})${ANY_CODE_POINT})` : positive_atom;
+      return {
+        atom,
+        end: i + 1,
+        negated,
+        contains_complex_set,
+        contains_nested_negated_complex_set
+      };
+    }
+    if (regex.startsWith("&&", i)) {
+      if (operand.tail === null) {
+        throw new SyntaxError(
+          `Malformed character-class intersection with an empty operand at index ${i}`
+        );
+      }
+      operand = create_character_class_operand();
+      operands.push(operand);
+      i += 2;
+      continue;
+    }
+    if (char === "[") {
+      const suffix = regex.slice(i);
+      if (EMPTY_NEGATED_POSIX_BRACKET_RE.test(suffix)) {
+        throw new SyntaxError(
+          `Malformed empty negated POSIX character class at index ${i}`
+        );
+      }
+      const posix = POSIX_BRACKET_RE.exec(suffix);
+      if (posix) {
+        const [, posix_negated, name] = posix;
+        const fragment = POSIX_CLASS_FRAGMENTS.get(name);
+        if (fragment === void 0) {
+          throw new SyntaxError(
+            `Unsupported POSIX character class "${name}" at index ${i}`
+          );
+        }
+        if (ascii_fold && posix_negated && (name === "lower" || name === "upper")) {
+          throw new SyntaxError(
+            `Unsupported negated POSIX ${name} class inside an inline case-insensitive group`
+          );
+        }
+        if (posix_negated) {
+          add_character_class_atom(operand, `[^${fragment}]`, i);
+        } else {
+          append_character_class_fragment(operand, fragment, true, i);
+        }
+        i += posix[0].length;
+        continue;
+      }
+      if (UNSUPPORTED_POSIX_BRACKET_RE.test(suffix)) {
+        throw new SyntaxError(
+          `Unsupported POSIX collating or equivalence bracket expression at index ${i}`
+        );
+      }
+      const nested = parse_character_class(
+        regex,
+        i,
+        ascii_fold,
+        false,
+        nesting_depth + 1
+      );
+      add_character_class_atom(
+        operand,
+        nested.atom,
+        i,
+        nested.contains_complex_set
+      );
+      contains_nested_negated_complex_set ||= nested.contains_nested_negated_complex_set || nested.negated && nested.contains_complex_set;
+      i = nested.end;
+      continue;
+    }
+    if (char === "-") {
+      const is_terminal_literal = regex[i + 1] === "]" || regex.startsWith("&&", i + 1);
+      if (operand.tail === "set" && !is_terminal_literal) {
+        throw_character_class_range_error(i);
+      }
+      if (operand.tail === null || operand.tail === "range" || operand.tail === "complete_range" || is_terminal_literal) {
+        append_character_class_fragment(operand, "\\-");
+      } else {
+        operand.fragment += "-";
+        operand.tail = "range";
+      }
+      ++i;
+      continue;
+    }
+    append_character_class_fragment(
+      operand,
+      char === "^" && operand.fragment.length === 0 ? "\\^" : char
+    );
+    i += char.length;
+  }
+  throw new SyntaxError(
+    `${operands.length > 1 ? "Unterminated character-class intersection" : "Unterminated character class"} at index ${start}`
+  );
+};
+var rewrite_oniguruma_to_js = (regex) => {
+  let out = "";
+  let atom_start = -1;
+  let last_was_quantifier = false;
+  let ascii_fold = false;
+  const group_states = [];
+  const emit_atom = (text) => {
+    atom_start = out.length;
+    out += text;
+    last_was_quantifier = false;
+  };
+  for (let i = 0; i < regex.length; ) {
+    const char = character_at(regex, i);
+    if (char === "\\") {
+      const braced = BRACED_ESCAPE_RE.exec(regex.slice(i));
+      if (braced) {
+        const [text, kind, body] = braced;
+        let replacement2 = text;
+        if (kind === "x") {
+          const code_point_escape = `\\u{${body}}`;
+          replacement2 = ascii_fold ? get_ascii_folded_hex_atom(body) ?? code_point_escape : code_point_escape;
+        } else if (body === "Word") {
+          replacement2 = kind === "p" ? UNICODE_WORD_CLASS : UNICODE_NON_WORD_CLASS;
+        }
+        emit_atom(replacement2);
+        i += text.length;
+        continue;
+      }
+      const fixed_width = FIXED_WIDTH_ESCAPE_RE.exec(regex.slice(i));
+      if (fixed_width) {
+        const text = fixed_width[0];
+        const replacement2 = ascii_fold && text[1] !== "c" ? get_ascii_folded_hex_atom(text.slice(2)) ?? text : text;
+        emit_atom(replacement2);
+        i += text.length;
+        continue;
+      }
+      if (i + 1 >= regex.length) {
+        out += char;
+        break;
+      }
+      const next = character_at(regex, i + 1);
+      i += 1 + next.length;
+      if (next === "G") {
+        continue;
+      }
+      const raw_whitespace = RAW_WHITESPACE_ESCAPES.get(next);
+      if (raw_whitespace !== void 0) {
+        emit_atom(raw_whitespace);
+        continue;
+      }
+      const rewrite = ESCAPE_REWRITES.get(next);
+      let replacement;
+      if (rewrite !== void 0) {
+        replacement = rewrite;
+      } else if (/[A-Za-z0-9]/.test(next)) {
+        replacement = `\\${next}`;
+      } else if (JS_SYNTAX_CHARS.includes(next)) {
+        replacement = `\\${next}`;
+      } else {
+        replacement = next;
+      }
+      emit_atom(replacement);
+      continue;
+    }
+    switch (char) {
+      case "[": {
+        const parsed = parse_character_class(regex, i, ascii_fold);
+        emit_atom(parsed.atom);
+        i = parsed.end;
+        continue;
+      }
+      case "]":
+        emit_atom("\\]");
+        ++i;
+        continue;
+      case ".":
+        emit_atom("[^\\n]");
+        ++i;
+        continue;
+      case "^":
+        emit_atom(LINE_START_ANCHOR);
+        ++i;
+        continue;
+      case "$":
+        emit_atom(LINE_END_ANCHOR);
+        ++i;
+        continue;
+      case "(": {
+        const inline_case_insensitive = regex.startsWith("(?i:", i);
+        const source_prefix = inline_case_insensitive ? "(?i:" : GROUP_PREFIX_RE.exec(regex.slice(i))?.[0] ?? "(";
+        const output_prefix = inline_case_insensitive ? "(?:" : source_prefix === "(?>" ? "(?:" : source_prefix;
+        group_states.push([out.length, ascii_fold]);
+        if (inline_case_insensitive) ascii_fold = true;
+        out += output_prefix;
+        last_was_quantifier = false;
+        i += source_prefix.length;
+        continue;
+      }
+      case ")":
+        out += char;
+        [atom_start, ascii_fold] = group_states.pop() ?? [-1, false];
+        last_was_quantifier = false;
+        ++i;
+        continue;
+      case "|":
+        out += char;
+        atom_start = -1;
+        last_was_quantifier = false;
+        ++i;
+        continue;
+      case "{": {
+        const quant = QUANTIFIER_BRACE_RE.exec(regex.slice(i));
+        if (!quant || atom_start < 0) {
+          emit_atom("\\{");
+          ++i;
+          continue;
+        }
+        const body = quant[1].startsWith(",") ? `0${quant[1]}` : quant[1];
+        i += quant[0].length;
+        const following = regex[i];
+        if (following === "+" || following === "*") {
+          out = `${out.slice(0, atom_start)}(?:${out.slice(atom_start)}{${body}})${following}`;
+          ++i;
+        } else {
+          out += `{${body}}`;
+        }
+        last_was_quantifier = true;
+        continue;
+      }
+      case "}":
+        emit_atom("\\}");
+        ++i;
+        continue;
+      case "+":
+        if (last_was_quantifier) {
+          ++i;
+          continue;
+        }
+        out += char;
+        last_was_quantifier = true;
+        ++i;
+        continue;
+      case "*":
+      case "?":
+        out += char;
+        last_was_quantifier = true;
+        ++i;
+        continue;
+      default:
+        emit_atom(
+          ascii_fold && is_ascii_letter(char) ? `[${char.toLowerCase()}${char.toUpperCase()}]` : char
+        );
+        i += char.length;
+        continue;
+    }
+  }
+  return out;
+};
+var escape_reg_exp = (string) => string.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+var fuse_unk = (arr, tokens_to_ids, unk_token_id) => {
+  const fused = [];
+  let i = 0;
+  while (i < arr.length) {
+    fused.push(arr[i]);
+    const token_id = tokens_to_ids.get(arr[i]) ?? unk_token_id;
+    if (token_id !== unk_token_id) {
+      ++i;
+      continue;
+    }
+    while (++i < arr.length && (tokens_to_ids.get(arr[i]) ?? unk_token_id) === unk_token_id) {
+      if (tokens_to_ids.get(fused.at(-1)) !== unk_token_id) {
+        fused[fused.length - 1] += arr[i];
+      }
+    }
+  }
+  return fused;
+};
+var is_chinese_char = (cp) => cp >= 19968 && cp <= 40959 || cp >= 13312 && cp <= 19903 || cp >= 131072 && cp <= 173791 || cp >= 173824 && cp <= 177983 || cp >= 177984 && cp <= 178207 || cp >= 178208 && cp <= 183983 || cp >= 63744 && cp <= 64255 || cp >= 194560 && cp <= 195103;
+var is_integral_number = (x) => Number.isInteger(x) || typeof x === "bigint";
+var len = (s) => {
+  let length = 0;
+  for (const c of s) ++length;
+  return length;
+};
+var lowercase_and_remove_accents = (text) => remove_accents(text.toLowerCase());
+var merge_arrays = (...arrs) => Array.prototype.concat.apply([], arrs);
+var object_to_map = (obj) => new Map(Object.entries(obj));
+var regex_split = (text, regex) => {
+  const result2 = [];
+  let prev = 0;
+  for (const match of text.matchAll(regex)) {
+    const full_match = match[0];
+    if (prev < match.index) {
+      result2.push(text.slice(prev, match.index));
+    }
+    if (full_match.length > 0) {
+      result2.push(full_match);
+    }
+    prev = match.index + full_match.length;
+  }
+  if (prev < text.length) {
+    result2.push(text.slice(prev));
+  }
+  return result2;
+};
+var remove_accents = (text) => text.replace(new RegExp("\\p{M}", "gu"), "");
+var validate_object = (obj, name, required_keys = []) => {
+  if (!obj || Array.isArray(obj) || typeof obj !== "object") {
+    return `${name} must be a valid object`;
+  }
+  for (const key of required_keys) {
+    if (!(key in obj)) {
+      return `${name} must contain a "${key}" property`;
+    }
+  }
+  return null;
+};
+var whitespace_split = (text) => text.match(/\S+/g) || [];
+var Callable = class {
+  /**
+   * Creates a new instance of the Callable class.
+   */
+  constructor() {
+    const closure = function(...args) {
+      return closure._call(...args);
+    };
+    return Object.setPrototypeOf(closure, new.target.prototype);
+  }
+};
+var Callable_default = Callable;
+var Normalizer = class extends Callable_default {
+  /**
+   * @param config The configuration object for the normalizer.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+  }
+  /**
+   * Alias for {@link Normalizer#normalize}.
+   * @param text The text to normalize.
+   * @returns The normalized text.
+   */
+  _call(text) {
+    return this.normalize(text);
+  }
+};
+var Normalizer_default = Normalizer;
+var BertNormalizer = class extends Normalizer_default {
+  /**
+   * Adds whitespace around any CJK (Chinese, Japanese, or Korean) character in the input text.
+   *
+   * @param text The input text to tokenize.
+   * @returns The tokenized text with whitespace added around CJK characters.
+   */
+  tokenize_chinese_chars(text) {
+    const output = [];
+    for (let i = 0; i < text.length; ++i) {
+      const char = text[i];
+      const cp = char.charCodeAt(0);
+      if (is_chinese_char(cp)) {
+        output.push(" ");
+        output.push(char);
+        output.push(" ");
+      } else {
+        output.push(char);
+      }
+    }
+    return output.join("");
+  }
+  /**
+   * Strips accents from the given text.
+   * @param text The text to strip accents from.
+   * @returns The text with accents removed.
+   */
+  strip_accents(text) {
+    return text.normalize("NFD").replace(new RegExp("\\p{Mn}", "gu"), "");
+  }
+  /**
+   * Checks whether `char` is a control character.
+   * @param char The character to check.
+   * @returns Whether `char` is a control character.
+   */
+  is_control(char) {
+    switch (char) {
+      case "	":
+      case "\n":
+      case "\r":
+        return false;
+      default:
+        return new RegExp("^\\p{Cc}|\\p{Cf}|\\p{Co}|\\p{Cs}$", "u").test(char);
+    }
+  }
+  /**
+   * Performs invalid character removal and whitespace cleanup on text.
+   * @param text The text to clean.
+   * @returns The cleaned text.
+   */
+  clean_text(text) {
+    const output = [];
+    for (const char of text) {
+      const cp = char.charCodeAt(0);
+      if (cp === 0 || cp === 65533 || this.is_control(char)) {
+        continue;
+      }
+      if (/^\s$/.test(char)) {
+        output.push(" ");
+      } else {
+        output.push(char);
+      }
+    }
+    return output.join("");
+  }
+  /**
+   * Normalizes the given text based on the configuration.
+   * @param text The text to normalize.
+   * @returns The normalized text.
+   */
+  normalize(text) {
+    if (this.config.clean_text) {
+      text = this.clean_text(text);
+    }
+    if (this.config.handle_chinese_chars) {
+      text = this.tokenize_chinese_chars(text);
+    }
+    if (this.config.lowercase) {
+      text = text.toLowerCase();
+      if (this.config.strip_accents !== false) {
+        text = this.strip_accents(text);
+      }
+    } else if (this.config.strip_accents) {
+      text = this.strip_accents(text);
+    }
+    return text;
+  }
+};
+var BertNormalizer_default = BertNormalizer;
+var Precompiled = class extends Normalizer_default {
+  /**
+   * Create a new instance of Precompiled normalizer.
+   * @param config The configuration object.
+   */
+  constructor(config) {
+    super(config);
+    this.charsmap = config.precompiled_charsmap ?? null;
+  }
+  /**
+   * Normalizes the given text by applying the precompiled charsmap.
+   * @param text The text to normalize.
+   * @returns The normalized text.
+   */
+  normalize(text) {
+    text = text.replace(
+      /[\u0001-\u0008\u000B\u000E-\u001F\u007F\u008F\u009F]/gm,
+      ""
+    );
+    text = text.replace(
+      /[\u0009\u000A\u000C\u000D\u00A0\u1680\u2000-\u200F\u2028\u2029\u202F\u205F\u2581\u3000\uFEFF\uFFFD]/gm,
+      " "
+    );
+    if (text.includes("\uFF5E")) {
+      const parts = text.split("\uFF5E");
+      text = parts.map((part) => part.normalize("NFKC")).join("\uFF5E");
+    } else {
+      text = text.normalize("NFKC");
+    }
+    return text;
+  }
+};
+var Precompiled_default = Precompiled;
+var Sequence = class extends Normalizer_default {
+  /**
+   * Create a new instance of NormalizerSequence.
+   * @param config The configuration object.
+   */
+  constructor(config) {
+    super(config);
+    this.normalizers = (config.normalizers ?? []).map(
+      (x) => create_normalizer_default(x)
+    );
+  }
+  /**
+   * Apply a sequence of Normalizers to the input text.
+   * @param text The text to normalize.
+   * @returns The normalized text.
+   */
+  normalize(text) {
+    return this.normalizers.reduce((t, normalizer) => {
+      return normalizer ? normalizer.normalize(t) : t;
+    }, text);
+  }
+};
+var Sequence_default = Sequence;
+var Replace = class extends Normalizer_default {
+  /**
+   * @param config The configuration object for the normalizer.
+   */
+  constructor(config) {
+    super(config);
+    this.pattern = create_pattern(this.config.pattern ?? {});
+  }
+  /**
+   * Normalize the input text by replacing the pattern with the content.
+   * @param text The input text to be normalized.
+   * @returns The normalized text after replacing the pattern with the content.
+   */
+  normalize(text) {
+    return this.pattern === null ? text : text.replaceAll(this.pattern, this.config.content ?? "");
+  }
+};
+var Replace_default = Replace;
+var UnicodeNormalizer = class extends Normalizer_default {
+  constructor() {
+    super(...arguments);
+    this.form = "NFC";
+  }
+  /**
+   * Normalize the input text by applying Unicode normalization.
+   * @param text The input text to be normalized.
+   * @returns The normalized text.
+   */
+  normalize(text) {
+    text = text.normalize(this.form);
+    return text;
+  }
+};
+var UnicodeNormalizer_default = UnicodeNormalizer;
+var NFC = class extends UnicodeNormalizer_default {
+  constructor() {
+    super(...arguments);
+    this.form = "NFC";
+  }
+};
+var NFC_default = NFC;
+var NFD = class extends UnicodeNormalizer_default {
+  constructor() {
+    super(...arguments);
+    this.form = "NFD";
+  }
+};
+var NFD_default = NFD;
+var NFKC = class extends UnicodeNormalizer_default {
+  constructor() {
+    super(...arguments);
+    this.form = "NFKC";
+  }
+};
+var NFKC_default = NFKC;
+var NFKD = class extends UnicodeNormalizer_default {
+  constructor() {
+    super(...arguments);
+    this.form = "NFKD";
+  }
+};
+var NFKD_default = NFKD;
+var Strip = class extends Normalizer_default {
+  /**
+   * Strip leading and/or trailing whitespace from the input text.
+   * @param text The input text.
+   * @returns The normalized text.
+   */
+  normalize(text) {
+    if (this.config.strip_left && this.config.strip_right) {
+      text = text.trim();
+    } else {
+      if (this.config.strip_left) {
+        text = text.trimStart();
+      }
+      if (this.config.strip_right) {
+        text = text.trimEnd();
+      }
+    }
+    return text;
+  }
+};
+var Strip_default = Strip;
+var StripAccents = class extends Normalizer_default {
+  /**
+   * Remove all accents from the text.
+   * @param text The input text.
+   * @returns The normalized text without accents.
+   */
+  normalize(text) {
+    return remove_accents(text);
+  }
+};
+var StripAccents_default = StripAccents;
+var Lowercase = class extends Normalizer_default {
+  /**
+   * Lowercases the input string.
+   * @param {string} text The text to normalize.
+   * @returns {string} The normalized text.
+   */
+  normalize(text) {
+    return text.toLowerCase();
+  }
+};
+var Lowercase_default = Lowercase;
+var Prepend = class extends Normalizer_default {
+  /**
+   * Prepends the input string.
+   * @param text The text to normalize.
+   * @returns The normalized text.
+   */
+  normalize(text) {
+    text = this.config.prepend + text;
+    return text;
+  }
+};
+var Prepend_default = Prepend;
+function create_normalizer(config) {
+  if (config === null) return null;
+  switch (config.type) {
+    case "BertNormalizer":
+      return new BertNormalizer_default(config);
+    case "Precompiled":
+      return new Precompiled_default(config);
+    case "Sequence":
+      return new Sequence_default(config);
+    case "Replace":
+      return new Replace_default(config);
+    case "NFC":
+      return new NFC_default(config);
+    case "NFD":
+      return new NFD_default(config);
+    case "NFKC":
+      return new NFKC_default(config);
+    case "NFKD":
+      return new NFKD_default(config);
+    case "Strip":
+      return new Strip_default(config);
+    case "StripAccents":
+      return new StripAccents_default(config);
+    case "Lowercase":
+      return new Lowercase_default(config);
+    case "Prepend":
+      return new Prepend_default(config);
+    default:
+      throw new Error(`Unknown Normalizer type: ${config.type}`);
+  }
+}
+var create_normalizer_default = create_normalizer;
+var PreTokenizer = class extends Callable_default {
+  /**
+   * Tokenizes the given text into pre-tokens.
+   * @param text The text or array of texts to pre-tokenize.
+   * @param options Additional options for the pre-tokenization logic.
+   * @returns An array of pre-tokens.
+   */
+  pre_tokenize(text, options) {
+    return (Array.isArray(text) ? text.map((x) => this.pre_tokenize_text(x, options)) : this.pre_tokenize_text(text, options)).flat();
+  }
+  /**
+   * Alias for {@link PreTokenizer#pre_tokenize}.
+   * @param text The text or array of texts to pre-tokenize.
+   * @param options Additional options for the pre-tokenization logic.
+   * @returns An array of pre-tokens.
+   */
+  _call(text, options) {
+    return this.pre_tokenize(text, options);
+  }
+};
+var PreTokenizer_default = PreTokenizer;
+var BYTES_TO_UNICODE = (() => {
+  const bs = [
+    ...Array.from(
+      { length: "~".charCodeAt(0) - "!".charCodeAt(0) + 1 },
+      (_, i) => i + "!".charCodeAt(0)
+    ),
+    ...Array.from(
+      { length: "\xAC".charCodeAt(0) - "\xA1".charCodeAt(0) + 1 },
+      (_, i) => i + "\xA1".charCodeAt(0)
+    ),
+    ...Array.from(
+      { length: "\xFF".charCodeAt(0) - "\xAE".charCodeAt(0) + 1 },
+      (_, i) => i + "\xAE".charCodeAt(0)
+    )
+  ];
+  const cs = bs.slice();
+  let n = 0;
+  for (let b = 0; b < 256; ++b) {
+    if (!bs.includes(b)) {
+      bs.push(b);
+      cs.push(256 + n);
+      n += 1;
+    }
+  }
+  const ccs = cs.map((n2) => String.fromCharCode(n2));
+  return Object.fromEntries(bs.map((b, i) => [b, ccs[i]]));
+})();
+var reverse_dictionary = (data) => Object.fromEntries(Object.entries(data).map(([key, value2]) => [value2, key]));
+var UNICODE_TO_BYTES = reverse_dictionary(BYTES_TO_UNICODE);
+var PUNCTUATION_REGEX = "\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E";
+var ByteLevel = class extends PreTokenizer_default {
+  /**
+   * Creates a new instance of the `ByteLevelPreTokenizer` class.
+   * @param config The configuration object.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+    this.add_prefix_space = this.config.add_prefix_space ?? false;
+    this.trim_offsets = this.config.trim_offsets ?? false;
+    this.use_regex = this.config.use_regex ?? true;
+    this.pattern = new RegExp("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", "gu");
+    this.byte_encoder = BYTES_TO_UNICODE;
+    this.text_encoder = new TextEncoder();
+  }
+  /**
+   * Tokenizes a single piece of text using byte-level tokenization.
+   * @param text The text to tokenize.
+   * @param options Additional options for the pre-tokenization logic.
+   * @returns An array of tokens.
+   */
+  pre_tokenize_text(text, options) {
+    if (this.add_prefix_space && !text.startsWith(" ")) {
+      text = " " + text;
+    }
+    const tokens2 = this.use_regex ? text.match(this.pattern) || [] : [text];
+    return tokens2.map(
+      (token) => Array.from(
+        this.text_encoder.encode(token),
+        (byte) => this.byte_encoder[byte]
+      ).join("")
+    );
+  }
+};
+var ByteLevel_default = ByteLevel;
+var Whitespace = class extends PreTokenizer_default {
+  /**
+   * Pre-tokenizes the input text by splitting it on word boundaries.
+   * @param text The text to be pre-tokenized.
+   * @param options Additional options for the pre-tokenization logic.
+   * @returns An array of tokens produced by splitting the input text on whitespace.
+   */
+  pre_tokenize_text(text, options) {
+    return text.match(/\w+|[^\w\s]+/g) || [];
+  }
+};
+var Whitespace_default = Whitespace;
+var Metaspace = class extends PreTokenizer_default {
+  /**
+   * @param config The configuration object for the MetaspacePreTokenizer.
+   */
+  constructor(config) {
+    super();
+    this.replacement = config.replacement ?? "\u2581";
+    this.str_rep = config.str_rep || this.replacement;
+    this.prepend_scheme = config.prepend_scheme ?? "always";
+  }
+  /**
+   * This method takes a string, replaces spaces with the replacement character,
+   * adds a prefix space if requested, and returns a new list of tokens.
+   * @param text The text to pre-tokenize.
+   * @param options The options for the pre-tokenization.
+   * @returns A new list of pre-tokenized tokens.
+   */
+  pre_tokenize_text(text, options) {
+    const { section_index = void 0 } = options ?? {};
+    let normalized = text.replaceAll(" ", this.str_rep);
+    if (
+      // We add a prefix space if:
+      //  (1) The normalized token does not already start with the replacement character.
+      !normalized.startsWith(this.replacement) && // and (2) either:
+      //  (a) prepend_scheme is 'always'
+      //  (b) prepend_scheme is 'first' and this is the first section
+      (this.prepend_scheme === "always" || this.prepend_scheme === "first" && section_index === 0)
+    ) {
+      normalized = this.str_rep + normalized;
+    }
+    return [normalized];
+  }
+};
+var Metaspace_default = Metaspace;
+var Split = class extends PreTokenizer_default {
+  /**
+   * @param config The configuration options for the pre-tokenizer.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+    this.pattern = create_pattern(
+      this.config.pattern ?? {},
+      this.config.invert ?? true
+    );
+  }
+  /**
+   * Tokenizes text by splitting it using the given pattern.
+   * @param text The text to tokenize.
+   * @returns An array of tokens.
+   */
+  pre_tokenize_text(text) {
+    if (this.pattern === null) {
+      return [];
+    }
+    if (this.config.invert) {
+      return (text.match(this.pattern) || []).filter((x) => x);
+    } else if (this.config.behavior?.toLowerCase() === "removed") {
+      return text.split(this.pattern).filter((x) => x);
+    } else {
+      return regex_split(text, this.pattern);
+    }
+  }
+};
+var Split_default = Split;
+var Punctuation = class extends PreTokenizer_default {
+  /**
+   * @param config The configuration options for the pre-tokenizer.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+    this.pattern = new RegExp(
+      `[^${PUNCTUATION_REGEX}]+|[${PUNCTUATION_REGEX}]+`,
+      "gu"
+    );
+  }
+  /**
+   * Tokenizes text by splitting it using the given pattern.
+   * @param text The text to tokenize.
+   * @returns An array of tokens.
+   */
+  pre_tokenize_text(text) {
+    return text.match(this.pattern) || [];
+  }
+};
+var Punctuation_default = Punctuation;
+var Digits = class extends PreTokenizer_default {
+  /**
+   * @param config The configuration options for the pre-tokenizer.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+    const digit_pattern = `[^\\d]+|\\d${this.config.individual_digits ? "" : "+"}`;
+    this.pattern = new RegExp(digit_pattern, "gu");
+  }
+  /**
+   * Tokenizes text by splitting it using the given pattern.
+   * @param text The text to tokenize.
+   * @returns An array of tokens.
+   */
+  pre_tokenize_text(text) {
+    return text.match(this.pattern) || [];
+  }
+};
+var Digits_default = Digits;
+var BertPreTokenizer = class extends PreTokenizer_default {
+  /**
+   * A PreTokenizer that splits text into wordpieces using a basic tokenization scheme
+   * similar to that used in the original implementation of BERT.
+   */
+  constructor() {
+    super();
+    this.pattern = new RegExp(
+      `[^\\s${PUNCTUATION_REGEX}]+|[${PUNCTUATION_REGEX}]`,
+      "gu"
+    );
+  }
+  /**
+   * Tokenizes a single text using the BERT pre-tokenization scheme.
+   *
+   * @param text The text to tokenize.
+   * @param options Additional options for the pre-tokenization logic.
+   * @returns An array of tokens.
+   */
+  pre_tokenize_text(text, options) {
+    return text.trim().match(this.pattern) || [];
+  }
+};
+var BertPreTokenizer_default = BertPreTokenizer;
+var Replace2 = class extends PreTokenizer_default {
+  /**
+   * @param config The configuration options for the pre-tokenizer.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+    this.pattern = create_pattern(this.config.pattern ?? {});
+    this.content = this.config.content ?? "";
+  }
+  /**
+   * Pre-tokenizes the input text by replacing certain characters.
+   * @param text The text to be pre-tokenized.
+   * @returns An array of tokens produced by replacing certain characters.
+   */
+  pre_tokenize_text(text) {
+    if (this.pattern === null) {
+      return [text];
+    }
+    return [text.replaceAll(this.pattern, this.config.content ?? "")];
+  }
+};
+var Replace_default2 = Replace2;
+var Sequence2 = class extends PreTokenizer_default {
+  /**
+   * Creates an instance of PreTokenizerSequence.
+   * @param config The configuration object for the pre-tokenizer sequence.
+   */
+  constructor(config) {
+    super();
+    this.tokenizers = (config.pretokenizers ?? []).map(
+      (x) => create_pre_tokenizer_default(x)
+    );
+  }
+  /**
+   * Applies each pre-tokenizer in the sequence to the input text in turn.
+   * @param text The text to pre-tokenize.
+   * @param options Additional options for the pre-tokenization logic.
+   * @returns The pre-tokenized text.
+   */
+  pre_tokenize_text(text, options) {
+    return this.tokenizers.reduce(
+      (pre_tokenized_text, tokenizer) => {
+        return tokenizer ? tokenizer.pre_tokenize(pre_tokenized_text, options) : pre_tokenized_text;
+      },
+      [text]
+    );
+  }
+};
+var Sequence_default2 = Sequence2;
+var WhitespaceSplit = class extends PreTokenizer_default {
+  /**
+   * Pre-tokenizes the input text by splitting it on whitespace characters.
+   * @param text The text to be pre-tokenized.
+   * @returns An array of tokens produced by splitting the input text on whitespace.
+   */
+  pre_tokenize_text(text) {
+    return whitespace_split(text);
+  }
+};
+var WhitespaceSplit_default = WhitespaceSplit;
+var FixedLength = class extends PreTokenizer_default {
+  /**
+   * @param config The configuration options for the pre-tokenizer.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+    this._length = config.length;
+  }
+  /**
+   * Pre-tokenizes the input text by splitting it into fixed-length tokens.
+   * @param text The text to be pre-tokenized.
+   * @returns An array of tokens produced by splitting the input text into fixed-length tokens.
+   */
+  pre_tokenize_text(text) {
+    const tokens2 = [];
+    for (let i = 0; i < text.length; i += this._length) {
+      tokens2.push(text.slice(i, i + this._length));
+    }
+    return tokens2;
+  }
+};
+var FixedLength_default = FixedLength;
+function create_pre_tokenizer(config) {
+  if (config === null) return null;
+  switch (config.type) {
+    case "BertPreTokenizer":
+      return new BertPreTokenizer_default();
+    case "Sequence":
+      return new Sequence_default2(config);
+    case "Whitespace":
+      return new Whitespace_default();
+    case "WhitespaceSplit":
+      return new WhitespaceSplit_default();
+    case "Metaspace":
+      return new Metaspace_default(config);
+    case "ByteLevel":
+      return new ByteLevel_default(config);
+    case "Split":
+      return new Split_default(config);
+    case "Punctuation":
+      return new Punctuation_default(config);
+    case "Digits":
+      return new Digits_default(config);
+    case "Replace":
+      return new Replace_default2(config);
+    case "FixedLength":
+      return new FixedLength_default(config);
+    default:
+      throw new Error(`Unknown PreTokenizer type: ${config.type}`);
+  }
+}
+var create_pre_tokenizer_default = create_pre_tokenizer;
+var TokenizerModel = class extends Callable_default {
+  /**
+   * Creates a new instance of TokenizerModel.
+   * @param config The configuration object for the TokenizerModel.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+    this.vocab = [];
+    this.tokens_to_ids = /* @__PURE__ */ new Map();
+    this.unk_token_id = void 0;
+    this.unk_token = void 0;
+    this.end_of_word_suffix = void 0;
+    this.fuse_unk = this.config.fuse_unk ?? false;
+  }
+  /**
+   * Internal function to call the TokenizerModel instance.
+   * @param tokens The tokens to encode.
+   * @returns The encoded tokens.
+   */
+  _call(tokens2) {
+    let result2 = this.encode(tokens2);
+    if (this.fuse_unk) {
+      result2 = fuse_unk(result2, this.tokens_to_ids, this.unk_token_id);
+    }
+    return result2;
+  }
+};
+var TokenizerModel_default = TokenizerModel;
+var WordPieceTokenizer = class extends TokenizerModel_default {
+  /**
+   * @param config The configuration object.
+   */
+  constructor(config) {
+    super(config);
+    this.max_input_chars_per_word = 100;
+    this.tokens_to_ids = object_to_map(config.vocab);
+    this.unk_token_id = this.tokens_to_ids.get(config.unk_token);
+    this.unk_token = config.unk_token;
+    this.max_input_chars_per_word = config.max_input_chars_per_word ?? 100;
+    this.vocab = new Array(this.tokens_to_ids.size);
+    for (const [key, value2] of this.tokens_to_ids) {
+      this.vocab[value2] = key;
+    }
+  }
+  /**
+   * Encodes an array of tokens using WordPiece encoding.
+   * @param tokens The tokens to encode.
+   * @returns An array of encoded tokens.
+   */
+  encode(tokens2) {
+    const output_tokens = [];
+    for (const token of tokens2) {
+      const chars = [...token];
+      if (chars.length > this.max_input_chars_per_word) {
+        output_tokens.push(this.unk_token);
+        continue;
+      }
+      let is_unknown = false;
+      let start = 0;
+      const sub_tokens = [];
+      while (start < chars.length) {
+        let end = chars.length;
+        let current_substring = null;
+        while (start < end) {
+          let substr = chars.slice(start, end).join("");
+          if (start > 0) {
+            substr = this.config.continuing_subword_prefix + substr;
+          }
+          if (this.tokens_to_ids.has(substr)) {
+            current_substring = substr;
+            break;
+          }
+          --end;
+        }
+        if (current_substring === null) {
+          is_unknown = true;
+          break;
+        }
+        sub_tokens.push(current_substring);
+        start = end;
+      }
+      if (is_unknown) {
+        output_tokens.push(this.unk_token);
+      } else {
+        output_tokens.push(...sub_tokens);
+      }
+    }
+    return output_tokens;
+  }
+};
+var WordPiece_default = WordPieceTokenizer;
+var CharTrieNode = class _CharTrieNode {
+  /**
+   * Create a new CharTrieNode.
+   * @param is_leaf Whether the node is a leaf node or not.
+   * @param children A map containing the node's children, where the key is a character and the value is a `CharTrieNode`.
+   */
+  constructor(is_leaf, children) {
+    this.is_leaf = is_leaf;
+    this.children = children;
+  }
+  /**
+   * Returns a new `CharTrieNode` instance with default values.
+   * @returns A new `CharTrieNode` instance with `is_leaf` set to `false` and an empty `children` map.
+   */
+  static default() {
+    return new _CharTrieNode(false, /* @__PURE__ */ new Map());
+  }
+};
+var CharTrie = class {
+  constructor() {
+    this.root = CharTrieNode.default();
+  }
+  /**
+   * Adds one or more `texts` to the trie.
+   * @param texts The strings to add to the trie.
+   */
+  extend(texts) {
+    for (const text of texts) {
+      this.push(text);
+    }
+  }
+  /**
+   * Adds text to the trie.
+   * @param text The string to add to the trie.
+   */
+  push(text) {
+    let node = this.root;
+    for (const ch of text) {
+      let child = node.children.get(ch);
+      if (child === void 0) {
+        child = CharTrieNode.default();
+        node.children.set(ch, child);
+      }
+      node = child;
+    }
+    node.is_leaf = true;
+  }
+  /**
+   * Searches the trie for stored strings that match `chars` starting at `start`.
+   * @param chars The input characters to search.
+   * @param start The index to start searching from.
+   * @yields Each stored string that is a prefix of `chars` starting at `start`.
+   */
+  *common_prefix_search(chars, start = 0) {
+    let node = this.root;
+    if (node === void 0) return;
+    let prefix = "";
+    for (let i = start; i < chars.length; ++i) {
+      const ch = chars[i];
+      prefix += ch;
+      node = node.children.get(ch);
+      if (node === void 0) return;
+      if (node.is_leaf) {
+        yield prefix;
+      }
+    }
+  }
+};
+var CharTrie_default = CharTrie;
+var TokenLatticeNode = class _TokenLatticeNode {
+  /**
+   * Represents a node in a token lattice for a given sentence.
+   * @param token_id The ID of the token associated with this node.
+   * @param node_id The ID of this node.
+   * @param pos The starting position of the token in the sentence.
+   * @param length The length of the token.
+   * @param score The score associated with the token.
+   */
+  constructor(token_id, node_id, pos, length, score2) {
+    this.token_id = token_id;
+    this.node_id = node_id;
+    this.pos = pos;
+    this.length = length;
+    this.score = score2;
+    this.prev = null;
+    this.backtrace_score = 0;
+  }
+  /**
+   * Returns a clone of this node.
+   * @returns A clone of this node.
+   */
+  clone() {
+    const n = new _TokenLatticeNode(
+      this.token_id,
+      this.node_id,
+      this.pos,
+      this.length,
+      this.score
+    );
+    n.prev = this.prev;
+    n.backtrace_score = this.backtrace_score;
+    return n;
+  }
+};
+var TokenLattice = class {
+  /**
+   * Creates a new TokenLattice instance.
+   *
+   * @param sentence The input sentence to be tokenized.
+   * @param bos_token_id The beginning-of-sequence token ID.
+   * @param eos_token_id The end-of-sequence token ID.
+   */
+  constructor(sentence, bos_token_id, eos_token_id) {
+    this.chars = Array.from(sentence);
+    this.len = this.chars.length;
+    this.bos_token_id = bos_token_id;
+    this.eos_token_id = eos_token_id;
+    this.nodes = [];
+    this.begin_nodes = Array.from(
+      { length: this.len + 1 },
+      () => []
+    );
+    this.end_nodes = Array.from({ length: this.len + 1 }, () => []);
+    const bos = new TokenLatticeNode(this.bos_token_id ?? 0, 0, 0, 0, 0);
+    const eos = new TokenLatticeNode(
+      this.eos_token_id ?? 0,
+      1,
+      this.len,
+      0,
+      0
+    );
+    this.nodes.push(bos.clone());
+    this.nodes.push(eos.clone());
+    this.begin_nodes[this.len].push(eos);
+    this.end_nodes[0].push(bos);
+  }
+  /**
+   * Inserts a new token node into the token lattice.
+   *
+   * @param pos The starting position of the token.
+   * @param length The length of the token.
+   * @param score The score of the token.
+   * @param token_id The token ID of the token.
+   */
+  insert(pos, length, score2, token_id) {
+    const node_id = this.nodes.length;
+    const node = new TokenLatticeNode(token_id, node_id, pos, length, score2);
+    this.begin_nodes[pos].push(node);
+    this.end_nodes[pos + length].push(node);
+    this.nodes.push(node);
+  }
+  /**
+   * Implements the Viterbi algorithm to compute the most likely sequence of tokens.
+   *
+   * @returns The most likely sequence of tokens.
+   */
+  viterbi() {
+    const len2 = this.len;
+    let pos = 0;
+    while (pos <= len2) {
+      if (this.begin_nodes[pos].length == 0) {
+        return [];
+      }
+      for (let rnode of this.begin_nodes[pos]) {
+        rnode.prev = null;
+        let best_score = 0;
+        let best_node = null;
+        for (let lnode of this.end_nodes[pos]) {
+          const score2 = lnode.backtrace_score + rnode.score;
+          if (best_node === null || score2 > best_score) {
+            best_node = lnode.clone();
+            best_score = score2;
+          }
+        }
+        if (best_node !== null) {
+          rnode.prev = best_node;
+          rnode.backtrace_score = best_score;
+        } else {
+          return [];
+        }
+      }
+      ++pos;
+    }
+    const results = [];
+    const root = this.begin_nodes[len2][0];
+    const prev = root.prev;
+    if (prev === null) {
+      return [];
+    }
+    let node = prev.clone();
+    while (node.prev !== null) {
+      results.push(node.clone());
+      const n = node.clone();
+      node = n.prev.clone();
+    }
+    results.reverse();
+    return results;
+  }
+  /**
+   * Get the text piece for a given node.
+   * @param node The node to get the piece for.
+   * @returns The array of nodes representing the most likely sequence of tokens.
+   */
+  piece(node) {
+    return this.chars.slice(node.pos, node.pos + node.length).join("");
+  }
+  /**
+   * @returns The most likely sequence of tokens.
+   */
+  tokens() {
+    const nodes = this.viterbi();
+    return nodes.map((x) => this.piece(x));
+  }
+  /**
+   * @returns The most likely sequence of token ids.
+   */
+  token_ids() {
+    const nodes = this.viterbi();
+    return nodes.map((x) => x.token_id);
+  }
+};
+var TokenLattice_default = TokenLattice;
+function min(arr) {
+  if (arr.length === 0) throw new Error("Array must not be empty");
+  let min_value = arr[0];
+  let index_of_min = 0;
+  for (let i = 1; i < arr.length; ++i) {
+    if (arr[i] < min_value) {
+      min_value = arr[i];
+      index_of_min = i;
+    }
+  }
+  return [min_value, index_of_min];
+}
+var Unigram = class extends TokenizerModel_default {
+  /**
+   * Create a new Unigram tokenizer model.
+   * @param config The configuration object for the Unigram model.
+   * @param eos_token
+   */
+  constructor(config, eos_token) {
+    super(config);
+    const vocab_size = config.vocab.length;
+    this.vocab = new Array(vocab_size);
+    this.scores = new Array(vocab_size);
+    for (let i = 0; i < vocab_size; ++i) {
+      [this.vocab[i], this.scores[i]] = config.vocab[i];
+    }
+    this.unk_token_id = config.unk_id;
+    this.unk_token = this.vocab[config.unk_id];
+    this.tokens_to_ids = new Map(this.vocab.map((x, i) => [x, i]));
+    this.bos_token = " ";
+    this.bos_token_id = this.tokens_to_ids.get(this.bos_token);
+    this.eos_token = eos_token;
+    this.eos_token_id = this.tokens_to_ids.get(this.eos_token);
+    this.unk_token = this.vocab[this.unk_token_id];
+    this.min_score = min(this.scores)[0];
+    this.unk_score = this.min_score - 10;
+    this.scores[this.unk_token_id] = this.unk_score;
+    this.trie = new CharTrie_default();
+    this.trie.extend(this.vocab);
+    this.fuse_unk = true;
+  }
+  /**
+   * Populates lattice nodes.
+   * @param lattice The token lattice to populate with nodes.
+   */
+  populate_nodes(lattice) {
+    const chars = lattice.chars;
+    const mblen = 1;
+    let begin_pos = 0;
+    while (begin_pos < chars.length) {
+      let has_single_node = false;
+      const prefixed_tokens = this.trie.common_prefix_search(chars, begin_pos);
+      for (const token of prefixed_tokens) {
+        const token_id = this.tokens_to_ids.get(token);
+        const token_score = this.scores[token_id];
+        const n = len(token);
+        lattice.insert(begin_pos, n, token_score, token_id);
+        if (!has_single_node && n === mblen) {
+          has_single_node = true;
+        }
+      }
+      if (!has_single_node) {
+        lattice.insert(begin_pos, mblen, this.unk_score, this.unk_token_id);
+      }
+      begin_pos += mblen;
+    }
+  }
+  /**
+   * Encodes an array of tokens into an array of subtokens using the unigram model.
+   *
+   * @param normalized The normalized string.
+   * @returns An array of subtokens obtained by encoding the input tokens using the unigram model.
+   */
+  tokenize(normalized) {
+    const lattice = new TokenLattice_default(
+      normalized,
+      this.bos_token_id,
+      this.eos_token_id
+    );
+    this.populate_nodes(lattice);
+    return lattice.tokens();
+  }
+  /**
+   * Encodes an array of tokens using Unigram encoding.
+   * @param tokens The tokens to encode.
+   * @returns An array of encoded tokens.
+   */
+  encode(tokens2) {
+    const to_return = [];
+    for (const token of tokens2) {
+      const tokenized = this.tokenize(token);
+      to_return.push(...tokenized);
+    }
+    return to_return;
+  }
+};
+var Unigram_default = Unigram;
+var PriorityQueue = class {
+  /**
+   * Create a new PriorityQueue.
+   * @param comparator Comparator function to determine priority. Defaults to a MaxHeap.
+   * @param max_size Maximum size of the queue. Defaults to Infinity.
+   */
+  constructor(comparator = (a, b) => a > b, max_size = Infinity) {
+    this._heap = [];
+    this._comparator = comparator;
+    this._max_size = max_size;
+  }
+  /**
+   * The size of the queue
+   */
+  get size() {
+    return this._heap.length;
+  }
+  /**
+   * Check if the queue is empty.
+   * @returns `true` if the queue is empty, `false` otherwise.
+   */
+  is_empty() {
+    return this.size === 0;
+  }
+  /**
+   * Return the element with the highest priority in the queue.
+   * @returns The highest priority element in the queue.
+   */
+  peek() {
+    return this._heap[0];
+  }
+  /**
+   * Add one or more elements to the queue.
+   * @param values The values to push into the queue.
+   * @returns The new size of the queue.
+   */
+  push(...values) {
+    return this.extend(values);
+  }
+  /**
+   * Add multiple elements to the queue.
+   * @param values The values to push into the queue.
+   * @returns The new size of the queue.
+   */
+  extend(values) {
+    for (const value2 of values) {
+      if (this.size < this._max_size) {
+        this._heap.push(value2);
+        this._sift_up();
+      } else {
+        const smallest = this._smallest();
+        if (this._comparator(value2, this._heap[smallest])) {
+          this._heap[smallest] = value2;
+          this._sift_up_from(smallest);
+        }
+      }
+    }
+    return this.size;
+  }
+  /**
+   * Remove and return the element with the highest priority in the queue.
+   * @returns The element with the highest priority in the queue.
+   */
+  pop() {
+    const popped_value = this.peek();
+    const bottom = this.size - 1;
+    if (bottom > 0) {
+      this._swap(0, bottom);
+    }
+    this._heap.pop();
+    this._sift_down();
+    return popped_value;
+  }
+  /**
+   * Replace the element with the highest priority in the queue with a new value.
+   * @param value The new value.
+   * @returns The replaced value.
+   */
+  replace(value2) {
+    const replaced_value = this.peek();
+    this._heap[0] = value2;
+    this._sift_down();
+    return replaced_value;
+  }
+  /**
+   * Compute the index for the parent of the node at index `i`.
+   * @param i The index of the node to get the parent of.
+   * @returns The index of the parent node.
+   * @private
+   */
+  _parent(i) {
+    return (i + 1 >>> 1) - 1;
+  }
+  /**
+   * Compute the index for the left child of the node at index `i`.
+   * @param i The index of the node to get the left child of.
+   * @returns The index of the left child.
+   * @private
+   */
+  _left(i) {
+    return (i << 1) + 1;
+  }
+  /**
+   * Compute the index for the right child of the node at index `i`.
+   * @param i The index of the node to get the right child of.
+   * @returns The index of the right child.
+   * @private
+   */
+  _right(i) {
+    return i + 1 << 1;
+  }
+  /**
+   * Check if the element at index `i` is greater than the element at index `j`.
+   * @param i The index of the first element to compare.
+   * @param j The index of the second element to compare.
+   * @returns `true` if the element at index `i` is greater than the element at index `j`, `false` otherwise.
+   * @private
+   */
+  _greater(i, j) {
+    return this._comparator(this._heap[i], this._heap[j]);
+  }
+  /**
+   * Swap the elements at indices `i` and `j`.
+   * @param i The index of the first element to swap.
+   * @param j The index of the second element to swap.
+   * @private
+   */
+  _swap(i, j) {
+    const temp = this._heap[i];
+    this._heap[i] = this._heap[j];
+    this._heap[j] = temp;
+  }
+  /**
+   * Maintain the heap property by updating positions in the heap,
+   * starting at the last element and moving up the heap.
+   * @private
+   */
+  _sift_up() {
+    this._sift_up_from(this.size - 1);
+  }
+  /**
+   * Helper function to sift up from a given node.
+   * @param node The index of the node to start sifting up from.
+   */
+  _sift_up_from(node) {
+    while (node > 0 && this._greater(node, this._parent(node))) {
+      this._swap(node, this._parent(node));
+      node = this._parent(node);
+    }
+  }
+  /**
+   * Maintain the heap property by updating positions in the heap,
+   * starting at the first element and moving down the heap.
+   * @private
+   */
+  _sift_down() {
+    let node = 0;
+    while (this._left(node) < this.size && this._greater(this._left(node), node) || this._right(node) < this.size && this._greater(this._right(node), node)) {
+      const max_child = this._right(node) < this.size && this._greater(this._right(node), this._left(node)) ? this._right(node) : this._left(node);
+      this._swap(node, max_child);
+      node = max_child;
+    }
+  }
+  /**
+   * Get the index of the smallest element in the heap. Since we use an array-based heap,
+   * the index can be computed without needing to traverse the heap.
+   * @private
+   */
+  _smallest() {
+    return 2 ** Math.floor(Math.log2(this.size)) - 1;
+  }
+};
+var PriorityQueue_default = PriorityQueue;
+var LRUCache = class {
+  /**
+   * Creates an LRUCache instance.
+   * @param capacity The maximum number of items the cache can hold.
+   */
+  constructor(capacity) {
+    this.capacity = capacity;
+    this.cache = /* @__PURE__ */ new Map();
+  }
+  /**
+   * Retrieves the value associated with the given key and marks the key as recently used.
+   * @param key The key to retrieve.
+   * @returns The value associated with the key, or undefined if the key does not exist.
+   */
+  get(key) {
+    if (!this.cache.has(key)) return void 0;
+    const value2 = this.cache.get(key);
+    this.cache.delete(key);
+    this.cache.set(key, value2);
+    return value2;
+  }
+  /**
+   * Inserts or updates the key-value pair in the cache.
+   * If the key already exists, it is updated and marked as recently used.
+   * If the cache exceeds its capacity, the least recently used item is evicted.
+   * @param key The key to add or update.
+   * @param value The value to associate with the key.
+   */
+  put(key, value2) {
+    if (this.cache.has(key)) {
+      this.cache.delete(key);
+    }
+    this.cache.set(key, value2);
+    if (this.cache.size > this.capacity) {
+      this.cache.delete(this.cache.keys().next().value);
+    }
+  }
+  /**
+   * Clears the cache.
+   */
+  clear() {
+    this.cache.clear();
+  }
+};
+var LRUCache_default = LRUCache;
+var BPE = class extends TokenizerModel_default {
+  /**
+   * Create a BPE instance.
+   * @param config The configuration object for BPE.
+   */
+  constructor(config) {
+    super(config);
+    this.tokens_to_ids = object_to_map(config.vocab);
+    this.unk_token_id = this.tokens_to_ids.get(config.unk_token);
+    this.unk_token = config.unk_token;
+    this.vocab = new Array(this.tokens_to_ids.size);
+    for (const [key, value2] of this.tokens_to_ids) {
+      this.vocab[value2] = key;
+    }
+    const use_new_merge_format = Array.isArray(config.merges[0]);
+    this.merges = use_new_merge_format ? config.merges : config.merges.map(
+      (x) => x.split(" ", 2)
+    );
+    this.bpe_ranks = new Map(this.merges.map((x, i) => [JSON.stringify(x), i]));
+    this.end_of_word_suffix = config.end_of_word_suffix;
+    this.continuing_subword_suffix = config.continuing_subword_suffix ?? null;
+    this.byte_fallback = this.config.byte_fallback ?? false;
+    if (this.byte_fallback) {
+      this.text_encoder = new TextEncoder();
+    }
+    this.ignore_merges = this.config.ignore_merges ?? false;
+    this.max_length_to_cache = 256;
+    this.cache_capacity = 1e4;
+    this.cache = new LRUCache_default(this.cache_capacity);
+  }
+  /**
+   * Clears the cache.
+   */
+  clear_cache() {
+    this.cache.clear();
+  }
+  /**
+   * Apply Byte-Pair-Encoding (BPE) to a given token. Efficient heap-based priority
+   * queue implementation adapted from https://github.com/belladoreai/llama-tokenizer-js.
+   * @param token The token to encode.
+   * @returns The BPE encoded tokens.
+   */
+  bpe(token) {
+    if (token.length === 0) {
+      return [];
+    }
+    const cached = this.cache.get(token);
+    if (cached !== void 0) {
+      return cached;
+    }
+    const word = Array.from(token);
+    if (this.end_of_word_suffix) {
+      word[word.length - 1] += this.end_of_word_suffix;
+    }
+    let result2 = [];
+    if (word.length > 1) {
+      const queue = new PriorityQueue_default((a, b) => a.score < b.score);
+      let starting_node = {
+        token: word[0],
+        bias: 0,
+        prev: null,
+        next: null
+      };
+      let previous_node = starting_node;
+      for (let i = 1; i < word.length; ++i) {
+        const current_node = {
+          bias: i / word.length,
+          // Add fractional component to break ties
+          token: word[i],
+          prev: previous_node,
+          next: null
+        };
+        previous_node.next = current_node;
+        this.add_node(queue, previous_node);
+        previous_node = current_node;
+      }
+      while (!queue.is_empty()) {
+        const node = queue.pop();
+        if (node.deleted || !node.next || node.next.deleted) continue;
+        node.deleted = true;
+        node.next.deleted = true;
+        if (node.prev) {
+          const new_previous_node = { ...node.prev };
+          node.prev.deleted = true;
+          node.prev = new_previous_node;
+          if (new_previous_node.prev) {
+            new_previous_node.prev.next = new_previous_node;
+          } else {
+            starting_node = new_previous_node;
+          }
+        }
+        const merged = {
+          token: node.token + node.next.token,
+          bias: node.bias,
+          prev: node.prev,
+          next: node.next.next
+        };
+        if (merged.prev) {
+          merged.prev.next = merged;
+          this.add_node(queue, merged.prev);
+        } else {
+          starting_node = merged;
+        }
+        if (merged.next) {
+          merged.next.prev = merged;
+          this.add_node(queue, merged);
+        }
+      }
+      for (let current_node = starting_node; current_node !== null; current_node = current_node.next) {
+        result2.push(current_node.token);
+      }
+    } else {
+      result2 = word;
+    }
+    if (this.continuing_subword_suffix) {
+      for (let i = 0; i < result2.length - 1; ++i) {
+        result2[i] += this.continuing_subword_suffix;
+      }
+    }
+    if (token.length < this.max_length_to_cache) {
+      this.cache.put(token, result2);
+    }
+    return result2;
+  }
+  /**
+   * Helper function to add a node to the priority queue.
+   * @param queue
+   * @param node
+   */
+  add_node(queue, node) {
+    const rank = this.bpe_ranks.get(
+      JSON.stringify([node.token, node.next.token])
+    );
+    if (rank !== void 0) {
+      node.score = rank + node.bias;
+      queue.push(node);
+    }
+  }
+  /**
+   * Encodes the input sequence of tokens using the BPE algorithm and returns the resulting subword tokens.
+   * @param tokens The input sequence of tokens to encode.
+   * @returns The resulting subword tokens after applying the BPE algorithm to the input sequence of tokens.
+   */
+  encode(tokens2) {
+    const output_tokens = [];
+    for (const token of tokens2) {
+      if (this.ignore_merges && this.tokens_to_ids.has(token)) {
+        output_tokens.push(token);
+        continue;
+      }
+      const bpe_token_list = this.bpe(token);
+      for (const t of bpe_token_list) {
+        if (this.tokens_to_ids.has(t)) {
+          output_tokens.push(t);
+        } else if (this.byte_fallback) {
+          const byte_tokens = Array.from(this.text_encoder.encode(t)).map(
+            (x) => `<0x${x.toString(16).toUpperCase().padStart(2, "0")}>`
+          );
+          if (byte_tokens.every((x) => this.tokens_to_ids.has(x))) {
+            output_tokens.push(...byte_tokens);
+          } else if (this.unk_token != null) {
+            output_tokens.push(this.unk_token);
+          }
+        } else if (this.unk_token != null) {
+          output_tokens.push(this.unk_token);
+        }
+      }
+    }
+    return output_tokens;
+  }
+};
+var BPE_default = BPE;
+var Legacy = class extends TokenizerModel_default {
+  /**
+   * Create a Legacy tokenizer model instance.
+   * @param config The configuration object for Legacy tokenizer model.
+   * @param more_config Additional configuration object for the Legacy tokenizer model.
+   */
+  constructor(config, more_config) {
+    super(config);
+    const vocab = config.vocab;
+    this.tokens_to_ids = object_to_map(
+      more_config.target_lang ? vocab[more_config.target_lang] : vocab
+    );
+    this.bos_token = more_config.bos_token;
+    this.bos_token_id = this.tokens_to_ids.get(this.bos_token);
+    this.eos_token = more_config.eos_token;
+    this.eos_token_id = this.tokens_to_ids.get(this.eos_token);
+    this.pad_token = more_config.pad_token;
+    this.pad_token_id = this.tokens_to_ids.get(this.pad_token);
+    this.unk_token = more_config.unk_token;
+    this.unk_token_id = this.tokens_to_ids.get(this.unk_token);
+    this.vocab = new Array(this.tokens_to_ids.size);
+    for (const [key, value2] of this.tokens_to_ids) {
+      this.vocab[value2] = key;
+    }
+  }
+  encode(tokens2) {
+    return tokens2;
+  }
+};
+var Legacy_default = Legacy;
+function create_tokenizer_model(model_config, config) {
+  switch (model_config.type) {
+    case "WordPiece":
+      return new WordPiece_default(model_config);
+    case "Unigram":
+      return new Unigram_default(model_config, config.eos_token);
+    case "BPE":
+      return new BPE_default(model_config);
+    default:
+      if (model_config.vocab) {
+        if (Array.isArray(model_config.vocab)) {
+          return new Unigram_default(model_config, config.eos_token);
+        } else if (Object.hasOwn(model_config, "continuing_subword_prefix") && Object.hasOwn(model_config, "unk_token")) {
+          if (Object.hasOwn(model_config, "merges")) {
+            return new BPE_default(model_config);
+          } else {
+            return new WordPiece_default(model_config);
+          }
+        } else {
+          return new Legacy_default(model_config, {
+            target_lang: config.target_lang,
+            bos_token: config.bos_token,
+            eos_token: config.eos_token,
+            pad_token: config.pad_token,
+            unk_token: config.unk_token
+          });
+        }
+      }
+      throw new Error(
+        `Unknown TokenizerModel type: ${model_config?.type}`
+      );
+  }
+}
+var create_tokenizer_model_default = create_tokenizer_model;
+var PostProcessor = class extends Callable_default {
+  /**
+   * @param config The configuration for the post-processor.
+   */
+  constructor(config) {
+    super();
+    this.config = config;
+  }
+  /**
+   * Alias for {@link PostProcessor#post_process}.
+   * @param tokens The text or array of texts to post-process.
+   * @param args Additional arguments required by the post-processing logic.
+   * @returns The post-processed tokens.
+   */
+  _call(tokens2, ...args) {
+    return this.post_process(tokens2, ...args);
+  }
+};
+var PostProcessor_default = PostProcessor;
+var TemplateProcessing = class extends PostProcessor_default {
+  /**
+   * Replaces special tokens in the template with actual tokens.
+   * @param tokens The list of tokens for the first sequence.
+   * @param tokens_pair The list of tokens for the second sequence (optional).
+   * @param add_special_tokens Whether to add the special tokens to the beginning and end of the input.
+   * @returns An object containing the list of tokens with the special tokens replaced with actual tokens.
+   */
+  post_process(tokens2, tokens_pair = null, add_special_tokens = true) {
+    const type = tokens_pair === null ? this.config.single : this.config.pair;
+    let processed_tokens = [];
+    let types = [];
+    for (const item of type) {
+      if ("SpecialToken" in item) {
+        if (add_special_tokens) {
+          processed_tokens.push(item.SpecialToken.id);
+          types.push(item.SpecialToken.type_id);
+        }
+      } else if ("Sequence" in item) {
+        if (item.Sequence.id === "A") {
+          processed_tokens = merge_arrays(processed_tokens, tokens2);
+          types = merge_arrays(
+            types,
+            new Array(tokens2.length).fill(item.Sequence.type_id)
+          );
+        } else if (item.Sequence.id === "B") {
+          processed_tokens = merge_arrays(processed_tokens, tokens_pair);
+          types = merge_arrays(
+            types,
+            new Array(tokens_pair.length).fill(item.Sequence.type_id)
+          );
+        }
+      }
+    }
+    return { tokens: processed_tokens, token_type_ids: types };
+  }
+};
+var TemplateProcessing_default = TemplateProcessing;
+var ByteLevel2 = class extends PostProcessor_default {
+  /**
+   * Post process the given tokens.
+   * @param tokens The list of tokens for the first sequence.
+   * @param tokens_pair The list of tokens for the second sequence (optional).
+   * @returns An object containing the post-processed tokens.
+   */
+  post_process(tokens2, tokens_pair = null) {
+    return { tokens: tokens2, tokens_pair };
+  }
+};
+var ByteLevel_default2 = ByteLevel2;
+var BertProcessing = class extends PostProcessor_default {
+  /**
+   * @param config The configuration for the post-processor.
+   * @param config.cls The special tokens to add to the beginning of the input.
+   * @param config.sep The special tokens to add to the end of the input.
+   */
+  constructor(config) {
+    super(config);
+    this.sep = config.sep;
+    this.cls = config.cls;
+  }
+  /**
+   * Adds the special tokens to the beginning and end of the input.
+   * @param tokens The input tokens.
+   * @param tokens_pair An optional second set of input tokens.
+   * @param add_special_tokens Whether to add the special tokens to the beginning and end of the input.
+   * @returns The post-processed tokens with the special tokens added to the beginning and end.
+   */
+  post_process(tokens2, tokens_pair = null, add_special_tokens = true) {
+    if (add_special_tokens) {
+      tokens2 = merge_arrays([this.cls[0]], tokens2, [this.sep[0]]);
+    }
+    let token_type_ids = new Array(tokens2.length).fill(0);
+    if (tokens_pair) {
+      const middle = [];
+      const after = add_special_tokens ? [this.sep[0]] : [];
+      tokens2 = merge_arrays(tokens2, middle, tokens_pair, after);
+      token_type_ids = merge_arrays(
+        token_type_ids,
+        new Array(tokens_pair.length + middle.length + after.length).fill(1)
+      );
+    }
+    return { tokens: tokens2, token_type_ids };
+  }
+};
+var BertProcessing_default = BertProcessing;
+var RobertaProcessing = class extends PostProcessor_default {
+  /**
+   * @param config The configuration for the post-processor.
+   * @param config.cls The special tokens to add to the beginning of the input.
+   * @param config.sep The special tokens to add to the end of the input.
+   */
+  constructor(config) {
+    super(config);
+    this.sep = config.sep;
+    this.cls = config.cls;
+  }
+  /**
+   * Adds the special tokens to the beginning and end of the input.
+   * @param tokens The input tokens.
+   * @param tokens_pair An optional second set of input tokens.
+   * @param add_special_tokens Whether to add the special tokens to the beginning and end of the input.
+   * @returns The post-processed tokens with the special tokens added to the beginning and end.
+   */
+  post_process(tokens2, tokens_pair, add_special_tokens = true) {
+    if (add_special_tokens) {
+      tokens2 = merge_arrays([this.cls[0]], tokens2, [this.sep[0]]);
+    }
+    let token_type_ids = new Array(tokens2.length).fill(0);
+    if (tokens_pair) {
+      const middle = add_special_tokens ? [this.sep[0]] : [];
+      const after = add_special_tokens ? [this.sep[0]] : [];
+      tokens2 = merge_arrays(tokens2, middle, tokens_pair, after);
+      token_type_ids = merge_arrays(
+        token_type_ids,
+        new Array(tokens_pair.length + middle.length + after.length).fill(1)
+      );
+    }
+    return { tokens: tokens2, token_type_ids };
+  }
+};
+var RobertaProcessing_default = RobertaProcessing;
+var Sequence3 = class extends PostProcessor_default {
+  /**
+   * Creates a new instance of Sequence post-processor.
+   * @param config The configuration object.
+   */
+  constructor(config) {
+    super(config);
+    this.processors = (config.processors ?? []).map((x) => create_post_processor_default(x));
+  }
+  /**
+   * Post process the given tokens.
+   * @param tokens The list of tokens for the first sequence.
+   * @param tokens_pair The list of tokens for the second sequence (optional).
+   * @param add_special_tokens Whether to add the special tokens to the beginning and end of the input.
+   * @returns An object containing the post-processed tokens.
+   */
+  post_process(tokens2, tokens_pair = null, add_special_tokens = true) {
+    let processed_tokens = { tokens: tokens2, tokens_pair };
+    for (const processor of this.processors) {
+      processed_tokens = processor.post_process(
+        processed_tokens.tokens,
+        processed_tokens.tokens_pair,
+        add_special_tokens
+      );
+    }
+    return processed_tokens;
+  }
+};
+var Sequence_default3 = Sequence3;
+function create_post_processor(config) {
+  if (config === null) return null;
+  switch (config.type) {
+    case "TemplateProcessing":
+      return new TemplateProcessing_default(config);
+    case "ByteLevel":
+      return new ByteLevel_default2(config);
+    case "BertProcessing":
+      return new BertProcessing_default(config);
+    case "RobertaProcessing":
+      return new RobertaProcessing_default(config);
+    case "Sequence":
+      return new Sequence_default3(config);
+    default:
+      throw new Error(`Unknown PostProcessor type: ${config.type}`);
+  }
+}
+var create_post_processor_default = create_post_processor;
+var Decoder = class extends Callable_default {
+  /**
+   * Creates an instance of `Decoder`.
+   * @param config The configuration object.
+   **/
+  constructor(config) {
+    super();
+    this.config = config;
+    this.added_tokens = [];
+    this.end_of_word_suffix = null;
+    this.trim_offsets = "trim_offsets" in config ? config.trim_offsets : false;
+  }
+  /**
+   * Calls the `decode` method.
+   *
+   * @param tokens The list of tokens.
+   * @returns The decoded string.
+   */
+  _call(tokens2) {
+    return this.decode(tokens2);
+  }
+  /**
+   * Decodes a list of tokens.
+   * @param tokens The list of tokens.
+   * @returns The decoded string.
+   */
+  decode(tokens2) {
+    return this.decode_chain(tokens2).join("");
+  }
+};
+var Decoder_default = Decoder;
+var ByteLevel3 = class extends Decoder_default {
+  /**
+   * Create a `ByteLevelDecoder` object.
+   */
+  constructor(config) {
+    super(config);
+    this.byte_decoder = UNICODE_TO_BYTES;
+    this.text_decoder = new TextDecoder("utf-8", {
+      fatal: false,
+      // eslint-disable-next-line @typescript-eslint/naming-convention
+      ignoreBOM: true
+    });
+    this.end_of_word_suffix = null;
+  }
+  /**
+   * Convert an array of tokens to string by decoding each byte.
+   * @param tokens Array of tokens to be decoded.
+   * @returns The decoded string.
+   */
+  convert_tokens_to_string(tokens2) {
+    const text = tokens2.join("");
+    const byte_array = new Uint8Array(
+      [...text].map((c) => this.byte_decoder[c])
+    );
+    return this.text_decoder.decode(byte_array);
+  }
+  decode_chain(tokens2) {
+    const sub_texts = [];
+    let current_sub_text = [];
+    for (const token of tokens2) {
+      if (this.added_tokens.find((x) => x.content === token) !== void 0) {
+        if (current_sub_text.length > 0) {
+          sub_texts.push(this.convert_tokens_to_string(current_sub_text));
+          current_sub_text = [];
+        }
+        sub_texts.push(token);
+      } else {
+        current_sub_text.push(token);
+      }
+    }
+    if (current_sub_text.length > 0) {
+      sub_texts.push(this.convert_tokens_to_string(current_sub_text));
+    }
+    return sub_texts;
+  }
+};
+var ByteLevel_default3 = ByteLevel3;
+var WordPiece = class extends Decoder_default {
+  /**
+   * Creates a new instance of WordPieceDecoder.
+   * @param config The configuration object.
+   */
+  constructor(config) {
+    super(config);
+    this.cleanup = config.cleanup;
+  }
+  decode_chain(tokens2) {
+    return tokens2.map((token, i) => {
+      if (i !== 0) {
+        const prefix = this.config.prefix;
+        if (prefix && token.startsWith(prefix)) {
+          token = token.replace(prefix, "");
+        } else {
+          token = " " + token;
+        }
+      }
+      if (this.cleanup) {
+        token = clean_up_tokenization(token);
+      }
+      return token;
+    });
+  }
+};
+var WordPiece_default2 = WordPiece;
+var Metaspace2 = class extends Decoder_default {
+  /**
+   * Constructs a new MetaspaceDecoder object.
+   * @param config The configuration object for the MetaspaceDecoder.
+   */
+  constructor(config) {
+    super(config);
+    this.replacement = config.replacement ?? "\u2581";
+  }
+  decode_chain(tokens2) {
+    const result2 = [];
+    for (let i = 0; i < tokens2.length; ++i) {
+      let normalized = tokens2[i].replaceAll(this.replacement, " ");
+      if (i == 0 && normalized.startsWith(" ")) {
+        normalized = normalized.substring(1);
+      }
+      result2.push(normalized);
+    }
+    return result2;
+  }
+};
+var Metaspace_default2 = Metaspace2;
+var BPE2 = class extends Decoder_default {
+  constructor(config) {
+    super(config);
+    this.suffix = config.suffix ?? "";
+  }
+  decode_chain(tokens2) {
+    return tokens2.map((token, i) => {
+      return token.replaceAll(this.suffix, i === tokens2.length - 1 ? "" : " ");
+    });
+  }
+};
+var BPE_default2 = BPE2;
+var CTC = class extends Decoder_default {
+  constructor(config) {
+    super(config);
+    this.pad_token = config.pad_token ?? "";
+    this.word_delimiter_token = config.word_delimiter_token ?? "";
+    this.cleanup = config.cleanup;
+  }
+  /**
+   * Converts a connectionist-temporal-classification (CTC) output tokens into a single string.
+   * @param tokens Array of tokens to be decoded.
+   * @returns The decoded string.
+   */
+  convert_tokens_to_string(tokens2) {
+    if (tokens2.length === 0) return "";
+    const grouped_tokens = [tokens2[0]];
+    for (let i = 1; i < tokens2.length; ++i) {
+      if (tokens2[i] !== grouped_tokens.at(-1)) {
+        grouped_tokens.push(tokens2[i]);
+      }
+    }
+    const filtered_tokens = grouped_tokens.filter(
+      (token) => token !== this.pad_token
+    );
+    let text = filtered_tokens.join("");
+    if (this.cleanup) {
+      text = clean_up_tokenization(text).replaceAll(this.word_delimiter_token, " ").trim();
+    }
+    return text;
+  }
+  decode_chain(tokens2) {
+    return [this.convert_tokens_to_string(tokens2)];
+  }
+};
+var CTC_default = CTC;
+var Sequence4 = class extends Decoder_default {
+  /**
+   * Creates a new instance of DecoderSequence.
+   * @param config The configuration object.
+   */
+  constructor(config) {
+    super(config);
+    this.decoders = (config.decoders ?? []).map((x) => create_decoder_default(x));
+  }
+  decode_chain(tokens2) {
+    return this.decoders.reduce((toks, decoder) => {
+      return decoder.decode_chain(toks);
+    }, tokens2);
+  }
+};
+var Sequence_default4 = Sequence4;
+var Replace3 = class extends Decoder_default {
+  /**
+   * @param config The configuration object for the decoder.
+   */
+  constructor(config) {
+    super(config);
+    this.pattern = create_pattern(this.config.pattern);
+  }
+  decode_chain(tokens2) {
+    const content = this.config.content ?? "";
+    const pattern = this.pattern;
+    return pattern === null ? tokens2 : tokens2.map((token) => token.replaceAll(pattern, content));
+  }
+};
+var Replace_default3 = Replace3;
+var Fuse = class extends Decoder_default {
+  decode_chain(tokens2) {
+    return [tokens2.join("")];
+  }
+};
+var Fuse_default = Fuse;
+var Strip2 = class extends Decoder_default {
+  constructor(config) {
+    super(config);
+    this.content = config.content ?? "";
+    this.start = config.start ?? 0;
+    this.stop = config.stop ?? 0;
+  }
+  decode_chain(tokens2) {
+    return tokens2.map((token) => {
+      let start_cut = 0;
+      for (let i = 0; i < this.start; ++i) {
+        if (token[i] === this.content) {
+          start_cut = i + 1;
+          continue;
+        } else {
+          break;
+        }
+      }
+      let stop_cut = token.length;
+      for (let i = 0; i < this.stop; ++i) {
+        const index = token.length - i - 1;
+        if (token[index] === this.content) {
+          stop_cut = index;
+          continue;
+        } else {
+          break;
+        }
+      }
+      return token.slice(start_cut, stop_cut);
+    });
+  }
+};
+var Strip_default2 = Strip2;
+var ByteFallback = class extends Decoder_default {
+  constructor(config) {
+    super(config);
+    this.text_decoder = new TextDecoder();
+  }
+  decode_chain(tokens2) {
+    const new_tokens = [];
+    let previous_byte_tokens = [];
+    for (const token of tokens2) {
+      let bytes = null;
+      if (token.length === 6 && token.startsWith("<0x") && token.endsWith(">")) {
+        const byte = parseInt(token.slice(3, 5), 16);
+        if (!isNaN(byte)) {
+          bytes = byte;
+        }
+      }
+      if (bytes !== null) {
+        previous_byte_tokens.push(bytes);
+      } else {
+        if (previous_byte_tokens.length > 0) {
+          const string = this.text_decoder.decode(
+            Uint8Array.from(previous_byte_tokens)
+          );
+          new_tokens.push(string);
+          previous_byte_tokens = [];
+        }
+        new_tokens.push(token);
+      }
+    }
+    if (previous_byte_tokens.length > 0) {
+      const string = this.text_decoder.decode(
+        Uint8Array.from(previous_byte_tokens)
+      );
+      new_tokens.push(string);
+      previous_byte_tokens = [];
+    }
+    return new_tokens;
+  }
+};
+var ByteFallback_default = ByteFallback;
+function create_decoder(config) {
+  if (config === null) return null;
+  switch (config.type) {
+    case "ByteLevel":
+      return new ByteLevel_default3(config);
+    case "WordPiece":
+      return new WordPiece_default2(config);
+    case "Metaspace":
+      return new Metaspace_default2(config);
+    case "BPEDecoder":
+      return new BPE_default2(config);
+    case "CTC":
+      return new CTC_default(config);
+    case "Sequence":
+      return new Sequence_default4(config);
+    case "Replace":
+      return new Replace_default3(config);
+    case "Fuse":
+      return new Fuse_default(config);
+    case "Strip":
+      return new Strip_default2(config);
+    case "ByteFallback":
+      return new ByteFallback_default(config);
+    default:
+      throw new Error(`Unknown Decoder type: ${config.type}`);
+  }
+}
+var create_decoder_default = create_decoder;
+var Tokenizer = class {
+  constructor(tokenizer, config) {
+    const tokenizer_error = validate_object(tokenizer, "Tokenizer", [
+      "model",
+      "decoder",
+      "post_processor",
+      "pre_tokenizer",
+      "normalizer"
+    ]);
+    if (tokenizer_error) {
+      throw new Error(tokenizer_error);
+    }
+    const config_error = validate_object(config, "Config");
+    if (config_error) {
+      throw new Error(config_error);
+    }
+    this.tokenizer = tokenizer;
+    this.config = config;
+    this.normalizer = create_normalizer_default(this.tokenizer.normalizer);
+    this.pre_tokenizer = create_pre_tokenizer_default(this.tokenizer.pre_tokenizer);
+    this.model = create_tokenizer_model_default(this.tokenizer.model, this.config);
+    this.post_processor = create_post_processor_default(this.tokenizer.post_processor);
+    this.decoder = create_decoder_default(this.tokenizer.decoder);
+    this.special_tokens = [];
+    this.all_special_ids = [];
+    this.added_tokens = [];
+    const unnormalized_contents = [];
+    const normalized_contents = [];
+    this.added_tokens_map = /* @__PURE__ */ new Map();
+    for (const added_token of this.tokenizer.added_tokens) {
+      const token = new AddedToken_default(added_token);
+      this.added_tokens.push(token);
+      this.model.tokens_to_ids.set(token.content, token.id);
+      this.model.vocab[token.id] = token.content;
+      if (token.special) {
+        this.special_tokens.push(token.content);
+        this.all_special_ids.push(token.id);
+      }
+      this.added_tokens_map.set(token.content, token);
+      if (token.normalized && this.normalizer !== null) {
+        const normalized_content = this.normalizer(token.content);
+        normalized_contents.push(normalized_content);
+        this.added_tokens_map.set(normalized_content, token);
+      } else {
+        unnormalized_contents.push(token.content);
+      }
+    }
+    (this.config.additional_special_tokens ?? []).forEach((token) => {
+      if (!this.special_tokens.includes(token)) this.special_tokens.push(token);
+    });
+    if (this.decoder) {
+      this.decoder.added_tokens = this.added_tokens;
+      this.decoder.end_of_word_suffix = this.model.end_of_word_suffix;
+    }
+    this.splitter_unnormalized = new DictionarySplitter_default(unnormalized_contents);
+    this.splitter_normalized = new DictionarySplitter_default(normalized_contents);
+    this.remove_space = this.config.remove_space;
+    this.clean_up_tokenization_spaces = this.config.clean_up_tokenization_spaces ?? true;
+    this.do_lowercase_and_remove_accent = this.config.do_lowercase_and_remove_accent ?? false;
+  }
+  // Implementation
+  encode(text, {
+    text_pair = null,
+    add_special_tokens = true,
+    return_token_type_ids = null
+  } = {}) {
+    const { tokens: tokens2, token_type_ids } = this.tokenize_helper(text, {
+      text_pair,
+      add_special_tokens
+    });
+    const input_ids = tokens2.map(
+      (t) => this.added_tokens_map.get(t)?.id ?? this.model.tokens_to_ids.get(t) ?? this.model.unk_token_id
+    );
+    const result2 = {
+      ids: input_ids,
+      tokens: tokens2,
+      attention_mask: new Array(input_ids.length).fill(1)
+    };
+    if (return_token_type_ids && token_type_ids) {
+      result2.token_type_ids = token_type_ids;
+    }
+    return result2;
+  }
+  decode(token_ids, options = {}) {
+    if (!Array.isArray(token_ids) || token_ids.length === 0 || !is_integral_number(token_ids[0])) {
+      throw Error("token_ids must be a non-empty array of integers.");
+    }
+    let tokens2 = token_ids.map(
+      (i) => this.model.vocab[Number(i)] ?? this.model.unk_token
+    );
+    if (options.skip_special_tokens) {
+      tokens2 = tokens2.filter((x) => !this.special_tokens.includes(x));
+    }
+    let decoded = this.decoder ? this.decoder(tokens2) : tokens2.join(" ");
+    if (this.decoder && this.decoder.end_of_word_suffix) {
+      decoded = decoded.replaceAll(this.decoder.end_of_word_suffix, " ");
+      if (options.skip_special_tokens) {
+        decoded = decoded.trim();
+      }
+    }
+    if (options.clean_up_tokenization_spaces ?? this.clean_up_tokenization_spaces) {
+      decoded = clean_up_tokenization(decoded);
+    }
+    return decoded;
+  }
+  /**
+   * Converts a string into a sequence of tokens.
+   * @param text The sequence to be encoded.
+   * @param options An optional object containing the following properties:
+   * @returns The list of tokens.
+   */
+  tokenize(text, { text_pair = null, add_special_tokens = false } = {}) {
+    return this.tokenize_helper(text, { text_pair, add_special_tokens }).tokens;
+  }
+  encode_text(text) {
+    if (text === null) {
+      return null;
+    }
+    const sections = this.splitter_unnormalized.split(text);
+    sections.forEach((section, i) => {
+      const added_token = this.added_tokens_map.get(section);
+      if (added_token) {
+        if (added_token.lstrip && i > 0) {
+          sections[i - 1] = sections[i - 1].trimEnd();
+        }
+        if (added_token.rstrip && i < sections.length - 1) {
+          sections[i + 1] = sections[i + 1].trimStart();
+        }
+      }
+    });
+    return sections.flatMap((processed_text, section_index) => {
+      if (processed_text.length === 0) {
+        return [];
+      }
+      if (this.added_tokens_map.has(processed_text)) {
+        return [processed_text];
+      }
+      if (this.remove_space === true) {
+        processed_text = processed_text.trim().split(/\s+/).join(" ");
+      }
+      if (this.do_lowercase_and_remove_accent) {
+        processed_text = lowercase_and_remove_accents(processed_text);
+      }
+      if (this.normalizer !== null) {
+        processed_text = this.normalizer(processed_text);
+      }
+      if (processed_text.length === 0) {
+        return [];
+      }
+      const subsections = this.splitter_normalized.split(processed_text);
+      subsections.forEach((subsection, j) => {
+        const added_token = this.added_tokens_map.get(subsection);
+        if (added_token) {
+          if (added_token.lstrip && j > 0) {
+            subsections[j - 1] = subsections[j - 1].trimEnd();
+          }
+          if (added_token.rstrip && j < subsections.length - 1) {
+            subsections[j + 1] = subsections[j + 1].trimStart();
+          }
+        }
+      });
+      return subsections.flatMap((subsection) => {
+        if (subsection.length === 0) {
+          return [];
+        }
+        if (this.added_tokens_map.has(subsection)) {
+          return [subsection];
+        }
+        const section_tokens = this.pre_tokenizer !== null ? this.pre_tokenizer(subsection, {
+          section_index
+        }) : [subsection];
+        return this.model(section_tokens);
+      });
+    });
+  }
+  tokenize_helper(text, { text_pair = null, add_special_tokens = true }) {
+    const tokens1 = this.encode_text(text);
+    const tokens2 = this.encode_text(text_pair || null);
+    return this.post_processor ? this.post_processor(tokens1, tokens2, add_special_tokens) : { tokens: merge_arrays(tokens1 ?? [], tokens2 ?? []) };
+  }
+  /**
+   * Converts a token string to its corresponding token ID.
+   * @param token The token string to convert.
+   * @returns The token ID, or undefined if the token is not in the vocabulary.
+   */
+  token_to_id(token) {
+    return this.model.tokens_to_ids.get(token);
+  }
+  /**
+   * Converts a token ID to its corresponding token string.
+   * @param id The token ID to convert.
+   * @returns The token string, or undefined if the ID is not in the vocabulary.
+   */
+  id_to_token(id) {
+    return this.model.vocab[id];
+  }
+  /**
+   * Returns a mapping of token IDs to AddedToken objects for all added tokens.
+   * @returns A Map where keys are token IDs and values are AddedToken objects.
+   */
+  get_added_tokens_decoder() {
+    const decoder = /* @__PURE__ */ new Map();
+    for (const token of this.added_tokens) {
+      decoder.set(token.id, token);
+    }
+    return decoder;
+  }
+  /**
+   * Get the underlying vocabulary
+   * @param with_added_tokens Whether to include the added tokens
+   * @returns The vocabulary
+   */
+  get_vocab(with_added_tokens = true) {
+    const vocab = /* @__PURE__ */ new Map();
+    for (let i = 0; i < this.model.vocab.length; ++i) {
+      const token = this.model.vocab[i];
+      if (with_added_tokens || !this.added_tokens_map.has(token)) {
+        vocab.set(token, i);
+      }
+    }
+    return vocab;
+  }
+};
+var Tokenizer_default = Tokenizer;
+
+// src/workload/tokens.ts
+function tokenCounter(name, tokenizerJson, configJson, words) {
+  const tokenizer = new Tokenizer_default(tokenizerJson, configJson);
+  const count = (text) => text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
+  const base = count("a");
+  const first = new Map(words.map((w) => [w, count(w)]));
+  const later = new Map(words.map((w) => [w, count(`a ${w}`) - base]));
+  const filler = words.find((w) => later.get(w) === 1);
+  const counter = { name, count, first, later, filler, exact: true };
+  const sample = words.join(" ");
+  const summed = (first.get(words[0]) ?? 0) + words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
+  counter.exact = filler !== void 0 && summed === count(sample);
+  return counter;
+}
+function countedWords(counter, words, rng, tokens2, continued) {
+  const parts = [];
+  let sum2 = 0;
+  while (sum2 < tokens2) {
+    const w = words[rng.int(0, words.length - 1)];
+    const place = parts.length === 0 && !continued ? counter.first : counter.later;
+    let c = place.get(w) ?? 1;
+    let chosen = w;
+    if (sum2 + c > tokens2) {
+      const left = tokens2 - sum2;
+      chosen = [...place].find(([, k]) => k === left)?.[0] ?? counter.filler ?? w;
+      c = place.get(chosen) ?? 1;
+    }
+    parts.push(chosen);
+    sum2 += c;
+  }
+  const text = parts.join(" ");
+  return continued ? ` ${text}` : text;
 }
 
 // node_modules/csv-parse/lib/api/CsvError.js
@@ -56840,6 +59831,9 @@ function parseTrace(content, name, format) {
   };
 }
 
+// src/workload/words.ts
+var WORDS = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
+
 // src/config/settings.ts
 var SETTINGS = [
   { name: "url", scope: "endpoint" },
@@ -56865,6 +59859,8 @@ var SETTINGS = [
   { name: "prefix-groups", scope: "trial", default: "0" },
   { name: "prefix-len", scope: "trial", default: "512" },
   { name: "prefix-pick", scope: "trial", default: "uniform" },
+  // A model's tokenizer.json (or its directory) for exact synthetic prompt lengths.
+  { name: "tokenizer", scope: "trial" },
   // Multi-turn sessions: the arrivals start sessions; 1 turn = single requests.
   { name: "turns", scope: "trial", default: "1" },
   { name: "think-time", scope: "trial", default: "0s" },
@@ -57305,6 +60301,36 @@ function parseReplay(raw, readFile, trialS) {
     }
   };
 }
+function parseTokenizer(raw, readFile) {
+  const path = given(raw, "tokenizer");
+  if (path === void 0) return void 0;
+  const file = path.endsWith(".json") ? path : join(path, "tokenizer.json");
+  const read = (p) => {
+    const parsed = JSON.parse(readFile(p));
+    if (typeof parsed !== "object" || parsed === null) throw new Error("not a JSON object");
+    return parsed;
+  };
+  let json;
+  try {
+    json = read(file);
+  } catch (error) {
+    throw new InputError(
+      `tokenizer = ${JSON.stringify(path)}: ${file} cannot be read as a tokenizer.json: ${errorMessage(error)} (expected a tokenizer.json file or a model directory holding one)`
+    );
+  }
+  let config = {};
+  try {
+    config = read(join(dirname(file), "tokenizer_config.json"));
+  } catch {
+  }
+  try {
+    return tokenCounter(path, json, config, WORDS);
+  } catch (error) {
+    throw new InputError(
+      `tokenizer = ${JSON.stringify(path)}: ${file} is not a tokenizer this tool can read: ${errorMessage(error)}`
+    );
+  }
+}
 function parseSessions(raw, dataset, withTrace) {
   const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
   if (turns === 1) {
@@ -57424,7 +60450,8 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
       promptRound: 0,
       prefix: parsePrefix(raw, dataset !== void 0),
       trace: replay?.trace,
-      sessions: parseSessions(raw, dataset, replay !== void 0)
+      sessions: parseSessions(raw, dataset, replay !== void 0),
+      tokenizer: parseTokenizer(raw, readFile)
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86400 }),
     maxConcurrency: maxConcurrency === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
@@ -57781,10 +60808,10 @@ function multiselect(arr, indices, lo, hi, left, right) {
 function compare(a, b) {
   return a - b;
 }
-function quantileIndex(len, p) {
-  var idx = (len - 1) * p;
+function quantileIndex(len2, p) {
+  var idx = (len2 - 1) * p;
   if (p === 1) {
-    return len - 1;
+    return len2 - 1;
   } else if (p === 0) {
     return 0;
   } else if (idx % 1 !== 0) {
@@ -58134,8 +61161,8 @@ var Rng = class {
     return (hi * 67108864 + lo) / 9007199254740992;
   }
   /** Uniform integer in [min, max], both inclusive. */
-  int(min, max2) {
-    return min + Math.floor(this.uniform() * (max2 - min + 1));
+  int(min2, max2) {
+    return min2 + Math.floor(this.uniform() * (max2 - min2 + 1));
   }
   /** Standard normal (Box–Muller; the second value is discarded to keep the stream simple). */
   normal() {
@@ -58220,7 +61247,7 @@ function metricValue(id, r, percentile) {
 }
 
 // src/compare/failure-words.ts
-var WORDS = {
+var WORDS2 = {
   empty: ["silently dropped", "an empty 200 stream"],
   truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
   short: ["cut short", "fewer tokens than the fixed output length"],
@@ -58236,7 +61263,7 @@ var WORDS = {
   unsent: ["never sent", "the client could not send them in time"]
 };
 function failureWords(outcome, rate, example) {
-  const [verb, why] = WORDS[outcome];
+  const [verb, why] = WORDS2[outcome];
   const status = example?.status;
   if ((outcome === "http_5xx" || outcome === "http_4xx") && status)
     return `answered ${percent(rate)} of requests with HTTP ${status}`;
@@ -59341,7 +62368,7 @@ function nextStep(r) {
 }
 
 // src/report/quality-words.ts
-var WORDS2 = [
+var WORDS3 = [
   ["json.invalid", "JSON output", "invalid JSON"],
   ["json.schema:", "JSON output", "JSON that breaks the schema at"],
   ["json.path_missing:", "JSON output", "JSON without the field"],
@@ -59378,7 +62405,7 @@ var WORDS2 = [
 ];
 function lookup(code) {
   const isPrefix = (key) => /[:.]$/.test(key) || key === "transport.http_";
-  const hit = WORDS2.find(([key]) => isPrefix(key) ? code.startsWith(key) : code === key);
+  const hit = WORDS3.find(([key]) => isPrefix(key) ? code.startsWith(key) : code === key);
   if (!hit) return { area: code, words: code };
   const [prefix, area, words] = hit;
   const rest = code.slice(prefix.length);
@@ -59532,6 +62559,7 @@ var package_default = {
   dependencies: {
     "@actions/core": "^3.0.1",
     "@actions/github": "^9.1.1",
+    "@huggingface/tokenizers": "^0.2.0",
     ajv: "^8.20.0",
     "csv-parse": "^7.0.3",
     "hdr-histogram-js": "^3.0.1",
@@ -61888,13 +64916,13 @@ function checkReferences(c, check, source) {
 
 // src/servers/lifecycle.ts
 import { connect } from "node:net";
-import { join } from "node:path";
+import { join as join2 } from "node:path";
 
 // src/servers/server.ts
 var import_undici4 = __toESM(require_undici(), 1);
 import { execFile, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync as readFileSync2 } from "node:fs";
-import { dirname } from "node:path";
+import { dirname as dirname2 } from "node:path";
 var ServerError = class extends Error {
   name = "ServerError";
   arm;
@@ -61923,7 +64951,7 @@ var ManagedServer = class {
     return this.child !== void 0 && this.exit === void 0;
   }
   start() {
-    mkdirSync(dirname(this.options.logPath), { recursive: true });
+    mkdirSync(dirname2(this.options.logPath), { recursive: true });
     this.log = createWriteStream(this.options.logPath, { flags: "a" });
     this.exit = void 0;
     this.stopped = false;
@@ -62115,7 +65143,7 @@ var ServerLifecycle = class {
     const commands = this.options.commands[arm];
     if (!commands || this.live.has(arm)) return;
     const n = this.starts.filter((s) => s.arm === arm).length + 1;
-    const logPath = join(this.options.logDir, `${arm}-${n}.log`);
+    const logPath = join2(this.options.logDir, `${arm}-${n}.log`);
     const server = new ManagedServer({
       arm,
       startCommand: commands.start,
@@ -62506,7 +65534,7 @@ var rounded = (v) => v === null ? null : round2(v, 4);
 function promptTokens(p) {
   const n = p?.requests ?? 0;
   return {
-    counted_by: "estimate (4 characters per token)",
+    counted_by: p?.countedBy ?? "estimate (4 characters per token)",
     intended_mean: p && n > 0 ? round2(p.intended / n, 1) : null,
     server_mean: p && n > 0 ? round2(p.server / n, 1) : null,
     requests_with_usage: n
@@ -62655,9 +65683,6 @@ function formatLengthSpec(spec) {
       return `normal:${spec.mean},${spec.sd}`;
   }
 }
-
-// src/workload/words.ts
-var WORDS3 = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
 
 // src/workload/plan.ts
 var ARRIVAL_STREAM = 685845;
@@ -62813,47 +65838,62 @@ function shuffledIndices(count, seed) {
   }
   return order;
 }
-function syntheticPrompt(seed, index, tokens2, round4 = 0) {
+function syntheticPrompt(spec, index, tokens2, continued = false) {
+  const { seed, promptRound: round4 } = spec;
   const stream = round4 === 0 ? mixSeeds(seed, PROMPT_STREAM, index) : mixSeeds(seed, PROMPT_STREAM, index, round4);
-  return wordsText(new Rng(stream), tokens2);
+  return wordsText(spec, new Rng(stream), tokens2, continued);
 }
-function blockText(seed, id, round4) {
-  return wordsText(new Rng(mixSeeds(seed, BLOCK_STREAM, id, round4)), MOONCAKE_BLOCK_TOKENS);
+function blockText(spec, id, continued) {
+  const rng = new Rng(mixSeeds(spec.seed, BLOCK_STREAM, id, spec.promptRound));
+  return wordsText(spec, rng, MOONCAKE_BLOCK_TOKENS, continued);
 }
-function prefixText(seed, group, tokens2) {
-  return wordsText(new Rng(mixSeeds(seed, PREFIX_STREAM, group)), tokens2);
+function prefixText(spec, group, tokens2) {
+  return wordsText(spec, new Rng(mixSeeds(spec.seed, PREFIX_STREAM, group)), tokens2, false);
 }
-function wordsText(rng, tokens2) {
+function wordsText(spec, rng, tokens2, continued) {
+  if (spec.tokenizer) return countedWords(spec.tokenizer, WORDS, rng, tokens2, continued);
   const chars = tokens2 * 4;
   let text = "";
-  while (text.length < chars) text += `${WORDS3[rng.int(0, WORDS3.length - 1)]} `;
+  while (text.length < chars) text += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
   return text.slice(0, chars);
 }
 function messagesFor(workload, i) {
   const e = workload.datasetIndex[i];
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
   if (entry) return entry.messages;
-  const { seed, prefix, promptRound } = workload.spec;
-  const ids = workload.spec.trace?.rows[workload.traceRow[i]]?.hashIds;
-  if (ids && ids.length > 0) {
-    const chars = workload.inputTokens[i] * 4;
-    let text = ids.map((id) => blockText(seed, id, promptRound)).join("");
-    if (text.length < chars) text += syntheticPrompt(seed, i, chars / 4, promptRound);
-    return [{ role: "user", content: text.slice(0, chars) }];
-  }
+  const spec = workload.spec;
+  const tokens2 = workload.inputTokens[i];
+  const ids = spec.trace?.rows[workload.traceRow[i]]?.hashIds;
+  if (ids && ids.length > 0) return [{ role: "user", content: tracePrompt(spec, i, ids, tokens2) }];
   const g2 = workload.prefixGroup[i];
-  const own = syntheticPrompt(seed, i, workload.inputTokens[i], promptRound);
-  return [
-    {
-      role: "user",
-      content: prefix && g2 >= 0 ? prefixText(seed, g2, prefix.tokens) + own : own
-    }
-  ];
+  const prefixed = spec.prefix && g2 >= 0 ? spec.prefix : void 0;
+  const own = syntheticPrompt(spec, i, tokens2, prefixed !== void 0);
+  return [{ role: "user", content: prefixed ? prefixText(spec, g2, prefixed.tokens) + own : own }];
+}
+function tracePrompt(spec, i, ids, tokens2) {
+  if (!spec.tokenizer) {
+    const chars = tokens2 * 4;
+    let text = ids.map((id) => blockText(spec, id, false)).join("");
+    if (text.length < chars) text += syntheticPrompt(spec, i, tokens2);
+    return text.slice(0, chars);
+  }
+  const whole = Math.min(ids.length, Math.floor(tokens2 / MOONCAKE_BLOCK_TOKENS));
+  const blocks = ids.slice(0, whole).map((id, k) => blockText(spec, id, k > 0));
+  const left = tokens2 - whole * MOONCAKE_BLOCK_TOKENS;
+  return blocks.join("") + (left > 0 ? syntheticPrompt(spec, i, left, whole > 0) : "");
+}
+function countedBy(spec) {
+  const t = spec.tokenizer;
+  if (!t) return "estimate (4 characters per token)";
+  return `tokenizer ${t.name}${t.exact ? "" : " (word sums approximate for it)"}`;
 }
 function intendedPromptTokens(workload, i) {
   const e = workload.datasetIndex[i];
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
-  if (entry) return estimateTokens(entry.messages.map((m) => m.content).join(""));
+  if (entry) {
+    const text = entry.messages.map((m) => m.content).join("");
+    return workload.spec.tokenizer ? workload.spec.tokenizer.count(text) : estimateTokens(text);
+  }
   const prefixed = workload.prefixGroup[i] >= 0 ? workload.spec.prefix?.tokens ?? 0 : 0;
   return workload.inputTokens[i] + prefixed;
 }
@@ -62878,7 +65918,6 @@ function isWarmup(workload, i) {
   return sessionTurn(workload, i).session < workload.warmupSessions;
 }
 function turnMessages(workload, i, history) {
-  const { seed, promptRound } = workload.spec;
   const e = workload.datasetIndex[i];
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
   const own = entry?.later[workload.turnOf[i] - 1]?.user;
@@ -62886,13 +65925,18 @@ function turnMessages(workload, i, history) {
     ...history,
     {
       role: "user",
-      content: own ?? syntheticPrompt(seed, i, workload.inputTokens[i], promptRound)
+      content: own ?? syntheticPrompt(workload.spec, i, workload.inputTokens[i])
     }
   ];
 }
 function fingerprint(w) {
   let h = hashString(
-    JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name, trace: w.spec.trace?.name })
+    JSON.stringify({
+      ...w.spec,
+      dataset: w.spec.dataset?.name,
+      trace: w.spec.trace?.name,
+      tokenizer: w.spec.tokenizer?.name
+    })
   );
   h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
   for (let i = 0; i < w.offsetsMs.length; i++) {
@@ -63320,7 +66364,14 @@ async function measure(options, deps = {}) {
   const turns = options.workload.sessions?.turns ?? 1;
   const ttftByTurn = Array.from({ length: turns }, () => []);
   const ended = { completed: 0, failed: 0 };
-  const prompt = { intended: 0, server: 0, requests: 0 };
+  const prompt = { intended: 0, server: 0, requests: 0, countedBy: countedBy(options.workload) };
+  const intendedOf = /* @__PURE__ */ new Map();
+  const intended = (i) => {
+    const e = workload.datasetIndex[i];
+    if (e < 0) return intendedPromptTokens(workload, i);
+    if (!intendedOf.has(e)) intendedOf.set(e, intendedPromptTokens(workload, i));
+    return intendedOf.get(e);
+  };
   const run = await runTrial({
     target: options.target,
     workload,
@@ -63336,7 +66387,7 @@ async function measure(options, deps = {}) {
         } else ended.failed++;
       }
       if (r.usagePromptTokens !== void 0 && sessionTurn(workload, r.index).turn === 0) {
-        prompt.intended += intendedPromptTokens(workload, r.index);
+        prompt.intended += intended(r.index);
         prompt.server += r.usagePromptTokens;
         prompt.requests++;
       }
@@ -63523,8 +66574,8 @@ function toolCallCodes(c, check, a) {
       }
     }
   }
-  const { min_calls: min, max_calls: max2 } = check;
-  if (min !== void 0 && calls.length < min || max2 !== void 0 && calls.length > max2)
+  const { min_calls: min2, max_calls: max2 } = check;
+  if (min2 !== void 0 && calls.length < min2 || max2 !== void 0 && calls.length > max2)
     quality2.push("tool.count");
   const expected = check.calls ?? [];
   const used = /* @__PURE__ */ new Set();
@@ -65199,7 +68250,7 @@ function instanceOf(schema, rng, names) {
     case "null":
       return null;
     default:
-      return names.shift() ?? WORDS3[rng.int(0, WORDS3.length - 1)];
+      return names.shift() ?? WORDS[rng.int(0, WORDS.length - 1)];
   }
 }
 function splitInto(text, size) {
@@ -65278,7 +68329,7 @@ var TokenStream = class {
     this.rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed));
   }
   next() {
-    const word = WORDS3[this.rng.int(0, WORDS3.length - 1)];
+    const word = WORDS[this.rng.int(0, WORDS.length - 1)];
     return this.produced++ === 0 ? word : ` ${word}`;
   }
   take(count) {
@@ -66210,7 +69261,7 @@ ${g2.detail}
 }
 async function demoCommand(args, deps) {
   parse2("demo", args, {});
-  const resultsPath = join2(tmpdir(), "llm-perf-gate-demo-results.json");
+  const resultsPath = join3(tmpdir(), "llm-perf-gate-demo-results.json");
   const self = [process.execPath, fileURLToPath2(import.meta.url)];
   const { results, commentKey } = await runDemo(
     { "results-path": resultsPath },

@@ -3,6 +3,7 @@
 // any request is sent.
 
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { errorMessage, InputError } from "../common/errors.ts";
 import { OUTCOMES, type Outcome } from "../load/record.ts";
 import type { MeasureOptions } from "../measure/measure.ts";
@@ -12,7 +13,9 @@ import type { Endpoint } from "../openai/target.ts";
 import { ARRIVAL_KINDS, type ArrivalSpec } from "../workload/arrivals.ts";
 import { parseDataset } from "../workload/dataset.ts";
 import type { WorkloadSpec } from "../workload/plan.ts";
+import { tokenCounter } from "../workload/tokens.ts";
 import { parseTrace, TRACE_FORMATS, type Trace } from "../workload/trace.ts";
+import { WORDS } from "../workload/words.ts";
 import { defaulted, given, lines, type RawSettings, type SettingName, value } from "./settings.ts";
 import { parseSlo } from "./slo.ts";
 import {
@@ -229,6 +232,39 @@ function parseReplay(
   };
 }
 
+/** tokenizer: a tokenizer.json, or a model directory holding one (and maybe tokenizer_config.json). */
+function parseTokenizer(raw: RawSettings, readFile: ReadFile): WorkloadSpec["tokenizer"] {
+  const path = given(raw, "tokenizer");
+  if (path === undefined) return undefined;
+  const file = path.endsWith(".json") ? path : join(path, "tokenizer.json");
+  const read = (p: string): object => {
+    const parsed = JSON.parse(readFile(p));
+    if (typeof parsed !== "object" || parsed === null) throw new Error("not a JSON object");
+    return parsed;
+  };
+  let json: object;
+  try {
+    json = read(file);
+  } catch (error) {
+    throw new InputError(
+      `tokenizer = ${JSON.stringify(path)}: ${file} cannot be read as a tokenizer.json: ${errorMessage(error)} (expected a tokenizer.json file or a model directory holding one)`,
+    );
+  }
+  let config: object = {};
+  try {
+    config = read(join(dirname(file), "tokenizer_config.json"));
+  } catch {
+    // Optional: tokenizer.json alone is enough to count.
+  }
+  try {
+    return tokenCounter(path, json, config, WORDS);
+  } catch (error) {
+    throw new InputError(
+      `tokenizer = ${JSON.stringify(path)}: ${file} is not a tokenizer this tool can read: ${errorMessage(error)}`,
+    );
+  }
+}
+
 /** Multi-turn sessions (turns, think-time, turn-input-len): synthetic prompts only. */
 function parseSessions(
   raw: RawSettings,
@@ -377,6 +413,7 @@ export function parseMeasureOptions(
       prefix: parsePrefix(raw, dataset !== undefined),
       trace: replay?.trace,
       sessions: parseSessions(raw, dataset, replay !== undefined),
+      tokenizer: parseTokenizer(raw, readFile),
     },
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86_400 }),
     maxConcurrency:

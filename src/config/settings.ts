@@ -49,6 +49,8 @@ export const SETTINGS = [
   { name: "prefix-groups", scope: "trial", default: "0" },
   { name: "prefix-len", scope: "trial", default: "512" },
   { name: "prefix-pick", scope: "trial", default: "uniform" },
+  // A model's tokenizer.json (or its directory) for exact synthetic prompt lengths.
+  { name: "tokenizer", scope: "trial" },
   // Multi-turn sessions: the arrivals start sessions; 1 turn = single requests.
   { name: "turns", scope: "trial", default: "1" },
   { name: "think-time", scope: "trial", default: "0s" },

@@ -10,6 +10,7 @@ import type { Target } from "../openai/target.ts";
 import type { ArrivalSpec } from "../workload/arrivals.ts";
 import {
   buildWorkload,
+  countedBy,
   describeWorkload,
   intendedPromptTokens,
   measuredCount,
@@ -90,7 +91,15 @@ export async function measure(
   const turns = options.workload.sessions?.turns ?? 1;
   const ttftByTurn: number[][] = Array.from({ length: turns }, () => []);
   const ended = { completed: 0, failed: 0 };
-  const prompt = { intended: 0, server: 0, requests: 0 };
+  const prompt = { intended: 0, server: 0, requests: 0, countedBy: countedBy(options.workload) };
+  // A dataset's prompts are counted once each (a tokenizer's encode is not free).
+  const intendedOf = new Map<number, number>();
+  const intended = (i: number) => {
+    const e = workload.datasetIndex[i] as number;
+    if (e < 0) return intendedPromptTokens(workload, i);
+    if (!intendedOf.has(e)) intendedOf.set(e, intendedPromptTokens(workload, i));
+    return intendedOf.get(e) as number;
+  };
   const run = await runTrial({
     target: options.target,
     workload,
@@ -107,7 +116,7 @@ export async function measure(
       }
       // A later turn's prompt is its history too, which the workload cannot know ahead.
       if (r.usagePromptTokens !== undefined && sessionTurn(workload, r.index).turn === 0) {
-        prompt.intended += intendedPromptTokens(workload, r.index);
+        prompt.intended += intended(r.index);
         prompt.server += r.usagePromptTokens;
         prompt.requests++;
       }

@@ -89,7 +89,8 @@ export interface TrialSummary {
      * its tokenizer and its chat template), over the requests that reported it.
      */
     prompt: {
-      counted_by: "estimate (4 characters per token)";
+      /** "estimate (4 characters per token)", or "tokenizer PATH". */
+      counted_by: string;
       intended_mean: number | null;
       server_mean: number | null;
       requests_with_usage: number;
@@ -131,7 +132,7 @@ export interface TrialFacts {
   limits: SelfCheckLimits;
   slo: Slo;
   /** Prompt tokens summed over the measured requests whose server reported usage.prompt_tokens. */
-  promptTokens?: { intended: number; server: number; requests: number };
+  promptTokens?: { intended: number; server: number; requests: number; countedBy: string };
 }
 
 const round = (v: number, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -140,7 +141,7 @@ const rounded = (v: number | null) => (v === null ? null : round(v, 4));
 function promptTokens(p: TrialFacts["promptTokens"]): TrialSummary["tokens"]["prompt"] {
   const n = p?.requests ?? 0;
   return {
-    counted_by: "estimate (4 characters per token)",
+    counted_by: p?.countedBy ?? "estimate (4 characters per token)",
     intended_mean: p && n > 0 ? round(p.intended / n, 1) : null,
     server_mean: p && n > 0 ? round(p.server / n, 1) : null,
     requests_with_usage: n,

@@ -8,6 +8,7 @@ import { type ArrivalSpec, arrivalOffsetsMs, describeArrivals } from "./arrivals
 import { type DatasetEntry, estimateTokens } from "./dataset.ts";
 import { formatLengthSpec, type LengthSpec, sampleLength } from "./lengths.ts";
 import { hashString, mixSeeds, Rng } from "./rng.ts";
+import { countedWords, type TokenCounter } from "./tokens.ts";
 import { MOONCAKE_BLOCK_TOKENS, type Trace, type TraceRow } from "./trace.ts";
 import { WORDS } from "./words.ts";
 
@@ -36,6 +37,8 @@ export interface WorkloadSpec {
   trace: Trace | undefined;
   /** Multi-turn sessions: the arrivals start sessions; undefined: single requests. */
   sessions: SessionSpec | undefined;
+  /** A model's tokenizer: synthetic prompts of exactly their token lengths; undefined: 4 characters per token. */
+  tokenizer: TokenCounter | undefined;
 }
 
 /**
@@ -273,26 +276,38 @@ function shuffledIndices(count: number, seed: number): Int32Array {
   return order;
 }
 
-/** Synthetic prompt text of exactly 4 characters per token, unique per (seed, index). */
-export function syntheticPrompt(seed: number, index: number, tokens: number, round = 0): string {
+/**
+ * Synthetic prompt text of `tokens` tokens, unique per (seed, index, round):
+ * counted by the workload's tokenizer, or 4 characters per token.
+ * `continued`: it follows another text (a shared prefix, a trace block).
+ */
+function syntheticPrompt(
+  spec: WorkloadSpec,
+  index: number,
+  tokens: number,
+  continued = false,
+): string {
+  const { seed, promptRound: round } = spec;
   const stream =
     round === 0
       ? mixSeeds(seed, PROMPT_STREAM, index)
       : mixSeeds(seed, PROMPT_STREAM, index, round);
-  return wordsText(new Rng(stream), tokens);
+  return wordsText(spec, new Rng(stream), tokens, continued);
 }
 
 /** Trace block `id` (Mooncake's hash ids): the same text wherever the trace repeats the id. */
-function blockText(seed: number, id: number, round: number): string {
-  return wordsText(new Rng(mixSeeds(seed, BLOCK_STREAM, id, round)), MOONCAKE_BLOCK_TOKENS);
+function blockText(spec: WorkloadSpec, id: number, continued: boolean): string {
+  const rng = new Rng(mixSeeds(spec.seed, BLOCK_STREAM, id, spec.promptRound));
+  return wordsText(spec, rng, MOONCAKE_BLOCK_TOKENS, continued);
 }
 
-/** The shared prefix of group g: the same text for every request of the group, 4 characters per token. */
-export function prefixText(seed: number, group: number, tokens: number): string {
-  return wordsText(new Rng(mixSeeds(seed, PREFIX_STREAM, group)), tokens);
+/** The shared prefix of group g: the same text for every request of the group. */
+function prefixText(spec: WorkloadSpec, group: number, tokens: number): string {
+  return wordsText(spec, new Rng(mixSeeds(spec.seed, PREFIX_STREAM, group)), tokens, false);
 }
 
-function wordsText(rng: Rng, tokens: number): string {
+function wordsText(spec: WorkloadSpec, rng: Rng, tokens: number, continued: boolean): string {
+  if (spec.tokenizer) return countedWords(spec.tokenizer, WORDS, rng, tokens, continued);
   const chars = tokens * 4;
   let text = "";
   while (text.length < chars) text += `${WORDS[rng.int(0, WORDS.length - 1)]} `;
@@ -304,31 +319,52 @@ export function messagesFor(workload: Workload, i: number): ChatMessage[] {
   const e = workload.datasetIndex[i] as number;
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
   if (entry) return entry.messages;
-  const { seed, prefix, promptRound } = workload.spec;
-  const ids = workload.spec.trace?.rows[workload.traceRow[i] as number]?.hashIds;
-  if (ids && ids.length > 0) {
-    // The trace's blocks, then the request's own text if it is longer; cut to its length.
-    const chars = (workload.inputTokens[i] as number) * 4;
-    let text = ids.map((id) => blockText(seed, id, promptRound)).join("");
-    if (text.length < chars) text += syntheticPrompt(seed, i, chars / 4, promptRound);
-    return [{ role: "user", content: text.slice(0, chars) }];
-  }
+  const spec = workload.spec;
+  const tokens = workload.inputTokens[i] as number;
+  const ids = spec.trace?.rows[workload.traceRow[i] as number]?.hashIds;
+  if (ids && ids.length > 0) return [{ role: "user", content: tracePrompt(spec, i, ids, tokens) }];
   const g = workload.prefixGroup[i] as number;
+  const prefixed = spec.prefix && g >= 0 ? spec.prefix : undefined;
   // The shared prefixes stay the same in every round: they are what a cache should hold.
-  const own = syntheticPrompt(seed, i, workload.inputTokens[i] as number, promptRound);
-  return [
-    {
-      role: "user",
-      content: prefix && g >= 0 ? prefixText(seed, g, prefix.tokens) + own : own,
-    },
-  ];
+  const own = syntheticPrompt(spec, i, tokens, prefixed !== undefined);
+  return [{ role: "user", content: prefixed ? prefixText(spec, g, prefixed.tokens) + own : own }];
 }
 
-/** The prompt tokens request i means to send, at the workload's 4 characters per token. */
+/** The trace's blocks, then the request's own text if it is longer; cut to its length. */
+function tracePrompt(
+  spec: WorkloadSpec,
+  i: number,
+  ids: readonly number[],
+  tokens: number,
+): string {
+  if (!spec.tokenizer) {
+    const chars = tokens * 4;
+    let text = ids.map((id) => blockText(spec, id, false)).join("");
+    if (text.length < chars) text += syntheticPrompt(spec, i, tokens);
+    return text.slice(0, chars);
+  }
+  // Counted tokens cannot be cut by characters: whole blocks, then the rest of its own.
+  const whole = Math.min(ids.length, Math.floor(tokens / MOONCAKE_BLOCK_TOKENS));
+  const blocks = ids.slice(0, whole).map((id, k) => blockText(spec, id, k > 0));
+  const left = tokens - whole * MOONCAKE_BLOCK_TOKENS;
+  return blocks.join("") + (left > 0 ? syntheticPrompt(spec, i, left, whole > 0) : "");
+}
+
+/** How the workload counts prompt tokens, for reports. */
+export function countedBy(spec: WorkloadSpec): string {
+  const t = spec.tokenizer;
+  if (!t) return "estimate (4 characters per token)";
+  return `tokenizer ${t.name}${t.exact ? "" : " (word sums approximate for it)"}`;
+}
+
+/** The prompt tokens request i means to send, as the workload counts them. */
 export function intendedPromptTokens(workload: Workload, i: number): number {
   const e = workload.datasetIndex[i] as number;
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
-  if (entry) return estimateTokens(entry.messages.map((m) => m.content).join(""));
+  if (entry) {
+    const text = entry.messages.map((m) => m.content).join("");
+    return workload.spec.tokenizer ? workload.spec.tokenizer.count(text) : estimateTokens(text);
+  }
   const prefixed =
     (workload.prefixGroup[i] as number) >= 0 ? (workload.spec.prefix?.tokens ?? 0) : 0;
   return (workload.inputTokens[i] as number) + prefixed;
@@ -370,7 +406,6 @@ export function turnMessages(
   i: number,
   history: readonly ChatMessage[],
 ): ChatMessage[] {
-  const { seed, promptRound } = workload.spec;
   const e = workload.datasetIndex[i] as number;
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
   const own = entry?.later[(workload.turnOf[i] as number) - 1]?.user;
@@ -378,14 +413,19 @@ export function turnMessages(
     ...history,
     {
       role: "user",
-      content: own ?? syntheticPrompt(seed, i, workload.inputTokens[i] as number, promptRound),
+      content: own ?? syntheticPrompt(workload.spec, i, workload.inputTokens[i] as number),
     },
   ];
 }
 
 function fingerprint(w: Workload): string {
   let h = hashString(
-    JSON.stringify({ ...w.spec, dataset: w.spec.dataset?.name, trace: w.spec.trace?.name }),
+    JSON.stringify({
+      ...w.spec,
+      dataset: w.spec.dataset?.name,
+      trace: w.spec.trace?.name,
+      tokenizer: w.spec.tokenizer?.name,
+    }),
   );
   h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
   for (let i = 0; i < w.offsetsMs.length; i++) {

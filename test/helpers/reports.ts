@@ -67,7 +67,14 @@ export function fakeReport(t: FakeTrial): MeasureReport {
     slo: {},
     ...(t.promptTokens === undefined
       ? {}
-      : { promptTokens: { intended: 256 * ok, server: t.promptTokens * ok, requests: ok } }),
+      : {
+          promptTokens: {
+            intended: 256 * ok,
+            server: t.promptTokens * ok,
+            requests: ok,
+            countedBy: "estimate (4 characters per token)",
+          },
+        }),
   });
   return {
     schema: "llm-perf-gate/measure@2",

@@ -22,6 +22,7 @@ const SPEC: WorkloadSpec = {
   prefix: undefined,
   trace: undefined,
   sessions: undefined,
+  tokenizer: undefined,
 };
 
 test("a workload is reproducible byte for byte and its fingerprint tells seeds apart", () => {

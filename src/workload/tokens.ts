@@ -1,0 +1,78 @@
+// Real token counts: a model's tokenizer.json (read from disk, never
+// downloaded) counts the synthetic prompts' words, so a prompt of N tokens is
+// N tokens for that model, not N × 4 characters. The prompts are words joined
+// by spaces, and the tokenizers serving runtimes use split text at spaces
+// before their model (BPE, WordPiece, Unigram) runs, so a prompt's count is
+// the sum of its words' counts — each word is counted once, not every prompt
+// encoded. `exact` says whether that held on samples of this tokenizer.
+
+import { Tokenizer } from "@huggingface/tokenizers";
+import type { Rng } from "./rng.ts";
+
+export interface TokenCounter {
+  /** Where the tokenizer came from (a path), for reports. */
+  name: string;
+  count(text: string): number;
+  /** Tokens of each vocabulary word first in a text, and after a space. */
+  first: ReadonlyMap<string, number>;
+  later: ReadonlyMap<string, number>;
+  /** A word that is one token after a space: what fills a prompt to its exact length. */
+  filler: string | undefined;
+  /** Whether word sums matched whole-text counts on samples. */
+  exact: boolean;
+}
+
+export function tokenCounter(
+  name: string,
+  tokenizerJson: object,
+  configJson: object,
+  words: readonly string[],
+): TokenCounter {
+  const tokenizer = new Tokenizer(tokenizerJson, configJson);
+  const count = (text: string) =>
+    text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
+  const base = count("a");
+  const first = new Map(words.map((w) => [w, count(w)]));
+  const later = new Map(words.map((w) => [w, count(`a ${w}`) - base]));
+  const filler = words.find((w) => later.get(w) === 1);
+  const counter: TokenCounter = { name, count, first, later, filler, exact: true };
+  // Check the word sums on texts of every word, first and later.
+  const sample = words.join(" ");
+  const summed =
+    (first.get(words[0] as string) ?? 0) +
+    words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
+  counter.exact = filler !== undefined && summed === count(sample);
+  return counter;
+}
+
+/**
+ * Words from the rng until the text holds exactly `tokens` tokens (each word
+ * counted once, in its place); `continued`: the text follows another (a shared
+ * prefix), so even its first word comes after a space.
+ */
+export function countedWords(
+  counter: TokenCounter,
+  words: readonly string[],
+  rng: Rng,
+  tokens: number,
+  continued: boolean,
+): string {
+  const parts: string[] = [];
+  let sum = 0;
+  while (sum < tokens) {
+    const w = words[rng.int(0, words.length - 1)] as string;
+    const place = parts.length === 0 && !continued ? counter.first : counter.later;
+    let c = place.get(w) ?? 1;
+    let chosen = w;
+    if (sum + c > tokens) {
+      // The last word: one of the exact remaining count, else the one-token filler.
+      const left = tokens - sum;
+      chosen = [...place].find(([, k]) => k === left)?.[0] ?? counter.filler ?? w;
+      c = place.get(chosen) ?? 1;
+    }
+    parts.push(chosen);
+    sum += c;
+  }
+  const text = parts.join(" ");
+  return continued ? ` ${text}` : text;
+}

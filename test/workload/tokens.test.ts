@@ -1,0 +1,66 @@
+// Real token counts: a tokenizer.json on disk (a tiny BPE one, written for the
+// test) counts the synthetic prompts, so their lengths are exact for it.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parseMeasureOptions } from "../../src/config/measure.ts";
+import { buildWorkload, intendedPromptTokens, messagesFor } from "../../src/workload/plan.ts";
+
+const DIR = join(import.meta.dirname, "../fixtures/tokenizer");
+const files: Record<string, string> = {
+  [join(DIR, "tokenizer.json")]: readFileSync(join(DIR, "tokenizer.json"), "utf8"),
+  [join(DIR, "tokenizer_config.json")]: readFileSync(join(DIR, "tokenizer_config.json"), "utf8"),
+  "m.jsonl": readFileSync(join(import.meta.dirname, "../fixtures/mooncake-trace.jsonl"), "utf8"),
+};
+const readFile = (p: string) => {
+  const text = files[p];
+  if (text === undefined) throw new Error(`ENOENT: ${p}`);
+  return text;
+};
+const BASE = {
+  url: "http://127.0.0.1:1/v1",
+  model: "m",
+  duration: "1s",
+  warmup: "0s",
+  tokenizer: DIR,
+};
+const options = (extra: Record<string, string>) =>
+  parseMeasureOptions({ ...BASE, rate: "20", ...extra }, {}, readFile);
+
+test("with a tokenizer, every synthetic prompt has exactly its token length — prefixes and trace blocks too", () => {
+  const spec = options({
+    "input-len": "20..300",
+    "prefix-groups": "3",
+    "prefix-len": "128",
+  }).workload;
+  const counter = spec.tokenizer;
+  assert.ok(counter?.exact, "word sums hold for this tokenizer");
+  const w = buildWorkload(spec);
+  for (let i = 0; i < w.offsetsMs.length; i++) {
+    const text = messagesFor(w, i)[0]?.content as string;
+    assert.equal(counter.count(text), 128 + (w.inputTokens[i] as number), `request ${i}`);
+    assert.equal(intendedPromptTokens(w, i), 128 + (w.inputTokens[i] as number));
+  }
+  // Not 4 characters a token: this tokenizer's words are several tokens each.
+  const text = messagesFor(w, 0)[0]?.content as string;
+  assert.notEqual(text.length, 4 * (128 + (w.inputTokens[0] as number)));
+
+  const replay = parseMeasureOptions({ ...BASE, duration: "5s", trace: "m.jsonl" }, {}, readFile);
+  const trace = buildWorkload(replay.workload);
+  assert.equal(trace.offsetsMs.length, 4);
+  for (let i = 0; i < trace.offsetsMs.length; i++)
+    assert.equal(counter.count(messagesFor(trace, i)[0]?.content as string), trace.inputTokens[i]);
+});
+
+test("a tokenizer path that is not one is named, with what is accepted", () => {
+  assert.throws(
+    () => options({ tokenizer: "/nowhere/model" }),
+    /tokenizer = "\/nowhere\/model": \/nowhere\/model\/tokenizer\.json cannot be read as a tokenizer\.json: .*expected a tokenizer\.json file or a model directory holding one/,
+  );
+  assert.equal(
+    options({ tokenizer: join(DIR, "tokenizer.json") }).workload.tokenizer?.name,
+    join(DIR, "tokenizer.json"),
+  );
+});

@@ -54067,6 +54067,7 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
     gapsMs: [],
     usagePromptTokens: void 0,
     usageCompletionTokens: void 0,
+    countedCompletionTokens: void 0,
     finishReason: void 0,
     sawDone: false,
     streamError: void 0,
@@ -54083,7 +54084,7 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
   };
 }
 function outputTokens(r) {
-  return r.usageCompletionTokens ?? r.outputChunks;
+  return r.usageCompletionTokens ?? r.countedCompletionTokens ?? r.outputChunks;
 }
 
 // src/openai/error-body.ts
@@ -66266,7 +66267,7 @@ async function runTrial(options) {
       dueMs + timeoutMs,
       fixedOutputTokens(workload, i)
     );
-    if (sessions) r.text = "";
+    if (sessions || workload.spec.tokenizer) r.text = "";
     return r;
   };
   const fireRecord = (r) => {
@@ -66378,6 +66379,10 @@ async function measure(options, deps = {}) {
     timeoutS: options.timeoutS,
     maxConcurrency: options.maxConcurrency,
     onRequest: (r) => {
+      const tokenizer = options.workload.tokenizer;
+      if (tokenizer && r.usageCompletionTokens === void 0 && r.text !== void 0)
+        r.countedCompletionTokens = tokenizer.count(r.text);
+      if (!options.workload.sessions) r.text = void 0;
       recorder.add(r);
       if (options.workload.sessions) {
         const { session, turn } = sessionTurn(workload, r.index);
@@ -68987,7 +68992,7 @@ function formatMeasureReport(r) {
   }
   const tpc = r.tokens.tokens_per_chunk;
   lines2.push(
-    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " \u2014 chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`
+    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? r.tokens.prompt.counted_by.startsWith("tokenizer") ? " (no usage reported: output counted by the tokenizer)" : " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " \u2014 chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`
   );
   const s = r.sessions;
   if (s) {

@@ -40,6 +40,8 @@ export interface RequestRecord {
   gapsMs: number[];
   usagePromptTokens: number | undefined;
   usageCompletionTokens: number | undefined;
+  /** Output tokens the workload's tokenizer counted in the streamed text, when the server sent no usage. */
+  countedCompletionTokens: number | undefined;
   finishReason: string | undefined;
   sawDone: boolean;
   /** Excerpt of an in-stream error object. */
@@ -87,6 +89,7 @@ export function newRecord(
     gapsMs: [],
     usagePromptTokens: undefined,
     usageCompletionTokens: undefined,
+    countedCompletionTokens: undefined,
     finishReason: undefined,
     sawDone: false,
     streamError: undefined,
@@ -103,7 +106,7 @@ export function newRecord(
   };
 }
 
-/** Output tokens: from usage when the server sent it, else output-bearing chunks. */
+/** Output tokens: from usage when the server sent it, else the tokenizer's count, else output-bearing chunks. */
 export function outputTokens(r: RequestRecord): number {
-  return r.usageCompletionTokens ?? r.outputChunks;
+  return r.usageCompletionTokens ?? r.countedCompletionTokens ?? r.outputChunks;
 }

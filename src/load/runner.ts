@@ -274,8 +274,8 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
       dueMs + timeoutMs,
       fixedOutputTokens(workload, i),
     );
-    // A session's answers are its next turn's history.
-    if (sessions) r.text = "";
+    // A session's answers are its next turn's history; a tokenizer counts answers sent without usage.
+    if (sessions || workload.spec.tokenizer) r.text = "";
     return r;
   };
 

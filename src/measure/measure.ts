@@ -106,6 +106,11 @@ export async function measure(
     timeoutS: options.timeoutS,
     maxConcurrency: options.maxConcurrency,
     onRequest: (r) => {
+      const tokenizer = options.workload.tokenizer;
+      if (tokenizer && r.usageCompletionTokens === undefined && r.text !== undefined)
+        r.countedCompletionTokens = tokenizer.count(r.text);
+      // Only a session's next turn needs the text; nothing else keeps it.
+      if (!options.workload.sessions) r.text = undefined;
       recorder.add(r);
       if (options.workload.sessions) {
         const { session, turn } = sessionTurn(workload, r.index);

@@ -60,7 +60,7 @@ export function formatMeasureReport(r: MeasureReport): string {
   }
   const tpc = r.tokens.tokens_per_chunk;
   lines.push(
-    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`,
+    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? (r.tokens.prompt.counted_by.startsWith("tokenizer") ? " (no usage reported: output counted by the tokenizer)" : " (no usage reported: tokens counted as chunks)") : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`,
   );
   const s = r.sessions;
   if (s) {

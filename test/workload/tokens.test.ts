@@ -6,6 +6,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parseMeasureOptions } from "../../src/config/measure.ts";
+import { measure } from "../../src/measure/measure.ts";
+import { startMockServer } from "../../src/mock/server.ts";
 import { buildWorkload, intendedPromptTokens, messagesFor } from "../../src/workload/plan.ts";
 
 const DIR = join(import.meta.dirname, "../fixtures/tokenizer");
@@ -63,4 +65,33 @@ test("a tokenizer path that is not one is named, with what is accepted", () => {
     options({ tokenizer: join(DIR, "tokenizer.json") }).workload.tokenizer?.name,
     join(DIR, "tokenizer.json"),
   );
+});
+
+test("without usage from the server, the tokenizer counts the streamed output", async () => {
+  const server = await startMockServer();
+  try {
+    const withTokenizer = parseMeasureOptions(
+      {
+        ...BASE,
+        url: `${server.url}/v1`,
+        model: "mock-llm",
+        rate: "10",
+        "no-usage": "true",
+        "output-len": "12",
+      },
+      {},
+      readFile,
+    );
+    const r = await measure(withTokenizer);
+    assert.equal(r.tokens.requests_with_usage, 0);
+    assert.ok(r.outcomes.ok >= 5);
+    // The mock streams a word a chunk; this tokenizer makes most words several tokens.
+    assert.ok(
+      r.tokens.output_total > 1.5 * r.tokens.output_chunks,
+      `${r.tokens.output_total} tokens in ${r.tokens.output_chunks} chunks`,
+    );
+    assert.match(r.tokens.prompt.counted_by, /^tokenizer .*fixtures\/tokenizer$/);
+  } finally {
+    await server.close();
+  }
 });

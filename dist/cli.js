@@ -62779,7 +62779,8 @@ function context(r, config) {
     `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config),
-    ...promptLine(r)
+    ...promptLine(r),
+    ...sessionsLine(r)
   ].join("  \n");
 }
 function promptLine(r) {
@@ -62789,6 +62790,24 @@ function promptLine(r) {
   const changed = Math.abs(c.server_mean - b.server_mean) > 0.01 * b.server_mean ? ` \u2014 \u26A0\uFE0F the arms count the same prompts differently (${signedPercent(c.server_mean / b.server_mean - 1)}): a tokenizer or chat-template change` : "";
   return [
     `prompt tokens per request: \u2248 ${compact(b.intended_mean)} intended (${b.counted_by}); the servers counted ${compact(b.server_mean)} (baseline), ${compact(c.server_mean)} (candidate)${changed}`
+  ];
+}
+function sessionsLine(r) {
+  const byTurn = (arm) => {
+    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
+    const turns = runs[0]?.turns ?? 0;
+    return Array.from({ length: turns }, (_, k) => {
+      const xs = runs.map((s) => s?.ttft_p50_ms_by_turn[k]).filter((v) => typeof v === "number");
+      return xs.length === 0 ? "\u2013" : compact(median(xs));
+    }).join(", ");
+  };
+  const ended = (arm) => {
+    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
+    return `${runs.reduce((s, x) => s + (x?.completed ?? 0), 0)} of ${runs.reduce((s, x) => s + (x?.started ?? 0), 0)}`;
+  };
+  if (!r.trials.some((t) => t.report.sessions)) return [];
+  return [
+    `sessions completed: baseline ${ended("baseline")}, candidate ${ended("candidate")} \xB7 TTFT p50 by turn (ms): baseline ${byTurn("baseline")}; candidate ${byTurn("candidate")}`
   ];
 }
 function outcomes(r) {

@@ -3,6 +3,7 @@
 // collapsible details. Fits GitHub's comment limit by dropping the least
 // important sections first, with a visible note.
 
+import { median } from "simple-statistics";
 import { ARMS } from "../common/arms.ts";
 import { compact as num, percent, plural, signedPercent as signed } from "../common/format.ts";
 import { type MetricComparison, toleranceLog } from "../compare/decide.ts";
@@ -134,6 +135,7 @@ function context(r: GateResults, config: ConfigDescription): string {
     ...thin,
     ...offeredOnly(r, config),
     ...promptLine(r),
+    ...sessionsLine(r),
   ].join("  \n");
 }
 
@@ -151,6 +153,28 @@ function promptLine(r: GateResults): string[] {
       : "";
   return [
     `prompt tokens per request: ≈ ${num(b.intended_mean)} intended (${b.counted_by}); the servers counted ${num(b.server_mean)} (baseline), ${num(c.server_mean)} (candidate)${changed}`,
+  ];
+}
+
+/** Sessions: TTFT by turn per arm (medians over its trials of each trial's p50) — a prefix cache shows in the later turns. */
+function sessionsLine(r: GateResults): string[] {
+  const byTurn = (arm: string) => {
+    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
+    const turns = runs[0]?.turns ?? 0;
+    return Array.from({ length: turns }, (_, k) => {
+      const xs = runs
+        .map((s) => s?.ttft_p50_ms_by_turn[k])
+        .filter((v): v is number => typeof v === "number");
+      return xs.length === 0 ? "–" : num(median(xs));
+    }).join(", ");
+  };
+  const ended = (arm: string) => {
+    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
+    return `${runs.reduce((s, x) => s + (x?.completed ?? 0), 0)} of ${runs.reduce((s, x) => s + (x?.started ?? 0), 0)}`;
+  };
+  if (!r.trials.some((t) => t.report.sessions)) return [];
+  return [
+    `sessions completed: baseline ${ended("baseline")}, candidate ${ended("candidate")} · TTFT p50 by turn (ms): baseline ${byTurn("baseline")}; candidate ${byTurn("candidate")}`,
   ];
 }
 

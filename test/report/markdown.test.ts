@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fenced } from "../../src/report/blocks.ts";
 import { COMMENT_LIMIT, renderMarkdown } from "../../src/report/markdown.ts";
-import { fakeGateResults } from "../helpers/gate.ts";
+import { armOf, FAKE_SETTINGS, fakeGateResults, gate } from "../helpers/gate.ts";
+import { fakeReport } from "../helpers/reports.ts";
 
 const results = fakeGateResults;
 
@@ -83,5 +84,25 @@ test("prompt tokens as each server counted them; arms that count the same prompt
   assert.match(
     changed,
     /262 \(baseline\), 301 \(candidate\) — ⚠️ the arms count the same prompts differently \(\+14\.9 %\): a tokenizer or chat-template change/,
+  );
+});
+
+test("sessions: how many completed and TTFT by turn, per arm", async () => {
+  const sessions = (later: number) => ({
+    turns: 3,
+    started: 6,
+    completed: 5,
+    failed: 1,
+    ttft_p50_ms_by_turn: [55, later, later + 1],
+  });
+  const { results: r } = await gate(FAKE_SETTINGS, {
+    measure: async (o) => ({
+      ...fakeReport({ ttftMs: 100, itlMs: 10 }),
+      sessions: sessions(armOf(o) === "baseline" ? 12 : 70),
+    }),
+  });
+  assert.match(
+    renderMarkdown(r, "default"),
+    /sessions completed: baseline 15 of 18, candidate 15 of 18 · TTFT p50 by turn \(ms\): baseline 55\.0, 12\.0, 13\.0; candidate 55\.0, 70\.0, 71\.0/,
   );
 });

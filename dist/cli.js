@@ -59732,6 +59732,10 @@ function required(name, line, record, field) {
     fail2(name, line, `no ${field} column (the header names ${Object.keys(record).join(", ")})`);
   return v;
 }
+var CSV_COLUMNS = {
+  azure: { time: "TIMESTAMP", input: "ContextTokens", output: "GeneratedTokens" },
+  burstgpt: { time: "Timestamp", input: "Request tokens", output: "Response tokens" }
+};
 function parseRows(content, name, format) {
   const out = [];
   if (format === "mooncake") {
@@ -59769,49 +59773,27 @@ function parseRows(content, name, format) {
     });
     return out;
   }
+  const columns = CSV_COLUMNS[format];
   for (const { record, line } of csvRows(content, name)) {
-    if (format === "azure") {
-      out.push({
-        atMs: azureMs(name, line, required(name, line, record, "TIMESTAMP")),
-        inputTokens: tokens(
-          name,
-          line,
-          "ContextTokens",
-          required(name, line, record, "ContextTokens")
-        ),
-        outputTokens: tokens(
-          name,
-          line,
-          "GeneratedTokens",
-          required(name, line, record, "GeneratedTokens")
-        ),
-        hashIds: void 0
-      });
-    } else {
-      const at = Number(required(name, line, record, "Timestamp"));
-      if (!Number.isFinite(at) || at < 0)
+    const field = (f) => required(name, line, record, f);
+    const time = field(columns.time);
+    let atMs;
+    if (format === "azure") atMs = azureMs(name, line, time);
+    else {
+      atMs = Number(time) * 1e3;
+      if (time === "" || !Number.isFinite(atMs) || atMs < 0)
         fail2(
           name,
           line,
-          `Timestamp = ${JSON.stringify(column(record, "Timestamp"))} is not accepted; expected seconds \u2265 0`
+          `${columns.time} = ${JSON.stringify(time)} is not accepted; expected seconds \u2265 0`
         );
-      out.push({
-        atMs: at * 1e3,
-        inputTokens: tokens(
-          name,
-          line,
-          "Request tokens",
-          required(name, line, record, "Request tokens")
-        ),
-        outputTokens: tokens(
-          name,
-          line,
-          "Response tokens",
-          required(name, line, record, "Response tokens")
-        ),
-        hashIds: void 0
-      });
     }
+    out.push({
+      atMs,
+      inputTokens: tokens(name, line, columns.input, field(columns.input)),
+      outputTokens: tokens(name, line, columns.output, field(columns.output)),
+      hashIds: void 0
+    });
   }
   return out;
 }

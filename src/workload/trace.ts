@@ -108,6 +108,12 @@ function required(
 
 type TimedRow = Omit<TraceRow, "offsetMs"> & { atMs: number };
 
+/** The CSV formats' columns: the arrival time, the prompt and the output tokens. */
+const CSV_COLUMNS = {
+  azure: { time: "TIMESTAMP", input: "ContextTokens", output: "GeneratedTokens" },
+  burstgpt: { time: "Timestamp", input: "Request tokens", output: "Response tokens" },
+} as const;
+
 function parseRows(content: string, name: string, format: TraceFormat): TimedRow[] {
   const out: TimedRow[] = [];
   if (format === "mooncake") {
@@ -145,49 +151,27 @@ function parseRows(content: string, name: string, format: TraceFormat): TimedRow
     });
     return out;
   }
+  const columns = CSV_COLUMNS[format];
   for (const { record, line } of csvRows(content, name)) {
-    if (format === "azure") {
-      out.push({
-        atMs: azureMs(name, line, required(name, line, record, "TIMESTAMP")),
-        inputTokens: tokens(
-          name,
-          line,
-          "ContextTokens",
-          required(name, line, record, "ContextTokens"),
-        ),
-        outputTokens: tokens(
-          name,
-          line,
-          "GeneratedTokens",
-          required(name, line, record, "GeneratedTokens"),
-        ),
-        hashIds: undefined,
-      });
-    } else {
-      const at = Number(required(name, line, record, "Timestamp"));
-      if (!Number.isFinite(at) || at < 0)
+    const field = (f: string) => required(name, line, record, f);
+    const time = field(columns.time);
+    let atMs: number;
+    if (format === "azure") atMs = azureMs(name, line, time);
+    else {
+      atMs = Number(time) * 1000;
+      if (time === "" || !Number.isFinite(atMs) || atMs < 0)
         fail(
           name,
           line,
-          `Timestamp = ${JSON.stringify(column(record, "Timestamp"))} is not accepted; expected seconds ≥ 0`,
+          `${columns.time} = ${JSON.stringify(time)} is not accepted; expected seconds ≥ 0`,
         );
-      out.push({
-        atMs: at * 1000,
-        inputTokens: tokens(
-          name,
-          line,
-          "Request tokens",
-          required(name, line, record, "Request tokens"),
-        ),
-        outputTokens: tokens(
-          name,
-          line,
-          "Response tokens",
-          required(name, line, record, "Response tokens"),
-        ),
-        hashIds: undefined,
-      });
     }
+    out.push({
+      atMs,
+      inputTokens: tokens(name, line, columns.input, field(columns.input)),
+      outputTokens: tokens(name, line, columns.output, field(columns.output)),
+      hashIds: undefined,
+    });
   }
   return out;
 }

@@ -57949,23 +57949,31 @@ function tokenCounter(name, tokenizerJson, configJson, words) {
   const first = new Map(words.map((w) => [w, count(w)]));
   const later = new Map(words.map((w) => [w, count(`a ${w}`) - base]));
   const filler = words.find((w) => later.get(w) === 1);
-  const counter = { name, count, first, later, filler, exact: true };
-  const sample = words.join(" ");
+  const byCount = (m) => new Map([...m].reverse().map(([w, k]) => [k, w]));
   const summed = (first.get(words[0]) ?? 0) + words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
-  counter.exact = filler !== void 0 && summed === count(sample);
-  return counter;
+  const exact = filler !== void 0 && summed === count(words.join(" "));
+  return {
+    name,
+    count,
+    first,
+    later,
+    ofCount: { first: byCount(first), later: byCount(later) },
+    filler,
+    exact
+  };
 }
 function countedWords(counter, words, rng, tokens2, continued) {
   const parts = [];
   let sum2 = 0;
   while (sum2 < tokens2) {
     const w = words[rng.int(0, words.length - 1)];
-    const place = parts.length === 0 && !continued ? counter.first : counter.later;
+    const isFirst = parts.length === 0 && !continued;
+    const place = isFirst ? counter.first : counter.later;
     let c = place.get(w) ?? 1;
     let chosen = w;
     if (sum2 + c > tokens2) {
-      const left = tokens2 - sum2;
-      chosen = [...place].find(([, k]) => k === left)?.[0] ?? counter.filler ?? w;
+      const exact = (isFirst ? counter.ofCount.first : counter.ofCount.later).get(tokens2 - sum2);
+      chosen = exact ?? counter.filler ?? w;
       c = place.get(chosen) ?? 1;
     }
     parts.push(chosen);
@@ -59696,7 +59704,7 @@ function tokens(name, line, field, value2) {
   return n;
 }
 function detectFormat(content) {
-  const first = content.slice(0, content.indexOf("\n") >>> 0 || content.length).trim();
+  const first = (content.split("\n", 1)[0] ?? "").trim();
   if (first.startsWith("{")) return "mooncake";
   const header2 = first.toLowerCase();
   if (header2.includes("contexttokens") && header2.includes("generatedtokens")) return "azure";
@@ -59957,6 +59965,12 @@ function defaulted(raw, name) {
   const v = value(raw, name);
   if (v === void 0) throw new Error(`internal error: ${name} has no default`);
   return v;
+}
+function refuseGiven(raw, names, why) {
+  for (const name of names) {
+    const v = given(raw, name);
+    if (v !== void 0) throw new InputError(why(name, v));
+  }
 }
 function lines(raw, name) {
   const v = raw[name];
@@ -60230,18 +60244,18 @@ var NOT_WITH_TRACE = [
 function parseReplay(raw, readFile, trialS) {
   const path = given(raw, "trace");
   if (path === void 0) {
-    for (const name of ["trace-format", "time-scale", "trace-start", "max-requests"])
-      if (given(raw, name) !== void 0)
-        throw new InputError(
-          `${name} = ${given(raw, name)} is used only with a trace (set trace, or remove ${name})`
-        );
+    refuseGiven(
+      raw,
+      ["trace-format", "time-scale", "trace-start", "max-requests"],
+      (name, v) => `${name} = ${v} is used only with a trace (set trace, or remove ${name})`
+    );
     return void 0;
   }
-  for (const name of NOT_WITH_TRACE)
-    if (given(raw, name) !== void 0)
-      throw new InputError(
-        `${name} = ${given(raw, name)} is not used with a trace: its rows give the arrivals and the lengths (remove ${name})`
-      );
+  refuseGiven(
+    raw,
+    NOT_WITH_TRACE,
+    (name, v) => `${name} = ${v} is not used with a trace: its rows give the arrivals and the lengths (remove ${name})`
+  );
   const format = parseChoice("trace-format", defaulted(raw, "trace-format"), [
     "auto",
     ...TRACE_FORMATS
@@ -60317,11 +60331,11 @@ function parseTokenizer(raw, readFile) {
 function parseSessions(raw, dataset, withTrace) {
   const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
   if (turns === 1) {
-    for (const name of ["think-time", "turn-input-len"])
-      if (given(raw, name) !== void 0)
-        throw new InputError(
-          `${name} = ${given(raw, name)} is used only with turns above 1 (set turns, or remove ${name})`
-        );
+    refuseGiven(
+      raw,
+      ["think-time", "turn-input-len"],
+      (name, v) => `${name} = ${v} is used only with turns above 1 (set turns, or remove ${name})`
+    );
     return void 0;
   }
   if (withTrace)
@@ -60538,14 +60552,11 @@ function secretsOf(raw, env) {
 // src/config/sweep.ts
 var SWEEP_ARRIVALS = ["poisson", "constant"];
 function checkSweepLoad(raw, why) {
-  for (const name of ["rate", "requests", "burst-size", "burst-interval", "trace"]) {
-    const v = given(raw, name);
-    if (v !== void 0) {
-      throw new InputError(
-        `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`
-      );
-    }
-  }
+  refuseGiven(
+    raw,
+    ["rate", "requests", "burst-size", "burst-interval", "trace"],
+    (name, v) => `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`
+  );
   if (given(raw, "slo") === void 0) {
     throw new InputError(
       `slo is required ${why}: capacity is the highest rate that meets it, e.g. "ttft:800 tpot:50"`
@@ -61012,6 +61023,9 @@ function outliers(ds) {
 }
 function toleranceLog(spec) {
   return spec.higherIsWorse ? Math.log(1 + spec.tolerance) : -Math.log(1 - spec.tolerance);
+}
+function comparisonToleranceLog(c) {
+  return toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
 }
 function toChange(d, higherIsWorse) {
   return higherIsWorse ? Math.expm1(d) : Math.expm1(-d);
@@ -62294,62 +62308,6 @@ function describeExample(e) {
   ].filter(Boolean).join(" \xB7 ");
 }
 
-// src/report/next-step.ts
-var MAX_ADVISED_PAIRS = 100;
-function pairsToDecide(sdLog, marginLog, confidence) {
-  if (sdLog === null || !(marginLog > 0)) return null;
-  for (let n = 2; n <= MAX_ADVISED_PAIRS; n++) {
-    if (tQuantile(confidence, n - 1) * (sdLog / Math.sqrt(n)) <= marginLog) return n;
-  }
-  return null;
-}
-function margin(c, rule) {
-  const tol = toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
-  return rule === "confirm" ? Math.abs(c.d_mean - tol) : tol;
-}
-function morePairs(r) {
-  const open = r.comparisons.filter((c) => c.verdict === "inconclusive");
-  if (open.length === 0) return null;
-  const rule = r.config?.decision_rule ?? "significant-and-material";
-  const needs = open.map((c) => ({
-    c,
-    n: pairsToDecide(c.d_sd, margin(c, rule), r.confidence_per_look)
-  }));
-  const limit = (c) => signedPercent(c.higher_is_worse ? c.tolerance : -c.tolerance);
-  const hopeless = needs.filter((x) => x.n === null);
-  if (hopeless.length > 0) {
-    const names = hopeless.map((x) => x.c.label).join(", ");
-    return `the pairs disagree too much for more of them to help (${names} would need over ${MAX_ADVISED_PAIRS}): steady the measurement first \u2014 longer trials (\`duration\`), a \`cooldown\` between trials, runners no other job shares`;
-  }
-  const worst = needs.reduce((a, b) => (b.n ?? 0) > (a.n ?? 0) ? b : a);
-  const n = Math.max(worst.n ?? 0, r.pairs + 1);
-  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limit(worst.c)} from no change \u2014 set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
-}
-var FIX = {
-  baseline_failures: "fix the baseline first \u2014 it is the reference; if these failures are its normal, raise `max-error-rate`",
-  invalid_trial: "the load generator could not keep the schedule: lower `rate`, give the job a runner of its own, or raise `max-reruns`",
-  few_ok_requests: "more ok requests per trial: a longer `duration`, a higher `rate`, or a lower `min-ok-requests`",
-  no_samples: "one-token outputs have no ITL or TPOT: raise `output-len`",
-  workload_mismatch: "both arms must run the same prompts: same `dataset`, `input-len`, `output-len` and `seed` on each",
-  preflight: "fix the endpoint named above (URL, `model`, API key) \u2014 preflight checks each before any trial",
-  server: "the server the gate started did not come up: its last log lines above say why; fix its start command, or raise `ready-timeout` if it is only slow",
-  configuration: "fix the setting named above; the README lists every setting and what it accepts"
-};
-function nextStep(r) {
-  if (r.verdict === "inconclusive") {
-    if (r.capacity?.stopped_by)
-      return "raise `max-duration`, or lower `sweep-points`, so the sweep and the pairs fit";
-    return morePairs(r) ?? (r.reliability?.verdict === "inconclusive" ? "more requests decide a failure-rate change: a longer `duration` or more pairs (`max-trials`)" : null);
-  }
-  if (r.verdict === "cancelled")
-    return "run the job again: a cancelled run decides nothing, and the next one starts its pairs afresh";
-  if (r.verdict === "error") {
-    const fix = r.guards.map((g2) => FIX[g2.code]).find(Boolean);
-    return fix ?? null;
-  }
-  return null;
-}
-
 // src/report/quality-words.ts
 var WORDS3 = [
   ["json.invalid", "JSON output", "invalid JSON"],
@@ -62433,6 +62391,105 @@ function qualitySentence(q) {
     );
   }
   return parts.join("; ");
+}
+
+// src/report/headline.ts
+var limitText = (c) => signedPercent(c.higher_is_worse ? c.tolerance : -c.tolerance);
+function describe2(c) {
+  return `${c.label} ${signedPercent(c.change)} (limit ${limitText(c)})`;
+}
+function headlineFor(run) {
+  const { guards, comparisons, quality: quality2, reliability } = run;
+  const noVerdict = () => {
+    const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
+    return `no performance verdict: ${guards[0]?.message ?? "unknown reason"}${more}`;
+  };
+  switch (run.verdict) {
+    case "error":
+      if (guards[0]?.code === "configuration" || guards[0]?.code === "results_file")
+        return guards[0].message;
+      return noVerdict();
+    case "fail": {
+      const failed = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];
+      if (run.capacity?.comparison.verdict === "regressed")
+        failed.unshift(capacityPhrase(run.capacity));
+      const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe2);
+      const checks = quality2?.verdict === "fail" ? [qualitySentence(quality2)] : [];
+      const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
+      const performance2 = [...failed, ...metrics].join(", ");
+      return [performance2 ? `regressed: ${performance2}` : "", ...checks, ...also].filter(Boolean).join("; ");
+    }
+    case "inconclusive": {
+      if (run.capacity?.stopped_by)
+        return `the capacity gate stopped early: ${run.capacity.stopped_by} \u2014 what was measured is below`;
+      const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe2);
+      if (reliability?.verdict === "inconclusive")
+        open.unshift(`${reliabilitySentence(reliability)}`);
+      return `beyond the tolerance but within the noise: ${open.join(", ")}`;
+    }
+    case "pass":
+      return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity no gated metric regressed beyond its tolerance and the noise` : "no gated metric regressed beyond its tolerance and the noise";
+    case "cancelled": {
+      const pairs = new Set(run.trials.map((t) => t.pair)).size;
+      const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";
+      return `the job was cancelled${by} after ${pairs === 1 ? "1 pair" : `${pairs} pairs`} of trials: no verdict`;
+    }
+  }
+}
+
+// src/report/next-step.ts
+var MAX_ADVISED_PAIRS = 100;
+function pairsToDecide(sdLog, marginLog, confidence) {
+  if (sdLog === null || !(marginLog > 0)) return null;
+  for (let n = 2; n <= MAX_ADVISED_PAIRS; n++) {
+    if (tQuantile(confidence, n - 1) * (sdLog / Math.sqrt(n)) <= marginLog) return n;
+  }
+  return null;
+}
+function margin(c, rule) {
+  const tol = comparisonToleranceLog(c);
+  return rule === "confirm" ? Math.abs(c.d_mean - tol) : tol;
+}
+function morePairs(r) {
+  const open = r.comparisons.filter((c) => c.verdict === "inconclusive");
+  if (open.length === 0) return null;
+  const rule = r.config?.decision_rule ?? "significant-and-material";
+  const needs = open.map((c) => ({
+    c,
+    n: pairsToDecide(c.d_sd, margin(c, rule), r.confidence_per_look)
+  }));
+  const hopeless = needs.filter((x) => x.n === null);
+  if (hopeless.length > 0) {
+    const names = hopeless.map((x) => x.c.label).join(", ");
+    return `the pairs disagree too much for more of them to help (${names} would need over ${MAX_ADVISED_PAIRS}): steady the measurement first \u2014 longer trials (\`duration\`), a \`cooldown\` between trials, runners no other job shares`;
+  }
+  const worst = needs.reduce((a, b) => (b.n ?? 0) > (a.n ?? 0) ? b : a);
+  const n = Math.max(worst.n ?? 0, r.pairs + 1);
+  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limitText(worst.c)} from no change \u2014 set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
+}
+var FIX = {
+  baseline_failures: "fix the baseline first \u2014 it is the reference; if these failures are its normal, raise `max-error-rate`",
+  invalid_trial: "the load generator could not keep the schedule: lower `rate`, give the job a runner of its own, or raise `max-reruns`",
+  few_ok_requests: "more ok requests per trial: a longer `duration`, a higher `rate`, or a lower `min-ok-requests`",
+  no_samples: "one-token outputs have no ITL or TPOT: raise `output-len`",
+  workload_mismatch: "both arms must run the same prompts: same `dataset`, `input-len`, `output-len` and `seed` on each",
+  preflight: "fix the endpoint named above (URL, `model`, API key) \u2014 preflight checks each before any trial",
+  server: "the server the gate started did not come up: its last log lines above say why; fix its start command, or raise `ready-timeout` if it is only slow",
+  configuration: "fix the setting named above; the README lists every setting and what it accepts"
+};
+function nextStep(r) {
+  if (r.verdict === "inconclusive") {
+    if (r.capacity?.stopped_by)
+      return "raise `max-duration`, or lower `sweep-points`, so the sweep and the pairs fit";
+    return morePairs(r) ?? (r.reliability?.verdict === "inconclusive" ? "more requests decide a failure-rate change: a longer `duration` or more pairs (`max-trials`)" : null);
+  }
+  if (r.verdict === "cancelled")
+    return "run the job again: a cancelled run decides nothing, and the next one starts its pairs afresh";
+  if (r.verdict === "error") {
+    const fix = r.guards.map((g2) => FIX[g2.code]).find(Boolean);
+    return fix ?? null;
+  }
+  return null;
 }
 
 // src/report/quality-markdown.ts
@@ -62564,49 +62621,6 @@ function poolHistograms(trials) {
   const total = new LatencyHistogram();
   for (const t of trials) total.add(LatencyHistogram.fromReport(t.encoded, t.summary, t.censorMs));
   return total.summary();
-}
-
-// src/report/headline.ts
-function describe2(c) {
-  return `${c.label} ${signedPercent(c.change)} (limit ${signedPercent(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
-}
-function headlineFor(run) {
-  const { guards, comparisons, quality: quality2, reliability } = run;
-  const noVerdict = () => {
-    const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
-    return `no performance verdict: ${guards[0]?.message ?? "unknown reason"}${more}`;
-  };
-  switch (run.verdict) {
-    case "error":
-      if (guards[0]?.code === "configuration" || guards[0]?.code === "results_file")
-        return guards[0].message;
-      return noVerdict();
-    case "fail": {
-      const failed = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];
-      if (run.capacity?.comparison.verdict === "regressed")
-        failed.unshift(capacityPhrase(run.capacity));
-      const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe2);
-      const checks = quality2?.verdict === "fail" ? [qualitySentence(quality2)] : [];
-      const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
-      const performance2 = [...failed, ...metrics].join(", ");
-      return [performance2 ? `regressed: ${performance2}` : "", ...checks, ...also].filter(Boolean).join("; ");
-    }
-    case "inconclusive": {
-      if (run.capacity?.stopped_by)
-        return `the capacity gate stopped early: ${run.capacity.stopped_by} \u2014 what was measured is below`;
-      const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe2);
-      if (reliability?.verdict === "inconclusive")
-        open.unshift(`${reliabilitySentence(reliability)}`);
-      return `beyond the tolerance but within the noise: ${open.join(", ")}`;
-    }
-    case "pass":
-      return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity no gated metric regressed beyond its tolerance and the noise` : "no gated metric regressed beyond its tolerance and the noise";
-    case "cancelled": {
-      const pairs = new Set(run.trials.map((t) => t.pair)).size;
-      const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";
-      return `the job was cancelled${by} after ${pairs === 1 ? "1 pair" : `${pairs} pairs`} of trials: no verdict`;
-    }
-  }
 }
 
 // src/report/results.ts
@@ -62897,11 +62911,10 @@ function deciding(r) {
   }
   if (r.verdict !== "pass") return [];
   const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
-    (a, b) => b.d_mean / toleranceLogOf(b) - a.d_mean / toleranceLogOf(a)
+    (a, b) => b.d_mean / comparisonToleranceLog(b) - a.d_mean / comparisonToleranceLog(a)
   )[0];
   return nearest ? [nearest] : [];
 }
-var toleranceLogOf = (c) => toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
 function chart2(r) {
   const metrics = deciding(r);
   if (metrics.length === 0) return "";
@@ -65794,8 +65807,9 @@ function buildWorkload(spec) {
     spec,
     offsetsMs,
     scheduledCount: s,
-    warmupCount: spec.sessions ? laterStart[warmup.length] - s + warmup.length : warmup.length,
-    warmupSessions: spec.sessions ? warmup.length : 0,
+    // The warm-up sessions' first turns and their later ones.
+    warmupCount: warmup.length + laterStart[warmup.length] - s,
+    warmupSessions: warmup.length,
     sessionOf,
     turnOf,
     turnsOf,
@@ -65916,8 +65930,7 @@ function turnsIn(workload, session) {
   return workload.turnsOf[session];
 }
 function isWarmup(workload, i) {
-  if (!workload.spec.sessions) return i < workload.warmupCount;
-  return sessionTurn(workload, i).session < workload.warmupSessions;
+  return workload.sessionOf[i] < workload.warmupSessions;
 }
 function turnMessages(workload, i, history) {
   const e = workload.datasetIndex[i];
@@ -66218,11 +66231,10 @@ async function runTrial(options) {
   };
   let prepared;
   const build2 = (i) => {
-    const { session, turn } = sessionTurn(workload, i);
     let messages;
-    if (turn === 0) messages = messagesFor(workload, i);
+    if (workload.turnOf[i] === 0) messages = messagesFor(workload, i);
     else {
-      messages = turnMessages(workload, i, histories.get(session) ?? []);
+      messages = turnMessages(workload, i, histories.get(workload.sessionOf[i]) ?? []);
       sentUser.set(i, messages.at(-1));
     }
     return loadRequestBody(target, messages, workload.maxTokens[i]);
@@ -66392,7 +66404,7 @@ async function measure(options, deps = {}) {
           if (turn === turnsIn(workload, session) - 1) ended.completed++;
         } else ended.failed++;
       }
-      if (r.usagePromptTokens !== void 0 && sessionTurn(workload, r.index).turn === 0) {
+      if (r.usagePromptTokens !== void 0 && workload.turnOf[r.index] === 0) {
         prompt.intended += intended(r.index);
         prompt.server += r.usagePromptTokens;
         prompt.requests++;

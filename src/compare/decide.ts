@@ -99,6 +99,11 @@ export function toleranceLog(spec: Pick<MetricSpec, "higherIsWorse" | "tolerance
   return spec.higherIsWorse ? Math.log(1 + spec.tolerance) : -Math.log(1 - spec.tolerance);
 }
 
+/** A comparison's tolerance on the log scale of its d. */
+export function comparisonToleranceLog(c: MetricComparison): number {
+  return toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
+}
+
 /** A d (positive = worse) as a change of the metric (+ = up), e.g. +0.10 latency or −0.05 goodput. */
 function toChange(d: number, higherIsWorse: boolean): number {
   return higherIsWorse ? Math.expm1(d) : Math.expm1(-d);

@@ -16,7 +16,15 @@ import type { WorkloadSpec } from "../workload/plan.ts";
 import { tokenCounter } from "../workload/tokens.ts";
 import { parseTrace, TRACE_FORMATS, type Trace } from "../workload/trace.ts";
 import { WORDS } from "../workload/words.ts";
-import { defaulted, given, lines, type RawSettings, type SettingName, value } from "./settings.ts";
+import {
+  defaulted,
+  given,
+  lines,
+  type RawSettings,
+  refuseGiven,
+  type SettingName,
+  value,
+} from "./settings.ts";
 import { parseSlo } from "./slo.ts";
 import {
   MAX_TOKENS,
@@ -173,18 +181,19 @@ function parseReplay(
 ): { arrival: ArrivalSpec; trace: Trace } | undefined {
   const path = given(raw, "trace");
   if (path === undefined) {
-    for (const name of ["trace-format", "time-scale", "trace-start", "max-requests"] as const)
-      if (given(raw, name) !== undefined)
-        throw new InputError(
-          `${name} = ${given(raw, name)} is used only with a trace (set trace, or remove ${name})`,
-        );
+    refuseGiven(
+      raw,
+      ["trace-format", "time-scale", "trace-start", "max-requests"],
+      (name, v) => `${name} = ${v} is used only with a trace (set trace, or remove ${name})`,
+    );
     return undefined;
   }
-  for (const name of NOT_WITH_TRACE)
-    if (given(raw, name) !== undefined)
-      throw new InputError(
-        `${name} = ${given(raw, name)} is not used with a trace: its rows give the arrivals and the lengths (remove ${name})`,
-      );
+  refuseGiven(
+    raw,
+    NOT_WITH_TRACE,
+    (name, v) =>
+      `${name} = ${v} is not used with a trace: its rows give the arrivals and the lengths (remove ${name})`,
+  );
   const format = parseChoice("trace-format", defaulted(raw, "trace-format"), [
     "auto",
     ...TRACE_FORMATS,
@@ -273,11 +282,11 @@ function parseSessions(
 ): WorkloadSpec["sessions"] {
   const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
   if (turns === 1) {
-    for (const name of ["think-time", "turn-input-len"] as const)
-      if (given(raw, name) !== undefined)
-        throw new InputError(
-          `${name} = ${given(raw, name)} is used only with turns above 1 (set turns, or remove ${name})`,
-        );
+    refuseGiven(
+      raw,
+      ["think-time", "turn-input-len"],
+      (name, v) => `${name} = ${v} is used only with turns above 1 (set turns, or remove ${name})`,
+    );
     return undefined;
   }
   if (withTrace)

@@ -3,6 +3,8 @@
 // flags, the secret list and the docs test (action.yml, README) derive from
 // this table.
 
+import { InputError } from "../common/errors.ts";
+
 export type SettingKind = "text" | "boolean" | "lines";
 
 /**
@@ -183,6 +185,18 @@ export function defaulted(raw: RawSettings, name: SettingName): string {
   const v = value(raw, name);
   if (v === undefined) throw new Error(`internal error: ${name} has no default`);
   return v;
+}
+
+/** Fails on the first of `names` that is given: a setting the rest of the settings make meaningless. */
+export function refuseGiven(
+  raw: RawSettings,
+  names: readonly SettingName[],
+  why: (name: SettingName, value: string) => string,
+): void {
+  for (const name of names) {
+    const v = given(raw, name);
+    if (v !== undefined) throw new InputError(why(name, v));
+  }
 }
 
 /** Every line given for a `lines` setting. */

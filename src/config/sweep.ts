@@ -4,21 +4,19 @@
 
 import type { SweepSettings } from "../capacity/points.ts";
 import { InputError } from "../common/errors.ts";
-import { defaulted, given, type RawSettings } from "./settings.ts";
+import { defaulted, given, type RawSettings, refuseGiven } from "./settings.ts";
 import { parseChoice, parseDurationS, parseFraction, parseNumber } from "./values.ts";
 
 const SWEEP_ARRIVALS = ["poisson", "constant"] as const;
 
 /** Fails on settings a sweep would silently ignore. */
 export function checkSweepLoad(raw: RawSettings, why: string): void {
-  for (const name of ["rate", "requests", "burst-size", "burst-interval", "trace"] as const) {
-    const v = given(raw, name);
-    if (v !== undefined) {
-      throw new InputError(
-        `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`,
-      );
-    }
-  }
+  refuseGiven(
+    raw,
+    ["rate", "requests", "burst-size", "burst-interval", "trace"],
+    (name, v) =>
+      `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`,
+  );
   if (given(raw, "slo") === undefined) {
     throw new InputError(
       `slo is required ${why}: capacity is the highest rate that meets it, e.g. "ttft:800 tpot:50"`,

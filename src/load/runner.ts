@@ -221,11 +221,10 @@ export async function runTrial(options: TrialOptions): Promise<TrialRun> {
   // time, so that building it (the prompt, JSON) is not part of the send skew.
   let prepared: { index: number; body: string } | undefined;
   const build = (i: number) => {
-    const { session, turn } = sessionTurn(workload, i);
     let messages: ChatMessage[];
-    if (turn === 0) messages = messagesFor(workload, i);
+    if (workload.turnOf[i] === 0) messages = messagesFor(workload, i);
     else {
-      messages = turnMessages(workload, i, histories.get(session) ?? []);
+      messages = turnMessages(workload, i, histories.get(workload.sessionOf[i] as number) ?? []);
       sentUser.set(i, messages.at(-1) as ChatMessage);
     }
     return loadRequestBody(target, messages, workload.maxTokens[i] as number);

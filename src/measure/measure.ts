@@ -120,7 +120,7 @@ export async function measure(
         } else ended.failed++;
       }
       // A later turn's prompt is its history too, which the workload cannot know ahead.
-      if (r.usagePromptTokens !== undefined && sessionTurn(workload, r.index).turn === 0) {
+      if (r.usagePromptTokens !== undefined && workload.turnOf[r.index] === 0) {
         prompt.intended += intended(r.index);
         prompt.server += r.usagePromptTokens;
         prompt.requests++;

@@ -8,8 +8,12 @@ import { reliabilitySentence } from "./failures.ts";
 import { qualitySentence } from "./quality-words.ts";
 import type { GateRun } from "./results.ts";
 
+/** A metric's limit as a change: "+10.0 %" for a latency, "−5.0 %" for goodput. */
+export const limitText = (c: MetricComparison): string =>
+  signedPercent(c.higher_is_worse ? c.tolerance : -c.tolerance);
+
 function describe(c: MetricComparison): string {
-  return `${c.label} ${signedPercent(c.change)} (limit ${signedPercent(c.higher_is_worse ? c.tolerance : -c.tolerance)})`;
+  return `${c.label} ${signedPercent(c.change)} (limit ${limitText(c)})`;
 }
 
 export function headlineFor(

@@ -6,7 +6,7 @@
 import { median } from "simple-statistics";
 import { ARMS } from "../common/arms.ts";
 import { compact as num, percent, plural, signedPercent as signed } from "../common/format.ts";
-import { type MetricComparison, toleranceLog } from "../compare/decide.ts";
+import { comparisonToleranceLog, type MetricComparison } from "../compare/decide.ts";
 import type { Guard } from "../compare/guards.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import { OUTCOMES } from "../load/record.ts";
@@ -305,13 +305,10 @@ function deciding(r: GateResults): MetricComparison[] {
   }
   if (r.verdict !== "pass") return [];
   const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
-    (a, b) => b.d_mean / toleranceLogOf(b) - a.d_mean / toleranceLogOf(a),
+    (a, b) => b.d_mean / comparisonToleranceLog(b) - a.d_mean / comparisonToleranceLog(a),
   )[0];
   return nearest ? [nearest] : [];
 }
-
-const toleranceLogOf = (c: MetricComparison) =>
-  toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
 
 function chart(r: GateResults): string {
   const metrics = deciding(r);

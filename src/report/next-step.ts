@@ -2,10 +2,11 @@
 // names the pairs that would decide it (from the noise this run saw), an error
 // names the setting or the fix.
 
-import { plural, signedPercent as signed } from "../common/format.ts";
-import { type MetricComparison, toleranceLog } from "../compare/decide.ts";
+import { plural } from "../common/format.ts";
+import { comparisonToleranceLog, type MetricComparison } from "../compare/decide.ts";
 import type { GuardCode } from "../compare/guards.ts";
 import { tQuantile } from "../compare/tdist.ts";
+import { limitText } from "./headline.ts";
 import type { GateResults } from "./results.ts";
 
 /** Beyond this many pairs the advice is to steady the measurement, not to add pairs. */
@@ -31,7 +32,7 @@ export function pairsToDecide(
 
 /** The distance the rule must resolve for this metric (log scale). */
 function margin(c: MetricComparison, rule: string): number {
-  const tol = toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
+  const tol = comparisonToleranceLog(c);
   // significant-and-material: the bound must clear zero for a change at the tolerance;
   // confirm: the whole interval must leave the tolerance, as far as the estimate is from it.
   return rule === "confirm" ? Math.abs(c.d_mean - tol) : tol;
@@ -45,7 +46,6 @@ function morePairs(r: GateResults): string | null {
     c,
     n: pairsToDecide(c.d_sd, margin(c, rule), r.confidence_per_look),
   }));
-  const limit = (c: MetricComparison) => signed(c.higher_is_worse ? c.tolerance : -c.tolerance);
   const hopeless = needs.filter((x) => x.n === null);
   if (hopeless.length > 0) {
     const names = hopeless.map((x) => x.c.label).join(", ");
@@ -53,7 +53,7 @@ function morePairs(r: GateResults): string | null {
   }
   const worst = needs.reduce((a, b) => ((b.n ?? 0) > (a.n ?? 0) ? b : a));
   const n = Math.max(worst.n ?? 0, r.pairs + 1);
-  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limit(worst.c)} from no change — set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
+  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limitText(worst.c)} from no change — set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
 }
 
 /** The fix for each guard that stops a verdict, when the message does not already say it. */

@@ -74,7 +74,7 @@ export interface Workload {
   scheduledCount: number;
   /** Warm-up requests (every turn of a session that starts in the warm-up): sent, never recorded. */
   warmupCount: number;
-  /** Sessions that start in the warm-up (0 without sessions). */
+  /** Sessions (without sessions: requests) that start in the warm-up. */
   warmupSessions: number;
   /** Per request: its session and turn (0-based); without sessions, i and 0. */
   sessionOf: Int32Array;
@@ -218,10 +218,9 @@ export function buildWorkload(spec: WorkloadSpec): Workload {
     spec,
     offsetsMs,
     scheduledCount: s,
-    warmupCount: spec.sessions
-      ? (laterStart[warmup.length] as number) - s + warmup.length
-      : warmup.length,
-    warmupSessions: spec.sessions ? warmup.length : 0,
+    // The warm-up sessions' first turns and their later ones.
+    warmupCount: warmup.length + (laterStart[warmup.length] as number) - s,
+    warmupSessions: warmup.length,
     sessionOf,
     turnOf,
     turnsOf,
@@ -396,8 +395,7 @@ export function turnsIn(workload: Workload, session: number): number {
 }
 
 export function isWarmup(workload: Workload, i: number): boolean {
-  if (!workload.spec.sessions) return i < workload.warmupCount;
-  return sessionTurn(workload, i).session < workload.warmupSessions;
+  return (workload.sessionOf[i] as number) < workload.warmupSessions;
 }
 
 /** A later turn's messages: the session so far (the answers the server gave), then its own user message. */

@@ -16,6 +16,8 @@ export interface TokenCounter {
   /** Tokens of each vocabulary word first in a text, and after a space. */
   first: ReadonlyMap<string, number>;
   later: ReadonlyMap<string, number>;
+  /** A word of each token count, first and after a space: what ends a prompt on its exact length. */
+  ofCount: { first: ReadonlyMap<number, string>; later: ReadonlyMap<number, string> };
   /** A word that is one token after a space: what fills a prompt to its exact length. */
   filler: string | undefined;
   /** Whether word sums matched whole-text counts on samples. */
@@ -35,14 +37,22 @@ export function tokenCounter(
   const first = new Map(words.map((w) => [w, count(w)]));
   const later = new Map(words.map((w) => [w, count(`a ${w}`) - base]));
   const filler = words.find((w) => later.get(w) === 1);
-  const counter: TokenCounter = { name, count, first, later, filler, exact: true };
+  // The first word of each count (reversed, so the first one seen wins).
+  const byCount = (m: Map<string, number>) => new Map([...m].reverse().map(([w, k]) => [k, w]));
   // Check the word sums on texts of every word, first and later.
-  const sample = words.join(" ");
   const summed =
     (first.get(words[0] as string) ?? 0) +
     words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
-  counter.exact = filler !== undefined && summed === count(sample);
-  return counter;
+  const exact = filler !== undefined && summed === count(words.join(" "));
+  return {
+    name,
+    count,
+    first,
+    later,
+    ofCount: { first: byCount(first), later: byCount(later) },
+    filler,
+    exact,
+  };
 }
 
 /**
@@ -61,13 +71,14 @@ export function countedWords(
   let sum = 0;
   while (sum < tokens) {
     const w = words[rng.int(0, words.length - 1)] as string;
-    const place = parts.length === 0 && !continued ? counter.first : counter.later;
+    const isFirst = parts.length === 0 && !continued;
+    const place = isFirst ? counter.first : counter.later;
     let c = place.get(w) ?? 1;
     let chosen = w;
     if (sum + c > tokens) {
       // The last word: one of the exact remaining count, else the one-token filler.
-      const left = tokens - sum;
-      chosen = [...place].find(([, k]) => k === left)?.[0] ?? counter.filler ?? w;
+      const exact = (isFirst ? counter.ofCount.first : counter.ofCount.later).get(tokens - sum);
+      chosen = exact ?? counter.filler ?? w;
       c = place.get(chosen) ?? 1;
     }
     parts.push(chosen);

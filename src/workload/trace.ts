@@ -50,7 +50,7 @@ function tokens(name: string, line: number, field: string, value: unknown): numb
 
 /** The format a file's first line says it is in, or undefined. */
 export function detectFormat(content: string): TraceFormat | undefined {
-  const first = content.slice(0, content.indexOf("\n") >>> 0 || content.length).trim();
+  const first = (content.split("\n", 1)[0] ?? "").trim();
   if (first.startsWith("{")) return "mooncake";
   const header = first.toLowerCase();
   if (header.includes("contexttokens") && header.includes("generatedtokens")) return "azure";

@@ -4,6 +4,7 @@
 // Usage: node bench/fast-server.ts [port] [tokens per response] [events per write]
 
 import { createServer } from "node:http";
+import { vllmPage } from "./metrics-page.ts";
 
 const port = Number(process.argv[2] ?? 0);
 const tokens = Number(process.argv[3] ?? 64);
@@ -23,9 +24,16 @@ const writes: Buffer[] = [];
 for (let i = 0; i < events.length; i += perWrite)
   writes.push(Buffer.from(events.slice(i, i + perWrite).join("")));
 
+// GET /metrics: a page the size of a real vLLM server's, for bench/scraper.ts.
+const metricsPage = Buffer.from(vllmPage());
+
 const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
   req.resume();
   req.on("end", () => {
+    if (req.method === "GET" && req.url === "/metrics") {
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(metricsPage);
+      return;
+    }
     res.writeHead(200, { "content-type": "text/event-stream" });
     let i = 0;
     // One write per loop turn, so the client receives the stream in several reads.

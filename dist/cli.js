@@ -151,13 +151,13 @@ var require_JsHistogramIterator = __commonJS({
       constructor() {
         this.currentIterationValue = new HistogramIterationValue_1.default();
       }
-      resetIterator(histogram2) {
-        this.histogram = histogram2;
-        this.savedHistogramTotalRawCount = histogram2.totalCount;
-        this.arrayTotalCount = histogram2.totalCount;
+      resetIterator(histogram3) {
+        this.histogram = histogram3;
+        this.savedHistogramTotalRawCount = histogram3.totalCount;
+        this.arrayTotalCount = histogram3.totalCount;
         this.currentIndex = 0;
         this.currentValueAtIndex = 0;
-        this.nextValueAtIndex = Math.pow(2, histogram2.unitMagnitude);
+        this.nextValueAtIndex = Math.pow(2, histogram3.unitMagnitude);
         this.prevValueIteratedTo = 0;
         this.totalCountToPrevIndex = 0;
         this.totalCountToCurrentIndex = 0;
@@ -248,9 +248,9 @@ var require_RecordedValuesIterator = __commonJS({
       /**
        * @param histogram The histogram this iterator will operate on
        */
-      constructor(histogram2) {
+      constructor(histogram3) {
         super();
-        this.doReset(histogram2);
+        this.doReset(histogram3);
       }
       /**
        * Reset iterator for re-use in a fresh iteration over the same histogram data set.
@@ -258,8 +258,8 @@ var require_RecordedValuesIterator = __commonJS({
       reset() {
         this.doReset(this.histogram);
       }
-      doReset(histogram2) {
-        super.resetIterator(histogram2);
+      doReset(histogram3) {
+        super.resetIterator(histogram3);
         this.visitedIndex = -1;
       }
       incrementIterationLevel() {
@@ -286,13 +286,13 @@ var require_PercentileIterator = __commonJS({
        * @param histogram The histogram this iterator will operate on
        * @param percentileTicksPerHalfDistance The number of equal-sized iteration steps per half-distance to 100%.
        */
-      constructor(histogram2, percentileTicksPerHalfDistance) {
+      constructor(histogram3, percentileTicksPerHalfDistance) {
         super();
         this.percentileTicksPerHalfDistance = 0;
         this.percentileLevelToIterateTo = 0;
         this.percentileLevelToIterateFrom = 0;
         this.reachedLastRecordedValue = false;
-        this.doReset(histogram2, percentileTicksPerHalfDistance);
+        this.doReset(histogram3, percentileTicksPerHalfDistance);
       }
       /**
        * Reset iterator for re-use in a fresh iteration over the same histogram data set.
@@ -302,8 +302,8 @@ var require_PercentileIterator = __commonJS({
       reset(percentileTicksPerHalfDistance) {
         this.doReset(this.histogram, percentileTicksPerHalfDistance);
       }
-      doReset(histogram2, percentileTicksPerHalfDistance) {
-        super.resetIterator(histogram2);
+      doReset(histogram3, percentileTicksPerHalfDistance) {
+        super.resetIterator(histogram3);
         this.percentileTicksPerHalfDistance = percentileTicksPerHalfDistance;
         this.percentileLevelToIterateTo = 0;
         this.percentileLevelToIterateFrom = 0;
@@ -380,7 +380,7 @@ var require_formatters = __commonJS({
         useGrouping: false
       });
       const padding = leftPadding(size);
-      return (float) => padding(numberFormatter.format(float));
+      return (float2) => padding(numberFormatter.format(float2));
     };
     exports2.floatFormatter = floatFormatter;
   }
@@ -404,18 +404,18 @@ var require_Histogram = __commonJS({
     exports2.toSummary = exports2.NO_TAG = void 0;
     var formatters_1 = require_formatters();
     exports2.NO_TAG = "NO TAG";
-    var toSummary = (histogram2) => {
-      const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram2;
-      const round4 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+    var toSummary = (histogram3) => {
+      const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram3;
+      const round6 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round4(histogram2.getValueAtPercentile(50)),
-        p75: round4(histogram2.getValueAtPercentile(75)),
-        p90: round4(histogram2.getValueAtPercentile(90)),
-        p97_5: round4(histogram2.getValueAtPercentile(97.5)),
-        p99: round4(histogram2.getValueAtPercentile(99)),
-        p99_9: round4(histogram2.getValueAtPercentile(99.9)),
-        p99_99: round4(histogram2.getValueAtPercentile(99.99)),
-        p99_999: round4(histogram2.getValueAtPercentile(99.999)),
+        p50: round6(histogram3.getValueAtPercentile(50)),
+        p75: round6(histogram3.getValueAtPercentile(75)),
+        p90: round6(histogram3.getValueAtPercentile(90)),
+        p97_5: round6(histogram3.getValueAtPercentile(97.5)),
+        p99: round6(histogram3.getValueAtPercentile(99)),
+        p99_9: round6(histogram3.getValueAtPercentile(99.9)),
+        p99_99: round6(histogram3.getValueAtPercentile(99.99)),
+        p99_999: round6(histogram3.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -578,13 +578,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value2) {
+      handleRecordException(count2, value2) {
         if (!this.autoResize) {
           throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
         this.resize(value2);
         var countsIndex = this.countsArrayIndex(value2);
-        this.addToCountAtIndex(countsIndex, count);
+        this.addToCountAtIndex(countsIndex, count2);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value2) {
@@ -867,15 +867,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value2) {
+      recordCountAtValue(count2, value2) {
         const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value2);
+          this.handleRecordException(count2, value2);
         } else {
-          this.addToCountAtIndex(countsIndex, count);
+          this.addToCountAtIndex(countsIndex, count2);
         }
         this.updateMinAndMax(value2);
-        this.addToTotalCount(count);
+        this.addToTotalCount(count2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -884,8 +884,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count) {
-        this.recordCountAtValue(count, value2);
+      recordValueWithCount(value2, count2) {
+        this.recordCountAtValue(count2, value2);
       }
       /**
        * Record a value in the histogram.
@@ -911,13 +911,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value2, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value2);
+      recordValueWithCountAndExpectedInterval(value2, count2, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count2, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count, missingValue);
+          this.recordCountAtValue(count2, missingValue);
         }
       }
       /**
@@ -1732,7 +1732,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1743,21 +1743,21 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
-          s.bl_tree[curlen * 2] += count;
+        } else if (count2 < min_count) {
+          s.bl_tree[curlen * 2] += count2;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count <= 10) {
+        } else if (count2 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -1776,7 +1776,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1786,27 +1786,27 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
+        } else if (count2 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count !== 0);
+          } while (--count2 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count--;
+            count2--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count - 3, 2);
-        } else if (count <= 10) {
+          send_bits(s, count2 - 3, 2);
+        } else if (count2 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count - 3, 3);
+          send_bits(s, count2 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count - 11, 7);
+          send_bits(s, count2 - 11, 7);
         }
-        count = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -3788,20 +3788,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end;
-      var count = new utils.Buf16(MAXBITS + 1);
+      var count2 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len2 = 0; len2 <= MAXBITS; len2++) {
-        count[len2] = 0;
+        count2[len2] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count[lens[lens_index + sym]]++;
+        count2[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count[max2] !== 0) {
+        if (count2[max2] !== 0) {
           break;
         }
       }
@@ -3815,7 +3815,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min2 = 1; min2 < max2; min2++) {
-        if (count[min2] !== 0) {
+        if (count2[min2] !== 0) {
           break;
         }
       }
@@ -3825,7 +3825,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len2 = 1; len2 <= MAXBITS; len2++) {
         left <<= 1;
-        left -= count[len2];
+        left -= count2[len2];
         if (left < 0) {
           return -1;
         }
@@ -3835,7 +3835,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len2 = 1; len2 < MAXBITS; len2++) {
-        offs[len2 + 1] = offs[len2] + count[len2];
+        offs[len2 + 1] = offs[len2] + count2[len2];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -3898,7 +3898,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count[len2] === 0) {
+        if (--count2[len2] === 0) {
           if (len2 === max2) {
             break;
           }
@@ -3912,7 +3912,7 @@ var require_inftrees = __commonJS({
           curr = len2 - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count[curr + drop];
+            left -= count2[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -3965,7 +3965,7 @@ var require_inflate = __commonJS({
     var OS = 4;
     var EXLEN = 5;
     var EXTRA = 6;
-    var NAME = 7;
+    var NAME2 = 7;
     var COMMENT = 8;
     var HCRC = 9;
     var DICTID = 10;
@@ -4421,9 +4421,9 @@ var require_inflate = __commonJS({
                 }
               }
               state.length = 0;
-              state.mode = NAME;
+              state.mode = NAME2;
             /* falls through */
-            case NAME:
+            case NAME2:
               if (state.flags & 2048) {
                 if (have === 0) {
                   break inf_leave;
@@ -5567,9 +5567,9 @@ var require_umd = __commonJS({
           return getStringImpl(buffer, ptr);
         }
         extendedExports.__getString = __getString;
-        function getView(alignLog2, signed, float) {
+        function getView(alignLog2, signed, float2) {
           const buffer = memory.buffer;
-          if (float) {
+          if (float2) {
             switch (alignLog2) {
               case 2:
                 return new Float32Array(buffer);
@@ -5927,11 +5927,11 @@ var require_wasm = __commonJS({
         this.tag = Histogram_1.NO_TAG;
         wasm.__pin(this._wasmHistogram);
       }
-      static build(request3 = defaultRequest) {
+      static build(request4 = defaultRequest) {
         if (!(0, exports2.webAssemblyReady)()) {
           throw new Error("WebAssembly is not ready yet!");
         }
-        const parameters = Object.assign({}, defaultRequest, request3);
+        const parameters = Object.assign({}, defaultRequest, request4);
         const remoteHistogramClass = remoteHistogramClassFor(parameters.bitBucketSize);
         return new _WasmHistogram(new wasm[remoteHistogramClass](parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits, parameters.autoResize), remoteHistogramClass);
       }
@@ -5993,8 +5993,8 @@ var require_wasm = __commonJS({
       recordValue(value2) {
         this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value2, count) {
-        this._wasmHistogram.recordValueWithCount(value2, count);
+      recordValueWithCount(value2, count2) {
+        this._wasmHistogram.recordValueWithCount(value2, count2);
       }
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
@@ -6993,12 +6993,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self.countsArrayIndex(self.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count = self.getCountAtIndex(srcIndex++);
-        if (count < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
+        const count2 = self.getCountAtIndex(srcIndex++);
+        if (count2 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count2 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count == 0) {
+        if (count2 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -7008,7 +7008,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count);
+          ZigZagEncoding_1.default.encode(buffer, count2);
         }
       }
     }
@@ -7037,12 +7037,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count < 0) {
-          zerosCount = -count;
+        let count2 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count2 < 0) {
+          zerosCount = -count2;
           dstIndex += zerosCount;
         } else {
-          self.setCountAtIndex(dstIndex++, count);
+          self.setCountAtIndex(dstIndex++, count2);
         }
       }
       return dstIndex;
@@ -7110,10 +7110,10 @@ var require_JsHistogram_encoding = __commonJS({
       }
       highestTrackableValue = max(highestTrackableValue, minBarForHighestTrackableValue);
       const histogramConstr = (0, JsHistogramFactory_1.constructorFromBucketSize)(bitBucketSize);
-      const histogram2 = new histogramConstr(lowestTrackableUnitValue, highestTrackableValue, numberOfSignificantValueDigits);
-      const filledLength = fillCountsArrayFromSourceBuffer(histogram2, buffer, payloadLengthInBytes, V2maxWordSizeInBytes);
-      histogram2.establishInternalTackingValues(filledLength);
-      return histogram2;
+      const histogram3 = new histogramConstr(lowestTrackableUnitValue, highestTrackableValue, numberOfSignificantValueDigits);
+      const filledLength = fillCountsArrayFromSourceBuffer(histogram3, buffer, payloadLengthInBytes, V2maxWordSizeInBytes);
+      histogram3.establishInternalTackingValues(filledLength);
+      return histogram3;
     }
     function doEncodeIntoCompressedBase64(compressionLevel) {
       const compressionOptions = compressionLevel ? { level: compressionLevel } : {};
@@ -7179,12 +7179,12 @@ var require_encoding = __commonJS({
       return base642.fromByteArray(targetBuffer.data);
     }
     wasm_1.WasmHistogram.prototype.encodeIntoCompressedBase64 = encodeWasmIntoCompressedBase64;
-    var encodeIntoCompressedBase642 = (histogram2, compressionLevel) => {
-      if (histogram2 instanceof wasm_1.WasmHistogram) {
-        return histogram2.encodeIntoCompressedBase64(compressionLevel);
+    var encodeIntoCompressedBase642 = (histogram3, compressionLevel) => {
+      if (histogram3 instanceof wasm_1.WasmHistogram) {
+        return histogram3.encodeIntoCompressedBase64(compressionLevel);
       }
-      if (histogram2 instanceof JsHistogram_12.JsHistogram) {
-        return histogram2.encodeIntoCompressedBase64(compressionLevel);
+      if (histogram3 instanceof JsHistogram_12.JsHistogram) {
+        return histogram3.encodeIntoCompressedBase64(compressionLevel);
       }
       throw new Error("Unsupported Histogram implementation");
     };
@@ -7250,12 +7250,12 @@ var require_HistogramLogReader = __commonJS({
             if (logTimeStampInSec < rangeStartTimeSec) {
               continue;
             }
-            const histogram2 = (0, encoding_1.decodeFromCompressedBase64)(base64Histogram, this.bitBucketSize, this.useWebAssembly);
-            histogram2.startTimeStampMsec = (this.baseTimeSec + logTimeStampInSec) * 1e3;
+            const histogram3 = (0, encoding_1.decodeFromCompressedBase64)(base64Histogram, this.bitBucketSize, this.useWebAssembly);
+            histogram3.startTimeStampMsec = (this.baseTimeSec + logTimeStampInSec) * 1e3;
             const intervalLengthSec = Number.parseFloat(rawIntervalLengthSec);
-            histogram2.endTimeStampMsec = (this.baseTimeSec + logTimeStampInSec + intervalLengthSec) * 1e3;
-            histogram2.tag = tag;
-            return histogram2;
+            histogram3.endTimeStampMsec = (this.baseTimeSec + logTimeStampInSec + intervalLengthSec) * 1e3;
+            histogram3.tag = tag;
+            return histogram3;
           }
         }
         return null;
@@ -7310,15 +7310,15 @@ var require_HistogramLogWriter = __commonJS({
        * @param histogram The interval histogram to log.
        * @param maxValueUnitRatio The ratio by which to divide the histogram's max value when reporting on it.
        */
-      outputIntervalHistogram(histogram2, startTimeStampSec = (histogram2.startTimeStampMsec - this.baseTime) / 1e3, endTimeStampSec = (histogram2.endTimeStampMsec - this.baseTime) / 1e3, maxValueUnitRatio = 1e3) {
-        const base642 = (0, encoding_1.encodeIntoCompressedBase64)(histogram2);
+      outputIntervalHistogram(histogram3, startTimeStampSec = (histogram3.startTimeStampMsec - this.baseTime) / 1e3, endTimeStampSec = (histogram3.endTimeStampMsec - this.baseTime) / 1e3, maxValueUnitRatio = 1e3) {
+        const base642 = (0, encoding_1.encodeIntoCompressedBase64)(histogram3);
         const start = timeFormatter(startTimeStampSec);
         const duration = timeFormatter(endTimeStampSec - startTimeStampSec);
-        const max2 = timeFormatter(histogram2.maxValue / maxValueUnitRatio);
+        const max2 = timeFormatter(histogram3.maxValue / maxValueUnitRatio);
         const lineContent = `${start},${duration},${max2},${base642}
 `;
-        if (histogram2.tag && histogram2.tag !== Histogram_1.NO_TAG) {
-          this.log(`Tag=${histogram2.tag},${lineContent}`);
+        if (histogram3.tag && histogram3.tag !== Histogram_1.NO_TAG) {
+          this.log(`Tag=${histogram3.tag},${lineContent}`);
         } else {
           this.log(lineContent);
         }
@@ -7328,8 +7328,8 @@ var require_HistogramLogWriter = __commonJS({
        * Comments will be preceded with with the '#' character.
        * @param comment the comment string.
        */
-      outputComment(comment) {
-        this.log(`#${comment}
+      outputComment(comment2) {
+        this.log(`#${comment2}
 `);
       }
       /**
@@ -7373,15 +7373,15 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build2 = (request3 = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request3);
-      if (request3.useWebAssembly && wasm_1.webAssemblyAvailable) {
+    var build2 = (request4 = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request4);
+      if (request4.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
       }
       const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
-      const histogram2 = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
-      histogram2.autoResize = parameters.autoResize;
-      return histogram2;
+      const histogram3 = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
+      histogram3.autoResize = parameters.autoResize;
+      return histogram3;
     };
     exports2.build = build2;
   }
@@ -7425,8 +7425,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count) {
-        this.activeHistogram.recordValueWithCount(value2, count);
+      recordValueWithCount(value2, count2) {
+        this.activeHistogram.recordValueWithCount(value2, count2);
       }
       /**
        * Record a value
@@ -8161,8 +8161,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -8270,13 +8270,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count = 0;
+        let count2 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count;
+        return count2;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -8541,12 +8541,12 @@ var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
-    function indentComment(comment, indent) {
-      if (/^\n+$/.test(comment))
-        return comment.substring(1);
-      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+    function indentComment(comment2, indent) {
+      if (/^\n+$/.test(comment2))
+        return comment2.substring(1);
+      return indent ? comment2.replace(/^(?! *$)/gm, indent) : comment2;
     }
-    var lineComment = (str2, indent, comment) => str2.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str2.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str2, indent, comment2) => str2.endsWith("\n") ? indentComment(comment2, indent) : comment2.includes("\n") ? "\n" + indentComment(comment2, indent) : (str2.endsWith(" ") ? "" : " ") + comment2;
     exports2.indentComment = indentComment;
     exports2.lineComment = lineComment;
     exports2.stringifyComment = stringifyComment;
@@ -8830,7 +8830,7 @@ ${indent}`) + "'";
     } catch {
       blockEndNewlines = /\n+(?!\n|$)/g;
     }
-    function blockString({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
+    function blockString({ comment: comment2, type, value: value2 }, ctx, onComment, onChompKeep) {
       const { blockQuote, commentString, lineWidth } = ctx.options;
       if (!blockQuote || /\n[\t ]+$/.test(value2)) {
         return quotedString(value2, ctx);
@@ -8882,8 +8882,8 @@ ${indent}`) + "'";
       }
       const indentSize = indent ? "2" : "1";
       let header2 = (startWithSpace ? indentSize : "") + chomp;
-      if (comment) {
-        header2 += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+      if (comment2) {
+        header2 += " " + commentString(comment2.replace(/ ?[\r\n]+/g, " "));
         if (onComment)
           onComment();
       }
@@ -9427,20 +9427,20 @@ var require_stringifyCollection = __commonJS({
       const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
       return stringify2(collection, ctx, options);
     }
-    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+    function stringifyBlockCollection({ comment: comment2, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
       const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
       let chompKeep = false;
       const lines2 = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
-        let comment2 = null;
+        let comment3 = null;
         if (identity.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
             lines2.push("");
           addCommentBefore(ctx, lines2, item.commentBefore, chompKeep);
           if (item.comment)
-            comment2 = item.comment;
+            comment3 = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
@@ -9450,10 +9450,10 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str3 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
-        if (comment2)
-          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
-        if (chompKeep && comment2)
+        let str3 = stringify.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
+        if (comment3)
+          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment3));
+        if (chompKeep && comment3)
           chompKeep = false;
         lines2.push(blockItemPrefix + str3);
       }
@@ -9468,8 +9468,8 @@ var require_stringifyCollection = __commonJS({
 ${indent}${line}` : "\n";
         }
       }
-      if (comment) {
-        str2 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+      if (comment2) {
+        str2 += "\n" + stringifyComment.indentComment(commentString(comment2), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
@@ -9489,13 +9489,13 @@ ${indent}${line}` : "\n";
       const lines2 = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
-        let comment = null;
+        let comment2 = null;
         if (identity.isNode(item)) {
           if (item.spaceBefore)
             lines2.push("");
           addCommentBefore(ctx, lines2, item.commentBefore, false);
           if (item.comment)
-            comment = item.comment;
+            comment2 = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
@@ -9508,16 +9508,16 @@ ${indent}${line}` : "\n";
           const iv = identity.isNode(item.value) ? item.value : null;
           if (iv) {
             if (iv.comment)
-              comment = iv.comment;
+              comment2 = iv.comment;
             if (iv.commentBefore)
               reqNewline = true;
           } else if (item.value == null && ik?.comment) {
-            comment = ik.comment;
+            comment2 = ik.comment;
           }
         }
-        if (comment)
+        if (comment2)
           reqNewline = true;
-        let str2 = stringify.stringify(item, itemCtx, () => comment = null);
+        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null);
         reqNewline || (reqNewline = lines2.length > linesAtValue || str2.includes("\n"));
         if (i < items.length - 1) {
           str2 += ",";
@@ -9529,8 +9529,8 @@ ${indent}${line}` : "\n";
             str2 += ",";
           }
         }
-        if (comment)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment));
+        if (comment2)
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
         lines2.push(str2);
         linesAtValue = lines2.length;
       }
@@ -9554,11 +9554,11 @@ ${indent}${end}`;
         }
       }
     }
-    function addCommentBefore({ indent, options: { commentString } }, lines2, comment, chompKeep) {
-      if (comment && chompKeep)
-        comment = comment.replace(/^\n+/, "");
-      if (comment) {
-        const ic = stringifyComment.indentComment(commentString(comment), indent);
+    function addCommentBefore({ indent, options: { commentString } }, lines2, comment2, chompKeep) {
+      if (comment2 && chompKeep)
+        comment2 = comment2.replace(/^\n+/, "");
+      if (comment2) {
+        const ic = stringifyComment.indentComment(commentString(comment2), indent);
         lines2.push(ic.trimStart());
       }
     }
@@ -9984,7 +9984,7 @@ var require_float = __commonJS({
         return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
-    var float = {
+    var float2 = {
       identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
@@ -9998,7 +9998,7 @@ var require_float = __commonJS({
       },
       stringify: stringifyNumber.stringifyNumber
     };
-    exports2.float = float;
+    exports2.float = float2;
     exports2.floatExp = floatExp;
     exports2.floatNaN = floatNaN;
   }
@@ -10058,7 +10058,7 @@ var require_schema = __commonJS({
     var seq = require_seq();
     var string = require_string();
     var bool = require_bool();
-    var float = require_float();
+    var float2 = require_float();
     var int = require_int();
     var schema = [
       map.map,
@@ -10069,9 +10069,9 @@ var require_schema = __commonJS({
       int.intOct,
       int.int,
       int.intHex,
-      float.floatNaN,
-      float.floatExp,
-      float.float
+      float2.floatNaN,
+      float2.floatExp,
+      float2.float
     ];
     exports2.schema = schema;
   }
@@ -10178,7 +10178,7 @@ var require_binary = __commonJS({
           return src;
         }
       },
-      stringify({ comment, type, value: value2 }, ctx, onComment, onChompKeep) {
+      stringify({ comment: comment2, type, value: value2 }, ctx, onComment, onChompKeep) {
         if (!value2)
           return "";
         const buf = value2;
@@ -10203,7 +10203,7 @@ var require_binary = __commonJS({
           }
           str2 = lines2.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str2 }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment: comment2, type, value: str2 }, ctx, onComment, onChompKeep);
       }
     };
     exports2.binary = binary;
@@ -10424,7 +10424,7 @@ var require_float2 = __commonJS({
         return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
-    var float = {
+    var float2 = {
       identify: (value2) => typeof value2 === "number",
       default: true,
       tag: "tag:yaml.org,2002:float",
@@ -10441,7 +10441,7 @@ var require_float2 = __commonJS({
       },
       stringify: stringifyNumber.stringifyNumber
     };
-    exports2.float = float;
+    exports2.float = float2;
     exports2.floatExp = floatExp;
     exports2.floatNaN = floatNaN;
   }
@@ -10713,7 +10713,7 @@ var require_schema3 = __commonJS({
     var string = require_string();
     var binary = require_binary();
     var bool = require_bool2();
-    var float = require_float2();
+    var float2 = require_float2();
     var int = require_int2();
     var merge = require_merge();
     var omap = require_omap();
@@ -10731,9 +10731,9 @@ var require_schema3 = __commonJS({
       int.intOct,
       int.int,
       int.intHex,
-      float.floatNaN,
-      float.floatExp,
-      float.float,
+      float2.floatNaN,
+      float2.floatExp,
+      float2.float,
       binary.binary,
       merge.merge,
       omap.omap,
@@ -10756,7 +10756,7 @@ var require_tags = __commonJS({
     var seq = require_seq();
     var string = require_string();
     var bool = require_bool();
-    var float = require_float();
+    var float2 = require_float();
     var int = require_int();
     var schema = require_schema();
     var schema$1 = require_schema2();
@@ -10777,9 +10777,9 @@ var require_tags = __commonJS({
     var tagsByName = {
       binary: binary.binary,
       bool: bool.boolTag,
-      float: float.float,
-      floatExp: float.floatExp,
-      floatNaN: float.floatNaN,
+      float: float2.float,
+      floatExp: float2.floatExp,
+      floatNaN: float2.floatNaN,
       floatTime: timestamp.floatTime,
       int: int.int,
       intHex: int.intHex,
@@ -11229,8 +11229,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -11307,12 +11307,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count2 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error.message += `:
 
 ${lineStr}
@@ -11335,7 +11335,7 @@ var require_resolve_props = __commonJS({
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
-      let comment = "";
+      let comment2 = "";
       let commentSep = "";
       let hasNewline = false;
       let reqSpace = false;
@@ -11369,18 +11369,18 @@ var require_resolve_props = __commonJS({
             if (!hasSpace)
               onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
             const cb = token.source.substring(1) || " ";
-            if (!comment)
-              comment = cb;
+            if (!comment2)
+              comment2 = cb;
             else
-              comment += commentSep + cb;
+              comment2 += commentSep + cb;
             commentSep = "";
             atNewline = false;
             break;
           }
           case "newline":
             if (atNewline) {
-              if (comment)
-                comment += token.source;
+              if (comment2)
+                comment2 += token.source;
               else if (!found || indicator !== "seq-item-ind")
                 spaceBefore = true;
             } else
@@ -11448,7 +11448,7 @@ var require_resolve_props = __commonJS({
         comma,
         found,
         spaceBefore,
-        comment,
+        comment: comment2,
         hasNewline,
         anchor,
         tag,
@@ -11701,7 +11701,7 @@ var require_resolve_end = __commonJS({
   "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
-      let comment = "";
+      let comment2 = "";
       if (end) {
         let hasSpace = false;
         let sep = "";
@@ -11715,15 +11715,15 @@ var require_resolve_end = __commonJS({
               if (reqSpace && !hasSpace)
                 onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
               const cb = source.substring(1) || " ";
-              if (!comment)
-                comment = cb;
+              if (!comment2)
+                comment2 = cb;
               else
-                comment += sep + cb;
+                comment2 += sep + cb;
               sep = "";
               break;
             }
             case "newline":
-              if (comment)
+              if (comment2)
                 sep += source;
               hasSpace = true;
               break;
@@ -11733,7 +11733,7 @@ var require_resolve_end = __commonJS({
           offset += source.length;
         }
       }
-      return { comment, offset };
+      return { comment: comment2, offset };
     }
     exports2.resolveEnd = resolveEnd;
   }
@@ -12132,7 +12132,7 @@ var require_resolve_block_scalar = __commonJS({
       if (error !== -1)
         onError(error, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
       let hasSpace = false;
-      let comment = "";
+      let comment2 = "";
       let length = source.length;
       for (let i = 1; i < props.length; ++i) {
         const token = props[i];
@@ -12149,7 +12149,7 @@ var require_resolve_block_scalar = __commonJS({
               onError(token, "MISSING_CHAR", message);
             }
             length += token.source.length;
-            comment = token.source.substring(1);
+            comment2 = token.source.substring(1);
             break;
           case "error":
             onError(token, "UNEXPECTED_TOKEN", token.message);
@@ -12165,7 +12165,7 @@ var require_resolve_block_scalar = __commonJS({
           }
         }
       }
-      return { mode, indent, chomp, comment, length };
+      return { mode, indent, chomp, comment: comment2, length };
     }
     function splitLines(source) {
       const split = source.split(/\n( *)/);
@@ -12411,7 +12411,7 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value: value2, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value: value2, type, comment: comment2, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
@@ -12439,8 +12439,8 @@ var require_compose_scalar = __commonJS({
         scalar.tag = tagName;
       if (tag.format)
         scalar.format = tag.format;
-      if (comment)
-        scalar.comment = comment;
+      if (comment2)
+        scalar.comment = comment2;
       return scalar;
     }
     function findScalarTagByName(schema, value2, tagName, tagToken, onError) {
@@ -12526,7 +12526,7 @@ var require_compose_node = __commonJS({
     var CN = { composeNode, composeEmptyNode };
     function composeNode(ctx, token, props, onError) {
       const atKey = ctx.atKey;
-      const { spaceBefore, comment, anchor, tag } = props;
+      const { spaceBefore, comment: comment2, anchor, tag } = props;
       let node;
       let isSrcToken = true;
       switch (token.type) {
@@ -12570,17 +12570,17 @@ var require_compose_node = __commonJS({
       }
       if (spaceBefore)
         node.spaceBefore = true;
-      if (comment) {
+      if (comment2) {
         if (token.type === "scalar" && token.source === "")
-          node.comment = comment;
+          node.comment = comment2;
         else
-          node.commentBefore = comment;
+          node.commentBefore = comment2;
       }
       if (ctx.options.keepSourceTokens && isSrcToken)
         node.srcToken = token;
       return node;
     }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment: comment2, anchor, tag, end }, onError) {
       const token = {
         type: "scalar",
         offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
@@ -12595,8 +12595,8 @@ var require_compose_node = __commonJS({
       }
       if (spaceBefore)
         node.spaceBefore = true;
-      if (comment) {
-        node.comment = comment;
+      if (comment2) {
+        node.comment = comment2;
         node.range[2] = end;
       }
       return node;
@@ -12682,14 +12682,14 @@ var require_composer = __commonJS({
       return [offset, offset + (typeof source === "string" ? source.length : 1)];
     }
     function parsePrelude(prelude) {
-      let comment = "";
+      let comment2 = "";
       let atComment = false;
       let afterEmptyLine = false;
       for (let i = 0; i < prelude.length; ++i) {
         const source = prelude[i];
         switch (source[0]) {
           case "#":
-            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            comment2 += (comment2 === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
             atComment = true;
             afterEmptyLine = false;
             break;
@@ -12704,7 +12704,7 @@ var require_composer = __commonJS({
             atComment = false;
         }
       }
-      return { comment, afterEmptyLine };
+      return { comment: comment2, afterEmptyLine };
     }
     var Composer = class {
       constructor(options = {}) {
@@ -12724,25 +12724,25 @@ var require_composer = __commonJS({
         this.options = options;
       }
       decorate(doc, afterDoc) {
-        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
-        if (comment) {
+        const { comment: comment2, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment2) {
           const dc = doc.contents;
           if (afterDoc) {
             doc.comment = doc.comment ? `${doc.comment}
-${comment}` : comment;
+${comment2}` : comment2;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
-            doc.commentBefore = comment;
+            doc.commentBefore = comment2;
           } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
             let it = dc.items[0];
             if (identity.isPair(it))
               it = it.key;
             const cb = it.commentBefore;
-            it.commentBefore = cb ? `${comment}
-${cb}` : comment;
+            it.commentBefore = cb ? `${comment2}
+${cb}` : comment2;
           } else {
             const cb = dc.commentBefore;
-            dc.commentBefore = cb ? `${comment}
-${cb}` : comment;
+            dc.commentBefore = cb ? `${comment2}
+${cb}` : comment2;
           }
         }
         if (afterDoc) {
@@ -16651,10 +16651,10 @@ var require_util = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request3, err) {
+    function errorRequest(client, request4, err) {
       try {
-        request3.onResponseError(err);
-        assert(request3.aborted);
+        request4.onResponseError(err);
+        assert(request4.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -18372,11 +18372,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request3) {
-      return request3.urlList[request3.urlList.length - 1];
+    function requestCurrentURL(request4) {
+      return request4.urlList[request4.urlList.length - 1];
     }
-    function requestBadPort(request3) {
-      const url = requestCurrentURL(request3);
+    function requestBadPort(request4) {
+      const url = requestCurrentURL(request4);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -18414,10 +18414,10 @@ var require_util2 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request4, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request3.referrerPolicy = policy;
+        request4.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -18437,33 +18437,33 @@ var require_util2 = __commonJS({
       header2 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header2, true);
     }
-    function appendRequestOriginHeader(request3) {
-      let serializedOrigin = request3.origin;
+    function appendRequestOriginHeader(request4) {
+      let serializedOrigin = request4.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
-        request3.headersList.append("origin", serializedOrigin, true);
-      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
-        switch (request3.referrerPolicy) {
+      if (request4.responseTainting === "cors" || request4.mode === "websocket") {
+        request4.headersList.append("origin", serializedOrigin, true);
+      } else if (request4.method !== "GET" && request4.method !== "HEAD") {
+        switch (request4.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
+            if (request4.origin && urlHasHttpsScheme(request4.origin) && !urlHasHttpsScheme(requestCurrentURL(request4))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request3, requestCurrentURL(request3))) {
+            if (!sameOrigin(request4, requestCurrentURL(request4))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request3.headersList.append("origin", serializedOrigin, true);
+        request4.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -18517,18 +18517,18 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request3) {
-      const policy = request3.referrerPolicy;
+    function determineRequestsReferrer(request4) {
+      const policy = request4.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request3.referrer === "client") {
+      if (request4.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request3.referrer)) {
-        referrerSource = request3.referrer;
+      } else if (webidl.is.URL(request4.referrer)) {
+        referrerSource = request4.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -18546,14 +18546,14 @@ var require_util2 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -18563,17 +18563,17 @@ var require_util2 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request4, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request4, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -18640,7 +18640,7 @@ var require_util2 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request4) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -19019,7 +19019,7 @@ var require_util2 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request3) {
+    function hasAuthenticationEntry(request4) {
       return false;
     }
     function includesCredentials(url) {
@@ -19708,7 +19708,7 @@ var require_request = __commonJS({
       controller.abort(reason);
       return controller;
     }
-    function processHeader(request3, key, val) {
+    function processHeader(request4, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -19755,24 +19755,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request3.host !== null) {
+        if (request4.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request3.host = val;
+        request4.host = val;
       } else if (headerName === "content-length") {
-        if (request3.contentLength !== null) {
+        if (request4.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request3.contentLength = parseInt(val, 10);
-      } else if (request3.contentType === null && headerName === "content-type") {
-        request3.contentType = val;
-        request3.headers.push(key, val);
+        request4.contentLength = parseInt(val, 10);
+      } else if (request4.contentType === null && headerName === "content-type") {
+        request4.contentType = val;
+        request4.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -19786,13 +19786,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed === "close") {
-            request3.reset = true;
+            request4.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request3.headers.push(key, val);
+        request4.headers.push(key, val);
       }
     }
     var isFormData;
@@ -23033,8 +23033,8 @@ var require_parser_h1 = __commonJS({
           this.timeout.refresh();
         }
         if (len2 > 0) {
-          const request3 = client[kQueue][client[kRunningIdx]];
-          assert(request3);
+          const request4 = client[kQueue][client[kRunningIdx]];
+          assert(request4);
           assert(this.timeoutType === TIMEOUT_BODY);
           assert(this.statusCode >= 200);
           if (maxResponseSize > -1 && this.bytesRead + len2 > maxResponseSize) {
@@ -23042,7 +23042,7 @@ var require_parser_h1 = __commonJS({
           }
           this.bytesRead += len2;
           this.directBodyRemaining -= len2;
-          if (request3.onResponseData(data.subarray(0, len2)) === false) {
+          if (request4.onResponseData(data.subarray(0, len2)) === false) {
             this.directBodyCompletePending = this.directBodyRemaining === 0;
             this.pauseParser();
             this[kPausedByHandler] = true;
@@ -23160,11 +23160,11 @@ var require_parser_h1 = __commonJS({
           if (socket.destroyed) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Other side closed");
           }
-          const request3 = client[kQueue][client[kRunningIdx]];
-          if (!request3) {
+          const request4 = client[kQueue][client[kRunningIdx]];
+          if (!request4) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Missing request");
           }
-          request3.onResponseStarted();
+          request4.onResponseStarted();
         }
         for (; ; ) {
           const event = this.parserEvents[cursor];
@@ -23195,8 +23195,8 @@ var require_parser_h1 = __commonJS({
                 return;
               }
               assert(statusCode >= 100);
-              const request3 = client2[kQueue][client2[kRunningIdx]];
-              assert(request3);
+              const request4 = client2[kQueue][client2[kRunningIdx]];
+              assert(request4);
               this.statusCode = 0;
               this.statusText = "";
               this.bytesRead = 0;
@@ -23212,12 +23212,12 @@ var require_parser_h1 = __commonJS({
               if (statusCode < 200) {
                 break;
               }
-              if (request3.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
+              if (request4.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
                 util.destroy(socket2, new ResponseContentLengthMismatchError());
                 this.pauseParser();
                 break;
               }
-              request3.onResponseEnd(trailers);
+              request4.onResponseEnd(trailers);
               client2[kQueue][client2[kRunningIdx]++] = null;
               if (socket2[kWriting]) {
                 assert(client2[kRunning] === 0);
@@ -23299,8 +23299,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request3 = client2[kQueue][client2[kRunningIdx]];
-              if (!request3) {
+              const request4 = client2[kQueue][client2[kRunningIdx]];
+              if (!request4) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Missing request");
               }
               assert(!this.upgrade);
@@ -23312,7 +23312,7 @@ var require_parser_h1 = __commonJS({
                 );
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Bad response");
               }
-              if (shouldUpgrade && !request3.upgrade) {
+              if (shouldUpgrade && !request4.upgrade) {
                 util.destroy(
                   socket2,
                   new SocketError("bad upgrade", util.getSocketInfo(socket2))
@@ -23321,15 +23321,15 @@ var require_parser_h1 = __commonJS({
               }
               assert(this.timeoutType === TIMEOUT_HEADERS);
               this.statusCode = statusCode;
-              this.shouldKeepAlive = shouldKeepAlive || request3.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+              this.shouldKeepAlive = shouldKeepAlive || request4.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
               this.contentLength = bodyKind === BODY_KIND_CONTENT_LENGTH ? contentLength : -1;
               if (this.statusCode >= 200) {
-                const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client2[kBodyTimeout];
+                const bodyTimeout = request4.bodyTimeout != null ? request4.bodyTimeout : client2[kBodyTimeout];
                 this.setTimeout(bodyTimeout, TIMEOUT_BODY);
               } else if (this.timeout?.refresh) {
                 this.timeout.refresh();
               }
-              if (request3.method === "CONNECT") {
+              if (request4.method === "CONNECT") {
                 assert(client2[kRunning] === 1);
                 milo.setIsConnect(this.parser, true);
                 this.upgrade = true;
@@ -23361,20 +23361,20 @@ var require_parser_h1 = __commonJS({
               } else {
                 socket2[kReset] = true;
               }
-              const pause = request3.onResponseStart(
+              const pause = request4.onResponseStart(
                 statusCode,
                 headers,
                 this.resume,
                 statusText
               ) === false;
-              if (request3.aborted) {
+              if (request4.aborted) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Request aborted");
               }
-              if (request3.method === "HEAD" || statusCode < 200) {
+              if (request4.method === "HEAD" || statusCode < 200) {
                 this.setShouldSkipBody(true);
               }
               this.headersSuspended = true;
-              if (!pause && request3.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
+              if (!pause && request4.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
                 this.directBodyRemaining = contentLength;
               }
               if (socket2[kBlocking]) {
@@ -23384,7 +23384,7 @@ var require_parser_h1 = __commonJS({
               if (pause) {
                 this.pauseParser();
                 this[kPausedByHandler] = true;
-              } else if (request3.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
+              } else if (request4.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
                 this.directBodyCompletePending = true;
               }
               break;
@@ -23396,8 +23396,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request3 = client2[kQueue][client2[kRunningIdx]];
-              assert(request3);
+              const request4 = client2[kQueue][client2[kRunningIdx]];
+              assert(request4);
               assert(this.timeoutType === TIMEOUT_BODY);
               if (this.timeout?.refresh) {
                 this.timeout.refresh();
@@ -23412,7 +23412,7 @@ var require_parser_h1 = __commonJS({
               }
               this.bytesRead += len2;
               const buffer = currentBufferRef;
-              if (request3.onResponseData(
+              if (request4.onResponseData(
                 new FastBuffer(buffer.buffer, buffer.byteOffset + at, len2)
               ) === false) {
                 this.pauseParser();
@@ -23468,9 +23468,9 @@ var require_parser_h1 = __commonJS({
         assert(client[kSocket] === socket);
         assert(!socket.destroyed);
         assert(!this.paused);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
-        assert(request3.upgrade || request3.method === "CONNECT");
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
+        assert(request4.upgrade || request4.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -23492,7 +23492,7 @@ var require_parser_h1 = __commonJS({
           new InformationalError("upgrade")
         );
         try {
-          request3.onRequestUpgrade(statusCode, headers, socket);
+          request4.onRequestUpgrade(statusCode, headers, socket);
         } catch (err) {
           util.destroy(socket, err);
         }
@@ -24598,11 +24598,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request4 = client[kQueue][client[kRunningIdx]];
+        if (!request4) {
           return -1;
         }
-        request3.onResponseStarted();
+        request4.onResponseStarted();
         return 0;
       }
       /**
@@ -24672,9 +24672,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
-        assert(request3.upgrade || request3.method === "CONNECT");
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
+        assert(request4.upgrade || request4.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -24691,9 +24691,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request3.onRequestUpgrade(statusCode, headers, socket, statusText);
+          request4.onRequestUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request3, err);
+          util.errorRequest(client, request4, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -24713,8 +24713,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request4 = client[kQueue][client[kRunningIdx]];
+        if (!request4) {
           return -1;
         }
         assert(!this.upgrade);
@@ -24723,29 +24723,29 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request3.upgrade) {
+        if (upgrade && !request4.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request3.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
-        if (request3.method === "HEAD" || statusCode === 204 || statusCode === 304) {
-          if (request3.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
+        request4.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+        if (request4.method === "HEAD" || statusCode === 204 || statusCode === 304) {
+          if (request4.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
             this.shouldKeepAlive = false;
           }
           this.contentLength = -1;
         }
         if (this.statusCode >= 200) {
-          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request4.bodyTimeout != null ? request4.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request3.method === "CONNECT") {
+        if (request4.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -24773,11 +24773,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request3.onResponseStart(statusCode, headers, this.resume, statusText) === false;
-        if (request3.aborted) {
+        const pause = request4.onResponseStart(statusCode, headers, this.resume, statusText) === false;
+        if (request4.aborted) {
           return -1;
         }
-        if (request3.method === "HEAD") {
+        if (request4.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -24798,8 +24798,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -24812,7 +24812,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request3.onResponseData(buf) === false) {
+        if (request4.onResponseData(buf) === false) {
           return constants.ERROR.PAUSED;
         }
         return 0;
@@ -24830,8 +24830,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -24848,7 +24848,7 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request3.onResponseEnd(headers);
+        request4.onResponseEnd(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -24917,8 +24917,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request3) {
-          return writeH1(client, request3);
+        write(request4) {
+          return writeH1(client, request4);
         },
         resume() {
           resumeH1(client);
@@ -24945,18 +24945,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request3) {
+        busy(request4) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request3) {
-            if (client[kRunning] > 0 && !request3.idempotent) {
+          if (request4) {
+            if (client[kRunning] > 0 && !request4.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request4.upgrade || request4.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request4.body) !== 0 && (util.isStream(request4.body) || util.isAsyncIterable(request4.body) || util.isFormDataLike(request4.body))) {
               return true;
             }
           }
@@ -25009,13 +25009,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request3 = requests[i];
-          util.errorRequest(client, request3, err);
+          const request4 = requests[i];
+          util.errorRequest(client, request4, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request4 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -25092,8 +25092,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request3 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
+            const request4 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request4.headersTimeout != null ? request4.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -25102,11 +25102,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method2) {
       return method2 !== "GET" && method2 !== "HEAD" && method2 !== "OPTIONS" && method2 !== "TRACE" && method2 !== "CONNECT";
     }
-    function setTypeOfService(socket, request3) {
+    function setTypeOfService(socket, request4) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request3.typeOfService;
+      const typeOfService = request4.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -25120,26 +25120,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request3) {
-      const { method: method2, path, host, upgrade, blocking, reset } = request3;
-      let { body, headers, contentLength } = request3;
+    function writeH1(client, request4) {
+      const { method: method2, path, host, upgrade, blocking, reset } = request4;
+      let { body, headers, contentLength } = request4;
       const expectsPayload = method2 === "PUT" || method2 === "POST" || method2 === "PATCH" || method2 === "QUERY" || method2 === "PROPFIND" || method2 === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request3.contentType == null) {
+        if (request4.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request3.contentType == null) {
+      } else if (util.isBlobLike(body) && request4.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request4, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -25151,14 +25151,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request3.contentLength;
+        contentLength = request4.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method2) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request4.contentLength !== null && request4.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request4, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -25166,19 +25166,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request3.aborted || request3.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
-        util.errorRequest(client, request3, err || new RequestAbortedError());
+        util.errorRequest(client, request4, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request3.onRequestStart(abort, null);
+        request4.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
       }
-      if (request3.aborted) {
+      if (request4.aborted) {
         return false;
       }
       if (method2 === "HEAD") {
@@ -25196,7 +25196,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request3);
+      setTypeOfService(socket, request4);
       let header2 = `${method2} ${path} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -25230,31 +25230,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request3, headers: header2, socket });
+        channels.sendHeaders.publish({ request: request4, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request3, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, null, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header2, expectsPayload);
+          writeIterable(abort, body.stream(), client, request4, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+          writeBlob(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeStream(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeIterable(abort, body, client, request4, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    function writeStream(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -25320,7 +25320,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    function writeBuffer(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -25340,18 +25340,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request3.onBodySent(body);
-          if (!expectsPayload && request3.reset !== false) {
+          request4.onBodySent(body);
+          if (!expectsPayload && request4.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request3.onRequestSent();
+        request4.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    async function writeBlob(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -25363,9 +25363,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
-        if (!expectsPayload && request3.reset !== false) {
+        request4.onBodySent(buffer);
+        request4.onRequestSent();
+        if (!expectsPayload && request4.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -25373,7 +25373,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    async function writeIterable(abort, body, client, request4, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -25392,7 +25392,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -25421,9 +25421,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 }) {
+      constructor({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
-        this.request = request3;
+        this.request = request4;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -25452,7 +25452,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
+        const { socket, request: request4, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -25477,7 +25477,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request3.reset !== false) {
+          if (!expectsPayload && request4.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -25497,7 +25497,7 @@ ${len2.toString(16)}\r
         this.bytesWritten += len2;
         const ret = socket.write(chunk);
         socket.uncork();
-        request3.onBodySent(chunk);
+        request4.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -25511,8 +25511,8 @@ ${len2.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request3 } = this;
-        request3.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request4 } = this;
+        request4.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -25668,47 +25668,47 @@ var require_client_h2 = __commonJS({
     function getGoAwayPendingIdx(client, lastStreamID) {
       const maxAcceptedStreamID = Number.isInteger(lastStreamID) ? lastStreamID : Number.MAX_SAFE_INTEGER;
       for (let i = client[kRunningIdx]; i < client[kPendingIdx]; i++) {
-        const request3 = client[kQueue][i];
-        if (request3 == null) {
+        const request4 = client[kQueue][i];
+        if (request4 == null) {
           continue;
         }
-        const streamId = request3[kRequestStream]?.id;
+        const streamId = request4[kRequestStream]?.id;
         if (typeof streamId !== "number" || streamId > maxAcceptedStreamID) {
           return i;
         }
       }
       return client[kPendingIdx];
     }
-    function detachRequestFromStream(request3) {
-      request3[kRequestStream] = null;
-      request3[kRequestStreamCleanup] = null;
+    function detachRequestFromStream(request4) {
+      request4[kRequestStream] = null;
+      request4[kRequestStreamCleanup] = null;
     }
-    function bindRequestToStream(request3, stream, cleanup) {
-      const previousCleanup = request3[kRequestStreamCleanup];
-      const previousStream = request3[kRequestStream];
-      detachRequestFromStream(request3);
+    function bindRequestToStream(request4, stream, cleanup) {
+      const previousCleanup = request4[kRequestStreamCleanup];
+      const previousStream = request4[kRequestStream];
+      detachRequestFromStream(request4);
       previousCleanup?.(previousStream);
-      request3[kRequestStream] = stream;
-      request3[kRequestStreamCleanup] = cleanup;
+      request4[kRequestStream] = stream;
+      request4[kRequestStreamCleanup] = cleanup;
     }
-    function clearRequestStream(request3) {
-      const cleanup = request3[kRequestStreamCleanup];
-      const stream = request3[kRequestStream];
-      detachRequestFromStream(request3);
+    function clearRequestStream(request4) {
+      const cleanup = request4[kRequestStreamCleanup];
+      const stream = request4[kRequestStream];
+      detachRequestFromStream(request4);
       cleanup?.(stream);
     }
-    function requeueUnsentRequest(client, request3) {
-      client[kQueue].splice(client[kPendingIdx] + 1, 0, request3);
+    function requeueUnsentRequest(client, request4) {
+      client[kQueue].splice(client[kPendingIdx] + 1, 0, request4);
     }
-    function completeRequest(client, request3, resetPendingIdx = false) {
+    function completeRequest(client, request4, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request3) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request4) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request3, runningIdx);
+      const index = queue.indexOf(request4, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -25718,17 +25718,17 @@ var require_client_h2 = __commonJS({
         client[kPendingIdx] = client[kRunningIdx];
       }
     }
-    function canReplayRequest(request3) {
-      const { body } = request3;
+    function canReplayRequest(request4) {
+      const { body } = request4;
       return body == null || util.isBuffer(body) || util.isBlobLike(body);
     }
-    function hasResponseStarted(request3) {
-      const state = request3[kRequestStream]?.[kRequestStreamState];
+    function hasResponseStarted(request4) {
+      const state = request4[kRequestStream]?.[kRequestStreamState];
       return state?.responseReceived === true;
     }
-    function registerGoAwayRefusal(request3) {
-      const attempts = (request3[kGoAwayReplayAttempts] ?? 0) + 1;
-      request3[kGoAwayReplayAttempts] = attempts;
+    function registerGoAwayRefusal(request4) {
+      const attempts = (request4[kGoAwayReplayAttempts] ?? 0) + 1;
+      request4[kGoAwayReplayAttempts] = attempts;
       return attempts <= MAX_GOAWAY_REPLAY_ATTEMPTS;
     }
     function closeStream(stream, code = NGHTTP2_REFUSED_STREAM) {
@@ -25739,9 +25739,9 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function detachRequestStreamForClose(request3) {
-      const stream = request3[kRequestStream];
-      clearRequestStream(request3);
+    function detachRequestStreamForClose(request4) {
+      const stream = request4[kRequestStream];
+      clearRequestStream(request4);
       severRequestStream(stream);
       return stream;
     }
@@ -25822,8 +25822,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request3) {
-          return writeH2(client, request3);
+        write(request4) {
+          return writeH2(client, request4);
         },
         /**
          * @returns {void}
@@ -25852,7 +25852,7 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request3) {
+        busy(request4) {
           if (session[kRemoteSettings] === false && client[kRunning] > 0) {
             return true;
           }
@@ -25862,11 +25862,11 @@ var require_client_h2 = __commonJS({
           if (client[kRunning] >= client[kMaxConcurrentStreams]) {
             return true;
           }
-          if (request3 != null) {
+          if (request4 != null) {
             if (client[kRunning] > 0) {
-              if ((request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if ((request4.upgrade === "websocket" || request4.method === "CONNECT") && session[kRemoteSettings] === false) return true;
             } else {
-              return (request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request4.upgrade === "websocket" || request4.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -26092,14 +26092,14 @@ var require_client_h2 = __commonJS({
       const retriableRequests = [];
       const streamsToClose = [];
       for (let i = pendingIdx; i < previousPendingIdx; i++) {
-        const request3 = client[kQueue][i];
-        if (request3 != null) {
-          const responseStarted = hasResponseStarted(request3);
-          streamsToClose.push(detachRequestStreamForClose(request3));
-          if (!responseStarted && canReplayRequest(request3) && registerGoAwayRefusal(request3)) {
-            retriableRequests.push(request3);
+        const request4 = client[kQueue][i];
+        if (request4 != null) {
+          const responseStarted = hasResponseStarted(request4);
+          streamsToClose.push(detachRequestStreamForClose(request4));
+          if (!responseStarted && canReplayRequest(request4) && registerGoAwayRefusal(request4)) {
+            retriableRequests.push(request4);
           } else {
-            util.errorRequest(client, request3, err);
+            util.errorRequest(client, request4, err);
           }
         }
       }
@@ -26148,9 +26148,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request3 = requests[i];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request4 = requests[i];
+          if (request4 != null) {
+            util.errorRequest(client, request4, err);
           }
         }
       }
@@ -26267,9 +26267,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3 } = state;
-      if (request3[kRequestStream] === stream) {
-        detachRequestFromStream(request3);
+      const { request: request4 } = state;
+      if (request4[kRequestStream] === stream) {
+        detachRequestFromStream(request4);
       }
       removeUpgradeStreamListeners(stream);
       if (!stream.destroyed && !stream.closed) {
@@ -26280,8 +26280,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3 } = state;
-      if (state.responseReceived || request3.aborted || request3.completed) {
+      const { request: request4 } = state;
+      if (state.responseReceived || request4.aborted || request4.completed) {
         return;
       }
       releaseUpgradeStream(state.stream);
@@ -26305,30 +26305,30 @@ var require_client_h2 = __commonJS({
     function onUpgradeResponse(headers, _flags) {
       const stream = this;
       const state = stream[kRequestStreamState];
-      const { request: request3 } = state;
+      const { request: request4 } = state;
       state.responseReceived = true;
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
       try {
-        request3.onRequestUpgrade(statusCode, headers, stream);
+        request4.onRequestUpgrade(statusCode, headers, stream);
       } catch (err) {
         state.abort(err);
         return;
       }
-      if (request3.aborted) {
+      if (request4.aborted) {
         return;
       }
       removeUpgradeStreamListeners(stream);
-      detachRequestFromStream(request3);
+      detachRequestFromStream(request4);
       finalizeRequest(state);
     }
     function setupUpgradeStream(stream, state) {
-      const { request: request3, headersTimeout, session } = state;
+      const { request: request4, headersTimeout, session } = state;
       stream[kHTTP2Stream] = true;
       stream[kHTTP2Session] = session;
       stream[kRequestStreamState] = state;
       state.stream = stream;
-      bindRequestToStream(request3, stream, releaseUpgradeStream);
+      bindRequestToStream(request4, stream, releaseUpgradeStream);
       stream.once("response", onUpgradeResponse);
       stream.on("error", onUpgradeStreamError);
       stream.once("end", onUpgradeStreamEnd);
@@ -26346,7 +26346,7 @@ var require_client_h2 = __commonJS({
       completeRequest(state.client, state.request, resetPendingIdx);
       state.client[kResume]();
     }
-    function openStream(client, request3, session, abort, headers, options) {
+    function openStream(client, request4, session, abort, headers, options) {
       try {
         return session.request(headers, options);
       } catch (err) {
@@ -26355,7 +26355,7 @@ var require_client_h2 = __commonJS({
           wrappedErr2.cause = err;
           session[kError] = wrappedErr2;
           resetHttp2Session(session, wrappedErr2);
-          requeueUnsentRequest(client, request3);
+          requeueUnsentRequest(client, request4);
           return null;
         }
         const wrappedErr = new InformationalError(err.message, { cause: err });
@@ -26367,13 +26367,13 @@ var require_client_h2 = __commonJS({
         return null;
       }
     }
-    function writeH2(client, request3) {
-      const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request4) {
+      const headersTimeout = request4.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request4.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method: method2, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
+      const { method: method2, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request3, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request4, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = buildRequestHeaders(reqHeaders);
@@ -26381,13 +26381,13 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_METHOD] = method2;
       const state = {
         abort: null,
-        body: request3.body,
+        body: request4.body,
         bytesRead: 0,
         client,
         contentLength: null,
         expectsPayload: false,
         maxResponseSize: client[kMaxResponseSize],
-        request: request3,
+        request: request4,
         headersTimeout,
         bodyTimeout,
         requestFinalized: false,
@@ -26400,13 +26400,13 @@ var require_client_h2 = __commonJS({
         stream: null
       };
       const abort = (err, resetPendingIdx = false) => {
-        if (request3.aborted || request3.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
         if (state.stream != null) {
-          clearRequestStream(request3);
+          clearRequestStream(request4);
           const stream2 = state.stream;
           stream2.close();
           if (!stream2.destroyed) {
@@ -26420,18 +26420,18 @@ var require_client_h2 = __commonJS({
       state.abort = abort;
       let stream = null;
       try {
-        request3.onRequestStart(abort, null);
+        request4.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request4, err);
       }
-      if (request3.aborted) {
+      if (request4.aborted) {
         return false;
       }
       if (upgrade || method2 === "CONNECT") {
         refH2Session(session);
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request3, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request4, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             unrefH2Session(session);
             return false;
           }
@@ -26443,7 +26443,7 @@ var require_client_h2 = __commonJS({
           } else {
             headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
           }
-          stream = openStream(client, request3, session, abort, headers, { endStream: false, signal });
+          stream = openStream(client, request4, session, abort, headers, { endStream: false, signal });
           if (stream == null) {
             unrefH2Session(session);
             return false;
@@ -26451,7 +26451,7 @@ var require_client_h2 = __commonJS({
           setupUpgradeStream(stream, state);
           return true;
         }
-        stream = openStream(client, request3, session, abort, headers, { endStream: false, signal });
+        stream = openStream(client, request4, session, abort, headers, { endStream: false, signal });
         if (stream == null) {
           unrefH2Session(session);
           return false;
@@ -26475,14 +26475,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request3.contentLength;
+        contentLength = request4.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method2) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request4.contentLength != null && request4.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request4, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -26498,7 +26498,7 @@ var require_client_h2 = __commonJS({
           header2 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request3, headers: header2, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request4, headers: header2, socket: session[kSocket] });
       }
       const shouldEndStream = body === null || contentLength === 0;
       state.body = body;
@@ -26507,7 +26507,7 @@ var require_client_h2 = __commonJS({
       if (expectContinue) {
         headers[HTTP2_HEADER_EXPECT] = "100-continue";
       }
-      stream = openStream(client, request3, session, abort, headers, { endStream: shouldEndStream, signal });
+      stream = openStream(client, request4, session, abort, headers, { endStream: shouldEndStream, signal });
       if (stream == null) {
         return false;
       }
@@ -26521,7 +26521,7 @@ var require_client_h2 = __commonJS({
       }
       stream[kHTTP2Session] = session;
       stream.on("close", completeRequestStream);
-      bindRequestToStream(request3, stream, releaseRequestStream);
+      bindRequestToStream(request4, stream, releaseRequestStream);
       if (expectContinue) {
         stream.once("continue", writeBodyH2);
       }
@@ -26561,9 +26561,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3 } = state;
-      if (request3[kRequestStream] === stream) {
-        detachRequestFromStream(request3);
+      const { request: request4 } = state;
+      if (request4[kRequestStream] === stream) {
+        detachRequestFromStream(request4);
       }
       if (!stream.destroyed && !stream.closed) {
         removeRequestStreamListeners(stream);
@@ -26576,8 +26576,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3, maxResponseSize, responseContentLength } = state;
-      if (request3.aborted || request3.completed) {
+      const { request: request4, maxResponseSize, responseContentLength } = state;
+      if (request4.aborted || request4.completed) {
         return;
       }
       if (responseContentLength != null && state.bytesRead + chunk.length > responseContentLength) {
@@ -26589,7 +26589,7 @@ var require_client_h2 = __commonJS({
         return;
       }
       state.bytesRead += chunk.length;
-      if (request3.onResponseData(chunk) === false) {
+      if (request4.onResponseData(chunk) === false) {
         pauseResponseStream(stream, state);
       }
     }
@@ -26613,13 +26613,13 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3 } = state;
-      if (request3.aborted || request3.completed) {
+      const { request: request4 } = state;
+      if (request4.aborted || request4.completed) {
         return;
       }
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
-      request3.onResponseStart(Number(statusCode), headers, noop, "");
+      request4.onResponseStart(Number(statusCode), headers, noop, "");
     }
     function onResponse(headers) {
       const stream = this;
@@ -26627,7 +26627,7 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3 } = state;
+      const { request: request4 } = state;
       stream.off("response", onResponse);
       if (state.body != null && !state.bodySent && !stream.writableEnded) {
         stream.removeListener("continue", writeBodyH2);
@@ -26635,20 +26635,20 @@ var require_client_h2 = __commonJS({
       }
       const statusCode = Number(headers[HTTP2_HEADER_STATUS]);
       delete headers[HTTP2_HEADER_STATUS];
-      request3.onResponseStarted();
+      request4.onResponseStarted();
       state.responseReceived = true;
-      if (request3.method !== "HEAD" && statusCode !== 304) {
+      if (request4.method !== "HEAD" && statusCode !== 304) {
         const contentLength = headers[HTTP2_HEADER_CONTENT_LENGTH];
         state.responseContentLength = contentLength == null ? null : Number(contentLength);
       }
       if (state.headersTimeout || state.bodyTimeout) {
         stream.setTimeout(state.bodyTimeout);
       }
-      if (request3.aborted || request3.completed) {
+      if (request4.aborted || request4.completed) {
         releaseRequestStream(stream);
         return;
       }
-      if (request3.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
+      if (request4.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
         pauseResponseStream(stream, state);
       }
       stream.on("data", onData);
@@ -26659,10 +26659,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3 } = state;
+      const { request: request4 } = state;
       stream.off("end", onEnd);
       if (state.responseReceived) {
-        if (!request3.aborted && !request3.completed) {
+        if (!request4.aborted && !request4.completed) {
           if (state.responseContentLength != null && state.bytesRead !== state.responseContentLength) {
             state.abort(new ResponseContentLengthMismatchError());
             return;
@@ -26675,29 +26675,29 @@ var require_client_h2 = __commonJS({
       }
     }
     function retryRefusedStream(stream, state) {
-      const { client, request: request3 } = state;
-      if (state.responseReceived || request3.aborted || request3.completed || request3[kRefusedStreamRetry] || !canReplayRequest(request3)) {
+      const { client, request: request4 } = state;
+      if (state.responseReceived || request4.aborted || request4.completed || request4[kRefusedStreamRetry] || !canReplayRequest(request4)) {
         return false;
       }
-      request3[kRefusedStreamRetry] = true;
+      request4[kRefusedStreamRetry] = true;
       requeueStreamRequest(client, state);
       return true;
     }
     function retryUnsentStream(state) {
-      const { client, request: request3, session } = state;
-      if (!session[kReceivedGoAway] || state.responseReceived || request3.aborted || request3.completed || !canReplayRequest(request3) || !registerGoAwayRefusal(request3)) {
+      const { client, request: request4, session } = state;
+      if (!session[kReceivedGoAway] || state.responseReceived || request4.aborted || request4.completed || !canReplayRequest(request4) || !registerGoAwayRefusal(request4)) {
         return false;
       }
       requeueStreamRequest(client, state);
       return true;
     }
     function requeueStreamRequest(client, state) {
-      const { request: request3 } = state;
-      detachRequestStreamForClose(request3);
+      const { request: request4 } = state;
+      detachRequestStreamForClose(request4);
       state.stream = null;
       state.requestFinalized = true;
-      completeRequest(client, request3);
-      client[kQueue].splice(client[kPendingIdx], 0, request3);
+      completeRequest(client, request4);
+      client[kQueue].splice(client[kPendingIdx], 0, request4);
       client[kResume]();
     }
     function onError(err) {
@@ -26754,10 +26754,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request3 } = state;
+      const { request: request4 } = state;
       stream.off("trailers", onTrailers);
       stream.off("data", onData);
-      if (request3.aborted || request3.completed) {
+      if (request4.aborted || request4.completed) {
         return;
       }
       state.trailers = trailers;
@@ -26766,14 +26766,14 @@ var require_client_h2 = __commonJS({
       const stream = this;
       const state = stream[kRequestStreamState];
       state.bodySent = true;
-      const { abort, body, client, contentLength, expectsPayload, request: request3 } = state;
+      const { abort, body, client, contentLength, expectsPayload, request: request4 } = state;
       if (!body || contentLength === 0) {
         writeBuffer(
           abort,
           stream,
           null,
           client,
-          request3,
+          request4,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -26784,7 +26784,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request3,
+          request4,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -26796,7 +26796,7 @@ var require_client_h2 = __commonJS({
             stream,
             body.stream(),
             client,
-            request3,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -26807,7 +26807,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -26821,7 +26821,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request3,
+          request4,
           contentLength
         );
       } else if (util.isIterable(body)) {
@@ -26830,7 +26830,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request3,
+          request4,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -26839,7 +26839,7 @@ var require_client_h2 = __commonJS({
         assert(false);
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -26847,18 +26847,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request3.onBodySent(body);
+          request4.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request3.onRequestSent();
+        request4.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request4, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -26869,7 +26869,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request3.onRequestSent();
+            request4.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -26879,10 +26879,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request3.onBodySent(chunk);
+        request4.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -26892,8 +26892,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
+        request4.onBodySent(buffer);
+        request4.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -26902,7 +26902,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -26927,13 +26927,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request3.onBodySent(chunk);
+          request4.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request3.onRequestSent();
+        request4.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -27278,19 +27278,19 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request3 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request3);
+        const request4 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request4);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
+        } else if (util.bodyLength(request4.body) == null && util.isIterable(request4.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
           this[kResume](true);
         }
-        if (request3.abort === null && !request3.aborted) {
+        if (request4.abort === null && !request4.aborted) {
           const onQueued = opts[kQueuedAbort];
           if (onQueued !== void 0) {
-            onQueued((reason) => abortPendingRequest(this, request3, reason));
+            onQueued((reason) => abortPendingRequest(this, request4, reason));
           }
         }
         if (this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy]) {
@@ -27311,9 +27311,9 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request3 = requests[i];
-            if (request3 != null) {
-              util.errorRequest(this, request3, err);
+            const request4 = requests[i];
+            if (request4 != null) {
+              util.errorRequest(this, request4, err);
             }
           }
           const callback = () => {
@@ -27333,20 +27333,20 @@ var require_client = __commonJS({
         });
       }
     };
-    function failQueuedRequest(client, request3, reason) {
+    function failQueuedRequest(client, request4, reason) {
       try {
-        request3.onQueuedAbort(reason);
-        assert(request3.aborted);
+        request4.onQueuedAbort(reason);
+        assert(request4.aborted);
       } catch (err) {
         client.emit("error", err);
       }
     }
-    function abortPendingRequest(client, request3, reason) {
-      if (request3.aborted || request3.abort !== null) {
+    function abortPendingRequest(client, request4, reason) {
+      if (request4.aborted || request4.abort !== null) {
         return;
       }
       const queue = client[kQueue];
-      const idx = queue.indexOf(request3, client[kPendingIdx]);
+      const idx = queue.indexOf(request4, client[kPendingIdx]);
       if (idx === -1) {
         return;
       }
@@ -27354,7 +27354,7 @@ var require_client = __commonJS({
         return;
       }
       queue.splice(idx, 1);
-      failQueuedRequest(client, request3, reason);
+      failQueuedRequest(client, request4, reason);
       client[kResume](true);
       if (client[kCancelConnect] !== null && client[kSize] === 0) {
         queueMicrotask(() => cancelUnusedConnect(client));
@@ -27371,9 +27371,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request3 = requests[i];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request4 = requests[i];
+          if (request4 != null) {
+            util.errorRequest(client, request4, err);
           }
         }
         assert(client[kSize] === 0);
@@ -27530,8 +27530,8 @@ var require_client = __commonJS({
           util.errorRequest(client, running[i], err);
         }
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === servername) {
-          const request3 = client[kQueue].splice(client[kPendingIdx], 1)[0];
-          util.errorRequest(client, request3, err);
+          const request4 = client[kQueue].splice(client[kPendingIdx], 1)[0];
+          util.errorRequest(client, request4, err);
         }
       } else {
         onError(client, err);
@@ -27586,19 +27586,19 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getMaxConcurrent(client) || 1)) {
           return;
         }
-        const request3 = client[kQueue][client[kPendingIdx]];
-        if (request3 === null) {
+        const request4 = client[kQueue][client[kPendingIdx]];
+        if (request4 === null) {
           return;
         }
-        if (request3.aborted) {
+        if (request4.aborted) {
           client[kQueue].splice(client[kPendingIdx], 1);
           continue;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request4.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request3.servername;
+          client[kServerName] = request4.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -27609,17 +27609,17 @@ var require_client = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          client[kServerName] = request3.servername;
+          client[kServerName] = request4.servername;
           connect2(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request3)) {
+        if (client[kHTTPContext].busy(request4)) {
           return;
         }
-        if (!request3.aborted && client[kHTTPContext].write(request3)) {
+        if (!request4.aborted && client[kHTTPContext].write(request4)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -28518,7 +28518,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin2, opts) {
       return opts && opts.connections === 1 ? new Client2(origin2, opts) : new Pool2(origin2, opts);
     }
-    var Agent4 = class extends DispatcherBase {
+    var Agent5 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -28643,7 +28643,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module2.exports = Agent4;
+    module2.exports = Agent5;
   }
 });
 
@@ -29036,13 +29036,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request3 = Buffer2.alloc(2 + this.authMethods.length);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = this.authMethods.length;
+        const request4 = Buffer2.alloc(2 + this.authMethods.length);
+        request4[0] = SOCKS_VERSION;
+        request4[1] = this.authMethods.length;
         this.authMethods.forEach((method2, i) => {
-          request3[2 + i] = method2;
+          request4[2 + i] = method2;
         });
-        this.socket.write(request3);
+        this.socket.write(request4);
       }
       /**
        * Handle handshake response from server
@@ -29084,13 +29084,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request3 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request3[0] = 1;
-        request3[1] = usernameBuffer.length;
-        usernameBuffer.copy(request3, 2);
-        request3[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request3, 3 + usernameBuffer.length);
-        this.socket.write(request3);
+        const request4 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request4[0] = 1;
+        request4[1] = usernameBuffer.length;
+        usernameBuffer.copy(request4, 2);
+        request4[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request4, 3 + usernameBuffer.length);
+        this.socket.write(request4);
       }
       /**
        * Handle authentication response
@@ -29125,22 +29125,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request3 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request3);
+        const request4 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request4);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request3 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = command;
-        request3[2] = 0;
-        request3[3] = addressType;
-        addressBuffer.copy(request3, 4);
-        request3.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request3;
+        const request4 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request4[0] = SOCKS_VERSION;
+        request4[1] = command;
+        request4[2] = 0;
+        request4[3] = addressType;
+        addressBuffer.copy(request4, 4);
+        request4.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request4;
       }
       /**
        * Handle CONNECT response
@@ -29514,7 +29514,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent4 = require_agent();
+    var Agent5 = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors2();
@@ -29670,7 +29670,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect: connect2 });
         }
-        this[kAgent] = new Agent4({
+        this[kAgent] = new Agent5({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -29840,7 +29840,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent4 = require_agent();
+    var Agent5 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -29853,7 +29853,7 @@ var require_env_http_proxy_agent = __commonJS({
         super(opts);
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent4(agentOpts);
+        this[kNoProxyAgent] = new Agent5(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -31282,10 +31282,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request3(opts, callback) {
+    function request4(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve, reject) => {
-          request3.call(this, opts, (err, data) => {
+          request4.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve(data);
           });
         });
@@ -31305,7 +31305,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module2.exports = request3;
+    module2.exports = request4;
     module2.exports.RequestHandler = RequestHandler;
   }
 });
@@ -33113,7 +33113,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent4 = require_agent();
+    var Agent5 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -33151,7 +33151,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent4(opts);
+        const agent = opts?.agent ? opts.agent : new Agent5(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -33542,8 +33542,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -33561,7 +33561,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request3,
+            request: request4,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -33595,16 +33595,16 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
-        const snapshot = this.#snapshots.get(hash);
-        if (!snapshot) return void 0;
-        const currentCallCount = snapshot.callCount || 0;
-        const responseIndex = Math.min(currentCallCount, snapshot.responses.length - 1);
-        snapshot.callCount = currentCallCount + 1;
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
+        const snapshot2 = this.#snapshots.get(hash);
+        if (!snapshot2) return void 0;
+        const currentCallCount = snapshot2.callCount || 0;
+        const responseIndex = Math.min(currentCallCount, snapshot2.responses.length - 1);
+        snapshot2.callCount = currentCallCount + 1;
         return {
-          ...snapshot,
-          response: snapshot.responses[responseIndex]
+          ...snapshot2,
+          response: snapshot2.responses[responseIndex]
         };
       }
       /**
@@ -33622,8 +33622,8 @@ var require_snapshot_recorder = __commonJS({
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
-            for (const { hash, snapshot } of parsed) {
-              this.#snapshots.set(hash, snapshot);
+            for (const { hash, snapshot: snapshot2 } of parsed) {
+              this.#snapshots.set(hash, snapshot2);
             }
           } else {
             this.#snapshots = new Map(Object.entries(parsed));
@@ -33649,9 +33649,9 @@ var require_snapshot_recorder = __commonJS({
         }
         const resolvedPath = resolve(path);
         await mkdir(dirname3(resolvedPath), { recursive: true });
-        const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
+        const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot2]) => ({
           hash,
-          snapshot
+          snapshot: snapshot2
         }));
         await writeFile(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
@@ -33681,8 +33681,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {void}
        */
       resetCallCounts() {
-        for (const snapshot of this.#snapshots.values()) {
-          snapshot.callCount = 0;
+        for (const snapshot2 of this.#snapshots.values()) {
+          snapshot2.callCount = 0;
         }
       }
       /**
@@ -33691,8 +33691,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -33701,17 +33701,17 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
-        const snapshot = this.#snapshots.get(hash);
-        if (!snapshot) return null;
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
+        const snapshot2 = this.#snapshots.get(hash);
+        if (!snapshot2) return null;
         return {
           hash,
-          request: snapshot.request,
-          responseCount: snapshot.responses ? snapshot.responses.length : snapshot.response ? 1 : 0,
+          request: snapshot2.request,
+          responseCount: snapshot2.responses ? snapshot2.responses.length : snapshot2.response ? 1 : 0,
           // .response for legacy snapshots
-          callCount: snapshot.callCount || 0,
-          timestamp: snapshot.timestamp
+          callCount: snapshot2.callCount || 0,
+          timestamp: snapshot2.timestamp
         };
       }
       /**
@@ -33722,8 +33722,8 @@ var require_snapshot_recorder = __commonJS({
       replaceSnapshots(snapshotData) {
         this.#snapshots.clear();
         if (Array.isArray(snapshotData)) {
-          for (const { hash, snapshot } of snapshotData) {
-            this.#snapshots.set(hash, snapshot);
+          for (const { hash, snapshot: snapshot2 } of snapshotData) {
+            this.#snapshots.set(hash, snapshot2);
           }
         } else if (snapshotData && typeof snapshotData === "object") {
           this.#snapshots = new Map(Object.entries(snapshotData));
@@ -33792,7 +33792,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
     "use strict";
-    var Agent4 = require_agent();
+    var Agent5 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var { InvalidArgumentError, UndiciError } = require_errors2();
@@ -33845,7 +33845,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent4(opts);
+          this[kRealAgent] = new Agent5(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -33861,9 +33861,9 @@ var require_snapshot_agent = __commonJS({
           if (!this[kSnapshotLoaded]) {
             return this.#asyncDispatch(opts, handler);
           }
-          const snapshot = this[kSnapshotRecorder].findSnapshot(opts);
-          if (snapshot) {
-            return this.#replaySnapshot(snapshot, handler);
+          const snapshot2 = this[kSnapshotRecorder].findSnapshot(opts);
+          if (snapshot2) {
+            return this.#replaySnapshot(snapshot2, handler);
           } else if (mode === "update") {
             return this.#recordAndReplay(opts, handler);
           } else {
@@ -33936,9 +33936,9 @@ var require_snapshot_agent = __commonJS({
        * @param {Object} handler - The handler to call with the response data.
        * @returns {void}
        */
-      #replaySnapshot(snapshot, handler) {
+      #replaySnapshot(snapshot2, handler) {
         try {
-          const { response } = snapshot;
+          const { response } = snapshot2;
           const rawHeaders = response.headers ? util.toRawHeaders(response.headers) : [];
           const rawTrailers = response.trailers ? util.toRawHeaders(response.trailers) : [];
           const controller = {
@@ -34000,17 +34000,17 @@ var require_snapshot_agent = __commonJS({
        * @returns {void}
        */
       #setupMockInterceptors() {
-        for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request3, responses, response } = snapshot;
-          const url = new URL(request3.url);
+        for (const snapshot2 of this[kSnapshotRecorder].getSnapshots()) {
+          const { request: request4, responses, response } = snapshot2;
+          const url = new URL(request4.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request3.method,
-            headers: request3.headers,
-            body: request3.body
+            method: request4.method,
+            headers: request4.headers,
+            body: request4.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -34094,11 +34094,11 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors2();
-    var Agent4 = require_agent();
+    var Agent5 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var fallbackDispatcher;
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent4());
+      setGlobalDispatcher(new Agent5());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -40195,7 +40195,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request3 = null;
+        let request4 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -40212,18 +40212,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request3 = makeRequest({ urlList: [parsedURL] });
+          request4 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request3 = input.#state;
+          request4 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin2 = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin2)) {
-          window2 = request3.window;
+        if (request4.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request4.window, origin2)) {
+          window2 = request4.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -40231,66 +40231,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request3 = makeRequest({
+        request4 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request3.method,
+          method: request4.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request3.headersList,
+          headersList: request4.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request3.unsafeRequest,
+          unsafeRequest: request4.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request3.priority,
+          priority: request4.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request3.origin,
+          origin: request4.origin,
           // referrer request’s referrer.
-          referrer: request3.referrer,
+          referrer: request4.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request3.referrerPolicy,
+          referrerPolicy: request4.referrerPolicy,
           // mode request’s mode.
-          mode: request3.mode,
+          mode: request4.mode,
           // credentials mode request’s credentials mode.
-          credentials: request3.credentials,
+          credentials: request4.credentials,
           // cache mode request’s cache mode.
-          cache: request3.cache,
+          cache: request4.cache,
           // redirect mode request’s redirect mode.
-          redirect: request3.redirect,
+          redirect: request4.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request3.integrity,
+          integrity: request4.integrity,
           // keepalive request’s keepalive.
-          keepalive: request3.keepalive,
+          keepalive: request4.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request3.reloadNavigation,
+          reloadNavigation: request4.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request3.historyNavigation,
+          historyNavigation: request4.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request3.urlList]
+          urlList: [...request4.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request3.mode === "navigate") {
-            request3.mode = "same-origin";
+          if (request4.mode === "navigate") {
+            request4.mode = "same-origin";
           }
-          request3.reloadNavigation = false;
-          request3.historyNavigation = false;
-          request3.origin = "client";
-          request3.referrer = "client";
-          request3.referrerPolicy = "";
-          request3.url = request3.urlList[request3.urlList.length - 1];
-          request3.urlList = [request3.url];
+          request4.reloadNavigation = false;
+          request4.historyNavigation = false;
+          request4.origin = "client";
+          request4.referrer = "client";
+          request4.referrerPolicy = "";
+          request4.url = request4.urlList[request4.urlList.length - 1];
+          request4.urlList = [request4.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request3.referrer = "no-referrer";
+            request4.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -40299,14 +40299,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin2 && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request3.referrer = "client";
+              request4.referrer = "client";
             } else {
-              request3.referrer = parsedReferrer;
+              request4.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request3.referrerPolicy = init.referrerPolicy;
+          request4.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -40321,33 +40321,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request3.mode = mode;
+          request4.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request3.credentials = init.credentials;
+          request4.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request3.cache = init.cache;
+          request4.cache = init.cache;
         }
-        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
+        if (request4.cache === "only-if-cached" && request4.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request3.redirect = init.redirect;
+          request4.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request3.integrity = String(init.integrity);
+          request4.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request3.keepalive = Boolean(init.keepalive);
+          request4.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method2 = init.method;
           const mayBeNormalized = normalizedMethodRecords[method2];
           if (mayBeNormalized !== void 0) {
-            request3.method = mayBeNormalized;
+            request4.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method2)) {
               throw new TypeError(`'${method2}' is not a valid HTTP method.`);
@@ -40357,9 +40357,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method2}' HTTP method is unsupported.`);
             }
             method2 = normalizedMethodRecordsBase[upperCase] ?? method2;
-            request3.method = method2;
+            request4.method = method2;
           }
-          if (!patchMethodWarning && request3.method === "patch") {
+          if (!patchMethodWarning && request4.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -40369,15 +40369,15 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request3;
+        this.#state = request4;
         this.#signal = createDependentSignal(signal);
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request3.headersList);
+        setHeadersList(this.#headers, request4.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request3.method)) {
+          if (!corsSafeListedMethodsSet.has(request4.method)) {
             throw new TypeError(
-              `'${request3.method} is unsupported in no-cors mode.`
+              `'${request4.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -40396,14 +40396,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request4.method === "GET" || request4.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request3.keepalive
+            request4.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -40415,12 +40415,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
+          if (request4.mode !== "same-origin" && request4.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request3.useCORSPreflightFlag = true;
+          request4.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -40592,28 +40592,28 @@ var require_request2 = __commonJS({
         return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
       }
       static {
-        setRequestSignal = (request3, newSignal) => {
-          request3.#signal = newSignal;
+        setRequestSignal = (request4, newSignal) => {
+          request4.#signal = newSignal;
         };
-        getRequestDispatcher = (request3) => {
-          return request3.#dispatcher;
+        getRequestDispatcher = (request4) => {
+          return request4.#dispatcher;
         };
-        setRequestDispatcher = (request3, newDispatcher) => {
-          request3.#dispatcher = newDispatcher;
+        setRequestDispatcher = (request4, newDispatcher) => {
+          request4.#dispatcher = newDispatcher;
         };
-        setRequestHeaders = (request3, newHeaders) => {
-          request3.#headers = newHeaders;
+        setRequestHeaders = (request4, newHeaders) => {
+          request4.#headers = newHeaders;
         };
-        getRequestState = (request3) => {
-          return request3.#state;
+        getRequestState = (request4) => {
+          return request4.#state;
         };
-        setRequestState = (request3, newState) => {
-          request3.#state = newState;
+        setRequestState = (request4, newState) => {
+          request4.#state = newState;
         };
-        removeRequestAbortListener = (request3) => {
-          const state = requestSignals.get(request3.#signal);
+        removeRequestAbortListener = (request4) => {
+          const state = requestSignals.get(request4.#signal);
           if (state !== void 0) {
-            requestSignals.delete(request3.#signal);
+            requestSignals.delete(request4.#signal);
             requestFinalizer.unregister(state.reference);
             removeSignalFollower(state.source, state.reference);
           }
@@ -40669,23 +40669,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request3) {
-      const newRequest = makeRequest({ ...request3, body: null });
-      if (request3.body != null) {
-        newRequest.body = cloneBody(request3.body);
+    function cloneRequest(request4) {
+      const newRequest = makeRequest({ ...request4, body: null });
+      if (request4.body != null) {
+        newRequest.body = cloneBody(request4.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request3 = new Request(kConstruct);
-      setRequestState(request3, innerRequest);
-      setRequestDispatcher(request3, dispatcher);
-      setRequestSignal(request3, signal);
+      const request4 = new Request(kConstruct);
+      setRequestState(request4, innerRequest);
+      setRequestDispatcher(request4, dispatcher);
+      setRequestSignal(request4, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request3, headers);
+      setRequestHeaders(request4, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request3;
+      return request4;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -41098,14 +41098,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request3 = getRequestState(requestObject);
+      const request4 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request3, null, requestObject.signal.reason, null);
+        abortFetch(p, request4, null, requestObject.signal.reason, null);
         return p.promise;
       }
-      const globalObject = request3.client.globalObject;
+      const globalObject = request4.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request3.serviceWorkers = "none";
+        request4.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -41117,7 +41117,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request3, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request4, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const cleanupAbortListeners = () => {
@@ -41129,7 +41129,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request3, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p, request4, responseObject, controller.serializedAbortReason, controller.controller);
           cleanupAbortListeners();
           return;
         }
@@ -41143,7 +41143,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request: request3,
+        request: request4,
         processResponseEndOfBody: (response) => {
           handleFetchDone(response);
           cleanupAbortListeners();
@@ -41190,12 +41190,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request3, responseObject, error, controller) {
+    function abortFetch(p, request4, responseObject, error, controller) {
       if (p) {
         p.reject(error);
       }
-      if (request3.body?.stream != null && isReadable(request3.body.stream)) {
-        request3.body.stream.cancel(error).catch((err) => {
+      if (request4.body?.stream != null && isReadable(request4.body.stream)) {
+        request4.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -41211,7 +41211,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request3,
+      request: request4,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -41224,9 +41224,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request3.client != null) {
-        taskDestination = request3.client.globalObject;
-        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
+      if (request4.client != null) {
+        taskDestination = request4.client.globalObject;
+        crossOriginIsolatedCapability = request4.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -41234,7 +41234,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request3,
+        request: request4,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -41244,79 +41244,79 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request3.body || request3.body.stream);
-      if (request3.window === "client") {
-        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
+      assert(!request4.body || request4.body.stream);
+      if (request4.window === "client") {
+        request4.window = request4.client?.globalObject?.constructor?.name === "Window" ? request4.client : "no-window";
       }
-      if (request3.origin === "client") {
-        request3.origin = request3.client.origin;
+      if (request4.origin === "client") {
+        request4.origin = request4.client.origin;
       }
-      if (request3.policyContainer === "client") {
-        if (request3.client != null) {
-          request3.policyContainer = clonePolicyContainer(
-            request3.client.policyContainer
+      if (request4.policyContainer === "client") {
+        if (request4.client != null) {
+          request4.policyContainer = clonePolicyContainer(
+            request4.client.policyContainer
           );
         } else {
-          request3.policyContainer = makePolicyContainer();
+          request4.policyContainer = makePolicyContainer();
         }
       }
-      if (!request3.headersList.contains("accept", true)) {
+      if (!request4.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request3.headersList.append("accept", value2, true);
+        request4.headersList.append("accept", value2, true);
       }
-      if (!request3.headersList.contains("accept-language", true)) {
-        request3.headersList.append("accept-language", "*", true);
+      if (!request4.headersList.contains("accept-language", true)) {
+        request4.headersList.append("accept-language", "*", true);
       }
-      if (request3.priority === null) {
+      if (request4.priority === null) {
       }
-      if (subresourceSet.has(request3.destination)) {
+      if (subresourceSet.has(request4.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request3 = fetchParams.request;
+        const request4 = fetchParams.request;
         let response = null;
-        if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
+        if (request4.localURLsOnly && !urlIsLocal(requestCurrentURL(request4))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
-        if (requestBadPort(request3) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request4);
+        if (requestBadPort(request4) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request3.referrerPolicy === "") {
-          request3.referrerPolicy = request3.policyContainer.referrerPolicy;
+        if (request4.referrerPolicy === "") {
+          request4.referrerPolicy = request4.policyContainer.referrerPolicy;
         }
-        if (request3.referrer !== "no-referrer") {
-          request3.referrer = determineRequestsReferrer(request3);
+        if (request4.referrer !== "no-referrer") {
+          request4.referrer = determineRequestsReferrer(request4);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request4.url) && request4.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request3.mode === "navigate" || request3.mode === "websocket")
+            (request4.mode === "navigate" || request4.mode === "websocket")
           ) {
-            request3.responseTainting = "basic";
+            request4.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request3.mode === "same-origin") {
+          } else if (request4.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request3.mode === "no-cors") {
-            if (request3.redirect !== "follow") {
+          } else if (request4.mode === "no-cors") {
+            if (request4.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request3.responseTainting = "opaque";
+              request4.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request4))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request3.responseTainting = "cors";
+            request4.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -41324,13 +41324,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request3.responseTainting === "cors") {
+          if (request4.responseTainting === "cors") {
           }
-          if (request3.responseTainting === "basic") {
+          if (request4.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request3.responseTainting === "cors") {
+          } else if (request4.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request3.responseTainting === "opaque") {
+          } else if (request4.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -41338,26 +41338,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request3.urlList);
+          internalResponse.urlList.push(...request4.urlList);
         }
-        if (!request3.timingAllowFailed) {
+        if (!request4.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request4.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request4.method === "HEAD" || request4.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request3.integrity) {
+        if (request4.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request3.responseTainting === "opaque" || response.body == null) {
+          if (request4.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request3.integrity)) {
+            if (!bytesMatch(bytes, request4.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -41376,8 +41376,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams)) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request3 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request3);
+      const { request: request4 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request4);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -41386,19 +41386,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request3);
+          const blobURLEntry = requestCurrentURL(request4);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request3.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request4.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request3.headersList.contains("range", true)) {
+          if (!request4.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -41406,7 +41406,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request3.headersList.get("range", true);
+            const rangeHeader = request4.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -41437,7 +41437,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request4);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -41535,41 +41535,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request3.serviceWorkers === "all") {
+      if (request4.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request3.redirect === "follow") {
-          request3.serviceWorkers = "none";
+        if (request4.redirect === "follow") {
+          request4.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
+        if (request4.responseTainting === "cors" && corsCheck(request4, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request3, response) === "failure") {
-          request3.timingAllowFailed = true;
+        if (TAOCheck(request4, response) === "failure") {
+          request4.timingAllowFailed = true;
         }
       }
-      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request3.origin,
-        request3.client,
-        request3.destination,
+      if ((request4.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request4.origin,
+        request4.client,
+        request4.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request3.redirect !== "manual") {
+        if (request4.redirect !== "manual") {
           fetchParams.controller.connection.destroy();
         }
-        if (request3.redirect === "error") {
+        if (request4.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request3.redirect === "manual") {
+        } else if (request4.redirect === "manual") {
           response = actualResponse;
-        } else if (request3.redirect === "follow") {
+        } else if (request4.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -41579,13 +41579,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request3).hash
+          requestCurrentURL(request4).hash
         );
         if (locationURL == null) {
           return response;
@@ -41596,68 +41596,68 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request3.redirectCount === 20) {
+      if (request4.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request3.redirectCount += 1;
-      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
+      request4.redirectCount += 1;
+      if (request4.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request4, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request4.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
+      if (actualResponse.status !== 303 && request4.body != null && request4.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
-        request3.method = "GET";
-        request3.body = null;
+      if ([301, 302].includes(actualResponse.status) && request4.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request4.method)) {
+        request4.method = "GET";
+        request4.body = null;
         for (const headerName of requestBodyHeader) {
-          request3.headersList.delete(headerName);
+          request4.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
-        request3.headersList.delete("authorization", true);
-        request3.headersList.delete("proxy-authorization", true);
-        request3.headersList.delete("cookie", true);
-        request3.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request4), locationURL)) {
+        request4.headersList.delete("authorization", true);
+        request4.headersList.delete("proxy-authorization", true);
+        request4.headersList.delete("cookie", true);
+        request4.headersList.delete("host", true);
       }
-      if (request3.body != null) {
-        assert(request3.body.source != null);
-        request3.body = safelyExtractBody(request3.body.source)[0];
+      if (request4.body != null) {
+        assert(request4.body.source != null);
+        request4.body = safelyExtractBody(request4.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request3.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
+      request4.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request4, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request3.window === "no-window" && request3.redirect === "error") {
+      if (request4.window === "no-window" && request4.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request3;
+        httpRequest = request4;
       } else {
-        if (request3.body?.source != null) {
-          httpRequest = cloneRequest(request3);
+        if (request4.body?.source != null) {
+          httpRequest = cloneRequest(request4);
         } else {
-          httpRequest = cloneRequest({ ...request3, body: null });
-          httpRequest.body = request3.body;
+          httpRequest = cloneRequest({ ...request4, body: null });
+          httpRequest.body = request4.body;
         }
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
+      const includeCredentials = request4.credentials === "include" || request4.credentials === "same-origin" && request4.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -41744,14 +41744,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request3.useURLCredentials !== void 0 || isTraversableNavigable(request3.traversableForUserPrompts))) {
-        if (request3.body != null) {
-          if (request3.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request4.useURLCredentials !== void 0 || isTraversableNavigable(request4.traversableForUserPrompts))) {
+        if (request4.body != null) {
+          if (request4.body.source == null) {
             return response;
           }
-          request3.body = safelyExtractBody(request3.body.source)[0];
+          request4.body = safelyExtractBody(request4.body.source)[0];
         }
-        if (request3.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request4.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -41761,7 +41761,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request3.window === "no-window") {
+        if (request4.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -41773,7 +41773,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request3.body == null || request3.body.source != null)
+        (request4.body == null || request4.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -41801,21 +41801,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request3 = fetchParams.request;
+      const request4 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request3.cache = "no-store";
+        request4.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request3.mode === "websocket") {
+      if (request4.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request3.body == null && fetchParams.processRequestEndOfBody) {
+      if (request4.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request3.body != null) {
+      } else if (request4.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -41843,7 +41843,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request3.body.stream) {
+            for await (const bytes of request4.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -41950,7 +41950,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request3);
+        const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -41960,13 +41960,13 @@ var require_fetch = __commonJS({
             {
               path: hasTrailingQuestionMark ? `${path}?` : path,
               origin: url.origin,
-              method: request3.method,
-              body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body2,
+              method: request4.method,
+              body: agent.isMockActive ? request4.body && (request4.body.source || request4.body.stream) : body2,
               // Preserve the serialized fetch body for MockAgent net-connect fallthroughs.
               __mockAgentBodyForDispatch: body2,
-              headers: request3.headersList.entries,
+              headers: request4.headersList.entries,
               maxRedirections: 0,
-              upgrade: request3.mode === "websocket" ? "websocket" : void 0,
+              upgrade: request4.mode === "websocket" ? "websocket" : void 0,
               ...allowH2 === false ? { allowH2 } : null
             },
             {
@@ -41995,9 +41995,9 @@ var require_fetch = __commonJS({
                 const headersList = new HeadersList();
                 appendHeadersListFromResponseHeaders(headersList, headers, rawHeaders);
                 const location = headersList.get("location", true);
-                const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
+                const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status);
                 const decoders = [];
-                if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+                if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                   const contentEncoding = headersList.get("content-encoding", true);
                   const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                   const maxContentEncodings = 5;
@@ -42084,7 +42084,7 @@ var require_fetch = __commonJS({
                   this.body?.destroy();
                   return;
                 }
-                if (request3.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
+                if (request4.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
                   resolve(dispatchWithProtocolPreference(body2, false));
                   return;
                 }
@@ -42182,31 +42182,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request3, options = {}) {
+      async match(request4, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request3, options, 1);
+        const p = this.#internalMatchAll(request4, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request3 = void 0, options = {}) {
+      async matchAll(request4 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.matchAll";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request3, options);
+        return this.#internalMatchAll(request4, options);
       }
-      async add(request3) {
+      async add(request4) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
-        const requests = [request3];
+        request4 = webidl.converters.RequestInfo(request4);
+        const requests = [request4];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -42216,19 +42216,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request3 of requests) {
-          if (request3 === void 0) {
+        for (let request4 of requests) {
+          if (request4 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request3 = webidl.converters.RequestInfo(request3);
-          if (typeof request3 === "string") {
+          request4 = webidl.converters.RequestInfo(request4);
+          if (typeof request4 === "string") {
             continue;
           }
-          const r = getRequestState(request3);
+          const r = getRequestState(request4);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -42237,8 +42237,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request3 of requests) {
-          const r = getRequestState(new Request(request3));
+        for (const request4 of requests) {
+          const r = getRequestState(new Request(request4));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -42318,17 +42318,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request3, response) {
+      async put(request4, response) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request3)) {
-          innerRequest = getRequestState(request3);
+        if (webidl.is.Request(request4)) {
+          innerRequest = getRequestState(request4);
         } else {
-          innerRequest = getRequestState(new Request(request3));
+          innerRequest = getRequestState(new Request(request4));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -42399,21 +42399,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request3, options = {}) {
+      async delete(request4, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request3)) {
-          r = getRequestState(request3);
+        if (webidl.is.Request(request4)) {
+          r = getRequestState(request4);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request3 === "string");
-          r = getRequestState(new Request(request3));
+          assert(typeof request4 === "string");
+          r = getRequestState(new Request(request4));
         }
         const operations = [];
         const operation = {
@@ -42445,25 +42445,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request3 = void 0, options = {}) {
+      async keys(request4 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.keys";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r = getRequestState(request3);
+        if (request4 !== void 0) {
+          if (webidl.is.Request(request4)) {
+            r = getRequestState(request4);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = getRequestState(new Request(request3));
+          } else if (typeof request4 === "string") {
+            r = getRequestState(new Request(request4));
           }
         }
         const promise = Promise.withResolvers();
         const requests = [];
-        if (request3 === void 0) {
+        if (request4 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -42475,9 +42475,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request4 of requests) {
+          for (const request5 of requests) {
             const requestObject = fromInnerRequest(
-              request4,
+              request5,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -42596,9 +42596,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request4, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request3.url);
+        const cachedURL = new URL(request4.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -42614,7 +42614,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request3.headersList.get(fieldValue);
+          const requestValue = request4.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -42622,20 +42622,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request3, options, maxResponses = Infinity) {
+      #internalMatchAll(request4, options, maxResponses = Infinity) {
         let r = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r = getRequestState(request3);
+        if (request4 !== void 0) {
+          if (webidl.is.Request(request4)) {
+            r = getRequestState(request4);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = getRequestState(new Request(request3));
+          } else if (typeof request4 === "string") {
+            r = getRequestState(new Request(request4));
           }
         }
         const responses = [];
-        if (request3 === void 0) {
+        if (request4 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -42732,21 +42732,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request3, options = {}) {
+      async match(request4, options = {}) {
         webidl.brandCheck(this, webidl.is.CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request3 = webidl.converters.RequestInfo(request3);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request3, options);
+            return await cache.match(request4, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request3, options);
+            const response = await cache.match(request4, options);
             if (response !== void 0) {
               return response;
             }
@@ -43969,7 +43969,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request3 = makeRequest({
+      const request4 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -43982,18 +43982,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request3.headersList = headersList;
+        request4.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request3.headersList.append("sec-websocket-key", keyValue, true);
-      request3.headersList.append("sec-websocket-version", "13", true);
+      request4.headersList.append("sec-websocket-key", keyValue, true);
+      request4.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request3.headersList.append("sec-websocket-protocol", protocol, true);
+        request4.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request3.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request4.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request3,
+        request: request4,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -44042,7 +44042,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request4.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -45964,15 +45964,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -46095,12 +46095,12 @@ var require_eventsource = __commonJS({
           corsAttributeState = USE_CREDENTIALS;
           this.#withCredentials = true;
         }
-        const request3 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
-        request3.client = environmentSettingsObject.settingsObject;
-        request3.headersList.set("Accept", "text/event-stream");
-        request3.cache = "no-store";
-        request3.initiator = "other";
-        this.#request = request3;
+        const request4 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
+        request4.client = environmentSettingsObject.settingsObject;
+        request4.headersList.set("Accept", "text/event-stream");
+        request4.cache = "no-store";
+        request4.initiator = "other";
+        this.#request = request4;
         this.#connect();
       }
       /**
@@ -46133,10 +46133,10 @@ var require_eventsource = __commonJS({
       #connect() {
         if (this.#readyState === CLOSED) return;
         this.#readyState = CONNECTING;
-        const request3 = cloneRequest(this.#request);
-        request3.urlList = [...this.#request.urlList];
+        const request4 = cloneRequest(this.#request);
+        request4.urlList = [...this.#request.urlList];
         const fetchParams = {
-          request: request3,
+          request: request4,
           dispatcher: this.#dispatcher
         };
         const processEventSourceEndOfBody = (response) => {
@@ -46357,7 +46357,7 @@ var require_undici = __commonJS({
     var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent4 = require_agent();
+    var Agent5 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -46385,7 +46385,7 @@ var require_undici = __commonJS({
     module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent4;
+    module2.exports.Agent = Agent5;
     module2.exports.Dispatcher1Wrapper = Dispatcher1Wrapper;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
@@ -46964,9 +46964,9 @@ var require_codegen = __commonJS({
       }
     };
     var Label = class extends Node {
-      constructor(label2) {
+      constructor(label3) {
         super();
-        this.label = label2;
+        this.label = label3;
         this.names = {};
       }
       render({ _n }) {
@@ -46974,14 +46974,14 @@ var require_codegen = __commonJS({
       }
     };
     var Break = class extends Node {
-      constructor(label2) {
+      constructor(label3) {
         super();
-        this.label = label2;
+        this.label = label3;
         this.names = {};
       }
       render({ _n }) {
-        const label2 = this.label ? ` ${this.label}` : "";
-        return `break${label2};` + _n;
+        const label3 = this.label ? ` ${this.label}` : "";
+        return `break${label3};` + _n;
       }
     };
     var Throw = class extends Node {
@@ -47393,12 +47393,12 @@ var require_codegen = __commonJS({
         return this._endBlockNode(For);
       }
       // `label` statement
-      label(label2) {
-        return this._leafNode(new Label(label2));
+      label(label3) {
+        return this._leafNode(new Label(label3));
       }
       // `break` statement
-      break(label2) {
-        return this._leafNode(new Break(label2));
+      break(label3) {
+        return this._leafNode(new Break(label3));
       }
       // `return` statement
       return(value2) {
@@ -48732,20 +48732,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count = 0;
+      let count2 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count++;
+        count2++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
         }
-        if (count === Infinity)
+        if (count2 === Infinity)
           return Infinity;
       }
-      return count;
+      return count2;
     }
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
@@ -52283,8 +52283,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count)));
+          const count2 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len2, (i) => {
@@ -52297,16 +52297,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count) {
-          gen.code((0, codegen_1._)`${count}++`);
+        function checkLimits(count2) {
+          gen.code((0, codegen_1._)`${count2}++`);
           if (max2 === void 0) {
-            gen.if((0, codegen_1._)`${count} >= ${min2}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count2} >= ${min2}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count} > ${max2}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count2} > ${max2}`, () => gen.assign(valid, false).break());
             if (min2 === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count} >= ${min2}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count2} >= ${min2}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -54393,7 +54393,9 @@ function compact(v) {
   if (Math.abs(Number(v.toFixed(2))) >= 10) return v.toFixed(1);
   return v.toFixed(2);
 }
+var count = (v) => Number.isInteger(v) ? String(v) : compact(v);
 var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+var signedMs = (v) => v === null || v === void 0 ? "\u2013" : `${v >= 0 ? "+" : "\u2212"}${compact(Math.abs(v))} ms`;
 
 // src/capacity/compare.ts
 function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
@@ -54726,8 +54728,8 @@ async function runSweep(sweep, base, settings, deps) {
       for (const arm of order(grid.length + k - 1)) if (unbounded(arm)) await escalate(rate, arm);
     }
     const blocked = /* @__PURE__ */ new Set();
-    for (let round4 = 0; round4 < MAX_REFINEMENTS; round4++) {
-      const todo = order(round4).filter(
+    for (let round6 = 0; round6 < MAX_REFINEMENTS; round6++) {
+      const todo = order(round6).filter(
         (arm) => !blocked.has(arm) && needsRefinement(
           bracketOf(sweep.arms[arm].points),
           settings.resolution,
@@ -54821,6 +54823,111 @@ function redactDeep(value2, redact) {
 // src/config/measure.ts
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+
+// src/servermetrics/runtimes.ts
+var RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"];
+var RUNTIME_LABELS = {
+  vllm: "vLLM",
+  sglang: "SGLang",
+  tgi: "TGI",
+  llamacpp: "llama.cpp server"
+};
+var PREFIXES = {
+  vllm: "vllm:",
+  sglang: "sglang:",
+  tgi: "tgi_",
+  llamacpp: "llamacpp:"
+};
+var GAUGES = {
+  running: {
+    ratio: false,
+    names: {
+      vllm: ["vllm:num_requests_running"],
+      sglang: ["sglang:num_running_reqs"],
+      tgi: ["tgi_batch_current_size"],
+      llamacpp: ["llamacpp:requests_processing"]
+    }
+  },
+  waiting: {
+    ratio: false,
+    names: {
+      vllm: ["vllm:num_requests_waiting"],
+      sglang: ["sglang:num_queue_reqs"],
+      tgi: ["tgi_queue_size"],
+      llamacpp: ["llamacpp:requests_deferred"]
+    }
+  },
+  kv_cache_usage: {
+    ratio: true,
+    names: {
+      vllm: ["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+      sglang: ["sglang:token_usage"],
+      tgi: [],
+      llamacpp: ["llamacpp:kv_cache_usage_ratio"]
+    }
+  }
+};
+var COUNTERS = {
+  preemptions: {
+    vllm: ["vllm:num_preemptions_total"],
+    sglang: ["sglang:num_retracted_requests_total"],
+    tgi: [],
+    llamacpp: []
+  },
+  // Prefix-cache hit rate = hits ÷ queries, both in prompt tokens.
+  prefix_cache_hits: {
+    vllm: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
+    sglang: ["sglang:cached_tokens_total"],
+    tgi: [],
+    llamacpp: []
+  },
+  prefix_cache_queries: {
+    vllm: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
+    sglang: ["sglang:prompt_tokens_total"],
+    tgi: [],
+    llamacpp: []
+  }
+};
+var HISTOGRAMS = {
+  ttft: {
+    vllm: ["vllm:time_to_first_token_seconds"],
+    sglang: ["sglang:time_to_first_token_seconds"],
+    tgi: [],
+    llamacpp: []
+  },
+  queue_time: {
+    vllm: ["vllm:request_queue_time_seconds"],
+    sglang: ["sglang:queue_time_seconds"],
+    tgi: ["tgi_request_queue_duration"],
+    llamacpp: []
+  },
+  itl: {
+    vllm: ["vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"],
+    sglang: ["sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"],
+    // TGI's is each request's mean time per token: a TPOT, the nearest it has.
+    tgi: ["tgi_request_mean_time_per_token_duration"],
+    llamacpp: []
+  },
+  e2e: {
+    vllm: ["vllm:e2e_request_latency_seconds"],
+    sglang: ["sglang:e2e_request_latency_seconds"],
+    tgi: ["tgi_request_duration"],
+    llamacpp: []
+  }
+};
+function detectRuntime(sampleNames) {
+  const counts = /* @__PURE__ */ new Map();
+  for (const name of sampleNames) {
+    for (const r of RUNTIMES)
+      if (name.startsWith(PREFIXES[r])) counts.set(r, (counts.get(r) ?? 0) + 1);
+  }
+  let best = null;
+  for (const [r, n] of counts) if (best === null || n > (counts.get(best) ?? 0)) best = r;
+  return best;
+}
+function gaugeSamples(runtime) {
+  return new Set(Object.values(GAUGES).flatMap((g2) => g2.names[runtime]));
+}
 
 // src/workload/arrivals.ts
 var ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"];
@@ -57944,17 +58051,17 @@ var Tokenizer_default = Tokenizer;
 // src/workload/tokens.ts
 function tokenCounter(name, tokenizerJson, configJson, words) {
   const tokenizer = new Tokenizer_default(tokenizerJson, configJson);
-  const count = (text) => text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
-  const base = count("a");
-  const first = new Map(words.map((w) => [w, count(w)]));
-  const later = new Map(words.map((w) => [w, count(`a ${w}`) - base]));
+  const count2 = (text) => text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
+  const base = count2("a");
+  const first = new Map(words.map((w) => [w, count2(w)]));
+  const later = new Map(words.map((w) => [w, count2(`a ${w}`) - base]));
   const filler = words.find((w) => later.get(w) === 1);
   const byCount = (m) => new Map([...m].reverse().map(([w, k]) => [k, w]));
   const summed = (first.get(words[0]) ?? 0) + words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
-  const exact = filler !== void 0 && summed === count(words.join(" "));
+  const exact = filler !== void 0 && summed === count2(words.join(" "));
   return {
     name,
-    count,
+    count: count2,
     first,
     later,
     ofCount: { first: byCount(first), later: byCount(later) },
@@ -58930,7 +59037,7 @@ var transform = function(original_options = {}) {
         to,
         to_line
       } = this.options;
-      let { comment, escape: escape2, quote, record_delimiter } = this.options;
+      let { comment: comment2, escape: escape2, quote, record_delimiter } = this.options;
       const {
         bomSkipped,
         delimiterDiscovered,
@@ -58997,7 +59104,7 @@ var transform = function(original_options = {}) {
               for (const key in options2) {
                 this.options[key] = options2[key];
               }
-              ({ comment, escape: escape2, quote } = this.options);
+              ({ comment: comment2, escape: escape2, quote } = this.options);
               break;
             }
           }
@@ -59055,7 +59162,7 @@ var transform = function(original_options = {}) {
             if (this.state.quoting === true) {
               const nextChr = buf[pos + quote.length];
               const isNextChrTrimable = rtrim && this.__isCharTrimable(buf, pos + quote.length);
-              const isNextChrComment = comment !== null && this.__compareBytes(comment, buf, pos + quote.length, nextChr);
+              const isNextChrComment = comment2 !== null && this.__compareBytes(comment2, buf, pos + quote.length, nextChr);
               const isNextChrDelimiter = this.__isDelimiter(
                 buf,
                 pos + quote.length,
@@ -59164,8 +59271,8 @@ var transform = function(original_options = {}) {
             if (this.state.commenting) {
               continue;
             }
-            if (comment !== null && (comment_no_infix === false || this.state.record.length === 0 && this.state.field.length === 0)) {
-              const commentCount = this.__compareBytes(comment, buf, pos, chr);
+            if (comment2 !== null && (comment_no_infix === false || this.state.record.length === 0 && this.state.field.length === 0)) {
+              const commentCount = this.__compareBytes(comment2, buf, pos, chr);
               if (commentCount !== 0) {
                 this.state.commenting = true;
                 continue;
@@ -59883,6 +59990,10 @@ var SETTINGS = [
   // The baseline's (gate) or the endpoint's (measure) failure rate beyond which it is broken.
   { name: "max-error-rate", scope: "trial", default: "1%" },
   { name: "reliability-exclude", scope: "trial", default: "rate_limited_quota" },
+  // The server's Prometheus metrics; default: the base URL's origin + /metrics.
+  { name: "metrics-url", scope: "trial" },
+  { name: "metrics-interval", scope: "trial", default: "1s" },
+  { name: "metrics-runtime", scope: "trial", default: "auto" },
   { name: "max-reruns", scope: "sweep", default: "2" },
   { name: "sync-requests", scope: "sweep", default: "16" },
   { name: "offline-requests", scope: "sweep", default: "256" },
@@ -59900,6 +60011,8 @@ var SETTINGS = [
   { name: "candidate-model", scope: "gate" },
   { name: "baseline-api-key", scope: "gate", secret: true },
   { name: "candidate-api-key", scope: "gate", secret: true },
+  { name: "baseline-metrics-url", scope: "gate" },
+  { name: "candidate-metrics-url", scope: "gate" },
   { name: "trials", scope: "gate", default: "3" },
   // Default: = trials.
   { name: "max-trials", scope: "gate" },
@@ -60139,6 +60252,35 @@ function parseBaseUrl(name, raw) {
 }
 
 // src/config/measure.ts
+function parseServerMetrics(raw, baseUrl) {
+  const url = given(raw, "metrics-url") ?? `${new URL(baseUrl).origin}/metrics`;
+  if (url === "none") return null;
+  return {
+    url: parseMetricsUrl(url),
+    intervalS: parseDurationS("metrics-interval", defaulted(raw, "metrics-interval"), {
+      min: 0.1,
+      max: 60
+    }),
+    runtime: parseChoice("metrics-runtime", defaulted(raw, "metrics-runtime"), [
+      "auto",
+      ...RUNTIMES
+    ])
+  };
+}
+function parseMetricsUrl(raw) {
+  const accepted = "an http(s) URL such as http://127.0.0.1:8000/metrics, or none";
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw rejectValue("metrics-url", raw, accepted);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw rejectValue("metrics-url", raw, accepted);
+  if (url.username || url.password)
+    throw new InputError("metrics-url: credentials in the URL are not accepted");
+  return url.toString();
+}
 function parseOutcomeList(raw) {
   const text = defaulted(raw, "reliability-exclude");
   if (text.trim() === "none") return [];
@@ -60278,11 +60420,11 @@ function parseReplay(raw, readFile, trialS) {
   const cap = given(raw, "max-requests");
   const maxRequests = cap === void 0 ? void 0 : parseNumber("max-requests", cap, { integer: true, min: 1, max: MAX_REQUESTS_PER_TRIAL });
   const endMs = startS * 1e3 + trialS * 1e3 / timeScale;
-  const count = Math.min(
+  const count2 = Math.min(
     trace.rows.filter((r) => r.offsetMs >= startS * 1e3 && r.offsetMs < endMs).length,
     maxRequests ?? Number.POSITIVE_INFINITY
   );
-  if (count === 0)
+  if (count2 === 0)
     throw new InputError(
       `trace ${path}: no row between trace-start ${startS} s and the trial's end (${Number(((endMs - startS * 1e3) / 1e3).toPrecision(4))} s of the trace at time-scale ${timeScale}); the trace spans ${Number(((trace.rows.at(-1)?.offsetMs ?? 0) / 1e3).toPrecision(4))} s`
     );
@@ -60294,7 +60436,7 @@ function parseReplay(raw, readFile, trialS) {
       timeScale,
       startS,
       maxRequests,
-      ratePerS: count / trialS
+      ratePerS: count2 / trialS
     }
   };
 }
@@ -60453,7 +60595,8 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
     timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86400 }),
     maxConcurrency: maxConcurrency === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
     slo: slo === void 0 ? {} : parseSlo("slo", slo),
-    limits: parseLimits(raw, checks)
+    limits: parseLimits(raw, checks),
+    serverMetrics: parseServerMetrics(raw, baseUrl)
   };
   checkTrialSize(options);
   return options;
@@ -60907,8 +61050,8 @@ PerceptronModel.prototype.predict = function predict(features) {
     return 0;
   }
 };
-PerceptronModel.prototype.train = function train2(features, label2) {
-  if (label2 !== 0 && label2 !== 1) {
+PerceptronModel.prototype.train = function train2(features, label3) {
+  if (label3 !== 0 && label3 !== 1) {
     return null;
   }
   if (features.length !== this.weights.length) {
@@ -60916,8 +61059,8 @@ PerceptronModel.prototype.train = function train2(features, label2) {
     this.bias = 1;
   }
   var prediction = this.predict(features);
-  if (typeof prediction === "number" && prediction !== label2) {
-    var gradient = label2 - prediction;
+  if (typeof prediction === "number" && prediction !== label3) {
+    var gradient = label3 - prediction;
     for (var i = 0; i < this.weights.length; i++) {
       this.weights[i] += gradient * features[i];
     }
@@ -61017,9 +61160,9 @@ function cv(xs) {
 var OUTLIER_FLOOR = Math.log(1.05);
 function outliers(ds) {
   if (ds.length < 4) return ds.map(() => false);
-  const med = median(ds);
+  const med2 = median(ds);
   const spread = 3 * 1.4826 * medianAbsoluteDeviation(ds);
-  return ds.map((d) => Math.abs(d - med) > Math.max(spread, OUTLIER_FLOOR));
+  return ds.map((d) => Math.abs(d - med2) > Math.max(spread, OUTLIER_FLOOR));
 }
 function toleranceLog(spec) {
   return spec.higherIsWorse ? Math.log(1 + spec.tolerance) : -Math.log(1 - spec.tolerance);
@@ -61367,12 +61510,12 @@ function trialName(t) {
 
 // src/compare/guards.ts
 function baselineWords(trials, classes, counted) {
-  const [worst, count] = Object.entries(classes).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0] ?? [];
+  const [worst, count2] = Object.entries(classes).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0] ?? [];
   const total = Object.values(classes).reduce((s, n) => s + (n ?? 0), 0);
-  if (!worst || !count) return "the baseline itself failed its requests";
+  if (!worst || !count2) return "the baseline itself failed its requests";
   const example = examplesOf(trials.filter((t) => t.arm === "baseline"))[worst];
-  const words = failureWords(worst, count / counted, example);
-  return count === total ? `the baseline itself ${words}` : `the baseline itself failed ${percent(total / counted)} of its requests; it ${words}`;
+  const words = failureWords(worst, count2 / counted, example);
+  return count2 === total ? `the baseline itself ${words}` : `the baseline itself failed ${percent(total / counted)} of its requests; it ${words}`;
 }
 var classList = (classes) => Object.entries(classes).map(([o, c]) => `${o} ${c}`).join(", ");
 function guardsFor(limits, trials, specs) {
@@ -61490,13 +61633,479 @@ function overallVerdict(decision, qualityFailed, cancelled = false) {
 }
 
 // src/servers/preflight.ts
-var import_undici3 = __toESM(require_undici(), 1);
+var import_undici4 = __toESM(require_undici(), 1);
+
+// src/servermetrics/scraper.ts
+var import_undici = __toESM(require_undici(), 1);
+
+// src/servermetrics/parse.ts
+var TYPES = /* @__PURE__ */ new Set([
+  "counter",
+  "gauge",
+  "histogram",
+  "gaugehistogram",
+  "summary",
+  "info",
+  "stateset",
+  "untyped",
+  "unknown"
+]);
+var SUFFIXES = {
+  counter: ["_total", "_created"],
+  histogram: ["_bucket", "_sum", "_count", "_created"],
+  gaugehistogram: ["_bucket", "_gsum", "_gcount"],
+  summary: ["_sum", "_count", "_created"],
+  info: ["_info"]
+};
+var NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
+var MAX_BAD_SHOWN = 3;
+var Reader = class {
+  out = { families: /* @__PURE__ */ new Map(), badLines: 0, firstBad: [] };
+  // Sample name → its family, found once per name (a page repeats each name per label set).
+  owners = /* @__PURE__ */ new Map();
+  keep;
+  lineNo = 0;
+  constructor(keep) {
+    this.keep = keep;
+  }
+  line(raw) {
+    this.lineNo++;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line.length === 0 || line.trim() === "") return;
+    let ok;
+    if (line.startsWith("#")) {
+      ok = comment(line, this.familyOf);
+      this.owners.clear();
+    } else ok = sample(line, this.owner, this.keep);
+    if (!ok) {
+      this.out.badLines++;
+      if (this.out.firstBad.length < MAX_BAD_SHOWN)
+        this.out.firstBad.push(`line ${this.lineNo}: ${line.slice(0, 120)}`);
+    }
+  }
+  familyOf = (name) => {
+    let f = this.out.families.get(name);
+    if (!f) {
+      f = { name, type: "untyped", help: "", samples: [] };
+      this.out.families.set(name, f);
+    }
+    return f;
+  };
+  owner = (sample2) => {
+    let f = this.owners.get(sample2);
+    if (!f) {
+      const families = this.out.families;
+      f = families.get(sample2) ?? declaredOwner(families, sample2) ?? this.familyOf(sample2);
+      this.owners.set(sample2, f);
+    }
+    return f;
+  };
+};
+function parseExposition(text, keep) {
+  const reader = new Reader(keep);
+  for (const line of text.split("\n")) reader.line(line);
+  return reader.out;
+}
+async function parseExpositionSliced(text, keep, linesPerSlice = 64) {
+  const reader = new Reader(keep);
+  const lines2 = text.split("\n");
+  for (let i = 0; i < lines2.length; i++) {
+    if (i > 0 && i % linesPerSlice === 0) await new Promise((resolve) => setImmediate(resolve));
+    reader.line(lines2[i]);
+  }
+  return reader.out;
+}
+function declaredOwner(families, sample2) {
+  for (const [type, suffixes] of Object.entries(SUFFIXES)) {
+    for (const suffix of suffixes) {
+      if (!sample2.endsWith(suffix)) continue;
+      const f = families.get(sample2.slice(0, -suffix.length));
+      if (f?.type === type) return f;
+    }
+  }
+  return void 0;
+}
+function comment(line, familyOf) {
+  const m = /^#\s+(HELP|TYPE|UNIT)\s+([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\s+(.*))?$/.exec(line);
+  if (!m) return true;
+  const [, keyword, name, rest = ""] = m;
+  const family = familyOf(name);
+  if (keyword === "HELP") family.help = unescapeHelp(rest);
+  if (keyword === "TYPE") {
+    const type = rest.trim().toLowerCase();
+    if (!TYPES.has(type)) return false;
+    family.type = type === "unknown" ? "untyped" : type;
+  }
+  return true;
+}
+var LABEL = /\s*,?\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"\\]*(?:\\.[^"\\]*)*)"/y;
+var LABELS_END = /\s*,?\s*\}/y;
+function sample(line, owner, keep) {
+  const name = NAME.exec(line)?.[0];
+  if (!name) return false;
+  if (keep && !keep(name)) return true;
+  let at = name.length;
+  const labels = {};
+  if (line[at] === "{") {
+    at++;
+    for (; ; ) {
+      LABELS_END.lastIndex = at;
+      if (LABELS_END.test(line)) {
+        at = LABELS_END.lastIndex;
+        break;
+      }
+      LABEL.lastIndex = at;
+      const m = LABEL.exec(line);
+      if (!m) return false;
+      const v = m[2];
+      labels[m[1]] = v.includes("\\") ? unescapeLabel(v) : v;
+      at = LABEL.lastIndex;
+    }
+  }
+  const hash = line.indexOf(" # ", at);
+  const end = hash < 0 ? line.length : hash;
+  while (line[at] === " " || line[at] === "	") at++;
+  let stop = at;
+  while (stop < end && line[stop] !== " " && line[stop] !== "	") stop++;
+  const rest = line.slice(stop, end).trim();
+  if (rest !== "" && !/^-?\d+(\.\d+)?$/.test(rest)) return false;
+  const value2 = parseValue(line.slice(at, stop));
+  if (value2 === void 0) return false;
+  owner(name).samples.push({ name, labels, value: value2 });
+  return true;
+}
+function unescapeLabel(v) {
+  return v.replace(/\\(.)/g, (_, c) => c === "n" ? "\n" : c);
+}
+function parseValue(text) {
+  const v = Number(text);
+  if (Number.isFinite(v) && text !== "") return v;
+  if (/^[+]?inf$/i.test(text)) return Number.POSITIVE_INFINITY;
+  if (/^-inf$/i.test(text)) return Number.NEGATIVE_INFINITY;
+  if (/^nan$/i.test(text)) return Number.NaN;
+  return void 0;
+}
+function unescapeHelp(text) {
+  return text.replace(/\\([n\\])/g, (_, c) => c === "n" ? "\n" : "\\");
+}
+
+// src/servermetrics/snapshot.ts
+function samplesByName(exposition) {
+  const out = /* @__PURE__ */ new Map();
+  for (const family of exposition.families.values()) {
+    for (const s of family.samples) {
+      const list = out.get(s.name);
+      if (list) list.push(s);
+      else out.set(s.name, [s]);
+    }
+  }
+  return out;
+}
+function metricNames(exposition) {
+  const names = /* @__PURE__ */ new Set();
+  for (const f of exposition.families.values()) {
+    if (f.samples.length === 0) continue;
+    names.add(f.type === "counter" && !f.name.endsWith("_total") ? `${f.name}_total` : f.name);
+  }
+  return [...names].sort();
+}
+function snapshot(samples, runtime, model, atMs) {
+  const pick = (names, suffix = "") => {
+    for (const name of names) {
+      const found = samples.get(name + suffix);
+      if (found && found.length > 0) return forModel(found, model);
+    }
+    return [];
+  };
+  const out = { atMs, gauges: {}, counters: {}, histograms: {} };
+  for (const [series, spec] of Object.entries(GAUGES)) {
+    const found = pick(spec.names[runtime]).filter((s) => Number.isFinite(s.value));
+    if (found.length === 0) continue;
+    const total = found.reduce((a, s) => a + s.value, 0);
+    out.gauges[series] = spec.ratio ? total / found.length : total;
+  }
+  for (const [series, names] of Object.entries(COUNTERS)) {
+    const found = pick(names[runtime]);
+    if (found.length > 0) out.counters[series] = found.reduce((a, s) => a + s.value, 0);
+  }
+  for (const [series, names] of Object.entries(HISTOGRAMS)) {
+    const name = names[runtime].find((n) => (samples.get(`${n}_bucket`)?.length ?? 0) > 0);
+    if (name === void 0) continue;
+    const buckets = histogram(
+      forModel(samples.get(`${name}_bucket`) ?? [], model),
+      pick([name], "_sum"),
+      pick([name], "_count")
+    );
+    if (buckets) out.histograms[series] = buckets;
+  }
+  return out;
+}
+function forModel(samples, model) {
+  const own = samples.filter((s) => s.labels.model_name === model);
+  return own.length > 0 ? own : samples;
+}
+function histogram(bucketSamples, sums, counts) {
+  const byBound = /* @__PURE__ */ new Map();
+  for (const s of bucketSamples) {
+    const le2 = s.labels.le === void 0 ? Number.NaN : Number(s.labels.le.replace(/^\+?Inf$/, "Infinity"));
+    if (Number.isNaN(le2)) return null;
+    byBound.set(le2, (byBound.get(le2) ?? 0) + s.value);
+  }
+  const le = [...byBound.keys()].sort((a, b) => a - b);
+  if (le.at(-1) !== Number.POSITIVE_INFINITY) return null;
+  const total = (xs) => xs.reduce((a, s) => a + s.value, 0);
+  const countsAt = le.map((b) => byBound.get(b));
+  return {
+    le,
+    counts: countsAt,
+    sumS: total(sums),
+    count: counts.length > 0 ? total(counts) : countsAt.at(-1)
+  };
+}
+
+// src/servermetrics/view.ts
+var round = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+function serverView(input) {
+  const notes = [...input.notes];
+  const inWindow = input.during.filter(
+    (s) => s.atMs >= input.windowStartMs && s.atMs <= input.windowEndMs
+  );
+  const gauges = {};
+  for (const series of new Set(inWindow.flatMap((s) => Object.keys(s.gauges)))) {
+    const values = inWindow.flatMap((s) => s.gauges[series] ?? []).sort((a, b) => a - b);
+    gauges[series] = {
+      mean: round(values.reduce((a, v) => a + v, 0) / values.length),
+      p95: round(quantileSorted(values, 0.95)),
+      max: round(values.at(-1))
+    };
+  }
+  const resets = /* @__PURE__ */ new Set();
+  const counters = {};
+  for (const series of Object.keys(input.after.counters)) {
+    const a = input.after.counters[series];
+    const b = input.before.counters[series];
+    if (b === void 0) continue;
+    if (a < b) resets.add(series);
+    counters[series] = round(a < b ? a : a - b);
+  }
+  const histograms = {};
+  for (const series of Object.keys(input.after.histograms)) {
+    const a = input.after.histograms[series];
+    const b = input.before.histograms[series];
+    if (!b) continue;
+    const delta = bucketDelta(a, b);
+    if (delta === "reset") resets.add(series);
+    histograms[series] = histogramStats(delta === "reset" ? a : delta);
+  }
+  if (resets.size > 0)
+    notes.push(
+      `counters went down during the trial (the server restarted?): ${[...resets].join(", ")} counted from 0`
+    );
+  const hits = counters.prefix_cache_hits;
+  const queries = counters.prefix_cache_queries;
+  return {
+    url: input.url,
+    runtime: input.runtime,
+    scrapes: input.during.length + 2,
+    window_scrapes: inWindow.length,
+    failed_scrapes: input.failedScrapes,
+    gauges,
+    counters,
+    prefix_cache_hit_rate: hits !== void 0 && queries !== void 0 && queries > 0 ? round(hits / queries, 4) : null,
+    histograms,
+    names: input.names,
+    notes
+  };
+}
+function bucketDelta(after, before) {
+  if (after.le.length !== before.le.length || after.le.some((b, i) => b !== before.le[i]))
+    return "reset";
+  const counts = after.counts.map((c, i) => c - before.counts[i]);
+  if (counts.some((c) => c < 0) || after.count < before.count) return "reset";
+  return {
+    le: after.le,
+    counts,
+    sumS: after.sumS - before.sumS,
+    count: after.count - before.count
+  };
+}
+function histogramStats(h) {
+  const out = {
+    count: h.count,
+    mean_ms: h.count > 0 ? round(h.sumS / h.count * 1e3) : null,
+    p50_ms: null,
+    p95_ms: null,
+    lower_bounds: [],
+    upper_bounds: []
+  };
+  for (const [key, q] of [
+    ["p50_ms", 0.5],
+    ["p95_ms", 0.95]
+  ]) {
+    const v = bucketQuantile(h, q);
+    if (v === null) continue;
+    out[key] = round(v.ms);
+    if (v.bound === "at_least") out.lower_bounds.push(key);
+    if (v.bound === "at_most") out.upper_bounds.push(key);
+  }
+  return out;
+}
+function bucketQuantile(h, q) {
+  const total = h.counts.at(-1) ?? 0;
+  if (total <= 0) return null;
+  const rank = q * total;
+  const i = h.counts.findIndex((c) => c >= rank);
+  const upper = h.le[i];
+  if (i === 0)
+    return { ms: upper * 1e3, bound: upper === Number.POSITIVE_INFINITY ? "at_least" : "at_most" };
+  const lower = h.le[i - 1];
+  if (upper === Number.POSITIVE_INFINITY) return { ms: lower * 1e3, bound: "at_least" };
+  const below = h.counts[i - 1];
+  const inBucket = h.counts[i] - below;
+  const s = inBucket > 0 ? lower + (upper - lower) * (rank - below) / inBucket : upper;
+  return { ms: s * 1e3, bound: "exact" };
+}
+
+// src/servermetrics/scraper.ts
+var scrapeFailed = (m) => m !== null && m !== void 0 && "error" in m;
+var MAX_BODY_BYTES = 8 * 1024 * 1024;
+function metricsFetcher() {
+  const agent = new import_undici.Agent({ connections: 1, headersTimeout: 0, bodyTimeout: 0 });
+  return {
+    fetch: async (url, timeoutMs) => {
+      const res = await (0, import_undici.request)(url, {
+        dispatcher: agent,
+        headers: { accept: "text/plain;version=0.0.4, application/openmetrics-text;q=0.5" },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs
+      });
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        throw new Error(`answered HTTP ${res.statusCode}`);
+      }
+      const bytes = await res.body.arrayBuffer();
+      if (bytes.byteLength > MAX_BODY_BYTES)
+        throw new Error(`answered ${bytes.byteLength} bytes, more than a metrics page`);
+      return Buffer.from(bytes).toString("utf8");
+    },
+    close: () => agent.close()
+  };
+}
+var TrialScrape = class {
+  options;
+  model;
+  deps;
+  runtime = null;
+  before;
+  during = [];
+  failed = 0;
+  notes = [];
+  lastError = "";
+  timer;
+  inFlight;
+  stopped = false;
+  error;
+  constructor(options, model, deps) {
+    this.options = options;
+    this.model = model;
+    this.deps = deps;
+  }
+  async start() {
+    const first = await this.scrape();
+    if (!first) {
+      this.error = `GET ${this.options.url} ${this.lastError}`;
+      return;
+    }
+    this.runtime = this.options.runtime === "auto" ? detectRuntime(samplesByName(first).keys()) : this.options.runtime;
+    if (this.runtime === null)
+      this.notes.push(
+        `its names are none of ${Object.values(RUNTIME_LABELS).join(", ")}'s: no series read (set metrics-runtime)`
+      );
+    if (first.badLines > 0)
+      this.notes.push(`${first.badLines} lines did not parse, e.g. ${first.firstBad[0]}`);
+    this.before = this.reduce(first);
+    this.tick();
+  }
+  async finish(windowStartMs, windowEndMs) {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.inFlight;
+    const url = this.options.url;
+    if (!this.before) return { url, error: this.error ?? `GET ${url} was not scraped` };
+    const last = await this.scrape();
+    if (!last) return { url, error: `GET ${url} after the trial ${this.lastError}` };
+    if (this.failed > 0)
+      this.notes.push(`${plural(this.failed, "scrape")} failed, the last: ${this.lastError}`);
+    return serverView({
+      url,
+      runtime: this.runtime,
+      before: this.before,
+      after: this.reduce(last),
+      during: this.during,
+      windowStartMs,
+      windowEndMs,
+      failedScrapes: this.failed,
+      names: metricNames(last),
+      notes: this.notes
+    });
+  }
+  /**
+   * The next scrape an interval after the last one began; never two at once.
+   * Inside the trial only the gauges are read, a slice of the page at a time:
+   * the load generator's sends never wait for a whole page's parse.
+   */
+  tick(lastBeganMs = this.deps.now()) {
+    if (this.stopped) return;
+    const waitMs = Math.max(0, lastBeganMs + this.options.intervalS * 1e3 - this.deps.now());
+    const gauges = this.runtime === null ? /* @__PURE__ */ new Set() : gaugeSamples(this.runtime);
+    this.timer = setTimeout(() => {
+      const beganMs = this.deps.now();
+      this.inFlight = this.fetch().then(async (text) => {
+        if (text !== null && !this.stopped)
+          this.during.push(this.reduce(await parseExpositionSliced(text, (n) => gauges.has(n))));
+        this.tick(beganMs);
+      });
+    }, waitMs);
+    this.timer.unref();
+  }
+  async scrape() {
+    const text = await this.fetch();
+    return text === null ? null : parseExposition(text);
+  }
+  async fetch() {
+    try {
+      const timeoutMs = Math.max(1e3, Math.min(5e3, this.options.intervalS * 1e3));
+      return await this.deps.fetch(this.options.url, timeoutMs);
+    } catch (error) {
+      this.failed++;
+      this.lastError = errorMessage(error);
+      return null;
+    }
+  }
+  reduce(e) {
+    const at = this.deps.now();
+    return this.runtime === null ? { atMs: at, gauges: {}, counters: {}, histograms: {} } : snapshot(samplesByName(e), this.runtime, this.model, at);
+  }
+};
+async function readQueue(options, model, fetch) {
+  let text;
+  try {
+    text = await fetch(options.url, 2e3);
+  } catch {
+    return null;
+  }
+  const samples = samplesByName(parseExposition(text));
+  const runtime = options.runtime === "auto" ? detectRuntime(samples.keys()) : options.runtime;
+  if (runtime === null) return null;
+  const { running, waiting } = snapshot(samples, runtime, model, 0).gauges;
+  return running === void 0 || waiting === void 0 ? null : { running, waiting };
+}
 
 // src/servers/probe.ts
-var import_undici2 = __toESM(require_undici(), 1);
+var import_undici3 = __toESM(require_undici(), 1);
 
 // src/load/client.ts
-var import_undici = __toESM(require_undici(), 1);
+var import_undici2 = __toESM(require_undici(), 1);
 
 // src/openai/connection.ts
 var RECONNECTABLE = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
@@ -61828,7 +62437,7 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
       if (!responded && !record.timedOut && record.reconnects === 0 && RECONNECTABLE.has(code ?? "")) {
         record.reconnects++;
         controller = void 0;
-        fresh = new import_undici.Client(origin2, { headersTimeout: 0, bodyTimeout: 0 });
+        fresh = new import_undici2.Client(origin2, { headersTimeout: 0, bodyTimeout: 0 });
         send(fresh);
         return;
       }
@@ -61930,7 +62539,7 @@ function loadRequestBody(target, messages, maxTokens) {
 async function listModels(target, dispatcher, timeoutMs) {
   const headers = requestHeaders(target, false);
   try {
-    const res = await (0, import_undici2.request)(modelsUrl(target), {
+    const res = await (0, import_undici3.request)(modelsUrl(target), {
       dispatcher,
       headers: headers.authorization ? { authorization: headers.authorization } : {},
       signal: AbortSignal.timeout(timeoutMs)
@@ -62030,7 +62639,7 @@ function likelyFix(arm, target, models, probe) {
   return "see the server's log";
 }
 async function preflight(arm, target, timeoutS) {
-  const agent = new import_undici3.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+  const agent = new import_undici4.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   try {
     const models = await listModels(target, agent, MODELS_TIMEOUT_MS);
     let first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1e3);
@@ -62063,8 +62672,8 @@ async function preflight(arm, target, timeoutS) {
       url: target.baseUrl,
       model: target.model,
       models: models.kind === "listed" ? models.ids : null,
-      first_ttft_ms: round(first.ttftMs),
-      idle_ttft_ms: round(Math.min(first.ttftMs, ...probes)),
+      first_ttft_ms: round2(first.ttftMs),
+      idle_ttft_ms: round2(Math.min(first.ttftMs, ...probes)),
       warnings
     };
   } finally {
@@ -62072,9 +62681,41 @@ async function preflight(arm, target, timeoutS) {
   }
 }
 var idleBoundMs = (idleTtftMs) => Math.max(2 * idleTtftMs, idleTtftMs + 25);
-async function waitIdle(target, idleTtftMs, timeoutS) {
-  const agent = new import_undici3.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+var IDLE_POLL_MS = 200;
+var sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function waitIdle(target, idleTtftMs, timeoutS, metrics = null) {
   const startMs = performance.now();
+  const waitedS = () => (performance.now() - startMs) / 1e3;
+  if (metrics) {
+    const fetcher = metricsFetcher();
+    try {
+      let scrapes = 0;
+      for (; ; ) {
+        const queue = await readQueue(metrics, target.model, fetcher.fetch);
+        if (queue === null) break;
+        scrapes++;
+        const queued = queue.running + queue.waiting;
+        if (queued === 0 || waitedS() >= timeoutS) {
+          return {
+            by: "metrics",
+            probes: scrapes,
+            waited_s: round2(waitedS()),
+            busy: queued > 0,
+            ttft_ms: null,
+            idle_ttft_ms: idleTtftMs,
+            queued
+          };
+        }
+        await sleep(IDLE_POLL_MS);
+      }
+    } finally {
+      await fetcher.close();
+    }
+  }
+  return probeUntilIdle(target, idleTtftMs, timeoutS, startMs);
+}
+async function probeUntilIdle(target, idleTtftMs, timeoutS, startMs) {
+  const agent = new import_undici4.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   const bound = idleBoundMs(idleTtftMs);
   let probes = 0;
   let last = null;
@@ -62088,21 +62729,25 @@ async function waitIdle(target, idleTtftMs, timeoutS) {
       const waitedS = (performance.now() - startMs) / 1e3;
       if (idle || waitedS >= timeoutS) {
         return {
+          by: "probes",
           probes,
-          waited_s: round(waitedS),
+          waited_s: round2(waitedS),
           busy: !idle,
-          ttft_ms: last === null ? null : round(last),
-          idle_ttft_ms: idleTtftMs
+          ttft_ms: last === null ? null : round2(last),
+          idle_ttft_ms: idleTtftMs,
+          queued: null
         };
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(IDLE_POLL_MS);
     }
   } finally {
     await agent.close();
   }
 }
-var round = (v) => Math.round(v * 1e3) / 1e3;
+var round2 = (v) => Math.round(v * 1e3) / 1e3;
 function describeBusy(check) {
+  if (check.by === "metrics")
+    return `started on a busy server: after ${compact(check.waited_s)} s its metrics still showed ${check.queued} requests running or waiting`;
   const ttft = check.ttft_ms === null ? "no answer" : `${compact(check.ttft_ms)} ms`;
   return `started on a busy server: after ${compact(check.waited_s)} s of probes its TTFT was ${ttft} (idle ${compact(check.idle_ttft_ms)} ms, bound ${compact(idleBoundMs(check.idle_ttft_ms))} ms)`;
 }
@@ -62241,8 +62886,8 @@ function capacitySection(c, ttftSloMs2) {
   const cmp = c.comparison;
   const { baseline, candidate } = c.arms;
   const bounds = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
-  const server = (label2) => label2.replace(/^Server \([^)]*\): /, "");
-  const offline = (label2) => label2.replace(/^Offline: /, "");
+  const server = (label3) => label3.replace(/^Server \([^)]*\): /, "");
+  const offline = (label3) => label3.replace(/^Offline: /, "");
   const sync = (a) => a.capacity.synchronous ? `TTFT p50 ${compact(a.capacity.synchronous.ttft_p50_ms)} ms` : "\u2013";
   const serverName = baseline.labels.server.match(/^(Server \([^)]*\))/)?.[1] ?? "Server";
   const grid = (a) => a.points.filter((p) => p.phase === "rate");
@@ -62623,6 +63268,124 @@ function poolHistograms(trials) {
   return total.summary();
 }
 
+// src/servermetrics/compare.ts
+var med = (xs) => xs.length === 0 ? null : median(xs);
+var round4 = (v) => v === null ? null : Math.round(v * 1e3) / 1e3;
+function armView(inputs) {
+  const views = inputs.flatMap((t) => t.metrics && !scrapeFailed(t.metrics) ? [t.metrics] : []);
+  const failures2 = inputs.flatMap((t) => scrapeFailed(t.metrics) ? [t.metrics] : []);
+  const first = views[0] ?? failures2[0];
+  const gauges = {};
+  for (const g2 of ["running", "waiting", "kv_cache_usage"]) {
+    const stats = views.flatMap((v) => v.gauges[g2] ?? []);
+    if (stats.length > 0)
+      gauges[g2] = {
+        mean: round4(med(stats.map((s) => s.mean))),
+        max: round4(med(stats.map((s) => s.max)))
+      };
+  }
+  const histograms = {};
+  for (const h of ["ttft", "queue_time", "itl", "e2e"]) {
+    const stats = views.flatMap((v) => v.histograms[h] ?? []);
+    if (stats.length > 0)
+      histograms[h] = {
+        mean_ms: round4(med(stats.flatMap((s) => s.mean_ms ?? []))),
+        p95_ms: round4(med(stats.flatMap((s) => s.p95_ms ?? []))),
+        p95_bound: stats.some((s) => s.lower_bounds.includes("p95_ms")) ? "\u2265" : stats.every((s) => s.upper_bounds.includes("p95_ms")) ? "\u2264" : ""
+      };
+  }
+  return {
+    url: first?.url ?? null,
+    runtime: views[0]?.runtime ?? null,
+    trials: views.length,
+    failed: failures2.length,
+    errors: [...new Set(failures2.map((f) => f.error))].slice(0, 3),
+    gauges,
+    preemptions_per_trial: med(views.flatMap((v) => v.counters.preemptions ?? [])),
+    prefix_cache_hit_rate: round4(med(views.flatMap((v) => v.prefix_cache_hit_rate ?? []))),
+    histograms,
+    names: [...new Set(views.flatMap((v) => v.names))].sort(),
+    notes: [...new Set(views.flatMap((v) => v.notes))].slice(0, 5)
+  };
+}
+function compareServerViews(trials) {
+  if (![...trials.baseline, ...trials.candidate].some((t) => t.metrics)) return null;
+  const baseline = armView(trials.baseline);
+  const candidate = armView(trials.candidate);
+  const sameRuntime = baseline.runtime !== null && baseline.runtime === candidate.runtime;
+  const onlyIn = (a, b) => sameRuntime ? a.filter((n) => !b.includes(n)) : [];
+  return {
+    baseline,
+    candidate,
+    only_in: {
+      baseline: onlyIn(baseline.names, candidate.names),
+      candidate: onlyIn(candidate.names, baseline.names)
+    },
+    ttft: breakdown(trials, baseline, candidate)
+  };
+}
+function breakdown(trials, baseline, candidate) {
+  const view = (t) => t?.metrics && !scrapeFailed(t.metrics) ? t.metrics : void 0;
+  const client = [];
+  const server = [];
+  const queue = [];
+  for (const b of trials.baseline) {
+    const c = trials.candidate.find((t) => t.pair === b.pair);
+    const bv = view(b);
+    const cv2 = view(c);
+    if (!bv || !cv2 || b.clientTtftMeanMs === null || c?.clientTtftMeanMs == null) continue;
+    client.push(c.clientTtftMeanMs - b.clientTtftMeanMs);
+    const diff = (h) => {
+      const x = bv.histograms[h]?.mean_ms;
+      const y = cv2.histograms[h]?.mean_ms;
+      return x == null || y == null ? [] : [y - x];
+    };
+    server.push(...diff("ttft"));
+    queue.push(...diff("queue_time"));
+  }
+  if (client.length === 0) return null;
+  const out = {
+    pairs: client.length,
+    client_ms: round4(median(client)),
+    // Only when every pair has it: a median over fewer pairs than the client's is not comparable.
+    server_ttft_ms: server.length === client.length ? round4(median(server)) : null,
+    queue_ms: queue.length === client.length ? round4(median(queue)) : null,
+    words: null
+  };
+  out.words = explain(out, baseline, candidate);
+  return out;
+}
+function explain(b, base, cand) {
+  if (b.client_ms <= 0) return null;
+  const head = `${signedMs(b.client_ms)} mean TTFT`;
+  if (b.queue_ms !== null && b.queue_ms >= 0.5 * b.client_ms)
+    return `${head}, of which ${signedMs(b.queue_ms)} server queue time: ${queueCause(base, cand)}`;
+  if (b.server_ttft_ms !== null && b.server_ttft_ms >= 0.5 * b.client_ms) {
+    const queued = b.queue_ms === null ? "" : ` (queue time ${signedMs(b.queue_ms)})`;
+    return `${head}, of which ${signedMs(b.server_ttft_ms)} inside the server's own TTFT${queued}: it takes longer to compute the first token, not to schedule it`;
+  }
+  if (b.server_ttft_ms !== null)
+    return `${head}, but the server's own TTFT changed ${signedMs(b.server_ttft_ms)}: the rest is outside the server \u2014 the network, a gateway or proxy, or the client`;
+  if (b.queue_ms !== null)
+    return `${head}, of which ${signedMs(b.queue_ms)} server queue time; the server exposes no TTFT histogram to account for the rest`;
+  return null;
+}
+function queueCause(base, cand) {
+  const run = (v) => v.gauges.running;
+  const b = run(base);
+  const c = run(cand);
+  if (b && c && c.max < 0.9 * b.max)
+    return `the candidate runs fewer sequences at once (at most ${count(c.max)} running vs ${count(b.max)}, mean ${compact(c.mean)} vs ${compact(b.mean)})`;
+  const bp = base.preemptions_per_trial ?? 0;
+  const cp = cand.preemptions_per_trial ?? 0;
+  if (cp > bp)
+    return `the candidate preempts more (${plural(cp, "preemption")} per trial vs ${count(bp)})`;
+  const kv = cand.gauges.kv_cache_usage;
+  if (kv && kv.max >= 0.95)
+    return `the candidate's KV cache is full (at most ${compact(kv.max * 100)} % used)`;
+  return "requests wait longer before the candidate schedules them";
+}
+
 // src/report/results.ts
 var RESULTS_SCHEMA = "llm-perf-gate/results@2";
 var POOLED_METRICS = ["ttft_ms", "itl_ms", "tpot_ms", "e2el_ms"];
@@ -62665,8 +63428,17 @@ function buildResults(run, config, environment, now) {
     config,
     headline: headlineFor(run),
     ...run,
-    pooled: pooledPercentiles(run.trials)
+    pooled: pooledPercentiles(run.trials),
+    server_view: serverViewOf(run.trials)
   };
+}
+function serverViewOf(trials) {
+  const inputs = (arm) => trials.filter((t) => t.arm === arm).map((t) => ({
+    pair: t.pair,
+    metrics: t.report.server_metrics,
+    clientTtftMeanMs: t.report.metrics.ttft_ms.mean
+  }));
+  return compareServerViews({ baseline: inputs("baseline"), candidate: inputs("candidate") });
 }
 function errorResults(guard, environment, now) {
   const run = {
@@ -62693,8 +63465,88 @@ function errorResults(guard, environment, now) {
     config: null,
     headline: headlineFor(run),
     ...run,
-    pooled: null
+    pooled: null,
+    server_view: null
   };
+}
+
+// src/report/server-view.ts
+var MAX_NAMES = 8;
+function serverViewLine(r) {
+  const v = r.server_view;
+  if (!v) return "";
+  const lines2 = [];
+  if (v.ttft?.words)
+    lines2.push(
+      `**Where the TTFT went** (the servers' own metrics, means over ${v.ttft.pairs} pair${v.ttft.pairs === 1 ? "" : "s"}): ${v.ttft.words}.`
+    );
+  const failed = ["baseline", "candidate"].filter(
+    (a) => v[a].trials === 0 && v[a].failed > 0
+  );
+  if (failed.length > 0)
+    lines2.push(
+      `Server metrics not read from ${failed.map((a) => `the ${a} (${v[a].errors[0]})`).join(" nor ")}: no server view${failed.length === 2 ? "" : " for it"} (set metrics-url, or none).`
+    );
+  return lines2.join("\n\n");
+}
+function label2(a) {
+  return a.runtime ? RUNTIME_LABELS[a.runtime] : a.trials > 0 ? "unknown runtime" : "not read";
+}
+function serverViewSection(r) {
+  const v = r.server_view;
+  if (!v || v.baseline.trials + v.candidate.trials === 0) return "";
+  const { baseline: b, candidate: c } = v;
+  const rows = [];
+  const row = (name, show) => {
+    const x = show(b);
+    const y = show(c);
+    if (x !== null || y !== null) rows.push(`| ${name} | ${x ?? "\u2013"} | ${y ?? "\u2013"} |`);
+  };
+  const gauge = (g2, a) => a.gauges[g2] ? `${compact(a.gauges[g2].mean)} / ${count(a.gauges[g2].max)}` : null;
+  row("requests running (mean / max)", (a) => gauge("running", a));
+  row("requests waiting (mean / max)", (a) => gauge("waiting", a));
+  row("KV-cache usage (mean / max)", (a) => {
+    const kv = a.gauges.kv_cache_usage;
+    return kv ? `${percent(kv.mean, 0)} / ${percent(kv.max, 0)}` : null;
+  });
+  row(
+    "preemptions per trial",
+    (a) => a.preemptions_per_trial === null ? null : count(a.preemptions_per_trial)
+  );
+  row(
+    "prefix-cache hit rate",
+    (a) => a.prefix_cache_hit_rate === null ? null : percent(a.prefix_cache_hit_rate)
+  );
+  const hist2 = (h, a) => {
+    const s = a.histograms[h];
+    return s ? `${compact(s.mean_ms)} / ${s.p95_bound}${compact(s.p95_ms)}` : null;
+  };
+  row("server TTFT, ms (mean / p95*)", (a) => hist2("ttft", a));
+  row("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
+  row("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
+  row("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
+  const names = (list) => list.length <= MAX_NAMES ? list.map((n) => `\`${n}\``).join(", ") : `${list.slice(0, MAX_NAMES).map((n) => `\`${n}\``).join(", ")} and ${list.length - MAX_NAMES} more`;
+  const onlyIn = ["baseline", "candidate"].filter((a) => v.only_in[a].length > 0).map((a) => `- only the ${a} exposes ${names(v.only_in[a])}`);
+  const notes = ["baseline", "candidate"].flatMap(
+    (a) => v[a].notes.map((n) => `- ${a}: ${n}`)
+  );
+  const breakdown2 = v.ttft ? [
+    "",
+    `Mean TTFT change, candidate \u2212 baseline (median over ${v.ttft.pairs} pairs): client ${signedMs(v.ttft.client_ms)}, server ${signedMs(v.ttft.server_ttft_ms)}, of it queue time ${signedMs(v.ttft.queue_ms)}.`
+  ] : [];
+  return details(
+    `Server view (${label2(b)} vs ${label2(c)}, from their /metrics)`,
+    [
+      `| median over trials | baseline | candidate |`,
+      "|---|--:|--:|",
+      ...rows,
+      "",
+      `Gauges: the scrapes inside each measurement window; counters and histograms: the change from before each trial to after it drained (warm-up requests included). \\* p95 interpolated within the server's histogram buckets, only as fine as they are (\u2264: inside the lowest bucket); means (sum \xF7 count) are exact.`,
+      ...breakdown2,
+      ...onlyIn.length > 0 ? ["", "Metric names one arm exposes and the other does not:", ...onlyIn] : [],
+      ...notes.length > 0 ? ["", ...notes] : []
+    ].join("\n")
+  );
 }
 
 // src/report/markdown.ts
@@ -62919,9 +63771,9 @@ function chart2(r) {
   const metrics = deciding(r);
   if (metrics.length === 0) return "";
   const one = (c) => {
-    const round4 = (v) => Number(v.toPrecision(3));
-    const base = c.pairs.map((p) => round4(p.baseline));
-    const cand = c.pairs.map((p) => round4(p.candidate));
+    const round6 = (v) => Number(v.toPrecision(3));
+    const base = c.pairs.map((p) => round6(p.baseline));
+    const cand = c.pairs.map((p) => round6(p.candidate));
     const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
     const labels = c.pairs.map(
       (p, i) => `"${i + 1}: ${signedPercent(p.candidate / p.baseline - 1).replace(" ", "")}"`
@@ -63017,6 +63869,7 @@ function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
     ...r.capacity ? ["", capacitySection(r.capacity, ttftSloMs(config))] : [],
     "",
     metricTable(r, config),
+    ...serverViewLine(r) ? ["", serverViewLine(r)] : [],
     "",
     context(r, config),
     "",
@@ -63028,6 +63881,7 @@ function renderMarkdown(r, commentKey, limit = COMMENT_LIMIT) {
   ].join("\n");
   const optional = [
     chart2(r),
+    serverViewSection(r),
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
     qualityDetails(r),
@@ -64934,7 +65788,7 @@ import { connect } from "node:net";
 import { join as join2 } from "node:path";
 
 // src/servers/server.ts
-var import_undici4 = __toESM(require_undici(), 1);
+var import_undici5 = __toESM(require_undici(), 1);
 import { execFile, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync as readFileSync2 } from "node:fs";
 import { dirname as dirname2 } from "node:path";
@@ -65011,7 +65865,7 @@ var ManagedServer = class {
     const { target } = this.options;
     const pollMs = this.options.pollMs ?? 1e3;
     const deadline = this.startedMs + timeoutS * 1e3;
-    const agent = new import_undici4.Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    const agent = new import_undici5.Agent({ headersTimeout: 0, bodyTimeout: 0 });
     let models;
     let probe;
     const listed = () => models?.kind === "listed" && models.ids.includes(target.model);
@@ -65244,18 +66098,24 @@ function armSettings(raw, arm) {
   const model = given(raw, `${arm}-model`) ?? given(raw, "model");
   if (model === void 0)
     throw new InputError(`model (or ${arm}-model) is required: the model name the ${arm} serves`);
+  const sharedMetrics = given(raw, "metrics-url");
+  if (sharedMetrics !== void 0 && sharedMetrics !== "none")
+    throw new InputError(
+      `metrics-url = ${sharedMetrics} would scrape one server for both arms; set baseline-metrics-url and candidate-metrics-url (or metrics-url none to scrape neither)`
+    );
   return {
     ...shared,
     url,
     model,
-    "api-key": given(raw, `${arm}-api-key`) ?? given(raw, "api-key")
+    "api-key": given(raw, `${arm}-api-key`) ?? given(raw, "api-key"),
+    "metrics-url": given(raw, `${arm}-metrics-url`) ?? sharedMetrics
   };
 }
 function forArm(arm, parse3) {
   try {
     return parse3();
   } catch (error) {
-    if (error instanceof InputError && /^(url|model|api-key)\b/.test(error.message)) {
+    if (error instanceof InputError && /^(url|model|api-key|metrics-url)\b/.test(error.message)) {
       throw new InputError(`${arm}-${error.message}`);
     }
     throw error;
@@ -65544,14 +66404,14 @@ function limitsReport(l) {
     max_gc_share: l.maxGcShare ?? null
   };
 }
-var round2 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
-var rounded = (v) => v === null ? null : round2(v, 4);
+var round5 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+var rounded = (v) => v === null ? null : round5(v, 4);
 function promptTokens(p) {
   const n = p?.requests ?? 0;
   return {
     counted_by: p?.countedBy ?? "estimate (4 characters per token)",
-    intended_mean: p && n > 0 ? round2(p.intended / n, 1) : null,
-    server_mean: p && n > 0 ? round2(p.server / n, 1) : null,
+    intended_mean: p && n > 0 ? round5(p.intended / n, 1) : null,
+    server_mean: p && n > 0 ? round5(p.server / n, 1) : null,
     requests_with_usage: n
   };
 }
@@ -65604,7 +66464,7 @@ function summarizeTrial(rec, facts) {
   const r = facts.readings;
   return {
     scheduled,
-    window_s: round2(windowS),
+    window_s: round5(windowS),
     outcomes: { ...rec.outcomes },
     metrics: {
       ttft_ms: rec.ttft.summary(),
@@ -65618,7 +66478,7 @@ function summarizeTrial(rec, facts) {
     tokens: {
       output_total: rec.outputTokens,
       output_chunks: rec.outputChunks,
-      tokens_per_chunk: tokensPerChunk === null ? null : round2(tokensPerChunk),
+      tokens_per_chunk: tokensPerChunk === null ? null : round5(tokensPerChunk),
       itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
       requests_with_usage: rec.usageRequests,
       usage_counts_eos: countsEos,
@@ -65626,12 +66486,12 @@ function summarizeTrial(rec, facts) {
     },
     reconnects: rec.reconnects,
     throughput: {
-      output_tokens_per_s: round2(windowS > 0 ? rec.outputTokens / windowS : 0),
-      requests_per_s: round2(windowS > 0 ? ok / windowS : 0)
+      output_tokens_per_s: round5(windowS > 0 ? rec.outputTokens / windowS : 0),
+      requests_per_s: round5(windowS > 0 ? ok / windowS : 0)
     },
     goodput: {
-      requests_per_s: round2(windowS > 0 ? rec.good / windowS : 0),
-      attainment: round2(scheduled > 0 ? rec.good / scheduled : 0, 4),
+      requests_per_s: round5(windowS > 0 ? rec.good / windowS : 0),
+      attainment: round5(scheduled > 0 ? rec.good / scheduled : 0, 4),
       good: rec.good,
       slo
     },
@@ -65644,22 +66504,22 @@ function summarizeTrial(rec, facts) {
         e2el: rounded(skewEffect(e2elPair))
       },
       late_sends: rec.lateSends,
-      late_send_ms: rec.lateSendMs === void 0 ? null : round2(rec.lateSendMs),
+      late_send_ms: rec.lateSendMs === void 0 ? null : round5(rec.lateSendMs),
       unsent: rec.outcomes.unsent,
       event_loop_delay_ms: {
-        p50: round2(r.eventLoopDelayMs.p50),
-        p99: round2(r.eventLoopDelayMs.p99),
-        max: round2(r.eventLoopDelayMs.max)
+        p50: round5(r.eventLoopDelayMs.p50),
+        p99: round5(r.eventLoopDelayMs.p99),
+        max: round5(r.eventLoopDelayMs.max)
       },
       gc: {
         count: r.gc.count,
-        total_ms: round2(r.gc.totalMs),
-        share_of_window: round2(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
+        total_ms: round5(r.gc.totalMs),
+        share_of_window: round5(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
       },
       client_cpu: {
-        share_of_core: round2(r.cpu.shareOfCore, 4),
-        user_ms: round2(r.cpu.userMs, 1),
-        system_ms: round2(r.cpu.systemMs, 1)
+        share_of_core: round5(r.cpu.shareOfCore, 4),
+        user_ms: round5(r.cpu.userMs, 1),
+        system_ms: round5(r.cpu.systemMs, 1)
       },
       capped: facts.maxConcurrency !== void 0,
       slot_wait_ms: slotWait
@@ -65845,18 +66705,18 @@ function traceOffsetMs(spec, r) {
   if (a.kind !== "trace" || !row) return Number.NaN;
   return (row.offsetMs - a.startS * 1e3) * a.timeScale;
 }
-function shuffledIndices(count, seed) {
+function shuffledIndices(count2, seed) {
   const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
-  const order = Int32Array.from({ length: count }, (_, i) => i);
-  for (let i = count - 1; i > 0; i--) {
+  const order = Int32Array.from({ length: count2 }, (_, i) => i);
+  for (let i = count2 - 1; i > 0; i--) {
     const j = rng.int(0, i);
     [order[i], order[j]] = [order[j], order[i]];
   }
   return order;
 }
 function syntheticPrompt(spec, index, tokens2, continued = false) {
-  const { seed, promptRound: round4 } = spec;
-  const stream = round4 === 0 ? mixSeeds(seed, PROMPT_STREAM, index) : mixSeeds(seed, PROMPT_STREAM, index, round4);
+  const { seed, promptRound: round6 } = spec;
+  const stream = round6 === 0 ? mixSeeds(seed, PROMPT_STREAM, index) : mixSeeds(seed, PROMPT_STREAM, index, round6);
   return wordsText(spec, new Rng(stream), tokens2, continued);
 }
 function blockText(spec, id, continued) {
@@ -66002,7 +66862,12 @@ function describeTarget(m) {
     headers: Object.fromEntries(Object.keys(t.headers).map((k) => [k, "***"])),
     extra_body: t.extraBody,
     include_usage: t.includeUsage,
-    temperature: t.temperature
+    temperature: t.temperature,
+    metrics: m.serverMetrics ? {
+      url: m.serverMetrics.url,
+      interval_s: m.serverMetrics.intervalS,
+      runtime: m.serverMetrics.runtime
+    } : null
   };
 }
 function describeConfig(config) {
@@ -66060,7 +66925,7 @@ function describeConfig(config) {
 }
 
 // src/load/runner.ts
-var import_undici5 = __toESM(require_undici(), 1);
+var import_undici6 = __toESM(require_undici(), 1);
 
 // src/load/probes.ts
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
@@ -66133,7 +66998,7 @@ async function runTrial(options) {
   const cap = options.maxConcurrency;
   const n = workload.offsetsMs.length;
   const ownPool = options.dispatcher === void 0;
-  const dispatcher = options.dispatcher ?? new import_undici5.Pool(origin(target), {
+  const dispatcher = options.dispatcher ?? new import_undici6.Pool(origin(target), {
     connections: cap ?? null,
     pipelining: 1,
     keepAliveTimeout: 3e4,
@@ -66386,35 +67251,52 @@ async function measure(options, deps = {}) {
     if (!intendedOf.has(e)) intendedOf.set(e, intendedPromptTokens(workload, i));
     return intendedOf.get(e);
   };
-  const run = await runTrial({
-    target: options.target,
-    workload,
-    timeoutS: options.timeoutS,
-    maxConcurrency: options.maxConcurrency,
-    onRequest: (r) => {
-      const tokenizer = options.workload.tokenizer;
-      if (tokenizer && r.usageCompletionTokens === void 0 && r.text !== void 0)
-        r.countedCompletionTokens = tokenizer.count(r.text);
-      if (!options.workload.sessions) r.text = void 0;
-      recorder.add(r);
-      if (options.workload.sessions) {
-        const { session, turn } = sessionTurn(workload, r.index);
-        if (r.outcome === "ok") {
-          ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
-          if (turn === turnsIn(workload, session) - 1) ended.completed++;
-        } else ended.failed++;
-      }
-      if (r.usagePromptTokens !== void 0 && workload.turnOf[r.index] === 0) {
-        prompt.intended += intended(r.index);
-        prompt.server += r.usagePromptTokens;
-        prompt.requests++;
-      }
-      if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
-    },
-    ...deps.onProgress ? { onProgress: deps.onProgress } : {},
-    ...deps.clock ? { clock: deps.clock } : {},
-    ...deps.signal ? { signal: deps.signal } : {}
-  });
+  const clock = deps.clock ?? MONOTONIC;
+  const fetcher = options.serverMetrics && !deps.fetchMetrics ? metricsFetcher() : void 0;
+  const scrape = options.serverMetrics ? new TrialScrape(options.serverMetrics, options.target.model, {
+    fetch: deps.fetchMetrics ?? fetcher?.fetch,
+    now: () => clock.now()
+  }) : void 0;
+  await scrape?.start();
+  let run;
+  try {
+    run = await runTrial({
+      target: options.target,
+      workload,
+      timeoutS: options.timeoutS,
+      maxConcurrency: options.maxConcurrency,
+      onRequest: (r) => {
+        const tokenizer = options.workload.tokenizer;
+        if (tokenizer && r.usageCompletionTokens === void 0 && r.text !== void 0)
+          r.countedCompletionTokens = tokenizer.count(r.text);
+        if (!options.workload.sessions) r.text = void 0;
+        recorder.add(r);
+        if (options.workload.sessions) {
+          const { session, turn } = sessionTurn(workload, r.index);
+          if (r.outcome === "ok") {
+            ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
+            if (turn === turnsIn(workload, session) - 1) ended.completed++;
+          } else ended.failed++;
+        }
+        if (r.usagePromptTokens !== void 0 && workload.turnOf[r.index] === 0) {
+          prompt.intended += intended(r.index);
+          prompt.server += r.usagePromptTokens;
+          prompt.requests++;
+        }
+        if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
+      },
+      ...deps.onProgress ? { onProgress: deps.onProgress } : {},
+      ...deps.clock ? { clock: deps.clock } : {},
+      ...deps.signal ? { signal: deps.signal } : {}
+    });
+  } catch (error) {
+    await scrape?.finish(0, 0);
+    await fetcher?.close();
+    throw error;
+  }
+  const windowStartMs = run.startMs + workload.windowStartMs;
+  const serverMetrics = await scrape?.finish(windowStartMs, windowStartMs + workload.windowMs) ?? null;
+  await fetcher?.close();
   const windowS = options.workload.arrival.kind === "all-at-once" ? Math.max(0, (lastMeasuredEndMs - (run.startMs + workload.windowStartMs)) / 1e3) : options.workload.durationS;
   const summary = summarizeTrial(recorder, {
     windowS,
@@ -66456,6 +67338,7 @@ async function measure(options, deps = {}) {
         (xs) => xs.length === 0 ? null : Math.round(median(xs) * 1e3) / 1e3
       )
     } : null,
+    server_metrics: serverMetrics,
     ...summary
   };
 }
@@ -66473,9 +67356,9 @@ function planCapacity(options, capacity, pairs) {
 }
 async function sweepArms(sweep, options, capacity, measureArm, idle, deps) {
   await runSweep(sweep, options, capacity.sweep, {
-    run: async (arm, o, label2) => {
-      const { report, idle: check } = await measureArm(arm, o, `sweep ${label2}`);
-      idle.push({ arm, point: label2, ...check });
+    run: async (arm, o, label3) => {
+      const { report, idle: check } = await measureArm(arm, o, `sweep ${label3}`);
+      idle.push({ arm, point: label3, ...check });
       return report;
     },
     nowMs: deps.nowMs,
@@ -66791,7 +67674,7 @@ function kindPasses(run) {
   }
   return out;
 }
-function histogram(values) {
+function histogram2(values) {
   const h = {};
   for (const v of values) h[v] = (h[v] ?? 0) + 1;
   return h;
@@ -66846,13 +67729,13 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
     raw: []
   };
   const all = (runs) => runs.flatMap((r) => r.attempts);
-  report.finish_reasons.baseline = histogram(
+  report.finish_reasons.baseline = histogram2(
     all(baseline).map((a) => a.answer.finishReason ?? "none")
   );
-  report.finish_reasons.candidate = histogram(
+  report.finish_reasons.candidate = histogram2(
     all(candidate).map((a) => a.answer.finishReason ?? "none")
   );
-  const toolCodes = (runs) => histogram(
+  const toolCodes = (runs) => histogram2(
     all(runs).flatMap(
       (a) => a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool.")))
     )
@@ -66990,7 +67873,7 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
 }
 
 // src/quality/run.ts
-var import_undici6 = __toESM(require_undici(), 1);
+var import_undici7 = __toESM(require_undici(), 1);
 
 // src/quality/answer.ts
 function emptyAnswer(status) {
@@ -67145,7 +68028,7 @@ async function ask(agent, target, body, stream, timeoutS) {
   let reconnects = 0;
   for (; ; ) {
     try {
-      res = await (0, import_undici6.request)(`${origin(target)}${completionPath(target, "chat")}`, {
+      res = await (0, import_undici7.request)(`${origin(target)}${completionPath(target, "chat")}`, {
         method: "POST",
         headers,
         body,
@@ -67194,7 +68077,7 @@ async function readAnswer(res, stream, target) {
   return a;
 }
 async function runSuite(target, suite, options, only) {
-  const agent = new import_undici6.Agent({ connections: 1 });
+  const agent = new import_undici7.Agent({ connections: 1 });
   const runs = [];
   try {
     for (const c of suite.cases) {
@@ -67269,7 +68152,7 @@ async function runGate(options, deps = {}) {
   const cancelled = new Error("cancelled");
   const log = deps.log ?? (() => {
   });
-  const sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const sleep2 = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const checks = deps.checks ?? REAL_CHECKS;
   const looks = options.maxTrials - options.trials + 1;
   const confidence = 1 - (1 - options.decision.confidence) / looks;
@@ -67296,11 +68179,16 @@ async function runGate(options, deps = {}) {
   };
   const measureArm = async (arm, armOptions, what, heading = what) => {
     if (signal?.aborted) throw cancelled;
-    if (ran++ > 0 && options.cooldownS > 0) await sleep(options.cooldownS * 1e3);
+    if (ran++ > 0 && options.cooldownS > 0) await sleep2(options.cooldownS * 1e3);
     await deps.servers?.beforeTrial(arm);
     await ensurePreflight(arm);
     const reference = preflights.get(arm)?.idle_ttft_ms ?? 0;
-    const idleCheck = await checks.waitIdle(armOptions.target, reference, options.idleTimeoutS);
+    const idleCheck = await checks.waitIdle(
+      armOptions.target,
+      reference,
+      options.idleTimeoutS,
+      armOptions.serverMetrics
+    );
     if (idleCheck.busy) log(`  ${arm}: ${describeBusy(idleCheck)}`);
     log(`${heading} ${arm}: measuring ${armOptions.target.baseUrl}`);
     const report = await run(armOptions, signal ? { signal } : {});
@@ -67703,11 +68591,17 @@ var FAULT_KINDS = [
   "hang"
 ];
 var STREAM_ERROR_FORMS = ["data", "field", "event"];
+var METRICS_FORMATS = ["vllm", "llamacpp", "off"];
+var CHOICE_KEYS = {
+  streamErrorForm: STREAM_ERROR_FORMS,
+  metricsFormat: METRICS_FORMATS
+};
 var DEFAULT_PROFILE = {
   models: ["mock-llm"],
   seed: 1,
   maxModelLen: 8192,
   maxBatch: 64,
+  kvCacheTokens: 131072,
   maxQueue: 0,
   prefillBaseMs: 8,
   prefillPerTokenMs: 0.02,
@@ -67738,6 +68632,7 @@ var DEFAULT_PROFILE = {
   usageInFinishChunk: false,
   usageCountsEos: false,
   streamErrorForm: "data",
+  metricsFormat: "vllm",
   closeAfterResponse: false,
   anyModel: false,
   cancelOnDisconnect: true,
@@ -67751,6 +68646,7 @@ var NUMBER_RULES = {
   seed: { min: 0, max: 2 ** 32 - 1, integer: true },
   maxModelLen: { min: 1, integer: true },
   maxBatch: { min: 1, integer: true },
+  kvCacheTokens: { min: 1, integer: true },
   maxQueue: { min: 0, integer: true },
   prefillBaseMs: { min: 0 },
   prefillPerTokenMs: { min: 0 },
@@ -67838,14 +68734,14 @@ function mergeProfile(base, partial, source) {
         );
       }
       next.apiKey = value2;
-    } else if (key === "streamErrorForm") {
-      const form = STREAM_ERROR_FORMS.find((f) => f === value2);
-      if (form === void 0) {
+    } else if (key in CHOICE_KEYS) {
+      const choices = CHOICE_KEYS[key];
+      if (typeof value2 !== "string" || !choices.includes(value2)) {
         throw new MockProfileError(
-          `${source}: streamErrorForm = ${JSON.stringify(value2)} is not accepted; expected one of ${STREAM_ERROR_FORMS.join(", ")}`
+          `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected one of ${choices.join(", ")}`
         );
       }
-      next.streamErrorForm = form;
+      next[key] = value2;
     } else if (key in NUMBER_RULES) {
       next[key] = checkNumber(
         key,
@@ -67855,7 +68751,7 @@ function mergeProfile(base, partial, source) {
       );
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, streamErrorForm, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`
+        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`
       );
     }
   }
@@ -68350,9 +69246,9 @@ var TokenStream = class {
     const word = WORDS[this.rng.int(0, WORDS.length - 1)];
     return this.produced++ === 0 ? word : ` ${word}`;
   }
-  take(count) {
+  take(count2) {
     let text = "";
-    for (let i = 0; i < count; i++) text += this.next();
+    for (let i = 0; i < count2; i++) text += this.next();
     return text;
   }
 };
@@ -68370,26 +69266,26 @@ function sendJson(res, status, body, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(body);
 }
-function choiceFor(request3, text, finish, finalDelta = {}) {
-  return request3.endpoint === "chat" ? {
+function choiceFor(request4, text, finish, finalDelta = {}) {
+  return request4.endpoint === "chat" ? {
     index: 0,
     delta: text === null ? finalDelta : { content: text },
     logprobs: null,
     finish_reason: finish
   } : { index: 0, text: text ?? "", logprobs: null, finish_reason: finish };
 }
-function streamWriter(context2, request3, id, res, plan) {
+function streamWriter(context2, request4, id, res, plan) {
   let toolStarted = false;
-  const object = request3.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+  const object = request4.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
   const chunk = (choices, usage = null) => {
     const payload = {
       id,
       object,
       created: context2.created,
-      model: request3.model,
+      model: request4.model,
       choices
     };
-    if (request3.includeUsage) payload.usage = usage;
+    if (request4.includeUsage) payload.usage = usage;
     return `data: ${JSON.stringify(payload)}
 
 `;
@@ -68397,7 +69293,7 @@ function streamWriter(context2, request3, id, res, plan) {
   res.setHeader("content-type", "text/event-stream; charset=utf-8");
   res.setHeader("cache-control", "no-cache");
   res.writeHead(200);
-  if (request3.endpoint === "chat" && context2.roleChunk) {
+  if (request4.endpoint === "chat" && context2.roleChunk) {
     const role = { role: "assistant", content: "" };
     res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
   }
@@ -68408,7 +69304,7 @@ function streamWriter(context2, request3, id, res, plan) {
     else res.end(last);
   };
   const writer = {
-    content: (text) => res.write(chunk([choiceFor(request3, text, null)])),
+    content: (text) => res.write(chunk([choiceFor(request4, text, null)])),
     toolArgs: (fragment) => {
       const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
         index: 0,
@@ -68423,10 +69319,10 @@ function streamWriter(context2, request3, id, res, plan) {
     },
     finish: (reason, usage) => {
       const last = [
-        choiceFor(request3, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {})
+        choiceFor(request4, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {})
       ];
       let out = chunk(last, context2.usageInFinishChunk ? usage : null);
-      if (request3.includeUsage && !context2.usageInFinishChunk) out += chunk([], usage);
+      if (request4.includeUsage && !context2.usageInFinishChunk) out += chunk([], usage);
       end(`${out}data: [DONE]
 
 `);
@@ -68455,7 +69351,7 @@ data: ${error}
   };
   return writer;
 }
-function bufferedWriter(context2, request3, id, res, plan) {
+function bufferedWriter(context2, request4, id, res, plan) {
   let text = "";
   let args = "";
   return {
@@ -68478,13 +69374,13 @@ function bufferedWriter(context2, request3, id, res, plan) {
         content: plan?.kind === "tool" ? null : text,
         ...toolCalls ? { tool_calls: toolCalls } : {}
       };
-      const choice = request3.endpoint === "chat" ? {
+      const choice = request4.endpoint === "chat" ? {
         index: 0,
         message,
         logprobs: null,
         finish_reason: reason
       } : { index: 0, text, logprobs: null, finish_reason: reason };
-      const object = request3.endpoint === "chat" ? "chat.completion" : "text_completion";
+      const object = request4.endpoint === "chat" ? "chat.completion" : "text_completion";
       sendJson(
         res,
         200,
@@ -68492,7 +69388,7 @@ function bufferedWriter(context2, request3, id, res, plan) {
           id,
           object,
           created: context2.created,
-          model: request3.model,
+          model: request4.model,
           choices: [choice],
           usage
         })
@@ -68601,23 +69497,23 @@ var Completions = class {
     if (fault === "hang") return;
     this.generate(parsed, promptTokens2, fault, res);
   }
-  generate(request3, promptTokens2, fault, res) {
+  generate(request4, promptTokens2, fault, res) {
     const { profile, engine, stats } = this;
-    const sampleSeed = request3.temperature === 0 ? 0 : (request3.seed ?? this.sampleRng.nextUint32()) >>> 0;
+    const sampleSeed = request4.temperature === 0 ? 0 : (request4.seed ?? this.sampleRng.nextUint32()) >>> 0;
     const natural = naturalLength(
-      request3.promptText,
+      request4.promptText,
       profile.naturalMinTokens,
       profile.naturalMaxTokens,
       sampleSeed
     );
-    const limit = request3.maxTokens ?? profile.maxModelLen - promptTokens2;
-    const ignoreEos = request3.ignoreEos && profile.honorIgnoreEos;
-    const plan = request3.endpoint === "chat" ? planStructured(
+    const limit = request4.maxTokens ?? profile.maxModelLen - promptTokens2;
+    const ignoreEos = request4.ignoreEos && profile.honorIgnoreEos;
+    const plan = request4.endpoint === "chat" ? planStructured(
       {
-        promptText: request3.promptText,
-        tools: request3.tools,
-        toolChoice: request3.toolChoice,
-        responseFormat: request3.responseFormat
+        promptText: request4.promptText,
+        tools: request4.tools,
+        toolChoice: request4.toolChoice,
+        responseFormat: request4.responseFormat
       },
       profile
     ) : void 0;
@@ -68627,8 +69523,8 @@ var Completions = class {
     const cutAt = Math.max(1, Math.ceil(outputTokens2 / 2));
     const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
     const generated = cuts ? cutAt : outputTokens2;
-    const id = `${request3.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
-    const tokens2 = new TokenStream(request3.promptText, sampleSeed);
+    const id = `${request4.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
+    const tokens2 = new TokenStream(request4.promptText, sampleSeed);
     const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
     const completionTokens = fault === "empty" ? 0 : generated + eos;
     const usage = {
@@ -68644,7 +69540,7 @@ var Completions = class {
     let gone = false;
     const seq = {
       promptTokens: promptTokens2,
-      promptBlocks: profile.prefixCache ? blockHashes(request3.promptText) : [],
+      promptBlocks: profile.prefixCache ? blockHashes(request4.promptText) : [],
       // As vLLM reports it (--enable-prompt-tokens-details), when the cache held any.
       onPrefill(cachedTokens) {
         if (cachedTokens > 0) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
@@ -68691,7 +69587,7 @@ var Completions = class {
       return;
     }
     const context2 = { ...profile, created: this.created };
-    const w = request3.stream ? streamWriter(context2, request3, id, res, plan) : bufferedWriter(context2, request3, id, res, plan);
+    const w = request4.stream ? streamWriter(context2, request4, id, res, plan) : bufferedWriter(context2, request4, id, res, plan);
     writer = w;
     res.on("close", () => {
       w.stop();
@@ -68701,10 +69597,221 @@ var Completions = class {
   }
 };
 
+// src/mock/metrics.ts
+var TTFT_BOUNDS = [
+  1e-3,
+  5e-3,
+  0.01,
+  0.02,
+  0.04,
+  0.06,
+  0.08,
+  0.1,
+  0.25,
+  0.5,
+  0.75,
+  1,
+  2.5,
+  5,
+  7.5,
+  10,
+  20,
+  40,
+  80,
+  160,
+  640,
+  2560
+];
+var ITL_BOUNDS = [
+  0.01,
+  0.025,
+  0.05,
+  0.075,
+  0.1,
+  0.15,
+  0.2,
+  0.3,
+  0.4,
+  0.5,
+  0.75,
+  1,
+  2.5,
+  5,
+  7.5,
+  10,
+  20,
+  40,
+  80
+];
+var REQUEST_BOUNDS = [
+  0.3,
+  0.5,
+  0.8,
+  1,
+  1.5,
+  2,
+  2.5,
+  5,
+  10,
+  15,
+  20,
+  30,
+  40,
+  50,
+  60,
+  120,
+  240,
+  480,
+  960,
+  1920,
+  7680
+];
+var Histogram = class {
+  bounds;
+  /** Observations at most each bound (not cumulative), then above the last. */
+  counts;
+  sumS = 0;
+  count = 0;
+  constructor(bounds) {
+    this.bounds = bounds;
+    this.counts = new Array(bounds.length + 1).fill(0);
+  }
+  observe(seconds) {
+    let i = this.bounds.findIndex((b) => seconds <= b);
+    if (i < 0) i = this.bounds.length;
+    this.counts[i] = this.counts[i] + 1;
+    this.sumS += seconds;
+    this.count++;
+  }
+};
+var EngineMetrics = class {
+  ttft = new Histogram(TTFT_BOUNDS);
+  itl = new Histogram(ITL_BOUNDS);
+  queueTime = new Histogram(REQUEST_BOUNDS);
+  e2e = new Histogram(REQUEST_BOUNDS);
+  promptTokens = 0;
+  generationTokens = 0;
+  /** Prompt tokens looked up in the prefix cache, and those it held. */
+  prefixQueries = 0;
+  prefixHits = 0;
+  finished = 0;
+  preemptions = 0;
+  createdS = Date.now() / 1e3;
+  render(format, model, g2) {
+    return format === "llamacpp" ? this.llamacpp(g2) : this.vllm(model, g2);
+  }
+  vllm(model, g2) {
+    const labels = `engine="0",model_name="${model.replace(/[\\"]/g, "\\$&")}"`;
+    const out = [];
+    const gauge = (name, help, v) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}{${labels}} ${float(v)}`);
+    const counter = (name, help, v) => out.push(
+      `# HELP ${name}_total ${help}`,
+      `# TYPE ${name}_total counter`,
+      `${name}_total{${labels}} ${float(v)}`,
+      `# HELP ${name}_created ${help}`,
+      `# TYPE ${name}_created gauge`,
+      `${name}_created{${labels}} ${float(this.createdS)}`
+    );
+    const histogram3 = (name, help, h) => {
+      out.push(
+        `# HELP ${name} ${help}`,
+        `# TYPE ${name} histogram`,
+        `${name}_sum{${labels}} ${float(h.sumS)}`
+      );
+      let cumulative = 0;
+      for (const [i, b] of [...h.bounds, Number.POSITIVE_INFINITY].entries()) {
+        cumulative += h.counts[i];
+        const le = b === Number.POSITIVE_INFINITY ? "+Inf" : float(b);
+        out.push(`${name}_bucket{le="${le}",${labels}} ${float(cumulative)}`);
+      }
+      out.push(`${name}_count{${labels}} ${float(h.count)}`);
+    };
+    gauge("vllm:num_requests_running", "Number of requests in model execution batches.", g2.running);
+    gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", g2.waiting);
+    gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", g2.kvCacheUsage);
+    counter(
+      "vllm:num_preemptions",
+      "Cumulative number of preemption from the engine.",
+      this.preemptions
+    );
+    counter("vllm:prompt_tokens", "Number of prefill tokens processed.", this.promptTokens);
+    counter(
+      "vllm:generation_tokens",
+      "Number of generation tokens processed.",
+      this.generationTokens
+    );
+    counter(
+      "vllm:prefix_cache_queries",
+      "Prefix cache queries, in terms of number of queried tokens.",
+      this.prefixQueries
+    );
+    counter(
+      "vllm:prefix_cache_hits",
+      "Prefix cache hits, in terms of number of cached tokens.",
+      this.prefixHits
+    );
+    counter("vllm:request_success", "Count of successfully processed requests.", this.finished);
+    histogram3(
+      "vllm:time_to_first_token_seconds",
+      "Histogram of time to first token in seconds.",
+      this.ttft
+    );
+    histogram3(
+      "vllm:inter_token_latency_seconds",
+      "Histogram of inter-token latency in seconds.",
+      this.itl
+    );
+    histogram3(
+      "vllm:request_queue_time_seconds",
+      "Histogram of time spent in WAITING phase for request.",
+      this.queueTime
+    );
+    histogram3(
+      "vllm:e2e_request_latency_seconds",
+      "Histogram of e2e request latency in seconds.",
+      this.e2e
+    );
+    return `${out.join("\n")}
+`;
+  }
+  llamacpp(g2) {
+    const rows = [
+      [
+        "llamacpp:prompt_tokens_total",
+        "Number of prompt tokens processed.",
+        "counter",
+        this.promptTokens
+      ],
+      [
+        "llamacpp:tokens_predicted_total",
+        "Number of generation tokens processed.",
+        "counter",
+        this.generationTokens
+      ],
+      [
+        "llamacpp:kv_cache_usage_ratio",
+        "KV-cache usage. 1 means 100 percent usage.",
+        "gauge",
+        g2.kvCacheUsage
+      ],
+      ["llamacpp:requests_processing", "Number of requests processing.", "gauge", g2.running],
+      ["llamacpp:requests_deferred", "Number of requests deferred.", "gauge", g2.waiting]
+    ];
+    return rows.map(([n, h, t, v]) => `# HELP ${n} ${h}
+# TYPE ${n} ${t}
+${n} ${v}
+`).join("");
+  }
+};
+var float = (v) => Number.isInteger(v) ? v.toFixed(1) : String(v);
+
 // src/mock/engine.ts
 var CATCH_UP_MS = 5;
 var Engine = class {
   waiting = [];
+  arrivedMs = /* @__PURE__ */ new Map();
+  /** What a runtime would expose at GET /metrics. */
+  metrics = new EngineMetrics();
   running = [];
   rng;
   startMs;
@@ -68731,6 +69838,7 @@ var Engine = class {
     if (this.closed) return false;
     if (this.profile.maxQueue > 0 && this.waiting.length >= this.profile.maxQueue) return false;
     this.waiting.push(seq);
+    this.arrivedMs.set(seq, this.now());
     if (!this.busy) this.schedule(Math.max(this.now(), this.nextStartMs));
     return true;
   }
@@ -68738,6 +69846,7 @@ var Engine = class {
   cancel(seq) {
     const i = this.waiting.indexOf(seq);
     if (i >= 0) this.waiting.splice(i, 1);
+    this.arrivedMs.delete(seq);
     const r = this.running.find((x) => x.seq === seq);
     if (r) {
       r.cancelled = true;
@@ -68752,6 +69861,15 @@ var Engine = class {
       steps: this.steps,
       promptTokens: this.promptTokens,
       cachedTokens: this.cachedTokens
+    };
+  }
+  /** The state a scrape reads: queue, batch, and the share of the KV cache the batch holds. */
+  gauges() {
+    const held = this.running.reduce((a, r) => a + r.seq.promptTokens + r.generated, 0);
+    return {
+      running: this.running.length,
+      waiting: this.waiting.length,
+      kvCacheUsage: Math.min(1, held / this.profile.kvCacheTokens)
     };
   }
   close() {
@@ -68780,7 +69898,11 @@ var Engine = class {
     }
     const admitted = [];
     while (this.waiting.length > 0 && this.running.length + admitted.length < this.profile.maxBatch) {
-      admitted.push({ seq: this.waiting.shift(), generated: 0, cancelled: false });
+      const seq = this.waiting.shift();
+      const arrivedMs = this.arrivedMs.get(seq) ?? startMs;
+      this.arrivedMs.delete(seq);
+      this.metrics.queueTime.observe(Math.max(0, startMs - arrivedMs) / 1e3);
+      admitted.push({ seq, generated: 0, cancelled: false, arrivedMs, lastTokenMs: arrivedMs });
     }
     const p = this.profile;
     let durationMs;
@@ -68793,6 +69915,11 @@ var Engine = class {
         r.seq.onPrefill?.(cached);
         this.promptTokens += r.seq.promptTokens;
         this.cachedTokens += cached;
+        this.metrics.promptTokens += r.seq.promptTokens;
+        if (this.cache) {
+          this.metrics.prefixQueries += r.seq.promptTokens;
+          this.metrics.prefixHits += cached;
+        }
         computed += r.seq.promptTokens - cached;
       }
       durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * computed) * p.prefillScale;
@@ -68815,12 +69942,21 @@ var Engine = class {
     for (const r of stepping) {
       if (r.cancelled) continue;
       r.generated++;
+      const m = this.metrics;
+      m.generationTokens++;
+      if (r.generated === 1) m.ttft.observe((endMs - r.arrivedMs) / 1e3);
+      else m.itl.observe((endMs - r.lastTokenMs) / 1e3);
+      r.lastTokenMs = endMs;
       r.seq.onToken();
       if (r.generated >= r.seq.outputTokens) finished.add(r);
     }
     if (finished.size > 0) {
       this.running = this.running.filter((r) => !finished.has(r));
-      for (const r of finished) r.seq.onFinish();
+      for (const r of finished) {
+        this.metrics.finished++;
+        this.metrics.e2e.observe((endMs - r.arrivedMs) / 1e3);
+        r.seq.onFinish();
+      }
     }
     this.step(endMs);
   }
@@ -68837,7 +69973,7 @@ var Engine = class {
 };
 
 // src/mock/server.ts
-var MAX_BODY_BYTES = 16 * 1024 * 1024;
+var MAX_BODY_BYTES2 = 16 * 1024 * 1024;
 async function startMockServer(options = {}) {
   const profile = options.profile ?? DEFAULT_PROFILE;
   const engine = new Engine(profile);
@@ -68873,6 +70009,23 @@ async function startMockServer(options = {}) {
     }
     if (req.method === "GET" && path === "/health") {
       res.writeHead(200).end();
+    } else if (req.method === "GET" && path === "/metrics") {
+      if (profile.metricsFormat === "off") {
+        sendError(res, {
+          status: 501,
+          message: "This server does not support metrics endpoint.",
+          type: "not_supported_error",
+          param: null,
+          code: null
+        });
+        return;
+      }
+      const text = engine.metrics.render(
+        profile.metricsFormat,
+        profile.models[0] ?? "",
+        engine.gauges()
+      );
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
     } else if (req.method === "GET" && path === "/v1/models") {
       const data = profile.models.map((id) => ({
         id,
@@ -68920,13 +70073,13 @@ async function startMockServer(options = {}) {
     let size = 0;
     req.on("data", (part) => {
       size += part.length;
-      if (size <= MAX_BODY_BYTES) parts.push(part);
+      if (size <= MAX_BODY_BYTES2) parts.push(part);
     });
     req.on("end", () => {
-      if (size > MAX_BODY_BYTES) {
+      if (size > MAX_BODY_BYTES2) {
         sendError(res, {
           status: 413,
-          message: `The request body is larger than ${MAX_BODY_BYTES} bytes`,
+          message: `The request body is larger than ${MAX_BODY_BYTES2} bytes`,
           type: "invalid_request_error",
           param: null,
           code: null
@@ -69030,7 +70183,7 @@ function formatMeasureReport(r) {
   const l = v.limits;
   const skew = v.send_skew_ms.p99 === null ? "\u2013" : v.send_skew_ms.p99.toFixed(2);
   const effect = (x) => x === null ? "\u2013" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
-  const optional = (label2, limit, shown) => limit === null ? "" : `, ${label2} (\u2264 ${limit}) ${shown}`;
+  const optional = (label3, limit, shown) => limit === null ? "" : `, ${label3} (\u2264 ${limit}) ${shown}`;
   lines2.push(
     `self-check: ${v.valid ? "valid" : "INVALID"} \u2014 late sends moved ${l.percentile} TTFT ${effect(v.skew_effect.ttft)}, E2EL ${effect(v.skew_effect.e2el)} (\u2264 ${(l.max_skew_effect * 100).toFixed(1)} %), ${v.late_sends} sends late by > ${v.late_send_ms ?? "\u2013"} ms (\u2264 ${(l.max_late_sends * 100).toFixed(0)} %), send skew p99 ${skew} ms, unsent ${v.unsent} (\u2264 ${l.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (\u2264 ${l.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} %, client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (\u2264 ${(l.max_client_cpu * 100).toFixed(0)} %)${optional("send-skew p99 limit", l.max_send_skew_p99_ms, "ms")}${optional("GC share limit", l.max_gc_share, "")}`
   );
@@ -69218,8 +70371,8 @@ async function sweepCommand(args, deps) {
   for (const s of signals) process.once(s, onSignal);
   try {
     await runSweep(sweep, { endpoint: options }, settings, {
-      run: async (_arm, o, label2) => {
-        deps.stderr(`measuring ${label2}
+      run: async (_arm, o, label3) => {
+        deps.stderr(`measuring ${label3}
 `);
         const report2 = await measure(o, { signal: cancel.signal });
         if (cancel.signal.aborted) throw cancel.signal.reason;

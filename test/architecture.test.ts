@@ -15,14 +15,15 @@ const SRC = join(import.meta.dirname, "../src");
 const ALLOWED: Record<string, string[]> = {
   common: [],
   openai: ["common"],
+  servermetrics: ["common"],
   workload: ["common", "openai"],
   load: ["common", "openai", "workload"],
   metrics: ["common", "openai", "workload", "load"],
-  measure: ["common", "openai", "workload", "load", "metrics"],
+  measure: ["common", "openai", "workload", "load", "metrics", "servermetrics"],
   compare: ["common", "workload", "load", "metrics", "measure"],
   capacity: ["common", "workload", "load", "metrics", "measure", "servers"],
   quality: ["common", "openai"],
-  servers: ["common", "openai", "load"],
+  servers: ["common", "openai", "load", "servermetrics"],
   report: [
     "common",
     "workload",
@@ -33,6 +34,7 @@ const ALLOWED: Record<string, string[]> = {
     "capacity",
     "quality",
     "servers",
+    "servermetrics",
   ],
   github: ["common", "compare", "report"],
   mock: ["common", "openai", "workload"],
@@ -45,6 +47,7 @@ const ALLOWED: Record<string, string[]> = {
     "capacity",
     "quality",
     "servers",
+    "servermetrics",
     "report",
   ],
   // The configuration reads every stage's options; the entry points use everything.

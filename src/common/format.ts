@@ -16,6 +16,13 @@ export function compact(v: number | null | undefined): string {
   return v.toFixed(2);
 }
 
+/** A count as counted: 8, not 8.00 (a median of two counts may be 7.5). */
+export const count = (v: number): string => (Number.isInteger(v) ? String(v) : compact(v));
+
 /** "1 case", "3 cases". */
 export const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n} ${n === 1 ? one : many}`;
+
+/** A change in milliseconds: +31.0 ms, −2.50 ms; "–" when unknown. */
+export const signedMs = (v: number | null | undefined): string =>
+  v === null || v === undefined ? "–" : `${v >= 0 ? "+" : "−"}${compact(Math.abs(v))} ms`;

@@ -46,11 +46,18 @@ function armSettings(raw: RawSettings, arm: Arm): RawSettings {
   const model = given(raw, `${arm}-model`) ?? given(raw, "model");
   if (model === undefined)
     throw new InputError(`model (or ${arm}-model) is required: the model name the ${arm} serves`);
+  // One metrics URL names one server: a shared one can only turn scraping off.
+  const sharedMetrics = given(raw, "metrics-url");
+  if (sharedMetrics !== undefined && sharedMetrics !== "none")
+    throw new InputError(
+      `metrics-url = ${sharedMetrics} would scrape one server for both arms; set baseline-metrics-url and candidate-metrics-url (or metrics-url none to scrape neither)`,
+    );
   return {
     ...shared,
     url,
     model,
     "api-key": given(raw, `${arm}-api-key`) ?? given(raw, "api-key"),
+    "metrics-url": given(raw, `${arm}-metrics-url`) ?? sharedMetrics,
   };
 }
 
@@ -59,7 +66,7 @@ function forArm<T>(arm: Arm, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof InputError && /^(url|model|api-key)\b/.test(error.message)) {
+    if (error instanceof InputError && /^(url|model|api-key|metrics-url)\b/.test(error.message)) {
       throw new InputError(`${arm}-${error.message}`);
     }
     throw error;

@@ -19,6 +19,13 @@ function describeTarget(m: MeasureOptions): TargetDescription {
     extra_body: t.extraBody,
     include_usage: t.includeUsage,
     temperature: t.temperature,
+    metrics: m.serverMetrics
+      ? {
+          url: m.serverMetrics.url,
+          interval_s: m.serverMetrics.intervalS,
+          runtime: m.serverMetrics.runtime,
+        }
+      : null,
   };
 }
 

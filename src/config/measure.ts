@@ -4,12 +4,14 @@
 
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { errorMessage, InputError } from "../common/errors.ts";
+import { errorMessage, InputError, rejectValue } from "../common/errors.ts";
 import { OUTCOMES, type Outcome } from "../load/record.ts";
 import type { MeasureOptions } from "../measure/measure.ts";
 import type { PercentileKey } from "../metrics/histogram.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Endpoint } from "../openai/target.ts";
+import { RUNTIMES } from "../servermetrics/runtimes.ts";
+import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import { ARRIVAL_KINDS, type ArrivalSpec } from "../workload/arrivals.ts";
 import { parseDataset } from "../workload/dataset.ts";
 import type { WorkloadSpec } from "../workload/plan.ts";
@@ -38,6 +40,38 @@ import {
   parseLengthSpec,
   parseNumber,
 } from "./values.ts";
+
+/** The server's metrics to scrape beside each trial; null with metrics-url none. */
+export function parseServerMetrics(raw: RawSettings, baseUrl: string): ServerMetricsOptions | null {
+  const url = given(raw, "metrics-url") ?? `${new URL(baseUrl).origin}/metrics`;
+  if (url === "none") return null;
+  return {
+    url: parseMetricsUrl(url),
+    intervalS: parseDurationS("metrics-interval", defaulted(raw, "metrics-interval"), {
+      min: 0.1,
+      max: 60,
+    }),
+    runtime: parseChoice("metrics-runtime", defaulted(raw, "metrics-runtime"), [
+      "auto",
+      ...RUNTIMES,
+    ]),
+  };
+}
+
+function parseMetricsUrl(raw: string): string {
+  const accepted = "an http(s) URL such as http://127.0.0.1:8000/metrics, or none";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw rejectValue("metrics-url", raw, accepted);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw rejectValue("metrics-url", raw, accepted);
+  if (url.username || url.password)
+    throw new InputError("metrics-url: credentials in the URL are not accepted");
+  return url.toString();
+}
 
 /** reliability-exclude: failure classes that are not the server's fault ("none" for none). */
 export function parseOutcomeList(raw: RawSettings): Outcome[] {
@@ -431,6 +465,7 @@ export function parseMeasureOptions(
         : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
     slo: slo === undefined ? {} : parseSlo("slo", slo),
     limits: parseLimits(raw, checks),
+    serverMetrics: parseServerMetrics(raw, baseUrl),
   };
   checkTrialSize(options);
   return options;

@@ -84,6 +84,10 @@ export const SETTINGS = [
   // The baseline's (gate) or the endpoint's (measure) failure rate beyond which it is broken.
   { name: "max-error-rate", scope: "trial", default: "1%" },
   { name: "reliability-exclude", scope: "trial", default: "rate_limited_quota" },
+  // The server's Prometheus metrics; default: the base URL's origin + /metrics.
+  { name: "metrics-url", scope: "trial" },
+  { name: "metrics-interval", scope: "trial", default: "1s" },
+  { name: "metrics-runtime", scope: "trial", default: "auto" },
 
   { name: "max-reruns", scope: "sweep", default: "2" },
   { name: "sync-requests", scope: "sweep", default: "16" },
@@ -103,6 +107,8 @@ export const SETTINGS = [
   { name: "candidate-model", scope: "gate" },
   { name: "baseline-api-key", scope: "gate", secret: true },
   { name: "candidate-api-key", scope: "gate", secret: true },
+  { name: "baseline-metrics-url", scope: "gate" },
+  { name: "candidate-metrics-url", scope: "gate" },
   { name: "trials", scope: "gate", default: "3" },
   // Default: = trials.
   { name: "max-trials", scope: "gate" },

@@ -21,6 +21,7 @@ import { type MeasureOptions, type MeasureReport, measure } from "../measure/mea
 import type { Target } from "../openai/target.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import type { GateRun, IdleRecord, RerunRecord } from "../report/results.ts";
+import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import { ServerError, type Servers } from "../servers/lifecycle.ts";
 import {
   describeBusy,
@@ -56,7 +57,12 @@ export interface GateOptions {
 /** The checks of a server before trials: stand-ins in tests that measure nothing real. */
 export interface ServerChecks {
   preflight(arm: Arm, target: Target, timeoutS: number): Promise<PreflightReport>;
-  waitIdle(target: Target, idleTtftMs: number, timeoutS: number): Promise<IdleCheck>;
+  waitIdle(
+    target: Target,
+    idleTtftMs: number,
+    timeoutS: number,
+    metrics: ServerMetricsOptions | null,
+  ): Promise<IdleCheck>;
 }
 
 export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
@@ -120,7 +126,12 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     await deps.servers?.beforeTrial(arm);
     await ensurePreflight(arm);
     const reference = preflights.get(arm)?.idle_ttft_ms ?? 0;
-    const idleCheck = await checks.waitIdle(armOptions.target, reference, options.idleTimeoutS);
+    const idleCheck = await checks.waitIdle(
+      armOptions.target,
+      reference,
+      options.idleTimeoutS,
+      armOptions.serverMetrics,
+    );
     if (idleCheck.busy) log(`  ${arm}: ${describeBusy(idleCheck)}`);
     log(`${heading} ${arm}: measuring ${armOptions.target.baseUrl}`);
     const report = await run(armOptions, signal ? { signal } : {});

@@ -2,11 +2,18 @@
 // CLI's `measure` and each trial of the gate run this.
 
 import { median } from "simple-statistics";
-import { type Clock, type Progress, runTrial } from "../load/runner.ts";
+import { type Clock, MONOTONIC, type Progress, runTrial } from "../load/runner.ts";
 import { formatSlo, type Slo, TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Target } from "../openai/target.ts";
+import {
+  type FetchMetrics,
+  metricsFetcher,
+  type ServerMetrics,
+  type ServerMetricsOptions,
+  TrialScrape,
+} from "../servermetrics/scraper.ts";
 import type { ArrivalSpec } from "../workload/arrivals.ts";
 import {
   buildWorkload,
@@ -30,6 +37,8 @@ export interface MeasureOptions {
   maxConcurrency: number | undefined;
   slo: Slo;
   limits: SelfCheckLimits;
+  /** The server's /metrics, scraped beside the trial; null: not scraped. */
+  serverMetrics: ServerMetricsOptions | null;
 }
 
 export interface SessionSummary {
@@ -58,6 +67,8 @@ export interface MeasureReport extends TrialSummary {
   };
   /** Multi-turn sessions: how they ended, and TTFT per turn (turn 1 vs later shows the prefix cache). */
   sessions: SessionSummary | null;
+  /** The server's own view of the trial, from its /metrics; null: not scraped. */
+  server_metrics: ServerMetrics | null;
 }
 
 /**
@@ -75,6 +86,8 @@ export interface MeasureDeps {
   now?: () => Date;
   /** Cancels the trial (it ends as at its hard deadline). */
   signal?: AbortSignal;
+  /** GETs the server's metrics page (tests: a recorded one). */
+  fetchMetrics?: FetchMetrics;
 }
 
 export async function measure(
@@ -100,37 +113,57 @@ export async function measure(
     if (!intendedOf.has(e)) intendedOf.set(e, intendedPromptTokens(workload, i));
     return intendedOf.get(e) as number;
   };
-  const run = await runTrial({
-    target: options.target,
-    workload,
-    timeoutS: options.timeoutS,
-    maxConcurrency: options.maxConcurrency,
-    onRequest: (r) => {
-      const tokenizer = options.workload.tokenizer;
-      if (tokenizer && r.usageCompletionTokens === undefined && r.text !== undefined)
-        r.countedCompletionTokens = tokenizer.count(r.text);
-      // Only a session's next turn needs the text; nothing else keeps it.
-      if (!options.workload.sessions) r.text = undefined;
-      recorder.add(r);
-      if (options.workload.sessions) {
-        const { session, turn } = sessionTurn(workload, r.index);
-        if (r.outcome === "ok") {
-          ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
-          if (turn === turnsIn(workload, session) - 1) ended.completed++;
-        } else ended.failed++;
-      }
-      // A later turn's prompt is its history too, which the workload cannot know ahead.
-      if (r.usagePromptTokens !== undefined && workload.turnOf[r.index] === 0) {
-        prompt.intended += intended(r.index);
-        prompt.server += r.usagePromptTokens;
-        prompt.requests++;
-      }
-      if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
-    },
-    ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
-    ...(deps.clock ? { clock: deps.clock } : {}),
-    ...(deps.signal ? { signal: deps.signal } : {}),
-  });
+  const clock = deps.clock ?? MONOTONIC;
+  const fetcher = options.serverMetrics && !deps.fetchMetrics ? metricsFetcher() : undefined;
+  const scrape = options.serverMetrics
+    ? new TrialScrape(options.serverMetrics, options.target.model, {
+        fetch: deps.fetchMetrics ?? (fetcher?.fetch as FetchMetrics),
+        now: () => clock.now(),
+      })
+    : undefined;
+  await scrape?.start();
+  let run: Awaited<ReturnType<typeof runTrial>>;
+  try {
+    run = await runTrial({
+      target: options.target,
+      workload,
+      timeoutS: options.timeoutS,
+      maxConcurrency: options.maxConcurrency,
+      onRequest: (r) => {
+        const tokenizer = options.workload.tokenizer;
+        if (tokenizer && r.usageCompletionTokens === undefined && r.text !== undefined)
+          r.countedCompletionTokens = tokenizer.count(r.text);
+        // Only a session's next turn needs the text; nothing else keeps it.
+        if (!options.workload.sessions) r.text = undefined;
+        recorder.add(r);
+        if (options.workload.sessions) {
+          const { session, turn } = sessionTurn(workload, r.index);
+          if (r.outcome === "ok") {
+            ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
+            if (turn === turnsIn(workload, session) - 1) ended.completed++;
+          } else ended.failed++;
+        }
+        // A later turn's prompt is its history too, which the workload cannot know ahead.
+        if (r.usagePromptTokens !== undefined && workload.turnOf[r.index] === 0) {
+          prompt.intended += intended(r.index);
+          prompt.server += r.usagePromptTokens;
+          prompt.requests++;
+        }
+        if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
+      },
+      ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
+      ...(deps.clock ? { clock: deps.clock } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+  } catch (error) {
+    await scrape?.finish(0, 0);
+    await fetcher?.close();
+    throw error;
+  }
+  const windowStartMs = run.startMs + workload.windowStartMs;
+  const serverMetrics =
+    (await scrape?.finish(windowStartMs, windowStartMs + workload.windowMs)) ?? null;
+  await fetcher?.close();
   // Offline throughput (all-at-once) is over the time the burst took; every
   // other arrival process is over its scheduled window.
   const windowS =
@@ -180,6 +213,7 @@ export async function measure(
           ),
         }
       : null,
+    server_metrics: serverMetrics,
     ...summary,
   };
 }

@@ -5,6 +5,7 @@
 // TTFT therefore grows with load and has a knee once the batch is full.
 
 import { Rng } from "../workload/rng.ts";
+import { type EngineGauges, EngineMetrics } from "./metrics.ts";
 import { BLOCK_TOKENS, PrefixCache } from "./prefix-cache.ts";
 import type { MockProfile } from "./profile.ts";
 
@@ -26,6 +27,9 @@ interface Running {
   seq: Sequence;
   generated: number;
   cancelled: boolean;
+  /** When it reached the engine, and when its last token was made. */
+  arrivedMs: number;
+  lastTokenMs: number;
 }
 
 export interface EngineStats {
@@ -43,6 +47,9 @@ const CATCH_UP_MS = 5;
 
 export class Engine {
   private readonly waiting: Sequence[] = [];
+  private readonly arrivedMs = new Map<Sequence, number>();
+  /** What a runtime would expose at GET /metrics. */
+  readonly metrics = new EngineMetrics();
   private running: Running[] = [];
   private readonly rng: Rng;
   private readonly startMs: number;
@@ -74,6 +81,7 @@ export class Engine {
     if (this.closed) return false;
     if (this.profile.maxQueue > 0 && this.waiting.length >= this.profile.maxQueue) return false;
     this.waiting.push(seq);
+    this.arrivedMs.set(seq, this.now());
     if (!this.busy) this.schedule(Math.max(this.now(), this.nextStartMs));
     return true;
   }
@@ -82,6 +90,7 @@ export class Engine {
   cancel(seq: Sequence): void {
     const i = this.waiting.indexOf(seq);
     if (i >= 0) this.waiting.splice(i, 1);
+    this.arrivedMs.delete(seq);
     const r = this.running.find((x) => x.seq === seq);
     if (r) {
       r.cancelled = true;
@@ -97,6 +106,16 @@ export class Engine {
       steps: this.steps,
       promptTokens: this.promptTokens,
       cachedTokens: this.cachedTokens,
+    };
+  }
+
+  /** The state a scrape reads: queue, batch, and the share of the KV cache the batch holds. */
+  gauges(): EngineGauges {
+    const held = this.running.reduce((a, r) => a + r.seq.promptTokens + r.generated, 0);
+    return {
+      running: this.running.length,
+      waiting: this.waiting.length,
+      kvCacheUsage: Math.min(1, held / this.profile.kvCacheTokens),
     };
   }
 
@@ -132,7 +151,11 @@ export class Engine {
       this.waiting.length > 0 &&
       this.running.length + admitted.length < this.profile.maxBatch
     ) {
-      admitted.push({ seq: this.waiting.shift() as Sequence, generated: 0, cancelled: false });
+      const seq = this.waiting.shift() as Sequence;
+      const arrivedMs = this.arrivedMs.get(seq) ?? startMs;
+      this.arrivedMs.delete(seq);
+      this.metrics.queueTime.observe(Math.max(0, startMs - arrivedMs) / 1000);
+      admitted.push({ seq, generated: 0, cancelled: false, arrivedMs, lastTokenMs: arrivedMs });
     }
     const p = this.profile;
     let durationMs: number;
@@ -147,6 +170,11 @@ export class Engine {
         r.seq.onPrefill?.(cached);
         this.promptTokens += r.seq.promptTokens;
         this.cachedTokens += cached;
+        this.metrics.promptTokens += r.seq.promptTokens;
+        if (this.cache) {
+          this.metrics.prefixQueries += r.seq.promptTokens;
+          this.metrics.prefixHits += cached;
+        }
         computed += r.seq.promptTokens - cached;
       }
       durationMs = (p.prefillBaseMs + p.prefillPerTokenMs * computed) * p.prefillScale;
@@ -170,12 +198,21 @@ export class Engine {
     for (const r of stepping) {
       if (r.cancelled) continue;
       r.generated++;
+      const m = this.metrics;
+      m.generationTokens++;
+      if (r.generated === 1) m.ttft.observe((endMs - r.arrivedMs) / 1000);
+      else m.itl.observe((endMs - r.lastTokenMs) / 1000);
+      r.lastTokenMs = endMs;
       r.seq.onToken();
       if (r.generated >= r.seq.outputTokens) finished.add(r);
     }
     if (finished.size > 0) {
       this.running = this.running.filter((r) => !finished.has(r));
-      for (const r of finished) r.seq.onFinish();
+      for (const r of finished) {
+        this.metrics.finished++;
+        this.metrics.e2e.observe((endMs - r.arrivedMs) / 1000);
+        r.seq.onFinish();
+      }
     }
     this.step(endMs);
   }

@@ -29,6 +29,8 @@ export interface MockProfile {
   maxModelLen: number;
   /** Sequences decoded together; the rest wait in the queue. */
   maxBatch: number;
+  /** The KV cache's size in tokens: what /metrics reports the running sequences' share of. */
+  kvCacheTokens: number;
   /** Waiting requests beyond this are shed with 503 (0 = unbounded). */
   maxQueue: number;
   /** Fixed cost of a prefill step, plus a cost per prompt token in it. */
@@ -89,6 +91,12 @@ export interface MockProfile {
   closeAfterResponse: boolean;
   anyModel: boolean;
   cancelOnDisconnect: boolean;
+  /**
+   * GET /metrics: the engine's state in vLLM's names (a current V1 engine's),
+   * in llama.cpp's server's (started with --metrics), or "off": 501, as
+   * llama-server answers without --metrics.
+   */
+  metricsFormat: MetricsFormat;
   /** When set, /v1 requests without `Authorization: Bearer <apiKey>` get 401 (as OpenAI answers). */
   apiKey: string;
   /** Probability per completion request of each fault; their sum is at most 1. */
@@ -97,12 +105,21 @@ export interface MockProfile {
 
 export const STREAM_ERROR_FORMS = ["data", "field", "event"] as const;
 export type StreamErrorForm = (typeof STREAM_ERROR_FORMS)[number];
+export const METRICS_FORMATS = ["vllm", "llamacpp", "off"] as const;
+export type MetricsFormat = (typeof METRICS_FORMATS)[number];
+
+/** Settings that take one of a few words. */
+const CHOICE_KEYS = {
+  streamErrorForm: STREAM_ERROR_FORMS,
+  metricsFormat: METRICS_FORMATS,
+} as const;
 
 export const DEFAULT_PROFILE: MockProfile = {
   models: ["mock-llm"],
   seed: 1,
   maxModelLen: 8192,
   maxBatch: 64,
+  kvCacheTokens: 131072,
   maxQueue: 0,
   prefillBaseMs: 8,
   prefillPerTokenMs: 0.02,
@@ -133,6 +150,7 @@ export const DEFAULT_PROFILE: MockProfile = {
   usageInFinishChunk: false,
   usageCountsEos: false,
   streamErrorForm: "data",
+  metricsFormat: "vllm",
   closeAfterResponse: false,
   anyModel: false,
   cancelOnDisconnect: true,
@@ -150,6 +168,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   seed: { min: 0, max: 2 ** 32 - 1, integer: true },
   maxModelLen: { min: 1, integer: true },
   maxBatch: { min: 1, integer: true },
+  kvCacheTokens: { min: 1, integer: true },
   maxQueue: { min: 0, integer: true },
   prefillBaseMs: { min: 0 },
   prefillPerTokenMs: { min: 0 },
@@ -251,14 +270,14 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next.apiKey = value;
-    } else if (key === "streamErrorForm") {
-      const form = STREAM_ERROR_FORMS.find((f) => f === value);
-      if (form === undefined) {
+    } else if (key in CHOICE_KEYS) {
+      const choices: readonly string[] = CHOICE_KEYS[key as keyof typeof CHOICE_KEYS];
+      if (typeof value !== "string" || !choices.includes(value)) {
         throw new MockProfileError(
-          `${source}: streamErrorForm = ${JSON.stringify(value)} is not accepted; expected one of ${STREAM_ERROR_FORMS.join(", ")}`,
+          `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected one of ${choices.join(", ")}`,
         );
       }
-      next.streamErrorForm = form;
+      (next as unknown as Record<string, string>)[key] = value;
     } else if (key in NUMBER_RULES) {
       (next as unknown as Record<string, number>)[key] = checkNumber(
         key,
@@ -268,7 +287,7 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
       );
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, streamErrorForm, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
+        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
       );
     }
   }

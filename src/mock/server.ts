@@ -73,6 +73,24 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
     if (req.method === "GET" && path === "/health") {
       res.writeHead(200).end();
+    } else if (req.method === "GET" && path === "/metrics") {
+      if (profile.metricsFormat === "off") {
+        // llama-server without --metrics.
+        sendError(res, {
+          status: 501,
+          message: "This server does not support metrics endpoint.",
+          type: "not_supported_error",
+          param: null,
+          code: null,
+        });
+        return;
+      }
+      const text = engine.metrics.render(
+        profile.metricsFormat,
+        profile.models[0] ?? "",
+        engine.gauges(),
+      );
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
     } else if (req.method === "GET" && path === "/v1/models") {
       const data = profile.models.map((id) => ({
         id,

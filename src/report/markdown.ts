@@ -18,6 +18,7 @@ import { describeExample } from "./failures.ts";
 import { nextStep } from "./next-step.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { type ConfigDescription, type GateResults, POOLED_METRICS } from "./results.ts";
+import { serverViewLine, serverViewSection } from "./server-view.ts";
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -428,6 +429,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
     ...(r.capacity ? ["", capacitySection(r.capacity, ttftSloMs(config))] : []),
     "",
     metricTable(r, config),
+    ...(serverViewLine(r) ? ["", serverViewLine(r)] : []),
     "",
     context(r, config),
     "",
@@ -440,6 +442,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
   // Least important last: dropped first when the comment is too long.
   const optional = [
     chart(r),
+    serverViewSection(r),
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
     qualityDetails(r),

@@ -17,6 +17,7 @@ import type { LatencySummary, PercentileKey } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
 import type { QualityReport } from "../quality/paired.ts";
+import { compareServerViews, type ServerComparison } from "../servermetrics/compare.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
 import type { WorkloadDescription } from "../workload/plan.ts";
@@ -79,6 +80,8 @@ export interface TargetDescription {
   extra_body: Record<string, unknown>;
   include_usage: boolean;
   temperature: number;
+  /** The server's metrics scraped beside each trial; null: not scraped. */
+  metrics: { url: string; interval_s: number; runtime: string } | null;
 }
 
 /** The configuration as the results file records it: no secret, no command. */
@@ -152,6 +155,8 @@ export interface GateResults extends GateRun {
   headline: string;
   /** Descriptive percentiles over all of an arm's requests: never used for the verdict. */
   pooled: Record<Arm, PooledMetrics> | null;
+  /** The servers' own metrics over the paired trials; null when none were scraped. */
+  server_view: ServerComparison | null;
 }
 
 const histogramKey = {
@@ -203,7 +208,20 @@ export function buildResults(
     headline: headlineFor(run),
     ...run,
     pooled: pooledPercentiles(run.trials),
+    server_view: serverViewOf(run.trials),
   };
+}
+
+export function serverViewOf(trials: readonly TrialEntry[]): ServerComparison | null {
+  const inputs = (arm: Arm) =>
+    trials
+      .filter((t) => t.arm === arm)
+      .map((t) => ({
+        pair: t.pair,
+        metrics: t.report.server_metrics,
+        clientTtftMeanMs: t.report.metrics.ttft_ms.mean,
+      }));
+  return compareServerViews({ baseline: inputs("baseline"), candidate: inputs("candidate") });
 }
 
 /** Results for a run that could not measure at all (bad configuration): still a results file. */
@@ -233,5 +251,6 @@ export function errorResults(guard: Guard, environment: EnvironmentFacts, now: D
     headline: headlineFor(run),
     ...run,
     pooled: null,
+    server_view: null,
   };
 }

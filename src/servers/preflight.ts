@@ -1,14 +1,15 @@
 // Before the first trial, each arm must really serve: GET {url}/models, then
 // one real streamed completion. A dead endpoint fails the gate in seconds with
 // the cause and the likely fix — not after every trial has run against it.
-// Then the idle check: before each trial, one-token probes until the server
-// answers about as fast as it did idle, so a backlog left by the previous
-// trial does not land in the next.
+// Then the idle check: before each trial, until the server's metrics show
+// nothing running or waiting (else one-token probes answer about as fast as
+// idle), so a backlog left by the previous trial does not land in the next.
 
 import { Agent } from "undici";
 import type { Arm } from "../common/arms.ts";
 import { compact } from "../common/format.ts";
 import type { Target } from "../openai/target.ts";
+import { metricsFetcher, readQueue, type ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import { type CompletionProbe, listModels, type ModelsAnswer, probeCompletion } from "./probe.ts";
 
 export interface PreflightReport {
@@ -118,26 +119,75 @@ export async function preflight(
 }
 
 export interface IdleCheck {
-  /** One-token probes sent before the trial. */
+  /** How idleness was judged: the server's own queue (its /metrics), else one-token probes. */
+  by: "metrics" | "probes";
+  /** Scrapes or one-token probes made before the trial. */
   probes: number;
   waited_s: number;
   /** The trial started on a server still busy after idle-timeout. */
   busy: boolean;
-  /** The last probe's TTFT, and the idle reference it was held to. */
+  /** The last probe's TTFT, and the idle reference it was held to (by probes). */
   ttft_ms: number | null;
   idle_ttft_ms: number;
+  /** The server's last running + waiting requests (by metrics); null by probes. */
+  queued: number | null;
 }
 
 /** A probe is idle when it is at most twice the idle TTFT, or 25 ms above it (noise). */
 export const idleBoundMs = (idleTtftMs: number) => Math.max(2 * idleTtftMs, idleTtftMs + 25);
 
+const IDLE_POLL_MS = 200;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until the server is idle: its metrics show no request running or
+ * waiting; a server whose metrics do not say is probed until a one-token
+ * request is about as fast as idle.
+ */
 export async function waitIdle(
   target: Target,
   idleTtftMs: number,
   timeoutS: number,
+  metrics: ServerMetricsOptions | null = null,
+): Promise<IdleCheck> {
+  const startMs = performance.now();
+  const waitedS = () => (performance.now() - startMs) / 1000;
+  if (metrics) {
+    const fetcher = metricsFetcher();
+    try {
+      let scrapes = 0;
+      for (;;) {
+        const queue = await readQueue(metrics, target.model, fetcher.fetch);
+        if (queue === null) break;
+        scrapes++;
+        const queued = queue.running + queue.waiting;
+        if (queued === 0 || waitedS() >= timeoutS) {
+          return {
+            by: "metrics",
+            probes: scrapes,
+            waited_s: round(waitedS()),
+            busy: queued > 0,
+            ttft_ms: null,
+            idle_ttft_ms: idleTtftMs,
+            queued,
+          };
+        }
+        await sleep(IDLE_POLL_MS);
+      }
+    } finally {
+      await fetcher.close();
+    }
+  }
+  return probeUntilIdle(target, idleTtftMs, timeoutS, startMs);
+}
+
+async function probeUntilIdle(
+  target: Target,
+  idleTtftMs: number,
+  timeoutS: number,
+  startMs: number,
 ): Promise<IdleCheck> {
   const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
-  const startMs = performance.now();
   const bound = idleBoundMs(idleTtftMs);
   let probes = 0;
   let last: number | null = null;
@@ -151,14 +201,16 @@ export async function waitIdle(
       const waitedS = (performance.now() - startMs) / 1000;
       if (idle || waitedS >= timeoutS) {
         return {
+          by: "probes",
           probes,
           waited_s: round(waitedS),
           busy: !idle,
           ttft_ms: last === null ? null : round(last),
           idle_ttft_ms: idleTtftMs,
+          queued: null,
         };
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(IDLE_POLL_MS);
     }
   } finally {
     await agent.close();
@@ -169,6 +221,8 @@ const round = (v: number) => Math.round(v * 1000) / 1000;
 
 /** A busy start in words. */
 export function describeBusy(check: IdleCheck): string {
+  if (check.by === "metrics")
+    return `started on a busy server: after ${compact(check.waited_s)} s its metrics still showed ${check.queued} requests running or waiting`;
   const ttft = check.ttft_ms === null ? "no answer" : `${compact(check.ttft_ms)} ms`;
   return `started on a busy server: after ${compact(check.waited_s)} s of probes its TTFT was ${ttft} (idle ${compact(check.idle_ttft_ms)} ms, bound ${compact(idleBoundMs(check.idle_ttft_ms))} ms)`;
 }

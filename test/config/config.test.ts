@@ -167,3 +167,43 @@ test("a capacity gate: the sweep's settings parsed, and what it would silently i
   rejects({ ...capacity, "gate-rate-fraction": "0" }, /^gate-rate-fraction = "0"/);
   rejects({ ...capacity, "max-duration": "0s" }, /^max-duration = "0s"/);
 });
+
+test("server metrics: each arm's origin + /metrics by default, per-arm URLs, none; one shared URL refused", () => {
+  const c = parseConfig(BASE).gate;
+  assert.deepEqual(c.baseline.serverMetrics, {
+    url: `${new URL(BASE["baseline-url"] as string).origin}/metrics`,
+    intervalS: 1,
+    runtime: "auto",
+  });
+  assert.equal(
+    c.candidate.serverMetrics?.url,
+    `${new URL(BASE["candidate-url"] as string).origin}/metrics`,
+  );
+  const own = parseConfig({
+    ...BASE,
+    "baseline-metrics-url": "http://10.0.0.1:9090/metrics",
+    "candidate-metrics-url": "none",
+    "metrics-interval": "500ms",
+    "metrics-runtime": "sglang",
+  }).gate;
+  assert.deepEqual(own.baseline.serverMetrics, {
+    url: "http://10.0.0.1:9090/metrics",
+    intervalS: 0.5,
+    runtime: "sglang",
+  });
+  assert.equal(own.candidate.serverMetrics, null);
+  assert.equal(parseConfig({ ...BASE, "metrics-url": "none" }).gate.baseline.serverMetrics, null);
+  rejects(
+    { "metrics-url": "http://10.0.0.1:9090/metrics" },
+    /^metrics-url = .* would scrape one server for both arms; set baseline-metrics-url and candidate-metrics-url/,
+  );
+  rejects(
+    { "candidate-metrics-url": "ftp://x/metrics" },
+    /^candidate-metrics-url = "ftp:\/\/x\/metrics" is not accepted; expected an http\(s\) URL/,
+  );
+  rejects({ "metrics-interval": "10ms" }, /^metrics-interval/);
+  rejects(
+    { "metrics-runtime": "triton" },
+    /^metrics-runtime.*triton.*auto, vllm, sglang, tgi, llamacpp/,
+  );
+});

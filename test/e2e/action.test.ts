@@ -194,19 +194,25 @@ describe("the bundled action", () => {
   test("a 403 from the comment API is a warning: verdict, outputs and summary stand", async () => {
     gh.readOnly = true;
     try {
+      // About the comment API, not the measurement: two short pairs of identical variants.
       const r = await runAction(
         {
-          ...VS_SLOWER,
+          ...FAST,
+          // 20 requests a trial: above min-ok-requests (10).
+          trials: "2",
+          rate: "10",
+          duration: "2s",
           "baseline-url": `${baseline.url}/v1`,
-          "candidate-url": `${slower.url}/v1`,
+          "candidate-url": `${same.url}/v1`,
           "comment-key": "fork",
         },
         gh,
       );
-      assert.equal(r.outputs.verdict, "fail", r.outputs.headline);
-      assert.equal(r.code, 1);
+      const verdict = r.outputs.verdict as string;
+      assert.notEqual(verdict, "error", r.outputs.headline);
+      assert.equal(r.code, verdict === "fail" ? 1 : 0, r.stdout);
       assert.match(r.stdout, /::warning::could not post the PR comment \(a read-only token/);
-      assert.match(r.summary, /\*\*fail\*\*/);
+      assert.match(r.summary, new RegExp(`\\*\\*${verdict}\\*\\*`));
       assert.ok(existsSync(r.resultsPath));
     } finally {
       gh.readOnly = false;

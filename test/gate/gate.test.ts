@@ -247,9 +247,9 @@ test("each arm passes its preflight before the first trial, and every trial star
         seen.push(`preflight ${arm}`);
         return NO_CHECKS.preflight(arm, target, timeoutS);
       },
-      waitIdle: async (target, idleTtftMs, timeoutS) => {
+      waitIdle: async (target, idleTtftMs, timeoutS, metrics) => {
         seen.push("idle");
-        const check = await NO_CHECKS.waitIdle(target, idleTtftMs, timeoutS);
+        const check = await NO_CHECKS.waitIdle(target, idleTtftMs, timeoutS, metrics);
         return seen.filter((x) => x === "idle").length === 2 ? { ...check, busy: true } : check;
       },
     },

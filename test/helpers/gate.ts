@@ -37,11 +37,13 @@ export const NO_CHECKS: ServerChecks = {
     warnings: [],
   }),
   waitIdle: async (_target, idleTtftMs) => ({
+    by: "probes",
     probes: 1,
     waited_s: 0,
     busy: false,
     ttft_ms: idleTtftMs,
     idle_ttft_ms: idleTtftMs,
+    queued: null,
   }),
 };
 

@@ -5,6 +5,8 @@ import { newRecord, type Outcome } from "../../src/load/record.ts";
 import type { MeasureReport } from "../../src/measure/measure.ts";
 import { TrialRecorder } from "../../src/metrics/recorder.ts";
 import { summarizeTrial } from "../../src/metrics/summary.ts";
+import type { ServerMetrics } from "../../src/servermetrics/scraper.ts";
+import type { ServerView } from "../../src/servermetrics/view.ts";
 
 export interface FakeTrial {
   ttftMs: number;
@@ -15,6 +17,8 @@ export interface FakeTrial {
   fingerprint?: string;
   /** Prompt tokens per request the server counted (usage), against 256 intended. */
   promptTokens?: number;
+  /** The server's view of the trial, as its /metrics would give it. */
+  serverMetrics?: ServerMetrics;
 }
 
 export function fakeReport(t: FakeTrial): MeasureReport {
@@ -100,6 +104,51 @@ export function fakeReport(t: FakeTrial): MeasureReport {
       warmup_requests: 20,
     },
     sessions: null,
+    server_metrics: t.serverMetrics ?? null,
     ...summary,
+  };
+}
+
+export interface FakeServer {
+  running: [mean: number, max: number];
+  waiting: [mean: number, max: number];
+  ttftMeanMs?: number;
+  queueMeanMs?: number;
+  preemptions?: number;
+  kvMax?: number;
+  /** Metric names beyond the ones every vLLM view here has. */
+  names?: string[];
+}
+
+/** A trial's server view as a vLLM server's /metrics would give it. */
+export function fakeServerView(s: FakeServer): ServerView {
+  const g = ([mean, max]: [number, number]) => ({ mean, p95: max, max });
+  const h = (meanMs: number) => ({
+    count: 100,
+    mean_ms: meanMs,
+    p50_ms: meanMs,
+    p95_ms: 2 * meanMs,
+    lower_bounds: [],
+    upper_bounds: [],
+  });
+  return {
+    url: "http://127.0.0.1:1/metrics",
+    runtime: "vllm",
+    scrapes: 12,
+    window_scrapes: 10,
+    failed_scrapes: 0,
+    gauges: {
+      running: g(s.running),
+      waiting: g(s.waiting),
+      kv_cache_usage: { mean: (s.kvMax ?? 0.4) / 2, p95: s.kvMax ?? 0.4, max: s.kvMax ?? 0.4 },
+    },
+    counters: { preemptions: s.preemptions ?? 0 },
+    prefix_cache_hit_rate: null,
+    histograms: {
+      ...(s.ttftMeanMs === undefined ? {} : { ttft: h(s.ttftMeanMs) }),
+      ...(s.queueMeanMs === undefined ? {} : { queue_time: h(s.queueMeanMs) }),
+    },
+    names: ["vllm:num_requests_running", "vllm:num_requests_waiting", ...(s.names ?? [])].sort(),
+    notes: [],
   };
 }

@@ -30,7 +30,7 @@ import {
   TEST_ENVIRONMENT,
 } from "../helpers/gate.ts";
 import { tableProblems } from "../helpers/gfm.ts";
-import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
+import { type FakeTrial, fakeReport, fakeServerView } from "../helpers/reports.ts";
 
 const GOLDEN = join(import.meta.dirname, "../golden");
 
@@ -79,6 +79,30 @@ test("golden: fail on latency — the chart shows the metric that decided", asyn
   assert.doesNotMatch(md, /title "p95 TTFT/, "TTFT passed: it is not the chart");
   // The arms' values are the ones the change comes from: 13.4 ÷ 10.2 − 1 ≈ +30.6 %.
   assert.match(md, /\| p95 ITL \(ms\) \| ≤ \+10\.0 % \| 10\.2 \| 13\.4 \| \+30\.6 % \|/);
+});
+
+test("golden: the servers' view explains a TTFT regression as queue time behind a smaller batch", async () => {
+  const base = { running: [12, 16], waiting: [0.2, 3], ttftMeanMs: 90, queueMeanMs: 4 } as const;
+  const cand = { running: [7.6, 8], waiting: [6, 19], ttftMeanMs: 128, queueMeanMs: 41 } as const;
+  const view = (s: typeof base | typeof cand, names: string[]) =>
+    fakeServerView({
+      running: [...s.running],
+      waiting: [...s.waiting],
+      ttftMeanMs: s.ttftMeanMs,
+      queueMeanMs: s.queueMeanMs,
+      names,
+    });
+  const r = await results(
+    steady(100, 10, { serverMetrics: view(base, ["vllm:gpu_cache_usage_perc"]) }),
+    steady(140, 10, { serverMetrics: view(cand, ["vllm:kv_cache_usage_perc"]) }),
+  );
+  const md = renderMarkdown(r, "default");
+  golden("server-view.md", md);
+  assert.match(
+    md,
+    /\*\*Where the TTFT went\*\* \(the servers' own metrics, means over 3 pairs\): \+\d+\.\d ms mean TTFT, of which \+37\.0 ms server queue time: the candidate runs fewer sequences at once \(at most 8 running vs 16/,
+  );
+  assert.match(md, /only the candidate exposes `vllm:kv_cache_usage_perc`/);
 });
 
 test("golden: fail on reliability — the first line says what happened to requests", async () => {

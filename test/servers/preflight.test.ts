@@ -178,3 +178,44 @@ test("the idle check waits out a backlog that outlived its clients, and passes a
     `waited ${JSON.stringify(waited)}: the backlog is waited out, a dropped one is not there`,
   );
 });
+
+test("with the server's metrics the idle check waits until nothing runs or waits; without them it probes", async () => {
+  const knobs = {
+    maxBatch: 4,
+    decodeBaseMs: 4,
+    decodePerSeqMs: 0,
+    jitter: 0,
+    naturalMinTokens: 64,
+    naturalMaxTokens: 64,
+    cancelOnDisconnect: false,
+  };
+  for (const metricsFormat of ["vllm", "llamacpp", "off"] as const) {
+    const server = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { ...knobs, metricsFormat }, "test"),
+    });
+    try {
+      const options = parseMeasureOptions({
+        url: `${server.url}/v1`,
+        model: "mock-llm",
+        rate: "1",
+      });
+      assert.equal(
+        options.serverMetrics?.url,
+        `${server.url}/metrics`,
+        "the default: origin + /metrics",
+      );
+      await abandon(server.url, 16);
+      const check = await waitIdle(options.target, 8, 60, options.serverMetrics);
+      assert.equal(check.busy, false, JSON.stringify(check));
+      assert.equal(check.by, metricsFormat === "off" ? "probes" : "metrics", metricsFormat);
+      if (check.by === "metrics") {
+        assert.equal(check.queued, 0);
+        assert.ok(check.probes >= 2, `the backlog was seen: ${JSON.stringify(check)}`);
+        const { running, waiting } = server.stats().engine;
+        assert.deepEqual({ running, waiting }, { running: 0, waiting: 0 });
+      }
+    } finally {
+      await server.close();
+    }
+  }
+});

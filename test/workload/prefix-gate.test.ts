@@ -75,6 +75,11 @@ test("a candidate without prefix caching fails on p95 TTFT with shared prefixes,
   );
   assert.ok((shared.cached[0] as number) > 0, "the baseline's cache held the prefixes");
   assert.equal(shared.cached[1], 0, "the candidate has none");
+  // The servers' own metrics say so too: vLLM's prefix-cache hits ÷ queries.
+  const hitRate = (arm: "baseline" | "candidate") =>
+    shared.results.server_view?.[arm].prefix_cache_hit_rate;
+  assert.ok((hitRate("baseline") as number) > 0.5, `baseline hit rate ${hitRate("baseline")}`);
+  assert.equal(hitRate("candidate"), null, "a server without a prefix cache counts no queries");
 
   const random = await prefixGate({ "input-len": "1088" });
   assert.notEqual(random.run.verdict, "fail", random.results.headline);

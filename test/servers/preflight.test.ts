@@ -142,19 +142,21 @@ async function abandon(url: string, count: number): Promise<void> {
   await agent.close();
 }
 
+/** A mock slow enough that 16 abandoned requests leave about a second of work. */
+const BACKLOG_KNOBS = {
+  maxBatch: 4,
+  decodeBaseMs: 4,
+  decodePerSeqMs: 0,
+  jitter: 0,
+  naturalMinTokens: 64,
+  naturalMaxTokens: 64,
+};
+
 test("the idle check waits out a backlog that outlived its clients, and passes at once on a server that dropped it", async () => {
-  const knobs = {
-    maxBatch: 4,
-    decodeBaseMs: 4,
-    decodePerSeqMs: 0,
-    jitter: 0,
-    naturalMinTokens: 64,
-    naturalMaxTokens: 64,
-  };
   const waited: Record<string, number> = {};
   for (const cancelOnDisconnect of [false, true]) {
     const server = await startMockServer({
-      profile: mergeProfile(DEFAULT_PROFILE, { ...knobs, cancelOnDisconnect }, "test"),
+      profile: mergeProfile(DEFAULT_PROFILE, { ...BACKLOG_KNOBS, cancelOnDisconnect }, "test"),
     });
     try {
       const target = parseMeasureOptions({
@@ -180,15 +182,7 @@ test("the idle check waits out a backlog that outlived its clients, and passes a
 });
 
 test("with the server's metrics the idle check waits until nothing runs or waits; without them it probes", async () => {
-  const knobs = {
-    maxBatch: 4,
-    decodeBaseMs: 4,
-    decodePerSeqMs: 0,
-    jitter: 0,
-    naturalMinTokens: 64,
-    naturalMaxTokens: 64,
-    cancelOnDisconnect: false,
-  };
+  const knobs = { ...BACKLOG_KNOBS, cancelOnDisconnect: false };
   for (const metricsFormat of ["vllm", "llamacpp", "off"] as const) {
     const server = await startMockServer({
       profile: mergeProfile(DEFAULT_PROFILE, { ...knobs, metricsFormat }, "test"),

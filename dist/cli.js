@@ -578,13 +578,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value2);
         this.incrementTotalCount();
       }
-      handleRecordException(count2, value2) {
+      handleRecordException(count3, value2) {
         if (!this.autoResize) {
           throw new Error("Value " + value2 + " is outside of histogram covered range");
         }
         this.resize(value2);
         var countsIndex = this.countsArrayIndex(value2);
-        this.addToCountAtIndex(countsIndex, count2);
+        this.addToCountAtIndex(countsIndex, count3);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value2) {
@@ -867,15 +867,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count2, value2) {
+      recordCountAtValue(count3, value2) {
         const countsIndex = this.countsArrayIndex(value2);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count2, value2);
+          this.handleRecordException(count3, value2);
         } else {
-          this.addToCountAtIndex(countsIndex, count2);
+          this.addToCountAtIndex(countsIndex, count3);
         }
         this.updateMinAndMax(value2);
-        this.addToTotalCount(count2);
+        this.addToTotalCount(count3);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -884,8 +884,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count2) {
-        this.recordCountAtValue(count2, value2);
+      recordValueWithCount(value2, count3) {
+        this.recordCountAtValue(count3, value2);
       }
       /**
        * Record a value in the histogram.
@@ -911,13 +911,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value2, count2, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count2, value2);
+      recordValueWithCountAndExpectedInterval(value2, count3, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count3, value2);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value2 - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count2, missingValue);
+          this.recordCountAtValue(count3, missingValue);
         }
       }
       /**
@@ -1732,7 +1732,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count2 = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1743,21 +1743,21 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count2 < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count2 < min_count) {
-          s.bl_tree[curlen * 2] += count2;
+        } else if (count3 < min_count) {
+          s.bl_tree[curlen * 2] += count3;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count2 <= 10) {
+        } else if (count3 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count2 = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -1776,7 +1776,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count2 = 0;
+      var count3 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -1786,27 +1786,27 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count2 < max_count && curlen === nextlen) {
+        if (++count3 < max_count && curlen === nextlen) {
           continue;
-        } else if (count2 < min_count) {
+        } else if (count3 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count2 !== 0);
+          } while (--count3 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count2--;
+            count3--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count2 - 3, 2);
-        } else if (count2 <= 10) {
+          send_bits(s, count3 - 3, 2);
+        } else if (count3 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count2 - 3, 3);
+          send_bits(s, count3 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count2 - 11, 7);
+          send_bits(s, count3 - 11, 7);
         }
-        count2 = 0;
+        count3 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -3788,20 +3788,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end;
-      var count2 = new utils.Buf16(MAXBITS + 1);
+      var count3 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len2 = 0; len2 <= MAXBITS; len2++) {
-        count2[len2] = 0;
+        count3[len2] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count2[lens[lens_index + sym]]++;
+        count3[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count2[max2] !== 0) {
+        if (count3[max2] !== 0) {
           break;
         }
       }
@@ -3815,7 +3815,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min2 = 1; min2 < max2; min2++) {
-        if (count2[min2] !== 0) {
+        if (count3[min2] !== 0) {
           break;
         }
       }
@@ -3825,7 +3825,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len2 = 1; len2 <= MAXBITS; len2++) {
         left <<= 1;
-        left -= count2[len2];
+        left -= count3[len2];
         if (left < 0) {
           return -1;
         }
@@ -3835,7 +3835,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len2 = 1; len2 < MAXBITS; len2++) {
-        offs[len2 + 1] = offs[len2] + count2[len2];
+        offs[len2 + 1] = offs[len2] + count3[len2];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -3898,7 +3898,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count2[len2] === 0) {
+        if (--count3[len2] === 0) {
           if (len2 === max2) {
             break;
           }
@@ -3912,7 +3912,7 @@ var require_inftrees = __commonJS({
           curr = len2 - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count2[curr + drop];
+            left -= count3[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -5993,8 +5993,8 @@ var require_wasm = __commonJS({
       recordValue(value2) {
         this._wasmHistogram.recordValue(value2);
       }
-      recordValueWithCount(value2, count2) {
-        this._wasmHistogram.recordValueWithCount(value2, count2);
+      recordValueWithCount(value2, count3) {
+        this._wasmHistogram.recordValueWithCount(value2, count3);
       }
       recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value2, expectedIntervalBetweenValueSamples);
@@ -6993,12 +6993,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self.countsArrayIndex(self.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count2 = self.getCountAtIndex(srcIndex++);
-        if (count2 < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count2 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
+        const count3 = self.getCountAtIndex(srcIndex++);
+        if (count3 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count3 + ") at index " + srcIndex + ", corresponding the value range [" + self.lowestEquivalentValue(self.valueFromIndex(srcIndex)) + "," + self.nextNonEquivalentValue(self.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count2 == 0) {
+        if (count3 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -7008,7 +7008,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count2);
+          ZigZagEncoding_1.default.encode(buffer, count3);
         }
       }
     }
@@ -7037,12 +7037,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count2 = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count2 < 0) {
-          zerosCount = -count2;
+        let count3 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count3 < 0) {
+          zerosCount = -count3;
           dstIndex += zerosCount;
         } else {
-          self.setCountAtIndex(dstIndex++, count2);
+          self.setCountAtIndex(dstIndex++, count3);
         }
       }
       return dstIndex;
@@ -7425,8 +7425,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value2, count2) {
-        this.activeHistogram.recordValueWithCount(value2, count2);
+      recordValueWithCount(value2, count3) {
+        this.activeHistogram.recordValueWithCount(value2, count3);
       }
       /**
        * Record a value
@@ -8161,8 +8161,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -8270,13 +8270,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count2 = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count2)
-            count2 = c;
+          if (c > count3)
+            count3 = c;
         }
-        return count2;
+        return count3;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -11229,8 +11229,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -11307,12 +11307,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
+        let count3 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count3 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count2);
+        const pointer = " ".repeat(ci) + "^".repeat(count3);
         error.message += `:
 
 ${lineStr}
@@ -28518,7 +28518,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin2, opts) {
       return opts && opts.connections === 1 ? new Client2(origin2, opts) : new Pool2(origin2, opts);
     }
-    var Agent5 = class extends DispatcherBase {
+    var Agent6 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -28643,7 +28643,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module2.exports = Agent5;
+    module2.exports = Agent6;
   }
 });
 
@@ -29514,7 +29514,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent5 = require_agent();
+    var Agent6 = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors2();
@@ -29670,7 +29670,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect: connect2 });
         }
-        this[kAgent] = new Agent5({
+        this[kAgent] = new Agent6({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -29840,7 +29840,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent5 = require_agent();
+    var Agent6 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -29853,7 +29853,7 @@ var require_env_http_proxy_agent = __commonJS({
         super(opts);
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent5(agentOpts);
+        this[kNoProxyAgent] = new Agent6(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -33113,7 +33113,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent5 = require_agent();
+    var Agent6 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -33151,7 +33151,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent5(opts);
+        const agent = opts?.agent ? opts.agent : new Agent6(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -33792,7 +33792,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
     "use strict";
-    var Agent5 = require_agent();
+    var Agent6 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var { InvalidArgumentError, UndiciError } = require_errors2();
@@ -33845,7 +33845,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent5(opts);
+          this[kRealAgent] = new Agent6(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -34094,11 +34094,11 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors2();
-    var Agent5 = require_agent();
+    var Agent6 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var fallbackDispatcher;
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent5());
+      setGlobalDispatcher(new Agent6());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -44060,10 +44060,10 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate = false) {
+    function closeWebSocketConnection(object, code, reason, validate2 = false) {
       code ??= null;
       reason ??= "";
-      if (validate) validateCloseCodeAndReason(code, reason);
+      if (validate2) validateCloseCodeAndReason(code, reason);
       if (isClosed(object.readyState) || isClosing(object.readyState)) {
       } else if (!isEstablished(object.readyState)) {
         failWebsocketConnection(object);
@@ -45964,15 +45964,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -46357,7 +46357,7 @@ var require_undici = __commonJS({
     var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent5 = require_agent();
+    var Agent6 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -46385,7 +46385,7 @@ var require_undici = __commonJS({
     module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent5;
+    module2.exports.Agent = Agent6;
     module2.exports.Dispatcher1Wrapper = Dispatcher1Wrapper;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
@@ -48382,8 +48382,8 @@ var require_keyword = __commonJS({
       var _a;
       const { gen, keyword, schema, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate);
+      const validate2 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate2);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -48732,20 +48732,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count2 = 0;
+      let count3 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count2++;
+        count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
         }
-        if (count2 === Infinity)
+        if (count3 === Infinity)
           return Infinity;
       }
-      return count2;
+      return count3;
     }
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
@@ -49456,28 +49456,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate });
-        validate.errors = null;
-        validate.schema = sch.schema;
-        validate.schemaEnv = sch;
+        const validate2 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate2 });
+        validate2.errors = null;
+        validate2.schema = sch.schema;
+        validate2.schemaEnv = sch;
         if (sch.$async)
-          validate.$async = true;
+          validate2.$async = true;
         if (this.opts.code.source === true) {
-          validate.source = { validateName, validateCode, scopeValues: gen._values };
+          validate2.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate.evaluated = {
+          validate2.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate.source)
-            validate.source.evaluated = (0, codegen_1.stringify)(validate.evaluated);
+          if (validate2.source)
+            validate2.source.evaluated = (0, codegen_1.stringify)(validate2.evaluated);
         }
-        sch.validate = validate;
+        sch.validate = validate2;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -52283,8 +52283,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count2 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
+          const count3 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len2, (i) => {
@@ -52297,16 +52297,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count2) {
-          gen.code((0, codegen_1._)`${count2}++`);
+        function checkLimits(count3) {
+          gen.code((0, codegen_1._)`${count3}++`);
           if (max2 === void 0) {
-            gen.if((0, codegen_1._)`${count2} >= ${min2}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min2}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count2} > ${max2}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max2}`, () => gen.assign(valid, false).break());
             if (min2 === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count2} >= ${min2}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min2}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -52977,8 +52977,8 @@ var require_dynamicAnchor = __commonJS({
       const { gen, it } = cxt;
       it.schemaEnv.root.dynamicAnchors[anchor] = true;
       const v = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
-      const validate = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
-      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate));
+      const validate2 = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
+      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate2));
     }
     exports2.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
@@ -53027,11 +53027,11 @@ var require_dynamicRef = __commonJS({
           _callRef(it.validateName, valid)();
         }
       }
-      function _callRef(validate, valid) {
+      function _callRef(validate2, valid) {
         return valid ? () => gen.block(() => {
-          (0, ref_1.callRef)(cxt, validate);
+          (0, ref_1.callRef)(cxt, validate2);
           gen.let(valid, true);
-        }) : () => (0, ref_1.callRef)(cxt, validate);
+        }) : () => (0, ref_1.callRef)(cxt, validate2);
       }
     }
     exports2.dynamicRef = dynamicRef;
@@ -53940,8 +53940,8 @@ var require_json_schema_2020_12 = __commonJS({
         with$data(this, validation)
       ].forEach((sch) => this.addMetaSchema(sch, void 0, false));
       return this;
-      function with$data(ajv3, sch) {
-        return $data ? ajv3.$dataMetaSchema(sch, META_SUPPORT_DATA) : sch;
+      function with$data(ajv4, sch) {
+        return $data ? ajv4.$dataMetaSchema(sch, META_SUPPORT_DATA) : sch;
       }
     }
     exports2.default = addMetaSchema2020;
@@ -53959,7 +53959,7 @@ var require__ = __commonJS({
     var discriminator_1 = require_discriminator();
     var json_schema_2020_12_1 = require_json_schema_2020_12();
     var META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
-    var Ajv20203 = class extends core_1.default {
+    var Ajv20204 = class extends core_1.default {
       constructor(opts = {}) {
         super({
           ...opts,
@@ -53986,11 +53986,11 @@ var require__ = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv2020 = Ajv20203;
-    module2.exports = exports2 = Ajv20203;
-    module2.exports.Ajv2020 = Ajv20203;
+    exports2.Ajv2020 = Ajv20204;
+    module2.exports = exports2 = Ajv20204;
+    module2.exports.Ajv2020 = Ajv20204;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv20203;
+    exports2.default = Ajv20204;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -54676,7 +54676,7 @@ async function runSweep(sweep, base, settings, deps) {
   const startMs = deps.nowMs();
   const budget = new Error("budget");
   const measurePoint = async (arm, phase, rate) => {
-    for (let attempt2 = 0; ; attempt2++) {
+    for (let attempt3 = 0; ; attempt3++) {
       const spentS = (deps.nowMs() - startMs) / 1e3;
       if (settings.maxDurationS !== void 0 && spentS >= settings.maxDurationS) throw budget;
       const report = await deps.run(
@@ -54688,9 +54688,9 @@ async function runSweep(sweep, base, settings, deps) {
       const point = { phase, rate_per_s: rate, judgement, report };
       sweep.arms[arm].points.push(point);
       deps.log(`  ${arm} ${label(phase, rate)}: ${describePoint(point)}`);
-      if (judgement !== "invalid" || attempt2 >= settings.maxReruns) return point;
+      if (judgement !== "invalid" || attempt3 >= settings.maxReruns) return point;
       deps.log(
-        `  ${arm}: measuring ${label(phase, rate)} again (${attempt2 + 1}/${settings.maxReruns})`
+        `  ${arm}: measuring ${label(phase, rate)} again (${attempt3 + 1}/${settings.maxReruns})`
       );
     }
   };
@@ -58051,17 +58051,17 @@ var Tokenizer_default = Tokenizer;
 // src/workload/tokens.ts
 function tokenCounter(name, tokenizerJson, configJson, words) {
   const tokenizer = new Tokenizer_default(tokenizerJson, configJson);
-  const count2 = (text) => text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
-  const base = count2("a");
-  const first = new Map(words.map((w) => [w, count2(w)]));
-  const later = new Map(words.map((w) => [w, count2(`a ${w}`) - base]));
+  const count3 = (text) => text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
+  const base = count3("a");
+  const first = new Map(words.map((w) => [w, count3(w)]));
+  const later = new Map(words.map((w) => [w, count3(`a ${w}`) - base]));
   const filler = words.find((w) => later.get(w) === 1);
   const byCount = (m) => new Map([...m].reverse().map(([w, k]) => [k, w]));
   const summed = (first.get(words[0]) ?? 0) + words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
-  const exact = filler !== void 0 && summed === count2(words.join(" "));
+  const exact = filler !== void 0 && summed === count3(words.join(" "));
   return {
     name,
-    count: count2,
+    count: count3,
     first,
     later,
     ofCount: { first: byCount(first), later: byCount(later) },
@@ -60004,6 +60004,12 @@ var SETTINGS = [
   { name: "max-duration", scope: "sweep" },
   { name: "mode", scope: "action", default: "run" },
   { name: "github-token", scope: "action", secret: true },
+  // mode: burst — one burst of a lanes file's lanes, its history kept and reported.
+  { name: "lanes", scope: "action" },
+  { name: "lanes-history", scope: "action", default: "llm-perf-gate-lanes.jsonl" },
+  // Empty: the history file stays in the workspace (keep it as an artifact or a cache).
+  { name: "lanes-history-branch", scope: "action" },
+  { name: "lanes-issue", scope: "action", kind: "boolean", default: "false" },
   { name: "config", scope: "gate" },
   { name: "baseline-url", scope: "gate" },
   { name: "candidate-url", scope: "gate" },
@@ -60284,8 +60290,8 @@ function parseMetricsUrl(raw) {
 function parseOutcomeList(raw) {
   const text = defaulted(raw, "reliability-exclude");
   if (text.trim() === "none") return [];
-  const classes = OUTCOMES.filter((o) => o !== "ok");
-  return text.split(/[\s,]+/).filter(Boolean).map((v) => parseChoice("reliability-exclude", v, classes));
+  const classes2 = OUTCOMES.filter((o) => o !== "ok");
+  return text.split(/[\s,]+/).filter(Boolean).map((v) => parseChoice("reliability-exclude", v, classes2));
 }
 function parseFailureLimit(raw) {
   return {
@@ -60420,11 +60426,11 @@ function parseReplay(raw, readFile, trialS) {
   const cap = given(raw, "max-requests");
   const maxRequests = cap === void 0 ? void 0 : parseNumber("max-requests", cap, { integer: true, min: 1, max: MAX_REQUESTS_PER_TRIAL });
   const endMs = startS * 1e3 + trialS * 1e3 / timeScale;
-  const count2 = Math.min(
+  const count3 = Math.min(
     trace.rows.filter((r) => r.offsetMs >= startS * 1e3 && r.offsetMs < endMs).length,
     maxRequests ?? Number.POSITIVE_INFINITY
   );
-  if (count2 === 0)
+  if (count3 === 0)
     throw new InputError(
       `trace ${path}: no row between trace-start ${startS} s and the trial's end (${Number(((endMs - startS * 1e3) / 1e3).toPrecision(4))} s of the trace at time-scale ${timeScale}); the trace spans ${Number(((trace.rows.at(-1)?.offsetMs ?? 0) / 1e3).toPrecision(4))} s`
     );
@@ -60436,7 +60442,7 @@ function parseReplay(raw, readFile, trialS) {
       timeScale,
       startS,
       maxRequests,
-      ratePerS: count2 / trialS
+      ratePerS: count3 / trialS
     }
   };
 }
@@ -61509,15 +61515,15 @@ function trialName(t) {
 }
 
 // src/compare/guards.ts
-function baselineWords(trials, classes, counted) {
-  const [worst, count2] = Object.entries(classes).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0] ?? [];
-  const total = Object.values(classes).reduce((s, n) => s + (n ?? 0), 0);
-  if (!worst || !count2) return "the baseline itself failed its requests";
+function baselineWords(trials, classes2, counted) {
+  const [worst, count3] = Object.entries(classes2).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0] ?? [];
+  const total = Object.values(classes2).reduce((s, n) => s + (n ?? 0), 0);
+  if (!worst || !count3) return "the baseline itself failed its requests";
   const example = examplesOf(trials.filter((t) => t.arm === "baseline"))[worst];
-  const words = failureWords(worst, count2 / counted, example);
-  return count2 === total ? `the baseline itself ${words}` : `the baseline itself failed ${percent(total / counted)} of its requests; it ${words}`;
+  const words = failureWords(worst, count3 / counted, example);
+  return count3 === total ? `the baseline itself ${words}` : `the baseline itself failed ${percent(total / counted)} of its requests; it ${words}`;
 }
-var classList = (classes) => Object.entries(classes).map(([o, c]) => `${o} ${c}`).join(", ");
+var classList = (classes2) => Object.entries(classes2).map(([o, c]) => `${o} ${c}`).join(", ");
 function guardsFor(limits, trials, specs) {
   const guards = [];
   for (const t of trials) {
@@ -61555,13 +61561,13 @@ function guardsFor(limits, trials, specs) {
     limits.exclude
   );
   if (base.counted > 0 && base.rate > limits.maxErrorRate) {
-    const classes = { ...base.by_class };
-    for (const o of limits.exclude) delete classes[o];
+    const classes2 = { ...base.by_class };
+    for (const o of limits.exclude) delete classes2[o];
     guards.push({
       code: "baseline_failures",
-      message: `${baselineWords(trials, classes, base.counted)} (limit max-error-rate ${percent(limits.maxErrorRate)}; ${classList(classes)}): the reference is broken, so nothing can be compared`,
+      message: `${baselineWords(trials, classes2, base.counted)} (limit max-error-rate ${percent(limits.maxErrorRate)}; ${classList(classes2)}): the reference is broken, so nothing can be compared`,
       arm: "baseline",
-      classes
+      classes: classes2
     });
   }
   for (const arm of ARMS) {
@@ -62104,6 +62110,39 @@ async function readQueue(options, model, fetch) {
 // src/servers/probe.ts
 var import_undici3 = __toESM(require_undici(), 1);
 
+// src/openai/target.ts
+function origin(target) {
+  return new URL(target.baseUrl).origin;
+}
+function completionPath(target, endpoint = target.endpoint) {
+  const prefix = new URL(target.baseUrl).pathname.replace(/\/+$/, "");
+  return `${prefix}${endpoint === "chat" ? "/chat/completions" : "/completions"}`;
+}
+function modelsUrl(target) {
+  return `${target.baseUrl}/models`;
+}
+function requestHeaders(target, stream = true) {
+  const headers = {
+    "content-type": "application/json",
+    ...stream ? { accept: "text/event-stream" } : {},
+    ...target.headers
+  };
+  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+  return headers;
+}
+function requestBody(target, fields, stream, extra = {}) {
+  const body = { model: target.model, ...fields, stream };
+  if (stream && target.includeUsage) body.stream_options = { include_usage: true };
+  return JSON.stringify({ ...body, ...target.extraBody, ...extra });
+}
+function loadRequestBody(target, messages, maxTokens) {
+  const fields = target.endpoint === "chat" ? { messages } : { prompt: messages.map((m) => m.content).join("\n") };
+  if (maxTokens > 0) fields.max_tokens = maxTokens;
+  fields.temperature = target.temperature;
+  if (target.ignoreEos) fields.ignore_eos = true;
+  return requestBody(target, fields, true);
+}
+
 // src/load/client.ts
 var import_undici2 = __toESM(require_undici(), 1);
 
@@ -62464,6 +62503,34 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
   };
 }
 
+// src/load/once.ts
+function sendOnce(target, dispatcher, messages, maxTokens, timeoutMs, now = () => performance.now()) {
+  const body = loadRequestBody(target, messages, maxTokens);
+  const record = newRecord(0, false, now(), now() + timeoutMs, void 0);
+  return new Promise((resolve) => {
+    let timer;
+    const done = (r) => {
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const handle = sendCompletion(
+      dispatcher,
+      origin(target),
+      completionPath(target),
+      requestHeaders(target),
+      body,
+      record,
+      now,
+      done
+    );
+    if (!Number.isNaN(record.endMs)) return;
+    timer = setTimeout(() => {
+      record.timedOut = true;
+      handle.abort(new Error("timeout"));
+    }, timeoutMs);
+  });
+}
+
 // src/load/outcome.ts
 function quotaEvidence(r) {
   for (const [name, value2] of Object.entries(r.headers ?? {})) {
@@ -62502,39 +62569,6 @@ function classify(r) {
   return "ok";
 }
 
-// src/openai/target.ts
-function origin(target) {
-  return new URL(target.baseUrl).origin;
-}
-function completionPath(target, endpoint = target.endpoint) {
-  const prefix = new URL(target.baseUrl).pathname.replace(/\/+$/, "");
-  return `${prefix}${endpoint === "chat" ? "/chat/completions" : "/completions"}`;
-}
-function modelsUrl(target) {
-  return `${target.baseUrl}/models`;
-}
-function requestHeaders(target, stream = true) {
-  const headers = {
-    "content-type": "application/json",
-    ...stream ? { accept: "text/event-stream" } : {},
-    ...target.headers
-  };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  return headers;
-}
-function requestBody(target, fields, stream, extra = {}) {
-  const body = { model: target.model, ...fields, stream };
-  if (stream && target.includeUsage) body.stream_options = { include_usage: true };
-  return JSON.stringify({ ...body, ...target.extraBody, ...extra });
-}
-function loadRequestBody(target, messages, maxTokens) {
-  const fields = target.endpoint === "chat" ? { messages } : { prompt: messages.map((m) => m.content).join("\n") };
-  if (maxTokens > 0) fields.max_tokens = maxTokens;
-  fields.temperature = target.temperature;
-  if (target.ignoreEos) fields.ignore_eos = true;
-  return requestBody(target, fields, true);
-}
-
 // src/servers/probe.ts
 async function listModels(target, dispatcher, timeoutMs) {
   const headers = requestHeaders(target, false);
@@ -62563,43 +62597,26 @@ async function listModels(target, dispatcher, timeoutMs) {
     return { kind: "unreachable", code: errorCode(error), message: errorMessage(error) };
   }
 }
-function probeCompletion(target, dispatcher, maxTokens, timeoutMs) {
+async function probeCompletion(target, dispatcher, maxTokens, timeoutMs) {
   const t = { ...target, ignoreEos: false };
-  const body = loadRequestBody(t, [{ role: "user", content: "Say OK." }], maxTokens);
-  const now = () => performance.now();
-  const record = newRecord(0, false, now(), now() + timeoutMs, void 0);
-  return new Promise((resolve) => {
-    let timer;
-    const done = () => {
-      clearTimeout(timer);
-      const outcome = classify(record);
-      const { type, code } = errorTypeCode(record.streamError ?? record.body);
-      resolve({
-        outcome,
-        status: record.status,
-        ttftMs: record.outputChunks > 0 ? record.firstOutputMs - record.dispatchMs : void 0,
-        errorType: type,
-        errorCode: code,
-        detail: record.streamError ?? record.protocolError ?? record.transportError ?? (outcome === "empty" ? "200 with an empty stream: no content, no tool call" : void 0),
-        body: record.body
-      });
-    };
-    const handle = sendCompletion(
-      dispatcher,
-      origin(t),
-      completionPath(t),
-      requestHeaders(t),
-      body,
-      record,
-      now,
-      done
-    );
-    if (!Number.isNaN(record.endMs)) return;
-    timer = setTimeout(() => {
-      record.timedOut = true;
-      handle.abort(new Error("probe timeout"));
-    }, timeoutMs);
-  });
+  const record = await sendOnce(
+    t,
+    dispatcher,
+    [{ role: "user", content: "Say OK." }],
+    maxTokens,
+    timeoutMs
+  );
+  const outcome = classify(record);
+  const { type, code } = errorTypeCode(record.streamError ?? record.body);
+  return {
+    outcome,
+    status: record.status,
+    ttftMs: record.outputChunks > 0 ? record.firstOutputMs - record.dispatchMs : void 0,
+    errorType: type,
+    errorCode: code,
+    detail: record.streamError ?? record.protocolError ?? record.transportError ?? (outcome === "empty" ? "200 with an empty stream: no content, no tool call" : void 0),
+    body: record.body
+  };
 }
 
 // src/servers/preflight.ts
@@ -62643,7 +62660,7 @@ async function preflight(arm, target, timeoutS) {
   try {
     const models = await listModels(target, agent, MODELS_TIMEOUT_MS);
     let first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1e3);
-    for (let attempt2 = 1; attempt2 < FIRST_ATTEMPTS && first.outcome !== "ok"; attempt2++) {
+    for (let attempt3 = 1; attempt3 < FIRST_ATTEMPTS && first.outcome !== "ok"; attempt3++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1e3);
     }
@@ -62767,8 +62784,8 @@ function fenced(text, maxLines = 20, maxLineChars = 300) {
   const fence = "`".repeat(longest + 1);
   return [`${fence}text`, ...body, fence];
 }
-var PALETTE = ["#1f77b4", "#d62728", "#7f7f7f"];
-var COLOR_NAMES = ["blue", "red", "grey"];
+var PALETTE = ["#1f77b4", "#d62728", "#7f7f7f", "#2ca02c", "#ff7f0e", "#9467bd"];
+var COLOR_NAMES = ["blue", "red", "grey", "green", "orange", "purple"];
 var chartColors = (plots) => `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, plots).join(", ")}"}}}}%%`;
 
 // src/report/sweep-markdown.ts
@@ -62904,14 +62921,14 @@ function capacitySection(c, ttftSloMs2) {
     ...[baseline.stopped, candidate.stopped].map((s, i) => s ? `${i === 0 ? "Baseline" : "Candidate"} ${s}.` : "").filter(Boolean),
     c.gate_rate_per_s === null ? `\u26A0\uFE0F The paired trials did not run: ${c.stopped_by ?? "no rate for them"}.` : `The paired trials below ran at ${c.gate_rate_per_s} req/s: the baseline's capacity \xD7 gate-rate-fraction ${c.settings.gate_rate_fraction}.${c.stopped_by ? ` \u26A0\uFE0F ${c.stopped_by}.` : ""}`
   ];
-  const chart3 = sweepCharts(
+  const chart4 = sweepCharts(
     [
       { name: "baseline", points: grid(baseline) },
       { name: "candidate", points: grid(candidate) }
     ],
     ttftSloMs2
   );
-  return chart3 ? [...lines2, "", chart3].join("\n") : lines2.join("\n");
+  return chart4 ? [...lines2, "", chart4].join("\n") : lines2.join("\n");
 }
 function capacityDetails(c) {
   const busy = c.idle_checks.filter((x) => x.busy).map((x) => `- ${x.arm} ${x.point}: busy before the trial`);
@@ -64176,6 +64193,16 @@ var quality_suite_schema_default = {
     }
   }
 };
+
+// src/common/schema-errors.ts
+function describeSchemaError(errors, whole) {
+  const e = errors?.[0];
+  if (!e) return "invalid";
+  const where = e.instancePath === "" ? whole : e.instancePath;
+  const extra = e.keyword === "additionalProperties" ? ` (${e.params.additionalProperty})` : "";
+  const allowed = e.keyword === "enum" ? `: ${e.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}` : "";
+  return `${where} ${e.message}${extra}${allowed}`;
+}
 
 // src/quality/builtin-suite.json
 var builtin_suite_default = {
@@ -65692,14 +65719,6 @@ var ajv = new import__.Ajv2020({ allErrors: false, strict: false });
 ajv.addSchema(quality_suite_schema_default);
 var validateSuite = ajv.getSchema(quality_suite_schema_default.$id);
 var validateCase = ajv.getSchema(`${quality_suite_schema_default.$id}#/$defs/case`);
-function describe3(errors, whole) {
-  const e = errors?.[0];
-  if (!e) return "invalid";
-  const where = e.instancePath === "" ? whole : e.instancePath;
-  const extra = e.keyword === "additionalProperties" ? ` (${e.params.additionalProperty})` : "";
-  const allowed = e.keyword === "enum" ? `: ${e.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}` : "";
-  return `${where} ${e.message}${extra}${allowed}`;
-}
 function parseText(text, source) {
   const trimmed = text.trim();
   const lines2 = trimmed.split(/\r?\n/).filter((l) => l.trim() !== "");
@@ -65730,7 +65749,7 @@ function builtinSuite() {
 function suiteFromData(raw, source) {
   if (!validateSuite(raw))
     throw new InputError(
-      `quality-suite ${source}: ${describe3(validateSuite.errors, "(the suite)")}`
+      `quality-suite ${source}: ${describeSchemaError(validateSuite.errors, "(the suite)")}`
     );
   const { defaults = {}, cases } = raw;
   const seen = /* @__PURE__ */ new Set();
@@ -65744,7 +65763,7 @@ function suiteFromData(raw, source) {
     const id = typeof c.id === "string" ? c.id : `#${i + 1}`;
     if (!validateCase(merged))
       throw new InputError(
-        `quality-suite ${source}: case "${id}": ${describe3(validateCase.errors, "(the case)")}`
+        `quality-suite ${source}: case "${id}": ${describeSchemaError(validateCase.errors, "(the case)")}`
       );
     if (seen.has(id))
       throw new InputError(`quality-suite ${source}: case id "${id}" is used twice`);
@@ -66086,7 +66105,7 @@ function lifecycleFor(settings, targets, log) {
 }
 
 // src/config/config.ts
-var MODES = ["run", "measure", "report"];
+var MODES = ["run", "measure", "report", "burst"];
 function armSettings(raw, arm) {
   const shared = {};
   for (const s of settingsIn("trial")) shared[s.name] = raw[s.name];
@@ -66424,8 +66443,8 @@ function summarizeTrial(rec, facts) {
   const countsEos = rec.usageRequests > 0 && rec.usageWithEos * 2 > rec.usageRequests;
   const streamedTokens = rec.usageTokens - (countsEos ? rec.usageWithEos : 0);
   const tokensPerChunk = rec.usageChunks > 0 ? streamedTokens / rec.usageChunks : null;
-  const pct = facts.limits.percentile;
-  const p = PERCENTILE_VALUES[pct];
+  const pct2 = facts.limits.percentile;
+  const p = PERCENTILE_VALUES[pct2];
   const pair = (scheduled2, onTime) => {
     const s = scheduled2.percentile(p);
     const o = onTime.percentile(p);
@@ -66705,10 +66724,10 @@ function traceOffsetMs(spec, r) {
   if (a.kind !== "trace" || !row) return Number.NaN;
   return (row.offsetMs - a.startS * 1e3) * a.timeScale;
 }
-function shuffledIndices(count2, seed) {
+function shuffledIndices(count3, seed) {
   const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
-  const order = Int32Array.from({ length: count2 }, (_, i) => i);
-  for (let i = count2 - 1; i > 0; i--) {
+  const order = Int32Array.from({ length: count3 }, (_, i) => i);
+  for (let i = count3 - 1; i > 0; i--) {
     const j = rng.int(0, i);
     [order[i], order[j]] = [order[j], order[i]];
   }
@@ -67466,9 +67485,9 @@ function toolCallCodes(c, check, a) {
     parsed.push(args.value);
     const schema = tool.function.parameters;
     if (!schema) continue;
-    const validate = validator(schema);
-    if (!validate(args.value)) {
-      for (const e of validate.errors ?? []) {
+    const validate2 = validator(schema);
+    if (!validate2(args.value)) {
+      for (const e of validate2.errors ?? []) {
         if (e.keyword === "required") contract.push("tool.missing_required");
         else if (e.keyword === "additionalProperties") contract.push("tool.unexpected_param");
         else contract.push(`tool.args_schema:${e.instancePath || "/"}`);
@@ -67534,9 +67553,9 @@ function checkCodes(c, check, a, other) {
       const schema = check.schema ?? c.response_format?.json_schema?.schema ?? {};
       if (!doc.ok) codes.push("json.invalid");
       else {
-        const validate = validator(schema);
-        if (!validate(doc.value))
-          codes.push(`json.schema:${validate.errors?.[0]?.instancePath || "/"}`);
+        const validate2 = validator(schema);
+        if (!validate2(doc.value))
+          codes.push(`json.schema:${validate2.errors?.[0]?.instancePath || "/"}`);
       }
       break;
     }
@@ -67662,8 +67681,8 @@ function contractCodes(run) {
 }
 function kindPasses(run) {
   const out = /* @__PURE__ */ new Map();
-  for (const attempt2 of run.attempts) {
-    for (const r of attempt2.results) {
+  for (const attempt3 of run.attempts) {
+    for (const r of attempt3.results) {
       if (r.tier === "contract") continue;
       const prev = out.get(r.kind) ?? { pass: true, codes: [] };
       out.set(r.kind, {
@@ -68218,22 +68237,22 @@ async function runGate(options, deps = {}) {
   };
   const runPair = async (pair) => {
     const order = pairOrder(options.order, pair, options.baseline.workload.seed);
-    for (let attempt2 = 0; ; attempt2++) {
+    for (let attempt3 = 0; ; attempt3++) {
       const entries = [];
       for (const [position, arm] of order.entries())
         entries.push(await runTrial2(pair, position, arm));
       const invalid2 = entries.filter((e) => !e.report.validity.valid);
-      if (invalid2.length === 0 || attempt2 >= options.maxReruns) {
+      if (invalid2.length === 0 || attempt3 >= options.maxReruns) {
         trials.push(...entries);
         return;
       }
       reruns.push({
         pair,
-        attempt: attempt2 + 1,
+        attempt: attempt3 + 1,
         invalid: invalid2.map((e) => ({ arm: e.arm, reasons: e.report.validity.reasons }))
       });
       log(
-        `${invalid2.map(trialName).join(", ")} failed the self-checks: running pair ${pair + 1} again (${attempt2 + 1}/${options.maxReruns})`
+        `${invalid2.map(trialName).join(", ")} failed the self-checks: running pair ${pair + 1} again (${attempt3 + 1}/${options.maxReruns})`
       );
     }
   };
@@ -68576,6 +68595,525 @@ async function runDemo(settings, deps, cli) {
   }
 }
 
+// src/lanes/burst.ts
+var import_undici8 = __toESM(require_undici(), 1);
+
+// src/lanes/history.ts
+var HISTORY_SCHEMA = "llm-perf-gate/lane-request@1";
+function toJsonl(rows) {
+  return rows.map((r) => `${JSON.stringify(r)}
+`).join("");
+}
+function parseHistory(text, source) {
+  const rows = [];
+  for (const [i, line] of text.split("\n").entries()) {
+    if (line.trim() === "") continue;
+    let row;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      throw new Error(`history ${source}: line ${i + 1} is not JSON`);
+    }
+    if (typeof row !== "object" || row === null || row.schema !== HISTORY_SCHEMA)
+      throw new Error(`history ${source}: line ${i + 1} is not a ${HISTORY_SCHEMA} row`);
+    rows.push(row);
+  }
+  return rows;
+}
+var CSV_COLUMNS2 = [
+  "lane",
+  "window",
+  "local_date",
+  "local_time",
+  "started_at",
+  "index",
+  "outcome",
+  "ttft_ms",
+  "full_answer_ms",
+  "floor_ms",
+  "passed",
+  "attempts",
+  "failed_attempts"
+];
+function toCsv(rows) {
+  const cell2 = (v) => {
+    const s = v === null || v === void 0 ? "" : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const line = (r) => [
+    r.lane,
+    r.window,
+    r.local_date,
+    r.local_time,
+    r.started_at,
+    r.index,
+    r.outcome,
+    r.ttft_ms,
+    r.full_answer_ms,
+    r.floor.ms,
+    r.passed,
+    r.attempts,
+    r.failed_attempts.join(" ")
+  ].map(cell2).join(",");
+  return `${CSV_COLUMNS2.join(",")}
+${rows.map(line).join("\n")}${rows.length > 0 ? "\n" : ""}`;
+}
+
+// src/lanes/windows.ts
+function localClock(at, timeZone) {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23"
+    }).formatToParts(at).map((p) => [p.type, p.value])
+  );
+  const time = `${parts.hour}:${parts.minute}`;
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    time,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute)
+  };
+}
+var minutesOf = (hhmm) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+function windowOf(minutes, windows) {
+  let best = null;
+  let bestGap = Number.POSITIVE_INFINITY;
+  for (const w of windows.times) {
+    const d = Math.abs(minutes - minutesOf(w));
+    const gap = Math.min(d, 1440 - d);
+    if (gap < bestGap) {
+      best = w;
+      bestGap = gap;
+    }
+  }
+  return bestGap <= windows.tolerance_min ? best : null;
+}
+
+// src/lanes/burst.ts
+function retryAfterS(value2, nowDate) {
+  if (value2 === void 0) return void 0;
+  const s = Number(value2.trim());
+  if (Number.isFinite(s) && s >= 0) return s;
+  const at = Date.parse(value2);
+  return Number.isNaN(at) ? void 0 : Math.max(0, (at - nowDate.getTime()) / 1e3);
+}
+function targetOf(lane, env) {
+  const key = lane.api_key_env ? env[lane.api_key_env] : void 0;
+  return {
+    baseUrl: lane.url.replace(/\/+$/, ""),
+    model: lane.model,
+    endpoint: "chat",
+    apiKey: key === "" ? void 0 : key,
+    headers: {},
+    extraBody: {},
+    includeUsage: true,
+    ignoreEos: false,
+    temperature: 0
+  };
+}
+async function attempt2(target, agent, spec, now, date) {
+  const r = await sendOnce(
+    target,
+    agent,
+    spec.task.messages,
+    spec.task.max_tokens,
+    spec.task.timeout_s * 1e3,
+    now
+  );
+  return {
+    outcome: classify(r),
+    firstOutputMs: r.firstOutputMs,
+    endMs: r.endMs,
+    retryAfterS: retryAfterS(r.headers?.["retry-after"], date())
+  };
+}
+async function runBurst(spec, deps = {}) {
+  const now = deps.now ?? (() => performance.now());
+  const date = deps.date ?? (() => /* @__PURE__ */ new Date());
+  const sleep2 = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  const env = deps.env ?? process.env;
+  const started = date();
+  const local = localClock(started, spec.windows.time_zone);
+  const window2 = windowOf(local.minutes, spec.windows);
+  const perLane = await Promise.all(
+    spec.lanes.map(async (lane) => {
+      const target = targetOf(lane, env);
+      const agent = new import_undici8.Agent({ connections: spec.burst.size, headersTimeout: 0, bodyTimeout: 0 });
+      const t0 = now();
+      try {
+        return await Promise.all(
+          Array.from({ length: spec.burst.size }, async (_, index) => {
+            const scheduledMs = t0 + index * spec.burst.spacing_s * 1e3;
+            await sleep2(Math.max(0, scheduledMs - now()));
+            const failed = [];
+            let last;
+            for (let k = 1; ; k++) {
+              last = await attempt2(target, agent, spec, now, date);
+              if (last.outcome === "ok" || !spec.retry.on.includes(last.outcome) || k >= spec.retry.max_attempts)
+                break;
+              failed.push(last.outcome);
+              const backoffS = spec.retry.backoff_s * 2 ** (k - 1);
+              const waitS = Math.min(
+                spec.retry.max_wait_s,
+                Math.max(backoffS, last.retryAfterS ?? 0)
+              );
+              await sleep2(waitS * 1e3);
+            }
+            if (last.outcome !== "ok") failed.push(last.outcome);
+            const from = (t) => Number.isNaN(t) ? null : Math.round((t - scheduledMs) * 10) / 10;
+            const ttftMs = last.outcome === "ok" ? from(last.firstOutputMs) : null;
+            const fullMs = last.outcome === "ok" ? from(last.endMs) : null;
+            const latencyMs = spec.floor.latency === "ttft" ? ttftMs : fullMs;
+            return {
+              schema: HISTORY_SCHEMA,
+              lane: lane.name,
+              window: window2,
+              local_date: local.date,
+              local_time: local.time,
+              started_at: started.toISOString(),
+              index,
+              outcome: last.outcome,
+              ttft_ms: ttftMs,
+              full_answer_ms: fullMs,
+              floor: { latency: spec.floor.latency, ms: spec.floor.ms },
+              passed: latencyMs !== null && latencyMs <= spec.floor.ms,
+              attempts: failed.length + (last.outcome === "ok" ? 1 : 0),
+              failed_attempts: failed
+            };
+          })
+        );
+      } finally {
+        await agent.close();
+      }
+    })
+  );
+  return perLane.flat();
+}
+
+// src/lanes/reduce.ts
+var LANES_REPORT_SCHEMA = "llm-perf-gate/lanes-report@1";
+var DEFAULT_RULE = {
+  days: 3,
+  choose_min_pass: 0.9,
+  choose_max_retry: 0.05,
+  graduate_below_pass: 0.8,
+  graduate_days: 2,
+  graduate_above_retry: 0.1
+};
+var count2 = (keys) => {
+  const out = {};
+  for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+  return out;
+};
+function burstStats(rows) {
+  const first = rows[0];
+  const latency = (r) => r.floor.latency === "ttft" ? r.ttft_ms : r.full_answer_ms;
+  const ok = rows.flatMap((r) => latency(r) ?? []).sort((a, b) => a - b);
+  const passed = rows.filter((r) => r.passed).length;
+  return {
+    lane: first.lane,
+    window: first.window,
+    date: first.local_date,
+    started_at: first.started_at,
+    requests: rows.length,
+    passed,
+    pass_rate: passed / rows.length,
+    // Nearest rank, a value that was measured: of 8 requests, the slowest.
+    p90_ms: ok.length === 0 ? null : ok[Math.ceil(0.9 * ok.length) - 1],
+    retry_rate: rows.reduce((a, r) => a + Math.max(0, r.attempts - 1), 0) / rows.length,
+    failures: count2(rows.filter((r) => r.outcome !== "ok").map((r) => r.outcome)),
+    failed_attempts: count2(rows.flatMap((r) => r.failed_attempts))
+  };
+}
+var pct = (x) => `${Math.round(x * 100)} %`;
+function reduceHistory(rows, rule = DEFAULT_RULE) {
+  const byBurst = /* @__PURE__ */ new Map();
+  for (const r of rows) {
+    if (r.window === null) continue;
+    const key = `${r.lane}\0${r.started_at}`;
+    const list = byBurst.get(key);
+    if (list) list.push(r);
+    else byBurst.set(key, [r]);
+  }
+  const bursts = [...byBurst.values()].map(burstStats).sort((a, b) => a.lane.localeCompare(b.lane) || a.started_at.localeCompare(b.started_at));
+  const lanes = [...new Set(rows.map((r) => r.lane))].sort();
+  return {
+    floor: rows.at(-1)?.floor ?? null,
+    rule,
+    bursts,
+    lanes: lanes.map(
+      (lane) => judge2(
+        lane,
+        bursts.filter((b) => b.lane === lane),
+        rule
+      )
+    ),
+    off_window_rows: rows.filter((r) => r.window === null).length
+  };
+}
+function judge2(lane, all, rule) {
+  const days = [...new Set(all.map((b) => b.date))].sort().slice(-rule.days);
+  const bursts = all.filter((b) => days.includes(b.date));
+  const requests = bursts.reduce((a, b) => a + b.requests, 0);
+  const retryRate = requests === 0 ? 0 : bursts.reduce((a, b) => a + b.retry_rate * b.requests, 0) / requests;
+  const windows = [...new Set(bursts.map((b) => b.window))].map((window2) => {
+    const mine = bursts.filter((b) => b.window === window2);
+    const n = mine.reduce((a, b) => a + b.requests, 0);
+    const p90s = mine.flatMap((b) => b.p90_ms ?? []);
+    return {
+      window: window2,
+      passRate: mine.reduce((a, b) => a + b.passed, 0) / n,
+      p90: p90s.length === 0 ? Number.POSITIVE_INFINITY : Math.max(...p90s)
+    };
+  });
+  windows.sort((a, b) => a.passRate - b.passRate || b.p90 - a.p90);
+  const busiest = windows[0];
+  const slowest = (b) => b.p90_ms ?? Number.POSITIVE_INFINITY;
+  const worst = [...bursts].sort((a, b) => a.pass_rate - b.pass_rate || slowest(b) - slowest(a))[0];
+  const enough = days.length >= rule.days;
+  const dayWord = `${days.length} day${days.length === 1 ? "" : "s"}`;
+  const badDays = days.filter(
+    (d) => Math.min(...bursts.filter((b) => b.date === d).map((b) => b.pass_rate)) < rule.graduate_below_pass
+  );
+  const base = {
+    lane,
+    days,
+    enough_days: enough,
+    busiest_window: busiest?.window ?? null,
+    busiest_window_pass_rate: busiest ? busiest.passRate : null,
+    worst_burst: worst ? { window: worst.window, date: worst.date, pass_rate: worst.pass_rate } : null,
+    retry_rate: retryRate
+  };
+  if (!worst) return { ...base, verdict: "hold", why: "no burst in any window yet" };
+  if (badDays.length >= rule.graduate_days)
+    return {
+      ...base,
+      verdict: "graduate",
+      why: `its busiest burst passed under ${pct(rule.graduate_below_pass)} on ${badDays.length} of ${dayWord} (${badDays.join(", ")}; busiest window ${busiest?.window}, ${pct(busiest?.passRate ?? 0)})`
+    };
+  if (retryRate > rule.graduate_above_retry)
+    return {
+      ...base,
+      verdict: "graduate",
+      why: `retries were ${pct(retryRate)} of requests over ${dayWord}, above ${pct(rule.graduate_above_retry)}`
+    };
+  const worstWords = `its busiest burst (${worst.window} on ${worst.date}) passed ${pct(worst.pass_rate)}`;
+  if (!enough)
+    return {
+      ...base,
+      verdict: "hold",
+      why: `${dayWord} of ${rule.days} measured: not enough days yet (${worstWords}, retries ${pct(retryRate)})`
+    };
+  if (worst.pass_rate >= rule.choose_min_pass && retryRate < rule.choose_max_retry)
+    return {
+      ...base,
+      verdict: "choose",
+      why: `${worstWords}, at least ${pct(rule.choose_min_pass)}, and retries were ${pct(retryRate)} over ${dayWord}, under ${pct(rule.choose_max_retry)}`
+    };
+  const short = worst.pass_rate < rule.choose_min_pass ? `${worstWords}, under ${pct(rule.choose_min_pass)}` : `retries were ${pct(retryRate)}, not under ${pct(rule.choose_max_retry)}`;
+  return { ...base, verdict: "hold", why: `${short}; not bad enough to graduate` };
+}
+
+// src/lanes/spec.ts
+var import__3 = __toESM(require__(), 1);
+var import_yaml3 = __toESM(require_dist2(), 1);
+
+// schemas/lanes.schema.json
+var lanes_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://github.com/llm-perf-gate/llm-perf-gate/schemas/lanes.schema.json",
+  title: "llm-perf-gate lanes file",
+  description: "Where to run inference, measured at the busy hour: the lanes, the task, the floor written before measuring, the burst, its windows, the retry policy and the rule.",
+  type: "object",
+  additionalProperties: false,
+  required: ["lanes", "task", "floor", "windows"],
+  properties: {
+    lanes: {
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["name", "url", "model"],
+        properties: {
+          name: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_. -]{0,63}$" },
+          url: { type: "string", description: "OpenAI base URL, ending in /v1" },
+          model: { type: "string", minLength: 1 },
+          api_key_env: {
+            type: "string",
+            pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
+            description: "The NAME of the environment variable holding the key \u2014 never the key itself."
+          },
+          tier: {
+            type: "integer",
+            minimum: 0,
+            description: "0 = cheapest; the graduation trigger moves a task class up a tier."
+          }
+        }
+      }
+    },
+    task: {
+      type: "object",
+      additionalProperties: false,
+      required: ["messages"],
+      properties: {
+        messages: {
+          type: "array",
+          minItems: 1,
+          items: {
+            type: "object",
+            required: ["role", "content"],
+            properties: {
+              role: { enum: ["system", "user", "assistant"] },
+              content: { type: "string" }
+            }
+          }
+        },
+        max_tokens: { type: "integer", minimum: 1, maximum: 32768, default: 256 },
+        timeout_s: { type: "number", exclusiveMinimum: 0, maximum: 3600, default: 120 }
+      }
+    },
+    floor: {
+      type: "object",
+      additionalProperties: false,
+      required: ["ms"],
+      properties: {
+        latency: { enum: ["ttft", "full_answer"], default: "full_answer" },
+        ms: { type: "number", exclusiveMinimum: 0 }
+      }
+    },
+    burst: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        size: { type: "integer", minimum: 1, maximum: 100, default: 8 },
+        spacing_s: {
+          type: "number",
+          minimum: 0,
+          maximum: 600,
+          default: 0,
+          description: "0: the burst's requests at once; else one every spacing_s."
+        }
+      }
+    },
+    windows: {
+      type: "object",
+      additionalProperties: false,
+      required: ["times"],
+      properties: {
+        times: {
+          type: "array",
+          minItems: 1,
+          items: { type: "string", pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" }
+        },
+        time_zone: {
+          type: "string",
+          default: "UTC",
+          description: "IANA name, e.g. Europe/Berlin"
+        },
+        tolerance_min: {
+          type: "integer",
+          minimum: 1,
+          maximum: 720,
+          default: 60,
+          description: "A burst this far from every window belongs to none."
+        }
+      }
+    },
+    retry: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        on: {
+          type: "array",
+          items: {
+            enum: [
+              "rate_limited_quota",
+              "rate_limited",
+              "overloaded",
+              "http_5xx",
+              "connect_error",
+              "stream_error",
+              "empty",
+              "truncated",
+              "censored"
+            ]
+          },
+          default: ["rate_limited", "overloaded", "http_5xx", "connect_error"]
+        },
+        max_attempts: { type: "integer", minimum: 1, maximum: 10, default: 3 },
+        backoff_s: {
+          type: "number",
+          minimum: 0,
+          maximum: 600,
+          default: 1,
+          description: "Doubled each retry; a retry-after header, when longer, wins."
+        },
+        max_wait_s: { type: "number", minimum: 0, maximum: 3600, default: 60 }
+      }
+    },
+    rule: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        days: { type: "integer", minimum: 1, maximum: 31, default: 3 },
+        choose_min_pass: { type: "number", minimum: 0, maximum: 1, default: 0.9 },
+        choose_max_retry: { type: "number", minimum: 0, maximum: 10, default: 0.05 },
+        graduate_below_pass: { type: "number", minimum: 0, maximum: 1, default: 0.8 },
+        graduate_days: { type: "integer", minimum: 1, maximum: 31, default: 2 },
+        graduate_above_retry: { type: "number", minimum: 0, maximum: 10, default: 0.1 }
+      }
+    }
+  }
+};
+
+// src/lanes/spec.ts
+var ajv3 = new import__3.Ajv2020({ allErrors: false, strict: false, useDefaults: true });
+var validate = ajv3.compile(lanes_schema_default);
+function parseLanes(text, source) {
+  let raw;
+  try {
+    raw = (0, import_yaml3.parse)(text);
+  } catch (error) {
+    throw new InputError(`lanes ${source}: not YAML or JSON: ${errorMessage(error)}`);
+  }
+  if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+    const o = raw;
+    for (const key of ["burst", "retry", "rule"]) o[key] ??= {};
+  }
+  if (!validate(raw))
+    throw new InputError(`lanes ${source}: ${describeSchemaError(validate.errors, "the file")}`);
+  const spec = raw;
+  const names = /* @__PURE__ */ new Set();
+  for (const lane of spec.lanes) {
+    if (names.has(lane.name))
+      throw new InputError(`lanes ${source}: lane "${lane.name}" is named twice`);
+    names.add(lane.name);
+    try {
+      const url = new URL(lane.url);
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+      if (url.username || url.password) throw new Error("credentials in the URL");
+    } catch (error) {
+      throw new InputError(
+        `lanes ${source}: lane "${lane.name}": url = ${JSON.stringify(lane.url)} is not accepted (${errorMessage(error)}); expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env`
+      );
+    }
+  }
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: spec.windows.time_zone });
+  } catch {
+    throw new InputError(
+      `lanes ${source}: windows.time_zone = ${JSON.stringify(spec.windows.time_zone)} is not a time zone; expected an IANA name such as Europe/Berlin or UTC`
+    );
+  }
+  return spec;
+}
+
 // src/mock/profile.ts
 var FAULT_KINDS = [
   "quota429",
@@ -68592,6 +69130,17 @@ var FAULT_KINDS = [
 ];
 var STREAM_ERROR_FORMS = ["data", "field", "event"];
 var METRICS_FORMATS = ["vllm", "llamacpp", "off"];
+var HHMM = "([01][0-9]|2[0-3]):[0-5][0-9]";
+var BUSY_HOURS = new RegExp(`^(${HHMM}-${HHMM}(,${HHMM}-${HHMM})*)?$`);
+function inBusyHours(busyHours, at) {
+  if (busyHours === "") return false;
+  const minutes = at.getUTCHours() * 60 + at.getUTCMinutes();
+  const of = (hhmm) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+  return busyHours.split(",").some((w) => {
+    const [from, to] = w.split("-").map(of);
+    return from <= to ? minutes >= from && minutes < to : minutes >= from || minutes < to;
+  });
+}
 var CHOICE_KEYS = {
   streamErrorForm: STREAM_ERROR_FORMS,
   metricsFormat: METRICS_FORMATS
@@ -68633,6 +69182,8 @@ var DEFAULT_PROFILE = {
   usageCountsEos: false,
   streamErrorForm: "data",
   metricsFormat: "vllm",
+  busyHours: "",
+  busyDelayMs: 0,
   closeAfterResponse: false,
   anyModel: false,
   cancelOnDisconnect: true,
@@ -68647,6 +69198,7 @@ var NUMBER_RULES = {
   maxModelLen: { min: 1, integer: true },
   maxBatch: { min: 1, integer: true },
   kvCacheTokens: { min: 1, integer: true },
+  busyDelayMs: { min: 0, max: 6e5 },
   maxQueue: { min: 0, integer: true },
   prefillBaseMs: { min: 0 },
   prefillPerTokenMs: { min: 0 },
@@ -68727,6 +69279,13 @@ function mergeProfile(base, partial, source) {
         );
       }
       next[key] = value2;
+    } else if (key === "busyHours") {
+      if (typeof value2 !== "string" || !BUSY_HOURS.test(value2)) {
+        throw new MockProfileError(
+          `${source}: busyHours = ${JSON.stringify(value2)} is not accepted; expected UTC windows such as "16:00-17:00" or "09:00-10:00,16:00-17:00", or ""`
+        );
+      }
+      next.busyHours = value2;
     } else if (key === "apiKey") {
       if (typeof value2 !== "string") {
         throw new MockProfileError(
@@ -68751,7 +69310,7 @@ function mergeProfile(base, partial, source) {
       );
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`
+        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, busyHours, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`
       );
     }
   }
@@ -69246,9 +69805,9 @@ var TokenStream = class {
     const word = WORDS[this.rng.int(0, WORDS.length - 1)];
     return this.produced++ === 0 ? word : ` ${word}`;
   }
-  take(count2) {
+  take(count3) {
     let text = "";
-    for (let i = 0; i < count2; i++) text += this.next();
+    for (let i = 0; i < count3; i++) text += this.next();
     return text;
   }
 };
@@ -69976,6 +70535,7 @@ var Engine = class {
 var MAX_BODY_BYTES2 = 16 * 1024 * 1024;
 async function startMockServer(options = {}) {
   const profile = options.profile ?? DEFAULT_PROFILE;
+  const clock = options.clock ?? (() => /* @__PURE__ */ new Date());
   const engine = new Engine(profile);
   const stats = {
     completionRequests: 0,
@@ -70046,7 +70606,10 @@ async function startMockServer(options = {}) {
         });
         return;
       }
-      completions.handle(path === "/v1/chat/completions" ? "chat" : "completions", raw, res);
+      const kind = path === "/v1/chat/completions" ? "chat" : "completions";
+      if (profile.busyDelayMs > 0 && inBusyHours(profile.busyHours, clock()))
+        setTimeout(() => completions.handle(kind, raw, res), profile.busyDelayMs);
+      else completions.handle(kind, raw, res);
     } else {
       sendError(res, {
         status: 404,
@@ -70108,6 +70671,65 @@ async function startMockServer(options = {}) {
       await new Promise((resolve) => server.close(() => resolve()));
     }
   };
+}
+
+// src/report/lanes-markdown.ts
+var ICON3 = { choose: "\u2705", hold: "\u23F8\uFE0F", graduate: "\u2B06\uFE0F" };
+var MAX_CHART_LANES = 6;
+var classes = (counts) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(", ") || "\u2013";
+function chart3(r) {
+  const lanes = r.lanes.slice(0, MAX_CHART_LANES);
+  const windows = [...new Set(r.bursts.map((b) => b.window))].sort();
+  if (windows.length === 0) return [];
+  const series = lanes.map((l) => {
+    const days = new Set(l.days);
+    return windows.map((w) => {
+      const mine = r.bursts.filter((b) => b.lane === l.lane && b.window === w && days.has(b.date));
+      const n = mine.reduce((a, b) => a + b.requests, 0);
+      return n === 0 ? 0 : Math.round(100 * mine.reduce((a, b) => a + b.passed, 0) / n);
+    });
+  });
+  const legend = lanes.map((l, i) => `${l.lane} (${COLOR_NAMES[i]})`).join(", ");
+  return [
+    `Pass rate against the floor by window, over each lane's last ${r.rule.days} days: ${legend}.`,
+    "",
+    "```mermaid",
+    chartColors(lanes.length),
+    "xychart-beta",
+    `  title "Pass rate (%) by window: ${legend.replace(/"/g, "'")}"`,
+    `  x-axis "window" [${windows.map((w) => `"${w}"`).join(", ")}]`,
+    '  y-axis "pass rate (%)" 0 --> 100',
+    ...series.map((s) => `  line [${s.join(", ")}]`),
+    "```"
+  ];
+}
+function renderLanesMarkdown(r) {
+  const floor = r.floor ? `the floor: ${r.floor.latency === "ttft" ? "time to first token" : "time to the full answer"} \u2264 ${compact(r.floor.ms / 1e3)} s, from each request's scheduled time across its retries` : "no bursts yet";
+  const rule = r.rule;
+  const verdicts = r.lanes.map(
+    (l) => `| ${ICON3[l.verdict]} ${l.lane} | **${l.verdict}** | ${l.why} | ${l.busiest_window ?? "\u2013"} | ${l.days.length}${l.enough_days ? "" : ` of ${rule.days}`} |`
+  );
+  const rows = r.bursts.map(
+    (b) => `| ${b.lane} | ${b.window} | ${b.date} | ${b.passed}/${b.requests} (${percent(b.pass_rate, 0)}) | ${b.p90_ms === null ? "\u2013" : compact(b.p90_ms)} | ${percent(b.retry_rate, 0)} | ${classes(b.failures)} | ${classes(b.failed_attempts)} |`
+  );
+  return [
+    "### Lanes at the busy hour",
+    "",
+    `${floor}. The rule, written before measuring: choose a lane when every burst of its last ${rule.days} days passes \u2265 ${percent(rule.choose_min_pass, 0)} and retries stay under ${percent(rule.choose_max_retry, 0)}; graduate (move the task class up a tier) when the day's busiest burst passes under ${percent(rule.graduate_below_pass, 0)} on ${rule.graduate_days} of those days or retries exceed ${percent(rule.graduate_above_retry, 0)}; otherwise hold.`,
+    "",
+    "| lane | verdict | why | busiest window | days |",
+    "|---|---|---|---|--:|",
+    ...verdicts,
+    "",
+    ...chart3(r),
+    "",
+    "| lane | window | day | passed | p90 (ms) | retries | failed (final class) | failed attempts |",
+    "|---|---|---|--:|--:|--:|---|---|",
+    ...rows,
+    "",
+    `_A burst of a few requests catches scheduling trouble \u2014 a lane that queues, throttles or sheds at its busy hour \u2014 not a p99: with 8 requests the p90 is their slowest. Retries: attempts beyond the first, per request; \`rate_limited_quota\` (your quota) and \`overloaded\` / \`rate_limited\` (the lane is full) are kept apart.${r.off_window_rows > 0 ? ` ${r.off_window_rows} requests ran outside every window and are not judged.` : ""}_`,
+    ""
+  ].join("\n");
 }
 
 // src/report/measure-text.ts
@@ -70222,6 +70844,11 @@ Commands:
   sweep --url URL --model NAME --slo SLO [flags]
                                 one endpoint's capacity: synchronous, offline, then open-loop rates
                                 up to the knee; prints markdown, writes --out JSON
+  burst --lanes FILE [--history FILE] [--csv FILE]
+                                one burst on every lane of a lanes file now; appends to the history
+                                (JSONL) and prints the lanes report
+  lanes-report --history FILE [--lanes FILE] [--out JSON] [--csv FILE]
+                                per lane \xD7 window \xD7 day: pass rate vs the floor, p90, retries; the rule's verdict
   mock [--port N] [--host H] [--profile FILE] [--set key=value ...] [--stop-when-stdin-closes]
                                 run the built-in OpenAI-compatible mock server until SIGINT/SIGTERM
   help                          show this text
@@ -70430,6 +71057,71 @@ ${g2.detail}
   if (results.verdict === "cancelled") return results.cancelled_by === "SIGINT" ? 130 : 143;
   return plan.report.failOn.includes(results.verdict) ? 1 : 0;
 }
+function readHistory(deps, path) {
+  let text;
+  try {
+    text = deps.readFile(path);
+  } catch {
+    return [];
+  }
+  try {
+    return parseHistory(text, path);
+  } catch (error) {
+    throw new InputError(errorMessage(error));
+  }
+}
+function readLanes(deps, path) {
+  let text;
+  try {
+    text = deps.readFile(path);
+  } catch (error) {
+    throw new InputError(`--lanes ${path}: cannot read it: ${errorMessage(error)}`);
+  }
+  return parseLanes(text, path);
+}
+async function burstCommand(args, deps) {
+  const { values } = parse2("burst", args, {
+    lanes: { type: "string" },
+    history: { type: "string", default: "llm-perf-gate-lanes.jsonl" },
+    csv: { type: "string" }
+  });
+  if (values.lanes === void 0) throw new InputError("burst: --lanes FILE is required");
+  const spec = readLanes(deps, values.lanes);
+  const history = readHistory(deps, values.history);
+  const rows = await runBurst(spec, { env: deps.env });
+  const all = [...history, ...rows];
+  deps.writeFile(values.history, toJsonl(all));
+  if (values.csv !== void 0) deps.writeFile(values.csv, toCsv(all));
+  const r = rows[0];
+  deps.stderr(
+    `burst at ${r?.local_time} ${spec.windows.time_zone} (window ${r?.window ?? "none"}): ${rows.filter((x) => x.passed).length}/${rows.length} passed; ${rows.length} rows appended to ${values.history}
+`
+  );
+  deps.stdout(renderLanesMarkdown(reduceHistory(all, spec.rule)));
+  return 0;
+}
+async function lanesReportCommand(args, deps) {
+  const { values } = parse2("lanes-report", args, {
+    history: { type: "string" },
+    lanes: { type: "string" },
+    out: { type: "string" },
+    csv: { type: "string" }
+  });
+  if (values.history === void 0)
+    throw new InputError("lanes-report: --history FILE is required");
+  const rows = readHistory(deps, values.history);
+  const rule = values.lanes === void 0 ? DEFAULT_RULE : readLanes(deps, values.lanes).rule;
+  const report = reduceHistory(rows, rule);
+  if (values.out !== void 0)
+    deps.writeFile(
+      values.out,
+      `${JSON.stringify({ schema: LANES_REPORT_SCHEMA, ...report }, null, 2)}
+`
+    );
+  if (values.csv !== void 0) deps.writeFile(values.csv, toCsv(rows));
+  deps.stdout(renderLanesMarkdown(report));
+  return 0;
+}
 async function demoCommand(args, deps) {
   parse2("demo", args, {});
   const resultsPath = join3(tmpdir(), "llm-perf-gate-demo-results.json");
@@ -70458,6 +71150,10 @@ async function runCli(argv, deps) {
         return await gateCommand(rest, deps);
       case "sweep":
         return await sweepCommand(rest, deps);
+      case "burst":
+        return await burstCommand(rest, deps);
+      case "lanes-report":
+        return await lanesReportCommand(rest, deps);
       case void 0:
       case "help":
       case "--help":
@@ -70466,7 +71162,7 @@ async function runCli(argv, deps) {
         return command === void 0 ? 2 : 0;
       default:
         throw new InputError(
-          `unknown command "${command}"; accepted: demo, gate, measure, sweep, mock, help`
+          `unknown command "${command}"; accepted: demo, gate, measure, sweep, burst, lanes-report, mock, help`
         );
     }
   } catch (error) {

@@ -17,10 +17,15 @@ import { type RawSettings, type Setting, settingsIn } from "./config/settings.ts
 import { secretsOf } from "./config/sources.ts";
 import { checkSweepLoad, parseSweepSettings, withStandInRate } from "./config/sweep.ts";
 import { runDemo } from "./demo.ts";
+import { runBurst } from "./lanes/burst.ts";
+import { type HistoryRow, parseHistory, toCsv, toJsonl } from "./lanes/history.ts";
+import { DEFAULT_RULE, LANES_REPORT_SCHEMA, reduceHistory } from "./lanes/reduce.ts";
+import { type LanesSpec, parseLanes } from "./lanes/spec.ts";
 import { measure } from "./measure/measure.ts";
 import { DEFAULT_PROFILE, type MockProfile, mergeProfile, parseOverrides } from "./mock/profile.ts";
 import { startMockServer } from "./mock/server.ts";
 import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
+import { renderLanesMarkdown } from "./report/lanes-markdown.ts";
 import { renderMarkdown } from "./report/markdown.ts";
 import { formatMeasureReport, formatProgress } from "./report/measure-text.ts";
 import { renderSweepMarkdown } from "./report/sweep-markdown.ts";
@@ -46,6 +51,11 @@ Commands:
   sweep --url URL --model NAME --slo SLO [flags]
                                 one endpoint's capacity: synchronous, offline, then open-loop rates
                                 up to the knee; prints markdown, writes --out JSON
+  burst --lanes FILE [--history FILE] [--csv FILE]
+                                one burst on every lane of a lanes file now; appends to the history
+                                (JSONL) and prints the lanes report
+  lanes-report --history FILE [--lanes FILE] [--out JSON] [--csv FILE]
+                                per lane × window × day: pass rate vs the floor, p90, retries; the rule's verdict
   mock [--port N] [--host H] [--profile FILE] [--set key=value ...] [--stop-when-stdin-closes]
                                 run the built-in OpenAI-compatible mock server until SIGINT/SIGTERM
   help                          show this text
@@ -259,6 +269,74 @@ async function gateCommand(args: string[], deps: CliDeps): Promise<number> {
   return plan.report.failOn.includes(results.verdict) ? 1 : 0;
 }
 
+/** A history file's rows; none when it does not exist yet. */
+function readHistory(deps: CliDeps, path: string): HistoryRow[] {
+  let text: string;
+  try {
+    text = deps.readFile(path);
+  } catch {
+    return [];
+  }
+  try {
+    return parseHistory(text, path);
+  } catch (error) {
+    throw new InputError(errorMessage(error));
+  }
+}
+
+function readLanes(deps: CliDeps, path: string): LanesSpec {
+  let text: string;
+  try {
+    text = deps.readFile(path);
+  } catch (error) {
+    throw new InputError(`--lanes ${path}: cannot read it: ${errorMessage(error)}`);
+  }
+  return parseLanes(text, path);
+}
+
+async function burstCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse("burst", args, {
+    lanes: { type: "string" },
+    history: { type: "string", default: "llm-perf-gate-lanes.jsonl" },
+    csv: { type: "string" },
+  });
+  if (values.lanes === undefined) throw new InputError("burst: --lanes FILE is required");
+  const spec = readLanes(deps, values.lanes);
+  const history = readHistory(deps, values.history);
+  const rows = await runBurst(spec, { env: deps.env });
+  const all = [...history, ...rows];
+  deps.writeFile(values.history, toJsonl(all));
+  if (values.csv !== undefined) deps.writeFile(values.csv, toCsv(all));
+  const r = rows[0];
+  deps.stderr(
+    `burst at ${r?.local_time} ${spec.windows.time_zone} (window ${r?.window ?? "none"}): ${rows.filter((x) => x.passed).length}/${rows.length} passed; ${rows.length} rows appended to ${values.history}\n`,
+  );
+  deps.stdout(renderLanesMarkdown(reduceHistory(all, spec.rule)));
+  return 0;
+}
+
+async function lanesReportCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse("lanes-report", args, {
+    history: { type: "string" },
+    lanes: { type: "string" },
+    out: { type: "string" },
+    csv: { type: "string" },
+  });
+  if (values.history === undefined)
+    throw new InputError("lanes-report: --history FILE is required");
+  const rows = readHistory(deps, values.history);
+  const rule = values.lanes === undefined ? DEFAULT_RULE : readLanes(deps, values.lanes).rule;
+  const report = reduceHistory(rows, rule);
+  if (values.out !== undefined)
+    deps.writeFile(
+      values.out,
+      `${JSON.stringify({ schema: LANES_REPORT_SCHEMA, ...report }, null, 2)}\n`,
+    );
+  if (values.csv !== undefined) deps.writeFile(values.csv, toCsv(rows));
+  deps.stdout(renderLanesMarkdown(report));
+  return 0;
+}
+
 async function demoCommand(args: string[], deps: CliDeps): Promise<number> {
   parse("demo", args, {});
   const resultsPath = join(tmpdir(), "llm-perf-gate-demo-results.json");
@@ -288,6 +366,10 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
         return await gateCommand(rest, deps);
       case "sweep":
         return await sweepCommand(rest, deps);
+      case "burst":
+        return await burstCommand(rest, deps);
+      case "lanes-report":
+        return await lanesReportCommand(rest, deps);
       case undefined:
       case "help":
       case "--help":
@@ -296,7 +378,7 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
         return command === undefined ? 2 : 0;
       default:
         throw new InputError(
-          `unknown command "${command}"; accepted: demo, gate, measure, sweep, mock, help`,
+          `unknown command "${command}"; accepted: demo, gate, measure, sweep, burst, lanes-report, mock, help`,
         );
     }
   } catch (error) {

@@ -1,20 +1,20 @@
 // The GitHub Action entry: inputs (and the config file) → gate → results file
 // → PR comment, job summary, outputs → step failure per `fail-on`.
 // mode: run (measure and report), measure (results file only, for
-// unprivileged fork jobs), report (read a results file and post).
+// unprivileged fork jobs), report (read a results file and post); burst (a
+// scheduled burst on the lanes of a lanes file: src/burst-action.ts).
 // `runAction` takes everything it touches as a dependency, so tests run the
 // action's path without the bundle; the bundle calls it with the real ones.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import * as core from "@actions/core";
+import { runBurstAction } from "./burst-action.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { type RawSettings, settingsIn } from "./config/settings.ts";
 import { secretsOf } from "./config/sources.ts";
-import type { CommentApi } from "./github/comment.ts";
-import { githubApi } from "./github/octokit.ts";
+import { type GitHubApi, githubApi } from "./github/octokit.ts";
 import { type ActionIo, publish } from "./github/publish.ts";
-import type { PullRequestApi } from "./github/pull-request.ts";
 import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
 import type { GateResults } from "./report/results.ts";
 import { trustResults } from "./report/untrusted.ts";
@@ -25,7 +25,7 @@ export interface ActionDeps extends Omit<PipelineDeps, "log"> {
   /** A multi-line input's non-empty lines. */
   multilineInput(name: string): string[];
   io: ActionIo & { setFailed(message: string): void; setSecret(value: string): void };
-  githubApi(token: string): CommentApi & PullRequestApi;
+  githubApi(token: string): GitHubApi;
 }
 
 function readInputs(deps: ActionDeps): RawSettings {
@@ -69,6 +69,12 @@ function readResults(path: string, deps: ActionDeps): GateResults {
 
 export async function runAction(deps: ActionDeps): Promise<void> {
   const { io, env } = deps;
+  // Not a gate: a scheduled burst on the lanes of a lanes file.
+  if (deps.input("mode") === "burst") {
+    if (deps.input("github-token")) io.setSecret(deps.input("github-token"));
+    await runBurstAction(deps);
+    return;
+  }
   const inputs = readInputs(deps);
   const plan = planRun(inputs, deps.readFile);
   // Masked in the runner's log too: keys from the environment, credential headers.

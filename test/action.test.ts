@@ -19,6 +19,11 @@ interface Recorded {
   files: Map<string, string>;
   comments: IssueComment[];
   logs: string[];
+  /** Files on branches ("branch:path"), and how many pushes another run wins first. */
+  branchFiles: Map<string, { text: string; sha: string }>;
+  racing: number;
+  pushes: number;
+  issues: { number: number; title: string; body: string; open: boolean; html_url: string }[];
 }
 
 function fakeAction(
@@ -34,6 +39,10 @@ function fakeAction(
     files: new Map(Object.entries(extraFiles)),
     comments: [],
     logs: [],
+    branchFiles: new Map(),
+    racing: 0,
+    pushes: 0,
+    issues: [],
   };
   seen.files.set("/event.json", JSON.stringify({ pull_request: { number: 7 } }));
   const deps: ActionDeps = {
@@ -68,6 +77,37 @@ function fakeAction(
       remove: async () => {},
       whoAmI: async () => undefined,
       openPullsByHead: async () => [],
+      getFile: async (_r, branch, path) => seen.branchFiles.get(`${branch}:${path}`) ?? null,
+      putFile: async (_r, branch, path, text, sha) => {
+        const key = `${branch}:${path}`;
+        // Another run pushes first, as many times as asked.
+        if (seen.racing > 0) {
+          seen.racing--;
+          const theirs = seen.branchFiles.get(key);
+          seen.branchFiles.set(key, { text: theirs?.text ?? "", sha: `${theirs?.sha ?? "s"}+` });
+          return "conflict";
+        }
+        if (sha !== seen.branchFiles.get(key)?.sha) return "conflict";
+        seen.branchFiles.set(key, { text, sha: `sha${seen.pushes++}` });
+        return "ok";
+      },
+      openIssues: async () => seen.issues.filter((i) => i.open),
+      createIssue: async (_r, title, body) => {
+        const issue = {
+          number: seen.issues.length + 1,
+          title,
+          body,
+          open: true,
+          html_url: `https://x/issues/${seen.issues.length + 1}`,
+        };
+        seen.issues.push(issue);
+        return issue;
+      },
+      updateIssue: async (_r, number, body) => {
+        const issue = seen.issues.find((i) => i.number === number) as (typeof seen.issues)[number];
+        issue.body = body;
+        return issue;
+      },
     }),
     io: {
       setOutput: (name, value) => {
@@ -186,4 +226,132 @@ test("one pair cannot fail a gate: it says so, loudly", async () => {
     ),
   );
   assert.match(seen.comments[0]?.body ?? "", /> ⚠️ \*\*Warning:\*\* trials is 1/);
+});
+
+test("mode burst: one burst appended to the history on a branch (a lost push race retried), the report, one graduation issue", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { startMockServer } = await import("../src/mock/server.ts");
+  const { DEFAULT_PROFILE, mergeProfile } = await import("../src/mock/profile.ts");
+  const server = await startMockServer({
+    profile: mergeProfile(
+      DEFAULT_PROFILE,
+      { prefillBaseMs: 1, decodeBaseMs: 1, jitter: 0 },
+      "test",
+    ),
+  });
+  try {
+    const lanes = [
+      "lanes:",
+      `  - { name: own-gpu, url: "${server.url}/v1", model: mock-llm }`,
+      "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 8, timeout_s: 10 }",
+      "floor: { ms: 25000 }",
+      "windows: { times: ['09:00', '11:00', '14:00', '16:00'], time_zone: Europe/Berlin }",
+    ].join("\n");
+    const inputs = {
+      mode: "burst",
+      lanes: "/lanes.yaml",
+      "lanes-history": "perf/lanes.jsonl",
+      "lanes-history-branch": "perf-history",
+      "lanes-issue": "true",
+      "github-token": "ghs_secret_token",
+    };
+    const { deps, seen } = fakeAction(
+      inputs,
+      { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
+      { "/lanes.yaml": lanes },
+    );
+    // Three days already on the branch, in which the free lane fails its 16:00 floor twice.
+    const fixture = readFileSync(join(import.meta.dirname, "fixtures/lanes-history.jsonl"), "utf8");
+    seen.branchFiles.set("perf-history:perf/lanes.jsonl", { text: fixture, sha: "sha-start" });
+    seen.racing = 1;
+    // 14:03 in Berlin on the fourth day: the 14:00 window.
+    await runAction({ ...deps, now: () => new Date("2026-11-19T13:03:00Z") });
+    assert.deepEqual(seen.failed, []);
+    const committed = seen.branchFiles.get("perf-history:perf/lanes.jsonl")?.text ?? "";
+    assert.ok(
+      committed.startsWith(fixture),
+      "appended, not replaced — after re-reading the other run's push",
+    );
+    const added = committed
+      .slice(fixture.length)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.equal(added.length, 8);
+    assert.ok(
+      added.every(
+        (r) =>
+          r.lane === "own-gpu" && r.window === "14:00" && r.local_date === "2026-11-19" && r.passed,
+      ),
+    );
+    assert.equal(
+      seen.files.get("perf/lanes.jsonl"),
+      committed,
+      "the workspace copy is the committed one",
+    );
+    assert.ok(
+      seen.logs.some((l) =>
+        /8 rows committed to perf\/lanes.jsonl on perf-history \(push 2\)/.test(l),
+      ),
+    );
+    assert.match(seen.summary.join(""), /### Lanes at the busy hour/);
+    assert.deepEqual(JSON.parse(seen.outputs["lanes-verdicts"] ?? "{}"), {
+      "free-hosted": "graduate",
+      "own-gpu": "choose",
+    });
+    assert.equal(seen.outputs.graduate, "true");
+    assert.equal(seen.issues.length, 1);
+    assert.match(seen.issues[0]?.title ?? "", /graduate free-hosted/);
+    // The next run updates that issue, not a second one.
+    await runAction({ ...deps, now: () => new Date("2026-11-19T15:02:00Z") });
+    assert.equal(seen.issues.length, 1);
+    assert.equal(seen.outputs["issue-url"], seen.issues[0]?.html_url);
+    assert.ok(seen.secrets.includes("ghs_secret_token"), "the token is masked");
+    const { secrets: _masked, ...shown } = seen;
+    assert.doesNotMatch(
+      JSON.stringify({ ...shown, branchFiles: [...seen.branchFiles], files: [...seen.files] }),
+      /ghs_secret_token/,
+      "and written nowhere",
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+test("mode burst: a history that cannot be committed fails the step, but nothing is lost", async () => {
+  const { startMockServer } = await import("../src/mock/server.ts");
+  const server = await startMockServer();
+  try {
+    const lanes = [
+      `lanes: [{ name: own-gpu, url: "${server.url}/v1", model: mock-llm }]`,
+      "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 4 }",
+      "floor: { ms: 25000 }",
+      "windows: { times: ['09:00'] }",
+      "burst: { size: 2 }",
+    ].join("\n");
+    const { deps, seen } = fakeAction(
+      {
+        mode: "burst",
+        lanes: "/lanes.yaml",
+        "lanes-history-branch": "perf-history",
+        "github-token": "t0k3n",
+      },
+      { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
+      { "/lanes.yaml": lanes },
+    );
+    seen.racing = 100; // every push loses to another run
+    await runAction(deps);
+    assert.match(
+      seen.failed[0] ?? "",
+      /the history could not be committed to perf-history: .*5 pushes lost the race/,
+    );
+    assert.ok(
+      seen.logs.some((l) => /^error: .*this run's rows are in llm-perf-gate-lanes\.jsonl/.test(l)),
+    );
+    assert.equal((seen.files.get("llm-perf-gate-lanes.jsonl") ?? "").trim().split("\n").length, 2);
+    assert.match(seen.summary.join(""), /### Lanes at the busy hour/);
+  } finally {
+    await server.close();
+  }
 });

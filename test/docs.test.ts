@@ -70,8 +70,9 @@ test("every output the action sets is declared in action.yml", async () => {
     },
     { measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
   );
-  // Set only when a comment is posted, or only by a capacity gate.
-  const set = new Set<string>(["comment-url", ...CAPACITY_OUTPUTS]);
+  // Set only when a comment is posted, only by a capacity gate, or only by mode burst.
+  const { BURST_OUTPUTS } = await import("../src/burst-action.ts");
+  const set = new Set<string>(["comment-url", ...CAPACITY_OUTPUTS, ...BURST_OUTPUTS]);
   const io = {
     setOutput: (name: string) => set.add(name),
     info: () => {},

@@ -18,8 +18,8 @@ import { defaulted, given, type RawSettings, type SettingName, settingsIn } from
 import { checkSweepLoad, parseSweepSettings, withStandInRate } from "./sweep.ts";
 import { parseBoolean, parseChoice, parseDurationS, parseFraction, parseNumber } from "./values.ts";
 
-export type Mode = "run" | "measure" | "report";
-const MODES: readonly Mode[] = ["run", "measure", "report"];
+export type Mode = "run" | "measure" | "report" | "burst";
+const MODES: readonly Mode[] = ["run", "measure", "report", "burst"];
 
 /** What happens after the gate: the results file, the step's outcome, the comment and summary. */
 export interface ReportSettings extends PublishSettings {

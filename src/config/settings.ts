@@ -100,6 +100,12 @@ export const SETTINGS = [
 
   { name: "mode", scope: "action", default: "run" },
   { name: "github-token", scope: "action", secret: true },
+  // mode: burst — one burst of a lanes file's lanes, its history kept and reported.
+  { name: "lanes", scope: "action" },
+  { name: "lanes-history", scope: "action", default: "llm-perf-gate-lanes.jsonl" },
+  // Empty: the history file stays in the workspace (keep it as an artifact or a cache).
+  { name: "lanes-history-branch", scope: "action" },
+  { name: "lanes-issue", scope: "action", kind: "boolean", default: "false" },
   { name: "config", scope: "gate" },
   { name: "baseline-url", scope: "gate" },
   { name: "candidate-url", scope: "gate" },

@@ -2,10 +2,19 @@
 // (base URL from GITHUB_API_URL, as on GitHub Enterprise).
 
 import { getOctokit } from "@actions/github";
+import type { BranchFileApi, IssueApi } from "./branch-file.ts";
 import type { CommentApi, IssueComment } from "./comment.ts";
 import type { PullRequestApi, Repo } from "./pull-request.ts";
 
-export function githubApi(token: string): CommentApi & PullRequestApi {
+export type GitHubApi = CommentApi & PullRequestApi & BranchFileApi & IssueApi;
+
+/** An Octokit error's HTTP status, if it has one. */
+const statusOf = (error: unknown) =>
+  typeof error === "object" && error !== null && "status" in error
+    ? Number(error.status)
+    : undefined;
+
+export function githubApi(token: string): GitHubApi {
   const octokit = getOctokit(token);
   const asComment = (c: {
     id: number;
@@ -46,6 +55,56 @@ export function githubApi(token: string): CommentApi & PullRequestApi {
       } catch {
         return undefined; // installation tokens cannot read /user
       }
+    },
+    async getFile(repo, branch, path) {
+      try {
+        const { data } = await octokit.rest.repos.getContent({ ...repo, path, ref: branch });
+        if (Array.isArray(data) || data.type !== "file")
+          throw new Error(`${path} on ${branch} is not a file`);
+        return { text: Buffer.from(data.content, "base64").toString("utf8"), sha: data.sha };
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw error;
+      }
+    },
+    async putFile(repo, branch, path, text, sha, message) {
+      try {
+        await octokit.rest.repos.createOrUpdateFileContents({
+          ...repo,
+          path,
+          branch,
+          message,
+          content: Buffer.from(text, "utf8").toString("base64"),
+          ...(sha ? { sha } : {}),
+        });
+        return "ok";
+      } catch (error) {
+        // A stale sha: 409 (conflict) or 422 (sha does not match), as GitHub answers.
+        const status = statusOf(error);
+        if (status === 409 || status === 422) return "conflict";
+        throw error;
+      }
+    },
+    async openIssues(repo) {
+      const all = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        ...repo,
+        state: "open",
+        per_page: 100,
+      });
+      return all
+        .filter((i) => !i.pull_request)
+        .map((i) => ({ number: i.number, body: i.body ?? "", html_url: i.html_url }));
+    },
+    async createIssue(repo, title, body) {
+      return {
+        html_url: (await octokit.rest.issues.create({ ...repo, title, body })).data.html_url,
+      };
+    },
+    async updateIssue(repo, number, body) {
+      return {
+        html_url: (await octokit.rest.issues.update({ ...repo, issue_number: number, body })).data
+          .html_url,
+      };
     },
     async openPullsByHead(repo, head) {
       const all = await octokit.paginate(octokit.rest.pulls.list, {

@@ -97,6 +97,12 @@ export interface MockProfile {
    * llama-server answers without --metrics.
    */
   metricsFormat: MetricsFormat;
+  /**
+   * The busy hour: UTC windows ("16:00-17:00", comma-separated) during which
+   * every completion waits busyDelayMs in a queue before the engine sees it.
+   */
+  busyHours: string;
+  busyDelayMs: number;
   /** When set, /v1 requests without `Authorization: Bearer <apiKey>` get 401 (as OpenAI answers). */
   apiKey: string;
   /** Probability per completion request of each fault; their sum is at most 1. */
@@ -107,6 +113,20 @@ export const STREAM_ERROR_FORMS = ["data", "field", "event"] as const;
 export type StreamErrorForm = (typeof STREAM_ERROR_FORMS)[number];
 export const METRICS_FORMATS = ["vllm", "llamacpp", "off"] as const;
 export type MetricsFormat = (typeof METRICS_FORMATS)[number];
+
+const HHMM = "([01][0-9]|2[0-3]):[0-5][0-9]";
+const BUSY_HOURS = new RegExp(`^(${HHMM}-${HHMM}(,${HHMM}-${HHMM})*)?$`);
+
+/** Whether a UTC time falls in one of the busyHours windows (a window may wrap midnight). */
+export function inBusyHours(busyHours: string, at: Date): boolean {
+  if (busyHours === "") return false;
+  const minutes = at.getUTCHours() * 60 + at.getUTCMinutes();
+  const of = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+  return busyHours.split(",").some((w) => {
+    const [from, to] = w.split("-").map(of) as [number, number];
+    return from <= to ? minutes >= from && minutes < to : minutes >= from || minutes < to;
+  });
+}
 
 /** Settings that take one of a few words. */
 const CHOICE_KEYS = {
@@ -151,6 +171,8 @@ export const DEFAULT_PROFILE: MockProfile = {
   usageCountsEos: false,
   streamErrorForm: "data",
   metricsFormat: "vllm",
+  busyHours: "",
+  busyDelayMs: 0,
   closeAfterResponse: false,
   anyModel: false,
   cancelOnDisconnect: true,
@@ -169,6 +191,7 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   maxModelLen: { min: 1, integer: true },
   maxBatch: { min: 1, integer: true },
   kvCacheTokens: { min: 1, integer: true },
+  busyDelayMs: { min: 0, max: 600_000 },
   maxQueue: { min: 0, integer: true },
   prefillBaseMs: { min: 0 },
   prefillPerTokenMs: { min: 0 },
@@ -263,6 +286,13 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next[key as (typeof BOOLEAN_KEYS)[number]] = value;
+    } else if (key === "busyHours") {
+      if (typeof value !== "string" || !BUSY_HOURS.test(value)) {
+        throw new MockProfileError(
+          `${source}: busyHours = ${JSON.stringify(value)} is not accepted; expected UTC windows such as "16:00-17:00" or "09:00-10:00,16:00-17:00", or ""`,
+        );
+      }
+      next.busyHours = value;
     } else if (key === "apiKey") {
       if (typeof value !== "string") {
         throw new MockProfileError(
@@ -287,7 +317,7 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
       );
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
+        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, busyHours, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
       );
     }
   }

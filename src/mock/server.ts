@@ -7,11 +7,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { type CompletionStats, Completions, sendError } from "./completion.ts";
 import { Engine, type EngineStats } from "./engine.ts";
-import { DEFAULT_PROFILE, FAULT_KINDS, type FaultKind, type MockProfile } from "./profile.ts";
+import {
+  DEFAULT_PROFILE,
+  FAULT_KINDS,
+  type FaultKind,
+  inBusyHours,
+  type MockProfile,
+} from "./profile.ts";
 import { sendJson } from "./writers.ts";
 
 export interface MockServerOptions {
   profile?: MockProfile;
+  /** The wall clock busyHours is read against (tests: a fixed time of day). */
+  clock?: () => Date;
   /** 0 picks a free port. */
   port?: number;
   host?: string;
@@ -34,6 +42,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const profile = options.profile ?? DEFAULT_PROFILE;
+  const clock = options.clock ?? (() => new Date());
   const engine = new Engine(profile);
   const stats: CompletionStats = {
     completionRequests: 0,
@@ -111,7 +120,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         });
         return;
       }
-      completions.handle(path === "/v1/chat/completions" ? "chat" : "completions", raw, res);
+      const kind = path === "/v1/chat/completions" ? "chat" : "completions";
+      // The busy hour: the request waits in a queue before the engine sees it.
+      if (profile.busyDelayMs > 0 && inBusyHours(profile.busyHours, clock()))
+        setTimeout(() => completions.handle(kind, raw, res), profile.busyDelayMs);
+      else completions.handle(kind, raw, res);
     } else {
       sendError(res, {
         status: 404,

@@ -3,10 +3,11 @@
 // the JSON Schema we ship (schemas/quality-suite.schema.json) with ajv — its
 // 2020-12 dialect, as the schema's $schema says — before any request is sent.
 
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/quality-suite.schema.json" with { type: "json" };
 import { errorMessage, InputError } from "../common/errors.ts";
+import { describeSchemaError as describe } from "../common/schema-errors.ts";
 import BUILTIN_SUITE from "./builtin-suite.json" with { type: "json" };
 
 export type JsonSchema = Record<string, unknown>;
@@ -98,21 +99,6 @@ const ajv = new Ajv2020({ allErrors: false, strict: false });
 ajv.addSchema(schema);
 const validateSuite = ajv.getSchema(schema.$id) as ValidateFunction;
 const validateCase = ajv.getSchema(`${schema.$id}#/$defs/case`) as ValidateFunction;
-
-function describe(errors: ErrorObject[] | null | undefined, whole: string): string {
-  const e = errors?.[0];
-  if (!e) return "invalid";
-  const where = e.instancePath === "" ? whole : e.instancePath;
-  const extra =
-    e.keyword === "additionalProperties"
-      ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
-      : "";
-  const allowed =
-    e.keyword === "enum"
-      ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}`
-      : "";
-  return `${where} ${e.message}${extra}${allowed}`;
-}
 
 function parseText(text: string, source: string): unknown {
   const trimmed = text.trim();

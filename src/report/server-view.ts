@@ -3,7 +3,7 @@
 // of both arms' queue, batch, KV cache and server-side latencies below.
 
 import { count, compact as num, percent, signedMs } from "../common/format.ts";
-import type { ArmServerView, ServerComparison } from "../servermetrics/compare.ts";
+import type { ArmServerView } from "../servermetrics/compare.ts";
 import { RUNTIME_LABELS } from "../servermetrics/runtimes.ts";
 import { details } from "./blocks.ts";
 import type { GateResults } from "./results.ts";

@@ -4,20 +4,13 @@
 
 import { type Dispatcher, request } from "undici";
 import { errorMessage } from "../common/errors.ts";
-import { sendCompletion } from "../load/client.ts";
+import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
-import { newRecord, type Outcome } from "../load/record.ts";
+import type { Outcome } from "../load/record.ts";
 import { errorCode } from "../openai/connection.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { excerpt } from "../openai/response.ts";
-import {
-  completionPath,
-  loadRequestBody,
-  modelsUrl,
-  origin,
-  requestHeaders,
-  type Target,
-} from "../openai/target.ts";
+import { modelsUrl, requestHeaders, type Target } from "../openai/target.ts";
 
 export type ModelsAnswer =
   | { kind: "listed"; ids: string[] }
@@ -76,51 +69,33 @@ export interface CompletionProbe {
 }
 
 /** One real streamed completion of at most maxTokens tokens. */
-export function probeCompletion(
+export async function probeCompletion(
   target: Target,
   dispatcher: Dispatcher,
   maxTokens: number,
   timeoutMs: number,
 ): Promise<CompletionProbe> {
   const t = { ...target, ignoreEos: false };
-  const body = loadRequestBody(t, [{ role: "user", content: "Say OK." }], maxTokens);
-  const now = () => performance.now();
-  const record = newRecord(0, false, now(), now() + timeoutMs, undefined);
-  return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      const outcome = classify(record);
-      const { type, code } = errorTypeCode(record.streamError ?? record.body);
-      resolve({
-        outcome,
-        status: record.status,
-        ttftMs: record.outputChunks > 0 ? record.firstOutputMs - record.dispatchMs : undefined,
-        errorType: type,
-        errorCode: code,
-        detail:
-          record.streamError ??
-          record.protocolError ??
-          record.transportError ??
-          (outcome === "empty" ? "200 with an empty stream: no content, no tool call" : undefined),
-        body: record.body,
-      });
-    };
-    const handle = sendCompletion(
-      dispatcher,
-      origin(t),
-      completionPath(t),
-      requestHeaders(t),
-      body,
-      record,
-      now,
-      done,
-    );
-    // A refused connection may call back before sendCompletion returns.
-    if (!Number.isNaN(record.endMs)) return;
-    timer = setTimeout(() => {
-      record.timedOut = true;
-      handle.abort(new Error("probe timeout"));
-    }, timeoutMs);
-  });
+  const record = await sendOnce(
+    t,
+    dispatcher,
+    [{ role: "user", content: "Say OK." }],
+    maxTokens,
+    timeoutMs,
+  );
+  const outcome = classify(record);
+  const { type, code } = errorTypeCode(record.streamError ?? record.body);
+  return {
+    outcome,
+    status: record.status,
+    ttftMs: record.outputChunks > 0 ? record.firstOutputMs - record.dispatchMs : undefined,
+    errorType: type,
+    errorCode: code,
+    detail:
+      record.streamError ??
+      record.protocolError ??
+      record.transportError ??
+      (outcome === "empty" ? "200 with an empty stream: no content, no tool call" : undefined),
+    body: record.body,
+  };
 }

@@ -63,7 +63,10 @@ test("bad flags and settings fail with exit code 2 and a message naming them", (
       ["mock", "--profile", "/nonexistent/profile.json"],
       /--profile \/nonexistent\/profile\.json: cannot read/,
     ],
-    [["fly"], /unknown command "fly"; accepted: demo, gate, measure, sweep, mock, help/],
+    [
+      ["fly"],
+      /unknown command "fly"; accepted: demo, gate, measure, sweep, burst, lanes-report, mock, help/,
+    ],
     [["measure", "--model", "m", "--rate", "5"], /url is required/],
     [
       ["measure", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--rate", "x"],

@@ -1,0 +1,84 @@
+// The lanes file: YAML (or JSON) validated against the schema we ship
+// (schemas/lanes.schema.json), its defaults filled in. A lane names the
+// environment variable that holds its key, never the key: the file can be
+// committed, and nothing read from it is a secret.
+
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { parse as parseYaml } from "yaml";
+import schema from "../../schemas/lanes.schema.json" with { type: "json" };
+import { errorMessage, InputError } from "../common/errors.ts";
+import { describeSchemaError } from "../common/schema-errors.ts";
+import type { Outcome } from "../load/record.ts";
+
+export interface Lane {
+  name: string;
+  url: string;
+  model: string;
+  api_key_env?: string;
+  tier?: number;
+}
+
+export interface LanesSpec {
+  lanes: Lane[];
+  task: {
+    messages: { role: "system" | "user" | "assistant"; content: string }[];
+    max_tokens: number;
+    timeout_s: number;
+  };
+  floor: { latency: "ttft" | "full_answer"; ms: number };
+  burst: { size: number; spacing_s: number };
+  windows: { times: string[]; time_zone: string; tolerance_min: number };
+  retry: { on: Outcome[]; max_attempts: number; backoff_s: number; max_wait_s: number };
+  rule: {
+    days: number;
+    choose_min_pass: number;
+    choose_max_retry: number;
+    graduate_below_pass: number;
+    graduate_days: number;
+    graduate_above_retry: number;
+  };
+}
+
+const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true });
+const validate = ajv.compile(schema) as ValidateFunction;
+
+/** Parses and validates a lanes file's text; `source` names it in errors. */
+export function parseLanes(text: string, source: string): LanesSpec {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new InputError(`lanes ${source}: not YAML or JSON: ${errorMessage(error)}`);
+  }
+  // Sections left out entirely get their defaults too.
+  if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+    const o = raw as Record<string, unknown>;
+    for (const key of ["burst", "retry", "rule"]) o[key] ??= {};
+  }
+  if (!validate(raw))
+    throw new InputError(`lanes ${source}: ${describeSchemaError(validate.errors, "the file")}`);
+  const spec = raw as LanesSpec;
+  const names = new Set<string>();
+  for (const lane of spec.lanes) {
+    if (names.has(lane.name))
+      throw new InputError(`lanes ${source}: lane "${lane.name}" is named twice`);
+    names.add(lane.name);
+    try {
+      const url = new URL(lane.url);
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+      if (url.username || url.password) throw new Error("credentials in the URL");
+    } catch (error) {
+      throw new InputError(
+        `lanes ${source}: lane "${lane.name}": url = ${JSON.stringify(lane.url)} is not accepted (${errorMessage(error)}); expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env`,
+      );
+    }
+  }
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: spec.windows.time_zone });
+  } catch {
+    throw new InputError(
+      `lanes ${source}: windows.time_zone = ${JSON.stringify(spec.windows.time_zone)} is not a time zone; expected an IANA name such as Europe/Berlin or UTC`,
+    );
+  }
+  return spec;
+}

@@ -1,7 +1,8 @@
 // A fake GitHub REST API on 127.0.0.1: issue comments (paginated with Link
-// headers, as GitHub does), /user, and the open pull requests of a head
-// (owner:branch). It can refuse writes with 403, as GitHub does for a fork's
-// read-only token.
+// headers, as GitHub does), /user, the open pull requests of a head
+// (owner:branch), files on branches (the contents API: base64, blob shas, 409
+// on a stale sha) and issues. It can refuse writes with 403, as GitHub does
+// for a fork's read-only token.
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,6 +24,10 @@ export interface FakeGitHub {
   login: string | undefined;
   /** Open pull requests, listed by GET /repos/{o}/{r}/pulls?head=owner:branch. */
   openPulls: { number: number; head: string; sha: string; repo: string }[];
+  /** Files by "branch:path"; the branches that exist. */
+  files: Map<string, { text: string; sha: string }>;
+  branches: Set<string>;
+  issues: { number: number; title: string; body: string; state: string; html_url: string }[];
   close(): Promise<void>;
 }
 
@@ -36,7 +41,11 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     readOnly: false,
     login: undefined as string | undefined,
     openPulls: [] as FakeGitHub["openPulls"],
+    files: new Map<string, { text: string; sha: string }>(),
+    branches: new Set<string>(["main"]),
+    issues: [] as FakeGitHub["issues"],
   };
+  let nextSha = 1;
   let base = "";
   const json = (
     res: ServerResponse,
@@ -61,6 +70,8 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     );
     const oneComment = url.pathname.match(/^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/);
     const pulls = url.pathname.match(/^\/repos\/[^/]+\/[^/]+\/pulls$/);
+    const contents = url.pathname.match(/^\/repos\/([^/]+)\/([^/]+)\/contents\/(.+)$/);
+    const issues = url.pathname.match(/^\/repos\/([^/]+)\/([^/]+)\/issues(?:\/(\d+))?$/);
     if (req.method === "GET" && url.pathname === "/user") {
       if (state.login) json(res, 200, { login: state.login, type: "User" });
       else forbidden(res);
@@ -113,6 +124,58 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
           res.writeHead(204).end();
           return;
         }
+      }
+      json(res, 404, { message: "Not Found" });
+    } else if (contents) {
+      const [, , , path = ""] = contents;
+      if (req.method === "GET") {
+        const ref = url.searchParams.get("ref") ?? "main";
+        const f = state.files.get(`${ref}:${decodeURIComponent(path)}`);
+        if (!f) return json(res, 404, { message: "Not Found" });
+        return json(res, 200, {
+          type: "file",
+          encoding: "base64",
+          sha: f.sha,
+          content: Buffer.from(f.text).toString("base64"),
+        });
+      }
+      if (req.method !== "PUT") return json(res, 405, { message: "method" });
+      if (state.readOnly) return forbidden(res);
+      const put = JSON.parse(body) as { content: string; sha?: string; branch: string };
+      if (!state.branches.has(put.branch))
+        return json(res, 404, { message: `Branch ${put.branch} not found` });
+      const key = `${put.branch}:${decodeURIComponent(path)}`;
+      if (put.sha !== state.files.get(key)?.sha)
+        return json(res, 409, { message: `${path} does not match ${put.sha ?? "(no sha)"}` });
+      const sha = `blob${nextSha++}`;
+      state.files.set(key, { text: Buffer.from(put.content, "base64").toString("utf8"), sha });
+      json(res, 201, { content: { sha } });
+    } else if (issues) {
+      const [, owner, repo, n] = issues;
+      if (req.method === "GET" && n === undefined)
+        return json(
+          res,
+          200,
+          state.issues.filter((i) => i.state === "open"),
+        );
+      if (state.readOnly) return forbidden(res);
+      const sent = JSON.parse(body || "{}") as { title?: string; body?: string };
+      if (req.method === "POST" && n === undefined) {
+        const number = state.issues.length + 1;
+        const issue = {
+          number,
+          title: sent.title ?? "",
+          body: sent.body ?? "",
+          state: "open",
+          html_url: `https://github.example/${owner}/${repo}/issues/${number}`,
+        };
+        state.issues.push(issue);
+        return json(res, 201, issue);
+      }
+      const issue = state.issues.find((i) => i.number === Number(n));
+      if (req.method === "PATCH" && issue) {
+        if (sent.body !== undefined) issue.body = sent.body;
+        return json(res, 200, issue);
       }
       json(res, 404, { message: "Not Found" });
     } else if (pulls && req.method === "GET") {

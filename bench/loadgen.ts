@@ -4,29 +4,12 @@
 // throughput. Results go to bench/README.md by hand.
 // Usage: node bench/loadgen.ts [rates, e.g. 250,500,1000,1500] [window seconds]
 
-import { spawn } from "node:child_process";
 import { parseMeasureOptions } from "../src/config/measure.ts";
 import { newRecord } from "../src/load/record.ts";
 import { applyStreamEvent } from "../src/load/stream.ts";
 import { measure } from "../src/measure/measure.ts";
 import { SseParser } from "../src/openai/sse.ts";
-
-async function startServer(tokens: number, perWrite: number) {
-  const child = spawn(
-    process.execPath,
-    [new URL("./fast-server.ts", import.meta.url).pathname, "0", String(tokens), String(perWrite)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const url = await new Promise<string>((resolve) => {
-    child.stdout.on("data", (d: Buffer) => {
-      const m = d.toString().match(/(http:\/\/\S+)/);
-      if (m) resolve(m[1] as string);
-    });
-  });
-  return { url, stop: () => child.kill("SIGTERM") };
-}
+import { startFastServer } from "./fast-server-process.ts";
 
 async function trial(url: string, rate: number, windowS: number, tokens: number) {
   const config = parseMeasureOptions({
@@ -130,7 +113,7 @@ async function memory(url: string) {
 const rates = (process.argv[2] ?? "250,500,750,1000,1500,2000").split(",").map(Number);
 const windowS = Number(process.argv[3] ?? 10);
 console.log("SSE parsing:", JSON.stringify(parseBench()));
-const server = await startServer(64, 16);
+const server = await startFastServer(64, 16);
 try {
   for (const rate of rates) console.log(JSON.stringify(await trial(server.url, rate, windowS, 64)));
   if (process.argv.includes("--memory"))
@@ -142,7 +125,7 @@ try {
 // difference in CPU per request is the 56 extra events'.
 const costs: Record<number, Awaited<ReturnType<typeof trial>>> = {};
 for (const tokens of [8, 64]) {
-  const s = await startServer(tokens, 16);
+  const s = await startFastServer(tokens, 16);
   try {
     costs[tokens] = await trial(s.url, 500, windowS, tokens);
   } finally {

@@ -5,13 +5,13 @@
 // Results go to bench/README.md by hand.
 // Usage: node bench/scraper.ts [rate] [window seconds] [rounds]
 
-import { spawn } from "node:child_process";
 import { parseMeasureOptions } from "../src/config/measure.ts";
 import { measure } from "../src/measure/measure.ts";
 import { parseExposition } from "../src/servermetrics/parse.ts";
 import { gaugeSamples } from "../src/servermetrics/runtimes.ts";
 import { metricsFetcher } from "../src/servermetrics/scraper.ts";
 import { samplesByName, snapshot } from "../src/servermetrics/snapshot.ts";
+import { startFastServer } from "./fast-server-process.ts";
 import { vllmPage } from "./metrics-page.ts";
 
 const rate = Number(process.argv[2] ?? 1000);
@@ -47,21 +47,6 @@ function parseCost() {
     gaugesOnlyUsP50: Math.round((gaugeTimes[500] as number) * 1000),
     gaugesOnlyUsP99: Math.round((gaugeTimes[990] as number) * 1000),
   };
-}
-
-async function startServer() {
-  const child = spawn(
-    process.execPath,
-    [new URL("./fast-server.ts", import.meta.url).pathname, "0", "64", "16"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const url = await new Promise<string>((resolve) => {
-    child.stdout.on("data", (d: Buffer) => {
-      const m = d.toString().match(/(http:\/\/\S+)/);
-      if (m) resolve(m[1] as string);
-    });
-  });
-  return { url, stop: () => child.kill("SIGTERM") };
 }
 
 /** CPU (µs) of whole scrapes, GET included, one after another. */
@@ -114,7 +99,7 @@ async function trial(url: string, intervalS: number | null) {
 }
 
 console.log("parse + reduce a vLLM-sized page:", parseCost());
-const server = await startServer();
+const server = await startFastServer(64, 16);
 try {
   console.log(`in-window scrape (GET + gauges), CPU µs each: ${await scrapeCost(server.url)}`);
   const rows = [];

@@ -4,11 +4,15 @@
 // itself is exercised by test/e2e.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { IssueComment } from "../src/github/comment.ts";
 import { type ActionDeps, runAction } from "../src/main.ts";
 import type { MeasureOptions } from "../src/measure/measure.ts";
+import { startMockServer } from "../src/mock/server.ts";
 import { NO_CHECKS } from "./helpers/gate.ts";
+import { quickProfile } from "./helpers/mock.ts";
 import { type FakeTrial, fakeReport } from "./helpers/reports.ts";
 
 interface Recorded {
@@ -229,17 +233,7 @@ test("one pair cannot fail a gate: it says so, loudly", async () => {
 });
 
 test("mode burst: one burst appended to the history on a branch (a lost push race retried), the report, one graduation issue", async () => {
-  const { readFileSync } = await import("node:fs");
-  const { join } = await import("node:path");
-  const { startMockServer } = await import("../src/mock/server.ts");
-  const { DEFAULT_PROFILE, mergeProfile } = await import("../src/mock/profile.ts");
-  const server = await startMockServer({
-    profile: mergeProfile(
-      DEFAULT_PROFILE,
-      { prefillBaseMs: 1, decodeBaseMs: 1, jitter: 0 },
-      "test",
-    ),
-  });
+  const server = await startMockServer({ profile: quickProfile() });
   try {
     const lanes = [
       "lanes:",
@@ -320,7 +314,6 @@ test("mode burst: one burst appended to the history on a branch (a lost push rac
 });
 
 test("mode burst: a history that cannot be committed fails the step, but nothing is lost", async () => {
-  const { startMockServer } = await import("../src/mock/server.ts");
   const server = await startMockServer();
   try {
     const lanes = [

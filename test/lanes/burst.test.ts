@@ -9,16 +9,8 @@ import { runCli } from "../../src/cli.ts";
 import { runBurst } from "../../src/lanes/burst.ts";
 import { reduceHistory } from "../../src/lanes/reduce.ts";
 import { type LanesSpec, parseLanes } from "../../src/lanes/spec.ts";
-import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
-
-const FAST = {
-  prefillBaseMs: 1,
-  prefillPerTokenMs: 0,
-  decodeBaseMs: 1,
-  decodePerSeqMs: 0,
-  jitter: 0,
-};
+import { quickProfile } from "../helpers/mock.ts";
 
 function lanesFile(lanes: { name: string; url: string; key?: string }[], extra = ""): string {
   return [
@@ -40,7 +32,7 @@ function lanesFile(lanes: { name: string; url: string; key?: string }[], extra =
 
 test("retries: a 429's retry-after is waited out, and the latency counts from the scheduled time across attempts", async () => {
   const server = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, faults: { quota429: 0.5 } }, "test"),
+    profile: quickProfile({ faults: { quota429: 0.5 } }),
   });
   try {
     const spec = parseLanes(
@@ -76,11 +68,7 @@ test("retries: a 429's retry-after is waited out, and the latency counts from th
 test("the busy hour: the same lane fails its floor at 16:00 and passes at 09:00", async () => {
   let now = new Date("2026-11-17T16:05:00Z");
   const server = await startMockServer({
-    profile: mergeProfile(
-      DEFAULT_PROFILE,
-      { ...FAST, busyHours: "16:00-17:00", busyDelayMs: 600 },
-      "test",
-    ),
+    profile: quickProfile({ busyHours: "16:00-17:00", busyDelayMs: 600 }),
     clock: () => now,
   });
   try {
@@ -111,7 +99,7 @@ test("the busy hour: the same lane fails its floor at 16:00 and passes at 09:00"
 
 test("a lane's key never reaches the history or the report, though the server quotes a wrong one back", async () => {
   const server = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, apiKey: "right-key-8841" }, "test"),
+    profile: quickProfile({ apiKey: "right-key-8841" }),
   });
   const files = new Map<string, string>([
     [

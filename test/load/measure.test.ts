@@ -12,13 +12,11 @@ import { OUTCOMES, type Outcome } from "../../src/load/record.ts";
 import { type MeasureReport, measure } from "../../src/measure/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
+import { QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {
-  prefillBaseMs: 1,
-  prefillPerTokenMs: 0,
+  ...QUICK_ENGINE,
   decodeBaseMs: 2,
-  decodePerSeqMs: 0,
-  jitter: 0,
   naturalMinTokens: 4,
   naturalMaxTokens: 6,
 };

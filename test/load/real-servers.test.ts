@@ -14,13 +14,11 @@ import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { runSuite } from "../../src/quality/run.ts";
 import { builtinSuite } from "../../src/quality/suite.ts";
+import { QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {
-  prefillBaseMs: 1,
-  prefillPerTokenMs: 0,
+  ...QUICK_ENGINE,
   decodeBaseMs: 2,
-  decodePerSeqMs: 0,
-  jitter: 0,
   naturalMinTokens: 8,
   naturalMaxTokens: 12,
 };

@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { request } from "undici";
-import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { type MockServer, startMockServer } from "../../src/mock/server.ts";
 import { chatBody, send, usageOf } from "../helpers/client.ts";
+import { quickProfile } from "../helpers/mock.ts";
 
 // A quick engine so shape tests run in milliseconds.
-const FAST = mergeProfile(
-  DEFAULT_PROFILE,
-  { prefillBaseMs: 1, prefillPerTokenMs: 0, decodeBaseMs: 1, decodePerSeqMs: 0, jitter: 0 },
-  "test",
-);
+const FAST = quickProfile();
 
 describe("mock server API", () => {
   let server: MockServer;

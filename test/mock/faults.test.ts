@@ -3,13 +3,10 @@ import { test } from "node:test";
 import { DEFAULT_PROFILE, type FaultKind, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { chatBody, type Recorded, send, usageOf } from "../helpers/client.ts";
+import { QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST = {
-  prefillBaseMs: 1,
-  prefillPerTokenMs: 0,
-  decodeBaseMs: 1,
-  decodePerSeqMs: 0,
-  jitter: 0,
+  ...QUICK_ENGINE,
   naturalMinTokens: 4,
   naturalMaxTokens: 6,
 };

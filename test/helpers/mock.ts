@@ -1,0 +1,17 @@
+// The mock as most tests want it: an engine of 1 ms steps without jitter, so a
+// test about shape, classes or bookkeeping runs in milliseconds.
+
+import { DEFAULT_PROFILE, type MockProfile, mergeProfile } from "../../src/mock/profile.ts";
+
+export const QUICK_ENGINE = {
+  prefillBaseMs: 1,
+  prefillPerTokenMs: 0,
+  decodeBaseMs: 1,
+  decodePerSeqMs: 0,
+  jitter: 0,
+} as const;
+
+/** The default profile with the quick engine and these knobs on top. */
+export function quickProfile(knobs: Record<string, unknown> = {}): MockProfile {
+  return mergeProfile(DEFAULT_PROFILE, { ...QUICK_ENGINE, ...knobs }, "test");
+}

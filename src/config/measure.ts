@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { errorMessage, InputError, rejectValue } from "../common/errors.ts";
+import { httpUrl } from "../common/url.ts";
 import { OUTCOMES, type Outcome } from "../load/record.ts";
 import type { MeasureOptions } from "../measure/measure.ts";
 import type { PercentileKey } from "../metrics/histogram.ts";
@@ -59,15 +60,13 @@ export function parseServerMetrics(raw: RawSettings, baseUrl: string): ServerMet
 }
 
 function parseMetricsUrl(raw: string): string {
-  const accepted = "an http(s) URL such as http://127.0.0.1:8000/metrics, or none";
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw rejectValue("metrics-url", raw, accepted);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw rejectValue("metrics-url", raw, accepted);
+  const url = httpUrl(raw);
+  if (!url)
+    throw rejectValue(
+      "metrics-url",
+      raw,
+      "an http(s) URL such as http://127.0.0.1:8000/metrics, or none",
+    );
   if (url.username || url.password)
     throw new InputError("metrics-url: credentials in the URL are not accepted");
   return url.toString();

@@ -2,6 +2,7 @@
 // and what is accepted when it rejects one.
 
 import { InputError, rejectValue } from "../common/errors.ts";
+import { httpUrl } from "../common/url.ts";
 import type { LengthSpec } from "../workload/lengths.ts";
 
 export interface NumberRule {
@@ -168,15 +169,8 @@ function parseLengthForm(name: string, raw: string): LengthSpec {
 
 /** An OpenAI base URL (http or https, not an endpoint path, no credentials), without a trailing slash. */
 export function parseBaseUrl(name: string, raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
-  }
+  const url = httpUrl(raw.trim());
+  if (!url) throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
   if (/\/(chat\/)?completions\/?$/.test(url.pathname)) {
     throw rejectValue(
       name,

@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/lanes.schema.json" with { type: "json" };
 import { errorMessage, InputError } from "../common/errors.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
+import { httpUrl } from "../common/url.ts";
 import type { Outcome } from "../load/record.ts";
 
 export interface Lane {
@@ -63,15 +64,16 @@ export function parseLanes(text: string, source: string): LanesSpec {
     if (names.has(lane.name))
       throw new InputError(`lanes ${source}: lane "${lane.name}" is named twice`);
     names.add(lane.name);
-    try {
-      const url = new URL(lane.url);
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
-      if (url.username || url.password) throw new Error("credentials in the URL");
-    } catch (error) {
+    const url = httpUrl(lane.url);
+    const problem = !url
+      ? "not an http(s) URL"
+      : url.username || url.password
+        ? "credentials in the URL"
+        : "";
+    if (problem)
       throw new InputError(
-        `lanes ${source}: lane "${lane.name}": url = ${JSON.stringify(lane.url)} is not accepted (${errorMessage(error)}); expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env`,
+        `lanes ${source}: lane "${lane.name}": url = ${JSON.stringify(lane.url)} is not accepted (${problem}); expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env`,
       );
-    }
   }
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: spec.windows.time_zone });

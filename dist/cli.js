@@ -54824,6 +54824,17 @@ function redactDeep(value2, redact) {
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
+// src/common/url.ts
+function httpUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return void 0;
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? url : void 0;
+}
+
 // src/servermetrics/runtimes.ts
 var RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"];
 var RUNTIME_LABELS = {
@@ -60235,15 +60246,8 @@ function parseLengthForm(name, raw) {
   );
 }
 function parseBaseUrl(name, raw) {
-  let url;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
-  }
+  const url = httpUrl(raw.trim());
+  if (!url) throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
   if (/\/(chat\/)?completions\/?$/.test(url.pathname)) {
     throw rejectValue(
       name,
@@ -60274,15 +60278,13 @@ function parseServerMetrics(raw, baseUrl) {
   };
 }
 function parseMetricsUrl(raw) {
-  const accepted = "an http(s) URL such as http://127.0.0.1:8000/metrics, or none";
-  let url;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw rejectValue("metrics-url", raw, accepted);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw rejectValue("metrics-url", raw, accepted);
+  const url = httpUrl(raw);
+  if (!url)
+    throw rejectValue(
+      "metrics-url",
+      raw,
+      "an http(s) URL such as http://127.0.0.1:8000/metrics, or none"
+    );
   if (url.username || url.password)
     throw new InputError("metrics-url: credentials in the URL are not accepted");
   return url.toString();
@@ -62002,6 +62004,8 @@ var TrialScrape = class {
   model;
   deps;
   runtime = null;
+  /** The sample names the scrapes inside the window read: the runtime's gauges. */
+  gauges = /* @__PURE__ */ new Set();
   before;
   during = [];
   failed = 0;
@@ -62029,6 +62033,7 @@ var TrialScrape = class {
       );
     if (first.badLines > 0)
       this.notes.push(`${first.badLines} lines did not parse, e.g. ${first.firstBad[0]}`);
+    if (this.runtime !== null) this.gauges = gaugeSamples(this.runtime);
     this.before = this.reduce(first);
     this.tick();
   }
@@ -62063,12 +62068,13 @@ var TrialScrape = class {
   tick(lastBeganMs = this.deps.now()) {
     if (this.stopped) return;
     const waitMs = Math.max(0, lastBeganMs + this.options.intervalS * 1e3 - this.deps.now());
-    const gauges = this.runtime === null ? /* @__PURE__ */ new Set() : gaugeSamples(this.runtime);
     this.timer = setTimeout(() => {
       const beganMs = this.deps.now();
       this.inFlight = this.fetch().then(async (text) => {
         if (text !== null && !this.stopped)
-          this.during.push(this.reduce(await parseExpositionSliced(text, (n) => gauges.has(n))));
+          this.during.push(
+            this.reduce(await parseExpositionSliced(text, (n) => this.gauges.has(n)))
+          );
         this.tick(beganMs);
       });
     }, waitMs);
@@ -63293,7 +63299,7 @@ function armView(inputs) {
   const failures2 = inputs.flatMap((t) => scrapeFailed(t.metrics) ? [t.metrics] : []);
   const first = views[0] ?? failures2[0];
   const gauges = {};
-  for (const g2 of ["running", "waiting", "kv_cache_usage"]) {
+  for (const g2 of Object.keys(GAUGES)) {
     const stats = views.flatMap((v) => v.gauges[g2] ?? []);
     if (stats.length > 0)
       gauges[g2] = {
@@ -63302,7 +63308,7 @@ function armView(inputs) {
       };
   }
   const histograms = {};
-  for (const h of ["ttft", "queue_time", "itl", "e2e"]) {
+  for (const h of Object.keys(HISTOGRAMS)) {
     const stats = views.flatMap((v) => v.histograms[h] ?? []);
     if (stats.length > 0)
       histograms[h] = {
@@ -69094,15 +69100,12 @@ function parseLanes(text, source) {
     if (names.has(lane.name))
       throw new InputError(`lanes ${source}: lane "${lane.name}" is named twice`);
     names.add(lane.name);
-    try {
-      const url = new URL(lane.url);
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
-      if (url.username || url.password) throw new Error("credentials in the URL");
-    } catch (error) {
+    const url = httpUrl(lane.url);
+    const problem = !url ? "not an http(s) URL" : url.username || url.password ? "credentials in the URL" : "";
+    if (problem)
       throw new InputError(
-        `lanes ${source}: lane "${lane.name}": url = ${JSON.stringify(lane.url)} is not accepted (${errorMessage(error)}); expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env`
+        `lanes ${source}: lane "${lane.name}": url = ${JSON.stringify(lane.url)} is not accepted (${problem}); expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env`
       );
-    }
   }
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: spec.windows.time_zone });

@@ -8,7 +8,13 @@
 import { median } from "simple-statistics";
 import type { Arm } from "../common/arms.ts";
 import { compact, count, plural, signedMs } from "../common/format.ts";
-import type { GaugeSeries, HistogramSeries, Runtime } from "./runtimes.ts";
+import {
+  GAUGES,
+  type GaugeSeries,
+  HISTOGRAMS,
+  type HistogramSeries,
+  type Runtime,
+} from "./runtimes.ts";
 import { type ServerMetrics, scrapeFailed } from "./scraper.ts";
 import type { ServerView } from "./view.ts";
 
@@ -68,7 +74,7 @@ function armView(inputs: readonly TrialServerInput[]): ArmServerView {
   const failures = inputs.flatMap((t) => (scrapeFailed(t.metrics) ? [t.metrics] : []));
   const first = views[0] ?? failures[0];
   const gauges: ArmServerView["gauges"] = {};
-  for (const g of ["running", "waiting", "kv_cache_usage"] as const) {
+  for (const g of Object.keys(GAUGES) as GaugeSeries[]) {
     const stats = views.flatMap((v) => v.gauges[g] ?? []);
     if (stats.length > 0)
       gauges[g] = {
@@ -77,7 +83,7 @@ function armView(inputs: readonly TrialServerInput[]): ArmServerView {
       };
   }
   const histograms: ArmServerView["histograms"] = {};
-  for (const h of ["ttft", "queue_time", "itl", "e2e"] as const) {
+  for (const h of Object.keys(HISTOGRAMS) as HistogramSeries[]) {
     const stats = views.flatMap((v) => v.histograms[h] ?? []);
     if (stats.length > 0)
       histograms[h] = {

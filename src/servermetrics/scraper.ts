@@ -73,6 +73,8 @@ export class TrialScrape {
   private readonly model: string;
   private readonly deps: Deps;
   private runtime: Runtime | null = null;
+  /** The sample names the scrapes inside the window read: the runtime's gauges. */
+  private gauges = new Set<string>();
   private before: Snapshot | undefined;
   private readonly during: Snapshot[] = [];
   private failed = 0;
@@ -105,6 +107,7 @@ export class TrialScrape {
       );
     if (first.badLines > 0)
       this.notes.push(`${first.badLines} lines did not parse, e.g. ${first.firstBad[0]}`);
+    if (this.runtime !== null) this.gauges = gaugeSamples(this.runtime);
     this.before = this.reduce(first);
     this.tick();
   }
@@ -141,12 +144,13 @@ export class TrialScrape {
   private tick(lastBeganMs = this.deps.now()): void {
     if (this.stopped) return;
     const waitMs = Math.max(0, lastBeganMs + this.options.intervalS * 1000 - this.deps.now());
-    const gauges = this.runtime === null ? new Set<string>() : gaugeSamples(this.runtime);
     this.timer = setTimeout(() => {
       const beganMs = this.deps.now();
       this.inFlight = this.fetch().then(async (text) => {
         if (text !== null && !this.stopped)
-          this.during.push(this.reduce(await parseExpositionSliced(text, (n) => gauges.has(n))));
+          this.during.push(
+            this.reduce(await parseExpositionSliced(text, (n) => this.gauges.has(n))),
+          );
         this.tick(beganMs);
       });
     }, waitMs);

@@ -66949,8 +66949,21 @@ function describeConfig(config) {
   };
 }
 
-// src/load/runner.ts
+// src/load/run.ts
 var import_undici6 = __toESM(require_undici(), 1);
+
+// src/load/deadlines.ts
+var DEADLINE_CHECK_MS = 10;
+function pastDeadline(inFlight, waiting, nowMs) {
+  const late = [];
+  for (const r of inFlight) if (r.deadlineMs <= nowMs) late.push(r);
+  let n = 0;
+  while (n < waiting.length && (waiting[n]?.deadlineMs ?? Infinity) <= nowMs) n++;
+  return { inFlight: late, waiting: n };
+}
+function hardStopMs(startMs, lastOffsetMs, turns, timeoutMs, thinkMs, graceMs) {
+  return startMs + lastOffsetMs + turns * timeoutMs + (turns - 1) * thinkMs + graceMs;
+}
 
 // src/load/probes.ts
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
@@ -67008,247 +67021,416 @@ function startProbes() {
   };
 }
 
-// src/load/runner.ts
+// src/load/scheduler.ts
 var MONOTONIC = { now: () => performance.now() };
-var LEAD_MS = 20;
-var SWEEP_MS = 10;
+var GLOBAL_TIMERS = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h),
+  setImmediate: (fn) => setImmediate(fn),
+  clearImmediate: (h) => clearImmediate(h)
+};
 var SPIN_MS = 2;
+var LaterHeap = class {
+  items = [];
+  get size() {
+    return this.items.length;
+  }
+  peek() {
+    return this.items[0];
+  }
+  push(entry) {
+    this.items.push(entry);
+    for (let i = this.items.length - 1; i > 0 && this.due(i) < this.due(i - 1 >> 1); ) {
+      this.swap(i, i - 1 >> 1);
+      i = i - 1 >> 1;
+    }
+  }
+  pop() {
+    const top = this.items[0];
+    const last = this.items.pop();
+    if (this.items.length === 0 || last === void 0) return top;
+    this.items[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const m = [l, l + 1].reduce((best, c) => this.due(c) < this.due(best) ? c : best, i);
+      if (m === i) return top;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+  drain() {
+    return this.items.splice(0).map((e) => e.item);
+  }
+  due(i) {
+    return this.items[i]?.dueMs ?? Infinity;
+  }
+  swap(i, j) {
+    const [a, b] = [this.items[i], this.items[j]];
+    if (a === void 0 || b === void 0) return;
+    this.items[i] = b;
+    this.items[j] = a;
+  }
+};
+var SendScheduler = class {
+  next = 0;
+  later = new LaterHeap();
+  sleeping;
+  polling;
+  stopped = false;
+  clock;
+  source;
+  fireLater;
+  timers;
+  spinMs;
+  constructor(clock, source, fireLater, timers = GLOBAL_TIMERS, spinMs = SPIN_MS) {
+    this.clock = clock;
+    this.source = source;
+    this.fireLater = fireLater;
+    this.timers = timers;
+    this.spinMs = spinMs;
+  }
+  start() {
+    this.plan();
+  }
+  /** A send that falls due at dueMs (a session's next turn). */
+  addLater(dueMs, item) {
+    if (this.stopped) return;
+    this.later.push({ dueMs, item });
+    this.plan();
+  }
+  /** Sends on the schedule not fired yet. */
+  get pending() {
+    return this.source.count - this.next + this.later.size;
+  }
+  /** Stops firing; returns what was never fired: schedule indices and later items. */
+  stop() {
+    this.stopped = true;
+    this.clearWake();
+    const scheduled = [];
+    while (this.next < this.source.count) scheduled.push(this.next++);
+    return { scheduled, later: this.later.drain() };
+  }
+  clearWake() {
+    this.timers.clearTimeout(this.sleeping);
+    this.timers.clearImmediate(this.polling);
+    this.sleeping = void 0;
+    this.polling = void 0;
+  }
+  nextFixedDueMs() {
+    return this.next < this.source.count ? this.source.dueMs(this.next) : Infinity;
+  }
+  /** Fires everything due by now, in due order; then sleeps or polls until the next one. */
+  tick = () => {
+    this.clearWake();
+    const now = this.clock.now();
+    for (; ; ) {
+      if (this.stopped) return;
+      const fixedMs = this.nextFixedDueMs();
+      const later = this.later.peek();
+      if (later !== void 0 && later.dueMs < fixedMs && later.dueMs <= now) {
+        this.later.pop();
+        this.fireLater(later.item);
+      } else if (fixedMs <= now) this.source.fire(this.next++);
+      else break;
+    }
+    this.plan();
+  };
+  plan() {
+    const now = this.clock.now();
+    if (this.stopped) return;
+    this.clearWake();
+    const fixedMs = this.nextFixedDueMs();
+    const dueMs = Math.min(fixedMs, this.later.peek()?.dueMs ?? Infinity);
+    if (dueMs === Infinity) return;
+    const waitMs = dueMs - now;
+    if (waitMs > this.spinMs) {
+      if (fixedMs === dueMs) this.source.prepare?.(this.next);
+      this.sleeping = this.timers.setTimeout(this.tick, waitMs - this.spinMs);
+    } else this.polling = this.timers.setImmediate(this.tick);
+  }
+};
+
+// src/load/sessions.ts
+var SessionTracker = class {
+  /** Each live session's messages so far. */
+  histories = /* @__PURE__ */ new Map();
+  /** A later turn's own user message, as sent (the history takes it once the answer is in). */
+  sentUser = /* @__PURE__ */ new Map();
+  workload;
+  thinkMs;
+  constructor(workload, thinkMs) {
+    this.workload = workload;
+    this.thinkMs = thinkMs;
+  }
+  /** The messages request i sends: its own, after its session's history for a later turn. */
+  messages(i) {
+    const w = this.workload;
+    if (w.turnOf[i] === 0) return messagesFor(w, i);
+    const messages = turnMessages(w, i, this.histories.get(w.sessionOf[i] ?? -1) ?? []);
+    const own = messages.at(-1);
+    if (own) this.sentUser.set(i, own);
+    return messages;
+  }
+  /** Records a finished turn; says what comes next in its session. */
+  ended(r, hardStopped) {
+    const { session, turn } = sessionTurn(this.workload, r.index);
+    const own = turnsIn(this.workload, session);
+    if (turn + 1 >= own) {
+      this.histories.delete(session);
+      return { neverDue: 0 };
+    }
+    if (r.outcome !== "ok" || hardStopped) {
+      this.histories.delete(session);
+      this.sentUser.delete(r.index);
+      return { neverDue: own - turn - 1 };
+    }
+    const history = this.histories.get(session) ?? [];
+    const asked = turn === 0 ? messagesFor(this.workload, r.index) : this.takeSent(r.index);
+    history.push(...asked, { role: "assistant", content: r.text ?? "" });
+    this.histories.set(session, history);
+    return {
+      next: { index: turnIndex(this.workload, session, turn + 1), dueMs: r.endMs + this.thinkMs }
+    };
+  }
+  takeSent(i) {
+    const m = this.sentUser.get(i);
+    this.sentUser.delete(i);
+    return m ? [m] : [];
+  }
+};
+
+// src/load/run.ts
+var LEAD_MS = 20;
 var TimeoutAbort = class extends Error {
   name = "TimeoutAbort";
 };
-async function runTrial(options) {
-  const { target, workload, onRequest } = options;
-  const clock = options.clock ?? MONOTONIC;
-  const timeoutMs = options.timeoutS * 1e3;
-  const cap = options.maxConcurrency;
-  const n = workload.offsetsMs.length;
-  const ownPool = options.dispatcher === void 0;
+var TrialLoad = class {
+  startMs;
+  clock;
+  timeoutMs;
+  cap;
+  total;
+  inFlight = /* @__PURE__ */ new Map();
+  waiting = [];
+  sessions;
+  scheduler;
+  hardStopAtMs;
+  send;
+  /** The next request's body, built while the scheduler waits for its send time. */
+  prepared;
+  done = 0;
+  failed = 0;
+  sent = 0;
+  neverDue = 0;
+  hardStopped = false;
+  finished;
+  resolveFinished = () => {
+  };
+  options;
+  constructor(options, dispatcher) {
+    this.options = options;
+    const { target, workload } = options;
+    this.clock = options.clock ?? MONOTONIC;
+    this.timeoutMs = options.timeoutS * 1e3;
+    this.cap = options.maxConcurrency;
+    this.total = workload.offsetsMs.length;
+    const sessions = workload.spec.sessions;
+    const thinkMs = (sessions?.thinkS ?? 0) * 1e3;
+    this.sessions = sessions ? new SessionTracker(workload, thinkMs) : void 0;
+    this.startMs = this.clock.now() + LEAD_MS;
+    const scheduled = workload.scheduledCount;
+    const offset = (i) => workload.offsetsMs[i] ?? 0;
+    this.hardStopAtMs = hardStopMs(
+      this.startMs,
+      scheduled > 0 ? offset(scheduled - 1) : 0,
+      sessions?.turns ?? 1,
+      // at most: a ShareGPT conversation may have fewer
+      this.timeoutMs,
+      thinkMs,
+      options.hardStopGraceMs ?? 2e3
+    );
+    const [origin2, path, headers] = [
+      origin(target),
+      completionPath(target),
+      requestHeaders(target)
+    ];
+    this.send = (body, r, onDone) => sendCompletion(dispatcher, origin2, path, headers, body, r, this.clock.now, onDone);
+    this.scheduler = new SendScheduler(
+      this.clock,
+      {
+        count: scheduled,
+        dueMs: (i) => this.startMs + offset(i),
+        fire: (i) => this.admit(this.recordFor(i)),
+        prepare: (i) => this.prepare(i)
+      },
+      (r) => this.admit(r),
+      options.timers ?? GLOBAL_TIMERS
+    );
+    this.finished = new Promise((resolve) => {
+      this.resolveFinished = resolve;
+    });
+    if (this.total === 0) this.resolveFinished();
+  }
+  start() {
+    this.scheduler.start();
+  }
+  progress() {
+    const elapsedMs = this.clock.now() - this.startMs;
+    const w = this.options.workload;
+    return {
+      elapsedS: elapsedMs / 1e3,
+      phase: elapsedMs < w.windowStartMs ? "warm-up" : elapsedMs < w.windowStartMs + w.windowMs ? "window" : "drain",
+      sent: this.sent,
+      inFlight: this.inFlight.size,
+      done: this.done,
+      failed: this.failed,
+      total: this.total
+    };
+  }
+  recordFor(i, dueMs = this.startMs + (this.options.workload.offsetsMs[i] ?? 0)) {
+    const w = this.options.workload;
+    const r = newRecord(i, isWarmup(w, i), dueMs, dueMs + this.timeoutMs, fixedOutputTokens(w, i));
+    if (this.sessions || w.spec.tokenizer) r.text = "";
+    return r;
+  }
+  build(i) {
+    const w = this.options.workload;
+    const messages = this.sessions ? this.sessions.messages(i) : messagesFor(w, i);
+    return loadRequestBody(this.options.target, messages, w.maxTokens[i] ?? 0);
+  }
+  /** Builds a scheduled send's body while the scheduler waits for its time (a first turn's only). */
+  prepare(i) {
+    if (this.prepared?.index !== i) this.prepared = { index: i, body: this.build(i) };
+  }
+  bodyOf(i) {
+    return this.prepared?.index === i ? this.prepared.body : this.build(i);
+  }
+  /** A due request: sent now, or queued for a concurrency slot. */
+  admit(r) {
+    if (this.cap !== void 0 && this.inFlight.size >= this.cap) this.waiting.push(r);
+    else this.dispatch(r);
+  }
+  dispatch(r) {
+    if (this.clock.now() >= r.deadlineMs) {
+      this.finish(r);
+      return;
+    }
+    const body = this.bodyOf(r.index);
+    this.sent++;
+    try {
+      const handle = this.send(body, r, this.onResponseDone);
+      if (r.outcome === void 0) this.inFlight.set(r, handle);
+    } catch (error) {
+      r.transportError = `the request could not be dispatched: ${errorMessage(error)}`;
+      r.endMs = this.clock.now();
+      this.onResponseDone(r);
+    }
+  }
+  onResponseDone = (r) => {
+    if (r.outcome !== void 0) return;
+    this.inFlight.delete(r);
+    this.finish(r);
+    if (this.cap !== void 0) this.admitWaiting();
+  };
+  admitWaiting() {
+    const cap = this.cap ?? Infinity;
+    while (this.waiting.length > 0 && this.inFlight.size < cap) {
+      const r = this.waiting.shift();
+      if (!r) break;
+      r.slotMs = this.clock.now();
+      this.dispatch(r);
+    }
+  }
+  finish(r) {
+    if (r.outcome !== void 0) return;
+    r.outcome = classify(r);
+    this.done++;
+    if (r.outcome !== "ok") this.failed++;
+    if (!r.warmup) this.options.onRequest(r);
+    if (this.sessions) this.nextTurn(r);
+    if (this.done === this.total) this.resolveFinished();
+  }
+  nextTurn(r) {
+    const after = this.sessions?.ended(r, this.hardStopped);
+    if (!after) return;
+    if ("neverDue" in after) {
+      this.done += after.neverDue;
+      if (!r.warmup) this.neverDue += after.neverDue;
+      return;
+    }
+    this.scheduler.addLater(after.next.dueMs, this.recordFor(after.next.index, after.next.dueMs));
+  }
+  /** Ends an in-flight request at its deadline: censored, its connection aborted. */
+  censor(r, why) {
+    const handle = this.inFlight.get(r);
+    r.timedOut = true;
+    this.inFlight.delete(r);
+    handle?.abort(new TimeoutAbort(why));
+    this.finish(r);
+  }
+  /** Censors what is in flight past its deadline (freeing slots), and never sends what waited past its. */
+  enforceDeadlines = () => {
+    const now = this.clock.now();
+    const late = pastDeadline(this.inFlight.keys(), this.waiting, now);
+    for (const r of late.inFlight) this.censor(r, "request timeout");
+    for (const r of this.waiting.splice(0, late.waiting)) this.finish(r);
+    if (this.cap !== void 0) this.admitWaiting();
+    if (now >= this.hardStopAtMs) this.stopHard();
+  };
+  stopHard = () => {
+    if (this.hardStopped) return;
+    this.hardStopped = true;
+    const never = this.scheduler.stop();
+    for (const i of never.scheduled) this.finish(this.recordFor(i));
+    for (const r of never.later) this.finish(r);
+    for (const r of this.waiting.splice(0)) this.finish(r);
+    for (const r of [...this.inFlight.keys()]) this.censor(r, "hard deadline");
+  };
+  stopScheduling() {
+    this.scheduler.stop();
+  }
+};
+async function runLoad(options) {
+  const { target, workload } = options;
+  const timers = options.timers ?? GLOBAL_TIMERS;
   const dispatcher = options.dispatcher ?? new import_undici6.Pool(origin(target), {
-    connections: cap ?? null,
+    connections: options.maxConcurrency ?? null,
     pipelining: 1,
     keepAliveTimeout: 3e4,
     headersTimeout: 0,
     bodyTimeout: 0
   });
-  const origin2 = origin(target);
-  const path = completionPath(target);
-  const headers = requestHeaders(target);
   collectGarbage();
-  const startMs = clock.now() + LEAD_MS;
+  const load = new TrialLoad(options, dispatcher);
+  const clock = options.clock ?? MONOTONIC;
   let probes;
-  const startProbesAt = setTimeout(
+  const startProbesAt = timers.setTimeout(
     () => {
       probes = startProbes();
     },
-    Math.max(0, startMs + workload.windowStartMs - clock.now())
+    Math.max(0, load.startMs + workload.windowStartMs - clock.now())
   );
-  const scheduled = workload.scheduledCount;
-  const sessions = workload.spec.sessions;
-  const turns = sessions?.turns ?? 1;
-  const thinkMs = (sessions?.thinkS ?? 0) * 1e3;
-  const lastOffsetMs = scheduled > 0 ? workload.offsetsMs[scheduled - 1] : 0;
-  const hardStopMs = startMs + lastOffsetMs + turns * timeoutMs + (turns - 1) * thinkMs + (options.hardStopGraceMs ?? 2e3);
-  const inFlight = /* @__PURE__ */ new Map();
-  const waiting = [];
-  let next = 0;
-  let done = 0;
-  let failed = 0;
-  let sent = 0;
-  let neverDue = 0;
-  let hardStopped = false;
-  const histories = /* @__PURE__ */ new Map();
-  const due = /* @__PURE__ */ new Map();
-  let sleeping;
-  let polling;
-  let resolveAll = () => {
-  };
-  const allDone = new Promise((resolve) => {
-    resolveAll = resolve;
-  });
-  const finish = (r) => {
-    if (r.outcome !== void 0) return;
-    r.outcome = classify(r);
-    done++;
-    if (r.outcome !== "ok") failed++;
-    if (!r.warmup) onRequest(r);
-    if (sessions) nextTurn(r);
-    if (done === n) resolveAll();
-  };
-  const nextTurn = (r) => {
-    const { session, turn } = sessionTurn(workload, r.index);
-    const own = turnsIn(workload, session);
-    if (turn + 1 >= own) {
-      histories.delete(session);
-      return;
-    }
-    if (r.outcome !== "ok" || hardStopped) {
-      const left = own - turn - 1;
-      histories.delete(session);
-      sentUser.delete(r.index);
-      done += left;
-      if (!r.warmup) neverDue += left;
-      return;
-    }
-    const history = histories.get(session) ?? [];
-    history.push(...turn === 0 ? messagesFor(workload, r.index) : [lastUser(r.index)], {
-      role: "assistant",
-      content: r.text ?? ""
-    });
-    histories.set(session, history);
-    const next2 = recordFor(turnIndex(workload, session, turn + 1), r.endMs + thinkMs);
-    due.set(
-      next2,
-      setTimeout(
-        () => {
-          due.delete(next2);
-          fireRecord(next2);
-        },
-        Math.max(0, next2.scheduledMs - clock.now())
-      )
-    );
-  };
-  const sentUser = /* @__PURE__ */ new Map();
-  const lastUser = (i) => {
-    const m = sentUser.get(i);
-    sentUser.delete(i);
-    return m;
-  };
-  const censor = (r, handle, why) => {
-    r.timedOut = true;
-    inFlight.delete(r);
-    handle.abort(new TimeoutAbort(why));
-    finish(r);
-  };
-  let prepared;
-  const build2 = (i) => {
-    let messages;
-    if (workload.turnOf[i] === 0) messages = messagesFor(workload, i);
-    else {
-      messages = turnMessages(workload, i, histories.get(workload.sessionOf[i]) ?? []);
-      sentUser.set(i, messages.at(-1));
-    }
-    return loadRequestBody(target, messages, workload.maxTokens[i]);
-  };
-  const bodyOf = (i) => prepared?.index === i ? prepared.body : build2(i);
-  const prepare = (i) => {
-    if (i < n && prepared?.index !== i) prepared = { index: i, body: build2(i) };
-  };
-  const dispatch = (r) => {
-    if (clock.now() >= r.deadlineMs) {
-      finish(r);
-      return;
-    }
-    const body = bodyOf(r.index);
-    sent++;
-    const onDone = (rec) => {
-      if (rec.outcome !== void 0) return;
-      inFlight.delete(rec);
-      finish(rec);
-      if (cap !== void 0) admitWaiting();
-    };
-    try {
-      const handle = sendCompletion(dispatcher, origin2, path, headers, body, r, clock.now, onDone);
-      if (r.outcome === void 0) inFlight.set(r, handle);
-    } catch (error) {
-      r.transportError = `the request could not be dispatched: ${errorMessage(error)}`;
-      r.endMs = clock.now();
-      onDone(r);
-    }
-  };
-  const admitWaiting = () => {
-    while (waiting.length > 0 && inFlight.size < cap) {
-      const r = waiting.shift();
-      r.slotMs = clock.now();
-      dispatch(r);
-    }
-  };
-  const recordFor = (i, dueMs = startMs + workload.offsetsMs[i]) => {
-    const r = newRecord(
-      i,
-      isWarmup(workload, i),
-      dueMs,
-      dueMs + timeoutMs,
-      fixedOutputTokens(workload, i)
-    );
-    if (sessions || workload.spec.tokenizer) r.text = "";
-    return r;
-  };
-  const fireRecord = (r) => {
-    if (cap !== void 0 && inFlight.size >= cap) waiting.push(r);
-    else dispatch(r);
-  };
-  const fire = (i) => fireRecord(recordFor(i));
-  const schedule = () => {
-    sleeping = void 0;
-    polling = void 0;
-    const now = clock.now();
-    while (next < scheduled && startMs + workload.offsetsMs[next] <= now) fire(next++);
-    if (next >= scheduled || hardStopped) return;
-    const waitMs = startMs + workload.offsetsMs[next] - now;
-    if (waitMs > SPIN_MS) {
-      prepare(next);
-      sleeping = setTimeout(schedule, waitMs - SPIN_MS);
-    } else polling = setImmediate(schedule);
-  };
-  const stopScheduling = () => {
-    clearTimeout(sleeping);
-    clearImmediate(polling);
-  };
-  const sweep = () => {
-    const now = clock.now();
-    for (const [r, handle] of inFlight) {
-      if (r.deadlineMs > now) break;
-      censor(r, handle, "request timeout");
-    }
-    if (cap !== void 0) admitWaiting();
-    while (waiting.length > 0 && waiting[0].deadlineMs <= now) {
-      finish(waiting.shift());
-    }
-    if (now >= hardStopMs) stopHard();
-  };
-  const stopHard = () => {
-    if (hardStopped) return;
-    hardStopped = true;
-    stopScheduling();
-    while (next < scheduled) finish(recordFor(next++));
-    for (const [r, timer] of due) {
-      clearTimeout(timer);
-      due.delete(r);
-      finish(r);
-    }
-    for (const r of waiting.splice(0)) finish(r);
-    for (const [r, handle] of inFlight) censor(r, handle, "hard deadline");
-  };
-  const sweeper = setInterval(sweep, SWEEP_MS);
-  const progressEveryMs = options.progressEveryMs ?? 1e3;
-  const reporter = options.onProgress ? setInterval(() => {
-    const elapsedMs = clock.now() - startMs;
-    options.onProgress?.({
-      elapsedS: elapsedMs / 1e3,
-      phase: elapsedMs < workload.windowStartMs ? "warm-up" : elapsedMs < workload.windowStartMs + workload.windowMs ? "window" : "drain",
-      sent,
-      inFlight: inFlight.size,
-      done,
-      failed,
-      total: n
-    });
-  }, progressEveryMs) : void 0;
-  const onAbort = () => stopHard();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) stopHard();
-  if (n === 0) resolveAll();
-  else sleeping = setTimeout(schedule, Math.max(0, startMs - clock.now() - SPIN_MS));
-  await allDone;
-  options.signal?.removeEventListener("abort", onAbort);
-  clearInterval(sweeper);
-  if (reporter) clearInterval(reporter);
-  stopScheduling();
+  const deadlines = setInterval(load.enforceDeadlines, DEADLINE_CHECK_MS);
+  const reporter = options.onProgress ? setInterval(() => options.onProgress?.(load.progress()), options.progressEveryMs ?? 1e3) : void 0;
+  options.signal?.addEventListener("abort", load.stopHard, { once: true });
+  if (options.signal?.aborted) load.stopHard();
+  load.start();
+  await load.finished;
+  options.signal?.removeEventListener("abort", load.stopHard);
+  clearInterval(deadlines);
+  clearInterval(reporter);
+  load.stopScheduling();
   const endMs = clock.now();
-  clearTimeout(startProbesAt);
+  timers.clearTimeout(startProbesAt);
   const readings = (probes ?? startProbes()).stop();
-  if (ownPool) await dispatcher.close();
-  for (const timer of due.values()) clearTimeout(timer);
-  return { startMs, endMs, readings, hardStopped, neverDue };
+  if (options.dispatcher === void 0) await dispatcher.close();
+  return {
+    startMs: load.startMs,
+    endMs,
+    readings,
+    hardStopped: load.hardStopped,
+    neverDue: load.neverDue
+  };
 }
 
 // src/measure/measure.ts
@@ -67285,7 +67467,7 @@ async function measure(options, deps = {}) {
   await scrape?.start();
   let run;
   try {
-    run = await runTrial({
+    run = await runLoad({
       target: options.target,
       workload,
       timeoutS: options.timeoutS,
@@ -68229,7 +68411,7 @@ async function runGate(options, deps = {}) {
     baseline: options.baseline,
     candidate: options.candidate
   };
-  const runTrial2 = async (pair, position, arm) => {
+  const runTrial = async (pair, position, arm) => {
     const upTo = options.maxTrials > options.trials ? `(\u2264${options.maxTrials})` : "";
     const own = trialOptions[arm];
     const { report, idle: check } = await measureArm(
@@ -68246,7 +68428,7 @@ async function runGate(options, deps = {}) {
     for (let attempt3 = 0; ; attempt3++) {
       const entries = [];
       for (const [position, arm] of order.entries())
-        entries.push(await runTrial2(pair, position, arm));
+        entries.push(await runTrial(pair, position, arm));
       const invalid2 = entries.filter((e) => !e.report.validity.valid);
       if (invalid2.length === 0 || attempt3 >= options.maxReruns) {
         trials.push(...entries);

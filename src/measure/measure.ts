@@ -2,7 +2,8 @@
 // CLI's `measure` and each trial of the gate run this.
 
 import { median } from "simple-statistics";
-import { type Clock, MONOTONIC, type Progress, runTrial } from "../load/runner.ts";
+import { type Progress, runLoad } from "../load/run.ts";
+import { type Clock, MONOTONIC } from "../load/scheduler.ts";
 import { formatSlo, type Slo, TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
@@ -122,9 +123,9 @@ export async function measure(
       })
     : undefined;
   await scrape?.start();
-  let run: Awaited<ReturnType<typeof runTrial>>;
+  let run: Awaited<ReturnType<typeof runLoad>>;
   try {
-    run = await runTrial({
+    run = await runLoad({
       target: options.target,
       workload,
       timeoutS: options.timeoutS,

@@ -4,7 +4,7 @@
 
 import { compact, plural, signedPercent } from "../common/format.ts";
 import { OUTCOMES } from "../load/record.ts";
-import type { Progress } from "../load/runner.ts";
+import type { Progress } from "../load/run.ts";
 import type { MeasureReport } from "../measure/measure.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseMeasureOptions } from "../../src/config/measure.ts";
 import type { RequestRecord } from "../../src/load/record.ts";
-import { runTrial } from "../../src/load/runner.ts";
+import { runLoad } from "../../src/load/run.ts";
 import { measure } from "../../src/measure/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
@@ -72,7 +72,7 @@ test("a later turn carries the session: its prompt is the first turn's, the answ
         .workload,
     );
     const records: RequestRecord[] = [];
-    const run = await runTrial({
+    const run = await runLoad({
       target: parseMeasureOptions({ url: `${server.url}/v1`, ...SESSIONS }).target,
       workload,
       timeoutS: 10,

@@ -4,15 +4,15 @@
 // throughput. Results go to bench/README.md by hand.
 // Usage: node bench/loadgen.ts [rates, e.g. 250,500,1000,1500] [window seconds]
 
-import { parseMeasureOptions } from "../src/config/measure.ts";
+import { parseTrialOptions } from "../src/config/trial.ts";
 import { newRecord } from "../src/load/record.ts";
 import { applyStreamEvent } from "../src/load/stream.ts";
-import { measure } from "../src/measure/measure.ts";
 import { SseParser } from "../src/openai/sse.ts";
+import { measureTrial } from "../src/trial/measure.ts";
 import { startFastServer } from "./fast-server-process.ts";
 
 async function trial(url: string, rate: number, windowS: number, tokens: number) {
-  const config = parseMeasureOptions({
+  const config = parseTrialOptions({
     url: `${url}/v1`,
     model: "bench",
     rate: String(rate),
@@ -23,7 +23,7 @@ async function trial(url: string, rate: number, windowS: number, tokens: number)
     timeout: "10s",
     "max-send-skew-ms": "1",
   });
-  const r = await measure(config);
+  const r = await measureTrial(config);
   const v = r.validity;
   const cpuMs = v.client_cpu.user_ms + v.client_cpu.system_ms;
   // Probes cover the window and the drain: requests and events of the window.
@@ -86,7 +86,7 @@ async function memory(url: string) {
   };
   const before = heap();
   const run = async (n: number) => {
-    const config = parseMeasureOptions({
+    const config = parseTrialOptions({
       url: `${url}/v1`,
       model: "bench",
       arrival: "constant",
@@ -97,7 +97,7 @@ async function memory(url: string) {
       "output-len": "64",
       timeout: "10s",
     });
-    const r = await measure(config);
+    const r = await measureTrial(config);
     return { report: JSON.stringify(r).length, heapMb: heap() };
   };
   const small = await run(10_000);

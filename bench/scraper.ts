@@ -5,12 +5,12 @@
 // Results go to bench/README.md by hand.
 // Usage: node bench/scraper.ts [rate] [window seconds] [rounds]
 
-import { parseMeasureOptions } from "../src/config/measure.ts";
-import { measure } from "../src/measure/measure.ts";
+import { parseTrialOptions } from "../src/config/trial.ts";
 import { parseExposition } from "../src/servermetrics/parse.ts";
 import { gaugeSamples } from "../src/servermetrics/runtimes.ts";
 import { metricsFetcher } from "../src/servermetrics/scraper.ts";
 import { samplesByName, snapshot } from "../src/servermetrics/snapshot.ts";
+import { measureTrial } from "../src/trial/measure.ts";
 import { startFastServer } from "./fast-server-process.ts";
 import { vllmPage } from "./metrics-page.ts";
 
@@ -69,7 +69,7 @@ async function scrapeCost(url: string) {
 }
 
 async function trial(url: string, intervalS: number | null) {
-  const options = parseMeasureOptions({
+  const options = parseTrialOptions({
     url: `${url}/v1`,
     model: "bench",
     rate: String(rate),
@@ -82,7 +82,7 @@ async function trial(url: string, intervalS: number | null) {
     "metrics-interval": `${intervalS ?? 1}s`,
     "metrics-runtime": "vllm",
   });
-  const r = await measure(options);
+  const r = await measureTrial(options);
   const v = r.validity;
   const m = r.server_metrics;
   return {

@@ -54820,9 +54820,259 @@ function redactDeep(value2, redact) {
   return walk(value2);
 }
 
-// src/config/measure.ts
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+// src/config/settings.ts
+var SETTINGS = [
+  { name: "url", scope: "endpoint" },
+  // Both arms' model and key, unless baseline-/candidate- ones are given.
+  { name: "model", scope: "trial" },
+  { name: "api-key", scope: "trial", secret: true },
+  { name: "endpoint", scope: "trial", default: "chat" },
+  { name: "header", scope: "trial", kind: "lines" },
+  { name: "extra-body", scope: "trial" },
+  { name: "no-usage", scope: "trial", kind: "boolean", default: "false" },
+  { name: "temperature", scope: "trial", default: "0" },
+  { name: "arrival", scope: "trial", default: "poisson" },
+  { name: "rate", scope: "trial" },
+  { name: "burstiness", scope: "trial", default: "1" },
+  { name: "burst-size", scope: "trial" },
+  { name: "burst-interval", scope: "trial" },
+  { name: "requests", scope: "trial" },
+  { name: "duration", scope: "trial", default: "30s" },
+  { name: "warmup", scope: "trial", default: "2s" },
+  { name: "seed", scope: "trial", default: "1" },
+  { name: "input-len", scope: "trial", default: "256" },
+  // Shared prefixes before each synthetic prompt: off with 0 groups.
+  { name: "prefix-groups", scope: "trial", default: "0" },
+  { name: "prefix-len", scope: "trial", default: "512" },
+  { name: "prefix-pick", scope: "trial", default: "uniform" },
+  // A model's tokenizer.json (or its directory) for exact synthetic prompt lengths.
+  { name: "tokenizer", scope: "trial" },
+  // Multi-turn sessions: the arrivals start sessions; 1 turn = single requests.
+  { name: "turns", scope: "trial", default: "1" },
+  { name: "think-time", scope: "trial", default: "0s" },
+  // The later turns' user messages; default: input-len.
+  { name: "turn-input-len", scope: "trial" },
+  // A replayed trace instead of an arrival process and synthetic lengths.
+  { name: "trace", scope: "trial" },
+  { name: "trace-format", scope: "trial", default: "auto" },
+  { name: "time-scale", scope: "trial", default: "1" },
+  { name: "trace-start", scope: "trial", default: "0s" },
+  { name: "max-requests", scope: "trial" },
+  // Without a dataset only: a dataset keeps its own output lengths.
+  { name: "output-len", scope: "trial", default: "128" },
+  { name: "max-tokens", scope: "trial" },
+  { name: "ignore-eos", scope: "trial", kind: "boolean", default: "false" },
+  { name: "dataset", scope: "trial" },
+  { name: "max-concurrency", scope: "trial" },
+  { name: "slo", scope: "trial" },
+  { name: "timeout", scope: "trial", default: "60s" },
+  // Default: a quarter of max-ttft-regression in the gate (2.5 %), 2.5 % for `measure`.
+  { name: "max-skew-effect", scope: "trial" },
+  { name: "max-late-sends", scope: "trial", default: "1%" },
+  { name: "max-unsent", scope: "trial", default: "0" },
+  { name: "max-event-loop-delay-ms", scope: "trial", default: "20" },
+  { name: "max-client-cpu", scope: "trial", default: "0.95" },
+  // Absolute limits, off unless set: the checks above judge what lateness did.
+  { name: "max-send-skew-ms", scope: "trial" },
+  { name: "max-gc-share", scope: "trial" },
+  // The baseline's (gate) or the endpoint's (measure) failure rate beyond which it is broken.
+  { name: "max-error-rate", scope: "trial", default: "1%" },
+  { name: "reliability-exclude", scope: "trial", default: "rate_limited_quota" },
+  // The server's Prometheus metrics; default: the base URL's origin + /metrics.
+  { name: "metrics-url", scope: "trial" },
+  { name: "metrics-interval", scope: "trial", default: "1s" },
+  { name: "metrics-runtime", scope: "trial", default: "auto" },
+  { name: "max-reruns", scope: "sweep", default: "2" },
+  { name: "sync-requests", scope: "sweep", default: "16" },
+  { name: "offline-requests", scope: "sweep", default: "256" },
+  { name: "sweep-points", scope: "sweep", default: "8" },
+  { name: "capacity-resolution", scope: "sweep", default: "2%" },
+  { name: "min-attainment", scope: "sweep", default: "0.99" },
+  // No cap unless set.
+  { name: "max-duration", scope: "sweep" },
+  { name: "mode", scope: "action", default: "run" },
+  { name: "github-token", scope: "action", secret: true },
+  // mode: burst — one burst of a lanes file's lanes, its history kept and reported.
+  { name: "lanes", scope: "action" },
+  { name: "lanes-history", scope: "action", default: "llm-perf-gate-lanes.jsonl" },
+  // Empty: the history file stays in the workspace (keep it as an artifact or a cache).
+  { name: "lanes-history-branch", scope: "action" },
+  { name: "lanes-issue", scope: "action", kind: "boolean", default: "false" },
+  { name: "config", scope: "gate" },
+  { name: "baseline-url", scope: "gate" },
+  { name: "candidate-url", scope: "gate" },
+  { name: "baseline-model", scope: "gate" },
+  { name: "candidate-model", scope: "gate" },
+  { name: "baseline-api-key", scope: "gate", secret: true },
+  { name: "candidate-api-key", scope: "gate", secret: true },
+  { name: "baseline-metrics-url", scope: "gate" },
+  { name: "candidate-metrics-url", scope: "gate" },
+  { name: "trials", scope: "gate", default: "3" },
+  // Default: = trials.
+  { name: "max-trials", scope: "gate" },
+  { name: "order", scope: "gate", default: "abba" },
+  { name: "cooldown", scope: "gate", default: "0" },
+  { name: "idle-timeout", scope: "gate", default: "60s" },
+  { name: "percentile", scope: "gate", default: "p95" },
+  { name: "max-goodput-drop", scope: "gate", default: "5%" },
+  { name: "max-ttft-regression", scope: "gate", default: "10%" },
+  { name: "max-itl-regression", scope: "gate", default: "10%" },
+  { name: "max-tpot-regression", scope: "gate" },
+  { name: "max-e2el-regression", scope: "gate" },
+  // Percentage points: 0.5% = the candidate may fail 0.5 % more of its requests.
+  { name: "max-failure-increase", scope: "gate", default: "0.5%" },
+  { name: "decision-rule", scope: "gate", default: "significant-and-material" },
+  { name: "confidence", scope: "gate", default: "0.95" },
+  { name: "max-trial-cv", scope: "gate", default: "10%" },
+  { name: "min-ok-requests", scope: "gate", default: "10" },
+  { name: "fail-on", scope: "gate", default: "fail,error" },
+  { name: "comment", scope: "gate", default: "always" },
+  { name: "comment-key", scope: "gate", default: "default" },
+  { name: "job-summary", scope: "gate", kind: "boolean", default: "true" },
+  { name: "results-path", scope: "gate", default: "llm-perf-gate-results.json" },
+  { name: "baseline-start", scope: "gate" },
+  { name: "candidate-start", scope: "gate" },
+  { name: "baseline-stop", scope: "gate" },
+  { name: "candidate-stop", scope: "gate" },
+  { name: "restart", scope: "gate", default: "never" },
+  { name: "ready-timeout", scope: "gate", default: "10m" },
+  { name: "server-log-dir", scope: "gate", default: "llm-perf-gate-logs" },
+  { name: "capacity", scope: "gate", kind: "boolean", default: "false" },
+  { name: "max-capacity-drop", scope: "gate", default: "5%" },
+  { name: "gate-rate-fraction", scope: "gate", default: "1" },
+  { name: "quality-suite", scope: "gate", default: "builtin" },
+  { name: "quality-vllm-sampling", scope: "gate", kind: "boolean", default: "false" },
+  { name: "quality-confirm-reruns", scope: "gate", default: "2" },
+  { name: "quality-alpha", scope: "gate", default: "0.05" },
+  { name: "quality-min-effect", scope: "gate", default: "2%" },
+  { name: "quality-large-effect", scope: "gate", default: "10%" }
+];
+var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
+function setting(name) {
+  return BY_NAME.get(name);
+}
+function settingsIn(...scopes) {
+  return SETTINGS.filter((s) => scopes.some((scope) => scope === s.scope));
+}
+var ACTION_INPUTS = settingsIn(
+  "trial",
+  "sweep",
+  "gate",
+  "action"
+).map((s) => s.name);
+function given(raw, name) {
+  const v = raw[name];
+  const s = Array.isArray(v) ? v.at(-1) : v;
+  return s === void 0 || s.trim() === "" ? void 0 : s.trim();
+}
+function value(raw, name) {
+  return given(raw, name) ?? setting(name)?.default;
+}
+function defaulted(raw, name) {
+  const v = value(raw, name);
+  if (v === void 0) throw new Error(`internal error: ${name} has no default`);
+  return v;
+}
+function refuseGiven(raw, names, why) {
+  for (const name of names) {
+    const v = given(raw, name);
+    if (v !== void 0) throw new InputError(why(name, v));
+  }
+}
+function lines(raw, name) {
+  const v = raw[name];
+  return v === void 0 ? [] : Array.isArray(v) ? v : [v];
+}
+
+// src/config/sources.ts
+var import_yaml = __toESM(require_dist2(), 1);
+function readConfigFile(path, readFile) {
+  let parsed;
+  try {
+    parsed = (0, import_yaml.parse)(readFile(path), { schema: "failsafe" });
+  } catch (error) {
+    throw new InputError(
+      `config = ${JSON.stringify(path)} cannot be read as YAML or JSON: ${errorMessage(error)}`
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new InputError(
+      `config ${path}: expected a mapping of settings (kebab-case keys, as the inputs)`
+    );
+  }
+  const raw = {};
+  for (const [key, v] of Object.entries(parsed)) {
+    const known = setting(key);
+    if (known === void 0 || known.scope === "endpoint") {
+      const accepted = SETTINGS.filter((s) => s.scope !== "endpoint").map((s) => s.name).sort();
+      throw new InputError(
+        `config ${path}: unknown setting "${key}"; accepted: ${accepted.join(", ")}`
+      );
+    }
+    if ("secret" in known && known.secret) {
+      throw new InputError(
+        `config ${path}: "${key}" must not be in a file; pass it as an input or in the environment`
+      );
+    }
+    const value2 = fileValue(path, key, v, "kind" in known && known.kind === "lines");
+    if (key === "header") refuseCredentialHeaders(path, value2);
+    raw[key] = value2;
+  }
+  return raw;
+}
+var CREDENTIAL_HEADER = /auth|key|token|secret|passw|cookie|session|credential/i;
+function refuseCredentialHeaders(path, value2) {
+  const entries = value2 === void 0 ? [] : Array.isArray(value2) ? value2 : [value2];
+  for (const line of entries.flatMap((e) => e.split(/\r?\n/))) {
+    const name = line.split(":")[0]?.trim() ?? "";
+    if (CREDENTIAL_HEADER.test(name)) {
+      throw new InputError(
+        `config ${path}: header "${name}: \u2026" looks like a credential and must not be in a file; pass it as the header input (or --header), which is masked and never written`
+      );
+    }
+  }
+}
+var NULLS = /* @__PURE__ */ new Set(["", "~", "null", "Null", "NULL"]);
+function fileValue(path, key, v, lines2) {
+  const shown = JSON.stringify(v);
+  if (typeof v === "string") return NULLS.has(v.trim()) ? void 0 : v;
+  if (lines2 && Array.isArray(v) && v.every((x) => typeof x === "string")) return v;
+  const accepted = lines2 ? 'a string or a list of strings, one "Name: value" line each' : "a single value (a string or number), not a list or a mapping";
+  throw new InputError(`config ${path}: ${key} = ${shown} is not accepted; expected ${accepted}`);
+}
+function mergeSettings(...sources) {
+  const merged = {};
+  for (const source of sources) {
+    for (const [key, v] of Object.entries(source)) {
+      const empty = v === void 0 || (Array.isArray(v) ? v.length === 0 : v.trim() === "");
+      if (!empty) merged[key] = v;
+    }
+  }
+  return merged;
+}
+function secretsOf(raw, env) {
+  const secrets = [];
+  for (const s of SETTINGS) {
+    if (!("secret" in s && s.secret)) continue;
+    const v = raw[s.name];
+    if (typeof v === "string") secrets.push(v.trim());
+  }
+  const headers = raw.header;
+  for (const line of (Array.isArray(headers) ? headers : headers ? [headers] : []).flatMap(
+    (h) => h.split(/\r?\n/)
+  )) {
+    const colon = line.indexOf(":");
+    if (colon > 0 && CREDENTIAL_HEADER.test(line.slice(0, colon))) {
+      const value2 = line.slice(colon + 1).trim();
+      secrets.push(value2, ...value2.split(/\s+/).filter((part) => part.length >= 8));
+    }
+  }
+  for (const name of ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN"]) {
+    const v = env[name];
+    if (v) secrets.push(v.trim());
+  }
+  return secrets;
+}
 
 // src/common/url.ts
 function httpUrl(raw) {
@@ -54834,6 +55084,181 @@ function httpUrl(raw) {
   }
   return url.protocol === "http:" || url.protocol === "https:" ? url : void 0;
 }
+
+// src/config/values.ts
+function describe(rule) {
+  const kind = rule.integer ? "an integer" : "a number";
+  const parts = [];
+  if (rule.above !== void 0) parts.push(`> ${rule.above}`);
+  if (rule.min !== void 0) parts.push(`\u2265 ${rule.min}`);
+  if (rule.max !== void 0) parts.push(`\u2264 ${rule.max}`);
+  return parts.length > 0 ? `${kind} ${parts.join(" and ")}` : kind;
+}
+var DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+function parseNumber(name, raw, rule = {}) {
+  const text = raw.trim();
+  const value2 = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  const ok = Number.isFinite(value2) && (!rule.integer || Number.isInteger(value2)) && (rule.min === void 0 || value2 >= rule.min) && (rule.max === void 0 || value2 <= rule.max) && (rule.above === void 0 || value2 > rule.above);
+  if (!ok) throw rejectValue(name, raw, describe(rule));
+  return value2;
+}
+var DURATION_UNITS_S = { ms: 1e-3, s: 1, m: 60, h: 3600 };
+function parseDurationS(name, raw, rule = {}) {
+  const m = raw.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/);
+  const seconds = m ? Number(m[1]) * DURATION_UNITS_S[m[2] ?? "s"] : Number.NaN;
+  const ok = Number.isFinite(seconds) && (rule.min === void 0 || seconds >= rule.min) && (rule.above === void 0 || seconds > rule.above) && (rule.max === void 0 || seconds <= rule.max);
+  if (!ok) {
+    const lower = rule.above !== void 0 ? ` > ${rule.above} s` : rule.min !== void 0 ? ` \u2265 ${rule.min} s` : "";
+    const upper = rule.max !== void 0 ? ` and \u2264 ${formatSeconds(rule.max)}` : "";
+    throw rejectValue(name, raw, `a duration such as 30, 30s, 500ms or 2m${lower}${upper}`);
+  }
+  return seconds;
+}
+function parseChoice(name, raw, choices) {
+  const value2 = raw.trim();
+  if (!choices.includes(value2)) throw rejectValue(name, raw, `one of ${choices.join(", ")}`);
+  return value2;
+}
+function parseBoolean(name, raw) {
+  const value2 = raw.trim().toLowerCase();
+  if (["true", "yes", "1", "on"].includes(value2)) return true;
+  if (["false", "no", "0", "off", ""].includes(value2)) return false;
+  throw rejectValue(name, raw, "true or false");
+}
+function parseJsonObject(name, raw) {
+  let value2;
+  try {
+    value2 = JSON.parse(raw);
+  } catch {
+    throw rejectValue(name, raw, "a JSON object");
+  }
+  if (typeof value2 !== "object" || value2 === null || Array.isArray(value2)) {
+    throw rejectValue(name, raw, "a JSON object");
+  }
+  return value2;
+}
+function parseHeaders(name, entries) {
+  const headers = {};
+  for (const entry of entries.flatMap((e) => e.split(/\r?\n/)).filter((e) => e.trim() !== "")) {
+    const colon = entry.indexOf(":");
+    const key = colon > 0 ? entry.slice(0, colon).trim() : "";
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) {
+      throw rejectValue(
+        name,
+        colon > 0 ? `${entry.slice(0, colon)}: \u2026` : "(a line without a colon)",
+        '"Name: value" lines'
+      );
+    }
+    headers[key.toLowerCase()] = entry.slice(colon + 1).trim();
+  }
+  return headers;
+}
+function parseFraction(name, raw, max2 = 1) {
+  const t = raw.trim();
+  const m = t.match(/^(\d+(?:\.\d+)?)\s*%$/);
+  const v = m ? Number(m[1]) / 100 : /^\d+(\.\d+)?$/.test(t) ? Number(t) : Number.NaN;
+  if (!(Number.isFinite(v) && v >= 0 && v <= max2)) {
+    throw rejectValue(
+      name,
+      raw,
+      `a percentage such as 5% or a fraction such as 0.05, at most ${max2 * 100}%`
+    );
+  }
+  return v;
+}
+var formatSeconds = (s) => s % 3600 === 0 ? `${s / 3600}h` : `${s} s`;
+var MAX_TOKENS = 1e6;
+function parseLengthSpec(name, raw) {
+  const spec = parseLengthForm(name, raw);
+  const largest = spec.kind === "fixed" ? spec.tokens : spec.kind === "uniform" ? spec.max : spec.mean + 4 * spec.sd;
+  if (largest > MAX_TOKENS) {
+    throw rejectValue(name, raw, `token counts up to ${MAX_TOKENS.toLocaleString("en-US")}`);
+  }
+  return spec;
+}
+function parseLengthForm(name, raw) {
+  const t = raw.trim();
+  if (/^\d+$/.test(t) && Number(t) >= 1) return { kind: "fixed", tokens: Number(t) };
+  const range = t.match(/^(\d+)\s*\.\.\s*(\d+)$/);
+  if (range && Number(range[1]) >= 1 && Number(range[1]) <= Number(range[2])) {
+    return { kind: "uniform", min: Number(range[1]), max: Number(range[2]) };
+  }
+  const normal = t.match(/^normal:\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)$/);
+  if (normal && Number(normal[1]) >= 1) {
+    return { kind: "normal", mean: Number(normal[1]), sd: Number(normal[2]) };
+  }
+  throw rejectValue(
+    name,
+    raw,
+    'a token count ("512"), an inclusive range ("128..1024") or "normal:MEAN,SD"'
+  );
+}
+function parseBaseUrl(name, raw) {
+  const url = httpUrl(raw.trim());
+  if (!url) throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
+  if (/\/(chat\/)?completions\/?$/.test(url.pathname)) {
+    throw rejectValue(
+      name,
+      raw,
+      "the OpenAI base URL (ending in /v1), not an endpoint path; the endpoint setting picks chat or completions"
+    );
+  }
+  if (url.username || url.password) {
+    throw new InputError(`${name}: credentials in the URL are not accepted; use api-key`);
+  }
+  return url.toString().replace(/\/+$/, "");
+}
+
+// src/config/sweep.ts
+var SWEEP_ARRIVALS = ["poisson", "constant"];
+function checkSweepLoad(raw, why) {
+  refuseGiven(
+    raw,
+    ["rate", "requests", "burst-size", "burst-interval", "trace"],
+    (name, v) => `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`
+  );
+  if (given(raw, "slo") === void 0) {
+    throw new InputError(
+      `slo is required ${why}: capacity is the highest rate that meets it, e.g. "ttft:800 tpot:50"`
+    );
+  }
+}
+function withStandInRate(raw) {
+  return { ...raw, rate: "1" };
+}
+function parseSweepSettings(raw) {
+  const maxDuration = given(raw, "max-duration");
+  return {
+    arrival: parseChoice("arrival", defaulted(raw, "arrival"), SWEEP_ARRIVALS),
+    syncRequests: parseNumber("sync-requests", defaulted(raw, "sync-requests"), {
+      integer: true,
+      min: 1,
+      max: 1e4
+    }),
+    offlineRequests: parseNumber("offline-requests", defaulted(raw, "offline-requests"), {
+      integer: true,
+      min: 1,
+      max: 1e5
+    }),
+    points: parseNumber("sweep-points", defaulted(raw, "sweep-points"), {
+      integer: true,
+      min: 1,
+      max: 50
+    }),
+    resolution: parseFraction("capacity-resolution", defaulted(raw, "capacity-resolution"), 0.5),
+    minAttainment: parseFraction("min-attainment", defaulted(raw, "min-attainment")),
+    maxReruns: parseNumber("max-reruns", defaulted(raw, "max-reruns"), {
+      integer: true,
+      min: 0,
+      max: 10
+    }),
+    maxDurationS: maxDuration === void 0 ? void 0 : parseDurationS("max-duration", maxDuration, { above: 0, max: 7 * 86400 })
+  };
+}
+
+// src/config/trial.ts
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 // src/servermetrics/runtimes.ts
 var RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"];
@@ -59943,170 +60368,6 @@ function parseTrace(content, name, format) {
 // src/workload/words.ts
 var WORDS = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
 
-// src/config/settings.ts
-var SETTINGS = [
-  { name: "url", scope: "endpoint" },
-  // Both arms' model and key, unless baseline-/candidate- ones are given.
-  { name: "model", scope: "trial" },
-  { name: "api-key", scope: "trial", secret: true },
-  { name: "endpoint", scope: "trial", default: "chat" },
-  { name: "header", scope: "trial", kind: "lines" },
-  { name: "extra-body", scope: "trial" },
-  { name: "no-usage", scope: "trial", kind: "boolean", default: "false" },
-  { name: "temperature", scope: "trial", default: "0" },
-  { name: "arrival", scope: "trial", default: "poisson" },
-  { name: "rate", scope: "trial" },
-  { name: "burstiness", scope: "trial", default: "1" },
-  { name: "burst-size", scope: "trial" },
-  { name: "burst-interval", scope: "trial" },
-  { name: "requests", scope: "trial" },
-  { name: "duration", scope: "trial", default: "30s" },
-  { name: "warmup", scope: "trial", default: "2s" },
-  { name: "seed", scope: "trial", default: "1" },
-  { name: "input-len", scope: "trial", default: "256" },
-  // Shared prefixes before each synthetic prompt: off with 0 groups.
-  { name: "prefix-groups", scope: "trial", default: "0" },
-  { name: "prefix-len", scope: "trial", default: "512" },
-  { name: "prefix-pick", scope: "trial", default: "uniform" },
-  // A model's tokenizer.json (or its directory) for exact synthetic prompt lengths.
-  { name: "tokenizer", scope: "trial" },
-  // Multi-turn sessions: the arrivals start sessions; 1 turn = single requests.
-  { name: "turns", scope: "trial", default: "1" },
-  { name: "think-time", scope: "trial", default: "0s" },
-  // The later turns' user messages; default: input-len.
-  { name: "turn-input-len", scope: "trial" },
-  // A replayed trace instead of an arrival process and synthetic lengths.
-  { name: "trace", scope: "trial" },
-  { name: "trace-format", scope: "trial", default: "auto" },
-  { name: "time-scale", scope: "trial", default: "1" },
-  { name: "trace-start", scope: "trial", default: "0s" },
-  { name: "max-requests", scope: "trial" },
-  // Without a dataset only: a dataset keeps its own output lengths.
-  { name: "output-len", scope: "trial", default: "128" },
-  { name: "max-tokens", scope: "trial" },
-  { name: "ignore-eos", scope: "trial", kind: "boolean", default: "false" },
-  { name: "dataset", scope: "trial" },
-  { name: "max-concurrency", scope: "trial" },
-  { name: "slo", scope: "trial" },
-  { name: "timeout", scope: "trial", default: "60s" },
-  // Default: a quarter of max-ttft-regression in the gate (2.5 %), 2.5 % for `measure`.
-  { name: "max-skew-effect", scope: "trial" },
-  { name: "max-late-sends", scope: "trial", default: "1%" },
-  { name: "max-unsent", scope: "trial", default: "0" },
-  { name: "max-event-loop-delay-ms", scope: "trial", default: "20" },
-  { name: "max-client-cpu", scope: "trial", default: "0.95" },
-  // Absolute limits, off unless set: the checks above judge what lateness did.
-  { name: "max-send-skew-ms", scope: "trial" },
-  { name: "max-gc-share", scope: "trial" },
-  // The baseline's (gate) or the endpoint's (measure) failure rate beyond which it is broken.
-  { name: "max-error-rate", scope: "trial", default: "1%" },
-  { name: "reliability-exclude", scope: "trial", default: "rate_limited_quota" },
-  // The server's Prometheus metrics; default: the base URL's origin + /metrics.
-  { name: "metrics-url", scope: "trial" },
-  { name: "metrics-interval", scope: "trial", default: "1s" },
-  { name: "metrics-runtime", scope: "trial", default: "auto" },
-  { name: "max-reruns", scope: "sweep", default: "2" },
-  { name: "sync-requests", scope: "sweep", default: "16" },
-  { name: "offline-requests", scope: "sweep", default: "256" },
-  { name: "sweep-points", scope: "sweep", default: "8" },
-  { name: "capacity-resolution", scope: "sweep", default: "2%" },
-  { name: "min-attainment", scope: "sweep", default: "0.99" },
-  // No cap unless set.
-  { name: "max-duration", scope: "sweep" },
-  { name: "mode", scope: "action", default: "run" },
-  { name: "github-token", scope: "action", secret: true },
-  // mode: burst — one burst of a lanes file's lanes, its history kept and reported.
-  { name: "lanes", scope: "action" },
-  { name: "lanes-history", scope: "action", default: "llm-perf-gate-lanes.jsonl" },
-  // Empty: the history file stays in the workspace (keep it as an artifact or a cache).
-  { name: "lanes-history-branch", scope: "action" },
-  { name: "lanes-issue", scope: "action", kind: "boolean", default: "false" },
-  { name: "config", scope: "gate" },
-  { name: "baseline-url", scope: "gate" },
-  { name: "candidate-url", scope: "gate" },
-  { name: "baseline-model", scope: "gate" },
-  { name: "candidate-model", scope: "gate" },
-  { name: "baseline-api-key", scope: "gate", secret: true },
-  { name: "candidate-api-key", scope: "gate", secret: true },
-  { name: "baseline-metrics-url", scope: "gate" },
-  { name: "candidate-metrics-url", scope: "gate" },
-  { name: "trials", scope: "gate", default: "3" },
-  // Default: = trials.
-  { name: "max-trials", scope: "gate" },
-  { name: "order", scope: "gate", default: "abba" },
-  { name: "cooldown", scope: "gate", default: "0" },
-  { name: "idle-timeout", scope: "gate", default: "60s" },
-  { name: "percentile", scope: "gate", default: "p95" },
-  { name: "max-goodput-drop", scope: "gate", default: "5%" },
-  { name: "max-ttft-regression", scope: "gate", default: "10%" },
-  { name: "max-itl-regression", scope: "gate", default: "10%" },
-  { name: "max-tpot-regression", scope: "gate" },
-  { name: "max-e2el-regression", scope: "gate" },
-  // Percentage points: 0.5% = the candidate may fail 0.5 % more of its requests.
-  { name: "max-failure-increase", scope: "gate", default: "0.5%" },
-  { name: "decision-rule", scope: "gate", default: "significant-and-material" },
-  { name: "confidence", scope: "gate", default: "0.95" },
-  { name: "max-trial-cv", scope: "gate", default: "10%" },
-  { name: "min-ok-requests", scope: "gate", default: "10" },
-  { name: "fail-on", scope: "gate", default: "fail,error" },
-  { name: "comment", scope: "gate", default: "always" },
-  { name: "comment-key", scope: "gate", default: "default" },
-  { name: "job-summary", scope: "gate", kind: "boolean", default: "true" },
-  { name: "results-path", scope: "gate", default: "llm-perf-gate-results.json" },
-  { name: "baseline-start", scope: "gate" },
-  { name: "candidate-start", scope: "gate" },
-  { name: "baseline-stop", scope: "gate" },
-  { name: "candidate-stop", scope: "gate" },
-  { name: "restart", scope: "gate", default: "never" },
-  { name: "ready-timeout", scope: "gate", default: "10m" },
-  { name: "server-log-dir", scope: "gate", default: "llm-perf-gate-logs" },
-  { name: "capacity", scope: "gate", kind: "boolean", default: "false" },
-  { name: "max-capacity-drop", scope: "gate", default: "5%" },
-  { name: "gate-rate-fraction", scope: "gate", default: "1" },
-  { name: "quality-suite", scope: "gate", default: "builtin" },
-  { name: "quality-vllm-sampling", scope: "gate", kind: "boolean", default: "false" },
-  { name: "quality-confirm-reruns", scope: "gate", default: "2" },
-  { name: "quality-alpha", scope: "gate", default: "0.05" },
-  { name: "quality-min-effect", scope: "gate", default: "2%" },
-  { name: "quality-large-effect", scope: "gate", default: "10%" }
-];
-var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
-function setting(name) {
-  return BY_NAME.get(name);
-}
-function settingsIn(...scopes) {
-  return SETTINGS.filter((s) => scopes.some((scope) => scope === s.scope));
-}
-var ACTION_INPUTS = settingsIn(
-  "trial",
-  "sweep",
-  "gate",
-  "action"
-).map((s) => s.name);
-function given(raw, name) {
-  const v = raw[name];
-  const s = Array.isArray(v) ? v.at(-1) : v;
-  return s === void 0 || s.trim() === "" ? void 0 : s.trim();
-}
-function value(raw, name) {
-  return given(raw, name) ?? setting(name)?.default;
-}
-function defaulted(raw, name) {
-  const v = value(raw, name);
-  if (v === void 0) throw new Error(`internal error: ${name} has no default`);
-  return v;
-}
-function refuseGiven(raw, names, why) {
-  for (const name of names) {
-    const v = given(raw, name);
-    if (v !== void 0) throw new InputError(why(name, v));
-  }
-}
-function lines(raw, name) {
-  const v = raw[name];
-  return v === void 0 ? [] : Array.isArray(v) ? v : [v];
-}
-
 // src/config/slo.ts
 function parseSlo(name, raw) {
   const slo = {};
@@ -60137,131 +60398,7 @@ function parseSlo(name, raw) {
   return slo;
 }
 
-// src/config/values.ts
-function describe(rule) {
-  const kind = rule.integer ? "an integer" : "a number";
-  const parts = [];
-  if (rule.above !== void 0) parts.push(`> ${rule.above}`);
-  if (rule.min !== void 0) parts.push(`\u2265 ${rule.min}`);
-  if (rule.max !== void 0) parts.push(`\u2264 ${rule.max}`);
-  return parts.length > 0 ? `${kind} ${parts.join(" and ")}` : kind;
-}
-var DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-function parseNumber(name, raw, rule = {}) {
-  const text = raw.trim();
-  const value2 = DECIMAL.test(text) ? Number(text) : Number.NaN;
-  const ok = Number.isFinite(value2) && (!rule.integer || Number.isInteger(value2)) && (rule.min === void 0 || value2 >= rule.min) && (rule.max === void 0 || value2 <= rule.max) && (rule.above === void 0 || value2 > rule.above);
-  if (!ok) throw rejectValue(name, raw, describe(rule));
-  return value2;
-}
-var DURATION_UNITS_S = { ms: 1e-3, s: 1, m: 60, h: 3600 };
-function parseDurationS(name, raw, rule = {}) {
-  const m = raw.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/);
-  const seconds = m ? Number(m[1]) * DURATION_UNITS_S[m[2] ?? "s"] : Number.NaN;
-  const ok = Number.isFinite(seconds) && (rule.min === void 0 || seconds >= rule.min) && (rule.above === void 0 || seconds > rule.above) && (rule.max === void 0 || seconds <= rule.max);
-  if (!ok) {
-    const lower = rule.above !== void 0 ? ` > ${rule.above} s` : rule.min !== void 0 ? ` \u2265 ${rule.min} s` : "";
-    const upper = rule.max !== void 0 ? ` and \u2264 ${formatSeconds(rule.max)}` : "";
-    throw rejectValue(name, raw, `a duration such as 30, 30s, 500ms or 2m${lower}${upper}`);
-  }
-  return seconds;
-}
-function parseChoice(name, raw, choices) {
-  const value2 = raw.trim();
-  if (!choices.includes(value2)) throw rejectValue(name, raw, `one of ${choices.join(", ")}`);
-  return value2;
-}
-function parseBoolean(name, raw) {
-  const value2 = raw.trim().toLowerCase();
-  if (["true", "yes", "1", "on"].includes(value2)) return true;
-  if (["false", "no", "0", "off", ""].includes(value2)) return false;
-  throw rejectValue(name, raw, "true or false");
-}
-function parseJsonObject(name, raw) {
-  let value2;
-  try {
-    value2 = JSON.parse(raw);
-  } catch {
-    throw rejectValue(name, raw, "a JSON object");
-  }
-  if (typeof value2 !== "object" || value2 === null || Array.isArray(value2)) {
-    throw rejectValue(name, raw, "a JSON object");
-  }
-  return value2;
-}
-function parseHeaders(name, entries) {
-  const headers = {};
-  for (const entry of entries.flatMap((e) => e.split(/\r?\n/)).filter((e) => e.trim() !== "")) {
-    const colon = entry.indexOf(":");
-    const key = colon > 0 ? entry.slice(0, colon).trim() : "";
-    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) {
-      throw rejectValue(
-        name,
-        colon > 0 ? `${entry.slice(0, colon)}: \u2026` : "(a line without a colon)",
-        '"Name: value" lines'
-      );
-    }
-    headers[key.toLowerCase()] = entry.slice(colon + 1).trim();
-  }
-  return headers;
-}
-function parseFraction(name, raw, max2 = 1) {
-  const t = raw.trim();
-  const m = t.match(/^(\d+(?:\.\d+)?)\s*%$/);
-  const v = m ? Number(m[1]) / 100 : /^\d+(\.\d+)?$/.test(t) ? Number(t) : Number.NaN;
-  if (!(Number.isFinite(v) && v >= 0 && v <= max2)) {
-    throw rejectValue(
-      name,
-      raw,
-      `a percentage such as 5% or a fraction such as 0.05, at most ${max2 * 100}%`
-    );
-  }
-  return v;
-}
-var formatSeconds = (s) => s % 3600 === 0 ? `${s / 3600}h` : `${s} s`;
-var MAX_TOKENS = 1e6;
-function parseLengthSpec(name, raw) {
-  const spec = parseLengthForm(name, raw);
-  const largest = spec.kind === "fixed" ? spec.tokens : spec.kind === "uniform" ? spec.max : spec.mean + 4 * spec.sd;
-  if (largest > MAX_TOKENS) {
-    throw rejectValue(name, raw, `token counts up to ${MAX_TOKENS.toLocaleString("en-US")}`);
-  }
-  return spec;
-}
-function parseLengthForm(name, raw) {
-  const t = raw.trim();
-  if (/^\d+$/.test(t) && Number(t) >= 1) return { kind: "fixed", tokens: Number(t) };
-  const range = t.match(/^(\d+)\s*\.\.\s*(\d+)$/);
-  if (range && Number(range[1]) >= 1 && Number(range[1]) <= Number(range[2])) {
-    return { kind: "uniform", min: Number(range[1]), max: Number(range[2]) };
-  }
-  const normal = t.match(/^normal:\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)$/);
-  if (normal && Number(normal[1]) >= 1) {
-    return { kind: "normal", mean: Number(normal[1]), sd: Number(normal[2]) };
-  }
-  throw rejectValue(
-    name,
-    raw,
-    'a token count ("512"), an inclusive range ("128..1024") or "normal:MEAN,SD"'
-  );
-}
-function parseBaseUrl(name, raw) {
-  const url = httpUrl(raw.trim());
-  if (!url) throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
-  if (/\/(chat\/)?completions\/?$/.test(url.pathname)) {
-    throw rejectValue(
-      name,
-      raw,
-      "the OpenAI base URL (ending in /v1), not an endpoint path; the endpoint setting picks chat or completions"
-    );
-  }
-  if (url.username || url.password) {
-    throw new InputError(`${name}: credentials in the URL are not accepted; use api-key`);
-  }
-  return url.toString().replace(/\/+$/, "");
-}
-
-// src/config/measure.ts
+// src/config/trial.ts
 function parseServerMetrics(raw, baseUrl) {
   const url = given(raw, "metrics-url") ?? `${new URL(baseUrl).origin}/metrics`;
   if (url === "none") return null;
@@ -60543,7 +60680,7 @@ function checkTrialSize(options) {
     );
   }
 }
-function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = MEASURE_CHECKS) {
+function parseTrialOptions(raw, env = {}, readFile = readTextFile, checks = MEASURE_CHECKS) {
   const baseUrl = parseBaseUrl(
     "url",
     required2(raw, "url", "the endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1")
@@ -60608,143 +60745,6 @@ function parseMeasureOptions(raw, env = {}, readFile = readTextFile, checks = ME
   };
   checkTrialSize(options);
   return options;
-}
-
-// src/config/sources.ts
-var import_yaml = __toESM(require_dist2(), 1);
-function readConfigFile(path, readFile) {
-  let parsed;
-  try {
-    parsed = (0, import_yaml.parse)(readFile(path), { schema: "failsafe" });
-  } catch (error) {
-    throw new InputError(
-      `config = ${JSON.stringify(path)} cannot be read as YAML or JSON: ${errorMessage(error)}`
-    );
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new InputError(
-      `config ${path}: expected a mapping of settings (kebab-case keys, as the inputs)`
-    );
-  }
-  const raw = {};
-  for (const [key, v] of Object.entries(parsed)) {
-    const known = setting(key);
-    if (known === void 0 || known.scope === "endpoint") {
-      const accepted = SETTINGS.filter((s) => s.scope !== "endpoint").map((s) => s.name).sort();
-      throw new InputError(
-        `config ${path}: unknown setting "${key}"; accepted: ${accepted.join(", ")}`
-      );
-    }
-    if ("secret" in known && known.secret) {
-      throw new InputError(
-        `config ${path}: "${key}" must not be in a file; pass it as an input or in the environment`
-      );
-    }
-    const value2 = fileValue(path, key, v, "kind" in known && known.kind === "lines");
-    if (key === "header") refuseCredentialHeaders(path, value2);
-    raw[key] = value2;
-  }
-  return raw;
-}
-var CREDENTIAL_HEADER = /auth|key|token|secret|passw|cookie|session|credential/i;
-function refuseCredentialHeaders(path, value2) {
-  const entries = value2 === void 0 ? [] : Array.isArray(value2) ? value2 : [value2];
-  for (const line of entries.flatMap((e) => e.split(/\r?\n/))) {
-    const name = line.split(":")[0]?.trim() ?? "";
-    if (CREDENTIAL_HEADER.test(name)) {
-      throw new InputError(
-        `config ${path}: header "${name}: \u2026" looks like a credential and must not be in a file; pass it as the header input (or --header), which is masked and never written`
-      );
-    }
-  }
-}
-var NULLS = /* @__PURE__ */ new Set(["", "~", "null", "Null", "NULL"]);
-function fileValue(path, key, v, lines2) {
-  const shown = JSON.stringify(v);
-  if (typeof v === "string") return NULLS.has(v.trim()) ? void 0 : v;
-  if (lines2 && Array.isArray(v) && v.every((x) => typeof x === "string")) return v;
-  const accepted = lines2 ? 'a string or a list of strings, one "Name: value" line each' : "a single value (a string or number), not a list or a mapping";
-  throw new InputError(`config ${path}: ${key} = ${shown} is not accepted; expected ${accepted}`);
-}
-function mergeSettings(...sources) {
-  const merged = {};
-  for (const source of sources) {
-    for (const [key, v] of Object.entries(source)) {
-      const empty = v === void 0 || (Array.isArray(v) ? v.length === 0 : v.trim() === "");
-      if (!empty) merged[key] = v;
-    }
-  }
-  return merged;
-}
-function secretsOf(raw, env) {
-  const secrets = [];
-  for (const s of SETTINGS) {
-    if (!("secret" in s && s.secret)) continue;
-    const v = raw[s.name];
-    if (typeof v === "string") secrets.push(v.trim());
-  }
-  const headers = raw.header;
-  for (const line of (Array.isArray(headers) ? headers : headers ? [headers] : []).flatMap(
-    (h) => h.split(/\r?\n/)
-  )) {
-    const colon = line.indexOf(":");
-    if (colon > 0 && CREDENTIAL_HEADER.test(line.slice(0, colon))) {
-      const value2 = line.slice(colon + 1).trim();
-      secrets.push(value2, ...value2.split(/\s+/).filter((part) => part.length >= 8));
-    }
-  }
-  for (const name of ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN"]) {
-    const v = env[name];
-    if (v) secrets.push(v.trim());
-  }
-  return secrets;
-}
-
-// src/config/sweep.ts
-var SWEEP_ARRIVALS = ["poisson", "constant"];
-function checkSweepLoad(raw, why) {
-  refuseGiven(
-    raw,
-    ["rate", "requests", "burst-size", "burst-interval", "trace"],
-    (name, v) => `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`
-  );
-  if (given(raw, "slo") === void 0) {
-    throw new InputError(
-      `slo is required ${why}: capacity is the highest rate that meets it, e.g. "ttft:800 tpot:50"`
-    );
-  }
-}
-function withStandInRate(raw) {
-  return { ...raw, rate: "1" };
-}
-function parseSweepSettings(raw) {
-  const maxDuration = given(raw, "max-duration");
-  return {
-    arrival: parseChoice("arrival", defaulted(raw, "arrival"), SWEEP_ARRIVALS),
-    syncRequests: parseNumber("sync-requests", defaulted(raw, "sync-requests"), {
-      integer: true,
-      min: 1,
-      max: 1e4
-    }),
-    offlineRequests: parseNumber("offline-requests", defaulted(raw, "offline-requests"), {
-      integer: true,
-      min: 1,
-      max: 1e5
-    }),
-    points: parseNumber("sweep-points", defaulted(raw, "sweep-points"), {
-      integer: true,
-      min: 1,
-      max: 50
-    }),
-    resolution: parseFraction("capacity-resolution", defaulted(raw, "capacity-resolution"), 0.5),
-    minAttainment: parseFraction("min-attainment", defaulted(raw, "min-attainment")),
-    maxReruns: parseNumber("max-reruns", defaulted(raw, "max-reruns"), {
-      integer: true,
-      min: 0,
-      max: 10
-    }),
-    maxDurationS: maxDuration === void 0 ? void 0 : parseDurationS("max-duration", maxDuration, { above: 0, max: 7 * 86400 })
-  };
 }
 
 // src/demo.ts
@@ -66289,10 +66289,10 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
   return {
     mode: parseMode(raw),
     gate: {
-      baseline: forArm("baseline", () => parseMeasureOptions(arms.baseline, env, readFile, checks)),
+      baseline: forArm("baseline", () => parseTrialOptions(arms.baseline, env, readFile, checks)),
       candidate: forArm(
         "candidate",
-        () => parseMeasureOptions(arms.candidate, env, readFile, checks)
+        () => parseTrialOptions(arms.candidate, env, readFile, checks)
       ),
       trials,
       maxTrials,
@@ -67433,13 +67433,13 @@ async function runLoad(options) {
   };
 }
 
-// src/measure/measure.ts
+// src/trial/measure.ts
 var MEASURE_SCHEMA = "llm-perf-gate/measure@2";
 function lateSendMs(arrival) {
   if (arrival.kind === "burst" || arrival.kind === "all-at-once") return void 0;
   return Math.max(1, 1e3 / arrival.ratePerS / 10);
 }
-async function measure(options, deps = {}) {
+async function measureTrial(options, deps = {}) {
   const workload = buildWorkload(options.workload);
   const recorder = new TrialRecorder(
     options.slo,
@@ -68354,7 +68354,7 @@ async function runQuality(arms, options, deps, log) {
 // src/gate/gate.ts
 var REAL_CHECKS = { preflight, waitIdle };
 async function runGate(options, deps = {}) {
-  const run = deps.measure ?? ((o, d) => measure(o, d));
+  const run = deps.measureTrial ?? ((o, d) => measureTrial(o, d));
   const signal = deps.signal;
   const cancelled = new Error("cancelled");
   const log = deps.log ?? (() => {
@@ -71126,12 +71126,12 @@ async function measureCommand(args, deps) {
     quiet: { type: "boolean" }
   });
   const raw = toRaw(values);
-  const options = parseMeasureOptions(raw, deps.env, deps.readFile);
+  const options = parseTrialOptions(raw, deps.env, deps.readFile);
   const limit = parseFailureLimit(raw);
   const redact = redactor(secretsOf(raw, deps.env));
   const out = typeof values.out === "string" ? values.out : void 0;
   probeOut(deps, out);
-  const measured2 = await measure(options, {
+  const measured2 = await measureTrial(options, {
     ...values.quiet ? {} : { onProgress: (p) => deps.stderr(`${formatProgress(p)}
 `) }
   });
@@ -71170,7 +71170,7 @@ async function sweepCommand(args, deps) {
   const raw = toRaw(values);
   checkSweepLoad(raw, "by sweep");
   const settings = parseSweepSettings(raw);
-  const options = parseMeasureOptions(withStandInRate(raw), deps.env, deps.readFile);
+  const options = parseTrialOptions(withStandInRate(raw), deps.env, deps.readFile);
   const redact = redactor(secretsOf(raw, deps.env));
   const out = typeof values.out === "string" ? values.out : void 0;
   probeOut(deps, out);
@@ -71186,7 +71186,7 @@ async function sweepCommand(args, deps) {
       run: async (_arm, o, label3) => {
         deps.stderr(`measuring ${label3}
 `);
-        const report2 = await measure(o, { signal: cancel.signal });
+        const report2 = await measureTrial(o, { signal: cancel.signal });
         if (cancel.signal.aborted) throw cancel.signal.reason;
         return report2;
       },

@@ -12,16 +12,15 @@ import { newSweep, planSweep, runSweep } from "./capacity/sweep.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { redactDeep, redactor } from "./common/redact.ts";
-import { parseFailureLimit, parseMeasureOptions } from "./config/measure.ts";
 import { type RawSettings, type Setting, settingsIn } from "./config/settings.ts";
 import { secretsOf } from "./config/sources.ts";
 import { checkSweepLoad, parseSweepSettings, withStandInRate } from "./config/sweep.ts";
+import { parseFailureLimit, parseTrialOptions } from "./config/trial.ts";
 import { runDemo } from "./demo.ts";
 import { runBurst } from "./lanes/burst.ts";
 import { type HistoryRow, parseHistory, toCsv, toJsonl } from "./lanes/history.ts";
 import { DEFAULT_RULE, LANES_REPORT_SCHEMA, reduceHistory } from "./lanes/reduce.ts";
 import { type LanesSpec, parseLanes } from "./lanes/spec.ts";
-import { measure } from "./measure/measure.ts";
 import { DEFAULT_PROFILE, type MockProfile, mergeProfile, parseOverrides } from "./mock/profile.ts";
 import { startMockServer } from "./mock/server.ts";
 import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
@@ -29,6 +28,7 @@ import { renderLanesMarkdown } from "./report/lanes-markdown.ts";
 import { renderMarkdown } from "./report/markdown.ts";
 import { formatMeasureReport, formatProgress } from "./report/measure-text.ts";
 import { renderSweepMarkdown } from "./report/sweep-markdown.ts";
+import { measureTrial } from "./trial/measure.ts";
 
 export interface CliDeps {
   stdout(text: string): void;
@@ -37,7 +37,7 @@ export interface CliDeps {
   readFile: (path: string) => string;
   writeFile: (path: string, text: string) => void;
   /** Stand-ins for the gate's measurement and quality runner, for tests. */
-  gate?: Pick<PipelineDeps, "measure" | "runSuite" | "signals" | "exit">;
+  gate?: Pick<PipelineDeps, "measureTrial" | "runSuite" | "signals" | "exit">;
 }
 
 const USAGE = `Usage: llm-perf-gate <command> [flags]
@@ -160,12 +160,12 @@ async function measureCommand(args: string[], deps: CliDeps): Promise<number> {
     quiet: { type: "boolean" },
   });
   const raw = toRaw(values);
-  const options = parseMeasureOptions(raw, deps.env, deps.readFile);
+  const options = parseTrialOptions(raw, deps.env, deps.readFile);
   const limit = parseFailureLimit(raw);
   const redact = redactor(secretsOf(raw, deps.env));
   const out = typeof values.out === "string" ? values.out : undefined;
   probeOut(deps, out);
-  const measured = await measure(options, {
+  const measured = await measureTrial(options, {
     ...(values.quiet ? {} : { onProgress: (p) => deps.stderr(`${formatProgress(p)}\n`) }),
   });
   // A server that echoes the key (a 401 body) must not put it into the report.
@@ -203,7 +203,7 @@ async function sweepCommand(args: string[], deps: CliDeps): Promise<number> {
   const raw = toRaw(values);
   checkSweepLoad(raw, "by sweep");
   const settings = parseSweepSettings(raw);
-  const options = parseMeasureOptions(withStandInRate(raw), deps.env, deps.readFile);
+  const options = parseTrialOptions(withStandInRate(raw), deps.env, deps.readFile);
   const redact = redactor(secretsOf(raw, deps.env));
   const out = typeof values.out === "string" ? values.out : undefined;
   probeOut(deps, out);
@@ -217,7 +217,7 @@ async function sweepCommand(args: string[], deps: CliDeps): Promise<number> {
     await runSweep(sweep, { endpoint: options }, settings, {
       run: async (_arm, o, label) => {
         deps.stderr(`measuring ${label}\n`);
-        const report = await measure(o, { signal: cancel.signal });
+        const report = await measureTrial(o, { signal: cancel.signal });
         if (cancel.signal.aborted) throw cancel.signal.reason;
         return report;
       },

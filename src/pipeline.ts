@@ -14,9 +14,9 @@ import {
   type ReportSettings,
 } from "./config/config.ts";
 import { describeConfig } from "./config/describe.ts";
-import type { ReadFile } from "./config/measure.ts";
 import { given, type RawSettings } from "./config/settings.ts";
 import { mergeSettings, readConfigFile, secretsOf } from "./config/sources.ts";
+import type { ReadFile } from "./config/trial.ts";
 import { type GateDeps, runGate } from "./gate/gate.ts";
 import {
   buildResults,

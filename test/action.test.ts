@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { IssueComment } from "../src/github/comment.ts";
 import { type ActionDeps, runAction } from "../src/main.ts";
-import type { MeasureOptions } from "../src/measure/measure.ts";
 import { startMockServer } from "../src/mock/server.ts";
+import type { TrialOptions } from "../src/trial/measure.ts";
 import { NO_CHECKS } from "./helpers/gate.ts";
 import { quickProfile } from "./helpers/mock.ts";
 import { type FakeTrial, fakeReport } from "./helpers/reports.ts";
@@ -64,7 +64,7 @@ function fakeAction(
     input: (name) => inputs[name] ?? "",
     multilineInput: (name) => (inputs[name] ? inputs[name].split("\n") : []),
     checks: NO_CHECKS,
-    measure: async (m: MeasureOptions) =>
+    measureTrial: async (m: TrialOptions) =>
       fakeReport(m.target.baseUrl.includes("8001") ? trials.baseline : trials.candidate),
     githubApi: () => ({
       listComments: async () => [...seen.comments],
@@ -203,7 +203,7 @@ test("a cancelled job writes its results, and the comment says it was cancelled"
     },
   };
   let measured = 0;
-  deps.measure = async () => {
+  deps.measureTrial = async () => {
     // The runner's SIGINT arrives during the third trial.
     if (++measured === 3) cancel("SIGINT");
     return fakeReport(trials.baseline);

@@ -68,7 +68,7 @@ test("every output the action sets is declared in action.yml", async () => {
       "max-tpot-regression": "10%",
       "max-e2el-regression": "10%",
     },
-    { measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
+    { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
   );
   // Set only when a comment is posted, only by a capacity gate, or only by mode burst.
   const { BURST_OUTPUTS } = await import("../src/burst-action.ts");

@@ -104,7 +104,7 @@ test("an unwritable results path is found before any request, named", async () =
     readFile: (p) => readFileSync(p, "utf8"),
     writeFile: (p, t) => writeFileSync(p, t),
     log: () => {},
-    measure: async () => {
+    measureTrial: async () => {
       throw new Error("no request may be sent");
     },
   });

@@ -2,7 +2,7 @@
 // about the SLO. A point passes when its trial is valid and at least
 // min-attainment of its scheduled requests met the SLO.
 
-import type { MeasureOptions, MeasureReport } from "../measure/measure.ts";
+import type { TrialOptions, TrialReport } from "../trial/measure.ts";
 
 /**
  * - synchronous: one request at a time (the unloaded latency)
@@ -44,10 +44,10 @@ export interface SweepPoint {
   /** The offered rate (req/s); null for the synchronous and offline phases. */
   rate_per_s: number | null;
   judgement: Judgement;
-  report: MeasureReport;
+  report: TrialReport;
 }
 
-export function judge(report: MeasureReport, minAttainment: number): Judgement {
+export function judge(report: TrialReport, minAttainment: number): Judgement {
   if (!report.validity.valid) return "invalid";
   const attainment = report.goodput.attainment;
   if (report.outcomes.censored > 0 || attainment < minAttainment / 2) return "overload";
@@ -70,11 +70,11 @@ function roundOf(phase: SweepPhase, ratePerS: number | null): number {
 
 /** The measurement of a phase, from the arm's own settings. */
 export function pointOptions(
-  base: MeasureOptions,
+  base: TrialOptions,
   settings: SweepSettings,
   phase: SweepPhase,
   ratePerS: number | null,
-): MeasureOptions {
+): TrialOptions {
   const workload = { ...base.workload, promptRound: roundOf(phase, ratePerS) };
   switch (phase) {
     case "synchronous":

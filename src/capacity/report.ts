@@ -4,9 +4,9 @@
 // gate's run: both arms' sweeps, compared, and the rate of its paired trials.
 
 import type { Arm } from "../common/arms.ts";
-import type { MeasureOptions } from "../measure/measure.ts";
 import { formatSlo } from "../metrics/recorder.ts";
 import type { IdleCheck } from "../servers/preflight.ts";
+import type { TrialOptions } from "../trial/measure.ts";
 import { type CapacityComparison, compareCapacity } from "./compare.ts";
 import { type CapacityEstimate, estimateCapacity, offlineLabel, serverLabel } from "./estimate.ts";
 import { roundRate, type SweepPoint, type SweepSettings } from "./points.ts";
@@ -77,7 +77,7 @@ export interface SweepReport extends ArmSweepReport {
 export function buildSweepReport(
   arm: ArmSweep,
   sweep: { grid: number[]; stopped_by: string | null },
-  options: MeasureOptions,
+  options: TrialOptions,
   settings: SweepSettings,
   now: Date,
 ): SweepReport {
@@ -125,7 +125,7 @@ export interface CapacityRun {
 /** The capacity run of what a sweep measured (all of it, or as far as it got). */
 export function capacityRun(
   sweep: Sweep<Arm>,
-  options: Record<Arm, MeasureOptions>,
+  options: Record<Arm, TrialOptions>,
   capacity: CapacityOptions,
   planned: { trials: number; seconds: number },
   idle: CapacityRun["idle_checks"],

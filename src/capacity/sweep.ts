@@ -6,7 +6,7 @@
 // is bisected until it is narrower than the resolution.
 
 import { compact, percent } from "../common/format.ts";
-import type { MeasureOptions, MeasureReport } from "../measure/measure.ts";
+import type { TrialOptions, TrialReport } from "../trial/measure.ts";
 import {
   bracketOf,
   judge,
@@ -43,7 +43,7 @@ export function newSweep<A extends string>(arms: readonly A[]): Sweep<A> {
 
 export interface SweepDeps<A extends string> {
   /** Measures one point (the gate adds its idle check, cooldown and server hooks). */
-  run(arm: A, options: MeasureOptions, label: string): Promise<MeasureReport>;
+  run(arm: A, options: TrialOptions, label: string): Promise<TrialReport>;
   nowMs(): number;
   log(line: string): void;
 }
@@ -65,7 +65,7 @@ function describePoint(p: SweepPoint): string {
  */
 export async function runSweep<A extends string>(
   sweep: Sweep<A>,
-  base: Record<A, MeasureOptions>,
+  base: Record<A, TrialOptions>,
   settings: SweepSettings,
   deps: SweepDeps<A>,
 ): Promise<void> {
@@ -172,7 +172,7 @@ export async function runSweep<A extends string>(
 /** A planned sweep's size: trials, and seconds without the two burst phases. */
 export function planSweep(
   arms: number,
-  base: MeasureOptions,
+  base: TrialOptions,
   settings: SweepSettings,
 ): { trials: number; seconds: number; words: string } {
   // The knee lies within a grid step (1/points of the range); halving it to the resolution.

@@ -1,7 +1,7 @@
 // Which metrics a gate compares, and each one's value in one trial.
 
-import type { MeasureReport } from "../measure/measure.ts";
 import { type PercentileKey, percentileLabel } from "../metrics/histogram.ts";
+import type { TrialReport } from "../trial/measure.ts";
 import type { MetricId, MetricSpec } from "./decide.ts";
 
 /** Allowed change per metric: goodput, TTFT and ITL always; TPOT and E2EL when set. */
@@ -38,7 +38,7 @@ export function metricSpecs(percentile: PercentileKey, tolerances: Tolerances): 
 /** One trial's value of a gated metric; undefined when the trial has no sample of it. */
 export function metricValue(
   id: MetricId,
-  r: MeasureReport,
+  r: TrialReport,
   percentile: PercentileKey,
 ): number | undefined {
   switch (id) {

@@ -1,7 +1,7 @@
 // One measured trial of a gate run, as the comparison sees it.
 
 import type { Arm } from "../common/arms.ts";
-import type { MeasureReport } from "../measure/measure.ts";
+import type { TrialReport } from "../trial/measure.ts";
 
 export interface TrialEntry {
   /** 0-based pair number. */
@@ -10,7 +10,7 @@ export interface TrialEntry {
   /** 0 when the arm ran first in its pair. */
   position: number;
   seed: number;
-  report: MeasureReport;
+  report: TrialReport;
 }
 
 export function trialName(t: Pick<TrialEntry, "pair" | "arm">): string {

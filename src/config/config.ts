@@ -13,9 +13,9 @@ import { COMMENT_POLICIES, type PublishSettings } from "../github/publish.ts";
 import { PERCENTILE_KEYS, type PercentileKey } from "../metrics/histogram.ts";
 import { builtinSuite, parseSuite } from "../quality/suite.ts";
 import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
-import { parseMeasureOptions, parseOutcomeList, type ReadFile, readTextFile } from "./measure.ts";
 import { defaulted, given, type RawSettings, type SettingName, settingsIn } from "./settings.ts";
 import { checkSweepLoad, parseSweepSettings, withStandInRate } from "./sweep.ts";
+import { parseOutcomeList, parseTrialOptions, type ReadFile, readTextFile } from "./trial.ts";
 import { parseBoolean, parseChoice, parseDurationS, parseFraction, parseNumber } from "./values.ts";
 
 export type Mode = "run" | "measure" | "report" | "burst";
@@ -238,9 +238,9 @@ export function parseConfig(
   return {
     mode: parseMode(raw),
     gate: {
-      baseline: forArm("baseline", () => parseMeasureOptions(arms.baseline, env, readFile, checks)),
+      baseline: forArm("baseline", () => parseTrialOptions(arms.baseline, env, readFile, checks)),
       candidate: forArm("candidate", () =>
-        parseMeasureOptions(arms.candidate, env, readFile, checks),
+        parseTrialOptions(arms.candidate, env, readFile, checks),
       ),
       trials,
       maxTrials,

@@ -1,14 +1,14 @@
 // The configuration as the results file records it: API keys and header
 // values redacted, start and stop commands left out (they may hold secrets).
 
-import type { MeasureOptions } from "../measure/measure.ts";
 import { formatSlo } from "../metrics/recorder.ts";
 import { limitsReport } from "../metrics/summary.ts";
 import type { ConfigDescription, TargetDescription } from "../report/results.ts";
+import type { TrialOptions } from "../trial/measure.ts";
 import { describeWorkload } from "../workload/plan.ts";
 import type { Config } from "./config.ts";
 
-function describeTarget(m: MeasureOptions): TargetDescription {
+function describeTarget(m: TrialOptions): TargetDescription {
   const t = m.target;
   return {
     url: t.baseUrl,

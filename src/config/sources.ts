@@ -3,8 +3,8 @@
 
 import { parse as parseYaml } from "yaml";
 import { errorMessage, InputError } from "../common/errors.ts";
-import type { ReadFile } from "./measure.ts";
 import { type RawSettings, SETTINGS, setting } from "./settings.ts";
+import type { ReadFile } from "./trial.ts";
 
 /**
  * The config file `config` names (YAML or JSON) as raw settings. Parsed with

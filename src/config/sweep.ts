@@ -24,7 +24,7 @@ export function checkSweepLoad(raw: RawSettings, why: string): void {
   }
 }
 
-/** The settings as parseMeasureOptions takes them: the sweep's arrival with a stand-in rate. */
+/** The settings as parseTrialOptions takes them: the sweep's arrival with a stand-in rate. */
 export function withStandInRate(raw: RawSettings): RawSettings {
   return { ...raw, rate: "1" };
 }

@@ -6,18 +6,18 @@
 import type { CapacityOptions, CapacityRun } from "../capacity/report.ts";
 import { newSweep, planSweep, runSweep, type Sweep } from "../capacity/sweep.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
-import type { MeasureOptions, MeasureReport } from "../measure/measure.ts";
 import type { IdleCheck } from "../servers/preflight.ts";
+import type { TrialOptions, TrialReport } from "../trial/measure.ts";
 
 /** Measures one arm once, behind the gate's cooldown, server hooks and idle check. */
 export type MeasureArm = (
   arm: Arm,
-  options: MeasureOptions,
+  options: TrialOptions,
   what: string,
-) => Promise<{ report: MeasureReport; idle: IdleCheck }>;
+) => Promise<{ report: TrialReport; idle: IdleCheck }>;
 
 export function planCapacity(
-  options: Record<Arm, MeasureOptions>,
+  options: Record<Arm, TrialOptions>,
   capacity: CapacityOptions,
   pairs: number,
 ): { trials: number; seconds: number; words: string } {
@@ -34,7 +34,7 @@ export function planCapacity(
 /** Sweeps both arms into `sweep` (kept when a cancel throws out of it). */
 export async function sweepArms(
   sweep: Sweep<Arm>,
-  options: Record<Arm, MeasureOptions>,
+  options: Record<Arm, TrialOptions>,
   capacity: CapacityOptions,
   measureArm: MeasureArm,
   idle: CapacityRun["idle_checks"],
@@ -55,11 +55,11 @@ export const newArmSweep = (): Sweep<Arm> => newSweep(ARMS);
 
 /** The arms' options for the paired trials: the sweep's arrival at the gate rate. */
 export function atGateRate(
-  options: Record<Arm, MeasureOptions>,
+  options: Record<Arm, TrialOptions>,
   capacity: CapacityOptions,
   ratePerS: number,
-): Record<Arm, MeasureOptions> {
-  const at = (o: MeasureOptions): MeasureOptions => ({
+): Record<Arm, TrialOptions> {
+  const at = (o: TrialOptions): TrialOptions => ({
     ...o,
     workload: { ...o.workload, arrival: { kind: capacity.sweep.arrival, ratePerS } },
   });

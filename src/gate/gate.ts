@@ -17,7 +17,6 @@ import {
   overallVerdict,
   undecided,
 } from "../compare/verdict.ts";
-import { type MeasureOptions, type MeasureReport, measure } from "../measure/measure.ts";
 import type { Target } from "../openai/target.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import type { GateRun, IdleRecord, RerunRecord } from "../report/results.ts";
@@ -31,12 +30,13 @@ import {
   preflight,
   waitIdle,
 } from "../servers/preflight.ts";
+import { measureTrial, type TrialOptions, type TrialReport } from "../trial/measure.ts";
 import { atGateRate, type MeasureArm, newArmSweep, planCapacity, sweepArms } from "./capacity.ts";
 import { type QualityDeps, type QualityOptions, runQuality } from "./quality.ts";
 
 export interface GateOptions {
-  baseline: MeasureOptions;
-  candidate: MeasureOptions;
+  baseline: TrialOptions;
+  candidate: TrialOptions;
   /** Pairs before the first look. */
   trials: number;
   /** Pairs at most: one more per look while a metric is inconclusive. */
@@ -68,7 +68,7 @@ export interface ServerChecks {
 export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
 
 export interface GateDeps extends QualityDeps {
-  measure?: (options: MeasureOptions, deps: { signal?: AbortSignal }) => Promise<MeasureReport>;
+  measureTrial?: (options: TrialOptions, deps: { signal?: AbortSignal }) => Promise<TrialReport>;
   /** Aborted when the job is cancelled: no trial starts after it, the running one ends. */
   signal?: AbortSignal;
   log?: (line: string) => void;
@@ -81,7 +81,7 @@ export interface GateDeps extends QualityDeps {
 }
 
 export async function runGate(options: GateOptions, deps: GateDeps = {}): Promise<GateRun> {
-  const run = deps.measure ?? ((o, d) => measure(o, d));
+  const run = deps.measureTrial ?? ((o, d) => measureTrial(o, d));
   const signal = deps.signal;
   /** Thrown where a cancelled run stops; caught below. */
   const cancelled = new Error("cancelled");
@@ -117,7 +117,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   /** `what` names the trial to the server hooks; `heading` shows the progress. */
   const measureArm = async (
     arm: Arm,
-    armOptions: MeasureOptions,
+    armOptions: TrialOptions,
     what: string,
     heading = what,
   ): ReturnType<MeasureArm> => {
@@ -146,7 +146,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   };
 
   // The paired trials' settings: as configured, or at the baseline's capacity.
-  let trialOptions: Record<Arm, MeasureOptions> = {
+  let trialOptions: Record<Arm, TrialOptions> = {
     baseline: options.baseline,
     candidate: options.candidate,
   };

@@ -4,12 +4,12 @@
 
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
-import type { MeasureOptions } from "../measure/measure.ts";
 import type { Target } from "../openai/target.ts";
 import { compareQuality, type QualityReport, type QualityRule } from "../quality/paired.ts";
 import { type CaseRun, type QualityRunOptions, runSuite } from "../quality/run.ts";
 import type { Suite } from "../quality/suite.ts";
 import type { Servers } from "../servers/lifecycle.ts";
+import type { TrialOptions } from "../trial/measure.ts";
 
 export interface QualityOptions {
   suite: Suite;
@@ -30,7 +30,7 @@ export interface QualityDeps {
 }
 
 export async function runQuality(
-  arms: Record<Arm, MeasureOptions>,
+  arms: Record<Arm, TrialOptions>,
   options: QualityOptions,
   deps: QualityDeps,
   log: (line: string) => void,

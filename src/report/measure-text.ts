@@ -5,8 +5,8 @@
 import { compact, plural, signedPercent } from "../common/format.ts";
 import { OUTCOMES } from "../load/record.ts";
 import type { Progress } from "../load/run.ts";
-import type { MeasureReport } from "../measure/measure.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
+import type { TrialReport } from "../trial/measure.ts";
 
 const COLUMNS = ["mean", "p50", "p90", "p95", "p99", "p999", "max"] as const;
 
@@ -23,7 +23,7 @@ function pad(cells: string[], widths: number[]): string {
     .join("  ");
 }
 
-export function formatMeasureReport(r: MeasureReport): string {
+export function formatMeasureReport(r: TrialReport): string {
   const lines: string[] = [];
   const w = r.workload;
   lines.push(
@@ -116,7 +116,7 @@ export function formatProgress(p: Progress): string {
  * "≈ 256 per request intended (4 characters per token), 271 counted by the
  * server (+5.9 %: its tokenizer and chat template)"; null without usage.
  */
-export function promptWords(p: MeasureReport["tokens"]["prompt"] | undefined): string | null {
+export function promptWords(p: TrialReport["tokens"]["prompt"] | undefined): string | null {
   if (!p || p.intended_mean === null || p.server_mean === null) return null;
   const diff = p.intended_mean > 0 ? p.server_mean / p.intended_mean - 1 : 0;
   return `≈ ${compact(p.intended_mean)} per request intended (${p.counted_by}), ${compact(p.server_mean)} counted by the server (${signedPercent(diff)}: its tokenizer and chat template)`;

@@ -8,11 +8,11 @@ import { compareCapacity } from "../../src/capacity/compare.ts";
 import { estimateCapacity, serverLabel } from "../../src/capacity/estimate.ts";
 import { rateGrid, type SweepSettings } from "../../src/capacity/points.ts";
 import { newSweep, runSweep } from "../../src/capacity/sweep.ts";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
-import type { MeasureOptions, MeasureReport } from "../../src/measure/measure.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
+import type { TrialOptions, TrialReport } from "../../src/trial/measure.ts";
 import { fakeReport } from "../helpers/reports.ts";
 
-const BASE = parseMeasureOptions({
+const BASE = parseTrialOptions({
   url: "http://127.0.0.1:1/v1",
   model: "m",
   rate: "1",
@@ -43,7 +43,7 @@ interface Simulated {
 function simulate(s: Simulated) {
   const calls: { rate: number | null; phase: string }[] = [];
   const seen = new Set<number>();
-  const run = async (o: MeasureOptions, label: string): Promise<MeasureReport> => {
+  const run = async (o: TrialOptions, label: string): Promise<TrialReport> => {
     const a = o.workload.arrival;
     const rate = a.kind === "poisson" ? a.ratePerS : null;
     calls.push({ rate, phase: label });

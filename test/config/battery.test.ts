@@ -151,7 +151,7 @@ test("every bad value through the action: one named line, no stack, an error res
       ...fs,
       input: (n) => inputs[n] ?? "",
       multilineInput: (n) => (inputs[n] ? [inputs[n]] : []),
-      measure: noRequest,
+      measureTrial: noRequest,
       githubApi: () => {
         throw new Error("no GitHub API without a repository");
       },
@@ -190,7 +190,7 @@ async function cli(args: string[], files: Record<string, string> = {}) {
     },
     env: {},
     ...fs,
-    gate: { measure: noRequest },
+    gate: { measureTrial: noRequest },
   });
   return { code, stderr, stdout, written: fs.written };
 }

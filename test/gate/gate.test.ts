@@ -3,8 +3,8 @@ import { test } from "node:test";
 import { parseConfig } from "../../src/config/config.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { runGate } from "../../src/gate/gate.ts";
-import type { MeasureOptions, MeasureReport } from "../../src/measure/measure.ts";
 import { headlineFor } from "../../src/report/headline.ts";
+import type { TrialOptions, TrialReport } from "../../src/trial/measure.ts";
 import { NO_CHECKS } from "../helpers/gate.ts";
 import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
 
@@ -20,13 +20,13 @@ const BASE = {
 function scripted(trials: { baseline: FakeTrial[]; candidate: FakeTrial[] }) {
   const next = { baseline: 0, candidate: 0 };
   const calls: string[] = [];
-  const measure = async (c: MeasureOptions): Promise<MeasureReport> => {
+  const measureTrial = async (c: TrialOptions): Promise<TrialReport> => {
     const arm = c.target.baseUrl.includes("8001") ? "baseline" : "candidate";
     calls.push(arm);
     const list = trials[arm];
     return fakeReport(list[next[arm]++ % list.length] as FakeTrial);
   };
-  return { measure, calls };
+  return { measureTrial, calls };
 }
 
 const same = (ttftMs: number, itlMs = 10): FakeTrial => ({ ttftMs, itlMs });
@@ -38,7 +38,7 @@ test("pairs run counterbalanced, one arm at a time, and identical arms pass", as
     baseline: [same(100), same(102), same(99)],
     candidate: [same(101), same(100), same(100)],
   });
-  const out = await runGate(gateOf(BASE), { measure: s.measure, checks: NO_CHECKS });
+  const out = await runGate(gateOf(BASE), { measureTrial: s.measureTrial, checks: NO_CHECKS });
   assert.deepEqual(s.calls, [
     "baseline",
     "candidate",
@@ -61,7 +61,7 @@ test("a regressed metric fails the gate and is named in the headline", async () 
     baseline: [same(100), same(101), same(99)],
     candidate: [same(130), same(132), same(129)],
   });
-  const out = await runGate(gateOf(BASE), { measure: s.measure, checks: NO_CHECKS });
+  const out = await runGate(gateOf(BASE), { measureTrial: s.measureTrial, checks: NO_CHECKS });
   assert.equal(out.verdict, "fail");
   assert.match(headlineFor(out), /regressed: p95 TTFT \+30\.\d % \(limit \+10\.0 %\)/);
 });
@@ -71,10 +71,13 @@ test("beyond the tolerance but noisy: inconclusive; max-trials adds pairs with t
     baseline: [same(100), same(100), same(100)],
     candidate: [same(150), same(95), same(110)],
   };
-  const out = await runGate(gateOf(BASE), { measure: scripted(trials).measure, checks: NO_CHECKS });
+  const out = await runGate(gateOf(BASE), {
+    measureTrial: scripted(trials).measureTrial,
+    checks: NO_CHECKS,
+  });
   assert.equal(out.verdict, "inconclusive");
   const adaptive = await runGate(gateOf({ ...BASE, "max-trials": "5" }), {
-    measure: scripted(trials).measure,
+    measureTrial: scripted(trials).measureTrial,
     checks: NO_CHECKS,
   });
   assert.equal(adaptive.looks, 3);
@@ -113,7 +116,7 @@ test("guards: an invalid trial, a broken baseline, quota limits, too few ok requ
   ];
   for (const [trials, reason] of cases) {
     const out = await runGate(gateOf(BASE), {
-      measure: scripted(trials).measure,
+      measureTrial: scripted(trials).measureTrial,
       checks: NO_CHECKS,
     });
     assert.equal(out.verdict, "error");
@@ -130,7 +133,7 @@ test("optional metrics join the gate when their tolerance is set", async () => {
       "max-tpot-regression": "15%",
       "max-e2el-regression": "0.2",
     }),
-    { measure: s.measure, checks: NO_CHECKS },
+    { measureTrial: s.measureTrial, checks: NO_CHECKS },
   );
   assert.deepEqual(
     out.comparisons.map((c) => [c.id, c.tolerance]),
@@ -163,7 +166,7 @@ test("reliability: a candidate that fails more often fails the gate, naming the 
   for (const [failed, headline] of cases) {
     const sick = { ...same(100), failed };
     const out = await runGate(gateOf(BASE), {
-      measure: scripted({ baseline: healthy, candidate: [sick, sick, sick] }).measure,
+      measureTrial: scripted({ baseline: healthy, candidate: [sick, sick, sick] }).measureTrial,
       checks: NO_CHECKS,
     });
     assert.equal(out.verdict, "fail", headlineFor(out));
@@ -175,7 +178,7 @@ test("reliability: a candidate that fails more often fails the gate, naming the 
   // The same failures on both arms: not the candidate's regression (here the baseline is broken too).
   const both = { ...same(100), failed: { http_5xx: 3 } };
   const out = await runGate(gateOf(BASE), {
-    measure: scripted({ baseline: [both], candidate: [both] }).measure,
+    measureTrial: scripted({ baseline: [both], candidate: [both] }).measureTrial,
     checks: NO_CHECKS,
   });
   assert.notEqual(out.verdict, "fail");
@@ -185,7 +188,7 @@ test("reliability: a candidate that fails more often fails the gate, naming the 
   // Quota refusals are the caller's: excluded from the rates (reliability-exclude), reported.
   const quota = { ...same(100), failed: { rate_limited_quota: 1 } };
   const q = await runGate(gateOf(BASE), {
-    measure: scripted({ baseline: healthy, candidate: [quota] }).measure,
+    measureTrial: scripted({ baseline: healthy, candidate: [quota] }).measureTrial,
     checks: NO_CHECKS,
   });
   assert.equal(q.reliability?.candidate.failed, 0);
@@ -196,7 +199,7 @@ test("reliability: a candidate that fails more often fails the gate, naming the 
 test("a candidate that fails every request is a regression, not a measurement error", async () => {
   const dead = { ...same(100), ok: 0, failed: { connect_error: 100 } };
   const out = await runGate(gateOf(BASE), {
-    measure: scripted({ baseline: [same(100)], candidate: [dead] }).measure,
+    measureTrial: scripted({ baseline: [same(100)], candidate: [dead] }).measureTrial,
     checks: NO_CHECKS,
   });
   assert.equal(out.verdict, "fail", headlineFor(out));
@@ -214,7 +217,7 @@ test("a trial that fails its self-checks is re-run with its pair; only re-runs t
     baseline: [same(100)],
     candidate: [bad, same(100), same(100), same(100)],
   });
-  const out = await runGate(gateOf(BASE), { measure: once.measure, checks: NO_CHECKS });
+  const out = await runGate(gateOf(BASE), { measureTrial: once.measureTrial, checks: NO_CHECKS });
   assert.equal(out.verdict, "pass", headlineFor(out));
   assert.deepEqual(
     out.reruns.map((r) => [r.pair, r.attempt, r.invalid.map((i) => i.arm)]),
@@ -225,7 +228,7 @@ test("a trial that fails its self-checks is re-run with its pair; only re-runs t
   // Always invalid: max-reruns (2) re-runs, then error.
   const always = scripted({ baseline: [same(100)], candidate: [bad] });
   const stuck = await runGate(gateOf({ ...BASE, trials: "1" }), {
-    measure: always.measure,
+    measureTrial: always.measureTrial,
     checks: NO_CHECKS,
   });
   assert.equal(stuck.verdict, "error");
@@ -238,9 +241,9 @@ test("each arm passes its preflight before the first trial, and every trial star
   const s = scripted({ baseline: [same(100)], candidate: [same(100)] });
   const seen: string[] = [];
   const out = await runGate(gateOf({ ...BASE, trials: "2" }), {
-    measure: async (m) => {
+    measureTrial: async (m) => {
       seen.push(`measure ${m.target.baseUrl.includes("8001") ? "baseline" : "candidate"}`);
-      return s.measure(m);
+      return s.measureTrial(m);
     },
     checks: {
       preflight: async (arm, target, timeoutS) => {
@@ -270,11 +273,11 @@ test("each arm passes its preflight before the first trial, and every trial star
 
 test("each pair sends its own prompt texts — the same on both arms — so no prefix cache carries a pair into the next", async () => {
   const rounds: [string, number][] = [];
-  const measure = async (c: MeasureOptions): Promise<MeasureReport> => {
+  const measureTrial = async (c: TrialOptions): Promise<TrialReport> => {
     rounds.push([c.target.baseUrl.includes("8001") ? "b" : "c", c.workload.promptRound]);
     return fakeReport(same(100));
   };
-  await runGate(gateOf({ ...BASE, trials: "3" }), { measure, checks: NO_CHECKS });
+  await runGate(gateOf({ ...BASE, trials: "3" }), { measureTrial, checks: NO_CHECKS });
   // abba: the order alternates, the round follows the pair.
   assert.deepEqual(rounds, [
     ["b", 0],

@@ -5,13 +5,13 @@ import { type Config, parseConfig } from "../../src/config/config.ts";
 import { describeConfig } from "../../src/config/describe.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { type GateDeps, runGate, type ServerChecks } from "../../src/gate/gate.ts";
-import type { MeasureOptions } from "../../src/measure/measure.ts";
 import {
   buildResults,
   type EnvironmentFacts,
   type GateResults,
   type GateRun,
 } from "../../src/report/results.ts";
+import type { TrialOptions } from "../../src/trial/measure.ts";
 import { type FakeTrial, fakeReport } from "./reports.ts";
 
 export const TEST_ENVIRONMENT: EnvironmentFacts = {
@@ -71,7 +71,7 @@ export const FAKE_SETTINGS: RawSettings = {
   "quality-suite": "none",
 };
 
-export const armOf = (o: MeasureOptions) =>
+export const armOf = (o: TrialOptions) =>
   o.target.baseUrl.includes("8001") ? ("baseline" as const) : ("candidate" as const);
 
 /** The results of a gate whose trials are the given stand-ins, in order per arm. */
@@ -85,7 +85,7 @@ export async function fakeGateResults(
   const { results } = await gate(
     { ...FAKE_SETTINGS, ...extra },
     {
-      measure: async (o) => {
+      measureTrial: async (o) => {
         const arm = armOf(o);
         return fakeReport(trials[arm][next[arm]++] as FakeTrial);
       },

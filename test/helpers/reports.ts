@@ -2,11 +2,11 @@
 // recorder and summary, for tests of the gate that need no network.
 
 import { newRecord, type Outcome } from "../../src/load/record.ts";
-import type { MeasureReport } from "../../src/measure/measure.ts";
 import { TrialRecorder } from "../../src/metrics/recorder.ts";
 import { summarizeTrial } from "../../src/metrics/summary.ts";
 import type { ServerMetrics } from "../../src/servermetrics/scraper.ts";
 import type { ServerView } from "../../src/servermetrics/view.ts";
+import type { TrialReport } from "../../src/trial/measure.ts";
 
 export interface FakeTrial {
   ttftMs: number;
@@ -21,7 +21,7 @@ export interface FakeTrial {
   serverMetrics?: ServerMetrics;
 }
 
-export function fakeReport(t: FakeTrial): MeasureReport {
+export function fakeReport(t: FakeTrial): TrialReport {
   const rec = new TrialRecorder({}, 60_000);
   const ok = t.ok ?? 100;
   for (let i = 0; i < ok; i++) {

@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { describe, test } from "node:test";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
 import { OUTCOMES, type Outcome } from "../../src/load/record.ts";
-import { type MeasureReport, measure } from "../../src/measure/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
+import { measureTrial, type TrialReport } from "../../src/trial/measure.ts";
 import { QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {
@@ -37,7 +37,7 @@ async function measureMock(
   mock: Record<string, unknown>,
   settings: RawSettings = {},
   block?: { afterMs: number; blockMs: number },
-): Promise<MeasureReport> {
+): Promise<TrialReport> {
   const server = await startMockServer({
     profile: mergeProfile(DEFAULT_PROFILE, { ...FAST_MOCK, ...mock }, "test"),
   });
@@ -50,21 +50,21 @@ async function measureMock(
       }, block.afterMs)
     : undefined;
   try {
-    const config = parseMeasureOptions({ ...SHORT_RUN, url: `${server.url}/v1`, ...settings });
-    return await measure(config);
+    const config = parseTrialOptions({ ...SHORT_RUN, url: `${server.url}/v1`, ...settings });
+    return await measureTrial(config);
   } finally {
     clearTimeout(timer);
     await server.close();
   }
 }
 
-function assertAccounted(r: MeasureReport): void {
+function assertAccounted(r: TrialReport): void {
   const sum = OUTCOMES.reduce((s, o) => s + r.outcomes[o], 0);
   assert.equal(sum, r.scheduled, "scheduled = sum of outcomes");
   assert.ok(r.scheduled > 0);
 }
 
-function assertOnly(r: MeasureReport, outcome: Outcome): void {
+function assertOnly(r: TrialReport, outcome: Outcome): void {
   assertAccounted(r);
   const others = OUTCOMES.filter((o) => o !== outcome && r.outcomes[o] > 0);
   assert.deepEqual(others, [], `only ${outcome}: ${JSON.stringify(r.outcomes)}`);
@@ -119,8 +119,8 @@ describe("each outcome class comes from its fault and from nothing else", () => 
 
   test("a closed port → connect_error", async () => {
     const port = await closedPort();
-    const config = parseMeasureOptions({ ...SHORT_RUN, url: `http://127.0.0.1:${port}/v1` });
-    const r = await measure(config);
+    const config = parseTrialOptions({ ...SHORT_RUN, url: `http://127.0.0.1:${port}/v1` });
+    const r = await measureTrial(config);
     assertOnly(r, "connect_error");
     assert.match(r.errors.connect_error?.[0]?.detail ?? "", /ECONNREFUSED/);
   });

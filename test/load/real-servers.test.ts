@@ -7,13 +7,13 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
-import { type MeasureReport, measure } from "../../src/measure/measure.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { runSuite } from "../../src/quality/run.ts";
 import { builtinSuite } from "../../src/quality/suite.ts";
+import { measureTrial, type TrialReport } from "../../src/trial/measure.ts";
 import { QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {
@@ -37,12 +37,12 @@ const RUN: RawSettings = {
 async function measureMock(
   mock: Record<string, unknown>,
   settings: RawSettings = {},
-): Promise<MeasureReport> {
+): Promise<TrialReport> {
   const server = await startMockServer({
     profile: mergeProfile(DEFAULT_PROFILE, { ...FAST_MOCK, ...mock }, "test"),
   });
   try {
-    return await measure(parseMeasureOptions({ ...RUN, url: `${server.url}/v1`, ...settings }));
+    return await measureTrial(parseTrialOptions({ ...RUN, url: `${server.url}/v1`, ...settings }));
   } finally {
     await server.close();
   }
@@ -76,7 +76,7 @@ test("the quality runner retries a closed kept-alive connection too, instead of 
   });
   try {
     const suite = builtinSuite();
-    const target = parseMeasureOptions({ ...RUN, url: `${server.url}/v1` }).target;
+    const target = parseTrialOptions({ ...RUN, url: `${server.url}/v1` }).target;
     const streamed = { ...suite, cases: suite.cases.filter((c) => c.stream !== false).slice(0, 4) };
     const runs = await runSuite(target, streamed, { vllmSampling: false, timeoutS: 5 });
     const attempts = runs.flatMap((r) => r.attempts);

@@ -38,7 +38,7 @@ async function qualityGate(
         rate: "10",
         trials: "2",
       },
-      { measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
+      { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
     );
     return { outcome: run, markdown: renderMarkdown(results, "default") };
   } finally {

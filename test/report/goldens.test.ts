@@ -13,12 +13,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { parseConfig } from "../../src/config/config.ts";
 import { runGate } from "../../src/gate/gate.ts";
-import type { MeasureOptions, MeasureReport } from "../../src/measure/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { errorResults } from "../../src/report/results.ts";
 import { lifecycleFor } from "../../src/servers/lifecycle.ts";
+import type { TrialOptions, TrialReport } from "../../src/trial/measure.ts";
 import {
   armOf,
   FAKE_SETTINGS,
@@ -136,7 +136,7 @@ test("golden: fail on quality — in words, each case once, what the candidate r
         model: "mock-llm",
         "quality-suite": "builtin",
       },
-      { measure: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
+      { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
     );
     // The mock servers' ports change from run to run.
     const md = renderMarkdown(results, "default")
@@ -229,7 +229,7 @@ test("golden: cancelled — what was measured, no verdict", async () => {
   const stop = new AbortController();
   let calls = 0;
   const { results } = await gate(SETTINGS, {
-    measure: async () => {
+    measureTrial: async () => {
       // The cancel arrives during the third trial: the first pair stays, the cut trial does not.
       if (++calls === 3) stop.abort("SIGTERM");
       return fakeReport({ ttftMs: 100, itlMs: 10 });
@@ -247,7 +247,7 @@ test("golden: cancelled — what was measured, no verdict", async () => {
  * grows 20 % and attainment falls 2 % per % of overload.
  */
 function kneeAt(kneePerS: Record<"baseline" | "candidate", number>) {
-  return async (o: MeasureOptions): Promise<MeasureReport> => {
+  return async (o: TrialOptions): Promise<TrialReport> => {
     const arm = armOf(o);
     const a = o.workload.arrival;
     if (a.kind === "all-at-once") {
@@ -273,7 +273,7 @@ test("golden: capacity — both capacities and their curves first", async () => 
   const { rate: _, ...withoutRate } = SETTINGS;
   const { results } = await gate(
     { ...withoutRate, capacity: "true", slo: "ttft:800", "sweep-points": "4" },
-    { measure: kneeAt({ baseline: 40, candidate: 32 }) },
+    { measureTrial: kneeAt({ baseline: 40, candidate: 32 }) },
   );
   const md = renderMarkdown(results, "default");
   golden("capacity.md", md);

@@ -96,7 +96,7 @@ test("sessions: how many completed and TTFT by turn, per arm", async () => {
     ttft_p50_ms_by_turn: [55, later, later + 1],
   });
   const { results: r } = await gate(FAKE_SETTINGS, {
-    measure: async (o) => ({
+    measureTrial: async (o) => ({
       ...fakeReport({ ttftMs: 100, itlMs: 10 }),
       sessions: sessions(armOf(o) === "baseline" ? 12 : 70),
     }),

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Agent } from "undici";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { planRun, runPipeline } from "../../src/pipeline.ts";
@@ -47,7 +47,7 @@ async function gateAgainst(candidateUrl: string, baselineUrl: string, extra = {}
     readFile: (p) => readFileSync(p, "utf8"),
     writeFile: (p, text) => writeFileSync(p, text),
     log: () => {},
-    measure: async () => {
+    measureTrial: async () => {
       throw new Error("no trial may run after a failed preflight");
     },
   });
@@ -115,7 +115,7 @@ test("a model the server does not list but answers (llama.cpp) is a warning, not
   });
   try {
     const { preflight } = await import("../../src/servers/preflight.ts");
-    const target = parseMeasureOptions({
+    const target = parseTrialOptions({
       url: `${server.url}/v1`,
       model: "tiny",
       rate: "1",
@@ -134,7 +134,7 @@ test("a model the server does not list but answers (llama.cpp) is a warning, not
 
 /** Sends requests and leaves at once: a backlog for a server that keeps working on them. */
 async function abandon(url: string, count: number): Promise<void> {
-  const target = parseMeasureOptions({ url: `${url}/v1`, model: "mock-llm", rate: "1" }).target;
+  const target = parseTrialOptions({ url: `${url}/v1`, model: "mock-llm", rate: "1" }).target;
   const agent = new Agent({ connections: count });
   await Promise.all(
     Array.from({ length: count }, () => probeCompletion({ ...target }, agent, 64, 50)),
@@ -159,7 +159,7 @@ test("the idle check waits out a backlog that outlived its clients, and passes a
       profile: mergeProfile(DEFAULT_PROFILE, { ...BACKLOG_KNOBS, cancelOnDisconnect }, "test"),
     });
     try {
-      const target = parseMeasureOptions({
+      const target = parseTrialOptions({
         url: `${server.url}/v1`,
         model: "mock-llm",
         rate: "1",
@@ -188,7 +188,7 @@ test("with the server's metrics the idle check waits until nothing runs or waits
       profile: mergeProfile(DEFAULT_PROFILE, { ...knobs, metricsFormat }, "test"),
     });
     try {
-      const options = parseMeasureOptions({
+      const options = parseTrialOptions({
         url: `${server.url}/v1`,
         model: "mock-llm",
         rate: "1",

@@ -4,12 +4,12 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
 import type { RequestRecord } from "../../src/load/record.ts";
 import { runLoad } from "../../src/load/run.ts";
-import { measure } from "../../src/measure/measure.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
+import { measureTrial } from "../../src/trial/measure.ts";
 import {
   buildWorkload,
   messagesFor,
@@ -40,7 +40,7 @@ async function sessionRun(prefixCache: boolean) {
     profile: mergeProfile(DEFAULT_PROFILE, { prefixCache, jitter: 0 }, "test"),
   });
   try {
-    return await measure(parseMeasureOptions({ url: `${server.url}/v1`, ...SESSIONS }));
+    return await measureTrial(parseTrialOptions({ url: `${server.url}/v1`, ...SESSIONS }));
   } finally {
     await server.close();
   }
@@ -68,12 +68,12 @@ test("a later turn carries the session: its prompt is the first turn's, the answ
   const server = await startMockServer();
   try {
     const workload = buildWorkload(
-      parseMeasureOptions({ url: `${server.url}/v1`, ...SESSIONS, rate: "2", duration: "1s" })
+      parseTrialOptions({ url: `${server.url}/v1`, ...SESSIONS, rate: "2", duration: "1s" })
         .workload,
     );
     const records: RequestRecord[] = [];
     const run = await runLoad({
-      target: parseMeasureOptions({ url: `${server.url}/v1`, ...SESSIONS }).target,
+      target: parseTrialOptions({ url: `${server.url}/v1`, ...SESSIONS }).target,
       workload,
       timeoutS: 10,
       maxConcurrency: undefined,
@@ -104,8 +104,8 @@ test("a failed turn ends its session: the later turns never fall due", async () 
     profile: mergeProfile(DEFAULT_PROFILE, { faults: { http500: 1 } }, "test"),
   });
   try {
-    const r = await measure(
-      parseMeasureOptions({
+    const r = await measureTrial(
+      parseTrialOptions({
         url: `${server.url}/v1`,
         ...SESSIONS,
         rate: "2",
@@ -142,7 +142,7 @@ test("ShareGPT conversations are sessions: their human turns in order, the repli
       ],
     },
   ]);
-  const options = parseMeasureOptions(
+  const options = parseTrialOptions(
     {
       url: "http://127.0.0.1:1/v1",
       model: "m",

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
-import { measure } from "../../src/measure/measure.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
 import { startMockServer } from "../../src/mock/server.ts";
+import { measureTrial } from "../../src/trial/measure.ts";
 import { buildWorkload, intendedPromptTokens, messagesFor } from "../../src/workload/plan.ts";
 
 const DIR = join(import.meta.dirname, "../fixtures/tokenizer");
@@ -29,7 +29,7 @@ const BASE = {
   tokenizer: DIR,
 };
 const options = (extra: Record<string, string>) =>
-  parseMeasureOptions({ ...BASE, rate: "20", ...extra }, {}, readFile);
+  parseTrialOptions({ ...BASE, rate: "20", ...extra }, {}, readFile);
 
 test("with a tokenizer, every synthetic prompt has exactly its token length — prefixes and trace blocks too", () => {
   const spec = options({
@@ -49,7 +49,7 @@ test("with a tokenizer, every synthetic prompt has exactly its token length — 
   const text = messagesFor(w, 0)[0]?.content as string;
   assert.notEqual(text.length, 4 * (128 + (w.inputTokens[0] as number)));
 
-  const replay = parseMeasureOptions({ ...BASE, duration: "5s", trace: "m.jsonl" }, {}, readFile);
+  const replay = parseTrialOptions({ ...BASE, duration: "5s", trace: "m.jsonl" }, {}, readFile);
   const trace = buildWorkload(replay.workload);
   assert.equal(trace.offsetsMs.length, 4);
   for (let i = 0; i < trace.offsetsMs.length; i++)
@@ -70,7 +70,7 @@ test("a tokenizer path that is not one is named, with what is accepted", () => {
 test("without usage from the server, the tokenizer counts the streamed output", async () => {
   const server = await startMockServer();
   try {
-    const withTokenizer = parseMeasureOptions(
+    const withTokenizer = parseTrialOptions(
       {
         ...BASE,
         url: `${server.url}/v1`,
@@ -82,7 +82,7 @@ test("without usage from the server, the tokenizer counts the streamed output", 
       {},
       readFile,
     );
-    const r = await measure(withTokenizer);
+    const r = await measureTrial(withTokenizer);
     assert.equal(r.tokens.requests_with_usage, 0);
     assert.ok(r.outcomes.ok >= 5);
     // The mock streams a word a chunk; this tokenizer makes most words several tokens.

@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { InputError } from "../../src/common/errors.ts";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
-import { measure } from "../../src/measure/measure.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
 import { startMockServer } from "../../src/mock/server.ts";
+import { measureTrial } from "../../src/trial/measure.ts";
 import { describeArrivals } from "../../src/workload/arrivals.ts";
 import { buildWorkload, messagesFor } from "../../src/workload/plan.ts";
 import { parseTrace } from "../../src/workload/trace.ts";
@@ -95,7 +95,7 @@ test("bad rows name the file, the line and the field", () => {
 test("a replay: the trace's offsets from trace-start, scaled; lengths from the rows; shared blocks shared", () => {
   const files: Record<string, string> = { "m.jsonl": read("mooncake-trace.jsonl") };
   const options = (extra: Record<string, string>) =>
-    parseMeasureOptions(
+    parseTrialOptions(
       {
         url: "http://127.0.0.1:1/v1",
         model: "m",
@@ -137,7 +137,7 @@ test("a replay: the trace's offsets from trace-start, scaled; lengths from the r
   );
   assert.throws(
     () =>
-      parseMeasureOptions({
+      parseTrialOptions({
         url: "http://127.0.0.1:1/v1",
         model: "m",
         rate: "1",
@@ -150,7 +150,7 @@ test("a replay: the trace's offsets from trace-start, scaled; lengths from the r
 test("a Mooncake trace replayed against the mock: every row sent on time, its shared blocks hit the cache", async () => {
   const server = await startMockServer();
   try {
-    const options = parseMeasureOptions(
+    const options = parseTrialOptions(
       {
         url: `${server.url}/v1`,
         model: "mock-llm",
@@ -164,7 +164,7 @@ test("a Mooncake trace replayed against the mock: every row sent on time, its sh
       {},
       () => read("mooncake-trace.jsonl"),
     );
-    const report = await measure(options);
+    const report = await measureTrial(options);
     assert.equal(report.scheduled, 4);
     assert.equal(report.outcomes.ok, 4);
     assert.match(report.workload.arrival, /^trace m\.jsonl, time × 0\.1/);

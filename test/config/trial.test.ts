@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { InputError } from "../../src/common/errors.ts";
-import { parseMeasureOptions } from "../../src/config/measure.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { parseSlo } from "../../src/config/slo.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
 import { formatSlo } from "../../src/metrics/recorder.ts";
 
 const BASE: RawSettings = { url: "http://127.0.0.1:8000/v1", model: "m", rate: "5" };
@@ -11,7 +11,7 @@ const BASE: RawSettings = { url: "http://127.0.0.1:8000/v1", model: "m", rate: "
 function rejects(raw: RawSettings, message: RegExp, env = {}) {
   assert.throws(
     () =>
-      parseMeasureOptions(
+      parseTrialOptions(
         { ...BASE, ...raw },
         env,
         () => '{"messages":[{"role":"user","content":"x"}]}',
@@ -25,7 +25,7 @@ function rejects(raw: RawSettings, message: RegExp, env = {}) {
 }
 
 test("defaults and a full set of settings parse into one config", () => {
-  const c = parseMeasureOptions(BASE);
+  const c = parseTrialOptions(BASE);
   assert.equal(c.target.baseUrl, "http://127.0.0.1:8000/v1");
   assert.equal(c.target.endpoint, "chat");
   assert.equal(c.target.includeUsage, true);
@@ -37,7 +37,7 @@ test("defaults and a full set of settings parse into one config", () => {
   assert.equal(c.limits.maxSkewEffect, 0.025);
   assert.equal(c.limits.maxLateSends, 0.01);
   assert.equal(c.limits.percentile, "p95");
-  const full = parseMeasureOptions(
+  const full = parseTrialOptions(
     {
       ...BASE,
       arrival: "gamma",
@@ -115,14 +115,14 @@ test("bad settings name the setting, the value and what is accepted", () => {
     /slo: unknown SLO key "latency" .*accepted keys: ttft, tpot, e2el/,
   );
   assert.throws(
-    () => parseMeasureOptions({ ...BASE, dataset: "/nonexistent.jsonl" }),
+    () => parseTrialOptions({ ...BASE, dataset: "/nonexistent.jsonl" }),
     /dataset = "\/nonexistent\.jsonl" cannot be read/,
   );
 });
 
 test("the API key never appears in an error message", () => {
   try {
-    parseMeasureOptions({ ...BASE, "api-key": "sk-very-secret", rate: "x" });
+    parseTrialOptions({ ...BASE, "api-key": "sk-very-secret", rate: "x" });
     assert.fail("should throw");
   } catch (error) {
     assert.doesNotMatch((error as Error).message, /sk-very-secret/);
@@ -147,7 +147,7 @@ test("SLO strings in vLLM's syntax", () => {
 });
 
 test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
-  const jsonl = parseMeasureOptions(
+  const jsonl = parseTrialOptions(
     { ...BASE, dataset: "p.jsonl" },
     {},
     () =>
@@ -156,7 +156,7 @@ test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
   assert.equal(jsonl.workload.dataset?.entries.length, 2);
   assert.equal(jsonl.workload.dataset?.entries[0]?.maxTokens, 5);
   assert.equal(jsonl.workload.outputLen, undefined, "a dataset keeps its own output lengths");
-  const sharegpt = parseMeasureOptions({ ...BASE, dataset: "s.json" }, {}, () =>
+  const sharegpt = parseTrialOptions({ ...BASE, dataset: "s.json" }, {}, () =>
     JSON.stringify([
       {
         conversations: [
@@ -171,24 +171,23 @@ test("prompt files: JSONL and ShareGPT, with errors that say where", () => {
     { messages: [{ role: "user", content: "hello there" }], maxTokens: 10, later: [] },
   ]);
   assert.throws(
-    () => parseMeasureOptions({ ...BASE, dataset: "bad.jsonl" }, {}, () => '{"messages":[]}\n'),
+    () => parseTrialOptions({ ...BASE, dataset: "bad.jsonl" }, {}, () => '{"messages":[]}\n'),
     /dataset bad\.jsonl: line 1: `messages` must be a non-empty array/,
   );
   assert.throws(
-    () => parseMeasureOptions({ ...BASE, dataset: "bad.jsonl" }, {}, () => "{oops\n"),
+    () => parseTrialOptions({ ...BASE, dataset: "bad.jsonl" }, {}, () => "{oops\n"),
     /dataset bad\.jsonl: line 1: not JSON/,
   );
 });
 
 test("shared prefixes: parsed, off by default, and bad values named", () => {
-  assert.equal(parseMeasureOptions(BASE).workload.prefix, undefined);
+  assert.equal(parseTrialOptions(BASE).workload.prefix, undefined);
   assert.deepEqual(
-    parseMeasureOptions({ ...BASE, "prefix-groups": "8", "prefix-pick": "zipf:1.2" }).workload
-      .prefix,
+    parseTrialOptions({ ...BASE, "prefix-groups": "8", "prefix-pick": "zipf:1.2" }).workload.prefix,
     { groups: 8, tokens: 512, zipfS: 1.2 },
   );
   assert.equal(
-    parseMeasureOptions({ ...BASE, "prefix-groups": "2", "prefix-pick": "zipf" }).workload.prefix
+    parseTrialOptions({ ...BASE, "prefix-groups": "2", "prefix-pick": "zipf" }).workload.prefix
       ?.zipfS,
     1,
   );
@@ -205,9 +204,9 @@ test("shared prefixes: parsed, off by default, and bad values named", () => {
 });
 
 test("sessions: turns, think-time and turn-input-len parsed; misplaced ones named", () => {
-  assert.equal(parseMeasureOptions(BASE).workload.sessions, undefined);
+  assert.equal(parseTrialOptions(BASE).workload.sessions, undefined);
   assert.deepEqual(
-    parseMeasureOptions({ ...BASE, turns: "4", "think-time": "2s", "input-len": "900" }).workload
+    parseTrialOptions({ ...BASE, turns: "4", "think-time": "2s", "input-len": "900" }).workload
       .sessions,
     { turns: 4, thinkS: 2, laterInputLen: { kind: "fixed", tokens: 900 } },
   );

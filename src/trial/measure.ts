@@ -31,7 +31,7 @@ import {
 export const MEASURE_SCHEMA = "llm-perf-gate/measure@2";
 
 /** What one measurement needs: where, what load, and its limits. */
-export interface MeasureOptions {
+export interface TrialOptions {
   target: Target;
   workload: WorkloadSpec;
   timeoutS: number;
@@ -54,7 +54,7 @@ export interface SessionSummary {
   ttft_p50_ms_by_turn: (number | null)[];
 }
 
-export interface MeasureReport extends TrialSummary {
+export interface TrialReport extends TrialSummary {
   schema: typeof MEASURE_SCHEMA;
   created_at: string;
   target: { url: string; model: string; endpoint: string };
@@ -81,7 +81,7 @@ export function lateSendMs(arrival: ArrivalSpec): number | undefined {
   return Math.max(1, 1000 / arrival.ratePerS / 10);
 }
 
-export interface MeasureDeps {
+export interface TrialDeps {
   clock?: Clock;
   onProgress?: (p: Progress) => void;
   now?: () => Date;
@@ -91,10 +91,10 @@ export interface MeasureDeps {
   fetchMetrics?: FetchMetrics;
 }
 
-export async function measure(
-  options: MeasureOptions,
-  deps: MeasureDeps = {},
-): Promise<MeasureReport> {
+export async function measureTrial(
+  options: TrialOptions,
+  deps: TrialDeps = {},
+): Promise<TrialReport> {
   const workload = buildWorkload(options.workload);
   const recorder = new TrialRecorder(
     options.slo,

@@ -1,5 +1,5 @@
 // The settings of one measurement — the `measure` command's flags, and the
-// same names for both arms of the gate — validated into MeasureOptions before
+// same names for both arms of the gate — validated into TrialOptions before
 // any request is sent.
 
 import { readFileSync } from "node:fs";
@@ -7,12 +7,12 @@ import { dirname, join } from "node:path";
 import { errorMessage, InputError, rejectValue } from "../common/errors.ts";
 import { httpUrl } from "../common/url.ts";
 import { OUTCOMES, type Outcome } from "../load/record.ts";
-import type { MeasureOptions } from "../measure/measure.ts";
 import type { PercentileKey } from "../metrics/histogram.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Endpoint } from "../openai/target.ts";
 import { RUNTIMES } from "../servermetrics/runtimes.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
+import type { TrialOptions } from "../trial/measure.ts";
 import { ARRIVAL_KINDS, type ArrivalSpec } from "../workload/arrivals.ts";
 import { parseDataset } from "../workload/dataset.ts";
 import type { WorkloadSpec } from "../workload/plan.ts";
@@ -372,7 +372,7 @@ function parsePrefix(raw: RawSettings, withDataset: boolean): WorkloadSpec["pref
 /** Requests in one trial, warm-up included: each needs a little memory until it ends. */
 export const MAX_REQUESTS_PER_TRIAL = 2_000_000;
 
-function checkTrialSize(options: MeasureOptions): void {
+function checkTrialSize(options: TrialOptions): void {
   const a = options.workload.arrival;
   const seconds = options.workload.warmupS + options.workload.durationS;
   const expected =
@@ -388,12 +388,12 @@ function checkTrialSize(options: MeasureOptions): void {
   }
 }
 
-export function parseMeasureOptions(
+export function parseTrialOptions(
   raw: RawSettings,
   env: Record<string, string | undefined> = {},
   readFile: ReadFile = readTextFile,
   checks: CheckDefaults = MEASURE_CHECKS,
-): MeasureOptions {
+): TrialOptions {
   const baseUrl = parseBaseUrl(
     "url",
     required(raw, "url", "the endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1"),
@@ -422,7 +422,7 @@ export function parseMeasureOptions(
     max: 86_400,
   });
   const replay = parseReplay(raw, readFile, warmupS + durationS);
-  const options: MeasureOptions = {
+  const options: TrialOptions = {
     target: {
       baseUrl,
       model,

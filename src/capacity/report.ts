@@ -4,7 +4,7 @@
 // gate's run: both arms' sweeps, compared, and the rate of its paired trials.
 
 import type { Arm } from "../common/arms.ts";
-import { formatSlo } from "../metrics/recorder.ts";
+import { formatSlo, sloRecord } from "../common/slo.ts";
 import type { IdleCheck } from "../servers/preflight.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import { type CapacityComparison, compareCapacity } from "./compare.ts";
@@ -81,7 +81,7 @@ export function buildSweepReport(
   settings: SweepSettings,
   now: Date,
 ): SweepReport {
-  const slo = formatSlo(options.slo);
+  const slo = formatSlo(sloRecord(options.slo));
   const s = sweepSettingsReport(settings);
   return {
     schema: SWEEP_SCHEMA,
@@ -131,7 +131,7 @@ export function capacityRun(
   idle: CapacityRun["idle_checks"],
 ): CapacityRun {
   const settings = sweepSettingsReport(capacity.sweep);
-  const slo = formatSlo(options.baseline.slo);
+  const slo = formatSlo(sloRecord(options.baseline.slo));
   const arms = {
     baseline: armSweepReport(sweep.arms.baseline, settings, slo),
     candidate: armSweepReport(sweep.arms.candidate, settings, slo),

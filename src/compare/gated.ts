@@ -1,6 +1,6 @@
 // Which metrics a gate compares, and each one's value in one trial.
 
-import { type PercentileKey, percentileLabel } from "../metrics/histogram.ts";
+import { type PercentileKey, percentileLabel } from "../common/percentiles.ts";
 import type { TrialReport } from "../trial/measure.ts";
 import type { MetricId, MetricSpec } from "./decide.ts";
 

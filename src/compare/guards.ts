@@ -1,45 +1,16 @@
-// Guards: reasons a run's numbers cannot be compared as they are. Each is
-// structured (a code, the arm and pair it concerns, the numbers) and carries
-// its words. Most mean the measurement cannot be trusted (no performance
-// verdict); a "candidate" guard only says the candidate's own numbers are
-// unusable, which a reliability regression explains.
+// The guards a run's trials raise (common/guard.ts says what a guard is):
+// invalid trials, a broken baseline, quota refusals, too few ok requests, no
+// samples of a gated metric, arms that ran different workloads.
 
-import { ARMS, type Arm } from "../common/arms.ts";
+import { ARMS } from "../common/arms.ts";
 import { percent } from "../common/format.ts";
-import type { Outcome } from "../load/record.ts";
-import type { PercentileKey } from "../metrics/histogram.ts";
+import type { Guard } from "../common/guard.ts";
+import { type Failure, failureWords, type Outcome } from "../common/outcomes.ts";
+import type { PercentileKey } from "../common/percentiles.ts";
 import type { MetricSpec } from "./decide.ts";
-import { type Failure, failureWords } from "./failure-words.ts";
 import { metricValue } from "./gated.ts";
 import { armFailures, examplesOf } from "./reliability.ts";
 import { type TrialEntry, trialName } from "./trials.ts";
-
-export type GuardCode =
-  | "invalid_trial"
-  | "baseline_failures"
-  | "quota"
-  | "few_ok_requests"
-  | "no_samples"
-  | "workload_mismatch"
-  | "preflight"
-  | "server"
-  | "configuration"
-  | "results_file";
-
-export interface Guard {
-  code: GuardCode;
-  /** One line, in words. */
-  message: string;
-  /** Further lines (a server's log tail, a response excerpt), shown apart from the message. */
-  detail?: string;
-  /** "candidate": only the candidate's numbers are unusable; a reliability regression decides. */
-  scope?: "measurement" | "candidate";
-  arm?: Arm;
-  /** 0-based pair number. */
-  pair?: number;
-  /** Requests by failure class (baseline_failures, quota). */
-  classes?: Partial<Record<Outcome, number>>;
-}
 
 export interface GuardLimits {
   percentile: PercentileKey;
@@ -148,6 +119,3 @@ export function guardsFor(
   }
   return guards;
 }
-
-/** Guards that leave no performance verdict (all but the candidate's own). */
-export const blocksVerdict = (g: Guard): boolean => g.scope !== "candidate";

@@ -6,7 +6,7 @@
 // the wrong tool for counts that are often zero.
 
 import { percent } from "../common/format.ts";
-import { OUTCOMES, type Outcome } from "../load/record.ts";
+import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
 import type { FailureExample } from "../metrics/recorder.ts";
 import { fisherOneSided } from "./fisher.ts";
 import type { TrialEntry } from "./trials.ts";

@@ -1,7 +1,8 @@
 // The decision of a gate run: guards, the paired comparison of every gated
 // metric, the reliability comparison, and one overall verdict.
 
-import type { PercentileKey } from "../metrics/histogram.ts";
+import { blocksVerdict, type Guard } from "../common/guard.ts";
+import type { PercentileKey } from "../common/percentiles.ts";
 import {
   compareMetric,
   type DecisionRule,
@@ -9,7 +10,7 @@ import {
   type PairValues,
 } from "./decide.ts";
 import { metricSpecs, metricValue, type Tolerances } from "./gated.ts";
-import { blocksVerdict, type Guard, guardsFor } from "./guards.ts";
+import { guardsFor } from "./guards.ts";
 import {
   compareReliability,
   type ReliabilityComparison,

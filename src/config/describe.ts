@@ -1,7 +1,7 @@
 // The configuration as the results file records it: API keys and header
 // values redacted, start and stop commands left out (they may hold secrets).
 
-import { formatSlo } from "../metrics/recorder.ts";
+import { formatSlo, sloRecord } from "../common/slo.ts";
 import { limitsReport } from "../metrics/summary.ts";
 import type { ConfigDescription, TargetDescription } from "../report/results.ts";
 import type { TrialOptions } from "../trial/measure.ts";
@@ -46,7 +46,7 @@ export function describeConfig(config: Config): ConfigDescription {
       : describeWorkload(g.baseline.workload),
     timeout_s: g.baseline.timeoutS,
     max_concurrency: g.baseline.maxConcurrency ?? null,
-    slo: formatSlo(g.baseline.slo),
+    slo: formatSlo(sloRecord(g.baseline.slo)),
     self_check_limits: limitsReport(g.baseline.limits),
     trials: g.trials,
     max_trials: g.maxTrials,

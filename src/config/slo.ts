@@ -1,7 +1,7 @@
 // SLOs for goodput in vLLM's syntax: "ttft:800 tpot:50 e2el:2000" (ms).
 
 import { InputError, rejectValue } from "../common/errors.ts";
-import { SLO_NAMES, type Slo, sloField } from "../metrics/recorder.ts";
+import { SLO_NAMES, type Slo, sloField } from "../common/slo.ts";
 
 export function parseSlo(name: string, raw: string): Slo {
   const slo: Slo = {};

@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { errorMessage, InputError, rejectValue } from "../common/errors.ts";
+import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
+import type { PercentileKey } from "../common/percentiles.ts";
 import { httpUrl } from "../common/url.ts";
-import { OUTCOMES, type Outcome } from "../load/record.ts";
-import type { PercentileKey } from "../metrics/histogram.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Endpoint } from "../openai/target.ts";
 import { RUNTIMES } from "../servermetrics/runtimes.ts";

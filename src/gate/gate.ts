@@ -7,7 +7,7 @@
 import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity/report.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { compact, plural } from "../common/format.ts";
-import type { Guard } from "../compare/guards.ts";
+import type { Guard } from "../common/guard.ts";
 import { type Order, pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
 import {

@@ -5,9 +5,9 @@
 // time across every attempt, and the classes of the attempts that failed.
 
 import { Agent } from "undici";
+import type { Outcome } from "../common/outcomes.ts";
 import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
-import type { Outcome } from "../load/record.ts";
 import type { Target } from "../openai/target.ts";
 import { HISTORY_SCHEMA, type HistoryRow } from "./history.ts";
 import type { Lane, LanesSpec } from "./spec.ts";

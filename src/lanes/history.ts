@@ -2,7 +2,7 @@
 // after run (committed to a branch or kept as an artifact), and its CSV export.
 // Rows hold lane names, never URLs' keys or the keys themselves.
 
-import type { Outcome } from "../load/record.ts";
+import type { Outcome } from "../common/outcomes.ts";
 
 export const HISTORY_SCHEMA = "llm-perf-gate/lane-request@1";
 

@@ -5,7 +5,7 @@
 // the day's busiest burst passes < 80 % on 2 of those days or retries exceed
 // 10 %; otherwise hold.
 
-import type { Outcome } from "../load/record.ts";
+import type { Outcome } from "../common/outcomes.ts";
 import type { HistoryRow } from "./history.ts";
 import type { LanesSpec } from "./spec.ts";
 

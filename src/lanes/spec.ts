@@ -7,9 +7,9 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/lanes.schema.json" with { type: "json" };
 import { errorMessage, InputError } from "../common/errors.ts";
+import type { Outcome } from "../common/outcomes.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
 import { httpUrl } from "../common/url.ts";
-import type { Outcome } from "../load/record.ts";
 
 export interface Lane {
   name: string;

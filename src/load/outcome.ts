@@ -3,7 +3,8 @@
 // [DONE], an in-band error, a malformed stream or a short fixed-length output
 // each have their own class.
 
-import { type Outcome, outputTokens, type RequestRecord } from "./record.ts";
+import type { Outcome } from "../common/outcomes.ts";
+import { outputTokens, type RequestRecord } from "./record.ts";
 
 /** Evidence that a 429 is about the caller's quota rather than the server's capacity. */
 function quotaEvidence(r: RequestRecord): boolean {

@@ -1,23 +1,7 @@
 // What the client learns about one request. Times are from the injected
 // monotonic clock (ms); NaN means "did not happen".
 
-export const OUTCOMES = [
-  "ok",
-  "empty",
-  "truncated",
-  "short",
-  "stream_error",
-  "protocol_error",
-  "rate_limited_quota",
-  "rate_limited",
-  "overloaded",
-  "http_4xx",
-  "http_5xx",
-  "connect_error",
-  "censored",
-  "unsent",
-] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+import type { Outcome } from "../common/outcomes.ts";
 
 export interface RequestRecord {
   index: number;

@@ -5,6 +5,7 @@
 // among them is a lower bound, never a plain number.
 
 import * as hdr from "hdr-histogram-js";
+import { PERCENTILE_KEYS, PERCENTILE_VALUES } from "../common/percentiles.ts";
 
 export interface LatencySummary {
   count: number;
@@ -19,20 +20,6 @@ export interface LatencySummary {
   /** Names of the fields above that are lower bounds ("≥ value"). */
   lower_bounds: string[];
 }
-
-/** The percentiles every summary has, by their key in reports. */
-export const PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"] as const;
-export type PercentileKey = (typeof PERCENTILE_KEYS)[number];
-export const PERCENTILE_VALUES: Record<PercentileKey, number> = {
-  p50: 50,
-  p90: 90,
-  p95: 95,
-  p99: 99,
-  p999: 99.9,
-};
-
-/** p95, p99.9: a percentile key as people write it. */
-export const percentileLabel = (p: PercentileKey): string => (p === "p999" ? "p99.9" : p);
 
 export function newHdr(): hdr.Histogram {
   return hdr.build({

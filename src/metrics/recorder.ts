@@ -3,28 +3,11 @@
 // examples per failure class. Per-request memory ends here: nothing grows
 // with the request count but the histograms.
 
-import { OUTCOMES, type Outcome, outputTokens, type RequestRecord } from "../load/record.ts";
+import { OUTCOMES, type Outcome, zeroOutcomes } from "../common/outcomes.ts";
+import type { Slo } from "../common/slo.ts";
+import { outputTokens, type RequestRecord } from "../load/record.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { LatencyHistogram } from "./histogram.ts";
-
-/** Service-level objectives for goodput, ms (vLLM's keys). */
-export interface Slo {
-  ttftMs?: number;
-  tpotMs?: number;
-  e2elMs?: number;
-}
-
-const SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", e2el: "e2elMs" } as const;
-export const SLO_NAMES = Object.keys(SLO_KEYS) as (keyof typeof SLO_KEYS)[];
-export const sloField = (name: keyof typeof SLO_KEYS): keyof Slo => SLO_KEYS[name];
-
-/** vLLM's syntax: "ttft:800 tpot:50", or "none". */
-export function formatSlo(slo: Slo): string {
-  const parts = SLO_NAMES.filter((k) => slo[SLO_KEYS[k]] !== undefined).map(
-    (k) => `${k}:${slo[SLO_KEYS[k]]}`,
-  );
-  return parts.length > 0 ? parts.join(" ") : "none";
-}
 
 /** TPOT of one request: (end − first output) / (output tokens − 1); undefined below 2 tokens. */
 export function tpotMs(r: RequestRecord, tokens: number): number | undefined {
@@ -45,7 +28,7 @@ export interface FailureExample {
 const EXAMPLES_PER_CLASS = 3;
 
 export class TrialRecorder {
-  readonly outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  readonly outcomes = zeroOutcomes();
   /** From the scheduled send time (primary). */
   readonly ttft = new LatencyHistogram();
   readonly e2el = new LatencyHistogram();

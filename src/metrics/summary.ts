@@ -2,16 +2,12 @@
 // add up to the scheduled count, latency summaries, tokens, throughput,
 // goodput, validity and the encoded histograms.
 
+import type { Outcome } from "../common/outcomes.ts";
+import { PERCENTILE_VALUES } from "../common/percentiles.ts";
+import { SLO_NAMES, type Slo, sloField } from "../common/slo.ts";
 import type { ProbeReadings } from "../load/probes.ts";
-import type { Outcome } from "../load/record.ts";
-import { type LatencyHistogram, type LatencySummary, PERCENTILE_VALUES } from "./histogram.ts";
-import {
-  type FailureExample,
-  SLO_NAMES,
-  type Slo,
-  sloField,
-  type TrialRecorder,
-} from "./recorder.ts";
+import type { LatencyHistogram, LatencySummary } from "./histogram.ts";
+import type { FailureExample, TrialRecorder } from "./recorder.ts";
 import {
   evaluateValidity,
   type SelfCheckLimits,

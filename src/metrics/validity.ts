@@ -5,8 +5,8 @@
 // (send-skew p99, GC share) stay available as options.
 
 import { percent, plural } from "../common/format.ts";
+import { type PercentileKey, percentileLabel } from "../common/percentiles.ts";
 import type { ProbeReadings } from "../load/probes.ts";
-import { type PercentileKey, percentileLabel } from "./histogram.ts";
 
 export interface SelfCheckLimits {
   /** The percentile the gate decides on; the skew effect is checked there. */

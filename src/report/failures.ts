@@ -2,7 +2,7 @@
 // reliability row and the examples.
 
 import { percent } from "../common/format.ts";
-import { type Failure, failureWords } from "../compare/failure-words.ts";
+import { type Failure, failureWords } from "../common/outcomes.ts";
 import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { FailureExample } from "../metrics/recorder.ts";
 

@@ -1,8 +1,8 @@
 // The verdict in one sentence, made from the run's structured findings.
 
 import { signedPercent } from "../common/format.ts";
+import { blocksVerdict } from "../common/guard.ts";
 import type { MetricComparison } from "../compare/decide.ts";
-import { blocksVerdict } from "../compare/guards.ts";
 import { capacityPhrase } from "./capacity-markdown.ts";
 import { reliabilitySentence } from "./failures.ts";
 import { qualitySentence } from "./quality-words.ts";

@@ -6,11 +6,12 @@
 import { median } from "simple-statistics";
 import { ARMS } from "../common/arms.ts";
 import { compact as num, percent, plural, signedPercent as signed } from "../common/format.ts";
+import type { Guard } from "../common/guard.ts";
+import { OUTCOMES, zeroOutcomes } from "../common/outcomes.ts";
+import { PERCENTILE_VALUES, percentileLabel } from "../common/percentiles.ts";
 import { comparisonToleranceLog, type MetricComparison } from "../compare/decide.ts";
-import type { Guard } from "../compare/guards.ts";
 import type { Verdict } from "../compare/verdict.ts";
-import { OUTCOMES } from "../load/record.ts";
-import { type LatencySummary, PERCENTILE_VALUES, percentileLabel } from "../metrics/histogram.ts";
+import type { LatencySummary } from "../metrics/histogram.ts";
 import { describeBusy } from "../servers/preflight.ts";
 import { COLOR_NAMES, chartColors, details, fenced } from "./blocks.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
@@ -183,11 +184,11 @@ function outcomes(r: GateResults): string {
   const arms = ARMS;
   const totals = Object.fromEntries(
     arms.map((arm) => {
-      const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<string, number>;
+      const counts = zeroOutcomes();
       let scheduled = 0;
       for (const t of r.trials.filter((x) => x.arm === arm)) {
         scheduled += t.report.scheduled;
-        for (const o of OUTCOMES) counts[o] = (counts[o] as number) + t.report.outcomes[o];
+        for (const o of OUTCOMES) counts[o] += t.report.outcomes[o];
       }
       return [arm, { scheduled, counts }];
     }),

@@ -3,7 +3,7 @@
 // whether the measurement can be trusted.
 
 import { compact, plural, signedPercent } from "../common/format.ts";
-import { OUTCOMES } from "../load/record.ts";
+import { OUTCOMES } from "../common/outcomes.ts";
 import type { Progress } from "../load/run.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import type { TrialReport } from "../trial/measure.ts";

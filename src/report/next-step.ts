@@ -3,8 +3,8 @@
 // names the setting or the fix.
 
 import { plural } from "../common/format.ts";
+import type { GuardCode } from "../common/guard.ts";
 import { comparisonToleranceLog, type MetricComparison } from "../compare/decide.ts";
-import type { GuardCode } from "../compare/guards.ts";
 import { tQuantile } from "../compare/tdist.ts";
 import { limitText } from "./headline.ts";
 import type { GateResults } from "./results.ts";

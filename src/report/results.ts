@@ -6,14 +6,15 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { CapacityRun } from "../capacity/report.ts";
 import type { Arm } from "../common/arms.ts";
+import type { Guard } from "../common/guard.ts";
+import type { Outcome } from "../common/outcomes.ts";
+import type { PercentileKey } from "../common/percentiles.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { Tolerances } from "../compare/gated.ts";
-import type { Guard } from "../compare/guards.ts";
 import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
-import type { Outcome } from "../load/record.ts";
-import type { LatencySummary, PercentileKey } from "../metrics/histogram.ts";
+import type { LatencySummary } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
 import type { QualityReport } from "../quality/paired.ts";

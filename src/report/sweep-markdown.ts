@@ -6,7 +6,7 @@ import { offeredPerS } from "../capacity/estimate.ts";
 import type { SweepPoint } from "../capacity/points.ts";
 import type { SweepReport } from "../capacity/report.ts";
 import { compact as num, percent } from "../common/format.ts";
-import { OUTCOMES } from "../load/record.ts";
+import { OUTCOMES } from "../common/outcomes.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import { COLOR_NAMES, chartColors } from "./blocks.ts";
 

@@ -12,7 +12,7 @@ import { judge } from "../capacity/points.ts";
 import { armSweepReport, type CapacityRun } from "../capacity/report.ts";
 import type { ArmSweep } from "../capacity/sweep.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
-import type { Guard } from "../compare/guards.ts";
+import type { Guard } from "../common/guard.ts";
 import { type DecisionOptions, decide, overallVerdict } from "../compare/verdict.ts";
 import { mcnemarOneSided } from "../quality/paired.ts";
 import { headlineFor } from "./headline.ts";

@@ -4,9 +4,9 @@
 
 import { type Dispatcher, request } from "undici";
 import { errorMessage } from "../common/errors.ts";
+import type { Outcome } from "../common/outcomes.ts";
 import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
-import type { Outcome } from "../load/record.ts";
 import { errorCode } from "../openai/connection.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { excerpt } from "../openai/response.ts";

@@ -2,9 +2,10 @@
 // CLI's `measure` and each trial of the gate run this.
 
 import { median } from "simple-statistics";
+import { formatSlo, type Slo, sloRecord } from "../common/slo.ts";
 import { type Progress, runLoad } from "../load/run.ts";
 import { type Clock, MONOTONIC } from "../load/scheduler.ts";
-import { formatSlo, type Slo, TrialRecorder } from "../metrics/recorder.ts";
+import { TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Target } from "../openai/target.ts";
@@ -199,7 +200,7 @@ export async function measureTrial(
       ...describeWorkload(w),
       max_concurrency: options.maxConcurrency ?? null,
       timeout_s: options.timeoutS,
-      slo: formatSlo(options.slo),
+      slo: formatSlo(sloRecord(options.slo)),
       include_usage: options.target.includeUsage,
       fingerprint: workload.fingerprint,
       warmup_requests: workload.warmupCount,

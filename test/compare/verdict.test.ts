@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { Guard } from "../../src/common/guard.ts";
 import type { MetricComparison } from "../../src/compare/decide.ts";
-import type { Guard } from "../../src/compare/guards.ts";
 import type { ReliabilityComparison } from "../../src/compare/reliability.ts";
 import { type Decision, overallVerdict } from "../../src/compare/verdict.ts";
 

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { InputError } from "../../src/common/errors.ts";
+import { formatSlo, sloRecord } from "../../src/common/slo.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { parseSlo } from "../../src/config/slo.ts";
 import { parseTrialOptions } from "../../src/config/trial.ts";
-import { formatSlo } from "../../src/metrics/recorder.ts";
 
 const BASE: RawSettings = { url: "http://127.0.0.1:8000/v1", model: "m", rate: "5" };
 
@@ -137,7 +137,7 @@ test("SLO strings in vLLM's syntax", () => {
   });
   assert.deepEqual(parseSlo("slo", "ttft:800,tpot:50"), { ttftMs: 800, tpotMs: 50 });
   assert.deepEqual(parseSlo("slo", "  "), {});
-  assert.equal(formatSlo({ ttftMs: 800, tpotMs: 50 }), "ttft:800 tpot:50");
+  assert.equal(formatSlo(sloRecord({ ttftMs: 800, tpotMs: 50 })), "ttft:800 tpot:50");
   assert.throws(() => parseSlo("slo", "ttft:800 ttft:900"), /"ttft" is given twice/);
   assert.throws(
     () => parseSlo("slo", "ttft=800"),

@@ -1,7 +1,8 @@
 // Measurement reports built from synthetic request records through the real
 // recorder and summary, for tests of the gate that need no network.
 
-import { newRecord, type Outcome } from "../../src/load/record.ts";
+import type { Outcome } from "../../src/common/outcomes.ts";
+import { newRecord } from "../../src/load/record.ts";
 import { TrialRecorder } from "../../src/metrics/recorder.ts";
 import { summarizeTrial } from "../../src/metrics/summary.ts";
 import type { ServerMetrics } from "../../src/servermetrics/scraper.ts";

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { describe, test } from "node:test";
+import { OUTCOMES, type Outcome } from "../../src/common/outcomes.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { parseTrialOptions } from "../../src/config/trial.ts";
-import { OUTCOMES, type Outcome } from "../../src/load/record.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { measureTrial, type TrialReport } from "../../src/trial/measure.ts";

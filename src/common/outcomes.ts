@@ -1,15 +1,48 @@
-// What a server did to users' requests, in words, per failure class: the
-// guards and the comment say "answered 3.0 % of requests with HTTP 500", not
-// "http_5xx".
+// The outcome classes (DESIGN.md: exactly one per scheduled request) and what
+// each failure class means in words: the guards, the headline and the
+// comment say "answered 3.0 % of requests with HTTP 500", not "http_5xx".
 
-import { percent } from "../common/format.ts";
-import type { Outcome } from "../load/record.ts";
-import type { FailureExample } from "../metrics/recorder.ts";
+import { percent } from "./format.ts";
 
+export const OUTCOMES = [
+  "ok",
+  "empty",
+  "truncated",
+  "short",
+  "stream_error",
+  "protocol_error",
+  "rate_limited_quota",
+  "rate_limited",
+  "overloaded",
+  "http_4xx",
+  "http_5xx",
+  "connect_error",
+  "censored",
+  "unsent",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 export type Failure = Exclude<Outcome, "ok">;
 
+/** A count per outcome class, each at 0. */
+export const zeroOutcomes = (): Record<Outcome, number> => ({
+  ok: 0,
+  empty: 0,
+  truncated: 0,
+  short: 0,
+  stream_error: 0,
+  protocol_error: 0,
+  rate_limited_quota: 0,
+  rate_limited: 0,
+  overloaded: 0,
+  http_4xx: 0,
+  http_5xx: 0,
+  connect_error: 0,
+  censored: 0,
+  unsent: 0,
+});
+
 /** [what the server did with them, why we call it so]. */
-const WORDS: Record<Failure, [string, string]> = {
+const FAILURE_WORDS: Record<Failure, [string, string]> = {
   empty: ["silently dropped", "an empty 200 stream"],
   truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
   short: ["cut short", "fewer tokens than the fixed output length"],
@@ -26,8 +59,8 @@ const WORDS: Record<Failure, [string, string]> = {
 };
 
 /** "silently dropped 3.2 % of requests (an empty 200 stream)"; HTTP errors name their status. */
-export function failureWords(outcome: Failure, rate: number, example?: FailureExample): string {
-  const [verb, why] = WORDS[outcome];
+export function failureWords(outcome: Failure, rate: number, example?: { status: number }): string {
+  const [verb, why] = FAILURE_WORDS[outcome];
   const status = example?.status;
   if ((outcome === "http_5xx" || outcome === "http_4xx") && status)
     return `answered ${percent(rate)} of requests with HTTP ${status}`;

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEMO_SETTINGS, startMockProcess } from "../src/demo.ts";
+import { DEMO_SETTINGS, startMockProcess } from "../src/commands/demo.ts";
 import { runQuietGate } from "./quiet-gate.ts";
 
 const gates = Number(process.argv[2] ?? 20);

@@ -18,7 +18,7 @@ import {
   KNEE_MOCK_SETS,
   KNEE_WORKLOAD,
   startMockProcess,
-} from "../src/demo.ts";
+} from "../src/commands/demo.ts";
 import { saturationRatePerS } from "../src/mock/engine.ts";
 import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../src/mock/profile.ts";
 import { runQuietGate } from "./quiet-gate.ts";

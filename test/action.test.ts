@@ -11,8 +11,9 @@ import type { IssueComment } from "../src/github/comment.ts";
 import { type ActionDeps, runAction } from "../src/main.ts";
 import { startMockServer } from "../src/mock/server.ts";
 import type { TrialOptions } from "../src/trial/measure.ts";
+import { missingFile } from "./helpers/cli.ts";
 import { NO_CHECKS } from "./helpers/gate.ts";
-import { quickProfile } from "./helpers/mock.ts";
+import { LOAD_TEST, quickProfile } from "./helpers/mock.ts";
 import { type FakeTrial, fakeReport } from "./helpers/reports.ts";
 
 interface Recorded {
@@ -57,7 +58,7 @@ function fakeAction(
     },
     readFile: (path) => {
       const text = seen.files.get(path);
-      if (text === undefined) throw new Error(`ENOENT: no such file, open '${path}'`);
+      if (text === undefined) throw missingFile(path);
       return text;
     },
     writeFile: (path, text) => seen.files.set(path, text),
@@ -141,86 +142,105 @@ const INPUTS = {
   "results-path": "/out/results.json",
 };
 
-test("a regression: outputs, summary, one comment, results file, a failed step, secrets masked", async () => {
-  const { deps, seen } = fakeAction(INPUTS, {
-    baseline: { ttftMs: 100, itlMs: 10 },
-    candidate: { ttftMs: 100, itlMs: 13 },
-  });
-  await runAction(deps);
-  assert.equal(seen.outputs.verdict, "fail");
-  assert.equal(seen.outputs["itl-verdict"], "regressed");
-  assert.equal(seen.outputs["results-path"], "/out/results.json");
-  assert.match(seen.failed[0] ?? "", /^llm-perf-gate: fail — regressed: p95 ITL \+30\.0 %/);
-  assert.deepEqual([...new Set(seen.secrets)].sort(), ["ghs_secret_token", "sk-secret-key"]);
-  const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
-  assert.equal(results.schema, "llm-perf-gate/results@2");
-  assert.equal(results.verdict, "fail");
-  assert.equal(results.trials.length, 6);
-  assert.doesNotMatch(seen.files.get("/out/results.json") ?? "", /sk-secret-key|ghs_secret_token/);
-  assert.equal(seen.comments.length, 1);
-  assert.match(seen.comments[0]?.body ?? "", /^<!-- llm-perf-gate:default -->\n### ❌/);
-  assert.match(seen.summary[0] ?? "", /\*\*fail\*\*/);
-});
+test(
+  "a regression: outputs, summary, one comment, results file, a failed step, secrets masked",
+  LOAD_TEST,
+  async () => {
+    const { deps, seen } = fakeAction(INPUTS, {
+      baseline: { ttftMs: 100, itlMs: 10 },
+      candidate: { ttftMs: 100, itlMs: 13 },
+    });
+    await runAction(deps);
+    assert.equal(seen.outputs.verdict, "fail");
+    assert.equal(seen.outputs["itl-verdict"], "regressed");
+    assert.equal(seen.outputs["results-path"], "/out/results.json");
+    assert.match(seen.failed[0] ?? "", /^llm-perf-gate: fail — regressed: p95 ITL \+30\.0 %/);
+    assert.deepEqual([...new Set(seen.secrets)].sort(), ["ghs_secret_token", "sk-secret-key"]);
+    const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
+    assert.equal(results.schema, "llm-perf-gate/results@3");
+    assert.equal(results.verdict, "fail");
+    assert.equal(results.trials.length, 6);
+    assert.doesNotMatch(
+      seen.files.get("/out/results.json") ?? "",
+      /sk-secret-key|ghs_secret_token/,
+    );
+    assert.equal(seen.comments.length, 1);
+    assert.match(seen.comments[0]?.body ?? "", /^<!-- llm-perf-gate:default -->\n### ❌/);
+    assert.match(seen.summary[0] ?? "", /\*\*fail\*\*/);
+  },
+);
 
-test("a bad input: named, no exception, an error results file, and the step fails", async () => {
-  const { deps, seen } = fakeAction(
-    { ...INPUTS, trials: "three" },
-    { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } },
-  );
-  await runAction(deps);
-  assert.equal(seen.outputs.verdict, "error");
-  assert.match(seen.failed[0] ?? "", /trials = "three" is not accepted; expected an integer ≥ 1/);
-  assert.equal(JSON.parse(seen.files.get("/out/results.json") ?? "{}").verdict, "error");
-});
+test(
+  "a bad input: named, no exception, an error results file, and the step fails",
+  LOAD_TEST,
+  async () => {
+    const { deps, seen } = fakeAction(
+      { ...INPUTS, trials: "three" },
+      { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } },
+    );
+    await runAction(deps);
+    assert.equal(seen.outputs.verdict, "error");
+    assert.match(seen.failed[0] ?? "", /trials = "three" is not accepted; expected an integer ≥ 1/);
+    assert.equal(JSON.parse(seen.files.get("/out/results.json") ?? "{}").verdict, "error");
+  },
+);
 
-test("measure mode writes results without commenting; report mode posts them", async () => {
-  const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 101, itlMs: 10 } };
-  const measured = fakeAction({ ...INPUTS, mode: "measure" }, trials);
-  await runAction(measured.deps);
-  assert.equal(measured.seen.outputs.verdict, "pass");
-  assert.equal(measured.seen.comments.length, 0, "an unprivileged job does not comment");
-  const text = measured.seen.files.get("/out/results.json") as string;
-  const report = fakeAction(
-    { mode: "report", "results-path": "/in/results.json", "github-token": "ghs_x" },
-    trials,
-    { "/in/results.json": text },
-  );
-  await runAction(report.deps);
-  assert.equal(report.seen.outputs.verdict, "pass");
-  assert.equal(report.seen.comments.length, 1);
-  assert.deepEqual(report.seen.failed, []);
-  assert.equal(report.seen.files.has("/out/results.json"), false, "report mode writes nothing");
-});
+test(
+  "measure mode writes results without commenting; report mode posts them",
+  LOAD_TEST,
+  async () => {
+    const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 101, itlMs: 10 } };
+    const measured = fakeAction({ ...INPUTS, mode: "measure" }, trials);
+    await runAction(measured.deps);
+    assert.equal(measured.seen.outputs.verdict, "pass");
+    assert.equal(measured.seen.comments.length, 0, "an unprivileged job does not comment");
+    const text = measured.seen.files.get("/out/results.json") as string;
+    const report = fakeAction(
+      { mode: "report", "results-path": "/in/results.json", "github-token": "ghs_x" },
+      trials,
+      { "/in/results.json": text },
+    );
+    await runAction(report.deps);
+    assert.equal(report.seen.outputs.verdict, "pass");
+    assert.equal(report.seen.comments.length, 1);
+    assert.deepEqual(report.seen.failed, []);
+    assert.equal(report.seen.files.has("/out/results.json"), false, "report mode writes nothing");
+  },
+);
 
-test("a cancelled job writes its results, and the comment says it was cancelled", async () => {
-  const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } };
-  const { deps, seen } = fakeAction(INPUTS, trials);
-  let cancel: (signal: NodeJS.Signals) => void = () => {};
-  deps.signals = {
-    listen: (onSignal) => {
-      cancel = onSignal;
-      return () => {};
-    },
-  };
-  let measured = 0;
-  deps.measureTrial = async () => {
-    // The runner's SIGINT arrives during the third trial.
-    if (++measured === 3) cancel("SIGINT");
-    return fakeReport(trials.baseline);
-  };
-  await runAction(deps);
-  assert.equal(seen.outputs.verdict, "cancelled");
-  assert.deepEqual(seen.failed, [], "fail-on decides: cancelled is not in its default");
-  const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
-  assert.equal(results.verdict, "cancelled");
-  assert.equal(results.trials.length, 2, "the first pair is kept; the cut trial is not");
-  assert.match(
-    seen.comments[0]?.body ?? "",
-    /### ⏹️ llm-perf-gate: \*\*cancelled\*\* — the job was cancelled \(SIGINT\) after 1 pair of trials/,
-  );
-});
+test(
+  "a cancelled job writes its results, and the comment says it was cancelled",
+  LOAD_TEST,
+  async () => {
+    const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } };
+    const { deps, seen } = fakeAction(INPUTS, trials);
+    let cancel: (signal: NodeJS.Signals) => void = () => {};
+    deps.signals = {
+      listen: (onSignal) => {
+        cancel = onSignal;
+        return () => {};
+      },
+    };
+    let measured = 0;
+    deps.measureTrial = async () => {
+      // The runner's SIGINT arrives during the third trial.
+      if (++measured === 3) cancel("SIGINT");
+      return fakeReport(trials.baseline);
+    };
+    await runAction(deps);
+    assert.equal(seen.outputs.verdict, "cancelled");
+    assert.deepEqual(seen.failed, [], "fail-on decides: cancelled is not in its default");
+    const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
+    assert.equal(results.verdict, "cancelled");
+    assert.equal(results.trials.length, 2, "the first pair is kept; the cut trial is not");
+    assert.match(
+      seen.comments[0]?.body ?? "",
+      /### ⏹️ llm-perf-gate: \*\*cancelled\*\* — the job was cancelled \(SIGINT\) after 1 pair of trials/,
+    );
+  },
+);
 
-test("one pair cannot fail a gate: it says so, loudly", async () => {
+test("one pair cannot fail a gate: it says so, loudly", LOAD_TEST, async () => {
   const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } };
   const { deps, seen } = fakeAction({ ...INPUTS, trials: "1" }, trials);
   await runAction(deps);
@@ -232,119 +252,138 @@ test("one pair cannot fail a gate: it says so, loudly", async () => {
   assert.match(seen.comments[0]?.body ?? "", /> ⚠️ \*\*Warning:\*\* trials is 1/);
 });
 
-test("mode burst: one burst appended to the history on a branch (a lost push race retried), the report, one graduation issue", async () => {
-  const server = await startMockServer({ profile: quickProfile() });
-  try {
-    const lanes = [
-      "lanes:",
-      `  - { name: own-gpu, url: "${server.url}/v1", model: mock-llm }`,
-      "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 8, timeout_s: 10 }",
-      "floor: { ms: 25000 }",
-      "windows: { times: ['09:00', '11:00', '14:00', '16:00'], time_zone: Europe/Berlin }",
-    ].join("\n");
-    const inputs = {
-      mode: "burst",
-      lanes: "/lanes.yaml",
-      "lanes-history": "perf/lanes.jsonl",
-      "lanes-history-branch": "perf-history",
-      "lanes-issue": "true",
-      "github-token": "ghs_secret_token",
-    };
-    const { deps, seen } = fakeAction(
-      inputs,
-      { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
-      { "/lanes.yaml": lanes },
-    );
-    // Three days already on the branch, in which the free lane fails its 16:00 floor twice.
-    const fixture = readFileSync(join(import.meta.dirname, "fixtures/lanes-history.jsonl"), "utf8");
-    seen.branchFiles.set("perf-history:perf/lanes.jsonl", { text: fixture, sha: "sha-start" });
-    seen.racing = 1;
-    // 14:03 in Berlin on the fourth day: the 14:00 window.
-    await runAction({ ...deps, now: () => new Date("2026-11-19T13:03:00Z") });
-    assert.deepEqual(seen.failed, []);
-    const committed = seen.branchFiles.get("perf-history:perf/lanes.jsonl")?.text ?? "";
-    assert.ok(
-      committed.startsWith(fixture),
-      "appended, not replaced — after re-reading the other run's push",
-    );
-    const added = committed
-      .slice(fixture.length)
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    assert.equal(added.length, 8);
-    assert.ok(
-      added.every(
-        (r) =>
-          r.lane === "own-gpu" && r.window === "14:00" && r.local_date === "2026-11-19" && r.passed,
-      ),
-    );
-    assert.equal(
-      seen.files.get("perf/lanes.jsonl"),
-      committed,
-      "the workspace copy is the committed one",
-    );
-    assert.ok(
-      seen.logs.some((l) =>
-        /8 rows committed to perf\/lanes.jsonl on perf-history \(push 2\)/.test(l),
-      ),
-    );
-    assert.match(seen.summary.join(""), /### Lanes at the busy hour/);
-    assert.deepEqual(JSON.parse(seen.outputs["lanes-verdicts"] ?? "{}"), {
-      "free-hosted": "graduate",
-      "own-gpu": "choose",
-    });
-    assert.equal(seen.outputs.graduate, "true");
-    assert.equal(seen.issues.length, 1);
-    assert.match(seen.issues[0]?.title ?? "", /graduate free-hosted/);
-    // The next run updates that issue, not a second one.
-    await runAction({ ...deps, now: () => new Date("2026-11-19T15:02:00Z") });
-    assert.equal(seen.issues.length, 1);
-    assert.equal(seen.outputs["issue-url"], seen.issues[0]?.html_url);
-    assert.ok(seen.secrets.includes("ghs_secret_token"), "the token is masked");
-    const { secrets: _masked, ...shown } = seen;
-    assert.doesNotMatch(
-      JSON.stringify({ ...shown, branchFiles: [...seen.branchFiles], files: [...seen.files] }),
-      /ghs_secret_token/,
-      "and written nowhere",
-    );
-  } finally {
-    await server.close();
-  }
-});
-
-test("mode burst: a history that cannot be committed fails the step, but nothing is lost", async () => {
-  const server = await startMockServer();
-  try {
-    const lanes = [
-      `lanes: [{ name: own-gpu, url: "${server.url}/v1", model: mock-llm }]`,
-      "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 4 }",
-      "floor: { ms: 25000 }",
-      "windows: { times: ['09:00'] }",
-      "burst: { size: 2 }",
-    ].join("\n");
-    const { deps, seen } = fakeAction(
-      {
+test(
+  "mode burst: one burst appended to the history on a branch (a lost push race retried), the report, one graduation issue",
+  LOAD_TEST,
+  async () => {
+    const server = await startMockServer({ profile: quickProfile() });
+    try {
+      const lanes = [
+        "lanes:",
+        `  - { name: own-gpu, url: "${server.url}/v1", model: mock-llm }`,
+        "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 8, timeout_s: 10 }",
+        "floor: { ms: 25000 }",
+        "windows: { times: ['09:00', '11:00', '14:00', '16:00'], time_zone: Europe/Berlin }",
+      ].join("\n");
+      const inputs = {
         mode: "burst",
         lanes: "/lanes.yaml",
+        "lanes-history": "perf/lanes.jsonl",
         "lanes-history-branch": "perf-history",
-        "github-token": "t0k3n",
-      },
-      { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
-      { "/lanes.yaml": lanes },
-    );
-    seen.racing = 100; // every push loses to another run
-    await runAction(deps);
-    assert.match(
-      seen.failed[0] ?? "",
-      /the history could not be committed to perf-history: .*5 pushes lost the race/,
-    );
-    assert.ok(
-      seen.logs.some((l) => /^error: .*this run's rows are in llm-perf-gate-lanes\.jsonl/.test(l)),
-    );
-    assert.equal((seen.files.get("llm-perf-gate-lanes.jsonl") ?? "").trim().split("\n").length, 2);
-    assert.match(seen.summary.join(""), /### Lanes at the busy hour/);
-  } finally {
-    await server.close();
-  }
-});
+        "lanes-issue": "true",
+        "github-token": "ghs_secret_token",
+      };
+      const { deps, seen } = fakeAction(
+        inputs,
+        { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
+        { "/lanes.yaml": lanes },
+      );
+      // Three days already on the branch, in which the free lane fails its 16:00 floor twice.
+      const fixture = readFileSync(
+        join(import.meta.dirname, "fixtures/lanes-history.jsonl"),
+        "utf8",
+      );
+      seen.branchFiles.set("perf-history:perf/lanes.jsonl", { text: fixture, sha: "sha-start" });
+      seen.racing = 1;
+      // 14:03 in Berlin on the fourth day: the 14:00 window.
+      await runAction({ ...deps, now: () => new Date("2026-11-19T13:03:00Z") });
+      assert.deepEqual(seen.failed, []);
+      const committed = seen.branchFiles.get("perf-history:perf/lanes.jsonl")?.text ?? "";
+      assert.ok(
+        committed.startsWith(fixture),
+        "appended, not replaced — after re-reading the other run's push",
+      );
+      const added = committed
+        .slice(fixture.length)
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      assert.equal(added.length, 8);
+      assert.ok(
+        added.every(
+          (r) =>
+            r.lane === "own-gpu" &&
+            r.window === "14:00" &&
+            r.local_date === "2026-11-19" &&
+            r.passed,
+        ),
+      );
+      assert.equal(
+        seen.files.get("perf/lanes.jsonl"),
+        committed,
+        "the workspace copy is the committed one",
+      );
+      assert.ok(
+        seen.logs.some((l) =>
+          /8 rows committed to perf\/lanes.jsonl on perf-history \(push 2\)/.test(l),
+        ),
+      );
+      assert.match(seen.summary.join(""), /### Lanes at the busy hour/);
+      assert.deepEqual(JSON.parse(seen.outputs["lanes-verdicts"] ?? "{}"), {
+        "free-hosted": "graduate",
+        "own-gpu": "choose",
+      });
+      assert.equal(seen.outputs.graduate, "true");
+      assert.equal(seen.issues.length, 1);
+      assert.match(seen.issues[0]?.title ?? "", /graduate free-hosted/);
+      // The next run updates that issue, not a second one.
+      await runAction({ ...deps, now: () => new Date("2026-11-19T15:02:00Z") });
+      assert.equal(seen.issues.length, 1);
+      assert.equal(seen.outputs["issue-url"], seen.issues[0]?.html_url);
+      assert.ok(seen.secrets.includes("ghs_secret_token"), "the token is masked");
+      const { secrets: _masked, ...shown } = seen;
+      assert.doesNotMatch(
+        JSON.stringify({ ...shown, branchFiles: [...seen.branchFiles], files: [...seen.files] }),
+        /ghs_secret_token/,
+        "and written nowhere",
+      );
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+test(
+  "mode burst: a history that cannot be committed fails the step, but nothing is lost",
+  LOAD_TEST,
+  async () => {
+    const server = await startMockServer();
+    try {
+      const lanes = [
+        `lanes: [{ name: own-gpu, url: "${server.url}/v1", model: mock-llm }]`,
+        "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 4 }",
+        "floor: { ms: 25000 }",
+        "windows: { times: ['09:00'] }",
+        "burst: { size: 2 }",
+      ].join("\n");
+      const { deps, seen } = fakeAction(
+        {
+          mode: "burst",
+          lanes: "/lanes.yaml",
+          "lanes-history-branch": "perf-history",
+          "github-token": "t0k3n",
+        },
+        { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
+        { "/lanes.yaml": lanes },
+      );
+      seen.racing = 100; // every push loses to another run
+      await runAction(deps);
+      assert.match(
+        seen.failed[0] ?? "",
+        /the history could not be committed to perf-history: .*5 pushes lost the race/,
+      );
+      assert.ok(
+        seen.logs.some((l) =>
+          /^error: .*this run's rows are in llm-perf-gate-lanes\.jsonl/.test(l),
+        ),
+      );
+      assert.equal(
+        (seen.files.get("llm-perf-gate-lanes.jsonl") ?? "").trim().split("\n").length,
+        2,
+      );
+      assert.match(seen.summary.join(""), /### Lanes at the busy hour/);
+    } finally {
+      await server.close();
+    }
+  },
+);

@@ -1,8 +1,9 @@
-// The one-way data flow of DESIGN.md, kept so: each folder of src/ imports
-// only the folders listed for it here (config → workload → load → metrics →
-// compare → report → github, with the orchestrator and the entry points
-// above them), the list has no cycle, and only the entry points at src/'s
-// root read the configuration.
+// The house's map, kept so: entry points (src/cli.ts, src/main.ts) →
+// commands → the orchestrator (gate) → stages, one way (each folder imports
+// only the folders listed for it here, and the list has no cycle); the
+// renderers (report) and the publisher (github) are leaves that import only
+// types from below (values from common alone); only the commands and the
+// entry points read the configuration.
 
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -11,35 +12,21 @@ import { test } from "node:test";
 
 const SRC = join(import.meta.dirname, "../src");
 
-/** What each folder may import; "." is src/'s root (main, cli, pipeline, demo). */
+/** What each folder may import; "." is src/'s root (the entry points). */
 const ALLOWED: Record<string, string[]> = {
   common: [],
   openai: ["common"],
   servermetrics: ["common"],
-  lanes: ["common", "openai", "load"],
   workload: ["common", "openai"],
   load: ["common", "openai", "workload"],
   metrics: ["common", "openai", "workload", "load"],
   trial: ["common", "openai", "workload", "load", "metrics", "servermetrics"],
-  compare: ["common", "workload", "load", "metrics", "trial"],
-  capacity: ["common", "workload", "load", "metrics", "trial", "servers"],
+  lanes: ["common", "openai", "load"],
   quality: ["common", "openai"],
   servers: ["common", "openai", "load", "servermetrics"],
-  report: [
-    "common",
-    "workload",
-    "load",
-    "metrics",
-    "trial",
-    "compare",
-    "capacity",
-    "quality",
-    "servers",
-    "servermetrics",
-    "lanes",
-  ],
-  github: ["common", "compare", "report"],
   mock: ["common", "openai", "workload"],
+  capacity: ["common", "workload", "load", "metrics", "trial", "servers"],
+  compare: ["common", "workload", "load", "metrics", "trial"],
   gate: [
     "common",
     "openai",
@@ -50,16 +37,39 @@ const ALLOWED: Record<string, string[]> = {
     "quality",
     "servers",
     "servermetrics",
-    "report",
   ],
-  // The configuration reads every stage's options; the entry points use everything.
+  results: [
+    "common",
+    "workload",
+    "load",
+    "metrics",
+    "trial",
+    "compare",
+    "capacity",
+    "quality",
+    "servers",
+    "servermetrics",
+    "gate",
+  ],
   config: [],
-  ".": [],
+  report: [],
+  github: [],
+  commands: [],
+  ".": ["common", "config", "commands", "github"],
 };
 
-const STAGES = Object.keys(ALLOWED).filter((f) => f !== "config" && f !== "." && f !== "mock");
-ALLOWED.config = STAGES;
-ALLOWED["."] = [...STAGES, "mock", "config"];
+const STAGES = Object.keys(ALLOWED).filter(
+  (f) => !["config", "report", "github", "commands", "."].includes(f),
+);
+// The configuration builds every stage's options.
+ALLOWED.config = STAGES.filter((f) => f !== "results" && f !== "mock");
+// Renderers and the publisher see everything below them, as types.
+ALLOWED.report = [...STAGES, "lanes"];
+ALLOWED.github = [...STAGES];
+ALLOWED.commands = [...STAGES, "config", "report", "github"];
+
+/** Folders whose imports from other folders (but common) must be `import type`. */
+const LEAVES = ["report", "github"];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -76,12 +86,14 @@ const folderOf = (file: string) => {
   return rel.includes("/") ? (rel.split("/")[0] as string) : ".";
 };
 
-function imports(file: string): string[] {
+function imports(file: string): { target: string; typeOnly: boolean }[] {
   const text = readFileSync(file, "utf8");
-  const specs = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"/gms)].map(
-    (m) => m[1] as string,
-  );
-  return specs.filter((s) => s.startsWith(".")).map((s) => resolve(dirname(file), s));
+  return [...text.matchAll(/^\s*(import|export)(\s+type)?\s[^;]*?from\s+"([^"]+)"/gms)]
+    .filter((m) => (m[3] as string).startsWith("."))
+    .map((m) => ({
+      target: resolve(dirname(file), m[3] as string),
+      typeOnly: m[2] !== undefined,
+    }));
 }
 
 test("each folder imports only the folders it may (one-way data flow)", () => {
@@ -93,11 +105,26 @@ test("each folder imports only the folders it may (one-way data flow)", () => {
       allowed,
       `src/${relative(SRC, file)}: folder "${from}" is not in the architecture map`,
     );
-    for (const target of imports(file)) {
+    for (const { target } of imports(file)) {
       if (!target.startsWith(SRC)) continue; // package.json, schemas/
       const to = folderOf(target);
       if (to !== from && !allowed.includes(to))
         violations.push(`src/${relative(SRC, file)} imports src/${relative(SRC, target)}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test("renderers and the publisher are leaves: from below they import types only (values from common)", () => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(SRC).filter((f) => LEAVES.includes(folderOf(f)))) {
+    for (const { target, typeOnly } of imports(file)) {
+      if (!target.startsWith(SRC) || typeOnly) continue;
+      const to = folderOf(target);
+      if (to !== folderOf(file) && to !== "common")
+        violations.push(
+          `src/${relative(SRC, file)} imports values from src/${relative(SRC, target)}`,
+        );
     }
   }
   assert.deepEqual(violations, []);
@@ -115,9 +142,10 @@ test("the map itself has no cycle", () => {
   for (const folder of Object.keys(ALLOWED)) visit(folder, []);
 });
 
-test("only the entry points read the configuration", () => {
+test("only the commands and the entry points read the configuration", () => {
   const readers = Object.entries(ALLOWED)
     .filter(([, deps]) => deps.includes("config"))
-    .map(([folder]) => folder);
-  assert.deepEqual(readers, ["."]);
+    .map(([folder]) => folder)
+    .sort();
+  assert.deepEqual(readers, [".", "commands"]);
 });

@@ -1,13 +1,15 @@
-// Every setting is documented where users look — an action input in
-// action.yml and a row of the README's input table — with the default the
-// settings table gives it.
+// The documentation is what the code says: action.yml and docs/inputs.md are
+// generated from the settings table (and say so), every link in the README
+// and docs/ resolves inside the repository, the README stays short, and the
+// workflows it shows are safe.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
-import { ACTION_INPUTS, SETTINGS, settingsIn } from "../src/config/settings.ts";
+import { actionYml, inputsMarkdown } from "../scripts/docs.ts";
+import { ACTION_OUTPUTS } from "../src/github/outputs.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const CAPACITY_OUTPUTS = [
@@ -16,39 +18,44 @@ const CAPACITY_OUTPUTS = [
   "capacity-change",
   "capacity-verdict",
 ];
+const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
+const DOCS = [
+  "README.md",
+  "CHANGELOG.md",
+  "bench/README.md",
+  ...readdirSync(join(ROOT, "docs")).map((f) => `docs/${f}`),
+];
 
-test("every action setting is an action.yml input, with the table's default, and is in the README", () => {
-  const action = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as {
-    inputs: Record<string, { description: string }>;
-    runs: { using: string };
-  };
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  assert.deepEqual(Object.keys(action.inputs).sort(), [...ACTION_INPUTS].sort());
-  for (const s of SETTINGS.filter((x) => x.scope !== "endpoint")) {
-    assert.ok(readme.includes(`\`${s.name}\``), `README lacks ${s.name}`);
-    const input = action.inputs[s.name];
-    if (input && "default" in s) {
-      assert.ok(
-        input.description.includes(`Default ${s.default}.`),
-        `action.yml: ${s.name}'s description should say "Default ${s.default}."`,
-      );
-    }
-  }
+test("action.yml and docs/inputs.md are what the settings table generates (npm run docs)", () => {
+  assert.equal(read("action.yml"), actionYml(), "action.yml is stale: run npm run docs");
+  assert.equal(
+    read("docs/inputs.md"),
+    inputsMarkdown(),
+    "docs/inputs.md is stale: run npm run docs",
+  );
+  const action = parse(read("action.yml")) as { runs: { using: string } };
   assert.equal(action.runs.using, "node24");
 });
 
-test("the measure command's flags are documented in the README", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  for (const s of settingsIn("endpoint", "trial")) {
-    assert.ok(readme.includes(`\`--${s.name}`), `README lacks --${s.name}`);
+test("every link in the README and docs/ resolves inside the repository", () => {
+  const broken: string[] = [];
+  for (const doc of DOCS) {
+    const text = read(doc).replace(/```[\s\S]*?```/g, "");
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = (m[1] as string).split("#")[0] as string;
+      if (/^[a-z]+:/i.test(m[1] as string)) broken.push(`${doc}: ${m[1]} leaves the repository`);
+      else if (target !== "" && !existsSync(resolve(ROOT, dirname(doc), target)))
+        broken.push(`${doc}: ${m[1]} does not exist`);
+    }
   }
+  assert.deepEqual(broken, []);
 });
 
-test("the sweep command's own flags are documented in the README", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  for (const s of settingsIn("sweep")) {
-    assert.ok(readme.includes(`\`--${s.name}\``), `README lacks --${s.name}`);
-  }
+test("the README is read in five minutes: under 250 lines, every docs page linked", () => {
+  const readme = read("README.md");
+  assert.ok(readme.split("\n").length < 250, `README has ${readme.split("\n").length} lines`);
+  for (const page of readdirSync(join(ROOT, "docs")))
+    assert.ok(readme.includes(`(docs/${page})`), `README does not link docs/${page}`);
 });
 
 test("every output the action sets is declared in action.yml", async () => {
@@ -71,7 +78,7 @@ test("every output the action sets is declared in action.yml", async () => {
     { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
   );
   // Set only when a comment is posted, only by a capacity gate, or only by mode burst.
-  const { BURST_OUTPUTS } = await import("../src/burst-action.ts");
+  const { BURST_OUTPUTS } = await import("../src/commands/lanes/burst-action.ts");
   const set = new Set<string>(["comment-url", ...CAPACITY_OUTPUTS, ...BURST_OUTPUTS]);
   const io = {
     setOutput: (name: string) => set.add(name),
@@ -88,8 +95,13 @@ test("every output the action sets is declared in action.yml", async () => {
     { env: {}, eventPayload: {}, api: undefined },
     io,
     false,
+    { comment: "", summary: "" },
   );
   assert.deepEqual([...set].sort(), Object.keys(action.outputs).sort());
+  assert.deepEqual(
+    Object.keys(action.outputs),
+    ACTION_OUTPUTS.map(([name]) => name),
+  );
 
   // A capacity gate sets its four, even when a capacity is unknown.
   const capacitySet = new Set<string>();
@@ -114,6 +126,7 @@ test("every output the action sets is declared in action.yml", async () => {
     { env: {}, eventPayload: {}, api: undefined },
     { ...io, setOutput: (name: string, value: string) => capacitySet.add(`${name}=${value}`) },
     false,
+    { comment: "", summary: "" },
   );
   for (const [name, value] of [
     ["capacity-baseline", "60.2"],
@@ -125,8 +138,8 @@ test("every output the action sets is declared in action.yml", async () => {
   }
 });
 
-test("the README's workflows: a same-repository guard on the GPU runner, and the fork recipe's names match", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+test("the docs' workflows: a same-repository guard on the GPU runner, and the fork recipe's names match", () => {
+  const readme = DOCS.map(read).join("\n");
   const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map(
     (m) => parse(m[1] as string) as Record<string, unknown>,
   );

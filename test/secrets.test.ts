@@ -8,87 +8,102 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { planRun } from "../src/commands/gate/plan.ts";
+import { runGateCommand } from "../src/commands/gate/run.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../src/mock/profile.ts";
 import { startMockServer } from "../src/mock/server.ts";
-import { planRun, runPipeline } from "../src/pipeline.ts";
 import { renderMarkdown } from "../src/report/markdown.ts";
+import { LOAD_TEST } from "./helpers/mock.ts";
 
 const CLI = join(import.meta.dirname, "../src/cli.ts");
 const KEY = "sk-live-0123456789abcdef";
 
-test("a server that echoes the API key in its 401: the key is in no output, report or file", async () => {
-  const server = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { apiKey: "sk-the-right-one" }, "test"),
-  });
-  try {
-    const dir = mkdtempSync(join(tmpdir(), "lpg-secret-"));
-    const out = join(dir, "report.json");
-    // Not spawnSync: the mock lives in this process and must go on answering.
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        "measure",
-        `--url=${server.url}/v1`,
-        "--model=mock-llm",
-        "--rate=20",
-        "--duration=0.3s",
-        "--warmup=0s",
-        `--out=${out}`,
-      ],
-      { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] },
+test(
+  "a server that echoes the API key in its 401: the key is in no output, report or file",
+  LOAD_TEST,
+  async () => {
+    const server = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { apiKey: "sk-the-right-one" }, "test"),
+    });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), "lpg-secret-"));
+      const out = join(dir, "report.json");
+      // Not spawnSync: the mock lives in this process and must go on answering.
+      const child = spawn(
+        process.execPath,
+        [
+          CLI,
+          "measure",
+          `--url=${server.url}/v1`,
+          "--model=mock-llm",
+          "--rate=20",
+          "--duration=0.3s",
+          "--warmup=0s",
+          `--out=${out}`,
+        ],
+        { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      const r = { stdout: "", stderr: "" };
+      child.stdout.on("data", (d: Buffer) => {
+        r.stdout += d;
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        r.stderr += d;
+      });
+      const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      assert.equal(status, 4, r.stderr);
+      const report = readFileSync(out, "utf8");
+      assert.match(
+        report,
+        /Incorrect API key provided: \*\*\*/,
+        "the echo is kept, the key is not",
+      );
+      for (const text of [r.stdout, r.stderr, report]) assert.doesNotMatch(text, new RegExp(KEY));
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+test(
+  "a start command that prints the key: redacted from the guards, the results, the comment",
+  LOAD_TEST,
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lpg-secret-log-"));
+    const resultsPath = join(dir, "r.json");
+    const plan = planRun(
+      {
+        "baseline-url": "http://127.0.0.1:9/v1",
+        "candidate-url": "http://127.0.0.1:9/v1",
+        model: "m",
+        rate: "5",
+        "quality-suite": "none",
+        "api-key": KEY,
+        header: [`X-Api-Key: ${KEY}-header`],
+        "baseline-start": `echo "loading with key ${KEY} and ${KEY}-header"; exit 3`,
+        "ready-timeout": "5s",
+        "server-log-dir": dir,
+        "results-path": resultsPath,
+      },
+      (p) => readFileSync(p, "utf8"),
     );
-    const r = { stdout: "", stderr: "" };
-    child.stdout.on("data", (d: Buffer) => {
-      r.stdout += d;
+    const lines: string[] = [];
+    const results = await runGateCommand(plan, {
+      env: {},
+      readFile: (p) => readFileSync(p, "utf8"),
+      writeFile: (p, t) => writeFileSync(p, t),
+      log: (l) => lines.push(l),
     });
-    child.stderr.on("data", (d: Buffer) => {
-      r.stderr += d;
-    });
-    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-    assert.equal(status, 4, r.stderr);
-    const report = readFileSync(out, "utf8");
-    assert.match(report, /Incorrect API key provided: \*\*\*/, "the echo is kept, the key is not");
-    for (const text of [r.stdout, r.stderr, report]) assert.doesNotMatch(text, new RegExp(KEY));
-  } finally {
-    await server.close();
-  }
-});
+    assert.equal(results.verdict, "error");
+    assert.match(results.guards[0]?.detail ?? "", /loading with key \*\*\* and \*\*\*/);
+    const file = readFileSync(resultsPath, "utf8");
+    const comment = renderMarkdown(results, "default");
+    for (const text of [file, comment, lines.join("\n")])
+      assert.doesNotMatch(text, new RegExp(KEY));
+  },
+);
 
-test("a start command that prints the key: redacted from the guards, the results, the comment", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "lpg-secret-log-"));
-  const resultsPath = join(dir, "r.json");
-  const plan = planRun(
-    {
-      "baseline-url": "http://127.0.0.1:9/v1",
-      "candidate-url": "http://127.0.0.1:9/v1",
-      model: "m",
-      rate: "5",
-      "quality-suite": "none",
-      "api-key": KEY,
-      header: [`X-Api-Key: ${KEY}-header`],
-      "baseline-start": `echo "loading with key ${KEY} and ${KEY}-header"; exit 3`,
-      "ready-timeout": "5s",
-      "server-log-dir": dir,
-      "results-path": resultsPath,
-    },
-    (p) => readFileSync(p, "utf8"),
-  );
-  const lines: string[] = [];
-  const results = await runPipeline(plan, {
-    env: {},
-    readFile: (p) => readFileSync(p, "utf8"),
-    writeFile: (p, t) => writeFileSync(p, t),
-    log: (l) => lines.push(l),
-  });
-  assert.equal(results.verdict, "error");
-  assert.match(results.guards[0]?.detail ?? "", /loading with key \*\*\* and \*\*\*/);
-  const file = readFileSync(resultsPath, "utf8");
-  const comment = renderMarkdown(results, "default");
-  for (const text of [file, comment, lines.join("\n")]) assert.doesNotMatch(text, new RegExp(KEY));
-});
-
-test("an unwritable results path is found before any request, named", async () => {
+test("an unwritable results path is found before any request, named", LOAD_TEST, async () => {
   const plan = planRun(
     {
       "baseline-url": "http://127.0.0.1:9/v1",
@@ -99,7 +114,7 @@ test("an unwritable results path is found before any request, named", async () =
     },
     (p) => readFileSync(p, "utf8"),
   );
-  const results = await runPipeline(plan, {
+  const results = await runGateCommand(plan, {
     env: {},
     readFile: (p) => readFileSync(p, "utf8"),
     writeFile: (p, t) => writeFileSync(p, t),

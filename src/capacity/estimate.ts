@@ -28,10 +28,6 @@ export interface CapacityEstimate {
   offline: { requests_per_s: number; output_tokens_per_s: number } | null;
 }
 
-/** What a trial actually offered: its scheduled requests over its window (its rate, to rounding). */
-export const offeredPerS = (p: SweepPoint): number =>
-  p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
-
 const measured = (points: readonly SweepPoint[], phase: SweepPoint["phase"]) =>
   points.find((p) => p.phase === phase && p.judgement === "measured")?.report;
 

@@ -9,7 +9,7 @@ import type { IdleCheck } from "../servers/preflight.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import { type CapacityComparison, compareCapacity } from "./compare.ts";
 import { type CapacityEstimate, estimateCapacity, offlineLabel, serverLabel } from "./estimate.ts";
-import { roundRate, type SweepPoint, type SweepSettings } from "./points.ts";
+import { judge, roundRate, type SweepPoint, type SweepSettings } from "./points.ts";
 import type { ArmSweep, Sweep } from "./sweep.ts";
 
 export const SWEEP_SCHEMA = "llm-perf-gate/sweep@1";
@@ -158,4 +158,29 @@ export function capacityRun(
     stopped_by: sweep.stopped_by,
     idle_checks: idle,
   };
+}
+
+/**
+ * A capacity run decided again from its points' reports (a results file
+ * another job wrote): each point judged, each arm's capacity estimated, the
+ * capacities compared — nothing of the file's own judgement is kept.
+ */
+export function redecideCapacity(c: CapacityRun, slo: string): CapacityRun {
+  const rejudged = (arm: ArmSweepReport): ArmSweep => ({
+    points: arm.points.map((p) =>
+      p.rate_per_s === null ? p : { ...p, judgement: judge(p.report, c.settings.min_attainment) },
+    ),
+    stopped: arm.stopped,
+  });
+  const arms = {
+    baseline: armSweepReport(rejudged(c.arms.baseline), c.settings, slo),
+    candidate: armSweepReport(rejudged(c.arms.candidate), c.settings, slo),
+  };
+  const comparison = compareCapacity(
+    arms.baseline.capacity,
+    arms.candidate.capacity,
+    c.settings.max_capacity_drop,
+    c.settings.resolution,
+  );
+  return { ...c, arms, comparison };
 }

@@ -14,3 +14,9 @@ export function rejectValue(name: string, value: unknown, accepted: string): Inp
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The `code` of anything thrown (ENOENT, UND_ERR_SOCKET, …), when it has one. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}

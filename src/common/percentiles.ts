@@ -12,3 +12,6 @@ export const PERCENTILE_VALUES: Record<PercentileKey, number> = {
 
 /** p95, p99.9: a percentile key as people write it. */
 export const percentileLabel = (p: PercentileKey): string => (p === "p999" ? "p99.9" : p);
+
+/** The latency metrics the results pool over all of an arm's trials (descriptive only). */
+export const POOLED_METRICS = ["ttft_ms", "itl_ms", "tpot_ms", "e2el_ms"] as const;

@@ -12,6 +12,7 @@ import {
   sampleStandardDeviation,
 } from "simple-statistics";
 import { signedPercent } from "../common/format.ts";
+import { pairsToDecide } from "./advice.ts";
 import { tQuantile } from "./tdist.ts";
 
 export type DecisionRule = "significant-and-material" | "confirm";
@@ -43,6 +44,8 @@ export interface MetricComparison {
   unit: string;
   higher_is_worse: boolean;
   tolerance: number;
+  /** The tolerance on the scale of d (ln(1 + tolerance) for a latency). */
+  tolerance_d: number;
   /**
    * Geometric mean over the pairs of each arm's per-trial value: the values the
    * change is computed from, so candidate ÷ baseline − 1 = change.
@@ -64,6 +67,8 @@ export interface MetricComparison {
   noisy: boolean;
   /** The smallest change (same terms as change) this run could have called a regression. */
   detectable_change: number | null;
+  /** Inconclusive: about how many pairs would decide it, with this run's noise (null: over MAX_ADVISED_PAIRS, or unknown). */
+  pairs_to_decide: number | null;
   verdict: MetricVerdict;
   /** Why, in words. */
   reason: string;
@@ -97,11 +102,6 @@ function outliers(ds: number[]): boolean[] {
 /** log-scale tolerance: how large d may be before the change is beyond the tolerance. */
 export function toleranceLog(spec: Pick<MetricSpec, "higherIsWorse" | "tolerance">): number {
   return spec.higherIsWorse ? Math.log(1 + spec.tolerance) : -Math.log(1 - spec.tolerance);
-}
-
-/** A comparison's tolerance on the log scale of its d. */
-export function comparisonToleranceLog(c: MetricComparison): number {
-  return toleranceLog({ higherIsWorse: c.higher_is_worse, tolerance: c.tolerance });
 }
 
 /** A d (positive = worse) as a change of the metric (+ = up), e.g. +0.10 latency or −0.05 goodput. */
@@ -178,6 +178,7 @@ export function compareMetric(
     unit: spec.unit,
     higher_is_worse: spec.higherIsWorse,
     tolerance: spec.tolerance,
+    tolerance_d: tol,
     baseline: geometricMean(values.map((v) => v.baseline)),
     candidate: geometricMean(values.map((v) => v.candidate)),
     change,
@@ -191,6 +192,12 @@ export function compareMetric(
     cv_candidate: cvCand,
     noisy: (cvBase ?? 0) > maxTrialCv || (cvCand ?? 0) > maxTrialCv,
     detectable_change: detectable === null ? null : toChange(detectable, spec.higherIsWorse),
+    // significant-and-material: the bound must clear zero for a change at the tolerance;
+    // confirm: the whole interval must leave the tolerance, as far as the estimate is from it.
+    pairs_to_decide:
+      verdict === "inconclusive"
+        ? pairsToDecide(dSd, rule === "confirm" ? Math.abs(dMean - tol) : tol, confidence)
+        : null,
     verdict,
     reason,
   };

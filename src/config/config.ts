@@ -3,6 +3,7 @@
 
 import type { CapacityOptions } from "../capacity/report.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
+import { COMMENT_POLICIES, type PublishSettings } from "../common/comment.ts";
 import { errorMessage, InputError, rejectValue } from "../common/errors.ts";
 import { PERCENTILE_KEYS, type PercentileKey } from "../common/percentiles.ts";
 import { DECISION_RULES } from "../compare/decide.ts";
@@ -10,7 +11,6 @@ import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import type { GateOptions } from "../gate/gate.ts";
 import type { QualityOptions } from "../gate/quality.ts";
-import { COMMENT_POLICIES, type PublishSettings } from "../github/publish.ts";
 import { builtinSuite, parseSuite } from "../quality/suite.ts";
 import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
 import { defaulted, given, type RawSettings, type SettingName, settingsIn } from "./settings.ts";

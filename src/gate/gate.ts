@@ -8,22 +8,16 @@ import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity
 import { ARMS, type Arm } from "../common/arms.ts";
 import { compact, plural } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
+import { decideRun, lookConfidence } from "../compare/decide-run.ts";
 import { type Order, pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
-import {
-  type Decision,
-  type DecisionOptions,
-  decide,
-  overallVerdict,
-  undecided,
-} from "../compare/verdict.ts";
+import { type Decision, type DecisionOptions, decide, undecided } from "../compare/verdict.ts";
 import type { Target } from "../openai/target.ts";
 import type { QualityReport } from "../quality/paired.ts";
-import type { GateRun, IdleRecord, RerunRecord } from "../report/results.ts";
+
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import { ServerError, type Servers } from "../servers/lifecycle.ts";
 import {
-  describeBusy,
   type IdleCheck,
   PreflightError,
   type PreflightReport,
@@ -32,6 +26,7 @@ import {
 } from "../servers/preflight.ts";
 import { measureTrial, type TrialOptions, type TrialReport } from "../trial/measure.ts";
 import { atGateRate, type MeasureArm, newArmSweep, planCapacity, sweepArms } from "./capacity.ts";
+import type { GateRun, IdleRecord, RerunRecord } from "./gate-run.ts";
 import { type QualityDeps, type QualityOptions, runQuality } from "./quality.ts";
 
 export interface GateOptions {
@@ -88,9 +83,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   const log = deps.log ?? (() => {});
   const sleep = deps.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const checks = deps.checks ?? REAL_CHECKS;
-  // Pre-declared looks: the first after `trials` pairs, then one per added pair; α split evenly.
-  const looks = options.maxTrials - options.trials + 1;
-  const confidence = 1 - (1 - options.decision.confidence) / looks;
+  const { looks, perLook: confidence } = lookConfidence(options.decision.confidence, options);
   const trials: TrialEntry[] = [];
   const preflights = new Map<Arm, PreflightReport>();
   const idle: IdleRecord[] = [];
@@ -132,7 +125,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
       options.idleTimeoutS,
       armOptions.serverMetrics,
     );
-    if (idleCheck.busy) log(`  ${arm}: ${describeBusy(idleCheck)}`);
+    if (idleCheck.note) log(`  ${arm}: ${idleCheck.note}`);
     log(`${heading} ${arm}: measuring ${armOptions.target.baseUrl}`);
     const report = await run(armOptions, signal ? { signal } : {});
     const p = options.decision.percentile;
@@ -278,33 +271,28 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   if (finalCapacity && capacityStop !== null && finalCapacity.stopped_by === null)
     finalCapacity.stopped_by = capacityStop;
   const wasCancelled = signal?.aborted ?? false;
-  if (wasCancelled) {
-    decision = decide(options.decision, trials, confidence);
-    pairs = new Set(trials.map((t) => t.pair)).size;
-    if (options.quality && !quality) qualitySkipped = "not run: the job was cancelled";
+  // A run stopped early (a cancel, a server that failed) keeps what it measured.
+  if (wasCancelled || stopped) pairs = new Set(trials.map((t) => t.pair)).size;
+  if (options.quality && !quality) {
+    if (wasCancelled) qualitySkipped = "not run: the job was cancelled";
+    else if (stopped) qualitySkipped = `not run: ${stopped.message}`;
   }
-  if (stopped) {
-    // The run stops where the server failed: what was measured is kept, but decides nothing.
-    decision = decide(options.decision, trials, confidence);
-    decision.guards.unshift(stopped);
-    pairs = new Set(trials.map((t) => t.pair)).size;
-    if (options.quality && !quality) qualitySkipped = `not run: ${stopped.message}`;
-  }
-  if (finalCapacity) {
-    decision.capacity = {
-      verdict: finalCapacity.comparison.verdict,
-      incomplete: finalCapacity.stopped_by !== null,
-    };
-  }
+  const decided = decideRun(options.decision, options, {
+    trials,
+    runGuards: stopped ? [stopped] : [],
+    capacity: finalCapacity
+      ? {
+          verdict: finalCapacity.comparison.verdict,
+          incomplete: finalCapacity.stopped_by !== null,
+        }
+      : undefined,
+    qualityFailed: quality?.verdict === "fail",
+    cancelled: wasCancelled,
+  });
   return {
     trials,
-    comparisons: decision.comparisons,
-    reliability: decision.reliability,
-    guards: decision.guards,
-    verdict: overallVerdict(decision, quality?.verdict === "fail", wasCancelled),
+    ...decided,
     pairs,
-    looks,
-    confidence_per_look: confidence,
     preflight: ARMS.flatMap((arm) => preflights.get(arm) ?? []),
     idle_checks: idle,
     reruns,

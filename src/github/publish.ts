@@ -2,9 +2,9 @@
 // and annotations. A failure to comment (a fork's read-only token, an API
 // error) is a warning: the verdict, summary and outputs do not depend on it.
 
+import { marker, type PublishSettings } from "../common/comment.ts";
 import { errorMessage } from "../common/errors.ts";
-import { COMMENT_LIMIT, marker, renderMarkdown } from "../report/markdown.ts";
-import type { GateResults } from "../report/results.ts";
+import type { GateResults } from "../results/model.ts";
 import { type CommentApi, upsertStickyComment } from "./comment.ts";
 import { findPullRequest, type PullRequestApi, repoFromEnv } from "./pull-request.ts";
 
@@ -16,24 +16,22 @@ export interface ActionIo {
   writeSummary(markdown: string): Promise<void>;
 }
 
-export type CommentPolicy = "always" | "on-regression" | "never";
-export const COMMENT_POLICIES: readonly CommentPolicy[] = ["always", "on-regression", "never"];
-
-export interface PublishSettings {
-  comment: CommentPolicy;
-  /** One sticky comment per key. */
-  commentKey: string;
-  jobSummary: boolean;
-}
-
 export interface PublishContext {
   env: Record<string, string | undefined>;
   eventPayload: Record<string, unknown>;
   api: (CommentApi & PullRequestApi) | undefined;
 }
 
+/** GitHub's limit on a comment's body, characters. */
+export const COMMENT_LIMIT = 65_536;
 /** The job summary limit is 1 MiB; keep a margin. */
-const SUMMARY_LIMIT = 1_000_000;
+export const SUMMARY_LIMIT = 1_000_000;
+
+/** The run as markdown, rendered by the caller within the limits above. */
+export interface Rendered {
+  comment: string;
+  summary: string;
+}
 
 export async function publish(
   results: GateResults,
@@ -42,6 +40,7 @@ export async function publish(
   ctx: PublishContext,
   io: ActionIo,
   postComment: boolean,
+  rendered: Rendered,
 ): Promise<void> {
   io.setOutput("verdict", results.verdict);
   io.setOutput("results-path", resultsPath);
@@ -85,7 +84,7 @@ export async function publish(
 
   if (settings.jobSummary) {
     try {
-      await io.writeSummary(renderMarkdown(results, settings.commentKey, SUMMARY_LIMIT));
+      await io.writeSummary(rendered.summary);
     } catch (error) {
       io.warning(`could not write the job summary: ${errorMessage(error)}`);
     }
@@ -115,13 +114,12 @@ export async function publish(
     const pr = found.number;
     // on-regression: only a non-pass verdict creates a comment, but an existing one is kept current.
     const create = settings.comment === "always" || results.verdict !== "pass";
-    const body = renderMarkdown(results, settings.commentKey, COMMENT_LIMIT);
     const done = await upsertStickyComment(
       ctx.api,
       repo,
       pr,
       marker(settings.commentKey),
-      body,
+      rendered.comment,
       create,
     );
     if (done.url) io.setOutput("comment-url", done.url);
@@ -133,7 +131,7 @@ export async function publish(
       typeof error === "object" && error !== null && "status" in error ? error.status : undefined;
     const hint =
       status === 403
-        ? " (a read-only token, as on pull requests from forks: see the README's fork recipe)"
+        ? " (a read-only token, as on pull requests from forks: see the fork recipe in docs/forks.md)"
         : "";
     io.warning(`could not post the PR comment${hint}: ${errorMessage(error)}`);
   }

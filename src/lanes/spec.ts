@@ -55,6 +55,8 @@ export function parseLanes(text: string, source: string): LanesSpec {
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
     const o = raw as Record<string, unknown>;
     for (const key of ["burst", "retry", "rule"]) o[key] ??= {};
+    // A one-off burst needs no windows: it belongs to none.
+    o.windows ??= { times: [] };
   }
   if (!validate(raw))
     throw new InputError(`lanes ${source}: ${describeSchemaError(validate.errors, "the file")}`);

@@ -3,7 +3,8 @@
 // record with timestamps from the injected clock.
 
 import { Client, type Dispatcher } from "undici";
-import { errorCode, RECONNECTABLE } from "../openai/connection.ts";
+import { errorCode } from "../common/errors.ts";
+import { RECONNECTABLE } from "../openai/connection.ts";
 import { excerpt } from "../openai/response.ts";
 import { SseParser } from "../openai/sse.ts";
 import type { RequestRecord } from "./record.ts";

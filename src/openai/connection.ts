@@ -1,4 +1,4 @@
-// Connection failures worth one more try, and reading an error's code.
+// Connection failures worth one more try.
 
 /**
  * Errors of a connection the server had closed before our request reached it:
@@ -8,8 +8,3 @@
  * runner alike.
  */
 export const RECONNECTABLE = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
-
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
-}

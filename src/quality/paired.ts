@@ -96,6 +96,22 @@ export function mcnemarOneSided(b: number, c: number): number {
   return Math.min(1, p / 2 ** n);
 }
 
+/** A check kind newly failing on the candidate: significant and material, or large. */
+export function kindFails(k: Pick<KindComparison, "n" | "b" | "c">, rule: QualityRule): boolean {
+  const effect = k.n > 0 ? (k.b - k.c) / k.n : 0;
+  const p = mcnemarOneSided(k.b, k.c);
+  return (
+    (p <= rule.alpha && effect >= rule.minEffect) || (effect >= rule.largeEffect && k.b - k.c > 1)
+  );
+}
+
+/** The quality verdict from a report's counts and confirmed contract failures (not its own verdict). */
+export function qualityVerdictOf(q: QualityReport, rule: QualityRule): "pass" | "fail" {
+  const gatedDisagreement = q.agreement.gated && q.agreement.differing.length > 0;
+  const kindFailed = q.kinds.some((k) => kindFails(k, rule));
+  return kindFailed || gatedDisagreement || q.contract.some((c) => c.confirmed) ? "fail" : "pass";
+}
+
 function contractCodes(run: CaseRun): string[] {
   return [
     ...new Set(
@@ -285,9 +301,7 @@ export function compareQuality(
     const cc = flipped.length - b;
     const n = cases.length;
     const p = mcnemarOneSided(b, cc);
-    const effect = n > 0 ? (b - cc) / n : 0;
-    const fail =
-      (p <= rule.alpha && effect >= rule.minEffect) || (effect >= rule.largeEffect && b - cc > 1);
+    const fail = kindFails({ n, b, c: cc }, rule);
     const newly = flipped.filter((f) => f.direction === "b");
     const counted = fail && newly.every((f) => confirmedIds.has(f.id));
     report.kinds.push({

@@ -3,8 +3,8 @@
 // servers fill omitted ones from model defaults that change between versions.
 
 import { Agent, type Dispatcher, request } from "undici";
-import { errorMessage } from "../common/errors.ts";
-import { errorCode, RECONNECTABLE } from "../openai/connection.ts";
+import { errorCode, errorMessage } from "../common/errors.ts";
+import { RECONNECTABLE } from "../openai/connection.ts";
 import { SseParser } from "../openai/sse.ts";
 import {
   completionPath,

@@ -3,10 +3,10 @@
 import { signedPercent } from "../common/format.ts";
 import { blocksVerdict } from "../common/guard.ts";
 import type { MetricComparison } from "../compare/decide.ts";
+import type { GateRun } from "../gate/gate-run.ts";
 import { capacityPhrase } from "./capacity-markdown.ts";
 import { reliabilitySentence } from "./failures.ts";
 import { qualitySentence } from "./quality-words.ts";
-import type { GateRun } from "./results.ts";
 
 /** A metric's limit as a change: "+10.0 %" for a latency, "−5.0 %" for goodput. */
 export const limitText = (c: MetricComparison): string =>

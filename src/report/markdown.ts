@@ -5,23 +5,21 @@
 
 import { median } from "simple-statistics";
 import { ARMS } from "../common/arms.ts";
+import { marker } from "../common/comment.ts";
 import { compact as num, percent, plural, signedPercent as signed } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
 import { OUTCOMES, zeroOutcomes } from "../common/outcomes.ts";
-import { PERCENTILE_VALUES, percentileLabel } from "../common/percentiles.ts";
-import { comparisonToleranceLog, type MetricComparison } from "../compare/decide.ts";
+import { PERCENTILE_VALUES, POOLED_METRICS, percentileLabel } from "../common/percentiles.ts";
+import type { MetricComparison } from "../compare/decide.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
-import { describeBusy } from "../servers/preflight.ts";
+import type { ConfigDescription, GateResults } from "../results/model.ts";
 import { COLOR_NAMES, chartColors, details, fenced } from "./blocks.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
 import { describeExample } from "./failures.ts";
 import { nextStep } from "./next-step.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
-import { type ConfigDescription, type GateResults, POOLED_METRICS } from "./results.ts";
 import { serverViewLine, serverViewSection } from "./server-view.ts";
-
-export const COMMENT_LIMIT = 65_536;
 
 const ICON: Record<Verdict, string> = {
   pass: "✅",
@@ -36,10 +34,6 @@ const ROW_ICON: Record<MetricComparison["verdict"], string> = {
   inconclusive: "⚠️",
   improved: "🚀",
 };
-
-export function marker(key: string): string {
-  return `<!-- llm-perf-gate:${key} -->`;
-}
 
 function gate(c: MetricComparison): string {
   return c.higher_is_worse ? `≤ ${signed(c.tolerance)}` : `≥ ${signed(-c.tolerance)}`;
@@ -94,7 +88,9 @@ function offeredOnly(r: GateResults, config: ConfigDescription): string[] {
   if (!gated || r.capacity || r.trials.length === 0) return [];
   if (!r.trials.every((t) => t.report.goodput.attainment === 1)) return [];
   const met =
-    config.slo === "none" ? "every request was ok (no SLO set)" : "every request met the SLO";
+    Object.keys(config.slo).length === 0
+      ? "every request was ok (no SLO set)"
+      : "every request met the SLO";
   return [
     `goodput = the offered load on both arms: ${met}, so it could not drop at this rate — \`capacity: true\` gates it at the knee`,
   ];
@@ -246,7 +242,7 @@ function selfChecks(r: GateResults): string {
     ),
     ...r.idle_checks
       .filter((c) => c.busy)
-      .map((c) => `- pair ${c.pair + 1} ${c.arm}: ${describeBusy(c)}`),
+      .map((c) => `- pair ${c.pair + 1} ${c.arm}: ${c.note ?? "started on a busy server"}`),
   ];
   const head =
     invalid.length === 0
@@ -307,7 +303,7 @@ function deciding(r: GateResults): MetricComparison[] {
   }
   if (r.verdict !== "pass") return [];
   const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
-    (a, b) => b.d_mean / comparisonToleranceLog(b) - a.d_mean / comparisonToleranceLog(a),
+    (a, b) => b.d_mean / b.tolerance_d - a.d_mean / a.tolerance_d,
   )[0];
   return nearest ? [nearest] : [];
 }
@@ -392,13 +388,8 @@ function guardList(guards: readonly Guard[]): string[] {
   ]);
 }
 
-/** The TTFT bound of the SLO the results file records ("ttft:800 tpot:50"). */
-function ttftSloMs(config: ConfigDescription): number | undefined {
-  const m = config.slo.match(/\bttft:(\d+(?:\.\d+)?)/);
-  return m ? Number(m[1]) : undefined;
-}
-
-export function renderMarkdown(r: GateResults, commentKey: string, limit = COMMENT_LIMIT): string {
+/** The comment (and job summary) of a run, fitted to `limit` characters when given. */
+export function renderMarkdown(r: GateResults, commentKey: string, limit = Infinity): string {
   const title = `### ${ICON[r.verdict]} llm-perf-gate: **${r.verdict}** — ${r.headline}`;
   const step = nextStep(r);
   const next = step ? ["", `**Next step:** ${step}.`] : [];
@@ -427,7 +418,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = COMME
         ]
       : []),
     ...next,
-    ...(r.capacity ? ["", capacitySection(r.capacity, ttftSloMs(config))] : []),
+    ...(r.capacity ? ["", capacitySection(r.capacity, config.slo.ttft_ms)] : []),
     "",
     metricTable(r, config),
     ...(serverViewLine(r) ? ["", serverViewLine(r)] : []),

@@ -2,50 +2,16 @@
 // names the pairs that would decide it (from the noise this run saw), an error
 // names the setting or the fix.
 
+import { MAX_ADVISED_PAIRS } from "../common/advice.ts";
 import { plural } from "../common/format.ts";
 import type { GuardCode } from "../common/guard.ts";
-import { comparisonToleranceLog, type MetricComparison } from "../compare/decide.ts";
-import { tQuantile } from "../compare/tdist.ts";
+import type { GateResults } from "../results/model.ts";
 import { limitText } from "./headline.ts";
-import type { GateResults } from "./results.ts";
-
-/** Beyond this many pairs the advice is to steady the measurement, not to add pairs. */
-export const MAX_ADVISED_PAIRS = 100;
-
-/**
- * The fewest pairs n whose one-sided t bound, with this run's spread of the
- * per-pair log changes, is within `marginLog`: the change the rule must tell
- * apart (the tolerance itself, or the distance of the estimate from it).
- * null when no n up to MAX_ADVISED_PAIRS does, or the spread is unknown.
- */
-export function pairsToDecide(
-  sdLog: number | null,
-  marginLog: number,
-  confidence: number,
-): number | null {
-  if (sdLog === null || !(marginLog > 0)) return null;
-  for (let n = 2; n <= MAX_ADVISED_PAIRS; n++) {
-    if (tQuantile(confidence, n - 1) * (sdLog / Math.sqrt(n)) <= marginLog) return n;
-  }
-  return null;
-}
-
-/** The distance the rule must resolve for this metric (log scale). */
-function margin(c: MetricComparison, rule: string): number {
-  const tol = comparisonToleranceLog(c);
-  // significant-and-material: the bound must clear zero for a change at the tolerance;
-  // confirm: the whole interval must leave the tolerance, as far as the estimate is from it.
-  return rule === "confirm" ? Math.abs(c.d_mean - tol) : tol;
-}
 
 function morePairs(r: GateResults): string | null {
   const open = r.comparisons.filter((c) => c.verdict === "inconclusive");
   if (open.length === 0) return null;
-  const rule = r.config?.decision_rule ?? "significant-and-material";
-  const needs = open.map((c) => ({
-    c,
-    n: pairsToDecide(c.d_sd, margin(c, rule), r.confidence_per_look),
-  }));
+  const needs = open.map((c) => ({ c, n: c.pairs_to_decide }));
   const hopeless = needs.filter((x) => x.n === null);
   if (hopeless.length > 0) {
     const names = hopeless.map((x) => x.c.label).join(", ");
@@ -71,7 +37,7 @@ const FIX: Partial<Record<GuardCode, string>> = {
     "fix the endpoint named above (URL, `model`, API key) — preflight checks each before any trial",
   server:
     "the server the gate started did not come up: its last log lines above say why; fix its start command, or raise `ready-timeout` if it is only slow",
-  configuration: "fix the setting named above; the README lists every setting and what it accepts",
+  configuration: "fix the setting named above; `--help` and docs/inputs.md list every setting and what it accepts",
 };
 
 export function nextStep(r: GateResults): string | null {

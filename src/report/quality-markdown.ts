@@ -3,9 +3,9 @@
 
 import { plural } from "../common/format.ts";
 import type { KindComparison } from "../quality/paired.ts";
+import type { GateResults } from "../results/model.ts";
 import { details } from "./blocks.ts";
 import { qualitySentence } from "./quality-words.ts";
-import type { GateResults } from "./results.ts";
 
 const DECISION: Record<KindComparison["decision"], string> = {
   pass: "pass",

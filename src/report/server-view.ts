@@ -3,10 +3,10 @@
 // of both arms' queue, batch, KV cache and server-side latencies below.
 
 import { count, compact as num, percent, signedMs } from "../common/format.ts";
+import { RUNTIME_LABELS } from "../common/runtimes.ts";
+import type { GateResults } from "../results/model.ts";
 import type { ArmServerView } from "../servermetrics/compare.ts";
-import { RUNTIME_LABELS } from "../servermetrics/runtimes.ts";
 import { details } from "./blocks.ts";
-import type { GateResults } from "./results.ts";
 
 const MAX_NAMES = 8;
 

@@ -2,7 +2,6 @@
 // goodput against the offered rate (Mermaid xychart, one line per arm). The
 // `sweep` command prints it; the capacity gate's comment shows both arms.
 
-import { offeredPerS } from "../capacity/estimate.ts";
 import type { SweepPoint } from "../capacity/points.ts";
 import type { SweepReport } from "../capacity/report.ts";
 import { compact as num, percent } from "../common/format.ts";
@@ -12,6 +11,10 @@ import { COLOR_NAMES, chartColors } from "./blocks.ts";
 
 const lat = (s: LatencySummary, key: "p50" | "p95") =>
   s[key] === null ? "–" : `${s.lower_bounds.includes(key) ? "≥" : ""}${num(s[key])}`;
+
+/** What a trial actually offered: its scheduled requests over its window (its rate, to rounding). */
+const offeredPerS = (p: SweepPoint): number =>
+  p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
 
 const PHASE_ORDER = { synchronous: 0, offline: 1, rate: 2, refine: 2 } as const;
 

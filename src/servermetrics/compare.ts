@@ -8,13 +8,8 @@
 import { median } from "simple-statistics";
 import type { Arm } from "../common/arms.ts";
 import { compact, count, plural, signedMs } from "../common/format.ts";
-import {
-  GAUGES,
-  type GaugeSeries,
-  HISTOGRAMS,
-  type HistogramSeries,
-  type Runtime,
-} from "./runtimes.ts";
+import type { Runtime } from "../common/runtimes.ts";
+import { GAUGES, type GaugeSeries, HISTOGRAMS, type HistogramSeries } from "./runtimes.ts";
 import { type ServerMetrics, scrapeFailed } from "./scraper.ts";
 import type { ServerView } from "./view.ts";
 

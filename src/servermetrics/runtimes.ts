@@ -3,15 +3,7 @@
 // renamed a series the newer name comes first and the older one still maps.
 // A series a runtime does not expose is simply absent from its view.
 
-export const RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"] as const;
-export type Runtime = (typeof RUNTIMES)[number];
-
-export const RUNTIME_LABELS: Record<Runtime, string> = {
-  vllm: "vLLM",
-  sglang: "SGLang",
-  tgi: "TGI",
-  llamacpp: "llama.cpp server",
-};
+import { RUNTIMES, type Runtime } from "../common/runtimes.ts";
 
 /** A runtime is recognised by its metric names' prefix. */
 const PREFIXES: Record<Runtime, string> = {

@@ -7,8 +7,9 @@
 import { Agent, request } from "undici";
 import { errorMessage } from "../common/errors.ts";
 import { plural } from "../common/format.ts";
+import { RUNTIME_LABELS, type Runtime } from "../common/runtimes.ts";
 import { type Exposition, parseExposition, parseExpositionSliced } from "./parse.ts";
-import { detectRuntime, gaugeSamples, RUNTIME_LABELS, type Runtime } from "./runtimes.ts";
+import { detectRuntime, gaugeSamples } from "./runtimes.ts";
 import { metricNames, type Snapshot, samplesByName, snapshot } from "./snapshot.ts";
 import { type ServerView, serverView } from "./view.ts";
 

@@ -3,6 +3,7 @@
 // label sets (engines, ranks) — only the arm's model's when the server labels
 // its series by model. Kept small: a trial holds one per scrape.
 
+import type { Runtime } from "../common/runtimes.ts";
 import type { Exposition, Sample } from "./parse.ts";
 import {
   COUNTERS,
@@ -11,7 +12,6 @@ import {
   type GaugeSeries,
   HISTOGRAMS,
   type HistogramSeries,
-  type Runtime,
 } from "./runtimes.ts";
 
 export interface Buckets {

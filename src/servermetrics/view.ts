@@ -6,7 +6,8 @@
 // are exact.
 
 import { quantileSorted } from "simple-statistics";
-import type { CounterSeries, GaugeSeries, HistogramSeries, Runtime } from "./runtimes.ts";
+import type { Runtime } from "../common/runtimes.ts";
+import type { CounterSeries, GaugeSeries, HistogramSeries } from "./runtimes.ts";
 import type { Buckets, Snapshot } from "./snapshot.ts";
 
 export interface GaugeStats {

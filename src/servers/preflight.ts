@@ -131,6 +131,8 @@ export interface IdleCheck {
   idle_ttft_ms: number;
   /** The server's last running + waiting requests (by metrics); null by probes. */
   queued: number | null;
+  /** A busy start in words; null when the server was idle. */
+  note: string | null;
 }
 
 /** A probe is idle when it is at most twice the idle TTFT, or 25 ms above it (noise). */
@@ -150,6 +152,18 @@ export async function waitIdle(
   timeoutS: number,
   metrics: ServerMetricsOptions | null = null,
 ): Promise<IdleCheck> {
+  const check = await untilIdle(target, idleTtftMs, timeoutS, metrics);
+  return { ...check, note: check.busy ? describeBusy(check) : null };
+}
+
+type Unworded = Omit<IdleCheck, "note">;
+
+async function untilIdle(
+  target: Target,
+  idleTtftMs: number,
+  timeoutS: number,
+  metrics: ServerMetricsOptions | null,
+): Promise<Unworded> {
   const startMs = performance.now();
   const waitedS = () => (performance.now() - startMs) / 1000;
   if (metrics) {
@@ -186,7 +200,7 @@ async function probeUntilIdle(
   idleTtftMs: number,
   timeoutS: number,
   startMs: number,
-): Promise<IdleCheck> {
+): Promise<Unworded> {
   const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   const bound = idleBoundMs(idleTtftMs);
   let probes = 0;
@@ -220,7 +234,7 @@ async function probeUntilIdle(
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
 /** A busy start in words. */
-export function describeBusy(check: IdleCheck): string {
+function describeBusy(check: Unworded): string {
   if (check.by === "metrics")
     return `started on a busy server: after ${compact(check.waited_s)} s its metrics still showed ${check.queued} requests running or waiting`;
   const ttft = check.ttft_ms === null ? "no answer" : `${compact(check.ttft_ms)} ms`;

@@ -3,11 +3,10 @@
 // load generator would classify it.
 
 import { type Dispatcher, request } from "undici";
-import { errorMessage } from "../common/errors.ts";
+import { errorCode, errorMessage } from "../common/errors.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
-import { errorCode } from "../openai/connection.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { excerpt } from "../openai/response.ts";
 import { modelsUrl, requestHeaders, type Target } from "../openai/target.ts";

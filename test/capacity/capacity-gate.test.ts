@@ -8,12 +8,14 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { KNEE_GATE_SETTINGS, KNEE_MOCK_SETS, startMockProcess } from "../../src/demo.ts";
+import { KNEE_GATE_SETTINGS, KNEE_MOCK_SETS, startMockProcess } from "../../src/commands/demo.ts";
 import { saturationRatePerS } from "../../src/mock/engine.ts";
 import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../../src/mock/profile.ts";
-import type { GateResults } from "../../src/report/results.ts";
-import { trustResults } from "../../src/report/untrusted.ts";
+import { headlineFor } from "../../src/report/headline.ts";
+import type { GateResults } from "../../src/results/model.ts";
+import { trustResults } from "../../src/results/trust.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
+import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
 const SLOWER = "decodeScale=1.15";
 
@@ -24,58 +26,62 @@ function predicted(sets: string[]): number {
   return saturationRatePerS(mergeProfile(DEFAULT_PROFILE, parseOverrides(sets), "test"), 32, 16);
 }
 
-test("a capacity gate fails a candidate with 15 % slower decoding on its capacity and its goodput at the knee", async () => {
-  const baseline = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS]);
-  const candidate = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS, SLOWER]);
-  const resultsPath = join(mkdtempSync(join(tmpdir(), "lpg-capacity-")), "results.json");
-  try {
-    const flags = flagsOf({
-      ...KNEE_GATE_SETTINGS,
-      "baseline-url": `${baseline.url}/v1`,
-      "candidate-url": `${candidate.url}/v1`,
-      comment: "never",
-      "results-path": resultsPath,
-    });
-    const r = await run(["gate", ...flags]);
-    const results = JSON.parse(readFileSync(resultsPath, "utf8")) as GateResults;
-    assert.equal(results.verdict, "fail", `${r.stdout}\n${r.stderr}`);
-    assert.equal(r.code, 1);
-    const capacity = results.capacity;
-    assert.ok(capacity, "the results hold the capacity run");
-    assert.equal(capacity.comparison.verdict, "regressed", capacity.comparison.reason);
-    const b = capacity.comparison.baseline_per_s as number;
-    const c = capacity.comparison.candidate_per_s as number;
-    assert.ok(Math.abs(b / predicted([...KNEE_MOCK_SETS]) - 1) <= 0.1, `baseline ${b} req/s`);
-    assert.ok(
-      Math.abs(c / predicted([...KNEE_MOCK_SETS, SLOWER]) - 1) <= 0.1,
-      `candidate ${c} req/s`,
-    );
-    // The paired trials ran at the baseline's capacity, where goodput can drop.
-    assert.equal(capacity.gate_rate_per_s, b);
-    assert.ok(results.trials.every((t) => t.report.workload.arrival.includes(String(b))));
-    const goodput = results.comparisons.find((x) => x.id === "goodput");
-    assert.ok(goodput && goodput.change < -0.05, `goodput change ${goodput?.change}`);
-    assert.match(results.headline, /capacity/i);
-    assert.ok(r.stdout.includes(`2 pairs (order abba) · poisson ${b} req/s`), r.stdout);
-    assert.match(results.config?.workload.arrival ?? "", /rates chosen by the capacity sweep/);
-    assert.match(r.stdout, /Server \(Poisson, SLO ttft:300\)/);
-    assert.match(r.stderr, /trials planned/);
+test(
+  "a capacity gate fails a candidate with 15 % slower decoding on its capacity and its goodput at the knee",
+  SLOW_LOAD_TEST,
+  async () => {
+    const baseline = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS]);
+    const candidate = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS, SLOWER]);
+    const resultsPath = join(mkdtempSync(join(tmpdir(), "lpg-capacity-")), "results.json");
+    try {
+      const flags = flagsOf({
+        ...KNEE_GATE_SETTINGS,
+        "baseline-url": `${baseline.url}/v1`,
+        "candidate-url": `${candidate.url}/v1`,
+        comment: "never",
+        "results-path": resultsPath,
+      });
+      const r = await run(["gate", ...flags]);
+      const results = JSON.parse(readFileSync(resultsPath, "utf8")) as GateResults;
+      assert.equal(results.verdict, "fail", `${r.stdout}\n${r.stderr}`);
+      assert.equal(r.code, 1);
+      const capacity = results.capacity;
+      assert.ok(capacity, "the results hold the capacity run");
+      assert.equal(capacity.comparison.verdict, "regressed", capacity.comparison.reason);
+      const b = capacity.comparison.baseline_per_s as number;
+      const c = capacity.comparison.candidate_per_s as number;
+      assert.ok(Math.abs(b / predicted([...KNEE_MOCK_SETS]) - 1) <= 0.1, `baseline ${b} req/s`);
+      assert.ok(
+        Math.abs(c / predicted([...KNEE_MOCK_SETS, SLOWER]) - 1) <= 0.1,
+        `candidate ${c} req/s`,
+      );
+      // The paired trials ran at the baseline's capacity, where goodput can drop.
+      assert.equal(capacity.gate_rate_per_s, b);
+      assert.ok(results.trials.every((t) => t.report.workload.arrival.includes(String(b))));
+      const goodput = results.comparisons.find((x) => x.id === "goodput");
+      assert.ok(goodput && goodput.change < -0.05, `goodput change ${goodput?.change}`);
+      assert.match(results.headline, /capacity/i);
+      assert.ok(r.stdout.includes(`2 pairs (order abba) · poisson ${b} req/s`), r.stdout);
+      assert.match(results.config?.workload.arrival ?? "", /rates chosen by the capacity sweep/);
+      assert.match(r.stdout, /Server \(Poisson, SLO ttft:300\)/);
+      assert.match(r.stderr, /trials planned/);
 
-    // A results file another job wrote is re-decided from its points' reports, not read.
-    const forged = structuredClone(results);
-    const forgedCapacity = forged.capacity;
-    assert.ok(forgedCapacity);
-    forged.verdict = "pass";
-    forgedCapacity.comparison.verdict = "pass";
-    for (const p of forgedCapacity.arms.candidate.points) {
-      if (p.rate_per_s !== null) p.judgement = "pass";
+      // A results file another job wrote is re-decided from its points' reports, not read.
+      const forged = structuredClone(results);
+      const forgedCapacity = forged.capacity;
+      assert.ok(forgedCapacity);
+      forged.verdict = "pass";
+      forgedCapacity.comparison.verdict = "pass";
+      for (const p of forgedCapacity.arms.candidate.points) {
+        if (p.rate_per_s !== null) p.judgement = "pass";
+      }
+      forgedCapacity.arms.candidate.capacity.capacity_per_s = 1000;
+      const trusted = trustResults(JSON.parse(JSON.stringify(forged)), "forged.json", headlineFor);
+      assert.equal(trusted.capacity?.comparison.verdict, "regressed");
+      assert.equal(trusted.capacity?.arms.candidate.capacity.capacity_per_s, c);
+      assert.equal(trusted.verdict, "fail");
+    } finally {
+      await Promise.all([baseline.stop(), candidate.stop()]);
     }
-    forgedCapacity.arms.candidate.capacity.capacity_per_s = 1000;
-    const trusted = trustResults(JSON.parse(JSON.stringify(forged)), "forged.json");
-    assert.equal(trusted.capacity?.comparison.verdict, "regressed");
-    assert.equal(trusted.capacity?.arms.candidate.capacity.capacity_per_s, c);
-    assert.equal(trusted.verdict, "fail");
-  } finally {
-    await Promise.all([baseline.stop(), candidate.stop()]);
-  }
-});
+  },
+);

@@ -8,60 +8,65 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { SweepReport } from "../../src/capacity/report.ts";
-import { KNEE_MOCK_SETS, KNEE_WORKLOAD, startMockProcess } from "../../src/demo.ts";
+import { KNEE_MOCK_SETS, KNEE_WORKLOAD, startMockProcess } from "../../src/commands/demo.ts";
 import { saturationRatePerS } from "../../src/mock/engine.ts";
 import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../../src/mock/profile.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
+import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
 // A bound on a sweep that never ends: far beyond the ≈1 min it takes.
 const run = (args: string[]) => runCliProcess(args, 300_000);
 
-test("sweep finds the mock's knee within ±10 % of its model and prints both MLPerf labels", async () => {
-  const mock = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS]);
-  const out = join(mkdtempSync(join(tmpdir(), "lpg-sweep-")), "sweep.json");
-  try {
-    const flags = flagsOf({
-      ...KNEE_WORKLOAD,
-      url: `${mock.url}/v1`,
-      model: "mock-llm",
-      duration: "4s",
-      warmup: "1s",
-      seed: "2",
-      "sweep-points": "4",
-      "capacity-resolution": "4%",
-      "offline-requests": "128",
-      // Not what this test is about: a busy machine must not make the points invalid.
-      "max-late-sends": "50%",
-      "max-skew-effect": "50%",
-      "max-event-loop-delay-ms": "100",
-    });
-    const r = await run(["sweep", ...flags, "--out", out]);
-    assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(readFileSync(out, "utf8")) as SweepReport;
-    const profile = mergeProfile(DEFAULT_PROFILE, parseOverrides([...KNEE_MOCK_SETS]), "test");
-    const predicted = saturationRatePerS(profile, 32, 16);
-    const found = report.capacity.capacity_per_s as number;
-    assert.ok(
-      Math.abs(found / predicted - 1) <= 0.1,
-      `capacity ${found} req/s, predicted ${predicted.toFixed(1)} req/s\n${r.stdout}`,
-    );
-    assert.equal(report.schema, "llm-perf-gate/sweep@1");
-    assert.deepEqual(
-      report.points.slice(0, 2).map((p) => p.phase),
-      ["synchronous", "offline"],
-    );
-    assert.ok(report.points.every((p) => p.report.schema === "llm-perf-gate/measure@2"));
-    assert.ok(report.capacity.fail_per_s !== null, "a failing rate bounds the capacity");
-    assert.match(r.stdout, /Server \(Poisson, SLO ttft:300\): \d+(\.\d)? req\/s/);
-    assert.match(r.stdout, /Offline: \d+(\.\d)? req\/s, \d+ tok\/s/);
-    assert.match(r.stdout, /xychart-beta/);
-    assert.match(r.stderr, /trials planned/);
-  } finally {
-    await mock.stop();
-  }
-});
+test(
+  "sweep finds the mock's knee within ±10 % of its model and prints both MLPerf labels",
+  SLOW_LOAD_TEST,
+  async () => {
+    const mock = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS]);
+    const out = join(mkdtempSync(join(tmpdir(), "lpg-sweep-")), "sweep.json");
+    try {
+      const flags = flagsOf({
+        ...KNEE_WORKLOAD,
+        url: `${mock.url}/v1`,
+        model: "mock-llm",
+        duration: "4s",
+        warmup: "1s",
+        seed: "2",
+        "sweep-points": "4",
+        "capacity-resolution": "4%",
+        "offline-requests": "128",
+        // Not what this test is about: a busy machine must not make the points invalid.
+        "max-late-sends": "50%",
+        "max-skew-effect": "50%",
+        "max-event-loop-delay-ms": "100",
+      });
+      const r = await run(["sweep", ...flags, "--out", out]);
+      assert.equal(r.code, 0, r.stderr);
+      const report = JSON.parse(readFileSync(out, "utf8")) as SweepReport;
+      const profile = mergeProfile(DEFAULT_PROFILE, parseOverrides([...KNEE_MOCK_SETS]), "test");
+      const predicted = saturationRatePerS(profile, 32, 16);
+      const found = report.capacity.capacity_per_s as number;
+      assert.ok(
+        Math.abs(found / predicted - 1) <= 0.1,
+        `capacity ${found} req/s, predicted ${predicted.toFixed(1)} req/s\n${r.stdout}`,
+      );
+      assert.equal(report.schema, "llm-perf-gate/sweep@1");
+      assert.deepEqual(
+        report.points.slice(0, 2).map((p) => p.phase),
+        ["synchronous", "offline"],
+      );
+      assert.ok(report.points.every((p) => p.report.schema === "llm-perf-gate/measure@2"));
+      assert.ok(report.capacity.fail_per_s !== null, "a failing rate bounds the capacity");
+      assert.match(r.stdout, /Server \(Poisson, SLO ttft:300\): \d+(\.\d)? req\/s/);
+      assert.match(r.stdout, /Offline: \d+(\.\d)? req\/s, \d+ tok\/s/);
+      assert.match(r.stdout, /xychart-beta/);
+      assert.match(r.stderr, /trials planned/);
+    } finally {
+      await mock.stop();
+    }
+  },
+);
 
-test("sweep refuses a rate, and needs an SLO", async () => {
+test("sweep refuses a rate, and needs an SLO", SLOW_LOAD_TEST, async () => {
   const base = ["sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m"];
   const noSlo = await run(base);
   assert.equal(noSlo.code, 2);

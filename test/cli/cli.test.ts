@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { startMockServer } from "../../src/mock/server.ts";
 import { chatBody, send } from "../helpers/client.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
 
 const CLI = join(import.meta.dirname, "../../src/cli.ts");
 
@@ -15,7 +16,7 @@ function runCli(args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 30_000, cwd });
 }
 
-test("mock prints its URL, serves, and stops cleanly on SIGTERM", async () => {
+test("mock prints its URL, serves, and stops cleanly on SIGTERM", LOAD_TEST, async () => {
   const dir = mkdtempSync(join(tmpdir(), "lpg-cli-"));
   const profile = join(dir, "profile.json");
   writeFileSync(profile, JSON.stringify({ models: ["candidate-llm"], decodeBaseMs: 1 }));
@@ -48,7 +49,7 @@ test("mock prints its URL, serves, and stops cleanly on SIGTERM", async () => {
   }
 });
 
-test("bad flags and settings fail with exit code 2 and a message naming them", () => {
+test("bad flags and settings fail with exit code 2 and a message naming them", LOAD_TEST, () => {
   const cases: [string[], RegExp][] = [
     [
       ["mock", "--set", "faults.empty=7"],
@@ -56,9 +57,9 @@ test("bad flags and settings fail with exit code 2 and a message naming them", (
     ],
     [
       ["mock", "--port", "http"],
-      /--port http is not accepted; expected an integer in \[0, 65535\]/,
+      /port = "http" is not accepted; expected an integer ≥ 0 and ≤ 65535/,
     ],
-    [["mock", "--speed", "2"], /mock: Unknown option '--speed'/],
+    [["mock", "--speed", "2"], /mock: unknown flag --speed \(see mock --help\)/],
     [
       ["mock", "--profile", "/nonexistent/profile.json"],
       /--profile \/nonexistent\/profile\.json: cannot read/,
@@ -86,7 +87,7 @@ test("bad flags and settings fail with exit code 2 and a message naming them", (
       ],
       /slo: unknown SLO key "itl"/,
     ],
-    [["measure", "--bogus"], /measure: Unknown option '--bogus'/],
+    [["measure", "--bogus"], /measure: unknown flag --bogus/],
     [["gate", "--model", "m", "--rate", "5"], /baseline-url is required/],
     [
       [
@@ -114,33 +115,37 @@ test("bad flags and settings fail with exit code 2 and a message naming them", (
   }
 });
 
-test("measure exits 4 when the endpoint fails: no ok request, or too many failures", async () => {
-  const probe = await startMockServer();
-  const port = probe.port;
-  await probe.close();
-  const r = runCli([
-    "measure",
-    "--url",
-    `http://127.0.0.1:${port}/v1`,
-    "--model",
-    "m",
-    "--rate",
-    "20",
-    "--duration",
-    "0.3s",
-    "--warmup",
-    "0s",
-    "--quiet",
-  ]);
-  assert.equal(r.status, 4, r.stderr);
-  assert.match(
-    r.stderr,
-    /the endpoint failed \d+ of \d+ requests \(limit max-error-rate 1\.0 %\); none was ok/,
-  );
-  assert.match(r.stdout, /connect_error/);
-});
+test(
+  "measure exits 4 when the endpoint fails: no ok request, or too many failures",
+  LOAD_TEST,
+  async () => {
+    const probe = await startMockServer();
+    const port = probe.port;
+    await probe.close();
+    const r = runCli([
+      "measure",
+      "--url",
+      `http://127.0.0.1:${port}/v1`,
+      "--model",
+      "m",
+      "--rate",
+      "20",
+      "--duration",
+      "0.3s",
+      "--warmup",
+      "0s",
+      "--quiet",
+    ]);
+    assert.equal(r.status, 4, r.stderr);
+    assert.match(
+      r.stderr,
+      /the endpoint failed \d+ of \d+ requests \(limit max-error-rate 1\.0 %\); none was ok/,
+    );
+    assert.match(r.stdout, /connect_error/);
+  },
+);
 
-test("demo gates a candidate mock with 30 % slower decoding and names p95 ITL", () => {
+test("demo gates a candidate mock with 30 % slower decoding and names p95 ITL", LOAD_TEST, () => {
   const r = spawnSync(process.execPath, [CLI, "demo"], { encoding: "utf8", timeout: 120_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(
@@ -152,149 +157,160 @@ test("demo gates a candidate mock with 30 % slower decoding and names p95 ITL", 
   assert.match(r.stderr, /results written to .*llm-perf-gate-demo-results\.json/);
 });
 
-test("measure writes the documented JSON report and never shows the API key", async () => {
-  const server = await startMockServer();
-  try {
-    const dir = mkdtempSync(join(tmpdir(), "lpg-measure-"));
-    const out = join(dir, "report.json");
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        "measure",
-        "--url",
-        `${server.url}/v1`,
-        "--model",
-        "mock-llm",
-        "--rate",
-        "20",
-        "--duration",
-        "1s",
-        "--warmup",
-        "0.2s",
-        "--input-len",
-        "32",
-        "--output-len",
-        "16",
-        "--slo",
-        "ttft:500 tpot:100",
-        "--out",
-        out,
-      ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, OPENAI_API_KEY: "sk-test-secret-123" },
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d;
-    });
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-    // 0, or 3 when a busy machine made the client late (the self-checks say so):
-    // the report is written either way, which is what this test is about.
-    assert.ok(code === 0 || code === 3, `exit ${code}: ${stderr}`);
-    assert.match(stdout, /scheduled \d+ = ok \d+/);
-    assert.match(stdout, /TTFT \(service\)/);
-    assert.match(stderr, /sent \d+\/\d+/, "progress goes to stderr");
-    const text = readFileSync(out, "utf8");
-    assert.doesNotMatch(stdout + stderr + text, /sk-test-secret-123/);
-    const report = JSON.parse(text);
-    assert.equal(report.schema, "llm-perf-gate/measure@2");
-    for (const key of [
-      "scheduled",
-      "window_s",
-      "outcomes",
-      "metrics",
-      "throughput",
-      "goodput",
-      "validity",
-      "histograms",
-    ]) {
-      assert.ok(key in report, key);
-    }
-    for (const m of [
-      "ttft_ms",
-      "ttft_service_ms",
-      "e2el_ms",
-      "e2el_service_ms",
-      "tpot_ms",
-      "itl_ms",
-    ]) {
-      for (const f of [
-        "mean",
-        "p50",
-        "p90",
-        "p95",
-        "p99",
-        "p999",
-        "max",
-        "count",
-        "lower_bounds",
-      ]) {
-        assert.ok(f in report.metrics[m], `${m}.${f}`);
-      }
-    }
-    assert.deepEqual(Object.keys(report.goodput).sort(), [
-      "attainment",
-      "good",
-      "requests_per_s",
-      "slo",
-    ]);
-    for (const f of [
-      "valid",
-      "reasons",
-      "send_skew_ms",
-      "unsent",
-      "event_loop_delay_ms",
-      "gc",
-      "client_cpu",
-    ]) {
-      assert.ok(f in report.validity, f);
-    }
-    const sum = Object.values(report.outcomes as Record<string, number>).reduce((a, b) => a + b, 0);
-    assert.equal(sum, report.scheduled);
-    assert.equal(typeof report.histograms.ttft_us, "string");
-  } finally {
-    await server.close();
-  }
-});
-
-test("on a Node older than 22.19 the bundled CLI says what it needs, before anything can crash", async () => {
-  const { NODE_VERSION_GUARD } = await import("../../src/common/node-version.ts");
-  const { runInNewContext } = await import("node:vm");
-  const run = (node: string) => {
-    const out = { stderr: "", code: undefined as number | undefined };
-    const fakeProcess = {
-      versions: { node },
-      version: `v${node}`,
-      stderr: { write: (t: string) => (out.stderr += t) },
-      exit: (code: number) => {
-        out.code = code;
-        throw new Error("exit");
-      },
-    };
+test(
+  "measure writes the documented JSON report and never shows the API key",
+  LOAD_TEST,
+  async () => {
+    const server = await startMockServer();
     try {
-      runInNewContext(NODE_VERSION_GUARD, { process: fakeProcess });
-    } catch {
-      // exit
+      const dir = mkdtempSync(join(tmpdir(), "lpg-measure-"));
+      const out = join(dir, "report.json");
+      const child = spawn(
+        process.execPath,
+        [
+          CLI,
+          "measure",
+          "--url",
+          `${server.url}/v1`,
+          "--model",
+          "mock-llm",
+          "--rate",
+          "20",
+          "--duration",
+          "1s",
+          "--warmup",
+          "0.2s",
+          "--input-len",
+          "32",
+          "--output-len",
+          "16",
+          "--slo",
+          "ttft:500 tpot:100",
+          "--out",
+          out,
+        ],
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...process.env, OPENAI_API_KEY: "sk-test-secret-123" },
+        },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => {
+        stdout += d;
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d;
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      // 0, or 3 when a busy machine made the client late (the self-checks say so):
+      // the report is written either way, which is what this test is about.
+      assert.ok(code === 0 || code === 3, `exit ${code}: ${stderr}`);
+      assert.match(stdout, /scheduled \d+ = ok \d+/);
+      assert.match(stdout, /TTFT \(service\)/);
+      assert.match(stderr, /sent \d+\/\d+/, "progress goes to stderr");
+      const text = readFileSync(out, "utf8");
+      assert.doesNotMatch(stdout + stderr + text, /sk-test-secret-123/);
+      const report = JSON.parse(text);
+      assert.equal(report.schema, "llm-perf-gate/measure@2");
+      for (const key of [
+        "scheduled",
+        "window_s",
+        "outcomes",
+        "metrics",
+        "throughput",
+        "goodput",
+        "validity",
+        "histograms",
+      ]) {
+        assert.ok(key in report, key);
+      }
+      for (const m of [
+        "ttft_ms",
+        "ttft_service_ms",
+        "e2el_ms",
+        "e2el_service_ms",
+        "tpot_ms",
+        "itl_ms",
+      ]) {
+        for (const f of [
+          "mean",
+          "p50",
+          "p90",
+          "p95",
+          "p99",
+          "p999",
+          "max",
+          "count",
+          "lower_bounds",
+        ]) {
+          assert.ok(f in report.metrics[m], `${m}.${f}`);
+        }
+      }
+      assert.deepEqual(Object.keys(report.goodput).sort(), [
+        "attainment",
+        "good",
+        "requests_per_s",
+        "slo",
+      ]);
+      for (const f of [
+        "valid",
+        "reasons",
+        "send_skew_ms",
+        "unsent",
+        "event_loop_delay_ms",
+        "gc",
+        "client_cpu",
+      ]) {
+        assert.ok(f in report.validity, f);
+      }
+      const sum = Object.values(report.outcomes as Record<string, number>).reduce(
+        (a, b) => a + b,
+        0,
+      );
+      assert.equal(sum, report.scheduled);
+      assert.equal(typeof report.histograms.ttft_us, "string");
+    } finally {
+      await server.close();
     }
-    return out;
-  };
-  assert.deepEqual(run("20.11.1"), {
-    stderr: "llm-perf-gate needs Node >= 22.19 (found v20.11.1)\n",
-    code: 2,
-  });
-  assert.equal(run("22.18.0").code, 2);
-  assert.equal(run("22.19.0").code, undefined);
-  assert.equal(run("24.21.0").code, undefined);
-  const bundle = readFileSync(join(import.meta.dirname, "../../dist/cli.js"), "utf8");
-  assert.ok(
-    bundle.startsWith(`#!/usr/bin/env node\n${NODE_VERSION_GUARD}\n`),
-    "the guard is the bundle's first statement",
-  );
-});
+  },
+);
+
+test(
+  "on a Node older than 22.19 the bundled CLI says what it needs, before anything can crash",
+  LOAD_TEST,
+  async () => {
+    const { NODE_VERSION_GUARD } = await import("../../src/common/node-version.ts");
+    const { runInNewContext } = await import("node:vm");
+    const run = (node: string) => {
+      const out = { stderr: "", code: undefined as number | undefined };
+      const fakeProcess = {
+        versions: { node },
+        version: `v${node}`,
+        stderr: { write: (t: string) => (out.stderr += t) },
+        exit: (code: number) => {
+          out.code = code;
+          throw new Error("exit");
+        },
+      };
+      try {
+        runInNewContext(NODE_VERSION_GUARD, { process: fakeProcess });
+      } catch {
+        // exit
+      }
+      return out;
+    };
+    assert.deepEqual(run("20.11.1"), {
+      stderr: "llm-perf-gate needs Node >= 22.19 (found v20.11.1)\n",
+      code: 2,
+    });
+    assert.equal(run("22.18.0").code, 2);
+    assert.equal(run("22.19.0").code, undefined);
+    assert.equal(run("24.21.0").code, undefined);
+    const bundle = readFileSync(join(import.meta.dirname, "../../dist/cli.js"), "utf8");
+    assert.ok(
+      bundle.startsWith(`#!/usr/bin/env node\n${NODE_VERSION_GUARD}\n`),
+      "the guard is the bundle's first statement",
+    );
+  },
+);

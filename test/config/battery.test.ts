@@ -7,6 +7,8 @@ import { test } from "node:test";
 import { runCli } from "../../src/cli.ts";
 import { setting } from "../../src/config/settings.ts";
 import { type ActionDeps, runAction } from "../../src/main.ts";
+import { missingFile } from "../helpers/cli.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
 
 const BASE: Record<string, string> = {
   "baseline-url": "http://127.0.0.1:8001/v1",
@@ -109,7 +111,7 @@ function fakeFs(files: Record<string, string> = {}) {
     written,
     readFile: (path: string) => {
       const text = files[path];
-      if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+      if (text === undefined) throw missingFile(path);
       return text;
     },
     writeFile: (path: string, text: string) => {
@@ -140,42 +142,46 @@ const ACTION_ONLY: [string, string, RegExp][] = [
   ],
 ];
 
-test("every bad value through the action: one named line, no stack, an error results file", async () => {
-  for (const [name, value, message] of [...BAD, ...ACTION_ONLY]) {
-    const fs = fakeFs();
-    const failed: string[] = [];
-    const outputs: Record<string, string> = {};
-    const inputs: Record<string, string> = { ...BASE, [name]: value };
-    const deps: ActionDeps = {
-      env: {},
-      ...fs,
-      input: (n) => inputs[n] ?? "",
-      multilineInput: (n) => (inputs[n] ? [inputs[n]] : []),
-      measureTrial: noRequest,
-      githubApi: () => {
-        throw new Error("no GitHub API without a repository");
-      },
-      io: {
-        setOutput: (n, v) => {
-          outputs[n] = v;
+test(
+  "every bad value through the action: one named line, no stack, an error results file",
+  LOAD_TEST,
+  async () => {
+    for (const [name, value, message] of [...BAD, ...ACTION_ONLY]) {
+      const fs = fakeFs();
+      const failed: string[] = [];
+      const outputs: Record<string, string> = {};
+      const inputs: Record<string, string> = { ...BASE, [name]: value };
+      const deps: ActionDeps = {
+        env: {},
+        ...fs,
+        input: (n) => inputs[n] ?? "",
+        multilineInput: (n) => (inputs[n] ? [inputs[n]] : []),
+        measureTrial: noRequest,
+        githubApi: () => {
+          throw new Error("no GitHub API without a repository");
         },
-        info: () => {},
-        warning: () => {},
-        error: () => {},
-        setFailed: (m) => failed.push(m),
-        setSecret: () => {},
-        writeSummary: async () => {},
-      },
-    };
-    await runAction(deps);
-    const what = `action ${name}=${value}`;
-    assert.equal(failed.length, 1, what);
-    assert.match(failed[0] ?? "", message, what);
-    assert.doesNotMatch(failed[0] ?? "", /\n/, `${what}: one line`);
-    assert.equal(outputs.verdict, "error", what);
-    assertErrorFile(fs.written, message, what);
-  }
-});
+        io: {
+          setOutput: (n, v) => {
+            outputs[n] = v;
+          },
+          info: () => {},
+          warning: () => {},
+          error: () => {},
+          setFailed: (m) => failed.push(m),
+          setSecret: () => {},
+          writeSummary: async () => {},
+        },
+      };
+      await runAction(deps);
+      const what = `action ${name}=${value}`;
+      assert.equal(failed.length, 1, what);
+      assert.match(failed[0] ?? "", message, what);
+      assert.doesNotMatch(failed[0] ?? "", /\n/, `${what}: one line`);
+      assert.equal(outputs.verdict, "error", what);
+      assertErrorFile(fs.written, message, what);
+    }
+  },
+);
 
 async function cli(args: string[], files: Record<string, string> = {}) {
   const fs = fakeFs(files);
@@ -199,56 +205,64 @@ async function cli(args: string[], files: Record<string, string> = {}) {
 const flags = (settings: Record<string, string>) =>
   Object.entries(settings).map(([k, v]) => `--${k}=${v}`);
 
-test("every bad value through the CLI: exit 2, the message on stderr, no stack, an error results file", async () => {
-  // A boolean flag is a switch there: it cannot carry a bad value.
-  for (const [name, value, message] of BAD.filter(([n]) => setting(n)?.kind !== "boolean")) {
-    const r = await cli(["gate", ...flags({ ...BASE, [name]: value })]);
-    const what = `--${name} ${value}`;
-    assert.equal(r.code, 2, `${what}: ${r.stderr}`);
-    assert.match(r.stderr.split("\n")[0] ?? "", message, what);
-    assert.doesNotMatch(r.stderr, /\n\s+at /, `${what}: no stack trace`);
-    assertErrorFile(r.written, message, what);
-  }
-});
+test(
+  "every bad value through the CLI: exit 2, the message on stderr, no stack, an error results file",
+  LOAD_TEST,
+  async () => {
+    // A boolean flag is a switch there: it cannot carry a bad value.
+    for (const [name, value, message] of BAD.filter(([n]) => setting(n)?.kind !== "boolean")) {
+      const r = await cli(["gate", ...flags({ ...BASE, [name]: value })]);
+      const what = `--${name} ${value}`;
+      assert.equal(r.code, 2, `${what}: ${r.stderr}`);
+      assert.match(r.stderr.split("\n")[0] ?? "", message, what);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, `${what}: no stack trace`);
+      assertErrorFile(r.written, message, what);
+    }
+  },
+);
 
-test("every bad value in a config file, and wrong types there: named, no stack, an error results file", async () => {
-  const yaml = (v: string) => (/^[\w./:%,-]+$/.test(v) ? v : JSON.stringify(v));
-  const cases: [string, RegExp][] = BAD.filter(([name]) => !name.endsWith("-url")).map(
-    ([name, value, message]) => [`${name}: ${yaml(value)}`, message],
-  );
-  cases.push(
-    [
-      "trials: [1, 2]",
-      /config c\.yml: trials = \["1","2"\] is not accepted; expected a single value/,
-    ],
-    [
-      "slo: {ttft: 800}",
-      /config c\.yml: slo = \{"ttft":"800"\} is not accepted; expected a single value/,
-    ],
-    [
-      "header: {Authorization: x}",
-      /header = \{"Authorization":"x"\} is not accepted; expected a string or a list of strings/,
-    ],
-    [
-      "header: ['Authorization: Bearer sk-1234']",
-      /header "Authorization: …" looks like a credential and must not be in a file/,
-    ],
-    ["api-key: sk-1234", /"api-key" must not be in a file/],
-    ["trails: 3", /unknown setting "trails"/],
-    ["rate: 0x10", /rate = "0x10" is not accepted/],
-    ["- 1\n- 2", /expected a mapping of settings/],
-    ["a: [1,", /cannot be read as YAML or JSON/],
-  );
-  for (const [text, message] of cases) {
-    const base = { ...BASE };
-    const key = text.split(":")[0] ?? "";
-    delete base[key];
-    const r = await cli(["gate", "--config", "c.yml", ...flags(base)], { "c.yml": text });
-    assert.equal(r.code, 2, `${text}: ${r.stderr}`);
-    assert.match(r.stderr.split("\n")[0] ?? "", message, text);
-    assert.doesNotMatch(r.stderr, /\n\s+at |sk-1234/, `${text}: no stack trace, no secret`);
-    assertErrorFile(r.written, message, text);
-  }
-  const total = BAD.length + ACTION_ONLY.length + cases.length;
-  assert.ok(total >= 60, `${total} distinct bad values`);
-});
+test(
+  "every bad value in a config file, and wrong types there: named, no stack, an error results file",
+  LOAD_TEST,
+  async () => {
+    const yaml = (v: string) => (/^[\w./:%,-]+$/.test(v) ? v : JSON.stringify(v));
+    const cases: [string, RegExp][] = BAD.filter(([name]) => !name.endsWith("-url")).map(
+      ([name, value, message]) => [`${name}: ${yaml(value)}`, message],
+    );
+    cases.push(
+      [
+        "trials: [1, 2]",
+        /config c\.yml: trials = \["1","2"\] is not accepted; expected a single value/,
+      ],
+      [
+        "slo: {ttft: 800}",
+        /config c\.yml: slo = \{"ttft":"800"\} is not accepted; expected a single value/,
+      ],
+      [
+        "header: {Authorization: x}",
+        /header = \{"Authorization":"x"\} is not accepted; expected a string or a list of strings/,
+      ],
+      [
+        "header: ['Authorization: Bearer sk-1234']",
+        /header "Authorization: …" looks like a credential and must not be in a file/,
+      ],
+      ["api-key: sk-1234", /"api-key" must not be in a file/],
+      ["trails: 3", /unknown setting "trails"/],
+      ["rate: 0x10", /rate = "0x10" is not accepted/],
+      ["- 1\n- 2", /expected a mapping of settings/],
+      ["a: [1,", /cannot be read as YAML or JSON/],
+    );
+    for (const [text, message] of cases) {
+      const base = { ...BASE };
+      const key = text.split(":")[0] ?? "";
+      delete base[key];
+      const r = await cli(["gate", "--config", "c.yml", ...flags(base)], { "c.yml": text });
+      assert.equal(r.code, 2, `${text}: ${r.stderr}`);
+      assert.match(r.stderr.split("\n")[0] ?? "", message, text);
+      assert.doesNotMatch(r.stderr, /\n\s+at |sk-1234/, `${text}: no stack trace, no secret`);
+      assertErrorFile(r.written, message, text);
+    }
+    const total = BAD.length + ACTION_ONLY.length + cases.length;
+    assert.ok(total >= 60, `${total} distinct bad values`);
+  },
+);

@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { type MockServer, startMockServer } from "../../src/mock/server.ts";
 import { type FakeGitHub, seedComments, startFakeGitHub } from "../helpers/fake-github.ts";
+import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
 const ACTION = join(import.meta.dirname, "../../dist/index.js");
 const PR = 7;
@@ -126,7 +127,7 @@ const FAST = {
 // pairs the gate adds pairs while inconclusive, as users are told to.
 const VS_SLOWER = { ...FAST, "max-trials": "6" };
 
-describe("the bundled action", () => {
+describe("the bundled action", SLOW_LOAD_TEST, () => {
   let baseline: MockServer;
   let slower: MockServer;
   let same: MockServer;
@@ -144,200 +145,220 @@ describe("the bundled action", () => {
     await Promise.all([baseline.close(), same.close(), slower.close(), gh.close()]);
   });
 
-  test("a known regression fails the step naming the metric, and posts one comment", async () => {
-    const r = await runAction(
-      { ...VS_SLOWER, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${slower.url}/v1` },
-      gh,
-    );
-    assert.equal(r.outputs.verdict, "fail", r.outputs.headline);
-    assert.equal(r.code, 1, r.stdout);
-    assert.equal(r.outputs["itl-verdict"], "regressed");
-    assert.ok(Number(r.outputs["itl-ratio"]) > 1.1, `itl ratio ${r.outputs["itl-ratio"]}`);
-    assert.ok(Number(r.outputs["itl-ratio-lower"]) > 1, "the lower bound is above no change");
-    assert.match(r.stdout, /::error::llm-perf-gate: fail — regressed: .*p95 ITL/);
-    assert.match(r.summary, /llm-perf-gate: \*\*fail\*\*/);
-    const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
-    assert.equal(results.verdict, "fail");
-    // 3 pairs, or more when the first look was inconclusive on a busy machine.
-    assert.ok(results.trials.length >= 6 && results.trials.length % 2 === 0, "whole pairs");
-    assert.doesNotMatch(readFileSync(r.resultsPath, "utf8"), /ghs_faketoken/);
-    const ours = (gh.comments.get(PR) ?? []).filter((c) =>
-      c.body.includes("<!-- llm-perf-gate:default -->"),
-    );
-    assert.equal(ours.length, 1);
-    assert.match(ours[0]?.body ?? "", /❌ llm-perf-gate: \*\*fail\*\*/);
-    assert.equal(r.outputs["comment-url"], ours[0]?.html_url);
-  });
+  test(
+    "a known regression fails the step naming the metric, and posts one comment",
+    SLOW_LOAD_TEST,
+    async () => {
+      const r = await runAction(
+        { ...VS_SLOWER, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${slower.url}/v1` },
+        gh,
+      );
+      assert.equal(r.outputs.verdict, "fail", r.outputs.headline);
+      assert.equal(r.code, 1, r.stdout);
+      assert.equal(r.outputs["itl-verdict"], "regressed");
+      assert.ok(Number(r.outputs["itl-ratio"]) > 1.1, `itl ratio ${r.outputs["itl-ratio"]}`);
+      assert.ok(Number(r.outputs["itl-ratio-lower"]) > 1, "the lower bound is above no change");
+      assert.match(r.stdout, /::error::llm-perf-gate: fail — regressed: .*p95 ITL/);
+      assert.match(r.summary, /llm-perf-gate: \*\*fail\*\*/);
+      const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
+      assert.equal(results.verdict, "fail");
+      // 3 pairs, or more when the first look was inconclusive on a busy machine.
+      assert.ok(results.trials.length >= 6 && results.trials.length % 2 === 0, "whole pairs");
+      assert.doesNotMatch(readFileSync(r.resultsPath, "utf8"), /ghs_faketoken/);
+      const ours = (gh.comments.get(PR) ?? []).filter((c) =>
+        c.body.includes("<!-- llm-perf-gate:default -->"),
+      );
+      assert.equal(ours.length, 1);
+      assert.match(ours[0]?.body ?? "", /❌ llm-perf-gate: \*\*fail\*\*/);
+      assert.equal(r.outputs["comment-url"], ours[0]?.html_url);
+    },
+  );
 
-  test("identical variants pass, and the existing comment on page 2 is updated, not duplicated", async () => {
-    const before = gh.log.length;
-    const r = await runAction(
-      { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${same.url}/v1` },
-      gh,
-    );
-    assert.equal(r.outputs.verdict, "pass", r.outputs.headline);
-    assert.equal(r.code, 0, r.stdout);
-    const calls = gh.log.slice(before);
-    assert.ok(
-      calls.filter((c) => c.startsWith("GET /repos/acme/serving/issues/7/comments")).length >= 2,
-      "read every page",
-    );
-    assert.ok(calls.some((c) => c.startsWith("PATCH /repos/acme/serving/issues/comments/")));
-    assert.ok(!calls.some((c) => c.startsWith("POST")), "no second comment");
-    const ours = (gh.comments.get(PR) ?? []).filter((c) =>
-      c.body.includes("<!-- llm-perf-gate:default -->"),
-    );
-    assert.equal(ours.length, 1);
-    assert.match(ours[0]?.body ?? "", /✅ llm-perf-gate: \*\*pass\*\*/);
-  });
+  test(
+    "identical variants pass, and the existing comment on page 2 is updated, not duplicated",
+    SLOW_LOAD_TEST,
+    async () => {
+      const before = gh.log.length;
+      const r = await runAction(
+        { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${same.url}/v1` },
+        gh,
+      );
+      assert.equal(r.outputs.verdict, "pass", r.outputs.headline);
+      assert.equal(r.code, 0, r.stdout);
+      const calls = gh.log.slice(before);
+      assert.ok(
+        calls.filter((c) => c.startsWith("GET /repos/acme/serving/issues/7/comments")).length >= 2,
+        "read every page",
+      );
+      assert.ok(calls.some((c) => c.startsWith("PATCH /repos/acme/serving/issues/comments/")));
+      assert.ok(!calls.some((c) => c.startsWith("POST")), "no second comment");
+      const ours = (gh.comments.get(PR) ?? []).filter((c) =>
+        c.body.includes("<!-- llm-perf-gate:default -->"),
+      );
+      assert.equal(ours.length, 1);
+      assert.match(ours[0]?.body ?? "", /✅ llm-perf-gate: \*\*pass\*\*/);
+    },
+  );
 
-  test("a 403 from the comment API is a warning: verdict, outputs and summary stand", async () => {
-    gh.readOnly = true;
-    try {
-      // About the comment API, not the measurement: two short pairs of identical variants.
+  test(
+    "a 403 from the comment API is a warning: verdict, outputs and summary stand",
+    SLOW_LOAD_TEST,
+    async () => {
+      gh.readOnly = true;
+      try {
+        // About the comment API, not the measurement: two short pairs of identical variants.
+        const r = await runAction(
+          {
+            ...FAST,
+            // 20 requests a trial: above min-ok-requests (10).
+            trials: "2",
+            rate: "10",
+            duration: "2s",
+            "baseline-url": `${baseline.url}/v1`,
+            "candidate-url": `${same.url}/v1`,
+            "comment-key": "fork",
+          },
+          gh,
+        );
+        const verdict = r.outputs.verdict as string;
+        assert.notEqual(verdict, "error", r.outputs.headline);
+        assert.equal(r.code, verdict === "fail" ? 1 : 0, r.stdout);
+        assert.match(r.stdout, /::warning::could not post the PR comment \(a read-only token/);
+        assert.match(r.summary, new RegExp(`\\*\\*${verdict}\\*\\*`));
+        assert.ok(existsSync(r.resultsPath));
+      } finally {
+        gh.readOnly = false;
+      }
+    },
+  );
+
+  test(
+    "a bad input fails before any request, names the input, and still writes the results file",
+    SLOW_LOAD_TEST,
+    async () => {
       const r = await runAction(
         {
           ...FAST,
-          // 20 requests a trial: above min-ok-requests (10).
-          trials: "2",
-          rate: "10",
-          duration: "2s",
           "baseline-url": `${baseline.url}/v1`,
           "candidate-url": `${same.url}/v1`,
-          "comment-key": "fork",
+          trials: "three",
         },
         gh,
       );
-      const verdict = r.outputs.verdict as string;
-      assert.notEqual(verdict, "error", r.outputs.headline);
-      assert.equal(r.code, verdict === "fail" ? 1 : 0, r.stdout);
-      assert.match(r.stdout, /::warning::could not post the PR comment \(a read-only token/);
-      assert.match(r.summary, new RegExp(`\\*\\*${verdict}\\*\\*`));
-      assert.ok(existsSync(r.resultsPath));
-    } finally {
-      gh.readOnly = false;
-    }
-  });
+      assert.equal(r.code, 1);
+      assert.match(r.stdout, /trials = "three" is not accepted; expected an integer ≥ 1 and ≤ 100/);
+      assert.doesNotMatch(r.stdout, /\n\s+at /, "no stack trace");
+      const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
+      assert.equal(results.verdict, "error");
+      assert.equal(r.outputs.verdict, "error");
+    },
+  );
 
-  test("a bad input fails before any request, names the input, and still writes the results file", async () => {
-    const r = await runAction(
-      {
-        ...FAST,
-        "baseline-url": `${baseline.url}/v1`,
-        "candidate-url": `${same.url}/v1`,
-        trials: "three",
-      },
-      gh,
-    );
-    assert.equal(r.code, 1);
-    assert.match(r.stdout, /trials = "three" is not accepted; expected an integer ≥ 1 and ≤ 100/);
-    assert.doesNotMatch(r.stdout, /\n\s+at /, "no stack trace");
-    const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
-    assert.equal(results.verdict, "error");
-    assert.equal(r.outputs.verdict, "error");
-  });
-
-  test("the fork recipe: an unprivileged measure job, then a privileged report job that checks the PR and trusts nothing", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lpg-fork-"));
-    const resultsPath = join(dir, "perf-results.json");
-    const fork = { sha: "f00dfeed", branch: "fix-kv", owner: "forker" };
-    // 1) pull_request from a fork: measure only (a read-only token), no comment.
-    const measured = await runAction(
-      {
-        ...VS_SLOWER,
-        mode: "measure",
-        "baseline-url": `${baseline.url}/v1`,
-        "candidate-url": `${slower.url}/v1`,
-        "results-path": resultsPath,
-        "comment-key": "fork-recipe",
-      },
-      gh,
-      {
-        name: "pull_request",
-        payload: {
-          pull_request: {
-            number: 21,
-            head: { sha: fork.sha, repo: { full_name: `${fork.owner}/serving` } },
+  test(
+    "the fork recipe: an unprivileged measure job, then a privileged report job that checks the PR and trusts nothing",
+    SLOW_LOAD_TEST,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "lpg-fork-"));
+      const resultsPath = join(dir, "perf-results.json");
+      const fork = { sha: "f00dfeed", branch: "fix-kv", owner: "forker" };
+      // 1) pull_request from a fork: measure only (a read-only token), no comment.
+      const measured = await runAction(
+        {
+          ...VS_SLOWER,
+          mode: "measure",
+          "baseline-url": `${baseline.url}/v1`,
+          "candidate-url": `${slower.url}/v1`,
+          "results-path": resultsPath,
+          "comment-key": "fork-recipe",
+        },
+        gh,
+        {
+          name: "pull_request",
+          payload: {
+            pull_request: {
+              number: 21,
+              head: { sha: fork.sha, repo: { full_name: `${fork.owner}/serving` } },
+            },
           },
         },
-      },
-    );
-    assert.equal(measured.outputs.verdict, "fail", measured.outputs.headline);
-    const honest = JSON.parse(readFileSync(resultsPath, "utf8"));
-    assert.equal(
-      honest.environment.github.pull_request.number,
-      21,
-      "the PR travels with the results",
-    );
-    assert.equal((gh.comments.get(21) ?? []).length, 0, "the measure job does not comment");
-    // The fork's commit is unknown to the commit → PRs lookup; its open PR is found by head.
-    gh.openPulls.push({
-      number: 21,
-      head: `${fork.owner}:${fork.branch}`,
-      sha: fork.sha,
-      repo: `${fork.owner}/serving`,
-    });
-    const workflowRun: GitHubEvent = {
-      name: "workflow_run",
-      payload: {
-        workflow_run: {
-          head_sha: fork.sha,
-          head_branch: fork.branch,
-          head_repository: { full_name: `${fork.owner}/serving`, owner: { login: fork.owner } },
-          pull_requests: [],
+      );
+      assert.equal(measured.outputs.verdict, "fail", measured.outputs.headline);
+      const honest = JSON.parse(readFileSync(resultsPath, "utf8"));
+      assert.equal(
+        honest.environment.github.pull_request.number,
+        21,
+        "the PR travels with the results",
+      );
+      assert.equal((gh.comments.get(21) ?? []).length, 0, "the measure job does not comment");
+      // The fork's commit is unknown to the commit → PRs lookup; its open PR is found by head.
+      gh.openPulls.push({
+        number: 21,
+        head: `${fork.owner}:${fork.branch}`,
+        sha: fork.sha,
+        repo: `${fork.owner}/serving`,
+      });
+      const workflowRun: GitHubEvent = {
+        name: "workflow_run",
+        payload: {
+          workflow_run: {
+            head_sha: fork.sha,
+            head_branch: fork.branch,
+            head_repository: { full_name: `${fork.owner}/serving`, owner: { login: fork.owner } },
+            pull_requests: [],
+          },
         },
-      },
-    };
-    // 2) A tampered results file: a "pass" with mentions, links, an image and HTML.
-    const tampered = structuredClone(honest);
-    tampered.verdict = "pwned";
-    tampered.headline =
-      "✅ all good @octocat ![x](http://evil.example/x.png) [click](http://evil.example)";
-    tampered.warnings = ["<img src=x onerror=alert(1)> cc @security-team see www.evil.example"];
-    const tamperedPath = join(dir, "tampered.json");
-    writeFileSync(tamperedPath, JSON.stringify(tampered));
-    const posted = await runAction(
-      { mode: "report", "results-path": tamperedPath, "comment-key": "fork-recipe" },
-      gh,
-      workflowRun,
-    );
-    assert.equal(posted.outputs.verdict, "fail", "recomputed from the trials, not read");
-    assert.equal(posted.code, 1);
-    const comment = (gh.comments.get(21) ?? []).find((c) =>
-      c.body.includes("<!-- llm-perf-gate:fork-recipe -->"),
-    );
-    assert.ok(comment, "posted on the fork's PR");
-    const body = comment?.body ?? "";
-    assert.match(body, /### ❌ llm-perf-gate: \*\*fail\*\* — regressed: .*p95 ITL/);
-    assert.match(body, /the results file said pwned; recomputed from its trials: fail/);
-    assert.doesNotMatch(body, /@octocat|@security-team|!\[x\]|\]\(http|<img|www\.evil/);
-    // 3) A claim that does not match the run's head: refused, nothing posted.
-    const lie = structuredClone(honest);
-    lie.environment.github.pull_request.number = 7;
-    const liePath = join(dir, "lie.json");
-    writeFileSync(liePath, JSON.stringify(lie));
-    const before = (gh.comments.get(PR) ?? []).map((c) => c.body).join();
-    const refused = await runAction(
-      { mode: "report", "results-path": liePath, "comment-key": "fork-recipe" },
-      gh,
-      workflowRun,
-    );
-    assert.match(
-      refused.stdout,
-      /::warning::the results file claims PR #7, but no open pull request .*has the head forker:fix-kv/,
-    );
-    assert.equal((gh.comments.get(PR) ?? []).map((c) => c.body).join(), before);
-    // 4) A wrong field type: a clear error naming the field, no crash.
-    const broken = structuredClone(honest);
-    broken.trials[0].report.scheduled = "ten";
-    const brokenPath = join(dir, "broken.json");
-    writeFileSync(brokenPath, JSON.stringify(broken));
-    const bad = await runAction({ mode: "report", "results-path": brokenPath }, gh, workflowRun);
-    assert.equal(bad.code, 1);
-    assert.match(
-      bad.stdout,
-      /is not a valid results file: \/trials\/0\/report\/scheduled must be integer/,
-    );
-    assert.doesNotMatch(bad.stdout, /\n\s+at /, "no stack trace");
-  });
+      };
+      // 2) A tampered results file: a "pass" with mentions, links, an image and HTML.
+      const tampered = structuredClone(honest);
+      tampered.verdict = "pwned";
+      tampered.headline =
+        "✅ all good @octocat ![x](http://evil.example/x.png) [click](http://evil.example)";
+      tampered.warnings = ["<img src=x onerror=alert(1)> cc @security-team see www.evil.example"];
+      const tamperedPath = join(dir, "tampered.json");
+      writeFileSync(tamperedPath, JSON.stringify(tampered));
+      const posted = await runAction(
+        { mode: "report", "results-path": tamperedPath, "comment-key": "fork-recipe" },
+        gh,
+        workflowRun,
+      );
+      assert.equal(posted.outputs.verdict, "fail", "recomputed from the trials, not read");
+      assert.equal(posted.code, 1);
+      const comment = (gh.comments.get(21) ?? []).find((c) =>
+        c.body.includes("<!-- llm-perf-gate:fork-recipe -->"),
+      );
+      assert.ok(comment, "posted on the fork's PR");
+      const body = comment?.body ?? "";
+      assert.match(body, /### ❌ llm-perf-gate: \*\*fail\*\* — regressed: .*p95 ITL/);
+      assert.match(body, /the results file said pwned; recomputed from its trials: fail/);
+      assert.doesNotMatch(body, /@octocat|@security-team|!\[x\]|\]\(http|<img|www\.evil/);
+      // 3) A claim that does not match the run's head: refused, nothing posted.
+      const lie = structuredClone(honest);
+      lie.environment.github.pull_request.number = 7;
+      const liePath = join(dir, "lie.json");
+      writeFileSync(liePath, JSON.stringify(lie));
+      const before = (gh.comments.get(PR) ?? []).map((c) => c.body).join();
+      const refused = await runAction(
+        { mode: "report", "results-path": liePath, "comment-key": "fork-recipe" },
+        gh,
+        workflowRun,
+      );
+      assert.match(
+        refused.stdout,
+        /::warning::the results file claims PR #7, but no open pull request .*has the head forker:fix-kv/,
+      );
+      assert.equal((gh.comments.get(PR) ?? []).map((c) => c.body).join(), before);
+      // 4) A wrong field type: a clear error naming the field, no crash.
+      const broken = structuredClone(honest);
+      broken.trials[0].report.scheduled = "ten";
+      const brokenPath = join(dir, "broken.json");
+      writeFileSync(brokenPath, JSON.stringify(broken));
+      const bad = await runAction({ mode: "report", "results-path": brokenPath }, gh, workflowRun);
+      assert.equal(bad.code, 1);
+      assert.match(
+        bad.stdout,
+        /is not a valid results file: \/trials\/0\/report\/scheduled must be integer/,
+      );
+      assert.doesNotMatch(bad.stdout, /\n\s+at /, "no stack trace");
+    },
+  );
 });

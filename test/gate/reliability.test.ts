@@ -8,6 +8,7 @@ import { REAL_CHECKS } from "../../src/gate/gate.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { gate } from "../helpers/gate.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
 
 const FAST = { prefillBaseMs: 2, prefillPerTokenMs: 0, decodeBaseMs: 2, decodePerSeqMs: 0 };
 
@@ -45,36 +46,40 @@ for (const [fault, headline] of [
     /the candidate cut off \d\.\d % of requests \(the stream ended without finish_reason or \[DONE\]\) vs 0\.0 %/,
   ],
 ] as const) {
-  test(`a candidate with 3 % ${fault} fails, naming the class and both rates`, async () => {
-    const baseline = await startMockServer({
-      profile: mergeProfile(DEFAULT_PROFILE, FAST, "test"),
-    });
-    const candidate = await startMockServer({
-      profile: mergeProfile(
-        DEFAULT_PROFILE,
-        { ...FAST, seed: 7, faults: { [fault]: 0.03 } },
-        "test",
-      ),
-    });
-    try {
-      const { run, results } = await gate(
-        {
-          ...SETTINGS,
-          "baseline-url": `${baseline.url}/v1`,
-          "candidate-url": `${candidate.url}/v1`,
-        },
-        { checks: REAL_CHECKS },
-      );
-      assert.equal(run.verdict, "fail", results.headline);
-      assert.equal(run.reliability?.verdict, "regressed", run.reliability?.reason);
-      assert.match(results.headline, headline);
-      assert.equal(run.reliability?.baseline.failed, 0);
-      assert.ok(
-        (run.reliability?.candidate.failed ?? 0) >= 4,
-        JSON.stringify(run.reliability?.candidate),
-      );
-    } finally {
-      await Promise.all([baseline.close(), candidate.close()]);
-    }
-  });
+  test(
+    `a candidate with 3 % ${fault} fails, naming the class and both rates`,
+    LOAD_TEST,
+    async () => {
+      const baseline = await startMockServer({
+        profile: mergeProfile(DEFAULT_PROFILE, FAST, "test"),
+      });
+      const candidate = await startMockServer({
+        profile: mergeProfile(
+          DEFAULT_PROFILE,
+          { ...FAST, seed: 7, faults: { [fault]: 0.03 } },
+          "test",
+        ),
+      });
+      try {
+        const { run, results } = await gate(
+          {
+            ...SETTINGS,
+            "baseline-url": `${baseline.url}/v1`,
+            "candidate-url": `${candidate.url}/v1`,
+          },
+          { checks: REAL_CHECKS },
+        );
+        assert.equal(run.verdict, "fail", results.headline);
+        assert.equal(run.reliability?.verdict, "regressed", run.reliability?.reason);
+        assert.match(results.headline, headline);
+        assert.equal(run.reliability?.baseline.failed, 0);
+        assert.ok(
+          (run.reliability?.candidate.failed ?? 0) >= 4,
+          JSON.stringify(run.reliability?.candidate),
+        );
+      } finally {
+        await Promise.all([baseline.close(), candidate.close()]);
+      }
+    },
+  );
 }

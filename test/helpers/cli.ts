@@ -42,3 +42,10 @@ export function flagsOf(settings: Record<string, string>): string[] {
     SWITCHES.has(name) ? (value === "true" ? [`--${name}`] : []) : [`--${name}`, value],
   );
 }
+
+/** What fs.readFileSync throws for a missing file: an error with code ENOENT. */
+export function missingFile(path: string): Error {
+  return Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), {
+    code: "ENOENT",
+  });
+}

@@ -1,16 +1,12 @@
 // A gate run the way the pipeline does it, for tests: settings → Config →
 // runGate (with stand-ins) → the results document.
 
+import { resultsOf as gateResultsOf } from "../../src/commands/gate/run.ts";
 import { type Config, parseConfig } from "../../src/config/config.ts";
-import { describeConfig } from "../../src/config/describe.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { type GateDeps, runGate, type ServerChecks } from "../../src/gate/gate.ts";
-import {
-  buildResults,
-  type EnvironmentFacts,
-  type GateResults,
-  type GateRun,
-} from "../../src/report/results.ts";
+import type { GateRun } from "../../src/gate/gate-run.ts";
+import type { EnvironmentFacts, GateResults } from "../../src/results/model.ts";
 import type { TrialOptions } from "../../src/trial/measure.ts";
 import { type FakeTrial, fakeReport } from "./reports.ts";
 
@@ -44,11 +40,12 @@ export const NO_CHECKS: ServerChecks = {
     ttft_ms: idleTtftMs,
     idle_ttft_ms: idleTtftMs,
     queued: null,
+    note: null,
   }),
 };
 
 export function resultsOf(config: Config, run: GateRun, now = NOW): GateResults {
-  return buildResults(run, describeConfig(config), TEST_ENVIRONMENT, now);
+  return gateResultsOf(run, config, TEST_ENVIRONMENT, now);
 }
 
 /** Parses the settings, runs the gate with the given stand-ins, and builds the results. */

@@ -15,3 +15,11 @@ export const QUICK_ENGINE = {
 export function quickProfile(knobs: Record<string, unknown> = {}): MockProfile {
   return mergeProfile(DEFAULT_PROFILE, { ...QUICK_ENGINE, ...knobs }, "test");
 }
+
+/**
+ * A load test's node:test timeout: far beyond what it takes on a busy 2-core
+ * machine, so that only a hang trips it — and a hang fails the test, not CI.
+ */
+export const LOAD_TEST = { timeout: 180_000 } as const;
+/** The same for the slowest: the bundled action's runs, a capacity gate. */
+export const SLOW_LOAD_TEST = { timeout: 420_000 } as const;

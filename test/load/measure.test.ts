@@ -12,7 +12,7 @@ import { parseTrialOptions } from "../../src/config/trial.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { measureTrial, type TrialReport } from "../../src/trial/measure.ts";
-import { QUICK_ENGINE } from "../helpers/mock.ts";
+import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {
   ...QUICK_ENGINE,
@@ -79,7 +79,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe("each outcome class comes from its fault and from nothing else", () => {
+describe("each outcome class comes from its fault and from nothing else", LOAD_TEST, () => {
   const cases: [string, Record<string, unknown>, RawSettings, Outcome][] = [
     ["a healthy server", {}, {}, "ok"],
     ["an empty 200 stream", { faults: { empty: 1 } }, {}, "empty"],
@@ -102,7 +102,7 @@ describe("each outcome class comes from its fault and from nothing else", () => 
     ["a server that never answers", { faults: { hang: 1 } }, { timeout: "0.3s" }, "censored"],
   ];
   for (const [name, mock, settings, outcome] of cases) {
-    test(`${name} → ${outcome}`, async () => {
+    test(`${name} → ${outcome}`, LOAD_TEST, async () => {
       const r = await measureMock(mock, settings);
       assertOnly(r, outcome);
       if (outcome !== "ok") assert.ok(r.errors[outcome]?.length, "an example explains the failure");
@@ -117,7 +117,7 @@ describe("each outcome class comes from its fault and from nothing else", () => 
     });
   }
 
-  test("a closed port → connect_error", async () => {
+  test("a closed port → connect_error", LOAD_TEST, async () => {
     const port = await closedPort();
     const config = parseTrialOptions({ ...SHORT_RUN, url: `http://127.0.0.1:${port}/v1` });
     const r = await measureTrial(config);
@@ -125,11 +125,15 @@ describe("each outcome class comes from its fault and from nothing else", () => 
     assert.match(r.errors.connect_error?.[0]?.detail ?? "", /ECONNREFUSED/);
   });
 
-  test("ignore_eos honoured with the same settings → ok (short is the server's fault, not ours)", async () => {
-    assertOnly(await measureMock({}, { "ignore-eos": "true", "output-len": "50" }), "ok");
-  });
+  test(
+    "ignore_eos honoured with the same settings → ok (short is the server's fault, not ours)",
+    LOAD_TEST,
+    async () => {
+      assertOnly(await measureMock({}, { "ignore-eos": "true", "output-len": "50" }), "ok");
+    },
+  );
 
-  test("an empty stream has a 200 status: it is still not ok", async () => {
+  test("an empty stream has a 200 status: it is still not ok", LOAD_TEST, async () => {
     const r = await measureMock({ faults: { empty: 0.5 } });
     assertAccounted(r);
     assert.ok(r.outcomes.empty > 0 && r.outcomes.ok > 0);
@@ -137,77 +141,96 @@ describe("each outcome class comes from its fault and from nothing else", () => 
   });
 });
 
-test("timeouts are censored at the timeout and percentiles among them are lower bounds", async () => {
-  const r = await measureMock({ faults: { hang: 0.5 } }, { timeout: "0.4s", rate: "40" });
-  assertAccounted(r);
-  assert.ok(r.outcomes.censored > 0 && r.outcomes.ok > 0);
-  const e2el = r.metrics.e2el_ms;
-  assert.equal(
-    e2el.count,
-    r.outcomes.ok + r.outcomes.censored,
-    "censored requests stay in the percentiles",
-  );
-  assert.equal(e2el.censored, r.outcomes.censored);
-  assert.equal(e2el.max, 400);
-  assert.ok(e2el.lower_bounds.includes("p99") && e2el.lower_bounds.includes("max"));
-  assert.ok(!e2el.lower_bounds.includes("p50") || r.outcomes.censored * 2 >= r.scheduled);
-});
+test(
+  "timeouts are censored at the timeout and percentiles among them are lower bounds",
+  LOAD_TEST,
+  async () => {
+    const r = await measureMock({ faults: { hang: 0.5 } }, { timeout: "0.4s", rate: "40" });
+    assertAccounted(r);
+    assert.ok(r.outcomes.censored > 0 && r.outcomes.ok > 0);
+    const e2el = r.metrics.e2el_ms;
+    assert.equal(
+      e2el.count,
+      r.outcomes.ok + r.outcomes.censored,
+      "censored requests stay in the percentiles",
+    );
+    assert.equal(e2el.censored, r.outcomes.censored);
+    assert.equal(e2el.max, 400);
+    assert.ok(e2el.lower_bounds.includes("p99") && e2el.lower_bounds.includes("max"));
+    assert.ok(!e2el.lower_bounds.includes("p50") || r.outcomes.censored * 2 >= r.scheduled);
+  },
+);
 
-test("a max-concurrency cap below the needed in-flight count: the wait is latency, not service time", async () => {
-  // ≈ 50 req/s of ≈ 100 ms requests needs ≈ 5 in flight; 1 slot makes them queue.
-  const r = await measureMock(
-    { decodeBaseMs: 10, naturalMinTokens: 10, naturalMaxTokens: 10 },
-    { rate: "50", duration: "0.6s", "max-concurrency": "1", "output-len": "10", timeout: "20s" },
-  );
-  assertOnly(r, "ok");
-  const waitMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
-  assert.ok(waitMs > 200, `mean slot wait ${waitMs.toFixed(0)} ms is in the scheduled-basis TTFT`);
-  assert.ok((r.metrics.ttft_service_ms.p50 as number) < 60, "service time excludes the wait");
-  assert.equal(r.validity.capped, true);
-  assert.ok(r.validity.slot_wait_ms.count > 0);
-  assert.match(
-    r.validity.warnings.join(" "),
-    /closed loop: \d+ requests? waited for a free concurrency slot \(max-concurrency 1\)/,
-  );
-  assert.ok(
-    (r.validity.send_skew_ms.p99 as number) < 50,
-    "waiting for a slot is not the generator's skew",
-  );
-});
+test(
+  "a max-concurrency cap below the needed in-flight count: the wait is latency, not service time",
+  LOAD_TEST,
+  async () => {
+    // ≈ 50 req/s of ≈ 100 ms requests needs ≈ 5 in flight; 1 slot makes them queue.
+    const r = await measureMock(
+      { decodeBaseMs: 10, naturalMinTokens: 10, naturalMaxTokens: 10 },
+      { rate: "50", duration: "0.6s", "max-concurrency": "1", "output-len": "10", timeout: "20s" },
+    );
+    assertOnly(r, "ok");
+    const waitMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
+    assert.ok(
+      waitMs > 200,
+      `mean slot wait ${waitMs.toFixed(0)} ms is in the scheduled-basis TTFT`,
+    );
+    assert.ok((r.metrics.ttft_service_ms.p50 as number) < 60, "service time excludes the wait");
+    assert.equal(r.validity.capped, true);
+    assert.ok(r.validity.slot_wait_ms.count > 0);
+    assert.match(
+      r.validity.warnings.join(" "),
+      /closed loop: \d+ requests? waited for a free concurrency slot \(max-concurrency 1\)/,
+    );
+    assert.ok(
+      (r.validity.send_skew_ms.p99 as number) < 50,
+      "waiting for a slot is not the generator's skew",
+    );
+  },
+);
 
-test("requests that could not be sent before their deadline are unsent, and the trial is invalid", async () => {
-  // The client is stuck for longer than the request timeout.
-  const r = await measureMock(
-    {},
-    { rate: "50", duration: "1s", timeout: "0.2s" },
-    { afterMs: 400, blockMs: 500 },
-  );
-  assertAccounted(r);
-  assert.ok(r.outcomes.unsent > 0, JSON.stringify(r.outcomes));
-  assert.equal(r.validity.valid, false);
-  assert.match(r.validity.reasons.join(" "), /(requests were|request was) never sent in time/);
-  assert.equal(r.metrics.e2el_ms.censored, r.outcomes.unsent + r.outcomes.censored);
-});
+test(
+  "requests that could not be sent before their deadline are unsent, and the trial is invalid",
+  LOAD_TEST,
+  async () => {
+    // The client is stuck for longer than the request timeout.
+    const r = await measureMock(
+      {},
+      { rate: "50", duration: "1s", timeout: "0.2s" },
+      { afterMs: 400, blockMs: 500 },
+    );
+    assertAccounted(r);
+    assert.ok(r.outcomes.unsent > 0, JSON.stringify(r.outcomes));
+    assert.equal(r.validity.valid, false);
+    assert.match(r.validity.reasons.join(" "), /(requests were|request was) never sent in time/);
+    assert.equal(r.metrics.e2el_ms.censored, r.outcomes.unsent + r.outcomes.censored);
+  },
+);
 
-test("a blocked event loop: the delay is in scheduled-basis latency and the self-checks flag the trial", async () => {
-  const r = await measureMock({}, { rate: "50", duration: "1s" }, { afterMs: 500, blockMs: 300 });
-  assertAccounted(r);
-  const lagMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
-  assert.ok(
-    lagMs > 10,
-    `mean send lag ${lagMs.toFixed(1)} ms is counted in TTFT from the schedule`,
-  );
-  assert.ok((r.validity.send_skew_ms.max as number) >= 150);
-  assert.equal(r.validity.valid, false);
-  assert.match(
-    r.validity.reasons.join(" "),
-    /late sends moved p95 TTFT by \+\d+\.\d % \(\+\d+\.\d ms; limit max-skew-effect 2\.5 %\)/,
-  );
-  assert.ok((r.validity.skew_effect.ttft ?? 0) > 0.025, "the shift is reported");
-  assert.ok(r.validity.event_loop_delay_ms.max >= 250, "the event-loop probe saw the block");
-});
+test(
+  "a blocked event loop: the delay is in scheduled-basis latency and the self-checks flag the trial",
+  LOAD_TEST,
+  async () => {
+    const r = await measureMock({}, { rate: "50", duration: "1s" }, { afterMs: 500, blockMs: 300 });
+    assertAccounted(r);
+    const lagMs = (r.metrics.ttft_ms.mean as number) - (r.metrics.ttft_service_ms.mean as number);
+    assert.ok(
+      lagMs > 10,
+      `mean send lag ${lagMs.toFixed(1)} ms is counted in TTFT from the schedule`,
+    );
+    assert.ok((r.validity.send_skew_ms.max as number) >= 150);
+    assert.equal(r.validity.valid, false);
+    assert.match(
+      r.validity.reasons.join(" "),
+      /late sends moved p95 TTFT by \+\d+\.\d % \(\+\d+\.\d ms; limit max-skew-effect 2\.5 %\)/,
+    );
+    assert.ok((r.validity.skew_effect.ttft ?? 0) > 0.025, "the shift is reported");
+    assert.ok(r.validity.event_loop_delay_ms.max >= 250, "the event-loop probe saw the block");
+  },
+);
 
-test("engine stalls show in both scheduled-basis and service latency", async () => {
+test("engine stalls show in both scheduled-basis and service latency", LOAD_TEST, async () => {
   const r = await measureMock(
     { stallEveryS: 0.4, stallMs: 200, decodeBaseMs: 5, naturalMinTokens: 30, naturalMaxTokens: 30 },
     { rate: "20", duration: "1.2s", "output-len": "30" },
@@ -223,7 +246,7 @@ test("engine stalls show in both scheduled-basis and service latency", async () 
   );
 });
 
-test("multi-token chunks are reported, and ITL is said to be per chunk", async () => {
+test("multi-token chunks are reported, and ITL is said to be per chunk", LOAD_TEST, async () => {
   const r = await measureMock({ tokensPerChunk: 4 }, { "ignore-eos": "true", "output-len": "16" });
   assertOnly(r, "ok");
   assert.equal(r.tokens.tokens_per_chunk, 4);
@@ -231,7 +254,7 @@ test("multi-token chunks are reported, and ITL is said to be per chunk", async (
   assert.equal(r.tokens.output_total, 16 * r.scheduled, "tokens from usage, not chunks");
 });
 
-test("goodput counts ok requests that meet every SLO over the window", async () => {
+test("goodput counts ok requests that meet every SLO over the window", LOAD_TEST, async () => {
   const r = await measureMock(
     { decodeBaseMs: 5 },
     {

@@ -14,7 +14,7 @@ import { startMockServer } from "../../src/mock/server.ts";
 import { runSuite } from "../../src/quality/run.ts";
 import { builtinSuite } from "../../src/quality/suite.ts";
 import { measureTrial, type TrialReport } from "../../src/trial/measure.ts";
-import { QUICK_ENGINE } from "../helpers/mock.ts";
+import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {
   ...QUICK_ENGINE,
@@ -49,61 +49,88 @@ async function measureMock(
 }
 
 for (const form of ["field", "event"] as const) {
-  test(`an in-stream error sent as ${form === "field" ? "an SSE error: field (llama.cpp)" : "event: error"} is stream_error with the server's message`, async () => {
-    const r = await measureMock({ streamErrorForm: form, faults: { streamError: 1 } });
-    assert.equal(r.outcomes.stream_error, r.scheduled, JSON.stringify(r.outcomes));
-    const e = r.errors.stream_error?.[0];
-    assert.match(e?.detail ?? "", /CUDA error: an illegal memory access/);
-    assert.equal(e?.error_type, "InternalServerError");
-  });
+  test(
+    `an in-stream error sent as ${form === "field" ? "an SSE error: field (llama.cpp)" : "event: error"} is stream_error with the server's message`,
+    LOAD_TEST,
+    async () => {
+      const r = await measureMock({ streamErrorForm: form, faults: { streamError: 1 } });
+      assert.equal(r.outcomes.stream_error, r.scheduled, JSON.stringify(r.outcomes));
+      const e = r.errors.stream_error?.[0];
+      assert.match(e?.detail ?? "", /CUDA error: an illegal memory access/);
+      assert.equal(e?.error_type, "InternalServerError");
+    },
+  );
 }
 
-test("a server that closes kept-alive connections after each stream: one retry on a fresh connection, counted", async () => {
-  const r = await measureMock({ closeAfterResponse: true });
-  assert.equal(
-    r.outcomes.ok,
-    r.scheduled,
-    JSON.stringify({ outcomes: r.outcomes, errors: r.errors }),
-  );
-  assert.ok(r.reconnects > 0, "reused connections were found closed and retried");
-  const plain = await measureMock({});
-  assert.equal(plain.reconnects, 0);
-});
+test(
+  "a server that closes kept-alive connections after each stream: one retry on a fresh connection, counted",
+  LOAD_TEST,
+  async () => {
+    const r = await measureMock({ closeAfterResponse: true });
+    assert.equal(
+      r.outcomes.ok,
+      r.scheduled,
+      JSON.stringify({ outcomes: r.outcomes, errors: r.errors }),
+    );
+    assert.ok(r.reconnects > 0, "reused connections were found closed and retried");
+    const plain = await measureMock({});
+    assert.equal(plain.reconnects, 0);
+  },
+);
 
-test("the quality runner retries a closed kept-alive connection too, instead of a transport failure", async () => {
-  const server = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST_MOCK, closeAfterResponse: true }, "test"),
-  });
-  try {
-    const suite = builtinSuite();
-    const target = parseTrialOptions({ ...RUN, url: `${server.url}/v1` }).target;
-    const streamed = { ...suite, cases: suite.cases.filter((c) => c.stream !== false).slice(0, 4) };
-    const runs = await runSuite(target, streamed, { vllmSampling: false, timeoutS: 5 });
-    const attempts = runs.flatMap((r) => r.attempts);
-    const codes = attempts.flatMap((a) => a.results.flatMap((x) => x.codes));
-    assert.ok(!codes.some((c) => c.startsWith("transport.")), codes.join(", "));
-    assert.ok(attempts.reduce((n, a) => n + a.answer.reconnects, 0) > 0);
-  } finally {
-    await server.close();
-  }
-});
+test(
+  "the quality runner retries a closed kept-alive connection too, instead of a transport failure",
+  LOAD_TEST,
+  async () => {
+    const server = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { ...FAST_MOCK, closeAfterResponse: true }, "test"),
+    });
+    try {
+      const suite = builtinSuite();
+      const target = parseTrialOptions({ ...RUN, url: `${server.url}/v1` }).target;
+      const streamed = {
+        ...suite,
+        cases: suite.cases.filter((c) => c.stream !== false).slice(0, 4),
+      };
+      const runs = await runSuite(target, streamed, { vllmSampling: false, timeoutS: 5 });
+      const attempts = runs.flatMap((r) => r.attempts);
+      const codes = attempts.flatMap((a) => a.results.flatMap((x) => x.codes));
+      assert.ok(!codes.some((c) => c.startsWith("transport.")), codes.join(", "));
+      assert.ok(attempts.reduce((n, a) => n + a.answer.reconnects, 0) > 0);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
-test("usage that counts an unstreamed EOS token is not 'several tokens per chunk'", async () => {
-  const eos = await measureMock({ usageCountsEos: true });
-  assert.equal(eos.outcomes.ok, eos.scheduled);
-  assert.equal(eos.tokens.usage_counts_eos, true);
-  assert.equal(eos.tokens.tokens_per_chunk, 1);
-  assert.equal(eos.tokens.itl_per_multi_token_chunk, false);
-  const batched = await measureMock({ usageCountsEos: true, tokensPerChunk: 4 });
-  assert.equal(batched.tokens.itl_per_multi_token_chunk, true, "real multi-token chunks still are");
-});
+test(
+  "usage that counts an unstreamed EOS token is not 'several tokens per chunk'",
+  LOAD_TEST,
+  async () => {
+    const eos = await measureMock({ usageCountsEos: true });
+    assert.equal(eos.outcomes.ok, eos.scheduled);
+    assert.equal(eos.tokens.usage_counts_eos, true);
+    assert.equal(eos.tokens.tokens_per_chunk, 1);
+    assert.equal(eos.tokens.itl_per_multi_token_chunk, false);
+    const batched = await measureMock({ usageCountsEos: true, tokensPerChunk: 4 });
+    assert.equal(
+      batched.tokens.itl_per_multi_token_chunk,
+      true,
+      "real multi-token chunks still are",
+    );
+  },
+);
 
-test("no role chunk, usage in the finish chunk, any model name: ok, with TTFT from the first token", async () => {
-  const r = await measureMock(
-    { roleChunk: false, usageInFinishChunk: true, anyModel: true },
-    { model: "whatever-the-user-calls-it" },
-  );
-  assert.equal(r.outcomes.ok, r.scheduled, JSON.stringify(r.outcomes));
-  assert.equal(r.tokens.requests_with_usage, r.scheduled, "usage read from the finish chunk");
-  assert.ok((r.metrics.ttft_ms.p50 as number) > 0);
-});
+test(
+  "no role chunk, usage in the finish chunk, any model name: ok, with TTFT from the first token",
+  LOAD_TEST,
+  async () => {
+    const r = await measureMock(
+      { roleChunk: false, usageInFinishChunk: true, anyModel: true },
+      { model: "whatever-the-user-calls-it" },
+    );
+    assert.equal(r.outcomes.ok, r.scheduled, JSON.stringify(r.outcomes));
+    assert.equal(r.tokens.requests_with_usage, r.scheduled, "usage read from the finish chunk");
+    assert.ok((r.metrics.ttft_ms.p50 as number) > 0);
+  },
+);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { TrialEntry } from "../../src/compare/trials.ts";
-import { pooledPercentiles } from "../../src/report/results.ts";
+import { pooledPercentiles } from "../../src/results/model.ts";
 import { fakeReport } from "../helpers/reports.ts";
 
 const trial = (pair: number, arm: TrialEntry["arm"], censored: number): TrialEntry => ({

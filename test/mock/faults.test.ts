@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { DEFAULT_PROFILE, type FaultKind, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { chatBody, type Recorded, send, usageOf } from "../helpers/client.ts";
-import { QUICK_ENGINE } from "../helpers/mock.ts";
+import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST = {
   ...QUICK_ENGINE,
@@ -61,57 +61,61 @@ async function pool<T>(
   return results;
 }
 
-test("each fault appears at about its configured rate and in its documented form", async () => {
-  const rates: Record<FaultKind, number> = {
-    quota429: 0.06,
-    capacity429: 0.06,
-    http429: 0.05,
-    malformed: 0.05,
-    http503: 0.06,
-    http529: 0.06,
-    http500: 0.06,
-    empty: 0.06,
-    truncated: 0.06,
-    streamError: 0.06,
-    hang: 0.03,
-  };
-  const profile = mergeProfile(DEFAULT_PROFILE, { ...FAST, seed: 42, faults: rates }, "test");
-  const server = await startMockServer({ profile });
-  try {
-    const n = 600;
-    const results = await pool(n, 40, () => send(server.url, chatBody(), { timeoutMs: 1500 }));
-    const counts = new Map<Form, number>();
-    for (const r of results) counts.set(formOf(r), (counts.get(formOf(r)) ?? 0) + 1);
-    const odd = results.find((r) => formOf(r) === "unexpected");
-    assert.equal(
-      odd,
-      undefined,
-      `every response has one documented form: ${JSON.stringify(odd)?.slice(0, 400)}`,
-    );
-    const stats = server.stats();
-    assert.equal(stats.completionRequests, n);
-    for (const [kind, rate] of Object.entries(rates) as [FaultKind, number][]) {
-      const seen = counts.get(kind) ?? 0;
+test(
+  "each fault appears at about its configured rate and in its documented form",
+  LOAD_TEST,
+  async () => {
+    const rates: Record<FaultKind, number> = {
+      quota429: 0.06,
+      capacity429: 0.06,
+      http429: 0.05,
+      malformed: 0.05,
+      http503: 0.06,
+      http529: 0.06,
+      http500: 0.06,
+      empty: 0.06,
+      truncated: 0.06,
+      streamError: 0.06,
+      hang: 0.03,
+    };
+    const profile = mergeProfile(DEFAULT_PROFILE, { ...FAST, seed: 42, faults: rates }, "test");
+    const server = await startMockServer({ profile });
+    try {
+      const n = 600;
+      const results = await pool(n, 40, () => send(server.url, chatBody(), { timeoutMs: 1500 }));
+      const counts = new Map<Form, number>();
+      for (const r of results) counts.set(formOf(r), (counts.get(formOf(r)) ?? 0) + 1);
+      const odd = results.find((r) => formOf(r) === "unexpected");
       assert.equal(
-        seen,
-        stats.faults[kind],
-        `${kind}: what the client saw is what the server injected`,
+        odd,
+        undefined,
+        `every response has one documented form: ${JSON.stringify(odd)?.slice(0, 400)}`,
       );
-      const sd = Math.sqrt(n * rate * (1 - rate));
-      assert.ok(
-        Math.abs(seen - n * rate) <= 4 * sd,
-        `${kind}: ${seen} of ${n}, expected ≈ ${n * rate}`,
-      );
+      const stats = server.stats();
+      assert.equal(stats.completionRequests, n);
+      for (const [kind, rate] of Object.entries(rates) as [FaultKind, number][]) {
+        const seen = counts.get(kind) ?? 0;
+        assert.equal(
+          seen,
+          stats.faults[kind],
+          `${kind}: what the client saw is what the server injected`,
+        );
+        const sd = Math.sqrt(n * rate * (1 - rate));
+        assert.ok(
+          Math.abs(seen - n * rate) <= 4 * sd,
+          `${kind}: ${seen} of ${n}, expected ≈ ${n * rate}`,
+        );
+      }
+      const okRate = 1 - Object.values(rates).reduce((a, b) => a + b, 0);
+      const ok = counts.get("ok") ?? 0;
+      assert.ok(Math.abs(ok - n * okRate) <= 4 * Math.sqrt(n * okRate * (1 - okRate)));
+    } finally {
+      await server.close();
     }
-    const okRate = 1 - Object.values(rates).reduce((a, b) => a + b, 0);
-    const ok = counts.get("ok") ?? 0;
-    assert.ok(Math.abs(ok - n * okRate) <= 4 * Math.sqrt(n * okRate * (1 - okRate)));
-  } finally {
-    await server.close();
-  }
-});
+  },
+);
 
-test("faults are deterministic under a seed", async () => {
+test("faults are deterministic under a seed", LOAD_TEST, async () => {
   const faults = { http500: 0.3, empty: 0.3 };
   const forms: Form[][] = [];
   for (const seed of [7, 7, 8]) {
@@ -127,7 +131,7 @@ test("faults are deterministic under a seed", async () => {
   assert.notDeepEqual(forms[0], forms[2]);
 });
 
-test("chunks can carry several tokens; usage still counts every token", async () => {
+test("chunks can carry several tokens; usage still counts every token", LOAD_TEST, async () => {
   const server = await startMockServer({
     profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, tokensPerChunk: 4 }, "test"),
   });
@@ -141,7 +145,7 @@ test("chunks can carry several tokens; usage still counts every token", async ()
   }
 });
 
-test("`: ping` comment lines arrive on open streams", async () => {
+test("`: ping` comment lines arrive on open streams", LOAD_TEST, async () => {
   const server = await startMockServer({
     profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, decodeBaseMs: 10, pingEveryMs: 15 }, "test"),
   });
@@ -156,7 +160,7 @@ test("`: ping` comment lines arrive on open streams", async () => {
   }
 });
 
-test("a queue limit sheds load with 503 queue_full", async () => {
+test("a queue limit sheds load with 503 queue_full", LOAD_TEST, async () => {
   const server = await startMockServer({
     profile: mergeProfile(
       DEFAULT_PROFILE,
@@ -182,19 +186,23 @@ test("a queue limit sheds load with 503 queue_full", async () => {
   }
 });
 
-test("a loading server lists its model but fails completions with 503 until loaded", async () => {
-  const server = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, loadingS: 0.3 }, "test"),
-  });
-  try {
-    const early = await send(server.url, chatBody());
-    assert.equal(early.status, 503);
-    assert.equal(JSON.parse(early.body).error.code, "model_loading");
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const later = await send(server.url, chatBody());
-    assert.equal(later.status, 200);
-    assert.equal(later.done, true);
-  } finally {
-    await server.close();
-  }
-});
+test(
+  "a loading server lists its model but fails completions with 503 until loaded",
+  LOAD_TEST,
+  async () => {
+    const server = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, loadingS: 0.3 }, "test"),
+    });
+    try {
+      const early = await send(server.url, chatBody());
+      assert.equal(early.status, 503);
+      assert.equal(JSON.parse(early.body).error.code, "model_loading");
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const later = await send(server.url, chatBody());
+      assert.equal(later.status, 200);
+      assert.equal(later.done, true);
+    } finally {
+      await server.close();
+    }
+  },
+);

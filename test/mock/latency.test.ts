@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { chatBody, send, usageOf } from "../helpers/client.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -13,7 +14,7 @@ function gaps(times: number[]): number[] {
   return times.slice(1).map((t, i) => t - (times[i] as number));
 }
 
-test("more concurrent sequences make each decode step longer", async () => {
+test("more concurrent sequences make each decode step longer", LOAD_TEST, async () => {
   // Step = 4 ms + 1 ms × running: ≈ 5 ms alone, ≈ 28 ms with 24 running.
   const profile = mergeProfile(
     DEFAULT_PROFILE,
@@ -37,7 +38,7 @@ test("more concurrent sequences make each decode step longer", async () => {
   }
 });
 
-test("past the batch limit requests queue, so TTFT has a knee", async () => {
+test("past the batch limit requests queue, so TTFT has a knee", LOAD_TEST, async () => {
   // A batch of 4: requests 5..12 wait for running sequences to finish first.
   const profile = mergeProfile(
     DEFAULT_PROFILE,
@@ -68,7 +69,7 @@ test("past the batch limit requests queue, so TTFT has a knee", async () => {
   }
 });
 
-test("longer prompts take longer to prefill", async () => {
+test("longer prompts take longer to prefill", LOAD_TEST, async () => {
   const profile = mergeProfile(
     DEFAULT_PROFILE,
     { prefillBaseMs: 1, prefillPerTokenMs: 0.1, decodeBaseMs: 1, decodePerSeqMs: 0, jitter: 0 },
@@ -94,7 +95,7 @@ test("longer prompts take longer to prefill", async () => {
   }
 });
 
-test("periodic engine stalls pause every running stream", async () => {
+test("periodic engine stalls pause every running stream", LOAD_TEST, async () => {
   const profile = mergeProfile(
     DEFAULT_PROFILE,
     {
@@ -118,37 +119,41 @@ test("periodic engine stalls pause every running stream", async () => {
   }
 });
 
-test("the prefix cache: a repeated prefix is not prefilled again, and usage says how much was cached", async () => {
-  // 0.1 ms per computed prompt token: 1,000 uncached tokens ≈ 100 ms, 8 uncached ≈ 1 ms.
-  const knobs = { prefillBaseMs: 1, prefillPerTokenMs: 0.1, jitter: 0 };
-  const prompt = (text: string) =>
-    chatBody({ max_tokens: 1, messages: [{ role: "user", content: text }] });
-  const shared = "w".repeat(2000);
-  for (const prefixCache of [true, false]) {
-    const server = await startMockServer({
-      profile: mergeProfile(DEFAULT_PROFILE, { ...knobs, prefixCache }, "test"),
-    });
-    try {
-      const first = await send(server.url, prompt(`${shared}${"a".repeat(2000)}`));
-      const again = await send(server.url, prompt(`${shared}${"a".repeat(2000)}`));
-      const half = await send(server.url, prompt(`${shared}${"b".repeat(2000)}`));
-      const ttft = (r: typeof first) => r.contentTimesMs[0] as number;
-      const cached = (r: typeof first) => usageOf(r).prompt_tokens_details?.cached_tokens;
-      assert.equal(cached(first), undefined, "nothing cached before");
-      if (prefixCache) {
-        // 1,000 tokens = 62 full blocks of 16; the half-shared prompt shares 31 of them.
-        assert.equal(cached(again), 992);
-        assert.equal(cached(half), 496);
-        assert.ok(ttft(first) - ttft(again) >= 60, `${ttft(first)} ms, then ${ttft(again)} ms`);
-        assert.ok(ttft(half) - ttft(again) >= 25, `half cached ${ttft(half)} ms`);
-        assert.equal(server.stats().engine.cachedTokens, 992 + 496);
-      } else {
-        assert.equal(cached(again), undefined);
-        assert.ok(ttft(again) >= 70, `no cache: ${ttft(again)} ms again`);
-        assert.equal(server.stats().engine.cachedTokens, 0);
+test(
+  "the prefix cache: a repeated prefix is not prefilled again, and usage says how much was cached",
+  LOAD_TEST,
+  async () => {
+    // 0.1 ms per computed prompt token: 1,000 uncached tokens ≈ 100 ms, 8 uncached ≈ 1 ms.
+    const knobs = { prefillBaseMs: 1, prefillPerTokenMs: 0.1, jitter: 0 };
+    const prompt = (text: string) =>
+      chatBody({ max_tokens: 1, messages: [{ role: "user", content: text }] });
+    const shared = "w".repeat(2000);
+    for (const prefixCache of [true, false]) {
+      const server = await startMockServer({
+        profile: mergeProfile(DEFAULT_PROFILE, { ...knobs, prefixCache }, "test"),
+      });
+      try {
+        const first = await send(server.url, prompt(`${shared}${"a".repeat(2000)}`));
+        const again = await send(server.url, prompt(`${shared}${"a".repeat(2000)}`));
+        const half = await send(server.url, prompt(`${shared}${"b".repeat(2000)}`));
+        const ttft = (r: typeof first) => r.contentTimesMs[0] as number;
+        const cached = (r: typeof first) => usageOf(r).prompt_tokens_details?.cached_tokens;
+        assert.equal(cached(first), undefined, "nothing cached before");
+        if (prefixCache) {
+          // 1,000 tokens = 62 full blocks of 16; the half-shared prompt shares 31 of them.
+          assert.equal(cached(again), 992);
+          assert.equal(cached(half), 496);
+          assert.ok(ttft(first) - ttft(again) >= 60, `${ttft(first)} ms, then ${ttft(again)} ms`);
+          assert.ok(ttft(half) - ttft(again) >= 25, `half cached ${ttft(half)} ms`);
+          assert.equal(server.stats().engine.cachedTokens, 992 + 496);
+        } else {
+          assert.equal(cached(again), undefined);
+          assert.ok(ttft(again) >= 70, `no cache: ${ttft(again)} ms again`);
+          assert.equal(server.stats().engine.cachedTokens, 0);
+        }
+      } finally {
+        await server.close();
       }
-    } finally {
-      await server.close();
     }
-  }
-});
+  },
+);

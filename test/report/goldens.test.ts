@@ -11,12 +11,14 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { resultsOf as gateResultsOf } from "../../src/commands/gate/run.ts";
 import { parseConfig } from "../../src/config/config.ts";
 import { runGate } from "../../src/gate/gate.ts";
+import { COMMENT_LIMIT } from "../../src/github/publish.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
-import { errorResults } from "../../src/report/results.ts";
+import { errorRun } from "../../src/results/model.ts";
 import { lifecycleFor } from "../../src/servers/lifecycle.ts";
 import type { TrialOptions, TrialReport } from "../../src/trial/measure.ts";
 import {
@@ -30,6 +32,7 @@ import {
   TEST_ENVIRONMENT,
 } from "../helpers/gate.ts";
 import { tableProblems } from "../helpers/gfm.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
 import { type FakeTrial, fakeReport, fakeServerView } from "../helpers/reports.ts";
 
 const GOLDEN = join(import.meta.dirname, "../golden");
@@ -51,14 +54,14 @@ const results = fakeGateResults;
 const steady = (ttftMs: number, itlMs: number, extra: Partial<FakeTrial> = {}): FakeTrial[] =>
   [1, 1.02, 0.99].map((k) => ({ ttftMs: ttftMs * k, itlMs: itlMs * k, ...extra }));
 
-test("golden: pass", async () => {
+test("golden: pass", LOAD_TEST, async () => {
   const candidate = [1.03, 0.99, 1.02].map((k) => ({ ttftMs: 101 * k, itlMs: 10.1 * k }));
   const md = renderMarkdown(await results(steady(100, 10), candidate), "default");
   golden("pass.md", md);
   assert.match(md, /^<!-- llm-perf-gate:default -->\n### ✅ llm-perf-gate: \*\*pass\*\*/);
 });
 
-test("golden: fail on latency — the chart shows the metric that decided", async () => {
+test("golden: fail on latency — the chart shows the metric that decided", LOAD_TEST, async () => {
   const r = await results(
     [
       { ttftMs: 100, itlMs: 10 },
@@ -81,95 +84,111 @@ test("golden: fail on latency — the chart shows the metric that decided", asyn
   assert.match(md, /\| p95 ITL \(ms\) \| ≤ \+10\.0 % \| 10\.2 \| 13\.4 \| \+30\.6 % \|/);
 });
 
-test("golden: the servers' view explains a TTFT regression as queue time behind a smaller batch", async () => {
-  const base = { running: [12, 16], waiting: [0.2, 3], ttftMeanMs: 90, queueMeanMs: 4 } as const;
-  const cand = { running: [7.6, 8], waiting: [6, 19], ttftMeanMs: 128, queueMeanMs: 41 } as const;
-  const view = (s: typeof base | typeof cand, names: string[]) =>
-    fakeServerView({
-      running: [...s.running],
-      waiting: [...s.waiting],
-      ttftMeanMs: s.ttftMeanMs,
-      queueMeanMs: s.queueMeanMs,
-      names,
-    });
-  const r = await results(
-    steady(100, 10, { serverMetrics: view(base, ["vllm:gpu_cache_usage_perc"]) }),
-    steady(140, 10, { serverMetrics: view(cand, ["vllm:kv_cache_usage_perc"]) }),
-  );
-  const md = renderMarkdown(r, "default");
-  golden("server-view.md", md);
-  assert.match(
-    md,
-    /\*\*Where the TTFT went\*\* \(the servers' own metrics, means over 3 pairs\): \+\d+\.\d ms mean TTFT, of which \+37\.0 ms server queue time: the candidate runs fewer sequences at once \(at most 8 running vs 16/,
-  );
-  assert.match(md, /only the candidate exposes `vllm:kv_cache_usage_perc`/);
-});
-
-test("golden: fail on reliability — the first line says what happened to requests", async () => {
-  const md = renderMarkdown(
-    await results(steady(100, 10), steady(100, 10, { failed: { http_5xx: 5 } }), {
-      "max-error-rate": "10%",
-    }),
-    "default",
-  );
-  golden("fail-reliability.md", md);
-  assert.match(
-    md.split("\n")[1] ?? "",
-    /the candidate answered 4\.8 % of requests with HTTP 500 vs 0\.0 % on the baseline/,
-  );
-});
-
-test("golden: fail on quality — in words, each case once, what the candidate returned", async () => {
-  const fast = { prefillBaseMs: 0.5, prefillPerTokenMs: 0, decodeBaseMs: 0.5, decodePerSeqMs: 0 };
-  const baseline = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...fast, jitter: 0 }, "test"),
-  });
-  const candidate = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...fast, jitter: 0, breakJson: 0.1 }, "test"),
-  });
-  try {
-    const { results } = await gate(
-      {
-        ...SETTINGS,
-        "baseline-url": `${baseline.url}/v1`,
-        "candidate-url": `${candidate.url}/v1`,
-        model: "mock-llm",
-        "quality-suite": "builtin",
-      },
-      { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
+test(
+  "golden: the servers' view explains a TTFT regression as queue time behind a smaller batch",
+  LOAD_TEST,
+  async () => {
+    const base = { running: [12, 16], waiting: [0.2, 3], ttftMeanMs: 90, queueMeanMs: 4 } as const;
+    const cand = { running: [7.6, 8], waiting: [6, 19], ttftMeanMs: 128, queueMeanMs: 41 } as const;
+    const view = (s: typeof base | typeof cand, names: string[]) =>
+      fakeServerView({
+        running: [...s.running],
+        waiting: [...s.waiting],
+        ttftMeanMs: s.ttftMeanMs,
+        queueMeanMs: s.queueMeanMs,
+        names,
+      });
+    const r = await results(
+      steady(100, 10, { serverMetrics: view(base, ["vllm:gpu_cache_usage_perc"]) }),
+      steady(140, 10, { serverMetrics: view(cand, ["vllm:kv_cache_usage_perc"]) }),
     );
-    // The mock servers' ports change from run to run.
-    const md = renderMarkdown(results, "default")
-      .replaceAll(baseline.url, "http://127.0.0.1:8001")
-      .replaceAll(candidate.url, "http://127.0.0.1:8002");
-    golden("fail-quality.md", md);
+    const md = renderMarkdown(r, "default");
+    golden("server-view.md", md);
+    assert.match(
+      md,
+      /\*\*Where the TTFT went\*\* \(the servers' own metrics, means over 3 pairs\): \+\d+\.\d ms mean TTFT, of which \+37\.0 ms server queue time: the candidate runs fewer sequences at once \(at most 8 running vs 16/,
+    );
+    assert.match(md, /only the candidate exposes `vllm:kv_cache_usage_perc`/);
+  },
+);
+
+test(
+  "golden: fail on reliability — the first line says what happened to requests",
+  LOAD_TEST,
+  async () => {
+    const md = renderMarkdown(
+      await results(steady(100, 10), steady(100, 10, { failed: { http_5xx: 5 } }), {
+        "max-error-rate": "10%",
+      }),
+      "default",
+    );
+    golden("fail-reliability.md", md);
     assert.match(
       md.split("\n")[1] ?? "",
-      /\*\*fail\*\* — the candidate breaks JSON output: 3 cases that pass on the baseline fail on it/,
+      /the candidate answered 4\.8 % of requests with HTTP 500 vs 0\.0 % on the baseline/,
     );
-    assert.doesNotMatch(md, /\b1 cases\b/);
-  } finally {
-    await Promise.all([baseline.close(), candidate.close()]);
-  }
-});
+  },
+);
 
-test("golden: inconclusive — the next step names the pairs that would decide", async () => {
-  const md = renderMarkdown(
-    await results(steady(100, 10), [
-      { ttftMs: 100, itlMs: 15 },
-      { ttftMs: 102, itlMs: 9.5 },
-      { ttftMs: 99, itlMs: 12.5 },
-    ]),
-    "default",
-  );
-  golden("inconclusive.md", md);
-  assert.match(
-    md,
-    /\*\*Next step:\*\* add pairs: .* about \d+ pairs tell p95 ITL \+10\.0 % from no change — set `max-trials: \d+` \(this run had 3 pairs\)/,
-  );
-});
+test(
+  "golden: fail on quality — in words, each case once, what the candidate returned",
+  LOAD_TEST,
+  async () => {
+    const fast = { prefillBaseMs: 0.5, prefillPerTokenMs: 0, decodeBaseMs: 0.5, decodePerSeqMs: 0 };
+    const baseline = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { ...fast, jitter: 0 }, "test"),
+    });
+    const candidate = await startMockServer({
+      profile: mergeProfile(DEFAULT_PROFILE, { ...fast, jitter: 0, breakJson: 0.1 }, "test"),
+    });
+    try {
+      const { results } = await gate(
+        {
+          ...SETTINGS,
+          "baseline-url": `${baseline.url}/v1`,
+          "candidate-url": `${candidate.url}/v1`,
+          model: "mock-llm",
+          "quality-suite": "builtin",
+        },
+        { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
+      );
+      // The mock servers' ports change from run to run.
+      const md = renderMarkdown(results, "default")
+        .replaceAll(baseline.url, "http://127.0.0.1:8001")
+        .replaceAll(candidate.url, "http://127.0.0.1:8002");
+      golden("fail-quality.md", md);
+      assert.match(
+        md.split("\n")[1] ?? "",
+        /\*\*fail\*\* — the candidate breaks JSON output: 3 cases that pass on the baseline fail on it/,
+      );
+      assert.doesNotMatch(md, /\b1 cases\b/);
+    } finally {
+      await Promise.all([baseline.close(), candidate.close()]);
+    }
+  },
+);
 
-test("golden: error from a guard, and from a bad setting", async () => {
+test(
+  "golden: inconclusive — the next step names the pairs that would decide",
+  LOAD_TEST,
+  async () => {
+    const md = renderMarkdown(
+      await results(steady(100, 10), [
+        { ttftMs: 100, itlMs: 15 },
+        { ttftMs: 102, itlMs: 9.5 },
+        { ttftMs: 99, itlMs: 12.5 },
+      ]),
+      "default",
+    );
+    golden("inconclusive.md", md);
+    assert.match(
+      md,
+      /\*\*Next step:\*\* add pairs: .* about \d+ pairs tell p95 ITL \+10\.0 % from no change — set `max-trials: \d+` \(this run had 3 pairs\)/,
+    );
+  },
+);
+
+test("golden: error from a guard, and from a bad setting", LOAD_TEST, async () => {
   // The baseline itself fails: there is no reference to compare with.
   const r = await results(
     [{ ttftMs: 100, itlMs: 10, failed: { http_5xx: 20 } }],
@@ -186,46 +205,55 @@ test("golden: error from a guard, and from a bad setting", async () => {
   golden(
     "config-error.md",
     renderMarkdown(
-      errorResults(
-        { code: "configuration", message: 'invalid configuration: trials = "x" is not accepted' },
+      gateResultsOf(
+        errorRun({
+          code: "configuration",
+          message: 'invalid configuration: trials = "x" is not accepted',
+        }),
+        null,
         TEST_ENVIRONMENT,
         NOW,
       ),
       "default",
+      COMMENT_LIMIT,
     ),
   );
 });
 
-test("golden: error when a server the gate starts dies before it is ready — its log tail, fenced", async () => {
-  const logDir = mkdtempSync(join(tmpdir(), "lpg-golden-"));
-  const boot = [
-    "INFO loading weights",
-    "ERROR CUDA out of memory: tried to allocate 2.00 GiB",
-    "RuntimeError: engine core initialization failed",
-  ];
-  const script = `${boot.map((l) => `console.error(${JSON.stringify(l)})`).join(";")};process.exit(1)`;
-  const config = parseConfig({
-    ...SETTINGS,
-    "baseline-start": `"${process.execPath}" -e '${script}'`,
-    "server-log-dir": logDir,
-  });
-  const targets = {
-    baseline: config.gate.baseline.target,
-    candidate: config.gate.candidate.target,
-  };
-  const servers = lifecycleFor(config.servers, targets, () => {});
-  assert.ok(servers);
-  const run = await runGate(config.gate, { servers, checks: NO_CHECKS, log: () => {} });
-  const md = renderMarkdown(resultsOf(config, run), "default").replaceAll(
-    logDir,
-    "llm-perf-gate-logs",
-  );
-  golden("error-server-start.md", md);
-  assert.match(md, /\n```text\n(?:.*\n)*?RuntimeError: engine core initialization failed\n```/);
-  assert.match(md, /\*\*Next step:\*\* the server the gate started did not come up/);
-});
+test(
+  "golden: error when a server the gate starts dies before it is ready — its log tail, fenced",
+  LOAD_TEST,
+  async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "lpg-golden-"));
+    const boot = [
+      "INFO loading weights",
+      "ERROR CUDA out of memory: tried to allocate 2.00 GiB",
+      "RuntimeError: engine core initialization failed",
+    ];
+    const script = `${boot.map((l) => `console.error(${JSON.stringify(l)})`).join(";")};process.exit(1)`;
+    const config = parseConfig({
+      ...SETTINGS,
+      "baseline-start": `"${process.execPath}" -e '${script}'`,
+      "server-log-dir": logDir,
+    });
+    const targets = {
+      baseline: config.gate.baseline.target,
+      candidate: config.gate.candidate.target,
+    };
+    const servers = lifecycleFor(config.servers, targets, () => {});
+    assert.ok(servers);
+    const run = await runGate(config.gate, { servers, checks: NO_CHECKS, log: () => {} });
+    const md = renderMarkdown(resultsOf(config, run), "default").replaceAll(
+      logDir,
+      "llm-perf-gate-logs",
+    );
+    golden("error-server-start.md", md);
+    assert.match(md, /\n```text\n(?:.*\n)*?RuntimeError: engine core initialization failed\n```/);
+    assert.match(md, /\*\*Next step:\*\* the server the gate started did not come up/);
+  },
+);
 
-test("golden: cancelled — what was measured, no verdict", async () => {
+test("golden: cancelled — what was measured, no verdict", LOAD_TEST, async () => {
   const stop = new AbortController();
   let calls = 0;
   const { results } = await gate(SETTINGS, {
@@ -269,7 +297,7 @@ function kneeAt(kneePerS: Record<"baseline" | "candidate", number>) {
   };
 }
 
-test("golden: capacity — both capacities and their curves first", async () => {
+test("golden: capacity — both capacities and their curves first", LOAD_TEST, async () => {
   const { rate: _, ...withoutRate } = SETTINGS;
   const { results } = await gate(
     { ...withoutRate, capacity: "true", slo: "ttft:800", "sweep-points": "4" },
@@ -284,7 +312,7 @@ test("golden: capacity — both capacities and their curves first", async () => 
   assert.ok(md.indexOf("**Capacity**") < md.indexOf("| | metric |"), "capacity before the pairs");
 });
 
-test("every golden file is a comment GitHub renders: tables parse", () => {
+test("every golden file is a comment GitHub renders: tables parse", LOAD_TEST, () => {
   const files = readdirSync(GOLDEN).filter((f) => f.endsWith(".md"));
   assert.ok(files.length >= 10, files.join());
   for (const f of files)

@@ -3,8 +3,9 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { COMMENT_LIMIT } from "../../src/github/publish.ts";
 import { fenced } from "../../src/report/blocks.ts";
-import { COMMENT_LIMIT, renderMarkdown } from "../../src/report/markdown.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
 import { armOf, FAKE_SETTINGS, fakeGateResults, gate } from "../helpers/gate.ts";
 import { fakeReport } from "../helpers/reports.ts";
 

@@ -2,8 +2,9 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { MAX_ADVISED_PAIRS } from "../../src/common/advice.ts";
+import { pairsToDecide } from "../../src/compare/advice.ts";
 import { tQuantile } from "../../src/compare/tdist.ts";
-import { MAX_ADVISED_PAIRS, pairsToDecide } from "../../src/report/next-step.ts";
 import { codeWords } from "../../src/report/quality-words.ts";
 
 test("pairs to decide: the fewest n whose one-sided t bound is within the margin", () => {

@@ -9,6 +9,7 @@ import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { gate } from "../helpers/gate.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
 
 async function prefixGate(workload: Record<string, string>) {
   const baseline = await startMockServer({
@@ -48,41 +49,45 @@ async function prefixGate(workload: Record<string, string>) {
   }
 }
 
-test("a candidate without prefix caching fails on p95 TTFT with shared prefixes, and passes unseen with random prompts", async () => {
-  // 4 system prompts of 1,024 tokens, then 64 of each request's own: 1,088 tokens a prompt.
-  const shared = await prefixGate({
-    "prefix-groups": "4",
-    "prefix-len": "1024",
-    "input-len": "64",
-  });
-  const ttft = (r: typeof shared) => r.run.comparisons.find((c) => c.id === "ttft");
-  assert.equal(shared.run.verdict, "fail", shared.results.headline);
-  assert.equal(ttft(shared)?.verdict, "regressed");
-  assert.ok((ttft(shared)?.change as number) > 0.5, `p95 TTFT ${ttft(shared)?.change}`);
-  assert.match(shared.results.config?.workload.prefix ?? "", /^4 groups × 1024 tokens, uniform$/);
-  assert.match(
-    renderMarkdown(shared.results, "default"),
-    /· shared prefixes: 4 groups × 1024 tokens, uniform ·/,
-    "the comment says what the load looked like",
-  );
-  // The mock counts 4 characters per token, as the workload does: what was meant is what it counted.
-  const prompt = shared.run.trials[0]?.report.tokens.prompt;
-  assert.equal(prompt?.intended_mean, 1088);
-  assert.ok(Math.abs((prompt?.server_mean as number) - 1088) <= 2, `${prompt?.server_mean}`);
-  assert.match(
-    renderMarkdown(shared.results, "default"),
-    /prompt tokens per request: ≈ 1088 intended \(estimate \(4 characters per token\)\); the servers counted 10\d\d \(baseline\), 10\d\d \(candidate\)/,
-  );
-  assert.ok((shared.cached[0] as number) > 0, "the baseline's cache held the prefixes");
-  assert.equal(shared.cached[1], 0, "the candidate has none");
-  // The servers' own metrics say so too: vLLM's prefix-cache hits ÷ queries.
-  const hitRate = (arm: "baseline" | "candidate") =>
-    shared.results.server_view?.[arm].prefix_cache_hit_rate;
-  assert.ok((hitRate("baseline") as number) > 0.5, `baseline hit rate ${hitRate("baseline")}`);
-  assert.equal(hitRate("candidate"), null, "a server without a prefix cache counts no queries");
+test(
+  "a candidate without prefix caching fails on p95 TTFT with shared prefixes, and passes unseen with random prompts",
+  LOAD_TEST,
+  async () => {
+    // 4 system prompts of 1,024 tokens, then 64 of each request's own: 1,088 tokens a prompt.
+    const shared = await prefixGate({
+      "prefix-groups": "4",
+      "prefix-len": "1024",
+      "input-len": "64",
+    });
+    const ttft = (r: typeof shared) => r.run.comparisons.find((c) => c.id === "ttft");
+    assert.equal(shared.run.verdict, "fail", shared.results.headline);
+    assert.equal(ttft(shared)?.verdict, "regressed");
+    assert.ok((ttft(shared)?.change as number) > 0.5, `p95 TTFT ${ttft(shared)?.change}`);
+    assert.match(shared.results.config?.workload.prefix ?? "", /^4 groups × 1024 tokens, uniform$/);
+    assert.match(
+      renderMarkdown(shared.results, "default"),
+      /· shared prefixes: 4 groups × 1024 tokens, uniform ·/,
+      "the comment says what the load looked like",
+    );
+    // The mock counts 4 characters per token, as the workload does: what was meant is what it counted.
+    const prompt = shared.run.trials[0]?.report.tokens.prompt;
+    assert.equal(prompt?.intended_mean, 1088);
+    assert.ok(Math.abs((prompt?.server_mean as number) - 1088) <= 2, `${prompt?.server_mean}`);
+    assert.match(
+      renderMarkdown(shared.results, "default"),
+      /prompt tokens per request: ≈ 1088 intended \(estimate \(4 characters per token\)\); the servers counted 10\d\d \(baseline\), 10\d\d \(candidate\)/,
+    );
+    assert.ok((shared.cached[0] as number) > 0, "the baseline's cache held the prefixes");
+    assert.equal(shared.cached[1], 0, "the candidate has none");
+    // The servers' own metrics say so too: vLLM's prefix-cache hits ÷ queries.
+    const hitRate = (arm: "baseline" | "candidate") =>
+      shared.results.server_view?.[arm].prefix_cache_hit_rate;
+    assert.ok((hitRate("baseline") as number) > 0.5, `baseline hit rate ${hitRate("baseline")}`);
+    assert.equal(hitRate("candidate"), null, "a server without a prefix cache counts no queries");
 
-  const random = await prefixGate({ "input-len": "1088" });
-  assert.notEqual(random.run.verdict, "fail", random.results.headline);
-  assert.notEqual(ttft(random)?.verdict, "regressed");
-  assert.ok(Math.abs(ttft(random)?.change as number) < 0.2, `p95 TTFT ${ttft(random)?.change}`);
-});
+    const random = await prefixGate({ "input-len": "1088" });
+    assert.notEqual(random.run.verdict, "fail", random.results.headline);
+    assert.notEqual(ttft(random)?.verdict, "regressed");
+    assert.ok(Math.abs(ttft(random)?.change as number) < 0.2, `p95 TTFT ${ttft(random)?.change}`);
+  },
+);

@@ -1,13 +1,17 @@
-// The quick-start demo: two built-in mock servers — a baseline and a
-// candidate whose decode steps are 30 % slower — and a short gate between them.
-// The mocks run as processes of their own (the CLI's `mock` command), so that
-// their timers never share the load generator's event loop: on a busy machine
-// the demo still measures the servers, not itself.
+// `llm-perf-gate demo`, the quick start: two built-in mock servers — a
+// baseline and a candidate whose decode steps are 30 % slower — and a short
+// gate between them. The mocks run as processes of their own (the `mock`
+// command), so that their timers never share the load generator's event loop:
+// on a busy machine the demo still measures the servers, not itself.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import type { RawSettings } from "./config/settings.ts";
-import { type PipelineDeps, planRun, runPipeline } from "./pipeline.ts";
-import type { GateResults } from "./report/results.ts";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { COMMENT_LIMIT } from "../github/publish.ts";
+import { renderMarkdown } from "../report/markdown.ts";
+import { planRun } from "./gate/plan.ts";
+import { type GateIo, runGateCommand } from "./gate/run.ts";
+import type { CommandIo } from "./io.ts";
 
 /** The demo's settings, as a user would write them in a config file. */
 export const DEMO_SETTINGS = {
@@ -105,30 +109,33 @@ export function startMockProcess(cli: string[], sets: string[]): Promise<MockPro
 }
 
 /** Runs the demo gate; `cli` is how to start this program again (node and the CLI's path). */
-export async function runDemo(
-  settings: RawSettings,
-  deps: PipelineDeps,
+export async function demoCli(
   cli: string[],
-): Promise<{ results: GateResults; commentKey: string }> {
+  io: GateIo & Pick<CommandIo, "stdout" | "stderr">,
+): Promise<number> {
+  const resultsPath = join(tmpdir(), "llm-perf-gate-demo-results.json");
   const [baseline, candidate] = await Promise.all([
     startMockProcess(cli, []),
     startMockProcess(cli, [`decodeScale=${DEMO_DECODE_SCALE}`]),
   ]);
   try {
-    deps.log(
+    io.log(
       `baseline mock ${baseline.url}; candidate mock ${candidate.url} (decode ${Math.round((DEMO_DECODE_SCALE - 1) * 100)} % slower), each in a process of its own`,
     );
     const plan = planRun(
       {
         ...DEMO_SETTINGS,
-        ...settings,
+        "results-path": resultsPath,
         "baseline-url": `${baseline.url}/v1`,
         "candidate-url": `${candidate.url}/v1`,
         model: "mock-llm",
       },
-      deps.readFile,
+      io.readFile,
     );
-    return { results: await runPipeline(plan, deps), commentKey: plan.report.commentKey };
+    const results = await runGateCommand(plan, io);
+    io.stdout(renderMarkdown(results, plan.report.commentKey, COMMENT_LIMIT));
+    io.stderr(`results written to ${resultsPath}\n`);
+    return 0;
   } finally {
     await Promise.all([baseline.stop(), candidate.stop()]);
   }

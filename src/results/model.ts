@@ -1,74 +1,25 @@
 // The results file: a versioned JSON document with the configuration (secrets
 // redacted), the environment, every trial's measurement report, the
-// comparisons, the guards and the verdict. Built here from plain data; the
-// entry points read and write it.
+// comparisons, the guards, the verdict and its headline. Built here from plain
+// data; the commands write it, and read it back (results/trust.ts).
 
 import pkg from "../../package.json" with { type: "json" };
-import type { CapacityRun } from "../capacity/report.ts";
 import type { Arm } from "../common/arms.ts";
 import type { Guard } from "../common/guard.ts";
 import type { Outcome } from "../common/outcomes.ts";
-import type { PercentileKey } from "../common/percentiles.ts";
-import type { MetricComparison } from "../compare/decide.ts";
+import type { PercentileKey, POOLED_METRICS } from "../common/percentiles.ts";
+import type { SloRecord } from "../common/slo.ts";
 import type { Tolerances } from "../compare/gated.ts";
-import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
+import type { GateRun } from "../gate/gate-run.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
-import type { QualityReport } from "../quality/paired.ts";
 import { compareServerViews, type ServerComparison } from "../servermetrics/compare.ts";
-import type { StartRecord } from "../servers/lifecycle.ts";
-import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
 import type { WorkloadDescription } from "../workload/plan.ts";
-import { headlineFor } from "./headline.ts";
 
-export const RESULTS_SCHEMA = "llm-perf-gate/results@2";
-
-/** What a gate run found: the results file but its header, configuration and the words. */
-export interface GateRun {
-  trials: TrialEntry[];
-  comparisons: MetricComparison[];
-  /** The failure rates of both arms, compared; null before any trial ran. */
-  reliability: ReliabilityComparison | null;
-  /** Why there is no performance verdict (empty when there is one). */
-  guards: Guard[];
-  verdict: Verdict;
-  pairs: number;
-  looks: number;
-  confidence_per_look: number;
-  /** Each arm's check before its first trial. */
-  preflight: PreflightReport[];
-  /** The idle check before each trial (busy: the server was still busy when the trial began). */
-  idle_checks: IdleRecord[];
-  /** Pairs run again because a trial failed its self-checks. */
-  reruns: RerunRecord[];
-  /** Servers the gate started: readiness, cold start, logs. */
-  servers: StartRecord[];
-  /** The quality suite's comparison, when one ran. */
-  quality: QualityReport | null;
-  /** Why the quality suite did not run, when it was asked for. */
-  quality_skipped: string | null;
-  /** What a reader must know about how this run was set up (shown first). */
-  warnings: string[];
-  /** The signal that cancelled the job (verdict cancelled), else null. */
-  cancelled_by: string | null;
-  /** A capacity gate's sweep of both arms and their capacities; null for a gate at a set rate. */
-  capacity: CapacityRun | null;
-}
-
-export interface IdleRecord extends IdleCheck {
-  pair: number;
-  arm: Arm;
-}
-
-export interface RerunRecord {
-  pair: number;
-  /** 1 for the first re-run of the pair. */
-  attempt: number;
-  invalid: { arm: Arm; reasons: string[] }[];
-}
+export const RESULTS_SCHEMA = "llm-perf-gate/results@3";
 
 export interface TargetDescription {
   url: string;
@@ -92,7 +43,7 @@ export interface ConfigDescription {
   workload: WorkloadDescription;
   timeout_s: number;
   max_concurrency: number | null;
-  slo: string;
+  slo: SloRecord;
   self_check_limits: LimitsReport;
   trials: number;
   max_trials: number;
@@ -143,7 +94,6 @@ export interface EnvironmentFacts {
   } | null;
 }
 
-export const POOLED_METRICS = ["ttft_ms", "itl_ms", "tpot_ms", "e2el_ms"] as const;
 export type PooledMetrics = Record<(typeof POOLED_METRICS)[number], LatencySummary>;
 
 export interface GateResults extends GateRun {
@@ -197,19 +147,21 @@ function header(environment: EnvironmentFacts, now: Date) {
   } as const;
 }
 
+/** The results file of a run; `config` null when the configuration could not be read. */
 export function buildResults(
   run: GateRun,
-  config: ConfigDescription,
+  config: ConfigDescription | null,
   environment: EnvironmentFacts,
   now: Date,
+  headline: string,
 ): GateResults {
   return {
     ...header(environment, now),
     config,
-    headline: headlineFor(run),
+    headline,
     ...run,
-    pooled: pooledPercentiles(run.trials),
-    server_view: serverViewOf(run.trials),
+    pooled: config === null ? null : pooledPercentiles(run.trials),
+    server_view: config === null ? null : serverViewOf(run.trials),
   };
 }
 
@@ -225,9 +177,9 @@ export function serverViewOf(trials: readonly TrialEntry[]): ServerComparison | 
   return compareServerViews({ baseline: inputs("baseline"), candidate: inputs("candidate") });
 }
 
-/** Results for a run that could not measure at all (bad configuration): still a results file. */
-export function errorResults(guard: Guard, environment: EnvironmentFacts, now: Date): GateResults {
-  const run: GateRun = {
+/** The run of a gate that could not measure at all (a bad setting): nothing but its guard. */
+export function errorRun(guard: Guard): GateRun {
+  return {
     trials: [],
     comparisons: [],
     reliability: null,
@@ -245,13 +197,5 @@ export function errorResults(guard: Guard, environment: EnvironmentFacts, now: D
     warnings: [],
     cancelled_by: null,
     capacity: null,
-  };
-  return {
-    ...header(environment, now),
-    config: null,
-    headline: headlineFor(run),
-    ...run,
-    pooled: null,
-    server_view: null,
   };
 }

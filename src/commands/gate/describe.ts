@@ -1,12 +1,12 @@
 // The configuration as the results file records it: API keys and header
 // values redacted, start and stop commands left out (they may hold secrets).
 
-import { formatSlo, sloRecord } from "../common/slo.ts";
-import { limitsReport } from "../metrics/summary.ts";
-import type { ConfigDescription, TargetDescription } from "../report/results.ts";
-import type { TrialOptions } from "../trial/measure.ts";
-import { describeWorkload } from "../workload/plan.ts";
-import type { Config } from "./config.ts";
+import { sloRecord } from "../../common/slo.ts";
+import type { Config } from "../../config/config.ts";
+import { limitsReport } from "../../metrics/summary.ts";
+import type { ConfigDescription, TargetDescription } from "../../results/model.ts";
+import type { TrialOptions } from "../../trial/measure.ts";
+import { describeWorkload } from "../../workload/plan.ts";
 
 function describeTarget(m: TrialOptions): TargetDescription {
   const t = m.target;
@@ -46,7 +46,7 @@ export function describeConfig(config: Config): ConfigDescription {
       : describeWorkload(g.baseline.workload),
     timeout_s: g.baseline.timeoutS,
     max_concurrency: g.baseline.maxConcurrency ?? null,
-    slo: formatSlo(sloRecord(g.baseline.slo)),
+    slo: sloRecord(g.baseline.slo),
     self_check_limits: limitsReport(g.baseline.limits),
     trials: g.trials,
     max_trials: g.maxTrials,

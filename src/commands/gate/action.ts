@@ -1,0 +1,81 @@
+// The gate as the action runs it: inputs (and the config file) → gate →
+// results file → PR comment, job summary, outputs → the step's outcome per
+// `fail-on`. Modes: run (measure and report), measure (the results file only,
+// for unprivileged fork jobs), report (read a results file and post).
+
+import { errorMessage, InputError } from "../../common/errors.ts";
+import type { RawSettings } from "../../config/settings.ts";
+import { secretsOf } from "../../config/sources.ts";
+import type { GitHubApi } from "../../github/octokit.ts";
+import { type ActionIo, COMMENT_LIMIT, publish, SUMMARY_LIMIT } from "../../github/publish.ts";
+import { headlineFor } from "../../report/headline.ts";
+import { renderMarkdown } from "../../report/markdown.ts";
+import type { GateResults } from "../../results/model.ts";
+import { trustResults } from "../../results/trust.ts";
+import type { CommandIo } from "../io.ts";
+import { planRun } from "./plan.ts";
+import { type GateIo, runGateCommand } from "./run.ts";
+
+/** What the action's modes need besides a command's io: GitHub's side. */
+export interface GateActionDeps extends Omit<GateIo, "log"> {
+  io: ActionIo & { setFailed(message: string): void; setSecret(value: string): void };
+  githubApi(token: string): GitHubApi;
+}
+
+function readEvent(deps: GateActionDeps): Record<string, unknown> {
+  const path = deps.env.GITHUB_EVENT_PATH;
+  if (!path) return {};
+  try {
+    const parsed: unknown = JSON.parse(deps.readFile(path));
+    return typeof parsed === "object" && parsed !== null ? { ...parsed } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A results file another (unprivileged) job wrote: checked, neutralized and re-decided. */
+function readResults(path: string, deps: Pick<CommandIo, "readFile">): GateResults {
+  const source = `results-path = ${JSON.stringify(path)}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(deps.readFile(path));
+  } catch (error) {
+    throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
+  }
+  return trustResults(parsed, source, headlineFor);
+}
+
+export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): Promise<void> {
+  const { io, env } = deps;
+  const plan = planRun(inputs, deps.readFile);
+  // Masked in the runner's log too: keys from the environment, credential headers.
+  for (const secret of secretsOf(plan.raw, env)) if (secret) io.setSecret(secret);
+  const event = readEvent(deps);
+  let results: GateResults;
+  if (plan.mode === "report" && !plan.problem) {
+    results = readResults(plan.report.resultsPath, deps);
+  } else {
+    results = await runGateCommand(plan, {
+      ...deps,
+      log: (line) => io.info(line),
+      event,
+    });
+    if (!results.guards.some((g) => g.code === "results_file"))
+      io.info(`results written to ${plan.report.resultsPath}`);
+  }
+  const token = inputs["github-token"] || env.GITHUB_TOKEN;
+  const ctx = {
+    env,
+    eventPayload: event,
+    api: typeof token === "string" && token !== "" ? deps.githubApi(token) : undefined,
+  };
+  const key = plan.report.commentKey;
+  await publish(results, plan.report, plan.report.resultsPath, ctx, io, plan.mode !== "measure", {
+    comment: renderMarkdown(results, key, COMMENT_LIMIT),
+    summary: renderMarkdown(results, key, SUMMARY_LIMIT),
+  });
+  io.info(`llm-perf-gate: ${results.verdict} — ${results.headline}`);
+  if (plan.report.failOn.includes(results.verdict)) {
+    io.setFailed(`llm-perf-gate: ${results.verdict} — ${results.headline}`);
+  }
+}

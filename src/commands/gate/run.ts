@@ -1,0 +1,107 @@
+// One run of the gate, as the action, the CLI and the demo do it: the plan's
+// settings → Config → servers → gate → results → results file. A bad setting
+// is not thrown: it becomes an `error` results file that says which and why.
+// Every secret the settings and the environment hold is redacted from the log
+// lines and the results (response bodies, server log tails, guards).
+
+import { errorMessage, InputError } from "../../common/errors.ts";
+import { redactDeep, redactor } from "../../common/redact.ts";
+import { type Config, parseConfig } from "../../config/config.ts";
+import { secretsOf } from "../../config/sources.ts";
+import { type GateDeps, runGate } from "../../gate/gate.ts";
+import type { GateRun } from "../../gate/gate-run.ts";
+import { headlineFor } from "../../report/headline.ts";
+import {
+  buildResults,
+  type EnvironmentFacts,
+  errorRun,
+  type GateResults,
+} from "../../results/model.ts";
+import { lifecycleFor } from "../../servers/lifecycle.ts";
+import { type CommandIo, withCancel } from "../io.ts";
+import { describeConfig } from "./describe.ts";
+import { captureEnvironment } from "./environment.ts";
+import { attempt, type RunPlan } from "./plan.ts";
+
+/** The io of a gate run, with stand-ins for its measurement in tests. */
+export interface GateIo
+  extends Omit<CommandIo, "stdout" | "stderr">,
+    Omit<GateDeps, "signal" | "log" | "servers"> {
+  log(line: string): void;
+  /** The GitHub event that started the job: the results file records its pull request. */
+  event?: Record<string, unknown>;
+}
+
+/** Results of a gate run, with its headline. */
+export function resultsOf(
+  run: GateRun,
+  config: Config | null,
+  environment: EnvironmentFacts,
+  now: Date,
+): GateResults {
+  return buildResults(run, config && describeConfig(config), environment, now, headlineFor(run));
+}
+
+async function gateResults(config: Config, io: GateIo, environment: EnvironmentFacts) {
+  const g = config.gate;
+  const servers = lifecycleFor(
+    config.servers,
+    { baseline: g.baseline.target, candidate: g.candidate.target },
+    io.log,
+  );
+  const hooks = {
+    // No new trial, the running one ends, the servers stop (hurried), the results are written.
+    onFirst: (signal: string) => {
+      io.log(
+        `${signal}: cancelling: no new trial${servers ? "; stopping the servers the gate started" : ""}; writing the results`,
+      );
+      servers?.hurry();
+    },
+    onSecond: (signal: string) => {
+      io.log(`${signal} again: killing the servers the gate started, and exiting`);
+      servers?.killAll();
+    },
+  };
+  const run = await withCancel(io, hooks, (cancel) =>
+    runGate(g, { ...io, signal: cancel.signal, ...(servers ? { servers } : {}) }),
+  );
+  return resultsOf(run, config, environment, (io.now ?? (() => new Date()))());
+}
+
+export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<GateResults> {
+  const redact = redactor(secretsOf(plan.raw, given.env));
+  const io: GateIo = { ...given, log: (line) => given.log(redact(line)) };
+  const environment = captureEnvironment(io.env, io.event);
+  const now = io.now ?? (() => new Date());
+  const invalid = (error: InputError, code: "configuration" | "results_file" = "configuration") =>
+    resultsOf(
+      errorRun({ code, message: `invalid configuration: ${error.message}` }),
+      null,
+      environment,
+      now(),
+    );
+  const path = plan.report.resultsPath;
+  try {
+    // Found before the first request, not after an hour of trials.
+    io.writeFile(path, "");
+  } catch (error) {
+    const reason = `results-path = ${JSON.stringify(path)} cannot be written: ${errorMessage(error)}`;
+    return redactDeep(invalid(new InputError(reason), "results_file"), redact);
+  }
+  let results: GateResults;
+  if (plan.problem) results = invalid(plan.problem);
+  else {
+    const problems: InputError[] = [];
+    const config = attempt<Config | undefined>(
+      () => parseConfig(plan.raw, io.env, io.readFile),
+      undefined,
+      problems,
+    );
+    results = config
+      ? await gateResults(config, io, environment)
+      : invalid(problems[0] ?? new InputError("the configuration could not be read"));
+  }
+  results = redactDeep(results, redact);
+  io.writeFile(path, `${JSON.stringify(results, null, 2)}\n`);
+  return results;
+}

@@ -1,0 +1,117 @@
+// The action's `mode: burst`, for a scheduled workflow (one cron line per
+// window): one burst on every lane, the rows appended to the history —
+// committed to a branch (lanes-history-branch, one commit per run, retried
+// when another run pushed first) or left in the workspace for an artifact or
+// a cache — and the lanes report in the job summary. With lanes-issue, a
+// graduation trigger opens (or updates) one issue.
+
+import { errorMessage, InputError } from "../../common/errors.ts";
+import { given, type RawSettings, readBoolean } from "../../config/settings.ts";
+import { keepIssue, updateBranchFile } from "../../github/branch-file.ts";
+import type { GitHubApi } from "../../github/octokit.ts";
+import type { ActionIo } from "../../github/publish.ts";
+import type { Repo } from "../../github/pull-request.ts";
+import { parseHistory, toJsonl } from "../../lanes/history.ts";
+import { renderLanesMarkdown } from "../../report/lanes-markdown.ts";
+import type { CommandIo } from "../io.ts";
+import { burstOnce, type HistoryStore, lanesPaths, localHistory } from "./burst.ts";
+import { readLanes } from "./files.ts";
+
+export interface BurstActionDeps extends Pick<CommandIo, "env" | "readFile" | "writeFile" | "now"> {
+  io: ActionIo & { setFailed(message: string): void };
+  githubApi(token: string): GitHubApi;
+}
+
+const ISSUE_MARKER = "<!-- llm-perf-gate:lanes -->";
+
+/** The outputs of mode burst (action.yml lists them; the docs test checks it). */
+export const BURST_OUTPUTS = ["lanes-verdicts", "graduate", "issue-url"] as const;
+const [VERDICTS, GRADUATE, ISSUE_URL] = BURST_OUTPUTS;
+
+function repoOf(env: CommandIo["env"]): Repo {
+  const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
+  if (!owner || !repo)
+    throw new InputError(
+      "GITHUB_REPOSITORY is not set: lanes-history-branch and lanes-issue need the repository",
+    );
+  return { owner, repo };
+}
+
+/**
+ * The history on a branch: read, append, commit. A commit that keeps failing
+ * keeps this run's rows in the workspace file and says so (`failure`).
+ */
+function branchHistory(
+  deps: BurstActionDeps,
+  api: () => GitHubApi,
+  branch: string,
+  path: string,
+): HistoryStore & { failure?: string } {
+  const local = localHistory(deps, path);
+  const store: HistoryStore & { failure?: string } = {
+    where: `${branch}:${path}`,
+    append: async (rows) => {
+      const first = rows[0];
+      try {
+        const committed = await updateBranchFile(
+          api(),
+          repoOf(deps.env),
+          branch,
+          path,
+          (old) => old + toJsonl(rows),
+          `llm-perf-gate: lanes burst ${first?.started_at} (${first?.window ?? "off-window"})`,
+        );
+        deps.io.info(
+          `history: ${rows.length} rows committed to ${path} on ${branch} (push ${committed.attempts})`,
+        );
+        deps.writeFile(path, committed.text);
+        return parseHistory(committed.text, `${branch}:${path}`);
+      } catch (error) {
+        // Nothing lost: this run's rows stay in the workspace, the report is still written.
+        store.failure = `the history could not be committed to ${branch}: ${errorMessage(error)}`;
+        deps.io.error(`${store.failure}; this run's rows are in ${path}`);
+        return local.append(rows);
+      }
+    },
+  };
+  return store;
+}
+
+export async function runBurstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<void> {
+  const { io, env } = deps;
+  const paths = lanesPaths(inputs, "mode burst");
+  const spec = readLanes(deps, paths.lanes);
+  const branch = given(inputs, "lanes-history-branch");
+  const token = given(inputs, "github-token") ?? env.GITHUB_TOKEN ?? "";
+  const api = () => {
+    if (token === "")
+      throw new InputError(
+        "github-token is required to keep the history on a branch or open an issue",
+      );
+    return deps.githubApi(token);
+  };
+  const store = branch
+    ? branchHistory(deps, api, branch, paths.history)
+    : localHistory(deps, paths.history);
+  const outcome = await burstOnce(spec, store, deps);
+  io.info(outcome.summary);
+  const markdown = renderLanesMarkdown(outcome.report);
+  await io.writeSummary(markdown);
+  const lanes = outcome.report.lanes;
+  io.setOutput(VERDICTS, JSON.stringify(Object.fromEntries(lanes.map((l) => [l.lane, l.verdict]))));
+  const graduating = lanes.filter((l) => l.verdict === "graduate");
+  io.setOutput(GRADUATE, graduating.length > 0 ? "true" : "false");
+  if (graduating.length > 0 && readBoolean(inputs, "lanes-issue")) {
+    const url = await keepIssue(
+      api(),
+      repoOf(env),
+      ISSUE_MARKER,
+      `llm-perf-gate: graduate ${graduating.map((l) => l.lane).join(", ")} (busy-hour floor missed)`,
+      markdown,
+    );
+    io.info(`graduation issue: ${url}`);
+    io.setOutput(ISSUE_URL, url);
+  }
+  const failure = "failure" in store ? store.failure : undefined;
+  if (failure) io.setFailed(`llm-perf-gate: ${failure}`);
+}

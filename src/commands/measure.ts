@@ -1,0 +1,55 @@
+// `llm-perf-gate measure`: one endpoint, one open-loop trial. A table on
+// stdout, progress on stderr, the JSON report where --out says. Exit 4 when
+// the endpoint failed (no ok request, or more than max-error-rate), 3 when
+// the trial failed its self-checks, 130/143 when cancelled.
+
+import { redactDeep } from "../common/redact.ts";
+import type { RawSettings } from "../config/settings.ts";
+import { secretsOf } from "../config/sources.ts";
+import { parseFailureLimit, parseTrialOptions } from "../config/trial.ts";
+import { formatMeasureReport, formatProgress } from "../report/measure-text.ts";
+import { measureTrial, type TrialReport } from "../trial/measure.ts";
+import { type CommandIo, probeWritable, redacting, signalExitCode, withCancel } from "./io.ts";
+
+/** The endpoint's failures against max-error-rate: a line on stderr when it failed. */
+function failed(report: TrialReport, limit: ReturnType<typeof parseFailureLimit>): string | null {
+  const excluded = limit.exclude.reduce((n, o) => n + report.outcomes[o], 0);
+  const counted = report.scheduled - excluded;
+  const failures = counted - report.outcomes.ok;
+  if (report.outcomes.ok > 0 && !(counted > 0 && failures / counted > limit.maxErrorRate))
+    return null;
+  return `the endpoint failed ${failures} of ${counted} requests (limit max-error-rate ${(limit.maxErrorRate * 100).toFixed(1)} %)${report.outcomes.ok === 0 ? "; none was ok" : ""}`;
+}
+
+export async function measureCli(raw: RawSettings, given: CommandIo): Promise<number> {
+  const options = parseTrialOptions(raw, given.env, given.readFile);
+  const limit = parseFailureLimit(raw);
+  const io = redacting(given, secretsOf(raw, given.env));
+  const out = typeof raw.out === "string" ? raw.out : undefined;
+  probeWritable(io, "--out", out);
+  const quiet = raw.quiet === "true";
+  const measured = await withCancel(io, {}, (cancel) =>
+    measureTrial(options, {
+      signal: cancel.signal,
+      ...(quiet ? {} : { onProgress: (p) => io.stderr(`${formatProgress(p)}\n`) }),
+    }).then((report) => ({
+      report,
+      cancelledBy: cancel.signal.aborted ? String(cancel.signal.reason) : null,
+    })),
+  );
+  // A server that echoes the key (a 401 body) must not put it into the report.
+  const report = redactDeep(measured.report, io.redact);
+  if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+  io.stdout(`${formatMeasureReport(report)}\n`);
+  if (out !== undefined) io.stdout(`report written to ${out}\n`);
+  if (measured.cancelledBy !== null) {
+    io.stderr(`llm-perf-gate: cancelled by ${measured.cancelledBy}: the trial was cut short\n`);
+    return signalExitCode(measured.cancelledBy);
+  }
+  const failure = failed(report, limit);
+  if (failure !== null) {
+    io.stderr(`llm-perf-gate: ${failure}\n`);
+    return 4;
+  }
+  return report.validity.valid ? 0 : 3;
+}

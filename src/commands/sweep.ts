@@ -1,0 +1,49 @@
+// `llm-perf-gate sweep`: one endpoint's capacity — synchronous, offline, then
+// open-loop rates up to the knee. Markdown on stdout, progress on stderr, the
+// JSON report where --out says. Exit 3 when no capacity was found or the
+// sweep was cut short (max-duration, a cancel).
+
+import { buildSweepReport } from "../capacity/report.ts";
+import { newSweep, planSweep, runSweep } from "../capacity/sweep.ts";
+import { redactDeep } from "../common/redact.ts";
+import type { RawSettings } from "../config/settings.ts";
+import { secretsOf } from "../config/sources.ts";
+import { checkSweepLoad, parseSweepSettings, withStandInRate } from "../config/sweep.ts";
+import { parseTrialOptions } from "../config/trial.ts";
+import { renderSweepMarkdown } from "../report/sweep-markdown.ts";
+import { measureTrial } from "../trial/measure.ts";
+import { type CommandIo, probeWritable, redacting, withCancel } from "./io.ts";
+
+export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<number> {
+  checkSweepLoad(raw, "by sweep");
+  const settings = parseSweepSettings(raw);
+  const options = parseTrialOptions(withStandInRate(raw), given.env, given.readFile);
+  const io = redacting(given, secretsOf(raw, given.env));
+  const out = typeof raw.out === "string" ? raw.out : undefined;
+  probeWritable(io, "--out", out);
+  io.stderr(`sweep: ${planSweep(1, options, settings).words}\n`);
+  const sweep = newSweep(["endpoint"] as const);
+  await withCancel(io, {}, async (cancel) => {
+    try {
+      await runSweep(sweep, { endpoint: options }, settings, {
+        run: async (_arm, o, label) => {
+          io.stderr(`measuring ${label}\n`);
+          const report = await measureTrial(o, { signal: cancel.signal });
+          if (cancel.signal.aborted) throw cancel.signal.reason;
+          return report;
+        },
+        nowMs: () => performance.now(),
+        log: (line) => io.stderr(`${line}\n`),
+      });
+    } catch (error) {
+      if (!cancel.signal.aborted) throw error;
+      sweep.stopped_by = `cancelled by ${String(cancel.signal.reason)}`;
+    }
+  });
+  const built = buildSweepReport(sweep.arms.endpoint, sweep, options, settings, new Date());
+  const report = redactDeep(built, io.redact);
+  if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+  io.stdout(renderSweepMarkdown(report, options.slo.ttftMs));
+  if (out !== undefined) io.stderr(`report written to ${out}\n`);
+  return report.capacity.capacity_per_s !== null && report.stopped_by === null ? 0 : 3;
+}

@@ -1,0 +1,154 @@
+// A results file from another job (report mode: the privileged half of the
+// fork recipe reads what an unprivileged job wrote) is untrusted input. It is
+// validated against the versioned results schema before anything is read
+// from it; its strings are neutralized so that no mention, link, image or
+// HTML can reach a comment; and its decision — comparisons, reliability,
+// guards, verdict, headline — is recomputed from its trials, never read.
+
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import schema from "../../schemas/results.schema.json" with { type: "json" };
+import { redecideCapacity } from "../capacity/report.ts";
+import { errorMessage, InputError } from "../common/errors.ts";
+import { formatSlo } from "../common/slo.ts";
+import { decideRun } from "../compare/decide-run.ts";
+import type { DecisionOptions } from "../compare/verdict.ts";
+import type { GateRun } from "../gate/gate-run.ts";
+import { qualityVerdictOf } from "../quality/paired.ts";
+import { type ConfigDescription, type GateResults, pooledPercentiles } from "./model.ts";
+
+const validate = new Ajv2020({ allErrors: false, strict: false }).compile(schema);
+
+/** Markup a string from the file must not carry into a comment. */
+export function neutralize(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replace(/@(?=[\w-])/g, "@\u200b") // no @mention
+    .replaceAll("![", "!\u200b[") // no image
+    .replaceAll("](", "]\u200b(") // no link target
+    .replace(/\b(https?|ftp):\/\//gi, "$1:/\u200b/") // no autolink
+    .replace(/\bwww\./gi, "www\u200b.");
+}
+
+function neutralizeDeep<T>(value: T): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return neutralize(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === "object" && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+function describe(e: ErrorObject | undefined): string {
+  if (!e) return "invalid";
+  const allowed =
+    e.keyword === "enum" || e.keyword === "const"
+      ? `: ${JSON.stringify((e.params as { allowedValues?: unknown; allowedValue?: unknown }).allowedValues ?? (e.params as { allowedValue?: unknown }).allowedValue)}`
+      : "";
+  return `${e.instancePath || "(the file)"} ${e.message}${allowed}`;
+}
+
+/** Guards that no trial data can show again: they come from how the run went. */
+const RUN_GUARDS = new Set(["server", "preflight", "configuration", "results_file"]);
+
+/** The decision settings a results file records. */
+function decisionOptionsOf(config: ConfigDescription): DecisionOptions {
+  return {
+    percentile: config.percentile,
+    tolerances: config.tolerances,
+    rule: config.decision_rule === "confirm" ? "confirm" : "significant-and-material",
+    confidence: config.confidence,
+    maxErrorRate: config.max_error_rate,
+    maxTrialCv: config.max_trial_cv,
+    minOkRequests: config.min_ok_requests,
+    reliability: {
+      maxFailureIncrease: config.max_failure_increase,
+      exclude: config.reliability_exclude,
+    },
+  };
+}
+
+/** The quality verdict from the report's counts and confirmed failures, under the recorded rule. */
+function qualityVerdict(r: GateResults): "pass" | "fail" | null {
+  const rule = r.config?.quality?.rule;
+  if (!r.quality || !rule) return null;
+  return qualityVerdictOf(r.quality, {
+    alpha: rule.alpha,
+    minEffect: rule.min_effect,
+    largeEffect: rule.large_effect,
+    confirmReruns: rule.confirm_reruns,
+  });
+}
+
+/** The run decided again from its own trials, capacity points and quality counts. */
+function redecide(r: GateResults, config: ConfigDescription, warnings: string[]): GateResults {
+  const runGuards = r.guards.filter((g) => RUN_GUARDS.has(g.code));
+  // Files from before capacity gates have no such field.
+  const capacity = r.capacity ? redecideCapacity(r.capacity, formatSlo(config.slo)) : null;
+  const quality = qualityVerdict(r);
+  if (r.quality && quality !== null && r.quality.verdict !== quality) {
+    warnings.push(
+      `the results file said the quality verdict was ${r.quality.verdict}; recomputed from its counts: ${quality}`,
+    );
+    r.quality.verdict = quality;
+  }
+  const decided = decideRun(
+    decisionOptionsOf(config),
+    { trials: config.trials, maxTrials: config.max_trials },
+    {
+      trials: r.trials,
+      runGuards,
+      capacity: capacity
+        ? { verdict: capacity.comparison.verdict, incomplete: capacity.stopped_by !== null }
+        : undefined,
+      qualityFailed: quality === "fail",
+      cancelled: r.cancelled_by !== null,
+    },
+  );
+  return { ...r, ...decided, capacity };
+}
+
+/**
+ * Validates, neutralizes and re-decides a results file another job wrote; its
+ * headline is written anew (`headline` words a run, report/headline.ts).
+ */
+export function trustResults(
+  parsed: unknown,
+  source: string,
+  headline: (run: GateRun) => string,
+): GateResults {
+  if (!validate(parsed)) {
+    throw new InputError(
+      `${source} is not a valid results file: ${describe(validate.errors?.[0])}`,
+    );
+  }
+  // The schema has just checked every field this reads.
+  const r = neutralizeDeep(parsed as unknown as GateResults);
+  const warnings = [...r.warnings];
+  const decided: GateResults = r.config
+    ? redecide(r, r.config, warnings)
+    : {
+        ...r,
+        verdict: "error",
+        guards: r.guards.some((g) => RUN_GUARDS.has(g.code))
+          ? r.guards.filter((g) => RUN_GUARDS.has(g.code))
+          : [{ code: "configuration", message: "the results file holds no configuration" }],
+      };
+  if (decided.verdict !== r.verdict) {
+    warnings.push(
+      `the results file said ${r.verdict}; recomputed from its trials: ${decided.verdict}`,
+    );
+  }
+  const results: GateResults = { ...decided, warnings };
+  results.headline = headline(results);
+  try {
+    results.pooled = pooledPercentiles(results.trials);
+  } catch (error) {
+    results.pooled = null;
+    warnings.push(`the trials' histograms could not be read: ${errorMessage(error)}`);
+  }
+  return results;
+}

@@ -37,7 +37,8 @@ const FIX: Partial<Record<GuardCode, string>> = {
     "fix the endpoint named above (URL, `model`, API key) — preflight checks each before any trial",
   server:
     "the server the gate started did not come up: its last log lines above say why; fix its start command, or raise `ready-timeout` if it is only slow",
-  configuration: "fix the setting named above; `--help` and docs/inputs.md list every setting and what it accepts",
+  configuration:
+    "fix the setting named above; `--help` and docs/inputs.md list every setting and what it accepts",
 };
 
 export function nextStep(r: GateResults): string | null {

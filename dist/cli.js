@@ -65645,264 +65645,6 @@ function redactDeep(value2, redact) {
   return walk(value2);
 }
 
-// src/capacity/compare.ts
-function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
-  const maxDrop = Math.max(maxCapacityDrop, resolution);
-  const b = baseline.capacity_per_s;
-  const c = candidate.capacity_per_s;
-  const base = {
-    baseline_per_s: b,
-    candidate_per_s: c,
-    change: b !== null && c !== null && b > 0 ? c / b - 1 : null,
-    max_drop: maxDrop
-  };
-  if (b === null || baseline.pass_per_s === null) {
-    return {
-      ...base,
-      change_low: null,
-      change_high: null,
-      verdict: "inconclusive",
-      reason: "the baseline met its SLO at no rate tried, so there is no capacity to compare with"
-    };
-  }
-  const bLo = baseline.pass_per_s;
-  const bHi = baseline.fail_per_s;
-  const cLo = candidate.pass_per_s ?? 0;
-  const cHi = candidate.fail_per_s;
-  const high = cHi === null ? null : cHi / bLo - 1;
-  const low = bHi === null ? null : cLo / bHi - 1;
-  const bounds = { change_low: low, change_high: high };
-  const range = `${low === null ? "?" : signedPercent(low)} \u2026 ${high === null ? "?" : signedPercent(high)}`;
-  if (high !== null && high < -maxDrop) {
-    return {
-      ...bounds,
-      ...base,
-      verdict: "regressed",
-      reason: `capacity dropped by more than ${percent(maxDrop)}: the candidate failed its SLO at ${cHi} req/s, where the baseline met it up to ${bLo} req/s (change ${range})`
-    };
-  }
-  if (low !== null && low >= -maxDrop) {
-    return {
-      ...bounds,
-      ...base,
-      verdict: "pass",
-      reason: `no capacity drop beyond ${percent(maxDrop)} (change ${range})`
-    };
-  }
-  return {
-    ...bounds,
-    ...base,
-    verdict: "inconclusive",
-    reason: bHi === null ? "the baseline met its SLO at every rate tried, so its capacity is only known from below" : `the brackets allow a drop beyond ${percent(maxDrop)} but do not show one (change ${range})`
-  };
-}
-
-// src/capacity/points.ts
-function judge(report, minAttainment) {
-  if (!report.validity.valid) return "invalid";
-  const attainment = report.goodput.attainment;
-  if (report.outcomes.censored > 0 || attainment < minAttainment / 2) return "overload";
-  return attainment >= minAttainment ? "pass" : "fail";
-}
-var BURST_TIMEOUT_FACTOR = 4;
-function roundOf(phase, ratePerS) {
-  if (phase === "synchronous") return 999998;
-  if (phase === "offline") return 999999;
-  return 1e6 + Math.round((ratePerS ?? 0) * 1e3);
-}
-function pointOptions(base, settings, phase, ratePerS) {
-  const workload = { ...base.workload, promptRound: roundOf(phase, ratePerS) };
-  switch (phase) {
-    case "synchronous":
-      return {
-        ...base,
-        workload: {
-          ...workload,
-          warmupS: 0,
-          arrival: { kind: "all-at-once", count: settings.syncRequests }
-        },
-        maxConcurrency: 1,
-        timeoutS: base.timeoutS * settings.syncRequests
-      };
-    case "offline":
-      return {
-        ...base,
-        workload: {
-          ...workload,
-          warmupS: 0,
-          arrival: { kind: "all-at-once", count: settings.offlineRequests }
-        },
-        timeoutS: base.timeoutS * BURST_TIMEOUT_FACTOR
-      };
-    case "rate":
-    case "refine":
-      if (ratePerS === null) throw new Error(`internal error: a ${phase} point without a rate`);
-      return {
-        ...base,
-        workload: { ...workload, arrival: { kind: settings.arrival, ratePerS } }
-      };
-  }
-}
-function roundRate(ratePerS) {
-  return Number(ratePerS.toPrecision(3));
-}
-function rateGrid(syncPerS, offlinePerS, points) {
-  const lo = Math.max(syncPerS, 0);
-  const hi = offlinePerS > lo ? offlinePerS : Math.max(lo * 2, 1);
-  const rates = [];
-  for (let i = 1; i <= points; i++) {
-    const r = roundRate(lo + (hi - lo) * i / points);
-    if (r > 0 && !rates.includes(r)) rates.push(r);
-  }
-  return rates;
-}
-function bracketOf(points) {
-  const open = points.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => a.rate_per_s - b.rate_per_s);
-  let pass;
-  for (const p of open) if (p.judgement === "pass") pass = p;
-  const floor = pass?.rate_per_s ?? 0;
-  const fail3 = open.find((p) => p.judgement !== "pass" && p.rate_per_s > floor);
-  return { pass, fail: fail3 };
-}
-function needsRefinement(b, resolution, floorPerS) {
-  if (!b.fail) return false;
-  const hi = b.fail.rate_per_s;
-  const lo = b.pass?.rate_per_s ?? 0;
-  if (lo === 0) return hi > Math.max(floorPerS, 0) * (1 + resolution) && hi > 0.01;
-  return (hi - lo) / lo > resolution;
-}
-
-// src/capacity/estimate.ts
-var measured = (points, phase) => points.find((p) => p.phase === phase && p.judgement === "measured")?.report;
-function estimateCapacity(arm, minAttainment) {
-  const { pass, fail: fail3 } = bracketOf(arm.points);
-  const sync = measured(arm.points, "synchronous");
-  const offline = measured(arm.points, "offline");
-  const base = {
-    pass_per_s: pass?.rate_per_s ?? null,
-    fail_per_s: fail3?.rate_per_s ?? null,
-    non_monotone: arm.points.some(
-      (p) => p.rate_per_s !== null && (p.judgement === "fail" || p.judgement === "overload") && p.rate_per_s < (pass?.rate_per_s ?? 0)
-    ),
-    synchronous: sync ? {
-      requests_per_s: sync.throughput.requests_per_s,
-      ttft_p50_ms: sync.metrics.ttft_service_ms.p50,
-      e2el_p50_ms: sync.metrics.e2el_service_ms.p50
-    } : null,
-    offline: offline ? {
-      requests_per_s: offline.throughput.requests_per_s,
-      output_tokens_per_s: offline.throughput.output_tokens_per_s
-    } : null
-  };
-  const at = (p) => `${p.rate_per_s} req/s (${percent(p.report.goodput.attainment)})`;
-  if (!pass) {
-    return {
-      ...base,
-      capacity_per_s: null,
-      method: fail3 ? `no rate met the SLO; the lowest tried, ${at(fail3)}, did not` : "no open-loop rate was measured"
-    };
-  }
-  const lo = pass.rate_per_s;
-  if (!fail3) {
-    return {
-      ...base,
-      capacity_per_s: lo,
-      method: `at least ${lo} req/s: the highest rate tried met the SLO (${percent(pass.report.goodput.attainment)})`
-    };
-  }
-  const hi = fail3.rate_per_s;
-  const a1 = pass.report.goodput.attainment;
-  const a2 = fail3.report.goodput.attainment;
-  const share = a1 > a2 ? Math.min(1, Math.max(0, (a1 - minAttainment) / (a1 - a2))) : 0;
-  return {
-    ...base,
-    capacity_per_s: Number((lo + (hi - lo) * share).toPrecision(3)),
-    method: `interpolated to ${percent(minAttainment)} attainment between ${at(pass)} and ${at(fail3)}`
-  };
-}
-function offlineLabel(e) {
-  return e.offline ? `Offline: ${compact(e.offline.requests_per_s)} req/s, ${compact(e.offline.output_tokens_per_s)} tok/s` : "Offline: not measured";
-}
-function serverLabel(e, arrival, slo) {
-  const process2 = arrival === "poisson" ? "Poisson" : arrival;
-  const value2 = e.capacity_per_s === null ? e.fail_per_s === null ? "not measured" : `below ${e.fail_per_s} req/s` : `${e.fail_per_s === null ? "\u2265 " : ""}${compact(e.capacity_per_s)} req/s`;
-  return `Server (${process2}, SLO ${slo}): ${value2}`;
-}
-
-// src/capacity/report.ts
-var SWEEP_SCHEMA = "llm-perf-gate/sweep@1";
-function sweepSettingsReport(s) {
-  return {
-    arrival: s.arrival,
-    sync_requests: s.syncRequests,
-    offline_requests: s.offlineRequests,
-    points: s.points,
-    resolution: s.resolution,
-    min_attainment: s.minAttainment,
-    max_reruns: s.maxReruns,
-    max_duration_s: s.maxDurationS ?? null
-  };
-}
-function armSweepReport(arm, settings, slo) {
-  const capacity = estimateCapacity(arm, settings.min_attainment);
-  return {
-    points: arm.points,
-    stopped: arm.stopped,
-    capacity,
-    labels: {
-      offline: offlineLabel(capacity),
-      server: serverLabel(capacity, settings.arrival, slo)
-    }
-  };
-}
-function buildSweepReport(arm, sweep, options, settings, now) {
-  const slo = formatSlo(sloRecord(options.slo));
-  const s = sweepSettingsReport(settings);
-  return {
-    schema: SWEEP_SCHEMA,
-    created_at: now.toISOString(),
-    target: {
-      url: options.target.baseUrl,
-      model: options.target.model,
-      endpoint: options.target.endpoint
-    },
-    slo,
-    settings: s,
-    grid: sweep.grid,
-    stopped_by: sweep.stopped_by,
-    ...armSweepReport(arm, s, slo)
-  };
-}
-function capacityRun(sweep, options, capacity, planned, idle) {
-  const settings = sweepSettingsReport(capacity.sweep);
-  const slo = formatSlo(sloRecord(options.baseline.slo));
-  const arms = {
-    baseline: armSweepReport(sweep.arms.baseline, settings, slo),
-    candidate: armSweepReport(sweep.arms.candidate, settings, slo)
-  };
-  const comparison = compareCapacity(
-    arms.baseline.capacity,
-    arms.candidate.capacity,
-    capacity.maxCapacityDrop,
-    capacity.sweep.resolution
-  );
-  const base = arms.baseline.capacity.capacity_per_s;
-  return {
-    settings: {
-      ...settings,
-      max_capacity_drop: capacity.maxCapacityDrop,
-      gate_rate_fraction: capacity.rateFraction
-    },
-    planned,
-    grid: sweep.grid,
-    arms,
-    comparison,
-    gate_rate_per_s: base === null || sweep.stopped_by !== null ? null : roundRate(base * capacity.rateFraction),
-    stopped_by: sweep.stopped_by,
-    idle_checks: idle
-  };
-}
-
 // src/compare/decide-run.ts
 function lookConfidence(confidence, plan) {
   const looks = Math.max(1, plan.maxTrials - plan.trials + 1);
@@ -66648,8 +66390,1231 @@ function describeBusy(check) {
   return `started on a busy server: after ${compact(check.waited_s)} s of probes its TTFT was ${ttft} (idle ${compact(check.idle_ttft_ms)} ms, bound ${compact(idleBoundMs(check.idle_ttft_ms))} ms)`;
 }
 
-// src/load/run.ts
+// src/capacity/compare.ts
+function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
+  const maxDrop = Math.max(maxCapacityDrop, resolution);
+  const b = baseline.capacity_per_s;
+  const c = candidate.capacity_per_s;
+  const base = {
+    baseline_per_s: b,
+    candidate_per_s: c,
+    change: b !== null && c !== null && b > 0 ? c / b - 1 : null,
+    max_drop: maxDrop
+  };
+  if (b === null || baseline.pass_per_s === null) {
+    return {
+      ...base,
+      change_low: null,
+      change_high: null,
+      verdict: "inconclusive",
+      reason: "the baseline met its SLO at no rate tried, so there is no capacity to compare with"
+    };
+  }
+  const bLo = baseline.pass_per_s;
+  const bHi = baseline.fail_per_s;
+  const cLo = candidate.pass_per_s ?? 0;
+  const cHi = candidate.fail_per_s;
+  const high = cHi === null ? null : cHi / bLo - 1;
+  const low = bHi === null ? null : cLo / bHi - 1;
+  const bounds = { change_low: low, change_high: high };
+  const range = `${low === null ? "?" : signedPercent(low)} \u2026 ${high === null ? "?" : signedPercent(high)}`;
+  if (high !== null && high < -maxDrop) {
+    return {
+      ...bounds,
+      ...base,
+      verdict: "regressed",
+      reason: `capacity dropped by more than ${percent(maxDrop)}: the candidate failed its SLO at ${cHi} req/s, where the baseline met it up to ${bLo} req/s (change ${range})`
+    };
+  }
+  if (low !== null && low >= -maxDrop) {
+    return {
+      ...bounds,
+      ...base,
+      verdict: "pass",
+      reason: `no capacity drop beyond ${percent(maxDrop)} (change ${range})`
+    };
+  }
+  return {
+    ...bounds,
+    ...base,
+    verdict: "inconclusive",
+    reason: bHi === null ? "the baseline met its SLO at every rate tried, so its capacity is only known from below" : `the brackets allow a drop beyond ${percent(maxDrop)} but do not show one (change ${range})`
+  };
+}
+
+// src/capacity/points.ts
+function judge(report, minAttainment) {
+  if (!report.validity.valid) return "invalid";
+  const attainment = report.goodput.attainment;
+  if (report.outcomes.censored > 0 || attainment < minAttainment / 2) return "overload";
+  return attainment >= minAttainment ? "pass" : "fail";
+}
+var BURST_TIMEOUT_FACTOR = 4;
+function roundOf(phase, ratePerS) {
+  if (phase === "synchronous") return 999998;
+  if (phase === "offline") return 999999;
+  return 1e6 + Math.round((ratePerS ?? 0) * 1e3);
+}
+function pointOptions(base, settings, phase, ratePerS) {
+  const workload = { ...base.workload, promptRound: roundOf(phase, ratePerS) };
+  switch (phase) {
+    case "synchronous":
+      return {
+        ...base,
+        workload: {
+          ...workload,
+          warmupS: 0,
+          arrival: { kind: "all-at-once", count: settings.syncRequests }
+        },
+        maxConcurrency: 1,
+        timeoutS: base.timeoutS * settings.syncRequests
+      };
+    case "offline":
+      return {
+        ...base,
+        workload: {
+          ...workload,
+          warmupS: 0,
+          arrival: { kind: "all-at-once", count: settings.offlineRequests }
+        },
+        timeoutS: base.timeoutS * BURST_TIMEOUT_FACTOR
+      };
+    case "rate":
+    case "refine":
+      if (ratePerS === null) throw new Error(`internal error: a ${phase} point without a rate`);
+      return {
+        ...base,
+        workload: { ...workload, arrival: { kind: settings.arrival, ratePerS } }
+      };
+  }
+}
+function roundRate(ratePerS) {
+  return Number(ratePerS.toPrecision(3));
+}
+function rateGrid(syncPerS, offlinePerS, points) {
+  const lo = Math.max(syncPerS, 0);
+  const hi = offlinePerS > lo ? offlinePerS : Math.max(lo * 2, 1);
+  const rates = [];
+  for (let i = 1; i <= points; i++) {
+    const r = roundRate(lo + (hi - lo) * i / points);
+    if (r > 0 && !rates.includes(r)) rates.push(r);
+  }
+  return rates;
+}
+function bracketOf(points) {
+  const open = points.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => a.rate_per_s - b.rate_per_s);
+  let pass;
+  for (const p of open) if (p.judgement === "pass") pass = p;
+  const floor = pass?.rate_per_s ?? 0;
+  const fail3 = open.find((p) => p.judgement !== "pass" && p.rate_per_s > floor);
+  return { pass, fail: fail3 };
+}
+function needsRefinement(b, resolution, floorPerS) {
+  if (!b.fail) return false;
+  const hi = b.fail.rate_per_s;
+  const lo = b.pass?.rate_per_s ?? 0;
+  if (lo === 0) return hi > Math.max(floorPerS, 0) * (1 + resolution) && hi > 0.01;
+  return (hi - lo) / lo > resolution;
+}
+
+// src/capacity/estimate.ts
+var measured = (points, phase) => points.find((p) => p.phase === phase && p.judgement === "measured")?.report;
+function estimateCapacity(arm, minAttainment) {
+  const { pass, fail: fail3 } = bracketOf(arm.points);
+  const sync = measured(arm.points, "synchronous");
+  const offline = measured(arm.points, "offline");
+  const base = {
+    pass_per_s: pass?.rate_per_s ?? null,
+    fail_per_s: fail3?.rate_per_s ?? null,
+    non_monotone: arm.points.some(
+      (p) => p.rate_per_s !== null && (p.judgement === "fail" || p.judgement === "overload") && p.rate_per_s < (pass?.rate_per_s ?? 0)
+    ),
+    synchronous: sync ? {
+      requests_per_s: sync.throughput.requests_per_s,
+      ttft_p50_ms: sync.metrics.ttft_service_ms.p50,
+      e2el_p50_ms: sync.metrics.e2el_service_ms.p50
+    } : null,
+    offline: offline ? {
+      requests_per_s: offline.throughput.requests_per_s,
+      output_tokens_per_s: offline.throughput.output_tokens_per_s
+    } : null
+  };
+  const at = (p) => `${p.rate_per_s} req/s (${percent(p.report.goodput.attainment)})`;
+  if (!pass) {
+    return {
+      ...base,
+      capacity_per_s: null,
+      method: fail3 ? `no rate met the SLO; the lowest tried, ${at(fail3)}, did not` : "no open-loop rate was measured"
+    };
+  }
+  const lo = pass.rate_per_s;
+  if (!fail3) {
+    return {
+      ...base,
+      capacity_per_s: lo,
+      method: `at least ${lo} req/s: the highest rate tried met the SLO (${percent(pass.report.goodput.attainment)})`
+    };
+  }
+  const hi = fail3.rate_per_s;
+  const a1 = pass.report.goodput.attainment;
+  const a2 = fail3.report.goodput.attainment;
+  const share = a1 > a2 ? Math.min(1, Math.max(0, (a1 - minAttainment) / (a1 - a2))) : 0;
+  return {
+    ...base,
+    capacity_per_s: Number((lo + (hi - lo) * share).toPrecision(3)),
+    method: `interpolated to ${percent(minAttainment)} attainment between ${at(pass)} and ${at(fail3)}`
+  };
+}
+function offlineLabel(e) {
+  return e.offline ? `Offline: ${compact(e.offline.requests_per_s)} req/s, ${compact(e.offline.output_tokens_per_s)} tok/s` : "Offline: not measured";
+}
+function serverLabel(e, arrival, slo) {
+  const process2 = arrival === "poisson" ? "Poisson" : arrival;
+  const value2 = e.capacity_per_s === null ? e.fail_per_s === null ? "not measured" : `below ${e.fail_per_s} req/s` : `${e.fail_per_s === null ? "\u2265 " : ""}${compact(e.capacity_per_s)} req/s`;
+  return `Server (${process2}, SLO ${slo}): ${value2}`;
+}
+
+// src/capacity/report.ts
+var SWEEP_SCHEMA = "llm-perf-gate/sweep@1";
+function sweepSettingsReport(s) {
+  return {
+    arrival: s.arrival,
+    sync_requests: s.syncRequests,
+    offline_requests: s.offlineRequests,
+    points: s.points,
+    resolution: s.resolution,
+    min_attainment: s.minAttainment,
+    max_reruns: s.maxReruns,
+    max_duration_s: s.maxDurationS ?? null
+  };
+}
+function armSweepReport(arm, settings, slo) {
+  const capacity = estimateCapacity(arm, settings.min_attainment);
+  return {
+    points: arm.points,
+    stopped: arm.stopped,
+    capacity,
+    labels: {
+      offline: offlineLabel(capacity),
+      server: serverLabel(capacity, settings.arrival, slo)
+    }
+  };
+}
+function buildSweepReport(arm, sweep, options, settings, now) {
+  const slo = formatSlo(sloRecord(options.slo));
+  const s = sweepSettingsReport(settings);
+  return {
+    schema: SWEEP_SCHEMA,
+    created_at: now.toISOString(),
+    target: {
+      url: options.target.baseUrl,
+      model: options.target.model,
+      endpoint: options.target.endpoint
+    },
+    slo,
+    settings: s,
+    grid: sweep.grid,
+    stopped_by: sweep.stopped_by,
+    ...armSweepReport(arm, s, slo)
+  };
+}
+function capacityRun(sweep, options, capacity, planned, idle) {
+  const settings = sweepSettingsReport(capacity.sweep);
+  const slo = formatSlo(sloRecord(options.baseline.slo));
+  const arms = {
+    baseline: armSweepReport(sweep.arms.baseline, settings, slo),
+    candidate: armSweepReport(sweep.arms.candidate, settings, slo)
+  };
+  const comparison = compareCapacity(
+    arms.baseline.capacity,
+    arms.candidate.capacity,
+    capacity.maxCapacityDrop,
+    capacity.sweep.resolution
+  );
+  const base = arms.baseline.capacity.capacity_per_s;
+  return {
+    settings: {
+      ...settings,
+      max_capacity_drop: capacity.maxCapacityDrop,
+      gate_rate_fraction: capacity.rateFraction
+    },
+    planned,
+    grid: sweep.grid,
+    arms,
+    comparison,
+    gate_rate_per_s: base === null || sweep.stopped_by !== null ? null : roundRate(base * capacity.rateFraction),
+    stopped_by: sweep.stopped_by,
+    idle_checks: idle
+  };
+}
+
+// src/capacity/sweep.ts
+var MAX_REFINEMENTS = 8;
+function newSweep(arms) {
+  const entries = arms.map((a) => [a, { points: [], stopped: null }]);
+  return { arms: Object.fromEntries(entries), grid: [], stopped_by: null };
+}
+var label2 = (phase, rate) => rate === null ? phase : `${phase === "refine" ? "refine " : ""}${rate} req/s`;
+function describePoint(p) {
+  const r = p.report;
+  const base = `${r.outcomes.ok}/${r.scheduled} ok, ${compact(r.throughput.requests_per_s)} req/s achieved, p95 TTFT ${compact(r.metrics.ttft_ms.p95)} ms`;
+  if (p.judgement === "invalid") return `${base} \u2014 INVALID: ${r.validity.reasons.join("; ")}`;
+  if (p.rate_per_s === null) return base;
+  return `${base}, SLO attainment ${percent(r.goodput.attainment)}: ${p.judgement}`;
+}
+async function runSweep(sweep, base, settings, deps) {
+  const arms = Object.keys(sweep.arms);
+  const order = (i) => i % 2 === 0 ? arms : [...arms].reverse();
+  const startMs = deps.nowMs();
+  const budget = new Error("budget");
+  const measurePoint = async (arm, phase, rate) => {
+    for (let attempt3 = 0; ; attempt3++) {
+      const spentS = (deps.nowMs() - startMs) / 1e3;
+      if (settings.maxDurationS !== void 0 && spentS >= settings.maxDurationS) throw budget;
+      const report = await deps.run(
+        arm,
+        pointOptions(base[arm], settings, phase, rate),
+        label2(phase, rate)
+      );
+      const judgement = rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
+      const point = { phase, rate_per_s: rate, judgement, report };
+      sweep.arms[arm].points.push(point);
+      deps.log(`  ${arm} ${label2(phase, rate)}: ${describePoint(point)}`);
+      if (judgement !== "invalid" || attempt3 >= settings.maxReruns) return point;
+      deps.log(
+        `  ${arm}: measuring ${label2(phase, rate)} again (${attempt3 + 1}/${settings.maxReruns})`
+      );
+    }
+  };
+  const throughputOf = (arm, phase) => sweep.arms[arm].points.find((p) => p.phase === phase && p.judgement === "measured")?.report.throughput.requests_per_s;
+  try {
+    for (const [i, phase] of ["synchronous", "offline"].entries()) {
+      for (const arm of order(i)) await measurePoint(arm, phase, null);
+    }
+    const sync = Math.min(
+      ...arms.map((a) => throughputOf(a, "synchronous") ?? Number.POSITIVE_INFINITY)
+    );
+    const offline = Math.max(...arms.map((a) => throughputOf(a, "offline") ?? 0));
+    sweep.grid = rateGrid(Number.isFinite(sync) ? sync : 0, offline, settings.points);
+    deps.log(`sweep rates: ${sweep.grid.join(", ")} req/s`);
+    const escalate = async (rate, arm) => {
+      const a = sweep.arms[arm];
+      const p = await measurePoint(arm, "rate", rate);
+      if (p.judgement === "overload") {
+        a.stopped = `stopped escalating at ${rate} req/s: ${p.report.outcomes.censored > 0 ? `${p.report.outcomes.censored} requests cut off at the timeout` : `SLO attainment ${percent(p.report.goodput.attainment)}, below half of min-attainment`}`;
+      } else if (p.judgement === "invalid") {
+        a.stopped = `stopped at ${rate} req/s: the trial failed its self-checks ${settings.maxReruns + 1} times (${p.report.validity.reasons.join("; ")})`;
+      }
+    };
+    const active = (arm) => sweep.arms[arm].stopped === null;
+    for (const [i, rate] of sweep.grid.entries()) {
+      for (const arm of order(i)) if (active(arm)) await escalate(rate, arm);
+      if (!arms.some(active)) break;
+    }
+    const grid = [...sweep.grid];
+    const step = grid.length >= 2 ? grid[1] - grid[0] : grid[0] ?? 1;
+    const unbounded = (arm) => active(arm) && bracketOf(sweep.arms[arm].points).fail === void 0;
+    for (let k = 1; k <= settings.points && arms.some(unbounded); k++) {
+      const rate = roundRate((grid.at(-1) ?? 0) + k * step);
+      sweep.grid.push(rate);
+      for (const arm of order(grid.length + k - 1)) if (unbounded(arm)) await escalate(rate, arm);
+    }
+    const blocked = /* @__PURE__ */ new Set();
+    for (let round6 = 0; round6 < MAX_REFINEMENTS; round6++) {
+      const todo = order(round6).filter(
+        (arm) => !blocked.has(arm) && needsRefinement(
+          bracketOf(sweep.arms[arm].points),
+          settings.resolution,
+          throughputOf(arm, "synchronous") ?? 0
+        )
+      );
+      if (todo.length === 0) break;
+      for (const arm of todo) {
+        const b = bracketOf(sweep.arms[arm].points);
+        const hi = b.fail?.rate_per_s;
+        const lo = b.pass?.rate_per_s ?? 0;
+        const mid = roundRate((lo + hi) / 2);
+        if (mid <= lo || mid >= hi) {
+          blocked.add(arm);
+          continue;
+        }
+        const p = await measurePoint(arm, "refine", mid);
+        if (p.judgement === "invalid") blocked.add(arm);
+      }
+    }
+  } catch (error) {
+    if (error !== budget) throw error;
+    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${arms.reduce((n, a) => n + sweep.arms[a].points.length, 0)} trials`;
+    deps.log(`sweep: ${sweep.stopped_by}; stopping with what was measured`);
+  }
+}
+function planSweep(arms, base, settings) {
+  const refinements = Math.max(
+    0,
+    Math.min(MAX_REFINEMENTS, Math.ceil(Math.log2(1 / settings.points / settings.resolution)))
+  );
+  const openLoop = settings.points + refinements;
+  const perTrialS = base.workload.warmupS + base.workload.durationS + 2;
+  const trials = arms * (2 + openLoop);
+  const seconds = arms * openLoop * perTrialS;
+  return {
+    trials,
+    seconds,
+    words: `${trials} trials planned (${arms} \xD7 (synchronous + offline + ${settings.points} rates + \u2248${refinements} refinements)), \u2248${Math.ceil(seconds / 60)} min plus the two burst phases`
+  };
+}
+
+// src/gate/capacity.ts
+function planCapacity(options, capacity, pairs) {
+  const sweep = planSweep(2, options.baseline, capacity.sweep);
+  const w = options.baseline.workload;
+  const pairSeconds = pairs * 2 * (w.warmupS + w.durationS + 2);
+  return {
+    trials: sweep.trials + 2 * pairs,
+    seconds: sweep.seconds + pairSeconds,
+    words: `capacity gate: ${sweep.words}; then ${pairs} pairs at the baseline's capacity: ${sweep.trials + 2 * pairs} trials, \u2248${Math.ceil((sweep.seconds + pairSeconds) / 60)} min plus the burst phases`
+  };
+}
+async function sweepArms(sweep, options, capacity, measureArm, idle, deps) {
+  await runSweep(sweep, options, capacity.sweep, {
+    run: async (arm, o, label3) => {
+      const { report, idle: check } = await measureArm(arm, o, `sweep ${label3}`);
+      idle.push({ arm, point: label3, ...check });
+      return report;
+    },
+    nowMs: deps.nowMs,
+    log: deps.log
+  });
+}
+var newArmSweep = () => newSweep(ARMS);
+function atGateRate(options, capacity, ratePerS) {
+  const at = (o) => ({
+    ...o,
+    workload: { ...o.workload, arrival: { kind: capacity.sweep.arrival, ratePerS } }
+  });
+  return { baseline: at(options.baseline), candidate: at(options.candidate) };
+}
+var CapacityPhase = class {
+  sweep = newArmSweep();
+  idle = [];
+  planned = { trials: 0, seconds: 0 };
+  stop = null;
+  done = null;
+  capacity;
+  constructor(capacity) {
+    this.capacity = capacity;
+  }
+  /** Sweeps both arms; the options of the paired trials, or null when there is no rate to run them at. */
+  async run(options, pairs, measureArm, deps) {
+    const c = this.capacity;
+    const plan = planCapacity(options, c, pairs);
+    this.planned = { trials: plan.trials, seconds: plan.seconds };
+    deps.log(plan.words);
+    await sweepArms(this.sweep, options, c, measureArm, this.idle, deps);
+    const run = capacityRun(this.sweep, options, c, this.planned, this.idle);
+    this.done = run;
+    const { baseline, candidate } = run.arms;
+    deps.log(`capacity: baseline ${baseline.labels.server}; candidate ${candidate.labels.server}`);
+    deps.log(`capacity: ${run.comparison.verdict}: ${run.comparison.reason}`);
+    if (run.gate_rate_per_s === null) {
+      this.stop = run.stopped_by ?? "the baseline met its SLO at no rate tried: there is no capacity to run the paired trials at";
+      return null;
+    }
+    deps.log(
+      `paired trials at ${run.gate_rate_per_s} req/s (the baseline's capacity \xD7 gate-rate-fraction ${c.rateFraction})`
+    );
+    return atGateRate(options, c, run.gate_rate_per_s);
+  }
+  /** The capacity run as the results record it: all of the sweep, or as far as it got. */
+  result(options) {
+    const run = this.done ?? capacityRun(this.sweep, options, this.capacity, this.planned, this.idle);
+    if (this.stop !== null && run.stopped_by === null) run.stopped_by = this.stop;
+    return run;
+  }
+};
+
+// src/gate/options.ts
+var REAL_CHECKS = { preflight, waitIdle };
+var Cancelled = class extends Error {
+  name = "Cancelled";
+};
+
+// src/quality/checks.ts
+var import__2 = __toESM(require__(), 1);
+var ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
+var compiled = /* @__PURE__ */ new Map();
+function validator(schema) {
+  const key = JSON.stringify(schema);
+  let v = compiled.get(key);
+  if (!v) {
+    v = ajv2.compile(schema);
+    compiled.set(key, v);
+  }
+  return v;
+}
+function parseJson(text) {
+  try {
+    return { ok: true, value: JSON.parse(text.trim()) };
+  } catch {
+    return { ok: false };
+  }
+}
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
+}
+function resolvePointer(doc, pointer) {
+  if (pointer === "") return { found: true, value: doc };
+  let cur = doc;
+  for (const raw of pointer.slice(1).split("/")) {
+    const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < cur.length)
+      cur = cur[Number(token)];
+    else if (cur !== null && typeof cur === "object" && !Array.isArray(cur) && Object.hasOwn(cur, token)) {
+      cur = cur[token];
+    } else return { found: false };
+  }
+  return { found: true, value: cur };
+}
+function normalizeText(text) {
+  return text.trim().toLowerCase().replace(/\s+/g, " ").replace(/[.!?]+$/, "");
+}
+function looksLikeToolCall(content) {
+  return /<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]/.test(content) || /"name"\s*:\s*"[^"]+"[\s\S]*"(arguments|parameters)"\s*:/.test(content);
+}
+function jsonResponseFormat(c) {
+  return c.response_format?.type === "json_object" || c.response_format?.type === "json_schema";
+}
+function toolsAreContract(c) {
+  return c.tool_choice === "required" || typeof c.tool_choice === "object" && c.tool_choice !== null || (c.tools ?? []).some((t) => t.function.strict === true);
+}
+function transportCheck(a) {
+  const codes = a.status >= 200 && a.status < 300 ? a.transport : [`transport.http_${a.status || "connect"}`];
+  return {
+    kind: "transport",
+    pass: codes.length === 0,
+    codes: [...new Set(codes)],
+    tier: "contract"
+  };
+}
+function toolCallCodes(c, check, a) {
+  const contract = [];
+  const quality2 = [];
+  const calls = a.toolCalls;
+  if (calls.length === 0) {
+    contract.push(looksLikeToolCall(a.content) ? "tool.in_content" : "tool.missing");
+    return { contract, quality: quality2 };
+  }
+  const named = typeof c.tool_choice === "object" && c.tool_choice !== null;
+  const allowedFinish = check.finish_reasons ?? (named ? ["tool_calls", "stop"] : ["tool_calls"]);
+  if (!allowedFinish.includes(a.finishReason ?? "")) contract.push("tool.finish_reason");
+  const parsed = [];
+  for (const call of calls) {
+    if (!call.id) contract.push("tool.no_id");
+    if (call.type !== void 0 && call.type !== "function") contract.push("tool.type");
+    const tool = c.tools?.find((t) => t.function.name === call.name);
+    if (!tool) {
+      contract.push("tool.unknown_name");
+      parsed.push(void 0);
+      continue;
+    }
+    const args = parseJson(call.arguments === "" ? "{}" : call.arguments);
+    if (!args.ok || typeof args.value !== "object" || args.value === null || Array.isArray(args.value)) {
+      contract.push("tool.args_not_json");
+      parsed.push(void 0);
+      continue;
+    }
+    parsed.push(args.value);
+    const schema = tool.function.parameters;
+    if (!schema) continue;
+    const validate2 = validator(schema);
+    if (!validate2(args.value)) {
+      for (const e of validate2.errors ?? []) {
+        if (e.keyword === "required") contract.push("tool.missing_required");
+        else if (e.keyword === "additionalProperties") contract.push("tool.unexpected_param");
+        else contract.push(`tool.args_schema:${e.instancePath || "/"}`);
+      }
+    }
+  }
+  const { min_calls: min2, max_calls: max2 } = check;
+  if (min2 !== void 0 && calls.length < min2 || max2 !== void 0 && calls.length > max2)
+    quality2.push("tool.count");
+  const expected = check.calls ?? [];
+  const used = /* @__PURE__ */ new Set();
+  const pending = [];
+  for (const want of expected) {
+    const i = calls.findIndex(
+      (call, k) => !used.has(k) && call.name === want.name && argumentMismatch(want.arguments ?? {}, parsed[k]) === void 0
+    );
+    if (i >= 0) used.add(i);
+    else pending.push(want);
+  }
+  for (const want of pending) {
+    const i = calls.findIndex((call, k) => !used.has(k) && call.name === want.name);
+    if (i < 0) {
+      quality2.push(`tool.wrong_tool:${want.name}`);
+      continue;
+    }
+    used.add(i);
+    quality2.push(
+      `tool.value_mismatch:${argumentMismatch(want.arguments ?? {}, parsed[i]) ?? want.name}`
+    );
+  }
+  return { contract, quality: quality2 };
+}
+function argumentMismatch(want, got) {
+  for (const [param, acceptable] of Object.entries(want)) {
+    const options = Array.isArray(acceptable) ? acceptable : [acceptable];
+    const value2 = got?.[param];
+    if (value2 === void 0) {
+      if (!options.includes("")) return param;
+      continue;
+    }
+    const ok = options.some(
+      (o) => typeof o === "string" && typeof value2 === "string" ? normalizeText(o) === normalizeText(value2) : deepEqual(o, value2)
+    );
+    if (!ok) return param;
+  }
+  return void 0;
+}
+function sameToolCalls(a, b) {
+  const key = (c) => {
+    const args = parseJson(c.arguments || "{}");
+    return JSON.stringify([c.name, args.ok ? args.value : c.arguments]);
+  };
+  return a.length === b.length && deepEqual(a.map(key).sort(), b.map(key).sort());
+}
+function checkCodes(c, check, a, other) {
+  const codes = [];
+  switch (check.kind) {
+    case "json_parse":
+      if (!parseJson(a.content).ok) codes.push("json.invalid");
+      break;
+    case "json_schema": {
+      const doc = parseJson(a.content);
+      const schema = check.schema ?? c.response_format?.json_schema?.schema ?? {};
+      if (!doc.ok) codes.push("json.invalid");
+      else {
+        const validate2 = validator(schema);
+        if (!validate2(doc.value))
+          codes.push(`json.schema:${validate2.errors?.[0]?.instancePath || "/"}`);
+      }
+      break;
+    }
+    case "json_path": {
+      const doc = parseJson(a.content);
+      const at = doc.ok ? resolvePointer(doc.value, check.pointer) : { found: false };
+      if (!doc.ok) codes.push("json.invalid");
+      else if (!at.found) codes.push(`json.path_missing:${check.pointer}`);
+      else {
+        const v = at.value;
+        const bad = "equals" in check && !deepEqual(check.equals, v) || check.in !== void 0 && !check.in.some((x) => deepEqual(x, v)) || check.regex !== void 0 && !new RegExp(check.regex).test(typeof v === "string" ? v : JSON.stringify(v));
+        if (bad) codes.push(`json.path_mismatch:${check.pointer}`);
+      }
+      break;
+    }
+    case "no_tool_call":
+      if (a.toolCalls.length > 0) codes.push("tool.unexpected_call");
+      else if (a.toolCallsPresent) codes.push("tool.empty_list");
+      else if (looksLikeToolCall(a.content)) codes.push("tool.in_content");
+      break;
+    case "finish_reason":
+      if (!check.allowed.includes(a.finishReason ?? ""))
+        codes.push(`finish_reason:${a.finishReason ?? "none"}`);
+      break;
+    case "max_tokens_respected":
+      if (a.completionTokens !== void 0 && a.completionTokens > c.max_tokens)
+        codes.push("length.over_max_tokens");
+      break;
+    case "length": {
+      const chars = a.content.length;
+      const tokens2 = a.completionTokens ?? 0;
+      if (check.min_chars !== void 0 && chars < check.min_chars) codes.push("length.too_short");
+      if (check.max_chars !== void 0 && chars > check.max_chars) codes.push("length.too_long");
+      if (check.min_tokens !== void 0 && tokens2 < check.min_tokens)
+        codes.push("length.too_short");
+      if (check.max_tokens !== void 0 && tokens2 > check.max_tokens)
+        codes.push("length.too_long");
+      if (check.not_truncated && a.finishReason === "length") codes.push("length.truncated");
+      break;
+    }
+    case "regex":
+      if (!new RegExp(check.pattern, check.flags ?? "").test(a.content))
+        codes.push("regex.no_match");
+      break;
+    case "equals": {
+      const n = check.normalize ? normalizeText : (t) => t;
+      if (n(a.content) !== n(check.value)) codes.push("text.not_equal");
+      break;
+    }
+    case "contains": {
+      const n = check.normalize ? normalizeText : (t) => t;
+      for (const v of check.values)
+        if (!n(a.content).includes(n(v))) codes.push(`text.missing:${v}`);
+      break;
+    }
+    case "stream_consistency":
+      if (other) {
+        const jsonBoth = parseJson(a.content).ok && parseJson(other.content).ok;
+        if (!sameToolCalls(a.toolCalls, other.toolCalls)) codes.push("stream.tool_calls_differ");
+        if (jsonResponseFormat(c) && !jsonBoth) codes.push("stream.json_invalid");
+      }
+      break;
+    case "tool_call":
+    case "agreement":
+      break;
+  }
+  return [...new Set(codes)];
+}
+function tierOf(c, check) {
+  switch (check.kind) {
+    case "json_parse":
+    case "json_schema":
+      return jsonResponseFormat(c) ? "contract" : "quality";
+    case "max_tokens_respected":
+      return "contract";
+    default:
+      return "quality";
+  }
+}
+function runChecks(c, a, other) {
+  const results = [transportCheck(a)];
+  for (const check of c.expect) {
+    if (check.kind === "agreement") continue;
+    let codes;
+    if (check.kind === "tool_call") {
+      const split = toolCallCodes(c, check, a);
+      if (toolsAreContract(c)) {
+        if (split.contract.length > 0)
+          results.push({ kind: "tool_call", pass: false, codes: split.contract, tier: "contract" });
+        codes = split.quality;
+      } else {
+        codes = [...split.contract, ...split.quality];
+      }
+      codes = [...new Set(codes)];
+    } else {
+      codes = checkCodes(c, check, a, other);
+    }
+    results.push({ kind: check.kind, pass: codes.length === 0, codes, tier: tierOf(c, check) });
+  }
+  return results;
+}
+
+// src/quality/paired.ts
+function mcnemarOneSided(b, c) {
+  const n = b + c;
+  if (n === 0) return 1;
+  let p = 0;
+  let coef = 1;
+  for (let k = 0; k <= n; k++) {
+    if (k >= b) p += coef;
+    coef = coef * (n - k) / (k + 1);
+  }
+  return Math.min(1, p / 2 ** n);
+}
+function kindFails(k, rule) {
+  const effect = k.n > 0 ? (k.b - k.c) / k.n : 0;
+  const p = mcnemarOneSided(k.b, k.c);
+  return p <= rule.alpha && effect >= rule.minEffect || effect >= rule.largeEffect && k.b - k.c > 1;
+}
+function contractCodes(run) {
+  return [
+    ...new Set(
+      run.attempts.flatMap(
+        (a) => a.results.filter((r) => r.tier === "contract" && !r.pass).flatMap((r) => r.codes)
+      )
+    )
+  ];
+}
+function kindPasses(run) {
+  const out = /* @__PURE__ */ new Map();
+  for (const attempt3 of run.attempts) {
+    for (const r of attempt3.results) {
+      if (r.tier === "contract") continue;
+      const prev = out.get(r.kind) ?? { pass: true, codes: [] };
+      out.set(r.kind, {
+        pass: prev.pass && r.pass,
+        codes: [.../* @__PURE__ */ new Set([...prev.codes, ...r.codes])]
+      });
+    }
+  }
+  return out;
+}
+function histogram2(values) {
+  const h = {};
+  for (const v of values) h[v] = (h[v] ?? 0) + 1;
+  return h;
+}
+function agree(mode, a, b) {
+  switch (mode) {
+    case "normalized":
+      return normalizeText(a.content) === normalizeText(b.content);
+    case "json": {
+      try {
+        return deepEqual(JSON.parse(a.content), JSON.parse(b.content));
+      } catch {
+        return false;
+      }
+    }
+    case "tool_calls": {
+      const key = (x) => x.toolCalls.map((t) => `${t.name}:${t.arguments}`).sort().join("|");
+      return key(a) === key(b);
+    }
+    default:
+      return a.content === b.content;
+  }
+}
+var excerpt2 = (s, n = 120) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
+function describeAnswer(a) {
+  if (!a) return "no answer";
+  if (a.status < 200 || a.status >= 300)
+    return a.status === 0 ? "no response (connection failed)" : `HTTP ${a.status} ${JSON.stringify(excerpt2(a.raw.trim()))}`;
+  if (a.content) return JSON.stringify(excerpt2(a.content));
+  if (a.toolCalls.length > 0)
+    return excerpt2(a.toolCalls.map((t) => `${t.name}(${t.arguments})`).join(", "));
+  return `empty answer (finish_reason ${a.finishReason ?? "none"})`;
+}
+var firstFailing = (run, failed2) => (run?.attempts.find(failed2) ?? run?.attempts[0])?.answer;
+function compareQuality(suite, baseline, candidate, reruns, rule) {
+  const byId = (runs) => new Map(runs.map((r) => [r.id, r]));
+  const base = byId(baseline);
+  const cand = byId(candidate);
+  const report = {
+    suite: suite.name,
+    cases: suite.cases.length,
+    pre_existing: [],
+    contract: [],
+    kinds: [],
+    agreement: { n: 0, agreed: 0, gated: false, differing: [] },
+    finish_reasons: { baseline: {}, candidate: {} },
+    tool_codes: { baseline: {}, candidate: {} },
+    irregular_deltas: { baseline: [], candidate: [] },
+    reconnects: { baseline: 0, candidate: 0 },
+    verdict: "pass",
+    reasons: [],
+    raw: []
+  };
+  const all = (runs) => runs.flatMap((r) => r.attempts);
+  report.finish_reasons.baseline = histogram2(
+    all(baseline).map((a) => a.answer.finishReason ?? "none")
+  );
+  report.finish_reasons.candidate = histogram2(
+    all(candidate).map((a) => a.answer.finishReason ?? "none")
+  );
+  const toolCodes = (runs) => histogram2(
+    all(runs).flatMap(
+      (a) => a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool.")))
+    )
+  );
+  report.tool_codes.baseline = toolCodes(baseline);
+  report.tool_codes.candidate = toolCodes(candidate);
+  const reconnects = (runs) => all(runs).reduce((n, a) => n + a.answer.reconnects, 0);
+  report.reconnects = { baseline: reconnects(baseline), candidate: reconnects(candidate) };
+  report.irregular_deltas.baseline = [...new Set(all(baseline).flatMap((a) => a.answer.irregular))];
+  report.irregular_deltas.candidate = [
+    ...new Set(all(candidate).flatMap((a) => a.answer.irregular))
+  ];
+  const paired = [];
+  for (const c of suite.cases) {
+    const b = base.get(c.id);
+    const k = cand.get(c.id);
+    if (!b || !k) continue;
+    report.raw.push({
+      id: c.id,
+      baseline: b.attempts.map((a) => a.answer.raw),
+      candidate: k.attempts.map((a) => a.answer.raw)
+    });
+    const baseCodes = contractCodes(b);
+    if (baseCodes.length > 0) {
+      report.pre_existing.push({ id: c.id, codes: baseCodes });
+      continue;
+    }
+    paired.push(c);
+    const candCodes = contractCodes(k);
+    if (candCodes.length > 0) {
+      const again = reruns.get(c.id) ?? [];
+      const failures2 = 1 + again.filter((r) => contractCodes(r).length > 0).length;
+      const runs = 1 + again.length;
+      report.contract.push({
+        id: c.id,
+        codes: candCodes,
+        candidate_failures: failures2,
+        runs,
+        confirmed: failures2 * 2 > runs,
+        answer: describeAnswer(
+          firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass))
+        )
+      });
+    }
+  }
+  const confirmedIds = new Set(report.contract.filter((x) => x.confirmed).map((x) => x.id));
+  const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter(
+    (k) => k !== "agreement"
+  );
+  for (const kind of kinds) {
+    const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
+    let bPass = 0;
+    let cPass = 0;
+    const flipped = [];
+    for (const c of cases) {
+      const bk = kindPasses(base.get(c.id)).get(kind) ?? { pass: true, codes: [] };
+      const ck = kindPasses(cand.get(c.id)).get(kind) ?? { pass: true, codes: [] };
+      if (bk.pass) bPass++;
+      if (ck.pass) cPass++;
+      if (bk.pass !== ck.pass) {
+        const failedKind = (a) => a.results.some((r) => r.kind === kind && !r.pass);
+        const [was, now] = [base, cand].map(
+          (m) => describeAnswer(firstFailing(m.get(c.id), failedKind))
+        );
+        flipped.push({
+          id: c.id,
+          direction: bk.pass ? "b" : "c",
+          codes: bk.pass ? ck.codes : bk.codes,
+          diff: `baseline ${was} \u2192 candidate ${now}`,
+          answer: bk.pass ? now : was
+        });
+      }
+    }
+    const b = flipped.filter((f) => f.direction === "b").length;
+    const cc = flipped.length - b;
+    const n = cases.length;
+    const p = mcnemarOneSided(b, cc);
+    const fail3 = kindFails({ n, b, c: cc }, rule);
+    const newly = flipped.filter((f) => f.direction === "b");
+    const counted = fail3 && newly.every((f) => confirmedIds.has(f.id));
+    report.kinds.push({
+      kind,
+      n,
+      baseline_rate: n > 0 ? bPass / n : 1,
+      candidate_rate: n > 0 ? cPass / n : 1,
+      b,
+      c: cc,
+      p,
+      decision: counted ? "counted" : fail3 ? "fail" : "pass",
+      flipped
+    });
+    if (fail3 && !counted) {
+      report.reasons.push({
+        check: kind,
+        cases: newly.map((f) => f.id),
+        message: `${kind}: ${plural(b, "case")} newly ${b === 1 ? "fails" : "fail"}, ${cc} newly ${cc === 1 ? "passes" : "pass"} of ${n} (p = ${p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
+      });
+    }
+  }
+  for (const c of paired) {
+    const check = c.expect.find((e) => e.kind === "agreement");
+    if (!check) continue;
+    const a = base.get(c.id)?.attempts[0]?.answer;
+    const b = cand.get(c.id)?.attempts[0]?.answer;
+    if (!a || !b) continue;
+    report.agreement.n++;
+    if (agree(check.mode ?? "exact", a, b)) report.agreement.agreed++;
+    else {
+      report.agreement.differing.push(c.id);
+      if (check.gate) report.agreement.gated = true;
+    }
+  }
+  const gatedDisagreements = paired.filter(
+    (c) => c.expect.some((e) => e.kind === "agreement" && e.gate) && report.agreement.differing.includes(c.id)
+  );
+  if (gatedDisagreements.length > 0) {
+    const ids = gatedDisagreements.map((c) => c.id);
+    report.reasons.push({
+      check: "agreement",
+      cases: ids,
+      message: `agreement (gated): ${ids.join(", ")} differ from the baseline`
+    });
+  }
+  const confirmed = report.contract.filter((x) => x.confirmed);
+  if (confirmed.length > 0) {
+    report.reasons.unshift({
+      check: "contract",
+      cases: confirmed.map((x) => x.id),
+      message: `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`
+    });
+  }
+  report.verdict = report.reasons.length > 0 ? "fail" : "pass";
+  return report;
+}
+
+// src/quality/run.ts
 var import_undici6 = __toESM(require_undici(), 1);
+
+// src/quality/answer.ts
+function emptyAnswer(status) {
+  return {
+    status,
+    content: "",
+    toolCalls: [],
+    toolCallsPresent: false,
+    finishReason: void 0,
+    completionTokens: void 0,
+    transport: [],
+    irregular: [],
+    raw: "",
+    reconnects: 0
+  };
+}
+var StreamAssembler = class {
+  answer;
+  calls = [];
+  sawDone = false;
+  sawUsage = false;
+  constructor(status) {
+    this.answer = emptyAnswer(status);
+  }
+  /** An SSE field other than data, event, id and retry (llama.cpp's `error:`). */
+  field(name, value2) {
+    const event = readUnknownField(name, value2);
+    if (event) this.apply(event);
+  }
+  /** One SSE event: its data, and its `event:` type when it has one. */
+  event(data, type = "") {
+    this.apply(readSseEvent({ data, event: type }));
+  }
+  apply(event) {
+    switch (event.kind) {
+      case "done":
+        this.sawDone = true;
+        return;
+      case "invalid":
+        this.answer.transport.push(
+          event.problem === "not_json" ? "transport.not_json" : "transport.invalid_chunk"
+        );
+        return;
+      case "error":
+        this.answer.transport.push("transport.stream_error");
+        return;
+      case "chunk":
+        break;
+    }
+    if (event.usage?.completionTokens !== void 0) {
+      this.answer.completionTokens = event.usage.completionTokens;
+      this.sawUsage = true;
+    }
+    const choice = event.choices[0];
+    if (!choice) return;
+    this.answer.content += choice.content;
+    if (choice.toolCalls) {
+      this.answer.toolCallsPresent = true;
+      this.toolDeltas(choice.toolCalls);
+    }
+    if (choice.finishReason !== void 0) this.answer.finishReason = choice.finishReason;
+  }
+  toolDeltas(deltas) {
+    const indexes = /* @__PURE__ */ new Set();
+    for (const d of deltas) {
+      let index;
+      if (d.index !== void 0) {
+        index = d.index;
+        if (indexes.has(index))
+          this.answer.irregular.push(`two deltas with index ${index} in one chunk`);
+        indexes.add(index);
+      } else {
+        this.answer.irregular.push("a tool-call delta without index");
+        index = d.id !== void 0 || d.name !== void 0 ? this.calls.length : Math.max(0, this.calls.length - 1);
+      }
+      let call = this.calls[index];
+      if (!call) {
+        call = { id: void 0, type: void 0, name: "", arguments: "" };
+        this.calls[index] = call;
+        if (d.id === void 0)
+          this.answer.irregular.push(`tool call ${index} starts without an id`);
+      }
+      if (d.id !== void 0 && d.id !== "") call.id ??= d.id;
+      if (d.type !== void 0) call.type ??= d.type;
+      if (d.name !== void 0 && call.name === "") call.name = d.name;
+      if (d.arguments !== void 0) call.arguments += d.arguments;
+    }
+  }
+  /** Ends the stream: what a whole stream must have had is checked here. */
+  end(incompleteEvent, askedUsage) {
+    const a = this.answer;
+    a.toolCalls = this.calls.filter(Boolean);
+    if (incompleteEvent || !this.sawDone) a.transport.push("transport.no_done");
+    if (!a.finishReason) a.transport.push("transport.no_finish_reason");
+    if (askedUsage && !this.sawUsage) a.transport.push("transport.no_usage");
+    return a;
+  }
+};
+function answerFromJson(status, text) {
+  const a = emptyAnswer(status);
+  a.raw = text.slice(0, 2e4);
+  const body = readCompletion(text);
+  if (body.kind === "invalid") {
+    a.transport.push("transport.not_json");
+    return a;
+  }
+  a.content = body.content;
+  if (body.toolCalls) {
+    a.toolCallsPresent = true;
+    a.toolCalls = body.toolCalls.map((c) => ({
+      id: c.id,
+      type: c.type,
+      name: c.name ?? "",
+      arguments: c.arguments ?? ""
+    }));
+  }
+  a.finishReason = body.finishReason;
+  if (!a.finishReason) a.transport.push("transport.no_finish_reason");
+  if (body.usage?.completionTokens !== void 0) a.completionTokens = body.usage.completionTokens;
+  else a.transport.push("transport.no_usage");
+  return a;
+}
+
+// src/quality/run.ts
+function qualityBody(target, c, stream, vllmSampling) {
+  const fields = {
+    messages: c.messages,
+    max_tokens: c.max_tokens,
+    temperature: c.temperature,
+    top_p: c.top_p,
+    seed: c.seed,
+    n: 1
+  };
+  if (vllmSampling) Object.assign(fields, { top_k: -1, min_p: 0, repetition_penalty: 1 });
+  if (c.tools) fields.tools = c.tools;
+  if (c.tool_choice) fields.tool_choice = c.tool_choice;
+  if (c.response_format) fields.response_format = c.response_format;
+  return requestBody(target, fields, stream, c.extra_body);
+}
+async function ask(agent, target, body, stream, timeoutS) {
+  const headers = requestHeaders(target, stream);
+  const signal = AbortSignal.timeout(timeoutS * 1e3);
+  const failed2 = (error, reconnects2) => {
+    const a = emptyAnswer(0);
+    const timeout = error instanceof Error && error.name === "TimeoutError";
+    a.transport.push(timeout ? "transport.timeout" : "transport.connect");
+    a.raw = errorMessage(error);
+    a.reconnects = reconnects2;
+    return a;
+  };
+  let res;
+  let reconnects = 0;
+  for (; ; ) {
+    try {
+      res = await (0, import_undici6.request)(`${origin(target)}${completionPath(target, "chat")}`, {
+        method: "POST",
+        headers,
+        body,
+        dispatcher: agent,
+        signal
+      });
+      break;
+    } catch (error) {
+      if (reconnects === 0 && RECONNECTABLE.has(errorCode(error) ?? "")) reconnects++;
+      else return failed2(error, reconnects);
+    }
+  }
+  try {
+    const answer = await readAnswer(res, stream, target);
+    answer.reconnects = reconnects;
+    return answer;
+  } catch (error) {
+    return failed2(error, reconnects);
+  }
+}
+async function readAnswer(res, stream, target) {
+  const streaming = stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
+  if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const a3 = emptyAnswer(res.statusCode);
+      a3.raw = text.slice(0, 2e3);
+      return a3;
+    }
+    const a2 = answerFromJson(res.statusCode, text);
+    if (stream) a2.transport.push("transport.not_a_stream");
+    return a2;
+  }
+  const assembler = new StreamAssembler(res.statusCode);
+  const parser = new SseParser({
+    onEvent: (e) => assembler.event(e.data, e.event),
+    onUnknownField: (name, value2) => assembler.field(name, value2)
+  });
+  let raw = "";
+  for await (const chunk of res.body) {
+    if (raw.length < 2e4) raw += chunk.toString("utf8");
+    parser.push(chunk);
+  }
+  const a = assembler.end(parser.end(), target.includeUsage);
+  a.raw = raw.slice(0, 2e4);
+  return a;
+}
+async function runSuite(target, suite, options, only) {
+  const agent = new import_undici6.Agent({ connections: 1 });
+  const runs = [];
+  try {
+    for (const c of suite.cases) {
+      if (only && !only.has(c.id)) continue;
+      const attempts = [];
+      const modes = c.stream === "both" ? [false, true] : [c.stream];
+      for (let r = 0; r < c.repeats; r++) {
+        const answers = /* @__PURE__ */ new Map();
+        for (const stream of modes) {
+          answers.set(
+            stream,
+            await ask(
+              agent,
+              target,
+              qualityBody(target, c, stream, options.vllmSampling),
+              stream,
+              options.timeoutS
+            )
+          );
+        }
+        for (const stream of modes) {
+          const answer = answers.get(stream);
+          attempts.push({ stream, answer, results: runChecks(c, answer, answers.get(!stream)) });
+        }
+      }
+      runs.push({ id: c.id, attempts });
+    }
+  } finally {
+    await agent.close();
+  }
+  return runs;
+}
+
+// src/gate/quality.ts
+async function runQuality(arms, options, deps, log) {
+  const run = deps.runSuite ?? runSuite;
+  const { suite, rule } = options;
+  const runOptions = {
+    vllmSampling: options.vllmSampling,
+    timeoutS: arms.baseline.timeoutS
+  };
+  const runs = {};
+  for (const arm of ARMS) {
+    await deps.servers?.beforeTrial(arm);
+    log(`quality: ${plural(suite.cases.length, "case")} on the ${arm}`);
+    runs[arm] = await run(arms[arm].target, suite, runOptions);
+    await deps.servers?.afterTrial(arm, "the quality suite");
+  }
+  const first = compareQuality(suite, runs.baseline, runs.candidate, /* @__PURE__ */ new Map(), rule);
+  const suspects = new Set(first.contract.map((c) => c.id));
+  const reruns = /* @__PURE__ */ new Map();
+  if (suspects.size > 0 && rule.confirmReruns > 0) {
+    await deps.servers?.beforeTrial("candidate");
+    for (let i = 0; i < rule.confirmReruns; i++) {
+      log(
+        `quality: re-running ${suspects.size} newly failing cases on the candidate (${i + 1}/${rule.confirmReruns})`
+      );
+      for (const r of await run(arms.candidate.target, suite, runOptions, suspects)) {
+        reruns.set(r.id, [...reruns.get(r.id) ?? [], r]);
+      }
+    }
+    await deps.servers?.afterTrial("candidate", "the quality re-runs");
+  }
+  return compareQuality(suite, runs.baseline, runs.candidate, reruns, rule);
+}
+
+// src/load/run.ts
+var import_undici7 = __toESM(require_undici(), 1);
 
 // src/workload/lengths.ts
 function sampleLength(spec, rng) {
@@ -67406,7 +68371,7 @@ var TrialLoad = class {
 async function runLoad(options) {
   const { target, workload } = options;
   const timers = options.timers ?? GLOBAL_TIMERS;
-  const dispatcher = options.dispatcher ?? new import_undici6.Pool(origin(target), {
+  const dispatcher = options.dispatcher ?? new import_undici7.Pool(origin(target), {
     connections: options.maxConcurrency ?? null,
     pipelining: 1,
     keepAliveTimeout: 3e4,
@@ -68047,1119 +69012,208 @@ async function measureTrial(options, deps = {}) {
   };
 }
 
-// src/capacity/sweep.ts
-var MAX_REFINEMENTS = 8;
-function newSweep(arms) {
-  const entries = arms.map((a) => [a, { points: [], stopped: null }]);
-  return { arms: Object.fromEntries(entries), grid: [], stopped_by: null };
-}
-var label2 = (phase, rate) => rate === null ? phase : `${phase === "refine" ? "refine " : ""}${rate} req/s`;
-function describePoint(p) {
-  const r = p.report;
-  const base = `${r.outcomes.ok}/${r.scheduled} ok, ${compact(r.throughput.requests_per_s)} req/s achieved, p95 TTFT ${compact(r.metrics.ttft_ms.p95)} ms`;
-  if (p.judgement === "invalid") return `${base} \u2014 INVALID: ${r.validity.reasons.join("; ")}`;
-  if (p.rate_per_s === null) return base;
-  return `${base}, SLO attainment ${percent(r.goodput.attainment)}: ${p.judgement}`;
-}
-async function runSweep(sweep, base, settings, deps) {
-  const arms = Object.keys(sweep.arms);
-  const order = (i) => i % 2 === 0 ? arms : [...arms].reverse();
-  const startMs = deps.nowMs();
-  const budget = new Error("budget");
-  const measurePoint = async (arm, phase, rate) => {
-    for (let attempt3 = 0; ; attempt3++) {
-      const spentS = (deps.nowMs() - startMs) / 1e3;
-      if (settings.maxDurationS !== void 0 && spentS >= settings.maxDurationS) throw budget;
-      const report = await deps.run(
-        arm,
-        pointOptions(base[arm], settings, phase, rate),
-        label2(phase, rate)
-      );
-      const judgement = rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
-      const point = { phase, rate_per_s: rate, judgement, report };
-      sweep.arms[arm].points.push(point);
-      deps.log(`  ${arm} ${label2(phase, rate)}: ${describePoint(point)}`);
-      if (judgement !== "invalid" || attempt3 >= settings.maxReruns) return point;
-      deps.log(
-        `  ${arm}: measuring ${label2(phase, rate)} again (${attempt3 + 1}/${settings.maxReruns})`
-      );
-    }
-  };
-  const throughputOf = (arm, phase) => sweep.arms[arm].points.find((p) => p.phase === phase && p.judgement === "measured")?.report.throughput.requests_per_s;
-  try {
-    for (const [i, phase] of ["synchronous", "offline"].entries()) {
-      for (const arm of order(i)) await measurePoint(arm, phase, null);
-    }
-    const sync = Math.min(
-      ...arms.map((a) => throughputOf(a, "synchronous") ?? Number.POSITIVE_INFINITY)
-    );
-    const offline = Math.max(...arms.map((a) => throughputOf(a, "offline") ?? 0));
-    sweep.grid = rateGrid(Number.isFinite(sync) ? sync : 0, offline, settings.points);
-    deps.log(`sweep rates: ${sweep.grid.join(", ")} req/s`);
-    const escalate = async (rate, arm) => {
-      const a = sweep.arms[arm];
-      const p = await measurePoint(arm, "rate", rate);
-      if (p.judgement === "overload") {
-        a.stopped = `stopped escalating at ${rate} req/s: ${p.report.outcomes.censored > 0 ? `${p.report.outcomes.censored} requests cut off at the timeout` : `SLO attainment ${percent(p.report.goodput.attainment)}, below half of min-attainment`}`;
-      } else if (p.judgement === "invalid") {
-        a.stopped = `stopped at ${rate} req/s: the trial failed its self-checks ${settings.maxReruns + 1} times (${p.report.validity.reasons.join("; ")})`;
-      }
-    };
-    const active = (arm) => sweep.arms[arm].stopped === null;
-    for (const [i, rate] of sweep.grid.entries()) {
-      for (const arm of order(i)) if (active(arm)) await escalate(rate, arm);
-      if (!arms.some(active)) break;
-    }
-    const grid = [...sweep.grid];
-    const step = grid.length >= 2 ? grid[1] - grid[0] : grid[0] ?? 1;
-    const unbounded = (arm) => active(arm) && bracketOf(sweep.arms[arm].points).fail === void 0;
-    for (let k = 1; k <= settings.points && arms.some(unbounded); k++) {
-      const rate = roundRate((grid.at(-1) ?? 0) + k * step);
-      sweep.grid.push(rate);
-      for (const arm of order(grid.length + k - 1)) if (unbounded(arm)) await escalate(rate, arm);
-    }
-    const blocked = /* @__PURE__ */ new Set();
-    for (let round6 = 0; round6 < MAX_REFINEMENTS; round6++) {
-      const todo = order(round6).filter(
-        (arm) => !blocked.has(arm) && needsRefinement(
-          bracketOf(sweep.arms[arm].points),
-          settings.resolution,
-          throughputOf(arm, "synchronous") ?? 0
-        )
-      );
-      if (todo.length === 0) break;
-      for (const arm of todo) {
-        const b = bracketOf(sweep.arms[arm].points);
-        const hi = b.fail?.rate_per_s;
-        const lo = b.pass?.rate_per_s ?? 0;
-        const mid = roundRate((lo + hi) / 2);
-        if (mid <= lo || mid >= hi) {
-          blocked.add(arm);
-          continue;
-        }
-        const p = await measurePoint(arm, "refine", mid);
-        if (p.judgement === "invalid") blocked.add(arm);
-      }
-    }
-  } catch (error) {
-    if (error !== budget) throw error;
-    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${arms.reduce((n, a) => n + sweep.arms[a].points.length, 0)} trials`;
-    deps.log(`sweep: ${sweep.stopped_by}; stopping with what was measured`);
-  }
-}
-function planSweep(arms, base, settings) {
-  const refinements = Math.max(
-    0,
-    Math.min(MAX_REFINEMENTS, Math.ceil(Math.log2(1 / settings.points / settings.resolution)))
-  );
-  const openLoop = settings.points + refinements;
-  const perTrialS = base.workload.warmupS + base.workload.durationS + 2;
-  const trials = arms * (2 + openLoop);
-  const seconds = arms * openLoop * perTrialS;
-  return {
-    trials,
-    seconds,
-    words: `${trials} trials planned (${arms} \xD7 (synchronous + offline + ${settings.points} rates + \u2248${refinements} refinements)), \u2248${Math.ceil(seconds / 60)} min plus the two burst phases`
-  };
-}
-
-// src/gate/capacity.ts
-function planCapacity(options, capacity, pairs) {
-  const sweep = planSweep(2, options.baseline, capacity.sweep);
-  const w = options.baseline.workload;
-  const pairSeconds = pairs * 2 * (w.warmupS + w.durationS + 2);
-  return {
-    trials: sweep.trials + 2 * pairs,
-    seconds: sweep.seconds + pairSeconds,
-    words: `capacity gate: ${sweep.words}; then ${pairs} pairs at the baseline's capacity: ${sweep.trials + 2 * pairs} trials, \u2248${Math.ceil((sweep.seconds + pairSeconds) / 60)} min plus the burst phases`
-  };
-}
-async function sweepArms(sweep, options, capacity, measureArm, idle, deps) {
-  await runSweep(sweep, options, capacity.sweep, {
-    run: async (arm, o, label3) => {
-      const { report, idle: check } = await measureArm(arm, o, `sweep ${label3}`);
-      idle.push({ arm, point: label3, ...check });
-      return report;
-    },
-    nowMs: deps.nowMs,
-    log: deps.log
-  });
-}
-var newArmSweep = () => newSweep(ARMS);
-function atGateRate(options, capacity, ratePerS) {
-  const at = (o) => ({
-    ...o,
-    workload: { ...o.workload, arrival: { kind: capacity.sweep.arrival, ratePerS } }
-  });
-  return { baseline: at(options.baseline), candidate: at(options.candidate) };
-}
-
-// src/quality/checks.ts
-var import__2 = __toESM(require__(), 1);
-var ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
-var compiled = /* @__PURE__ */ new Map();
-function validator(schema) {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    v = ajv2.compile(schema);
-    compiled.set(key, v);
-  }
-  return v;
-}
-function parseJson(text) {
-  try {
-    return { ok: true, value: JSON.parse(text.trim()) };
-  } catch {
-    return { ok: false };
-  }
-}
-function deepEqual(a, b) {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
-}
-function resolvePointer(doc, pointer) {
-  if (pointer === "") return { found: true, value: doc };
-  let cur = doc;
-  for (const raw of pointer.slice(1).split("/")) {
-    const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < cur.length)
-      cur = cur[Number(token)];
-    else if (cur !== null && typeof cur === "object" && !Array.isArray(cur) && Object.hasOwn(cur, token)) {
-      cur = cur[token];
-    } else return { found: false };
-  }
-  return { found: true, value: cur };
-}
-function normalizeText(text) {
-  return text.trim().toLowerCase().replace(/\s+/g, " ").replace(/[.!?]+$/, "");
-}
-function looksLikeToolCall(content) {
-  return /<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]/.test(content) || /"name"\s*:\s*"[^"]+"[\s\S]*"(arguments|parameters)"\s*:/.test(content);
-}
-function jsonResponseFormat(c) {
-  return c.response_format?.type === "json_object" || c.response_format?.type === "json_schema";
-}
-function toolsAreContract(c) {
-  return c.tool_choice === "required" || typeof c.tool_choice === "object" && c.tool_choice !== null || (c.tools ?? []).some((t) => t.function.strict === true);
-}
-function transportCheck(a) {
-  const codes = a.status >= 200 && a.status < 300 ? a.transport : [`transport.http_${a.status || "connect"}`];
-  return {
-    kind: "transport",
-    pass: codes.length === 0,
-    codes: [...new Set(codes)],
-    tier: "contract"
-  };
-}
-function toolCallCodes(c, check, a) {
-  const contract = [];
-  const quality2 = [];
-  const calls = a.toolCalls;
-  if (calls.length === 0) {
-    contract.push(looksLikeToolCall(a.content) ? "tool.in_content" : "tool.missing");
-    return { contract, quality: quality2 };
-  }
-  const named = typeof c.tool_choice === "object" && c.tool_choice !== null;
-  const allowedFinish = check.finish_reasons ?? (named ? ["tool_calls", "stop"] : ["tool_calls"]);
-  if (!allowedFinish.includes(a.finishReason ?? "")) contract.push("tool.finish_reason");
-  const parsed = [];
-  for (const call of calls) {
-    if (!call.id) contract.push("tool.no_id");
-    if (call.type !== void 0 && call.type !== "function") contract.push("tool.type");
-    const tool = c.tools?.find((t) => t.function.name === call.name);
-    if (!tool) {
-      contract.push("tool.unknown_name");
-      parsed.push(void 0);
-      continue;
-    }
-    const args = parseJson(call.arguments === "" ? "{}" : call.arguments);
-    if (!args.ok || typeof args.value !== "object" || args.value === null || Array.isArray(args.value)) {
-      contract.push("tool.args_not_json");
-      parsed.push(void 0);
-      continue;
-    }
-    parsed.push(args.value);
-    const schema = tool.function.parameters;
-    if (!schema) continue;
-    const validate2 = validator(schema);
-    if (!validate2(args.value)) {
-      for (const e of validate2.errors ?? []) {
-        if (e.keyword === "required") contract.push("tool.missing_required");
-        else if (e.keyword === "additionalProperties") contract.push("tool.unexpected_param");
-        else contract.push(`tool.args_schema:${e.instancePath || "/"}`);
-      }
-    }
-  }
-  const { min_calls: min2, max_calls: max2 } = check;
-  if (min2 !== void 0 && calls.length < min2 || max2 !== void 0 && calls.length > max2)
-    quality2.push("tool.count");
-  const expected = check.calls ?? [];
-  const used = /* @__PURE__ */ new Set();
-  const pending = [];
-  for (const want of expected) {
-    const i = calls.findIndex(
-      (call, k) => !used.has(k) && call.name === want.name && argumentMismatch(want.arguments ?? {}, parsed[k]) === void 0
-    );
-    if (i >= 0) used.add(i);
-    else pending.push(want);
-  }
-  for (const want of pending) {
-    const i = calls.findIndex((call, k) => !used.has(k) && call.name === want.name);
-    if (i < 0) {
-      quality2.push(`tool.wrong_tool:${want.name}`);
-      continue;
-    }
-    used.add(i);
-    quality2.push(
-      `tool.value_mismatch:${argumentMismatch(want.arguments ?? {}, parsed[i]) ?? want.name}`
-    );
-  }
-  return { contract, quality: quality2 };
-}
-function argumentMismatch(want, got) {
-  for (const [param, acceptable] of Object.entries(want)) {
-    const options = Array.isArray(acceptable) ? acceptable : [acceptable];
-    const value2 = got?.[param];
-    if (value2 === void 0) {
-      if (!options.includes("")) return param;
-      continue;
-    }
-    const ok = options.some(
-      (o) => typeof o === "string" && typeof value2 === "string" ? normalizeText(o) === normalizeText(value2) : deepEqual(o, value2)
-    );
-    if (!ok) return param;
-  }
-  return void 0;
-}
-function sameToolCalls(a, b) {
-  const key = (c) => {
-    const args = parseJson(c.arguments || "{}");
-    return JSON.stringify([c.name, args.ok ? args.value : c.arguments]);
-  };
-  return a.length === b.length && deepEqual(a.map(key).sort(), b.map(key).sort());
-}
-function checkCodes(c, check, a, other) {
-  const codes = [];
-  switch (check.kind) {
-    case "json_parse":
-      if (!parseJson(a.content).ok) codes.push("json.invalid");
-      break;
-    case "json_schema": {
-      const doc = parseJson(a.content);
-      const schema = check.schema ?? c.response_format?.json_schema?.schema ?? {};
-      if (!doc.ok) codes.push("json.invalid");
-      else {
-        const validate2 = validator(schema);
-        if (!validate2(doc.value))
-          codes.push(`json.schema:${validate2.errors?.[0]?.instancePath || "/"}`);
-      }
-      break;
-    }
-    case "json_path": {
-      const doc = parseJson(a.content);
-      const at = doc.ok ? resolvePointer(doc.value, check.pointer) : { found: false };
-      if (!doc.ok) codes.push("json.invalid");
-      else if (!at.found) codes.push(`json.path_missing:${check.pointer}`);
-      else {
-        const v = at.value;
-        const bad = "equals" in check && !deepEqual(check.equals, v) || check.in !== void 0 && !check.in.some((x) => deepEqual(x, v)) || check.regex !== void 0 && !new RegExp(check.regex).test(typeof v === "string" ? v : JSON.stringify(v));
-        if (bad) codes.push(`json.path_mismatch:${check.pointer}`);
-      }
-      break;
-    }
-    case "no_tool_call":
-      if (a.toolCalls.length > 0) codes.push("tool.unexpected_call");
-      else if (a.toolCallsPresent) codes.push("tool.empty_list");
-      else if (looksLikeToolCall(a.content)) codes.push("tool.in_content");
-      break;
-    case "finish_reason":
-      if (!check.allowed.includes(a.finishReason ?? ""))
-        codes.push(`finish_reason:${a.finishReason ?? "none"}`);
-      break;
-    case "max_tokens_respected":
-      if (a.completionTokens !== void 0 && a.completionTokens > c.max_tokens)
-        codes.push("length.over_max_tokens");
-      break;
-    case "length": {
-      const chars = a.content.length;
-      const tokens2 = a.completionTokens ?? 0;
-      if (check.min_chars !== void 0 && chars < check.min_chars) codes.push("length.too_short");
-      if (check.max_chars !== void 0 && chars > check.max_chars) codes.push("length.too_long");
-      if (check.min_tokens !== void 0 && tokens2 < check.min_tokens)
-        codes.push("length.too_short");
-      if (check.max_tokens !== void 0 && tokens2 > check.max_tokens)
-        codes.push("length.too_long");
-      if (check.not_truncated && a.finishReason === "length") codes.push("length.truncated");
-      break;
-    }
-    case "regex":
-      if (!new RegExp(check.pattern, check.flags ?? "").test(a.content))
-        codes.push("regex.no_match");
-      break;
-    case "equals": {
-      const n = check.normalize ? normalizeText : (t) => t;
-      if (n(a.content) !== n(check.value)) codes.push("text.not_equal");
-      break;
-    }
-    case "contains": {
-      const n = check.normalize ? normalizeText : (t) => t;
-      for (const v of check.values)
-        if (!n(a.content).includes(n(v))) codes.push(`text.missing:${v}`);
-      break;
-    }
-    case "stream_consistency":
-      if (other) {
-        const jsonBoth = parseJson(a.content).ok && parseJson(other.content).ok;
-        if (!sameToolCalls(a.toolCalls, other.toolCalls)) codes.push("stream.tool_calls_differ");
-        if (jsonResponseFormat(c) && !jsonBoth) codes.push("stream.json_invalid");
-      }
-      break;
-    case "tool_call":
-    case "agreement":
-      break;
-  }
-  return [...new Set(codes)];
-}
-function tierOf(c, check) {
-  switch (check.kind) {
-    case "json_parse":
-    case "json_schema":
-      return jsonResponseFormat(c) ? "contract" : "quality";
-    case "max_tokens_respected":
-      return "contract";
-    default:
-      return "quality";
-  }
-}
-function runChecks(c, a, other) {
-  const results = [transportCheck(a)];
-  for (const check of c.expect) {
-    if (check.kind === "agreement") continue;
-    let codes;
-    if (check.kind === "tool_call") {
-      const split = toolCallCodes(c, check, a);
-      if (toolsAreContract(c)) {
-        if (split.contract.length > 0)
-          results.push({ kind: "tool_call", pass: false, codes: split.contract, tier: "contract" });
-        codes = split.quality;
-      } else {
-        codes = [...split.contract, ...split.quality];
-      }
-      codes = [...new Set(codes)];
-    } else {
-      codes = checkCodes(c, check, a, other);
-    }
-    results.push({ kind: check.kind, pass: codes.length === 0, codes, tier: tierOf(c, check) });
-  }
-  return results;
-}
-
-// src/quality/paired.ts
-function mcnemarOneSided(b, c) {
-  const n = b + c;
-  if (n === 0) return 1;
-  let p = 0;
-  let coef = 1;
-  for (let k = 0; k <= n; k++) {
-    if (k >= b) p += coef;
-    coef = coef * (n - k) / (k + 1);
-  }
-  return Math.min(1, p / 2 ** n);
-}
-function kindFails(k, rule) {
-  const effect = k.n > 0 ? (k.b - k.c) / k.n : 0;
-  const p = mcnemarOneSided(k.b, k.c);
-  return p <= rule.alpha && effect >= rule.minEffect || effect >= rule.largeEffect && k.b - k.c > 1;
-}
-function contractCodes(run) {
-  return [
-    ...new Set(
-      run.attempts.flatMap(
-        (a) => a.results.filter((r) => r.tier === "contract" && !r.pass).flatMap((r) => r.codes)
-      )
-    )
-  ];
-}
-function kindPasses(run) {
-  const out = /* @__PURE__ */ new Map();
-  for (const attempt3 of run.attempts) {
-    for (const r of attempt3.results) {
-      if (r.tier === "contract") continue;
-      const prev = out.get(r.kind) ?? { pass: true, codes: [] };
-      out.set(r.kind, {
-        pass: prev.pass && r.pass,
-        codes: [.../* @__PURE__ */ new Set([...prev.codes, ...r.codes])]
-      });
-    }
-  }
-  return out;
-}
-function histogram2(values) {
-  const h = {};
-  for (const v of values) h[v] = (h[v] ?? 0) + 1;
-  return h;
-}
-function agree(mode, a, b) {
-  switch (mode) {
-    case "normalized":
-      return normalizeText(a.content) === normalizeText(b.content);
-    case "json": {
-      try {
-        return deepEqual(JSON.parse(a.content), JSON.parse(b.content));
-      } catch {
-        return false;
-      }
-    }
-    case "tool_calls": {
-      const key = (x) => x.toolCalls.map((t) => `${t.name}:${t.arguments}`).sort().join("|");
-      return key(a) === key(b);
-    }
-    default:
-      return a.content === b.content;
-  }
-}
-var excerpt2 = (s, n = 120) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
-function describeAnswer(a) {
-  if (!a) return "no answer";
-  if (a.status < 200 || a.status >= 300)
-    return a.status === 0 ? "no response (connection failed)" : `HTTP ${a.status} ${JSON.stringify(excerpt2(a.raw.trim()))}`;
-  if (a.content) return JSON.stringify(excerpt2(a.content));
-  if (a.toolCalls.length > 0)
-    return excerpt2(a.toolCalls.map((t) => `${t.name}(${t.arguments})`).join(", "));
-  return `empty answer (finish_reason ${a.finishReason ?? "none"})`;
-}
-var firstFailing = (run, failed2) => (run?.attempts.find(failed2) ?? run?.attempts[0])?.answer;
-function compareQuality(suite, baseline, candidate, reruns, rule) {
-  const byId = (runs) => new Map(runs.map((r) => [r.id, r]));
-  const base = byId(baseline);
-  const cand = byId(candidate);
-  const report = {
-    suite: suite.name,
-    cases: suite.cases.length,
-    pre_existing: [],
-    contract: [],
-    kinds: [],
-    agreement: { n: 0, agreed: 0, gated: false, differing: [] },
-    finish_reasons: { baseline: {}, candidate: {} },
-    tool_codes: { baseline: {}, candidate: {} },
-    irregular_deltas: { baseline: [], candidate: [] },
-    reconnects: { baseline: 0, candidate: 0 },
-    verdict: "pass",
-    reasons: [],
-    raw: []
-  };
-  const all = (runs) => runs.flatMap((r) => r.attempts);
-  report.finish_reasons.baseline = histogram2(
-    all(baseline).map((a) => a.answer.finishReason ?? "none")
-  );
-  report.finish_reasons.candidate = histogram2(
-    all(candidate).map((a) => a.answer.finishReason ?? "none")
-  );
-  const toolCodes = (runs) => histogram2(
-    all(runs).flatMap(
-      (a) => a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool.")))
-    )
-  );
-  report.tool_codes.baseline = toolCodes(baseline);
-  report.tool_codes.candidate = toolCodes(candidate);
-  const reconnects = (runs) => all(runs).reduce((n, a) => n + a.answer.reconnects, 0);
-  report.reconnects = { baseline: reconnects(baseline), candidate: reconnects(candidate) };
-  report.irregular_deltas.baseline = [...new Set(all(baseline).flatMap((a) => a.answer.irregular))];
-  report.irregular_deltas.candidate = [
-    ...new Set(all(candidate).flatMap((a) => a.answer.irregular))
-  ];
-  const paired = [];
-  for (const c of suite.cases) {
-    const b = base.get(c.id);
-    const k = cand.get(c.id);
-    if (!b || !k) continue;
-    report.raw.push({
-      id: c.id,
-      baseline: b.attempts.map((a) => a.answer.raw),
-      candidate: k.attempts.map((a) => a.answer.raw)
-    });
-    const baseCodes = contractCodes(b);
-    if (baseCodes.length > 0) {
-      report.pre_existing.push({ id: c.id, codes: baseCodes });
-      continue;
-    }
-    paired.push(c);
-    const candCodes = contractCodes(k);
-    if (candCodes.length > 0) {
-      const again = reruns.get(c.id) ?? [];
-      const failures2 = 1 + again.filter((r) => contractCodes(r).length > 0).length;
-      const runs = 1 + again.length;
-      report.contract.push({
-        id: c.id,
-        codes: candCodes,
-        candidate_failures: failures2,
-        runs,
-        confirmed: failures2 * 2 > runs,
-        answer: describeAnswer(
-          firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass))
-        )
-      });
-    }
-  }
-  const confirmedIds = new Set(report.contract.filter((x) => x.confirmed).map((x) => x.id));
-  const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter(
-    (k) => k !== "agreement"
-  );
-  for (const kind of kinds) {
-    const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
-    let bPass = 0;
-    let cPass = 0;
-    const flipped = [];
-    for (const c of cases) {
-      const bk = kindPasses(base.get(c.id)).get(kind) ?? { pass: true, codes: [] };
-      const ck = kindPasses(cand.get(c.id)).get(kind) ?? { pass: true, codes: [] };
-      if (bk.pass) bPass++;
-      if (ck.pass) cPass++;
-      if (bk.pass !== ck.pass) {
-        const failedKind = (a) => a.results.some((r) => r.kind === kind && !r.pass);
-        const [was, now] = [base, cand].map(
-          (m) => describeAnswer(firstFailing(m.get(c.id), failedKind))
-        );
-        flipped.push({
-          id: c.id,
-          direction: bk.pass ? "b" : "c",
-          codes: bk.pass ? ck.codes : bk.codes,
-          diff: `baseline ${was} \u2192 candidate ${now}`,
-          answer: bk.pass ? now : was
-        });
-      }
-    }
-    const b = flipped.filter((f) => f.direction === "b").length;
-    const cc = flipped.length - b;
-    const n = cases.length;
-    const p = mcnemarOneSided(b, cc);
-    const fail3 = kindFails({ n, b, c: cc }, rule);
-    const newly = flipped.filter((f) => f.direction === "b");
-    const counted = fail3 && newly.every((f) => confirmedIds.has(f.id));
-    report.kinds.push({
-      kind,
-      n,
-      baseline_rate: n > 0 ? bPass / n : 1,
-      candidate_rate: n > 0 ? cPass / n : 1,
-      b,
-      c: cc,
-      p,
-      decision: counted ? "counted" : fail3 ? "fail" : "pass",
-      flipped
-    });
-    if (fail3 && !counted) {
-      report.reasons.push({
-        check: kind,
-        cases: newly.map((f) => f.id),
-        message: `${kind}: ${plural(b, "case")} newly ${b === 1 ? "fails" : "fail"}, ${cc} newly ${cc === 1 ? "passes" : "pass"} of ${n} (p = ${p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
-      });
-    }
-  }
-  for (const c of paired) {
-    const check = c.expect.find((e) => e.kind === "agreement");
-    if (!check) continue;
-    const a = base.get(c.id)?.attempts[0]?.answer;
-    const b = cand.get(c.id)?.attempts[0]?.answer;
-    if (!a || !b) continue;
-    report.agreement.n++;
-    if (agree(check.mode ?? "exact", a, b)) report.agreement.agreed++;
-    else {
-      report.agreement.differing.push(c.id);
-      if (check.gate) report.agreement.gated = true;
-    }
-  }
-  const gatedDisagreements = paired.filter(
-    (c) => c.expect.some((e) => e.kind === "agreement" && e.gate) && report.agreement.differing.includes(c.id)
-  );
-  if (gatedDisagreements.length > 0) {
-    const ids = gatedDisagreements.map((c) => c.id);
-    report.reasons.push({
-      check: "agreement",
-      cases: ids,
-      message: `agreement (gated): ${ids.join(", ")} differ from the baseline`
+// src/gate/trials.ts
+var TrialRunner = class {
+  preflights = /* @__PURE__ */ new Map();
+  idle = [];
+  reruns = [];
+  /** The measured pairs' trials, in the order they ran (a re-run pair's last attempt). */
+  trials = [];
+  ran = 0;
+  options;
+  deps;
+  log;
+  constructor(options, deps) {
+    this.options = options;
+    this.deps = deps;
+    this.log = deps.log ?? (() => {
     });
   }
-  const confirmed = report.contract.filter((x) => x.confirmed);
-  if (confirmed.length > 0) {
-    report.reasons.unshift({
-      check: "contract",
-      cases: confirmed.map((x) => x.id),
-      message: `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`
-    });
-  }
-  report.verdict = report.reasons.length > 0 ? "fail" : "pass";
-  return report;
-}
-
-// src/quality/run.ts
-var import_undici7 = __toESM(require_undici(), 1);
-
-// src/quality/answer.ts
-function emptyAnswer(status) {
-  return {
-    status,
-    content: "",
-    toolCalls: [],
-    toolCallsPresent: false,
-    finishReason: void 0,
-    completionTokens: void 0,
-    transport: [],
-    irregular: [],
-    raw: "",
-    reconnects: 0
-  };
-}
-var StreamAssembler = class {
-  answer;
-  calls = [];
-  sawDone = false;
-  sawUsage = false;
-  constructor(status) {
-    this.answer = emptyAnswer(status);
-  }
-  /** An SSE field other than data, event, id and retry (llama.cpp's `error:`). */
-  field(name, value2) {
-    const event = readUnknownField(name, value2);
-    if (event) this.apply(event);
-  }
-  /** One SSE event: its data, and its `event:` type when it has one. */
-  event(data, type = "") {
-    this.apply(readSseEvent({ data, event: type }));
-  }
-  apply(event) {
-    switch (event.kind) {
-      case "done":
-        this.sawDone = true;
-        return;
-      case "invalid":
-        this.answer.transport.push(
-          event.problem === "not_json" ? "transport.not_json" : "transport.invalid_chunk"
-        );
-        return;
-      case "error":
-        this.answer.transport.push("transport.stream_error");
-        return;
-      case "chunk":
-        break;
-    }
-    if (event.usage?.completionTokens !== void 0) {
-      this.answer.completionTokens = event.usage.completionTokens;
-      this.sawUsage = true;
-    }
-    const choice = event.choices[0];
-    if (!choice) return;
-    this.answer.content += choice.content;
-    if (choice.toolCalls) {
-      this.answer.toolCallsPresent = true;
-      this.toolDeltas(choice.toolCalls);
-    }
-    if (choice.finishReason !== void 0) this.answer.finishReason = choice.finishReason;
-  }
-  toolDeltas(deltas) {
-    const indexes = /* @__PURE__ */ new Set();
-    for (const d of deltas) {
-      let index;
-      if (d.index !== void 0) {
-        index = d.index;
-        if (indexes.has(index))
-          this.answer.irregular.push(`two deltas with index ${index} in one chunk`);
-        indexes.add(index);
-      } else {
-        this.answer.irregular.push("a tool-call delta without index");
-        index = d.id !== void 0 || d.name !== void 0 ? this.calls.length : Math.max(0, this.calls.length - 1);
-      }
-      let call = this.calls[index];
-      if (!call) {
-        call = { id: void 0, type: void 0, name: "", arguments: "" };
-        this.calls[index] = call;
-        if (d.id === void 0)
-          this.answer.irregular.push(`tool call ${index} starts without an id`);
-      }
-      if (d.id !== void 0 && d.id !== "") call.id ??= d.id;
-      if (d.type !== void 0) call.type ??= d.type;
-      if (d.name !== void 0 && call.name === "") call.name = d.name;
-      if (d.arguments !== void 0) call.arguments += d.arguments;
-    }
-  }
-  /** Ends the stream: what a whole stream must have had is checked here. */
-  end(incompleteEvent, askedUsage) {
-    const a = this.answer;
-    a.toolCalls = this.calls.filter(Boolean);
-    if (incompleteEvent || !this.sawDone) a.transport.push("transport.no_done");
-    if (!a.finishReason) a.transport.push("transport.no_finish_reason");
-    if (askedUsage && !this.sawUsage) a.transport.push("transport.no_usage");
-    return a;
-  }
-};
-function answerFromJson(status, text) {
-  const a = emptyAnswer(status);
-  a.raw = text.slice(0, 2e4);
-  const body = readCompletion(text);
-  if (body.kind === "invalid") {
-    a.transport.push("transport.not_json");
-    return a;
-  }
-  a.content = body.content;
-  if (body.toolCalls) {
-    a.toolCallsPresent = true;
-    a.toolCalls = body.toolCalls.map((c) => ({
-      id: c.id,
-      type: c.type,
-      name: c.name ?? "",
-      arguments: c.arguments ?? ""
-    }));
-  }
-  a.finishReason = body.finishReason;
-  if (!a.finishReason) a.transport.push("transport.no_finish_reason");
-  if (body.usage?.completionTokens !== void 0) a.completionTokens = body.usage.completionTokens;
-  else a.transport.push("transport.no_usage");
-  return a;
-}
-
-// src/quality/run.ts
-function qualityBody(target, c, stream, vllmSampling) {
-  const fields = {
-    messages: c.messages,
-    max_tokens: c.max_tokens,
-    temperature: c.temperature,
-    top_p: c.top_p,
-    seed: c.seed,
-    n: 1
-  };
-  if (vllmSampling) Object.assign(fields, { top_k: -1, min_p: 0, repetition_penalty: 1 });
-  if (c.tools) fields.tools = c.tools;
-  if (c.tool_choice) fields.tool_choice = c.tool_choice;
-  if (c.response_format) fields.response_format = c.response_format;
-  return requestBody(target, fields, stream, c.extra_body);
-}
-async function ask(agent, target, body, stream, timeoutS) {
-  const headers = requestHeaders(target, stream);
-  const signal = AbortSignal.timeout(timeoutS * 1e3);
-  const failed2 = (error, reconnects2) => {
-    const a = emptyAnswer(0);
-    const timeout = error instanceof Error && error.name === "TimeoutError";
-    a.transport.push(timeout ? "transport.timeout" : "transport.connect");
-    a.raw = errorMessage(error);
-    a.reconnects = reconnects2;
-    return a;
-  };
-  let res;
-  let reconnects = 0;
-  for (; ; ) {
-    try {
-      res = await (0, import_undici7.request)(`${origin(target)}${completionPath(target, "chat")}`, {
-        method: "POST",
-        headers,
-        body,
-        dispatcher: agent,
-        signal
-      });
-      break;
-    } catch (error) {
-      if (reconnects === 0 && RECONNECTABLE.has(errorCode(error) ?? "")) reconnects++;
-      else return failed2(error, reconnects);
-    }
-  }
-  try {
-    const answer = await readAnswer(res, stream, target);
-    answer.reconnects = reconnects;
-    return answer;
-  } catch (error) {
-    return failed2(error, reconnects);
-  }
-}
-async function readAnswer(res, stream, target) {
-  const streaming = stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
-  if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
-    const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      const a3 = emptyAnswer(res.statusCode);
-      a3.raw = text.slice(0, 2e3);
-      return a3;
-    }
-    const a2 = answerFromJson(res.statusCode, text);
-    if (stream) a2.transport.push("transport.not_a_stream");
-    return a2;
-  }
-  const assembler = new StreamAssembler(res.statusCode);
-  const parser = new SseParser({
-    onEvent: (e) => assembler.event(e.data, e.event),
-    onUnknownField: (name, value2) => assembler.field(name, value2)
-  });
-  let raw = "";
-  for await (const chunk of res.body) {
-    if (raw.length < 2e4) raw += chunk.toString("utf8");
-    parser.push(chunk);
-  }
-  const a = assembler.end(parser.end(), target.includeUsage);
-  a.raw = raw.slice(0, 2e4);
-  return a;
-}
-async function runSuite(target, suite, options, only) {
-  const agent = new import_undici7.Agent({ connections: 1 });
-  const runs = [];
-  try {
-    for (const c of suite.cases) {
-      if (only && !only.has(c.id)) continue;
-      const attempts = [];
-      const modes = c.stream === "both" ? [false, true] : [c.stream];
-      for (let r = 0; r < c.repeats; r++) {
-        const answers = /* @__PURE__ */ new Map();
-        for (const stream of modes) {
-          answers.set(
-            stream,
-            await ask(
-              agent,
-              target,
-              qualityBody(target, c, stream, options.vllmSampling),
-              stream,
-              options.timeoutS
-            )
-          );
-        }
-        for (const stream of modes) {
-          const answer = answers.get(stream);
-          attempts.push({ stream, answer, results: runChecks(c, answer, answers.get(!stream)) });
-        }
-      }
-      runs.push({ id: c.id, attempts });
-    }
-  } finally {
-    await agent.close();
-  }
-  return runs;
-}
-
-// src/gate/quality.ts
-async function runQuality(arms, options, deps, log) {
-  const run = deps.runSuite ?? runSuite;
-  const { suite, rule } = options;
-  const runOptions = {
-    vllmSampling: options.vllmSampling,
-    timeoutS: arms.baseline.timeoutS
-  };
-  const runs = {};
-  for (const arm of ARMS) {
-    await deps.servers?.beforeTrial(arm);
-    log(`quality: ${plural(suite.cases.length, "case")} on the ${arm}`);
-    runs[arm] = await run(arms[arm].target, suite, runOptions);
-    await deps.servers?.afterTrial(arm, "the quality suite");
-  }
-  const first = compareQuality(suite, runs.baseline, runs.candidate, /* @__PURE__ */ new Map(), rule);
-  const suspects = new Set(first.contract.map((c) => c.id));
-  const reruns = /* @__PURE__ */ new Map();
-  if (suspects.size > 0 && rule.confirmReruns > 0) {
-    await deps.servers?.beforeTrial("candidate");
-    for (let i = 0; i < rule.confirmReruns; i++) {
-      log(
-        `quality: re-running ${suspects.size} newly failing cases on the candidate (${i + 1}/${rule.confirmReruns})`
-      );
-      for (const r of await run(arms.candidate.target, suite, runOptions, suspects)) {
-        reruns.set(r.id, [...reruns.get(r.id) ?? [], r]);
-      }
-    }
-    await deps.servers?.afterTrial("candidate", "the quality re-runs");
-  }
-  return compareQuality(suite, runs.baseline, runs.candidate, reruns, rule);
-}
-
-// src/gate/gate.ts
-var REAL_CHECKS = { preflight, waitIdle };
-async function runGate(options, deps = {}) {
-  const run = deps.measureTrial ?? ((o, d) => measureTrial(o, d));
-  const signal = deps.signal;
-  const cancelled = new Error("cancelled");
-  const log = deps.log ?? (() => {
-  });
-  const sleep2 = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-  const checks = deps.checks ?? REAL_CHECKS;
-  const { looks, perLook: confidence } = lookConfidence(options.decision.confidence, options);
-  const trials = [];
-  const preflights = /* @__PURE__ */ new Map();
-  const idle = [];
-  const reruns = [];
-  let ran = 0;
-  const warnings = [];
-  if (options.maxTrials < 2) {
-    warnings.push(
-      "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate \u2014 set trials to 3 or more"
-    );
-  }
-  for (const w of warnings) log(`warning: ${w}`);
-  const ensurePreflight = async (arm) => {
-    if (preflights.has(arm)) return;
-    const report = await checks.preflight(arm, options[arm].target, options[arm].timeoutS);
-    preflights.set(arm, report);
-    log(
+  /** The arm's preflight, before its first trial (once). */
+  async ensurePreflight(arm) {
+    if (this.preflights.has(arm)) return;
+    const checks = this.deps.checks ?? REAL_CHECKS;
+    const o = this.options[arm];
+    const report = await checks.preflight(arm, o.target, o.timeoutS);
+    this.preflights.set(arm, report);
+    this.log(
       `${arm}: preflight ok, first TTFT ${compact(report.first_ttft_ms)} ms, idle ${compact(report.idle_ttft_ms)} ms`
     );
-    for (const w of report.warnings) log(`${arm}: ${w}`);
-  };
-  const measureArm = async (arm, armOptions, what, heading = what) => {
-    if (signal?.aborted) throw cancelled;
-    if (ran++ > 0 && options.cooldownS > 0) await sleep2(options.cooldownS * 1e3);
-    await deps.servers?.beforeTrial(arm);
-    await ensurePreflight(arm);
-    const reference = preflights.get(arm)?.idle_ttft_ms ?? 0;
-    const idleCheck = await checks.waitIdle(
-      armOptions.target,
+    for (const w of report.warnings) this.log(`${arm}: ${w}`);
+  }
+  /** One measurement of an arm; `what` names it to the server hooks, `heading` in the log. */
+  measureArm = async (arm, options, what, heading = what) => {
+    const { signal, servers: servers2 } = this.deps;
+    if (signal?.aborted) throw new Cancelled();
+    const sleep2 = this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    if (this.ran++ > 0 && this.options.cooldownS > 0) await sleep2(this.options.cooldownS * 1e3);
+    await servers2?.beforeTrial(arm);
+    await this.ensurePreflight(arm);
+    const checks = this.deps.checks ?? REAL_CHECKS;
+    const reference = this.preflights.get(arm)?.idle_ttft_ms ?? 0;
+    const idle = await checks.waitIdle(
+      options.target,
       reference,
-      options.idleTimeoutS,
-      armOptions.serverMetrics
+      this.options.idleTimeoutS,
+      options.serverMetrics
     );
-    if (idleCheck.note) log(`  ${arm}: ${idleCheck.note}`);
-    log(`${heading} ${arm}: measuring ${armOptions.target.baseUrl}`);
-    const report = await run(armOptions, signal ? { signal } : {});
-    const p = options.decision.percentile;
-    if (signal?.aborted) throw cancelled;
-    log(
-      `  ${arm}: ${report.outcomes.ok}/${report.scheduled} ok, ${p} TTFT ${compact(report.metrics.ttft_ms[p])} ms, ${p} ITL ${compact(report.metrics.itl_ms[p])} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${report.validity.valid ? "" : ` \u2014 INVALID: ${report.validity.reasons.join("; ")}`}`
-    );
-    await deps.servers?.afterTrial(arm, what);
-    return { report, idle: idleCheck };
+    if (idle.note) this.log(`  ${arm}: ${idle.note}`);
+    this.log(`${heading} ${arm}: measuring ${options.target.baseUrl}`);
+    const measure = this.deps.measureTrial ?? ((o, d) => measureTrial(o, d));
+    const report = await measure(options, signal ? { signal } : {});
+    if (signal?.aborted) throw new Cancelled();
+    this.log(`  ${arm}: ${this.summary(report)}`);
+    await servers2?.afterTrial(arm, what);
+    return { report, idle };
   };
-  let trialOptions = {
-    baseline: options.baseline,
-    candidate: options.candidate
-  };
-  const runTrial = async (pair, position, arm) => {
-    const upTo = options.maxTrials > options.trials ? `(\u2264${options.maxTrials})` : "";
-    const own = trialOptions[arm];
-    const { report, idle: check } = await measureArm(
-      arm,
-      { ...own, workload: { ...own.workload, promptRound: pair } },
-      `pair ${pair + 1}`,
-      `pair ${pair + 1}/${options.trials}${upTo}`
-    );
-    idle.push({ pair, arm, ...check });
-    return { pair, arm, position, seed: options.baseline.workload.seed, report };
-  };
-  const runPair = async (pair) => {
-    const order = pairOrder(options.order, pair, options.baseline.workload.seed);
+  summary(report) {
+    const p = this.options.decision.percentile;
+    const m = report.metrics;
+    const invalid2 = report.validity.valid ? "" : ` \u2014 INVALID: ${report.validity.reasons.join("; ")}`;
+    return `${report.outcomes.ok}/${report.scheduled} ok, ${p} TTFT ${compact(m.ttft_ms[p])} ms, ${p} ITL ${compact(m.itl_ms[p])} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${invalid2}`;
+  }
+  /**
+   * Pair `pair` with each arm's options: both arms in the pair's order, again as
+   * a whole (so both arms stay comparable) while one of its trials fails its
+   * self-checks and re-runs are left.
+   */
+  async runPair(pair, armOptions) {
+    const o = this.options;
+    const order = pairOrder(o.order, pair, o.baseline.workload.seed);
+    const upTo = o.maxTrials > o.trials ? `(\u2264${o.maxTrials})` : "";
     for (let attempt3 = 0; ; attempt3++) {
       const entries = [];
-      for (const [position, arm] of order.entries())
-        entries.push(await runTrial(pair, position, arm));
+      for (const [position, arm] of order.entries()) {
+        const own = armOptions[arm];
+        const options = { ...own, workload: { ...own.workload, promptRound: pair } };
+        const { report, idle } = await this.measureArm(
+          arm,
+          options,
+          `pair ${pair + 1}`,
+          `pair ${pair + 1}/${o.trials}${upTo}`
+        );
+        this.idle.push({ pair, arm, ...idle });
+        entries.push({ pair, arm, position, seed: o.baseline.workload.seed, report });
+      }
       const invalid2 = entries.filter((e) => !e.report.validity.valid);
-      if (invalid2.length === 0 || attempt3 >= options.maxReruns) {
-        trials.push(...entries);
+      if (invalid2.length === 0 || attempt3 >= o.maxReruns) {
+        this.trials.push(...entries);
         return;
       }
-      reruns.push({
+      this.reruns.push({
         pair,
         attempt: attempt3 + 1,
         invalid: invalid2.map((e) => ({ arm: e.arm, reasons: e.report.validity.reasons }))
       });
-      log(
-        `${invalid2.map(trialName).join(", ")} failed the self-checks: running pair ${pair + 1} again (${attempt3 + 1}/${options.maxReruns})`
+      this.log(
+        `${invalid2.map(trialName).join(", ")} failed the self-checks: running pair ${pair + 1} again (${attempt3 + 1}/${o.maxReruns})`
       );
     }
-  };
+  }
+};
+
+// src/gate/gate.ts
+function setupWarnings(options) {
+  return options.maxTrials < 2 ? [
+    "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate \u2014 set trials to 3 or more"
+  ] : [];
+}
+function stoppedBy(error) {
+  if (error instanceof Cancelled) return void 0;
+  if (error instanceof ServerError)
+    return { code: "server", message: error.message, detail: error.logTail, arm: error.arm };
+  if (error instanceof PreflightError)
+    return {
+      code: "preflight",
+      message: error.message,
+      arm: error.arm,
+      ...error.detail ? { detail: error.detail } : {}
+    };
+  throw error;
+}
+async function runPairs(runner, options, armOptions, overBudget, log) {
+  const { looks, perLook } = lookConfidence(options.decision.confidence, options);
+  let pairs = 0;
+  while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
+  let decision = decide(options.decision, runner.trials, perLook);
+  while (decision.guards.length === 0 && pairs < options.maxTrials && undecided(decision) && !overBudget()) {
+    log(
+      `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - options.trials + 2} of ${looks})`
+    );
+    await runner.runPair(pairs++, armOptions);
+    decision = decide(options.decision, runner.trials, perLook);
+  }
+  if (overBudget() && (pairs < options.trials || undecided(decision)))
+    return `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs, "pair")}`;
+  return null;
+}
+async function runGate(options, deps = {}) {
+  const log = deps.log ?? (() => {
+  });
+  const warnings = setupWarnings(options);
+  for (const w of warnings) log(`warning: ${w}`);
+  const runner = new TrialRunner(options, deps);
   const nowMs = deps.nowMs ?? (() => performance.now());
   const startMs = nowMs();
   const maxDurationS = options.capacity?.sweep.maxDurationS;
   const overBudget = () => maxDurationS !== void 0 && (nowMs() - startMs) / 1e3 >= maxDurationS;
-  const sweep = options.capacity ? newArmSweep() : void 0;
-  const sweepIdle = [];
-  let planned = { trials: 0, seconds: 0 };
-  let capacity = null;
-  let capacityStop = null;
-  const runCapacity = async (c, s) => {
-    const plan = planCapacity(trialOptions, c, options.trials);
-    planned = { trials: plan.trials, seconds: plan.seconds };
-    log(plan.words);
-    await sweepArms(s, trialOptions, c, measureArm, sweepIdle, { nowMs, log });
-    capacity = capacityRun(s, trialOptions, c, planned, sweepIdle);
-    const { baseline, candidate } = capacity.arms;
-    log(`capacity: baseline ${baseline.labels.server}; candidate ${candidate.labels.server}`);
-    log(`capacity: ${capacity.comparison.verdict}: ${capacity.comparison.reason}`);
-    if (capacity.gate_rate_per_s === null) {
-      capacityStop = capacity.stopped_by ?? "the baseline met its SLO at no rate tried: there is no capacity to run the paired trials at";
-      return;
-    }
-    trialOptions = atGateRate(trialOptions, c, capacity.gate_rate_per_s);
-    log(
-      `paired trials at ${capacity.gate_rate_per_s} req/s (the baseline's capacity \xD7 gate-rate-fraction ${c.rateFraction})`
-    );
+  const capacity = options.capacity ? new CapacityPhase(options.capacity) : void 0;
+  let armOptions = {
+    baseline: options.baseline,
+    candidate: options.candidate
   };
-  let pairs = 0;
-  let decision = { guards: [], comparisons: [], reliability: null };
   let stopped;
   let quality2 = null;
-  let qualitySkipped = null;
   try {
     await deps.servers?.beforeAll();
-    for (const arm of ARMS) if (!deps.servers?.perTrial) await ensurePreflight(arm);
-    if (options.capacity && sweep) await runCapacity(options.capacity, sweep);
-    if (capacityStop === null) {
-      while (pairs < options.trials && !overBudget()) await runPair(pairs++);
-      decision = decide(options.decision, trials, confidence);
-      while (decision.guards.length === 0 && pairs < options.maxTrials && undecided(decision) && !overBudget()) {
-        log(
-          `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - options.trials + 2} of ${looks})`
-        );
-        await runPair(pairs++);
-        decision = decide(options.decision, trials, confidence);
-      }
-      if (overBudget() && (pairs < options.trials || undecided(decision))) {
-        capacityStop = `max-duration ${maxDurationS} s reached after ${plural(pairs, "pair")}`;
-        log(`${capacityStop}: stopping with what was measured`);
+    for (const arm of ARMS) if (!deps.servers?.perTrial) await runner.ensurePreflight(arm);
+    const atRate = capacity ? await capacity.run(armOptions, options.trials, runner.measureArm, { nowMs, log }) : armOptions;
+    if (atRate && capacity) armOptions = atRate;
+    if (atRate) {
+      const budget = await runPairs(runner, options, armOptions, overBudget, log);
+      if (budget && capacity) {
+        capacity.stop = budget;
+        log(`${budget}: stopping with what was measured`);
       }
     }
-    if (options.quality && !signal?.aborted)
+    if (options.quality && !deps.signal?.aborted)
       quality2 = await runQuality(options, options.quality, deps, log);
   } catch (error) {
-    if (error === cancelled) {
-    } else if (error instanceof ServerError) {
-      stopped = { code: "server", message: error.message, detail: error.logTail, arm: error.arm };
-    } else if (error instanceof PreflightError) {
-      stopped = { code: "preflight", message: error.message, arm: error.arm };
-      if (error.detail) stopped.detail = error.detail;
-    } else {
-      throw error;
-    }
+    stopped = stoppedBy(error);
   } finally {
     await deps.servers?.stopAll();
   }
-  if (options.capacity && sweep && capacity === null)
-    capacity = capacityRun(sweep, trialOptions, options.capacity, planned, sweepIdle);
-  const finalCapacity = capacity;
-  if (finalCapacity && capacityStop !== null && finalCapacity.stopped_by === null)
-    finalCapacity.stopped_by = capacityStop;
-  const wasCancelled = signal?.aborted ?? false;
-  if (wasCancelled || stopped) pairs = new Set(trials.map((t) => t.pair)).size;
-  if (options.quality && !quality2) {
-    if (wasCancelled) qualitySkipped = "not run: the job was cancelled";
-    else if (stopped) qualitySkipped = `not run: ${stopped.message}`;
-  }
+  return assembleRun(options, deps, runner, {
+    capacity: capacity?.result(armOptions) ?? null,
+    stopped,
+    quality: quality2,
+    warnings
+  });
+}
+function assembleRun(options, deps, runner, found) {
+  const { capacity, stopped, quality: quality2 } = found;
+  const cancelled = deps.signal?.aborted ?? false;
+  const skipped = cancelled ? "the job was cancelled" : stopped?.message;
   const decided = decideRun(options.decision, options, {
-    trials,
+    trials: runner.trials,
     runGuards: stopped ? [stopped] : [],
-    capacity: finalCapacity ? {
-      verdict: finalCapacity.comparison.verdict,
-      incomplete: finalCapacity.stopped_by !== null
-    } : void 0,
+    capacity: capacity ? { verdict: capacity.comparison.verdict, incomplete: capacity.stopped_by !== null } : void 0,
     qualityFailed: quality2?.verdict === "fail",
-    cancelled: wasCancelled
+    cancelled
   });
   return {
-    trials,
+    trials: runner.trials,
     ...decided,
-    pairs,
-    preflight: ARMS.flatMap((arm) => preflights.get(arm) ?? []),
-    idle_checks: idle,
-    reruns,
+    pairs: new Set(runner.trials.map((t) => t.pair)).size,
+    preflight: ARMS.flatMap((arm) => runner.preflights.get(arm) ?? []),
+    idle_checks: runner.idle,
+    reruns: runner.reruns,
     servers: deps.servers?.starts ?? [],
     quality: quality2,
-    quality_skipped: qualitySkipped,
-    warnings,
-    cancelled_by: wasCancelled ? String(signal?.reason ?? "a cancel") : null,
-    capacity: finalCapacity
+    quality_skipped: options.quality && !quality2 && skipped ? `not run: ${skipped}` : null,
+    warnings: found.warnings,
+    cancelled_by: cancelled ? String(deps.signal?.reason ?? "a cancel") : null,
+    capacity
   };
 }
 

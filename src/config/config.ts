@@ -9,7 +9,7 @@ import { PERCENTILE_KEYS, type PercentileKey } from "../common/percentiles.ts";
 import { DECISION_RULES } from "../compare/decide.ts";
 import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
-import type { GateOptions } from "../gate/gate.ts";
+import type { GateOptions } from "../gate/options.ts";
 import type { QualityOptions } from "../gate/quality.ts";
 import { builtinSuite, parseSuite } from "../quality/suite.ts";
 import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";

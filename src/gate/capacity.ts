@@ -3,7 +3,7 @@
 // capacities compared; and the rate the paired trials then run at — the
 // baseline's capacity (× gate-rate-fraction), where goodput can drop.
 
-import type { CapacityOptions, CapacityRun } from "../capacity/report.ts";
+import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity/report.ts";
 import { newSweep, planSweep, runSweep, type Sweep } from "../capacity/sweep.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
 import type { IdleCheck } from "../servers/preflight.ts";
@@ -64,4 +64,60 @@ export function atGateRate(
     workload: { ...o.workload, arrival: { kind: capacity.sweep.arrival, ratePerS } },
   });
   return { baseline: at(options.baseline), candidate: at(options.candidate) };
+}
+
+/**
+ * The capacity phase of a gate: both arms swept, the capacities compared,
+ * and the options of the paired trials at the gate rate. What it measured
+ * stays in `run` even when the sweep was cut short (a cancel, a server that
+ * failed); `stop` says why the paired trials cannot run, when they cannot.
+ */
+export class CapacityPhase {
+  readonly sweep = newArmSweep();
+  readonly idle: CapacityRun["idle_checks"] = [];
+  planned = { trials: 0, seconds: 0 };
+  stop: string | null = null;
+  private done: CapacityRun | null = null;
+  private readonly capacity: CapacityOptions;
+
+  constructor(capacity: CapacityOptions) {
+    this.capacity = capacity;
+  }
+
+  /** Sweeps both arms; the options of the paired trials, or null when there is no rate to run them at. */
+  async run(
+    options: Record<Arm, TrialOptions>,
+    pairs: number,
+    measureArm: MeasureArm,
+    deps: { nowMs(): number; log(line: string): void },
+  ): Promise<Record<Arm, TrialOptions> | null> {
+    const c = this.capacity;
+    const plan = planCapacity(options, c, pairs);
+    this.planned = { trials: plan.trials, seconds: plan.seconds };
+    deps.log(plan.words);
+    await sweepArms(this.sweep, options, c, measureArm, this.idle, deps);
+    const run = capacityRun(this.sweep, options, c, this.planned, this.idle);
+    this.done = run;
+    const { baseline, candidate } = run.arms;
+    deps.log(`capacity: baseline ${baseline.labels.server}; candidate ${candidate.labels.server}`);
+    deps.log(`capacity: ${run.comparison.verdict}: ${run.comparison.reason}`);
+    if (run.gate_rate_per_s === null) {
+      this.stop =
+        run.stopped_by ??
+        "the baseline met its SLO at no rate tried: there is no capacity to run the paired trials at";
+      return null;
+    }
+    deps.log(
+      `paired trials at ${run.gate_rate_per_s} req/s (the baseline's capacity × gate-rate-fraction ${c.rateFraction})`,
+    );
+    return atGateRate(options, c, run.gate_rate_per_s);
+  }
+
+  /** The capacity run as the results record it: all of the sweep, or as far as it got. */
+  result(options: Record<Arm, TrialOptions>): CapacityRun {
+    const run =
+      this.done ?? capacityRun(this.sweep, options, this.capacity, this.planned, this.idle);
+    if (this.stop !== null && run.stopped_by === null) run.stopped_by = this.stop;
+    return run;
+  }
 }

@@ -4,8 +4,9 @@
 import { resultsOf as gateResultsOf } from "../../src/commands/gate/run.ts";
 import { type Config, parseConfig } from "../../src/config/config.ts";
 import type { RawSettings } from "../../src/config/settings.ts";
-import { type GateDeps, runGate, type ServerChecks } from "../../src/gate/gate.ts";
+import { runGate } from "../../src/gate/gate.ts";
 import type { GateRun } from "../../src/gate/gate-run.ts";
+import type { GateDeps, ServerChecks } from "../../src/gate/options.ts";
 import type { EnvironmentFacts, GateResults } from "../../src/results/model.ts";
 import type { TrialOptions } from "../../src/trial/measure.ts";
 import { type FakeTrial, fakeReport } from "./reports.ts";

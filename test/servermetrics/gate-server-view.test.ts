@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { REAL_CHECKS } from "../../src/gate/gate.ts";
+import { REAL_CHECKS } from "../../src/gate/options.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";

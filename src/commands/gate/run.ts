@@ -8,8 +8,9 @@ import { errorMessage, InputError } from "../../common/errors.ts";
 import { redactDeep, redactor } from "../../common/redact.ts";
 import { type Config, parseConfig } from "../../config/config.ts";
 import { secretsOf } from "../../config/sources.ts";
-import { type GateDeps, runGate } from "../../gate/gate.ts";
+import { runGate } from "../../gate/gate.ts";
 import type { GateRun } from "../../gate/gate-run.ts";
+import type { GateDeps } from "../../gate/options.ts";
 import { headlineFor } from "../../report/headline.ts";
 import {
   buildResults,

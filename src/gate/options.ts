@@ -1,0 +1,64 @@
+// What a gate run is given: its options, and its dependencies (the real ones
+// by default; stand-ins in tests that measure nothing real).
+
+import type { CapacityOptions } from "../capacity/report.ts";
+import type { Arm } from "../common/arms.ts";
+import type { Order } from "../compare/plan.ts";
+import type { DecisionOptions } from "../compare/verdict.ts";
+import type { Target } from "../openai/target.ts";
+import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
+import type { Servers } from "../servers/lifecycle.ts";
+import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
+import type { TrialOptions, TrialReport } from "../trial/measure.ts";
+import type { QualityDeps, QualityOptions } from "./quality.ts";
+
+export interface GateOptions {
+  baseline: TrialOptions;
+  candidate: TrialOptions;
+  /** Pairs before the first look. */
+  trials: number;
+  /** Pairs at most: one more per look while a metric is inconclusive. */
+  maxTrials: number;
+  order: Order;
+  cooldownS: number;
+  /** Times a pair is run again when one of its trials fails its self-checks. */
+  maxReruns: number;
+  /** How long the idle check before a trial may wait for a busy server. */
+  idleTimeoutS: number;
+  decision: DecisionOptions;
+  /** undefined: no quality suite. */
+  quality: QualityOptions | undefined;
+  /** undefined: a gate at the configured rate; else sweep both arms, then pairs at the baseline's capacity. */
+  capacity: CapacityOptions | undefined;
+}
+
+/** The checks of a server before trials: stand-ins in tests that measure nothing real. */
+export interface ServerChecks {
+  preflight(arm: Arm, target: Target, timeoutS: number): Promise<PreflightReport>;
+  waitIdle(
+    target: Target,
+    idleTtftMs: number,
+    timeoutS: number,
+    metrics: ServerMetricsOptions | null,
+  ): Promise<IdleCheck>;
+}
+
+export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
+
+export interface GateDeps extends QualityDeps {
+  measureTrial?: (options: TrialOptions, deps: { signal?: AbortSignal }) => Promise<TrialReport>;
+  /** Aborted when the job is cancelled: no trial starts after it, the running one ends. */
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  /** A monotonic clock (ms) for the capacity gate's max-duration. */
+  nowMs?: () => number;
+  /** Starts, checks and stops the variants when the gate manages them. */
+  servers?: Servers;
+  checks?: ServerChecks;
+}
+
+/** Thrown where a cancelled run stops; the gate keeps what was measured. */
+export class Cancelled extends Error {
+  override name = "Cancelled";
+}

@@ -1,0 +1,127 @@
+// One arm measured once, the way every gate trial and sweep point is: after
+// the cooldown, the server hooks (a per-trial start), the arm's preflight
+// (once) and the idle check; the measurement; then the server hooks again.
+// And a pair: both arms back to back in the pair's order, run again as a
+// whole when one of its trials fails its self-checks.
+
+import type { Arm } from "../common/arms.ts";
+import { compact } from "../common/format.ts";
+import { pairOrder } from "../compare/plan.ts";
+import { type TrialEntry, trialName } from "../compare/trials.ts";
+import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
+import { measureTrial, type TrialOptions, type TrialReport } from "../trial/measure.ts";
+import type { IdleRecord, RerunRecord } from "./gate-run.ts";
+import { Cancelled, type GateDeps, type GateOptions, REAL_CHECKS } from "./options.ts";
+
+export class TrialRunner {
+  readonly preflights = new Map<Arm, PreflightReport>();
+  readonly idle: IdleRecord[] = [];
+  readonly reruns: RerunRecord[] = [];
+  /** The measured pairs' trials, in the order they ran (a re-run pair's last attempt). */
+  readonly trials: TrialEntry[] = [];
+  private ran = 0;
+  private readonly options: GateOptions;
+  private readonly deps: GateDeps;
+  private readonly log: (line: string) => void;
+
+  constructor(options: GateOptions, deps: GateDeps) {
+    this.options = options;
+    this.deps = deps;
+    this.log = deps.log ?? (() => {});
+  }
+
+  /** The arm's preflight, before its first trial (once). */
+  async ensurePreflight(arm: Arm): Promise<void> {
+    if (this.preflights.has(arm)) return;
+    const checks = this.deps.checks ?? REAL_CHECKS;
+    const o = this.options[arm];
+    const report = await checks.preflight(arm, o.target, o.timeoutS);
+    this.preflights.set(arm, report);
+    this.log(
+      `${arm}: preflight ok, first TTFT ${compact(report.first_ttft_ms)} ms, idle ${compact(report.idle_ttft_ms)} ms`,
+    );
+    for (const w of report.warnings) this.log(`${arm}: ${w}`);
+  }
+
+  /** One measurement of an arm; `what` names it to the server hooks, `heading` in the log. */
+  measureArm = async (
+    arm: Arm,
+    options: TrialOptions,
+    what: string,
+    heading = what,
+  ): Promise<{ report: TrialReport; idle: IdleCheck }> => {
+    const { signal, servers } = this.deps;
+    if (signal?.aborted) throw new Cancelled();
+    const sleep = this.deps.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
+    if (this.ran++ > 0 && this.options.cooldownS > 0) await sleep(this.options.cooldownS * 1000);
+    await servers?.beforeTrial(arm);
+    await this.ensurePreflight(arm);
+    const checks = this.deps.checks ?? REAL_CHECKS;
+    const reference = this.preflights.get(arm)?.idle_ttft_ms ?? 0;
+    const idle = await checks.waitIdle(
+      options.target,
+      reference,
+      this.options.idleTimeoutS,
+      options.serverMetrics,
+    );
+    if (idle.note) this.log(`  ${arm}: ${idle.note}`);
+    this.log(`${heading} ${arm}: measuring ${options.target.baseUrl}`);
+    const measure = this.deps.measureTrial ?? ((o, d) => measureTrial(o, d));
+    const report = await measure(options, signal ? { signal } : {});
+    // A trial cut short by the cancel is not a measurement: it is dropped.
+    if (signal?.aborted) throw new Cancelled();
+    this.log(`  ${arm}: ${this.summary(report)}`);
+    await servers?.afterTrial(arm, what);
+    return { report, idle };
+  };
+
+  private summary(report: TrialReport): string {
+    const p = this.options.decision.percentile;
+    const m = report.metrics;
+    const invalid = report.validity.valid
+      ? ""
+      : ` — INVALID: ${report.validity.reasons.join("; ")}`;
+    return `${report.outcomes.ok}/${report.scheduled} ok, ${p} TTFT ${compact(m.ttft_ms[p])} ms, ${p} ITL ${compact(m.itl_ms[p])} ms, goodput ${compact(report.goodput.requests_per_s)} req/s${invalid}`;
+  }
+
+  /**
+   * Pair `pair` with each arm's options: both arms in the pair's order, again as
+   * a whole (so both arms stay comparable) while one of its trials fails its
+   * self-checks and re-runs are left.
+   */
+  async runPair(pair: number, armOptions: Record<Arm, TrialOptions>): Promise<void> {
+    const o = this.options;
+    const order = pairOrder(o.order, pair, o.baseline.workload.seed);
+    const upTo = o.maxTrials > o.trials ? `(≤${o.maxTrials})` : "";
+    for (let attempt = 0; ; attempt++) {
+      const entries: TrialEntry[] = [];
+      for (const [position, arm] of order.entries()) {
+        // Each pair its own prompt texts (same schedule and lengths): a prefix cache
+        // must not serve one pair's prompts to the next and make later pairs look faster.
+        const own = armOptions[arm];
+        const options = { ...own, workload: { ...own.workload, promptRound: pair } };
+        const { report, idle } = await this.measureArm(
+          arm,
+          options,
+          `pair ${pair + 1}`,
+          `pair ${pair + 1}/${o.trials}${upTo}`,
+        );
+        this.idle.push({ pair, arm, ...idle });
+        entries.push({ pair, arm, position, seed: o.baseline.workload.seed, report });
+      }
+      const invalid = entries.filter((e) => !e.report.validity.valid);
+      if (invalid.length === 0 || attempt >= o.maxReruns) {
+        this.trials.push(...entries);
+        return;
+      }
+      this.reruns.push({
+        pair,
+        attempt: attempt + 1,
+        invalid: invalid.map((e) => ({ arm: e.arm, reasons: e.report.validity.reasons })),
+      });
+      this.log(
+        `${invalid.map(trialName).join(", ")} failed the self-checks: running pair ${pair + 1} again (${attempt + 1}/${o.maxReruns})`,
+      );
+    }
+  }
+}

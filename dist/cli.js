@@ -7020,8 +7020,8 @@ var require_discriminator = __commonJS({
           if (!tagRequired)
             throw new Error(`discriminator: "${tagName}" must be required`);
           return oneOfMapping;
-          function hasRequired({ required: required3 }) {
-            return Array.isArray(required3) && required3.includes(tagName);
+          function hasRequired({ required: required2 }) {
+            return Array.isArray(required2) && required2.includes(tagName);
           }
           function addMappings(sch, i) {
             if (sch.const) {
@@ -17953,8 +17953,8 @@ var require_webidl = __commonJS({
           });
         }
         for (const options of converters) {
-          const { key, defaultValue, required: required3, converter } = options;
-          if (required3 === true) {
+          const { key, defaultValue, required: required2, converter } = options;
+          if (required2 === true) {
             if (dictionary == null || !Object.hasOwn(dictionary, key)) {
               throw webidl.errors.exception({
                 header: prefix,
@@ -17967,7 +17967,7 @@ var require_webidl = __commonJS({
           if (hasDefault && value2 === void 0) {
             value2 = defaultValue();
           }
-          if (required3 || hasDefault || value2 !== void 0) {
+          if (required2 || hasDefault || value2 !== void 0) {
             value2 = converter(value2, prefix, `${argument}.${key}`);
             if (options.allowedValues && !options.allowedValues.includes(value2)) {
               throw webidl.errors.exception({
@@ -55632,6 +55632,110 @@ _Truncated to fit GitHub's ${limit}-character limit; the results file has everyt
   return head.slice(0, limit - cut.length) + cut;
 }
 
+// src/workload/rng.ts
+function hashString(text, seed = 2166136261) {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h >>> 0;
+}
+function mixSeeds(...values) {
+  let h = 2654435769;
+  for (const v of values) {
+    h = Math.imul(h ^ v >>> 0, 2246822507) >>> 0;
+    h ^= h >>> 13;
+    h = Math.imul(h, 3266489909) >>> 0;
+    h ^= h >>> 16;
+  }
+  return h >>> 0;
+}
+var Rng = class {
+  s0;
+  s1;
+  s2;
+  s3;
+  constructor(seed) {
+    let x = seed >>> 0;
+    const next = () => {
+      x = x + 2654435769 >>> 0;
+      let z2 = x;
+      z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
+      z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
+      return (z2 ^ z2 >>> 16) >>> 0;
+    };
+    this.s0 = next();
+    this.s1 = next();
+    this.s2 = next();
+    this.s3 = next();
+  }
+  /** A uniform 32-bit unsigned integer. */
+  nextUint32() {
+    const result2 = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;
+    const t = this.s1 << 9 >>> 0;
+    this.s2 = (this.s2 ^ this.s0) >>> 0;
+    this.s3 = (this.s3 ^ this.s1) >>> 0;
+    this.s1 = (this.s1 ^ this.s2) >>> 0;
+    this.s0 = (this.s0 ^ this.s3) >>> 0;
+    this.s2 = (this.s2 ^ t) >>> 0;
+    this.s3 = rotl(this.s3, 11);
+    return result2;
+  }
+  /** Uniform in [0, 1) with 53 bits of precision. */
+  uniform() {
+    const hi = this.nextUint32() >>> 5;
+    const lo = this.nextUint32() >>> 6;
+    return (hi * 67108864 + lo) / 9007199254740992;
+  }
+  /** Uniform integer in [min, max], both inclusive. */
+  int(min2, max2) {
+    return min2 + Math.floor(this.uniform() * (max2 - min2 + 1));
+  }
+  /** Standard normal (Box–Muller; the second value is discarded to keep the stream simple). */
+  normal() {
+    let u = 0;
+    while (u === 0) u = this.uniform();
+    const v = this.uniform();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+  /** Exponential with the given mean. */
+  exponential(mean2) {
+    return -Math.log(1 - this.uniform()) * mean2;
+  }
+  /** Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 via the boost u^(1/shape). */
+  gamma(shape, scale) {
+    if (shape < 1) {
+      const boost = this.uniform() ** (1 / shape);
+      return this.gamma(shape + 1, scale) * boost;
+    }
+    const d = shape - 1 / 3;
+    const c = 1 / Math.sqrt(9 * d);
+    for (; ; ) {
+      let x;
+      let v;
+      do {
+        x = this.normal();
+        v = 1 + c * x;
+      } while (v <= 0);
+      v = v * v * v;
+      const u = this.uniform();
+      if (u < 1 - 0.0331 * x ** 4) return d * v * scale;
+      if (Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * scale;
+    }
+  }
+};
+function rotl(x, k) {
+  return (x << k | x >>> 32 - k) >>> 0;
+}
+
+// src/compare/plan.ts
+var ORDERS = ["abba", "abab", "random"];
+function pairOrder(order, index, seed) {
+  const baselineFirst = order === "abab" ? true : order === "abba" ? index % 2 === 0 : new Rng(mixSeeds(seed, 44517, index)).uniform() < 0.5;
+  return baselineFirst ? ["baseline", "candidate"] : ["candidate", "baseline"];
+}
+
 // src/compare/tdist.ts
 function logGamma(x) {
   const c = [
@@ -55815,110 +55919,6 @@ function compareMetric(spec, values, rule, confidence, maxTrialCv) {
     verdict,
     reason
   };
-}
-
-// src/workload/rng.ts
-function hashString(text, seed = 2166136261) {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 16777619) >>> 0;
-  }
-  return h >>> 0;
-}
-function mixSeeds(...values) {
-  let h = 2654435769;
-  for (const v of values) {
-    h = Math.imul(h ^ v >>> 0, 2246822507) >>> 0;
-    h ^= h >>> 13;
-    h = Math.imul(h, 3266489909) >>> 0;
-    h ^= h >>> 16;
-  }
-  return h >>> 0;
-}
-var Rng = class {
-  s0;
-  s1;
-  s2;
-  s3;
-  constructor(seed) {
-    let x = seed >>> 0;
-    const next = () => {
-      x = x + 2654435769 >>> 0;
-      let z2 = x;
-      z2 = Math.imul(z2 ^ z2 >>> 16, 2246822507) >>> 0;
-      z2 = Math.imul(z2 ^ z2 >>> 13, 3266489909) >>> 0;
-      return (z2 ^ z2 >>> 16) >>> 0;
-    };
-    this.s0 = next();
-    this.s1 = next();
-    this.s2 = next();
-    this.s3 = next();
-  }
-  /** A uniform 32-bit unsigned integer. */
-  nextUint32() {
-    const result2 = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;
-    const t = this.s1 << 9 >>> 0;
-    this.s2 = (this.s2 ^ this.s0) >>> 0;
-    this.s3 = (this.s3 ^ this.s1) >>> 0;
-    this.s1 = (this.s1 ^ this.s2) >>> 0;
-    this.s0 = (this.s0 ^ this.s3) >>> 0;
-    this.s2 = (this.s2 ^ t) >>> 0;
-    this.s3 = rotl(this.s3, 11);
-    return result2;
-  }
-  /** Uniform in [0, 1) with 53 bits of precision. */
-  uniform() {
-    const hi = this.nextUint32() >>> 5;
-    const lo = this.nextUint32() >>> 6;
-    return (hi * 67108864 + lo) / 9007199254740992;
-  }
-  /** Uniform integer in [min, max], both inclusive. */
-  int(min2, max2) {
-    return min2 + Math.floor(this.uniform() * (max2 - min2 + 1));
-  }
-  /** Standard normal (Box–Muller; the second value is discarded to keep the stream simple). */
-  normal() {
-    let u = 0;
-    while (u === 0) u = this.uniform();
-    const v = this.uniform();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-  }
-  /** Exponential with the given mean. */
-  exponential(mean2) {
-    return -Math.log(1 - this.uniform()) * mean2;
-  }
-  /** Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 via the boost u^(1/shape). */
-  gamma(shape, scale) {
-    if (shape < 1) {
-      const boost = this.uniform() ** (1 / shape);
-      return this.gamma(shape + 1, scale) * boost;
-    }
-    const d = shape - 1 / 3;
-    const c = 1 / Math.sqrt(9 * d);
-    for (; ; ) {
-      let x;
-      let v;
-      do {
-        x = this.normal();
-        v = 1 + c * x;
-      } while (v <= 0);
-      v = v * v * v;
-      const u = this.uniform();
-      if (u < 1 - 0.0331 * x ** 4) return d * v * scale;
-      if (Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * scale;
-    }
-  }
-};
-function rotl(x, k) {
-  return (x << k | x >>> 32 - k) >>> 0;
-}
-
-// src/compare/plan.ts
-var ORDERS = ["abba", "abab", "random"];
-function pairOrder(order, index, seed) {
-  const baselineFirst = order === "abab" ? true : order === "abba" ? index % 2 === 0 : new Rng(mixSeeds(seed, 44517, index)).uniform() < 0.5;
-  return baselineFirst ? ["baseline", "candidate"] : ["candidate", "baseline"];
 }
 
 // src/compare/gated.ts
@@ -56178,6 +56178,2904 @@ function overallVerdict(decision, qualityFailed, cancelled = false) {
   if (guards.length > 0) return "error";
   if (decision.capacity?.incomplete) return "inconclusive";
   return undecided(decision) ? "inconclusive" : "pass";
+}
+
+// src/config/setting.ts
+var SCOPES = {
+  /** The `measure` and `sweep` endpoint (the gate has baseline-url and candidate-url). */
+  endpoint: { commands: ["measure", "sweep"], action: false },
+  /** How one measurement is made. */
+  trial: { commands: ["measure", "sweep", "gate"], action: true },
+  /** How a rate sweep runs (and re-runs): `sweep`, and the gate's capacity phase and re-runs. */
+  sweep: { commands: ["sweep", "gate"], action: true },
+  gate: { commands: ["gate"], action: true },
+  action: { commands: [], action: true },
+  lanes: { commands: ["burst", "lanes-report"], action: true },
+  "lanes-cli": { commands: ["burst", "lanes-report"], action: false },
+  "report-file": { commands: ["measure", "sweep", "lanes-report"], action: false },
+  progress: { commands: ["measure"], action: false },
+  mock: { commands: ["mock"], action: false }
+};
+
+// src/config/table-gate.ts
+var URL_TEXT = { kind: "text", what: "an http(s) URL ending in /v1" };
+var COMMAND = { kind: "text", what: "a shell command" };
+var TOLERANCE = { kind: "fraction", max: 10 };
+var GATE_SETTINGS = [
+  {
+    name: "config",
+    scope: "gate",
+    help: "A YAML or JSON file with any of these settings (kebab-case keys, no secrets); inputs and flags override it.",
+    accepts: { kind: "text", what: "a file path" }
+  },
+  {
+    name: "baseline-url",
+    scope: "gate",
+    help: "The baseline's OpenAI base URL (required).",
+    accepts: URL_TEXT
+  },
+  {
+    name: "candidate-url",
+    scope: "gate",
+    help: "The candidate's OpenAI base URL (required).",
+    accepts: URL_TEXT
+  },
+  {
+    name: "baseline-model",
+    scope: "gate",
+    help: "Model name for the baseline, when it differs.",
+    accepts: { kind: "text", what: "a model name" }
+  },
+  {
+    name: "candidate-model",
+    scope: "gate",
+    help: "Model name for the candidate, when it differs.",
+    accepts: { kind: "text", what: "a model name" }
+  },
+  {
+    name: "baseline-api-key",
+    scope: "gate",
+    secret: true,
+    help: "Bearer token for the baseline only.",
+    accepts: { kind: "text", what: "a token" }
+  },
+  {
+    name: "candidate-api-key",
+    scope: "gate",
+    secret: true,
+    help: "Bearer token for the candidate only.",
+    accepts: { kind: "text", what: "a token" }
+  },
+  {
+    name: "baseline-metrics-url",
+    scope: "gate",
+    help: "The baseline server's Prometheus metrics (default its origin + /metrics).",
+    accepts: { kind: "text", what: "an http(s) URL, or none" }
+  },
+  {
+    name: "candidate-metrics-url",
+    scope: "gate",
+    help: "The candidate server's Prometheus metrics (default its origin + /metrics).",
+    accepts: { kind: "text", what: "an http(s) URL, or none" }
+  },
+  {
+    name: "trials",
+    scope: "gate",
+    default: "3",
+    help: "Trial pairs (a baseline and a candidate trial each) before the first look.",
+    accepts: { kind: "number", integer: true, min: 1, max: 100 }
+  },
+  {
+    name: "max-trials",
+    scope: "gate",
+    help: "Add pairs while a metric is inconclusive, up to this many (default: = trials).",
+    accepts: { kind: "number", integer: true, min: 1, max: 100 }
+  },
+  {
+    name: "order",
+    scope: "gate",
+    default: "abba",
+    help: "Order within pairs: abba (AB, BA, \u2026), abab, or random (seeded).",
+    accepts: { kind: "choice", choices: ["abba", "abab", "random"] }
+  },
+  {
+    name: "cooldown",
+    scope: "gate",
+    default: "0",
+    help: "Pause between trials.",
+    accepts: { kind: "duration", min: 0 }
+  },
+  {
+    name: "idle-timeout",
+    scope: "gate",
+    default: "60s",
+    help: "How long the idle check before a trial waits for a busy server before starting anyway (the trial is marked).",
+    accepts: { kind: "duration", min: 0 }
+  },
+  {
+    name: "percentile",
+    scope: "gate",
+    default: "p95",
+    help: "The gated latency percentile.",
+    accepts: { kind: "choice", choices: ["p50", "p90", "p95", "p99", "p99.9"] }
+  },
+  {
+    name: "max-goodput-drop",
+    scope: "gate",
+    default: "5%",
+    help: "Tolerated goodput drop.",
+    accepts: { kind: "fraction", max: 0.99 }
+  },
+  {
+    name: "max-ttft-regression",
+    scope: "gate",
+    default: "10%",
+    help: "Tolerated TTFT increase at the percentile.",
+    accepts: TOLERANCE
+  },
+  {
+    name: "max-itl-regression",
+    scope: "gate",
+    default: "10%",
+    help: "Tolerated ITL increase at the percentile.",
+    accepts: TOLERANCE
+  },
+  {
+    name: "max-tpot-regression",
+    scope: "gate",
+    help: "Gate TPOT at the percentile too, with this tolerance.",
+    accepts: TOLERANCE
+  },
+  {
+    name: "max-e2el-regression",
+    scope: "gate",
+    help: "Gate E2EL at the percentile too, with this tolerance.",
+    accepts: TOLERANCE
+  },
+  {
+    name: "max-failure-increase",
+    scope: "gate",
+    default: "0.5%",
+    help: "Tolerated increase of the candidate's failure rate, in percentage points (0.5% = half a point).",
+    accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "decision-rule",
+    scope: "gate",
+    default: "significant-and-material",
+    help: "significant-and-material (beyond the tolerance and significantly worse) or confirm (the whole interval beyond it).",
+    accepts: { kind: "choice", choices: ["significant-and-material", "confirm"] }
+  },
+  {
+    name: "confidence",
+    scope: "gate",
+    default: "0.95",
+    help: "One-sided confidence of the whole run.",
+    accepts: { kind: "number", above: 0.5, max: 0.999 }
+  },
+  {
+    name: "max-trial-cv",
+    scope: "gate",
+    default: "10%",
+    help: "Per-arm trial-to-trial coefficient of variation above which a metric is flagged noisy.",
+    accepts: { kind: "fraction", max: 10 }
+  },
+  {
+    name: "min-ok-requests",
+    scope: "gate",
+    default: "10",
+    help: "Fewest ok requests a trial needs.",
+    accepts: { kind: "number", integer: true, min: 1 }
+  },
+  {
+    name: "fail-on",
+    scope: "gate",
+    default: "fail,error",
+    help: "Verdicts that fail the step (the CLI: exit code 1).",
+    accepts: { kind: "list", choices: ["pass", "inconclusive", "fail", "error", "cancelled"] }
+  },
+  {
+    name: "comment",
+    scope: "gate",
+    default: "always",
+    help: "always, on-regression (create only when not pass; keep an existing one current) or never.",
+    accepts: { kind: "choice", choices: ["always", "on-regression", "never"] }
+  },
+  {
+    name: "comment-key",
+    scope: "gate",
+    default: "default",
+    help: "Identifies the sticky comment, for several gates on one PR.",
+    accepts: { kind: "text", what: "1\u201364 letters, digits, dots, dashes or underscores" }
+  },
+  {
+    name: "job-summary",
+    scope: "gate",
+    kind: "boolean",
+    default: "true",
+    help: "Write the report to the job summary.",
+    accepts: { kind: "boolean" }
+  },
+  {
+    name: "results-path",
+    scope: "gate",
+    default: "llm-perf-gate-results.json",
+    help: "Where the results JSON is written (run, measure) or read (report).",
+    accepts: { kind: "text", what: "a file path" }
+  },
+  {
+    name: "baseline-start",
+    scope: "gate",
+    help: "Shell command that starts the baseline server and keeps running; the gate waits until it serves, and stops it.",
+    accepts: COMMAND
+  },
+  {
+    name: "candidate-start",
+    scope: "gate",
+    help: "Shell command that starts the candidate server and keeps running.",
+    accepts: COMMAND
+  },
+  {
+    name: "baseline-stop",
+    scope: "gate",
+    help: "Shell command that stops the baseline (then SIGTERM, SIGKILL to its process group).",
+    accepts: COMMAND
+  },
+  {
+    name: "candidate-stop",
+    scope: "gate",
+    help: "Shell command that stops the candidate.",
+    accepts: COMMAND
+  },
+  {
+    name: "restart",
+    scope: "gate",
+    default: "never",
+    help: "never (start each once) or per-trial (start before each of its trials, stop after: one shared GPU).",
+    accepts: { kind: "choice", choices: ["never", "per-trial"] }
+  },
+  {
+    name: "ready-timeout",
+    scope: "gate",
+    default: "10m",
+    help: "How long a started server may take to list the model and answer a real completion.",
+    accepts: { kind: "duration", above: 0 }
+  },
+  {
+    name: "server-log-dir",
+    scope: "gate",
+    default: "llm-perf-gate-logs",
+    help: "Where the started servers' output goes, one file per variant and start.",
+    accepts: { kind: "text", what: "a directory" }
+  },
+  {
+    name: "capacity",
+    scope: "gate",
+    kind: "boolean",
+    default: "false",
+    help: "Find each variant's capacity first (the highest rate meeting the slo), gate its change, then run the pairs at the baseline's capacity.",
+    accepts: { kind: "boolean" }
+  },
+  {
+    name: "max-capacity-drop",
+    scope: "gate",
+    default: "5%",
+    help: "Capacity drop (beyond the sweep's resolution) that fails the gate.",
+    accepts: { kind: "fraction", max: 0.99 }
+  },
+  {
+    name: "gate-rate-fraction",
+    scope: "gate",
+    default: "1",
+    help: "The paired trials run at this fraction of the baseline's capacity.",
+    accepts: { kind: "number", above: 0, max: 2 }
+  },
+  {
+    name: "quality-suite",
+    scope: "gate",
+    default: "builtin",
+    help: "Deterministic structured-output checks on both variants: builtin, none, or a YAML/JSONL suite file.",
+    accepts: { kind: "text", what: "builtin, none or a file path" }
+  },
+  {
+    name: "quality-vllm-sampling",
+    scope: "gate",
+    kind: "boolean",
+    default: "false",
+    help: "Also send vLLM's sampling extras (top_k -1, min_p 0, repetition_penalty 1) with the quality cases.",
+    accepts: { kind: "boolean" }
+  },
+  {
+    name: "quality-confirm-reruns",
+    scope: "gate",
+    default: "2",
+    help: "Re-runs of a case newly failing a contract check; failing in most runs confirms it.",
+    accepts: { kind: "number", integer: true, min: 0, max: 10 }
+  },
+  {
+    name: "quality-alpha",
+    scope: "gate",
+    default: "0.05",
+    help: "Significance level of the per-check McNemar test.",
+    accepts: { kind: "number", above: 0, max: 0.5 }
+  },
+  {
+    name: "quality-min-effect",
+    scope: "gate",
+    default: "2%",
+    help: "Net share of cases newly failing a quality check, with a significant test, that fails the gate.",
+    accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "quality-large-effect",
+    scope: "gate",
+    default: "10%",
+    help: "Net share of cases newly failing a quality check that fails the gate whatever the test says.",
+    accepts: { kind: "fraction", max: 1 }
+  }
+];
+var SWEEP_SETTINGS = [
+  {
+    name: "max-reruns",
+    scope: "sweep",
+    default: "2",
+    help: "Times a pair (or a sweep point) is run again when one of its trials fails its self-checks.",
+    accepts: { kind: "number", integer: true, min: 0, max: 10 }
+  },
+  {
+    name: "sync-requests",
+    scope: "sweep",
+    default: "16",
+    help: "Capacity sweep: requests sent one at a time (the unloaded latency).",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e4 }
+  },
+  {
+    name: "offline-requests",
+    scope: "sweep",
+    default: "256",
+    help: "Capacity sweep: requests sent all at once (the most the server can do).",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
+  },
+  {
+    name: "sweep-points",
+    scope: "sweep",
+    default: "8",
+    help: "Capacity sweep: rates between the synchronous and the offline rate before the knee is bisected.",
+    accepts: { kind: "number", integer: true, min: 1, max: 50 }
+  },
+  {
+    name: "capacity-resolution",
+    scope: "sweep",
+    default: "2%",
+    help: "Capacity sweep: bisection stops once the bracket is this narrow, relative.",
+    accepts: { kind: "fraction", max: 0.5 }
+  },
+  {
+    name: "min-attainment",
+    scope: "sweep",
+    default: "0.99",
+    help: "Capacity sweep: share of a point's requests that must meet the slo for its rate to pass.",
+    accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "max-duration",
+    scope: "sweep",
+    help: "A time budget for the sweep (and the capacity gate); then it stops with what it measured.",
+    accepts: { kind: "duration", above: 0, max: 7 * 86400 }
+  }
+];
+
+// src/config/table-other.ts
+var OTHER_SETTINGS = [
+  {
+    name: "url",
+    scope: "endpoint",
+    help: "The endpoint's OpenAI base URL (required).",
+    accepts: { kind: "text", what: "an http(s) URL ending in /v1" }
+  },
+  {
+    name: "mode",
+    scope: "action",
+    default: "run",
+    help: "run (measure and report), measure (the results file only: unprivileged fork jobs), report (read results-path and post: a privileged workflow_run job), or burst (one burst on the lanes of the lanes file).",
+    accepts: { kind: "choice", choices: ["run", "measure", "report", "burst"] }
+  },
+  {
+    name: "github-token",
+    scope: "action",
+    secret: true,
+    help: "Token for the PR comment (and a lanes history branch or issue).",
+    accepts: { kind: "text", what: "a token" }
+  },
+  {
+    name: "lanes",
+    scope: "lanes",
+    help: "The lanes file (YAML, schemas/lanes.schema.json): lanes, task, floor, burst, windows, retry, rule.",
+    accepts: { kind: "text", what: "a file path" }
+  },
+  {
+    name: "lanes-history",
+    scope: "lanes",
+    aliases: ["history"],
+    default: "llm-perf-gate-lanes.jsonl",
+    help: "The lanes history (JSONL, one row per request): a burst appends to it, lanes-report reads it.",
+    accepts: { kind: "text", what: "a file path" }
+  },
+  {
+    name: "lanes-history-branch",
+    scope: "action",
+    help: "mode burst: keep the history on this branch (one commit per run; needs contents: write); empty: in the workspace.",
+    accepts: { kind: "text", what: "a branch name" }
+  },
+  {
+    name: "lanes-issue",
+    scope: "action",
+    kind: "boolean",
+    default: "false",
+    help: "mode burst: open (or update) one issue when a lane's graduation trigger fires (needs issues: write).",
+    accepts: { kind: "boolean" }
+  },
+  {
+    name: "csv",
+    scope: "lanes-cli",
+    help: "Also write the whole history as CSV here.",
+    accepts: { kind: "text", what: "a file path" }
+  },
+  {
+    name: "out",
+    scope: "report-file",
+    help: "Write the JSON report here.",
+    accepts: { kind: "text", what: "a file path" }
+  },
+  {
+    name: "quiet",
+    scope: "progress",
+    kind: "boolean",
+    default: "false",
+    help: "No progress lines on stderr.",
+    accepts: { kind: "boolean" }
+  },
+  {
+    name: "port",
+    scope: "mock",
+    default: "8000",
+    help: "Port to listen on (0: any free port).",
+    accepts: { kind: "number", integer: true, min: 0, max: 65535 }
+  },
+  {
+    name: "host",
+    scope: "mock",
+    default: "127.0.0.1",
+    help: "Address to listen on.",
+    accepts: { kind: "text", what: "a host name or address" }
+  },
+  {
+    name: "profile",
+    scope: "mock",
+    help: "A JSON profile of the mock's knobs (docs/mock.md).",
+    accepts: { kind: "text", what: "a file path" }
+  },
+  {
+    name: "set",
+    scope: "mock",
+    kind: "lines",
+    help: "One knob, key=value (repeatable), over the profile.",
+    accepts: { kind: "text", what: "key=value" }
+  },
+  {
+    name: "stop-when-stdin-closes",
+    scope: "mock",
+    kind: "boolean",
+    default: "false",
+    help: "Stop when standard input closes (started by another process).",
+    accepts: { kind: "boolean" }
+  }
+];
+
+// src/workload/arrivals.ts
+var ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"];
+function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
+  const out = [];
+  const push = (t) => {
+    if (t >= fromMs && t < toMs) out.push(t);
+  };
+  switch (spec.kind) {
+    case "trace":
+      throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
+    case "swept":
+      throw new Error("internal error: a swept arrival's rate is the sweep's to choose");
+    case "all-at-once":
+      for (let i = 0; i < spec.count; i++) out.push(fromMs);
+      return out;
+    case "constant": {
+      const gapMs = 1e3 / spec.ratePerS;
+      for (let i = 0; i * gapMs < toMs; i++) push(i * gapMs);
+      return out;
+    }
+    case "burst": {
+      const gapMs = spec.burstIntervalS * 1e3;
+      for (let i = 0; i * gapMs < toMs; i++) {
+        for (let j = 0; j < spec.burstSize; j++) push(i * gapMs);
+      }
+      return out;
+    }
+    case "poisson":
+    case "gamma": {
+      const spanMs = toMs - fromMs;
+      const n = Math.round(spec.ratePerS * spanMs / 1e3);
+      const shape = spec.kind === "gamma" ? spec.burstiness : 1;
+      const gaps = Array.from(
+        { length: n + 1 },
+        () => shape === 1 ? rng.exponential(1) : rng.gamma(shape, 1 / shape)
+      );
+      const total = gaps.reduce((a, b) => a + b, 0);
+      let sum2 = 0;
+      for (let i = 0; i < n; i++) {
+        sum2 += gaps[i];
+        out.push(fromMs + spanMs * sum2 / total);
+      }
+      return out;
+    }
+  }
+}
+function describeArrivals(spec) {
+  switch (spec.kind) {
+    case "poisson":
+      return `poisson ${spec.ratePerS} req/s`;
+    case "gamma":
+      return `gamma ${spec.ratePerS} req/s, burstiness ${spec.burstiness}`;
+    case "constant":
+      return `constant ${spec.ratePerS} req/s`;
+    case "burst":
+      return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
+    case "all-at-once":
+      return `${spec.count} requests at once`;
+    case "swept":
+      return `${spec.process}, rates chosen by the capacity sweep`;
+    case "trace": {
+      const from = spec.startS > 0 ? ` from ${spec.startS} s` : "";
+      const cap = spec.maxRequests === void 0 ? "" : `, at most ${spec.maxRequests} requests`;
+      return `trace ${spec.name}${from}, time \xD7 ${spec.timeScale}${cap} (\u2248 ${Number(spec.ratePerS.toPrecision(3))} req/s)`;
+    }
+  }
+}
+
+// node_modules/csv-parse/lib/api/CsvError.js
+var CsvError = class _CsvError extends Error {
+  constructor(code, message, options, ...contexts) {
+    if (Array.isArray(message)) message = message.join(" ").trim();
+    super(message);
+    if (Error.captureStackTrace !== void 0) {
+      Error.captureStackTrace(this, _CsvError);
+    }
+    this.code = code;
+    for (const context2 of contexts) {
+      for (const key in context2) {
+        const value2 = context2[key];
+        this[key] = Buffer.isBuffer(value2) ? value2.toString(options.encoding) : value2 == null ? value2 : JSON.parse(JSON.stringify(value2));
+      }
+    }
+  }
+};
+
+// node_modules/csv-parse/lib/utils/is_object.js
+var is_object = function(obj) {
+  return typeof obj === "object" && obj !== null && !Array.isArray(obj);
+};
+
+// node_modules/csv-parse/lib/api/normalize_columns_array.js
+var normalize_columns_array = function(columns) {
+  const normalizedColumns = [];
+  for (let i = 0, l = columns.length; i < l; i++) {
+    const column2 = columns[i];
+    if (column2 === void 0 || column2 === null || column2 === false) {
+      normalizedColumns[i] = { disabled: true };
+    } else if (typeof column2 === "string" || typeof column2 === "number") {
+      normalizedColumns[i] = { name: `${column2}` };
+    } else if (is_object(column2)) {
+      if (typeof column2.name !== "string") {
+        throw new CsvError("CSV_OPTION_COLUMNS_MISSING_NAME", [
+          "Option columns missing name:",
+          `property "name" is required at position ${i}`,
+          "when column is an object literal"
+        ]);
+      }
+      normalizedColumns[i] = column2;
+    } else {
+      throw new CsvError("CSV_INVALID_COLUMN_DEFINITION", [
+        "Invalid column definition:",
+        "expect a string or a literal object,",
+        `got ${JSON.stringify(column2)} at position ${i}`
+      ]);
+    }
+  }
+  return normalizedColumns;
+};
+
+// node_modules/csv-parse/lib/utils/ResizeableBuffer.js
+var ResizeableBuffer = class {
+  constructor(size = 100) {
+    this.size = size;
+    this.length = 0;
+    this.buf = Buffer.allocUnsafe(size);
+  }
+  prepend(val) {
+    if (Buffer.isBuffer(val)) {
+      const length = this.length + val.length;
+      if (length >= this.size) {
+        this.resize();
+        if (length >= this.size) {
+          throw Error("INVALID_BUFFER_STATE");
+        }
+      }
+      const buf = this.buf;
+      this.buf = Buffer.allocUnsafe(this.size);
+      val.copy(this.buf, 0);
+      buf.copy(this.buf, val.length);
+      this.length += val.length;
+    } else {
+      const length = this.length++;
+      if (length === this.size) {
+        this.resize();
+      }
+      const buf = this.clone();
+      this.buf[0] = val;
+      buf.copy(this.buf, 1, 0, length);
+    }
+  }
+  append(val) {
+    const length = this.length++;
+    if (length === this.size) {
+      this.resize();
+    }
+    this.buf[length] = val;
+  }
+  clone() {
+    return Buffer.from(this.buf.slice(0, this.length));
+  }
+  resize() {
+    const length = this.length;
+    this.size = this.size * 2;
+    const buf = Buffer.allocUnsafe(this.size);
+    this.buf.copy(buf, 0, 0, length);
+    this.buf = buf;
+  }
+  toString(encoding) {
+    if (encoding) {
+      return this.buf.toString(encoding, 0, this.length);
+    } else {
+      return Uint8Array.prototype.slice.call(this.buf.slice(0, this.length));
+    }
+  }
+  toJSON() {
+    return this.toString("utf8");
+  }
+  reset() {
+    this.length = 0;
+  }
+};
+var ResizeableBuffer_default = ResizeableBuffer;
+
+// node_modules/csv-parse/lib/api/init_state.js
+var init_state = function(options) {
+  const timchars = [
+    // Basic Latin
+    32,
+    // [Space](https://www.fileformat.info/info/unicode/char/0020/index.htm)
+    9,
+    // [CHARACTER TABULATION (HT)](https://www.fileformat.info/info/unicode/char/0009/index.htm)
+    10,
+    // [LINE FEED (LF)](https://www.fileformat.info/info/unicode/char/000a/index.htm)
+    13,
+    // [CARRIAGE RETURN (CR)](https://www.fileformat.info/info/unicode/char/000d/index.htm)
+    12,
+    // [FORM FEED (FF)](https://www.fileformat.info/info/unicode/char/000c/index.htm)
+    11,
+    // [LINE TABULATION (VT)](https://www.fileformat.info/info/unicode/char/000b/index.htm)
+    // Latin-1 Supplement
+    160,
+    // [NO-BREAK SPACE (NBSP)](https://www.fileformat.info/info/unicode/char/00a0/index.htm)
+    // Ogham
+    5760,
+    // [OGHAM SPACE MARK](https://www.fileformat.info/info/unicode/char/1680/index.htm)
+    // General Punctuation
+    8192,
+    // [EN QUAD](https://www.fileformat.info/info/unicode/char/2000/index.htm)
+    8193,
+    // [EM QUAD](https://www.fileformat.info/info/unicode/char/2001/index.htm)
+    8194,
+    // [EN SPACE](https://www.fileformat.info/info/unicode/char/2002/index.htm)
+    8195,
+    // [EM SPACE](https://www.fileformat.info/info/unicode/char/2003/index.htm)
+    8196,
+    // [THREE-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2004/index.htm)
+    8197,
+    // [FOUR-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2005/index.htm)
+    8198,
+    // [SIX-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2006/index.htm)
+    8199,
+    // [FIGURE SPACE](https://www.fileformat.info/info/unicode/char/2007/index.htm)
+    8200,
+    // [PUNCTUATION SPACE](https://www.fileformat.info/info/unicode/char/2008/index.htm)
+    8201,
+    // [THIN SPACE](https://www.fileformat.info/info/unicode/char/2009/index.htm)
+    8202,
+    // [HAIR SPACE](https://www.fileformat.info/info/unicode/char/200a/index.htm)
+    8232,
+    // [LINE SEPARATOR](https://www.fileformat.info/info/unicode/char/2028/index.htm)
+    8233,
+    // [PARAGRAPH SEPARATOR](https://www.fileformat.info/info/unicode/char/2029/index.htm)
+    8239,
+    // [NARROW NO-BREAK SPACE (NNBSP)](https://www.fileformat.info/info/unicode/char/202f/index.htm)
+    8287,
+    // [MEDIUM MATHEMATICAL SPACE (MMSP)](https://www.fileformat.info/info/unicode/char/205f/index.htm)
+    12288,
+    // [IDEOGRAPHIC SPACE](https://www.fileformat.info/info/unicode/char/3000/index.htm)
+    65279
+    // [ZERO WIDTH NO-BREAK SPACE (BOM)](https://www.fileformat.info/info/unicode/char/feff/index.htm)
+  ].reduce((acc, codepoint) => {
+    const encoded = Buffer.from(
+      String.fromCharCode(codepoint),
+      options.encoding
+    );
+    if (codepoint !== 63 && encoded.length === 1 && encoded[0] === 63) {
+      return acc;
+    }
+    acc.push(encoded);
+    return acc;
+  }, []);
+  const timcharFirstBytes = new Uint8Array(256);
+  for (const t of timchars) timcharFirstBytes[t[0]] = 1;
+  return {
+    bomSkipped: false,
+    bufBytesStart: 0,
+    castField: options.cast_function,
+    commenting: false,
+    delimiterBufPrevious: void 0,
+    delimiterDiscovered: false,
+    // Current error encountered by a record
+    error: void 0,
+    enabled: options.from_line === 1,
+    escaping: false,
+    escapeIsQuote: Buffer.isBuffer(options.escape) && Buffer.isBuffer(options.quote) && Buffer.compare(options.escape, options.quote) === 0,
+    // columns can be `false`, `true`, `Array`
+    expectedRecordLength: Array.isArray(options.columns) ? options.columns.length : void 0,
+    field: new ResizeableBuffer_default(20),
+    firstLineToHeaders: options.cast_first_line_to_header,
+    needMoreDataSize: Math.max(
+      // Skip if the remaining buffer smaller than comment
+      options.comment !== null ? options.comment.length : 0,
+      ...options.delimiter ? options.delimiter.map((delimiter) => delimiter.length) : [],
+      // Auto discovery of delimiter is limited to 1 character
+      options.delimiter_auto ? 1 : 0,
+      // Skip if the remaining buffer can be escape sequence
+      options.quote !== null ? options.quote.length : 0,
+      ...timchars.map((t) => t.length)
+    ),
+    previousBuf: void 0,
+    quoting: false,
+    stop: false,
+    rawBuffer: new ResizeableBuffer_default(100),
+    record: [],
+    recordHasError: false,
+    record_length: 0,
+    recordDelimiterMaxLength: options.record_delimiter.length === 0 ? 0 : Math.max(...options.record_delimiter.map((v) => v.length)),
+    trimChars: [
+      Buffer.from(" ", options.encoding)[0],
+      Buffer.from("	", options.encoding)[0]
+    ],
+    wasQuoting: false,
+    wasRowDelimiter: false,
+    timchars,
+    timcharFirstBytes
+  };
+};
+
+// node_modules/csv-parse/lib/utils/underscore.js
+var underscore = function(str2) {
+  return str2.replace(/([A-Z])/g, function(_, match) {
+    return "_" + match.toLowerCase();
+  });
+};
+
+// node_modules/csv-parse/lib/api/normalize_options.js
+var normalize_options = function(opts) {
+  const options = {};
+  for (const opt in opts) {
+    options[underscore(opt)] = opts[opt];
+  }
+  if (options.encoding === void 0 || options.encoding === true) {
+    options.encoding = "utf8";
+  } else if (options.encoding === null || options.encoding === false) {
+    options.encoding = null;
+  } else if (typeof options.encoding !== "string" && options.encoding !== null) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_ENCODING",
+      [
+        "Invalid option encoding:",
+        "encoding must be a string or null to return a buffer,",
+        `got ${JSON.stringify(options.encoding)}`
+      ],
+      options
+    );
+  }
+  if (options.bom === void 0 || options.bom === null || options.bom === false) {
+    options.bom = false;
+  } else if (options.bom !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_BOM",
+      [
+        "Invalid option bom:",
+        "bom must be true,",
+        `got ${JSON.stringify(options.bom)}`
+      ],
+      options
+    );
+  }
+  options.cast_function = null;
+  if (options.cast === void 0 || options.cast === null || options.cast === false || options.cast === "") {
+    options.cast = void 0;
+  } else if (typeof options.cast === "function") {
+    options.cast_function = options.cast;
+    options.cast = true;
+  } else if (options.cast !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_CAST",
+      [
+        "Invalid option cast:",
+        "cast must be true or a function,",
+        `got ${JSON.stringify(options.cast)}`
+      ],
+      options
+    );
+  }
+  if (options.cast_date === void 0 || options.cast_date === null || options.cast_date === false || options.cast_date === "") {
+    options.cast_date = false;
+  } else if (options.cast_date === true) {
+    options.cast_date = function(value2) {
+      const date = Date.parse(value2);
+      return !isNaN(date) ? new Date(date) : value2;
+    };
+  } else if (typeof options.cast_date !== "function") {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_CAST_DATE",
+      [
+        "Invalid option cast_date:",
+        "cast_date must be true or a function,",
+        `got ${JSON.stringify(options.cast_date)}`
+      ],
+      options
+    );
+  }
+  options.cast_first_line_to_header = void 0;
+  if (options.columns === true) {
+    options.cast_first_line_to_header = void 0;
+  } else if (typeof options.columns === "function") {
+    options.cast_first_line_to_header = options.columns;
+    options.columns = true;
+  } else if (Array.isArray(options.columns)) {
+    options.columns = normalize_columns_array(options.columns);
+  } else if (options.columns === void 0 || options.columns === null || options.columns === false) {
+    options.columns = false;
+  } else {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_COLUMNS",
+      [
+        "Invalid option columns:",
+        "expect an array, a function or true,",
+        `got ${JSON.stringify(options.columns)}`
+      ],
+      options
+    );
+  }
+  if (options.group_columns_by_name === void 0 || options.group_columns_by_name === null || options.group_columns_by_name === false) {
+    options.group_columns_by_name = false;
+  } else if (options.group_columns_by_name !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
+      [
+        "Invalid option group_columns_by_name:",
+        "expect an boolean,",
+        `got ${JSON.stringify(options.group_columns_by_name)}`
+      ],
+      options
+    );
+  } else if (options.columns === false) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
+      [
+        "Invalid option group_columns_by_name:",
+        "the `columns` mode must be activated."
+      ],
+      options
+    );
+  }
+  if (options.comment === void 0 || options.comment === null || options.comment === false || options.comment === "") {
+    options.comment = null;
+  } else {
+    if (typeof options.comment === "string") {
+      options.comment = Buffer.from(options.comment, options.encoding);
+    }
+    if (!Buffer.isBuffer(options.comment)) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_COMMENT",
+        [
+          "Invalid option comment:",
+          "comment must be a buffer or a string,",
+          `got ${JSON.stringify(options.comment)}`
+        ],
+        options
+      );
+    }
+  }
+  if (options.comment_no_infix === void 0 || options.comment_no_infix === null || options.comment_no_infix === false) {
+    options.comment_no_infix = false;
+  } else if (options.comment_no_infix !== true) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_COMMENT",
+      [
+        "Invalid option comment_no_infix:",
+        "value must be a boolean,",
+        `got ${JSON.stringify(options.comment_no_infix)}`
+      ],
+      options
+    );
+  }
+  if (options.delimiter_auto === void 0 || options.delimiter_auto === null || options.delimiter_auto === false) {
+    options.delimiter_auto = false;
+  } else if (options.delimiter_auto === true) {
+    options.delimiter_auto = {};
+  } else if (!is_object(options.delimiter_auto)) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_DELIMITER_AUTO",
+      [
+        "Invalid option delimiter_auto:",
+        "delimiter_auto must be a boolean or a configuration object,",
+        `got ${JSON.stringify(options.delimiter_auto)}`
+      ],
+      options
+    );
+  }
+  if (options.delimiter_auto) {
+    if (options.delimiter_auto.preferred === void 0)
+      options.delimiter_auto.preferred = {
+        [",".charCodeAt(0)]: 1.8,
+        ["	".charCodeAt(0)]: 1.8,
+        [";".charCodeAt(0)]: 1.6,
+        [" ".charCodeAt(0)]: 1.6,
+        [":".charCodeAt(0)]: 1.5,
+        [".".charCodeAt(0)]: 1.4,
+        ["/".charCodeAt(0)]: 1.4
+      };
+    else if (!is_object(options.delimiter_auto.preferred)) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER_AUTO",
+        [
+          "Invalid option delimiter_auto:",
+          "preferred must be an object,",
+          `got ${JSON.stringify(options.delimiter_auto.preferred)}`
+        ],
+        options
+      );
+    }
+    if (options.delimiter_auto.score === void 0)
+      options.delimiter_auto.score = (info, options2) => {
+        return (info.total - info.std) * (options2.preferred[info.char_code] || 1);
+      };
+    else if (typeof options.delimiter_auto.score !== "function") {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER_AUTO",
+        [
+          "Invalid option delimiter_auto:",
+          "score must be a function,",
+          `got ${JSON.stringify(options.delimiter_auto.score)}`
+        ],
+        options
+      );
+    }
+    if (options.delimiter_auto.size === void 0)
+      options.delimiter_auto.size = 2048;
+    else if (typeof options.delimiter_auto.size !== "number") {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER_AUTO",
+        [
+          "Invalid option delimiter_auto:",
+          "size must be a number,",
+          `got ${JSON.stringify(options.delimiter_auto.size)}`
+        ],
+        options
+      );
+    }
+  }
+  const delimiter_json = JSON.stringify(options.delimiter);
+  if (options.delimiter_auto !== false) {
+    options.delimiter = [];
+  }
+  if (!Array.isArray(options.delimiter)) {
+    if (options.delimiter === void 0 || options.delimiter === null || options.delimiter === false) {
+      options.delimiter = Buffer.from(",", options.encoding);
+    }
+    options.delimiter = [options.delimiter];
+  }
+  options.delimiter = options.delimiter.map(function(delimiter) {
+    if (typeof delimiter === "string") {
+      delimiter = Buffer.from(delimiter, options.encoding);
+    }
+    if (!Buffer.isBuffer(delimiter) || delimiter.length === 0) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_DELIMITER",
+        [
+          "Invalid option delimiter:",
+          "delimiter must be a non empty string or buffer or array of string|buffer,",
+          `got ${delimiter_json}`
+        ],
+        options
+      );
+    }
+    return delimiter;
+  });
+  if (options.escape === void 0 || options.escape === true) {
+    options.escape = Buffer.from('"', options.encoding);
+  } else if (typeof options.escape === "string") {
+    options.escape = Buffer.from(options.escape, options.encoding);
+  } else if (options.escape === null || options.escape === false) {
+    options.escape = null;
+  }
+  if (options.escape !== null) {
+    if (!Buffer.isBuffer(options.escape)) {
+      throw new Error(
+        `Invalid Option: escape must be a buffer, a string or a boolean, got ${JSON.stringify(options.escape)}`
+      );
+    }
+  }
+  if (options.from === void 0 || options.from === null) {
+    options.from = 1;
+  } else {
+    if (typeof options.from === "string" && /\d+/.test(options.from)) {
+      options.from = parseInt(options.from);
+    }
+    if (Number.isInteger(options.from)) {
+      if (options.from < 0) {
+        throw new Error(
+          `Invalid Option: from must be a positive integer, got ${JSON.stringify(opts.from)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: from must be an integer, got ${JSON.stringify(options.from)}`
+      );
+    }
+  }
+  if (options.from_line === void 0 || options.from_line === null) {
+    options.from_line = 1;
+  } else {
+    if (typeof options.from_line === "string" && /\d+/.test(options.from_line)) {
+      options.from_line = parseInt(options.from_line);
+    }
+    if (Number.isInteger(options.from_line)) {
+      if (options.from_line <= 0) {
+        throw new Error(
+          `Invalid Option: from_line must be a positive integer greater than 0, got ${JSON.stringify(opts.from_line)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: from_line must be an integer, got ${JSON.stringify(opts.from_line)}`
+      );
+    }
+  }
+  if (options.ignore_last_delimiters === void 0 || options.ignore_last_delimiters === null) {
+    options.ignore_last_delimiters = false;
+  } else if (typeof options.ignore_last_delimiters === "number") {
+    options.ignore_last_delimiters = Math.floor(options.ignore_last_delimiters);
+    if (options.ignore_last_delimiters === 0) {
+      options.ignore_last_delimiters = false;
+    }
+  } else if (typeof options.ignore_last_delimiters !== "boolean") {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_IGNORE_LAST_DELIMITERS",
+      [
+        "Invalid option `ignore_last_delimiters`:",
+        "the value must be a boolean value or an integer,",
+        `got ${JSON.stringify(options.ignore_last_delimiters)}`
+      ],
+      options
+    );
+  }
+  if (options.ignore_last_delimiters === true && options.columns === false) {
+    throw new CsvError(
+      "CSV_IGNORE_LAST_DELIMITERS_REQUIRES_COLUMNS",
+      [
+        "The option `ignore_last_delimiters`",
+        "requires the activation of the `columns` option"
+      ],
+      options
+    );
+  }
+  if (options.info === void 0 || options.info === null || options.info === false) {
+    options.info = false;
+  } else if (options.info !== true) {
+    throw new Error(
+      `Invalid Option: info must be true, got ${JSON.stringify(options.info)}`
+    );
+  }
+  if (options.max_record_size === void 0 || options.max_record_size === null || options.max_record_size === false) {
+    options.max_record_size = 0;
+  } else if (Number.isInteger(options.max_record_size) && options.max_record_size >= 0) {
+  } else if (typeof options.max_record_size === "string" && /\d+/.test(options.max_record_size)) {
+    options.max_record_size = parseInt(options.max_record_size);
+  } else {
+    throw new Error(
+      `Invalid Option: max_record_size must be a positive integer, got ${JSON.stringify(options.max_record_size)}`
+    );
+  }
+  if (options.objname === void 0 || options.objname === null || options.objname === false) {
+    options.objname = void 0;
+  } else if (Buffer.isBuffer(options.objname)) {
+    if (options.objname.length === 0) {
+      throw new Error(`Invalid Option: objname must be a non empty buffer`);
+    }
+    if (options.encoding === null) {
+    } else {
+      options.objname = options.objname.toString(options.encoding);
+    }
+  } else if (typeof options.objname === "string") {
+    if (options.objname.length === 0) {
+      throw new Error(`Invalid Option: objname must be a non empty string`);
+    }
+  } else if (typeof options.objname === "number") {
+  } else {
+    throw new Error(
+      `Invalid Option: objname must be a string or a buffer, got ${options.objname}`
+    );
+  }
+  if (options.objname !== void 0) {
+    if (typeof options.objname === "number") {
+      if (options.columns !== false) {
+        throw Error(
+          "Invalid Option: objname index cannot be combined with columns or be defined as a field"
+        );
+      }
+    } else {
+      if (options.columns === false) {
+        throw Error(
+          "Invalid Option: objname field must be combined with columns or be defined as an index"
+        );
+      }
+    }
+  }
+  if (options.on_record === void 0 || options.on_record === null) {
+    options.on_record = void 0;
+  } else if (typeof options.on_record !== "function") {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_ON_RECORD",
+      [
+        "Invalid option `on_record`:",
+        "expect a function,",
+        `got ${JSON.stringify(options.on_record)}`
+      ],
+      options
+    );
+  }
+  if (options.on_skip !== void 0 && options.on_skip !== null && typeof options.on_skip !== "function") {
+    throw new Error(
+      `Invalid Option: on_skip must be a function, got ${JSON.stringify(options.on_skip)}`
+    );
+  }
+  if (options.quote === null || options.quote === false || options.quote === "") {
+    options.quote = null;
+  } else {
+    if (options.quote === void 0 || options.quote === true) {
+      options.quote = Buffer.from('"', options.encoding);
+    } else if (typeof options.quote === "string") {
+      options.quote = Buffer.from(options.quote, options.encoding);
+    }
+    if (!Buffer.isBuffer(options.quote)) {
+      throw new Error(
+        `Invalid Option: quote must be a buffer or a string, got ${JSON.stringify(options.quote)}`
+      );
+    }
+  }
+  if (options.raw === void 0 || options.raw === null || options.raw === false) {
+    options.raw = false;
+  } else if (options.raw !== true) {
+    throw new Error(
+      `Invalid Option: raw must be true, got ${JSON.stringify(options.raw)}`
+    );
+  }
+  if (options.record_delimiter === void 0) {
+    options.record_delimiter = [];
+  } else if (typeof options.record_delimiter === "string" || Buffer.isBuffer(options.record_delimiter)) {
+    if (options.record_delimiter.length === 0) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_RECORD_DELIMITER",
+        [
+          "Invalid option `record_delimiter`:",
+          "value must be a non empty string or buffer,",
+          `got ${JSON.stringify(options.record_delimiter)}`
+        ],
+        options
+      );
+    }
+    options.record_delimiter = [options.record_delimiter];
+  } else if (!Array.isArray(options.record_delimiter)) {
+    throw new CsvError(
+      "CSV_INVALID_OPTION_RECORD_DELIMITER",
+      [
+        "Invalid option `record_delimiter`:",
+        "value must be a string, a buffer or array of string|buffer,",
+        `got ${JSON.stringify(options.record_delimiter)}`
+      ],
+      options
+    );
+  }
+  options.record_delimiter = options.record_delimiter.map(function(rd, i) {
+    if (typeof rd !== "string" && !Buffer.isBuffer(rd)) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_RECORD_DELIMITER",
+        [
+          "Invalid option `record_delimiter`:",
+          "value must be a string, a buffer or array of string|buffer",
+          `at index ${i},`,
+          `got ${JSON.stringify(rd)}`
+        ],
+        options
+      );
+    } else if (rd.length === 0) {
+      throw new CsvError(
+        "CSV_INVALID_OPTION_RECORD_DELIMITER",
+        [
+          "Invalid option `record_delimiter`:",
+          "value must be a non empty string or buffer",
+          `at index ${i},`,
+          `got ${JSON.stringify(rd)}`
+        ],
+        options
+      );
+    }
+    if (typeof rd === "string") {
+      rd = Buffer.from(rd, options.encoding);
+    }
+    return rd;
+  });
+  if (typeof options.relax_column_count === "boolean") {
+  } else if (options.relax_column_count === void 0 || options.relax_column_count === null) {
+    options.relax_column_count = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_column_count must be a boolean, got ${JSON.stringify(options.relax_column_count)}`
+    );
+  }
+  if (typeof options.relax_column_count_less === "boolean") {
+  } else if (options.relax_column_count_less === void 0 || options.relax_column_count_less === null) {
+    options.relax_column_count_less = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_column_count_less must be a boolean, got ${JSON.stringify(options.relax_column_count_less)}`
+    );
+  }
+  if (typeof options.relax_column_count_more === "boolean") {
+  } else if (options.relax_column_count_more === void 0 || options.relax_column_count_more === null) {
+    options.relax_column_count_more = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_column_count_more must be a boolean, got ${JSON.stringify(options.relax_column_count_more)}`
+    );
+  }
+  if (typeof options.relax_quotes === "boolean") {
+  } else if (options.relax_quotes === void 0 || options.relax_quotes === null) {
+    options.relax_quotes = false;
+  } else {
+    throw new Error(
+      `Invalid Option: relax_quotes must be a boolean, got ${JSON.stringify(options.relax_quotes)}`
+    );
+  }
+  if (typeof options.skip_empty_lines === "boolean") {
+  } else if (options.skip_empty_lines === void 0 || options.skip_empty_lines === null) {
+    options.skip_empty_lines = false;
+  } else {
+    throw new Error(
+      `Invalid Option: skip_empty_lines must be a boolean, got ${JSON.stringify(options.skip_empty_lines)}`
+    );
+  }
+  if (typeof options.skip_records_with_empty_values === "boolean") {
+  } else if (options.skip_records_with_empty_values === void 0 || options.skip_records_with_empty_values === null) {
+    options.skip_records_with_empty_values = false;
+  } else {
+    throw new Error(
+      `Invalid Option: skip_records_with_empty_values must be a boolean, got ${JSON.stringify(options.skip_records_with_empty_values)}`
+    );
+  }
+  if (typeof options.skip_records_with_error === "boolean") {
+  } else if (options.skip_records_with_error === void 0 || options.skip_records_with_error === null) {
+    options.skip_records_with_error = false;
+  } else {
+    throw new Error(
+      `Invalid Option: skip_records_with_error must be a boolean, got ${JSON.stringify(options.skip_records_with_error)}`
+    );
+  }
+  if (options.rtrim === void 0 || options.rtrim === null || options.rtrim === false) {
+    options.rtrim = false;
+  } else if (options.rtrim !== true) {
+    throw new Error(
+      `Invalid Option: rtrim must be a boolean, got ${JSON.stringify(options.rtrim)}`
+    );
+  }
+  if (options.ltrim === void 0 || options.ltrim === null || options.ltrim === false) {
+    options.ltrim = false;
+  } else if (options.ltrim !== true) {
+    throw new Error(
+      `Invalid Option: ltrim must be a boolean, got ${JSON.stringify(options.ltrim)}`
+    );
+  }
+  if (options.trim === void 0 || options.trim === null || options.trim === false) {
+    options.trim = false;
+  } else if (options.trim !== true) {
+    throw new Error(
+      `Invalid Option: trim must be a boolean, got ${JSON.stringify(options.trim)}`
+    );
+  }
+  if (options.trim === true && opts.ltrim !== false) {
+    options.ltrim = true;
+  } else if (options.ltrim !== true) {
+    options.ltrim = false;
+  }
+  if (options.trim === true && opts.rtrim !== false) {
+    options.rtrim = true;
+  } else if (options.rtrim !== true) {
+    options.rtrim = false;
+  }
+  if (options.to === void 0 || options.to === null) {
+    options.to = -1;
+  } else if (options.to !== -1) {
+    if (typeof options.to === "string" && /\d+/.test(options.to)) {
+      options.to = parseInt(options.to);
+    }
+    if (Number.isInteger(options.to)) {
+      if (options.to <= 0) {
+        throw new Error(
+          `Invalid Option: to must be a positive integer greater than 0, got ${JSON.stringify(opts.to)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: to must be an integer, got ${JSON.stringify(opts.to)}`
+      );
+    }
+  }
+  if (options.to_line === void 0 || options.to_line === null) {
+    options.to_line = -1;
+  } else if (options.to_line !== -1) {
+    if (typeof options.to_line === "string" && /\d+/.test(options.to_line)) {
+      options.to_line = parseInt(options.to_line);
+    }
+    if (Number.isInteger(options.to_line)) {
+      if (options.to_line <= 0) {
+        throw new Error(
+          `Invalid Option: to_line must be a positive integer greater than 0, got ${JSON.stringify(opts.to_line)}`
+        );
+      }
+    } else {
+      throw new Error(
+        `Invalid Option: to_line must be an integer, got ${JSON.stringify(opts.to_line)}`
+      );
+    }
+  }
+  return options;
+};
+
+// node_modules/csv-parse/lib/utils/delimiter_discover.js
+var delimiter_discover = function(records, options) {
+  if (!options) {
+    ({ delimiter_auto: options } = normalize_options({ delimiter_auto: true }));
+  }
+  if (typeof records === "string") {
+    records = Buffer.from(records);
+  }
+  if (Buffer.isBuffer(records)) {
+    records = ((data) => {
+      const records2 = [];
+      const parser = transform({ delimiter: [] });
+      const push = (record) => records2.push(record);
+      const close = () => {
+      };
+      const error = parser.parse(data, true, push, close);
+      if (error !== void 0) throw error;
+      return records2;
+    })(records);
+  }
+  const info = Array(127).fill().map(() => ({ lines: [] }));
+  records.map(([record], line) => {
+    for (let i = 0, l = record.length; i < l; i++) {
+      const code = record.charCodeAt(i);
+      if (info[code].lines[line] === void 0) info[code].lines[line] = 0;
+      info[code].lines[line]++;
+    }
+  });
+  info.map((info2, i) => {
+    info2.char_code = i;
+    info2.std = std(info2.lines);
+    info2.total = info2.lines.reduce((acc, val) => acc + val, 0);
+    info2.preferred = !!options.preferred[i];
+    info2.score = options.score(info2, options);
+  });
+  const result2 = info.reduce(
+    (acc, info2) => acc.score > info2.score ? acc : info2,
+    {}
+  );
+  return String.fromCharCode(result2.char_code);
+};
+var std = function(array) {
+  const n = array.length;
+  if (n === 0) return 0;
+  const mean2 = array.reduce((a, b) => a + b) / n;
+  return Math.sqrt(
+    array.map((x) => Math.pow(x - mean2, 2)).reduce((a, b) => a + b) / n
+  );
+};
+
+// node_modules/csv-parse/lib/api/index.js
+var isRecordEmpty = function(record) {
+  return record.every(
+    (field) => field == null || field.toString && field.toString().trim() === ""
+  );
+};
+var cr = 13;
+var nl = 10;
+var boms = {
+  // Note, the following are equals:
+  // Buffer.from("\ufeff")
+  // Buffer.from([239, 187, 191])
+  // Buffer.from('EFBBBF', 'hex')
+  utf8: Buffer.from([239, 187, 191]),
+  // Note, the following are equals:
+  // Buffer.from "\ufeff", 'utf16le
+  // Buffer.from([255, 254])
+  utf16le: Buffer.from([255, 254])
+};
+var transform = function(original_options = {}) {
+  const info = {
+    bytes: 0,
+    bytes_records: 0,
+    comment_lines: 0,
+    empty_lines: 0,
+    invalid_field_length: 0,
+    lines: 1,
+    records: 0
+  };
+  const options = normalize_options(original_options);
+  return {
+    info,
+    original_options,
+    options,
+    state: init_state(options),
+    __needMoreData: function(i, bufLen, end) {
+      if (end) return false;
+      const { encoding, escape: escape2, quote } = this.options;
+      const { quoting, needMoreDataSize, recordDelimiterMaxLength } = this.state;
+      const numOfCharLeft = bufLen - i - 1;
+      const requiredLength = Math.max(
+        needMoreDataSize,
+        // Skip if the remaining buffer smaller than record delimiter
+        // If "record_delimiter" is yet to be discovered:
+        // 1. It is equals to `[]` and "recordDelimiterMaxLength" equals `0`
+        // 2. We set the length to windows line ending in the current encoding
+        // Note, that encoding is known from user or bom discovery at that point
+        // recordDelimiterMaxLength,
+        recordDelimiterMaxLength === 0 ? Buffer.from("\r\n", encoding).length : recordDelimiterMaxLength,
+        // Skip if remaining buffer can be an escaped quote
+        quoting ? (escape2 === null ? 0 : escape2.length) + quote.length : 0,
+        // Skip if remaining buffer can be record delimiter following the closing quote
+        quoting ? quote.length + recordDelimiterMaxLength : 0
+      );
+      return numOfCharLeft < requiredLength;
+    },
+    // Central parser implementation
+    parse: function(nextBuf, end, push, close) {
+      const {
+        bom,
+        comment_no_infix,
+        delimiter_auto,
+        encoding,
+        from_line,
+        ltrim,
+        max_record_size,
+        raw,
+        relax_quotes,
+        rtrim,
+        skip_empty_lines,
+        to,
+        to_line
+      } = this.options;
+      let { comment: comment2, escape: escape2, quote, record_delimiter } = this.options;
+      const {
+        bomSkipped,
+        delimiterDiscovered,
+        delimiterBufPrevious,
+        rawBuffer,
+        escapeIsQuote
+      } = this.state;
+      if (!delimiterDiscovered && delimiter_auto) {
+        let delimiterBuf;
+        if (delimiterBufPrevious === void 0) {
+          delimiterBuf = nextBuf;
+        } else if (delimiterBufPrevious !== void 0 && nextBuf === void 0) {
+          delimiterBuf = delimiterBufPrevious;
+        } else {
+          delimiterBuf = Buffer.concat([delimiterBufPrevious, nextBuf]);
+        }
+        nextBuf = void 0;
+        if (end || delimiterBuf.length > delimiter_auto.size) {
+          this.options.delimiter = [
+            Buffer.from(
+              delimiter_discover(delimiterBuf, this.options.delimiter_auto)
+            )
+          ];
+          this.state.previousBuf = delimiterBuf;
+          this.state.delimiterBufPrevious = void 0;
+          this.state.delimiterDiscovered = true;
+        } else {
+          this.state.delimiterBufPrevious = delimiterBuf;
+          return;
+        }
+      }
+      const { previousBuf } = this.state;
+      let buf;
+      if (previousBuf === void 0) {
+        if (nextBuf === void 0) {
+          close();
+          return;
+        } else {
+          buf = nextBuf;
+        }
+      } else if (previousBuf !== void 0 && nextBuf === void 0) {
+        buf = previousBuf;
+      } else {
+        buf = Buffer.concat([previousBuf, nextBuf]);
+      }
+      if (bomSkipped === false) {
+        if (bom === false) {
+          this.state.bomSkipped = true;
+        } else if (buf.length < 3) {
+          if (end === false) {
+            this.state.previousBuf = buf;
+            return;
+          }
+        } else {
+          for (const encoding2 in boms) {
+            if (boms[encoding2].compare(buf, 0, boms[encoding2].length) === 0) {
+              const bomLength = boms[encoding2].length;
+              this.state.bufBytesStart += bomLength;
+              buf = buf.slice(bomLength);
+              const options2 = normalize_options({
+                ...this.original_options,
+                encoding: encoding2
+              });
+              for (const key in options2) {
+                this.options[key] = options2[key];
+              }
+              ({ comment: comment2, escape: escape2, quote } = this.options);
+              break;
+            }
+          }
+          this.state.bomSkipped = true;
+        }
+      }
+      const bufLen = buf.length;
+      let pos;
+      for (pos = 0; pos < bufLen; pos++) {
+        if (this.__needMoreData(pos, bufLen, end)) {
+          break;
+        }
+        if (this.state.wasRowDelimiter === true) {
+          this.info.lines++;
+          this.state.wasRowDelimiter = false;
+        }
+        if (to_line !== -1 && this.info.lines > to_line) {
+          this.state.stop = true;
+          close();
+          return;
+        }
+        if (this.state.quoting === false && record_delimiter.length === 0) {
+          const record_delimiterCount = this.__autoDiscoverRecordDelimiter(
+            buf,
+            pos
+          );
+          if (record_delimiterCount) {
+            record_delimiter = this.options.record_delimiter;
+          }
+        }
+        const chr = buf[pos];
+        if (raw === true) {
+          rawBuffer.append(chr);
+        }
+        if ((chr === cr || chr === nl) && this.state.wasRowDelimiter === false) {
+          this.state.wasRowDelimiter = true;
+        }
+        if (this.state.escaping === true) {
+          this.state.escaping = false;
+        } else {
+          if (escape2 !== null && this.state.quoting === true && this.__isEscape(buf, pos, chr) && pos + escape2.length < bufLen) {
+            if (escapeIsQuote) {
+              if (this.__isQuote(buf, pos + escape2.length)) {
+                this.state.escaping = true;
+                pos += escape2.length - 1;
+                continue;
+              }
+            } else {
+              this.state.escaping = true;
+              pos += escape2.length - 1;
+              continue;
+            }
+          }
+          if (this.state.commenting === false && this.__isQuote(buf, pos)) {
+            if (this.state.quoting === true) {
+              const nextChr = buf[pos + quote.length];
+              const isNextChrTrimable = rtrim && this.__isCharTrimable(buf, pos + quote.length);
+              const isNextChrComment = comment2 !== null && this.__compareBytes(comment2, buf, pos + quote.length, nextChr);
+              const isNextChrDelimiter = this.__isDelimiter(
+                buf,
+                pos + quote.length,
+                nextChr
+              );
+              const isNextChrRecordDelimiter = record_delimiter.length === 0 ? this.__autoDiscoverRecordDelimiter(buf, pos + quote.length) : this.__isRecordDelimiter(nextChr, buf, pos + quote.length);
+              if (escape2 !== null && this.__isEscape(buf, pos, chr) && this.__isQuote(buf, pos + escape2.length)) {
+                pos += escape2.length - 1;
+              } else if (!nextChr || isNextChrDelimiter || isNextChrRecordDelimiter || isNextChrComment || isNextChrTrimable) {
+                this.state.quoting = false;
+                this.state.wasQuoting = true;
+                pos += quote.length - 1;
+                continue;
+              } else if (relax_quotes === false) {
+                const err = this.__error(
+                  new CsvError(
+                    "CSV_INVALID_CLOSING_QUOTE",
+                    [
+                      "Invalid Closing Quote:",
+                      `got "${String.fromCharCode(nextChr)}"`,
+                      `at line ${this.info.lines}`,
+                      "instead of delimiter, record delimiter, trimable character",
+                      "(if activated) or comment"
+                    ],
+                    this.options,
+                    this.__infoField()
+                  )
+                );
+                if (err !== void 0) return err;
+              } else {
+                this.state.quoting = false;
+                this.state.wasQuoting = true;
+                this.state.field.prepend(quote);
+                pos += quote.length - 1;
+              }
+            } else {
+              if (this.state.field.length !== 0) {
+                if (relax_quotes === false) {
+                  const info2 = this.__infoField();
+                  const bom2 = Object.keys(boms).map(
+                    (b) => boms[b].equals(this.state.field.toString()) ? b : false
+                  ).filter(Boolean)[0];
+                  const err = this.__error(
+                    new CsvError(
+                      "INVALID_OPENING_QUOTE",
+                      [
+                        "Invalid Opening Quote:",
+                        `a quote is found on field ${JSON.stringify(info2.column)} at line ${info2.lines}, value is ${JSON.stringify(this.state.field.toString(encoding))}`,
+                        bom2 ? `(${bom2} bom)` : void 0
+                      ],
+                      this.options,
+                      info2,
+                      {
+                        field: this.state.field
+                      }
+                    )
+                  );
+                  if (err !== void 0) return err;
+                }
+              } else {
+                this.state.quoting = true;
+                pos += quote.length - 1;
+                continue;
+              }
+            }
+          }
+          if (this.state.quoting === false) {
+            const recordDelimiterLength = this.__isRecordDelimiter(
+              chr,
+              buf,
+              pos
+            );
+            if (recordDelimiterLength !== 0) {
+              const skipCommentLine = this.state.commenting && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0;
+              if (skipCommentLine) {
+                this.info.comment_lines++;
+              } else {
+                if (this.state.enabled === false && this.info.lines + (this.state.wasRowDelimiter === true ? 1 : 0) >= from_line) {
+                  this.state.enabled = true;
+                  this.__resetField();
+                  this.__resetRecord();
+                  pos += recordDelimiterLength - 1;
+                  continue;
+                }
+                if (skip_empty_lines === true && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0) {
+                  this.info.empty_lines++;
+                  pos += recordDelimiterLength - 1;
+                  continue;
+                }
+                this.info.bytes = this.state.bufBytesStart + pos;
+                const errField = this.__onField();
+                if (errField !== void 0) return errField;
+                this.info.bytes = this.state.bufBytesStart + pos + recordDelimiterLength;
+                const errRecord = this.__onRecord(push);
+                if (errRecord !== void 0) return errRecord;
+                if (to !== -1 && this.info.records >= to) {
+                  this.state.stop = true;
+                  close();
+                  return;
+                }
+              }
+              this.state.commenting = false;
+              pos += recordDelimiterLength - 1;
+              continue;
+            }
+            if (this.state.commenting) {
+              continue;
+            }
+            if (comment2 !== null && (comment_no_infix === false || this.state.record.length === 0 && this.state.field.length === 0)) {
+              const commentCount = this.__compareBytes(comment2, buf, pos, chr);
+              if (commentCount !== 0) {
+                this.state.commenting = true;
+                continue;
+              }
+            }
+            const delimiterLength = this.__isDelimiter(buf, pos, chr);
+            if (delimiterLength !== 0) {
+              this.info.bytes = this.state.bufBytesStart + pos;
+              const errField = this.__onField();
+              if (errField !== void 0) return errField;
+              pos += delimiterLength - 1;
+              continue;
+            }
+          }
+        }
+        if (this.state.commenting === false) {
+          if (max_record_size !== 0 && this.state.record_length + this.state.field.length > max_record_size) {
+            return this.__error(
+              new CsvError(
+                "CSV_MAX_RECORD_SIZE",
+                [
+                  "Max Record Size:",
+                  "record exceed the maximum number of tolerated bytes",
+                  `of ${max_record_size}`,
+                  `at line ${this.info.lines}`
+                ],
+                this.options,
+                this.__infoField()
+              )
+            );
+          }
+        }
+        const lappend = ltrim === false || this.state.quoting === true || this.state.field.length !== 0 || !this.__isCharTrimable(buf, pos);
+        const rappend = rtrim === false || this.state.wasQuoting === false;
+        if (lappend === true && rappend === true) {
+          this.state.field.append(chr);
+        } else if (rtrim === true && !this.__isCharTrimable(buf, pos)) {
+          return this.__error(
+            new CsvError(
+              "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE",
+              [
+                "Invalid Closing Quote:",
+                "found non trimable byte after quote",
+                `at line ${this.info.lines}`
+              ],
+              this.options,
+              this.__infoField()
+            )
+          );
+        } else {
+          if (lappend === false) {
+            pos += this.__isCharTrimable(buf, pos) - 1;
+          }
+          continue;
+        }
+      }
+      if (end === true) {
+        if (this.state.quoting === true) {
+          const err = this.__error(
+            new CsvError(
+              "CSV_QUOTE_NOT_CLOSED",
+              [
+                "Quote Not Closed:",
+                `the parsing is finished with an opening quote at line ${this.info.lines}`
+              ],
+              this.options,
+              this.__infoField()
+            )
+          );
+          if (err !== void 0) return err;
+        } else {
+          if (this.state.wasQuoting === true || this.state.record.length !== 0 || this.state.field.length !== 0) {
+            this.info.bytes = this.state.bufBytesStart + pos;
+            const errField = this.__onField();
+            if (errField !== void 0) return errField;
+            const errRecord = this.__onRecord(push);
+            if (errRecord !== void 0) return errRecord;
+          } else if (this.state.wasRowDelimiter === true) {
+            this.info.empty_lines++;
+          } else if (this.state.commenting === true) {
+            this.info.comment_lines++;
+          }
+        }
+      } else {
+        this.state.bufBytesStart += pos;
+        this.state.previousBuf = buf.slice(pos);
+      }
+      if (this.state.wasRowDelimiter === true) {
+        this.info.lines++;
+        this.state.wasRowDelimiter = false;
+      }
+    },
+    __onRecord: function(push) {
+      const {
+        columns,
+        group_columns_by_name,
+        encoding,
+        info: info2,
+        from,
+        relax_column_count,
+        relax_column_count_less,
+        relax_column_count_more,
+        raw,
+        skip_records_with_empty_values
+      } = this.options;
+      const { enabled, record } = this.state;
+      if (enabled === false) {
+        return this.__resetRecord();
+      }
+      const recordLength = record.length;
+      if (columns === true) {
+        if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
+          this.__resetRecord();
+          return;
+        }
+        return this.__firstLineToColumns(record);
+      }
+      if (columns === false && this.info.records === 0) {
+        this.state.expectedRecordLength = recordLength;
+      }
+      if (recordLength !== this.state.expectedRecordLength) {
+        const err = columns === false ? new CsvError(
+          "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH",
+          [
+            "Invalid Record Length:",
+            `expect ${this.state.expectedRecordLength},`,
+            `got ${recordLength} on line ${this.info.lines}`
+          ],
+          this.options,
+          this.__infoField(),
+          {
+            record
+          }
+        ) : new CsvError(
+          "CSV_RECORD_INCONSISTENT_COLUMNS",
+          [
+            "Invalid Record Length:",
+            `columns length is ${columns.length},`,
+            // rename columns
+            `got ${recordLength} on line ${this.info.lines}`
+          ],
+          this.options,
+          this.__infoField(),
+          {
+            record
+          }
+        );
+        if (relax_column_count === true || relax_column_count_less === true && recordLength < this.state.expectedRecordLength || relax_column_count_more === true && recordLength > this.state.expectedRecordLength) {
+          this.info.invalid_field_length++;
+          this.state.error = err;
+        } else {
+          const finalErr = this.__error(err);
+          if (finalErr) return finalErr;
+        }
+      }
+      if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
+        this.__resetRecord();
+        return;
+      }
+      if (this.state.recordHasError === true) {
+        this.__resetRecord();
+        this.state.recordHasError = false;
+        return;
+      }
+      this.info.records++;
+      if (from === 1 || this.info.records >= from) {
+        const { objname } = this.options;
+        if (columns !== false) {
+          const obj = {};
+          for (let i = 0, l = record.length; i < l; i++) {
+            if (columns[i] === void 0 || columns[i].disabled) continue;
+            if (group_columns_by_name === true && Object.hasOwn(obj, columns[i].name)) {
+              if (Array.isArray(obj[columns[i].name])) {
+                obj[columns[i].name] = obj[columns[i].name].concat(record[i]);
+              } else {
+                obj[columns[i].name] = [obj[columns[i].name], record[i]];
+              }
+            } else {
+              Object.defineProperty(obj, columns[i].name, {
+                value: record[i],
+                enumerable: true,
+                writable: true,
+                configurable: true
+              });
+            }
+          }
+          if (raw === true || info2 === true) {
+            const extRecord = Object.assign(
+              { record: obj },
+              raw === true ? { raw: this.state.rawBuffer.toString(encoding) } : {},
+              info2 === true ? { info: this.__infoRecord() } : {}
+            );
+            const err = this.__push(
+              objname === void 0 ? extRecord : [obj[objname], extRecord],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          } else {
+            const err = this.__push(
+              objname === void 0 ? obj : [obj[objname], obj],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          }
+        } else {
+          if (raw === true || info2 === true) {
+            const extRecord = Object.assign(
+              { record },
+              raw === true ? { raw: this.state.rawBuffer.toString(encoding) } : {},
+              info2 === true ? { info: this.__infoRecord() } : {}
+            );
+            const err = this.__push(
+              objname === void 0 ? extRecord : [record[objname], extRecord],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          } else {
+            const err = this.__push(
+              objname === void 0 ? record : [record[objname], record],
+              push
+            );
+            if (err) {
+              return err;
+            }
+          }
+        }
+      }
+      this.__resetRecord();
+    },
+    __firstLineToColumns: function(record) {
+      const { firstLineToHeaders } = this.state;
+      try {
+        const headers = firstLineToHeaders === void 0 ? record : firstLineToHeaders.call(null, record);
+        if (!Array.isArray(headers)) {
+          return this.__error(
+            new CsvError(
+              "CSV_INVALID_COLUMN_MAPPING",
+              [
+                "Invalid Column Mapping:",
+                "expect an array from column function,",
+                `got ${JSON.stringify(headers)}`
+              ],
+              this.options,
+              this.__infoField(),
+              {
+                headers
+              }
+            )
+          );
+        }
+        const normalizedHeaders = normalize_columns_array(headers);
+        this.state.expectedRecordLength = normalizedHeaders.length;
+        this.options.columns = normalizedHeaders;
+        this.__resetRecord();
+        return;
+      } catch (err) {
+        return err;
+      }
+    },
+    __resetRecord: function() {
+      if (this.options.raw === true) {
+        this.state.rawBuffer.reset();
+      }
+      this.state.error = void 0;
+      this.state.record = [];
+      this.state.record_length = 0;
+    },
+    __onField: function() {
+      const { cast, encoding, rtrim, max_record_size } = this.options;
+      const { enabled, wasQuoting } = this.state;
+      if (enabled === false) {
+        return this.__resetField();
+      }
+      let field = this.state.field.toString(encoding);
+      if (rtrim === true && wasQuoting === false) {
+        field = field.trimRight();
+      }
+      if (cast === true) {
+        const [err, f] = this.__cast(field);
+        if (err !== void 0) return err;
+        field = f;
+      }
+      this.state.record.push(field);
+      if (max_record_size !== 0 && typeof field === "string") {
+        this.state.record_length += field.length;
+      }
+      this.__resetField();
+    },
+    __resetField: function() {
+      this.state.field.reset();
+      this.state.wasQuoting = false;
+    },
+    __push: function(record, push) {
+      const { on_record } = this.options;
+      if (on_record !== void 0) {
+        const info2 = this.__infoRecord();
+        try {
+          record = on_record.call(null, record, info2);
+        } catch (err) {
+          return err;
+        }
+        if (record === void 0 || record === null) {
+          return;
+        }
+      }
+      this.info.bytes_records += this.info.bytes;
+      push(record);
+    },
+    // Return a tuple with the error and the casted value
+    __cast: function(field) {
+      const { columns, relax_column_count } = this.options;
+      const isColumns = Array.isArray(columns);
+      if (isColumns === true && relax_column_count && this.options.columns.length <= this.state.record.length) {
+        return [void 0, void 0];
+      }
+      if (this.state.castField !== null) {
+        try {
+          const info2 = this.__infoField();
+          return [void 0, this.state.castField.call(null, field, info2)];
+        } catch (err) {
+          return [err];
+        }
+      }
+      if (this.__isFloat(field)) {
+        return [void 0, parseFloat(field)];
+      } else if (this.options.cast_date !== false) {
+        const info2 = this.__infoField();
+        return [void 0, this.options.cast_date.call(null, field, info2)];
+      }
+      return [void 0, field];
+    },
+    __compareBytes: function(sourceBuf, targetBuf, targetPos, firstByte) {
+      if (sourceBuf[0] !== firstByte) return 0;
+      const sourceLength = sourceBuf.length;
+      for (let i = 1; i < sourceLength; i++) {
+        if (sourceBuf[i] !== targetBuf[targetPos + i]) return 0;
+      }
+      return sourceLength;
+    },
+    // Helper to test if a character is trimable
+    __isCharTrimable: function(buf, pos) {
+      const { timchars, timcharFirstBytes } = this.state;
+      const first = buf[pos];
+      if (first === void 0 || timcharFirstBytes[first] === 0) return 0;
+      loop1: for (let i = 0; i < timchars.length; i++) {
+        const timchar = timchars[i];
+        for (let j = 0; j < timchar.length; j++) {
+          if (timchar[j] !== buf[pos + j]) continue loop1;
+        }
+        return timchar.length;
+      }
+      return 0;
+    },
+    __isDelimiter: function(buf, pos, chr) {
+      const { delimiter, ignore_last_delimiters } = this.options;
+      if (ignore_last_delimiters === true && this.state.record.length === this.options.columns.length - 1) {
+        return 0;
+      } else if (ignore_last_delimiters !== false && typeof ignore_last_delimiters === "number" && this.state.record.length === ignore_last_delimiters - 1) {
+        return 0;
+      }
+      loop1: for (let i = 0; i < delimiter.length; i++) {
+        const del = delimiter[i];
+        if (del[0] === chr) {
+          for (let j = 1; j < del.length; j++) {
+            if (del[j] !== buf[pos + j]) continue loop1;
+          }
+          return del.length;
+        }
+      }
+      return 0;
+    },
+    __isEscape: function(buf, pos, chr) {
+      const { escape: escape2 } = this.options;
+      if (escape2 === null) return false;
+      const l = escape2.length;
+      if (escape2[0] === chr) {
+        for (let i = 0; i < l; i++) {
+          if (escape2[i] !== buf[pos + i]) {
+            return false;
+          }
+        }
+        return true;
+      }
+      return false;
+    },
+    __isFloat: function(value2) {
+      return value2 - parseFloat(value2) + 1 >= 0;
+    },
+    // Keep it in case we implement the `cast_int` option
+    // __isInt(value){
+    //   // return Number.isInteger(parseInt(value))
+    //   // return !isNaN( parseInt( obj ) );
+    //   return /^(\-|\+)?[1-9][0-9]*$/.test(value)
+    // }
+    __isQuote: function(buf, pos) {
+      const { quote } = this.options;
+      if (quote === null) return false;
+      const l = quote.length;
+      for (let i = 0; i < l; i++) {
+        if (quote[i] !== buf[pos + i]) {
+          return false;
+        }
+      }
+      return true;
+    },
+    __isRecordDelimiter: function(chr, buf, pos) {
+      const { record_delimiter } = this.options;
+      const recordDelimiterLength = record_delimiter.length;
+      loop1: for (let i = 0; i < recordDelimiterLength; i++) {
+        const rd = record_delimiter[i];
+        const rdLength = rd.length;
+        if (rd[0] !== chr) {
+          continue;
+        }
+        for (let j = 1; j < rdLength; j++) {
+          if (rd[j] !== buf[pos + j]) {
+            continue loop1;
+          }
+        }
+        return rd.length;
+      }
+      return 0;
+    },
+    __autoDiscoverRecordDelimiter: function(buf, pos) {
+      const { encoding } = this.options;
+      const rds = [
+        // Important, the windows line ending must be before mac os 9
+        Buffer.from("\r\n", encoding),
+        Buffer.from("\n", encoding),
+        Buffer.from("\r", encoding)
+      ];
+      loop: for (let i = 0; i < rds.length; i++) {
+        const l = rds[i].length;
+        for (let j = 0; j < l; j++) {
+          if (rds[i][j] !== buf[pos + j]) {
+            continue loop;
+          }
+        }
+        this.options.record_delimiter.push(rds[i]);
+        this.state.recordDelimiterMaxLength = rds[i].length;
+        return rds[i].length;
+      }
+      return 0;
+    },
+    __error: function(msg) {
+      const { encoding, raw, skip_records_with_error } = this.options;
+      const err = typeof msg === "string" ? new Error(msg) : msg;
+      if (skip_records_with_error) {
+        this.state.recordHasError = true;
+        if (this.options.on_skip !== void 0) {
+          try {
+            this.options.on_skip(
+              err,
+              raw ? this.state.rawBuffer.toString(encoding) : void 0
+            );
+          } catch (err2) {
+            return err2;
+          }
+        }
+        return void 0;
+      } else {
+        return err;
+      }
+    },
+    __infoDataSet: function() {
+      return {
+        ...this.info,
+        columns: this.options.columns
+      };
+    },
+    __infoRecord: function() {
+      const { columns, raw, encoding } = this.options;
+      return {
+        ...this.__infoDataSet(),
+        bytes_records: this.info.bytes,
+        error: this.state.error,
+        header: columns === true,
+        index: this.state.record.length,
+        raw: raw ? this.state.rawBuffer.toString(encoding) : void 0
+      };
+    },
+    __infoField: function() {
+      const { columns } = this.options;
+      const isColumns = Array.isArray(columns);
+      const bytes_records = this.info.bytes_records;
+      return {
+        ...this.__infoRecord(),
+        bytes_records,
+        column: isColumns === true ? columns.length > this.state.record.length ? columns[this.state.record.length].name : null : this.state.record.length,
+        quoting: this.state.wasQuoting
+      };
+    }
+  };
+};
+
+// node_modules/csv-parse/lib/sync.js
+var parse = function(data, opts = {}) {
+  if (typeof data === "string") {
+    data = Buffer.from(data);
+  }
+  const records = opts && opts.objname ? /* @__PURE__ */ Object.create(null) : [];
+  const parser = transform(opts);
+  const push = (record) => {
+    if (parser.options.objname === void 0) records.push(record);
+    else {
+      records[record[0]] = record[1];
+    }
+  };
+  const close = () => {
+  };
+  const error = parser.parse(data, true, push, close);
+  if (error !== void 0) throw error;
+  return records;
+};
+
+// src/workload/trace.ts
+var TRACE_FORMATS = ["azure", "mooncake", "burstgpt"];
+var MOONCAKE_BLOCK_TOKENS = 512;
+function fail(name, line, problem) {
+  throw new InputError(`trace ${name}: line ${line}: ${problem}`);
+}
+function tokens(name, line, field, value2) {
+  const n = typeof value2 === "number" ? value2 : Number(String(value2 ?? "").trim());
+  if (String(value2 ?? "").trim() === "" || !Number.isInteger(n) || n < 0)
+    fail(
+      name,
+      line,
+      `${field} = ${JSON.stringify(value2 ?? null)} is not accepted; expected a whole number of tokens \u2265 0`
+    );
+  return n;
+}
+function detectFormat(content) {
+  const first = (content.split("\n", 1)[0] ?? "").trim();
+  if (first.startsWith("{")) return "mooncake";
+  const header2 = first.toLowerCase();
+  if (header2.includes("contexttokens") && header2.includes("generatedtokens")) return "azure";
+  if (header2.includes("request tokens") && header2.includes("response tokens")) return "burstgpt";
+  return void 0;
+}
+var AZURE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/;
+function azureMs(name, line, value2) {
+  const m = AZURE_TIME.exec(value2.trim());
+  const whole = m ? Date.parse(`${m[1]}T${m[2]}Z`) : Number.NaN;
+  if (!m || Number.isNaN(whole))
+    fail(
+      name,
+      line,
+      `TIMESTAMP = ${JSON.stringify(value2)} is not accepted; expected a date-time like 2023-11-16 18:15:46.6805900`
+    );
+  return whole + Number(`0.${m[3] ?? "0"}`) * 1e3;
+}
+function csvRows(content, name) {
+  try {
+    return parse(content, { columns: true, skip_empty_lines: true, trim: true, info: true }).map((r) => ({ record: r.record, line: r.info.lines }));
+  } catch (error) {
+    throw new InputError(`trace ${name}: not readable as CSV: ${error.message}`);
+  }
+}
+function column(record, wanted) {
+  const key = Object.keys(record).find((k) => k.toLowerCase() === wanted.toLowerCase());
+  return key === void 0 ? void 0 : record[key];
+}
+function required(name, line, record, field) {
+  const v = column(record, field);
+  if (v === void 0)
+    fail(name, line, `no ${field} column (the header names ${Object.keys(record).join(", ")})`);
+  return v;
+}
+var CSV_COLUMNS = {
+  azure: { time: "TIMESTAMP", input: "ContextTokens", output: "GeneratedTokens" },
+  burstgpt: { time: "Timestamp", input: "Request tokens", output: "Response tokens" }
+};
+function parseRows(content, name, format) {
+  const out = [];
+  if (format === "mooncake") {
+    content.split("\n").forEach((text, i) => {
+      if (text.trim() === "") return;
+      const line = i + 1;
+      let row;
+      try {
+        row = JSON.parse(text);
+      } catch {
+        fail(name, line, "not a JSON object");
+      }
+      if (typeof row !== "object" || row === null || Array.isArray(row))
+        fail(name, line, "not a JSON object");
+      const at = row.timestamp;
+      if (typeof at !== "number" || !Number.isFinite(at) || at < 0)
+        fail(
+          name,
+          line,
+          `timestamp = ${JSON.stringify(at ?? null)} is not accepted; expected milliseconds \u2265 0`
+        );
+      const ids = row.hash_ids;
+      if (ids !== void 0 && (!Array.isArray(ids) || !ids.every((h) => Number.isInteger(h))))
+        fail(
+          name,
+          line,
+          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of integers`
+        );
+      out.push({
+        atMs: at,
+        inputTokens: tokens(name, line, "input_length", row.input_length),
+        outputTokens: tokens(name, line, "output_length", row.output_length),
+        hashIds: ids
+      });
+    });
+    return out;
+  }
+  const columns = CSV_COLUMNS[format];
+  for (const { record, line } of csvRows(content, name)) {
+    const field = (f) => required(name, line, record, f);
+    const time = field(columns.time);
+    let atMs;
+    if (format === "azure") atMs = azureMs(name, line, time);
+    else {
+      atMs = Number(time) * 1e3;
+      if (time === "" || !Number.isFinite(atMs) || atMs < 0)
+        fail(
+          name,
+          line,
+          `${columns.time} = ${JSON.stringify(time)} is not accepted; expected seconds \u2265 0`
+        );
+    }
+    out.push({
+      atMs,
+      inputTokens: tokens(name, line, columns.input, field(columns.input)),
+      outputTokens: tokens(name, line, columns.output, field(columns.output)),
+      hashIds: void 0
+    });
+  }
+  return out;
+}
+function parseTrace(content, name, format) {
+  const chosen = format === "auto" ? detectFormat(content) : format;
+  if (!chosen)
+    throw new InputError(
+      `trace ${name}: its format is not recognised from its first line; set trace-format to one of ${TRACE_FORMATS.join(", ")}`
+    );
+  const rows = parseRows(content, name, chosen);
+  if (rows.length === 0) throw new InputError(`trace ${name}: no rows`);
+  rows.sort((a, b) => a.atMs - b.atMs);
+  const t0 = rows[0].atMs;
+  return {
+    name,
+    format: chosen,
+    rows: rows.map(({ atMs, ...r }) => ({ ...r, offsetMs: atMs - t0 }))
+  };
+}
+
+// src/config/table-trial.ts
+var TOKENS = {
+  kind: "text",
+  what: "tokens: 512, a range 128..1024, or normal:512,64 (\u2264 1,000,000)"
+};
+var FILE = { kind: "text", what: "a file path" };
+var REQUEST_SETTINGS = [
+  {
+    name: "model",
+    scope: "trial",
+    help: "Model name sent to both arms (or set baseline-model / candidate-model).",
+    accepts: { kind: "text", what: "a model name" }
+  },
+  {
+    name: "api-key",
+    scope: "trial",
+    secret: true,
+    help: "Bearer token for both endpoints (else LLM_PERF_GATE_API_KEY or OPENAI_API_KEY).",
+    accepts: { kind: "text", what: "a token" }
+  },
+  {
+    name: "endpoint",
+    scope: "trial",
+    default: "chat",
+    help: "chat (/chat/completions) or completions (/completions).",
+    accepts: { kind: "choice", choices: ["chat", "completions"] }
+  },
+  {
+    name: "header",
+    scope: "trial",
+    kind: "lines",
+    help: "Extra request headers, one 'Name: value' per line.",
+    accepts: { kind: "text", what: '"Name: value" lines' }
+  },
+  {
+    name: "extra-body",
+    scope: "trial",
+    help: 'Extra JSON body fields for every request, e.g. {"top_k": 1}.',
+    accepts: { kind: "text", what: "a JSON object" }
+  },
+  {
+    name: "no-usage",
+    scope: "trial",
+    kind: "boolean",
+    default: "false",
+    help: "Stop sending stream_options.include_usage (for servers that reject it).",
+    accepts: { kind: "boolean" }
+  },
+  {
+    name: "temperature",
+    scope: "trial",
+    default: "0",
+    help: "Sampling temperature.",
+    accepts: { kind: "number", min: 0, max: 2 }
+  },
+  {
+    name: "arrival",
+    scope: "trial",
+    default: "poisson",
+    help: "The arrival process (the capacity sweep: poisson or constant).",
+    accepts: { kind: "choice", choices: ARRIVAL_KINDS }
+  },
+  // The generator holds about 2,000 req/s on 2 cores (bench/README.md): far beyond that, nothing it measures would mean anything.
+  {
+    name: "rate",
+    scope: "trial",
+    help: "Requests per second (poisson, gamma, constant).",
+    accepts: { kind: "number", above: 0, max: 1e4 }
+  },
+  {
+    name: "burstiness",
+    scope: "trial",
+    default: "1",
+    help: "Gamma shape: 1 = Poisson, < 1 burstier.",
+    accepts: { kind: "number", above: 0 }
+  },
+  {
+    name: "burst-size",
+    scope: "trial",
+    help: "Requests per burst (burst arrivals).",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
+  },
+  {
+    name: "burst-interval",
+    scope: "trial",
+    help: "Time between bursts (burst arrivals).",
+    accepts: { kind: "duration", above: 0, max: 3600 }
+  },
+  {
+    name: "requests",
+    scope: "trial",
+    help: "Requests sent at once (all-at-once).",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
+  },
+  {
+    name: "duration",
+    scope: "trial",
+    default: "30s",
+    help: "Measurement window per trial.",
+    accepts: { kind: "duration", above: 0, max: 86400 }
+  },
+  {
+    name: "warmup",
+    scope: "trial",
+    default: "2s",
+    help: "Warm-up before each trial's window (sent, not recorded).",
+    accepts: { kind: "duration", min: 0, max: 3600 }
+  },
+  {
+    name: "seed",
+    scope: "trial",
+    default: "1",
+    help: "Seed of the schedule and the prompts.",
+    accepts: { kind: "number", integer: true, min: 0, max: 2 ** 32 - 1 }
+  },
+  {
+    name: "input-len",
+    scope: "trial",
+    default: "256",
+    help: "Synthetic prompt tokens.",
+    accepts: TOKENS
+  },
+  {
+    name: "prefix-groups",
+    scope: "trial",
+    default: "0",
+    help: "Shared prompt prefixes: G groups, each prompt one group's prefix then its own input-len tokens (0 = off).",
+    accepts: { kind: "number", integer: true, min: 0, max: 1e5 }
+  },
+  {
+    name: "prefix-len",
+    scope: "trial",
+    default: "512",
+    help: "Tokens of each shared prefix.",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e6 }
+  },
+  {
+    name: "prefix-pick",
+    scope: "trial",
+    default: "uniform",
+    help: "Which prefix group a request picks.",
+    accepts: { kind: "text", what: "uniform, zipf (exponent 1) or zipf:S (0 < S \u2264 10)" }
+  },
+  {
+    name: "tokenizer",
+    scope: "trial",
+    help: "A model's tokenizer.json (or its directory): synthetic prompts of exactly their token lengths.",
+    accepts: FILE
+  },
+  {
+    name: "turns",
+    scope: "trial",
+    default: "1",
+    help: "Multi-turn sessions: the arrivals start sessions of this many turns, each with the whole history.",
+    accepts: { kind: "number", integer: true, min: 1, max: 100 }
+  },
+  {
+    name: "think-time",
+    scope: "trial",
+    default: "0s",
+    help: "A later turn is due this long after the previous answer ended.",
+    accepts: { kind: "duration", min: 0, max: 3600 }
+  },
+  {
+    name: "turn-input-len",
+    scope: "trial",
+    help: "Tokens of each later turn's new user message (default: input-len).",
+    accepts: TOKENS
+  },
+  {
+    name: "trace",
+    scope: "trial",
+    help: "Replay a trace (Azure LLM CSV, Mooncake JSONL, BurstGPT CSV): its arrival times and token lengths.",
+    accepts: FILE
+  },
+  {
+    name: "trace-format",
+    scope: "trial",
+    default: "auto",
+    help: "The trace's format.",
+    accepts: { kind: "choice", choices: ["auto", ...TRACE_FORMATS] }
+  },
+  {
+    name: "time-scale",
+    scope: "trial",
+    default: "1",
+    help: "The trace's times \xD7 this (0.5 = twice as fast).",
+    accepts: { kind: "number", above: 0, max: 1e3 }
+  },
+  {
+    name: "trace-start",
+    scope: "trial",
+    default: "0s",
+    help: "Where in the trace each trial starts.",
+    accepts: { kind: "duration", min: 0, max: 10 ** 9 }
+  },
+  {
+    name: "max-requests",
+    scope: "trial",
+    help: "At most this many trace requests per trial.",
+    accepts: { kind: "number", integer: true, min: 1, max: 2e6 }
+  },
+  {
+    name: "output-len",
+    scope: "trial",
+    default: "128",
+    help: "Requested output tokens (max_tokens); a dataset keeps its own unless set.",
+    accepts: TOKENS
+  },
+  {
+    name: "max-tokens",
+    scope: "trial",
+    help: "Cap on every request's max_tokens.",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e6 }
+  },
+  {
+    name: "ignore-eos",
+    scope: "trial",
+    kind: "boolean",
+    default: "false",
+    help: "Send ignore_eos: a fixed output length (fewer tokens = the 'short' outcome).",
+    accepts: { kind: "boolean" }
+  },
+  {
+    name: "dataset",
+    scope: "trial",
+    help: "Prompt file: JSONL of {messages, max_tokens?} or ShareGPT JSON.",
+    accepts: FILE
+  },
+  {
+    name: "max-concurrency",
+    scope: "trial",
+    help: "Cap on requests in flight (closed loop; the wait counts as latency).",
+    accepts: { kind: "number", integer: true, min: 1 }
+  },
+  {
+    name: "slo",
+    scope: "trial",
+    help: "Goodput SLOs in ms, vLLM's syntax.",
+    accepts: { kind: "text", what: '"ttft:800 tpot:50 e2el:2000" (ms)' }
+  },
+  {
+    name: "timeout",
+    scope: "trial",
+    default: "60s",
+    help: "Per-request timeout from the scheduled send time; later = censored.",
+    accepts: { kind: "duration", above: 0, max: 86400 }
+  }
+];
+var CHECK_SETTINGS = [
+  {
+    name: "max-skew-effect",
+    scope: "trial",
+    help: "Self-check: the largest shift the client's own late sends may cause in TTFT or E2EL at the gated percentile (default: a quarter of max-ttft-regression in the gate, 2.5% for measure).",
+    accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "max-late-sends",
+    scope: "trial",
+    default: "1%",
+    help: "Self-check: the largest share of sends later than a tenth of the mean gap (at least 1 ms): beyond it the offered load changed.",
+    accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "max-unsent",
+    scope: "trial",
+    default: "0",
+    help: "Self-check: requests never sent in time.",
+    accepts: { kind: "number", integer: true, min: 0 }
+  },
+  {
+    name: "max-event-loop-delay-ms",
+    scope: "trial",
+    default: "20",
+    help: "Self-check: p99 event-loop delay limit, ms.",
+    accepts: { kind: "number", min: 0 }
+  },
+  {
+    name: "max-client-cpu",
+    scope: "trial",
+    default: "0.95",
+    help: "Self-check: client CPU as a share of one core.",
+    accepts: { kind: "number", min: 0 }
+  },
+  {
+    name: "max-send-skew-ms",
+    scope: "trial",
+    help: "Self-check, off unless set: an absolute limit on the p99 send skew, ms.",
+    accepts: { kind: "number", min: 0 }
+  },
+  {
+    name: "max-gc-share",
+    scope: "trial",
+    help: "Self-check, off unless set: GC pauses as a share of the window.",
+    accepts: { kind: "number", min: 0, max: 1 }
+  },
+  {
+    name: "max-error-rate",
+    scope: "trial",
+    default: "1%",
+    help: "The largest failure rate of the baseline (gate) or the endpoint (measure) before it is broken; also either arm's quota-refusal limit.",
+    accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "reliability-exclude",
+    scope: "trial",
+    default: "rate_limited_quota",
+    help: "Outcome classes that are not the server's failures: left out of the failure rates, reported.",
+    accepts: { kind: "list", choices: [...OUTCOMES.filter((o) => o !== "ok"), "none"] }
+  },
+  {
+    name: "metrics-url",
+    scope: "trial",
+    help: "The server's Prometheus metrics (measure; default the base URL's origin + /metrics); in the gate only none (scrape neither).",
+    accepts: { kind: "text", what: "an http(s) URL, or none" }
+  },
+  {
+    name: "metrics-interval",
+    scope: "trial",
+    default: "1s",
+    help: "How often the servers' metrics are scraped during a trial (also before and after it).",
+    accepts: { kind: "duration", min: 0.1, max: 60 }
+  },
+  {
+    name: "metrics-runtime",
+    scope: "trial",
+    default: "auto",
+    help: "Whose metric names the servers use (auto: from the names).",
+    accepts: { kind: "choice", choices: ["auto", ...RUNTIMES] }
+  }
+];
+
+// src/config/settings.ts
+var SETTINGS = [
+  ...REQUEST_SETTINGS,
+  ...CHECK_SETTINGS,
+  ...SWEEP_SETTINGS,
+  ...GATE_SETTINGS,
+  ...OTHER_SETTINGS
+];
+var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
+function setting(name) {
+  return BY_NAME.get(name);
+}
+function settingsIn(...scopes) {
+  return SETTINGS.filter((s) => scopes.some((scope) => scope === s.scope));
+}
+var ACTION_SETTINGS = SETTINGS.filter((s) => SCOPES[s.scope].action);
+var ACTION_INPUTS = ACTION_SETTINGS.map((s) => s.name);
+function commandSettings(command) {
+  return SETTINGS.filter((s) => SCOPES[s.scope].commands.includes(command));
+}
+function given(raw, name) {
+  const v = raw[name];
+  const s = Array.isArray(v) ? v.at(-1) : v;
+  return s === void 0 || s.trim() === "" ? void 0 : s.trim();
+}
+function value(raw, name) {
+  return given(raw, name) ?? setting(name)?.default;
+}
+function defaulted(raw, name) {
+  const v = value(raw, name);
+  if (v === void 0) throw new Error(`internal error: ${name} has no default`);
+  return v;
+}
+function refuseGiven(raw, names, why) {
+  for (const name of names) {
+    const v = given(raw, name);
+    if (v !== void 0) throw new InputError(why(name, v));
+  }
+}
+function lines(raw, name) {
+  const v = raw[name];
+  return v === void 0 ? [] : Array.isArray(v) ? v : [v];
+}
+function acceptsOf(name) {
+  const s = setting(name);
+  if (!s) throw new Error(`internal error: no setting ${name}`);
+  return s.accepts;
+}
+function typed(name, v, kind, check) {
+  if (!check(v)) throw new Error(`internal error: ${name} is not a ${kind} setting`);
+  return v;
+}
+var isNumber = (v) => typeof v === "number";
+var isBoolean = (v) => typeof v === "boolean";
+var isString = (v) => typeof v === "string";
+function readNumber(raw, name) {
+  return typed(
+    name,
+    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
+    "number",
+    isNumber
+  );
+}
+function optionalNumber(raw, name) {
+  const v = given(raw, name);
+  return v === void 0 ? void 0 : typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
+}
+function requiredNumber(raw, name, what) {
+  const v = given(raw, name);
+  if (v === void 0) throw new InputError(`${name} is required: ${what}`);
+  return typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
+}
+function requiredText(raw, name, what) {
+  const v = given(raw, name);
+  if (v === void 0) throw new InputError(`${name} is required: ${what}`);
+  return v;
+}
+function readBoolean(raw, name) {
+  return typed(
+    name,
+    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
+    "boolean",
+    isBoolean
+  );
+}
+function readChoice(raw, name, choices) {
+  const v = typed(
+    name,
+    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
+    "text",
+    isString
+  );
+  const found = choices.find((c) => c === v);
+  if (found === void 0) throw new Error(`internal error: ${name} = ${v} is not in its choices`);
+  return found;
+}
+function readList(raw, name, choices) {
+  const v = typed(
+    name,
+    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
+    "text",
+    isString
+  );
+  return v.split(",").filter(Boolean).map((x) => {
+    const found = choices.find((c) => c === x);
+    if (found === void 0)
+      throw new Error(`internal error: ${name} = ${x} is not in its choices`);
+    return found;
+  });
+}
+
+// src/config/checks.ts
+var MEASURE_CHECKS = { percentile: "p95", maxSkewEffect: 0.025 };
+function parseLimits(raw, checks) {
+  const skewEffect2 = given(raw, "max-skew-effect");
+  return {
+    percentile: checks.percentile,
+    maxSkewEffect: skewEffect2 === void 0 ? checks.maxSkewEffect : parseFraction("max-skew-effect", skewEffect2),
+    maxLateSends: readNumber(raw, "max-late-sends"),
+    maxUnsent: readNumber(raw, "max-unsent"),
+    maxEventLoopDelayP99Ms: readNumber(raw, "max-event-loop-delay-ms"),
+    maxClientCpu: readNumber(raw, "max-client-cpu"),
+    maxSendSkewP99Ms: optionalNumber(raw, "max-send-skew-ms"),
+    maxGcShare: optionalNumber(raw, "max-gc-share")
+  };
+}
+function parseOutcomeList(raw) {
+  const classes2 = OUTCOMES.filter((o) => o !== "ok");
+  const listed = readList(raw, "reliability-exclude", [...classes2, "none"]);
+  return listed.filter((o) => o !== "none");
+}
+function parseFailureLimit(raw) {
+  return {
+    maxErrorRate: readNumber(raw, "max-error-rate"),
+    exclude: parseOutcomeList(raw)
+  };
+}
+
+// src/config/decision.ts
+function parsePercentile(raw) {
+  const written = readChoice(raw, "percentile", ["p50", "p90", "p95", "p99", "p99.9"]);
+  return written === "p99.9" ? "p999" : written;
+}
+function parseDecision(raw) {
+  const tpot = optionalNumber(raw, "max-tpot-regression");
+  const e2el = optionalNumber(raw, "max-e2el-regression");
+  return {
+    percentile: parsePercentile(raw),
+    tolerances: {
+      goodput: readNumber(raw, "max-goodput-drop"),
+      ttft: readNumber(raw, "max-ttft-regression"),
+      itl: readNumber(raw, "max-itl-regression"),
+      ...tpot === void 0 ? {} : { tpot },
+      ...e2el === void 0 ? {} : { e2el }
+    },
+    rule: readChoice(raw, "decision-rule", DECISION_RULES),
+    confidence: readNumber(raw, "confidence"),
+    maxErrorRate: readNumber(raw, "max-error-rate"),
+    maxTrialCv: readNumber(raw, "max-trial-cv"),
+    minOkRequests: readNumber(raw, "min-ok-requests"),
+    reliability: {
+      maxFailureIncrease: readNumber(raw, "max-failure-increase"),
+      exclude: parseOutcomeList(raw)
+    }
+  };
 }
 
 // src/quality/suite.ts
@@ -58926,2804 +61824,6 @@ function lifecycleFor(settings, targets, log) {
   return new ServerLifecycle({ ...settings, targets, log });
 }
 
-// src/config/setting.ts
-var SCOPES = {
-  /** The `measure` and `sweep` endpoint (the gate has baseline-url and candidate-url). */
-  endpoint: { commands: ["measure", "sweep"], action: false },
-  /** How one measurement is made. */
-  trial: { commands: ["measure", "sweep", "gate"], action: true },
-  /** How a rate sweep runs (and re-runs): `sweep`, and the gate's capacity phase and re-runs. */
-  sweep: { commands: ["sweep", "gate"], action: true },
-  gate: { commands: ["gate"], action: true },
-  action: { commands: [], action: true },
-  lanes: { commands: ["burst", "lanes-report"], action: true },
-  "lanes-cli": { commands: ["burst", "lanes-report"], action: false },
-  "report-file": { commands: ["measure", "sweep", "lanes-report"], action: false },
-  progress: { commands: ["measure"], action: false },
-  mock: { commands: ["mock"], action: false }
-};
-
-// src/config/table-gate.ts
-var URL_TEXT = { kind: "text", what: "an http(s) URL ending in /v1" };
-var COMMAND = { kind: "text", what: "a shell command" };
-var TOLERANCE = { kind: "fraction", max: 10 };
-var GATE_SETTINGS = [
-  {
-    name: "config",
-    scope: "gate",
-    help: "A YAML or JSON file with any of these settings (kebab-case keys, no secrets); inputs and flags override it.",
-    accepts: { kind: "text", what: "a file path" }
-  },
-  {
-    name: "baseline-url",
-    scope: "gate",
-    help: "The baseline's OpenAI base URL (required).",
-    accepts: URL_TEXT
-  },
-  {
-    name: "candidate-url",
-    scope: "gate",
-    help: "The candidate's OpenAI base URL (required).",
-    accepts: URL_TEXT
-  },
-  {
-    name: "baseline-model",
-    scope: "gate",
-    help: "Model name for the baseline, when it differs.",
-    accepts: { kind: "text", what: "a model name" }
-  },
-  {
-    name: "candidate-model",
-    scope: "gate",
-    help: "Model name for the candidate, when it differs.",
-    accepts: { kind: "text", what: "a model name" }
-  },
-  {
-    name: "baseline-api-key",
-    scope: "gate",
-    secret: true,
-    help: "Bearer token for the baseline only.",
-    accepts: { kind: "text", what: "a token" }
-  },
-  {
-    name: "candidate-api-key",
-    scope: "gate",
-    secret: true,
-    help: "Bearer token for the candidate only.",
-    accepts: { kind: "text", what: "a token" }
-  },
-  {
-    name: "baseline-metrics-url",
-    scope: "gate",
-    help: "The baseline server's Prometheus metrics (default its origin + /metrics).",
-    accepts: { kind: "text", what: "an http(s) URL, or none" }
-  },
-  {
-    name: "candidate-metrics-url",
-    scope: "gate",
-    help: "The candidate server's Prometheus metrics (default its origin + /metrics).",
-    accepts: { kind: "text", what: "an http(s) URL, or none" }
-  },
-  {
-    name: "trials",
-    scope: "gate",
-    default: "3",
-    help: "Trial pairs (a baseline and a candidate trial each) before the first look.",
-    accepts: { kind: "number", integer: true, min: 1, max: 100 }
-  },
-  {
-    name: "max-trials",
-    scope: "gate",
-    help: "Add pairs while a metric is inconclusive, up to this many (default: = trials).",
-    accepts: { kind: "number", integer: true, min: 1, max: 100 }
-  },
-  {
-    name: "order",
-    scope: "gate",
-    default: "abba",
-    help: "Order within pairs: abba (AB, BA, \u2026), abab, or random (seeded).",
-    accepts: { kind: "choice", choices: ["abba", "abab", "random"] }
-  },
-  {
-    name: "cooldown",
-    scope: "gate",
-    default: "0",
-    help: "Pause between trials.",
-    accepts: { kind: "duration", min: 0 }
-  },
-  {
-    name: "idle-timeout",
-    scope: "gate",
-    default: "60s",
-    help: "How long the idle check before a trial waits for a busy server before starting anyway (the trial is marked).",
-    accepts: { kind: "duration", min: 0 }
-  },
-  {
-    name: "percentile",
-    scope: "gate",
-    default: "p95",
-    help: "The gated latency percentile.",
-    accepts: { kind: "choice", choices: ["p50", "p90", "p95", "p99", "p99.9"] }
-  },
-  {
-    name: "max-goodput-drop",
-    scope: "gate",
-    default: "5%",
-    help: "Tolerated goodput drop.",
-    accepts: { kind: "fraction", max: 0.99 }
-  },
-  {
-    name: "max-ttft-regression",
-    scope: "gate",
-    default: "10%",
-    help: "Tolerated TTFT increase at the percentile.",
-    accepts: TOLERANCE
-  },
-  {
-    name: "max-itl-regression",
-    scope: "gate",
-    default: "10%",
-    help: "Tolerated ITL increase at the percentile.",
-    accepts: TOLERANCE
-  },
-  {
-    name: "max-tpot-regression",
-    scope: "gate",
-    help: "Gate TPOT at the percentile too, with this tolerance.",
-    accepts: TOLERANCE
-  },
-  {
-    name: "max-e2el-regression",
-    scope: "gate",
-    help: "Gate E2EL at the percentile too, with this tolerance.",
-    accepts: TOLERANCE
-  },
-  {
-    name: "max-failure-increase",
-    scope: "gate",
-    default: "0.5%",
-    help: "Tolerated increase of the candidate's failure rate, in percentage points (0.5% = half a point).",
-    accepts: { kind: "fraction", max: 1 }
-  },
-  {
-    name: "decision-rule",
-    scope: "gate",
-    default: "significant-and-material",
-    help: "significant-and-material (beyond the tolerance and significantly worse) or confirm (the whole interval beyond it).",
-    accepts: { kind: "choice", choices: ["significant-and-material", "confirm"] }
-  },
-  {
-    name: "confidence",
-    scope: "gate",
-    default: "0.95",
-    help: "One-sided confidence of the whole run.",
-    accepts: { kind: "number", above: 0.5, max: 0.999 }
-  },
-  {
-    name: "max-trial-cv",
-    scope: "gate",
-    default: "10%",
-    help: "Per-arm trial-to-trial coefficient of variation above which a metric is flagged noisy.",
-    accepts: { kind: "fraction", max: 10 }
-  },
-  {
-    name: "min-ok-requests",
-    scope: "gate",
-    default: "10",
-    help: "Fewest ok requests a trial needs.",
-    accepts: { kind: "number", integer: true, min: 1 }
-  },
-  {
-    name: "fail-on",
-    scope: "gate",
-    default: "fail,error",
-    help: "Verdicts that fail the step (the CLI: exit code 1).",
-    accepts: { kind: "list", choices: ["pass", "inconclusive", "fail", "error", "cancelled"] }
-  },
-  {
-    name: "comment",
-    scope: "gate",
-    default: "always",
-    help: "always, on-regression (create only when not pass; keep an existing one current) or never.",
-    accepts: { kind: "choice", choices: ["always", "on-regression", "never"] }
-  },
-  {
-    name: "comment-key",
-    scope: "gate",
-    default: "default",
-    help: "Identifies the sticky comment, for several gates on one PR.",
-    accepts: { kind: "text", what: "1\u201364 letters, digits, dots, dashes or underscores" }
-  },
-  {
-    name: "job-summary",
-    scope: "gate",
-    kind: "boolean",
-    default: "true",
-    help: "Write the report to the job summary.",
-    accepts: { kind: "boolean" }
-  },
-  {
-    name: "results-path",
-    scope: "gate",
-    default: "llm-perf-gate-results.json",
-    help: "Where the results JSON is written (run, measure) or read (report).",
-    accepts: { kind: "text", what: "a file path" }
-  },
-  {
-    name: "baseline-start",
-    scope: "gate",
-    help: "Shell command that starts the baseline server and keeps running; the gate waits until it serves, and stops it.",
-    accepts: COMMAND
-  },
-  {
-    name: "candidate-start",
-    scope: "gate",
-    help: "Shell command that starts the candidate server and keeps running.",
-    accepts: COMMAND
-  },
-  {
-    name: "baseline-stop",
-    scope: "gate",
-    help: "Shell command that stops the baseline (then SIGTERM, SIGKILL to its process group).",
-    accepts: COMMAND
-  },
-  {
-    name: "candidate-stop",
-    scope: "gate",
-    help: "Shell command that stops the candidate.",
-    accepts: COMMAND
-  },
-  {
-    name: "restart",
-    scope: "gate",
-    default: "never",
-    help: "never (start each once) or per-trial (start before each of its trials, stop after: one shared GPU).",
-    accepts: { kind: "choice", choices: ["never", "per-trial"] }
-  },
-  {
-    name: "ready-timeout",
-    scope: "gate",
-    default: "10m",
-    help: "How long a started server may take to list the model and answer a real completion.",
-    accepts: { kind: "duration", above: 0 }
-  },
-  {
-    name: "server-log-dir",
-    scope: "gate",
-    default: "llm-perf-gate-logs",
-    help: "Where the started servers' output goes, one file per variant and start.",
-    accepts: { kind: "text", what: "a directory" }
-  },
-  {
-    name: "capacity",
-    scope: "gate",
-    kind: "boolean",
-    default: "false",
-    help: "Find each variant's capacity first (the highest rate meeting the slo), gate its change, then run the pairs at the baseline's capacity.",
-    accepts: { kind: "boolean" }
-  },
-  {
-    name: "max-capacity-drop",
-    scope: "gate",
-    default: "5%",
-    help: "Capacity drop (beyond the sweep's resolution) that fails the gate.",
-    accepts: { kind: "fraction", max: 0.99 }
-  },
-  {
-    name: "gate-rate-fraction",
-    scope: "gate",
-    default: "1",
-    help: "The paired trials run at this fraction of the baseline's capacity.",
-    accepts: { kind: "number", above: 0, max: 2 }
-  },
-  {
-    name: "quality-suite",
-    scope: "gate",
-    default: "builtin",
-    help: "Deterministic structured-output checks on both variants: builtin, none, or a YAML/JSONL suite file.",
-    accepts: { kind: "text", what: "builtin, none or a file path" }
-  },
-  {
-    name: "quality-vllm-sampling",
-    scope: "gate",
-    kind: "boolean",
-    default: "false",
-    help: "Also send vLLM's sampling extras (top_k -1, min_p 0, repetition_penalty 1) with the quality cases.",
-    accepts: { kind: "boolean" }
-  },
-  {
-    name: "quality-confirm-reruns",
-    scope: "gate",
-    default: "2",
-    help: "Re-runs of a case newly failing a contract check; failing in most runs confirms it.",
-    accepts: { kind: "number", integer: true, min: 0, max: 10 }
-  },
-  {
-    name: "quality-alpha",
-    scope: "gate",
-    default: "0.05",
-    help: "Significance level of the per-check McNemar test.",
-    accepts: { kind: "number", above: 0, max: 0.5 }
-  },
-  {
-    name: "quality-min-effect",
-    scope: "gate",
-    default: "2%",
-    help: "Net share of cases newly failing a quality check, with a significant test, that fails the gate.",
-    accepts: { kind: "fraction", max: 1 }
-  },
-  {
-    name: "quality-large-effect",
-    scope: "gate",
-    default: "10%",
-    help: "Net share of cases newly failing a quality check that fails the gate whatever the test says.",
-    accepts: { kind: "fraction", max: 1 }
-  }
-];
-var SWEEP_SETTINGS = [
-  {
-    name: "max-reruns",
-    scope: "sweep",
-    default: "2",
-    help: "Times a pair (or a sweep point) is run again when one of its trials fails its self-checks.",
-    accepts: { kind: "number", integer: true, min: 0, max: 10 }
-  },
-  {
-    name: "sync-requests",
-    scope: "sweep",
-    default: "16",
-    help: "Capacity sweep: requests sent one at a time (the unloaded latency).",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e4 }
-  },
-  {
-    name: "offline-requests",
-    scope: "sweep",
-    default: "256",
-    help: "Capacity sweep: requests sent all at once (the most the server can do).",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
-  },
-  {
-    name: "sweep-points",
-    scope: "sweep",
-    default: "8",
-    help: "Capacity sweep: rates between the synchronous and the offline rate before the knee is bisected.",
-    accepts: { kind: "number", integer: true, min: 1, max: 50 }
-  },
-  {
-    name: "capacity-resolution",
-    scope: "sweep",
-    default: "2%",
-    help: "Capacity sweep: bisection stops once the bracket is this narrow, relative.",
-    accepts: { kind: "fraction", max: 0.5 }
-  },
-  {
-    name: "min-attainment",
-    scope: "sweep",
-    default: "0.99",
-    help: "Capacity sweep: share of a point's requests that must meet the slo for its rate to pass.",
-    accepts: { kind: "fraction", max: 1 }
-  },
-  {
-    name: "max-duration",
-    scope: "sweep",
-    help: "A time budget for the sweep (and the capacity gate); then it stops with what it measured.",
-    accepts: { kind: "duration", above: 0, max: 7 * 86400 }
-  }
-];
-
-// src/config/table-other.ts
-var OTHER_SETTINGS = [
-  {
-    name: "url",
-    scope: "endpoint",
-    help: "The endpoint's OpenAI base URL (required).",
-    accepts: { kind: "text", what: "an http(s) URL ending in /v1" }
-  },
-  {
-    name: "mode",
-    scope: "action",
-    default: "run",
-    help: "run (measure and report), measure (the results file only: unprivileged fork jobs), report (read results-path and post: a privileged workflow_run job), or burst (one burst on the lanes of the lanes file).",
-    accepts: { kind: "choice", choices: ["run", "measure", "report", "burst"] }
-  },
-  {
-    name: "github-token",
-    scope: "action",
-    secret: true,
-    help: "Token for the PR comment (and a lanes history branch or issue).",
-    accepts: { kind: "text", what: "a token" }
-  },
-  {
-    name: "lanes",
-    scope: "lanes",
-    help: "The lanes file (YAML, schemas/lanes.schema.json): lanes, task, floor, burst, windows, retry, rule.",
-    accepts: { kind: "text", what: "a file path" }
-  },
-  {
-    name: "lanes-history",
-    scope: "lanes",
-    aliases: ["history"],
-    default: "llm-perf-gate-lanes.jsonl",
-    help: "The lanes history (JSONL, one row per request): a burst appends to it, lanes-report reads it.",
-    accepts: { kind: "text", what: "a file path" }
-  },
-  {
-    name: "lanes-history-branch",
-    scope: "action",
-    help: "mode burst: keep the history on this branch (one commit per run; needs contents: write); empty: in the workspace.",
-    accepts: { kind: "text", what: "a branch name" }
-  },
-  {
-    name: "lanes-issue",
-    scope: "action",
-    kind: "boolean",
-    default: "false",
-    help: "mode burst: open (or update) one issue when a lane's graduation trigger fires (needs issues: write).",
-    accepts: { kind: "boolean" }
-  },
-  {
-    name: "csv",
-    scope: "lanes-cli",
-    help: "Also write the whole history as CSV here.",
-    accepts: { kind: "text", what: "a file path" }
-  },
-  {
-    name: "out",
-    scope: "report-file",
-    help: "Write the JSON report here.",
-    accepts: { kind: "text", what: "a file path" }
-  },
-  {
-    name: "quiet",
-    scope: "progress",
-    kind: "boolean",
-    default: "false",
-    help: "No progress lines on stderr.",
-    accepts: { kind: "boolean" }
-  },
-  {
-    name: "port",
-    scope: "mock",
-    default: "8000",
-    help: "Port to listen on (0: any free port).",
-    accepts: { kind: "number", integer: true, min: 0, max: 65535 }
-  },
-  {
-    name: "host",
-    scope: "mock",
-    default: "127.0.0.1",
-    help: "Address to listen on.",
-    accepts: { kind: "text", what: "a host name or address" }
-  },
-  {
-    name: "profile",
-    scope: "mock",
-    help: "A JSON profile of the mock's knobs (docs/mock.md).",
-    accepts: { kind: "text", what: "a file path" }
-  },
-  {
-    name: "set",
-    scope: "mock",
-    kind: "lines",
-    help: "One knob, key=value (repeatable), over the profile.",
-    accepts: { kind: "text", what: "key=value" }
-  },
-  {
-    name: "stop-when-stdin-closes",
-    scope: "mock",
-    kind: "boolean",
-    default: "false",
-    help: "Stop when standard input closes (started by another process).",
-    accepts: { kind: "boolean" }
-  }
-];
-
-// src/workload/arrivals.ts
-var ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"];
-function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
-  const out = [];
-  const push = (t) => {
-    if (t >= fromMs && t < toMs) out.push(t);
-  };
-  switch (spec.kind) {
-    case "trace":
-      throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
-    case "all-at-once":
-      for (let i = 0; i < spec.count; i++) out.push(fromMs);
-      return out;
-    case "constant": {
-      const gapMs = 1e3 / spec.ratePerS;
-      for (let i = 0; i * gapMs < toMs; i++) push(i * gapMs);
-      return out;
-    }
-    case "burst": {
-      const gapMs = spec.burstIntervalS * 1e3;
-      for (let i = 0; i * gapMs < toMs; i++) {
-        for (let j = 0; j < spec.burstSize; j++) push(i * gapMs);
-      }
-      return out;
-    }
-    case "poisson":
-    case "gamma": {
-      const spanMs = toMs - fromMs;
-      const n = Math.round(spec.ratePerS * spanMs / 1e3);
-      const shape = spec.kind === "gamma" ? spec.burstiness : 1;
-      const gaps = Array.from(
-        { length: n + 1 },
-        () => shape === 1 ? rng.exponential(1) : rng.gamma(shape, 1 / shape)
-      );
-      const total = gaps.reduce((a, b) => a + b, 0);
-      let sum2 = 0;
-      for (let i = 0; i < n; i++) {
-        sum2 += gaps[i];
-        out.push(fromMs + spanMs * sum2 / total);
-      }
-      return out;
-    }
-  }
-}
-function describeArrivals(spec) {
-  switch (spec.kind) {
-    case "poisson":
-      return `poisson ${spec.ratePerS} req/s`;
-    case "gamma":
-      return `gamma ${spec.ratePerS} req/s, burstiness ${spec.burstiness}`;
-    case "constant":
-      return `constant ${spec.ratePerS} req/s`;
-    case "burst":
-      return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
-    case "all-at-once":
-      return `${spec.count} requests at once`;
-    case "trace": {
-      const from = spec.startS > 0 ? ` from ${spec.startS} s` : "";
-      const cap = spec.maxRequests === void 0 ? "" : `, at most ${spec.maxRequests} requests`;
-      return `trace ${spec.name}${from}, time \xD7 ${spec.timeScale}${cap} (\u2248 ${Number(spec.ratePerS.toPrecision(3))} req/s)`;
-    }
-  }
-}
-
-// node_modules/csv-parse/lib/api/CsvError.js
-var CsvError = class _CsvError extends Error {
-  constructor(code, message, options, ...contexts) {
-    if (Array.isArray(message)) message = message.join(" ").trim();
-    super(message);
-    if (Error.captureStackTrace !== void 0) {
-      Error.captureStackTrace(this, _CsvError);
-    }
-    this.code = code;
-    for (const context2 of contexts) {
-      for (const key in context2) {
-        const value2 = context2[key];
-        this[key] = Buffer.isBuffer(value2) ? value2.toString(options.encoding) : value2 == null ? value2 : JSON.parse(JSON.stringify(value2));
-      }
-    }
-  }
-};
-
-// node_modules/csv-parse/lib/utils/is_object.js
-var is_object = function(obj) {
-  return typeof obj === "object" && obj !== null && !Array.isArray(obj);
-};
-
-// node_modules/csv-parse/lib/api/normalize_columns_array.js
-var normalize_columns_array = function(columns) {
-  const normalizedColumns = [];
-  for (let i = 0, l = columns.length; i < l; i++) {
-    const column2 = columns[i];
-    if (column2 === void 0 || column2 === null || column2 === false) {
-      normalizedColumns[i] = { disabled: true };
-    } else if (typeof column2 === "string" || typeof column2 === "number") {
-      normalizedColumns[i] = { name: `${column2}` };
-    } else if (is_object(column2)) {
-      if (typeof column2.name !== "string") {
-        throw new CsvError("CSV_OPTION_COLUMNS_MISSING_NAME", [
-          "Option columns missing name:",
-          `property "name" is required at position ${i}`,
-          "when column is an object literal"
-        ]);
-      }
-      normalizedColumns[i] = column2;
-    } else {
-      throw new CsvError("CSV_INVALID_COLUMN_DEFINITION", [
-        "Invalid column definition:",
-        "expect a string or a literal object,",
-        `got ${JSON.stringify(column2)} at position ${i}`
-      ]);
-    }
-  }
-  return normalizedColumns;
-};
-
-// node_modules/csv-parse/lib/utils/ResizeableBuffer.js
-var ResizeableBuffer = class {
-  constructor(size = 100) {
-    this.size = size;
-    this.length = 0;
-    this.buf = Buffer.allocUnsafe(size);
-  }
-  prepend(val) {
-    if (Buffer.isBuffer(val)) {
-      const length = this.length + val.length;
-      if (length >= this.size) {
-        this.resize();
-        if (length >= this.size) {
-          throw Error("INVALID_BUFFER_STATE");
-        }
-      }
-      const buf = this.buf;
-      this.buf = Buffer.allocUnsafe(this.size);
-      val.copy(this.buf, 0);
-      buf.copy(this.buf, val.length);
-      this.length += val.length;
-    } else {
-      const length = this.length++;
-      if (length === this.size) {
-        this.resize();
-      }
-      const buf = this.clone();
-      this.buf[0] = val;
-      buf.copy(this.buf, 1, 0, length);
-    }
-  }
-  append(val) {
-    const length = this.length++;
-    if (length === this.size) {
-      this.resize();
-    }
-    this.buf[length] = val;
-  }
-  clone() {
-    return Buffer.from(this.buf.slice(0, this.length));
-  }
-  resize() {
-    const length = this.length;
-    this.size = this.size * 2;
-    const buf = Buffer.allocUnsafe(this.size);
-    this.buf.copy(buf, 0, 0, length);
-    this.buf = buf;
-  }
-  toString(encoding) {
-    if (encoding) {
-      return this.buf.toString(encoding, 0, this.length);
-    } else {
-      return Uint8Array.prototype.slice.call(this.buf.slice(0, this.length));
-    }
-  }
-  toJSON() {
-    return this.toString("utf8");
-  }
-  reset() {
-    this.length = 0;
-  }
-};
-var ResizeableBuffer_default = ResizeableBuffer;
-
-// node_modules/csv-parse/lib/api/init_state.js
-var init_state = function(options) {
-  const timchars = [
-    // Basic Latin
-    32,
-    // [Space](https://www.fileformat.info/info/unicode/char/0020/index.htm)
-    9,
-    // [CHARACTER TABULATION (HT)](https://www.fileformat.info/info/unicode/char/0009/index.htm)
-    10,
-    // [LINE FEED (LF)](https://www.fileformat.info/info/unicode/char/000a/index.htm)
-    13,
-    // [CARRIAGE RETURN (CR)](https://www.fileformat.info/info/unicode/char/000d/index.htm)
-    12,
-    // [FORM FEED (FF)](https://www.fileformat.info/info/unicode/char/000c/index.htm)
-    11,
-    // [LINE TABULATION (VT)](https://www.fileformat.info/info/unicode/char/000b/index.htm)
-    // Latin-1 Supplement
-    160,
-    // [NO-BREAK SPACE (NBSP)](https://www.fileformat.info/info/unicode/char/00a0/index.htm)
-    // Ogham
-    5760,
-    // [OGHAM SPACE MARK](https://www.fileformat.info/info/unicode/char/1680/index.htm)
-    // General Punctuation
-    8192,
-    // [EN QUAD](https://www.fileformat.info/info/unicode/char/2000/index.htm)
-    8193,
-    // [EM QUAD](https://www.fileformat.info/info/unicode/char/2001/index.htm)
-    8194,
-    // [EN SPACE](https://www.fileformat.info/info/unicode/char/2002/index.htm)
-    8195,
-    // [EM SPACE](https://www.fileformat.info/info/unicode/char/2003/index.htm)
-    8196,
-    // [THREE-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2004/index.htm)
-    8197,
-    // [FOUR-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2005/index.htm)
-    8198,
-    // [SIX-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2006/index.htm)
-    8199,
-    // [FIGURE SPACE](https://www.fileformat.info/info/unicode/char/2007/index.htm)
-    8200,
-    // [PUNCTUATION SPACE](https://www.fileformat.info/info/unicode/char/2008/index.htm)
-    8201,
-    // [THIN SPACE](https://www.fileformat.info/info/unicode/char/2009/index.htm)
-    8202,
-    // [HAIR SPACE](https://www.fileformat.info/info/unicode/char/200a/index.htm)
-    8232,
-    // [LINE SEPARATOR](https://www.fileformat.info/info/unicode/char/2028/index.htm)
-    8233,
-    // [PARAGRAPH SEPARATOR](https://www.fileformat.info/info/unicode/char/2029/index.htm)
-    8239,
-    // [NARROW NO-BREAK SPACE (NNBSP)](https://www.fileformat.info/info/unicode/char/202f/index.htm)
-    8287,
-    // [MEDIUM MATHEMATICAL SPACE (MMSP)](https://www.fileformat.info/info/unicode/char/205f/index.htm)
-    12288,
-    // [IDEOGRAPHIC SPACE](https://www.fileformat.info/info/unicode/char/3000/index.htm)
-    65279
-    // [ZERO WIDTH NO-BREAK SPACE (BOM)](https://www.fileformat.info/info/unicode/char/feff/index.htm)
-  ].reduce((acc, codepoint) => {
-    const encoded = Buffer.from(
-      String.fromCharCode(codepoint),
-      options.encoding
-    );
-    if (codepoint !== 63 && encoded.length === 1 && encoded[0] === 63) {
-      return acc;
-    }
-    acc.push(encoded);
-    return acc;
-  }, []);
-  const timcharFirstBytes = new Uint8Array(256);
-  for (const t of timchars) timcharFirstBytes[t[0]] = 1;
-  return {
-    bomSkipped: false,
-    bufBytesStart: 0,
-    castField: options.cast_function,
-    commenting: false,
-    delimiterBufPrevious: void 0,
-    delimiterDiscovered: false,
-    // Current error encountered by a record
-    error: void 0,
-    enabled: options.from_line === 1,
-    escaping: false,
-    escapeIsQuote: Buffer.isBuffer(options.escape) && Buffer.isBuffer(options.quote) && Buffer.compare(options.escape, options.quote) === 0,
-    // columns can be `false`, `true`, `Array`
-    expectedRecordLength: Array.isArray(options.columns) ? options.columns.length : void 0,
-    field: new ResizeableBuffer_default(20),
-    firstLineToHeaders: options.cast_first_line_to_header,
-    needMoreDataSize: Math.max(
-      // Skip if the remaining buffer smaller than comment
-      options.comment !== null ? options.comment.length : 0,
-      ...options.delimiter ? options.delimiter.map((delimiter) => delimiter.length) : [],
-      // Auto discovery of delimiter is limited to 1 character
-      options.delimiter_auto ? 1 : 0,
-      // Skip if the remaining buffer can be escape sequence
-      options.quote !== null ? options.quote.length : 0,
-      ...timchars.map((t) => t.length)
-    ),
-    previousBuf: void 0,
-    quoting: false,
-    stop: false,
-    rawBuffer: new ResizeableBuffer_default(100),
-    record: [],
-    recordHasError: false,
-    record_length: 0,
-    recordDelimiterMaxLength: options.record_delimiter.length === 0 ? 0 : Math.max(...options.record_delimiter.map((v) => v.length)),
-    trimChars: [
-      Buffer.from(" ", options.encoding)[0],
-      Buffer.from("	", options.encoding)[0]
-    ],
-    wasQuoting: false,
-    wasRowDelimiter: false,
-    timchars,
-    timcharFirstBytes
-  };
-};
-
-// node_modules/csv-parse/lib/utils/underscore.js
-var underscore = function(str2) {
-  return str2.replace(/([A-Z])/g, function(_, match) {
-    return "_" + match.toLowerCase();
-  });
-};
-
-// node_modules/csv-parse/lib/api/normalize_options.js
-var normalize_options = function(opts) {
-  const options = {};
-  for (const opt in opts) {
-    options[underscore(opt)] = opts[opt];
-  }
-  if (options.encoding === void 0 || options.encoding === true) {
-    options.encoding = "utf8";
-  } else if (options.encoding === null || options.encoding === false) {
-    options.encoding = null;
-  } else if (typeof options.encoding !== "string" && options.encoding !== null) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_ENCODING",
-      [
-        "Invalid option encoding:",
-        "encoding must be a string or null to return a buffer,",
-        `got ${JSON.stringify(options.encoding)}`
-      ],
-      options
-    );
-  }
-  if (options.bom === void 0 || options.bom === null || options.bom === false) {
-    options.bom = false;
-  } else if (options.bom !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_BOM",
-      [
-        "Invalid option bom:",
-        "bom must be true,",
-        `got ${JSON.stringify(options.bom)}`
-      ],
-      options
-    );
-  }
-  options.cast_function = null;
-  if (options.cast === void 0 || options.cast === null || options.cast === false || options.cast === "") {
-    options.cast = void 0;
-  } else if (typeof options.cast === "function") {
-    options.cast_function = options.cast;
-    options.cast = true;
-  } else if (options.cast !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_CAST",
-      [
-        "Invalid option cast:",
-        "cast must be true or a function,",
-        `got ${JSON.stringify(options.cast)}`
-      ],
-      options
-    );
-  }
-  if (options.cast_date === void 0 || options.cast_date === null || options.cast_date === false || options.cast_date === "") {
-    options.cast_date = false;
-  } else if (options.cast_date === true) {
-    options.cast_date = function(value2) {
-      const date = Date.parse(value2);
-      return !isNaN(date) ? new Date(date) : value2;
-    };
-  } else if (typeof options.cast_date !== "function") {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_CAST_DATE",
-      [
-        "Invalid option cast_date:",
-        "cast_date must be true or a function,",
-        `got ${JSON.stringify(options.cast_date)}`
-      ],
-      options
-    );
-  }
-  options.cast_first_line_to_header = void 0;
-  if (options.columns === true) {
-    options.cast_first_line_to_header = void 0;
-  } else if (typeof options.columns === "function") {
-    options.cast_first_line_to_header = options.columns;
-    options.columns = true;
-  } else if (Array.isArray(options.columns)) {
-    options.columns = normalize_columns_array(options.columns);
-  } else if (options.columns === void 0 || options.columns === null || options.columns === false) {
-    options.columns = false;
-  } else {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_COLUMNS",
-      [
-        "Invalid option columns:",
-        "expect an array, a function or true,",
-        `got ${JSON.stringify(options.columns)}`
-      ],
-      options
-    );
-  }
-  if (options.group_columns_by_name === void 0 || options.group_columns_by_name === null || options.group_columns_by_name === false) {
-    options.group_columns_by_name = false;
-  } else if (options.group_columns_by_name !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
-      [
-        "Invalid option group_columns_by_name:",
-        "expect an boolean,",
-        `got ${JSON.stringify(options.group_columns_by_name)}`
-      ],
-      options
-    );
-  } else if (options.columns === false) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
-      [
-        "Invalid option group_columns_by_name:",
-        "the `columns` mode must be activated."
-      ],
-      options
-    );
-  }
-  if (options.comment === void 0 || options.comment === null || options.comment === false || options.comment === "") {
-    options.comment = null;
-  } else {
-    if (typeof options.comment === "string") {
-      options.comment = Buffer.from(options.comment, options.encoding);
-    }
-    if (!Buffer.isBuffer(options.comment)) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_COMMENT",
-        [
-          "Invalid option comment:",
-          "comment must be a buffer or a string,",
-          `got ${JSON.stringify(options.comment)}`
-        ],
-        options
-      );
-    }
-  }
-  if (options.comment_no_infix === void 0 || options.comment_no_infix === null || options.comment_no_infix === false) {
-    options.comment_no_infix = false;
-  } else if (options.comment_no_infix !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_COMMENT",
-      [
-        "Invalid option comment_no_infix:",
-        "value must be a boolean,",
-        `got ${JSON.stringify(options.comment_no_infix)}`
-      ],
-      options
-    );
-  }
-  if (options.delimiter_auto === void 0 || options.delimiter_auto === null || options.delimiter_auto === false) {
-    options.delimiter_auto = false;
-  } else if (options.delimiter_auto === true) {
-    options.delimiter_auto = {};
-  } else if (!is_object(options.delimiter_auto)) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_DELIMITER_AUTO",
-      [
-        "Invalid option delimiter_auto:",
-        "delimiter_auto must be a boolean or a configuration object,",
-        `got ${JSON.stringify(options.delimiter_auto)}`
-      ],
-      options
-    );
-  }
-  if (options.delimiter_auto) {
-    if (options.delimiter_auto.preferred === void 0)
-      options.delimiter_auto.preferred = {
-        [",".charCodeAt(0)]: 1.8,
-        ["	".charCodeAt(0)]: 1.8,
-        [";".charCodeAt(0)]: 1.6,
-        [" ".charCodeAt(0)]: 1.6,
-        [":".charCodeAt(0)]: 1.5,
-        [".".charCodeAt(0)]: 1.4,
-        ["/".charCodeAt(0)]: 1.4
-      };
-    else if (!is_object(options.delimiter_auto.preferred)) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER_AUTO",
-        [
-          "Invalid option delimiter_auto:",
-          "preferred must be an object,",
-          `got ${JSON.stringify(options.delimiter_auto.preferred)}`
-        ],
-        options
-      );
-    }
-    if (options.delimiter_auto.score === void 0)
-      options.delimiter_auto.score = (info, options2) => {
-        return (info.total - info.std) * (options2.preferred[info.char_code] || 1);
-      };
-    else if (typeof options.delimiter_auto.score !== "function") {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER_AUTO",
-        [
-          "Invalid option delimiter_auto:",
-          "score must be a function,",
-          `got ${JSON.stringify(options.delimiter_auto.score)}`
-        ],
-        options
-      );
-    }
-    if (options.delimiter_auto.size === void 0)
-      options.delimiter_auto.size = 2048;
-    else if (typeof options.delimiter_auto.size !== "number") {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER_AUTO",
-        [
-          "Invalid option delimiter_auto:",
-          "size must be a number,",
-          `got ${JSON.stringify(options.delimiter_auto.size)}`
-        ],
-        options
-      );
-    }
-  }
-  const delimiter_json = JSON.stringify(options.delimiter);
-  if (options.delimiter_auto !== false) {
-    options.delimiter = [];
-  }
-  if (!Array.isArray(options.delimiter)) {
-    if (options.delimiter === void 0 || options.delimiter === null || options.delimiter === false) {
-      options.delimiter = Buffer.from(",", options.encoding);
-    }
-    options.delimiter = [options.delimiter];
-  }
-  options.delimiter = options.delimiter.map(function(delimiter) {
-    if (typeof delimiter === "string") {
-      delimiter = Buffer.from(delimiter, options.encoding);
-    }
-    if (!Buffer.isBuffer(delimiter) || delimiter.length === 0) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER",
-        [
-          "Invalid option delimiter:",
-          "delimiter must be a non empty string or buffer or array of string|buffer,",
-          `got ${delimiter_json}`
-        ],
-        options
-      );
-    }
-    return delimiter;
-  });
-  if (options.escape === void 0 || options.escape === true) {
-    options.escape = Buffer.from('"', options.encoding);
-  } else if (typeof options.escape === "string") {
-    options.escape = Buffer.from(options.escape, options.encoding);
-  } else if (options.escape === null || options.escape === false) {
-    options.escape = null;
-  }
-  if (options.escape !== null) {
-    if (!Buffer.isBuffer(options.escape)) {
-      throw new Error(
-        `Invalid Option: escape must be a buffer, a string or a boolean, got ${JSON.stringify(options.escape)}`
-      );
-    }
-  }
-  if (options.from === void 0 || options.from === null) {
-    options.from = 1;
-  } else {
-    if (typeof options.from === "string" && /\d+/.test(options.from)) {
-      options.from = parseInt(options.from);
-    }
-    if (Number.isInteger(options.from)) {
-      if (options.from < 0) {
-        throw new Error(
-          `Invalid Option: from must be a positive integer, got ${JSON.stringify(opts.from)}`
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: from must be an integer, got ${JSON.stringify(options.from)}`
-      );
-    }
-  }
-  if (options.from_line === void 0 || options.from_line === null) {
-    options.from_line = 1;
-  } else {
-    if (typeof options.from_line === "string" && /\d+/.test(options.from_line)) {
-      options.from_line = parseInt(options.from_line);
-    }
-    if (Number.isInteger(options.from_line)) {
-      if (options.from_line <= 0) {
-        throw new Error(
-          `Invalid Option: from_line must be a positive integer greater than 0, got ${JSON.stringify(opts.from_line)}`
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: from_line must be an integer, got ${JSON.stringify(opts.from_line)}`
-      );
-    }
-  }
-  if (options.ignore_last_delimiters === void 0 || options.ignore_last_delimiters === null) {
-    options.ignore_last_delimiters = false;
-  } else if (typeof options.ignore_last_delimiters === "number") {
-    options.ignore_last_delimiters = Math.floor(options.ignore_last_delimiters);
-    if (options.ignore_last_delimiters === 0) {
-      options.ignore_last_delimiters = false;
-    }
-  } else if (typeof options.ignore_last_delimiters !== "boolean") {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_IGNORE_LAST_DELIMITERS",
-      [
-        "Invalid option `ignore_last_delimiters`:",
-        "the value must be a boolean value or an integer,",
-        `got ${JSON.stringify(options.ignore_last_delimiters)}`
-      ],
-      options
-    );
-  }
-  if (options.ignore_last_delimiters === true && options.columns === false) {
-    throw new CsvError(
-      "CSV_IGNORE_LAST_DELIMITERS_REQUIRES_COLUMNS",
-      [
-        "The option `ignore_last_delimiters`",
-        "requires the activation of the `columns` option"
-      ],
-      options
-    );
-  }
-  if (options.info === void 0 || options.info === null || options.info === false) {
-    options.info = false;
-  } else if (options.info !== true) {
-    throw new Error(
-      `Invalid Option: info must be true, got ${JSON.stringify(options.info)}`
-    );
-  }
-  if (options.max_record_size === void 0 || options.max_record_size === null || options.max_record_size === false) {
-    options.max_record_size = 0;
-  } else if (Number.isInteger(options.max_record_size) && options.max_record_size >= 0) {
-  } else if (typeof options.max_record_size === "string" && /\d+/.test(options.max_record_size)) {
-    options.max_record_size = parseInt(options.max_record_size);
-  } else {
-    throw new Error(
-      `Invalid Option: max_record_size must be a positive integer, got ${JSON.stringify(options.max_record_size)}`
-    );
-  }
-  if (options.objname === void 0 || options.objname === null || options.objname === false) {
-    options.objname = void 0;
-  } else if (Buffer.isBuffer(options.objname)) {
-    if (options.objname.length === 0) {
-      throw new Error(`Invalid Option: objname must be a non empty buffer`);
-    }
-    if (options.encoding === null) {
-    } else {
-      options.objname = options.objname.toString(options.encoding);
-    }
-  } else if (typeof options.objname === "string") {
-    if (options.objname.length === 0) {
-      throw new Error(`Invalid Option: objname must be a non empty string`);
-    }
-  } else if (typeof options.objname === "number") {
-  } else {
-    throw new Error(
-      `Invalid Option: objname must be a string or a buffer, got ${options.objname}`
-    );
-  }
-  if (options.objname !== void 0) {
-    if (typeof options.objname === "number") {
-      if (options.columns !== false) {
-        throw Error(
-          "Invalid Option: objname index cannot be combined with columns or be defined as a field"
-        );
-      }
-    } else {
-      if (options.columns === false) {
-        throw Error(
-          "Invalid Option: objname field must be combined with columns or be defined as an index"
-        );
-      }
-    }
-  }
-  if (options.on_record === void 0 || options.on_record === null) {
-    options.on_record = void 0;
-  } else if (typeof options.on_record !== "function") {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_ON_RECORD",
-      [
-        "Invalid option `on_record`:",
-        "expect a function,",
-        `got ${JSON.stringify(options.on_record)}`
-      ],
-      options
-    );
-  }
-  if (options.on_skip !== void 0 && options.on_skip !== null && typeof options.on_skip !== "function") {
-    throw new Error(
-      `Invalid Option: on_skip must be a function, got ${JSON.stringify(options.on_skip)}`
-    );
-  }
-  if (options.quote === null || options.quote === false || options.quote === "") {
-    options.quote = null;
-  } else {
-    if (options.quote === void 0 || options.quote === true) {
-      options.quote = Buffer.from('"', options.encoding);
-    } else if (typeof options.quote === "string") {
-      options.quote = Buffer.from(options.quote, options.encoding);
-    }
-    if (!Buffer.isBuffer(options.quote)) {
-      throw new Error(
-        `Invalid Option: quote must be a buffer or a string, got ${JSON.stringify(options.quote)}`
-      );
-    }
-  }
-  if (options.raw === void 0 || options.raw === null || options.raw === false) {
-    options.raw = false;
-  } else if (options.raw !== true) {
-    throw new Error(
-      `Invalid Option: raw must be true, got ${JSON.stringify(options.raw)}`
-    );
-  }
-  if (options.record_delimiter === void 0) {
-    options.record_delimiter = [];
-  } else if (typeof options.record_delimiter === "string" || Buffer.isBuffer(options.record_delimiter)) {
-    if (options.record_delimiter.length === 0) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_RECORD_DELIMITER",
-        [
-          "Invalid option `record_delimiter`:",
-          "value must be a non empty string or buffer,",
-          `got ${JSON.stringify(options.record_delimiter)}`
-        ],
-        options
-      );
-    }
-    options.record_delimiter = [options.record_delimiter];
-  } else if (!Array.isArray(options.record_delimiter)) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_RECORD_DELIMITER",
-      [
-        "Invalid option `record_delimiter`:",
-        "value must be a string, a buffer or array of string|buffer,",
-        `got ${JSON.stringify(options.record_delimiter)}`
-      ],
-      options
-    );
-  }
-  options.record_delimiter = options.record_delimiter.map(function(rd, i) {
-    if (typeof rd !== "string" && !Buffer.isBuffer(rd)) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_RECORD_DELIMITER",
-        [
-          "Invalid option `record_delimiter`:",
-          "value must be a string, a buffer or array of string|buffer",
-          `at index ${i},`,
-          `got ${JSON.stringify(rd)}`
-        ],
-        options
-      );
-    } else if (rd.length === 0) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_RECORD_DELIMITER",
-        [
-          "Invalid option `record_delimiter`:",
-          "value must be a non empty string or buffer",
-          `at index ${i},`,
-          `got ${JSON.stringify(rd)}`
-        ],
-        options
-      );
-    }
-    if (typeof rd === "string") {
-      rd = Buffer.from(rd, options.encoding);
-    }
-    return rd;
-  });
-  if (typeof options.relax_column_count === "boolean") {
-  } else if (options.relax_column_count === void 0 || options.relax_column_count === null) {
-    options.relax_column_count = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_column_count must be a boolean, got ${JSON.stringify(options.relax_column_count)}`
-    );
-  }
-  if (typeof options.relax_column_count_less === "boolean") {
-  } else if (options.relax_column_count_less === void 0 || options.relax_column_count_less === null) {
-    options.relax_column_count_less = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_column_count_less must be a boolean, got ${JSON.stringify(options.relax_column_count_less)}`
-    );
-  }
-  if (typeof options.relax_column_count_more === "boolean") {
-  } else if (options.relax_column_count_more === void 0 || options.relax_column_count_more === null) {
-    options.relax_column_count_more = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_column_count_more must be a boolean, got ${JSON.stringify(options.relax_column_count_more)}`
-    );
-  }
-  if (typeof options.relax_quotes === "boolean") {
-  } else if (options.relax_quotes === void 0 || options.relax_quotes === null) {
-    options.relax_quotes = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_quotes must be a boolean, got ${JSON.stringify(options.relax_quotes)}`
-    );
-  }
-  if (typeof options.skip_empty_lines === "boolean") {
-  } else if (options.skip_empty_lines === void 0 || options.skip_empty_lines === null) {
-    options.skip_empty_lines = false;
-  } else {
-    throw new Error(
-      `Invalid Option: skip_empty_lines must be a boolean, got ${JSON.stringify(options.skip_empty_lines)}`
-    );
-  }
-  if (typeof options.skip_records_with_empty_values === "boolean") {
-  } else if (options.skip_records_with_empty_values === void 0 || options.skip_records_with_empty_values === null) {
-    options.skip_records_with_empty_values = false;
-  } else {
-    throw new Error(
-      `Invalid Option: skip_records_with_empty_values must be a boolean, got ${JSON.stringify(options.skip_records_with_empty_values)}`
-    );
-  }
-  if (typeof options.skip_records_with_error === "boolean") {
-  } else if (options.skip_records_with_error === void 0 || options.skip_records_with_error === null) {
-    options.skip_records_with_error = false;
-  } else {
-    throw new Error(
-      `Invalid Option: skip_records_with_error must be a boolean, got ${JSON.stringify(options.skip_records_with_error)}`
-    );
-  }
-  if (options.rtrim === void 0 || options.rtrim === null || options.rtrim === false) {
-    options.rtrim = false;
-  } else if (options.rtrim !== true) {
-    throw new Error(
-      `Invalid Option: rtrim must be a boolean, got ${JSON.stringify(options.rtrim)}`
-    );
-  }
-  if (options.ltrim === void 0 || options.ltrim === null || options.ltrim === false) {
-    options.ltrim = false;
-  } else if (options.ltrim !== true) {
-    throw new Error(
-      `Invalid Option: ltrim must be a boolean, got ${JSON.stringify(options.ltrim)}`
-    );
-  }
-  if (options.trim === void 0 || options.trim === null || options.trim === false) {
-    options.trim = false;
-  } else if (options.trim !== true) {
-    throw new Error(
-      `Invalid Option: trim must be a boolean, got ${JSON.stringify(options.trim)}`
-    );
-  }
-  if (options.trim === true && opts.ltrim !== false) {
-    options.ltrim = true;
-  } else if (options.ltrim !== true) {
-    options.ltrim = false;
-  }
-  if (options.trim === true && opts.rtrim !== false) {
-    options.rtrim = true;
-  } else if (options.rtrim !== true) {
-    options.rtrim = false;
-  }
-  if (options.to === void 0 || options.to === null) {
-    options.to = -1;
-  } else if (options.to !== -1) {
-    if (typeof options.to === "string" && /\d+/.test(options.to)) {
-      options.to = parseInt(options.to);
-    }
-    if (Number.isInteger(options.to)) {
-      if (options.to <= 0) {
-        throw new Error(
-          `Invalid Option: to must be a positive integer greater than 0, got ${JSON.stringify(opts.to)}`
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: to must be an integer, got ${JSON.stringify(opts.to)}`
-      );
-    }
-  }
-  if (options.to_line === void 0 || options.to_line === null) {
-    options.to_line = -1;
-  } else if (options.to_line !== -1) {
-    if (typeof options.to_line === "string" && /\d+/.test(options.to_line)) {
-      options.to_line = parseInt(options.to_line);
-    }
-    if (Number.isInteger(options.to_line)) {
-      if (options.to_line <= 0) {
-        throw new Error(
-          `Invalid Option: to_line must be a positive integer greater than 0, got ${JSON.stringify(opts.to_line)}`
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: to_line must be an integer, got ${JSON.stringify(opts.to_line)}`
-      );
-    }
-  }
-  return options;
-};
-
-// node_modules/csv-parse/lib/utils/delimiter_discover.js
-var delimiter_discover = function(records, options) {
-  if (!options) {
-    ({ delimiter_auto: options } = normalize_options({ delimiter_auto: true }));
-  }
-  if (typeof records === "string") {
-    records = Buffer.from(records);
-  }
-  if (Buffer.isBuffer(records)) {
-    records = ((data) => {
-      const records2 = [];
-      const parser = transform({ delimiter: [] });
-      const push = (record) => records2.push(record);
-      const close = () => {
-      };
-      const error = parser.parse(data, true, push, close);
-      if (error !== void 0) throw error;
-      return records2;
-    })(records);
-  }
-  const info = Array(127).fill().map(() => ({ lines: [] }));
-  records.map(([record], line) => {
-    for (let i = 0, l = record.length; i < l; i++) {
-      const code = record.charCodeAt(i);
-      if (info[code].lines[line] === void 0) info[code].lines[line] = 0;
-      info[code].lines[line]++;
-    }
-  });
-  info.map((info2, i) => {
-    info2.char_code = i;
-    info2.std = std(info2.lines);
-    info2.total = info2.lines.reduce((acc, val) => acc + val, 0);
-    info2.preferred = !!options.preferred[i];
-    info2.score = options.score(info2, options);
-  });
-  const result2 = info.reduce(
-    (acc, info2) => acc.score > info2.score ? acc : info2,
-    {}
-  );
-  return String.fromCharCode(result2.char_code);
-};
-var std = function(array) {
-  const n = array.length;
-  if (n === 0) return 0;
-  const mean2 = array.reduce((a, b) => a + b) / n;
-  return Math.sqrt(
-    array.map((x) => Math.pow(x - mean2, 2)).reduce((a, b) => a + b) / n
-  );
-};
-
-// node_modules/csv-parse/lib/api/index.js
-var isRecordEmpty = function(record) {
-  return record.every(
-    (field) => field == null || field.toString && field.toString().trim() === ""
-  );
-};
-var cr = 13;
-var nl = 10;
-var boms = {
-  // Note, the following are equals:
-  // Buffer.from("\ufeff")
-  // Buffer.from([239, 187, 191])
-  // Buffer.from('EFBBBF', 'hex')
-  utf8: Buffer.from([239, 187, 191]),
-  // Note, the following are equals:
-  // Buffer.from "\ufeff", 'utf16le
-  // Buffer.from([255, 254])
-  utf16le: Buffer.from([255, 254])
-};
-var transform = function(original_options = {}) {
-  const info = {
-    bytes: 0,
-    bytes_records: 0,
-    comment_lines: 0,
-    empty_lines: 0,
-    invalid_field_length: 0,
-    lines: 1,
-    records: 0
-  };
-  const options = normalize_options(original_options);
-  return {
-    info,
-    original_options,
-    options,
-    state: init_state(options),
-    __needMoreData: function(i, bufLen, end) {
-      if (end) return false;
-      const { encoding, escape: escape2, quote } = this.options;
-      const { quoting, needMoreDataSize, recordDelimiterMaxLength } = this.state;
-      const numOfCharLeft = bufLen - i - 1;
-      const requiredLength = Math.max(
-        needMoreDataSize,
-        // Skip if the remaining buffer smaller than record delimiter
-        // If "record_delimiter" is yet to be discovered:
-        // 1. It is equals to `[]` and "recordDelimiterMaxLength" equals `0`
-        // 2. We set the length to windows line ending in the current encoding
-        // Note, that encoding is known from user or bom discovery at that point
-        // recordDelimiterMaxLength,
-        recordDelimiterMaxLength === 0 ? Buffer.from("\r\n", encoding).length : recordDelimiterMaxLength,
-        // Skip if remaining buffer can be an escaped quote
-        quoting ? (escape2 === null ? 0 : escape2.length) + quote.length : 0,
-        // Skip if remaining buffer can be record delimiter following the closing quote
-        quoting ? quote.length + recordDelimiterMaxLength : 0
-      );
-      return numOfCharLeft < requiredLength;
-    },
-    // Central parser implementation
-    parse: function(nextBuf, end, push, close) {
-      const {
-        bom,
-        comment_no_infix,
-        delimiter_auto,
-        encoding,
-        from_line,
-        ltrim,
-        max_record_size,
-        raw,
-        relax_quotes,
-        rtrim,
-        skip_empty_lines,
-        to,
-        to_line
-      } = this.options;
-      let { comment: comment2, escape: escape2, quote, record_delimiter } = this.options;
-      const {
-        bomSkipped,
-        delimiterDiscovered,
-        delimiterBufPrevious,
-        rawBuffer,
-        escapeIsQuote
-      } = this.state;
-      if (!delimiterDiscovered && delimiter_auto) {
-        let delimiterBuf;
-        if (delimiterBufPrevious === void 0) {
-          delimiterBuf = nextBuf;
-        } else if (delimiterBufPrevious !== void 0 && nextBuf === void 0) {
-          delimiterBuf = delimiterBufPrevious;
-        } else {
-          delimiterBuf = Buffer.concat([delimiterBufPrevious, nextBuf]);
-        }
-        nextBuf = void 0;
-        if (end || delimiterBuf.length > delimiter_auto.size) {
-          this.options.delimiter = [
-            Buffer.from(
-              delimiter_discover(delimiterBuf, this.options.delimiter_auto)
-            )
-          ];
-          this.state.previousBuf = delimiterBuf;
-          this.state.delimiterBufPrevious = void 0;
-          this.state.delimiterDiscovered = true;
-        } else {
-          this.state.delimiterBufPrevious = delimiterBuf;
-          return;
-        }
-      }
-      const { previousBuf } = this.state;
-      let buf;
-      if (previousBuf === void 0) {
-        if (nextBuf === void 0) {
-          close();
-          return;
-        } else {
-          buf = nextBuf;
-        }
-      } else if (previousBuf !== void 0 && nextBuf === void 0) {
-        buf = previousBuf;
-      } else {
-        buf = Buffer.concat([previousBuf, nextBuf]);
-      }
-      if (bomSkipped === false) {
-        if (bom === false) {
-          this.state.bomSkipped = true;
-        } else if (buf.length < 3) {
-          if (end === false) {
-            this.state.previousBuf = buf;
-            return;
-          }
-        } else {
-          for (const encoding2 in boms) {
-            if (boms[encoding2].compare(buf, 0, boms[encoding2].length) === 0) {
-              const bomLength = boms[encoding2].length;
-              this.state.bufBytesStart += bomLength;
-              buf = buf.slice(bomLength);
-              const options2 = normalize_options({
-                ...this.original_options,
-                encoding: encoding2
-              });
-              for (const key in options2) {
-                this.options[key] = options2[key];
-              }
-              ({ comment: comment2, escape: escape2, quote } = this.options);
-              break;
-            }
-          }
-          this.state.bomSkipped = true;
-        }
-      }
-      const bufLen = buf.length;
-      let pos;
-      for (pos = 0; pos < bufLen; pos++) {
-        if (this.__needMoreData(pos, bufLen, end)) {
-          break;
-        }
-        if (this.state.wasRowDelimiter === true) {
-          this.info.lines++;
-          this.state.wasRowDelimiter = false;
-        }
-        if (to_line !== -1 && this.info.lines > to_line) {
-          this.state.stop = true;
-          close();
-          return;
-        }
-        if (this.state.quoting === false && record_delimiter.length === 0) {
-          const record_delimiterCount = this.__autoDiscoverRecordDelimiter(
-            buf,
-            pos
-          );
-          if (record_delimiterCount) {
-            record_delimiter = this.options.record_delimiter;
-          }
-        }
-        const chr = buf[pos];
-        if (raw === true) {
-          rawBuffer.append(chr);
-        }
-        if ((chr === cr || chr === nl) && this.state.wasRowDelimiter === false) {
-          this.state.wasRowDelimiter = true;
-        }
-        if (this.state.escaping === true) {
-          this.state.escaping = false;
-        } else {
-          if (escape2 !== null && this.state.quoting === true && this.__isEscape(buf, pos, chr) && pos + escape2.length < bufLen) {
-            if (escapeIsQuote) {
-              if (this.__isQuote(buf, pos + escape2.length)) {
-                this.state.escaping = true;
-                pos += escape2.length - 1;
-                continue;
-              }
-            } else {
-              this.state.escaping = true;
-              pos += escape2.length - 1;
-              continue;
-            }
-          }
-          if (this.state.commenting === false && this.__isQuote(buf, pos)) {
-            if (this.state.quoting === true) {
-              const nextChr = buf[pos + quote.length];
-              const isNextChrTrimable = rtrim && this.__isCharTrimable(buf, pos + quote.length);
-              const isNextChrComment = comment2 !== null && this.__compareBytes(comment2, buf, pos + quote.length, nextChr);
-              const isNextChrDelimiter = this.__isDelimiter(
-                buf,
-                pos + quote.length,
-                nextChr
-              );
-              const isNextChrRecordDelimiter = record_delimiter.length === 0 ? this.__autoDiscoverRecordDelimiter(buf, pos + quote.length) : this.__isRecordDelimiter(nextChr, buf, pos + quote.length);
-              if (escape2 !== null && this.__isEscape(buf, pos, chr) && this.__isQuote(buf, pos + escape2.length)) {
-                pos += escape2.length - 1;
-              } else if (!nextChr || isNextChrDelimiter || isNextChrRecordDelimiter || isNextChrComment || isNextChrTrimable) {
-                this.state.quoting = false;
-                this.state.wasQuoting = true;
-                pos += quote.length - 1;
-                continue;
-              } else if (relax_quotes === false) {
-                const err = this.__error(
-                  new CsvError(
-                    "CSV_INVALID_CLOSING_QUOTE",
-                    [
-                      "Invalid Closing Quote:",
-                      `got "${String.fromCharCode(nextChr)}"`,
-                      `at line ${this.info.lines}`,
-                      "instead of delimiter, record delimiter, trimable character",
-                      "(if activated) or comment"
-                    ],
-                    this.options,
-                    this.__infoField()
-                  )
-                );
-                if (err !== void 0) return err;
-              } else {
-                this.state.quoting = false;
-                this.state.wasQuoting = true;
-                this.state.field.prepend(quote);
-                pos += quote.length - 1;
-              }
-            } else {
-              if (this.state.field.length !== 0) {
-                if (relax_quotes === false) {
-                  const info2 = this.__infoField();
-                  const bom2 = Object.keys(boms).map(
-                    (b) => boms[b].equals(this.state.field.toString()) ? b : false
-                  ).filter(Boolean)[0];
-                  const err = this.__error(
-                    new CsvError(
-                      "INVALID_OPENING_QUOTE",
-                      [
-                        "Invalid Opening Quote:",
-                        `a quote is found on field ${JSON.stringify(info2.column)} at line ${info2.lines}, value is ${JSON.stringify(this.state.field.toString(encoding))}`,
-                        bom2 ? `(${bom2} bom)` : void 0
-                      ],
-                      this.options,
-                      info2,
-                      {
-                        field: this.state.field
-                      }
-                    )
-                  );
-                  if (err !== void 0) return err;
-                }
-              } else {
-                this.state.quoting = true;
-                pos += quote.length - 1;
-                continue;
-              }
-            }
-          }
-          if (this.state.quoting === false) {
-            const recordDelimiterLength = this.__isRecordDelimiter(
-              chr,
-              buf,
-              pos
-            );
-            if (recordDelimiterLength !== 0) {
-              const skipCommentLine = this.state.commenting && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0;
-              if (skipCommentLine) {
-                this.info.comment_lines++;
-              } else {
-                if (this.state.enabled === false && this.info.lines + (this.state.wasRowDelimiter === true ? 1 : 0) >= from_line) {
-                  this.state.enabled = true;
-                  this.__resetField();
-                  this.__resetRecord();
-                  pos += recordDelimiterLength - 1;
-                  continue;
-                }
-                if (skip_empty_lines === true && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0) {
-                  this.info.empty_lines++;
-                  pos += recordDelimiterLength - 1;
-                  continue;
-                }
-                this.info.bytes = this.state.bufBytesStart + pos;
-                const errField = this.__onField();
-                if (errField !== void 0) return errField;
-                this.info.bytes = this.state.bufBytesStart + pos + recordDelimiterLength;
-                const errRecord = this.__onRecord(push);
-                if (errRecord !== void 0) return errRecord;
-                if (to !== -1 && this.info.records >= to) {
-                  this.state.stop = true;
-                  close();
-                  return;
-                }
-              }
-              this.state.commenting = false;
-              pos += recordDelimiterLength - 1;
-              continue;
-            }
-            if (this.state.commenting) {
-              continue;
-            }
-            if (comment2 !== null && (comment_no_infix === false || this.state.record.length === 0 && this.state.field.length === 0)) {
-              const commentCount = this.__compareBytes(comment2, buf, pos, chr);
-              if (commentCount !== 0) {
-                this.state.commenting = true;
-                continue;
-              }
-            }
-            const delimiterLength = this.__isDelimiter(buf, pos, chr);
-            if (delimiterLength !== 0) {
-              this.info.bytes = this.state.bufBytesStart + pos;
-              const errField = this.__onField();
-              if (errField !== void 0) return errField;
-              pos += delimiterLength - 1;
-              continue;
-            }
-          }
-        }
-        if (this.state.commenting === false) {
-          if (max_record_size !== 0 && this.state.record_length + this.state.field.length > max_record_size) {
-            return this.__error(
-              new CsvError(
-                "CSV_MAX_RECORD_SIZE",
-                [
-                  "Max Record Size:",
-                  "record exceed the maximum number of tolerated bytes",
-                  `of ${max_record_size}`,
-                  `at line ${this.info.lines}`
-                ],
-                this.options,
-                this.__infoField()
-              )
-            );
-          }
-        }
-        const lappend = ltrim === false || this.state.quoting === true || this.state.field.length !== 0 || !this.__isCharTrimable(buf, pos);
-        const rappend = rtrim === false || this.state.wasQuoting === false;
-        if (lappend === true && rappend === true) {
-          this.state.field.append(chr);
-        } else if (rtrim === true && !this.__isCharTrimable(buf, pos)) {
-          return this.__error(
-            new CsvError(
-              "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE",
-              [
-                "Invalid Closing Quote:",
-                "found non trimable byte after quote",
-                `at line ${this.info.lines}`
-              ],
-              this.options,
-              this.__infoField()
-            )
-          );
-        } else {
-          if (lappend === false) {
-            pos += this.__isCharTrimable(buf, pos) - 1;
-          }
-          continue;
-        }
-      }
-      if (end === true) {
-        if (this.state.quoting === true) {
-          const err = this.__error(
-            new CsvError(
-              "CSV_QUOTE_NOT_CLOSED",
-              [
-                "Quote Not Closed:",
-                `the parsing is finished with an opening quote at line ${this.info.lines}`
-              ],
-              this.options,
-              this.__infoField()
-            )
-          );
-          if (err !== void 0) return err;
-        } else {
-          if (this.state.wasQuoting === true || this.state.record.length !== 0 || this.state.field.length !== 0) {
-            this.info.bytes = this.state.bufBytesStart + pos;
-            const errField = this.__onField();
-            if (errField !== void 0) return errField;
-            const errRecord = this.__onRecord(push);
-            if (errRecord !== void 0) return errRecord;
-          } else if (this.state.wasRowDelimiter === true) {
-            this.info.empty_lines++;
-          } else if (this.state.commenting === true) {
-            this.info.comment_lines++;
-          }
-        }
-      } else {
-        this.state.bufBytesStart += pos;
-        this.state.previousBuf = buf.slice(pos);
-      }
-      if (this.state.wasRowDelimiter === true) {
-        this.info.lines++;
-        this.state.wasRowDelimiter = false;
-      }
-    },
-    __onRecord: function(push) {
-      const {
-        columns,
-        group_columns_by_name,
-        encoding,
-        info: info2,
-        from,
-        relax_column_count,
-        relax_column_count_less,
-        relax_column_count_more,
-        raw,
-        skip_records_with_empty_values
-      } = this.options;
-      const { enabled, record } = this.state;
-      if (enabled === false) {
-        return this.__resetRecord();
-      }
-      const recordLength = record.length;
-      if (columns === true) {
-        if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
-          this.__resetRecord();
-          return;
-        }
-        return this.__firstLineToColumns(record);
-      }
-      if (columns === false && this.info.records === 0) {
-        this.state.expectedRecordLength = recordLength;
-      }
-      if (recordLength !== this.state.expectedRecordLength) {
-        const err = columns === false ? new CsvError(
-          "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH",
-          [
-            "Invalid Record Length:",
-            `expect ${this.state.expectedRecordLength},`,
-            `got ${recordLength} on line ${this.info.lines}`
-          ],
-          this.options,
-          this.__infoField(),
-          {
-            record
-          }
-        ) : new CsvError(
-          "CSV_RECORD_INCONSISTENT_COLUMNS",
-          [
-            "Invalid Record Length:",
-            `columns length is ${columns.length},`,
-            // rename columns
-            `got ${recordLength} on line ${this.info.lines}`
-          ],
-          this.options,
-          this.__infoField(),
-          {
-            record
-          }
-        );
-        if (relax_column_count === true || relax_column_count_less === true && recordLength < this.state.expectedRecordLength || relax_column_count_more === true && recordLength > this.state.expectedRecordLength) {
-          this.info.invalid_field_length++;
-          this.state.error = err;
-        } else {
-          const finalErr = this.__error(err);
-          if (finalErr) return finalErr;
-        }
-      }
-      if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
-        this.__resetRecord();
-        return;
-      }
-      if (this.state.recordHasError === true) {
-        this.__resetRecord();
-        this.state.recordHasError = false;
-        return;
-      }
-      this.info.records++;
-      if (from === 1 || this.info.records >= from) {
-        const { objname } = this.options;
-        if (columns !== false) {
-          const obj = {};
-          for (let i = 0, l = record.length; i < l; i++) {
-            if (columns[i] === void 0 || columns[i].disabled) continue;
-            if (group_columns_by_name === true && Object.hasOwn(obj, columns[i].name)) {
-              if (Array.isArray(obj[columns[i].name])) {
-                obj[columns[i].name] = obj[columns[i].name].concat(record[i]);
-              } else {
-                obj[columns[i].name] = [obj[columns[i].name], record[i]];
-              }
-            } else {
-              Object.defineProperty(obj, columns[i].name, {
-                value: record[i],
-                enumerable: true,
-                writable: true,
-                configurable: true
-              });
-            }
-          }
-          if (raw === true || info2 === true) {
-            const extRecord = Object.assign(
-              { record: obj },
-              raw === true ? { raw: this.state.rawBuffer.toString(encoding) } : {},
-              info2 === true ? { info: this.__infoRecord() } : {}
-            );
-            const err = this.__push(
-              objname === void 0 ? extRecord : [obj[objname], extRecord],
-              push
-            );
-            if (err) {
-              return err;
-            }
-          } else {
-            const err = this.__push(
-              objname === void 0 ? obj : [obj[objname], obj],
-              push
-            );
-            if (err) {
-              return err;
-            }
-          }
-        } else {
-          if (raw === true || info2 === true) {
-            const extRecord = Object.assign(
-              { record },
-              raw === true ? { raw: this.state.rawBuffer.toString(encoding) } : {},
-              info2 === true ? { info: this.__infoRecord() } : {}
-            );
-            const err = this.__push(
-              objname === void 0 ? extRecord : [record[objname], extRecord],
-              push
-            );
-            if (err) {
-              return err;
-            }
-          } else {
-            const err = this.__push(
-              objname === void 0 ? record : [record[objname], record],
-              push
-            );
-            if (err) {
-              return err;
-            }
-          }
-        }
-      }
-      this.__resetRecord();
-    },
-    __firstLineToColumns: function(record) {
-      const { firstLineToHeaders } = this.state;
-      try {
-        const headers = firstLineToHeaders === void 0 ? record : firstLineToHeaders.call(null, record);
-        if (!Array.isArray(headers)) {
-          return this.__error(
-            new CsvError(
-              "CSV_INVALID_COLUMN_MAPPING",
-              [
-                "Invalid Column Mapping:",
-                "expect an array from column function,",
-                `got ${JSON.stringify(headers)}`
-              ],
-              this.options,
-              this.__infoField(),
-              {
-                headers
-              }
-            )
-          );
-        }
-        const normalizedHeaders = normalize_columns_array(headers);
-        this.state.expectedRecordLength = normalizedHeaders.length;
-        this.options.columns = normalizedHeaders;
-        this.__resetRecord();
-        return;
-      } catch (err) {
-        return err;
-      }
-    },
-    __resetRecord: function() {
-      if (this.options.raw === true) {
-        this.state.rawBuffer.reset();
-      }
-      this.state.error = void 0;
-      this.state.record = [];
-      this.state.record_length = 0;
-    },
-    __onField: function() {
-      const { cast, encoding, rtrim, max_record_size } = this.options;
-      const { enabled, wasQuoting } = this.state;
-      if (enabled === false) {
-        return this.__resetField();
-      }
-      let field = this.state.field.toString(encoding);
-      if (rtrim === true && wasQuoting === false) {
-        field = field.trimRight();
-      }
-      if (cast === true) {
-        const [err, f] = this.__cast(field);
-        if (err !== void 0) return err;
-        field = f;
-      }
-      this.state.record.push(field);
-      if (max_record_size !== 0 && typeof field === "string") {
-        this.state.record_length += field.length;
-      }
-      this.__resetField();
-    },
-    __resetField: function() {
-      this.state.field.reset();
-      this.state.wasQuoting = false;
-    },
-    __push: function(record, push) {
-      const { on_record } = this.options;
-      if (on_record !== void 0) {
-        const info2 = this.__infoRecord();
-        try {
-          record = on_record.call(null, record, info2);
-        } catch (err) {
-          return err;
-        }
-        if (record === void 0 || record === null) {
-          return;
-        }
-      }
-      this.info.bytes_records += this.info.bytes;
-      push(record);
-    },
-    // Return a tuple with the error and the casted value
-    __cast: function(field) {
-      const { columns, relax_column_count } = this.options;
-      const isColumns = Array.isArray(columns);
-      if (isColumns === true && relax_column_count && this.options.columns.length <= this.state.record.length) {
-        return [void 0, void 0];
-      }
-      if (this.state.castField !== null) {
-        try {
-          const info2 = this.__infoField();
-          return [void 0, this.state.castField.call(null, field, info2)];
-        } catch (err) {
-          return [err];
-        }
-      }
-      if (this.__isFloat(field)) {
-        return [void 0, parseFloat(field)];
-      } else if (this.options.cast_date !== false) {
-        const info2 = this.__infoField();
-        return [void 0, this.options.cast_date.call(null, field, info2)];
-      }
-      return [void 0, field];
-    },
-    __compareBytes: function(sourceBuf, targetBuf, targetPos, firstByte) {
-      if (sourceBuf[0] !== firstByte) return 0;
-      const sourceLength = sourceBuf.length;
-      for (let i = 1; i < sourceLength; i++) {
-        if (sourceBuf[i] !== targetBuf[targetPos + i]) return 0;
-      }
-      return sourceLength;
-    },
-    // Helper to test if a character is trimable
-    __isCharTrimable: function(buf, pos) {
-      const { timchars, timcharFirstBytes } = this.state;
-      const first = buf[pos];
-      if (first === void 0 || timcharFirstBytes[first] === 0) return 0;
-      loop1: for (let i = 0; i < timchars.length; i++) {
-        const timchar = timchars[i];
-        for (let j = 0; j < timchar.length; j++) {
-          if (timchar[j] !== buf[pos + j]) continue loop1;
-        }
-        return timchar.length;
-      }
-      return 0;
-    },
-    __isDelimiter: function(buf, pos, chr) {
-      const { delimiter, ignore_last_delimiters } = this.options;
-      if (ignore_last_delimiters === true && this.state.record.length === this.options.columns.length - 1) {
-        return 0;
-      } else if (ignore_last_delimiters !== false && typeof ignore_last_delimiters === "number" && this.state.record.length === ignore_last_delimiters - 1) {
-        return 0;
-      }
-      loop1: for (let i = 0; i < delimiter.length; i++) {
-        const del = delimiter[i];
-        if (del[0] === chr) {
-          for (let j = 1; j < del.length; j++) {
-            if (del[j] !== buf[pos + j]) continue loop1;
-          }
-          return del.length;
-        }
-      }
-      return 0;
-    },
-    __isEscape: function(buf, pos, chr) {
-      const { escape: escape2 } = this.options;
-      if (escape2 === null) return false;
-      const l = escape2.length;
-      if (escape2[0] === chr) {
-        for (let i = 0; i < l; i++) {
-          if (escape2[i] !== buf[pos + i]) {
-            return false;
-          }
-        }
-        return true;
-      }
-      return false;
-    },
-    __isFloat: function(value2) {
-      return value2 - parseFloat(value2) + 1 >= 0;
-    },
-    // Keep it in case we implement the `cast_int` option
-    // __isInt(value){
-    //   // return Number.isInteger(parseInt(value))
-    //   // return !isNaN( parseInt( obj ) );
-    //   return /^(\-|\+)?[1-9][0-9]*$/.test(value)
-    // }
-    __isQuote: function(buf, pos) {
-      const { quote } = this.options;
-      if (quote === null) return false;
-      const l = quote.length;
-      for (let i = 0; i < l; i++) {
-        if (quote[i] !== buf[pos + i]) {
-          return false;
-        }
-      }
-      return true;
-    },
-    __isRecordDelimiter: function(chr, buf, pos) {
-      const { record_delimiter } = this.options;
-      const recordDelimiterLength = record_delimiter.length;
-      loop1: for (let i = 0; i < recordDelimiterLength; i++) {
-        const rd = record_delimiter[i];
-        const rdLength = rd.length;
-        if (rd[0] !== chr) {
-          continue;
-        }
-        for (let j = 1; j < rdLength; j++) {
-          if (rd[j] !== buf[pos + j]) {
-            continue loop1;
-          }
-        }
-        return rd.length;
-      }
-      return 0;
-    },
-    __autoDiscoverRecordDelimiter: function(buf, pos) {
-      const { encoding } = this.options;
-      const rds = [
-        // Important, the windows line ending must be before mac os 9
-        Buffer.from("\r\n", encoding),
-        Buffer.from("\n", encoding),
-        Buffer.from("\r", encoding)
-      ];
-      loop: for (let i = 0; i < rds.length; i++) {
-        const l = rds[i].length;
-        for (let j = 0; j < l; j++) {
-          if (rds[i][j] !== buf[pos + j]) {
-            continue loop;
-          }
-        }
-        this.options.record_delimiter.push(rds[i]);
-        this.state.recordDelimiterMaxLength = rds[i].length;
-        return rds[i].length;
-      }
-      return 0;
-    },
-    __error: function(msg) {
-      const { encoding, raw, skip_records_with_error } = this.options;
-      const err = typeof msg === "string" ? new Error(msg) : msg;
-      if (skip_records_with_error) {
-        this.state.recordHasError = true;
-        if (this.options.on_skip !== void 0) {
-          try {
-            this.options.on_skip(
-              err,
-              raw ? this.state.rawBuffer.toString(encoding) : void 0
-            );
-          } catch (err2) {
-            return err2;
-          }
-        }
-        return void 0;
-      } else {
-        return err;
-      }
-    },
-    __infoDataSet: function() {
-      return {
-        ...this.info,
-        columns: this.options.columns
-      };
-    },
-    __infoRecord: function() {
-      const { columns, raw, encoding } = this.options;
-      return {
-        ...this.__infoDataSet(),
-        bytes_records: this.info.bytes,
-        error: this.state.error,
-        header: columns === true,
-        index: this.state.record.length,
-        raw: raw ? this.state.rawBuffer.toString(encoding) : void 0
-      };
-    },
-    __infoField: function() {
-      const { columns } = this.options;
-      const isColumns = Array.isArray(columns);
-      const bytes_records = this.info.bytes_records;
-      return {
-        ...this.__infoRecord(),
-        bytes_records,
-        column: isColumns === true ? columns.length > this.state.record.length ? columns[this.state.record.length].name : null : this.state.record.length,
-        quoting: this.state.wasQuoting
-      };
-    }
-  };
-};
-
-// node_modules/csv-parse/lib/sync.js
-var parse = function(data, opts = {}) {
-  if (typeof data === "string") {
-    data = Buffer.from(data);
-  }
-  const records = opts && opts.objname ? /* @__PURE__ */ Object.create(null) : [];
-  const parser = transform(opts);
-  const push = (record) => {
-    if (parser.options.objname === void 0) records.push(record);
-    else {
-      records[record[0]] = record[1];
-    }
-  };
-  const close = () => {
-  };
-  const error = parser.parse(data, true, push, close);
-  if (error !== void 0) throw error;
-  return records;
-};
-
-// src/workload/trace.ts
-var TRACE_FORMATS = ["azure", "mooncake", "burstgpt"];
-var MOONCAKE_BLOCK_TOKENS = 512;
-function fail(name, line, problem) {
-  throw new InputError(`trace ${name}: line ${line}: ${problem}`);
-}
-function tokens(name, line, field, value2) {
-  const n = typeof value2 === "number" ? value2 : Number(String(value2 ?? "").trim());
-  if (String(value2 ?? "").trim() === "" || !Number.isInteger(n) || n < 0)
-    fail(
-      name,
-      line,
-      `${field} = ${JSON.stringify(value2 ?? null)} is not accepted; expected a whole number of tokens \u2265 0`
-    );
-  return n;
-}
-function detectFormat(content) {
-  const first = (content.split("\n", 1)[0] ?? "").trim();
-  if (first.startsWith("{")) return "mooncake";
-  const header2 = first.toLowerCase();
-  if (header2.includes("contexttokens") && header2.includes("generatedtokens")) return "azure";
-  if (header2.includes("request tokens") && header2.includes("response tokens")) return "burstgpt";
-  return void 0;
-}
-var AZURE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/;
-function azureMs(name, line, value2) {
-  const m = AZURE_TIME.exec(value2.trim());
-  const whole = m ? Date.parse(`${m[1]}T${m[2]}Z`) : Number.NaN;
-  if (!m || Number.isNaN(whole))
-    fail(
-      name,
-      line,
-      `TIMESTAMP = ${JSON.stringify(value2)} is not accepted; expected a date-time like 2023-11-16 18:15:46.6805900`
-    );
-  return whole + Number(`0.${m[3] ?? "0"}`) * 1e3;
-}
-function csvRows(content, name) {
-  try {
-    return parse(content, { columns: true, skip_empty_lines: true, trim: true, info: true }).map((r) => ({ record: r.record, line: r.info.lines }));
-  } catch (error) {
-    throw new InputError(`trace ${name}: not readable as CSV: ${error.message}`);
-  }
-}
-function column(record, wanted) {
-  const key = Object.keys(record).find((k) => k.toLowerCase() === wanted.toLowerCase());
-  return key === void 0 ? void 0 : record[key];
-}
-function required(name, line, record, field) {
-  const v = column(record, field);
-  if (v === void 0)
-    fail(name, line, `no ${field} column (the header names ${Object.keys(record).join(", ")})`);
-  return v;
-}
-var CSV_COLUMNS = {
-  azure: { time: "TIMESTAMP", input: "ContextTokens", output: "GeneratedTokens" },
-  burstgpt: { time: "Timestamp", input: "Request tokens", output: "Response tokens" }
-};
-function parseRows(content, name, format) {
-  const out = [];
-  if (format === "mooncake") {
-    content.split("\n").forEach((text, i) => {
-      if (text.trim() === "") return;
-      const line = i + 1;
-      let row;
-      try {
-        row = JSON.parse(text);
-      } catch {
-        fail(name, line, "not a JSON object");
-      }
-      if (typeof row !== "object" || row === null || Array.isArray(row))
-        fail(name, line, "not a JSON object");
-      const at = row.timestamp;
-      if (typeof at !== "number" || !Number.isFinite(at) || at < 0)
-        fail(
-          name,
-          line,
-          `timestamp = ${JSON.stringify(at ?? null)} is not accepted; expected milliseconds \u2265 0`
-        );
-      const ids = row.hash_ids;
-      if (ids !== void 0 && (!Array.isArray(ids) || !ids.every((h) => Number.isInteger(h))))
-        fail(
-          name,
-          line,
-          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of integers`
-        );
-      out.push({
-        atMs: at,
-        inputTokens: tokens(name, line, "input_length", row.input_length),
-        outputTokens: tokens(name, line, "output_length", row.output_length),
-        hashIds: ids
-      });
-    });
-    return out;
-  }
-  const columns = CSV_COLUMNS[format];
-  for (const { record, line } of csvRows(content, name)) {
-    const field = (f) => required(name, line, record, f);
-    const time = field(columns.time);
-    let atMs;
-    if (format === "azure") atMs = azureMs(name, line, time);
-    else {
-      atMs = Number(time) * 1e3;
-      if (time === "" || !Number.isFinite(atMs) || atMs < 0)
-        fail(
-          name,
-          line,
-          `${columns.time} = ${JSON.stringify(time)} is not accepted; expected seconds \u2265 0`
-        );
-    }
-    out.push({
-      atMs,
-      inputTokens: tokens(name, line, columns.input, field(columns.input)),
-      outputTokens: tokens(name, line, columns.output, field(columns.output)),
-      hashIds: void 0
-    });
-  }
-  return out;
-}
-function parseTrace(content, name, format) {
-  const chosen = format === "auto" ? detectFormat(content) : format;
-  if (!chosen)
-    throw new InputError(
-      `trace ${name}: its format is not recognised from its first line; set trace-format to one of ${TRACE_FORMATS.join(", ")}`
-    );
-  const rows = parseRows(content, name, chosen);
-  if (rows.length === 0) throw new InputError(`trace ${name}: no rows`);
-  rows.sort((a, b) => a.atMs - b.atMs);
-  const t0 = rows[0].atMs;
-  return {
-    name,
-    format: chosen,
-    rows: rows.map(({ atMs, ...r }) => ({ ...r, offsetMs: atMs - t0 }))
-  };
-}
-
-// src/config/table-trial.ts
-var TOKENS = {
-  kind: "text",
-  what: "tokens: 512, a range 128..1024, or normal:512,64 (\u2264 1,000,000)"
-};
-var FILE = { kind: "text", what: "a file path" };
-var REQUEST_SETTINGS = [
-  {
-    name: "model",
-    scope: "trial",
-    help: "Model name sent to both arms (or set baseline-model / candidate-model).",
-    accepts: { kind: "text", what: "a model name" }
-  },
-  {
-    name: "api-key",
-    scope: "trial",
-    secret: true,
-    help: "Bearer token for both endpoints (else LLM_PERF_GATE_API_KEY or OPENAI_API_KEY).",
-    accepts: { kind: "text", what: "a token" }
-  },
-  {
-    name: "endpoint",
-    scope: "trial",
-    default: "chat",
-    help: "chat (/chat/completions) or completions (/completions).",
-    accepts: { kind: "choice", choices: ["chat", "completions"] }
-  },
-  {
-    name: "header",
-    scope: "trial",
-    kind: "lines",
-    help: "Extra request headers, one 'Name: value' per line.",
-    accepts: { kind: "text", what: '"Name: value" lines' }
-  },
-  {
-    name: "extra-body",
-    scope: "trial",
-    help: 'Extra JSON body fields for every request, e.g. {"top_k": 1}.',
-    accepts: { kind: "text", what: "a JSON object" }
-  },
-  {
-    name: "no-usage",
-    scope: "trial",
-    kind: "boolean",
-    default: "false",
-    help: "Stop sending stream_options.include_usage (for servers that reject it).",
-    accepts: { kind: "boolean" }
-  },
-  {
-    name: "temperature",
-    scope: "trial",
-    default: "0",
-    help: "Sampling temperature.",
-    accepts: { kind: "number", min: 0, max: 2 }
-  },
-  {
-    name: "arrival",
-    scope: "trial",
-    default: "poisson",
-    help: "The arrival process (the capacity sweep: poisson or constant).",
-    accepts: { kind: "choice", choices: ARRIVAL_KINDS }
-  },
-  // The generator holds about 2,000 req/s on 2 cores (bench/README.md): far beyond that, nothing it measures would mean anything.
-  {
-    name: "rate",
-    scope: "trial",
-    help: "Requests per second (poisson, gamma, constant).",
-    accepts: { kind: "number", above: 0, max: 1e4 }
-  },
-  {
-    name: "burstiness",
-    scope: "trial",
-    default: "1",
-    help: "Gamma shape: 1 = Poisson, < 1 burstier.",
-    accepts: { kind: "number", above: 0 }
-  },
-  {
-    name: "burst-size",
-    scope: "trial",
-    help: "Requests per burst (burst arrivals).",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
-  },
-  {
-    name: "burst-interval",
-    scope: "trial",
-    help: "Time between bursts (burst arrivals).",
-    accepts: { kind: "duration", above: 0, max: 3600 }
-  },
-  {
-    name: "requests",
-    scope: "trial",
-    help: "Requests sent at once (all-at-once).",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
-  },
-  {
-    name: "duration",
-    scope: "trial",
-    default: "30s",
-    help: "Measurement window per trial.",
-    accepts: { kind: "duration", above: 0, max: 86400 }
-  },
-  {
-    name: "warmup",
-    scope: "trial",
-    default: "2s",
-    help: "Warm-up before each trial's window (sent, not recorded).",
-    accepts: { kind: "duration", min: 0, max: 3600 }
-  },
-  {
-    name: "seed",
-    scope: "trial",
-    default: "1",
-    help: "Seed of the schedule and the prompts.",
-    accepts: { kind: "number", integer: true, min: 0, max: 2 ** 32 - 1 }
-  },
-  {
-    name: "input-len",
-    scope: "trial",
-    default: "256",
-    help: "Synthetic prompt tokens.",
-    accepts: TOKENS
-  },
-  {
-    name: "prefix-groups",
-    scope: "trial",
-    default: "0",
-    help: "Shared prompt prefixes: G groups, each prompt one group's prefix then its own input-len tokens (0 = off).",
-    accepts: { kind: "number", integer: true, min: 0, max: 1e5 }
-  },
-  {
-    name: "prefix-len",
-    scope: "trial",
-    default: "512",
-    help: "Tokens of each shared prefix.",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e6 }
-  },
-  {
-    name: "prefix-pick",
-    scope: "trial",
-    default: "uniform",
-    help: "Which prefix group a request picks.",
-    accepts: { kind: "text", what: "uniform, zipf (exponent 1) or zipf:S (0 < S \u2264 10)" }
-  },
-  {
-    name: "tokenizer",
-    scope: "trial",
-    help: "A model's tokenizer.json (or its directory): synthetic prompts of exactly their token lengths.",
-    accepts: FILE
-  },
-  {
-    name: "turns",
-    scope: "trial",
-    default: "1",
-    help: "Multi-turn sessions: the arrivals start sessions of this many turns, each with the whole history.",
-    accepts: { kind: "number", integer: true, min: 1, max: 100 }
-  },
-  {
-    name: "think-time",
-    scope: "trial",
-    default: "0s",
-    help: "A later turn is due this long after the previous answer ended.",
-    accepts: { kind: "duration", min: 0, max: 3600 }
-  },
-  {
-    name: "turn-input-len",
-    scope: "trial",
-    help: "Tokens of each later turn's new user message (default: input-len).",
-    accepts: TOKENS
-  },
-  {
-    name: "trace",
-    scope: "trial",
-    help: "Replay a trace (Azure LLM CSV, Mooncake JSONL, BurstGPT CSV): its arrival times and token lengths.",
-    accepts: FILE
-  },
-  {
-    name: "trace-format",
-    scope: "trial",
-    default: "auto",
-    help: "The trace's format.",
-    accepts: { kind: "choice", choices: ["auto", ...TRACE_FORMATS] }
-  },
-  {
-    name: "time-scale",
-    scope: "trial",
-    default: "1",
-    help: "The trace's times \xD7 this (0.5 = twice as fast).",
-    accepts: { kind: "number", above: 0, max: 1e3 }
-  },
-  {
-    name: "trace-start",
-    scope: "trial",
-    default: "0s",
-    help: "Where in the trace each trial starts.",
-    accepts: { kind: "duration", min: 0, max: 10 ** 9 }
-  },
-  {
-    name: "max-requests",
-    scope: "trial",
-    help: "At most this many trace requests per trial.",
-    accepts: { kind: "number", integer: true, min: 1, max: 2e6 }
-  },
-  {
-    name: "output-len",
-    scope: "trial",
-    default: "128",
-    help: "Requested output tokens (max_tokens); a dataset keeps its own unless set.",
-    accepts: TOKENS
-  },
-  {
-    name: "max-tokens",
-    scope: "trial",
-    help: "Cap on every request's max_tokens.",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e6 }
-  },
-  {
-    name: "ignore-eos",
-    scope: "trial",
-    kind: "boolean",
-    default: "false",
-    help: "Send ignore_eos: a fixed output length (fewer tokens = the 'short' outcome).",
-    accepts: { kind: "boolean" }
-  },
-  {
-    name: "dataset",
-    scope: "trial",
-    help: "Prompt file: JSONL of {messages, max_tokens?} or ShareGPT JSON.",
-    accepts: FILE
-  },
-  {
-    name: "max-concurrency",
-    scope: "trial",
-    help: "Cap on requests in flight (closed loop; the wait counts as latency).",
-    accepts: { kind: "number", integer: true, min: 1 }
-  },
-  {
-    name: "slo",
-    scope: "trial",
-    help: "Goodput SLOs in ms, vLLM's syntax.",
-    accepts: { kind: "text", what: '"ttft:800 tpot:50 e2el:2000" (ms)' }
-  },
-  {
-    name: "timeout",
-    scope: "trial",
-    default: "60s",
-    help: "Per-request timeout from the scheduled send time; later = censored.",
-    accepts: { kind: "duration", above: 0, max: 86400 }
-  }
-];
-var CHECK_SETTINGS = [
-  {
-    name: "max-skew-effect",
-    scope: "trial",
-    help: "Self-check: the largest shift the client's own late sends may cause in TTFT or E2EL at the gated percentile (default: a quarter of max-ttft-regression in the gate, 2.5% for measure).",
-    accepts: { kind: "fraction", max: 1 }
-  },
-  {
-    name: "max-late-sends",
-    scope: "trial",
-    default: "1%",
-    help: "Self-check: the largest share of sends later than a tenth of the mean gap (at least 1 ms): beyond it the offered load changed.",
-    accepts: { kind: "fraction", max: 1 }
-  },
-  {
-    name: "max-unsent",
-    scope: "trial",
-    default: "0",
-    help: "Self-check: requests never sent in time.",
-    accepts: { kind: "number", integer: true, min: 0 }
-  },
-  {
-    name: "max-event-loop-delay-ms",
-    scope: "trial",
-    default: "20",
-    help: "Self-check: p99 event-loop delay limit, ms.",
-    accepts: { kind: "number", min: 0 }
-  },
-  {
-    name: "max-client-cpu",
-    scope: "trial",
-    default: "0.95",
-    help: "Self-check: client CPU as a share of one core.",
-    accepts: { kind: "number", min: 0 }
-  },
-  {
-    name: "max-send-skew-ms",
-    scope: "trial",
-    help: "Self-check, off unless set: an absolute limit on the p99 send skew, ms.",
-    accepts: { kind: "number", min: 0 }
-  },
-  {
-    name: "max-gc-share",
-    scope: "trial",
-    help: "Self-check, off unless set: GC pauses as a share of the window.",
-    accepts: { kind: "number", min: 0, max: 1 }
-  },
-  {
-    name: "max-error-rate",
-    scope: "trial",
-    default: "1%",
-    help: "The largest failure rate of the baseline (gate) or the endpoint (measure) before it is broken; also either arm's quota-refusal limit.",
-    accepts: { kind: "fraction", max: 1 }
-  },
-  {
-    name: "reliability-exclude",
-    scope: "trial",
-    default: "rate_limited_quota",
-    help: "Outcome classes that are not the server's failures: left out of the failure rates, reported.",
-    accepts: { kind: "list", choices: ["none", ...OUTCOMES.filter((o) => o !== "ok")] }
-  },
-  {
-    name: "metrics-url",
-    scope: "trial",
-    help: "The server's Prometheus metrics (measure; default the base URL's origin + /metrics); in the gate only none (scrape neither).",
-    accepts: { kind: "text", what: "an http(s) URL, or none" }
-  },
-  {
-    name: "metrics-interval",
-    scope: "trial",
-    default: "1s",
-    help: "How often the servers' metrics are scraped during a trial (also before and after it).",
-    accepts: { kind: "duration", min: 0.1, max: 60 }
-  },
-  {
-    name: "metrics-runtime",
-    scope: "trial",
-    default: "auto",
-    help: "Whose metric names the servers use (auto: from the names).",
-    accepts: { kind: "choice", choices: ["auto", ...RUNTIMES] }
-  }
-];
-
-// src/config/settings.ts
-var SETTINGS = [
-  ...REQUEST_SETTINGS,
-  ...CHECK_SETTINGS,
-  ...SWEEP_SETTINGS,
-  ...GATE_SETTINGS,
-  ...OTHER_SETTINGS
-];
-var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
-function setting(name) {
-  return BY_NAME.get(name);
-}
-function settingsIn(...scopes) {
-  return SETTINGS.filter((s) => scopes.some((scope) => scope === s.scope));
-}
-var ACTION_SETTINGS = SETTINGS.filter((s) => SCOPES[s.scope].action);
-var ACTION_INPUTS = ACTION_SETTINGS.map((s) => s.name);
-function commandSettings(command) {
-  return SETTINGS.filter((s) => SCOPES[s.scope].commands.includes(command));
-}
-function given(raw, name) {
-  const v = raw[name];
-  const s = Array.isArray(v) ? v.at(-1) : v;
-  return s === void 0 || s.trim() === "" ? void 0 : s.trim();
-}
-function value(raw, name) {
-  return given(raw, name) ?? setting(name)?.default;
-}
-function defaulted(raw, name) {
-  const v = value(raw, name);
-  if (v === void 0) throw new Error(`internal error: ${name} has no default`);
-  return v;
-}
-function refuseGiven(raw, names, why) {
-  for (const name of names) {
-    const v = given(raw, name);
-    if (v !== void 0) throw new InputError(why(name, v));
-  }
-}
-function lines(raw, name) {
-  const v = raw[name];
-  return v === void 0 ? [] : Array.isArray(v) ? v : [v];
-}
-function acceptsOf(name) {
-  const s = setting(name);
-  if (!s) throw new Error(`internal error: no setting ${name}`);
-  return s.accepts;
-}
-function typed(name, v, kind, check) {
-  if (!check(v)) throw new Error(`internal error: ${name} is not a ${kind} setting`);
-  return v;
-}
-var isNumber = (v) => typeof v === "number";
-var isBoolean = (v) => typeof v === "boolean";
-function readNumber(raw, name) {
-  return typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "number",
-    isNumber
-  );
-}
-function readBoolean(raw, name) {
-  return typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "boolean",
-    isBoolean
-  );
-}
-
 // src/config/sweep.ts
 var SWEEP_ARRIVALS = ["poisson", "constant"];
 function checkSweepLoad(raw, why) {
@@ -61738,41 +61838,143 @@ function checkSweepLoad(raw, why) {
     );
   }
 }
-function withStandInRate(raw) {
-  return { ...raw, rate: "1" };
-}
 function parseSweepSettings(raw) {
-  const maxDuration = given(raw, "max-duration");
   return {
+    // Narrower than the setting's own choices: a sweep's rates are Poisson or constant.
     arrival: parseChoice("arrival", defaulted(raw, "arrival"), SWEEP_ARRIVALS),
-    syncRequests: parseNumber("sync-requests", defaulted(raw, "sync-requests"), {
-      integer: true,
-      min: 1,
-      max: 1e4
-    }),
-    offlineRequests: parseNumber("offline-requests", defaulted(raw, "offline-requests"), {
-      integer: true,
-      min: 1,
-      max: 1e5
-    }),
-    points: parseNumber("sweep-points", defaulted(raw, "sweep-points"), {
-      integer: true,
-      min: 1,
-      max: 50
-    }),
-    resolution: parseFraction("capacity-resolution", defaulted(raw, "capacity-resolution"), 0.5),
-    minAttainment: parseFraction("min-attainment", defaulted(raw, "min-attainment")),
-    maxReruns: parseNumber("max-reruns", defaulted(raw, "max-reruns"), {
-      integer: true,
-      min: 0,
-      max: 10
-    }),
-    maxDurationS: maxDuration === void 0 ? void 0 : parseDurationS("max-duration", maxDuration, { above: 0, max: 7 * 86400 })
+    syncRequests: readNumber(raw, "sync-requests"),
+    offlineRequests: readNumber(raw, "offline-requests"),
+    points: readNumber(raw, "sweep-points"),
+    resolution: readNumber(raw, "capacity-resolution"),
+    minAttainment: readNumber(raw, "min-attainment"),
+    maxReruns: readNumber(raw, "max-reruns"),
+    maxDurationS: optionalNumber(raw, "max-duration")
+  };
+}
+
+// src/config/phases.ts
+function parseServerSettings(raw) {
+  const commands = {};
+  for (const arm of ARMS) {
+    const start = given(raw, `${arm}-start`);
+    const stop = given(raw, `${arm}-stop`);
+    if (stop !== void 0 && start === void 0) {
+      throw new InputError(
+        `${arm}-stop is set without ${arm}-start: the gate only stops what it started`
+      );
+    }
+    if (start !== void 0) commands[arm] = { start, stop };
+  }
+  return {
+    commands,
+    restart: readChoice(raw, "restart", RESTART_POLICIES),
+    readyTimeoutS: readNumber(raw, "ready-timeout"),
+    logDir: defaulted(raw, "server-log-dir")
+  };
+}
+function parseQuality(raw, readFile) {
+  const rule = {
+    alpha: readNumber(raw, "quality-alpha"),
+    minEffect: readNumber(raw, "quality-min-effect"),
+    largeEffect: readNumber(raw, "quality-large-effect"),
+    confirmReruns: readNumber(raw, "quality-confirm-reruns")
+  };
+  const vllmSampling = readBoolean(raw, "quality-vllm-sampling");
+  const which = defaulted(raw, "quality-suite");
+  if (which === "none") return void 0;
+  if (which === "builtin") return { suite: builtinSuite(), vllmSampling, rule };
+  let content;
+  try {
+    content = readFile(which);
+  } catch (error) {
+    throw new InputError(
+      `quality-suite = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`
+    );
+  }
+  return { suite: parseSuite(content, which), vllmSampling, rule };
+}
+var CAPACITY_ONLY = [
+  "sync-requests",
+  "offline-requests",
+  "sweep-points",
+  "capacity-resolution",
+  "min-attainment",
+  "max-duration",
+  "max-capacity-drop",
+  "gate-rate-fraction"
+];
+function parseCapacity(raw) {
+  if (!readBoolean(raw, "capacity")) {
+    const stray = CAPACITY_ONLY.find((name) => given(raw, name) !== void 0);
+    if (stray !== void 0) {
+      throw new InputError(
+        `${stray} is set, but capacity is not: it is used only by a capacity gate (set capacity: true, or remove ${stray})`
+      );
+    }
+    return void 0;
+  }
+  checkSweepLoad(raw, "with capacity");
+  return {
+    sweep: parseSweepSettings(raw),
+    maxCapacityDrop: readNumber(raw, "max-capacity-drop"),
+    rateFraction: readNumber(raw, "gate-rate-fraction")
   };
 }
 
 // src/config/trial.ts
 import { readFileSync as readFileSync2 } from "node:fs";
+
+// src/common/slo.ts
+var SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", e2el: "e2elMs" };
+var SLO_NAMES = ["ttft", "tpot", "e2el"];
+var sloField = (name) => SLO_KEYS[name];
+function sloRecord(slo) {
+  const record = {};
+  for (const name of SLO_NAMES) {
+    const ms = slo[SLO_KEYS[name]];
+    if (ms !== void 0) record[`${name}_ms`] = ms;
+  }
+  return record;
+}
+function formatSlo(slo) {
+  const parts = SLO_NAMES.flatMap((k) => {
+    const ms = slo[`${k}_ms`];
+    return ms === void 0 ? [] : [`${k}:${ms}`];
+  });
+  return parts.length > 0 ? parts.join(" ") : "none";
+}
+
+// src/config/slo.ts
+function parseSlo(name, raw) {
+  const slo = {};
+  for (const part of raw.trim().split(/[\s,]+/).filter(Boolean)) {
+    const m = part.match(/^([a-z0-9_]+):(.*)$/i);
+    if (!m)
+      throw rejectValue(
+        name,
+        raw,
+        'space-separated key:milliseconds pairs such as "ttft:800 tpot:50"'
+      );
+    const key = m[1].toLowerCase();
+    const sloName = SLO_NAMES.find((k) => k === key);
+    if (sloName === void 0) {
+      throw new InputError(
+        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ttft, tpot, e2el`
+      );
+    }
+    const ms = Number(m[2]);
+    if (!(m[2] !== "" && Number.isFinite(ms) && ms > 0)) {
+      throw rejectValue(`${name} ${key}`, m[2], "a number of milliseconds > 0");
+    }
+    const field = sloField(sloName);
+    if (slo[field] !== void 0)
+      throw new InputError(`${name}: "${key}" is given twice in ${JSON.stringify(raw)}`);
+    slo[field] = ms;
+  }
+  return slo;
+}
+
+// src/config/workload.ts
 import { dirname as dirname2, join as join2 } from "node:path";
 
 // src/workload/dataset.ts
@@ -64875,109 +65077,10 @@ function countedWords(counter, words, rng, tokens2, continued) {
 // src/workload/words.ts
 var WORDS2 = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no what up out said its about into than them can only other time new some could these two may first then do any like my now over such our man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three model token server latency stream batch queue decode".split(" ");
 
-// src/common/slo.ts
-var SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", e2el: "e2elMs" };
-var SLO_NAMES = ["ttft", "tpot", "e2el"];
-var sloField = (name) => SLO_KEYS[name];
-function sloRecord(slo) {
-  const record = {};
-  for (const name of SLO_NAMES) {
-    const ms = slo[SLO_KEYS[name]];
-    if (ms !== void 0) record[`${name}_ms`] = ms;
-  }
-  return record;
-}
-function formatSlo(slo) {
-  const parts = SLO_NAMES.flatMap((k) => {
-    const ms = slo[`${k}_ms`];
-    return ms === void 0 ? [] : [`${k}:${ms}`];
-  });
-  return parts.length > 0 ? parts.join(" ") : "none";
-}
-
-// src/config/slo.ts
-function parseSlo(name, raw) {
-  const slo = {};
-  for (const part of raw.trim().split(/[\s,]+/).filter(Boolean)) {
-    const m = part.match(/^([a-z0-9_]+):(.*)$/i);
-    if (!m)
-      throw rejectValue(
-        name,
-        raw,
-        'space-separated key:milliseconds pairs such as "ttft:800 tpot:50"'
-      );
-    const key = m[1].toLowerCase();
-    const sloName = SLO_NAMES.find((k) => k === key);
-    if (sloName === void 0) {
-      throw new InputError(
-        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ttft, tpot, e2el`
-      );
-    }
-    const ms = Number(m[2]);
-    if (!(m[2] !== "" && Number.isFinite(ms) && ms > 0)) {
-      throw rejectValue(`${name} ${key}`, m[2], "a number of milliseconds > 0");
-    }
-    const field = sloField(sloName);
-    if (slo[field] !== void 0)
-      throw new InputError(`${name}: "${key}" is given twice in ${JSON.stringify(raw)}`);
-    slo[field] = ms;
-  }
-  return slo;
-}
-
-// src/config/trial.ts
-function parseServerMetrics(raw, baseUrl) {
-  const url = given(raw, "metrics-url") ?? `${new URL(baseUrl).origin}/metrics`;
-  if (url === "none") return null;
-  return {
-    url: parseMetricsUrl(url),
-    intervalS: parseDurationS("metrics-interval", defaulted(raw, "metrics-interval"), {
-      min: 0.1,
-      max: 60
-    }),
-    runtime: parseChoice("metrics-runtime", defaulted(raw, "metrics-runtime"), [
-      "auto",
-      ...RUNTIMES
-    ])
-  };
-}
-function parseMetricsUrl(raw) {
-  const url = httpUrl(raw);
-  if (!url)
-    throw rejectValue(
-      "metrics-url",
-      raw,
-      "an http(s) URL such as http://127.0.0.1:8000/metrics, or none"
-    );
-  if (url.username || url.password)
-    throw new InputError("metrics-url: credentials in the URL are not accepted");
-  return url.toString();
-}
-function parseOutcomeList(raw) {
-  const text = defaulted(raw, "reliability-exclude");
-  if (text.trim() === "none") return [];
-  const classes2 = OUTCOMES.filter((o) => o !== "ok");
-  return text.split(/[\s,]+/).filter(Boolean).map((v) => parseChoice("reliability-exclude", v, classes2));
-}
-function parseFailureLimit(raw) {
-  return {
-    maxErrorRate: parseFraction("max-error-rate", defaulted(raw, "max-error-rate")),
-    exclude: parseOutcomeList(raw)
-  };
-}
-var API_KEY_ENV = ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY"];
-var readTextFile = (path) => readFileSync2(path, "utf8");
-function required2(raw, name, what) {
-  const v = given(raw, name);
-  if (v === void 0) throw new InputError(`${name} is required: ${what}`);
-  return v;
-}
+// src/config/workload.ts
 function parseArrival(raw) {
-  const kind = parseChoice("arrival", defaulted(raw, "arrival"), ARRIVAL_KINDS);
-  const rate = () => parseNumber("rate", required2(raw, "rate", `requests per second for ${kind} arrivals`), {
-    above: 0,
-    max: 1e4
-  });
+  const kind = readChoice(raw, "arrival", ARRIVAL_KINDS);
+  const rate = () => requiredNumber(raw, "rate", `requests per second for ${kind} arrivals`);
   switch (kind) {
     case "poisson":
     case "constant":
@@ -64986,51 +65089,24 @@ function parseArrival(raw) {
       return {
         kind,
         ratePerS: rate(),
-        burstiness: parseNumber("burstiness", defaulted(raw, "burstiness"), { above: 0 })
+        burstiness: readNumber(raw, "burstiness")
       };
     case "burst":
       return {
         kind,
-        burstSize: parseNumber(
-          "burst-size",
-          required2(raw, "burst-size", "requests per burst for burst arrivals"),
-          { integer: true, min: 1, max: 1e5 }
-        ),
-        burstIntervalS: parseDurationS(
+        burstSize: requiredNumber(raw, "burst-size", "requests per burst for burst arrivals"),
+        burstIntervalS: requiredNumber(
+          raw,
           "burst-interval",
-          required2(raw, "burst-interval", "time between bursts for burst arrivals"),
-          { above: 0, max: 3600 }
+          "time between bursts for burst arrivals"
         )
       };
     case "all-at-once":
       return {
         kind,
-        count: parseNumber(
-          "requests",
-          required2(raw, "requests", "how many requests all-at-once sends"),
-          { integer: true, min: 1, max: 1e5 }
-        )
+        count: requiredNumber(raw, "requests", "how many requests all-at-once sends")
       };
   }
-}
-var MEASURE_CHECKS = { percentile: "p95", maxSkewEffect: 0.025 };
-function parseLimits(raw, checks) {
-  const limit = (name, rule) => parseNumber(name, defaulted(raw, name), { min: 0, ...rule });
-  const optional = (name, rule) => {
-    const v = given(raw, name);
-    return v === void 0 ? void 0 : parseNumber(name, v, { min: 0, ...rule });
-  };
-  const skewEffect2 = given(raw, "max-skew-effect");
-  return {
-    percentile: checks.percentile,
-    maxSkewEffect: skewEffect2 === void 0 ? checks.maxSkewEffect : parseFraction("max-skew-effect", skewEffect2),
-    maxLateSends: parseFraction("max-late-sends", defaulted(raw, "max-late-sends")),
-    maxUnsent: limit("max-unsent", { integer: true }),
-    maxEventLoopDelayP99Ms: limit("max-event-loop-delay-ms", {}),
-    maxClientCpu: limit("max-client-cpu", {}),
-    maxSendSkewP99Ms: optional("max-send-skew-ms", {}),
-    maxGcShare: optional("max-gc-share", { max: 1 })
-  };
 }
 function parseDatasetFile(path, readFile) {
   let content;
@@ -65070,10 +65146,7 @@ function parseReplay(raw, readFile, trialS) {
     NOT_WITH_TRACE,
     (name, v) => `${name} = ${v} is not used with a trace: its rows give the arrivals and the lengths (remove ${name})`
   );
-  const format = parseChoice("trace-format", defaulted(raw, "trace-format"), [
-    "auto",
-    ...TRACE_FORMATS
-  ]);
+  const format = readChoice(raw, "trace-format", ["auto", ...TRACE_FORMATS]);
   let content;
   try {
     content = readFile(path);
@@ -65081,16 +65154,9 @@ function parseReplay(raw, readFile, trialS) {
     throw new InputError(`trace = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}`);
   }
   const trace = parseTrace(content, path, format);
-  const timeScale = parseNumber("time-scale", defaulted(raw, "time-scale"), {
-    above: 0,
-    max: 1e3
-  });
-  const startS = parseDurationS("trace-start", defaulted(raw, "trace-start"), {
-    min: 0,
-    max: 10 ** 9
-  });
-  const cap = given(raw, "max-requests");
-  const maxRequests = cap === void 0 ? void 0 : parseNumber("max-requests", cap, { integer: true, min: 1, max: MAX_REQUESTS_PER_TRIAL });
+  const timeScale = readNumber(raw, "time-scale");
+  const startS = readNumber(raw, "trace-start");
+  const maxRequests = optionalNumber(raw, "max-requests");
   const endMs = startS * 1e3 + trialS * 1e3 / timeScale;
   const count3 = Math.min(
     trace.rows.filter((r) => r.offsetMs >= startS * 1e3 && r.offsetMs < endMs).length,
@@ -65143,7 +65209,7 @@ function parseTokenizer(raw, readFile) {
   }
 }
 function parseSessions(raw, dataset, withTrace) {
-  const turns = parseNumber("turns", defaulted(raw, "turns"), { integer: true, min: 1, max: 100 });
+  const turns = readNumber(raw, "turns");
   if (turns === 1) {
     refuseGiven(
       raw,
@@ -65163,26 +65229,18 @@ function parseSessions(raw, dataset, withTrace) {
   const later = given(raw, "turn-input-len") ?? defaulted(raw, "input-len");
   return {
     turns,
-    thinkS: parseDurationS("think-time", defaulted(raw, "think-time"), { min: 0, max: 3600 }),
+    thinkS: readNumber(raw, "think-time"),
     laterInputLen: parseLengthSpec("turn-input-len", later)
   };
 }
 function parsePrefix(raw, withDataset) {
-  const groups = parseNumber("prefix-groups", defaulted(raw, "prefix-groups"), {
-    integer: true,
-    min: 0,
-    max: 1e5
-  });
+  const groups = readNumber(raw, "prefix-groups");
   if (groups === 0) return void 0;
   if (withDataset)
     throw new InputError(
       `prefix-groups = ${groups} is not used with a dataset: its prompts are its own (remove prefix-groups, or the dataset)`
     );
-  const tokens2 = parseNumber("prefix-len", defaulted(raw, "prefix-len"), {
-    integer: true,
-    min: 1,
-    max: 1e6
-  });
+  const tokens2 = readNumber(raw, "prefix-len");
   const pick = defaulted(raw, "prefix-pick").trim();
   const zipf = pick.match(/^zipf(?::(\d+(?:\.\d+)?))?$/);
   if (pick !== "uniform" && !zipf)
@@ -65197,81 +65255,95 @@ function parsePrefix(raw, withDataset) {
   return { groups, tokens: tokens2, zipfS };
 }
 var MAX_REQUESTS_PER_TRIAL = 2e6;
-function checkTrialSize(options) {
-  const a = options.workload.arrival;
-  const seconds = options.workload.warmupS + options.workload.durationS;
-  const expected = a.kind === "all-at-once" ? a.count * (options.workload.warmupS > 0 ? 2 : 1) : a.kind === "burst" ? a.burstSize * seconds / a.burstIntervalS : a.ratePerS * seconds;
+function checkTrialSize(w) {
+  const a = w.arrival;
+  const seconds = w.warmupS + w.durationS;
+  if (a.kind === "swept") return;
+  const expected = a.kind === "all-at-once" ? a.count * (w.warmupS > 0 ? 2 : 1) : a.kind === "burst" ? a.burstSize * seconds / a.burstIntervalS : a.ratePerS * seconds;
   if (expected > MAX_REQUESTS_PER_TRIAL) {
     throw new InputError(
       `rate \xD7 (warmup + duration) = ${Math.round(expected).toLocaleString("en-US")} requests per trial is not accepted; expected at most ${MAX_REQUESTS_PER_TRIAL.toLocaleString("en-US")} (lower the rate or shorten the trial)`
     );
   }
 }
-function parseTrialOptions(raw, env = {}, readFile = readTextFile, checks = MEASURE_CHECKS) {
-  const baseUrl = parseBaseUrl(
-    "url",
-    required2(raw, "url", "the endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1")
-  );
-  const model = required2(raw, "model", "the model name the server serves");
-  const endpoint = parseChoice("endpoint", defaulted(raw, "endpoint"), [
-    "chat",
-    "completions"
-  ]);
-  const apiKey = given(raw, "api-key") ?? API_KEY_ENV.map((k) => env[k]).find((v) => v !== void 0 && v !== "");
-  const ignoreEos = parseBoolean("ignore-eos", defaulted(raw, "ignore-eos"));
+function parseWorkload(raw, readFile, swept) {
+  const ignoreEos = readBoolean(raw, "ignore-eos");
   const datasetPath = given(raw, "dataset");
   const dataset = datasetPath === void 0 ? void 0 : parseDatasetFile(datasetPath, readFile);
   const outputLen = dataset ? given(raw, "output-len") : value(raw, "output-len");
-  const maxTokens = given(raw, "max-tokens");
-  const maxConcurrency = given(raw, "max-concurrency");
+  const warmupS = readNumber(raw, "warmup");
+  const durationS = readNumber(raw, "duration");
+  const replay = swept ? void 0 : parseReplay(raw, readFile, warmupS + durationS);
+  const workload = {
+    arrival: swept ? { kind: "swept", process: swept } : replay?.arrival ?? parseArrival(raw),
+    warmupS,
+    durationS,
+    seed: readNumber(raw, "seed"),
+    inputLen: parseLengthSpec("input-len", defaulted(raw, "input-len")),
+    outputLen: outputLen === void 0 ? void 0 : parseLengthSpec("output-len", outputLen),
+    maxTokens: optionalNumber(raw, "max-tokens"),
+    ignoreEos,
+    dataset,
+    promptRound: 0,
+    prefix: parsePrefix(raw, dataset !== void 0),
+    trace: replay?.trace,
+    sessions: parseSessions(raw, dataset, replay !== void 0),
+    tokenizer: parseTokenizer(raw, readFile)
+  };
+  checkTrialSize(workload);
+  return workload;
+}
+
+// src/config/trial.ts
+var API_KEY_ENV = ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY"];
+var readTextFile = (path) => readFileSync2(path, "utf8");
+function parseServerMetrics(raw, baseUrl) {
+  const url = given(raw, "metrics-url") ?? `${new URL(baseUrl).origin}/metrics`;
+  if (url === "none") return null;
+  const parsed = httpUrl(url);
+  if (!parsed)
+    throw rejectValue(
+      "metrics-url",
+      url,
+      "an http(s) URL such as http://127.0.0.1:8000/metrics, or none"
+    );
+  if (parsed.username || parsed.password)
+    throw new InputError("metrics-url: credentials in the URL are not accepted");
+  return {
+    url: parsed.toString(),
+    intervalS: readNumber(raw, "metrics-interval"),
+    runtime: readChoice(raw, "metrics-runtime", ["auto", ...RUNTIMES])
+  };
+}
+function parseTarget(raw, env) {
   const extraBody = given(raw, "extra-body");
+  return {
+    baseUrl: parseBaseUrl(
+      "url",
+      requiredText(raw, "url", "the endpoint's OpenAI base URL, e.g. http://127.0.0.1:8000/v1")
+    ),
+    model: requiredText(raw, "model", "the model name the server serves"),
+    endpoint: readChoice(raw, "endpoint", ["chat", "completions"]),
+    apiKey: given(raw, "api-key") ?? API_KEY_ENV.map((k) => env[k]).find((v) => v !== void 0 && v !== ""),
+    headers: parseHeaders("header", lines(raw, "header")),
+    extraBody: extraBody === void 0 ? {} : parseJsonObject("extra-body", extraBody),
+    includeUsage: !readBoolean(raw, "no-usage"),
+    ignoreEos: readBoolean(raw, "ignore-eos"),
+    temperature: readNumber(raw, "temperature")
+  };
+}
+function parseTrialOptions(raw, env = {}, readFile = readTextFile, checks = MEASURE_CHECKS, swept) {
+  const target = parseTarget(raw, env);
   const slo = given(raw, "slo");
-  const warmupS = parseDurationS("warmup", defaulted(raw, "warmup"), { min: 0, max: 3600 });
-  const durationS = parseDurationS("duration", defaulted(raw, "duration"), {
-    above: 0,
-    max: 86400
-  });
-  const replay = parseReplay(raw, readFile, warmupS + durationS);
-  const options = {
-    target: {
-      baseUrl,
-      model,
-      endpoint,
-      apiKey,
-      headers: parseHeaders("header", lines(raw, "header")),
-      extraBody: extraBody === void 0 ? {} : parseJsonObject("extra-body", extraBody),
-      includeUsage: !parseBoolean("no-usage", defaulted(raw, "no-usage")),
-      ignoreEos,
-      temperature: parseNumber("temperature", defaulted(raw, "temperature"), { min: 0, max: 2 })
-    },
-    workload: {
-      arrival: replay?.arrival ?? parseArrival(raw),
-      warmupS,
-      durationS,
-      seed: parseNumber("seed", defaulted(raw, "seed"), {
-        integer: true,
-        min: 0,
-        max: 2 ** 32 - 1
-      }),
-      inputLen: parseLengthSpec("input-len", defaulted(raw, "input-len")),
-      outputLen: outputLen === void 0 ? void 0 : parseLengthSpec("output-len", outputLen),
-      maxTokens: maxTokens === void 0 ? void 0 : parseNumber("max-tokens", maxTokens, { integer: true, min: 1, max: MAX_TOKENS }),
-      ignoreEos,
-      dataset,
-      promptRound: 0,
-      prefix: parsePrefix(raw, dataset !== void 0),
-      trace: replay?.trace,
-      sessions: parseSessions(raw, dataset, replay !== void 0),
-      tokenizer: parseTokenizer(raw, readFile)
-    },
-    timeoutS: parseDurationS("timeout", defaulted(raw, "timeout"), { above: 0, max: 86400 }),
-    maxConcurrency: maxConcurrency === void 0 ? void 0 : parseNumber("max-concurrency", maxConcurrency, { integer: true, min: 1 }),
+  return {
+    target,
+    workload: parseWorkload(raw, readFile, swept),
+    timeoutS: readNumber(raw, "timeout"),
+    maxConcurrency: optionalNumber(raw, "max-concurrency"),
     slo: slo === void 0 ? {} : parseSlo("slo", slo),
     limits: parseLimits(raw, checks),
-    serverMetrics: parseServerMetrics(raw, baseUrl)
+    serverMetrics: parseServerMetrics(raw, target.baseUrl)
   };
-  checkTrialSize(options);
-  return options;
 }
 
 // src/config/config.ts
@@ -65311,10 +65383,10 @@ function forArm(arm, parse2) {
   }
 }
 function parseMode(raw) {
-  return parseChoice("mode", defaulted(raw, "mode"), MODES);
+  return readChoice(raw, "mode", MODES);
 }
 function parseReportSettings(raw) {
-  const failOn = defaulted(raw, "fail-on").split(/[\s,]+/).filter(Boolean).map((v) => parseChoice("fail-on", v, VERDICTS));
+  const failOn = readList(raw, "fail-on", VERDICTS);
   const commentKey = defaulted(raw, "comment-key");
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey)) {
     throw rejectValue(
@@ -65325,177 +65397,36 @@ function parseReportSettings(raw) {
   }
   return {
     failOn,
-    comment: parseChoice("comment", defaulted(raw, "comment"), COMMENT_POLICIES),
+    comment: readChoice(raw, "comment", COMMENT_POLICIES),
     commentKey,
-    jobSummary: parseBoolean("job-summary", defaulted(raw, "job-summary")),
+    jobSummary: readBoolean(raw, "job-summary"),
     resultsPath: defaulted(raw, "results-path")
   };
 }
-function parseServerSettings(raw) {
-  const commands = {};
-  for (const arm of ARMS) {
-    const start = given(raw, `${arm}-start`);
-    const stop = given(raw, `${arm}-stop`);
-    if (stop !== void 0 && start === void 0) {
-      throw new InputError(
-        `${arm}-stop is set without ${arm}-start: the gate only stops what it started`
-      );
-    }
-    if (start !== void 0) commands[arm] = { start, stop };
-  }
-  return {
-    commands,
-    restart: parseChoice("restart", defaulted(raw, "restart"), RESTART_POLICIES),
-    readyTimeoutS: parseDurationS("ready-timeout", defaulted(raw, "ready-timeout"), { above: 0 }),
-    logDir: defaulted(raw, "server-log-dir")
-  };
-}
-function parseQuality(raw, readFile) {
-  const rule = {
-    alpha: parseNumber("quality-alpha", defaulted(raw, "quality-alpha"), { above: 0, max: 0.5 }),
-    minEffect: parseFraction("quality-min-effect", defaulted(raw, "quality-min-effect")),
-    largeEffect: parseFraction("quality-large-effect", defaulted(raw, "quality-large-effect")),
-    confirmReruns: parseNumber("quality-confirm-reruns", defaulted(raw, "quality-confirm-reruns"), {
-      integer: true,
-      min: 0,
-      max: 10
-    })
-  };
-  const vllmSampling = parseBoolean(
-    "quality-vllm-sampling",
-    defaulted(raw, "quality-vllm-sampling")
-  );
-  const which = defaulted(raw, "quality-suite");
-  if (which === "none") return void 0;
-  let suite = builtinSuite();
-  if (which !== "builtin") {
-    let content;
-    try {
-      content = readFile(which);
-    } catch (error) {
-      throw new InputError(
-        `quality-suite = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`
-      );
-    }
-    suite = parseSuite(content, which);
-  }
-  return { suite, vllmSampling, rule };
-}
-var CAPACITY_ONLY = [
-  "sync-requests",
-  "offline-requests",
-  "sweep-points",
-  "capacity-resolution",
-  "min-attainment",
-  "max-duration",
-  "max-capacity-drop",
-  "gate-rate-fraction"
-];
-function parseCapacity(raw) {
-  if (!parseBoolean("capacity", defaulted(raw, "capacity"))) {
-    const stray = CAPACITY_ONLY.find((name) => given(raw, name) !== void 0);
-    if (stray !== void 0) {
-      throw new InputError(
-        `${stray} is set, but capacity is not: it is used only by a capacity gate (set capacity: true, or remove ${stray})`
-      );
-    }
-    return void 0;
-  }
-  checkSweepLoad(raw, "with capacity");
-  return {
-    sweep: parseSweepSettings(raw),
-    maxCapacityDrop: parseFraction("max-capacity-drop", defaulted(raw, "max-capacity-drop"), 0.99),
-    rateFraction: parseNumber("gate-rate-fraction", defaulted(raw, "gate-rate-fraction"), {
-      above: 0,
-      max: 2
-    })
-  };
-}
-function parsePercentile(raw) {
-  const written = defaulted(raw, "percentile");
-  const key = written === "p99.9" ? "p999" : written;
-  const found = PERCENTILE_KEYS.find((p) => p === key);
-  if (found === void 0)
-    throw rejectValue("percentile", written, "one of p50, p90, p95, p99, p99.9");
-  return found;
-}
 function parseConfig(raw, env = {}, readFile = readTextFile) {
-  const optionalFraction = (name, max2) => {
-    const v = given(raw, name);
-    return v === void 0 ? void 0 : parseFraction(name, v, max2);
-  };
-  const trials = parseNumber("trials", defaulted(raw, "trials"), {
-    integer: true,
-    min: 1,
-    max: 100
-  });
-  const maxTrialsGiven = given(raw, "max-trials");
-  const maxTrials = maxTrialsGiven === void 0 ? trials : parseNumber("max-trials", maxTrialsGiven, { integer: true, min: 1, max: 100 });
+  const trials = readNumber(raw, "trials");
+  const maxTrials = optionalNumber(raw, "max-trials") ?? trials;
   if (maxTrials < trials)
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`
     );
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
-  if (capacity) {
-    arms.baseline = withStandInRate(arms.baseline);
-    arms.candidate = withStandInRate(arms.candidate);
-  }
-  const percentile = parsePercentile(raw);
-  const ttftTolerance = parseFraction(
-    "max-ttft-regression",
-    defaulted(raw, "max-ttft-regression"),
-    10
-  );
-  const checks = { percentile, maxSkewEffect: ttftTolerance / 4 };
-  const tpot = optionalFraction("max-tpot-regression", 10);
-  const e2el = optionalFraction("max-e2el-regression", 10);
+  const decision = parseDecision(raw);
+  const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft / 4 };
+  const arm = (a) => forArm(a, () => parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival));
   return {
     mode: parseMode(raw),
     gate: {
-      baseline: forArm("baseline", () => parseTrialOptions(arms.baseline, env, readFile, checks)),
-      candidate: forArm(
-        "candidate",
-        () => parseTrialOptions(arms.candidate, env, readFile, checks)
-      ),
+      baseline: arm("baseline"),
+      candidate: arm("candidate"),
       trials,
       maxTrials,
-      order: parseChoice("order", defaulted(raw, "order"), ORDERS),
-      cooldownS: parseDurationS("cooldown", defaulted(raw, "cooldown"), { min: 0 }),
-      maxReruns: parseNumber("max-reruns", defaulted(raw, "max-reruns"), {
-        integer: true,
-        min: 0,
-        max: 10
-      }),
-      idleTimeoutS: parseDurationS("idle-timeout", defaulted(raw, "idle-timeout"), { min: 0 }),
-      decision: {
-        percentile,
-        tolerances: {
-          goodput: parseFraction("max-goodput-drop", defaulted(raw, "max-goodput-drop"), 0.99),
-          ttft: ttftTolerance,
-          itl: parseFraction("max-itl-regression", defaulted(raw, "max-itl-regression"), 10),
-          ...tpot === void 0 ? {} : { tpot },
-          ...e2el === void 0 ? {} : { e2el }
-        },
-        rule: parseChoice("decision-rule", defaulted(raw, "decision-rule"), DECISION_RULES),
-        confidence: parseNumber("confidence", defaulted(raw, "confidence"), {
-          above: 0.5,
-          max: 0.999
-        }),
-        maxErrorRate: parseFraction("max-error-rate", defaulted(raw, "max-error-rate")),
-        maxTrialCv: parseFraction("max-trial-cv", defaulted(raw, "max-trial-cv"), 10),
-        minOkRequests: parseNumber("min-ok-requests", defaulted(raw, "min-ok-requests"), {
-          integer: true,
-          min: 1
-        }),
-        reliability: {
-          maxFailureIncrease: parseFraction(
-            "max-failure-increase",
-            defaulted(raw, "max-failure-increase")
-          ),
-          exclude: parseOutcomeList(raw)
-        }
-      },
+      order: readChoice(raw, "order", ORDERS),
+      cooldownS: readNumber(raw, "cooldown"),
+      maxReruns: readNumber(raw, "max-reruns"),
+      idleTimeoutS: readNumber(raw, "idle-timeout"),
+      decision,
       quality: parseQuality(raw, readFile),
       capacity
     },
@@ -68898,7 +68829,8 @@ function summarizeTrial(rec, facts) {
 // src/trial/measure.ts
 var MEASURE_SCHEMA = "llm-perf-gate/measure@2";
 function lateSendMs(arrival) {
-  if (arrival.kind === "burst" || arrival.kind === "all-at-once") return void 0;
+  if (arrival.kind === "burst" || arrival.kind === "all-at-once" || arrival.kind === "swept")
+    return void 0;
   return Math.max(1, 1e3 / arrival.ratePerS / 10);
 }
 async function measureTrial(options, deps = {}) {
@@ -69555,11 +69487,7 @@ function describeConfig(config) {
   return {
     baseline: describeTarget(g2.baseline),
     candidate: describeTarget(g2.candidate),
-    workload: g2.capacity ? {
-      ...describeWorkload(g2.baseline.workload),
-      // The parsed rate is a stand-in: the sweep chooses the rates.
-      arrival: `${g2.capacity.sweep.arrival}, rates chosen by the capacity sweep`
-    } : describeWorkload(g2.baseline.workload),
+    workload: describeWorkload(g2.baseline.workload),
     timeout_s: g2.baseline.timeoutS,
     max_concurrency: g2.baseline.maxConcurrency ?? null,
     slo: sloRecord(g2.baseline.slo),
@@ -71071,7 +70999,7 @@ function promptOf(endpoint, body) {
   }
   throw invalid("'prompt' must be a non-empty string (or a list of exactly one)", "prompt");
 }
-function optionalNumber(body, key, check, accepted) {
+function optionalNumber2(body, key, check, accepted) {
   const value2 = body[key];
   if (value2 === void 0 || value2 === null) return void 0;
   if (typeof value2 !== "number" || !Number.isFinite(value2) || !check(value2)) {
@@ -71112,21 +71040,21 @@ function parseOrThrow(endpoint, body, models) {
   }
   const promptText = promptOf(endpoint, body);
   const maxKey = endpoint === "chat" && body.max_completion_tokens !== void 0 ? "max_completion_tokens" : "max_tokens";
-  const maxTokens = optionalNumber(
+  const maxTokens = optionalNumber2(
     body,
     maxKey,
     (n) => Number.isInteger(n) && n >= 1,
     "an integer \u2265 1"
   );
-  const temperature = optionalNumber(
+  const temperature = optionalNumber2(
     body,
     "temperature",
     (n) => n >= 0 && n <= 2,
     "a number in [0, 2]"
   );
-  optionalNumber(body, "top_p", (n) => n > 0 && n <= 1, "a number in (0, 1]");
-  optionalNumber(body, "n", (n) => n === 1, "1 (the mock generates one choice)");
-  const seed = optionalNumber(body, "seed", Number.isInteger, "an integer");
+  optionalNumber2(body, "top_p", (n) => n > 0 && n <= 1, "a number in (0, 1]");
+  optionalNumber2(body, "n", (n) => n === 1, "1 (the mock generates one choice)");
+  const seed = optionalNumber2(body, "seed", Number.isInteger, "an integer");
   const stream = optionalBoolean(body, "stream");
   const ignoreEos = optionalBoolean(body, "ignore_eos");
   const { stream_options: streamOptions } = body;
@@ -71220,10 +71148,10 @@ function instanceOf(schema, rng, names) {
   switch (type) {
     case "object": {
       const props = s.properties ?? {};
-      const required3 = new Set(s.required ?? Object.keys(props));
+      const required2 = new Set(s.required ?? Object.keys(props));
       const out = {};
       for (const [key, sub] of Object.entries(props))
-        if (required3.has(key)) out[key] = instanceOf(sub, rng, names);
+        if (required2.has(key)) out[key] = instanceOf(sub, rng, names);
       return out;
     }
     case "array": {
@@ -72246,7 +72174,7 @@ async function mockCli(raw, io) {
 async function sweepCli(raw, given2) {
   checkSweepLoad(raw, "by sweep");
   const settings = parseSweepSettings(raw);
-  const options = parseTrialOptions(withStandInRate(raw), given2.env, given2.readFile);
+  const options = parseTrialOptions(raw, given2.env, given2.readFile, void 0, settings.arrival);
   const io = redacting(given2, secretsOf(raw, given2.env));
   const out = typeof raw.out === "string" ? raw.out : void 0;
   probeWritable(io, "--out", out);

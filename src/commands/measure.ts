@@ -4,9 +4,10 @@
 // the trial failed its self-checks, 130/143 when cancelled.
 
 import { redactDeep } from "../common/redact.ts";
+import { parseFailureLimit } from "../config/checks.ts";
 import type { RawSettings } from "../config/settings.ts";
 import { secretsOf } from "../config/sources.ts";
-import { parseFailureLimit, parseTrialOptions } from "../config/trial.ts";
+import { parseTrialOptions } from "../config/trial.ts";
 import { formatMeasureReport, formatProgress } from "../report/measure-text.ts";
 import { measureTrial, type TrialReport } from "../trial/measure.ts";
 import { type CommandIo, probeWritable, redacting, signalExitCode, withCancel } from "./io.ts";

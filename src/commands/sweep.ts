@@ -8,7 +8,7 @@ import { newSweep, planSweep, runSweep } from "../capacity/sweep.ts";
 import { redactDeep } from "../common/redact.ts";
 import type { RawSettings } from "../config/settings.ts";
 import { secretsOf } from "../config/sources.ts";
-import { checkSweepLoad, parseSweepSettings, withStandInRate } from "../config/sweep.ts";
+import { checkSweepLoad, parseSweepSettings } from "../config/sweep.ts";
 import { parseTrialOptions } from "../config/trial.ts";
 import { renderSweepMarkdown } from "../report/sweep-markdown.ts";
 import { measureTrial } from "../trial/measure.ts";
@@ -17,7 +17,7 @@ import { type CommandIo, probeWritable, redacting, withCancel } from "./io.ts";
 export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<number> {
   checkSweepLoad(raw, "by sweep");
   const settings = parseSweepSettings(raw);
-  const options = parseTrialOptions(withStandInRate(raw), given.env, given.readFile);
+  const options = parseTrialOptions(raw, given.env, given.readFile, undefined, settings.arrival);
   const io = redacting(given, secretsOf(raw, given.env));
   const out = typeof raw.out === "string" ? raw.out : undefined;
   probeWritable(io, "--out", out);

@@ -1,22 +1,28 @@
 // The gate's settings — action inputs, `gate` flags and a config file share
 // one set of names — validated into one Config before any request is sent.
 
-import type { CapacityOptions } from "../capacity/report.ts";
-import { ARMS, type Arm } from "../common/arms.ts";
+import type { Arm } from "../common/arms.ts";
 import { COMMENT_POLICIES, type PublishSettings } from "../common/comment.ts";
-import { errorMessage, InputError, rejectValue } from "../common/errors.ts";
-import { PERCENTILE_KEYS, type PercentileKey } from "../common/percentiles.ts";
-import { DECISION_RULES } from "../compare/decide.ts";
+import { InputError, rejectValue } from "../common/errors.ts";
 import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import type { GateOptions } from "../gate/options.ts";
-import type { QualityOptions } from "../gate/quality.ts";
-import { builtinSuite, parseSuite } from "../quality/suite.ts";
-import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
-import { defaulted, given, type RawSettings, type SettingName, settingsIn } from "./settings.ts";
-import { checkSweepLoad, parseSweepSettings, withStandInRate } from "./sweep.ts";
-import { parseOutcomeList, parseTrialOptions, type ReadFile, readTextFile } from "./trial.ts";
-import { parseBoolean, parseChoice, parseDurationS, parseFraction, parseNumber } from "./values.ts";
+import type { ServerSettings } from "../servers/lifecycle.ts";
+import { parseDecision } from "./decision.ts";
+import { parseCapacity, parseQuality, parseServerSettings } from "./phases.ts";
+import {
+  defaulted,
+  given,
+  optionalNumber,
+  type RawSettings,
+  readBoolean,
+  readChoice,
+  readList,
+  readNumber,
+  settingsIn,
+} from "./settings.ts";
+import { parseTrialOptions, readTextFile } from "./trial.ts";
+import type { ReadFile } from "./workload.ts";
 
 export type Mode = "run" | "measure" | "report" | "burst";
 const MODES: readonly Mode[] = ["run", "measure", "report", "burst"];
@@ -74,14 +80,11 @@ function forArm<T>(arm: Arm, parse: () => T): T {
 }
 
 export function parseMode(raw: RawSettings): Mode {
-  return parseChoice("mode", defaulted(raw, "mode"), MODES);
+  return readChoice(raw, "mode", MODES);
 }
 
 export function parseReportSettings(raw: RawSettings): ReportSettings {
-  const failOn = defaulted(raw, "fail-on")
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map((v) => parseChoice("fail-on", v, VERDICTS));
+  const failOn = readList(raw, "fail-on", VERDICTS);
   const commentKey = defaulted(raw, "comment-key");
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey)) {
     throw rejectValue(
@@ -92,106 +95,11 @@ export function parseReportSettings(raw: RawSettings): ReportSettings {
   }
   return {
     failOn,
-    comment: parseChoice("comment", defaulted(raw, "comment"), COMMENT_POLICIES),
+    comment: readChoice(raw, "comment", COMMENT_POLICIES),
     commentKey,
-    jobSummary: parseBoolean("job-summary", defaulted(raw, "job-summary")),
+    jobSummary: readBoolean(raw, "job-summary"),
     resultsPath: defaulted(raw, "results-path"),
   };
-}
-
-function parseServerSettings(raw: RawSettings): ServerSettings {
-  const commands: ServerSettings["commands"] = {};
-  for (const arm of ARMS) {
-    const start = given(raw, `${arm}-start`);
-    const stop = given(raw, `${arm}-stop`);
-    if (stop !== undefined && start === undefined) {
-      throw new InputError(
-        `${arm}-stop is set without ${arm}-start: the gate only stops what it started`,
-      );
-    }
-    if (start !== undefined) commands[arm] = { start, stop };
-  }
-  return {
-    commands,
-    restart: parseChoice("restart", defaulted(raw, "restart"), RESTART_POLICIES),
-    readyTimeoutS: parseDurationS("ready-timeout", defaulted(raw, "ready-timeout"), { above: 0 }),
-    logDir: defaulted(raw, "server-log-dir"),
-  };
-}
-
-function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptions | undefined {
-  // The rule is checked even with no suite: every value is validated, used or not.
-  const rule = {
-    alpha: parseNumber("quality-alpha", defaulted(raw, "quality-alpha"), { above: 0, max: 0.5 }),
-    minEffect: parseFraction("quality-min-effect", defaulted(raw, "quality-min-effect")),
-    largeEffect: parseFraction("quality-large-effect", defaulted(raw, "quality-large-effect")),
-    confirmReruns: parseNumber("quality-confirm-reruns", defaulted(raw, "quality-confirm-reruns"), {
-      integer: true,
-      min: 0,
-      max: 10,
-    }),
-  };
-  const vllmSampling = parseBoolean(
-    "quality-vllm-sampling",
-    defaulted(raw, "quality-vllm-sampling"),
-  );
-  const which = defaulted(raw, "quality-suite");
-  if (which === "none") return undefined;
-  let suite = builtinSuite();
-  if (which !== "builtin") {
-    let content: string;
-    try {
-      content = readFile(which);
-    } catch (error) {
-      throw new InputError(
-        `quality-suite = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,
-      );
-    }
-    suite = parseSuite(content, which);
-  }
-  return { suite, vllmSampling, rule };
-}
-
-/** Settings that only a capacity gate uses: given without it, they would be silently ignored. */
-const CAPACITY_ONLY = [
-  "sync-requests",
-  "offline-requests",
-  "sweep-points",
-  "capacity-resolution",
-  "min-attainment",
-  "max-duration",
-  "max-capacity-drop",
-  "gate-rate-fraction",
-] as const;
-
-function parseCapacity(raw: RawSettings): CapacityOptions | undefined {
-  if (!parseBoolean("capacity", defaulted(raw, "capacity"))) {
-    const stray = CAPACITY_ONLY.find((name) => given(raw, name) !== undefined);
-    if (stray !== undefined) {
-      throw new InputError(
-        `${stray} is set, but capacity is not: it is used only by a capacity gate (set capacity: true, or remove ${stray})`,
-      );
-    }
-    return undefined;
-  }
-  checkSweepLoad(raw, "with capacity");
-  return {
-    sweep: parseSweepSettings(raw),
-    maxCapacityDrop: parseFraction("max-capacity-drop", defaulted(raw, "max-capacity-drop"), 0.99),
-    rateFraction: parseNumber("gate-rate-fraction", defaulted(raw, "gate-rate-fraction"), {
-      above: 0,
-      max: 2,
-    }),
-  };
-}
-
-function parsePercentile(raw: RawSettings): PercentileKey {
-  const written = defaulted(raw, "percentile");
-  const key = written === "p99.9" ? "p999" : written;
-  const found = PERCENTILE_KEYS.find((p) => p === key);
-  if (found === undefined)
-    throw rejectValue("percentile", written, "one of p50, p90, p95, p99, p99.9");
-  return found;
 }
 
 export function parseConfig(
@@ -199,87 +107,33 @@ export function parseConfig(
   env: Record<string, string | undefined> = {},
   readFile: ReadFile = readTextFile,
 ): Config {
-  const optionalFraction = (name: SettingName, max: number) => {
-    const v = given(raw, name);
-    return v === undefined ? undefined : parseFraction(name, v, max);
-  };
-  const trials = parseNumber("trials", defaulted(raw, "trials"), {
-    integer: true,
-    min: 1,
-    max: 100,
-  });
-  const maxTrialsGiven = given(raw, "max-trials");
-  const maxTrials =
-    maxTrialsGiven === undefined
-      ? trials
-      : parseNumber("max-trials", maxTrialsGiven, { integer: true, min: 1, max: 100 });
+  const trials = readNumber(raw, "trials");
+  const maxTrials = optionalNumber(raw, "max-trials") ?? trials;
   if (maxTrials < trials)
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`,
     );
   // Named by the arm already ("model (or baseline-model) is required"): outside forArm.
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
-  // The sweep chooses the rates: the arms are parsed with a stand-in, replaced before any trial.
   const capacity = parseCapacity(raw);
-  if (capacity) {
-    arms.baseline = withStandInRate(arms.baseline);
-    arms.candidate = withStandInRate(arms.candidate);
-  }
-  const percentile = parsePercentile(raw);
-  const ttftTolerance = parseFraction(
-    "max-ttft-regression",
-    defaulted(raw, "max-ttft-regression"),
-    10,
-  );
+  const decision = parseDecision(raw);
   // The self-checks judge lateness at the gated percentile, against a quarter of its tolerance.
-  const checks = { percentile, maxSkewEffect: ttftTolerance / 4 };
-  const tpot = optionalFraction("max-tpot-regression", 10);
-  const e2el = optionalFraction("max-e2el-regression", 10);
+  const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft / 4 };
+  // A capacity gate's sweep chooses the rates: its trials are parsed without one.
+  const arm = (a: Arm) =>
+    forArm(a, () => parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival));
   return {
     mode: parseMode(raw),
     gate: {
-      baseline: forArm("baseline", () => parseTrialOptions(arms.baseline, env, readFile, checks)),
-      candidate: forArm("candidate", () =>
-        parseTrialOptions(arms.candidate, env, readFile, checks),
-      ),
+      baseline: arm("baseline"),
+      candidate: arm("candidate"),
       trials,
       maxTrials,
-      order: parseChoice("order", defaulted(raw, "order"), ORDERS),
-      cooldownS: parseDurationS("cooldown", defaulted(raw, "cooldown"), { min: 0 }),
-      maxReruns: parseNumber("max-reruns", defaulted(raw, "max-reruns"), {
-        integer: true,
-        min: 0,
-        max: 10,
-      }),
-      idleTimeoutS: parseDurationS("idle-timeout", defaulted(raw, "idle-timeout"), { min: 0 }),
-      decision: {
-        percentile,
-        tolerances: {
-          goodput: parseFraction("max-goodput-drop", defaulted(raw, "max-goodput-drop"), 0.99),
-          ttft: ttftTolerance,
-          itl: parseFraction("max-itl-regression", defaulted(raw, "max-itl-regression"), 10),
-          ...(tpot === undefined ? {} : { tpot }),
-          ...(e2el === undefined ? {} : { e2el }),
-        },
-        rule: parseChoice("decision-rule", defaulted(raw, "decision-rule"), DECISION_RULES),
-        confidence: parseNumber("confidence", defaulted(raw, "confidence"), {
-          above: 0.5,
-          max: 0.999,
-        }),
-        maxErrorRate: parseFraction("max-error-rate", defaulted(raw, "max-error-rate")),
-        maxTrialCv: parseFraction("max-trial-cv", defaulted(raw, "max-trial-cv"), 10),
-        minOkRequests: parseNumber("min-ok-requests", defaulted(raw, "min-ok-requests"), {
-          integer: true,
-          min: 1,
-        }),
-        reliability: {
-          maxFailureIncrease: parseFraction(
-            "max-failure-increase",
-            defaulted(raw, "max-failure-increase"),
-          ),
-          exclude: parseOutcomeList(raw),
-        },
-      },
+      order: readChoice(raw, "order", ORDERS),
+      cooldownS: readNumber(raw, "cooldown"),
+      maxReruns: readNumber(raw, "max-reruns"),
+      idleTimeoutS: readNumber(raw, "idle-timeout"),
+      decision,
       quality: parseQuality(raw, readFile),
       capacity,
     },

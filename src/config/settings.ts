@@ -115,6 +115,20 @@ export function optionalNumber(raw: RawSettings, name: SettingName): number | un
     : typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
 }
 
+/** A number, duration or fraction setting that must be given: `what` says what it is for. */
+export function requiredNumber(raw: RawSettings, name: SettingName, what: string): number {
+  const v = given(raw, name);
+  if (v === undefined) throw new InputError(`${name} is required: ${what}`);
+  return typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
+}
+
+/** A text setting that must be given: `what` says what it is for. */
+export function requiredText(raw: RawSettings, name: SettingName, what: string): string {
+  const v = given(raw, name);
+  if (v === undefined) throw new InputError(`${name} is required: ${what}`);
+  return v;
+}
+
 export function readBoolean(raw: RawSettings, name: SettingName): boolean {
   return typed(
     name,

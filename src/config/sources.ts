@@ -4,7 +4,7 @@
 import { parse as parseYaml } from "yaml";
 import { errorMessage, InputError } from "../common/errors.ts";
 import { type RawSettings, SETTINGS, setting } from "./settings.ts";
-import type { ReadFile } from "./trial.ts";
+import type { ReadFile } from "./workload.ts";
 
 /**
  * The config file `config` names (YAML or JSON) as raw settings. Parsed with

@@ -4,8 +4,15 @@
 
 import type { SweepSettings } from "../capacity/points.ts";
 import { InputError } from "../common/errors.ts";
-import { defaulted, given, type RawSettings, refuseGiven } from "./settings.ts";
-import { parseChoice, parseDurationS, parseFraction, parseNumber } from "./values.ts";
+import {
+  defaulted,
+  given,
+  optionalNumber,
+  type RawSettings,
+  readNumber,
+  refuseGiven,
+} from "./settings.ts";
+import { parseChoice } from "./values.ts";
 
 const SWEEP_ARRIVALS = ["poisson", "constant"] as const;
 
@@ -24,40 +31,16 @@ export function checkSweepLoad(raw: RawSettings, why: string): void {
   }
 }
 
-/** The settings as parseTrialOptions takes them: the sweep's arrival with a stand-in rate. */
-export function withStandInRate(raw: RawSettings): RawSettings {
-  return { ...raw, rate: "1" };
-}
-
 export function parseSweepSettings(raw: RawSettings): SweepSettings {
-  const maxDuration = given(raw, "max-duration");
   return {
+    // Narrower than the setting's own choices: a sweep's rates are Poisson or constant.
     arrival: parseChoice("arrival", defaulted(raw, "arrival"), SWEEP_ARRIVALS),
-    syncRequests: parseNumber("sync-requests", defaulted(raw, "sync-requests"), {
-      integer: true,
-      min: 1,
-      max: 10_000,
-    }),
-    offlineRequests: parseNumber("offline-requests", defaulted(raw, "offline-requests"), {
-      integer: true,
-      min: 1,
-      max: 100_000,
-    }),
-    points: parseNumber("sweep-points", defaulted(raw, "sweep-points"), {
-      integer: true,
-      min: 1,
-      max: 50,
-    }),
-    resolution: parseFraction("capacity-resolution", defaulted(raw, "capacity-resolution"), 0.5),
-    minAttainment: parseFraction("min-attainment", defaulted(raw, "min-attainment")),
-    maxReruns: parseNumber("max-reruns", defaulted(raw, "max-reruns"), {
-      integer: true,
-      min: 0,
-      max: 10,
-    }),
-    maxDurationS:
-      maxDuration === undefined
-        ? undefined
-        : parseDurationS("max-duration", maxDuration, { above: 0, max: 7 * 86_400 }),
+    syncRequests: readNumber(raw, "sync-requests"),
+    offlineRequests: readNumber(raw, "offline-requests"),
+    points: readNumber(raw, "sweep-points"),
+    resolution: readNumber(raw, "capacity-resolution"),
+    minAttainment: readNumber(raw, "min-attainment"),
+    maxReruns: readNumber(raw, "max-reruns"),
+    maxDurationS: optionalNumber(raw, "max-duration"),
   };
 }

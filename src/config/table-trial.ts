@@ -316,7 +316,7 @@ export const CHECK_SETTINGS = [
     scope: "trial",
     default: "rate_limited_quota",
     help: "Outcome classes that are not the server's failures: left out of the failure rates, reported.",
-    accepts: { kind: "list", choices: ["none", ...OUTCOMES.filter((o) => o !== "ok")] },
+    accepts: { kind: "list", choices: [...OUTCOMES.filter((o) => o !== "ok"), "none"] },
   },
   {
     name: "metrics-url",

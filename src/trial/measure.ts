@@ -78,7 +78,8 @@ export interface TrialReport extends TrialSummary {
  * between arrivals, at least 1 ms. Bursts have no gap to keep: not checked.
  */
 export function lateSendMs(arrival: ArrivalSpec): number | undefined {
-  if (arrival.kind === "burst" || arrival.kind === "all-at-once") return undefined;
+  if (arrival.kind === "burst" || arrival.kind === "all-at-once" || arrival.kind === "swept")
+    return undefined;
   return Math.max(1, 1000 / arrival.ratePerS / 10);
 }
 

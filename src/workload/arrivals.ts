@@ -17,6 +17,8 @@ export type ArrivalSpec =
    * trace's from startS, × timeScale, at most maxRequests; ratePerS is the
    * mean rate of what is replayed, for the self-checks' lateness.
    */
+  /** A rate sweep's points: the sweep chooses each rate; a trial never runs on this. */
+  | { kind: "swept"; process: "poisson" | "constant" }
   | {
       kind: "trace";
       name: string;
@@ -51,6 +53,8 @@ export function arrivalOffsetsMs(
   switch (spec.kind) {
     case "trace":
       throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
+    case "swept":
+      throw new Error("internal error: a swept arrival's rate is the sweep's to choose");
     case "all-at-once":
       for (let i = 0; i < spec.count; i++) out.push(fromMs);
       return out;
@@ -98,6 +102,8 @@ export function describeArrivals(spec: ArrivalSpec): string {
       return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
     case "all-at-once":
       return `${spec.count} requests at once`;
+    case "swept":
+      return `${spec.process}, rates chosen by the capacity sweep`;
     case "trace": {
       const from = spec.startS > 0 ? ` from ${spec.startS} s` : "";
       const cap = spec.maxRequests === undefined ? "" : `, at most ${spec.maxRequests} requests`;

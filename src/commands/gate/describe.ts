@@ -37,13 +37,7 @@ export function describeConfig(config: Config): ConfigDescription {
   return {
     baseline: describeTarget(g.baseline),
     candidate: describeTarget(g.candidate),
-    workload: g.capacity
-      ? {
-          ...describeWorkload(g.baseline.workload),
-          // The parsed rate is a stand-in: the sweep chooses the rates.
-          arrival: `${g.capacity.sweep.arrival}, rates chosen by the capacity sweep`,
-        }
-      : describeWorkload(g.baseline.workload),
+    workload: describeWorkload(g.baseline.workload),
     timeout_s: g.baseline.timeoutS,
     max_concurrency: g.baseline.maxConcurrency ?? null,
     slo: sloRecord(g.baseline.slo),

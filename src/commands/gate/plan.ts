@@ -11,7 +11,7 @@ import {
 } from "../../config/config.ts";
 import { given, type RawSettings } from "../../config/settings.ts";
 import { mergeSettings, readConfigFile } from "../../config/sources.ts";
-import type { ReadFile } from "../../config/trial.ts";
+import type { ReadFile } from "../../config/workload.ts";
 
 export interface RunPlan {
   raw: RawSettings;

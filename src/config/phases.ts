@@ -1,0 +1,92 @@
+// The settings of the gate's phases besides its pairs: the servers it starts,
+// the quality suite, and the capacity sweep.
+
+import type { CapacityOptions } from "../capacity/report.ts";
+import { ARMS } from "../common/arms.ts";
+import { errorMessage, InputError } from "../common/errors.ts";
+import type { QualityOptions } from "../gate/quality.ts";
+import { builtinSuite, parseSuite } from "../quality/suite.ts";
+import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
+import {
+  defaulted,
+  given,
+  type RawSettings,
+  readBoolean,
+  readChoice,
+  readNumber,
+} from "./settings.ts";
+import { checkSweepLoad, parseSweepSettings } from "./sweep.ts";
+import type { ReadFile } from "./workload.ts";
+
+export function parseServerSettings(raw: RawSettings): ServerSettings {
+  const commands: ServerSettings["commands"] = {};
+  for (const arm of ARMS) {
+    const start = given(raw, `${arm}-start`);
+    const stop = given(raw, `${arm}-stop`);
+    if (stop !== undefined && start === undefined) {
+      throw new InputError(
+        `${arm}-stop is set without ${arm}-start: the gate only stops what it started`,
+      );
+    }
+    if (start !== undefined) commands[arm] = { start, stop };
+  }
+  return {
+    commands,
+    restart: readChoice(raw, "restart", RESTART_POLICIES),
+    readyTimeoutS: readNumber(raw, "ready-timeout"),
+    logDir: defaulted(raw, "server-log-dir"),
+  };
+}
+
+export function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptions | undefined {
+  // The rule is checked even with no suite: every value is validated, used or not.
+  const rule = {
+    alpha: readNumber(raw, "quality-alpha"),
+    minEffect: readNumber(raw, "quality-min-effect"),
+    largeEffect: readNumber(raw, "quality-large-effect"),
+    confirmReruns: readNumber(raw, "quality-confirm-reruns"),
+  };
+  const vllmSampling = readBoolean(raw, "quality-vllm-sampling");
+  const which = defaulted(raw, "quality-suite");
+  if (which === "none") return undefined;
+  if (which === "builtin") return { suite: builtinSuite(), vllmSampling, rule };
+  let content: string;
+  try {
+    content = readFile(which);
+  } catch (error) {
+    throw new InputError(
+      `quality-suite = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,
+    );
+  }
+  return { suite: parseSuite(content, which), vllmSampling, rule };
+}
+
+/** Settings that only a capacity gate uses: given without it, they would be silently ignored. */
+const CAPACITY_ONLY = [
+  "sync-requests",
+  "offline-requests",
+  "sweep-points",
+  "capacity-resolution",
+  "min-attainment",
+  "max-duration",
+  "max-capacity-drop",
+  "gate-rate-fraction",
+] as const;
+
+export function parseCapacity(raw: RawSettings): CapacityOptions | undefined {
+  if (!readBoolean(raw, "capacity")) {
+    const stray = CAPACITY_ONLY.find((name) => given(raw, name) !== undefined);
+    if (stray !== undefined) {
+      throw new InputError(
+        `${stray} is set, but capacity is not: it is used only by a capacity gate (set capacity: true, or remove ${stray})`,
+      );
+    }
+    return undefined;
+  }
+  checkSweepLoad(raw, "with capacity");
+  return {
+    sweep: parseSweepSettings(raw),
+    maxCapacityDrop: readNumber(raw, "max-capacity-drop"),
+    rateFraction: readNumber(raw, "gate-rate-fraction"),
+  };
+}

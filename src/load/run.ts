@@ -15,7 +15,8 @@ import {
   requestHeaders,
   type Target,
 } from "../openai/target.ts";
-import { fixedOutputTokens, isWarmup, messagesFor, type Workload } from "../workload/plan.ts";
+import { fixedOutputTokens, isWarmup, type Workload } from "../workload/plan.ts";
+import { messagesFor } from "../workload/prompts.ts";
 import { type InFlight, sendCompletion } from "./client.ts";
 import { DEADLINE_CHECK_MS, hardStopMs, pastDeadline } from "./deadlines.ts";
 import { classify } from "./outcome.ts";

@@ -5,14 +5,8 @@
 // later turns never fall due.
 
 import type { ChatMessage } from "../openai/target.ts";
-import {
-  messagesFor,
-  sessionTurn,
-  turnIndex,
-  turnMessages,
-  turnsIn,
-  type Workload,
-} from "../workload/plan.ts";
+import { sessionTurn, turnIndex, turnsIn, type Workload } from "../workload/plan.ts";
+import { messagesFor, turnMessages } from "../workload/prompts.ts";
 import type { RequestRecord } from "./record.ts";
 
 /** What follows a finished turn: its session's next turn, or how many turns will never be due. */

@@ -17,7 +17,7 @@ import type { LatencySummary } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
 import { compareServerViews, type ServerComparison } from "../servermetrics/compare.ts";
-import type { WorkloadDescription } from "../workload/plan.ts";
+import type { WorkloadDescription } from "../workload/describe.ts";
 
 export const RESULTS_SCHEMA = "llm-perf-gate/results@3";
 

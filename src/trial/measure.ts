@@ -1,7 +1,6 @@
 // Measures one endpoint: workload → open-loop trial → metrics → report. The
 // CLI's `measure` and each trial of the gate run this.
 
-import { median } from "simple-statistics";
 import { formatSlo, type Slo, sloRecord } from "../common/slo.ts";
 import { type Progress, runLoad } from "../load/run.ts";
 import { type Clock, MONOTONIC } from "../load/scheduler.ts";
@@ -17,17 +16,9 @@ import {
   TrialScrape,
 } from "../servermetrics/scraper.ts";
 import type { ArrivalSpec } from "../workload/arrivals.ts";
-import {
-  buildWorkload,
-  countedBy,
-  describeWorkload,
-  intendedPromptTokens,
-  measuredCount,
-  sessionTurn,
-  turnsIn,
-  type WorkloadDescription,
-  type WorkloadSpec,
-} from "../workload/plan.ts";
+import { describeWorkload, type WorkloadDescription } from "../workload/describe.ts";
+import { buildWorkload, measuredCount, type WorkloadSpec } from "../workload/plan.ts";
+import { type SessionSummary, TrialTally } from "./tally.ts";
 
 export const MEASURE_SCHEMA = "llm-perf-gate/measure@2";
 
@@ -41,18 +32,6 @@ export interface TrialOptions {
   limits: SelfCheckLimits;
   /** The server's /metrics, scraped beside the trial; null: not scraped. */
   serverMetrics: ServerMetricsOptions | null;
-}
-
-export interface SessionSummary {
-  turns: number;
-  /** Measured sessions (those that started in the window). */
-  started: number;
-  /** Every turn ok. */
-  completed: number;
-  /** Ended by a failed turn (its later turns never fell due). */
-  failed: number;
-  /** Median TTFT (ms, from when the turn was due) of the ok requests of each turn; null: none. */
-  ttft_p50_ms_by_turn: (number | null)[];
 }
 
 export interface TrialReport extends TrialSummary {
@@ -93,6 +72,38 @@ export interface TrialDeps {
   fetchMetrics?: FetchMetrics;
 }
 
+/** The server's metrics scraped beside the trial: before, during and after it. */
+async function scrapeBeside<T>(
+  options: TrialOptions,
+  deps: TrialDeps,
+  clock: Clock,
+  measure: () => Promise<T>,
+  windowOf: (result: T) => [number, number],
+): Promise<{ result: T; serverMetrics: ServerMetrics | null }> {
+  if (!options.serverMetrics) return { result: await measure(), serverMetrics: null };
+  const fetcher = deps.fetchMetrics ? undefined : metricsFetcher();
+  const fetch = deps.fetchMetrics ?? fetcher?.fetch;
+  if (!fetch) throw new Error("internal error: no metrics fetcher");
+  const scrape = new TrialScrape(options.serverMetrics, options.target.model, {
+    fetch,
+    now: () => clock.now(),
+  });
+  try {
+    await scrape.start();
+    let result: T;
+    try {
+      result = await measure();
+    } catch (error) {
+      await scrape.finish(0, 0);
+      throw error;
+    }
+    const [fromMs, toMs] = windowOf(result);
+    return { result, serverMetrics: await scrape.finish(fromMs, toMs) };
+  } finally {
+    await fetcher?.close();
+  }
+}
+
 export async function measureTrial(
   options: TrialOptions,
   deps: TrialDeps = {},
@@ -103,75 +114,33 @@ export async function measureTrial(
     options.timeoutS * 1000,
     lateSendMs(options.workload.arrival),
   );
-  let lastMeasuredEndMs = Number.NaN;
-  const turns = options.workload.sessions?.turns ?? 1;
-  const ttftByTurn: number[][] = Array.from({ length: turns }, () => []);
-  const ended = { completed: 0, failed: 0 };
-  const prompt = { intended: 0, server: 0, requests: 0, countedBy: countedBy(options.workload) };
-  // A dataset's prompts are counted once each (a tokenizer's encode is not free).
-  const intendedOf = new Map<number, number>();
-  const intended = (i: number) => {
-    const e = workload.datasetIndex[i] as number;
-    if (e < 0) return intendedPromptTokens(workload, i);
-    if (!intendedOf.has(e)) intendedOf.set(e, intendedPromptTokens(workload, i));
-    return intendedOf.get(e) as number;
-  };
+  const tally = new TrialTally(workload, recorder);
   const clock = deps.clock ?? MONOTONIC;
-  const fetcher = options.serverMetrics && !deps.fetchMetrics ? metricsFetcher() : undefined;
-  const scrape = options.serverMetrics
-    ? new TrialScrape(options.serverMetrics, options.target.model, {
-        fetch: deps.fetchMetrics ?? (fetcher?.fetch as FetchMetrics),
-        now: () => clock.now(),
-      })
-    : undefined;
-  await scrape?.start();
-  let run: Awaited<ReturnType<typeof runLoad>>;
-  try {
-    run = await runLoad({
-      target: options.target,
-      workload,
-      timeoutS: options.timeoutS,
-      maxConcurrency: options.maxConcurrency,
-      onRequest: (r) => {
-        const tokenizer = options.workload.tokenizer;
-        if (tokenizer && r.usageCompletionTokens === undefined && r.text !== undefined)
-          r.countedCompletionTokens = tokenizer.count(r.text);
-        // Only a session's next turn needs the text; nothing else keeps it.
-        if (!options.workload.sessions) r.text = undefined;
-        recorder.add(r);
-        if (options.workload.sessions) {
-          const { session, turn } = sessionTurn(workload, r.index);
-          if (r.outcome === "ok") {
-            ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
-            if (turn === turnsIn(workload, session) - 1) ended.completed++;
-          } else ended.failed++;
-        }
-        // A later turn's prompt is its history too, which the workload cannot know ahead.
-        if (r.usagePromptTokens !== undefined && workload.turnOf[r.index] === 0) {
-          prompt.intended += intended(r.index);
-          prompt.server += r.usagePromptTokens;
-          prompt.requests++;
-        }
-        if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
-      },
-      ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
-      ...(deps.clock ? { clock: deps.clock } : {}),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    });
-  } catch (error) {
-    await scrape?.finish(0, 0);
-    await fetcher?.close();
-    throw error;
-  }
-  const windowStartMs = run.startMs + workload.windowStartMs;
-  const serverMetrics =
-    (await scrape?.finish(windowStartMs, windowStartMs + workload.windowMs)) ?? null;
-  await fetcher?.close();
+  const { result: run, serverMetrics } = await scrapeBeside(
+    options,
+    deps,
+    clock,
+    () =>
+      runLoad({
+        target: options.target,
+        workload,
+        timeoutS: options.timeoutS,
+        maxConcurrency: options.maxConcurrency,
+        onRequest: tally.add,
+        ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
+        ...(deps.clock ? { clock: deps.clock } : {}),
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      }),
+    (r) => [
+      r.startMs + workload.windowStartMs,
+      r.startMs + workload.windowStartMs + workload.windowMs,
+    ],
+  );
   // Offline throughput (all-at-once) is over the time the burst took; every
   // other arrival process is over its scheduled window.
   const windowS =
     options.workload.arrival.kind === "all-at-once"
-      ? Math.max(0, (lastMeasuredEndMs - (run.startMs + workload.windowStartMs)) / 1000)
+      ? Math.max(0, (tally.lastEndMs - (run.startMs + workload.windowStartMs)) / 1000)
       : options.workload.durationS;
   const summary = summarizeTrial(recorder, {
     windowS,
@@ -180,7 +149,7 @@ export async function measureTrial(
     maxConcurrency: options.maxConcurrency,
     limits: options.limits,
     slo: options.slo,
-    promptTokens: prompt,
+    promptTokens: tally.prompt,
   });
   // Every request has an outcome, but a session's turns after it ended never fell due.
   if (summary.scheduled + run.neverDue !== measuredCount(workload)) {
@@ -188,7 +157,6 @@ export async function measureTrial(
       `internal error: ${summary.scheduled} outcomes and ${run.neverDue} turns never due for ${measuredCount(workload)} requests`,
     );
   }
-  const w = options.workload;
   return {
     schema: MEASURE_SCHEMA,
     created_at: (deps.now?.() ?? new Date()).toISOString(),
@@ -198,7 +166,7 @@ export async function measureTrial(
       endpoint: options.target.endpoint,
     },
     workload: {
-      ...describeWorkload(w),
+      ...describeWorkload(options.workload),
       max_concurrency: options.maxConcurrency ?? null,
       timeout_s: options.timeoutS,
       slo: formatSlo(sloRecord(options.slo)),
@@ -206,16 +174,7 @@ export async function measureTrial(
       fingerprint: workload.fingerprint,
       warmup_requests: workload.warmupCount,
     },
-    sessions: options.workload.sessions
-      ? {
-          turns,
-          started: workload.scheduledCount - workload.warmupSessions,
-          ...ended,
-          ttft_p50_ms_by_turn: ttftByTurn.map((xs) =>
-            xs.length === 0 ? null : Math.round(median(xs) * 1000) / 1000,
-          ),
-        }
-      : null,
+    sessions: tally.sessions(),
     server_metrics: serverMetrics,
     ...summary,
   };

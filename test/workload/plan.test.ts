@@ -4,9 +4,9 @@ import {
   buildWorkload,
   fixedOutputTokens,
   measuredCount,
-  messagesFor,
   type WorkloadSpec,
 } from "../../src/workload/plan.ts";
+import { messagesFor } from "../../src/workload/prompts.ts";
 
 const SPEC: WorkloadSpec = {
   arrival: { kind: "poisson", ratePerS: 20 },

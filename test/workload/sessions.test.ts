@@ -10,13 +10,8 @@ import { runLoad } from "../../src/load/run.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { measureTrial } from "../../src/trial/measure.ts";
-import {
-  buildWorkload,
-  messagesFor,
-  sessionTurn,
-  turnIndex,
-  turnMessages,
-} from "../../src/workload/plan.ts";
+import { buildWorkload, sessionTurn, turnIndex } from "../../src/workload/plan.ts";
+import { messagesFor, turnMessages } from "../../src/workload/prompts.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 // A long first message (a document), short follow-ups: 2,000 then 32 tokens a turn.

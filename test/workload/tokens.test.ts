@@ -8,7 +8,8 @@ import { test } from "node:test";
 import { parseTrialOptions } from "../../src/config/trial.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { measureTrial } from "../../src/trial/measure.ts";
-import { buildWorkload, intendedPromptTokens, messagesFor } from "../../src/workload/plan.ts";
+import { buildWorkload } from "../../src/workload/plan.ts";
+import { intendedPromptTokens, messagesFor } from "../../src/workload/prompts.ts";
 import { missingFile } from "../helpers/cli.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 

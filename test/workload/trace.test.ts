@@ -11,7 +11,8 @@ import { parseTrialOptions } from "../../src/config/trial.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { measureTrial } from "../../src/trial/measure.ts";
 import { describeArrivals } from "../../src/workload/arrivals.ts";
-import { buildWorkload, messagesFor } from "../../src/workload/plan.ts";
+import { buildWorkload } from "../../src/workload/plan.ts";
+import { messagesFor } from "../../src/workload/prompts.ts";
 import { parseTrace } from "../../src/workload/trace.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 

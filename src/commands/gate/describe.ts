@@ -6,7 +6,7 @@ import type { Config } from "../../config/config.ts";
 import { limitsReport } from "../../metrics/summary.ts";
 import type { ConfigDescription, TargetDescription } from "../../results/model.ts";
 import type { TrialOptions } from "../../trial/measure.ts";
-import { describeWorkload } from "../../workload/plan.ts";
+import { describeWorkload } from "../../workload/describe.ts";
 
 function describeTarget(m: TrialOptions): TargetDescription {
   const t = m.target;

@@ -23168,21 +23168,21 @@ var require_parser_h1 = __commonJS({
               break;
             }
             case milo.EVENT_REASON: {
-              const at = this.parserEvents.readUInt32LE(cursor + 1);
+              const at2 = this.parserEvents.readUInt32LE(cursor + 1);
               const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               this.statusText = new FastBuffer(
                 currentBufferRef.buffer,
-                currentBufferRef.byteOffset + at,
+                currentBufferRef.byteOffset + at2,
                 len2
               ).toString();
               break;
             }
             case milo.EVENT_HEADER_NAME: {
-              const at = this.parserEvents.readUInt32LE(cursor + 1);
+              const at2 = this.parserEvents.readUInt32LE(cursor + 1);
               const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
-                currentBufferRef.byteOffset + at,
+                currentBufferRef.byteOffset + at2,
                 len2
               ) : EMPTY_BUF;
               this.headers.push(data);
@@ -23194,11 +23194,11 @@ var require_parser_h1 = __commonJS({
               break;
             }
             case milo.EVENT_HEADER_VALUE: {
-              const at = this.parserEvents.readUInt32LE(cursor + 1);
+              const at2 = this.parserEvents.readUInt32LE(cursor + 1);
               const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
-                currentBufferRef.byteOffset + at,
+                currentBufferRef.byteOffset + at2,
                 len2
               ) : EMPTY_BUF;
               const key = this.headers[this.headers.length - 1];
@@ -23321,7 +23321,7 @@ var require_parser_h1 = __commonJS({
               break;
             }
             case milo.EVENT_DATA: {
-              const at = this.parserEvents.readUInt32LE(cursor + 1);
+              const at2 = this.parserEvents.readUInt32LE(cursor + 1);
               const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               const { client: client2, socket: socket2, statusCode, maxResponseSize } = this;
               if (socket2.destroyed) {
@@ -23344,7 +23344,7 @@ var require_parser_h1 = __commonJS({
               this.bytesRead += len2;
               const buffer = currentBufferRef;
               if (request4.onResponseData(
-                new FastBuffer(buffer.buffer, buffer.byteOffset + at, len2)
+                new FastBuffer(buffer.buffer, buffer.byteOffset + at2, len2)
               ) === false) {
                 this.pauseParser();
                 this[kPausedByHandler] = true;
@@ -23352,11 +23352,11 @@ var require_parser_h1 = __commonJS({
               break;
             }
             case milo.EVENT_TRAILER_NAME: {
-              const at = this.parserEvents.readUInt32LE(cursor + 1);
+              const at2 = this.parserEvents.readUInt32LE(cursor + 1);
               const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
-                currentBufferRef.byteOffset + at,
+                currentBufferRef.byteOffset + at2,
                 len2
               ) : EMPTY_BUF;
               this.trailers.push(data);
@@ -23368,11 +23368,11 @@ var require_parser_h1 = __commonJS({
               break;
             }
             case milo.EVENT_TRAILER_VALUE: {
-              const at = this.parserEvents.readUInt32LE(cursor + 1);
+              const at2 = this.parserEvents.readUInt32LE(cursor + 1);
               const len2 = this.parserEvents.readUInt32LE(cursor + 5);
               const data = len2 > 0 ? new FastBuffer(
                 currentBufferRef.buffer,
-                currentBufferRef.byteOffset + at,
+                currentBufferRef.byteOffset + at2,
                 len2
               ) : EMPTY_BUF;
               this.trailers.push(data);
@@ -24241,7 +24241,7 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_url: (p, at, len2) => {
+          wasm_on_url: (p, at2, len2) => {
             return 0;
           },
           /**
@@ -24250,9 +24250,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_status: (p, at, len2) => {
+          wasm_on_status: (p, at2, len2) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
@@ -24269,9 +24269,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_field: (p, at, len2) => {
+          wasm_on_header_field: (p, at2, len2) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
@@ -24280,9 +24280,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_value: (p, at, len2) => {
+          wasm_on_header_value: (p, at2, len2) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
@@ -24302,9 +24302,9 @@ var require_client_h1 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_body: (p, at, len2) => {
+          wasm_on_body: (p, at2, len2) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len2));
           },
           /**
@@ -54684,6 +54684,24 @@ var count = (v) => Number.isInteger(v) ? String(v) : compact(v);
 var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 var signedMs = (v) => v === null || v === void 0 ? "\u2013" : `${v >= 0 ? "+" : "\u2212"}${compact(Math.abs(v))} ms`;
 
+// src/common/arrays.ts
+function at(values, i) {
+  const v = values[i];
+  if (v === void 0) throw new RangeError(`internal error: index ${i} of ${values.length}`);
+  return v;
+}
+function isOneOf(keys, key) {
+  return keys.some((k) => k === key);
+}
+function recordOf(keys, value2) {
+  const out = {};
+  for (const k of keys) out[k] = value2(k);
+  return out;
+}
+function isRecord(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+
 // src/common/outcomes.ts
 var OUTCOMES = [
   "ok",
@@ -54701,22 +54719,7 @@ var OUTCOMES = [
   "censored",
   "unsent"
 ];
-var zeroOutcomes = () => ({
-  ok: 0,
-  empty: 0,
-  truncated: 0,
-  short: 0,
-  stream_error: 0,
-  protocol_error: 0,
-  rate_limited_quota: 0,
-  rate_limited: 0,
-  overloaded: 0,
-  http_4xx: 0,
-  http_5xx: 0,
-  connect_error: 0,
-  censored: 0,
-  unsent: 0
-});
+var zeroOutcomes = () => recordOf(OUTCOMES, () => 0);
 var FAILURE_WORDS = {
   empty: ["silently dropped", "an empty 200 stream"],
   truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
@@ -55474,8 +55477,8 @@ function perTrial(r, config) {
   const p = config.percentile;
   const rows = r.trials.map((t) => {
     const m = t.report.metrics;
-    const at = (s) => `${s.lower_bounds.includes(p) ? "\u2265" : ""}${compact(s[p])}`;
-    return `| ${t.pair + 1} | ${t.arm} | ${t.position + 1} | ${t.seed} | ${t.report.scheduled} | ${t.report.outcomes.ok} | ${compact(t.report.goodput.requests_per_s)} | ${at(m.ttft_ms)} | ${at(m.itl_ms)} | ${at(m.tpot_ms)} | ${t.report.validity.valid ? "\u2705" : "\u{1F6D1}"} |`;
+    const at2 = (s) => `${s.lower_bounds.includes(p) ? "\u2265" : ""}${compact(s[p])}`;
+    return `| ${t.pair + 1} | ${t.arm} | ${t.position + 1} | ${t.seed} | ${t.report.scheduled} | ${t.report.outcomes.ok} | ${compact(t.report.goodput.requests_per_s)} | ${at2(m.ttft_ms)} | ${at2(m.itl_ms)} | ${at2(m.tpot_ms)} | ${t.report.validity.valid ? "\u2705" : "\u{1F6D1}"} |`;
   });
   const pl = percentileLabel(p);
   return details(
@@ -55751,9 +55754,9 @@ function logGamma(x) {
   ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const z2 = x - 1;
-  let a = c[0];
+  let a = at(c, 0);
   const t = z2 + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i] / (z2 + i);
+  for (let i = 1; i < 9; i++) a += at(c, i) / (z2 + i);
   return 0.5 * Math.log(2 * Math.PI) + (z2 + 0.5) * Math.log(t) - t + Math.log(a);
 }
 function betaContinuedFraction(a, b, x) {
@@ -55906,7 +55909,7 @@ function compareMetric(spec, values, rule, confidence, maxTrialCv) {
     change_lower: changeLower,
     change_upper: changeUpper,
     confidence,
-    pairs: values.map((v, i) => ({ ...v, d: ds[i], outlier: flags[i] })),
+    pairs: values.map((v, i) => ({ ...v, d: at(ds, i), outlier: at(flags, i) })),
     d_mean: dMean,
     d_sd: dSd,
     cv_baseline: cvBase,
@@ -56711,7 +56714,7 @@ function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
       const total = gaps.reduce((a, b) => a + b, 0);
       let sum2 = 0;
       for (let i = 0; i < n; i++) {
-        sum2 += gaps[i];
+        sum2 += at(gaps, i);
         out.push(fromMs + spanMs * sum2 / total);
       }
       return out;
@@ -58484,7 +58487,7 @@ function csvRows(content, name) {
   try {
     return parse(content, { columns: true, skip_empty_lines: true, trim: true, info: true }).map((r) => ({ record: r.record, line: r.info.lines }));
   } catch (error) {
-    throw new InputError(`trace ${name}: not readable as CSV: ${error.message}`);
+    throw new InputError(`trace ${name}: not readable as CSV: ${errorMessage(error)}`);
   }
 }
 function column(record, wanted) {
@@ -58515,12 +58518,12 @@ function parseRows(content, name, format) {
       }
       if (typeof row !== "object" || row === null || Array.isArray(row))
         fail(name, line, "not a JSON object");
-      const at = row.timestamp;
-      if (typeof at !== "number" || !Number.isFinite(at) || at < 0)
+      const at2 = row.timestamp;
+      if (typeof at2 !== "number" || !Number.isFinite(at2) || at2 < 0)
         fail(
           name,
           line,
-          `timestamp = ${JSON.stringify(at ?? null)} is not accepted; expected milliseconds \u2265 0`
+          `timestamp = ${JSON.stringify(at2 ?? null)} is not accepted; expected milliseconds \u2265 0`
         );
       const ids = row.hash_ids;
       if (ids !== void 0 && (!Array.isArray(ids) || !ids.every((h) => Number.isInteger(h))))
@@ -58530,7 +58533,7 @@ function parseRows(content, name, format) {
           `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of integers`
         );
       out.push({
-        atMs: at,
+        atMs: at2,
         inputTokens: tokens(name, line, "input_length", row.input_length),
         outputTokens: tokens(name, line, "output_length", row.output_length),
         hashIds: ids
@@ -58571,7 +58574,7 @@ function parseTrace(content, name, format) {
   const rows = parseRows(content, name, chosen);
   if (rows.length === 0) throw new InputError(`trace ${name}: no rows`);
   rows.sort((a, b) => a.atMs - b.atMs);
-  const t0 = rows[0].atMs;
+  const t0 = at(rows, 0).atMs;
   return {
     name,
     format: chosen,
@@ -60870,16 +60873,16 @@ var BUILTIN_DEFAULTS = {
   extra_body: {}
 };
 var ajv = new import__.Ajv2020({ allErrors: false, strict: false });
-ajv.addSchema(quality_suite_schema_default);
-var validateSuite = ajv.getSchema(quality_suite_schema_default.$id);
-var validateCase = ajv.getSchema(`${quality_suite_schema_default.$id}#/$defs/case`);
+var validateSuite = ajv.compile(quality_suite_schema_default);
+var validateCase = ajv.compile({ $ref: `${quality_suite_schema_default.$id}#/$defs/case` });
 function parseText(text, source) {
   const trimmed = text.trim();
   const lines2 = trimmed.split(/\r?\n/).filter((l) => l.trim() !== "");
   if (lines2.length > 0 && lines2.every((l) => l.trim().startsWith("{"))) {
     try {
       const rows = lines2.map((l) => JSON.parse(l));
-      if (rows.length === 1 && "cases" in rows[0]) return rows[0];
+      const only = rows.length === 1 ? rows[0] : void 0;
+      if (only && "cases" in only) return only;
       const defaults = rows.find((r) => Object.keys(r).length === 1 && "defaults" in r)?.defaults;
       return {
         ...defaults ? { defaults } : {},
@@ -60922,9 +60925,8 @@ function suiteFromData(raw, source) {
     if (seen.has(id))
       throw new InputError(`quality-suite ${source}: case id "${id}" is used twice`);
     seen.add(id);
-    const q = merged;
-    for (const check of q.expect) checkReferences(q, check, source);
-    return q;
+    for (const check of merged.expect) checkReferences(merged, check, source);
+    return merged;
   });
   return { name: source, cases: out };
 }
@@ -62009,10 +62011,9 @@ function parseJsonl(text, source) {
     } catch (error) {
       fail2(source, `line ${i + 1}`, `not JSON (${errorMessage(error)})`);
     }
-    if (typeof row !== "object" || row === null)
-      fail2(source, `line ${i + 1}`, "expected a JSON object");
+    if (!isRecord(row)) return fail2(source, `line ${i + 1}`, "expected a JSON object");
     const { messages, max_tokens: maxTokens } = row;
-    if (maxTokens !== void 0 && !(Number.isInteger(maxTokens) && maxTokens >= 1)) {
+    if (maxTokens !== void 0 && !(typeof maxTokens === "number" && Number.isInteger(maxTokens) && maxTokens >= 1)) {
       fail2(
         source,
         `line ${i + 1}`,
@@ -62021,7 +62022,7 @@ function parseJsonl(text, source) {
     }
     entries.push({
       messages: checkMessages(messages, source, `line ${i + 1}`),
-      maxTokens,
+      maxTokens: typeof maxTokens === "number" ? maxTokens : void 0,
       later: []
     });
   }
@@ -62030,7 +62031,7 @@ function parseJsonl(text, source) {
 function parseShareGpt(rows, source) {
   const entries = [];
   for (const row of rows) {
-    const turns = row?.conversations;
+    const turns = isRecord(row) ? row.conversations : void 0;
     if (!Array.isArray(turns)) continue;
     const first = turns.findIndex(
       (t) => ["human", "user"].includes(t?.from) && typeof t?.value === "string"
@@ -65041,7 +65042,7 @@ function tokenCounter(name, tokenizerJson, configJson, words) {
   const later = new Map(words.map((w) => [w, count3(`a ${w}`) - base]));
   const filler = words.find((w) => later.get(w) === 1);
   const byCount = (m) => new Map([...m].reverse().map(([w, k]) => [k, w]));
-  const summed = (first.get(words[0]) ?? 0) + words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
+  const summed = (first.get(at(words, 0)) ?? 0) + words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
   const exact = filler !== void 0 && summed === count3(words.join(" "));
   return {
     name,
@@ -65057,7 +65058,7 @@ function countedWords(counter, words, rng, tokens2, continued) {
   const parts = [];
   let sum2 = 0;
   while (sum2 < tokens2) {
-    const w = words[rng.int(0, words.length - 1)];
+    const w = at(words, rng.int(0, words.length - 1));
     const isFirst = parts.length === 0 && !continued;
     const place = isFirst ? counter.first : counter.later;
     let c = place.get(w) ?? 1;
@@ -65675,7 +65676,7 @@ async function parseExpositionSliced(text, keep, linesPerSlice = 64) {
   const lines2 = text.split("\n");
   for (let i = 0; i < lines2.length; i++) {
     if (i > 0 && i % linesPerSlice === 0) await new Promise((resolve) => setImmediate(resolve));
-    reader.line(lines2[i]);
+    reader.line(at(lines2, i));
   }
   return reader.out;
 }
@@ -65708,32 +65709,32 @@ function sample(line, owner, keep) {
   const name = NAME.exec(line)?.[0];
   if (!name) return false;
   if (keep && !keep(name)) return true;
-  let at = name.length;
+  let at2 = name.length;
   const labels = {};
-  if (line[at] === "{") {
-    at++;
+  if (line[at2] === "{") {
+    at2++;
     for (; ; ) {
-      LABELS_END.lastIndex = at;
+      LABELS_END.lastIndex = at2;
       if (LABELS_END.test(line)) {
-        at = LABELS_END.lastIndex;
+        at2 = LABELS_END.lastIndex;
         break;
       }
-      LABEL.lastIndex = at;
+      LABEL.lastIndex = at2;
       const m = LABEL.exec(line);
       if (!m) return false;
-      const v = m[2];
-      labels[m[1]] = v.includes("\\") ? unescapeLabel(v) : v;
-      at = LABEL.lastIndex;
+      const v = m[2] ?? "";
+      labels[m[1] ?? ""] = v.includes("\\") ? unescapeLabel(v) : v;
+      at2 = LABEL.lastIndex;
     }
   }
-  const hash = line.indexOf(" # ", at);
+  const hash = line.indexOf(" # ", at2);
   const end = hash < 0 ? line.length : hash;
-  while (line[at] === " " || line[at] === "	") at++;
-  let stop = at;
+  while (line[at2] === " " || line[at2] === "	") at2++;
+  let stop = at2;
   while (stop < end && line[stop] !== " " && line[stop] !== "	") stop++;
   const rest = line.slice(stop, end).trim();
   if (rest !== "" && !/^-?\d+(\.\d+)?$/.test(rest)) return false;
-  const value2 = parseValue(line.slice(at, stop));
+  const value2 = parseValue(line.slice(at2, stop));
   if (value2 === void 0) return false;
   owner(name).samples.push({ name, labels, value: value2 });
   return true;
@@ -65946,7 +65947,7 @@ function serverView(input) {
   for (const series of Object.keys(input.after.counters)) {
     const a = input.after.counters[series];
     const b = input.before.counters[series];
-    if (b === void 0) continue;
+    if (a === void 0 || b === void 0) continue;
     if (a < b) resets.add(series);
     counters[series] = round(a < b ? a : a - b);
   }
@@ -65982,7 +65983,7 @@ function serverView(input) {
 function bucketDelta(after, before) {
   if (after.le.length !== before.le.length || after.le.some((b, i) => b !== before.le[i]))
     return "reset";
-  const counts = after.counts.map((c, i) => c - before.counts[i]);
+  const counts = after.counts.map((c, i) => c - at(before.counts, i));
   if (counts.some((c) => c < 0) || after.count < before.count) return "reset";
   return {
     le: after.le,
@@ -66017,13 +66018,13 @@ function bucketQuantile(h, q) {
   if (total <= 0) return null;
   const rank = q * total;
   const i = h.counts.findIndex((c) => c >= rank);
-  const upper = h.le[i];
+  const upper = at(h.le, i);
   if (i === 0)
     return { ms: upper * 1e3, bound: upper === Number.POSITIVE_INFINITY ? "at_least" : "at_most" };
-  const lower = h.le[i - 1];
+  const lower = at(h.le, i - 1);
   if (upper === Number.POSITIVE_INFINITY) return { ms: lower * 1e3, bound: "at_least" };
-  const below = h.counts[i - 1];
-  const inBucket = h.counts[i] - below;
+  const below = at(h.counts, i - 1);
+  const inBucket = at(h.counts, i) - below;
   const s = inBucket > 0 ? lower + (upper - lower) * (rank - below) / inBucket : upper;
   return { ms: s * 1e3, bound: "exact" };
 }
@@ -66149,8 +66150,8 @@ var TrialScrape = class {
     }
   }
   reduce(e) {
-    const at = this.deps.now();
-    return this.runtime === null ? { atMs: at, gauges: {}, counters: {}, histograms: {} } : snapshot(samplesByName(e), this.runtime, this.model, at);
+    const at2 = this.deps.now();
+    return this.runtime === null ? { atMs: at2, gauges: {}, counters: {}, histograms: {} } : snapshot(samplesByName(e), this.runtime, this.model, at2);
   }
 };
 async function readQueue(options, model, fetch) {
@@ -66433,16 +66434,17 @@ function rateGrid(syncPerS, offlinePerS, points) {
   return rates;
 }
 function bracketOf(points) {
-  const open = points.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => a.rate_per_s - b.rate_per_s);
+  const rated = (p) => p.rate_per_s ?? Number.NaN;
+  const open = points.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => rated(a) - rated(b));
   let pass;
   for (const p of open) if (p.judgement === "pass") pass = p;
   const floor = pass?.rate_per_s ?? 0;
-  const fail3 = open.find((p) => p.judgement !== "pass" && p.rate_per_s > floor);
+  const fail3 = open.find((p) => p.judgement !== "pass" && rated(p) > floor);
   return { pass, fail: fail3 };
 }
 function needsRefinement(b, resolution, floorPerS) {
   if (!b.fail) return false;
-  const hi = b.fail.rate_per_s;
+  const hi = b.fail.rate_per_s ?? Number.NaN;
   const lo = b.pass?.rate_per_s ?? 0;
   if (lo === 0) return hi > Math.max(floorPerS, 0) * (1 + resolution) && hi > 0.01;
   return (hi - lo) / lo > resolution;
@@ -66470,12 +66472,12 @@ function estimateCapacity(arm, minAttainment) {
       output_tokens_per_s: offline.throughput.output_tokens_per_s
     } : null
   };
-  const at = (p) => `${p.rate_per_s} req/s (${percent(p.report.goodput.attainment)})`;
+  const at2 = (p) => `${p.rate_per_s} req/s (${percent(p.report.goodput.attainment)})`;
   if (!pass) {
     return {
       ...base,
       capacity_per_s: null,
-      method: fail3 ? `no rate met the SLO; the lowest tried, ${at(fail3)}, did not` : "no open-loop rate was measured"
+      method: fail3 ? `no rate met the SLO; the lowest tried, ${at2(fail3)}, did not` : "no open-loop rate was measured"
     };
   }
   const lo = pass.rate_per_s;
@@ -66493,7 +66495,7 @@ function estimateCapacity(arm, minAttainment) {
   return {
     ...base,
     capacity_per_s: Number((lo + (hi - lo) * share).toPrecision(3)),
-    method: `interpolated to ${percent(minAttainment)} attainment between ${at(pass)} and ${at(fail3)}`
+    method: `interpolated to ${percent(minAttainment)} attainment between ${at2(pass)} and ${at2(fail3)}`
   };
 }
 function offlineLabel(e) {
@@ -66582,8 +66584,11 @@ function capacityRun(sweep, options, capacity, planned, idle) {
 // src/capacity/sweep.ts
 var MAX_REFINEMENTS = 8;
 function newSweep(arms) {
-  const entries = arms.map((a) => [a, { points: [], stopped: null }]);
-  return { arms: Object.fromEntries(entries), grid: [], stopped_by: null };
+  return {
+    arms: recordOf(arms, () => ({ points: [], stopped: null })),
+    grid: [],
+    stopped_by: null
+  };
 }
 var label2 = (phase, rate) => rate === null ? phase : `${phase === "refine" ? "refine " : ""}${rate} req/s`;
 function describePoint(p) {
@@ -66643,7 +66648,7 @@ async function runSweep(sweep, base, settings, deps) {
       if (!arms.some(active)) break;
     }
     const grid = [...sweep.grid];
-    const step = grid.length >= 2 ? grid[1] - grid[0] : grid[0] ?? 1;
+    const step = grid.length >= 2 ? at(grid, 1) - at(grid, 0) : grid[0] ?? 1;
     const unbounded = (arm) => active(arm) && bracketOf(sweep.arms[arm].points).fail === void 0;
     for (let k = 1; k <= settings.points && arms.some(unbounded); k++) {
       const rate = roundRate((grid.at(-1) ?? 0) + k * step);
@@ -66719,11 +66724,11 @@ async function sweepArms(sweep, options, capacity, measureArm, idle, deps) {
 }
 var newArmSweep = () => newSweep(ARMS);
 function atGateRate(options, capacity, ratePerS) {
-  const at = (o) => ({
+  const at2 = (o) => ({
     ...o,
     workload: { ...o.workload, arrival: { kind: capacity.sweep.arrival, ratePerS } }
   });
-  return { baseline: at(options.baseline), candidate: at(options.candidate) };
+  return { baseline: at2(options.baseline), candidate: at2(options.candidate) };
 }
 var CapacityPhase = class {
   sweep = newArmSweep();
@@ -66792,11 +66797,11 @@ function parseJson(text) {
 }
 function deepEqual(a, b) {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (!isRecord(a) || !isRecord(b)) return false;
   const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
+  return ka.length === Object.keys(b).length && ka.every((k) => deepEqual(a[k], b[k]));
 }
 function resolvePointer(doc, pointer) {
   if (pointer === "") return { found: true, value: doc };
@@ -66805,9 +66810,8 @@ function resolvePointer(doc, pointer) {
     const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
     if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < cur.length)
       cur = cur[Number(token)];
-    else if (cur !== null && typeof cur === "object" && !Array.isArray(cur) && Object.hasOwn(cur, token)) {
-      cur = cur[token];
-    } else return { found: false };
+    else if (isRecord(cur) && Object.hasOwn(cur, token)) cur = cur[token];
+    else return { found: false };
   }
   return { found: true, value: cur };
 }
@@ -66938,11 +66942,11 @@ function checkCodes(c, check, a, other) {
     }
     case "json_path": {
       const doc = parseJson(a.content);
-      const at = doc.ok ? resolvePointer(doc.value, check.pointer) : { found: false };
+      const at2 = doc.ok ? resolvePointer(doc.value, check.pointer) : { found: false };
       if (!doc.ok) codes.push("json.invalid");
-      else if (!at.found) codes.push(`json.path_missing:${check.pointer}`);
+      else if (!at2.found) codes.push(`json.path_missing:${check.pointer}`);
       else {
-        const v = at.value;
+        const v = at2.value;
         const bad = "equals" in check && !deepEqual(check.equals, v) || check.in !== void 0 && !check.in.some((x) => deepEqual(x, v)) || check.regex !== void 0 && !new RegExp(check.regex).test(typeof v === "string" ? v : JSON.stringify(v));
         if (bad) codes.push(`json.path_mismatch:${check.pointer}`);
       }
@@ -67569,7 +67573,7 @@ function formatLengthSpec(spec) {
   }
 }
 
-// src/workload/plan.ts
+// src/workload/streams.ts
 var ARRIVAL_STREAM = 685845;
 var LENGTH_STREAM = 489;
 var PROMPT_STREAM = 2496;
@@ -67577,6 +67581,8 @@ var SHUFFLE_STREAM = 1521;
 var PREFIX_STREAM = 2545;
 var PREFIX_PICK_STREAM = 2546;
 var BLOCK_STREAM = 45324;
+
+// src/workload/plan.ts
 function groupCdf(p) {
   const weights = Array.from({ length: p.groups }, (_, k) => 1 / (k + 1) ** p.zipfS);
   const total = weights.reduce((a, b) => a + b, 0);
@@ -67590,32 +67596,33 @@ function pickGroup(cdf, u) {
   const i = cdf.findIndex((c) => u < c);
   return i < 0 ? cdf.length - 1 : i;
 }
-function buildWorkload(spec) {
+function firstSends(spec) {
   const warmupMs = spec.warmupS * 1e3;
-  const windowMs = spec.durationS * 1e3;
-  const arrivalRng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
-  let warmup;
-  let measured2;
-  let rows = [];
+  const endMs = warmupMs + spec.durationS * 1e3;
+  const rng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
   const kind = spec.arrival.kind;
-  if (spec.arrival.kind === "trace") {
-    rows = replayedRows(spec, warmupMs + windowMs);
-    const at = rows.map((r) => traceOffsetMs(spec, r));
-    warmup = at.filter((t) => t < warmupMs);
-    measured2 = at.filter((t) => t >= warmupMs);
-  } else if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
-    warmup = warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, arrivalRng) : [];
-    measured2 = arrivalOffsetsMs(spec.arrival, warmupMs, warmupMs + windowMs, arrivalRng);
-  } else {
-    const all = arrivalOffsetsMs(spec.arrival, 0, warmupMs + windowMs, arrivalRng);
-    warmup = all.filter((t) => t < warmupMs);
-    measured2 = all.filter((t) => t >= warmupMs);
+  const split = (all, rows = []) => ({
+    warmup: all.filter((t) => t < warmupMs),
+    measured: all.filter((t) => t >= warmupMs),
+    rows
+  });
+  if (kind === "trace") {
+    const rows = replayedRows(spec, endMs);
+    return split(
+      rows.map((r) => traceOffsetMs(spec, r)),
+      rows
+    );
   }
-  const firsts = [...warmup, ...measured2];
-  const s = firsts.length;
-  const entries = spec.dataset?.entries;
-  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
-  const entryOf = (session) => entries && order ? entries[order[session % order.length]] : void 0;
+  if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
+    return {
+      warmup: warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, rng) : [],
+      measured: arrivalOffsetsMs(spec.arrival, warmupMs, endMs, rng),
+      rows: []
+    };
+  }
+  return split(arrivalOffsetsMs(spec.arrival, 0, endMs, rng));
+}
+function layoutSessions(spec, s, entryOf) {
   const turns = spec.sessions?.turns ?? 1;
   const turnsOf = Int32Array.from(
     { length: s },
@@ -67623,47 +67630,49 @@ function buildWorkload(spec) {
   );
   const laterStart = new Int32Array(s + 1);
   laterStart[0] = s;
-  for (let k = 0; k < s; k++)
-    laterStart[k + 1] = laterStart[k] + turnsOf[k] - 1;
-  const n = laterStart[s];
-  const offsetsMs = Float64Array.from(
-    { length: n },
-    (_, i) => i < s ? firsts[i] : Number.NaN
-  );
+  for (let k = 0; k < s; k++) laterStart[k + 1] = at(laterStart, k) + at(turnsOf, k) - 1;
+  const n = at(laterStart, s);
   const sessionOf = Int32Array.from({ length: n }, (_, i) => i < s ? i : 0);
   const turnOf = new Int32Array(n);
   for (let k = 0; k < s; k++) {
-    for (let t = 1; t < turnsOf[k]; t++) {
-      const i = laterStart[k] + t - 1;
+    for (let t = 1; t < at(turnsOf, k); t++) {
+      const i = at(laterStart, k) + t - 1;
       sessionOf[i] = k;
       turnOf[i] = t;
     }
   }
-  const maxTokens = new Int32Array(n);
-  const inputTokens = new Int32Array(n);
-  const datasetIndex = new Int32Array(n).fill(-1);
-  const prefixGroup = new Int32Array(n).fill(-1);
-  const traceRow = Int32Array.from({ length: n }, (_, i) => rows[i] ?? -1);
+  return { turnsOf, laterStart, sessionOf, turnOf };
+}
+function shapeRequests(spec, layout, rows, order) {
+  const n = layout.sessionOf.length;
+  const s = layout.turnsOf.length;
+  const entries = spec.dataset?.entries;
+  const shape = {
+    maxTokens: new Int32Array(n),
+    inputTokens: new Int32Array(n),
+    datasetIndex: new Int32Array(n).fill(-1),
+    prefixGroup: new Int32Array(n).fill(-1),
+    traceRow: Int32Array.from({ length: n }, (_, i) => rows[i] ?? -1)
+  };
   const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : void 0;
   for (let i = 0; i < n; i++) {
     const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
     let requested;
-    const row = spec.trace?.rows[traceRow[i]];
+    const row = spec.trace?.rows[at(shape.traceRow, i)];
     if (row) {
-      inputTokens[i] = Math.max(1, row.inputTokens);
+      shape.inputTokens[i] = Math.max(1, row.inputTokens);
       requested = Math.max(1, row.outputTokens);
     } else if (entries && order) {
-      const session = sessionOf[i];
-      const e = order[session % order.length];
-      const turn = turnOf[i];
-      datasetIndex[i] = e;
-      const entry = entries[e];
+      const e = at(order, at(layout.sessionOf, i) % order.length);
+      const turn = at(layout.turnOf, i);
+      shape.datasetIndex[i] = e;
+      const entry = at(entries, e);
       requested = turn === 0 ? entry.maxTokens : entry.later[turn - 1]?.maxTokens;
     } else {
       const later = spec.sessions && i >= s ? spec.sessions : void 0;
-      inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
+      shape.inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
       if (cdf && !later)
-        prefixGroup[i] = pickGroup(
+        shape.prefixGroup[i] = pickGroup(
           cdf,
           new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
         );
@@ -67671,26 +67680,30 @@ function buildWorkload(spec) {
     if (spec.outputLen && !row) requested = sampleLength(spec.outputLen, rng);
     if (spec.maxTokens !== void 0)
       requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
-    maxTokens[i] = requested ?? 0;
+    shape.maxTokens[i] = requested ?? 0;
   }
+  return shape;
+}
+function buildWorkload(spec) {
+  const { warmup, measured: measured2, rows } = firstSends(spec);
+  const firsts = [...warmup, ...measured2];
+  const s = firsts.length;
+  const entries = spec.dataset?.entries;
+  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
+  const entryOf = (k) => entries && order ? entries[at(order, k % order.length)] : void 0;
+  const layout = layoutSessions(spec, s, entryOf);
+  const n = layout.sessionOf.length;
   const workload = {
     spec,
-    offsetsMs,
+    offsetsMs: Float64Array.from({ length: n }, (_, i) => i < s ? at(firsts, i) : Number.NaN),
     scheduledCount: s,
     // The warm-up sessions' first turns and their later ones.
-    warmupCount: warmup.length + laterStart[warmup.length] - s,
+    warmupCount: warmup.length + at(layout.laterStart, warmup.length) - s,
     warmupSessions: warmup.length,
-    sessionOf,
-    turnOf,
-    turnsOf,
-    laterStart,
-    maxTokens,
-    inputTokens,
-    datasetIndex,
-    prefixGroup,
-    traceRow,
-    windowStartMs: warmupMs,
-    windowMs,
+    ...layout,
+    ...shapeRequests(spec, layout, rows, order),
+    windowStartMs: spec.warmupS * 1e3,
+    windowMs: spec.durationS * 1e3,
     fingerprint: ""
   };
   workload.fingerprint = fingerprint(workload);
@@ -67720,10 +67733,56 @@ function shuffledIndices(count3, seed) {
   const order = Int32Array.from({ length: count3 }, (_, i) => i);
   for (let i = count3 - 1; i > 0; i--) {
     const j = rng.int(0, i);
-    [order[i], order[j]] = [order[j], order[i]];
+    [order[i], order[j]] = [at(order, j), at(order, i)];
   }
   return order;
 }
+function fixedOutputTokens(workload, i) {
+  const m = at(workload.maxTokens, i);
+  return workload.spec.ignoreEos && m > 0 ? m : void 0;
+}
+function measuredCount(workload) {
+  return workload.offsetsMs.length - workload.warmupCount;
+}
+function sessionTurn(workload, i) {
+  return { session: at(workload.sessionOf, i), turn: at(workload.turnOf, i) };
+}
+function turnIndex(workload, session, turn) {
+  return turn === 0 ? session : at(workload.laterStart, session) + turn - 1;
+}
+function turnsIn(workload, session) {
+  return at(workload.turnsOf, session);
+}
+function isWarmup(workload, i) {
+  return at(workload.sessionOf, i) < workload.warmupSessions;
+}
+function fingerprint(w) {
+  let h = hashString(
+    JSON.stringify({
+      ...w.spec,
+      dataset: w.spec.dataset?.name,
+      trace: w.spec.trace?.name,
+      tokenizer: w.spec.tokenizer?.name
+    })
+  );
+  h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
+  for (let i = 0; i < w.offsetsMs.length; i++) {
+    h = mixSeeds(
+      h,
+      // A later turn has no offset (NaN): it is due when the turn before it ends.
+      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round(at(w.offsetsMs, i) * 1e3),
+      at(w.maxTokens, i),
+      at(w.inputTokens, i),
+      at(w.datasetIndex, i)
+    );
+    if (w.spec.prefix) h = mixSeeds(h, at(w.prefixGroup, i));
+  }
+  if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
+  if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));
+  return h.toString(16).padStart(8, "0");
+}
+
+// src/workload/prompts.ts
 function syntheticPrompt(spec, index, tokens2, continued = false) {
   const { seed, promptRound: round6 } = spec;
   const stream = round6 === 0 ? mixSeeds(seed, PROMPT_STREAM, index) : mixSeeds(seed, PROMPT_STREAM, index, round6);
@@ -67744,14 +67803,14 @@ function wordsText(spec, rng, tokens2, continued) {
   return text.slice(0, chars);
 }
 function messagesFor(workload, i) {
-  const e = workload.datasetIndex[i];
+  const e = at(workload.datasetIndex, i);
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
   if (entry) return entry.messages;
   const spec = workload.spec;
-  const tokens2 = workload.inputTokens[i];
-  const ids = spec.trace?.rows[workload.traceRow[i]]?.hashIds;
+  const tokens2 = at(workload.inputTokens, i);
+  const ids = spec.trace?.rows[at(workload.traceRow, i)]?.hashIds;
   if (ids && ids.length > 0) return [{ role: "user", content: tracePrompt(spec, i, ids, tokens2) }];
-  const g2 = workload.prefixGroup[i];
+  const g2 = at(workload.prefixGroup, i);
   const prefixed = spec.prefix && g2 >= 0 ? spec.prefix : void 0;
   const own = syntheticPrompt(spec, i, tokens2, prefixed !== void 0);
   return [{ role: "user", content: prefixed ? prefixText(spec, g2, prefixed.tokens) + own : own }];
@@ -67774,91 +67833,26 @@ function countedBy(spec) {
   return `tokenizer ${t.name}${t.exact ? "" : " (word sums approximate for it)"}`;
 }
 function intendedPromptTokens(workload, i) {
-  const e = workload.datasetIndex[i];
+  const e = at(workload.datasetIndex, i);
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
   if (entry) {
     const text = entry.messages.map((m) => m.content).join("");
     return workload.spec.tokenizer ? workload.spec.tokenizer.count(text) : estimateTokens(text);
   }
-  const prefixed = workload.prefixGroup[i] >= 0 ? workload.spec.prefix?.tokens ?? 0 : 0;
-  return workload.inputTokens[i] + prefixed;
-}
-function fixedOutputTokens(workload, i) {
-  const m = workload.maxTokens[i];
-  return workload.spec.ignoreEos && m > 0 ? m : void 0;
-}
-function measuredCount(workload) {
-  return workload.offsetsMs.length - workload.warmupCount;
-}
-function sessionTurn(workload, i) {
-  return { session: workload.sessionOf[i], turn: workload.turnOf[i] };
-}
-function turnIndex(workload, session, turn) {
-  return turn === 0 ? session : workload.laterStart[session] + turn - 1;
-}
-function turnsIn(workload, session) {
-  return workload.turnsOf[session];
-}
-function isWarmup(workload, i) {
-  return workload.sessionOf[i] < workload.warmupSessions;
+  const prefixed = at(workload.prefixGroup, i) >= 0 ? workload.spec.prefix?.tokens ?? 0 : 0;
+  return at(workload.inputTokens, i) + prefixed;
 }
 function turnMessages(workload, i, history) {
-  const e = workload.datasetIndex[i];
+  const e = at(workload.datasetIndex, i);
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
-  const own = entry?.later[workload.turnOf[i] - 1]?.user;
+  const own = entry?.later[at(workload.turnOf, i) - 1]?.user;
   return [
     ...history,
     {
       role: "user",
-      content: own ?? syntheticPrompt(workload.spec, i, workload.inputTokens[i])
+      content: own ?? syntheticPrompt(workload.spec, i, at(workload.inputTokens, i))
     }
   ];
-}
-function fingerprint(w) {
-  let h = hashString(
-    JSON.stringify({
-      ...w.spec,
-      dataset: w.spec.dataset?.name,
-      trace: w.spec.trace?.name,
-      tokenizer: w.spec.tokenizer?.name
-    })
-  );
-  h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
-  for (let i = 0; i < w.offsetsMs.length; i++) {
-    h = mixSeeds(
-      h,
-      // A later turn has no offset (NaN): it is due when the turn before it ends.
-      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round(w.offsetsMs[i] * 1e3),
-      w.maxTokens[i],
-      w.inputTokens[i],
-      w.datasetIndex[i]
-    );
-    if (w.spec.prefix) h = mixSeeds(h, w.prefixGroup[i]);
-  }
-  if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
-  if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));
-  return h.toString(16).padStart(8, "0");
-}
-function describePrefix(p) {
-  if (!p) return null;
-  const pick = p.zipfS === 0 ? "uniform" : `zipf ${p.zipfS}`;
-  return `${p.groups} ${p.groups === 1 ? "group" : "groups"} \xD7 ${p.tokens} tokens, ${pick}`;
-}
-function describeWorkload(w) {
-  return {
-    // With sessions the arrivals are sessions, each of several requests.
-    arrival: w.sessions ? describeArrivals(w.arrival).replace(/ req\/s\b/, " sessions/s") : describeArrivals(w.arrival),
-    seed: w.seed,
-    warmup_s: w.warmupS,
-    duration_s: w.durationS,
-    input_len: w.trace ? "trace" : w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
-    output_len: w.trace ? "trace" : w.outputLen ? formatLengthSpec(w.outputLen) : null,
-    max_tokens: w.maxTokens ?? null,
-    ignore_eos: w.ignoreEos,
-    dataset: w.dataset?.name ?? null,
-    prefix: w.dataset ? null : describePrefix(w.prefix),
-    sessions: w.sessions ? `${w.dataset ? "up to " : ""}${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${w.dataset ? "from the dataset" : `${formatLengthSpec(w.sessions.laterInputLen)} tokens`}` : null
-  };
 }
 
 // src/load/deadlines.ts
@@ -68421,9 +68415,9 @@ var LatencyHistogram = class _LatencyHistogram {
     const n = this.count;
     if (n < 3) return void 0;
     const rank = Math.max(1, Math.ceil(p / 100 * n));
-    const at = (k) => this.percentile(100 * Math.min(n, Math.max(1, k)) / n);
-    const below = at(rank - 1);
-    const above = at(rank + 1);
+    const at2 = (k) => this.percentile(100 * Math.min(n, Math.max(1, k)) / n);
+    const below = at2(rank - 1);
+    const above = at2(rank + 1);
     if (!below || !above || below.lowerBound || above.lowerBound) return void 0;
     return (above.value - below.value) / 2;
   }
@@ -68826,12 +68820,123 @@ function summarizeTrial(rec, facts) {
   };
 }
 
+// src/workload/describe.ts
+function describePrefix(p) {
+  if (!p) return null;
+  const pick = p.zipfS === 0 ? "uniform" : `zipf ${p.zipfS}`;
+  return `${p.groups} ${p.groups === 1 ? "group" : "groups"} \xD7 ${p.tokens} tokens, ${pick}`;
+}
+function describeWorkload(w) {
+  return {
+    // With sessions the arrivals are sessions, each of several requests.
+    arrival: w.sessions ? describeArrivals(w.arrival).replace(/ req\/s\b/, " sessions/s") : describeArrivals(w.arrival),
+    seed: w.seed,
+    warmup_s: w.warmupS,
+    duration_s: w.durationS,
+    input_len: w.trace ? "trace" : w.dataset ? "dataset" : formatLengthSpec(w.inputLen),
+    output_len: w.trace ? "trace" : w.outputLen ? formatLengthSpec(w.outputLen) : null,
+    max_tokens: w.maxTokens ?? null,
+    ignore_eos: w.ignoreEos,
+    dataset: w.dataset?.name ?? null,
+    prefix: w.dataset ? null : describePrefix(w.prefix),
+    sessions: w.sessions ? `${w.dataset ? "up to " : ""}${w.sessions.turns} turns, think ${w.sessions.thinkS} s, later turns ${w.dataset ? "from the dataset" : `${formatLengthSpec(w.sessions.laterInputLen)} tokens`}` : null
+  };
+}
+
+// src/trial/tally.ts
+var TrialTally = class {
+  lastEndMs = Number.NaN;
+  prompt;
+  ttftByTurn;
+  ended = { completed: 0, failed: 0 };
+  /** A dataset's prompts are counted once each (a tokenizer's encode is not free). */
+  intendedOf = /* @__PURE__ */ new Map();
+  workload;
+  recorder;
+  constructor(workload, recorder) {
+    this.workload = workload;
+    this.recorder = recorder;
+    this.ttftByTurn = Array.from({ length: workload.spec.sessions?.turns ?? 1 }, () => []);
+    this.prompt = { intended: 0, server: 0, requests: 0, countedBy: countedBy(workload.spec) };
+  }
+  /** A measured request has its outcome. */
+  add = (r) => {
+    const { tokenizer, sessions } = this.workload.spec;
+    if (tokenizer && r.usageCompletionTokens === void 0 && r.text !== void 0)
+      r.countedCompletionTokens = tokenizer.count(r.text);
+    if (!sessions) r.text = void 0;
+    this.recorder.add(r);
+    if (sessions) this.addTurn(r);
+    if (r.usagePromptTokens !== void 0 && this.workload.turnOf[r.index] === 0) {
+      this.prompt.intended += this.intended(r.index);
+      this.prompt.server += r.usagePromptTokens;
+      this.prompt.requests++;
+    }
+    if (!(r.endMs <= this.lastEndMs)) this.lastEndMs = r.endMs;
+  };
+  addTurn(r) {
+    const { session, turn } = sessionTurn(this.workload, r.index);
+    if (r.outcome !== "ok") {
+      this.ended.failed++;
+      return;
+    }
+    this.ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
+    if (turn === turnsIn(this.workload, session) - 1) this.ended.completed++;
+  }
+  intended(i) {
+    const e = this.workload.datasetIndex[i] ?? -1;
+    if (e < 0) return intendedPromptTokens(this.workload, i);
+    const known = this.intendedOf.get(e);
+    if (known !== void 0) return known;
+    const counted = intendedPromptTokens(this.workload, i);
+    this.intendedOf.set(e, counted);
+    return counted;
+  }
+  /** How the trial's sessions went; null without sessions. */
+  sessions() {
+    const w = this.workload;
+    if (!w.spec.sessions) return null;
+    return {
+      turns: w.spec.sessions.turns,
+      started: w.scheduledCount - w.warmupSessions,
+      ...this.ended,
+      ttft_p50_ms_by_turn: this.ttftByTurn.map(
+        (xs) => xs.length === 0 ? null : Math.round(median(xs) * 1e3) / 1e3
+      )
+    };
+  }
+};
+
 // src/trial/measure.ts
 var MEASURE_SCHEMA = "llm-perf-gate/measure@2";
 function lateSendMs(arrival) {
   if (arrival.kind === "burst" || arrival.kind === "all-at-once" || arrival.kind === "swept")
     return void 0;
   return Math.max(1, 1e3 / arrival.ratePerS / 10);
+}
+async function scrapeBeside(options, deps, clock, measure, windowOf2) {
+  if (!options.serverMetrics) return { result: await measure(), serverMetrics: null };
+  const fetcher = deps.fetchMetrics ? void 0 : metricsFetcher();
+  const fetch = deps.fetchMetrics ?? fetcher?.fetch;
+  if (!fetch) throw new Error("internal error: no metrics fetcher");
+  const scrape = new TrialScrape(options.serverMetrics, options.target.model, {
+    fetch,
+    now: () => clock.now()
+  });
+  try {
+    await scrape.start();
+    let result2;
+    try {
+      result2 = await measure();
+    } catch (error) {
+      await scrape.finish(0, 0);
+      throw error;
+    }
+    const [fromMs, toMs] = windowOf2(result2);
+    return { result: result2, serverMetrics: await scrape.finish(fromMs, toMs) };
+  } finally {
+    await fetcher?.close();
+  }
 }
 async function measureTrial(options, deps = {}) {
   const workload = buildWorkload(options.workload);
@@ -68840,65 +68945,28 @@ async function measureTrial(options, deps = {}) {
     options.timeoutS * 1e3,
     lateSendMs(options.workload.arrival)
   );
-  let lastMeasuredEndMs = Number.NaN;
-  const turns = options.workload.sessions?.turns ?? 1;
-  const ttftByTurn = Array.from({ length: turns }, () => []);
-  const ended = { completed: 0, failed: 0 };
-  const prompt = { intended: 0, server: 0, requests: 0, countedBy: countedBy(options.workload) };
-  const intendedOf = /* @__PURE__ */ new Map();
-  const intended = (i) => {
-    const e = workload.datasetIndex[i];
-    if (e < 0) return intendedPromptTokens(workload, i);
-    if (!intendedOf.has(e)) intendedOf.set(e, intendedPromptTokens(workload, i));
-    return intendedOf.get(e);
-  };
+  const tally = new TrialTally(workload, recorder);
   const clock = deps.clock ?? MONOTONIC;
-  const fetcher = options.serverMetrics && !deps.fetchMetrics ? metricsFetcher() : void 0;
-  const scrape = options.serverMetrics ? new TrialScrape(options.serverMetrics, options.target.model, {
-    fetch: deps.fetchMetrics ?? fetcher?.fetch,
-    now: () => clock.now()
-  }) : void 0;
-  await scrape?.start();
-  let run;
-  try {
-    run = await runLoad({
+  const { result: run, serverMetrics } = await scrapeBeside(
+    options,
+    deps,
+    clock,
+    () => runLoad({
       target: options.target,
       workload,
       timeoutS: options.timeoutS,
       maxConcurrency: options.maxConcurrency,
-      onRequest: (r) => {
-        const tokenizer = options.workload.tokenizer;
-        if (tokenizer && r.usageCompletionTokens === void 0 && r.text !== void 0)
-          r.countedCompletionTokens = tokenizer.count(r.text);
-        if (!options.workload.sessions) r.text = void 0;
-        recorder.add(r);
-        if (options.workload.sessions) {
-          const { session, turn } = sessionTurn(workload, r.index);
-          if (r.outcome === "ok") {
-            ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
-            if (turn === turnsIn(workload, session) - 1) ended.completed++;
-          } else ended.failed++;
-        }
-        if (r.usagePromptTokens !== void 0 && workload.turnOf[r.index] === 0) {
-          prompt.intended += intended(r.index);
-          prompt.server += r.usagePromptTokens;
-          prompt.requests++;
-        }
-        if (!(r.endMs <= lastMeasuredEndMs)) lastMeasuredEndMs = r.endMs;
-      },
+      onRequest: tally.add,
       ...deps.onProgress ? { onProgress: deps.onProgress } : {},
       ...deps.clock ? { clock: deps.clock } : {},
       ...deps.signal ? { signal: deps.signal } : {}
-    });
-  } catch (error) {
-    await scrape?.finish(0, 0);
-    await fetcher?.close();
-    throw error;
-  }
-  const windowStartMs = run.startMs + workload.windowStartMs;
-  const serverMetrics = await scrape?.finish(windowStartMs, windowStartMs + workload.windowMs) ?? null;
-  await fetcher?.close();
-  const windowS = options.workload.arrival.kind === "all-at-once" ? Math.max(0, (lastMeasuredEndMs - (run.startMs + workload.windowStartMs)) / 1e3) : options.workload.durationS;
+    }),
+    (r) => [
+      r.startMs + workload.windowStartMs,
+      r.startMs + workload.windowStartMs + workload.windowMs
+    ]
+  );
+  const windowS = options.workload.arrival.kind === "all-at-once" ? Math.max(0, (tally.lastEndMs - (run.startMs + workload.windowStartMs)) / 1e3) : options.workload.durationS;
   const summary = summarizeTrial(recorder, {
     windowS,
     readings: run.readings,
@@ -68906,14 +68974,13 @@ async function measureTrial(options, deps = {}) {
     maxConcurrency: options.maxConcurrency,
     limits: options.limits,
     slo: options.slo,
-    promptTokens: prompt
+    promptTokens: tally.prompt
   });
   if (summary.scheduled + run.neverDue !== measuredCount(workload)) {
     throw new Error(
       `internal error: ${summary.scheduled} outcomes and ${run.neverDue} turns never due for ${measuredCount(workload)} requests`
     );
   }
-  const w = options.workload;
   return {
     schema: MEASURE_SCHEMA,
     created_at: (deps.now?.() ?? /* @__PURE__ */ new Date()).toISOString(),
@@ -68923,7 +68990,7 @@ async function measureTrial(options, deps = {}) {
       endpoint: options.target.endpoint
     },
     workload: {
-      ...describeWorkload(w),
+      ...describeWorkload(options.workload),
       max_concurrency: options.maxConcurrency ?? null,
       timeout_s: options.timeoutS,
       slo: formatSlo(sloRecord(options.slo)),
@@ -68931,14 +68998,7 @@ async function measureTrial(options, deps = {}) {
       fingerprint: workload.fingerprint,
       warmup_requests: workload.warmupCount
     },
-    sessions: options.workload.sessions ? {
-      turns,
-      started: workload.scheduledCount - workload.warmupSessions,
-      ...ended,
-      ttft_p50_ms_by_turn: ttftByTurn.map(
-        (xs) => xs.length === 0 ? null : Math.round(median(xs) * 1e3) / 1e3
-      )
-    } : null,
+    sessions: tally.sessions(),
     server_metrics: serverMetrics,
     ...summary
   };
@@ -69812,7 +69872,7 @@ ${rows.map(line).join("\n")}${rows.length > 0 ? "\n" : ""}`;
 }
 
 // src/lanes/windows.ts
-function localClock(at, timeZone) {
+function localClock(at2, timeZone) {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat("en-CA", {
       timeZone,
@@ -69822,7 +69882,7 @@ function localClock(at, timeZone) {
       hour: "2-digit",
       minute: "2-digit",
       hourCycle: "h23"
-    }).formatToParts(at).map((p) => [p.type, p.value])
+    }).formatToParts(at2).map((p) => [p.type, p.value])
   );
   const time = `${parts.hour}:${parts.minute}`;
   return {
@@ -69851,8 +69911,8 @@ function retryAfterS(value2, nowDate) {
   if (value2 === void 0) return void 0;
   const s = Number(value2.trim());
   if (Number.isFinite(s) && s >= 0) return s;
-  const at = Date.parse(value2);
-  return Number.isNaN(at) ? void 0 : Math.max(0, (at - nowDate.getTime()) / 1e3);
+  const at2 = Date.parse(value2);
+  return Number.isNaN(at2) ? void 0 : Math.max(0, (at2 - nowDate.getTime()) / 1e3);
 }
 function targetOf(lane, env) {
   const key = lane.api_key_env ? env[lane.api_key_env] : void 0;
@@ -70294,9 +70354,10 @@ function parseLanes(text, source) {
     throw new InputError(`lanes ${source}: not YAML or JSON: ${errorMessage(error)}`);
   }
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
-    const o = raw;
+    const o = { ...raw };
     for (const key of ["burst", "retry", "rule"]) o[key] ??= {};
     o.windows ??= { times: [] };
+    raw = o;
   }
   if (!validate(raw))
     throw new InputError(`lanes ${source}: ${describeSchemaError(validate.errors, "the file")}`);
@@ -70421,7 +70482,7 @@ function cell(s, key) {
   return s.lower_bounds.includes(key) ? `\u2265${shown}` : shown;
 }
 function pad(cells, widths) {
-  return cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
+  return cells.map((c, i) => i === 0 ? c.padEnd(at(widths, i)) : c.padStart(at(widths, i))).join("  ");
 }
 function formatMeasureReport(r) {
   const lines2 = [];
@@ -70447,9 +70508,7 @@ function formatMeasureReport(r) {
     ["ms", ...COLUMNS.map((c) => c === "p999" ? "p99.9" : c), "count"],
     ...rows.map(([name, s2]) => [name, ...COLUMNS.map((c) => cell(s2, c)), String(s2.count)])
   ];
-  const widths = table[0].map(
-    (_, i) => Math.max(...table.map((row) => row[i].length))
-  );
+  const widths = at(table, 0).map((_, i) => Math.max(...table.map((row) => at(row, i).length)));
   for (const row of table) lines2.push(pad(row, widths));
   lines2.push("");
   const censored = r.metrics.e2el_ms.censored;
@@ -70579,12 +70638,12 @@ var STREAM_ERROR_FORMS = ["data", "field", "event"];
 var METRICS_FORMATS = ["vllm", "llamacpp", "off"];
 var HHMM = "([01][0-9]|2[0-3]):[0-5][0-9]";
 var BUSY_HOURS = new RegExp(`^(${HHMM}-${HHMM}(,${HHMM}-${HHMM})*)?$`);
-function inBusyHours(busyHours, at) {
+function inBusyHours(busyHours, at2) {
   if (busyHours === "") return false;
-  const minutes = at.getUTCHours() * 60 + at.getUTCMinutes();
+  const minutes = at2.getUTCHours() * 60 + at2.getUTCMinutes();
   const of = (hhmm) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
   return busyHours.split(",").some((w) => {
-    const [from, to] = w.split("-").map(of);
+    const [from = 0, to = 0] = w.split("-").map(of);
     return from <= to ? minutes >= from && minutes < to : minutes >= from || minutes < to;
   });
 }
@@ -70635,7 +70694,7 @@ var DEFAULT_PROFILE = {
   anyModel: false,
   cancelOnDisconnect: true,
   apiKey: "",
-  faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0]))
+  faults: recordOf(FAULT_KINDS, () => 0)
 };
 var MockProfileError = class extends InputError {
   name = "MockProfileError";
@@ -70669,6 +70728,7 @@ var NUMBER_RULES = {
   leakToolCall: { min: 0, max: 1 },
   stopInsteadOfToolCalls: { min: 0, max: 1 }
 };
+var NUMBER_KEYS = Object.keys(NUMBER_RULES).filter((k) => k in NUMBER_RULES);
 var BOOLEAN_KEYS = [
   "honorIgnoreEos",
   "supportsTools",
@@ -70686,13 +70746,22 @@ function describeRule(rule) {
   return rule.max === void 0 ? `${kind} \u2265 ${rule.min}` : `${kind} in [${rule.min}, ${rule.max}]`;
 }
 function checkNumber(key, value2, rule, source) {
-  const ok = typeof value2 === "number" && Number.isFinite(value2) && value2 >= rule.min && (rule.max === void 0 || value2 <= rule.max) && (!rule.integer || Number.isInteger(value2));
-  if (!ok) {
+  const inRange = (v) => Number.isFinite(v) && v >= rule.min && (rule.max === void 0 || v <= rule.max) && (!rule.integer || Number.isInteger(v));
+  if (typeof value2 !== "number" || !inRange(value2)) {
     throw new MockProfileError(
       `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected ${describeRule(rule)}`
     );
   }
   return value2;
+}
+function checkChoice(key, value2, choices, source) {
+  const found = choices.find((c) => c === value2);
+  if (found === void 0) {
+    throw new MockProfileError(
+      `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected one of ${choices.join(", ")}`
+    );
+  }
+  return found;
 }
 function mergeProfile(base, partial, source) {
   if (typeof partial !== "object" || partial === null || Array.isArray(partial)) {
@@ -70719,7 +70788,7 @@ function mergeProfile(base, partial, source) {
         );
       }
       next.models = value2;
-    } else if (BOOLEAN_KEYS.includes(key)) {
+    } else if (isOneOf(BOOLEAN_KEYS, key)) {
       if (typeof value2 !== "boolean") {
         throw new MockProfileError(
           `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected true or false`
@@ -70740,21 +70809,12 @@ function mergeProfile(base, partial, source) {
         );
       }
       next.apiKey = value2;
-    } else if (key in CHOICE_KEYS) {
-      const choices = CHOICE_KEYS[key];
-      if (typeof value2 !== "string" || !choices.includes(value2)) {
-        throw new MockProfileError(
-          `${source}: ${key} = ${JSON.stringify(value2)} is not accepted; expected one of ${choices.join(", ")}`
-        );
-      }
-      next[key] = value2;
-    } else if (key in NUMBER_RULES) {
-      next[key] = checkNumber(
-        key,
-        value2,
-        NUMBER_RULES[key],
-        source
-      );
+    } else if (key === "streamErrorForm") {
+      next.streamErrorForm = checkChoice(key, value2, CHOICE_KEYS.streamErrorForm, source);
+    } else if (key === "metricsFormat") {
+      next.metricsFormat = checkChoice(key, value2, CHOICE_KEYS.metricsFormat, source);
+    } else if (isOneOf(NUMBER_KEYS, key)) {
+      next[key] = checkNumber(key, value2, NUMBER_RULES[key], source);
     } else {
       throw new MockProfileError(
         `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, busyHours, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`
@@ -70764,7 +70824,7 @@ function mergeProfile(base, partial, source) {
   return validateProfile(next, source);
 }
 function checkFaultKind(kind, source) {
-  if (!FAULT_KINDS.includes(kind)) {
+  if (!isOneOf(FAULT_KINDS, kind)) {
     throw new MockProfileError(
       `${source}: unknown fault "${kind}"; accepted: ${FAULT_KINDS.join(", ")}`
     );
@@ -70787,6 +70847,7 @@ function validateProfile(profile, source) {
 }
 function parseOverrides(assignments) {
   const partial = {};
+  const faults = {};
   for (const assignment of assignments) {
     const eq = assignment.indexOf("=");
     if (eq <= 0) {
@@ -70799,7 +70860,6 @@ function parseOverrides(assignments) {
     if (key === "models") {
       partial.models = raw.split(",").map((m) => m.trim());
     } else if (key.startsWith("faults.")) {
-      const faults = partial.faults ?? {};
       faults[key.slice("faults.".length)] = toNumber(raw);
       partial.faults = faults;
     } else {
@@ -70906,8 +70966,8 @@ var BLOCK_CHARS = BLOCK_TOKENS * 4;
 function blockHashes(text) {
   const hashes = [];
   let h = 0;
-  for (let at = 0; at + BLOCK_CHARS <= text.length; at += BLOCK_CHARS) {
-    h = mixSeeds(h, hashString(text.slice(at, at + BLOCK_CHARS)));
+  for (let at2 = 0; at2 + BLOCK_CHARS <= text.length; at2 += BLOCK_CHARS) {
+    h = mixSeeds(h, hashString(text.slice(at2, at2 + BLOCK_CHARS)));
     hashes.push(h);
   }
   return hashes;
@@ -70922,7 +70982,7 @@ var PrefixCache = class {
   /** How many leading blocks were cached; then every block of the prompt is (the prefill computed them). */
   admit(hashes) {
     let hits = 0;
-    while (hits < hashes.length && this.blocks.has(hashes[hits])) hits++;
+    while (hits < hashes.length && this.blocks.has(at(hashes, hits))) hits++;
     for (const h of hashes) {
       this.blocks.delete(h);
       this.blocks.set(h, true);
@@ -71138,7 +71198,7 @@ function broken(knob, prompt, what) {
   return knob > 0 && hashString(`${what}\0${prompt}`) / 2 ** 32 < knob;
 }
 function entities(prompt) {
-  return [...prompt.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-zA-Z]+)/g)].map((m) => m[1]);
+  return [...prompt.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-zA-Z]+)/g)].map((m) => at(m, 1));
 }
 function instanceOf(schema, rng, names) {
   const s = schema ?? {};
@@ -71170,7 +71230,7 @@ function instanceOf(schema, rng, names) {
     case "null":
       return null;
     default:
-      return names.shift() ?? WORDS2[rng.int(0, WORDS2.length - 1)];
+      return names.shift() ?? at(WORDS2, rng.int(0, WORDS2.length - 1));
   }
 }
 function splitInto(text, size) {
@@ -71249,7 +71309,7 @@ var TokenStream = class {
     this.rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed));
   }
   next() {
-    const word = WORDS2[this.rng.int(0, WORDS2.length - 1)];
+    const word = at(WORDS2, this.rng.int(0, WORDS2.length - 1));
     return this.produced++ === 0 ? word : ` ${word}`;
   }
   take(count3) {
@@ -71685,7 +71745,7 @@ var Histogram = class {
   observe(seconds) {
     let i = this.bounds.findIndex((b) => seconds <= b);
     if (i < 0) i = this.bounds.length;
-    this.counts[i] = this.counts[i] + 1;
+    this.counts[i] = at(this.counts, i) + 1;
     this.sumS += seconds;
     this.count++;
   }
@@ -71726,7 +71786,7 @@ var EngineMetrics = class {
       );
       let cumulative = 0;
       for (const [i, b] of [...h.bounds, Number.POSITIVE_INFINITY].entries()) {
-        cumulative += h.counts[i];
+        cumulative += at(h.counts, i);
         const le = b === Number.POSITIVE_INFINITY ? "+Inf" : float(b);
         out.push(`${name}_bucket{le="${le}",${labels}} ${float(cumulative)}`);
       }
@@ -71986,7 +72046,7 @@ async function startMockServer(options = {}) {
   const engine = new Engine(profile);
   const stats = {
     completionRequests: 0,
-    faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])),
+    faults: recordOf(FAULT_KINDS, () => 0),
     shed: 0
   };
   let crash = () => {

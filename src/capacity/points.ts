@@ -136,20 +136,21 @@ export interface Bracket {
 }
 
 export function bracketOf(points: readonly SweepPoint[]): Bracket {
+  const rated = (p: SweepPoint): number => p.rate_per_s ?? Number.NaN;
   const open = points
     .filter((p) => p.rate_per_s !== null && p.judgement !== "invalid")
-    .sort((a, b) => (a.rate_per_s as number) - (b.rate_per_s as number));
+    .sort((a, b) => rated(a) - rated(b));
   let pass: SweepPoint | undefined;
   for (const p of open) if (p.judgement === "pass") pass = p;
   const floor = pass?.rate_per_s ?? 0;
-  const fail = open.find((p) => p.judgement !== "pass" && (p.rate_per_s as number) > floor);
+  const fail = open.find((p) => p.judgement !== "pass" && rated(p) > floor);
   return { pass, fail };
 }
 
 /** Whether the bracket is still wider than the resolution (relative to its passing end). */
 export function needsRefinement(b: Bracket, resolution: number, floorPerS: number): boolean {
   if (!b.fail) return false;
-  const hi = b.fail.rate_per_s as number;
+  const hi = b.fail.rate_per_s ?? Number.NaN;
   const lo = b.pass?.rate_per_s ?? 0;
   // No passing rate: refine down towards the synchronous throughput, no lower.
   if (lo === 0) return hi > Math.max(floorPerS, 0) * (1 + resolution) && hi > 0.01;

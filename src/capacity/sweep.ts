@@ -5,6 +5,7 @@
 // overloads it. Then each arm's bracket (last passing, first failing rate)
 // is bisected until it is narrower than the resolution.
 
+import { at, recordOf } from "../common/arrays.ts";
 import { compact, percent } from "../common/format.ts";
 import type { TrialOptions, TrialReport } from "../trial/measure.ts";
 import {
@@ -37,8 +38,11 @@ export interface Sweep<A extends string> {
 export const MAX_REFINEMENTS = 8;
 
 export function newSweep<A extends string>(arms: readonly A[]): Sweep<A> {
-  const entries = arms.map((a): [A, ArmSweep] => [a, { points: [], stopped: null }]);
-  return { arms: Object.fromEntries(entries) as Record<A, ArmSweep>, grid: [], stopped_by: null };
+  return {
+    arms: recordOf(arms, () => ({ points: [], stopped: null })),
+    grid: [],
+    stopped_by: null,
+  };
 }
 
 export interface SweepDeps<A extends string> {
@@ -127,7 +131,7 @@ export async function runSweep<A extends string>(
     // The offline burst can understate what an open loop sustains: while an arm
     // has not failed yet, go on in grid steps, up to twice the grid's range.
     const grid = [...sweep.grid];
-    const step = grid.length >= 2 ? (grid[1] as number) - (grid[0] as number) : (grid[0] ?? 1);
+    const step = grid.length >= 2 ? at(grid, 1) - at(grid, 0) : (grid[0] ?? 1);
     const unbounded = (arm: A) =>
       active(arm) && bracketOf(sweep.arms[arm].points).fail === undefined;
     for (let k = 1; k <= settings.points && arms.some(unbounded); k++) {

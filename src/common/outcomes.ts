@@ -2,6 +2,7 @@
 // each failure class means in words: the guards, the headline and the
 // comment say "answered 3.0 % of requests with HTTP 500", not "http_5xx".
 
+import { recordOf } from "./arrays.ts";
 import { percent } from "./format.ts";
 
 export const OUTCOMES = [
@@ -24,22 +25,7 @@ export type Outcome = (typeof OUTCOMES)[number];
 export type Failure = Exclude<Outcome, "ok">;
 
 /** A count per outcome class, each at 0. */
-export const zeroOutcomes = (): Record<Outcome, number> => ({
-  ok: 0,
-  empty: 0,
-  truncated: 0,
-  short: 0,
-  stream_error: 0,
-  protocol_error: 0,
-  rate_limited_quota: 0,
-  rate_limited: 0,
-  overloaded: 0,
-  http_4xx: 0,
-  http_5xx: 0,
-  connect_error: 0,
-  censored: 0,
-  unsent: 0,
-});
+export const zeroOutcomes = (): Record<Outcome, number> => recordOf(OUTCOMES, () => 0);
 
 /** [what the server did with them, why we call it so]. */
 const FAILURE_WORDS: Record<Failure, [string, string]> = {

@@ -11,6 +11,7 @@ import {
   medianAbsoluteDeviation,
   sampleStandardDeviation,
 } from "simple-statistics";
+import { at } from "../common/arrays.ts";
 import { signedPercent } from "../common/format.ts";
 import { pairsToDecide } from "./advice.ts";
 import { tQuantile } from "./tdist.ts";
@@ -185,7 +186,7 @@ export function compareMetric(
     change_lower: changeLower,
     change_upper: changeUpper,
     confidence,
-    pairs: values.map((v, i) => ({ ...v, d: ds[i] as number, outlier: flags[i] as boolean })),
+    pairs: values.map((v, i) => ({ ...v, d: at(ds, i), outlier: at(flags, i) })),
     d_mean: dMean,
     d_sd: dSd,
     cv_baseline: cvBase,

@@ -2,6 +2,7 @@
 // function (continued fraction, Numerical Recipes §6.4), quantiles by
 // bisection on the CDF. simple-statistics has no t distribution.
 
+import { at } from "../common/arrays.ts";
 export function logGamma(x: number): number {
   // Lanczos approximation (g = 7, n = 9), accurate to ~15 digits for x > 0.
   const c = [
@@ -11,9 +12,9 @@ export function logGamma(x: number): number {
   ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const z = x - 1;
-  let a = c[0] as number;
+  let a = at(c, 0);
   const t = z + 7.5;
-  for (let i = 1; i < 9; i++) a += (c[i] as number) / (z + i);
+  for (let i = 1; i < 9; i++) a += at(c, i) / (z + i);
   return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
 }
 

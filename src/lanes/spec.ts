@@ -3,7 +3,7 @@
 // environment variable that holds its key, never the key: the file can be
 // committed, and nothing read from it is a secret.
 
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/lanes.schema.json" with { type: "json" };
 import { errorMessage, InputError } from "../common/errors.ts";
@@ -41,7 +41,7 @@ export interface LanesSpec {
 }
 
 const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true });
-const validate = ajv.compile(schema) as ValidateFunction;
+const validate = ajv.compile<LanesSpec>(schema);
 
 /** Parses and validates a lanes file's text; `source` names it in errors. */
 export function parseLanes(text: string, source: string): LanesSpec {
@@ -53,14 +53,15 @@ export function parseLanes(text: string, source: string): LanesSpec {
   }
   // Sections left out entirely get their defaults too.
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
-    const o = raw as Record<string, unknown>;
+    const o: Record<string, unknown> = { ...raw };
     for (const key of ["burst", "retry", "rule"]) o[key] ??= {};
     // A one-off burst needs no windows: it belongs to none.
     o.windows ??= { times: [] };
+    raw = o;
   }
   if (!validate(raw))
     throw new InputError(`lanes ${source}: ${describeSchemaError(validate.errors, "the file")}`);
-  const spec = raw as LanesSpec;
+  const spec = raw;
   const names = new Set<string>();
   for (const lane of spec.lanes) {
     if (names.has(lane.name))

@@ -4,6 +4,7 @@
 // started with --metrics (gauges and counters, no histograms). Timings are the
 // engine's: from a request's arrival at the engine, not the client's send.
 
+import { at } from "../common/arrays.ts";
 import type { MetricsFormat } from "./profile.ts";
 
 /** vLLM's bucket bounds (seconds) for each histogram it exposes. */
@@ -33,7 +34,7 @@ class Histogram {
   observe(seconds: number): void {
     let i = this.bounds.findIndex((b) => seconds <= b);
     if (i < 0) i = this.bounds.length;
-    this.counts[i] = (this.counts[i] as number) + 1;
+    this.counts[i] = at(this.counts, i) + 1;
     this.sumS += seconds;
     this.count++;
   }
@@ -88,7 +89,7 @@ export class EngineMetrics {
       );
       let cumulative = 0;
       for (const [i, b] of [...h.bounds, Number.POSITIVE_INFINITY].entries()) {
-        cumulative += h.counts[i] as number;
+        cumulative += at(h.counts, i);
         const le = b === Number.POSITIVE_INFINITY ? "+Inf" : float(b);
         out.push(`${name}_bucket{le="${le}",${labels}} ${float(cumulative)}`);
       }

@@ -4,6 +4,7 @@
 // only when the whole prefix up to it matches. A bounded LRU of block hashes;
 // a prefill computes only the blocks after the cached ones.
 
+import { at } from "../common/arrays.ts";
 import { hashString, mixSeeds } from "../workload/rng.ts";
 
 export const BLOCK_TOKENS = 16;
@@ -32,7 +33,7 @@ export class PrefixCache {
   /** How many leading blocks were cached; then every block of the prompt is (the prefill computed them). */
   admit(hashes: readonly number[]): number {
     let hits = 0;
-    while (hits < hashes.length && this.blocks.has(hashes[hits] as number)) hits++;
+    while (hits < hashes.length && this.blocks.has(at(hashes, hits))) hits++;
     for (const h of hashes) {
       this.blocks.delete(h);
       this.blocks.set(h, true);

@@ -3,6 +3,7 @@
 // validated MockProfile; a bad value fails with its key, value and what is
 // accepted.
 
+import { isOneOf, recordOf } from "../common/arrays.ts";
 import { InputError } from "../common/errors.ts";
 
 export const FAULT_KINDS = [
@@ -123,7 +124,7 @@ export function inBusyHours(busyHours: string, at: Date): boolean {
   const minutes = at.getUTCHours() * 60 + at.getUTCMinutes();
   const of = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
   return busyHours.split(",").some((w) => {
-    const [from, to] = w.split("-").map(of) as [number, number];
+    const [from = 0, to = 0] = w.split("-").map(of);
     return from <= to ? minutes >= from && minutes < to : minutes >= from || minutes < to;
   });
 }
@@ -177,7 +178,7 @@ export const DEFAULT_PROFILE: MockProfile = {
   anyModel: false,
   cancelOnDisconnect: true,
   apiKey: "",
-  faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+  faults: recordOf(FAULT_KINDS, () => 0),
 };
 
 /** A bad profile value: an input error, with its key, value and what is accepted. */
@@ -186,7 +187,7 @@ export class MockProfileError extends InputError {
 }
 
 type NumberRule = { min: number; max?: number; integer?: boolean };
-const NUMBER_RULES: Record<string, NumberRule> = {
+const NUMBER_RULES = {
   seed: { min: 0, max: 2 ** 32 - 1, integer: true },
   maxModelLen: { min: 1, integer: true },
   maxBatch: { min: 1, integer: true },
@@ -214,7 +215,9 @@ const NUMBER_RULES: Record<string, NumberRule> = {
   breakToolArgs: { min: 0, max: 1 },
   leakToolCall: { min: 0, max: 1 },
   stopInsteadOfToolCalls: { min: 0, max: 1 },
-};
+} as const satisfies Partial<Record<keyof MockProfile, NumberRule>>;
+type NumberKey = keyof typeof NUMBER_RULES;
+const NUMBER_KEYS = Object.keys(NUMBER_RULES).filter((k): k is NumberKey => k in NUMBER_RULES);
 
 const BOOLEAN_KEYS = [
   "honorIgnoreEos",
@@ -235,18 +238,32 @@ function describeRule(rule: NumberRule): string {
 }
 
 function checkNumber(key: string, value: unknown, rule: NumberRule, source: string): number {
-  const ok =
-    typeof value === "number" &&
-    Number.isFinite(value) &&
-    value >= rule.min &&
-    (rule.max === undefined || value <= rule.max) &&
-    (!rule.integer || Number.isInteger(value));
-  if (!ok) {
+  const inRange = (v: number) =>
+    Number.isFinite(v) &&
+    v >= rule.min &&
+    (rule.max === undefined || v <= rule.max) &&
+    (!rule.integer || Number.isInteger(v));
+  if (typeof value !== "number" || !inRange(value)) {
     throw new MockProfileError(
       `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected ${describeRule(rule)}`,
     );
   }
-  return value as number;
+  return value;
+}
+
+function checkChoice<T extends string>(
+  key: string,
+  value: unknown,
+  choices: readonly T[],
+  source: string,
+): T {
+  const found = choices.find((c) => c === value);
+  if (found === undefined) {
+    throw new MockProfileError(
+      `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected one of ${choices.join(", ")}`,
+    );
+  }
+  return found;
 }
 
 /** Merges a partial profile (from a file or overrides) into a base and validates the result. */
@@ -279,13 +296,13 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next.models = value;
-    } else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
+    } else if (isOneOf(BOOLEAN_KEYS, key)) {
       if (typeof value !== "boolean") {
         throw new MockProfileError(
           `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected true or false`,
         );
       }
-      next[key as (typeof BOOLEAN_KEYS)[number]] = value;
+      next[key] = value;
     } else if (key === "busyHours") {
       if (typeof value !== "string" || !BUSY_HOURS.test(value)) {
         throw new MockProfileError(
@@ -300,21 +317,12 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next.apiKey = value;
-    } else if (key in CHOICE_KEYS) {
-      const choices: readonly string[] = CHOICE_KEYS[key as keyof typeof CHOICE_KEYS];
-      if (typeof value !== "string" || !choices.includes(value)) {
-        throw new MockProfileError(
-          `${source}: ${key} = ${JSON.stringify(value)} is not accepted; expected one of ${choices.join(", ")}`,
-        );
-      }
-      (next as unknown as Record<string, string>)[key] = value;
-    } else if (key in NUMBER_RULES) {
-      (next as unknown as Record<string, number>)[key] = checkNumber(
-        key,
-        value,
-        NUMBER_RULES[key] as NumberRule,
-        source,
-      );
+    } else if (key === "streamErrorForm") {
+      next.streamErrorForm = checkChoice(key, value, CHOICE_KEYS.streamErrorForm, source);
+    } else if (key === "metricsFormat") {
+      next.metricsFormat = checkChoice(key, value, CHOICE_KEYS.metricsFormat, source);
+    } else if (isOneOf(NUMBER_KEYS, key)) {
+      next[key] = checkNumber(key, value, NUMBER_RULES[key], source);
     } else {
       throw new MockProfileError(
         `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, busyHours, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
@@ -325,12 +333,12 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
 }
 
 function checkFaultKind(kind: string, source: string): FaultKind {
-  if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
+  if (!isOneOf(FAULT_KINDS, kind)) {
     throw new MockProfileError(
       `${source}: unknown fault "${kind}"; accepted: ${FAULT_KINDS.join(", ")}`,
     );
   }
-  return kind as FaultKind;
+  return kind;
 }
 
 function validateProfile(profile: MockProfile, source: string): MockProfile {
@@ -355,6 +363,7 @@ function validateProfile(profile: MockProfile, source: string): MockProfile {
  */
 export function parseOverrides(assignments: string[]): Record<string, unknown> {
   const partial: Record<string, unknown> = {};
+  const faults: Record<string, unknown> = {};
   for (const assignment of assignments) {
     const eq = assignment.indexOf("=");
     if (eq <= 0) {
@@ -367,7 +376,6 @@ export function parseOverrides(assignments: string[]): Record<string, unknown> {
     if (key === "models") {
       partial.models = raw.split(",").map((m) => m.trim());
     } else if (key.startsWith("faults.")) {
-      const faults = (partial.faults ?? {}) as Record<string, unknown>;
       faults[key.slice("faults.".length)] = toNumber(raw);
       partial.faults = faults;
     } else {

@@ -5,15 +5,10 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { recordOf } from "../common/arrays.ts";
 import { type CompletionStats, Completions, sendError } from "./completion.ts";
 import { Engine, type EngineStats } from "./engine.ts";
-import {
-  DEFAULT_PROFILE,
-  FAULT_KINDS,
-  type FaultKind,
-  inBusyHours,
-  type MockProfile,
-} from "./profile.ts";
+import { DEFAULT_PROFILE, FAULT_KINDS, inBusyHours, type MockProfile } from "./profile.ts";
 import { sendJson } from "./writers.ts";
 
 export interface MockServerOptions {
@@ -46,7 +41,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const engine = new Engine(profile);
   const stats: CompletionStats = {
     completionRequests: 0,
-    faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+    faults: recordOf(FAULT_KINDS, () => 0),
     shed: 0,
   };
   let crash: () => void = () => {};

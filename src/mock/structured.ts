@@ -4,6 +4,7 @@
 // break a deterministic fraction of such requests — chosen by a hash of the
 // prompt, so re-runs break the same cases — the ways real upgrades did.
 
+import { at } from "../common/arrays.ts";
 import { hashString, mixSeeds, Rng } from "../workload/rng.ts";
 import { WORDS } from "../workload/words.ts";
 import type { MockProfile } from "./profile.ts";
@@ -43,7 +44,7 @@ function broken(knob: number, prompt: string, what: string): boolean {
 
 /** Capitalised words of the prompt (not sentence-initial), candidates for string arguments. */
 function entities(prompt: string): string[] {
-  return [...prompt.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-zA-Z]+)/g)].map((m) => m[1] as string);
+  return [...prompt.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-zA-Z]+)/g)].map((m) => at(m, 1));
 }
 
 /** A value that satisfies a (simple) JSON Schema. */
@@ -80,7 +81,7 @@ export function instanceOf(
     case "null":
       return null;
     default:
-      return names.shift() ?? (WORDS[rng.int(0, WORDS.length - 1)] as string);
+      return names.shift() ?? at(WORDS, rng.int(0, WORDS.length - 1));
   }
 }
 

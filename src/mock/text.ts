@@ -2,6 +2,7 @@
 // counted with the workload's 4-characters-per-token estimate). The same prompt (at temperature 0,
 // or with the same `seed`) always yields the same text and natural length.
 
+import { at } from "../common/arrays.ts";
 import { hashString, mixSeeds, Rng } from "../workload/rng.ts";
 import { WORDS } from "../workload/words.ts";
 
@@ -26,7 +27,7 @@ export class TokenStream {
   }
 
   next(): string {
-    const word = WORDS[this.rng.int(0, WORDS.length - 1)] as string;
+    const word = at(WORDS, this.rng.int(0, WORDS.length - 1));
     return this.produced++ === 0 ? word : ` ${word}`;
   }
 

@@ -6,6 +6,7 @@
 // right answer).
 
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { isRecord } from "../common/arrays.ts";
 import type { Answer, ToolCall } from "./answer.ts";
 import type { Check, JsonSchema, QualityCase } from "./suite.ts";
 
@@ -42,14 +43,11 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  return (
-    ka.length === kb.length &&
-    ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (!isRecord(a) || !isRecord(b)) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => deepEqual(a[k], b[k]));
 }
 
 /** RFC 6901 JSON Pointer. */
@@ -60,14 +58,8 @@ export function resolvePointer(doc: unknown, pointer: string): { found: boolean;
     const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
     if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < cur.length)
       cur = cur[Number(token)];
-    else if (
-      cur !== null &&
-      typeof cur === "object" &&
-      !Array.isArray(cur) &&
-      Object.hasOwn(cur, token)
-    ) {
-      cur = (cur as Record<string, unknown>)[token];
-    } else return { found: false };
+    else if (isRecord(cur) && Object.hasOwn(cur, token)) cur = cur[token];
+    else return { found: false };
   }
   return { found: true, value: cur };
 }

@@ -3,7 +3,7 @@
 // the JSON Schema we ship (schemas/quality-suite.schema.json) with ajv — its
 // 2020-12 dialect, as the schema's $schema says — before any request is sent.
 
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/quality-suite.schema.json" with { type: "json" };
 import { errorMessage, InputError } from "../common/errors.ts";
@@ -96,9 +96,14 @@ const BUILTIN_DEFAULTS = {
 };
 
 const ajv = new Ajv2020({ allErrors: false, strict: false });
-ajv.addSchema(schema);
-const validateSuite = ajv.getSchema(schema.$id) as ValidateFunction;
-const validateCase = ajv.getSchema(`${schema.$id}#/$defs/case`) as ValidateFunction;
+/** A suite file's shape, as far as the schema checks it before the cases are merged with the defaults. */
+interface SuiteFile {
+  defaults?: Record<string, unknown> & { tags?: string[] };
+  cases: (Record<string, unknown> & { id?: string; tags?: string[] })[];
+}
+
+const validateSuite = ajv.compile<SuiteFile>(schema);
+const validateCase = ajv.compile<QualityCase>({ $ref: `${schema.$id}#/$defs/case` });
 
 function parseText(text: string, source: string): unknown {
   const trimmed = text.trim();
@@ -106,8 +111,9 @@ function parseText(text: string, source: string): unknown {
   const lines = trimmed.split(/\r?\n/).filter((l) => l.trim() !== "");
   if (lines.length > 0 && lines.every((l) => l.trim().startsWith("{"))) {
     try {
-      const rows = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-      if (rows.length === 1 && "cases" in (rows[0] as object)) return rows[0];
+      const rows: Record<string, unknown>[] = lines.map((l) => JSON.parse(l));
+      const only = rows.length === 1 ? rows[0] : undefined;
+      if (only && "cases" in only) return only;
       const defaults = rows.find((r) => Object.keys(r).length === 1 && "defaults" in r)?.defaults;
       return {
         ...(defaults ? { defaults } : {}),
@@ -138,17 +144,14 @@ function suiteFromData(raw: unknown, source: string): Suite {
     throw new InputError(
       `quality-suite ${source}: ${describe(validateSuite.errors, "(the suite)")}`,
     );
-  const { defaults = {}, cases } = raw as {
-    defaults?: Record<string, unknown>;
-    cases: Record<string, unknown>[];
-  };
+  const { defaults = {}, cases } = raw;
   const seen = new Set<string>();
   const out = cases.map((c, i) => {
     const merged = {
       ...BUILTIN_DEFAULTS,
       ...defaults,
       ...c,
-      tags: [...((defaults.tags as string[]) ?? []), ...((c.tags as string[]) ?? [])],
+      tags: [...(defaults.tags ?? []), ...(c.tags ?? [])],
     };
     const id = typeof c.id === "string" ? c.id : `#${i + 1}`;
     if (!validateCase(merged))
@@ -158,10 +161,8 @@ function suiteFromData(raw: unknown, source: string): Suite {
     if (seen.has(id))
       throw new InputError(`quality-suite ${source}: case id "${id}" is used twice`);
     seen.add(id);
-    // The schema has just validated this shape.
-    const q = merged as unknown as QualityCase;
-    for (const check of q.expect) checkReferences(q, check, source);
-    return q;
+    for (const check of merged.expect) checkReferences(merged, check, source);
+    return merged;
   });
   return { name: source, cases: out };
 }

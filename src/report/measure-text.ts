@@ -2,6 +2,7 @@
 // scheduled request went, the latency table (lower bounds shown as "≥"), and
 // whether the measurement can be trusted.
 
+import { at } from "../common/arrays.ts";
 import { compact, plural, signedPercent } from "../common/format.ts";
 import { OUTCOMES } from "../common/outcomes.ts";
 import type { Progress } from "../load/run.ts";
@@ -19,7 +20,7 @@ function cell(s: LatencySummary, key: (typeof COLUMNS)[number]): string {
 
 function pad(cells: string[], widths: number[]): string {
   return cells
-    .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+    .map((c, i) => (i === 0 ? c.padEnd(at(widths, i)) : c.padStart(at(widths, i))))
     .join("  ");
 }
 
@@ -47,9 +48,7 @@ export function formatMeasureReport(r: TrialReport): string {
     ["ms", ...COLUMNS.map((c) => (c === "p999" ? "p99.9" : c)), "count"],
     ...rows.map(([name, s]) => [name, ...COLUMNS.map((c) => cell(s, c)), String(s.count)]),
   ];
-  const widths = (table[0] as string[]).map((_, i) =>
-    Math.max(...table.map((row) => (row[i] as string).length)),
-  );
+  const widths = at(table, 0).map((_, i) => Math.max(...table.map((row) => at(row, i).length)));
   for (const row of table) lines.push(pad(row, widths));
   lines.push("");
   const censored = r.metrics.e2el_ms.censored;

@@ -16,7 +16,7 @@ import type { GateRun } from "../gate/gate-run.ts";
 import { qualityVerdictOf } from "../quality/paired.ts";
 import { type ConfigDescription, type GateResults, pooledPercentiles } from "./model.ts";
 
-const validate = new Ajv2020({ allErrors: false, strict: false }).compile(schema);
+const validate = new Ajv2020({ allErrors: false, strict: false }).compile<GateResults>(schema);
 
 /** Markup a string from the file must not carry into a comment. */
 export function neutralize(text: string): string {
@@ -126,7 +126,7 @@ export function trustResults(
     );
   }
   // The schema has just checked every field this reads.
-  const r = neutralizeDeep(parsed as unknown as GateResults);
+  const r = neutralizeDeep(parsed);
   const warnings = [...r.warnings];
   const decided: GateResults = r.config
     ? redecide(r, r.config, warnings)

@@ -5,6 +5,7 @@
 // its histograms (vLLM: model_name, engine). A line that does not parse is
 // counted and skipped: a scrape never fails the gate.
 
+import { at } from "../common/arrays.ts";
 export type FamilyType =
   | "counter"
   | "gauge"
@@ -128,7 +129,7 @@ export async function parseExpositionSliced(
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     if (i > 0 && i % linesPerSlice === 0) await new Promise((resolve) => setImmediate(resolve));
-    reader.line(lines[i] as string);
+    reader.line(at(lines, i));
   }
   return reader.out;
 }
@@ -186,8 +187,8 @@ function sample(
       LABEL.lastIndex = at;
       const m = LABEL.exec(line);
       if (!m) return false;
-      const v = m[2] as string;
-      labels[m[1] as string] = v.includes("\\") ? unescapeLabel(v) : v;
+      const v = m[2] ?? "";
+      labels[m[1] ?? ""] = v.includes("\\") ? unescapeLabel(v) : v;
       at = LABEL.lastIndex;
     }
   }

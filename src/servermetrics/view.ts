@@ -6,6 +6,7 @@
 // are exact.
 
 import { quantileSorted } from "simple-statistics";
+import { at } from "../common/arrays.ts";
 import type { Runtime } from "../common/runtimes.ts";
 import type { CounterSeries, GaugeSeries, HistogramSeries } from "./runtimes.ts";
 import type { Buckets, Snapshot } from "./snapshot.ts";
@@ -83,9 +84,9 @@ export function serverView(input: ViewInput): ServerView {
   const resets = new Set<string>();
   const counters: ServerView["counters"] = {};
   for (const series of Object.keys(input.after.counters) as CounterSeries[]) {
-    const a = input.after.counters[series] as number;
+    const a = input.after.counters[series];
     const b = input.before.counters[series];
-    if (b === undefined) continue;
+    if (a === undefined || b === undefined) continue;
     // A counter that went down was reset (the server restarted): what it counts since.
     if (a < b) resets.add(series);
     counters[series] = round(a < b ? a : a - b);
@@ -125,7 +126,7 @@ export function serverView(input: ViewInput): ServerView {
 function bucketDelta(after: Buckets, before: Buckets): Buckets | "reset" {
   if (after.le.length !== before.le.length || after.le.some((b, i) => b !== before.le[i]))
     return "reset";
-  const counts = after.counts.map((c, i) => c - (before.counts[i] as number));
+  const counts = after.counts.map((c, i) => c - at(before.counts, i));
   if (counts.some((c) => c < 0) || after.count < before.count) return "reset";
   return {
     le: after.le,
@@ -173,13 +174,13 @@ export function bucketQuantile(h: Buckets, q: number): BucketQuantile | null {
   if (total <= 0) return null;
   const rank = q * total;
   const i = h.counts.findIndex((c) => c >= rank);
-  const upper = h.le[i] as number;
+  const upper = at(h.le, i);
   if (i === 0)
     return { ms: upper * 1000, bound: upper === Number.POSITIVE_INFINITY ? "at_least" : "at_most" };
-  const lower = h.le[i - 1] as number;
+  const lower = at(h.le, i - 1);
   if (upper === Number.POSITIVE_INFINITY) return { ms: lower * 1000, bound: "at_least" };
-  const below = h.counts[i - 1] as number;
-  const inBucket = (h.counts[i] as number) - below;
+  const below = at(h.counts, i - 1);
+  const inBucket = at(h.counts, i) - below;
   const s = inBucket > 0 ? lower + ((upper - lower) * (rank - below)) / inBucket : upper;
   return { ms: s * 1000, bound: "exact" };
 }

@@ -1,6 +1,7 @@
 // Arrival schedules: absolute offsets (ms) from the start of a trial,
 // precomputed from a seed so both arms of a pair get the same schedule.
 
+import { at } from "../common/arrays.ts";
 import type { Rng } from "./rng.ts";
 
 export type ArrivalSpec =
@@ -82,7 +83,7 @@ export function arrivalOffsetsMs(
       const total = gaps.reduce((a, b) => a + b, 0);
       let sum = 0;
       for (let i = 0; i < n; i++) {
-        sum += gaps[i] as number;
+        sum += at(gaps, i);
         out.push(fromMs + (spanMs * sum) / total);
       }
       return out;

@@ -3,6 +3,7 @@
 // human turn is the prompt, the following model turn's length the output length;
 // the later human turns, with their replies' lengths, are a session's later turns).
 
+import { isRecord } from "../common/arrays.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { ChatMessage } from "../openai/target.ts";
 
@@ -54,10 +55,12 @@ function parseJsonl(text: string, source: string): DatasetEntry[] {
     } catch (error) {
       fail(source, `line ${i + 1}`, `not JSON (${errorMessage(error)})`);
     }
-    if (typeof row !== "object" || row === null)
-      fail(source, `line ${i + 1}`, "expected a JSON object");
-    const { messages, max_tokens: maxTokens } = row as Record<string, unknown>;
-    if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && (maxTokens as number) >= 1)) {
+    if (!isRecord(row)) return fail(source, `line ${i + 1}`, "expected a JSON object");
+    const { messages, max_tokens: maxTokens } = row;
+    if (
+      maxTokens !== undefined &&
+      !(typeof maxTokens === "number" && Number.isInteger(maxTokens) && maxTokens >= 1)
+    ) {
       fail(
         source,
         `line ${i + 1}`,
@@ -66,7 +69,7 @@ function parseJsonl(text: string, source: string): DatasetEntry[] {
     }
     entries.push({
       messages: checkMessages(messages, source, `line ${i + 1}`),
-      maxTokens: maxTokens as number | undefined,
+      maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
       later: [],
     });
   }
@@ -76,7 +79,7 @@ function parseJsonl(text: string, source: string): DatasetEntry[] {
 function parseShareGpt(rows: unknown[], source: string): DatasetEntry[] {
   const entries: DatasetEntry[] = [];
   for (const row of rows) {
-    const turns = (row as { conversations?: unknown })?.conversations;
+    const turns = isRecord(row) ? row.conversations : undefined;
     if (!Array.isArray(turns)) continue;
     const first = turns.findIndex(
       (t) => ["human", "user"].includes(t?.from) && typeof t?.value === "string",

@@ -289,14 +289,14 @@ function shuffledIndices(count: number, seed: number): Int32Array {
   const order = Int32Array.from({ length: count }, (_, i) => i);
   for (let i = count - 1; i > 0; i--) {
     const j = rng.int(0, i);
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
+    [order[i], order[j]] = [at(order, j), at(order, i)];
   }
   return order;
 }
 
 /** The expected output length when the workload fixes it (ignore_eos with max_tokens), else undefined. */
 export function fixedOutputTokens(workload: Workload, i: number): number | undefined {
-  const m = workload.maxTokens[i] as number;
+  const m = at(workload.maxTokens, i);
   return workload.spec.ignoreEos && m > 0 ? m : undefined;
 }
 
@@ -306,21 +306,21 @@ export function measuredCount(workload: Workload): number {
 
 /** Request i's session and turn (0-based); without sessions, its own session's only turn. */
 export function sessionTurn(workload: Workload, i: number): { session: number; turn: number } {
-  return { session: workload.sessionOf[i] as number, turn: workload.turnOf[i] as number };
+  return { session: at(workload.sessionOf, i), turn: at(workload.turnOf, i) };
 }
 
 /** The request index of a session's turn. */
 export function turnIndex(workload: Workload, session: number, turn: number): number {
-  return turn === 0 ? session : (workload.laterStart[session] as number) + turn - 1;
+  return turn === 0 ? session : at(workload.laterStart, session) + turn - 1;
 }
 
 /** How many turns session s has. */
 export function turnsIn(workload: Workload, session: number): number {
-  return workload.turnsOf[session] as number;
+  return at(workload.turnsOf, session);
 }
 
 export function isWarmup(workload: Workload, i: number): boolean {
-  return (workload.sessionOf[i] as number) < workload.warmupSessions;
+  return at(workload.sessionOf, i) < workload.warmupSessions;
 }
 
 function fingerprint(w: Workload): string {
@@ -337,13 +337,13 @@ function fingerprint(w: Workload): string {
     h = mixSeeds(
       h,
       // A later turn has no offset (NaN): it is due when the turn before it ends.
-      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round((w.offsetsMs[i] as number) * 1000),
-      w.maxTokens[i] as number,
-      w.inputTokens[i] as number,
-      w.datasetIndex[i] as number,
+      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round(at(w.offsetsMs, i) * 1000),
+      at(w.maxTokens, i),
+      at(w.inputTokens, i),
+      at(w.datasetIndex, i),
     );
     // Only with prefixes: the fingerprints of workloads without them stay as they were.
-    if (w.spec.prefix) h = mixSeeds(h, w.prefixGroup[i] as number);
+    if (w.spec.prefix) h = mixSeeds(h, at(w.prefixGroup, i));
   }
   if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
   if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));

@@ -53,14 +53,14 @@ function wordsText(spec: WorkloadSpec, rng: Rng, tokens: number, continued: bool
 
 /** The chat messages of request i. */
 export function messagesFor(workload: Workload, i: number): ChatMessage[] {
-  const e = workload.datasetIndex[i] as number;
+  const e = at(workload.datasetIndex, i);
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
   if (entry) return entry.messages;
   const spec = workload.spec;
-  const tokens = workload.inputTokens[i] as number;
-  const ids = spec.trace?.rows[workload.traceRow[i] as number]?.hashIds;
+  const tokens = at(workload.inputTokens, i);
+  const ids = spec.trace?.rows[at(workload.traceRow, i)]?.hashIds;
   if (ids && ids.length > 0) return [{ role: "user", content: tracePrompt(spec, i, ids, tokens) }];
-  const g = workload.prefixGroup[i] as number;
+  const g = at(workload.prefixGroup, i);
   const prefixed = spec.prefix && g >= 0 ? spec.prefix : undefined;
   // The shared prefixes stay the same in every round: they are what a cache should hold.
   const own = syntheticPrompt(spec, i, tokens, prefixed !== undefined);
@@ -96,15 +96,14 @@ export function countedBy(spec: WorkloadSpec): string {
 
 /** The prompt tokens request i means to send, as the workload counts them. */
 export function intendedPromptTokens(workload: Workload, i: number): number {
-  const e = workload.datasetIndex[i] as number;
+  const e = at(workload.datasetIndex, i);
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
   if (entry) {
     const text = entry.messages.map((m) => m.content).join("");
     return workload.spec.tokenizer ? workload.spec.tokenizer.count(text) : estimateTokens(text);
   }
-  const prefixed =
-    (workload.prefixGroup[i] as number) >= 0 ? (workload.spec.prefix?.tokens ?? 0) : 0;
-  return (workload.inputTokens[i] as number) + prefixed;
+  const prefixed = at(workload.prefixGroup, i) >= 0 ? (workload.spec.prefix?.tokens ?? 0) : 0;
+  return at(workload.inputTokens, i) + prefixed;
 }
 
 /** A later turn's messages: the session so far (the answers the server gave), then its own user message. */
@@ -113,14 +112,14 @@ export function turnMessages(
   i: number,
   history: readonly ChatMessage[],
 ): ChatMessage[] {
-  const e = workload.datasetIndex[i] as number;
+  const e = at(workload.datasetIndex, i);
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : undefined;
-  const own = entry?.later[(workload.turnOf[i] as number) - 1]?.user;
+  const own = entry?.later[at(workload.turnOf, i) - 1]?.user;
   return [
     ...history,
     {
       role: "user",
-      content: own ?? syntheticPrompt(workload.spec, i, workload.inputTokens[i] as number),
+      content: own ?? syntheticPrompt(workload.spec, i, at(workload.inputTokens, i)),
     },
   ];
 }

@@ -7,6 +7,7 @@
 // encoded. `exact` says whether that held on samples of this tokenizer.
 
 import { Tokenizer } from "@huggingface/tokenizers";
+import { at } from "../common/arrays.ts";
 import type { Rng } from "./rng.ts";
 
 export interface TokenCounter {
@@ -41,8 +42,7 @@ export function tokenCounter(
   const byCount = (m: Map<string, number>) => new Map([...m].reverse().map(([w, k]) => [k, w]));
   // Check the word sums on texts of every word, first and later.
   const summed =
-    (first.get(words[0] as string) ?? 0) +
-    words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
+    (first.get(at(words, 0)) ?? 0) + words.slice(1).reduce((s, w) => s + (later.get(w) ?? 0), 0);
   const exact = filler !== undefined && summed === count(words.join(" "));
   return {
     name,
@@ -70,7 +70,7 @@ export function countedWords(
   const parts: string[] = [];
   let sum = 0;
   while (sum < tokens) {
-    const w = words[rng.int(0, words.length - 1)] as string;
+    const w = at(words, rng.int(0, words.length - 1));
     const isFirst = parts.length === 0 && !continued;
     const place = isFirst ? counter.first : counter.later;
     let c = place.get(w) ?? 1;

@@ -10,7 +10,8 @@
 // names the file, the line and the field.
 
 import { parse as parseCsv } from "csv-parse/sync";
-import { InputError } from "../common/errors.ts";
+import { at } from "../common/arrays.ts";
+import { errorMessage, InputError } from "../common/errors.ts";
 
 export const TRACE_FORMATS = ["azure", "mooncake", "burstgpt"] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
@@ -85,7 +86,7 @@ function csvRows(
       }[]
     ).map((r) => ({ record: r.record, line: r.info.lines }));
   } catch (error) {
-    throw new InputError(`trace ${name}: not readable as CSV: ${(error as Error).message}`);
+    throw new InputError(`trace ${name}: not readable as CSV: ${errorMessage(error)}`);
   }
 }
 
@@ -187,7 +188,7 @@ export function parseTrace(content: string, name: string, format: TraceFormat | 
   if (rows.length === 0) throw new InputError(`trace ${name}: no rows`);
   // Traces are in time order; a stable sort keeps equal times in file order.
   rows.sort((a, b) => a.atMs - b.atMs);
-  const t0 = (rows[0] as TimedRow).atMs;
+  const t0 = at(rows, 0).atMs;
   return {
     name,
     format: chosen,

@@ -1,0 +1,125 @@
+// The comment's sections under the table: outcome counts per arm, the
+// self-checks, the servers the gate started, and the per-trial results.
+
+import { ARMS } from "../common/arms.ts";
+import { compact as num, percent } from "../common/format.ts";
+import { OUTCOMES, zeroOutcomes } from "../common/outcomes.ts";
+import { percentileLabel } from "../common/percentiles.ts";
+import type { LatencySummary } from "../metrics/histogram.ts";
+import type { ConfigDescription, GateResults } from "../results/model.ts";
+import { details } from "./blocks.ts";
+import { describeExample } from "./failures.ts";
+
+export function outcomes(r: GateResults): string {
+  const arms = ARMS;
+  const totals = Object.fromEntries(
+    arms.map((arm) => {
+      const counts = zeroOutcomes();
+      let scheduled = 0;
+      for (const t of r.trials.filter((x) => x.arm === arm)) {
+        scheduled += t.report.scheduled;
+        for (const o of OUTCOMES) counts[o] += t.report.outcomes[o];
+      }
+      return [arm, { scheduled, counts }];
+    }),
+  );
+  const shown = OUTCOMES.filter(
+    (o) => o === "ok" || arms.some((a) => (totals[a]?.counts[o] ?? 0) > 0),
+  );
+  const zero = OUTCOMES.filter((o) => !shown.includes(o));
+  const lines = [
+    `| arm | scheduled | ${shown.join(" | ")} |`,
+    `|---|--:|${shown.map(() => "--:").join("|")}|`,
+    ...arms.map(
+      (a) =>
+        `| ${a} | ${totals[a]?.scheduled} | ${shown.map((o) => totals[a]?.counts[o]).join(" | ")} |`,
+    ),
+  ];
+  if (zero.length > 0) lines.push("", `0 in both arms: ${zero.join(", ")}.`);
+  const rel = r.reliability;
+  if (rel && rel.baseline.excluded + rel.candidate.excluded > 0) {
+    lines.push(
+      "",
+      `Not counted as failures: ${rel.excluded_classes.join(", ")} (reliability-exclude: the caller's own limits, not the server's).`,
+    );
+  }
+  const examples = Object.entries(rel?.examples ?? {});
+  if (examples.length > 0) {
+    lines.push(
+      "",
+      "The candidate's failures, one example each:",
+      "",
+      ...examples.map(([o, e]) => `- \`${o}\`: ${describeExample(e).replaceAll("|", "\\|")}`),
+    );
+  }
+  return `**Outcomes** (every scheduled request, all trials)\n\n${lines.join("\n")}`;
+}
+
+export function selfChecks(r: GateResults): string {
+  const invalid = r.trials.filter((t) => !t.report.validity.valid);
+  const worst = (f: (t: GateResults["trials"][number]) => number) =>
+    Math.max(0, ...r.trials.map(f));
+  const p = r.config ? percentileLabel(r.config.percentile) : "p95";
+  const effect = worst((t) =>
+    Math.max(t.report.validity.skew_effect.ttft ?? 0, t.report.validity.skew_effect.e2el ?? 0),
+  );
+  const summary = `late sends moved ${p} TTFT/E2EL by at most ${percent(effect)}, worst send skew p99 ${num(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${num(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core`;
+  const capped = r.trials.some((t) => t.report.validity.capped)
+    ? " Runs were capped by max-concurrency (closed loop)."
+    : "";
+  const notes = [
+    ...r.reruns.flatMap((x) =>
+      x.invalid.map(
+        (i) =>
+          `- pair ${x.pair + 1} was run again (${x.attempt}) after its ${i.arm} trial: ${i.reasons.join("; ")}`,
+      ),
+    ),
+    ...r.idle_checks
+      .filter((c) => c.busy)
+      .map((c) => `- pair ${c.pair + 1} ${c.arm}: ${c.note ?? "started on a busy server"}`),
+  ];
+  const head =
+    invalid.length === 0
+      ? `**Self-checks** ✅ all ${r.trials.length} trials valid — ${summary}.${capped}`
+      : `**Self-checks** 🛑 ${invalid.length} of ${r.trials.length} trials invalid — ${summary}.${capped}`;
+  return [
+    head,
+    ...invalid.map((t) => `- pair ${t.pair + 1} ${t.arm}: ${t.report.validity.reasons.join("; ")}`),
+    ...notes,
+  ].join("\n");
+}
+
+export function servers(r: GateResults): string {
+  const warnings = r.preflight.flatMap((p) => p.warnings.map((w) => `${p.arm}: ${w}`));
+  const preflight = warnings.length > 0 ? `**Preflight** — ${warnings.join("; ")}.` : "";
+  if (r.servers.length === 0) return preflight;
+  const starts = r.servers.map((s) => {
+    const ready =
+      s.time_to_ready_s === null
+        ? "never ready"
+        : `ready in ${num(s.time_to_ready_s)} s, cold-start TTFT ${num(s.cold_ttft_ms)} ms`;
+    const warned = s.warnings.length > 0 ? ` ⚠️ ${s.warnings.join("; ")}` : "";
+    return `${s.arm} start ${s.start}: ${ready}${s.exit && s.exit !== "running" ? `, then ${s.exit}` : ""} (log \`${s.log}\`)${warned}`;
+  });
+  return [`**Servers** started by the gate — ${starts.join("; ")}.`, preflight]
+    .filter(Boolean)
+    .join("\n\n");
+}
+
+export function perTrial(r: GateResults, config: ConfigDescription): string {
+  const p = config.percentile;
+  const rows = r.trials.map((t) => {
+    const m = t.report.metrics;
+    const at = (s: LatencySummary) => `${s.lower_bounds.includes(p) ? "≥" : ""}${num(s[p])}`;
+    return `| ${t.pair + 1} | ${t.arm} | ${t.position + 1} | ${t.seed} | ${t.report.scheduled} | ${t.report.outcomes.ok} | ${num(t.report.goodput.requests_per_s)} | ${at(m.ttft_ms)} | ${at(m.itl_ms)} | ${at(m.tpot_ms)} | ${t.report.validity.valid ? "✅" : "🛑"} |`;
+  });
+  const pl = percentileLabel(p);
+  return details(
+    "Per-trial results",
+    [
+      `| pair | arm | ran | seed | scheduled | ok | goodput (req/s) | ${pl} TTFT (ms) | ${pl} ITL (ms) | ${pl} TPOT (ms) | valid |`,
+      "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|",
+      ...rows,
+    ].join("\n"),
+  );
+}

@@ -54347,6 +54347,274 @@ var COMMENT_POLICIES = ["always", "on-regression", "never"];
 // src/github/publish.ts
 var COMMENT_LIMIT = 65536;
 
+// src/report/blocks.ts
+function details(summary, body) {
+  return `<details><summary>${summary}</summary>
+
+${body}
+
+</details>`;
+}
+function fenced(text, maxLines = 20, maxLineChars = 300) {
+  const lines2 = text.split("\n").slice(-maxLines);
+  const body = lines2.map((l) => l.length > maxLineChars ? `${l.slice(0, maxLineChars)}\u2026` : l);
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  return [`${fence}text`, ...body, fence];
+}
+var PALETTE = ["#1f77b4", "#d62728", "#7f7f7f", "#2ca02c", "#ff7f0e", "#9467bd"];
+var COLOR_NAMES = ["blue", "red", "grey", "green", "orange", "purple"];
+var chartColors = (plots) => `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, plots).join(", ")}"}}}}%%`;
+
+// src/common/format.ts
+var signedPercent = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
+var percent = (x, digits = 1) => `${(x * 100).toFixed(digits)} %`;
+function compact(v) {
+  if (v === null || v === void 0 || !Number.isFinite(v)) return "\u2013";
+  if (Math.abs(Number(v.toFixed(1))) >= 100) return v.toFixed(0);
+  if (Math.abs(Number(v.toFixed(2))) >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+}
+var count = (v) => Number.isInteger(v) ? String(v) : compact(v);
+var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+var signedMs = (v) => v === null || v === void 0 ? "\u2013" : `${v >= 0 ? "+" : "\u2212"}${compact(Math.abs(v))} ms`;
+
+// src/common/arrays.ts
+function at(values, i) {
+  const v = values[i];
+  if (v === void 0) throw new RangeError(`internal error: index ${i} of ${values.length}`);
+  return v;
+}
+function isOneOf(keys, key) {
+  return keys.some((k) => k === key);
+}
+function recordOf(keys, value2) {
+  const out = {};
+  for (const k of keys) out[k] = value2(k);
+  return out;
+}
+function isRecord(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+
+// src/common/outcomes.ts
+var OUTCOMES = [
+  "ok",
+  "empty",
+  "truncated",
+  "short",
+  "stream_error",
+  "protocol_error",
+  "rate_limited_quota",
+  "rate_limited",
+  "overloaded",
+  "http_4xx",
+  "http_5xx",
+  "connect_error",
+  "censored",
+  "unsent"
+];
+var zeroOutcomes = () => recordOf(OUTCOMES, () => 0);
+var FAILURE_WORDS = {
+  empty: ["silently dropped", "an empty 200 stream"],
+  truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
+  short: ["cut short", "fewer tokens than the fixed output length"],
+  stream_error: ["failed mid-stream", "an error inside the 200 stream"],
+  protocol_error: ["garbled", "malformed SSE or JSON"],
+  rate_limited_quota: ["refused by the API quota", "429 with quota evidence"],
+  rate_limited: ["rate-limited", "HTTP 429"],
+  overloaded: ["refused as overloaded", "HTTP 503, 529 or 429 with capacity evidence"],
+  http_4xx: ["rejected", "HTTP 4xx"],
+  http_5xx: ["failed", "HTTP 5xx"],
+  connect_error: ["could not connect for", "the connection was refused or reset"],
+  censored: ["timed out on", "no end of stream within the timeout"],
+  unsent: ["never sent", "the client could not send them in time"]
+};
+function failureWords(outcome, rate, example) {
+  const [verb, why] = FAILURE_WORDS[outcome];
+  const status = example?.status;
+  if ((outcome === "http_5xx" || outcome === "http_4xx") && status)
+    return `answered ${percent(rate)} of requests with HTTP ${status}`;
+  return `${verb} ${percent(rate)} of requests (${why})`;
+}
+
+// src/report/sweep-markdown.ts
+var lat = (s, key) => s[key] === null ? "\u2013" : `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
+var offeredPerS = (p) => p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
+var PHASE_ORDER = { synchronous: 0, offline: 1, rate: 2, refine: 2 };
+function orderedPoints(points) {
+  return [...points].sort(
+    (a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase] || (a.rate_per_s ?? 0) - (b.rate_per_s ?? 0)
+  );
+}
+function failures(p) {
+  const parts = OUTCOMES.filter((o) => o !== "ok" && p.report.outcomes[o] > 0).map(
+    (o) => `${o} ${p.report.outcomes[o]}`
+  );
+  return parts.length > 0 ? parts.join(", ") : "\u2013";
+}
+function result(p) {
+  if (p.judgement === "invalid") return `invalid: ${p.report.validity.reasons.join("; ")}`;
+  return p.judgement === "measured" ? "\u2013" : p.judgement;
+}
+function pointsTable(points) {
+  const rows = orderedPoints(points).map((p) => {
+    const r = p.report;
+    const m = r.metrics;
+    const ttft = p.phase === "synchronous" ? m.ttft_service_ms : m.ttft_ms;
+    const mark = p.phase === "synchronous" ? "\u2020" : "";
+    const setting2 = p.rate_per_s === null ? "\u2013" : String(p.rate_per_s);
+    const offered = p.rate_per_s === null ? "\u2013" : compact(offeredPerS(p));
+    const attainment = p.rate_per_s === null ? "\u2013" : percent(r.goodput.attainment);
+    const goodput = p.rate_per_s === null ? "\u2013" : compact(r.goodput.requests_per_s);
+    return `| ${p.phase} | ${setting2} | ${offered} | ${compact(r.throughput.requests_per_s)} | ${attainment} | ${goodput} | ${lat(ttft, "p50")}${mark} | ${lat(ttft, "p95")}${mark} | ${lat(m.itl_ms, "p95")} | ${lat(m.tpot_ms, "p95")} | ${failures(p)} | ${result(p)} |`;
+  });
+  return [
+    "| phase | rate | offered req/s | ok req/s | SLO attainment | goodput req/s | TTFT p50 ms | TTFT p95 ms | ITL p95 ms | TPOT p95 ms | failures | result |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|",
+    ...rows,
+    "",
+    "Offered: scheduled requests \xF7 window. \u2020 synchronous: one request at a time, latency from its actual send (each waits for the one before)."
+  ].join("\n");
+}
+function chart(title, yLabel, categories, lines2) {
+  return [
+    "```mermaid",
+    chartColors(lines2.length),
+    "xychart-beta",
+    `  title "${title}"`,
+    `  x-axis "offered rate (req/s)" [${categories.map((c) => `"${c}"`).join(", ")}]`,
+    `  y-axis "${yLabel}"`,
+    ...lines2.map((l) => `  line [${l.map((v) => Number(v.toPrecision(4))).join(", ")}]`),
+    "```"
+  ].join("\n");
+}
+function sweepCharts(series, ttftSloMs) {
+  const rates = [
+    ...new Set(series.flatMap((s) => s.points.map((p) => p.rate_per_s)))
+  ].sort((a, b) => a - b);
+  if (rates.length < 2) return "";
+  const cap = ttftSloMs === void 0 ? Number.POSITIVE_INFINITY : 3 * ttftSloMs;
+  const valuesOf = (s, pick) => rates.map((r) => s.points.find((p) => p.rate_per_s === r)).filter((p) => p !== void 0).map(pick);
+  const ttft = series.map(
+    (s) => valuesOf(s, (p) => Math.min(cap, p.report.metrics.ttft_ms.p95 ?? cap))
+  );
+  const goodput = series.map((s) => valuesOf(s, (p) => p.report.goodput.requests_per_s));
+  const sloLine = ttftSloMs === void 0 ? [] : [rates.map(() => ttftSloMs)];
+  const offeredLine = [valuesOf(series[0], offeredPerS)];
+  const legend = (extra) => `${series.map((s, i) => `${COLOR_NAMES[i]}: ${s.name}`).join(", ")}, ${COLOR_NAMES[series.length]}: ${extra}`;
+  const capped = Number.isFinite(cap) ? `; values above 3\xD7 the SLO (${compact(cap)} ms) are drawn at 3\xD7` : "";
+  return [
+    chart("p95 TTFT (ms) against the rate", "p95 TTFT (ms)", rates, [...ttft, ...sloLine]),
+    "",
+    `${legend(ttftSloMs === void 0 ? "(no TTFT SLO)" : `the TTFT SLO (${compact(ttftSloMs)} ms)`)}${capped}.`,
+    "",
+    chart("goodput (req/s) against the rate", "goodput (req/s)", rates, [
+      ...goodput,
+      ...offeredLine
+    ]),
+    "",
+    `${legend("the offered load (scheduled \xF7 window)")}: goodput leaves it at the knee.`
+  ].join("\n");
+}
+function renderSweepMarkdown(r, ttftSloMs) {
+  const openLoop = r.points.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid");
+  const lines2 = [
+    `## Capacity sweep of ${r.target.model} at ${r.target.url}`,
+    "",
+    `- **${r.labels.server}**`,
+    `- **${r.labels.offline}**`,
+    `- capacity: ${r.capacity.method}; resolution ${percent(r.settings.resolution)}, min-attainment ${percent(r.settings.min_attainment)}`
+  ];
+  const sync = r.capacity.synchronous;
+  if (sync) {
+    lines2.push(
+      `- one request at a time: ${compact(sync.requests_per_s)} req/s, TTFT p50 ${compact(sync.ttft_p50_ms)} ms, E2EL p50 ${compact(sync.e2el_p50_ms)} ms`
+    );
+  }
+  if (r.capacity.non_monotone) {
+    lines2.push(
+      "- \u26A0\uFE0F a rate below the capacity failed its SLO: the curve is noisy near the knee (longer trials or a lower min-attainment steady it)"
+    );
+  }
+  if (r.stopped) lines2.push(`- ${r.stopped}`);
+  if (r.stopped_by) lines2.push(`- \u26A0\uFE0F ${r.stopped_by}: the sweep is incomplete`);
+  lines2.push("", sweepCharts([{ name: r.target.model, points: openLoop }], ttftSloMs), "");
+  lines2.push(pointsTable(r.points), "");
+  return lines2.join("\n");
+}
+
+// src/report/capacity-markdown.ts
+var ICON = { pass: "\u2705", regressed: "\u274C", inconclusive: "\u26A0\uFE0F" };
+function capacityPhrase(c) {
+  const change = c.comparison.change;
+  return `capacity ${change === null ? "unknown" : signedPercent(change)} (limit ${signedPercent(-c.comparison.max_drop)})`;
+}
+function capacitySection(c, ttftSloMs) {
+  const cmp = c.comparison;
+  const { baseline, candidate } = c.arms;
+  const bounds = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
+  const server = (label3) => label3.replace(/^Server \([^)]*\): /, "");
+  const offline = (label3) => label3.replace(/^Offline: /, "");
+  const sync = (a) => a.capacity.synchronous ? `TTFT p50 ${compact(a.capacity.synchronous.ttft_p50_ms)} ms` : "\u2013";
+  const serverName = baseline.labels.server.match(/^(Server \([^)]*\))/)?.[1] ?? "Server";
+  const grid = (a) => a.points.filter((p) => p.phase === "rate");
+  const lines2 = [
+    `**Capacity** ${ICON[cmp.verdict]} ${cmp.verdict} \u2014 ${cmp.reason}`,
+    "",
+    "| | baseline | candidate | change |",
+    "|---|--:|--:|--:|",
+    `| ${serverName} | ${server(baseline.labels.server)} | ${server(candidate.labels.server)} | ${cmp.change === null ? "\u2013" : signedPercent(cmp.change)}${bounds} |`,
+    `| Offline (no latency bound) | ${offline(baseline.labels.offline)} | ${offline(candidate.labels.offline)} | |`,
+    `| one request at a time | ${sync(baseline)} | ${sync(candidate)} | |`,
+    "",
+    `Capacity: the rate where SLO attainment falls to ${percent(c.settings.min_attainment)}, interpolated between the last passing and the first failing rate; resolution ${percent(c.settings.resolution)}. Baseline: ${baseline.capacity.method}. Candidate: ${candidate.capacity.method}.`,
+    ...[baseline.stopped, candidate.stopped].map((s, i) => s ? `${i === 0 ? "Baseline" : "Candidate"} ${s}.` : "").filter(Boolean),
+    c.gate_rate_per_s === null ? `\u26A0\uFE0F The paired trials did not run: ${c.stopped_by ?? "no rate for them"}.` : `The paired trials below ran at ${c.gate_rate_per_s} req/s: the baseline's capacity \xD7 gate-rate-fraction ${c.settings.gate_rate_fraction}.${c.stopped_by ? ` \u26A0\uFE0F ${c.stopped_by}.` : ""}`
+  ];
+  const chart4 = sweepCharts(
+    [
+      { name: "baseline", points: grid(baseline) },
+      { name: "candidate", points: grid(candidate) }
+    ],
+    ttftSloMs
+  );
+  return chart4 ? [...lines2, "", chart4].join("\n") : lines2.join("\n");
+}
+function capacityDetails(c) {
+  const busy = c.idle_checks.filter((x) => x.busy).map((x) => `- ${x.arm} ${x.point}: busy before the trial`);
+  return details(
+    "Capacity sweep points",
+    [
+      `Planned ${c.planned.trials} trials, \u2248${Math.ceil(c.planned.seconds / 60)} min plus the burst phases. Rates: ${c.grid.join(", ")} req/s.`,
+      "",
+      "**Baseline**",
+      "",
+      pointsTable(c.arms.baseline.points),
+      "",
+      "**Candidate**",
+      "",
+      pointsTable(c.arms.candidate.points),
+      ...busy.length > 0 ? ["", ...busy] : []
+    ].join("\n")
+  );
+}
+
+// src/common/arms.ts
+var ARMS = ["baseline", "candidate"];
+
+// src/common/percentiles.ts
+var PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"];
+var PERCENTILE_VALUES = {
+  p50: 50,
+  p90: 90,
+  p95: 95,
+  p99: 99,
+  p999: 99.9
+};
+var percentileLabel = (p) => p === "p999" ? "p99.9" : p;
+var POOLED_METRICS = ["ttft_ms", "itl_ms", "tpot_ms", "e2el_ms"];
+
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function sum(x) {
   if (x.length === 0) {
@@ -54668,273 +54936,190 @@ PerceptronModel.prototype.train = function train2(features, label3) {
   return this;
 };
 
-// src/common/arms.ts
-var ARMS = ["baseline", "candidate"];
-
-// src/common/format.ts
-var signedPercent = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
-var percent = (x, digits = 1) => `${(x * 100).toFixed(digits)} %`;
-function compact(v) {
-  if (v === null || v === void 0 || !Number.isFinite(v)) return "\u2013";
-  if (Math.abs(Number(v.toFixed(1))) >= 100) return v.toFixed(0);
-  if (Math.abs(Number(v.toFixed(2))) >= 10) return v.toFixed(1);
-  return v.toFixed(2);
-}
-var count = (v) => Number.isInteger(v) ? String(v) : compact(v);
-var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-var signedMs = (v) => v === null || v === void 0 ? "\u2013" : `${v >= 0 ? "+" : "\u2212"}${compact(Math.abs(v))} ms`;
-
-// src/common/arrays.ts
-function at(values, i) {
-  const v = values[i];
-  if (v === void 0) throw new RangeError(`internal error: index ${i} of ${values.length}`);
-  return v;
-}
-function isOneOf(keys, key) {
-  return keys.some((k) => k === key);
-}
-function recordOf(keys, value2) {
-  const out = {};
-  for (const k of keys) out[k] = value2(k);
-  return out;
-}
-function isRecord(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
-}
-
-// src/common/outcomes.ts
-var OUTCOMES = [
-  "ok",
-  "empty",
-  "truncated",
-  "short",
-  "stream_error",
-  "protocol_error",
-  "rate_limited_quota",
-  "rate_limited",
-  "overloaded",
-  "http_4xx",
-  "http_5xx",
-  "connect_error",
-  "censored",
-  "unsent"
-];
-var zeroOutcomes = () => recordOf(OUTCOMES, () => 0);
-var FAILURE_WORDS = {
-  empty: ["silently dropped", "an empty 200 stream"],
-  truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
-  short: ["cut short", "fewer tokens than the fixed output length"],
-  stream_error: ["failed mid-stream", "an error inside the 200 stream"],
-  protocol_error: ["garbled", "malformed SSE or JSON"],
-  rate_limited_quota: ["refused by the API quota", "429 with quota evidence"],
-  rate_limited: ["rate-limited", "HTTP 429"],
-  overloaded: ["refused as overloaded", "HTTP 503, 529 or 429 with capacity evidence"],
-  http_4xx: ["rejected", "HTTP 4xx"],
-  http_5xx: ["failed", "HTTP 5xx"],
-  connect_error: ["could not connect for", "the connection was refused or reset"],
-  censored: ["timed out on", "no end of stream within the timeout"],
-  unsent: ["never sent", "the client could not send them in time"]
+// src/report/metric-table.ts
+var ROW_ICON = {
+  pass: "\u2705",
+  regressed: "\u274C",
+  inconclusive: "\u26A0\uFE0F",
+  improved: "\u{1F680}"
 };
-function failureWords(outcome, rate, example) {
-  const [verb, why] = FAILURE_WORDS[outcome];
-  const status = example?.status;
-  if ((outcome === "http_5xx" || outcome === "http_4xx") && status)
-    return `answered ${percent(rate)} of requests with HTTP ${status}`;
-  return `${verb} ${percent(rate)} of requests (${why})`;
+function gate(c) {
+  return c.higher_is_worse ? `\u2264 ${signedPercent(c.tolerance)}` : `\u2265 ${signedPercent(-c.tolerance)}`;
 }
-
-// src/common/percentiles.ts
-var PERCENTILE_KEYS = ["p50", "p90", "p95", "p99", "p999"];
-var PERCENTILE_VALUES = {
-  p50: 50,
-  p90: 90,
-  p95: 95,
-  p99: 99,
-  p999: 99.9
-};
-var percentileLabel = (p) => p === "p999" ? "p99.9" : p;
-var POOLED_METRICS = ["ttft_ms", "itl_ms", "tpot_ms", "e2el_ms"];
-
-// src/report/blocks.ts
-function details(summary, body) {
-  return `<details><summary>${summary}</summary>
-
-${body}
-
-</details>`;
+function metricName(c) {
+  return c.unit ? `${c.label} (${c.unit})` : c.label;
 }
-function fenced(text, maxLines = 20, maxLineChars = 300) {
-  const lines2 = text.split("\n").slice(-maxLines);
-  const body = lines2.map((l) => l.length > maxLineChars ? `${l.slice(0, maxLineChars)}\u2026` : l);
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(longest + 1);
-  return [`${fence}text`, ...body, fence];
-}
-var PALETTE = ["#1f77b4", "#d62728", "#7f7f7f", "#2ca02c", "#ff7f0e", "#9467bd"];
-var COLOR_NAMES = ["blue", "red", "grey", "green", "orange", "purple"];
-var chartColors = (plots) => `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, plots).join(", ")}"}}}}%%`;
-
-// src/report/sweep-markdown.ts
-var lat = (s, key) => s[key] === null ? "\u2013" : `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
-var offeredPerS = (p) => p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
-var PHASE_ORDER = { synchronous: 0, offline: 1, rate: 2, refine: 2 };
-function orderedPoints(points) {
-  return [...points].sort(
-    (a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase] || (a.rate_per_s ?? 0) - (b.rate_per_s ?? 0)
-  );
-}
-function failures(p) {
-  const parts = OUTCOMES.filter((o) => o !== "ok" && p.report.outcomes[o] > 0).map(
-    (o) => `${o} ${p.report.outcomes[o]}`
-  );
-  return parts.length > 0 ? parts.join(", ") : "\u2013";
-}
-function result(p) {
-  if (p.judgement === "invalid") return `invalid: ${p.report.validity.reasons.join("; ")}`;
-  return p.judgement === "measured" ? "\u2013" : p.judgement;
-}
-function pointsTable(points) {
-  const rows = orderedPoints(points).map((p) => {
-    const r = p.report;
-    const m = r.metrics;
-    const ttft = p.phase === "synchronous" ? m.ttft_service_ms : m.ttft_ms;
-    const mark = p.phase === "synchronous" ? "\u2020" : "";
-    const setting2 = p.rate_per_s === null ? "\u2013" : String(p.rate_per_s);
-    const offered = p.rate_per_s === null ? "\u2013" : compact(offeredPerS(p));
-    const attainment = p.rate_per_s === null ? "\u2013" : percent(r.goodput.attainment);
-    const goodput = p.rate_per_s === null ? "\u2013" : compact(r.goodput.requests_per_s);
-    return `| ${p.phase} | ${setting2} | ${offered} | ${compact(r.throughput.requests_per_s)} | ${attainment} | ${goodput} | ${lat(ttft, "p50")}${mark} | ${lat(ttft, "p95")}${mark} | ${lat(m.itl_ms, "p95")} | ${lat(m.tpot_ms, "p95")} | ${failures(p)} | ${result(p)} |`;
+function metricTable(r, config) {
+  const scheduleOnly = offeredOnly(r, config).length > 0;
+  const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1e3) / 10} %`;
+  const rows = r.comparisons.map((c) => {
+    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : c.id === "goodput" && scheduleOnly ? "= the offered load: no request missed its SLO" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
+    const flags = [
+      c.noisy ? "noisy" : "",
+      c.pairs.some((p) => p.outlier) ? "outlier pair" : ""
+    ].filter(Boolean);
+    const decided = r.verdict !== "error" && r.verdict !== "cancelled";
+    const verdict = decided ? `${c.verdict}${flags.length ? ` (${flags.join(", ")})` : ""}` : "not decided";
+    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${compact(c.baseline)} | ${compact(c.candidate)} | ${signedPercent(c.change)} | ${bounds} | ${verdict} |`;
   });
+  const rel = r.reliability;
+  if (rel) {
+    const decided = r.verdict !== "cancelled" && (r.verdict !== "error" || !r.guards.some((g2) => g2.code === "baseline_failures"));
+    const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} pts`;
+    rows.push(
+      `| ${decided ? ROW_ICON[rel.verdict] : "\xB7"} | failure rate | \u2264 ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | Fisher p = ${rel.p < 1e-3 ? "<0.001" : rel.p.toFixed(3)} | ${decided ? rel.verdict : "not decided"} |`
+    );
+  }
   return [
-    "| phase | rate | offered req/s | ok req/s | SLO attainment | goodput req/s | TTFT p50 ms | TTFT p95 ms | ITL p95 ms | TPOT p95 ms | failures | result |",
-    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|",
-    ...rows,
-    "",
-    "Offered: scheduled requests \xF7 window. \u2020 synchronous: one request at a time, latency from its actual send (each waits for the one before)."
+    `| | metric | gate | baseline | candidate | change | ${twoSided} interval | verdict |`,
+    "|:-:|---|---|--:|--:|--:|---|---|",
+    ...rows
   ].join("\n");
 }
-function chart(title, yLabel, categories, lines2) {
+function offeredOnly(r, config) {
+  const gated = r.comparisons.some((c) => c.id === "goodput");
+  if (!gated || r.capacity || r.trials.length === 0) return [];
+  if (!r.trials.every((t) => t.report.goodput.attainment === 1)) return [];
+  const met = Object.keys(config.slo).length === 0 ? "every request was ok (no SLO set)" : "every request met the SLO";
   return [
-    "```mermaid",
-    chartColors(lines2.length),
-    "xychart-beta",
-    `  title "${title}"`,
-    `  x-axis "offered rate (req/s)" [${categories.map((c) => `"${c}"`).join(", ")}]`,
-    `  y-axis "${yLabel}"`,
-    ...lines2.map((l) => `  line [${l.map((v) => Number(v.toPrecision(4))).join(", ")}]`),
-    "```"
-  ].join("\n");
-}
-function sweepCharts(series, ttftSloMs) {
-  const rates = [
-    ...new Set(series.flatMap((s) => s.points.map((p) => p.rate_per_s)))
-  ].sort((a, b) => a - b);
-  if (rates.length < 2) return "";
-  const cap = ttftSloMs === void 0 ? Number.POSITIVE_INFINITY : 3 * ttftSloMs;
-  const valuesOf = (s, pick) => rates.map((r) => s.points.find((p) => p.rate_per_s === r)).filter((p) => p !== void 0).map(pick);
-  const ttft = series.map(
-    (s) => valuesOf(s, (p) => Math.min(cap, p.report.metrics.ttft_ms.p95 ?? cap))
-  );
-  const goodput = series.map((s) => valuesOf(s, (p) => p.report.goodput.requests_per_s));
-  const sloLine = ttftSloMs === void 0 ? [] : [rates.map(() => ttftSloMs)];
-  const offeredLine = [valuesOf(series[0], offeredPerS)];
-  const legend = (extra) => `${series.map((s, i) => `${COLOR_NAMES[i]}: ${s.name}`).join(", ")}, ${COLOR_NAMES[series.length]}: ${extra}`;
-  const capped = Number.isFinite(cap) ? `; values above 3\xD7 the SLO (${compact(cap)} ms) are drawn at 3\xD7` : "";
-  return [
-    chart("p95 TTFT (ms) against the rate", "p95 TTFT (ms)", rates, [...ttft, ...sloLine]),
-    "",
-    `${legend(ttftSloMs === void 0 ? "(no TTFT SLO)" : `the TTFT SLO (${compact(ttftSloMs)} ms)`)}${capped}.`,
-    "",
-    chart("goodput (req/s) against the rate", "goodput (req/s)", rates, [
-      ...goodput,
-      ...offeredLine
-    ]),
-    "",
-    `${legend("the offered load (scheduled \xF7 window)")}: goodput leaves it at the knee.`
-  ].join("\n");
-}
-function renderSweepMarkdown(r, ttftSloMs) {
-  const openLoop = r.points.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid");
-  const lines2 = [
-    `## Capacity sweep of ${r.target.model} at ${r.target.url}`,
-    "",
-    `- **${r.labels.server}**`,
-    `- **${r.labels.offline}**`,
-    `- capacity: ${r.capacity.method}; resolution ${percent(r.settings.resolution)}, min-attainment ${percent(r.settings.min_attainment)}`
+    `goodput = the offered load on both arms: ${met}, so it could not drop at this rate \u2014 \`capacity: true\` gates it at the knee`
   ];
-  const sync = r.capacity.synchronous;
-  if (sync) {
-    lines2.push(
-      `- one request at a time: ${compact(sync.requests_per_s)} req/s, TTFT p50 ${compact(sync.ttft_p50_ms)} ms, E2EL p50 ${compact(sync.e2el_p50_ms)} ms`
-    );
-  }
-  if (r.capacity.non_monotone) {
-    lines2.push(
-      "- \u26A0\uFE0F a rate below the capacity failed its SLO: the curve is noisy near the knee (longer trials or a lower min-attainment steady it)"
-    );
-  }
-  if (r.stopped) lines2.push(`- ${r.stopped}`);
-  if (r.stopped_by) lines2.push(`- \u26A0\uFE0F ${r.stopped_by}: the sweep is incomplete`);
-  lines2.push("", sweepCharts([{ name: r.target.model, points: openLoop }], ttftSloMs), "");
-  lines2.push(pointsTable(r.points), "");
-  return lines2.join("\n");
+}
+function context(r, config) {
+  const w = config.workload;
+  const arrival = r.trials[0]?.report.workload.arrival ?? w.arrival;
+  const perTrial2 = r.trials.length > 0 ? Math.round(r.trials.reduce((s, t) => s + t.report.scheduled, 0) / r.trials.length) : 0;
+  const cvs = r.comparisons.flatMap((c) => [c.cv_baseline, c.cv_candidate]).filter((v) => v !== null);
+  const noise = cvs.length > 0 ? `trial-to-trial noise (CV) up to ${(Math.max(...cvs) * 100).toFixed(1)} %` : "noise unknown with one pair";
+  const detectable = r.comparisons.map((c) => `${c.label} ${c.detectable_change === null ? "n/a" : signedPercent(c.detectable_change)}`).join(", ");
+  const looks = r.looks > 1 ? ` \xB7 up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1e3) / 10} % each` : "";
+  const share = 1 - PERCENTILE_VALUES[config.percentile] / 100;
+  const thin = perTrial2 > 0 && perTrial2 * share < 2 ? [
+    `\u26A0\uFE0F ${percentileLabel(config.percentile)} of ~${perTrial2} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`
+  ] : [];
+  const bounds = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
+  return [
+    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` \xB7 sessions of ${w.sessions}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
+    `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
+    ...thin,
+    ...offeredOnly(r, config),
+    ...promptLine(r),
+    ...sessionsLine(r)
+  ].join("  \n");
+}
+function promptLine(r) {
+  const first = (arm) => r.trials.find((t) => t.arm === arm)?.report.tokens.prompt;
+  const [b, c] = [first("baseline"), first("candidate")];
+  if (!b || !c || b.server_mean === null || c.server_mean === null) return [];
+  const changed = Math.abs(c.server_mean - b.server_mean) > 0.01 * b.server_mean ? ` \u2014 \u26A0\uFE0F the arms count the same prompts differently (${signedPercent(c.server_mean / b.server_mean - 1)}): a tokenizer or chat-template change` : "";
+  return [
+    `prompt tokens per request: \u2248 ${compact(b.intended_mean)} intended (${b.counted_by}); the servers counted ${compact(b.server_mean)} (baseline), ${compact(c.server_mean)} (candidate)${changed}`
+  ];
+}
+function sessionsLine(r) {
+  const byTurn = (arm) => {
+    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
+    const turns = runs[0]?.turns ?? 0;
+    return Array.from({ length: turns }, (_, k) => {
+      const xs = runs.map((s) => s?.ttft_p50_ms_by_turn[k]).filter((v) => typeof v === "number");
+      return xs.length === 0 ? "\u2013" : compact(median(xs));
+    }).join(", ");
+  };
+  const ended = (arm) => {
+    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
+    return `${runs.reduce((s, x) => s + (x?.completed ?? 0), 0)} of ${runs.reduce((s, x) => s + (x?.started ?? 0), 0)}`;
+  };
+  if (!r.trials.some((t) => t.report.sessions)) return [];
+  return [
+    `sessions completed: baseline ${ended("baseline")}, candidate ${ended("candidate")} \xB7 TTFT p50 by turn (ms): baseline ${byTurn("baseline")}; candidate ${byTurn("candidate")}`
+  ];
 }
 
-// src/report/capacity-markdown.ts
-var ICON = { pass: "\u2705", regressed: "\u274C", inconclusive: "\u26A0\uFE0F" };
-function capacityPhrase(c) {
-  const change = c.comparison.change;
-  return `capacity ${change === null ? "unknown" : signedPercent(change)} (limit ${signedPercent(-c.comparison.max_drop)})`;
+// src/report/details.ts
+function deciding(r) {
+  const shown = r.comparisons.filter((c) => c.pairs.length >= 2);
+  for (const v of ["regressed", "inconclusive"]) {
+    const hit = shown.filter((c) => c.verdict === v);
+    if (hit.length > 0) return hit.slice(0, 2);
+  }
+  if (r.verdict !== "pass") return [];
+  const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
+    (a, b) => b.d_mean / b.tolerance_d - a.d_mean / a.tolerance_d
+  )[0];
+  return nearest ? [nearest] : [];
 }
-function capacitySection(c, ttftSloMs) {
-  const cmp = c.comparison;
-  const { baseline, candidate } = c.arms;
-  const bounds = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
-  const server = (label3) => label3.replace(/^Server \([^)]*\): /, "");
-  const offline = (label3) => label3.replace(/^Offline: /, "");
-  const sync = (a) => a.capacity.synchronous ? `TTFT p50 ${compact(a.capacity.synchronous.ttft_p50_ms)} ms` : "\u2013";
-  const serverName = baseline.labels.server.match(/^(Server \([^)]*\))/)?.[1] ?? "Server";
-  const grid = (a) => a.points.filter((p) => p.phase === "rate");
-  const lines2 = [
-    `**Capacity** ${ICON[cmp.verdict]} ${cmp.verdict} \u2014 ${cmp.reason}`,
-    "",
-    "| | baseline | candidate | change |",
-    "|---|--:|--:|--:|",
-    `| ${serverName} | ${server(baseline.labels.server)} | ${server(candidate.labels.server)} | ${cmp.change === null ? "\u2013" : signedPercent(cmp.change)}${bounds} |`,
-    `| Offline (no latency bound) | ${offline(baseline.labels.offline)} | ${offline(candidate.labels.offline)} | |`,
-    `| one request at a time | ${sync(baseline)} | ${sync(candidate)} | |`,
-    "",
-    `Capacity: the rate where SLO attainment falls to ${percent(c.settings.min_attainment)}, interpolated between the last passing and the first failing rate; resolution ${percent(c.settings.resolution)}. Baseline: ${baseline.capacity.method}. Candidate: ${candidate.capacity.method}.`,
-    ...[baseline.stopped, candidate.stopped].map((s, i) => s ? `${i === 0 ? "Baseline" : "Candidate"} ${s}.` : "").filter(Boolean),
-    c.gate_rate_per_s === null ? `\u26A0\uFE0F The paired trials did not run: ${c.stopped_by ?? "no rate for them"}.` : `The paired trials below ran at ${c.gate_rate_per_s} req/s: the baseline's capacity \xD7 gate-rate-fraction ${c.settings.gate_rate_fraction}.${c.stopped_by ? ` \u26A0\uFE0F ${c.stopped_by}.` : ""}`
-  ];
-  const chart4 = sweepCharts(
-    [
-      { name: "baseline", points: grid(baseline) },
-      { name: "candidate", points: grid(candidate) }
-    ],
-    ttftSloMs
-  );
-  return chart4 ? [...lines2, "", chart4].join("\n") : lines2.join("\n");
-}
-function capacityDetails(c) {
-  const busy = c.idle_checks.filter((x) => x.busy).map((x) => `- ${x.arm} ${x.point}: busy before the trial`);
+function chart2(r) {
+  const metrics = deciding(r);
+  if (metrics.length === 0) return "";
+  const one = (c) => {
+    const round6 = (v) => Number(v.toPrecision(3));
+    const base = c.pairs.map((p) => round6(p.baseline));
+    const cand = c.pairs.map((p) => round6(p.candidate));
+    const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
+    const labels = c.pairs.map(
+      (p, i) => `"${i + 1}: ${signedPercent(p.candidate / p.baseline - 1).replace(" ", "")}"`
+    );
+    return [
+      "```mermaid",
+      chartColors(2),
+      "xychart-beta",
+      `  title "${metricName(c)} per pair: baseline (blue bars) vs candidate (red line)"`,
+      `  x-axis "pair: candidate vs baseline" [${labels.join(", ")}]`,
+      `  y-axis "${metricName(c)}" 0 --> ${top}`,
+      `  bar [${base.join(", ")}]`,
+      `  line [${cand.join(", ")}]`,
+      "```"
+    ].join("\n");
+  };
   return details(
-    "Capacity sweep points",
+    `Chart: ${metrics.map((c) => c.label).join(" and ")} per pair (${COLOR_NAMES[0]} bars: baseline, ${COLOR_NAMES[1]} line: candidate)`,
+    metrics.map(one).join("\n\n")
+  );
+}
+function bounded(s, key) {
+  return `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
+}
+function pooled(r) {
+  if (!r.pooled) return "";
+  const labels = { ttft_ms: "TTFT", itl_ms: "ITL", tpot_ms: "TPOT", e2el_ms: "E2EL" };
+  const rows = [];
+  for (const metric of POOLED_METRICS) {
+    for (const arm of ARMS) {
+      const p = r.pooled[arm][metric];
+      rows.push(
+        `| ${labels[metric]} | ${arm} | ${p.count} | ${bounded(p, "p50")} | ${bounded(p, "p95")} | ${bounded(p, "p99")} |`
+      );
+    }
+  }
+  return details(
+    "Pooled percentiles (descriptive only: not used for the verdict)",
     [
-      `Planned ${c.planned.trials} trials, \u2248${Math.ceil(c.planned.seconds / 60)} min plus the burst phases. Rates: ${c.grid.join(", ")} req/s.`,
+      'All requests of all trials of an arm pooled into one histogram. Pooling ignores the trial-to-trial noise, so these numbers never decide anything. "\u2265": a lower bound, among timed-out requests.',
       "",
-      "**Baseline**",
-      "",
-      pointsTable(c.arms.baseline.points),
-      "",
-      "**Candidate**",
-      "",
-      pointsTable(c.arms.candidate.points),
-      ...busy.length > 0 ? ["", ...busy] : []
+      "| metric (ms) | arm | samples | p50 | p95 | p99 |",
+      "|---|---|--:|--:|--:|--:|",
+      ...rows
     ].join("\n")
   );
 }
+function method(config) {
+  return details(
+    "Configuration and method",
+    [
+      "Each pair runs baseline and candidate back to back with the same seeded schedule and prompts, open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); a one-sided t-interval over the pairs (n \u2212 1 degrees of freedom) measures the change against the trial-to-trial noise.",
+      "",
+      "```json",
+      JSON.stringify(config, null, 2),
+      "```"
+    ].join("\n")
+  );
+}
+
+// src/common/advice.ts
+var MAX_ADVISED_PAIRS = 100;
+
+// src/common/guard.ts
+var blocksVerdict = (g2) => g2.scope !== "candidate";
 
 // src/report/failures.ts
 function reliabilitySentence(r) {
@@ -54956,12 +55141,6 @@ function describeExample(e) {
     e.body ? `body ${e.body.slice(0, 200)}` : ""
   ].filter(Boolean).join(" \xB7 ");
 }
-
-// src/common/advice.ts
-var MAX_ADVISED_PAIRS = 100;
-
-// src/common/guard.ts
-var blocksVerdict = (g2) => g2.scope !== "candidate";
 
 // src/report/quality-words.ts
 var WORDS = [
@@ -55200,199 +55379,7 @@ function qualityDetails(r) {
   );
 }
 
-// src/common/runtimes.ts
-var RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"];
-var RUNTIME_LABELS = {
-  vllm: "vLLM",
-  sglang: "SGLang",
-  tgi: "TGI",
-  llamacpp: "llama.cpp server"
-};
-
-// src/report/server-view.ts
-var MAX_NAMES = 8;
-function serverViewLine(r) {
-  const v = r.server_view;
-  if (!v) return "";
-  const lines2 = [];
-  if (v.ttft?.words)
-    lines2.push(
-      `**Where the TTFT went** (the servers' own metrics, means over ${v.ttft.pairs} pair${v.ttft.pairs === 1 ? "" : "s"}): ${v.ttft.words}.`
-    );
-  const failed2 = ["baseline", "candidate"].filter(
-    (a) => v[a].trials === 0 && v[a].failed > 0
-  );
-  if (failed2.length > 0)
-    lines2.push(
-      `Server metrics not read from ${failed2.map((a) => `the ${a} (${v[a].errors[0]})`).join(" nor ")}: no server view${failed2.length === 2 ? "" : " for it"} (set metrics-url, or none).`
-    );
-  return lines2.join("\n\n");
-}
-function label(a) {
-  return a.runtime ? RUNTIME_LABELS[a.runtime] : a.trials > 0 ? "unknown runtime" : "not read";
-}
-function serverViewSection(r) {
-  const v = r.server_view;
-  if (!v || v.baseline.trials + v.candidate.trials === 0) return "";
-  const { baseline: b, candidate: c } = v;
-  const rows = [];
-  const row = (name, show) => {
-    const x = show(b);
-    const y = show(c);
-    if (x !== null || y !== null) rows.push(`| ${name} | ${x ?? "\u2013"} | ${y ?? "\u2013"} |`);
-  };
-  const gauge = (g2, a) => a.gauges[g2] ? `${compact(a.gauges[g2].mean)} / ${count(a.gauges[g2].max)}` : null;
-  row("requests running (mean / max)", (a) => gauge("running", a));
-  row("requests waiting (mean / max)", (a) => gauge("waiting", a));
-  row("KV-cache usage (mean / max)", (a) => {
-    const kv = a.gauges.kv_cache_usage;
-    return kv ? `${percent(kv.mean, 0)} / ${percent(kv.max, 0)}` : null;
-  });
-  row(
-    "preemptions per trial",
-    (a) => a.preemptions_per_trial === null ? null : count(a.preemptions_per_trial)
-  );
-  row(
-    "prefix-cache hit rate",
-    (a) => a.prefix_cache_hit_rate === null ? null : percent(a.prefix_cache_hit_rate)
-  );
-  const hist2 = (h, a) => {
-    const s = a.histograms[h];
-    return s ? `${compact(s.mean_ms)} / ${s.p95_bound}${compact(s.p95_ms)}` : null;
-  };
-  row("server TTFT, ms (mean / p95*)", (a) => hist2("ttft", a));
-  row("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
-  row("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
-  row("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
-  const names = (list) => list.length <= MAX_NAMES ? list.map((n) => `\`${n}\``).join(", ") : `${list.slice(0, MAX_NAMES).map((n) => `\`${n}\``).join(", ")} and ${list.length - MAX_NAMES} more`;
-  const onlyIn = ["baseline", "candidate"].filter((a) => v.only_in[a].length > 0).map((a) => `- only the ${a} exposes ${names(v.only_in[a])}`);
-  const notes = ["baseline", "candidate"].flatMap(
-    (a) => v[a].notes.map((n) => `- ${a}: ${n}`)
-  );
-  const breakdown2 = v.ttft ? [
-    "",
-    `Mean TTFT change, candidate \u2212 baseline (median over ${v.ttft.pairs} pairs): client ${signedMs(v.ttft.client_ms)}, server ${signedMs(v.ttft.server_ttft_ms)}, of it queue time ${signedMs(v.ttft.queue_ms)}.`
-  ] : [];
-  return details(
-    `Server view (${label(b)} vs ${label(c)}, from their /metrics)`,
-    [
-      `| median over trials | baseline | candidate |`,
-      "|---|--:|--:|",
-      ...rows,
-      "",
-      `Gauges: the scrapes inside each measurement window; counters and histograms: the change from before each trial to after it drained (warm-up requests included). \\* p95 interpolated within the server's histogram buckets, only as fine as they are (\u2264: inside the lowest bucket); means (sum \xF7 count) are exact.`,
-      ...breakdown2,
-      ...onlyIn.length > 0 ? ["", "Metric names one arm exposes and the other does not:", ...onlyIn] : [],
-      ...notes.length > 0 ? ["", ...notes] : []
-    ].join("\n")
-  );
-}
-
-// src/report/markdown.ts
-var ICON2 = {
-  pass: "\u2705",
-  fail: "\u274C",
-  inconclusive: "\u26A0\uFE0F",
-  error: "\u{1F6D1}",
-  cancelled: "\u23F9\uFE0F"
-};
-var ROW_ICON = {
-  pass: "\u2705",
-  regressed: "\u274C",
-  inconclusive: "\u26A0\uFE0F",
-  improved: "\u{1F680}"
-};
-function gate(c) {
-  return c.higher_is_worse ? `\u2264 ${signedPercent(c.tolerance)}` : `\u2265 ${signedPercent(-c.tolerance)}`;
-}
-function metricName(c) {
-  return c.unit ? `${c.label} (${c.unit})` : c.label;
-}
-function metricTable(r, config) {
-  const scheduleOnly = offeredOnly(r, config).length > 0;
-  const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1e3) / 10} %`;
-  const rows = r.comparisons.map((c) => {
-    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : c.id === "goodput" && scheduleOnly ? "= the offered load: no request missed its SLO" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
-    const flags = [
-      c.noisy ? "noisy" : "",
-      c.pairs.some((p) => p.outlier) ? "outlier pair" : ""
-    ].filter(Boolean);
-    const decided = r.verdict !== "error" && r.verdict !== "cancelled";
-    const verdict = decided ? `${c.verdict}${flags.length ? ` (${flags.join(", ")})` : ""}` : "not decided";
-    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${compact(c.baseline)} | ${compact(c.candidate)} | ${signedPercent(c.change)} | ${bounds} | ${verdict} |`;
-  });
-  const rel = r.reliability;
-  if (rel) {
-    const decided = r.verdict !== "cancelled" && (r.verdict !== "error" || !r.guards.some((g2) => g2.code === "baseline_failures"));
-    const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} pts`;
-    rows.push(
-      `| ${decided ? ROW_ICON[rel.verdict] : "\xB7"} | failure rate | \u2264 ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | Fisher p = ${rel.p < 1e-3 ? "<0.001" : rel.p.toFixed(3)} | ${decided ? rel.verdict : "not decided"} |`
-    );
-  }
-  return [
-    `| | metric | gate | baseline | candidate | change | ${twoSided} interval | verdict |`,
-    "|:-:|---|---|--:|--:|--:|---|---|",
-    ...rows
-  ].join("\n");
-}
-function offeredOnly(r, config) {
-  const gated = r.comparisons.some((c) => c.id === "goodput");
-  if (!gated || r.capacity || r.trials.length === 0) return [];
-  if (!r.trials.every((t) => t.report.goodput.attainment === 1)) return [];
-  const met = Object.keys(config.slo).length === 0 ? "every request was ok (no SLO set)" : "every request met the SLO";
-  return [
-    `goodput = the offered load on both arms: ${met}, so it could not drop at this rate \u2014 \`capacity: true\` gates it at the knee`
-  ];
-}
-function context(r, config) {
-  const w = config.workload;
-  const arrival = r.trials[0]?.report.workload.arrival ?? w.arrival;
-  const perTrial2 = r.trials.length > 0 ? Math.round(r.trials.reduce((s, t) => s + t.report.scheduled, 0) / r.trials.length) : 0;
-  const cvs = r.comparisons.flatMap((c) => [c.cv_baseline, c.cv_candidate]).filter((v) => v !== null);
-  const noise = cvs.length > 0 ? `trial-to-trial noise (CV) up to ${(Math.max(...cvs) * 100).toFixed(1)} %` : "noise unknown with one pair";
-  const detectable = r.comparisons.map((c) => `${c.label} ${c.detectable_change === null ? "n/a" : signedPercent(c.detectable_change)}`).join(", ");
-  const looks = r.looks > 1 ? ` \xB7 up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1e3) / 10} % each` : "";
-  const share = 1 - PERCENTILE_VALUES[config.percentile] / 100;
-  const thin = perTrial2 > 0 && perTrial2 * share < 2 ? [
-    `\u26A0\uFE0F ${percentileLabel(config.percentile)} of ~${perTrial2} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`
-  ] : [];
-  const bounds = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
-  return [
-    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` \xB7 sessions of ${w.sessions}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
-    `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
-    ...thin,
-    ...offeredOnly(r, config),
-    ...promptLine(r),
-    ...sessionsLine(r)
-  ].join("  \n");
-}
-function promptLine(r) {
-  const first = (arm) => r.trials.find((t) => t.arm === arm)?.report.tokens.prompt;
-  const [b, c] = [first("baseline"), first("candidate")];
-  if (!b || !c || b.server_mean === null || c.server_mean === null) return [];
-  const changed = Math.abs(c.server_mean - b.server_mean) > 0.01 * b.server_mean ? ` \u2014 \u26A0\uFE0F the arms count the same prompts differently (${signedPercent(c.server_mean / b.server_mean - 1)}): a tokenizer or chat-template change` : "";
-  return [
-    `prompt tokens per request: \u2248 ${compact(b.intended_mean)} intended (${b.counted_by}); the servers counted ${compact(b.server_mean)} (baseline), ${compact(c.server_mean)} (candidate)${changed}`
-  ];
-}
-function sessionsLine(r) {
-  const byTurn = (arm) => {
-    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
-    const turns = runs[0]?.turns ?? 0;
-    return Array.from({ length: turns }, (_, k) => {
-      const xs = runs.map((s) => s?.ttft_p50_ms_by_turn[k]).filter((v) => typeof v === "number");
-      return xs.length === 0 ? "\u2013" : compact(median(xs));
-    }).join(", ");
-  };
-  const ended = (arm) => {
-    const runs = r.trials.filter((t) => t.arm === arm).map((t) => t.report.sessions);
-    return `${runs.reduce((s, x) => s + (x?.completed ?? 0), 0)} of ${runs.reduce((s, x) => s + (x?.started ?? 0), 0)}`;
-  };
-  if (!r.trials.some((t) => t.report.sessions)) return [];
-  return [
-    `sessions completed: baseline ${ended("baseline")}, candidate ${ended("candidate")} \xB7 TTFT p50 by turn (ms): baseline ${byTurn("baseline")}; candidate ${byTurn("candidate")}`
-  ];
-}
+// src/report/sections.ts
 function outcomes(r) {
   const arms = ARMS;
   const totals = Object.fromEntries(
@@ -55490,84 +55477,103 @@ function perTrial(r, config) {
     ].join("\n")
   );
 }
-function deciding(r) {
-  const shown = r.comparisons.filter((c) => c.pairs.length >= 2);
-  for (const v of ["regressed", "inconclusive"]) {
-    const hit = shown.filter((c) => c.verdict === v);
-    if (hit.length > 0) return hit.slice(0, 2);
-  }
-  if (r.verdict !== "pass") return [];
-  const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
-    (a, b) => b.d_mean / b.tolerance_d - a.d_mean / a.tolerance_d
-  )[0];
-  return nearest ? [nearest] : [];
-}
-function chart2(r) {
-  const metrics = deciding(r);
-  if (metrics.length === 0) return "";
-  const one = (c) => {
-    const round6 = (v) => Number(v.toPrecision(3));
-    const base = c.pairs.map((p) => round6(p.baseline));
-    const cand = c.pairs.map((p) => round6(p.candidate));
-    const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
-    const labels = c.pairs.map(
-      (p, i) => `"${i + 1}: ${signedPercent(p.candidate / p.baseline - 1).replace(" ", "")}"`
+
+// src/common/runtimes.ts
+var RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"];
+var RUNTIME_LABELS = {
+  vllm: "vLLM",
+  sglang: "SGLang",
+  tgi: "TGI",
+  llamacpp: "llama.cpp server"
+};
+
+// src/report/server-view.ts
+var MAX_NAMES = 8;
+function serverViewLine(r) {
+  const v = r.server_view;
+  if (!v) return "";
+  const lines2 = [];
+  if (v.ttft?.words)
+    lines2.push(
+      `**Where the TTFT went** (the servers' own metrics, means over ${v.ttft.pairs} pair${v.ttft.pairs === 1 ? "" : "s"}): ${v.ttft.words}.`
     );
-    return [
-      "```mermaid",
-      chartColors(2),
-      "xychart-beta",
-      `  title "${metricName(c)} per pair: baseline (blue bars) vs candidate (red line)"`,
-      `  x-axis "pair: candidate vs baseline" [${labels.join(", ")}]`,
-      `  y-axis "${metricName(c)}" 0 --> ${top}`,
-      `  bar [${base.join(", ")}]`,
-      `  line [${cand.join(", ")}]`,
-      "```"
-    ].join("\n");
-  };
-  return details(
-    `Chart: ${metrics.map((c) => c.label).join(" and ")} per pair (${COLOR_NAMES[0]} bars: baseline, ${COLOR_NAMES[1]} line: candidate)`,
-    metrics.map(one).join("\n\n")
+  const failed2 = ["baseline", "candidate"].filter(
+    (a) => v[a].trials === 0 && v[a].failed > 0
   );
+  if (failed2.length > 0)
+    lines2.push(
+      `Server metrics not read from ${failed2.map((a) => `the ${a} (${v[a].errors[0]})`).join(" nor ")}: no server view${failed2.length === 2 ? "" : " for it"} (set metrics-url, or none).`
+    );
+  return lines2.join("\n\n");
 }
-function bounded(s, key) {
-  return `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
+function label(a) {
+  return a.runtime ? RUNTIME_LABELS[a.runtime] : a.trials > 0 ? "unknown runtime" : "not read";
 }
-function pooled(r) {
-  if (!r.pooled) return "";
-  const labels = { ttft_ms: "TTFT", itl_ms: "ITL", tpot_ms: "TPOT", e2el_ms: "E2EL" };
+function serverViewSection(r) {
+  const v = r.server_view;
+  if (!v || v.baseline.trials + v.candidate.trials === 0) return "";
+  const { baseline: b, candidate: c } = v;
   const rows = [];
-  for (const metric of POOLED_METRICS) {
-    for (const arm of ARMS) {
-      const p = r.pooled[arm][metric];
-      rows.push(
-        `| ${labels[metric]} | ${arm} | ${p.count} | ${bounded(p, "p50")} | ${bounded(p, "p95")} | ${bounded(p, "p99")} |`
-      );
-    }
-  }
+  const row = (name, show) => {
+    const x = show(b);
+    const y = show(c);
+    if (x !== null || y !== null) rows.push(`| ${name} | ${x ?? "\u2013"} | ${y ?? "\u2013"} |`);
+  };
+  const gauge = (g2, a) => a.gauges[g2] ? `${compact(a.gauges[g2].mean)} / ${count(a.gauges[g2].max)}` : null;
+  row("requests running (mean / max)", (a) => gauge("running", a));
+  row("requests waiting (mean / max)", (a) => gauge("waiting", a));
+  row("KV-cache usage (mean / max)", (a) => {
+    const kv = a.gauges.kv_cache_usage;
+    return kv ? `${percent(kv.mean, 0)} / ${percent(kv.max, 0)}` : null;
+  });
+  row(
+    "preemptions per trial",
+    (a) => a.preemptions_per_trial === null ? null : count(a.preemptions_per_trial)
+  );
+  row(
+    "prefix-cache hit rate",
+    (a) => a.prefix_cache_hit_rate === null ? null : percent(a.prefix_cache_hit_rate)
+  );
+  const hist2 = (h, a) => {
+    const s = a.histograms[h];
+    return s ? `${compact(s.mean_ms)} / ${s.p95_bound}${compact(s.p95_ms)}` : null;
+  };
+  row("server TTFT, ms (mean / p95*)", (a) => hist2("ttft", a));
+  row("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
+  row("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
+  row("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
+  const names = (list) => list.length <= MAX_NAMES ? list.map((n) => `\`${n}\``).join(", ") : `${list.slice(0, MAX_NAMES).map((n) => `\`${n}\``).join(", ")} and ${list.length - MAX_NAMES} more`;
+  const onlyIn = ["baseline", "candidate"].filter((a) => v.only_in[a].length > 0).map((a) => `- only the ${a} exposes ${names(v.only_in[a])}`);
+  const notes = ["baseline", "candidate"].flatMap(
+    (a) => v[a].notes.map((n) => `- ${a}: ${n}`)
+  );
+  const breakdown2 = v.ttft ? [
+    "",
+    `Mean TTFT change, candidate \u2212 baseline (median over ${v.ttft.pairs} pairs): client ${signedMs(v.ttft.client_ms)}, server ${signedMs(v.ttft.server_ttft_ms)}, of it queue time ${signedMs(v.ttft.queue_ms)}.`
+  ] : [];
   return details(
-    "Pooled percentiles (descriptive only: not used for the verdict)",
+    `Server view (${label(b)} vs ${label(c)}, from their /metrics)`,
     [
-      'All requests of all trials of an arm pooled into one histogram. Pooling ignores the trial-to-trial noise, so these numbers never decide anything. "\u2265": a lower bound, among timed-out requests.',
+      `| median over trials | baseline | candidate |`,
+      "|---|--:|--:|",
+      ...rows,
       "",
-      "| metric (ms) | arm | samples | p50 | p95 | p99 |",
-      "|---|---|--:|--:|--:|--:|",
-      ...rows
+      `Gauges: the scrapes inside each measurement window; counters and histograms: the change from before each trial to after it drained (warm-up requests included). \\* p95 interpolated within the server's histogram buckets, only as fine as they are (\u2264: inside the lowest bucket); means (sum \xF7 count) are exact.`,
+      ...breakdown2,
+      ...onlyIn.length > 0 ? ["", "Metric names one arm exposes and the other does not:", ...onlyIn] : [],
+      ...notes.length > 0 ? ["", ...notes] : []
     ].join("\n")
   );
 }
-function method(config) {
-  return details(
-    "Configuration and method",
-    [
-      "Each pair runs baseline and candidate back to back with the same seeded schedule and prompts, open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); a one-sided t-interval over the pairs (n \u2212 1 degrees of freedom) measures the change against the trial-to-trial noise.",
-      "",
-      "```json",
-      JSON.stringify(config, null, 2),
-      "```"
-    ].join("\n")
-  );
-}
+
+// src/report/markdown.ts
+var ICON2 = {
+  pass: "\u2705",
+  fail: "\u274C",
+  inconclusive: "\u26A0\uFE0F",
+  error: "\u{1F6D1}",
+  cancelled: "\u23F9\uFE0F"
+};
 function guardList(guards) {
   return guards.flatMap((g2) => [
     `- ${g2.message}`,
@@ -66598,89 +66604,133 @@ function describePoint(p) {
   if (p.rate_per_s === null) return base;
   return `${base}, SLO attainment ${percent(r.goodput.attainment)}: ${p.judgement}`;
 }
-async function runSweep(sweep, base, settings, deps) {
-  const arms = Object.keys(sweep.arms);
-  const order = (i) => i % 2 === 0 ? arms : [...arms].reverse();
-  const startMs = deps.nowMs();
-  const budget = new Error("budget");
-  const measurePoint = async (arm, phase, rate) => {
+var OverBudget = class extends Error {
+  name = "OverBudget";
+};
+var SweepRun = class {
+  arms;
+  startMs;
+  sweep;
+  base;
+  settings;
+  deps;
+  constructor(sweep, base, settings, deps) {
+    this.sweep = sweep;
+    this.base = base;
+    this.settings = settings;
+    this.deps = deps;
+    this.arms = Object.keys(sweep.arms).filter((a) => a in sweep.arms);
+    this.startMs = deps.nowMs();
+  }
+  /** The arms in the order of step i: alternating, so neither always goes first. */
+  order(i) {
+    return i % 2 === 0 ? this.arms : [...this.arms].reverse();
+  }
+  /** One point, measured again while it fails its self-checks and re-runs are left. */
+  async measure(arm, phase, rate) {
+    const { settings, deps } = this;
     for (let attempt3 = 0; ; attempt3++) {
-      const spentS = (deps.nowMs() - startMs) / 1e3;
-      if (settings.maxDurationS !== void 0 && spentS >= settings.maxDurationS) throw budget;
+      const spentS = (deps.nowMs() - this.startMs) / 1e3;
+      if (settings.maxDurationS !== void 0 && spentS >= settings.maxDurationS)
+        throw new OverBudget();
       const report = await deps.run(
         arm,
-        pointOptions(base[arm], settings, phase, rate),
+        pointOptions(this.base[arm], settings, phase, rate),
         label2(phase, rate)
       );
       const judgement = rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
       const point = { phase, rate_per_s: rate, judgement, report };
-      sweep.arms[arm].points.push(point);
+      this.sweep.arms[arm].points.push(point);
       deps.log(`  ${arm} ${label2(phase, rate)}: ${describePoint(point)}`);
       if (judgement !== "invalid" || attempt3 >= settings.maxReruns) return point;
       deps.log(
         `  ${arm}: measuring ${label2(phase, rate)} again (${attempt3 + 1}/${settings.maxReruns})`
       );
     }
-  };
-  const throughputOf = (arm, phase) => sweep.arms[arm].points.find((p) => p.phase === phase && p.judgement === "measured")?.report.throughput.requests_per_s;
-  try {
+  }
+  throughputOf(arm, phase) {
+    return this.sweep.arms[arm].points.find((p) => p.phase === phase && p.judgement === "measured")?.report.throughput.requests_per_s;
+  }
+  /** Synchronous and offline on every arm; the grid between the two. */
+  async anchors() {
     for (const [i, phase] of ["synchronous", "offline"].entries()) {
-      for (const arm of order(i)) await measurePoint(arm, phase, null);
+      for (const arm of this.order(i)) await this.measure(arm, phase, null);
     }
     const sync = Math.min(
-      ...arms.map((a) => throughputOf(a, "synchronous") ?? Number.POSITIVE_INFINITY)
+      ...this.arms.map((a) => this.throughputOf(a, "synchronous") ?? Number.POSITIVE_INFINITY)
     );
-    const offline = Math.max(...arms.map((a) => throughputOf(a, "offline") ?? 0));
-    sweep.grid = rateGrid(Number.isFinite(sync) ? sync : 0, offline, settings.points);
-    deps.log(`sweep rates: ${sweep.grid.join(", ")} req/s`);
-    const escalate = async (rate, arm) => {
-      const a = sweep.arms[arm];
-      const p = await measurePoint(arm, "rate", rate);
-      if (p.judgement === "overload") {
-        a.stopped = `stopped escalating at ${rate} req/s: ${p.report.outcomes.censored > 0 ? `${p.report.outcomes.censored} requests cut off at the timeout` : `SLO attainment ${percent(p.report.goodput.attainment)}, below half of min-attainment`}`;
-      } else if (p.judgement === "invalid") {
-        a.stopped = `stopped at ${rate} req/s: the trial failed its self-checks ${settings.maxReruns + 1} times (${p.report.validity.reasons.join("; ")})`;
-      }
-    };
-    const active = (arm) => sweep.arms[arm].stopped === null;
+    const offline = Math.max(...this.arms.map((a) => this.throughputOf(a, "offline") ?? 0));
+    this.sweep.grid = rateGrid(Number.isFinite(sync) ? sync : 0, offline, this.settings.points);
+    this.deps.log(`sweep rates: ${this.sweep.grid.join(", ")} req/s`);
+  }
+  active = (arm) => this.sweep.arms[arm].stopped === null;
+  /** One grid rate on an arm; an overloaded or invalid point stops its escalation. */
+  async escalate(rate, arm) {
+    const a = this.sweep.arms[arm];
+    const p = await this.measure(arm, "rate", rate);
+    const r = p.report;
+    if (p.judgement === "overload") {
+      a.stopped = `stopped escalating at ${rate} req/s: ${r.outcomes.censored > 0 ? `${r.outcomes.censored} requests cut off at the timeout` : `SLO attainment ${percent(r.goodput.attainment)}, below half of min-attainment`}`;
+    } else if (p.judgement === "invalid") {
+      a.stopped = `stopped at ${rate} req/s: the trial failed its self-checks ${this.settings.maxReruns + 1} times (${r.validity.reasons.join("; ")})`;
+    }
+  }
+  /**
+   * The grid's rates, ascending, on every arm still going; then, the offline
+   * burst can understate what an open loop sustains: while an arm has not
+   * failed yet, on in grid steps, up to twice the grid's range.
+   */
+  async ascend() {
+    const sweep = this.sweep;
     for (const [i, rate] of sweep.grid.entries()) {
-      for (const arm of order(i)) if (active(arm)) await escalate(rate, arm);
-      if (!arms.some(active)) break;
+      for (const arm of this.order(i)) if (this.active(arm)) await this.escalate(rate, arm);
+      if (!this.arms.some(this.active)) break;
     }
     const grid = [...sweep.grid];
     const step = grid.length >= 2 ? at(grid, 1) - at(grid, 0) : grid[0] ?? 1;
-    const unbounded = (arm) => active(arm) && bracketOf(sweep.arms[arm].points).fail === void 0;
-    for (let k = 1; k <= settings.points && arms.some(unbounded); k++) {
+    const unbounded = (arm) => this.active(arm) && bracketOf(sweep.arms[arm].points).fail === void 0;
+    for (let k = 1; k <= this.settings.points && this.arms.some(unbounded); k++) {
       const rate = roundRate((grid.at(-1) ?? 0) + k * step);
       sweep.grid.push(rate);
-      for (const arm of order(grid.length + k - 1)) if (unbounded(arm)) await escalate(rate, arm);
+      for (const arm of this.order(grid.length + k - 1))
+        if (unbounded(arm)) await this.escalate(rate, arm);
     }
+  }
+  /** Each arm's bracket bisected until it is narrower than the resolution. */
+  async refine() {
     const blocked = /* @__PURE__ */ new Set();
+    const open = (arm) => !blocked.has(arm) && needsRefinement(
+      bracketOf(this.sweep.arms[arm].points),
+      this.settings.resolution,
+      this.throughputOf(arm, "synchronous") ?? 0
+    );
     for (let round6 = 0; round6 < MAX_REFINEMENTS; round6++) {
-      const todo = order(round6).filter(
-        (arm) => !blocked.has(arm) && needsRefinement(
-          bracketOf(sweep.arms[arm].points),
-          settings.resolution,
-          throughputOf(arm, "synchronous") ?? 0
-        )
-      );
+      const todo = this.order(round6).filter(open);
       if (todo.length === 0) break;
       for (const arm of todo) {
-        const b = bracketOf(sweep.arms[arm].points);
-        const hi = b.fail?.rate_per_s;
+        const b = bracketOf(this.sweep.arms[arm].points);
+        const hi = b.fail?.rate_per_s ?? Number.NaN;
         const lo = b.pass?.rate_per_s ?? 0;
         const mid = roundRate((lo + hi) / 2);
-        if (mid <= lo || mid >= hi) {
-          blocked.add(arm);
-          continue;
-        }
-        const p = await measurePoint(arm, "refine", mid);
-        if (p.judgement === "invalid") blocked.add(arm);
+        if (!(mid > lo && mid < hi)) blocked.add(arm);
+        else if ((await this.measure(arm, "refine", mid)).judgement === "invalid") blocked.add(arm);
       }
     }
+  }
+  /** Trials measured so far, over all arms. */
+  get trials() {
+    return this.arms.reduce((n, a) => n + this.sweep.arms[a].points.length, 0);
+  }
+};
+async function runSweep(sweep, base, settings, deps) {
+  const run = new SweepRun(sweep, base, settings, deps);
+  try {
+    await run.anchors();
+    await run.ascend();
+    await run.refine();
   } catch (error) {
-    if (error !== budget) throw error;
-    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${arms.reduce((n, a) => n + sweep.arms[a].points.length, 0)} trials`;
+    if (!(error instanceof OverBudget)) throw error;
+    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${run.trials} trials`;
     deps.log(`sweep: ${sweep.stopped_by}; stopping with what was measured`);
   }
 }
@@ -67114,166 +67164,171 @@ function describeAnswer(a) {
   return `empty answer (finish_reason ${a.finishReason ?? "none"})`;
 }
 var firstFailing = (run, failed2) => (run?.attempts.find(failed2) ?? run?.attempts[0])?.answer;
-function compareQuality(suite, baseline, candidate, reruns, rule) {
-  const byId = (runs) => new Map(runs.map((r) => [r.id, r]));
-  const base = byId(baseline);
-  const cand = byId(candidate);
-  const report = {
-    suite: suite.name,
-    cases: suite.cases.length,
-    pre_existing: [],
-    contract: [],
-    kinds: [],
-    agreement: { n: 0, agreed: 0, gated: false, differing: [] },
-    finish_reasons: { baseline: {}, candidate: {} },
-    tool_codes: { baseline: {}, candidate: {} },
-    irregular_deltas: { baseline: [], candidate: [] },
-    reconnects: { baseline: 0, candidate: 0 },
-    verdict: "pass",
-    reasons: [],
-    raw: []
-  };
+function answersSummary(baseline, candidate) {
   const all = (runs) => runs.flatMap((r) => r.attempts);
-  report.finish_reasons.baseline = histogram2(
-    all(baseline).map((a) => a.answer.finishReason ?? "none")
-  );
-  report.finish_reasons.candidate = histogram2(
-    all(candidate).map((a) => a.answer.finishReason ?? "none")
-  );
+  const finishReasons = (runs) => histogram2(all(runs).map((a) => a.answer.finishReason ?? "none"));
   const toolCodes = (runs) => histogram2(
     all(runs).flatMap(
       (a) => a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool.")))
     )
   );
-  report.tool_codes.baseline = toolCodes(baseline);
-  report.tool_codes.candidate = toolCodes(candidate);
   const reconnects = (runs) => all(runs).reduce((n, a) => n + a.answer.reconnects, 0);
-  report.reconnects = { baseline: reconnects(baseline), candidate: reconnects(candidate) };
-  report.irregular_deltas.baseline = [...new Set(all(baseline).flatMap((a) => a.answer.irregular))];
-  report.irregular_deltas.candidate = [
-    ...new Set(all(candidate).flatMap((a) => a.answer.irregular))
-  ];
+  const irregular = (runs) => [...new Set(all(runs).flatMap((a) => a.answer.irregular))];
+  return {
+    finish_reasons: { baseline: finishReasons(baseline), candidate: finishReasons(candidate) },
+    tool_codes: { baseline: toolCodes(baseline), candidate: toolCodes(candidate) },
+    irregular_deltas: { baseline: irregular(baseline), candidate: irregular(candidate) },
+    reconnects: { baseline: reconnects(baseline), candidate: reconnects(candidate) }
+  };
+}
+function pairCases(suite, base, cand, reruns) {
   const paired = [];
+  const preExisting = [];
+  const contract = [];
+  const raw = [];
   for (const c of suite.cases) {
     const b = base.get(c.id);
     const k = cand.get(c.id);
     if (!b || !k) continue;
-    report.raw.push({
+    raw.push({
       id: c.id,
       baseline: b.attempts.map((a) => a.answer.raw),
       candidate: k.attempts.map((a) => a.answer.raw)
     });
     const baseCodes = contractCodes(b);
     if (baseCodes.length > 0) {
-      report.pre_existing.push({ id: c.id, codes: baseCodes });
+      preExisting.push({ id: c.id, codes: baseCodes });
       continue;
     }
     paired.push(c);
     const candCodes = contractCodes(k);
-    if (candCodes.length > 0) {
-      const again = reruns.get(c.id) ?? [];
-      const failures2 = 1 + again.filter((r) => contractCodes(r).length > 0).length;
-      const runs = 1 + again.length;
-      report.contract.push({
-        id: c.id,
-        codes: candCodes,
-        candidate_failures: failures2,
-        runs,
-        confirmed: failures2 * 2 > runs,
-        answer: describeAnswer(
-          firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass))
-        )
-      });
-    }
-  }
-  const confirmedIds = new Set(report.contract.filter((x) => x.confirmed).map((x) => x.id));
-  const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter(
-    (k) => k !== "agreement"
-  );
-  for (const kind of kinds) {
-    const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
-    let bPass = 0;
-    let cPass = 0;
-    const flipped = [];
-    for (const c of cases) {
-      const bk = kindPasses(base.get(c.id)).get(kind) ?? { pass: true, codes: [] };
-      const ck = kindPasses(cand.get(c.id)).get(kind) ?? { pass: true, codes: [] };
-      if (bk.pass) bPass++;
-      if (ck.pass) cPass++;
-      if (bk.pass !== ck.pass) {
-        const failedKind = (a) => a.results.some((r) => r.kind === kind && !r.pass);
-        const [was, now] = [base, cand].map(
-          (m) => describeAnswer(firstFailing(m.get(c.id), failedKind))
-        );
-        flipped.push({
-          id: c.id,
-          direction: bk.pass ? "b" : "c",
-          codes: bk.pass ? ck.codes : bk.codes,
-          diff: `baseline ${was} \u2192 candidate ${now}`,
-          answer: bk.pass ? now : was
-        });
-      }
-    }
-    const b = flipped.filter((f) => f.direction === "b").length;
-    const cc = flipped.length - b;
-    const n = cases.length;
-    const p = mcnemarOneSided(b, cc);
-    const fail3 = kindFails({ n, b, c: cc }, rule);
-    const newly = flipped.filter((f) => f.direction === "b");
-    const counted = fail3 && newly.every((f) => confirmedIds.has(f.id));
-    report.kinds.push({
-      kind,
-      n,
-      baseline_rate: n > 0 ? bPass / n : 1,
-      candidate_rate: n > 0 ? cPass / n : 1,
-      b,
-      c: cc,
-      p,
-      decision: counted ? "counted" : fail3 ? "fail" : "pass",
-      flipped
+    if (candCodes.length === 0) continue;
+    const again = reruns.get(c.id) ?? [];
+    const failures2 = 1 + again.filter((r) => contractCodes(r).length > 0).length;
+    const runs = 1 + again.length;
+    contract.push({
+      id: c.id,
+      codes: candCodes,
+      candidate_failures: failures2,
+      runs,
+      confirmed: failures2 * 2 > runs,
+      answer: describeAnswer(
+        firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass))
+      )
     });
-    if (fail3 && !counted) {
-      report.reasons.push({
-        check: kind,
-        cases: newly.map((f) => f.id),
-        message: `${kind}: ${plural(b, "case")} newly ${b === 1 ? "fails" : "fail"}, ${cc} newly ${cc === 1 ? "passes" : "pass"} of ${n} (p = ${p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
-      });
-    }
   }
+  return { paired, preExisting, contract, raw };
+}
+function compareKind(kind, cases, base, cand, rule, confirmedIds) {
+  let bPass = 0;
+  let cPass = 0;
+  const flipped = [];
+  const none = { pass: true, codes: [] };
+  for (const c of cases) {
+    const [bRun, cRun] = [base.get(c.id), cand.get(c.id)];
+    const bk = (bRun && kindPasses(bRun).get(kind)) ?? none;
+    const ck = (cRun && kindPasses(cRun).get(kind)) ?? none;
+    if (bk.pass) bPass++;
+    if (ck.pass) cPass++;
+    if (bk.pass === ck.pass) continue;
+    const failedKind = (a) => a.results.some((r) => r.kind === kind && !r.pass);
+    const was = describeAnswer(firstFailing(bRun, failedKind));
+    const now = describeAnswer(firstFailing(cRun, failedKind));
+    flipped.push({
+      id: c.id,
+      direction: bk.pass ? "b" : "c",
+      codes: bk.pass ? ck.codes : bk.codes,
+      diff: `baseline ${was} \u2192 candidate ${now}`,
+      answer: bk.pass ? now : was
+    });
+  }
+  const b = flipped.filter((f) => f.direction === "b").length;
+  const cc = flipped.length - b;
+  const n = cases.length;
+  const fail3 = kindFails({ n, b, c: cc }, rule);
+  const counted = fail3 && flipped.every((f) => f.direction !== "b" || confirmedIds.has(f.id));
+  return {
+    kind,
+    n,
+    baseline_rate: n > 0 ? bPass / n : 1,
+    candidate_rate: n > 0 ? cPass / n : 1,
+    b,
+    c: cc,
+    p: mcnemarOneSided(b, cc),
+    decision: counted ? "counted" : fail3 ? "fail" : "pass",
+    flipped
+  };
+}
+function compareAgreement(paired, base, cand) {
+  const agreement = { n: 0, agreed: 0, gated: false, differing: [] };
   for (const c of paired) {
     const check = c.expect.find((e) => e.kind === "agreement");
     if (!check) continue;
     const a = base.get(c.id)?.attempts[0]?.answer;
     const b = cand.get(c.id)?.attempts[0]?.answer;
     if (!a || !b) continue;
-    report.agreement.n++;
-    if (agree(check.mode ?? "exact", a, b)) report.agreement.agreed++;
+    agreement.n++;
+    if (agree(check.mode ?? "exact", a, b)) agreement.agreed++;
     else {
-      report.agreement.differing.push(c.id);
-      if (check.gate) report.agreement.gated = true;
+      agreement.differing.push(c.id);
+      if (check.gate) agreement.gated = true;
     }
   }
-  const gatedDisagreements = paired.filter(
-    (c) => c.expect.some((e) => e.kind === "agreement" && e.gate) && report.agreement.differing.includes(c.id)
-  );
-  if (gatedDisagreements.length > 0) {
-    const ids = gatedDisagreements.map((c) => c.id);
-    report.reasons.push({
-      check: "agreement",
-      cases: ids,
-      message: `agreement (gated): ${ids.join(", ")} differ from the baseline`
-    });
-  }
+  return agreement;
+}
+function findings(report, paired) {
+  const reasons = [];
   const confirmed = report.contract.filter((x) => x.confirmed);
   if (confirmed.length > 0) {
-    report.reasons.unshift({
+    reasons.push({
       check: "contract",
       cases: confirmed.map((x) => x.id),
       message: `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`
     });
   }
-  report.verdict = report.reasons.length > 0 ? "fail" : "pass";
-  return report;
+  for (const k of report.kinds.filter((x) => x.decision === "fail")) {
+    const newly = k.flipped.filter((f) => f.direction === "b");
+    reasons.push({
+      check: k.kind,
+      cases: newly.map((f) => f.id),
+      message: `${k.kind}: ${plural(k.b, "case")} newly ${k.b === 1 ? "fails" : "fail"}, ${k.c} newly ${k.c === 1 ? "passes" : "pass"} of ${k.n} (p = ${k.p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
+    });
+  }
+  const gated = paired.filter(
+    (c) => c.expect.some((e) => e.kind === "agreement" && e.gate) && report.agreement.differing.includes(c.id)
+  );
+  if (gated.length > 0) {
+    const ids = gated.map((c) => c.id);
+    reasons.push({
+      check: "agreement",
+      cases: ids,
+      message: `agreement (gated): ${ids.join(", ")} differ from the baseline`
+    });
+  }
+  return reasons;
+}
+function compareQuality(suite, baseline, candidate, reruns, rule) {
+  const byId = (runs) => new Map(runs.map((r) => [r.id, r]));
+  const base = byId(baseline);
+  const cand = byId(candidate);
+  const { paired, preExisting, contract, raw } = pairCases(suite, base, cand, reruns);
+  const confirmedIds = new Set(contract.filter((x) => x.confirmed).map((x) => x.id));
+  const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter((k) => k !== "agreement").map((kind) => {
+    const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
+    return compareKind(kind, cases, base, cand, rule, confirmedIds);
+  });
+  const report = {
+    suite: suite.name,
+    cases: suite.cases.length,
+    pre_existing: preExisting,
+    contract,
+    kinds,
+    agreement: compareAgreement(paired, base, cand),
+    ...answersSummary(baseline, candidate),
+    raw
+  };
+  const reasons = findings(report, paired);
+  return { ...report, verdict: reasons.length > 0 ? "fail" : "pass", reasons };
 }
 
 // src/quality/run.ts
@@ -68698,29 +68753,37 @@ function promptTokens(p) {
     requests_with_usage: n
   };
 }
-function summarizeTrial(rec, facts) {
-  const scheduled = rec.scheduled;
-  const windowS = facts.windowS;
-  const ok = rec.outcomes.ok;
-  const skew = rec.sendSkew.summary();
-  const slotWait = rec.slotWait.summary();
+function skewPair(scheduled, onTime, p) {
+  const s = scheduled.percentile(p);
+  const o = onTime.percentile(p);
+  return {
+    scheduled: s?.value ?? null,
+    onTime: o?.value ?? null,
+    censored: s?.lowerBound ?? false,
+    resolutionMs: onTime.rankResolution(p) ?? null
+  };
+}
+function tokensOf(rec, facts) {
   const countsEos = rec.usageRequests > 0 && rec.usageWithEos * 2 > rec.usageRequests;
   const streamedTokens = rec.usageTokens - (countsEos ? rec.usageWithEos : 0);
   const tokensPerChunk = rec.usageChunks > 0 ? streamedTokens / rec.usageChunks : null;
-  const pct2 = facts.limits.percentile;
-  const p = PERCENTILE_VALUES[pct2];
-  const pair = (scheduled2, onTime) => {
-    const s = scheduled2.percentile(p);
-    const o = onTime.percentile(p);
-    return {
-      scheduled: s?.value ?? null,
-      onTime: o?.value ?? null,
-      censored: s?.lowerBound ?? false,
-      resolutionMs: onTime.rankResolution(p) ?? null
-    };
+  return {
+    output_total: rec.outputTokens,
+    output_chunks: rec.outputChunks,
+    tokens_per_chunk: tokensPerChunk === null ? null : round4(tokensPerChunk),
+    itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
+    requests_with_usage: rec.usageRequests,
+    usage_counts_eos: countsEos,
+    prompt: promptTokens(facts.promptTokens)
   };
-  const ttftPair = pair(rec.ttft, rec.ttftOnTime);
-  const e2elPair = pair(rec.e2el, rec.e2elOnTime);
+}
+function validityOf(rec, facts) {
+  const windowS = facts.windowS;
+  const skew = rec.sendSkew.summary();
+  const slotWait = rec.slotWait.summary();
+  const p = PERCENTILE_VALUES[facts.limits.percentile];
+  const ttftPair = skewPair(rec.ttft, rec.ttftOnTime, p);
+  const e2elPair = skewPair(rec.e2el, rec.e2elOnTime, p);
   const validity = evaluateValidity(
     {
       sendSkewP99Ms: skew.p99 ?? 0,
@@ -68728,7 +68791,7 @@ function summarizeTrial(rec, facts) {
       e2el: e2elPair,
       lateSends: rec.lateSends,
       lateSendMs: rec.lateSendMs,
-      scheduled,
+      scheduled: rec.scheduled,
       unsent: rec.outcomes.unsent,
       windowMs: windowS * 1e3,
       readings: facts.readings,
@@ -68739,12 +68802,41 @@ function summarizeTrial(rec, facts) {
     },
     facts.limits
   );
-  const slo = {};
-  for (const name of SLO_NAMES) {
-    const ms = facts.slo[sloField(name)];
-    if (ms !== void 0) slo[`${name}_ms`] = ms;
-  }
   const r = facts.readings;
+  return {
+    ...validity,
+    limits: limitsReport(facts.limits),
+    send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
+    skew_effect: {
+      ttft: rounded(skewEffect(ttftPair)),
+      e2el: rounded(skewEffect(e2elPair))
+    },
+    late_sends: rec.lateSends,
+    late_send_ms: rec.lateSendMs === void 0 ? null : round4(rec.lateSendMs),
+    unsent: rec.outcomes.unsent,
+    event_loop_delay_ms: {
+      p50: round4(r.eventLoopDelayMs.p50),
+      p99: round4(r.eventLoopDelayMs.p99),
+      max: round4(r.eventLoopDelayMs.max)
+    },
+    gc: {
+      count: r.gc.count,
+      total_ms: round4(r.gc.totalMs),
+      share_of_window: round4(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
+    },
+    client_cpu: {
+      share_of_core: round4(r.cpu.shareOfCore, 4),
+      user_ms: round4(r.cpu.userMs, 1),
+      system_ms: round4(r.cpu.systemMs, 1)
+    },
+    capped: facts.maxConcurrency !== void 0,
+    slot_wait_ms: slotWait
+  };
+}
+function summarizeTrial(rec, facts) {
+  const scheduled = rec.scheduled;
+  const windowS = facts.windowS;
+  const perS = (n) => round4(windowS > 0 ? n / windowS : 0);
   return {
     scheduled,
     window_s: round4(windowS),
@@ -68758,55 +68850,19 @@ function summarizeTrial(rec, facts) {
       itl_ms: rec.itl.summary(),
       first_byte_ms: rec.firstByte.summary()
     },
-    tokens: {
-      output_total: rec.outputTokens,
-      output_chunks: rec.outputChunks,
-      tokens_per_chunk: tokensPerChunk === null ? null : round4(tokensPerChunk),
-      itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
-      requests_with_usage: rec.usageRequests,
-      usage_counts_eos: countsEos,
-      prompt: promptTokens(facts.promptTokens)
-    },
+    tokens: tokensOf(rec, facts),
     reconnects: rec.reconnects,
     throughput: {
-      output_tokens_per_s: round4(windowS > 0 ? rec.outputTokens / windowS : 0),
-      requests_per_s: round4(windowS > 0 ? ok / windowS : 0)
+      output_tokens_per_s: perS(rec.outputTokens),
+      requests_per_s: perS(rec.outcomes.ok)
     },
     goodput: {
-      requests_per_s: round4(windowS > 0 ? rec.good / windowS : 0),
+      requests_per_s: perS(rec.good),
       attainment: round4(scheduled > 0 ? rec.good / scheduled : 0, 4),
       good: rec.good,
-      slo
+      slo: sloRecord(facts.slo)
     },
-    validity: {
-      ...validity,
-      limits: limitsReport(facts.limits),
-      send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
-      skew_effect: {
-        ttft: rounded(skewEffect(ttftPair)),
-        e2el: rounded(skewEffect(e2elPair))
-      },
-      late_sends: rec.lateSends,
-      late_send_ms: rec.lateSendMs === void 0 ? null : round4(rec.lateSendMs),
-      unsent: rec.outcomes.unsent,
-      event_loop_delay_ms: {
-        p50: round4(r.eventLoopDelayMs.p50),
-        p99: round4(r.eventLoopDelayMs.p99),
-        max: round4(r.eventLoopDelayMs.max)
-      },
-      gc: {
-        count: r.gc.count,
-        total_ms: round4(r.gc.totalMs),
-        share_of_window: round4(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
-      },
-      client_cpu: {
-        share_of_core: round4(r.cpu.shareOfCore, 4),
-        user_ms: round4(r.cpu.userMs, 1),
-        system_ms: round4(r.cpu.systemMs, 1)
-      },
-      capped: facts.maxConcurrency !== void 0,
-      slot_wait_ms: slotWait
-    },
+    validity: validityOf(rec, facts),
     errors: rec.examples,
     histograms: {
       ttft_us: rec.ttft.encode(),
@@ -70995,6 +71051,228 @@ var PrefixCache = class {
   }
 };
 
+// src/mock/structured.ts
+function broken(knob, prompt, what) {
+  return knob > 0 && hashString(`${what}\0${prompt}`) / 2 ** 32 < knob;
+}
+function entities(prompt) {
+  return [...prompt.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-zA-Z]+)/g)].map((m) => at(m, 1));
+}
+function instanceOf(schema, rng, names) {
+  const s = schema ?? {};
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  if ("const" in s) return s.const;
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case "object": {
+      const props = s.properties ?? {};
+      const required2 = new Set(s.required ?? Object.keys(props));
+      const out = {};
+      for (const [key, sub] of Object.entries(props))
+        if (required2.has(key)) out[key] = instanceOf(sub, rng, names);
+      return out;
+    }
+    case "array": {
+      const n = Math.max(1, s.minItems ?? 1);
+      return Array.from(
+        { length: n },
+        () => instanceOf(s.items, rng, names)
+      );
+    }
+    case "integer":
+      return Math.max(s.minimum ?? 0, 7);
+    case "number":
+      return Math.max(s.minimum ?? 0, 3.5);
+    case "boolean":
+      return true;
+    case "null":
+      return null;
+    default:
+      return names.shift() ?? at(WORDS2, rng.int(0, WORDS2.length - 1));
+  }
+}
+function splitInto(text, size) {
+  const pieces = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces.length > 0 ? pieces : [""];
+}
+function chooseTool(r) {
+  const tools = r.tools ?? [];
+  if (tools.length === 0 || r.toolChoice === "none") return void 0;
+  const choice = r.toolChoice;
+  if (typeof choice === "object") return tools.find((t) => t.name === choice.name);
+  const prompt = r.promptText.toLowerCase();
+  const mentioned = tools.find(
+    (t) => prompt.includes(t.name.toLowerCase()) || prompt.includes(t.name.replaceAll("_", " ").toLowerCase())
+  );
+  if (mentioned) return mentioned;
+  return r.toolChoice === "required" ? tools[0] : void 0;
+}
+function planStructured(r, knobs) {
+  const rng = new Rng(mixSeeds(hashString(r.promptText), 1404));
+  const names = entities(r.promptText);
+  const tool = chooseTool(r);
+  if (tool) {
+    let args = instanceOf(
+      tool.parameters ?? { type: "object", properties: {} },
+      rng,
+      names
+    );
+    if (broken(knobs.breakToolArgs, r.promptText, "args")) args = {};
+    const name = broken(knobs.breakToolName, r.promptText, "name") ? `${tool.name}_v2` : tool.name;
+    const argsText = JSON.stringify(args);
+    if (broken(knobs.leakToolCall, r.promptText, "leak")) {
+      return {
+        kind: "content",
+        pieces: splitInto(JSON.stringify({ name, arguments: args }), 4),
+        toolName: name,
+        finishReason: "stop",
+        emptyToolCalls: true
+      };
+    }
+    return {
+      kind: "tool",
+      pieces: splitInto(argsText, 8),
+      toolName: name,
+      finishReason: broken(knobs.stopInsteadOfToolCalls, r.promptText, "finish") ? "stop" : "tool_calls",
+      emptyToolCalls: false
+    };
+  }
+  const format = r.responseFormat?.type;
+  if (knobs.supportsResponseFormat && (format === "json_object" || format === "json_schema")) {
+    const value2 = format === "json_schema" ? instanceOf(r.responseFormat?.schema, rng, names) : { answer: names[0] ?? "ok" };
+    let text = JSON.stringify(value2);
+    if (broken(knobs.breakJson, r.promptText, "json"))
+      text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+    return {
+      kind: "content",
+      pieces: splitInto(text, 4),
+      toolName: "",
+      finishReason: "stop",
+      emptyToolCalls: false
+    };
+  }
+  return void 0;
+}
+
+// src/mock/text.ts
+function naturalLength(promptKey, minTokens, maxTokens, sampleSeed) {
+  const rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed, 24301));
+  return rng.int(minTokens, maxTokens);
+}
+var TokenStream = class {
+  rng;
+  produced = 0;
+  constructor(promptKey, sampleSeed) {
+    this.rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed));
+  }
+  next() {
+    const word = at(WORDS2, this.rng.int(0, WORDS2.length - 1));
+    return this.produced++ === 0 ? word : ` ${word}`;
+  }
+  take(count3) {
+    let text = "";
+    for (let i = 0; i < count3; i++) text += this.next();
+    return text;
+  }
+};
+
+// src/mock/generation.ts
+function shapeGeneration(profile, request4, promptTokens2, fault, nonce) {
+  const sampleSeed = request4.temperature === 0 ? 0 : (request4.seed ?? nonce()) >>> 0;
+  const natural = naturalLength(
+    request4.promptText,
+    profile.naturalMinTokens,
+    profile.naturalMaxTokens,
+    sampleSeed
+  );
+  const limit = request4.maxTokens ?? profile.maxModelLen - promptTokens2;
+  const ignoreEos = request4.ignoreEos && profile.honorIgnoreEos;
+  const plan = request4.endpoint === "chat" ? planStructured(
+    {
+      promptText: request4.promptText,
+      tools: request4.tools,
+      toolChoice: request4.toolChoice,
+      responseFormat: request4.responseFormat
+    },
+    profile
+  ) : void 0;
+  const wanted = plan ? plan.pieces.length : ignoreEos ? limit : natural;
+  const outputTokens2 = Math.min(wanted, limit);
+  const finishReason = wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
+  const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
+  const generated = cuts ? Math.max(1, Math.ceil(outputTokens2 / 2)) : outputTokens2;
+  const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
+  const completionTokens = fault === "empty" ? 0 : generated + eos;
+  return {
+    plan,
+    sampleSeed,
+    generated,
+    finishReason,
+    cuts,
+    usage: {
+      prompt_tokens: promptTokens2,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens2 + completionTokens
+    }
+  };
+}
+var Generation = class {
+  promptTokens;
+  promptBlocks;
+  outputTokens;
+  /** Set once the writer exists (the engine calls back only from its timers, after it). */
+  writer;
+  /** The client went away: nothing more is written (the engine may keep going). */
+  gone = false;
+  finished = false;
+  pendingText = "";
+  pendingTokens = 0;
+  emitted = 0;
+  tokens;
+  shape;
+  fault;
+  tokensPerChunk;
+  constructor(profile, request4, promptTokens2, shape, fault) {
+    this.promptTokens = promptTokens2;
+    this.promptBlocks = profile.prefixCache ? blockHashes(request4.promptText) : [];
+    this.outputTokens = shape.generated;
+    this.shape = shape;
+    this.fault = fault;
+    this.tokensPerChunk = profile.tokensPerChunk;
+    this.tokens = new TokenStream(request4.promptText, shape.sampleSeed);
+  }
+  /** As vLLM reports it (--enable-prompt-tokens-details), when the cache held any. */
+  onPrefill(cachedTokens) {
+    if (cachedTokens > 0) this.shape.usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+  }
+  onToken() {
+    if (this.fault === "empty" || this.gone) return;
+    const plan = this.shape.plan;
+    if (plan?.kind === "tool") {
+      this.writer?.toolArgs(plan.pieces[this.emitted++] ?? "");
+      return;
+    }
+    this.pendingText += plan ? plan.pieces[this.emitted++] ?? "" : this.tokens.next();
+    this.pendingTokens++;
+    if (this.pendingTokens >= this.tokensPerChunk) {
+      this.writer?.content(this.pendingText);
+      this.pendingText = "";
+      this.pendingTokens = 0;
+    }
+  }
+  onFinish() {
+    this.finished = true;
+    if (this.gone) return;
+    const { finishReason, usage } = this.shape;
+    if (this.pendingTokens > 0) this.writer?.content(this.pendingText);
+    if (this.fault === "truncated") this.writer?.cut();
+    else if (this.fault === "streamError") this.writer?.fail();
+    else if (this.fault === "malformed") this.writer?.garble(finishReason, usage);
+    else this.writer?.finish(finishReason, usage);
+  }
+};
+
 // src/mock/requests.ts
 var ROLES = /* @__PURE__ */ new Set(["system", "developer", "user", "assistant", "tool"]);
 var Rejection = class extends Error {
@@ -71192,132 +71470,6 @@ function parseResponseFormat(value2) {
   }
   return { type: "json_schema", schema: js.schema };
 }
-
-// src/mock/structured.ts
-function broken(knob, prompt, what) {
-  return knob > 0 && hashString(`${what}\0${prompt}`) / 2 ** 32 < knob;
-}
-function entities(prompt) {
-  return [...prompt.matchAll(/(?<![.!?]\s|^)\b([A-Z][a-zA-Z]+)/g)].map((m) => at(m, 1));
-}
-function instanceOf(schema, rng, names) {
-  const s = schema ?? {};
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  if ("const" in s) return s.const;
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  switch (type) {
-    case "object": {
-      const props = s.properties ?? {};
-      const required2 = new Set(s.required ?? Object.keys(props));
-      const out = {};
-      for (const [key, sub] of Object.entries(props))
-        if (required2.has(key)) out[key] = instanceOf(sub, rng, names);
-      return out;
-    }
-    case "array": {
-      const n = Math.max(1, s.minItems ?? 1);
-      return Array.from(
-        { length: n },
-        () => instanceOf(s.items, rng, names)
-      );
-    }
-    case "integer":
-      return Math.max(s.minimum ?? 0, 7);
-    case "number":
-      return Math.max(s.minimum ?? 0, 3.5);
-    case "boolean":
-      return true;
-    case "null":
-      return null;
-    default:
-      return names.shift() ?? at(WORDS2, rng.int(0, WORDS2.length - 1));
-  }
-}
-function splitInto(text, size) {
-  const pieces = [];
-  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
-  return pieces.length > 0 ? pieces : [""];
-}
-function chooseTool(r) {
-  const tools = r.tools ?? [];
-  if (tools.length === 0 || r.toolChoice === "none") return void 0;
-  const choice = r.toolChoice;
-  if (typeof choice === "object") return tools.find((t) => t.name === choice.name);
-  const prompt = r.promptText.toLowerCase();
-  const mentioned = tools.find(
-    (t) => prompt.includes(t.name.toLowerCase()) || prompt.includes(t.name.replaceAll("_", " ").toLowerCase())
-  );
-  if (mentioned) return mentioned;
-  return r.toolChoice === "required" ? tools[0] : void 0;
-}
-function planStructured(r, knobs) {
-  const rng = new Rng(mixSeeds(hashString(r.promptText), 1404));
-  const names = entities(r.promptText);
-  const tool = chooseTool(r);
-  if (tool) {
-    let args = instanceOf(
-      tool.parameters ?? { type: "object", properties: {} },
-      rng,
-      names
-    );
-    if (broken(knobs.breakToolArgs, r.promptText, "args")) args = {};
-    const name = broken(knobs.breakToolName, r.promptText, "name") ? `${tool.name}_v2` : tool.name;
-    const argsText = JSON.stringify(args);
-    if (broken(knobs.leakToolCall, r.promptText, "leak")) {
-      return {
-        kind: "content",
-        pieces: splitInto(JSON.stringify({ name, arguments: args }), 4),
-        toolName: name,
-        finishReason: "stop",
-        emptyToolCalls: true
-      };
-    }
-    return {
-      kind: "tool",
-      pieces: splitInto(argsText, 8),
-      toolName: name,
-      finishReason: broken(knobs.stopInsteadOfToolCalls, r.promptText, "finish") ? "stop" : "tool_calls",
-      emptyToolCalls: false
-    };
-  }
-  const format = r.responseFormat?.type;
-  if (knobs.supportsResponseFormat && (format === "json_object" || format === "json_schema")) {
-    const value2 = format === "json_schema" ? instanceOf(r.responseFormat?.schema, rng, names) : { answer: names[0] ?? "ok" };
-    let text = JSON.stringify(value2);
-    if (broken(knobs.breakJson, r.promptText, "json"))
-      text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
-    return {
-      kind: "content",
-      pieces: splitInto(text, 4),
-      toolName: "",
-      finishReason: "stop",
-      emptyToolCalls: false
-    };
-  }
-  return void 0;
-}
-
-// src/mock/text.ts
-function naturalLength(promptKey, minTokens, maxTokens, sampleSeed) {
-  const rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed, 24301));
-  return rng.int(minTokens, maxTokens);
-}
-var TokenStream = class {
-  rng;
-  produced = 0;
-  constructor(promptKey, sampleSeed) {
-    this.rng = new Rng(mixSeeds(hashString(promptKey), sampleSeed));
-  }
-  next() {
-    const word = at(WORDS2, this.rng.int(0, WORDS2.length - 1));
-    return this.produced++ === 0 ? word : ` ${word}`;
-  }
-  take(count3) {
-    let text = "";
-    for (let i = 0; i < count3; i++) text += this.next();
-    return text;
-  }
-};
 
 // src/mock/writers.ts
 var STREAM_ERROR_EVENT = {
@@ -71564,80 +71716,17 @@ var Completions = class {
     this.generate(parsed, promptTokens2, fault, res);
   }
   generate(request4, promptTokens2, fault, res) {
-    const { profile, engine, stats } = this;
-    const sampleSeed = request4.temperature === 0 ? 0 : (request4.seed ?? this.sampleRng.nextUint32()) >>> 0;
-    const natural = naturalLength(
-      request4.promptText,
-      profile.naturalMinTokens,
-      profile.naturalMaxTokens,
-      sampleSeed
+    const { profile, engine } = this;
+    const shape = shapeGeneration(
+      profile,
+      request4,
+      promptTokens2,
+      fault,
+      () => this.sampleRng.nextUint32()
     );
-    const limit = request4.maxTokens ?? profile.maxModelLen - promptTokens2;
-    const ignoreEos = request4.ignoreEos && profile.honorIgnoreEos;
-    const plan = request4.endpoint === "chat" ? planStructured(
-      {
-        promptText: request4.promptText,
-        tools: request4.tools,
-        toolChoice: request4.toolChoice,
-        responseFormat: request4.responseFormat
-      },
-      profile
-    ) : void 0;
-    const wanted = plan ? plan.pieces.length : ignoreEos ? limit : natural;
-    const outputTokens2 = Math.min(wanted, limit);
-    const finishReason = wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
-    const cutAt = Math.max(1, Math.ceil(outputTokens2 / 2));
-    const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
-    const generated = cuts ? cutAt : outputTokens2;
-    const id = `${request4.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
-    const tokens2 = new TokenStream(request4.promptText, sampleSeed);
-    const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
-    const completionTokens = fault === "empty" ? 0 : generated + eos;
-    const usage = {
-      prompt_tokens: promptTokens2,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens2 + completionTokens
-    };
-    let pendingText = "";
-    let pendingTokens = 0;
-    let emitted = 0;
-    let finished = false;
-    let writer;
-    let gone = false;
-    const seq = {
-      promptTokens: promptTokens2,
-      promptBlocks: profile.prefixCache ? blockHashes(request4.promptText) : [],
-      // As vLLM reports it (--enable-prompt-tokens-details), when the cache held any.
-      onPrefill(cachedTokens) {
-        if (cachedTokens > 0) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
-      },
-      outputTokens: generated,
-      onToken() {
-        if (fault === "empty" || gone) return;
-        if (plan?.kind === "tool") {
-          writer?.toolArgs(plan.pieces[emitted++] ?? "");
-          return;
-        }
-        pendingText += plan ? plan.pieces[emitted++] ?? "" : tokens2.next();
-        pendingTokens++;
-        if (pendingTokens >= profile.tokensPerChunk) {
-          writer?.content(pendingText);
-          pendingText = "";
-          pendingTokens = 0;
-        }
-      },
-      onFinish() {
-        finished = true;
-        if (gone) return;
-        if (pendingTokens > 0) writer?.content(pendingText);
-        if (fault === "truncated") writer?.cut();
-        else if (fault === "streamError") writer?.fail();
-        else if (fault === "malformed") writer?.garble(finishReason, usage);
-        else writer?.finish(finishReason, usage);
-      }
-    };
+    const seq = new Generation(profile, request4, promptTokens2, shape, fault);
     if (!engine.submit(seq)) {
-      stats.shed++;
+      this.stats.shed++;
       sendJson(
         res,
         503,
@@ -71652,13 +71741,14 @@ var Completions = class {
       );
       return;
     }
+    const id = `${request4.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
     const context2 = { ...profile, created: this.created };
-    const w = request4.stream ? streamWriter(context2, request4, id, res, plan) : bufferedWriter(context2, request4, id, res, plan);
-    writer = w;
+    const w = request4.stream ? streamWriter(context2, request4, id, res, shape.plan) : bufferedWriter(context2, request4, id, res, shape.plan);
+    seq.writer = w;
     res.on("close", () => {
       w.stop();
-      gone = true;
-      if (!finished && profile.cancelOnDisconnect) engine.cancel(seq);
+      seq.gone = true;
+      if (!seq.finished && profile.cancelOnDisconnect) engine.cancel(seq);
     });
   }
 };
@@ -72038,6 +72128,99 @@ var Engine = class {
   }
 };
 
+// src/mock/routes.ts
+var MockRoutes = class {
+  created = Math.floor(Date.now() / 1e3);
+  profile;
+  engine;
+  completions;
+  clock;
+  constructor(profile, engine, completions, clock) {
+    this.profile = profile;
+    this.engine = engine;
+    this.completions = completions;
+    this.clock = clock;
+  }
+  route(req, res, raw) {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (this.refusedKey(req, res, path)) return;
+    if (req.method === "GET" && path === "/health") res.writeHead(200).end();
+    else if (req.method === "GET" && path === "/metrics") this.metrics(res);
+    else if (req.method === "GET" && path === "/v1/models") this.models(res);
+    else if (path === "/v1/chat/completions" || path === "/v1/completions")
+      this.completion(req, res, path, raw);
+    else
+      sendError(res, {
+        status: 404,
+        message: `Unknown route ${req.method} ${path}`,
+        type: "invalid_request_error",
+        param: null,
+        code: "not_found"
+      });
+  }
+  /** A wrong or missing key on /v1/ gets a 401, quoting what it got as servers do. */
+  refusedKey(req, res, path) {
+    const key = this.profile.apiKey;
+    if (!key || !path.startsWith("/v1/") || req.headers.authorization === `Bearer ${key}`)
+      return false;
+    const got = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+    sendError(res, {
+      status: 401,
+      message: `Incorrect API key provided: ${got || "(none)"}.`,
+      type: "invalid_request_error",
+      param: null,
+      code: "invalid_api_key"
+    });
+    return true;
+  }
+  metrics(res) {
+    const p = this.profile;
+    if (p.metricsFormat === "off") {
+      sendError(res, {
+        status: 501,
+        message: "This server does not support metrics endpoint.",
+        type: "not_supported_error",
+        param: null,
+        code: null
+      });
+      return;
+    }
+    const text = this.engine.metrics.render(
+      p.metricsFormat,
+      p.models[0] ?? "",
+      this.engine.gauges()
+    );
+    res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
+  }
+  models(res) {
+    const data = this.profile.models.map((id) => ({
+      id,
+      object: "model",
+      created: this.created,
+      owned_by: "llm-perf-gate-mock",
+      max_model_len: this.profile.maxModelLen
+    }));
+    sendJson(res, 200, JSON.stringify({ object: "list", data }));
+  }
+  completion(req, res, path, raw) {
+    if (req.method !== "POST") {
+      sendError(res, {
+        status: 405,
+        message: `Method ${req.method} is not allowed on ${path}; use POST`,
+        type: "invalid_request_error",
+        param: null,
+        code: null
+      });
+      return;
+    }
+    const kind = path === "/v1/chat/completions" ? "chat" : "completions";
+    const p = this.profile;
+    if (p.busyDelayMs > 0 && inBusyHours(p.busyHours, this.clock()))
+      setTimeout(() => this.completions.handle(kind, raw, res), p.busyDelayMs);
+    else this.completions.handle(kind, raw, res);
+  }
+};
+
 // src/mock/server.ts
 var MAX_BODY_BYTES2 = 16 * 1024 * 1024;
 async function startMockServer(options = {}) {
@@ -72060,73 +72243,7 @@ async function startMockServer(options = {}) {
     server.closeAllConnections();
     crash();
   });
-  const created = Math.floor(Date.now() / 1e3);
-  function route(req, res, raw) {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    if (profile.apiKey && path.startsWith("/v1/") && req.headers.authorization !== `Bearer ${profile.apiKey}`) {
-      const got = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
-      sendError(res, {
-        status: 401,
-        message: `Incorrect API key provided: ${got || "(none)"}.`,
-        type: "invalid_request_error",
-        param: null,
-        code: "invalid_api_key"
-      });
-      return;
-    }
-    if (req.method === "GET" && path === "/health") {
-      res.writeHead(200).end();
-    } else if (req.method === "GET" && path === "/metrics") {
-      if (profile.metricsFormat === "off") {
-        sendError(res, {
-          status: 501,
-          message: "This server does not support metrics endpoint.",
-          type: "not_supported_error",
-          param: null,
-          code: null
-        });
-        return;
-      }
-      const text = engine.metrics.render(
-        profile.metricsFormat,
-        profile.models[0] ?? "",
-        engine.gauges()
-      );
-      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
-    } else if (req.method === "GET" && path === "/v1/models") {
-      const data = profile.models.map((id) => ({
-        id,
-        object: "model",
-        created,
-        owned_by: "llm-perf-gate-mock",
-        max_model_len: profile.maxModelLen
-      }));
-      sendJson(res, 200, JSON.stringify({ object: "list", data }));
-    } else if (path === "/v1/chat/completions" || path === "/v1/completions") {
-      if (req.method !== "POST") {
-        sendError(res, {
-          status: 405,
-          message: `Method ${req.method} is not allowed on ${path}; use POST`,
-          type: "invalid_request_error",
-          param: null,
-          code: null
-        });
-        return;
-      }
-      const kind = path === "/v1/chat/completions" ? "chat" : "completions";
-      if (profile.busyDelayMs > 0 && inBusyHours(profile.busyHours, clock()))
-        setTimeout(() => completions.handle(kind, raw, res), profile.busyDelayMs);
-      else completions.handle(kind, raw, res);
-    } else {
-      sendError(res, {
-        status: 404,
-        message: `Unknown route ${req.method} ${path}`,
-        type: "invalid_request_error",
-        param: null,
-        code: "not_found"
-      });
-    }
-  }
+  const routes = new MockRoutes(profile, engine, completions, clock);
   const spent = /* @__PURE__ */ new WeakSet();
   const server = createServer({ keepAliveTimeout: 6e4 }, (req, res) => {
     if (profile.closeAfterResponse) {
@@ -72156,7 +72273,7 @@ async function startMockServer(options = {}) {
         });
         return;
       }
-      route(req, res, Buffer.concat(parts).toString("utf8"));
+      routes.route(req, res, Buffer.concat(parts).toString("utf8"));
     });
   });
   server.headersTimeout = 0;

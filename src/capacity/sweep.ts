@@ -63,6 +63,148 @@ function describePoint(p: SweepPoint): string {
   return `${base}, SLO attainment ${percent(r.goodput.attainment)}: ${p.judgement}`;
 }
 
+class OverBudget extends Error {
+  override name = "OverBudget";
+}
+
+/** One sweep in progress: its points measured into `sweep`, phase by phase. */
+class SweepRun<A extends string> {
+  private readonly arms: A[];
+  private readonly startMs: number;
+  private readonly sweep: Sweep<A>;
+  private readonly base: Record<A, TrialOptions>;
+  private readonly settings: SweepSettings;
+  private readonly deps: SweepDeps<A>;
+
+  constructor(
+    sweep: Sweep<A>,
+    base: Record<A, TrialOptions>,
+    settings: SweepSettings,
+    deps: SweepDeps<A>,
+  ) {
+    this.sweep = sweep;
+    this.base = base;
+    this.settings = settings;
+    this.deps = deps;
+    this.arms = Object.keys(sweep.arms).filter((a): a is A => a in sweep.arms);
+    this.startMs = deps.nowMs();
+  }
+
+  /** The arms in the order of step i: alternating, so neither always goes first. */
+  order(i: number): A[] {
+    return i % 2 === 0 ? this.arms : [...this.arms].reverse();
+  }
+
+  /** One point, measured again while it fails its self-checks and re-runs are left. */
+  async measure(arm: A, phase: SweepPhase, rate: number | null): Promise<SweepPoint> {
+    const { settings, deps } = this;
+    for (let attempt = 0; ; attempt++) {
+      const spentS = (deps.nowMs() - this.startMs) / 1000;
+      if (settings.maxDurationS !== undefined && spentS >= settings.maxDurationS)
+        throw new OverBudget();
+      const report = await deps.run(
+        arm,
+        pointOptions(this.base[arm], settings, phase, rate),
+        label(phase, rate),
+      );
+      const judgement =
+        rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
+      const point: SweepPoint = { phase, rate_per_s: rate, judgement, report };
+      this.sweep.arms[arm].points.push(point);
+      deps.log(`  ${arm} ${label(phase, rate)}: ${describePoint(point)}`);
+      if (judgement !== "invalid" || attempt >= settings.maxReruns) return point;
+      deps.log(
+        `  ${arm}: measuring ${label(phase, rate)} again (${attempt + 1}/${settings.maxReruns})`,
+      );
+    }
+  }
+
+  throughputOf(arm: A, phase: SweepPhase): number | undefined {
+    return this.sweep.arms[arm].points.find((p) => p.phase === phase && p.judgement === "measured")
+      ?.report.throughput.requests_per_s;
+  }
+
+  /** Synchronous and offline on every arm; the grid between the two. */
+  async anchors(): Promise<void> {
+    for (const [i, phase] of (["synchronous", "offline"] as const).entries()) {
+      for (const arm of this.order(i)) await this.measure(arm, phase, null);
+    }
+    const sync = Math.min(
+      ...this.arms.map((a) => this.throughputOf(a, "synchronous") ?? Number.POSITIVE_INFINITY),
+    );
+    const offline = Math.max(...this.arms.map((a) => this.throughputOf(a, "offline") ?? 0));
+    this.sweep.grid = rateGrid(Number.isFinite(sync) ? sync : 0, offline, this.settings.points);
+    this.deps.log(`sweep rates: ${this.sweep.grid.join(", ")} req/s`);
+  }
+
+  private active = (arm: A) => this.sweep.arms[arm].stopped === null;
+
+  /** One grid rate on an arm; an overloaded or invalid point stops its escalation. */
+  private async escalate(rate: number, arm: A): Promise<void> {
+    const a = this.sweep.arms[arm];
+    const p = await this.measure(arm, "rate", rate);
+    const r = p.report;
+    if (p.judgement === "overload") {
+      a.stopped = `stopped escalating at ${rate} req/s: ${r.outcomes.censored > 0 ? `${r.outcomes.censored} requests cut off at the timeout` : `SLO attainment ${percent(r.goodput.attainment)}, below half of min-attainment`}`;
+    } else if (p.judgement === "invalid") {
+      a.stopped = `stopped at ${rate} req/s: the trial failed its self-checks ${this.settings.maxReruns + 1} times (${r.validity.reasons.join("; ")})`;
+    }
+  }
+
+  /**
+   * The grid's rates, ascending, on every arm still going; then, the offline
+   * burst can understate what an open loop sustains: while an arm has not
+   * failed yet, on in grid steps, up to twice the grid's range.
+   */
+  async ascend(): Promise<void> {
+    const sweep = this.sweep;
+    for (const [i, rate] of sweep.grid.entries()) {
+      for (const arm of this.order(i)) if (this.active(arm)) await this.escalate(rate, arm);
+      if (!this.arms.some(this.active)) break;
+    }
+    const grid = [...sweep.grid];
+    const step = grid.length >= 2 ? at(grid, 1) - at(grid, 0) : (grid[0] ?? 1);
+    const unbounded = (arm: A) =>
+      this.active(arm) && bracketOf(sweep.arms[arm].points).fail === undefined;
+    for (let k = 1; k <= this.settings.points && this.arms.some(unbounded); k++) {
+      const rate = roundRate((grid.at(-1) ?? 0) + k * step);
+      sweep.grid.push(rate);
+      for (const arm of this.order(grid.length + k - 1))
+        if (unbounded(arm)) await this.escalate(rate, arm);
+    }
+  }
+
+  /** Each arm's bracket bisected until it is narrower than the resolution. */
+  async refine(): Promise<void> {
+    const blocked = new Set<A>();
+    const open = (arm: A) =>
+      !blocked.has(arm) &&
+      needsRefinement(
+        bracketOf(this.sweep.arms[arm].points),
+        this.settings.resolution,
+        this.throughputOf(arm, "synchronous") ?? 0,
+      );
+    for (let round = 0; round < MAX_REFINEMENTS; round++) {
+      const todo = this.order(round).filter(open);
+      if (todo.length === 0) break;
+      for (const arm of todo) {
+        const b = bracketOf(this.sweep.arms[arm].points);
+        const hi = b.fail?.rate_per_s ?? Number.NaN;
+        const lo = b.pass?.rate_per_s ?? 0;
+        const mid = roundRate((lo + hi) / 2);
+        // Three significant digits cannot split it further.
+        if (!(mid > lo && mid < hi)) blocked.add(arm);
+        else if ((await this.measure(arm, "refine", mid)).judgement === "invalid") blocked.add(arm);
+      }
+    }
+  }
+
+  /** Trials measured so far, over all arms. */
+  get trials(): number {
+    return this.arms.reduce((n, a) => n + this.sweep.arms[a].points.length, 0);
+  }
+}
+
 /**
  * Runs the sweep into `sweep` (so a cancel that throws out of `run` leaves
  * what was measured there).
@@ -73,107 +215,18 @@ export async function runSweep<A extends string>(
   settings: SweepSettings,
   deps: SweepDeps<A>,
 ): Promise<void> {
-  const arms = Object.keys(sweep.arms) as A[];
-  const order = (i: number) => (i % 2 === 0 ? arms : [...arms].reverse());
-  const startMs = deps.nowMs();
-  const budget = new Error("budget");
-
-  const measurePoint = async (arm: A, phase: SweepPhase, rate: number | null) => {
-    for (let attempt = 0; ; attempt++) {
-      const spentS = (deps.nowMs() - startMs) / 1000;
-      if (settings.maxDurationS !== undefined && spentS >= settings.maxDurationS) throw budget;
-      const report = await deps.run(
-        arm,
-        pointOptions(base[arm], settings, phase, rate),
-        label(phase, rate),
-      );
-      const judgement =
-        rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
-      const point: SweepPoint = { phase, rate_per_s: rate, judgement, report };
-      sweep.arms[arm].points.push(point);
-      deps.log(`  ${arm} ${label(phase, rate)}: ${describePoint(point)}`);
-      if (judgement !== "invalid" || attempt >= settings.maxReruns) return point;
-      deps.log(
-        `  ${arm}: measuring ${label(phase, rate)} again (${attempt + 1}/${settings.maxReruns})`,
-      );
-    }
-  };
-
-  const throughputOf = (arm: A, phase: SweepPhase) =>
-    sweep.arms[arm].points.find((p) => p.phase === phase && p.judgement === "measured")?.report
-      .throughput.requests_per_s;
-
+  const run = new SweepRun(sweep, base, settings, deps);
   try {
-    for (const [i, phase] of (["synchronous", "offline"] as const).entries()) {
-      for (const arm of order(i)) await measurePoint(arm, phase, null);
-    }
-    const sync = Math.min(
-      ...arms.map((a) => throughputOf(a, "synchronous") ?? Number.POSITIVE_INFINITY),
-    );
-    const offline = Math.max(...arms.map((a) => throughputOf(a, "offline") ?? 0));
-    sweep.grid = rateGrid(Number.isFinite(sync) ? sync : 0, offline, settings.points);
-    deps.log(`sweep rates: ${sweep.grid.join(", ")} req/s`);
-
-    const escalate = async (rate: number, arm: A) => {
-      const a = sweep.arms[arm];
-      const p = await measurePoint(arm, "rate", rate);
-      if (p.judgement === "overload") {
-        a.stopped = `stopped escalating at ${rate} req/s: ${p.report.outcomes.censored > 0 ? `${p.report.outcomes.censored} requests cut off at the timeout` : `SLO attainment ${percent(p.report.goodput.attainment)}, below half of min-attainment`}`;
-      } else if (p.judgement === "invalid") {
-        a.stopped = `stopped at ${rate} req/s: the trial failed its self-checks ${settings.maxReruns + 1} times (${p.report.validity.reasons.join("; ")})`;
-      }
-    };
-    const active = (arm: A) => sweep.arms[arm].stopped === null;
-    for (const [i, rate] of sweep.grid.entries()) {
-      for (const arm of order(i)) if (active(arm)) await escalate(rate, arm);
-      if (!arms.some(active)) break;
-    }
-    // The offline burst can understate what an open loop sustains: while an arm
-    // has not failed yet, go on in grid steps, up to twice the grid's range.
-    const grid = [...sweep.grid];
-    const step = grid.length >= 2 ? at(grid, 1) - at(grid, 0) : (grid[0] ?? 1);
-    const unbounded = (arm: A) =>
-      active(arm) && bracketOf(sweep.arms[arm].points).fail === undefined;
-    for (let k = 1; k <= settings.points && arms.some(unbounded); k++) {
-      const rate = roundRate((grid.at(-1) ?? 0) + k * step);
-      sweep.grid.push(rate);
-      for (const arm of order(grid.length + k - 1)) if (unbounded(arm)) await escalate(rate, arm);
-    }
-
-    const blocked = new Set<A>();
-    for (let round = 0; round < MAX_REFINEMENTS; round++) {
-      const todo = order(round).filter(
-        (arm) =>
-          !blocked.has(arm) &&
-          needsRefinement(
-            bracketOf(sweep.arms[arm].points),
-            settings.resolution,
-            throughputOf(arm, "synchronous") ?? 0,
-          ),
-      );
-      if (todo.length === 0) break;
-      for (const arm of todo) {
-        const b = bracketOf(sweep.arms[arm].points);
-        const hi = b.fail?.rate_per_s as number;
-        const lo = b.pass?.rate_per_s ?? 0;
-        const mid = roundRate((lo + hi) / 2);
-        // Three significant digits cannot split it further.
-        if (mid <= lo || mid >= hi) {
-          blocked.add(arm);
-          continue;
-        }
-        const p = await measurePoint(arm, "refine", mid);
-        if (p.judgement === "invalid") blocked.add(arm);
-      }
-    }
+    await run.anchors();
+    await run.ascend();
+    await run.refine();
   } catch (error) {
-    if (error !== budget) throw error;
-    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${arms.reduce((n, a) => n + sweep.arms[a].points.length, 0)} trials`;
+    if (!(error instanceof OverBudget)) throw error;
+    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${run.trials} trials`;
     deps.log(`sweep: ${sweep.stopped_by}; stopping with what was measured`);
   }
 }
 
-/** A planned sweep's size: trials, and seconds without the two burst phases. */
 export function planSweep(
   arms: number,
   base: TrialOptions,

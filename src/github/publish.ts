@@ -33,15 +33,8 @@ export interface Rendered {
   summary: string;
 }
 
-export async function publish(
-  results: GateResults,
-  settings: PublishSettings,
-  resultsPath: string,
-  ctx: PublishContext,
-  io: ActionIo,
-  postComment: boolean,
-  rendered: Rendered,
-): Promise<void> {
+/** The step's outputs: the verdict, each gated metric, capacity, reliability. */
+function setOutputs(results: GateResults, resultsPath: string, io: ActionIo): void {
   io.setOutput("verdict", results.verdict);
   io.setOutput("results-path", resultsPath);
   io.setOutput("headline", results.headline);
@@ -52,7 +45,6 @@ export async function publish(
     io.setOutput(`${id}-ratio-upper`, (1 + c.change_upper).toFixed(4));
     io.setOutput(`${id}-verdict`, c.verdict);
   }
-
   const cap = results.capacity?.comparison;
   if (cap) {
     const perS = (v: number | null) => (v === null ? "" : String(v));
@@ -60,19 +52,24 @@ export async function publish(
     io.setOutput("capacity-candidate", perS(cap.candidate_per_s));
     io.setOutput("capacity-change", cap.change === null ? "" : cap.change.toFixed(4));
     io.setOutput("capacity-verdict", cap.verdict);
-    if (cap.verdict === "regressed") io.error(`capacity: ${cap.reason}`);
-    else if (cap.verdict === "inconclusive") io.warning(`capacity: ${cap.reason}`);
   }
-
   const rel = results.reliability;
   if (rel) {
     io.setOutput("reliability-verdict", rel.verdict);
     io.setOutput("failure-rate-baseline", rel.baseline.rate.toFixed(4));
     io.setOutput("failure-rate-candidate", rel.candidate.rate.toFixed(4));
-    if (rel.verdict === "regressed") io.error(`failure rate: ${rel.reason}`);
-    else if (rel.verdict === "inconclusive")
-      io.warning(`failure rate: ${rel.reason}; add pairs to decide`);
   }
+}
+
+/** Annotations: an error for each regression and guard, a warning for what is open or noisy. */
+function annotate(results: GateResults, io: ActionIo): void {
+  const cap = results.capacity?.comparison;
+  if (cap?.verdict === "regressed") io.error(`capacity: ${cap.reason}`);
+  else if (cap?.verdict === "inconclusive") io.warning(`capacity: ${cap.reason}`);
+  const rel = results.reliability;
+  if (rel?.verdict === "regressed") io.error(`failure rate: ${rel.reason}`);
+  else if (rel?.verdict === "inconclusive")
+    io.warning(`failure rate: ${rel.reason}; add pairs to decide`);
   for (const c of results.comparisons) {
     if (c.verdict === "regressed") io.error(`${c.label}: ${c.reason}`);
     else if (c.verdict === "inconclusive")
@@ -81,16 +78,16 @@ export async function publish(
   }
   for (const w of results.warnings) io.warning(w);
   for (const g of results.guards) io.error(g.detail ? `${g.message}\n${g.detail}` : g.message);
+}
 
-  if (settings.jobSummary) {
-    try {
-      await io.writeSummary(rendered.summary);
-    } catch (error) {
-      io.warning(`could not write the job summary: ${errorMessage(error)}`);
-    }
-  }
-
-  if (!postComment || settings.comment === "never") return;
+/** The sticky comment on the run's pull request, per the comment policy. */
+async function comment(
+  results: GateResults,
+  settings: PublishSettings,
+  ctx: PublishContext,
+  io: ActionIo,
+  body: string,
+): Promise<void> {
   const repo = repoFromEnv(ctx.env);
   if (!ctx.api || !repo) {
     io.info("no GitHub token or repository: no PR comment");
@@ -119,7 +116,7 @@ export async function publish(
       repo,
       pr,
       marker(settings.commentKey),
-      rendered.comment,
+      body,
       create,
     );
     if (done.url) io.setOutput("comment-url", done.url);
@@ -135,4 +132,26 @@ export async function publish(
         : "";
     io.warning(`could not post the PR comment${hint}: ${errorMessage(error)}`);
   }
+}
+
+export async function publish(
+  results: GateResults,
+  settings: PublishSettings,
+  resultsPath: string,
+  ctx: PublishContext,
+  io: ActionIo,
+  postComment: boolean,
+  rendered: Rendered,
+): Promise<void> {
+  setOutputs(results, resultsPath, io);
+  annotate(results, io);
+  if (settings.jobSummary) {
+    try {
+      await io.writeSummary(rendered.summary);
+    } catch (error) {
+      io.warning(`could not write the job summary: ${errorMessage(error)}`);
+    }
+  }
+  if (postComment && settings.comment !== "never")
+    await comment(results, settings, ctx, io, rendered.comment);
 }

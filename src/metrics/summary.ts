@@ -4,7 +4,7 @@
 
 import type { Outcome } from "../common/outcomes.ts";
 import { PERCENTILE_VALUES } from "../common/percentiles.ts";
-import { SLO_NAMES, type Slo, sloField } from "../common/slo.ts";
+import { type Slo, type SloRecord, sloRecord } from "../common/slo.ts";
 import type { ProbeReadings } from "../load/probes.ts";
 import type { LatencyHistogram, LatencySummary } from "./histogram.ts";
 import type { FailureExample, TrialRecorder } from "./recorder.ts";
@@ -99,7 +99,7 @@ export interface TrialSummary {
     requests_per_s: number;
     attainment: number;
     good: number;
-    slo: Record<string, number>;
+    slo: SloRecord;
   };
   validity: Validity & {
     limits: LimitsReport;
@@ -144,31 +144,44 @@ function promptTokens(p: TrialFacts["promptTokens"]): TrialSummary["tokens"]["pr
   };
 }
 
-export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSummary {
-  const scheduled = rec.scheduled;
-  const windowS = facts.windowS;
-  const ok = rec.outcomes.ok;
-  const skew = rec.sendSkew.summary();
-  const slotWait = rec.slotWait.summary();
+/** How far late sends moved a latency percentile: measured vs on time. */
+function skewPair(scheduled: LatencyHistogram, onTime: LatencyHistogram, p: number): SkewPair {
+  const s = scheduled.percentile(p);
+  const o = onTime.percentile(p);
+  return {
+    scheduled: s?.value ?? null,
+    onTime: o?.value ?? null,
+    censored: s?.lowerBound ?? false,
+    resolutionMs: onTime.rankResolution(p) ?? null,
+  };
+}
+
+/** Tokens: output, chunks, usage, and the prompt tokens meant and counted. */
+function tokensOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["tokens"] {
   // One token more than was streamed, request after request, is the EOS token
   // a server counts but does not send (llama.cpp), not several tokens per chunk.
   const countsEos = rec.usageRequests > 0 && rec.usageWithEos * 2 > rec.usageRequests;
   const streamedTokens = rec.usageTokens - (countsEos ? rec.usageWithEos : 0);
   const tokensPerChunk = rec.usageChunks > 0 ? streamedTokens / rec.usageChunks : null;
-  const pct = facts.limits.percentile;
-  const p = PERCENTILE_VALUES[pct];
-  const pair = (scheduled: LatencyHistogram, onTime: LatencyHistogram): SkewPair => {
-    const s = scheduled.percentile(p);
-    const o = onTime.percentile(p);
-    return {
-      scheduled: s?.value ?? null,
-      onTime: o?.value ?? null,
-      censored: s?.lowerBound ?? false,
-      resolutionMs: onTime.rankResolution(p) ?? null,
-    };
+  return {
+    output_total: rec.outputTokens,
+    output_chunks: rec.outputChunks,
+    tokens_per_chunk: tokensPerChunk === null ? null : round(tokensPerChunk),
+    itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
+    requests_with_usage: rec.usageRequests,
+    usage_counts_eos: countsEos,
+    prompt: promptTokens(facts.promptTokens),
   };
-  const ttftPair = pair(rec.ttft, rec.ttftOnTime);
-  const e2elPair = pair(rec.e2el, rec.e2elOnTime);
+}
+
+/** The self-checks' verdict and every reading it was judged on. */
+function validityOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["validity"] {
+  const windowS = facts.windowS;
+  const skew = rec.sendSkew.summary();
+  const slotWait = rec.slotWait.summary();
+  const p = PERCENTILE_VALUES[facts.limits.percentile];
+  const ttftPair = skewPair(rec.ttft, rec.ttftOnTime, p);
+  const e2elPair = skewPair(rec.e2el, rec.e2elOnTime, p);
   const validity = evaluateValidity(
     {
       sendSkewP99Ms: skew.p99 ?? 0,
@@ -176,7 +189,7 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
       e2el: e2elPair,
       lateSends: rec.lateSends,
       lateSendMs: rec.lateSendMs,
-      scheduled,
+      scheduled: rec.scheduled,
       unsent: rec.outcomes.unsent,
       windowMs: windowS * 1000,
       readings: facts.readings,
@@ -187,12 +200,42 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
     },
     facts.limits,
   );
-  const slo: Record<string, number> = {};
-  for (const name of SLO_NAMES) {
-    const ms = facts.slo[sloField(name)];
-    if (ms !== undefined) slo[`${name}_ms`] = ms;
-  }
   const r = facts.readings;
+  return {
+    ...validity,
+    limits: limitsReport(facts.limits),
+    send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
+    skew_effect: {
+      ttft: rounded(skewEffect(ttftPair)),
+      e2el: rounded(skewEffect(e2elPair)),
+    },
+    late_sends: rec.lateSends,
+    late_send_ms: rec.lateSendMs === undefined ? null : round(rec.lateSendMs),
+    unsent: rec.outcomes.unsent,
+    event_loop_delay_ms: {
+      p50: round(r.eventLoopDelayMs.p50),
+      p99: round(r.eventLoopDelayMs.p99),
+      max: round(r.eventLoopDelayMs.max),
+    },
+    gc: {
+      count: r.gc.count,
+      total_ms: round(r.gc.totalMs),
+      share_of_window: round(windowS > 0 ? r.gc.totalMs / (windowS * 1000) : 0, 5),
+    },
+    client_cpu: {
+      share_of_core: round(r.cpu.shareOfCore, 4),
+      user_ms: round(r.cpu.userMs, 1),
+      system_ms: round(r.cpu.systemMs, 1),
+    },
+    capped: facts.maxConcurrency !== undefined,
+    slot_wait_ms: slotWait,
+  };
+}
+
+export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSummary {
+  const scheduled = rec.scheduled;
+  const windowS = facts.windowS;
+  const perS = (n: number) => round(windowS > 0 ? n / windowS : 0);
   return {
     scheduled,
     window_s: round(windowS),
@@ -206,55 +249,19 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
       itl_ms: rec.itl.summary(),
       first_byte_ms: rec.firstByte.summary(),
     },
-    tokens: {
-      output_total: rec.outputTokens,
-      output_chunks: rec.outputChunks,
-      tokens_per_chunk: tokensPerChunk === null ? null : round(tokensPerChunk),
-      itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
-      requests_with_usage: rec.usageRequests,
-      usage_counts_eos: countsEos,
-      prompt: promptTokens(facts.promptTokens),
-    },
+    tokens: tokensOf(rec, facts),
     reconnects: rec.reconnects,
     throughput: {
-      output_tokens_per_s: round(windowS > 0 ? rec.outputTokens / windowS : 0),
-      requests_per_s: round(windowS > 0 ? ok / windowS : 0),
+      output_tokens_per_s: perS(rec.outputTokens),
+      requests_per_s: perS(rec.outcomes.ok),
     },
     goodput: {
-      requests_per_s: round(windowS > 0 ? rec.good / windowS : 0),
+      requests_per_s: perS(rec.good),
       attainment: round(scheduled > 0 ? rec.good / scheduled : 0, 4),
       good: rec.good,
-      slo,
+      slo: sloRecord(facts.slo),
     },
-    validity: {
-      ...validity,
-      limits: limitsReport(facts.limits),
-      send_skew_ms: { p50: skew.p50, p99: skew.p99, max: skew.max },
-      skew_effect: {
-        ttft: rounded(skewEffect(ttftPair)),
-        e2el: rounded(skewEffect(e2elPair)),
-      },
-      late_sends: rec.lateSends,
-      late_send_ms: rec.lateSendMs === undefined ? null : round(rec.lateSendMs),
-      unsent: rec.outcomes.unsent,
-      event_loop_delay_ms: {
-        p50: round(r.eventLoopDelayMs.p50),
-        p99: round(r.eventLoopDelayMs.p99),
-        max: round(r.eventLoopDelayMs.max),
-      },
-      gc: {
-        count: r.gc.count,
-        total_ms: round(r.gc.totalMs),
-        share_of_window: round(windowS > 0 ? r.gc.totalMs / (windowS * 1000) : 0, 5),
-      },
-      client_cpu: {
-        share_of_core: round(r.cpu.shareOfCore, 4),
-        user_ms: round(r.cpu.userMs, 1),
-        system_ms: round(r.cpu.systemMs, 1),
-      },
-      capped: facts.maxConcurrency !== undefined,
-      slot_wait_ms: slotWait,
-    },
+    validity: validityOf(rec, facts),
     errors: rec.examples,
     histograms: {
       ttft_us: rec.ttft.encode(),

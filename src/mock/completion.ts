@@ -6,9 +6,9 @@ import type { ServerResponse } from "node:http";
 import { errorMessage } from "../common/errors.ts";
 import { estimateTokens } from "../workload/dataset.ts";
 import { mixSeeds, Rng } from "../workload/rng.ts";
-import type { Engine, Sequence } from "./engine.ts";
+import type { Engine } from "./engine.ts";
 import { FAULT_RESPONSES, faultDrawer } from "./faults.ts";
-import { blockHashes } from "./prefix-cache.ts";
+import { Generation, shapeGeneration } from "./generation.ts";
 import type { FaultKind, MockProfile } from "./profile.ts";
 import {
   type ApiError,
@@ -17,9 +17,7 @@ import {
   type GenerationRequest,
   parseGenerationRequest,
 } from "./requests.ts";
-import { planStructured } from "./structured.ts";
-import { naturalLength, TokenStream } from "./text.ts";
-import { bufferedWriter, sendJson, streamWriter, type Usage, type Writer } from "./writers.ts";
+import { bufferedWriter, sendJson, streamWriter } from "./writers.ts";
 
 export interface CompletionStats {
   completionRequests: number;
@@ -138,94 +136,13 @@ export class Completions {
     fault: FaultKind | undefined,
     res: ServerResponse,
   ): void {
-    const { profile, engine, stats } = this;
-    // Temperature 0 is greedy: same prompt, same text. Otherwise the request's
-    // seed or a seeded per-request nonce picks the sample.
-    const sampleSeed =
-      request.temperature === 0 ? 0 : (request.seed ?? this.sampleRng.nextUint32()) >>> 0;
-    const natural = naturalLength(
-      request.promptText,
-      profile.naturalMinTokens,
-      profile.naturalMaxTokens,
-      sampleSeed,
+    const { profile, engine } = this;
+    const shape = shapeGeneration(profile, request, promptTokens, fault, () =>
+      this.sampleRng.nextUint32(),
     );
-    const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
-    const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
-    // JSON under response_format and tool calls have their own, fixed length.
-    const plan =
-      request.endpoint === "chat"
-        ? planStructured(
-            {
-              promptText: request.promptText,
-              tools: request.tools,
-              toolChoice: request.toolChoice,
-              responseFormat: request.responseFormat,
-            },
-            profile,
-          )
-        : undefined;
-    const wanted = plan ? plan.pieces.length : ignoreEos ? limit : natural;
-    const outputTokens = Math.min(wanted, limit);
-    const finishReason =
-      wanted > limit || (!plan && ignoreEos) ? "length" : (plan?.finishReason ?? "stop");
-    // Faults that cut a stream do so half-way through the output.
-    const cutAt = Math.max(1, Math.ceil(outputTokens / 2));
-    const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
-    const generated = cuts ? cutAt : outputTokens;
-
-    const id = `${request.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
-    const tokens = new TokenStream(request.promptText, sampleSeed);
-    // llama.cpp counts the end-of-sequence token, which it does not stream.
-    const eos =
-      profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
-    const completionTokens = fault === "empty" ? 0 : generated + eos;
-    const usage: Usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-    };
-    let pendingText = "";
-    let pendingTokens = 0;
-    let emitted = 0;
-    let finished = false;
-    // The engine calls back only from its timers, after the writer below exists;
-    // once the client has gone (and the engine keeps going), nothing is written.
-    let writer: Writer | undefined;
-    let gone = false;
-    const seq: Sequence = {
-      promptTokens,
-      promptBlocks: profile.prefixCache ? blockHashes(request.promptText) : [],
-      // As vLLM reports it (--enable-prompt-tokens-details), when the cache held any.
-      onPrefill(cachedTokens) {
-        if (cachedTokens > 0) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
-      },
-      outputTokens: generated,
-      onToken() {
-        if (fault === "empty" || gone) return;
-        if (plan?.kind === "tool") {
-          writer?.toolArgs(plan.pieces[emitted++] ?? "");
-          return;
-        }
-        pendingText += plan ? (plan.pieces[emitted++] ?? "") : tokens.next();
-        pendingTokens++;
-        if (pendingTokens >= profile.tokensPerChunk) {
-          writer?.content(pendingText);
-          pendingText = "";
-          pendingTokens = 0;
-        }
-      },
-      onFinish() {
-        finished = true;
-        if (gone) return;
-        if (pendingTokens > 0) writer?.content(pendingText);
-        if (fault === "truncated") writer?.cut();
-        else if (fault === "streamError") writer?.fail();
-        else if (fault === "malformed") writer?.garble(finishReason, usage);
-        else writer?.finish(finishReason, usage);
-      },
-    };
+    const seq = new Generation(profile, request, promptTokens, shape, fault);
     if (!engine.submit(seq)) {
-      stats.shed++;
+      this.stats.shed++;
       sendJson(
         res,
         503,
@@ -240,16 +157,17 @@ export class Completions {
       );
       return;
     }
+    const id = `${request.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
     const context = { ...profile, created: this.created };
     const w = request.stream
-      ? streamWriter(context, request, id, res, plan)
-      : bufferedWriter(context, request, id, res, plan);
-    writer = w;
+      ? streamWriter(context, request, id, res, shape.plan)
+      : bufferedWriter(context, request, id, res, shape.plan);
+    seq.writer = w;
     res.on("close", () => {
       w.stop();
-      gone = true;
+      seq.gone = true;
       // A server that does not notice the client left keeps generating: a backlog.
-      if (!finished && profile.cancelOnDisconnect) engine.cancel(seq);
+      if (!seq.finished && profile.cancelOnDisconnect) engine.cancel(seq);
     });
   }
 }

@@ -3,13 +3,13 @@
 // with seeded fault injection. Used by the demo, the tests and by users who
 // want to try the gate without a GPU.
 
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { recordOf } from "../common/arrays.ts";
 import { type CompletionStats, Completions, sendError } from "./completion.ts";
 import { Engine, type EngineStats } from "./engine.ts";
-import { DEFAULT_PROFILE, FAULT_KINDS, inBusyHours, type MockProfile } from "./profile.ts";
-import { sendJson } from "./writers.ts";
+import { DEFAULT_PROFILE, FAULT_KINDS, type MockProfile } from "./profile.ts";
+import { MockRoutes } from "./routes.ts";
 
 export interface MockServerOptions {
   profile?: MockProfile;
@@ -55,81 +55,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     server.closeAllConnections();
     crash();
   });
-  const created = Math.floor(Date.now() / 1000);
-
-  function route(req: IncomingMessage, res: ServerResponse, raw: string): void {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    if (
-      profile.apiKey &&
-      path.startsWith("/v1/") &&
-      req.headers.authorization !== `Bearer ${profile.apiKey}`
-    ) {
-      // Like servers that quote what they got: a secret a client must never keep.
-      const got = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
-      sendError(res, {
-        status: 401,
-        message: `Incorrect API key provided: ${got || "(none)"}.`,
-        type: "invalid_request_error",
-        param: null,
-        code: "invalid_api_key",
-      });
-      return;
-    }
-    if (req.method === "GET" && path === "/health") {
-      res.writeHead(200).end();
-    } else if (req.method === "GET" && path === "/metrics") {
-      if (profile.metricsFormat === "off") {
-        // llama-server without --metrics.
-        sendError(res, {
-          status: 501,
-          message: "This server does not support metrics endpoint.",
-          type: "not_supported_error",
-          param: null,
-          code: null,
-        });
-        return;
-      }
-      const text = engine.metrics.render(
-        profile.metricsFormat,
-        profile.models[0] ?? "",
-        engine.gauges(),
-      );
-      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
-    } else if (req.method === "GET" && path === "/v1/models") {
-      const data = profile.models.map((id) => ({
-        id,
-        object: "model",
-        created,
-        owned_by: "llm-perf-gate-mock",
-        max_model_len: profile.maxModelLen,
-      }));
-      sendJson(res, 200, JSON.stringify({ object: "list", data }));
-    } else if (path === "/v1/chat/completions" || path === "/v1/completions") {
-      if (req.method !== "POST") {
-        sendError(res, {
-          status: 405,
-          message: `Method ${req.method} is not allowed on ${path}; use POST`,
-          type: "invalid_request_error",
-          param: null,
-          code: null,
-        });
-        return;
-      }
-      const kind = path === "/v1/chat/completions" ? "chat" : "completions";
-      // The busy hour: the request waits in a queue before the engine sees it.
-      if (profile.busyDelayMs > 0 && inBusyHours(profile.busyHours, clock()))
-        setTimeout(() => completions.handle(kind, raw, res), profile.busyDelayMs);
-      else completions.handle(kind, raw, res);
-    } else {
-      sendError(res, {
-        status: 404,
-        message: `Unknown route ${req.method} ${path}`,
-        type: "invalid_request_error",
-        param: null,
-        code: "not_found",
-      });
-    }
-  }
+  const routes = new MockRoutes(profile, engine, completions, clock);
 
   // closeAfterResponse: sockets that served a streamed response are dropped when
   // the next request arrives on them — the race a client loses against a server
@@ -163,7 +89,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         });
         return;
       }
-      route(req, res, Buffer.concat(parts).toString("utf8"));
+      routes.route(req, res, Buffer.concat(parts).toString("utf8"));
     });
   });
   server.headersTimeout = 0;

@@ -187,6 +187,183 @@ const firstFailing = (
   failed: (a: CaseRun["attempts"][number]) => boolean,
 ) => (run?.attempts.find(failed) ?? run?.attempts[0])?.answer;
 
+/** Each arm's answers at a glance: finish reasons, tool-call codes, reconnects, irregular deltas. */
+function answersSummary(baseline: CaseRun[], candidate: CaseRun[]) {
+  const all = (runs: CaseRun[]) => runs.flatMap((r) => r.attempts);
+  const finishReasons = (runs: CaseRun[]) =>
+    histogram(all(runs).map((a) => a.answer.finishReason ?? "none"));
+  const toolCodes = (runs: CaseRun[]) =>
+    histogram(
+      all(runs).flatMap((a) =>
+        a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool."))),
+      ),
+    );
+  const reconnects = (runs: CaseRun[]) => all(runs).reduce((n, a) => n + a.answer.reconnects, 0);
+  const irregular = (runs: CaseRun[]) => [...new Set(all(runs).flatMap((a) => a.answer.irregular))];
+  return {
+    finish_reasons: { baseline: finishReasons(baseline), candidate: finishReasons(candidate) },
+    tool_codes: { baseline: toolCodes(baseline), candidate: toolCodes(candidate) },
+    irregular_deltas: { baseline: irregular(baseline), candidate: irregular(candidate) },
+    reconnects: { baseline: reconnects(baseline), candidate: reconnects(candidate) },
+  };
+}
+
+type Runs = Map<string, CaseRun>;
+
+/**
+ * The cases both arms answered: those the baseline already fails on a
+ * contract check are pre-existing (excluded); of the rest, those the
+ * candidate fails on one are contract suspects, confirmed by their re-runs.
+ */
+function pairCases(suite: Suite, base: Runs, cand: Runs, reruns: Map<string, CaseRun[]>) {
+  const paired: QualityCase[] = [];
+  const preExisting: QualityReport["pre_existing"] = [];
+  const contract: QualityReport["contract"] = [];
+  const raw: QualityReport["raw"] = [];
+  for (const c of suite.cases) {
+    const b = base.get(c.id);
+    const k = cand.get(c.id);
+    if (!b || !k) continue;
+    raw.push({
+      id: c.id,
+      baseline: b.attempts.map((a) => a.answer.raw),
+      candidate: k.attempts.map((a) => a.answer.raw),
+    });
+    const baseCodes = contractCodes(b);
+    if (baseCodes.length > 0) {
+      preExisting.push({ id: c.id, codes: baseCodes });
+      continue;
+    }
+    paired.push(c);
+    const candCodes = contractCodes(k);
+    if (candCodes.length === 0) continue;
+    const again = reruns.get(c.id) ?? [];
+    const failures = 1 + again.filter((r) => contractCodes(r).length > 0).length;
+    const runs = 1 + again.length;
+    contract.push({
+      id: c.id,
+      codes: candCodes,
+      candidate_failures: failures,
+      runs,
+      confirmed: failures * 2 > runs,
+      answer: describeAnswer(
+        firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass)),
+      ),
+    });
+  }
+  return { paired, preExisting, contract, raw };
+}
+
+/** One check kind over the paired cases: b, c, the test and the flipped cases. */
+function compareKind(
+  kind: string,
+  cases: QualityCase[],
+  base: Runs,
+  cand: Runs,
+  rule: QualityRule,
+  confirmedIds: Set<string>,
+): KindComparison {
+  let bPass = 0;
+  let cPass = 0;
+  const flipped: KindComparison["flipped"] = [];
+  const none = { pass: true, codes: [] as string[] };
+  for (const c of cases) {
+    const [bRun, cRun] = [base.get(c.id), cand.get(c.id)];
+    const bk = (bRun && kindPasses(bRun).get(kind)) ?? none;
+    const ck = (cRun && kindPasses(cRun).get(kind)) ?? none;
+    if (bk.pass) bPass++;
+    if (ck.pass) cPass++;
+    if (bk.pass === ck.pass) continue;
+    const failedKind = (a: CaseRun["attempts"][number]) =>
+      a.results.some((r) => r.kind === kind && !r.pass);
+    const was = describeAnswer(firstFailing(bRun, failedKind));
+    const now = describeAnswer(firstFailing(cRun, failedKind));
+    flipped.push({
+      id: c.id,
+      direction: bk.pass ? "b" : "c",
+      codes: bk.pass ? ck.codes : bk.codes,
+      diff: `baseline ${was} → candidate ${now}`,
+      answer: bk.pass ? now : was,
+    });
+  }
+  const b = flipped.filter((f) => f.direction === "b").length;
+  const cc = flipped.length - b;
+  const n = cases.length;
+  const fail = kindFails({ n, b, c: cc }, rule);
+  const counted = fail && flipped.every((f) => f.direction !== "b" || confirmedIds.has(f.id));
+  return {
+    kind,
+    n,
+    baseline_rate: n > 0 ? bPass / n : 1,
+    candidate_rate: n > 0 ? cPass / n : 1,
+    b,
+    c: cc,
+    p: mcnemarOneSided(b, cc),
+    decision: counted ? "counted" : fail ? "fail" : "pass",
+    flipped,
+  };
+}
+
+/** Exact agreement of the first answers, where a case asks for it; gated where it says so. */
+function compareAgreement(
+  paired: QualityCase[],
+  base: Runs,
+  cand: Runs,
+): QualityReport["agreement"] {
+  const agreement: QualityReport["agreement"] = { n: 0, agreed: 0, gated: false, differing: [] };
+  for (const c of paired) {
+    const check = c.expect.find((e) => e.kind === "agreement");
+    if (!check) continue;
+    const a = base.get(c.id)?.attempts[0]?.answer;
+    const b = cand.get(c.id)?.attempts[0]?.answer;
+    if (!a || !b) continue;
+    agreement.n++;
+    if (agree(check.mode ?? "exact", a, b)) agreement.agreed++;
+    else {
+      agreement.differing.push(c.id);
+      if (check.gate) agreement.gated = true;
+    }
+  }
+  return agreement;
+}
+
+/** Why the quality verdict fails: confirmed contract failures, failing kinds, gated disagreements. */
+function findings(report: Omit<QualityReport, "verdict" | "reasons">, paired: QualityCase[]) {
+  const reasons: QualityFinding[] = [];
+  const confirmed = report.contract.filter((x) => x.confirmed);
+  if (confirmed.length > 0) {
+    reasons.push({
+      check: "contract",
+      cases: confirmed.map((x) => x.id),
+      message: `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
+    });
+  }
+  for (const k of report.kinds.filter((x) => x.decision === "fail")) {
+    const newly = k.flipped.filter((f) => f.direction === "b");
+    reasons.push({
+      check: k.kind,
+      cases: newly.map((f) => f.id),
+      message: `${k.kind}: ${plural(k.b, "case")} newly ${k.b === 1 ? "fails" : "fail"}, ${k.c} newly ${k.c === 1 ? "passes" : "pass"} of ${k.n} (p = ${k.p.toPrecision(2)}): ${newly
+        .map((f) => `${f.id} [${f.codes.join(", ")}]`)
+        .join("; ")}`,
+    });
+  }
+  const gated = paired.filter(
+    (c) =>
+      c.expect.some((e) => e.kind === "agreement" && e.gate) &&
+      report.agreement.differing.includes(c.id),
+  );
+  if (gated.length > 0) {
+    const ids = gated.map((c) => c.id);
+    reasons.push({
+      check: "agreement",
+      cases: ids,
+      message: `agreement (gated): ${ids.join(", ")} differ from the baseline`,
+    });
+  }
+  return reasons;
+}
+
 export function compareQuality(
   suite: Suite,
   baseline: CaseRun[],
@@ -194,172 +371,27 @@ export function compareQuality(
   reruns: Map<string, CaseRun[]>,
   rule: QualityRule,
 ): QualityReport {
-  const byId = (runs: CaseRun[]) => new Map(runs.map((r) => [r.id, r]));
+  const byId = (runs: CaseRun[]): Runs => new Map(runs.map((r) => [r.id, r]));
   const base = byId(baseline);
   const cand = byId(candidate);
-  const report: QualityReport = {
+  const { paired, preExisting, contract, raw } = pairCases(suite, base, cand, reruns);
+  const confirmedIds = new Set(contract.filter((x) => x.confirmed).map((x) => x.id));
+  const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))]
+    .filter((k) => k !== "agreement")
+    .map((kind) => {
+      const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
+      return compareKind(kind, cases, base, cand, rule, confirmedIds);
+    });
+  const report = {
     suite: suite.name,
     cases: suite.cases.length,
-    pre_existing: [],
-    contract: [],
-    kinds: [],
-    agreement: { n: 0, agreed: 0, gated: false, differing: [] },
-    finish_reasons: { baseline: {}, candidate: {} },
-    tool_codes: { baseline: {}, candidate: {} },
-    irregular_deltas: { baseline: [], candidate: [] },
-    reconnects: { baseline: 0, candidate: 0 },
-    verdict: "pass",
-    reasons: [],
-    raw: [],
+    pre_existing: preExisting,
+    contract,
+    kinds,
+    agreement: compareAgreement(paired, base, cand),
+    ...answersSummary(baseline, candidate),
+    raw,
   };
-  const all = (runs: CaseRun[]) => runs.flatMap((r) => r.attempts);
-  report.finish_reasons.baseline = histogram(
-    all(baseline).map((a) => a.answer.finishReason ?? "none"),
-  );
-  report.finish_reasons.candidate = histogram(
-    all(candidate).map((a) => a.answer.finishReason ?? "none"),
-  );
-  const toolCodes = (runs: CaseRun[]) =>
-    histogram(
-      all(runs).flatMap((a) =>
-        a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool."))),
-      ),
-    );
-  report.tool_codes.baseline = toolCodes(baseline);
-  report.tool_codes.candidate = toolCodes(candidate);
-  const reconnects = (runs: CaseRun[]) => all(runs).reduce((n, a) => n + a.answer.reconnects, 0);
-  report.reconnects = { baseline: reconnects(baseline), candidate: reconnects(candidate) };
-  report.irregular_deltas.baseline = [...new Set(all(baseline).flatMap((a) => a.answer.irregular))];
-  report.irregular_deltas.candidate = [
-    ...new Set(all(candidate).flatMap((a) => a.answer.irregular)),
-  ];
-
-  const paired: QualityCase[] = [];
-  for (const c of suite.cases) {
-    const b = base.get(c.id);
-    const k = cand.get(c.id);
-    if (!b || !k) continue;
-    report.raw.push({
-      id: c.id,
-      baseline: b.attempts.map((a) => a.answer.raw),
-      candidate: k.attempts.map((a) => a.answer.raw),
-    });
-    const baseCodes = contractCodes(b);
-    if (baseCodes.length > 0) {
-      report.pre_existing.push({ id: c.id, codes: baseCodes });
-      continue;
-    }
-    paired.push(c);
-    const candCodes = contractCodes(k);
-    if (candCodes.length > 0) {
-      const again = reruns.get(c.id) ?? [];
-      const failures = 1 + again.filter((r) => contractCodes(r).length > 0).length;
-      const runs = 1 + again.length;
-      report.contract.push({
-        id: c.id,
-        codes: candCodes,
-        candidate_failures: failures,
-        runs,
-        confirmed: failures * 2 > runs,
-        answer: describeAnswer(
-          firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass)),
-        ),
-      });
-    }
-  }
-
-  const confirmedIds = new Set(report.contract.filter((x) => x.confirmed).map((x) => x.id));
-  const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter(
-    (k) => k !== "agreement",
-  );
-  for (const kind of kinds) {
-    const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
-    let bPass = 0;
-    let cPass = 0;
-    const flipped: KindComparison["flipped"] = [];
-    for (const c of cases) {
-      const bk = kindPasses(base.get(c.id) as CaseRun).get(kind) ?? { pass: true, codes: [] };
-      const ck = kindPasses(cand.get(c.id) as CaseRun).get(kind) ?? { pass: true, codes: [] };
-      if (bk.pass) bPass++;
-      if (ck.pass) cPass++;
-      if (bk.pass !== ck.pass) {
-        const failedKind = (a: CaseRun["attempts"][number]) =>
-          a.results.some((r) => r.kind === kind && !r.pass);
-        const [was, now] = [base, cand].map((m) =>
-          describeAnswer(firstFailing(m.get(c.id), failedKind)),
-        ) as [string, string];
-        flipped.push({
-          id: c.id,
-          direction: bk.pass ? "b" : "c",
-          codes: bk.pass ? ck.codes : bk.codes,
-          diff: `baseline ${was} → candidate ${now}`,
-          answer: bk.pass ? now : was,
-        });
-      }
-    }
-    const b = flipped.filter((f) => f.direction === "b").length;
-    const cc = flipped.length - b;
-    const n = cases.length;
-    const p = mcnemarOneSided(b, cc);
-    const fail = kindFails({ n, b, c: cc }, rule);
-    const newly = flipped.filter((f) => f.direction === "b");
-    const counted = fail && newly.every((f) => confirmedIds.has(f.id));
-    report.kinds.push({
-      kind,
-      n,
-      baseline_rate: n > 0 ? bPass / n : 1,
-      candidate_rate: n > 0 ? cPass / n : 1,
-      b,
-      c: cc,
-      p,
-      decision: counted ? "counted" : fail ? "fail" : "pass",
-      flipped,
-    });
-    if (fail && !counted) {
-      report.reasons.push({
-        check: kind,
-        cases: newly.map((f) => f.id),
-        message: `${kind}: ${plural(b, "case")} newly ${b === 1 ? "fails" : "fail"}, ${cc} newly ${cc === 1 ? "passes" : "pass"} of ${n} (p = ${p.toPrecision(2)}): ${newly
-          .map((f) => `${f.id} [${f.codes.join(", ")}]`)
-          .join("; ")}`,
-      });
-    }
-  }
-
-  for (const c of paired) {
-    const check = c.expect.find((e) => e.kind === "agreement");
-    if (!check) continue;
-    const a = base.get(c.id)?.attempts[0]?.answer;
-    const b = cand.get(c.id)?.attempts[0]?.answer;
-    if (!a || !b) continue;
-    report.agreement.n++;
-    if (agree(check.mode ?? "exact", a, b)) report.agreement.agreed++;
-    else {
-      report.agreement.differing.push(c.id);
-      if (check.gate) report.agreement.gated = true;
-    }
-  }
-  const gatedDisagreements = paired.filter(
-    (c) =>
-      c.expect.some((e) => e.kind === "agreement" && e.gate) &&
-      report.agreement.differing.includes(c.id),
-  );
-  if (gatedDisagreements.length > 0) {
-    const ids = gatedDisagreements.map((c) => c.id);
-    report.reasons.push({
-      check: "agreement",
-      cases: ids,
-      message: `agreement (gated): ${ids.join(", ")} differ from the baseline`,
-    });
-  }
-  const confirmed = report.contract.filter((x) => x.confirmed);
-  if (confirmed.length > 0) {
-    report.reasons.unshift({
-      check: "contract",
-      cases: confirmed.map((x) => x.id),
-      message: `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
-    });
-  }
-  report.verdict = report.reasons.length > 0 ? "fail" : "pass";
-  return report;
+  const reasons = findings(report, paired);
+  return { ...report, verdict: reasons.length > 0 ? "fail" : "pass", reasons };
 }

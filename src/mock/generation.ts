@@ -1,0 +1,146 @@
+// One generation on the mock: its shape decided up front (how many tokens,
+// why it finishes, where a fault cuts it, its usage), then the engine's
+// sequence that feeds the writer token by token as the engine decodes.
+
+import type { Sequence } from "./engine.ts";
+import { blockHashes } from "./prefix-cache.ts";
+import type { FaultKind, MockProfile } from "./profile.ts";
+import type { GenerationRequest } from "./requests.ts";
+import { planStructured, type StructuredPlan } from "./structured.ts";
+import { naturalLength, TokenStream } from "./text.ts";
+import type { Usage, Writer } from "./writers.ts";
+
+export interface Shape {
+  /** JSON under response_format, or tool calls: their own pieces and finish reason. */
+  plan: StructuredPlan | undefined;
+  sampleSeed: number;
+  /** Tokens the engine decodes (fewer than the output when a fault cuts the stream). */
+  generated: number;
+  finishReason: string;
+  /** A fault that cuts the stream half-way. */
+  cuts: boolean;
+  usage: Usage;
+}
+
+export function shapeGeneration(
+  profile: MockProfile,
+  request: GenerationRequest,
+  promptTokens: number,
+  fault: FaultKind | undefined,
+  nonce: () => number,
+): Shape {
+  // Temperature 0 is greedy: same prompt, same text. Otherwise the request's
+  // seed or a seeded per-request nonce picks the sample.
+  const sampleSeed = request.temperature === 0 ? 0 : (request.seed ?? nonce()) >>> 0;
+  const natural = naturalLength(
+    request.promptText,
+    profile.naturalMinTokens,
+    profile.naturalMaxTokens,
+    sampleSeed,
+  );
+  const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
+  const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
+  // JSON under response_format and tool calls have their own, fixed length.
+  const plan =
+    request.endpoint === "chat"
+      ? planStructured(
+          {
+            promptText: request.promptText,
+            tools: request.tools,
+            toolChoice: request.toolChoice,
+            responseFormat: request.responseFormat,
+          },
+          profile,
+        )
+      : undefined;
+  const wanted = plan ? plan.pieces.length : ignoreEos ? limit : natural;
+  const outputTokens = Math.min(wanted, limit);
+  const finishReason =
+    wanted > limit || (!plan && ignoreEos) ? "length" : (plan?.finishReason ?? "stop");
+  // Faults that cut a stream do so half-way through the output.
+  const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
+  const generated = cuts ? Math.max(1, Math.ceil(outputTokens / 2)) : outputTokens;
+  // llama.cpp counts the end-of-sequence token, which it does not stream.
+  const eos =
+    profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
+  const completionTokens = fault === "empty" ? 0 : generated + eos;
+  return {
+    plan,
+    sampleSeed,
+    generated,
+    finishReason,
+    cuts,
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
+  };
+}
+
+/** The engine's sequence of one generation: tokens into chunks for the writer, then its end. */
+export class Generation implements Sequence {
+  readonly promptTokens: number;
+  readonly promptBlocks: number[];
+  readonly outputTokens: number;
+  /** Set once the writer exists (the engine calls back only from its timers, after it). */
+  writer: Writer | undefined;
+  /** The client went away: nothing more is written (the engine may keep going). */
+  gone = false;
+  finished = false;
+  private pendingText = "";
+  private pendingTokens = 0;
+  private emitted = 0;
+  private readonly tokens: TokenStream;
+  private readonly shape: Shape;
+  private readonly fault: FaultKind | undefined;
+  private readonly tokensPerChunk: number;
+
+  constructor(
+    profile: MockProfile,
+    request: GenerationRequest,
+    promptTokens: number,
+    shape: Shape,
+    fault: FaultKind | undefined,
+  ) {
+    this.promptTokens = promptTokens;
+    this.promptBlocks = profile.prefixCache ? blockHashes(request.promptText) : [];
+    this.outputTokens = shape.generated;
+    this.shape = shape;
+    this.fault = fault;
+    this.tokensPerChunk = profile.tokensPerChunk;
+    this.tokens = new TokenStream(request.promptText, shape.sampleSeed);
+  }
+
+  /** As vLLM reports it (--enable-prompt-tokens-details), when the cache held any. */
+  onPrefill(cachedTokens: number): void {
+    if (cachedTokens > 0) this.shape.usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+  }
+
+  onToken(): void {
+    if (this.fault === "empty" || this.gone) return;
+    const plan = this.shape.plan;
+    if (plan?.kind === "tool") {
+      this.writer?.toolArgs(plan.pieces[this.emitted++] ?? "");
+      return;
+    }
+    this.pendingText += plan ? (plan.pieces[this.emitted++] ?? "") : this.tokens.next();
+    this.pendingTokens++;
+    if (this.pendingTokens >= this.tokensPerChunk) {
+      this.writer?.content(this.pendingText);
+      this.pendingText = "";
+      this.pendingTokens = 0;
+    }
+  }
+
+  onFinish(): void {
+    this.finished = true;
+    if (this.gone) return;
+    const { finishReason, usage } = this.shape;
+    if (this.pendingTokens > 0) this.writer?.content(this.pendingText);
+    if (this.fault === "truncated") this.writer?.cut();
+    else if (this.fault === "streamError") this.writer?.fail();
+    else if (this.fault === "malformed") this.writer?.garble(finishReason, usage);
+    else this.writer?.finish(finishReason, usage);
+  }
+}

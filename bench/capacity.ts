@@ -12,7 +12,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SweepReport } from "../src/capacity/report.ts";
+import type { SweepReport } from "../src/capacity/run.ts";
 import {
   KNEE_GATE_SETTINGS,
   KNEE_MOCK_SETS,

@@ -66513,7 +66513,7 @@ function serverLabel(e, arrival, slo) {
   return `Server (${process2}, SLO ${slo}): ${value2}`;
 }
 
-// src/capacity/report.ts
+// src/capacity/run.ts
 var SWEEP_SCHEMA = "llm-perf-gate/sweep@1";
 function sweepSettingsReport(s) {
   return {
@@ -70000,7 +70000,7 @@ async function attempt2(target, agent, spec, now, date) {
     retryAfterS: retryAfterS(r.headers?.["retry-after"], date())
   };
 }
-async function runBurst(spec, deps = {}) {
+async function burstLanes(spec, deps = {}) {
   const now = deps.now ?? (() => performance.now());
   const date = deps.date ?? (() => /* @__PURE__ */ new Date());
   const sleep2 = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
@@ -70480,7 +70480,7 @@ function localHistory(io, path) {
   };
 }
 async function burstOnce(spec, store, deps) {
-  const rows = await runBurst(spec, { env: deps.env, ...deps.now ? { date: deps.now } : {} });
+  const rows = await burstLanes(spec, { env: deps.env, ...deps.now ? { date: deps.now } : {} });
   const first = rows[0];
   const passed = rows.filter((r) => r.passed).length;
   const summary = `burst at ${first?.local_time} ${spec.windows.time_zone} (window ${first?.window ?? "none"}): ${passed}/${rows.length} passed`;

@@ -3,7 +3,7 @@
 // JSON report where --out says. Exit 3 when no capacity was found or the
 // sweep was cut short (max-duration, a cancel).
 
-import { buildSweepReport } from "../capacity/report.ts";
+import { buildSweepReport } from "../capacity/run.ts";
 import { newSweep, planSweep, runSweep } from "../capacity/sweep.ts";
 import { redactDeep } from "../common/redact.ts";
 import type { RawSettings } from "../config/settings.ts";

@@ -1,7 +1,7 @@
 // The settings of the gate's phases besides its pairs: the servers it starts,
 // the quality suite, and the capacity sweep.
 
-import type { CapacityOptions } from "../capacity/report.ts";
+import type { CapacityOptions } from "../capacity/run.ts";
 import { ARMS } from "../common/arms.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { QualityOptions } from "../gate/quality.ts";

@@ -3,7 +3,7 @@
 // capacities compared; and the rate the paired trials then run at — the
 // baseline's capacity (× gate-rate-fraction), where goodput can drop.
 
-import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity/report.ts";
+import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity/run.ts";
 import { newSweep, planSweep, runSweep, type Sweep } from "../capacity/sweep.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
 import type { IdleCheck } from "../servers/preflight.ts";

@@ -2,7 +2,7 @@
 // orchestrator returns it; the results file adds its header, the
 // configuration and the words (results/model.ts).
 
-import type { CapacityRun } from "../capacity/report.ts";
+import type { CapacityRun } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
 import type { Guard } from "../common/guard.ts";
 import type { MetricComparison } from "../compare/decide.ts";

@@ -1,7 +1,7 @@
 // What a gate run is given: its options, and its dependencies (the real ones
 // by default; stand-ins in tests that measure nothing real).
 
-import type { CapacityOptions } from "../capacity/report.ts";
+import type { CapacityOptions } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
 import type { Order } from "../compare/plan.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";

@@ -79,7 +79,7 @@ async function attempt(
 }
 
 /** Runs one burst on every lane in parallel; one row per request. */
-export async function runBurst(spec: LanesSpec, deps: BurstDeps = {}): Promise<HistoryRow[]> {
+export async function burstLanes(spec: LanesSpec, deps: BurstDeps = {}): Promise<HistoryRow[]> {
   const now = deps.now ?? (() => performance.now());
   const date = deps.date ?? (() => new Date());
   const sleep = deps.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));

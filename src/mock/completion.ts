@@ -4,6 +4,7 @@
 
 import type { ServerResponse } from "node:http";
 import { errorMessage } from "../common/errors.ts";
+import type { Endpoint } from "../openai/target.ts";
 import { estimateTokens } from "../workload/dataset.ts";
 import { mixSeeds, Rng } from "../workload/rng.ts";
 import type { Engine } from "./engine.ts";
@@ -12,7 +13,6 @@ import { Generation, shapeGeneration } from "./generation.ts";
 import type { FaultKind, MockProfile } from "./profile.ts";
 import {
   type ApiError,
-  type Endpoint,
   errorBody,
   type GenerationRequest,
   parseGenerationRequest,

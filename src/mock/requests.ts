@@ -1,7 +1,7 @@
 // Validation of completion request bodies into one normalised request, with
 // OpenAI-shaped errors for anything a real server would reject.
 
-export type Endpoint = "chat" | "completions";
+import type { Endpoint } from "../openai/target.ts";
 
 export interface GenerationRequest {
   endpoint: Endpoint;

@@ -2,7 +2,7 @@
 // labels, their change and its bounds, both curves on one chart, the rate the
 // paired trials ran at; and each arm's sweep points, collapsed.
 
-import type { CapacityRun } from "../capacity/report.ts";
+import type { CapacityRun } from "../capacity/run.ts";
 import { compact as num, percent, signedPercent as signed } from "../common/format.ts";
 import { details } from "./blocks.ts";
 import { pointsTable, sweepCharts } from "./sweep-markdown.ts";

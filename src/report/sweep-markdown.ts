@@ -3,7 +3,7 @@
 // `sweep` command prints it; the capacity gate's comment shows both arms.
 
 import type { SweepPoint } from "../capacity/points.ts";
-import type { SweepReport } from "../capacity/report.ts";
+import type { SweepReport } from "../capacity/run.ts";
 import { compact as num, percent } from "../common/format.ts";
 import { OUTCOMES } from "../common/outcomes.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";

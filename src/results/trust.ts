@@ -7,7 +7,7 @@
 
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import schema from "../../schemas/results.schema.json" with { type: "json" };
-import { redecideCapacity } from "../capacity/report.ts";
+import { redecideCapacity } from "../capacity/run.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
 import { formatSlo } from "../common/slo.ts";
 import { decideRun } from "../compare/decide-run.ts";

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { SweepReport } from "../../src/capacity/report.ts";
+import type { SweepReport } from "../../src/capacity/run.ts";
 import { KNEE_MOCK_SETS, KNEE_WORKLOAD, startMockProcess } from "../../src/commands/demo.ts";
 import { saturationRatePerS } from "../../src/mock/engine.ts";
 import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../../src/mock/profile.ts";

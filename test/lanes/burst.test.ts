@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runCli } from "../../src/cli.ts";
-import { runBurst } from "../../src/lanes/burst.ts";
+import { burstLanes } from "../../src/lanes/burst.ts";
 import { reduceHistory } from "../../src/lanes/reduce.ts";
 import { type LanesSpec, parseLanes } from "../../src/lanes/spec.ts";
 import { startMockServer } from "../../src/mock/server.ts";
@@ -46,7 +46,7 @@ test(
         ),
         "test",
       );
-      const rows = await runBurst(spec, { date: () => new Date("2026-11-17T09:01:00Z") });
+      const rows = await burstLanes(spec, { date: () => new Date("2026-11-17T09:01:00Z") });
       assert.equal(rows.length, 8);
       const retried = rows.filter((r) => r.failed_attempts.length > 0 && r.outcome === "ok");
       assert.ok(retried.length > 0, JSON.stringify(rows.map((r) => r.failed_attempts)));
@@ -87,9 +87,9 @@ test(
         lanesFile([{ name: "shared", url: server.url }], "floor: { latency: ttft, ms: 400 }"),
         "test",
       );
-      const busy = await runBurst(spec, { date: () => now });
+      const busy = await burstLanes(spec, { date: () => now });
       now = new Date("2026-11-17T09:05:00Z");
-      const quiet = await runBurst(spec, { date: () => now });
+      const quiet = await burstLanes(spec, { date: () => now });
       assert.ok(
         busy.every((r) => r.window === "16:00" && !r.passed && (r.ttft_ms as number) >= 600),
       );

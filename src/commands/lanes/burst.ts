@@ -5,7 +5,7 @@
 
 import { InputError } from "../../common/errors.ts";
 import { given, type RawSettings, value } from "../../config/settings.ts";
-import { runBurst } from "../../lanes/burst.ts";
+import { burstLanes } from "../../lanes/burst.ts";
 import { type HistoryRow, parseHistory, toCsv, toJsonl } from "../../lanes/history.ts";
 import { type LanesReport, reduceHistory } from "../../lanes/reduce.ts";
 import type { LanesSpec } from "../../lanes/spec.ts";
@@ -50,7 +50,7 @@ export async function burstOnce(
   store: HistoryStore,
   deps: { env: CommandIo["env"]; now?: () => Date },
 ): Promise<BurstOutcome> {
-  const rows = await runBurst(spec, { env: deps.env, ...(deps.now ? { date: deps.now } : {}) });
+  const rows = await burstLanes(spec, { env: deps.env, ...(deps.now ? { date: deps.now } : {}) });
   const first = rows[0];
   const passed = rows.filter((r) => r.passed).length;
   const summary = `burst at ${first?.local_time} ${spec.windows.time_zone} (window ${first?.window ?? "none"}): ${passed}/${rows.length} passed`;

@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { IssueComment } from "../src/github/comment.ts";
-import { type ActionDeps, runAction } from "../src/main.ts";
-import { startMockServer } from "../src/mock/server.ts";
-import type { TrialOptions } from "../src/trial/measure.ts";
-import { missingFile } from "./helpers/cli.ts";
-import { NO_CHECKS } from "./helpers/gate.ts";
-import { LOAD_TEST, quickProfile } from "./helpers/mock.ts";
-import { type FakeTrial, fakeReport } from "./helpers/reports.ts";
+import type { IssueComment } from "../../src/github/comment.ts";
+import { type ActionDeps, runAction } from "../../src/main.ts";
+import { startMockServer } from "../../src/mock/server.ts";
+import type { TrialOptions } from "../../src/trial/measure.ts";
+import { missingFile } from "../helpers/cli.ts";
+import { NO_CHECKS } from "../helpers/gate.ts";
+import { LOAD_TEST, quickProfile } from "../helpers/mock.ts";
+import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
 
 interface Recorded {
   outputs: Record<string, string>;
@@ -280,7 +280,7 @@ test(
       );
       // Three days already on the branch, in which the free lane fails its 16:00 floor twice.
       const fixture = readFileSync(
-        join(import.meta.dirname, "fixtures/lanes-history.jsonl"),
+        join(import.meta.dirname, "../fixtures/lanes-history.jsonl"),
         "utf8",
       );
       seen.branchFiles.set("perf-history:perf/lanes.jsonl", { text: fixture, sha: "sha-start" });

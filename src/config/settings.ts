@@ -4,7 +4,7 @@
 // and docs/inputs.md derive from this table (the tables are in table-*.ts).
 
 import { InputError } from "../common/errors.ts";
-import { type Accepts, parseAccepted } from "./accepts.ts";
+import { parseAccepted } from "./accepts.ts";
 import { type CommandName, SCOPES, type Setting, type SettingScope } from "./setting.ts";
 import { GATE_SETTINGS, SWEEP_SETTINGS } from "./table-gate.ts";
 import { OTHER_SETTINGS } from "./table-other.ts";
@@ -82,60 +82,52 @@ export function lines(raw: RawSettings, name: SettingName): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
-/** What a setting accepts (the table's rule); an internal error for a name not in the table. */
-function acceptsOf(name: SettingName): Accepts {
+/** A value parsed by its setting's rule in the table (an internal error for a name not in it). */
+function accepted(name: SettingName, text: string): number | boolean | string {
   const s = setting(name);
   if (!s) throw new Error(`internal error: no setting ${name}`);
-  return s.accepts;
+  return parseAccepted(name, text, s.accepts);
 }
 
-function typed<T>(name: SettingName, v: unknown, kind: string, check: (v: unknown) => v is T): T {
-  if (!check(v)) throw new Error(`internal error: ${name} is not a ${kind} setting`);
+function asNumber(name: SettingName, v: number | boolean | string): number {
+  if (typeof v !== "number") throw new Error(`internal error: ${name} is not a number setting`);
   return v;
 }
-const isNumber = (v: unknown): v is number => typeof v === "number";
-const isBoolean = (v: unknown): v is boolean => typeof v === "boolean";
-const isString = (v: unknown): v is string => typeof v === "string";
 
-/** A number, duration (seconds) or fraction setting: the value given, else its default. */
-export function readNumber(raw: RawSettings, name: SettingName): number {
-  return typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "number",
-    isNumber,
-  );
-}
-
-/** A number, duration or fraction setting without a default: undefined when not given. */
-export function optionalNumber(raw: RawSettings, name: SettingName): number | undefined {
-  const v = given(raw, name);
-  return v === undefined
-    ? undefined
-    : typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
-}
-
-/** A number, duration or fraction setting that must be given: `what` says what it is for. */
-export function requiredNumber(raw: RawSettings, name: SettingName, what: string): number {
-  const v = given(raw, name);
-  if (v === undefined) throw new InputError(`${name} is required: ${what}`);
-  return typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
-}
-
-/** A text setting that must be given: `what` says what it is for. */
+/** The value given for a setting that must be given: `what` says what it is for. */
 export function requiredText(raw: RawSettings, name: SettingName, what: string): string {
   const v = given(raw, name);
   if (v === undefined) throw new InputError(`${name} is required: ${what}`);
   return v;
 }
 
+/** A number, duration (seconds) or fraction setting: the value given, else its default. */
+export function readNumber(raw: RawSettings, name: SettingName): number {
+  return asNumber(name, accepted(name, defaulted(raw, name)));
+}
+
+/** A number, duration or fraction setting without a default: undefined when not given. */
+export function optionalNumber(raw: RawSettings, name: SettingName): number | undefined {
+  const v = given(raw, name);
+  return v === undefined ? undefined : asNumber(name, accepted(name, v));
+}
+
+/** A number, duration or fraction setting that must be given: `what` says what it is for. */
+export function requiredNumber(raw: RawSettings, name: SettingName, what: string): number {
+  return asNumber(name, accepted(name, requiredText(raw, name, what)));
+}
+
 export function readBoolean(raw: RawSettings, name: SettingName): boolean {
-  return typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "boolean",
-    isBoolean,
-  );
+  const v = accepted(name, defaulted(raw, name));
+  if (typeof v !== "boolean") throw new Error(`internal error: ${name} is not a boolean setting`);
+  return v;
+}
+
+/** One of `choices` (the caller's typed list; the table's rule checks the value). */
+function oneOf<T extends string>(name: SettingName, v: string, choices: readonly T[]): T {
+  const found = choices.find((c) => c === v);
+  if (found === undefined) throw new Error(`internal error: ${name} = ${v} is not in its choices`);
+  return found;
 }
 
 /** A choice setting's value, one of `choices` (the table's list, typed by the caller). */
@@ -144,15 +136,7 @@ export function readChoice<T extends string>(
   name: SettingName,
   choices: readonly T[],
 ): T {
-  const v = typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "text",
-    isString,
-  );
-  const found = choices.find((c) => c === v);
-  if (found === undefined) throw new Error(`internal error: ${name} = ${v} is not in its choices`);
-  return found;
+  return oneOf(name, String(accepted(name, defaulted(raw, name))), choices);
 }
 
 /** A list setting's values, each one of `choices`. */
@@ -161,19 +145,9 @@ export function readList<T extends string>(
   name: SettingName,
   choices: readonly T[],
 ): T[] {
-  const v = typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "text",
-    isString,
-  );
+  const v = String(accepted(name, defaulted(raw, name)));
   return v
     .split(",")
     .filter(Boolean)
-    .map((x) => {
-      const found = choices.find((c) => c === x);
-      if (found === undefined)
-        throw new Error(`internal error: ${name} = ${x} is not in its choices`);
-      return found;
-    });
+    .map((x) => oneOf(name, x, choices));
 }

@@ -1,7 +1,10 @@
 // The capacity gate end to end, in processes of their own: the knee mock as
-// the baseline, the same mock with 15 % slower decoding as the candidate. The
-// gate must find both capacities near the mock model's knees, fail on the
-// capacity drop, and — at the baseline's knee — on the goodput drop too.
+// the baseline, the same mock with 30 % slower decoding as the candidate (a
+// capacity ≈ 23 % lower: far beyond the 5 % resolution and tolerance, so that
+// the brackets separate on a busy machine too — how small a drop the gate
+// resolves is bench/capacity.ts's question). The gate must find both
+// capacities near the mock model's knees, fail on the capacity drop, and — at
+// the baseline's knee — on the goodput drop too.
 
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -17,7 +20,7 @@ import { trustResults } from "../../src/results/trust.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
 import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
-const SLOWER = "decodeScale=1.15";
+const SLOWER = "decodeScale=1.3";
 
 // A bound on a gate that never ends: far beyond the ≈1.5 min it takes.
 const run = (args: string[]) => runCliProcess(args, 420_000);

@@ -30,7 +30,7 @@ function predicted(sets: string[]): number {
 }
 
 test(
-  "a capacity gate fails a candidate with 15 % slower decoding on its capacity and its goodput at the knee",
+  "a capacity gate fails a candidate with 30 % slower decoding on its capacity and its goodput at the knee",
   SLOW_LOAD_TEST,
   async () => {
     const baseline = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS]);

@@ -1212,8 +1212,8 @@ var require_util = __commonJS({
     })(Type || (exports2.Type = Type = {}));
     function getErrorPath(dataProp, dataPropType, jsPropertySyntax) {
       if (dataProp instanceof codegen_1.Name) {
-        const isNumber2 = dataPropType === Type.Num;
-        return jsPropertySyntax ? isNumber2 ? (0, codegen_1._)`"[" + ${dataProp} + "]"` : (0, codegen_1._)`"['" + ${dataProp} + "']"` : isNumber2 ? (0, codegen_1._)`"/" + ${dataProp}` : (0, codegen_1._)`"/" + ${dataProp}.replace(/~/g, "~0").replace(/\\//g, "~1")`;
+        const isNumber = dataPropType === Type.Num;
+        return jsPropertySyntax ? isNumber ? (0, codegen_1._)`"[" + ${dataProp} + "]"` : (0, codegen_1._)`"['" + ${dataProp} + "']"` : isNumber ? (0, codegen_1._)`"/" + ${dataProp}` : (0, codegen_1._)`"/" + ${dataProp}.replace(/~/g, "~0").replace(/\\//g, "~1")`;
       }
       return jsPropertySyntax ? (0, codegen_1.getProperty)(dataProp).toString() : "/" + escapeJsonPointer(dataProp);
     }
@@ -6963,7 +6963,7 @@ var require_discriminator = __commonJS({
       error,
       code(cxt) {
         const { gen, data, schema, parentSchema, it } = cxt;
-        const { oneOf } = parentSchema;
+        const { oneOf: oneOf2 } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
@@ -6972,7 +6972,7 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: requires propertyName");
         if (schema.mapping)
           throw new Error("discriminator: mapping is not supported");
-        if (!oneOf)
+        if (!oneOf2)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
@@ -7000,8 +7000,8 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i = 0; i < oneOf.length; i++) {
-            let sch = oneOf[i];
+          for (let i = 0; i < oneOf2.length; i++) {
+            let sch = oneOf2[i];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
               const ref = sch.$ref;
               sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref);
@@ -54033,9 +54033,9 @@ import { fileURLToPath as fileURLToPath2 } from "node:url";
 var InputError = class extends Error {
   name = "InputError";
 };
-function rejectValue(name, value2, accepted) {
+function rejectValue(name, value2, accepted2) {
   const shown = typeof value2 === "string" ? JSON.stringify(value2) : String(value2);
-  return new InputError(`${name} = ${shown} is not accepted; expected ${accepted}`);
+  return new InputError(`${name} = ${shown} is not accepted; expected ${accepted2}`);
 }
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
@@ -54553,7 +54553,7 @@ function capacityPhrase(c) {
 function capacitySection(c, ttftSloMs) {
   const cmp = c.comparison;
   const { baseline, candidate } = c.arms;
-  const bounds = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
+  const bounds2 = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
   const server = (label3) => label3.replace(/^Server \([^)]*\): /, "");
   const offline = (label3) => label3.replace(/^Offline: /, "");
   const sync = (a) => a.capacity.synchronous ? `TTFT p50 ${compact(a.capacity.synchronous.ttft_p50_ms)} ms` : "\u2013";
@@ -54564,7 +54564,7 @@ function capacitySection(c, ttftSloMs) {
     "",
     "| | baseline | candidate | change |",
     "|---|--:|--:|--:|",
-    `| ${serverName} | ${server(baseline.labels.server)} | ${server(candidate.labels.server)} | ${cmp.change === null ? "\u2013" : signedPercent(cmp.change)}${bounds} |`,
+    `| ${serverName} | ${server(baseline.labels.server)} | ${server(candidate.labels.server)} | ${cmp.change === null ? "\u2013" : signedPercent(cmp.change)}${bounds2} |`,
     `| Offline (no latency bound) | ${offline(baseline.labels.offline)} | ${offline(candidate.labels.offline)} | |`,
     `| one request at a time | ${sync(baseline)} | ${sync(candidate)} | |`,
     "",
@@ -54645,35 +54645,6 @@ function mean(x) {
     throw new Error("mean requires at least one data point");
   }
   return sum(x) / x.length;
-}
-function sumNthPowerDeviations(x, n) {
-  var meanValue = mean(x);
-  var sum2 = 0;
-  var tempValue;
-  var i;
-  if (n === 2) {
-    for (i = 0; i < x.length; i++) {
-      tempValue = x[i] - meanValue;
-      sum2 += tempValue * tempValue;
-    }
-  } else {
-    for (i = 0; i < x.length; i++) {
-      sum2 += Math.pow(x[i] - meanValue, n);
-    }
-  }
-  return sum2;
-}
-function sampleVariance(x) {
-  if (x.length < 2) {
-    throw new Error("sampleVariance requires at least two data points");
-  }
-  var sumSquaredDeviationsValue = sumNthPowerDeviations(x, 2);
-  var besselsCorrection = x.length - 1;
-  return sumSquaredDeviationsValue / besselsCorrection;
-}
-function sampleStandardDeviation(x) {
-  var sampleVarianceX = sampleVariance(x);
-  return Math.sqrt(sampleVarianceX);
 }
 function geometricMean(x) {
   if (x.length === 0) {
@@ -54835,6 +54806,7 @@ function medianAbsoluteDeviation(x) {
   }
   return median(medianAbsoluteDeviations);
 }
+var epsilon = 1e-4;
 var BayesianClassifier = function BayesianClassifier2() {
   this.totalCount = 0;
   this.data = {};
@@ -54897,6 +54869,19 @@ for (z = 0; z <= 3.09; z += 0.01) {
   standardNormalTable.push(cumulativeDistribution(z));
 }
 var z;
+function inverseErrorFunction(x) {
+  var a = 8 * (Math.PI - 3) / (3 * Math.PI * (4 - Math.PI));
+  var inv = Math.sqrt(
+    Math.sqrt(
+      Math.pow(2 / (Math.PI * a) + Math.log(1 - x * x) / 2, 2) - Math.log(1 - x * x) / a
+    ) - (2 / (Math.PI * a) + Math.log(1 - x * x) / 2)
+  );
+  if (x >= 0) {
+    return inv;
+  } else {
+    return -inv;
+  }
+}
 var SQRT_2PI = Math.sqrt(2 * Math.PI);
 var PerceptronModel = function PerceptronModel2() {
   this.weights = [];
@@ -54935,6 +54920,14 @@ PerceptronModel.prototype.train = function train2(features, label3) {
   }
   return this;
 };
+function probit(p) {
+  if (p === 0) {
+    p = epsilon;
+  } else if (p >= 1) {
+    p = 1 - epsilon;
+  }
+  return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
+}
 
 // src/report/metric-table.ts
 var ROW_ICON = {
@@ -54951,27 +54944,26 @@ function metricName(c) {
 }
 function metricTable(r, config) {
   const scheduleOnly = offeredOnly(r, config).length > 0;
-  const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1e3) / 10} %`;
   const rows = r.comparisons.map((c) => {
-    const bounds = c.pairs.length < 2 ? "needs \u2265 2 pairs" : c.id === "goodput" && scheduleOnly ? "= the offered load: no request missed its SLO" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
+    const bounds2 = c.pairs.length < 2 ? "needs \u2265 2 pairs" : c.id === "goodput" && scheduleOnly ? "= the offered load: no request missed its SLO" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}${c.pairs.some((p) => p.censored) ? " (censored)" : ""}`;
     const flags = [
       c.noisy ? "noisy" : "",
       c.pairs.some((p) => p.outlier) ? "outlier pair" : ""
     ].filter(Boolean);
     const decided = r.verdict !== "error" && r.verdict !== "cancelled";
     const verdict = decided ? `${c.verdict}${flags.length ? ` (${flags.join(", ")})` : ""}` : "not decided";
-    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${compact(c.baseline)} | ${compact(c.candidate)} | ${signedPercent(c.change)} | ${bounds} | ${verdict} |`;
+    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${compact(c.baseline)} | ${compact(c.candidate)} | ${signedPercent(c.change)} | ${bounds2} | ${verdict} |`;
   });
   const rel = r.reliability;
   if (rel) {
     const decided = r.verdict !== "cancelled" && (r.verdict !== "error" || !r.guards.some((g2) => g2.code === "baseline_failures"));
     const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} pts`;
     rows.push(
-      `| ${decided ? ROW_ICON[rel.verdict] : "\xB7"} | failure rate | \u2264 ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | Fisher p = ${rel.p < 1e-3 ? "<0.001" : rel.p.toFixed(3)} | ${decided ? rel.verdict : "not decided"} |`
+      `| ${decided ? ROW_ICON[rel.verdict] : "\xB7"} | failure rate | \u2264 ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | ${rel.increase_lower === null || rel.increase_upper === null ? "\u2013" : `${pp(rel.increase_lower)} \u2026 ${pp(rel.increase_upper)}`} | ${decided ? rel.verdict : "not decided"} |`
     );
   }
   return [
-    `| | metric | gate | baseline | candidate | change | ${twoSided} interval | verdict |`,
+    "| | metric | gate | baseline | candidate | change | interval | verdict |",
     "|:-:|---|---|--:|--:|--:|---|---|",
     ...rows
   ].join("\n");
@@ -54992,20 +54984,40 @@ function context(r, config) {
   const cvs = r.comparisons.flatMap((c) => [c.cv_baseline, c.cv_candidate]).filter((v) => v !== null);
   const noise = cvs.length > 0 ? `trial-to-trial noise (CV) up to ${(Math.max(...cvs) * 100).toFixed(1)} %` : "noise unknown with one pair";
   const detectable = r.comparisons.map((c) => `${c.label} ${c.detectable_change === null ? "n/a" : signedPercent(c.detectable_change)}`).join(", ");
-  const looks = r.looks > 1 ? ` \xB7 up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1e3) / 10} % each` : "";
+  const d = r.design ?? { looks: [r.pairs], alpha: 1 - config.confidence };
   const share = 1 - PERCENTILE_VALUES[config.percentile] / 100;
   const thin = perTrial2 > 0 && perTrial2 * share < 2 ? [
     `\u26A0\uFE0F ${percentileLabel(config.percentile)} of ~${perTrial2} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`
   ] : [];
-  const bounds = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: two one-sided ${Math.round(r.confidence_per_look * 1e3) / 10} % bounds, the gate's test`;
+  const bounds2 = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: the one-sided bounds at the look that decided (or the last)`;
   return [
-    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` \xB7 sessions of ${w.sessions}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed} \xB7 rule \`${config.decision_rule}\`${looks}`,
-    `${noise} \xB7 ${bounds} \xB7 smallest change this run could call a regression: ${detectable}`,
+    `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` \xB7 sessions of ${w.sessions}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed}`,
+    ruleLine(config.decision_rule, d),
+    `${noise} \xB7 ${bounds2} \xB7 smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config),
+    ...cacheLine(r),
     ...promptLine(r),
     ...sessionsLine(r)
   ].join("  \n");
+}
+function ruleLine(rule, d) {
+  const confidence = `${Math.round((1 - d.alpha) * 1e3) / 10} %`;
+  const fail3 = rule === "confirm" ? "its bound shows more than the tolerance" : "its bound shows more than half the tolerance and its estimate more than all of it";
+  const [first = 0, ...later] = d.looks;
+  const last = d.looks.at(-1) ?? first;
+  const shown = later.length > 4 ? `${later.slice(0, 2).join(", ")} \u2026 ${last}` : later.join(", ");
+  const adds = later.length === 0 ? "no pairs are added (max-trials = trials)" : `while a metric is open and none has regressed, pairs are added up to looks at ${shown} (at most ${plural(last - first, "pair")} more than the first ${first})`;
+  return `rule \`${rule}\`: a metric **passes** when its bound shows it within its tolerance, **fails** when ${fail3} (${confidence} one-sided over all looks), else is inconclusive; ${adds}`;
+}
+var CACHE_GAP = 0.1;
+function cacheLine(r) {
+  const b = r.server_view?.baseline.prefix_cache_hit_rate;
+  const c = r.server_view?.candidate.prefix_cache_hit_rate;
+  if (typeof b !== "number" || typeof c !== "number" || Math.abs(c - b) < CACHE_GAP) return [];
+  return [
+    `\u26A0\uFE0F prefix-cache hit rate ${percent(b)} (baseline) vs ${percent(c)} (candidate): the arms did not meet the same cache, so part of the latency change may be the cache, not the change \u2014 two arms on one server, or prompts a cache already held`
+  ];
 }
 function promptLine(r) {
   const first = (arm) => r.trials.find((t) => t.arm === arm)?.report.tokens.prompt;
@@ -55106,7 +55118,7 @@ function method(config) {
   return details(
     "Configuration and method",
     [
-      "Each pair runs baseline and candidate back to back with the same seeded schedule and prompts, open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); a one-sided t-interval over the pairs (n \u2212 1 degrees of freedom) measures the change against the trial-to-trial noise.",
+      "Each pair runs baseline and candidate back to back with the same seeded schedule and prompt lengths (each arm and each trial its own texts, so no prefix cache carries over), open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); at each look of the sequential design a one-sided t-interval over the pairs so far (n \u2212 1 degrees of freedom, the look's critical value) measures the change against the trial-to-trial noise. Pass: the upper bound within the tolerance; fail (rule margin): the lower bound beyond half of it and the estimate beyond it; a decided metric stays decided.",
       "",
       "```json",
       JSON.stringify(config, null, 2),
@@ -55232,6 +55244,10 @@ var limitText = (c) => signedPercent(c.higher_is_worse ? c.tolerance : -c.tolera
 function describe2(c) {
   return `${c.label} ${signedPercent(c.change)} (limit ${limitText(c)})`;
 }
+function describeOpen(c) {
+  const interval = `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}`;
+  return `${c.label} ${signedPercent(c.change)} (${interval}, limit ${limitText(c)})`;
+}
 function headlineFor(run) {
   const { guards, comparisons, quality: quality2, reliability } = run;
   const noVerdict = () => {
@@ -55256,13 +55272,13 @@ function headlineFor(run) {
     case "inconclusive": {
       if (run.capacity?.stopped_by)
         return `the capacity gate stopped early: ${run.capacity.stopped_by} \u2014 what was measured is below`;
-      const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe2);
+      const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describeOpen);
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
-      return `beyond the tolerance but within the noise: ${open.join(", ")}`;
+      return `neither shown within the tolerance nor beyond it: ${open.join(", ")}`;
     }
     case "pass":
-      return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity no gated metric regressed beyond its tolerance and the noise` : "no gated metric regressed beyond its tolerance and the noise";
+      return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity every gated metric is shown within its tolerance` : "every gated metric is shown within its tolerance (its bound, not only its estimate)";
     case "cancelled": {
       const pairs = new Set(run.trials.map((t) => t.pair)).size;
       const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";
@@ -55275,15 +55291,25 @@ function headlineFor(run) {
 function morePairs(r) {
   const open = r.comparisons.filter((c) => c.verdict === "inconclusive");
   if (open.length === 0) return null;
-  const needs = open.map((c) => ({ c, n: c.pairs_to_decide }));
-  const hopeless = needs.filter((x) => x.n === null);
+  const about = open.filter((c) => c.status === "futile" || c.status === "censored");
+  const first = about[0];
+  if (first && about.length === open.length) {
+    return first.status === "censored" ? `${first.label} fell among timeouts on both arms: raise \`timeout\`, or gate a lower \`percentile\`` : `${about.map((x) => x.label).join(", ")} changed by about the tolerance itself: more pairs would only narrow the interval around it \u2014 decide whether ${limitText(first)} is the line you mean`;
+  }
+  const advised = open.filter((c) => c.advice);
+  const hopeless = advised.filter((c) => c.advice?.even === null);
   if (hopeless.length > 0) {
-    const names = hopeless.map((x) => x.c.label).join(", ");
+    const names = hopeless.map((c) => c.label).join(", ");
     return `the pairs disagree too much for more of them to help (${names} would need over ${MAX_ADVISED_PAIRS}): steady the measurement first \u2014 longer trials (\`duration\`), a \`cooldown\` between trials, runners no other job shares`;
   }
-  const worst = needs.reduce((a, b) => (b.n ?? 0) > (a.n ?? 0) ? b : a);
-  const n = Math.max(worst.n ?? 0, r.pairs + 1);
-  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limitText(worst.c)} from no change \u2014 set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
+  const worst = advised.reduce(
+    (a, b) => (b.advice?.even ?? 0) > (a?.advice?.even ?? 0) ? b : a,
+    void 0
+  );
+  if (!worst?.advice?.even) return null;
+  const { even, likely } = worst.advice;
+  const range = likely === null ? `${even} or more` : `${even}\u2013${likely}`;
+  return `add pairs: with the noise and the change this run saw, \`max-trials\` ${range} gives ${worst.label} ${likely === null ? "an even" : "an even to a four-in-five"} chance to decide against ${limitText(worst)} (this run had ${plural(r.pairs, "pair")})`;
 }
 var FIX = {
   baseline_failures: "fix the baseline first \u2014 it is the reference; if these failures are its normal, raise `max-error-rate`",
@@ -55823,19 +55849,12 @@ function tQuantile(p, df) {
   return upper ? x : -x;
 }
 
-// src/compare/advice.ts
-function pairsToDecide(sdLog, marginLog, confidence) {
-  if (sdLog === null || !(marginLog > 0)) return null;
-  for (let n = 2; n <= MAX_ADVISED_PAIRS; n++) {
-    if (tQuantile(confidence, n - 1) * (sdLog / Math.sqrt(n)) <= marginLog) return n;
-  }
-  return null;
-}
-
 // src/compare/decide.ts
-var DECISION_RULES = ["significant-and-material", "confirm"];
+var DECISION_RULES = ["margin", "confirm"];
 function sampleSd(xs) {
-  return xs.length < 2 ? null : sampleStandardDeviation(xs);
+  if (xs.length < 2) return null;
+  const m = mean([...xs]);
+  return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
 }
 function cv(xs) {
   const sd = sampleSd(xs);
@@ -55852,56 +55871,94 @@ function outliers(ds) {
 function toleranceLog(spec) {
   return spec.higherIsWorse ? Math.log(1 + spec.tolerance) : -Math.log(1 - spec.tolerance);
 }
+function failFloor(rule, toleranceD) {
+  return rule === "confirm" ? toleranceD : Math.log1p(Math.expm1(toleranceD) / 2);
+}
 function toChange(d, higherIsWorse) {
   return higherIsWorse ? Math.expm1(d) : Math.expm1(-d);
 }
-function compareMetric(spec, values, rule, confidence, maxTrialCv) {
-  const ds = values.map(
-    (v) => spec.higherIsWorse ? Math.log(v.candidate / v.baseline) : Math.log(v.baseline / v.candidate)
+function pairD(spec, v) {
+  const d = spec.higherIsWorse ? Math.log(v.candidate / v.baseline) : Math.log(v.baseline / v.candidate);
+  return {
+    d,
+    forFail: d - (v.candidateContamination ?? 0),
+    forPass: d + (v.baselineContamination ?? 0),
+    canFail: !v.baselineCensored,
+    canPass: !v.candidateCensored
+  };
+}
+function bounds(xs, critical) {
+  const n = xs.length;
+  const sd = sampleSd(xs);
+  const m = xs.reduce((s, x) => s + x, 0) / n;
+  const half = sd === null ? Number.POSITIVE_INFINITY : critical * (sd / Math.sqrt(n));
+  return { mean: m, sd, lower: m - half, upper: m + half, half };
+}
+function judgeLook(rule, pairs, tol, critical, lastCritical, lastPairs) {
+  const fail3 = bounds(
+    pairs.map((p) => p.forFail),
+    critical
   );
-  const n = ds.length;
-  const dMean = mean(ds);
-  const dSd = sampleSd(ds);
-  const t = n >= 2 ? tQuantile(confidence, n - 1) : Number.POSITIVE_INFINITY;
-  const halfWidth = dSd === null ? Number.POSITIVE_INFINITY : t * (dSd / Math.sqrt(n));
-  const lower = dMean - halfWidth;
-  const upper = dMean + halfWidth;
+  const pass = bounds(
+    pairs.map((p) => p.forPass),
+    critical
+  );
+  const estimate = bounds(
+    pairs.map((p) => p.d),
+    critical
+  );
+  const floor = failFloor(rule, tol);
+  const canFail = pairs.every((p) => p.canFail);
+  const canPass = pairs.every((p) => p.canPass);
+  const out = { lower: fail3.lower, upper: pass.upper, half: estimate.half };
+  if (canPass && pass.upper < tol) return { verdict: "pass", futile: false, ...out };
+  if (canFail && estimate.mean > tol && fail3.lower > floor)
+    return { verdict: "regressed", futile: false, ...out };
+  const projected = pass.sd === null ? Number.POSITIVE_INFINITY : lastCritical * pass.sd / Math.sqrt(lastPairs);
+  const futile = estimate.half < tol / 2 && estimate.mean <= tol && pass.mean + projected >= tol;
+  return { verdict: null, futile, ...out };
+}
+function replay(rule, pairs, tol, design) {
+  const { looks, critical } = design;
+  const lastCritical = critical.at(-1) ?? Number.POSITIVE_INFINITY;
+  const lastPairs = looks.at(-1) ?? pairs.length;
+  let last;
+  for (const [k, n] of looks.entries()) {
+    if (n > pairs.length) break;
+    const c = critical[k] ?? Number.POSITIVE_INFINITY;
+    const r = judgeLook(rule, pairs.slice(0, n), tol, c, lastCritical, lastPairs);
+    last = { ...r, pairs: n, look: k };
+    if (r.verdict !== null || r.futile) return last;
+  }
+  return last;
+}
+function statusOf(r, design, pairs) {
+  if (r?.verdict) return "decided";
+  if (pairs.some((p) => !p.canFail) && pairs.some((p) => !p.canPass)) return "censored";
+  if (r?.futile) return "futile";
+  return pairs.length >= (design.looks.at(-1) ?? 0) ? "exhausted" : "open";
+}
+function compareMetric(spec, values, rule, design, maxTrialCv) {
+  const pairs = values.map((v) => pairD(spec, v));
+  const ds = pairs.map((p) => p.d);
   const tol = toleranceLog(spec);
-  const beyond = dMean > tol;
-  let verdict;
-  let reason;
+  const r = replay(rule, pairs, tol, design);
+  const status = statusOf(r, design, pairs);
+  const n = r?.pairs ?? pairs.length;
+  const used = ds.slice(0, n);
+  const dMean = mean(used);
   const change = toChange(dMean, spec.higherIsWorse);
-  const limit = signedPercent(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
-  if (rule === "significant-and-material") {
-    if (beyond && lower > 0) {
-      verdict = "regressed";
-      reason = `${signedPercent(change)} is beyond ${limit} and significantly worse than no change`;
-    } else if (beyond) {
-      verdict = "inconclusive";
-      reason = `${signedPercent(change)} is beyond ${limit} but within the trial-to-trial noise`;
-    } else {
-      verdict = "pass";
-      reason = `${signedPercent(change)} is within ${limit}`;
-    }
-  } else if (lower > tol) {
-    verdict = "regressed";
-    reason = `the whole interval is beyond ${limit}`;
-  } else if (upper < tol) {
-    verdict = "pass";
-    reason = `the whole interval is within ${limit}`;
-  } else {
-    verdict = "inconclusive";
-    reason = `the interval straddles ${limit}`;
-  }
-  if (verdict === "pass" && dMean < -tol && upper < 0) {
-    verdict = "improved";
-    reason = `${signedPercent(change)}: significantly better, beyond ${signedPercent(spec.higherIsWorse ? -spec.tolerance : spec.tolerance)}`;
-  }
-  const detectable = halfWidth === Number.POSITIVE_INFINITY ? null : rule === "significant-and-material" ? Math.max(tol, halfWidth) : tol + halfWidth;
+  const lower = r?.lower ?? Number.NEGATIVE_INFINITY;
+  const upper = r?.upper ?? Number.POSITIVE_INFINITY;
+  let verdict = r?.verdict ?? "inconclusive";
+  if (verdict === "pass" && upper < 0 && dMean < -tol) verdict = "improved";
+  const critical = design.critical[r?.look ?? 0] ?? Number.POSITIVE_INFINITY;
+  const [changeLower, changeUpper] = spec.higherIsWorse ? [toChange(lower, true), toChange(upper, true)] : [toChange(upper, false), toChange(lower, false)];
+  const flags = outliers(ds);
   const cvBase = cv(values.map((v) => v.baseline));
   const cvCand = cv(values.map((v) => v.candidate));
-  const flags = outliers(ds);
-  const [changeLower, changeUpper] = spec.higherIsWorse ? [toChange(lower, true), toChange(upper, true)] : [toChange(upper, false), toChange(lower, false)];
+  const half = r?.half ?? Number.POSITIVE_INFINITY;
+  const floor = failFloor(rule, tol);
   return {
     id: spec.id,
     label: spec.label,
@@ -55909,25 +55966,60 @@ function compareMetric(spec, values, rule, confidence, maxTrialCv) {
     higher_is_worse: spec.higherIsWorse,
     tolerance: spec.tolerance,
     tolerance_d: tol,
+    floor_d: floor,
     baseline: geometricMean(values.map((v) => v.baseline)),
     candidate: geometricMean(values.map((v) => v.candidate)),
     change,
     change_lower: changeLower,
     change_upper: changeUpper,
-    confidence,
-    pairs: values.map((v, i) => ({ ...v, d: at(ds, i), outlier: at(flags, i) })),
+    confidence: nominalConfidence(critical, n),
+    pairs: values.map((v, i) => ({
+      baseline: v.baseline,
+      candidate: v.candidate,
+      d: ds[i] ?? 0,
+      outlier: flags[i] ?? false,
+      censored: censoredSide(v),
+      contamination: Math.max(v.baselineContamination ?? 0, v.candidateContamination ?? 0)
+    })),
     d_mean: dMean,
-    d_sd: dSd,
+    d_sd: sampleSd(used),
     cv_baseline: cvBase,
     cv_candidate: cvCand,
     noisy: (cvBase ?? 0) > maxTrialCv || (cvCand ?? 0) > maxTrialCv,
-    detectable_change: detectable === null ? null : toChange(detectable, spec.higherIsWorse),
-    // significant-and-material: the bound must clear zero for a change at the tolerance;
-    // confirm: the whole interval must leave the tolerance, as far as the estimate is from it.
-    pairs_to_decide: verdict === "inconclusive" ? pairsToDecide(dSd, rule === "confirm" ? Math.abs(dMean - tol) : tol, confidence) : null,
+    // The smallest true change whose estimate would clear the fail margin at this look.
+    detectable_change: Number.isFinite(half) ? toChange(Math.max(tol, floor + half), spec.higherIsWorse) : null,
     verdict,
-    reason
+    status,
+    decided_at: n,
+    advice: null,
+    reason: reasonOf(spec, verdict, status, change, changeLower, changeUpper)
   };
+}
+function censoredSide(v) {
+  if (v.baselineCensored && v.candidateCensored) return "both";
+  if (v.baselineCensored) return "baseline";
+  return v.candidateCensored ? "candidate" : null;
+}
+function nominalConfidence(critical, n) {
+  return !Number.isFinite(critical) || n < 2 ? 1 : tCdf(critical, n - 1);
+}
+function reasonOf(spec, verdict, status, change, lower, upper) {
+  const limit = signedPercent(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
+  const interval = `${signedPercent(lower)} \u2026 ${signedPercent(upper)}`;
+  switch (verdict) {
+    case "regressed":
+      return `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows more than half of it`;
+    case "pass":
+      return `${signedPercent(change)}: the interval (${interval}) is within ${limit}`;
+    case "improved":
+      return `${signedPercent(change)}: better, the whole interval (${interval}) below no change`;
+    case "inconclusive":
+      if (status === "censored")
+        return `censored on both arms (the percentile fell among timeouts): no number to compare`;
+      if (status === "futile")
+        return `the change is about the tolerance: ${signedPercent(change)} (${interval}), too close to ${limit} for the pairs left to tell`;
+      return `${signedPercent(change)}: the interval (${interval}) straddles ${limit}`;
+  }
 }
 
 // src/compare/gated.ts
@@ -55956,31 +56048,35 @@ function metricSpecs(percentile, tolerances) {
   }
   return specs;
 }
-function metricValue(id, r, percentile) {
+var logEffect = (relative) => relative !== null && relative > 0 ? Math.log1p(relative) : 0;
+function metricReading(id, r, percentile) {
   switch (id) {
-    case "goodput":
-      return Math.max(r.goodput.requests_per_s, 0.5 / Math.max(r.window_s, 1e-9));
+    case "goodput": {
+      const floor = 0.5 / Math.max(r.window_s, 1e-9);
+      const good = r.goodput.good;
+      const onTime = r.goodput.good_on_time ?? good;
+      return {
+        value: Math.max(r.goodput.requests_per_s, floor),
+        censored: false,
+        contamination: good > 0 && onTime > good ? Math.log(onTime / good) : 0
+      };
+    }
     case "ttft":
     case "itl":
     case "tpot":
-    case "e2el":
-      return r.metrics[`${id}_ms`][percentile] ?? void 0;
+    case "e2el": {
+      const s = r.metrics[`${id}_ms`];
+      const value2 = s[percentile];
+      if (value2 === null || value2 === void 0) return void 0;
+      const skew = r.validity.skew_effect;
+      return {
+        value: value2,
+        censored: s.lower_bounds.includes(percentile),
+        // Late sends move what is counted from the scheduled time: TTFT and E2EL.
+        contamination: id === "ttft" ? logEffect(skew.ttft) : id === "e2el" ? logEffect(skew.e2el) : 0
+      };
+    }
   }
-}
-
-// src/compare/fisher.ts
-var logChoose = (n, k) => logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
-function fisherOneSided(failed1, n1, failed2, n2) {
-  const total = failed1 + failed2;
-  const n = n1 + n2;
-  if (total === 0 || n2 === 0 || n1 === 0) return 1;
-  const denominator = logChoose(n, n2);
-  let p = 0;
-  for (let x = failed2; x <= Math.min(total, n2); x++) {
-    if (total - x > n1) continue;
-    p += Math.exp(logChoose(total, x) + logChoose(n - total, n2 - x) - denominator);
-  }
-  return Math.min(1, p);
 }
 
 // src/compare/reliability.ts
@@ -56012,50 +56108,109 @@ function examplesOf(trials) {
   }
   return examples;
 }
-function compareReliability(options, trials, confidence) {
-  const arm = (a) => trials.filter((t) => t.arm === a);
-  const base = armFailures(arm("baseline"), options.exclude);
-  const cand = armFailures(arm("candidate"), options.exclude);
-  const increase = cand.rate - base.rate;
-  const tolerance = options.maxFailureIncrease;
-  const alpha = 1 - confidence;
-  const p = fisherOneSided(base.failed, base.counted, cand.failed, cand.counted);
-  const pBetter = fisherOneSided(cand.failed, cand.counted, base.failed, base.counted);
-  const limit = `+${percent(tolerance)} points`;
-  let verdict;
-  let reason;
-  const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
-  if (increase > tolerance && p <= alpha) {
-    verdict = "regressed";
-    reason = `${change}: beyond ${limit} and not chance (Fisher p = ${p.toPrecision(2)})`;
-  } else if (increase > tolerance) {
-    verdict = "inconclusive";
-    reason = `${change}: beyond ${limit} but could be chance (Fisher p = ${p.toPrecision(2)} > ${alpha.toPrecision(2)})`;
-  } else if (-increase > tolerance && pBetter <= alpha) {
-    verdict = "improved";
-    reason = `${change}: the candidate fails less often`;
-  } else {
-    verdict = "pass";
-    reason = `${change}: within ${limit}`;
-  }
+var rateDifferences = (pairs) => pairs.map(
+  (p) => p.candidate.failed / p.candidate.counted - p.baseline.failed / p.baseline.counted
+);
+function spreadVariance(diffs) {
+  const n = diffs.length;
+  if (n < 2) return Number.POSITIVE_INFINITY;
+  const m = diffs.reduce((s, x) => s + x, 0) / n;
+  return diffs.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1) / n;
+}
+function binomialVariance(pairs, margin) {
+  const sum2 = (f) => pairs.reduce((s, p) => s + f(p), 0);
+  const [nb, nc] = [sum2((p) => p.baseline.counted), sum2((p) => p.candidate.counted)];
+  const [fb, fc] = [sum2((p) => p.baseline.failed), sum2((p) => p.candidate.failed)];
+  const pb = Math.min(1 - margin, Math.max(0, (fb + fc - nc * margin) / (nb + nc)));
+  const pc = pb + margin;
+  return pb * (1 - pb) / nb + pc * (1 - pc) / nc;
+}
+function halfWidth(pairs, diffs, margin, critical) {
+  const n = pairs.length;
+  if (!Number.isFinite(critical) || n < 2) return Number.POSITIVE_INFINITY;
+  const z2 = probit(tCdf(critical, n - 1));
+  return Math.max(
+    critical * Math.sqrt(spreadVariance(diffs)),
+    z2 * Math.sqrt(binomialVariance(pairs, margin))
+  );
+}
+function judgeLook2(pairs, tolerance, critical) {
+  const diffs = rateDifferences(pairs);
+  const increase = diffs.reduce((s, x) => s + x, 0) / diffs.length;
+  const floor = tolerance / 2;
+  const upper = increase + halfWidth(pairs, diffs, tolerance, critical);
+  const lower = increase - halfWidth(pairs, diffs, floor, critical);
+  if (upper < tolerance) return { verdict: "pass", increase, lower, upper };
+  if (increase > tolerance && lower > floor)
+    return { verdict: "regressed", increase, lower, upper };
+  return { verdict: null, increase, lower, upper };
+}
+function pairFailures(trials, exclude) {
+  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
+  return pairs.flatMap((pair) => {
+    const of = (arm) => armFailures(
+      trials.filter((t) => t.pair === pair && t.arm === arm),
+      exclude
+    );
+    const [b, c] = [of("baseline"), of("candidate")];
+    return b.counted > 0 && c.counted > 0 ? [
+      {
+        baseline: { failed: b.failed, counted: b.counted },
+        candidate: { failed: c.failed, counted: c.counted }
+      }
+    ] : [];
+  });
+}
+function worstClass(base, cand, exclude) {
   let worst = null;
   for (const o of OUTCOMES) {
-    if (o === "ok" || options.exclude.includes(o)) continue;
+    if (o === "ok" || exclude.includes(o)) continue;
     const br = base.counted > 0 ? (base.by_class[o] ?? 0) / base.counted : 0;
     const cr2 = cand.counted > 0 ? (cand.by_class[o] ?? 0) / cand.counted : 0;
     if (cr2 - br > 0 && (worst === null || cr2 - br > worst.candidate_rate - worst.baseline_rate))
       worst = { outcome: o, baseline_rate: br, candidate_rate: cr2 };
   }
+  return worst;
+}
+function replay2(pairs, tolerance, design) {
+  let last;
+  for (const [k, n] of design.looks.entries()) {
+    if (n > pairs.length) break;
+    last = {
+      ...judgeLook2(pairs.slice(0, n), tolerance, design.critical[k] ?? Infinity),
+      pairs: n
+    };
+    if (last.verdict) return last;
+  }
+  return last;
+}
+function compareReliability(options, trials, design) {
+  const arm = (a) => trials.filter((t) => t.arm === a);
+  const base = armFailures(arm("baseline"), options.exclude);
+  const cand = armFailures(arm("candidate"), options.exclude);
+  const tolerance = options.maxFailureIncrease;
+  const pairs = pairFailures(trials, options.exclude);
+  const r = replay2(pairs, tolerance, design);
+  const increase = r?.increase ?? cand.rate - base.rate;
+  let verdict = r?.verdict ?? "inconclusive";
+  if (verdict === "pass" && (r?.upper ?? 0) < 0) verdict = "improved";
+  const status = r?.verdict ? "decided" : pairs.length >= (design.looks.at(-1) ?? 0) ? "exhausted" : "open";
+  const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${percent(Math.abs(x))} points`;
+  const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
+  const interval = r ? `${pp(r.lower)} \u2026 ${pp(r.upper)}` : "unknown before the first look";
+  const reason = verdict === "regressed" ? `${change}: ${pp(increase)}, beyond ${pp(tolerance)}, and the interval (${interval}) shows more than half of it` : verdict === "pass" || verdict === "improved" ? `${change}: the interval of the increase (${interval}) is within ${pp(tolerance)}` : `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)} \u2014 more requests or pairs decide`;
   return {
     baseline: base,
     candidate: cand,
     excluded_classes: options.exclude,
     increase,
+    increase_lower: r ? r.lower : null,
+    increase_upper: r ? r.upper : null,
     tolerance,
-    p,
-    alpha,
     verdict,
-    worst,
+    status,
+    decided_at: r?.pairs ?? pairs.length,
+    worst: worstClass(base, cand, options.exclude),
     examples: examplesOf(arm("candidate")),
     reason
   };
@@ -56098,7 +56253,7 @@ function guardsFor(limits, trials, specs) {
       });
     }
     for (const spec of specs) {
-      if (metricValue(spec.id, t.report, limits.percentile) === void 0) {
+      if (metricReading(spec.id, t.report, limits.percentile) === void 0) {
         guards.push({
           code: "no_samples",
           message: `${trialName(t)}: no ${spec.label} samples (are outputs a single token?)`,
@@ -56152,30 +56307,42 @@ function guardsFor(limits, trials, specs) {
 
 // src/compare/verdict.ts
 var VERDICTS = ["pass", "inconclusive", "fail", "error", "cancelled"];
-function decide(options, trials, confidence) {
-  const specs = metricSpecs(options.percentile, options.tolerances);
+function pairValues(spec, trials, percentile) {
   const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
-  const comparisons = specs.flatMap((spec) => {
-    const values = [];
-    for (const pair of pairs) {
-      const value2 = (arm) => {
-        const t = trials.find((x) => x.pair === pair && x.arm === arm);
-        return t ? metricValue(spec.id, t.report, options.percentile) : void 0;
-      };
-      const baseline = value2("baseline");
-      const candidate = value2("candidate");
-      if (baseline !== void 0 && candidate !== void 0 && baseline > 0 && candidate > 0) {
-        values.push({ baseline, candidate });
+  return pairs.flatMap((pair) => {
+    const reading = (arm) => {
+      const t = trials.find((x) => x.pair === pair && x.arm === arm);
+      return t ? metricReading(spec.id, t.report, percentile) : void 0;
+    };
+    const b = reading("baseline");
+    const c = reading("candidate");
+    if (!b || !c || !(b.value > 0) || !(c.value > 0)) return [];
+    return [
+      {
+        baseline: b.value,
+        candidate: c.value,
+        baselineCensored: b.censored,
+        candidateCensored: c.censored,
+        baselineContamination: b.contamination,
+        candidateContamination: c.contamination
       }
-    }
-    return values.length > 0 ? [compareMetric(spec, values, options.rule, confidence, options.maxTrialCv)] : [];
+    ];
+  });
+}
+function decide(options, trials, design) {
+  const specs = metricSpecs(options.percentile, options.tolerances);
+  const comparisons = specs.flatMap((spec) => {
+    const values = pairValues(spec, trials, options.percentile);
+    return values.length > 0 ? [compareMetric(spec, values, options.rule, design, options.maxTrialCv)] : [];
   });
   const guards = guardsFor({ ...options, exclude: options.reliability.exclude }, trials, specs);
-  const reliability = trials.length > 0 ? compareReliability(options.reliability, trials, confidence) : null;
+  const reliability = trials.length > 0 ? compareReliability(options.reliability, trials, design) : null;
   return { guards, comparisons, reliability };
 }
 function undecided(d) {
-  return d.comparisons.some((c) => c.verdict === "inconclusive") || d.reliability?.verdict === "inconclusive";
+  const regressed = d.comparisons.some((c) => c.verdict === "regressed") || d.reliability?.verdict === "regressed";
+  const open = d.comparisons.some((c) => c.status === "open") || d.reliability?.status === "open";
+  return open && !regressed;
 }
 function overallVerdict(decision, qualityFailed, cancelled = false) {
   if (cancelled) return "cancelled";
@@ -56186,7 +56353,8 @@ function overallVerdict(decision, qualityFailed, cancelled = false) {
   if (regressed) return "fail";
   if (guards.length > 0) return "error";
   if (decision.capacity?.incomplete) return "inconclusive";
-  return undecided(decision) ? "inconclusive" : "pass";
+  const open = comparisons.some((c) => c.verdict === "inconclusive") || reliability?.verdict === "inconclusive";
+  return open ? "inconclusive" : "pass";
 }
 
 // src/config/setting.ts
@@ -56270,14 +56438,14 @@ var GATE_SETTINGS = [
   {
     name: "trials",
     scope: "gate",
-    default: "3",
-    help: "Trial pairs (a baseline and a candidate trial each) before the first look.",
+    default: "4",
+    help: "Trial pairs (a baseline and a candidate trial each) before the first look; even keeps every look balanced (AB, BA).",
     accepts: { kind: "number", integer: true, min: 1, max: 100 }
   },
   {
     name: "max-trials",
     scope: "gate",
-    help: "Add pairs while a metric is inconclusive, up to this many (default: = trials).",
+    help: "The sequential design adds two pairs per look while a metric is open, up to this many (default: 30, or trials when larger).",
     accepts: { kind: "number", integer: true, min: 1, max: 100 }
   },
   {
@@ -56351,15 +56519,15 @@ var GATE_SETTINGS = [
   {
     name: "decision-rule",
     scope: "gate",
-    default: "significant-and-material",
-    help: "significant-and-material (beyond the tolerance and significantly worse) or confirm (the whole interval beyond it).",
-    accepts: { kind: "choice", choices: ["significant-and-material", "confirm"] }
+    default: "margin",
+    help: "margin: fail when the interval's lower bound is beyond half the tolerance and the estimate beyond it; confirm: when the whole interval is beyond the tolerance. Either: pass when the upper bound is within it.",
+    accepts: { kind: "choice", choices: ["margin", "confirm"] }
   },
   {
     name: "confidence",
     scope: "gate",
     default: "0.95",
-    help: "One-sided confidence of the whole run.",
+    help: "One minus each boundary's error over all looks: P(pass) for a change at the tolerance, P(fail) at half of it (rule margin).",
     accepts: { kind: "number", above: 0.5, max: 0.999 }
   },
   {
@@ -56475,8 +56643,8 @@ var GATE_SETTINGS = [
   {
     name: "gate-rate-fraction",
     scope: "gate",
-    default: "1",
-    help: "The paired trials run at this fraction of the baseline's capacity.",
+    default: "0.8",
+    help: "The paired trials run at this fraction of the baseline's capacity: below the knee, where a capacity loss within the tolerance changes latency by a bounded amount.",
     accepts: { kind: "number", above: 0, max: 2 }
   },
   {
@@ -58841,14 +59009,20 @@ var CHECK_SETTINGS = [
   {
     name: "max-skew-effect",
     scope: "trial",
-    help: "Self-check: the largest shift the client's own late sends may cause in TTFT or E2EL at the gated percentile (default: a quarter of max-ttft-regression in the gate, 2.5% for measure).",
+    help: "Self-check: the largest shift the client's own late sends may cause in TTFT or E2EL at the gated percentile before the trial is re-run; in the gate a smaller shift only widens the verdict's interval (default: max-ttft-regression in the gate, 2.5% for measure).",
+    accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "max-offered-drift",
+    scope: "trial",
+    default: "10%",
+    help: "Self-check: the largest difference between the requests scheduled in a window (\u2265 1 s, \u2265 20 expected) and those sent in it: beyond it the offered load changed and the trial is re-run.",
     accepts: { kind: "fraction", max: 1 }
   },
   {
     name: "max-late-sends",
     scope: "trial",
-    default: "1%",
-    help: "Self-check: the largest share of sends later than a tenth of the mean gap (at least 1 ms): beyond it the offered load changed.",
+    help: "Self-check, off unless set: the largest share of sends later than a tenth of the mean gap (at least 1 ms).",
     accepts: { kind: "fraction", max: 1 }
   },
   {
@@ -58963,72 +59137,46 @@ function lines(raw, name) {
   const v = raw[name];
   return v === void 0 ? [] : Array.isArray(v) ? v : [v];
 }
-function acceptsOf(name) {
+function accepted(name, text) {
   const s = setting(name);
   if (!s) throw new Error(`internal error: no setting ${name}`);
-  return s.accepts;
+  return parseAccepted(name, text, s.accepts);
 }
-function typed(name, v, kind, check) {
-  if (!check(v)) throw new Error(`internal error: ${name} is not a ${kind} setting`);
+function asNumber(name, v) {
+  if (typeof v !== "number") throw new Error(`internal error: ${name} is not a number setting`);
   return v;
-}
-var isNumber = (v) => typeof v === "number";
-var isBoolean = (v) => typeof v === "boolean";
-var isString = (v) => typeof v === "string";
-function readNumber(raw, name) {
-  return typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "number",
-    isNumber
-  );
-}
-function optionalNumber(raw, name) {
-  const v = given(raw, name);
-  return v === void 0 ? void 0 : typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
-}
-function requiredNumber(raw, name, what) {
-  const v = given(raw, name);
-  if (v === void 0) throw new InputError(`${name} is required: ${what}`);
-  return typed(name, parseAccepted(name, v, acceptsOf(name)), "number", isNumber);
 }
 function requiredText(raw, name, what) {
   const v = given(raw, name);
   if (v === void 0) throw new InputError(`${name} is required: ${what}`);
   return v;
 }
-function readBoolean(raw, name) {
-  return typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "boolean",
-    isBoolean
-  );
+function readNumber(raw, name) {
+  return asNumber(name, accepted(name, defaulted(raw, name)));
 }
-function readChoice(raw, name, choices) {
-  const v = typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "text",
-    isString
-  );
+function optionalNumber(raw, name) {
+  const v = given(raw, name);
+  return v === void 0 ? void 0 : asNumber(name, accepted(name, v));
+}
+function requiredNumber(raw, name, what) {
+  return asNumber(name, accepted(name, requiredText(raw, name, what)));
+}
+function readBoolean(raw, name) {
+  const v = accepted(name, defaulted(raw, name));
+  if (typeof v !== "boolean") throw new Error(`internal error: ${name} is not a boolean setting`);
+  return v;
+}
+function oneOf(name, v, choices) {
   const found = choices.find((c) => c === v);
   if (found === void 0) throw new Error(`internal error: ${name} = ${v} is not in its choices`);
   return found;
 }
+function readChoice(raw, name, choices) {
+  return oneOf(name, String(accepted(name, defaulted(raw, name))), choices);
+}
 function readList(raw, name, choices) {
-  const v = typed(
-    name,
-    parseAccepted(name, defaulted(raw, name), acceptsOf(name)),
-    "text",
-    isString
-  );
-  return v.split(",").filter(Boolean).map((x) => {
-    const found = choices.find((c) => c === x);
-    if (found === void 0)
-      throw new Error(`internal error: ${name} = ${x} is not in its choices`);
-    return found;
-  });
+  const v = String(accepted(name, defaulted(raw, name)));
+  return v.split(",").filter(Boolean).map((x) => oneOf(name, x, choices));
 }
 
 // src/config/checks.ts
@@ -59038,7 +59186,8 @@ function parseLimits(raw, checks) {
   return {
     percentile: checks.percentile,
     maxSkewEffect: skewEffect2 === void 0 ? checks.maxSkewEffect : parseFraction("max-skew-effect", skewEffect2),
-    maxLateSends: readNumber(raw, "max-late-sends"),
+    maxOfferedDrift: readNumber(raw, "max-offered-drift"),
+    maxLateSends: optionalNumber(raw, "max-late-sends"),
     maxUnsent: readNumber(raw, "max-unsent"),
     maxEventLoopDelayP99Ms: readNumber(raw, "max-event-loop-delay-ms"),
     maxClientCpu: readNumber(raw, "max-client-cpu"),
@@ -61393,6 +61542,7 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
     transportError: void 0,
     incompleteEvent: false,
     timedOut: false,
+    queued: false,
     reconnects: 0,
     fixedTokens,
     headers: void 0,
@@ -61448,7 +61598,7 @@ function capacityEvidence(r) {
   );
 }
 function classify(r) {
-  if (Number.isNaN(r.dispatchMs)) return "unsent";
+  if (Number.isNaN(r.dispatchMs)) return r.queued ? "censored" : "unsent";
   if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
   if (r.status === 0) return "connect_error";
   if (r.status === 429) {
@@ -65280,9 +65430,9 @@ function parseWorkload(raw, readFile, swept) {
   const outputLen = dataset ? given(raw, "output-len") : value(raw, "output-len");
   const warmupS = readNumber(raw, "warmup");
   const durationS = readNumber(raw, "duration");
-  const replay = swept ? void 0 : parseReplay(raw, readFile, warmupS + durationS);
+  const replay3 = swept ? void 0 : parseReplay(raw, readFile, warmupS + durationS);
   const workload = {
-    arrival: swept ? { kind: "swept", process: swept } : replay?.arrival ?? parseArrival(raw),
+    arrival: swept ? { kind: "swept", process: swept } : replay3?.arrival ?? parseArrival(raw),
     warmupS,
     durationS,
     seed: readNumber(raw, "seed"),
@@ -65292,9 +65442,10 @@ function parseWorkload(raw, readFile, swept) {
     ignoreEos,
     dataset,
     promptRound: 0,
+    textSalt: 0,
     prefix: parsePrefix(raw, dataset !== void 0),
-    trace: replay?.trace,
-    sessions: parseSessions(raw, dataset, replay !== void 0),
+    trace: replay3?.trace,
+    sessions: parseSessions(raw, dataset, replay3 !== void 0),
     tokenizer: parseTokenizer(raw, readFile)
   };
   checkTrialSize(workload);
@@ -65354,6 +65505,7 @@ function parseTrialOptions(raw, env = {}, readFile = readTextFile, checks = MEAS
 }
 
 // src/config/config.ts
+var DEFAULT_MAX_TRIALS = 30;
 var MODES = ["run", "measure", "report", "burst"];
 function armSettings(raw, arm) {
   const shared = {};
@@ -65412,7 +65564,7 @@ function parseReportSettings(raw) {
 }
 function parseConfig(raw, env = {}, readFile = readTextFile) {
   const trials = readNumber(raw, "trials");
-  const maxTrials = optionalNumber(raw, "max-trials") ?? trials;
+  const maxTrials = optionalNumber(raw, "max-trials") ?? Math.max(trials, DEFAULT_MAX_TRIALS);
   if (maxTrials < trials)
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`
@@ -65420,8 +65572,11 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
   const decision = parseDecision(raw);
-  const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft / 4 };
-  const arm = (a) => forArm(a, () => parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival));
+  const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
+  const arm = (a) => forArm(a, () => {
+    const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);
+    return { ...o, workload: { ...o.workload, textSalt: a === "candidate" ? 1 : 0 } };
+  });
   return {
     mode: parseMode(raw),
     gate: {
@@ -65462,9 +65617,9 @@ function readConfigFile(path, readFile) {
   for (const [key, v] of Object.entries(parsed)) {
     const known = setting(key);
     if (known === void 0 || known.scope === "endpoint") {
-      const accepted = SETTINGS.filter((s) => s.scope !== "endpoint").map((s) => s.name).sort();
+      const accepted2 = SETTINGS.filter((s) => s.scope !== "endpoint").map((s) => s.name).sort();
       throw new InputError(
-        `config ${path}: unknown setting "${key}"; accepted: ${accepted.join(", ")}`
+        `config ${path}: unknown setting "${key}"; accepted: ${accepted2.join(", ")}`
       );
     }
     if ("secret" in known && known.secret) {
@@ -65495,8 +65650,8 @@ function fileValue(path, key, v, lines2) {
   const shown = JSON.stringify(v);
   if (typeof v === "string") return NULLS.has(v.trim()) ? void 0 : v;
   if (lines2 && Array.isArray(v) && v.every((x) => typeof x === "string")) return v;
-  const accepted = lines2 ? 'a string or a list of strings, one "Name: value" line each' : "a single value (a string or number), not a list or a mapping";
-  throw new InputError(`config ${path}: ${key} = ${shown} is not accepted; expected ${accepted}`);
+  const accepted2 = lines2 ? 'a string or a list of strings, one "Name: value" line each' : "a single value (a string or number), not a list or a mapping";
+  throw new InputError(`config ${path}: ${key} = ${shown} is not accepted; expected ${accepted2}`);
 }
 function mergeSettings(...sources) {
   const merged = {};
@@ -65583,14 +65738,147 @@ function redactDeep(value2, redact) {
   return walk(value2);
 }
 
+// src/compare/sequential.ts
+var FIRST_LOOK_SHARE = 0.6;
+var SEQUENCES = 1e5;
+var SEED = 387340;
+function looksOf(trials, maxTrials, step) {
+  const looks = [];
+  for (let n = trials; n <= maxTrials; n += step) looks.push(n);
+  if (looks.at(-1) !== maxTrials) looks.push(maxTrials);
+  return looks;
+}
+function spentBy(k, looks, alpha) {
+  const first = looks[0] ?? 0;
+  const last = looks.at(-1) ?? first;
+  if (last === first) return alpha;
+  const share = FIRST_LOOK_SHARE + (1 - FIRST_LOOK_SHARE) * (((looks[k] ?? last) - first) / (last - first));
+  return alpha * Math.min(1, share);
+}
+function simulate(looks) {
+  const k = looks.length;
+  const nMax = looks.at(-1) ?? 0;
+  const t = new Float64Array(SEQUENCES * k);
+  const rng = new Rng(mixSeeds(SEED, nMax, k, looks[0] ?? 0));
+  for (let r = 0; r < SEQUENCES; r++) {
+    let sum2 = 0;
+    let squares = 0;
+    let look = 0;
+    for (let i = 1; i <= nMax; i++) {
+      const x = rng.normal();
+      sum2 += x;
+      squares += x * x;
+      if (i !== looks[look]) continue;
+      const mean2 = sum2 / i;
+      const variance = (squares - i * mean2 * mean2) / (i - 1);
+      t[r * k + look] = mean2 / Math.sqrt(variance / i);
+      look++;
+    }
+  }
+  return t;
+}
+function calibrate(looks, alpha) {
+  const k = looks.length;
+  const t = simulate(looks);
+  const alive = new Uint8Array(SEQUENCES).fill(1);
+  const critical = [];
+  let spent = 0;
+  for (let look = 0; look < k; look++) {
+    const values = [];
+    for (let r = 0; r < SEQUENCES; r++) if (alive[r]) values.push(t[r * k + look] ?? 0);
+    values.sort((a, b) => b - a);
+    const crossings = Math.round((spentBy(look, looks, alpha) - spent) * SEQUENCES);
+    const c = crossings <= 0 ? Number.POSITIVE_INFINITY : values[Math.min(crossings, values.length) - 1] ?? Infinity;
+    critical.push(c);
+    for (let r = 0; r < SEQUENCES; r++) {
+      if (alive[r] && (t[r * k + look] ?? 0) >= c) {
+        alive[r] = 0;
+        spent += 1 / SEQUENCES;
+      }
+    }
+  }
+  return critical;
+}
+var designs = /* @__PURE__ */ new Map();
+function sequentialDesign(trials, maxTrials, step, alpha) {
+  const looks = looksOf(trials, maxTrials, step);
+  const key = `${looks.join(",")}@${alpha}`;
+  const cached = designs.get(key);
+  if (cached) return cached;
+  const usable = looks.filter((n) => n >= 2);
+  const critical = usable.length <= 1 ? looks.map((n) => n >= 2 ? tQuantile(1 - alpha, n - 1) : Number.POSITIVE_INFINITY) : [
+    ...looks.filter((n) => n < 2).map(() => Number.POSITIVE_INFINITY),
+    ...calibrate(usable, alpha)
+  ];
+  const design = {
+    looks,
+    alpha,
+    critical,
+    spent: looks.map((_, k) => spentBy(k, looks, alpha))
+  };
+  designs.set(key, design);
+  return design;
+}
+
+// src/compare/advice.ts
+var SIMULATIONS = 1e3;
+function decidedShare(change, sd, margins, trials, maxTrials, alpha) {
+  const looks = looksOf(trials, maxTrials, 2);
+  const critical = looks.map((n, k) => {
+    const share = spentBy(k, looks, alpha) - (k > 0 ? spentBy(k - 1, looks, alpha) : 0);
+    return n >= 2 && share > 0 ? tQuantile(1 - share, n - 1) : Number.POSITIVE_INFINITY;
+  });
+  const rng = new Rng(
+    mixSeeds(11366862, maxTrials, Math.round(change * 1e6), Math.round(sd * 1e6))
+  );
+  let decided = 0;
+  for (let g2 = 0; g2 < SIMULATIONS; g2++) {
+    let sum2 = 0;
+    let squares = 0;
+    let look = 0;
+    for (let i = 1; i <= maxTrials && look < looks.length; i++) {
+      const d = change + sd * rng.normal();
+      sum2 += d;
+      squares += d * d;
+      if (i !== looks[look]) continue;
+      const mean2 = sum2 / i;
+      const half = (critical[look] ?? Infinity) * Math.sqrt(Math.max(0, (squares - i * mean2 * mean2) / (i - 1)) / i);
+      look++;
+      if (mean2 + half < margins.tolerance || mean2 > margins.tolerance && mean2 - half > margins.floor) {
+        decided++;
+        break;
+      }
+    }
+  }
+  return decided / SIMULATIONS;
+}
+function pairsToDecide(change, sd, margins, trials, alpha) {
+  const advice = { even: null, likely: null };
+  if (sd === null || !(sd > 0)) return advice;
+  for (let n = trials + 2; n <= MAX_ADVISED_PAIRS; n = Math.min(MAX_ADVISED_PAIRS + 1, n + Math.max(2, Math.round(n / 4)))) {
+    const share = decidedShare(change, sd, margins, trials, n, alpha);
+    if (advice.even === null && share >= 0.5) advice.even = n;
+    if (share >= 0.8) {
+      advice.likely = n;
+      break;
+    }
+  }
+  return advice;
+}
+
 // src/compare/decide-run.ts
-function lookConfidence(confidence, plan) {
-  const looks = Math.max(1, plan.maxTrials - plan.trials + 1);
-  return { looks, perLook: 1 - (1 - confidence) / looks };
+var LOOK_STEP = 2;
+function designOf(plan, confidence) {
+  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence);
 }
 function decideRun(options, plan, facts) {
-  const { looks, perLook } = lookConfidence(options.confidence, plan);
-  const decision = decide(options, facts.trials, perLook);
+  const design = designOf(plan, options.confidence);
+  const decision = decide(options, facts.trials, design);
+  for (const c of decision.comparisons) {
+    if (c.verdict !== "inconclusive" || c.status !== "exhausted" && c.status !== "open") continue;
+    const margins = { tolerance: c.tolerance_d, floor: c.floor_d };
+    c.advice = pairsToDecide(c.d_mean, c.d_sd, margins, plan.trials, 1 - options.confidence);
+  }
   decision.guards.unshift(...facts.runGuards);
   if (facts.capacity) decision.capacity = facts.capacity;
   return {
@@ -65598,8 +65886,7 @@ function decideRun(options, plan, facts) {
     reliability: decision.reliability,
     guards: decision.guards,
     verdict: overallVerdict(decision, facts.qualityFailed, facts.cancelled),
-    looks,
-    confidence_per_look: perLook
+    design
   };
 }
 
@@ -66354,11 +66641,11 @@ function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
   const cHi = candidate.fail_per_s;
   const high = cHi === null ? null : cHi / bLo - 1;
   const low = bHi === null ? null : cLo / bHi - 1;
-  const bounds = { change_low: low, change_high: high };
+  const bounds2 = { change_low: low, change_high: high };
   const range = `${low === null ? "?" : signedPercent(low)} \u2026 ${high === null ? "?" : signedPercent(high)}`;
   if (high !== null && high < -maxDrop) {
     return {
-      ...bounds,
+      ...bounds2,
       ...base,
       verdict: "regressed",
       reason: `capacity dropped by more than ${percent(maxDrop)}: the candidate failed its SLO at ${cHi} req/s, where the baseline met it up to ${bLo} req/s (change ${range})`
@@ -66366,14 +66653,14 @@ function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
   }
   if (low !== null && low >= -maxDrop) {
     return {
-      ...bounds,
+      ...bounds2,
       ...base,
       verdict: "pass",
       reason: `no capacity drop beyond ${percent(maxDrop)} (change ${range})`
     };
   }
   return {
-    ...bounds,
+    ...bounds2,
     ...base,
     verdict: "inconclusive",
     reason: bHi === null ? "the baseline met its SLO at every rate tried, so its capacity is only known from below" : `the brackets allow a drop beyond ${percent(maxDrop)} but do not show one (change ${range})`
@@ -66382,10 +66669,17 @@ function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
 
 // src/capacity/points.ts
 function judge(report, minAttainment) {
-  if (!report.validity.valid) return "invalid";
-  const attainment = report.goodput.attainment;
+  const attainment = report.validity.valid ? report.goodput.attainment : missedOnTime(report, minAttainment);
+  if (attainment === null) return "invalid";
   if (report.outcomes.censored > 0 || attainment < minAttainment / 2) return "overload";
   return attainment >= minAttainment ? "pass" : "fail";
+}
+function missedOnTime(report, minAttainment) {
+  const onTime = report.goodput.good_on_time;
+  if (typeof onTime !== "number" || report.outcomes.unsent > 0 || report.scheduled === 0)
+    return null;
+  const attainment = onTime / report.scheduled;
+  return attainment < minAttainment ? attainment : null;
 }
 var BURST_TIMEOUT_FACTOR = 4;
 function roundOf(phase, ratePerS) {
@@ -66638,7 +66932,8 @@ var SweepRun = class {
         pointOptions(this.base[arm], settings, phase, rate),
         label2(phase, rate)
       );
-      const judgement = rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
+      const anchor = report.validity.valid ? "measured" : "invalid";
+      const judgement = rate === null ? anchor : judge(report, settings.minAttainment);
       const point = { phase, rate_per_s: rate, judgement, report };
       this.sweep.arms[arm].points.push(point);
       deps.log(`  ${arm} ${label2(phase, rate)}: ${describePoint(point)}`);
@@ -66810,6 +67105,10 @@ var CapacityPhase = class {
       `paired trials at ${run.gate_rate_per_s} req/s (the baseline's capacity \xD7 gate-rate-fraction ${c.rateFraction})`
     );
     return atGateRate(options, c, run.gate_rate_per_s);
+  }
+  /** The capacities compared and the candidate's regressed: the gate fails, whatever the pairs show. */
+  get regressed() {
+    return this.done?.comparison.verdict === "regressed";
   }
   /** The capacity run as the results record it: all of the sweep, or as far as it got. */
   result(options) {
@@ -67089,46 +67388,7 @@ function runChecks(c, a, other) {
   return results;
 }
 
-// src/quality/paired.ts
-function mcnemarOneSided(b, c) {
-  const n = b + c;
-  if (n === 0) return 1;
-  let p = 0;
-  let coef = 1;
-  for (let k = 0; k <= n; k++) {
-    if (k >= b) p += coef;
-    coef = coef * (n - k) / (k + 1);
-  }
-  return Math.min(1, p / 2 ** n);
-}
-function kindFails(k, rule) {
-  const effect = k.n > 0 ? (k.b - k.c) / k.n : 0;
-  const p = mcnemarOneSided(k.b, k.c);
-  return p <= rule.alpha && effect >= rule.minEffect || effect >= rule.largeEffect && k.b - k.c > 1;
-}
-function contractCodes(run) {
-  return [
-    ...new Set(
-      run.attempts.flatMap(
-        (a) => a.results.filter((r) => r.tier === "contract" && !r.pass).flatMap((r) => r.codes)
-      )
-    )
-  ];
-}
-function kindPasses(run) {
-  const out = /* @__PURE__ */ new Map();
-  for (const attempt3 of run.attempts) {
-    for (const r of attempt3.results) {
-      if (r.tier === "contract") continue;
-      const prev = out.get(r.kind) ?? { pass: true, codes: [] };
-      out.set(r.kind, {
-        pass: prev.pass && r.pass,
-        codes: [.../* @__PURE__ */ new Set([...prev.codes, ...r.codes])]
-      });
-    }
-  }
-  return out;
-}
+// src/quality/answers.ts
 function histogram2(values) {
   const h = {};
   for (const v of values) h[v] = (h[v] ?? 0) + 1;
@@ -67181,66 +67441,139 @@ function answersSummary(baseline, candidate) {
     reconnects: { baseline: reconnects(baseline), candidate: reconnects(candidate) }
   };
 }
-function pairCases(suite, base, cand, reruns) {
+
+// src/quality/rule.ts
+function logChoose(n, k) {
+  let s = 0;
+  for (let i = 1; i <= k; i++) s += Math.log((n - k + i) / i);
+  return s;
+}
+function mcnemarOneSided(b, c) {
+  const n = b + c;
+  if (n === 0 || b <= 0) return 1;
+  let logTerm = logChoose(n, b) - n * Math.LN2;
+  let p = 0;
+  for (let k = b; k <= n; k++) {
+    p += Math.exp(logTerm);
+    logTerm += Math.log((n - k) / (k + 1));
+  }
+  return Math.min(1, p);
+}
+function kindFails(k, rule) {
+  const effect = k.n > 0 ? (k.b - k.c) / k.n : 0;
+  const p = mcnemarOneSided(k.b, k.c);
+  return p <= rule.alpha && effect >= rule.minEffect || p <= 2 * rule.alpha && effect >= rule.largeEffect;
+}
+
+// src/quality/paired.ts
+function contractCodes(run) {
+  return [
+    ...new Set(
+      run.attempts.flatMap(
+        (a) => a.results.filter((r) => r.tier === "contract" && !r.pass).flatMap((r) => r.codes)
+      )
+    )
+  ];
+}
+function kindPasses(run) {
+  const out = /* @__PURE__ */ new Map();
+  for (const attempt3 of run.attempts) {
+    for (const r of attempt3.results) {
+      if (r.tier === "contract") continue;
+      const prev = out.get(r.kind) ?? { pass: true, codes: [] };
+      out.set(r.kind, {
+        pass: prev.pass && r.pass,
+        codes: [.../* @__PURE__ */ new Set([...prev.codes, ...r.codes])]
+      });
+    }
+  }
+  return out;
+}
+function stateOf(runs, passes) {
+  const passed = runs.filter(passes).length;
+  return passed === runs.length ? "pass" : passed === 0 ? "fail" : "flaky";
+}
+var contractState = (runs) => stateOf(runs, (r) => contractCodes(r).length === 0);
+var kindState = (runs, kind) => stateOf(runs, (r) => kindPasses(r).get(kind)?.pass ?? true);
+function casesThatDiffer(baseline, candidate) {
+  const cand = new Map(candidate.map((r) => [r.id, r]));
+  const differ = /* @__PURE__ */ new Set();
+  for (const b of baseline) {
+    const k = cand.get(b.id);
+    if (!k) continue;
+    const [bk, kk] = [kindPasses(b), kindPasses(k)];
+    const kinds = /* @__PURE__ */ new Set([...bk.keys(), ...kk.keys()]);
+    const kindDiffers = [...kinds].some(
+      (kind) => (bk.get(kind)?.pass ?? true) !== (kk.get(kind)?.pass ?? true)
+    );
+    if (kindDiffers || contractCodes(b).length === 0 !== (contractCodes(k).length === 0))
+      differ.add(b.id);
+  }
+  return differ;
+}
+function pairCases(suite, base, cand) {
   const paired = [];
   const preExisting = [];
   const contract = [];
   const raw = [];
   for (const c of suite.cases) {
-    const b = base.get(c.id);
-    const k = cand.get(c.id);
-    if (!b || !k) continue;
+    const [b, k] = [base.get(c.id) ?? [], cand.get(c.id) ?? []];
+    const [b0, k0] = [b[0], k[0]];
+    if (!b0 || !k0) continue;
     raw.push({
       id: c.id,
-      baseline: b.attempts.map((a) => a.answer.raw),
-      candidate: k.attempts.map((a) => a.answer.raw)
+      baseline: b0.attempts.map((a) => a.answer.raw),
+      candidate: k0.attempts.map((a) => a.answer.raw)
     });
-    const baseCodes = contractCodes(b);
-    if (baseCodes.length > 0) {
-      preExisting.push({ id: c.id, codes: baseCodes });
+    const baseState = contractState(b);
+    if (baseState === "fail") {
+      preExisting.push({ id: c.id, codes: contractCodes(b0) });
       continue;
     }
     paired.push(c);
-    const candCodes = contractCodes(k);
-    if (candCodes.length === 0) continue;
-    const again = reruns.get(c.id) ?? [];
-    const failures2 = 1 + again.filter((r) => contractCodes(r).length > 0).length;
-    const runs = 1 + again.length;
+    const failing = k.filter((r) => contractCodes(r).length > 0);
+    const first = failing[0];
+    if (!first) continue;
     contract.push({
       id: c.id,
-      codes: candCodes,
-      candidate_failures: failures2,
-      runs,
-      confirmed: failures2 * 2 > runs,
+      codes: contractCodes(first),
+      candidate_failures: failing.length,
+      runs: k.length,
+      confirmed: failing.length === k.length && baseState === "pass",
       answer: describeAnswer(
-        firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass))
+        firstFailing(first, (a) => a.results.some((r) => r.tier === "contract" && !r.pass))
       )
     });
   }
   return { paired, preExisting, contract, raw };
 }
+function flipOf(kind, id, bRuns, cRuns, direction) {
+  const failedKind = (a) => a.results.some((r) => r.kind === kind && !r.pass);
+  const was = describeAnswer(firstFailing(bRuns[0], failedKind));
+  const now = describeAnswer(firstFailing(cRuns[0], failedKind));
+  const failing = direction === "b" ? cRuns[0] : bRuns[0];
+  return {
+    id,
+    direction,
+    codes: (failing && kindPasses(failing).get(kind)?.codes) ?? [],
+    diff: `baseline ${was} \u2192 candidate ${now}`,
+    answer: direction === "b" ? now : was
+  };
+}
 function compareKind(kind, cases, base, cand, rule, confirmedIds) {
   let bPass = 0;
   let cPass = 0;
   const flipped = [];
-  const none = { pass: true, codes: [] };
+  const flaky = [];
   for (const c of cases) {
-    const [bRun, cRun] = [base.get(c.id), cand.get(c.id)];
-    const bk = (bRun && kindPasses(bRun).get(kind)) ?? none;
-    const ck = (cRun && kindPasses(cRun).get(kind)) ?? none;
-    if (bk.pass) bPass++;
-    if (ck.pass) cPass++;
-    if (bk.pass === ck.pass) continue;
-    const failedKind = (a) => a.results.some((r) => r.kind === kind && !r.pass);
-    const was = describeAnswer(firstFailing(bRun, failedKind));
-    const now = describeAnswer(firstFailing(cRun, failedKind));
-    flipped.push({
-      id: c.id,
-      direction: bk.pass ? "b" : "c",
-      codes: bk.pass ? ck.codes : bk.codes,
-      diff: `baseline ${was} \u2192 candidate ${now}`,
-      answer: bk.pass ? now : was
-    });
+    const [bRuns, cRuns] = [base.get(c.id) ?? [], cand.get(c.id) ?? []];
+    const [bs, cs] = [kindState(bRuns, kind), kindState(cRuns, kind)];
+    const [b0, c0] = [bRuns[0], cRuns[0]];
+    if (b0 && (kindPasses(b0).get(kind)?.pass ?? true)) bPass++;
+    if (c0 && (kindPasses(c0).get(kind)?.pass ?? true)) cPass++;
+    if (bs === cs) continue;
+    if (bs === "flaky" || cs === "flaky") flaky.push(c.id);
+    else flipped.push(flipOf(kind, c.id, bRuns, cRuns, bs === "pass" ? "b" : "c"));
   }
   const b = flipped.filter((f) => f.direction === "b").length;
   const cc = flipped.length - b;
@@ -67256,7 +67589,8 @@ function compareKind(kind, cases, base, cand, rule, confirmedIds) {
     c: cc,
     p: mcnemarOneSided(b, cc),
     decision: counted ? "counted" : fail3 ? "fail" : "pass",
-    flipped
+    flipped,
+    flaky
   };
 }
 function compareAgreement(paired, base, cand) {
@@ -67264,8 +67598,8 @@ function compareAgreement(paired, base, cand) {
   for (const c of paired) {
     const check = c.expect.find((e) => e.kind === "agreement");
     if (!check) continue;
-    const a = base.get(c.id)?.attempts[0]?.answer;
-    const b = cand.get(c.id)?.attempts[0]?.answer;
+    const a = base.get(c.id)?.[0]?.attempts[0]?.answer;
+    const b = cand.get(c.id)?.[0]?.attempts[0]?.answer;
     if (!a || !b) continue;
     agreement.n++;
     if (agree(check.mode ?? "exact", a, b)) agreement.agreed++;
@@ -67308,10 +67642,10 @@ function findings(report, paired) {
   return reasons;
 }
 function compareQuality(suite, baseline, candidate, reruns, rule) {
-  const byId = (runs) => new Map(runs.map((r) => [r.id, r]));
-  const base = byId(baseline);
-  const cand = byId(candidate);
-  const { paired, preExisting, contract, raw } = pairCases(suite, base, cand, reruns);
+  const runsOf = (first, again) => new Map(first.map((r) => [r.id, [r, ...again.get(r.id) ?? []]]));
+  const base = runsOf(baseline, reruns.baseline);
+  const cand = runsOf(candidate, reruns.candidate);
+  const { paired, preExisting, contract, raw } = pairCases(suite, base, cand);
   const confirmedIds = new Set(contract.filter((x) => x.confirmed).map((x) => x.id));
   const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))].filter((k) => k !== "agreement").map((kind) => {
     const cases = paired.filter((c) => c.expect.some((e) => e.kind === kind));
@@ -67578,29 +67912,47 @@ async function runQuality(arms, options, deps, log) {
     vllmSampling: options.vllmSampling,
     timeoutS: arms.baseline.timeoutS
   };
-  const runs = {};
+  const runs = { baseline: [], candidate: [] };
   for (const arm of ARMS) {
     await deps.servers?.beforeTrial(arm);
     log(`quality: ${plural(suite.cases.length, "case")} on the ${arm}`);
     runs[arm] = await run(arms[arm].target, suite, runOptions);
     await deps.servers?.afterTrial(arm, "the quality suite");
   }
-  const first = compareQuality(suite, runs.baseline, runs.candidate, /* @__PURE__ */ new Map(), rule);
-  const suspects = new Set(first.contract.map((c) => c.id));
-  const reruns = /* @__PURE__ */ new Map();
+  const suspects = casesThatDiffer(runs.baseline, runs.candidate);
+  const reruns = { baseline: /* @__PURE__ */ new Map(), candidate: /* @__PURE__ */ new Map() };
   if (suspects.size > 0 && rule.confirmReruns > 0) {
-    await deps.servers?.beforeTrial("candidate");
-    for (let i = 0; i < rule.confirmReruns; i++) {
-      log(
-        `quality: re-running ${suspects.size} newly failing cases on the candidate (${i + 1}/${rule.confirmReruns})`
-      );
-      for (const r of await run(arms.candidate.target, suite, runOptions, suspects)) {
-        reruns.set(r.id, [...reruns.get(r.id) ?? [], r]);
+    for (const arm of ARMS) {
+      await deps.servers?.beforeTrial(arm);
+      for (let i = 0; i < rule.confirmReruns; i++) {
+        log(
+          `quality: re-running ${plural(suspects.size, "case")} that differ, on the ${arm} (${i + 1}/${rule.confirmReruns})`
+        );
+        for (const r of await run(arms[arm].target, suite, runOptions, suspects)) {
+          reruns[arm].set(r.id, [...reruns[arm].get(r.id) ?? [], r]);
+        }
       }
+      await deps.servers?.afterTrial(arm, "the quality re-runs");
     }
-    await deps.servers?.afterTrial("candidate", "the quality re-runs");
   }
   return compareQuality(suite, runs.baseline, runs.candidate, reruns, rule);
+}
+
+// src/compare/contamination.ts
+function crossesMargin(v, higherIsWorse, tol, floor) {
+  const d = higherIsWorse ? Math.log(v.candidate / v.baseline) : Math.log(v.baseline / v.candidate);
+  const forFail = d - (v.candidateContamination ?? 0);
+  const forPass = d + (v.baselineContamination ?? 0);
+  return d < tol !== forPass < tol || d > floor !== forFail > floor;
+}
+function latenessMatters(options, pair) {
+  return metricSpecs(options.percentile, options.tolerances).some((spec) => {
+    const tol = toleranceLog(spec);
+    const floor = failFloor(options.rule, tol);
+    return pairValues(spec, pair, options.percentile).some(
+      (v) => crossesMargin(v, spec.higherIsWorse, tol, floor)
+    );
+  });
 }
 
 // src/load/run.ts
@@ -67815,6 +68167,9 @@ function fingerprint(w) {
   let h = hashString(
     JSON.stringify({
       ...w.spec,
+      // Which texts (a pair's round, an arm's salt) is not the workload: its lengths and times are.
+      promptRound: void 0,
+      textSalt: void 0,
       dataset: w.spec.dataset?.name,
       trace: w.spec.trace?.name,
       tokenizer: w.spec.tokenizer?.name
@@ -67839,16 +68194,19 @@ function fingerprint(w) {
 
 // src/workload/prompts.ts
 function syntheticPrompt(spec, index, tokens2, continued = false) {
-  const { seed, promptRound: round6 } = spec;
-  const stream = round6 === 0 ? mixSeeds(seed, PROMPT_STREAM, index) : mixSeeds(seed, PROMPT_STREAM, index, round6);
+  const round6 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
+  const stream = salted(spec, PROMPT_STREAM, index, ...round6);
   return wordsText(spec, new Rng(stream), tokens2, continued);
 }
+function salted(spec, ...values) {
+  return spec.textSalt === 0 ? mixSeeds(spec.seed, ...values) : mixSeeds(spec.seed, ...values, spec.textSalt);
+}
 function blockText(spec, id, continued) {
-  const rng = new Rng(mixSeeds(spec.seed, BLOCK_STREAM, id, spec.promptRound));
+  const rng = new Rng(salted(spec, BLOCK_STREAM, id, spec.promptRound));
   return wordsText(spec, rng, MOONCAKE_BLOCK_TOKENS, continued);
 }
 function prefixText(spec, group, tokens2) {
-  return wordsText(spec, new Rng(mixSeeds(spec.seed, PREFIX_STREAM, group)), tokens2, false);
+  return wordsText(spec, new Rng(salted(spec, PREFIX_STREAM, group)), tokens2, false);
 }
 function wordsText(spec, rng, tokens2, continued) {
   if (spec.tokenizer) return countedWords(spec.tokenizer, WORDS2, rng, tokens2, continued);
@@ -68265,8 +68623,10 @@ var TrialLoad = class {
   }
   /** A due request: sent now, or queued for a concurrency slot. */
   admit(r) {
-    if (this.cap !== void 0 && this.inFlight.size >= this.cap) this.waiting.push(r);
-    else this.dispatch(r);
+    if (this.cap !== void 0 && this.inFlight.size >= this.cap) {
+      r.queued = true;
+      this.waiting.push(r);
+    } else this.dispatch(r);
   }
   dispatch(r) {
     if (this.clock.now() >= r.deadlineMs) {
@@ -68404,6 +68764,9 @@ function newHdr() {
   });
 }
 var round3 = (v) => Math.round(v * 1e3) / 1e3;
+function percentileRank(p, n) {
+  return Math.max(1, Math.ceil(p * n / 100 - 1e-9));
+}
 var LatencyHistogram = class _LatencyHistogram {
   hdr;
   sumMs = 0;
@@ -68454,7 +68817,7 @@ var LatencyHistogram = class _LatencyHistogram {
   percentile(p) {
     const n = this.count;
     if (n === 0) return void 0;
-    const rank = Math.max(1, Math.ceil(p / 100 * n));
+    const rank = percentileRank(p, n);
     if (rank > n - this.censoredCount) return { value: this.censorMs, lowerBound: true };
     return {
       value: Math.min(this.hdr.getValueAtPercentile(p) / 1e3, this.maxMs),
@@ -68469,7 +68832,7 @@ var LatencyHistogram = class _LatencyHistogram {
   rankResolution(p) {
     const n = this.count;
     if (n < 3) return void 0;
-    const rank = Math.max(1, Math.ceil(p / 100 * n));
+    const rank = percentileRank(p, n);
     const at2 = (k) => this.percentile(100 * Math.min(n, Math.max(1, k)) / n);
     const below = at2(rank - 1);
     const above = at2(rank + 1);
@@ -68544,14 +68907,34 @@ var TrialRecorder = class {
   /** Requests sent again on a fresh connection. */
   reconnects = 0;
   good = 0;
+  /** ok requests that met every SLO counted from when they were actually sent: what on-time sends would have given. */
+  goodOnTime = 0;
   slo;
   timeoutMs;
-  /** A send this late changes the offered load; undefined: not checked (bursts). */
+  /** A send this late counts as late (max-late-sends); undefined: not checked (bursts). */
   lateSendMs;
-  constructor(slo, timeoutMs, lateSendMs2) {
+  /** The windows the offered rate is checked over (ms); undefined: not checked (bursts, closed loop). */
+  offeredWindowMs;
+  /** Per window (by index on the clock): requests scheduled in it, and sent in it. */
+  offered = /* @__PURE__ */ new Map();
+  constructor(slo, timeoutMs, lateSendMs2, offeredWindowMs2) {
     this.slo = slo;
     this.timeoutMs = timeoutMs;
     this.lateSendMs = lateSendMs2;
+    this.offeredWindowMs = offeredWindowMs2;
+  }
+  /** Counts a request in the window it was due and the one it went out in. */
+  addOffered(r, dispatched) {
+    const w = this.offeredWindowMs;
+    if (w === void 0) return;
+    const at2 = (ms) => {
+      const k = Math.floor(ms / w);
+      const window2 = this.offered.get(k) ?? { scheduled: 0, sent: 0 };
+      this.offered.set(k, window2);
+      return window2;
+    };
+    at2(r.scheduledMs).scheduled++;
+    if (dispatched) at2(r.dispatchMs).sent++;
   }
   get scheduled() {
     return OUTCOMES.reduce((sum2, o) => sum2 + this.outcomes[o], 0);
@@ -68564,6 +68947,7 @@ var TrialRecorder = class {
     this.reconnects += r.reconnects;
     const dispatched = !Number.isNaN(r.dispatchMs);
     const skewMs = dispatched ? r.dispatchMs - r.slotMs : 0;
+    this.addOffered(r, dispatched);
     if (dispatched) {
       this.sendSkew.record(skewMs);
       if (this.lateSendMs !== void 0 && skewMs > this.lateSendMs) this.lateSends++;
@@ -68594,7 +68978,8 @@ var TrialRecorder = class {
       this.usageChunks += r.outputChunks;
       if (r.usageCompletionTokens === r.outputChunks + 1) this.usageWithEos++;
     }
-    if (this.meetsSlo(r, tpot)) this.good++;
+    if (this.meetsSlo(r, tpot, 0)) this.good++;
+    if (this.meetsSlo(r, tpot, skewMs)) this.goodOnTime++;
   }
   /** Timed out or never sent: latency is only known to be ≥ the timeout. */
   addCensored(r, outcome, dispatched, skewMs) {
@@ -68614,10 +68999,12 @@ var TrialRecorder = class {
     if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
     this.addExample(outcome, r);
   }
-  meetsSlo(r, tpot) {
+  /** Whether the request met every SLO, its latencies counted from its scheduled time plus `lateMs`. */
+  meetsSlo(r, tpot, lateMs) {
     const slo = this.slo;
-    if (slo.ttftMs !== void 0 && r.firstOutputMs - r.scheduledMs > slo.ttftMs) return false;
-    if (slo.e2elMs !== void 0 && r.endMs - r.scheduledMs > slo.e2elMs) return false;
+    const from = r.scheduledMs + lateMs;
+    if (slo.ttftMs !== void 0 && r.firstOutputMs - from > slo.ttftMs) return false;
+    if (slo.e2elMs !== void 0 && r.endMs - from > slo.e2elMs) return false;
     return slo.tpotMs === void 0 || tpot === void 0 || tpot <= slo.tpotMs;
   }
   addExample(outcome, r) {
@@ -68654,6 +69041,27 @@ function describeEnd(r) {
 }
 
 // src/metrics/validity.ts
+var MIN_WINDOW_REQUESTS = 10;
+function worstDrift(windows, windowMs) {
+  const keys = [...windows.keys()].sort((a, b) => a - b);
+  const first = keys[0];
+  if (first === void 0) return null;
+  let worst = null;
+  for (const k of keys) {
+    const w = windows.get(k);
+    if (!w || w.scheduled < MIN_WINDOW_REQUESTS) continue;
+    const drift = (w.sent - w.scheduled) / w.scheduled;
+    if (worst === null || Math.abs(drift) > Math.abs(worst.drift))
+      worst = {
+        drift,
+        at_s: (k - first) * windowMs / 1e3,
+        window_s: windowMs / 1e3,
+        scheduled: w.scheduled,
+        sent: w.sent
+      };
+  }
+  return worst;
+}
 var f1 = (v) => v.toFixed(1);
 var SKEW_EFFECT_FLOOR_MS = 2;
 function skewEffect(p) {
@@ -68669,8 +69077,19 @@ function cause(readings) {
   return `the client's event loop was held up (delay max ${f1(readings.eventLoopDelayMs.max)} ms, client CPU ${percent(cpu, 0)})`;
 }
 function evaluateValidity(x, limits) {
-  const reasons = [];
+  const lateness = skewReasons(x, limits);
+  const reasons = [...lateness, ...otherReasons(x, limits)];
   const warnings = [];
+  if (x.slotWaits > 0) {
+    warnings.push(
+      `closed loop: ${plural(x.slotWaits, "request")} waited for a free concurrency slot (max-concurrency ${x.maxConcurrency}) (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`
+    );
+  }
+  const latenessOnly = reasons.length > 0 && reasons.length === lateness.length;
+  return { valid: reasons.length === 0, reasons, warnings, lateness_only: latenessOnly };
+}
+function skewReasons(x, limits) {
+  const reasons = [];
   const p = percentileLabel(limits.percentile);
   for (const [name, pair] of [
     ["TTFT", x.ttft],
@@ -68685,10 +69104,20 @@ function evaluateValidity(x, limits) {
       );
     }
   }
-  const allowedLate = Math.max(1, Math.floor(limits.maxLateSends * x.scheduled));
-  if (x.lateSendMs !== void 0 && x.lateSends > allowedLate) {
+  return reasons;
+}
+function otherReasons(x, limits) {
+  const reasons = [];
+  const drift = x.offeredDrift;
+  if (drift && Math.abs(drift.drift) > limits.maxOfferedDrift) {
     reasons.push(
-      `${x.lateSends} of ${x.scheduled} sends were more than ${f1(x.lateSendMs)} ms late (limit max-late-sends ${percent(limits.maxLateSends)}): the offered load changed; ${cause(x.readings)}`
+      `the offered load changed: ${drift.sent} requests went out in the ${f1(drift.window_s)} s window at +${f1(drift.at_s)} s where ${drift.scheduled} were scheduled (${drift.drift >= 0 ? "+" : "\u2212"}${percent(Math.abs(drift.drift))}; limit max-offered-drift ${percent(limits.maxOfferedDrift)}): ${cause(x.readings)}`
+    );
+  }
+  const maxLate = limits.maxLateSends;
+  if (maxLate !== void 0 && x.lateSendMs !== void 0 && x.lateSends > Math.max(1, Math.floor(maxLate * x.scheduled))) {
+    reasons.push(
+      `${x.lateSends} of ${x.scheduled} sends were more than ${f1(x.lateSendMs)} ms late (limit max-late-sends ${percent(maxLate)}): ${cause(x.readings)}`
     );
   }
   if (limits.maxSendSkewP99Ms !== void 0 && x.sendSkewP99Ms > limits.maxSendSkewP99Ms) {
@@ -68721,12 +69150,7 @@ function evaluateValidity(x, limits) {
   if (x.hardStopped) {
     reasons.push("the trial ran into its hard deadline; outstanding requests were cut off");
   }
-  if (x.slotWaits > 0) {
-    warnings.push(
-      `closed loop: ${plural(x.slotWaits, "request")} waited for a free concurrency slot (max-concurrency ${x.maxConcurrency}) (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`
-    );
-  }
-  return { valid: reasons.length === 0, reasons, warnings };
+  return reasons;
 }
 
 // src/metrics/summary.ts
@@ -68734,7 +69158,8 @@ function limitsReport(l) {
   return {
     percentile: l.percentile,
     max_skew_effect: l.maxSkewEffect,
-    max_late_sends: l.maxLateSends,
+    max_offered_drift: l.maxOfferedDrift,
+    max_late_sends: l.maxLateSends ?? null,
     max_unsent: l.maxUnsent,
     max_event_loop_delay_p99_ms: l.maxEventLoopDelayP99Ms,
     max_client_cpu: l.maxClientCpu,
@@ -68783,6 +69208,7 @@ function validityOf(rec, facts) {
   const slotWait = rec.slotWait.summary();
   const p = PERCENTILE_VALUES[facts.limits.percentile];
   const ttftPair = skewPair(rec.ttft, rec.ttftOnTime, p);
+  const offeredDrift = rec.offeredWindowMs === void 0 ? null : worstDrift(rec.offered, rec.offeredWindowMs);
   const e2elPair = skewPair(rec.e2el, rec.e2elOnTime, p);
   const validity = evaluateValidity(
     {
@@ -68791,6 +69217,7 @@ function validityOf(rec, facts) {
       e2el: e2elPair,
       lateSends: rec.lateSends,
       lateSendMs: rec.lateSendMs,
+      offeredDrift,
       scheduled: rec.scheduled,
       unsent: rec.outcomes.unsent,
       windowMs: windowS * 1e3,
@@ -68813,6 +69240,7 @@ function validityOf(rec, facts) {
     },
     late_sends: rec.lateSends,
     late_send_ms: rec.lateSendMs === void 0 ? null : round4(rec.lateSendMs),
+    offered_drift: offeredDrift,
     unsent: rec.outcomes.unsent,
     event_loop_delay_ms: {
       p50: round4(r.eventLoopDelayMs.p50),
@@ -68860,6 +69288,7 @@ function summarizeTrial(rec, facts) {
       requests_per_s: perS(rec.good),
       attainment: round4(scheduled > 0 ? rec.good / scheduled : 0, 4),
       good: rec.good,
+      good_on_time: rec.goodOnTime,
       slo: sloRecord(facts.slo)
     },
     validity: validityOf(rec, facts),
@@ -68970,6 +69399,18 @@ function lateSendMs(arrival) {
     return void 0;
   return Math.max(1, 1e3 / arrival.ratePerS / 10);
 }
+function offeredWindowMs(arrival, maxConcurrency) {
+  if (maxConcurrency !== void 0) return void 0;
+  switch (arrival.kind) {
+    case "poisson":
+    case "gamma":
+    case "constant":
+    case "trace":
+      return Math.max(1e3, 20 / arrival.ratePerS * 1e3);
+    default:
+      return void 0;
+  }
+}
 async function scrapeBeside(options, deps, clock, measure, windowOf2) {
   if (!options.serverMetrics) return { result: await measure(), serverMetrics: null };
   const fetcher = deps.fetchMetrics ? void 0 : metricsFetcher();
@@ -68999,7 +69440,8 @@ async function measureTrial(options, deps = {}) {
   const recorder = new TrialRecorder(
     options.slo,
     options.timeoutS * 1e3,
-    lateSendMs(options.workload.arrival)
+    lateSendMs(options.workload.arrival),
+    offeredWindowMs(options.workload.arrival, options.maxConcurrency)
   );
   const tally = new TrialTally(workload, recorder);
   const clock = deps.clock ?? MONOTONIC;
@@ -69114,6 +69556,27 @@ var TrialRunner = class {
     await servers2?.afterTrial(arm, what);
     return { report, idle };
   };
+  /**
+   * The pair's invalid trials, but for those whose only fault is lateness that
+   * cannot change a verdict: those are kept, valid, their reasons now warnings
+   * (their contamination still widens the interval against the verdict).
+   */
+  keepIfHarmless(entries) {
+    const invalid2 = entries.filter((e) => !e.report.validity.valid);
+    const latenessOnly = invalid2.every((e) => e.report.validity.lateness_only === true);
+    if (invalid2.length === 0 || !latenessOnly || latenessMatters(this.options.decision, entries))
+      return invalid2;
+    for (const e of invalid2) {
+      const v = e.report.validity;
+      const kept = v.reasons.map((r) => `kept: ${r} \u2014 not enough to change a verdict`);
+      e.report = {
+        ...e.report,
+        validity: { ...v, valid: true, reasons: [], warnings: [...v.warnings, ...kept] }
+      };
+      this.log(`  ${e.arm}: ${kept.join("; ")}`);
+    }
+    return [];
+  }
   summary(report) {
     const p = this.options.decision.percentile;
     const m = report.metrics;
@@ -69128,12 +69591,13 @@ var TrialRunner = class {
   async runPair(pair, armOptions) {
     const o = this.options;
     const order = pairOrder(o.order, pair, o.baseline.workload.seed);
-    const upTo = o.maxTrials > o.trials ? `(\u2264${o.maxTrials})` : "";
+    const upTo = o.maxTrials > o.trials ? ` (\u2264 ${o.maxTrials})` : "";
     for (let attempt3 = 0; ; attempt3++) {
       const entries = [];
+      const promptRound = pair * (o.maxReruns + 1) + attempt3;
       for (const [position, arm] of order.entries()) {
         const own = armOptions[arm];
-        const options = { ...own, workload: { ...own.workload, promptRound: pair } };
+        const options = { ...own, workload: { ...own.workload, promptRound } };
         const { report, idle } = await this.measureArm(
           arm,
           options,
@@ -69143,7 +69607,7 @@ var TrialRunner = class {
         this.idle.push({ pair, arm, ...idle });
         entries.push({ pair, arm, position, seed: o.baseline.workload.seed, report });
       }
-      const invalid2 = entries.filter((e) => !e.report.validity.valid);
+      const invalid2 = this.keepIfHarmless(entries);
       if (invalid2.length === 0 || attempt3 >= o.maxReruns) {
         this.trials.push(...entries);
         return;
@@ -69162,9 +69626,19 @@ var TrialRunner = class {
 
 // src/gate/gate.ts
 function setupWarnings(options) {
-  return options.maxTrials < 2 ? [
-    "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate \u2014 set trials to 3 or more"
-  ] : [];
+  if (options.maxTrials < 2)
+    return [
+      "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate \u2014 set trials to 4 (or more)"
+    ];
+  if (options.order === "abab")
+    return [
+      "order is abab: the baseline runs first in every pair, so an effect of running second is all bias in the change \u2014 abba balances it"
+    ];
+  if (options.order === "abba" && options.trials % 2 === 1)
+    return [
+      `trials is ${options.trials}, odd: every look has one more baseline-first pair than candidate-first, so an effect of running second biases the change by its 1/n \u2014 set an even trials`
+    ];
+  return [];
 }
 function stoppedBy(error) {
   if (error instanceof Cancelled) return void 0;
@@ -69179,17 +69653,22 @@ function stoppedBy(error) {
     };
   throw error;
 }
-async function runPairs(runner, options, armOptions, overBudget, log) {
-  const { looks, perLook } = lookConfidence(options.decision.confidence, options);
+async function runPairs(runner, options, armOptions, stop, log) {
+  const { overBudget } = stop;
+  const design = designOf(options, options.decision.confidence);
   let pairs = 0;
   while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
-  let decision = decide(options.decision, runner.trials, perLook);
-  while (decision.guards.length === 0 && pairs < options.maxTrials && undecided(decision) && !overBudget()) {
+  let decision = decide(options.decision, runner.trials, design);
+  while (!stop.failed && decision.guards.length === 0 && undecided(decision) && !overBudget()) {
+    const next = design.looks.find((n) => n > pairs);
+    if (next === void 0) break;
+    const open = decision.comparisons.filter((c) => c.status === "open").map((c) => c.label);
+    if (decision.reliability?.status === "open") open.push("failure rate");
     log(
-      `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - options.trials + 2} of ${looks})`
+      `open after ${pairs} pairs (${open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`
     );
-    await runner.runPair(pairs++, armOptions);
-    decision = decide(options.decision, runner.trials, perLook);
+    while (pairs < next && !overBudget()) await runner.runPair(pairs++, armOptions);
+    decision = decide(options.decision, runner.trials, design);
   }
   if (overBudget() && (pairs < options.trials || undecided(decision)))
     return `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs, "pair")}`;
@@ -69218,7 +69697,8 @@ async function runGate(options, deps = {}) {
     const atRate = capacity ? await capacity.run(armOptions, options.trials, runner.measureArm, { nowMs, log }) : armOptions;
     if (atRate && capacity) armOptions = atRate;
     if (atRate) {
-      const budget = await runPairs(runner, options, armOptions, overBudget, log);
+      const failed2 = capacity?.regressed ?? false;
+      const budget = await runPairs(runner, options, armOptions, { overBudget, failed: failed2 }, log);
       if (budget && capacity) {
         capacity.stop = budget;
         log(`${budget}: stopping with what was measured`);
@@ -69508,8 +69988,7 @@ function errorRun(guard) {
     guards: [guard],
     verdict: "error",
     pairs: 0,
-    looks: 1,
-    confidence_per_look: 0,
+    design: null,
     preflight: [],
     idle_checks: [],
     reruns: [],
@@ -69750,7 +70229,9 @@ var DEMO_SETTINGS = {
   "output-len": "64",
   "ignore-eos": "true",
   slo: "ttft:1000 tpot:100",
-  trials: "3",
+  // Two balanced blocks (AB BA AB BA) before the first look; one more look at most, to stay short.
+  trials: "4",
+  "max-trials": "6",
   timeout: "10s",
   // The quality suite (on by default in real gates) would double the demo's time.
   "quality-suite": "none"
@@ -70602,7 +71083,7 @@ function formatMeasureReport(r) {
   const effect = (x) => x === null ? "\u2013" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
   const optional = (label3, limit, shown) => limit === null ? "" : `, ${label3} (\u2264 ${limit}) ${shown}`;
   lines2.push(
-    `self-check: ${v.valid ? "valid" : "INVALID"} \u2014 late sends moved ${l.percentile} TTFT ${effect(v.skew_effect.ttft)}, E2EL ${effect(v.skew_effect.e2el)} (\u2264 ${(l.max_skew_effect * 100).toFixed(1)} %), ${v.late_sends} sends late by > ${v.late_send_ms ?? "\u2013"} ms (\u2264 ${(l.max_late_sends * 100).toFixed(0)} %), send skew p99 ${skew} ms, unsent ${v.unsent} (\u2264 ${l.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (\u2264 ${l.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} %, client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (\u2264 ${(l.max_client_cpu * 100).toFixed(0)} %)${optional("send-skew p99 limit", l.max_send_skew_p99_ms, "ms")}${optional("GC share limit", l.max_gc_share, "")}`
+    `self-check: ${v.valid ? "valid" : "INVALID"} \u2014 late sends moved ${l.percentile} TTFT ${effect(v.skew_effect.ttft)}, E2EL ${effect(v.skew_effect.e2el)} (\u2264 ${(l.max_skew_effect * 100).toFixed(1)} %), offered load ${v.offered_drift ? `${effect(v.offered_drift.drift)} in its worst ${v.offered_drift.window_s} s window` : "\u2013"} (\u2264 ${(l.max_offered_drift * 100).toFixed(0)} %), ${v.late_sends} sends late by > ${v.late_send_ms ?? "\u2013"} ms, send skew p99 ${skew} ms, unsent ${v.unsent} (\u2264 ${l.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (\u2264 ${l.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} %, client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (\u2264 ${(l.max_client_cpu * 100).toFixed(0)} %)${optional("send-skew p99 limit", l.max_send_skew_p99_ms, "ms")}${optional("GC share limit", l.max_gc_share, "")}`
   );
   for (const reason of v.reasons) lines2.push(`  invalid: ${reason}`);
   for (const warning of v.warnings) lines2.push(`  note: ${warning}`);
@@ -71337,11 +71818,11 @@ function promptOf(endpoint, body) {
   }
   throw invalid("'prompt' must be a non-empty string (or a list of exactly one)", "prompt");
 }
-function optionalNumber2(body, key, check, accepted) {
+function optionalNumber2(body, key, check, accepted2) {
   const value2 = body[key];
   if (value2 === void 0 || value2 === null) return void 0;
   if (typeof value2 !== "number" || !Number.isFinite(value2) || !check(value2)) {
-    throw invalid(`'${key}' = ${JSON.stringify(value2)} is invalid; expected ${accepted}`, key);
+    throw invalid(`'${key}' = ${JSON.stringify(value2)} is invalid; expected ${accepted2}`, key);
   }
   return value2;
 }
@@ -71828,9 +72309,9 @@ var Histogram = class {
   counts;
   sumS = 0;
   count = 0;
-  constructor(bounds) {
-    this.bounds = bounds;
-    this.counts = new Array(bounds.length + 1).fill(0);
+  constructor(bounds2) {
+    this.bounds = bounds2;
+    this.counts = new Array(bounds2.length + 1).fill(0);
   }
   observe(seconds) {
     let i = this.bounds.findIndex((b) => seconds <= b);

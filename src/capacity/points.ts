@@ -31,10 +31,12 @@ export interface SweepSettings {
 
 /**
  * - pass: valid, attainment ≥ min-attainment
- * - fail: valid, below it
- * - overload: valid, and below half of it or with requests cut off at the
- *   timeout: the sweep goes no higher
- * - invalid: the trial failed its self-checks (the client, not the server)
+ * - fail: below it — valid, or invalid but missing it even counted from the
+ *   actual sends (the client's lateness cannot explain the miss)
+ * - overload: a fail below half of min-attainment or with requests cut off at
+ *   the timeout: the sweep goes no higher
+ * - invalid: the trial failed its self-checks and its lateness may explain
+ *   the result (the client, not the server)
  * - measured: a valid synchronous or offline phase (no SLO applies to them)
  */
 export type Judgement = "pass" | "fail" | "overload" | "invalid" | "measured";
@@ -48,10 +50,27 @@ export interface SweepPoint {
 }
 
 export function judge(report: TrialReport, minAttainment: number): Judgement {
-  if (!report.validity.valid) return "invalid";
-  const attainment = report.goodput.attainment;
+  const attainment = report.validity.valid
+    ? report.goodput.attainment
+    : missedOnTime(report, minAttainment);
+  if (attainment === null) return "invalid";
   if (report.outcomes.censored > 0 || attainment < minAttainment / 2) return "overload";
   return attainment >= minAttainment ? "pass" : "fail";
+}
+
+/**
+ * An invalid point whose lateness cannot explain its SLO miss: counted from
+ * when each request was actually sent, it still misses min-attainment — its
+ * attainment so counted; null when the client's lateness may explain it (or
+ * requests never went out). Bisection above the knee on a busy machine then
+ * goes on instead of stopping at the first late point.
+ */
+function missedOnTime(report: TrialReport, minAttainment: number): number | null {
+  const onTime = report.goodput.good_on_time;
+  if (typeof onTime !== "number" || report.outcomes.unsent > 0 || report.scheduled === 0)
+    return null;
+  const attainment = onTime / report.scheduled;
+  return attainment < minAttainment ? attainment : null;
 }
 
 /** The phases that run all at once: they take longer than one request's timeout. */

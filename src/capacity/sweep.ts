@@ -107,8 +107,9 @@ class SweepRun<A extends string> {
         pointOptions(this.base[arm], settings, phase, rate),
         label(phase, rate),
       );
-      const judgement =
-        rate === null && report.validity.valid ? "measured" : judge(report, settings.minAttainment);
+      // No SLO applies to the synchronous and offline phases: measured, or invalid.
+      const anchor = report.validity.valid ? "measured" : "invalid";
+      const judgement = rate === null ? anchor : judge(report, settings.minAttainment);
       const point: SweepPoint = { phase, rate_per_s: rate, judgement, report };
       this.sweep.arms[arm].points.push(point);
       deps.log(`  ${arm} ${label(phase, rate)}: ${describePoint(point)}`);

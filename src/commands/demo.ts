@@ -23,7 +23,9 @@ export const DEMO_SETTINGS = {
   "output-len": "64",
   "ignore-eos": "true",
   slo: "ttft:1000 tpot:100",
-  trials: "3",
+  // Two balanced blocks (AB BA AB BA) before the first look; one more look at most, to stay short.
+  trials: "4",
+  "max-trials": "6",
   timeout: "10s",
   // The quality suite (on by default in real gates) would double the demo's time.
   "quality-suite": "none",

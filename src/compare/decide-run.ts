@@ -1,11 +1,13 @@
 // A gate run's decision, made once over its trials: the guards, each gated
 // metric's comparison, reliability and the overall verdict. The gate calls it
 // when its pairs are done, and a results file another job wrote is decided
-// again by it from its trials (results/trust.ts): one rule, one α split.
+// again by it from its trials (results/trust.ts): one rule, one design.
 
 import type { Guard } from "../common/guard.ts";
+import { pairsToDecide } from "./advice.ts";
 import type { MetricComparison } from "./decide.ts";
 import type { ReliabilityComparison } from "./reliability.ts";
+import { type SequentialDesign, sequentialDesign } from "./sequential.ts";
 import type { TrialEntry } from "./trials.ts";
 import { type DecisionOptions, decide, overallVerdict, type Verdict } from "./verdict.ts";
 
@@ -15,13 +17,12 @@ export interface LookPlan {
   maxTrials: number;
 }
 
-/** Pre-declared looks: the first after `trials` pairs, then one per added pair; α split evenly. */
-export function lookConfidence(
-  confidence: number,
-  plan: LookPlan,
-): { looks: number; perLook: number } {
-  const looks = Math.max(1, plan.maxTrials - plan.trials + 1);
-  return { looks, perLook: 1 - (1 - confidence) / looks };
+/** Pairs added between looks: an AB and a BA pair, so that every look is balanced (order abba). */
+export const LOOK_STEP = 2;
+
+/** The gate's sequential design: its looks and their critical values. */
+export function designOf(plan: LookPlan, confidence: number): SequentialDesign {
+  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence);
 }
 
 /** What was decided apart from the paired trials, and how the run ended. */
@@ -40,13 +41,19 @@ export interface RunDecision {
   reliability: ReliabilityComparison | null;
   guards: Guard[];
   verdict: Verdict;
-  looks: number;
-  confidence_per_look: number;
+  /** The sequential design the decision used: its looks (pairs) and critical values. */
+  design: SequentialDesign;
 }
 
 export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFacts): RunDecision {
-  const { looks, perLook } = lookConfidence(options.confidence, plan);
-  const decision = decide(options, facts.trials, perLook);
+  const design = designOf(plan, options.confidence);
+  const decision = decide(options, facts.trials, design);
+  // What more pairs would do, for the metrics that ran out of them (or of time).
+  for (const c of decision.comparisons) {
+    if (c.verdict !== "inconclusive" || (c.status !== "exhausted" && c.status !== "open")) continue;
+    const margins = { tolerance: c.tolerance_d, floor: c.floor_d };
+    c.advice = pairsToDecide(c.d_mean, c.d_sd, margins, plan.trials, 1 - options.confidence);
+  }
   decision.guards.unshift(...facts.runGuards);
   if (facts.capacity) decision.capacity = facts.capacity;
   return {
@@ -54,7 +61,6 @@ export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFa
     reliability: decision.reliability,
     guards: decision.guards,
     verdict: overallVerdict(decision, facts.qualityFailed, facts.cancelled),
-    looks,
-    confidence_per_look: perLook,
+    design,
   };
 }

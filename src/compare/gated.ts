@@ -35,20 +35,51 @@ export function metricSpecs(percentile: PercentileKey, tolerances: Tolerances): 
   return specs;
 }
 
-/** One trial's value of a gated metric; undefined when the trial has no sample of it. */
-export function metricValue(
+/** One trial's reading of a gated metric: its value, whether it is a bound, and the client's part in it. */
+export interface MetricReading {
+  value: number;
+  /** The percentile fell among timed-out requests: the value is a lower bound. */
+  censored: boolean;
+  /** How much the client's own late sends may have made the value worse (log scale, ≥ 0). */
+  contamination: number;
+}
+
+const logEffect = (relative: number | null) =>
+  relative !== null && relative > 0 ? Math.log1p(relative) : 0;
+
+/** One trial's reading of a gated metric; undefined when the trial has no sample of it. */
+export function metricReading(
   id: MetricId,
   r: TrialReport,
   percentile: PercentileKey,
-): number | undefined {
+): MetricReading | undefined {
   switch (id) {
-    case "goodput":
+    case "goodput": {
       // Half a request per window keeps a ratio finite when an arm has no good request.
-      return Math.max(r.goodput.requests_per_s, 0.5 / Math.max(r.window_s, 1e-9));
+      const floor = 0.5 / Math.max(r.window_s, 1e-9);
+      const good = r.goodput.good;
+      const onTime = r.goodput.good_on_time ?? good;
+      return {
+        value: Math.max(r.goodput.requests_per_s, floor),
+        censored: false,
+        contamination: good > 0 && onTime > good ? Math.log(onTime / good) : 0,
+      };
+    }
     case "ttft":
     case "itl":
     case "tpot":
-    case "e2el":
-      return r.metrics[`${id}_ms`][percentile] ?? undefined;
+    case "e2el": {
+      const s = r.metrics[`${id}_ms`];
+      const value = s[percentile];
+      if (value === null || value === undefined) return undefined;
+      const skew = r.validity.skew_effect;
+      return {
+        value,
+        censored: s.lower_bounds.includes(percentile),
+        // Late sends move what is counted from the scheduled time: TTFT and E2EL.
+        contamination:
+          id === "ttft" ? logEffect(skew.ttft) : id === "e2el" ? logEffect(skew.e2el) : 0,
+      };
+    }
   }
 }

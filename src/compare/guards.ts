@@ -8,7 +8,7 @@ import type { Guard } from "../common/guard.ts";
 import { type Failure, failureWords, type Outcome } from "../common/outcomes.ts";
 import type { PercentileKey } from "../common/percentiles.ts";
 import type { MetricSpec } from "./decide.ts";
-import { metricValue } from "./gated.ts";
+import { metricReading } from "./gated.ts";
 import { armFailures, examplesOf } from "./reliability.ts";
 import { type TrialEntry, trialName } from "./trials.ts";
 
@@ -68,7 +68,7 @@ export function guardsFor(
       });
     }
     for (const spec of specs) {
-      if (metricValue(spec.id, t.report, limits.percentile) === undefined) {
+      if (metricReading(spec.id, t.report, limits.percentile) === undefined) {
         guards.push({
           code: "no_samples",
           message: `${trialName(t)}: no ${spec.label} samples (are outputs a single token?)`,

@@ -1,14 +1,26 @@
 // Reliability as a gated metric: each arm's failure rate (every scheduled
-// request that did not end ok, but for the excluded classes), compared as
-// counts. The candidate has regressed when it fails more often than the
-// baseline by more than the tolerance (percentage points) and Fisher's exact
-// test says the difference is not chance. A paired t on per-trial ratios is
-// the wrong tool for counts that are often zero.
+// request that did not end ok, but for the excluded classes), compared pair
+// by pair against the tolerance (percentage points), on the same sequential
+// design as the latencies.
+//
+// Failures cluster — a crash, a burst of 503s — so requests are not
+// independent across trials: the increase is the mean over pairs of each
+// pair's rate difference, and its bound the wider of (a) a t bound on the
+// spread of those differences between pairs (what clustering does) and (b) a
+// bound on the binomial variance of the pooled counts under the margin tested (Farrington–
+// Manning's restricted estimate: what a few, or no, failures can show; a
+// normal bound, as that variance is not estimated from the pairs). The
+// candidate has regressed when the lower bound is beyond half the tolerance
+// and the estimate beyond the tolerance; it passes when the upper bound is
+// within the tolerance; otherwise more pairs (or requests) decide.
 
+import { probit } from "simple-statistics";
 import { percent } from "../common/format.ts";
 import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
 import type { FailureExample } from "../metrics/recorder.ts";
-import { fisherOneSided } from "./fisher.ts";
+import type { MetricStatus } from "./decide.ts";
+import type { SequentialDesign } from "./sequential.ts";
+import { tCdf } from "./tdist.ts";
 import type { TrialEntry } from "./trials.ts";
 
 export interface ReliabilityOptions {
@@ -34,13 +46,16 @@ export interface ReliabilityComparison {
   baseline: ArmFailures;
   candidate: ArmFailures;
   excluded_classes: Outcome[];
-  /** Candidate rate − baseline rate: +0.032 = 3.2 percentage points more failures. */
+  /** Mean over pairs of candidate rate − baseline rate: +0.032 = 3.2 percentage points more failures. */
   increase: number;
+  /** One-sided bounds of the increase at the deciding (or last) look; null before any look. */
+  increase_lower: number | null;
+  increase_upper: number | null;
   tolerance: number;
-  /** One-sided Fisher exact p: the candidate fails more often. */
-  p: number;
-  alpha: number;
   verdict: ReliabilityVerdict;
+  status: MetricStatus;
+  /** Pairs at the look that decided (or the last one judged). */
+  decided_at: number;
   /** The class whose rate grew most on the candidate. */
   worst: { outcome: Outcome; baseline_rate: number; candidate_rate: number } | null;
   /** One example of each of the candidate's failure classes. */
@@ -84,54 +99,175 @@ export function examplesOf(
   return examples;
 }
 
-export function compareReliability(
-  options: ReliabilityOptions,
+/** One pair's failures on each arm. */
+export interface PairFailures {
+  baseline: { failed: number; counted: number };
+  candidate: { failed: number; counted: number };
+}
+
+/** Each pair's candidate rate − baseline rate. */
+const rateDifferences = (pairs: readonly PairFailures[]) =>
+  pairs.map(
+    (p) => p.candidate.failed / p.candidate.counted - p.baseline.failed / p.baseline.counted,
+  );
+
+/** The variance of the mean increase from the pairs' own spread (what clustering does). */
+function spreadVariance(diffs: readonly number[]): number {
+  const n = diffs.length;
+  if (n < 2) return Number.POSITIVE_INFINITY;
+  const m = diffs.reduce((s, x) => s + x, 0) / n;
+  return diffs.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1) / n;
+}
+
+/**
+ * The binomial variance of the pooled increase when the true increase is
+ * exactly `margin`: the rates closest to the data that differ by the margin
+ * (Farrington–Manning's restricted estimate, pooled and shifted).
+ */
+function binomialVariance(pairs: readonly PairFailures[], margin: number): number {
+  const sum = (f: (p: PairFailures) => number) => pairs.reduce((s, p) => s + f(p), 0);
+  const [nb, nc] = [sum((p) => p.baseline.counted), sum((p) => p.candidate.counted)];
+  const [fb, fc] = [sum((p) => p.baseline.failed), sum((p) => p.candidate.failed)];
+  const pb = Math.min(1 - margin, Math.max(0, (fb + fc - nc * margin) / (nb + nc)));
+  const pc = pb + margin;
+  return (pb * (1 - pb)) / nb + (pc * (1 - pc)) / nc;
+}
+
+interface Look {
+  verdict: "pass" | "regressed" | null;
+  increase: number;
+  lower: number;
+  upper: number;
+}
+
+/**
+ * One look's bound against a margin: the wider of the t bound on the pairs'
+ * spread (the look's critical t) and the normal bound on the binomial variance
+ * at the margin (known, not estimated: the normal quantile of the same nominal
+ * level).
+ */
+function halfWidth(
+  pairs: readonly PairFailures[],
+  diffs: readonly number[],
+  margin: number,
+  critical: number,
+): number {
+  const n = pairs.length;
+  if (!Number.isFinite(critical) || n < 2) return Number.POSITIVE_INFINITY;
+  const z = probit(tCdf(critical, n - 1));
+  return Math.max(
+    critical * Math.sqrt(spreadVariance(diffs)),
+    z * Math.sqrt(binomialVariance(pairs, margin)),
+  );
+}
+
+function judgeLook(pairs: readonly PairFailures[], tolerance: number, critical: number): Look {
+  const diffs = rateDifferences(pairs);
+  const increase = diffs.reduce((s, x) => s + x, 0) / diffs.length;
+  const floor = tolerance / 2;
+  const upper = increase + halfWidth(pairs, diffs, tolerance, critical);
+  const lower = increase - halfWidth(pairs, diffs, floor, critical);
+  if (upper < tolerance) return { verdict: "pass", increase, lower, upper };
+  if (increase > tolerance && lower > floor)
+    return { verdict: "regressed", increase, lower, upper };
+  return { verdict: null, increase, lower, upper };
+}
+
+/** The failures of each complete pair, in pair order (pairs without a counted request left out). */
+export function pairFailures(
   trials: readonly TrialEntry[],
-  confidence: number,
-): ReliabilityComparison {
-  const arm = (a: TrialEntry["arm"]) => trials.filter((t) => t.arm === a);
-  const base = armFailures(arm("baseline"), options.exclude);
-  const cand = armFailures(arm("candidate"), options.exclude);
-  const increase = cand.rate - base.rate;
-  const tolerance = options.maxFailureIncrease;
-  const alpha = 1 - confidence;
-  const p = fisherOneSided(base.failed, base.counted, cand.failed, cand.counted);
-  const pBetter = fisherOneSided(cand.failed, cand.counted, base.failed, base.counted);
-  const limit = `+${percent(tolerance)} points`;
-  let verdict: ReliabilityVerdict;
-  let reason: string;
-  const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
-  if (increase > tolerance && p <= alpha) {
-    verdict = "regressed";
-    reason = `${change}: beyond ${limit} and not chance (Fisher p = ${p.toPrecision(2)})`;
-  } else if (increase > tolerance) {
-    verdict = "inconclusive";
-    reason = `${change}: beyond ${limit} but could be chance (Fisher p = ${p.toPrecision(2)} > ${alpha.toPrecision(2)})`;
-  } else if (-increase > tolerance && pBetter <= alpha) {
-    verdict = "improved";
-    reason = `${change}: the candidate fails less often`;
-  } else {
-    verdict = "pass";
-    reason = `${change}: within ${limit}`;
-  }
+  exclude: readonly Outcome[],
+): PairFailures[] {
+  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
+  return pairs.flatMap((pair) => {
+    const of = (arm: TrialEntry["arm"]) =>
+      armFailures(
+        trials.filter((t) => t.pair === pair && t.arm === arm),
+        exclude,
+      );
+    const [b, c] = [of("baseline"), of("candidate")];
+    return b.counted > 0 && c.counted > 0
+      ? [
+          {
+            baseline: { failed: b.failed, counted: b.counted },
+            candidate: { failed: c.failed, counted: c.counted },
+          },
+        ]
+      : [];
+  });
+}
+
+/** The class whose rate grew most on the candidate. */
+function worstClass(
+  base: ArmFailures,
+  cand: ArmFailures,
+  exclude: readonly Outcome[],
+): ReliabilityComparison["worst"] {
   let worst: ReliabilityComparison["worst"] = null;
   for (const o of OUTCOMES) {
-    if (o === "ok" || options.exclude.includes(o)) continue;
+    if (o === "ok" || exclude.includes(o)) continue;
     const br = base.counted > 0 ? (base.by_class[o] ?? 0) / base.counted : 0;
     const cr = cand.counted > 0 ? (cand.by_class[o] ?? 0) / cand.counted : 0;
     if (cr - br > 0 && (worst === null || cr - br > worst.candidate_rate - worst.baseline_rate))
       worst = { outcome: o, baseline_rate: br, candidate_rate: cr };
   }
+  return worst;
+}
+
+/** The looks the pairs reach, replayed; the first that decides stands. */
+function replay(pairs: PairFailures[], tolerance: number, design: SequentialDesign) {
+  let last: (Look & { pairs: number }) | undefined;
+  for (const [k, n] of design.looks.entries()) {
+    if (n > pairs.length) break;
+    last = {
+      ...judgeLook(pairs.slice(0, n), tolerance, design.critical[k] ?? Infinity),
+      pairs: n,
+    };
+    if (last.verdict) return last;
+  }
+  return last;
+}
+
+export function compareReliability(
+  options: ReliabilityOptions,
+  trials: readonly TrialEntry[],
+  design: SequentialDesign,
+): ReliabilityComparison {
+  const arm = (a: TrialEntry["arm"]) => trials.filter((t) => t.arm === a);
+  const base = armFailures(arm("baseline"), options.exclude);
+  const cand = armFailures(arm("candidate"), options.exclude);
+  const tolerance = options.maxFailureIncrease;
+  const pairs = pairFailures(trials, options.exclude);
+  const r = replay(pairs, tolerance, design);
+  const increase = r?.increase ?? cand.rate - base.rate;
+  let verdict: ReliabilityVerdict = r?.verdict ?? "inconclusive";
+  if (verdict === "pass" && (r?.upper ?? 0) < 0) verdict = "improved";
+  const status: MetricStatus = r?.verdict
+    ? "decided"
+    : pairs.length >= (design.looks.at(-1) ?? 0)
+      ? "exhausted"
+      : "open";
+  const pp = (x: number) => `${x >= 0 ? "+" : "−"}${percent(Math.abs(x))} points`;
+  const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
+  const interval = r ? `${pp(r.lower)} … ${pp(r.upper)}` : "unknown before the first look";
+  const reason =
+    verdict === "regressed"
+      ? `${change}: ${pp(increase)}, beyond ${pp(tolerance)}, and the interval (${interval}) shows more than half of it`
+      : verdict === "pass" || verdict === "improved"
+        ? `${change}: the interval of the increase (${interval}) is within ${pp(tolerance)}`
+        : `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)} — more requests or pairs decide`;
   return {
     baseline: base,
     candidate: cand,
     excluded_classes: options.exclude,
     increase,
+    increase_lower: r ? r.lower : null,
+    increase_upper: r ? r.upper : null,
     tolerance,
-    p,
-    alpha,
     verdict,
-    worst,
+    status,
+    decided_at: r?.pairs ?? pairs.length,
+    worst: worstClass(base, cand, options.exclude),
     examples: examplesOf(arm("candidate")),
     reason,
   };

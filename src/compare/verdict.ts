@@ -7,15 +7,17 @@ import {
   compareMetric,
   type DecisionRule,
   type MetricComparison,
+  type MetricSpec,
   type PairValues,
 } from "./decide.ts";
-import { metricSpecs, metricValue, type Tolerances } from "./gated.ts";
+import { metricReading, metricSpecs, type Tolerances } from "./gated.ts";
 import { guardsFor } from "./guards.ts";
 import {
   compareReliability,
   type ReliabilityComparison,
   type ReliabilityOptions,
 } from "./reliability.ts";
+import type { SequentialDesign } from "./sequential.ts";
 import type { TrialEntry } from "./trials.ts";
 
 export const VERDICTS = ["pass", "inconclusive", "fail", "error", "cancelled"] as const;
@@ -25,7 +27,7 @@ export interface DecisionOptions {
   percentile: PercentileKey;
   tolerances: Tolerances;
   rule: DecisionRule;
-  /** One-sided confidence of the whole run; split over the looks. */
+  /** One-sided confidence of each boundary over all looks (1 − α). */
   confidence: number;
   /** The baseline's failure rate beyond which it is no reference. */
   maxErrorRate: number;
@@ -42,44 +44,64 @@ export interface Decision {
   capacity?: { verdict: "pass" | "regressed" | "inconclusive"; incomplete: boolean };
 }
 
-/** Guards and comparisons of the trials so far, at the confidence of one look. */
+/** Each complete pair's readings of a metric, in pair order. */
+export function pairValues(
+  spec: MetricSpec,
+  trials: readonly TrialEntry[],
+  percentile: PercentileKey,
+): PairValues[] {
+  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
+  return pairs.flatMap((pair) => {
+    const reading = (arm: TrialEntry["arm"]) => {
+      const t = trials.find((x) => x.pair === pair && x.arm === arm);
+      return t ? metricReading(spec.id, t.report, percentile) : undefined;
+    };
+    const b = reading("baseline");
+    const c = reading("candidate");
+    if (!b || !c || !(b.value > 0) || !(c.value > 0)) return [];
+    return [
+      {
+        baseline: b.value,
+        candidate: c.value,
+        baselineCensored: b.censored,
+        candidateCensored: c.censored,
+        baselineContamination: b.contamination,
+        candidateContamination: c.contamination,
+      },
+    ];
+  });
+}
+
+/** Guards and comparisons of the trials so far, under the sequential design. */
 export function decide(
   options: DecisionOptions,
   trials: readonly TrialEntry[],
-  confidence: number,
+  design: SequentialDesign,
 ): Decision {
   const specs = metricSpecs(options.percentile, options.tolerances);
-  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
   const comparisons = specs.flatMap((spec) => {
-    const values: PairValues[] = [];
-    for (const pair of pairs) {
-      const value = (arm: TrialEntry["arm"]) => {
-        const t = trials.find((x) => x.pair === pair && x.arm === arm);
-        return t ? metricValue(spec.id, t.report, options.percentile) : undefined;
-      };
-      const baseline = value("baseline");
-      const candidate = value("candidate");
-      if (baseline !== undefined && candidate !== undefined && baseline > 0 && candidate > 0) {
-        values.push({ baseline, candidate });
-      }
-    }
+    const values = pairValues(spec, trials, options.percentile);
     // A metric without one complete pair has nothing to compare (a guard says why).
     return values.length > 0
-      ? [compareMetric(spec, values, options.rule, confidence, options.maxTrialCv)]
+      ? [compareMetric(spec, values, options.rule, design, options.maxTrialCv)]
       : [];
   });
   const guards = guardsFor({ ...options, exclude: options.reliability.exclude }, trials, specs);
   const reliability =
-    trials.length > 0 ? compareReliability(options.reliability, trials, confidence) : null;
+    trials.length > 0 ? compareReliability(options.reliability, trials, design) : null;
   return { guards, comparisons, reliability };
 }
 
-/** Whether anything more pairs could decide is still open. */
+/**
+ * Whether more pairs could still change the verdict: a metric is open and
+ * none has regressed (a regression is final — decided metrics never change —
+ * so the gate fails without the open ones).
+ */
 export function undecided(d: Decision): boolean {
-  return (
-    d.comparisons.some((c) => c.verdict === "inconclusive") ||
-    d.reliability?.verdict === "inconclusive"
-  );
+  const regressed =
+    d.comparisons.some((c) => c.verdict === "regressed") || d.reliability?.verdict === "regressed";
+  const open = d.comparisons.some((c) => c.status === "open") || d.reliability?.status === "open";
+  return open && !regressed;
 }
 
 /**
@@ -109,5 +131,8 @@ export function overallVerdict(
   if (regressed) return "fail";
   if (guards.length > 0) return "error";
   if (decision.capacity?.incomplete) return "inconclusive";
-  return undecided(decision) ? "inconclusive" : "pass";
+  const open =
+    comparisons.some((c) => c.verdict === "inconclusive") ||
+    reliability?.verdict === "inconclusive";
+  return open ? "inconclusive" : "pass";
 }

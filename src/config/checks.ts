@@ -25,7 +25,8 @@ export function parseLimits(raw: RawSettings, checks: CheckDefaults): SelfCheckL
       skewEffect === undefined
         ? checks.maxSkewEffect
         : parseFraction("max-skew-effect", skewEffect),
-    maxLateSends: readNumber(raw, "max-late-sends"),
+    maxOfferedDrift: readNumber(raw, "max-offered-drift"),
+    maxLateSends: optionalNumber(raw, "max-late-sends"),
     maxUnsent: readNumber(raw, "max-unsent"),
     maxEventLoopDelayP99Ms: readNumber(raw, "max-event-loop-delay-ms"),
     maxClientCpu: readNumber(raw, "max-client-cpu"),

@@ -24,6 +24,9 @@ import {
 import { parseTrialOptions, readTextFile } from "./trial.ts";
 import type { ReadFile } from "./workload.ts";
 
+/** max-trials when not given: enough for the default design to decide at SD(d) 10 % (bench/oc.ts). */
+export const DEFAULT_MAX_TRIALS = 30;
+
 export type Mode = "run" | "measure" | "report" | "burst";
 const MODES: readonly Mode[] = ["run", "measure", "report", "burst"];
 
@@ -108,7 +111,7 @@ export function parseConfig(
   readFile: ReadFile = readTextFile,
 ): Config {
   const trials = readNumber(raw, "trials");
-  const maxTrials = optionalNumber(raw, "max-trials") ?? trials;
+  const maxTrials = optionalNumber(raw, "max-trials") ?? Math.max(trials, DEFAULT_MAX_TRIALS);
   if (maxTrials < trials)
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`,
@@ -117,11 +120,16 @@ export function parseConfig(
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
   const decision = parseDecision(raw);
-  // The self-checks judge lateness at the gated percentile, against a quarter of its tolerance.
-  const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft / 4 };
+  // The self-checks judge lateness at the gated percentile; below the tolerance it only widens
+  // the interval of the verdict (compare/decide.ts), beyond it the trial is re-run.
+  const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
   // A capacity gate's sweep chooses the rates: its trials are parsed without one.
+  // The candidate's prompt texts are its own (same lengths): no prefix cache shared across arms.
   const arm = (a: Arm) =>
-    forArm(a, () => parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival));
+    forArm(a, () => {
+      const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);
+      return { ...o, workload: { ...o.workload, textSalt: a === "candidate" ? 1 : 0 } };
+    });
   return {
     mode: parseMode(raw),
     gate: {

@@ -67,14 +67,14 @@ export const GATE_SETTINGS = [
   {
     name: "trials",
     scope: "gate",
-    default: "3",
-    help: "Trial pairs (a baseline and a candidate trial each) before the first look.",
+    default: "4",
+    help: "Trial pairs (a baseline and a candidate trial each) before the first look; even keeps every look balanced (AB, BA).",
     accepts: { kind: "number", integer: true, min: 1, max: 100 },
   },
   {
     name: "max-trials",
     scope: "gate",
-    help: "Add pairs while a metric is inconclusive, up to this many (default: = trials).",
+    help: "The sequential design adds two pairs per look while a metric is open, up to this many (default: 30, or trials when larger).",
     accepts: { kind: "number", integer: true, min: 1, max: 100 },
   },
   {
@@ -148,15 +148,15 @@ export const GATE_SETTINGS = [
   {
     name: "decision-rule",
     scope: "gate",
-    default: "significant-and-material",
-    help: "significant-and-material (beyond the tolerance and significantly worse) or confirm (the whole interval beyond it).",
-    accepts: { kind: "choice", choices: ["significant-and-material", "confirm"] },
+    default: "margin",
+    help: "margin: fail when the interval's lower bound is beyond half the tolerance and the estimate beyond it; confirm: when the whole interval is beyond the tolerance. Either: pass when the upper bound is within it.",
+    accepts: { kind: "choice", choices: ["margin", "confirm"] },
   },
   {
     name: "confidence",
     scope: "gate",
     default: "0.95",
-    help: "One-sided confidence of the whole run.",
+    help: "One minus each boundary's error over all looks: P(pass) for a change at the tolerance, P(fail) at half of it (rule margin).",
     accepts: { kind: "number", above: 0.5, max: 0.999 },
   },
   {
@@ -272,8 +272,8 @@ export const GATE_SETTINGS = [
   {
     name: "gate-rate-fraction",
     scope: "gate",
-    default: "1",
-    help: "The paired trials run at this fraction of the baseline's capacity.",
+    default: "0.8",
+    help: "The paired trials run at this fraction of the baseline's capacity: below the knee, where a capacity loss within the tolerance changes latency by a bounded amount.",
     accepts: { kind: "number", above: 0, max: 2 },
   },
   {

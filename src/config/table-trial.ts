@@ -261,16 +261,23 @@ export const CHECK_SETTINGS = [
   {
     name: "max-skew-effect",
     scope: "trial",
-    help: "Self-check: the largest shift the client's own late sends may cause in TTFT or E2EL at the gated percentile (default: a quarter of max-ttft-regression in the gate, 2.5% for measure).",
+    help: "Self-check: the largest shift the client's own late sends may cause in TTFT or E2EL at the gated percentile before the trial is re-run; in the gate a smaller shift only widens the verdict's interval (default: max-ttft-regression in the gate, 2.5% for measure).",
+    accepts: { kind: "fraction", max: 1 },
+  },
+  {
+    name: "max-offered-drift",
+    scope: "trial",
+    default: "10%",
+    help: "Self-check: the largest difference between the requests scheduled in a window (≥ 1 s, ≥ 20 expected) and those sent in it: beyond it the offered load changed and the trial is re-run.",
     accepts: { kind: "fraction", max: 1 },
   },
   {
     name: "max-late-sends",
     scope: "trial",
-    default: "1%",
-    help: "Self-check: the largest share of sends later than a tenth of the mean gap (at least 1 ms): beyond it the offered load changed.",
+    help: "Self-check, off unless set: the largest share of sends later than a tenth of the mean gap (at least 1 ms).",
     accepts: { kind: "fraction", max: 1 },
   },
+
   {
     name: "max-unsent",
     scope: "trial",

@@ -276,6 +276,7 @@ export function parseWorkload(
     ignoreEos,
     dataset,
     promptRound: 0,
+    textSalt: 0,
     prefix: parsePrefix(raw, dataset !== undefined),
     trace: replay?.trace,
     sessions: parseSessions(raw, dataset, replay !== undefined),

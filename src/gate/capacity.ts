@@ -113,6 +113,11 @@ export class CapacityPhase {
     return atGateRate(options, c, run.gate_rate_per_s);
   }
 
+  /** The capacities compared and the candidate's regressed: the gate fails, whatever the pairs show. */
+  get regressed(): boolean {
+    return this.done?.comparison.verdict === "regressed";
+  }
+
   /** The capacity run as the results record it: all of the sweep, or as far as it got. */
   result(options: Record<Arm, TrialOptions>): CapacityRun {
     const run =

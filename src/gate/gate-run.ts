@@ -7,6 +7,7 @@ import type { Arm } from "../common/arms.ts";
 import type { Guard } from "../common/guard.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { ReliabilityComparison } from "../compare/reliability.ts";
+import type { SequentialDesign } from "../compare/sequential.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import type { QualityReport } from "../quality/paired.ts";
@@ -23,8 +24,8 @@ export interface GateRun {
   guards: Guard[];
   verdict: Verdict;
   pairs: number;
-  looks: number;
-  confidence_per_look: number;
+  /** The sequential design the verdict followed: its looks (pairs) and critical values; null: none ran. */
+  design: SequentialDesign | null;
   /** Each arm's check before its first trial. */
   preflight: PreflightReport[];
   /** The idle check before each trial (busy: the server was still busy when the trial began). */

@@ -1,14 +1,14 @@
 // The A/B gate: each arm's preflight, then (for a capacity gate) both arms'
 // sweeps, then interleaved pairs of trials (baseline and candidate back to
-// back, same seeded schedule and prompts, one arm under load at a time, each
-// on an idle server), a pair re-run when a trial fails its self-checks, pairs
-// added while a metric is inconclusive (pre-declared looks), then the quality
-// suite, and the decision.
+// back, same seeded schedule and prompt lengths, one arm under load at a
+// time, each on an idle server), a pair re-run when a trial fails its
+// self-checks, pairs added at the design's looks while a metric is open and
+// none has regressed, then the quality suite, and the decision.
 
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
-import { decideRun, lookConfidence } from "../compare/decide-run.ts";
+import { decideRun, designOf } from "../compare/decide-run.ts";
 import { decide, undecided } from "../compare/verdict.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import { ServerError } from "../servers/lifecycle.ts";
@@ -22,11 +22,21 @@ import { TrialRunner } from "./trials.ts";
 
 /** The warnings a reader must know about how the run was set up. */
 function setupWarnings(options: GateOptions): string[] {
-  return options.maxTrials < 2
-    ? [
-        "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate — set trials to 3 or more",
-      ]
-    : [];
+  if (options.maxTrials < 2)
+    return [
+      "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate — set trials to 4 (or more)",
+    ];
+  // A position effect δ (the second arm of a pair meets a warmer server, or a cooler one)
+  // cancels only when as many pairs run each arm first.
+  if (options.order === "abab")
+    return [
+      "order is abab: the baseline runs first in every pair, so an effect of running second is all bias in the change — abba balances it",
+    ];
+  if (options.order === "abba" && options.trials % 2 === 1)
+    return [
+      `trials is ${options.trials}, odd: every look has one more baseline-first pair than candidate-first, so an effect of running second biases the change by its 1/n — set an even trials`,
+    ];
+  return [];
 }
 
 /** A server or preflight failure as the guard that stops the run; anything else is rethrown. */
@@ -45,32 +55,33 @@ function stoppedBy(error: unknown): Guard | undefined {
 }
 
 /**
- * The pairs: `trials` of them, then one more per look while a metric is
- * inconclusive, up to `maxTrials`, within the time budget. Returns why it
- * stopped early (the budget), else null.
+ * The pairs: `trials` of them, then a block of LOOK_STEP more at each look
+ * while a metric is still open, up to `maxTrials`, within the time budget —
+ * none added once the gate fails anyway (`failed`: its capacity regressed).
+ * Returns why it stopped early (the budget), else null.
  */
 async function runPairs(
   runner: TrialRunner,
   options: GateOptions,
   armOptions: Record<Arm, TrialOptions>,
-  overBudget: () => boolean,
+  stop: { overBudget: () => boolean; failed: boolean },
   log: (line: string) => void,
 ): Promise<string | null> {
-  const { looks, perLook } = lookConfidence(options.decision.confidence, options);
+  const { overBudget } = stop;
+  const design = designOf(options, options.decision.confidence);
   let pairs = 0;
   while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
-  let decision = decide(options.decision, runner.trials, perLook);
-  while (
-    decision.guards.length === 0 &&
-    pairs < options.maxTrials &&
-    undecided(decision) &&
-    !overBudget()
-  ) {
+  let decision = decide(options.decision, runner.trials, design);
+  while (!stop.failed && decision.guards.length === 0 && undecided(decision) && !overBudget()) {
+    const next = design.looks.find((n) => n > pairs);
+    if (next === undefined) break;
+    const open = decision.comparisons.filter((c) => c.status === "open").map((c) => c.label);
+    if (decision.reliability?.status === "open") open.push("failure rate");
     log(
-      `inconclusive after ${pairs} pairs: adding a pair (look ${pairs - options.trials + 2} of ${looks})`,
+      `open after ${pairs} pairs (${open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`,
     );
-    await runner.runPair(pairs++, armOptions);
-    decision = decide(options.decision, runner.trials, perLook);
+    while (pairs < next && !overBudget()) await runner.runPair(pairs++, armOptions);
+    decision = decide(options.decision, runner.trials, design);
   }
   if (overBudget() && (pairs < options.trials || undecided(decision)))
     return `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs, "pair")}`;
@@ -102,7 +113,8 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
       : armOptions;
     if (atRate && capacity) armOptions = atRate;
     if (atRate) {
-      const budget = await runPairs(runner, options, armOptions, overBudget, log);
+      const failed = capacity?.regressed ?? false;
+      const budget = await runPairs(runner, options, armOptions, { overBudget, failed }, log);
       if (budget && capacity) {
         capacity.stop = budget;
         log(`${budget}: stopping with what was measured`);

@@ -1,11 +1,17 @@
 // The quality suite inside a gate run: each arm one request at a time, apart
-// from the latency trials, then the candidate's newly failing contract cases
-// again, to confirm them.
+// from the latency trials, then the cases that differ between the arms again,
+// on both arms, to tell a flip from a flake.
 
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import type { Target } from "../openai/target.ts";
-import { compareQuality, type QualityReport, type QualityRule } from "../quality/paired.ts";
+import {
+  casesThatDiffer,
+  compareQuality,
+  type QualityReport,
+  type QualityReruns,
+} from "../quality/paired.ts";
+import type { QualityRule } from "../quality/rule.ts";
 import { type CaseRun, type QualityRunOptions, runSuite } from "../quality/run.ts";
 import type { Suite } from "../quality/suite.ts";
 import type { Servers } from "../servers/lifecycle.ts";
@@ -41,27 +47,30 @@ export async function runQuality(
     vllmSampling: options.vllmSampling,
     timeoutS: arms.baseline.timeoutS,
   };
-  const runs = {} as Record<Arm, CaseRun[]>;
+  const runs: Record<Arm, CaseRun[]> = { baseline: [], candidate: [] };
   for (const arm of ARMS) {
     await deps.servers?.beforeTrial(arm);
     log(`quality: ${plural(suite.cases.length, "case")} on the ${arm}`);
     runs[arm] = await run(arms[arm].target, suite, runOptions);
     await deps.servers?.afterTrial(arm, "the quality suite");
   }
-  const first = compareQuality(suite, runs.baseline, runs.candidate, new Map(), rule);
-  const suspects = new Set(first.contract.map((c) => c.id));
-  const reruns = new Map<string, CaseRun[]>();
+  // A case that differs in the first run is run again on both arms, so that a
+  // flake on either one is told from a flip (one arm consistently failing).
+  const suspects = casesThatDiffer(runs.baseline, runs.candidate);
+  const reruns: QualityReruns = { baseline: new Map(), candidate: new Map() };
   if (suspects.size > 0 && rule.confirmReruns > 0) {
-    await deps.servers?.beforeTrial("candidate");
-    for (let i = 0; i < rule.confirmReruns; i++) {
-      log(
-        `quality: re-running ${suspects.size} newly failing cases on the candidate (${i + 1}/${rule.confirmReruns})`,
-      );
-      for (const r of await run(arms.candidate.target, suite, runOptions, suspects)) {
-        reruns.set(r.id, [...(reruns.get(r.id) ?? []), r]);
+    for (const arm of ARMS) {
+      await deps.servers?.beforeTrial(arm);
+      for (let i = 0; i < rule.confirmReruns; i++) {
+        log(
+          `quality: re-running ${plural(suspects.size, "case")} that differ, on the ${arm} (${i + 1}/${rule.confirmReruns})`,
+        );
+        for (const r of await run(arms[arm].target, suite, runOptions, suspects)) {
+          reruns[arm].set(r.id, [...(reruns[arm].get(r.id) ?? []), r]);
+        }
       }
+      await deps.servers?.afterTrial(arm, "the quality re-runs");
     }
-    await deps.servers?.afterTrial("candidate", "the quality re-runs");
   }
   return compareQuality(suite, runs.baseline, runs.candidate, reruns, rule);
 }

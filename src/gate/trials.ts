@@ -6,6 +6,7 @@
 
 import type { Arm } from "../common/arms.ts";
 import { compact } from "../common/format.ts";
+import { latenessMatters } from "../compare/contamination.ts";
 import { pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
@@ -75,6 +76,28 @@ export class TrialRunner {
     return { report, idle };
   };
 
+  /**
+   * The pair's invalid trials, but for those whose only fault is lateness that
+   * cannot change a verdict: those are kept, valid, their reasons now warnings
+   * (their contamination still widens the interval against the verdict).
+   */
+  private keepIfHarmless(entries: TrialEntry[]): TrialEntry[] {
+    const invalid = entries.filter((e) => !e.report.validity.valid);
+    const latenessOnly = invalid.every((e) => e.report.validity.lateness_only === true);
+    if (invalid.length === 0 || !latenessOnly || latenessMatters(this.options.decision, entries))
+      return invalid;
+    for (const e of invalid) {
+      const v = e.report.validity;
+      const kept = v.reasons.map((r) => `kept: ${r} — not enough to change a verdict`);
+      e.report = {
+        ...e.report,
+        validity: { ...v, valid: true, reasons: [], warnings: [...v.warnings, ...kept] },
+      };
+      this.log(`  ${e.arm}: ${kept.join("; ")}`);
+    }
+    return [];
+  }
+
   private summary(report: TrialReport): string {
     const p = this.options.decision.percentile;
     const m = report.metrics;
@@ -92,14 +115,15 @@ export class TrialRunner {
   async runPair(pair: number, armOptions: Record<Arm, TrialOptions>): Promise<void> {
     const o = this.options;
     const order = pairOrder(o.order, pair, o.baseline.workload.seed);
-    const upTo = o.maxTrials > o.trials ? `(≤${o.maxTrials})` : "";
+    const upTo = o.maxTrials > o.trials ? ` (≤ ${o.maxTrials})` : "";
     for (let attempt = 0; ; attempt++) {
       const entries: TrialEntry[] = [];
+      // Each attempt of each pair its own prompt texts (same schedule and lengths): a prefix
+      // cache must not serve one trial's prompts to the next and make later ones look faster.
+      const promptRound = pair * (o.maxReruns + 1) + attempt;
       for (const [position, arm] of order.entries()) {
-        // Each pair its own prompt texts (same schedule and lengths): a prefix cache
-        // must not serve one pair's prompts to the next and make later pairs look faster.
         const own = armOptions[arm];
-        const options = { ...own, workload: { ...own.workload, promptRound: pair } };
+        const options = { ...own, workload: { ...own.workload, promptRound } };
         const { report, idle } = await this.measureArm(
           arm,
           options,
@@ -109,7 +133,7 @@ export class TrialRunner {
         this.idle.push({ pair, arm, ...idle });
         entries.push({ pair, arm, position, seed: o.baseline.workload.seed, report });
       }
-      const invalid = entries.filter((e) => !e.report.validity.valid);
+      const invalid = this.keepIfHarmless(entries);
       if (invalid.length === 0 || attempt >= o.maxReruns) {
         this.trials.push(...entries);
         return;

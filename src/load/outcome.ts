@@ -23,7 +23,8 @@ function capacityEvidence(r: RequestRecord): boolean {
 }
 
 export function classify(r: RequestRecord): Outcome {
-  if (Number.isNaN(r.dispatchMs)) return "unsent";
+  // Never sent: the client's lateness (unsent), unless it waited for a slot the server held (censored).
+  if (Number.isNaN(r.dispatchMs)) return r.queued ? "censored" : "unsent";
   // Not finished by the deadline: censored, whatever came before.
   if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
   if (r.status === 0) return "connect_error";

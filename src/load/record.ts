@@ -37,6 +37,8 @@ export interface RequestRecord {
   /** The stream stopped inside an event. */
   incompleteEvent: boolean;
   timedOut: boolean;
+  /** Waited for a max-concurrency slot: a deadline passed while waiting is the server's, not the client's. */
+  queued: boolean;
   /** Times the request was sent again on a fresh connection (a reused socket the server had closed). */
   reconnects: number;
   /** Expected output tokens when the workload fixes them (ignore_eos + max_tokens). */
@@ -81,6 +83,7 @@ export function newRecord(
     transportError: undefined,
     incompleteEvent: false,
     timedOut: false,
+    queued: false,
     reconnects: 0,
     fixedTokens,
     headers: undefined,

@@ -193,8 +193,10 @@ class TrialLoad {
 
   /** A due request: sent now, or queued for a concurrency slot. */
   private admit(r: RequestRecord): void {
-    if (this.cap !== undefined && this.inFlight.size >= this.cap) this.waiting.push(r);
-    else this.dispatch(r);
+    if (this.cap !== undefined && this.inFlight.size >= this.cap) {
+      r.queued = true;
+      this.waiting.push(r);
+    } else this.dispatch(r);
   }
 
   private dispatch(r: RequestRecord): void {

@@ -34,6 +34,15 @@ export function newHdr(): hdr.Histogram {
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
+/**
+ * The rank (1-based) of the p-th percentile of n values: ⌈p·n/100⌉. Computed
+ * so that 99.9 % of 1,000 is rank 999, not 1,000 (99.9 / 100 × 1000 is
+ * 999.0000000000001 in floating point).
+ */
+export function percentileRank(p: number, n: number): number {
+  return Math.max(1, Math.ceil((p * n) / 100 - 1e-9));
+}
+
 export class LatencyHistogram {
   readonly hdr: hdr.Histogram;
   private sumMs = 0;
@@ -91,7 +100,7 @@ export class LatencyHistogram {
   percentile(p: number): { value: number; lowerBound: boolean } | undefined {
     const n = this.count;
     if (n === 0) return undefined;
-    const rank = Math.max(1, Math.ceil((p / 100) * n));
+    const rank = percentileRank(p, n);
     if (rank > n - this.censoredCount) return { value: this.censorMs, lowerBound: true };
     // HDR reports a bucket's upper edge (≤ 0.1 % high); never above the largest value recorded.
     return {
@@ -108,7 +117,7 @@ export class LatencyHistogram {
   rankResolution(p: number): number | undefined {
     const n = this.count;
     if (n < 3) return undefined;
-    const rank = Math.max(1, Math.ceil((p / 100) * n));
+    const rank = percentileRank(p, n);
     const at = (k: number) => this.percentile((100 * Math.min(n, Math.max(1, k))) / n);
     const below = at(rank - 1);
     const above = at(rank + 1);

@@ -59,15 +59,36 @@ export class TrialRecorder {
   /** Requests sent again on a fresh connection. */
   reconnects = 0;
   good = 0;
+  /** ok requests that met every SLO counted from when they were actually sent: what on-time sends would have given. */
+  goodOnTime = 0;
   private readonly slo: Slo;
   private readonly timeoutMs: number;
-  /** A send this late changes the offered load; undefined: not checked (bursts). */
+  /** A send this late counts as late (max-late-sends); undefined: not checked (bursts). */
   readonly lateSendMs: number | undefined;
+  /** The windows the offered rate is checked over (ms); undefined: not checked (bursts, closed loop). */
+  readonly offeredWindowMs: number | undefined;
+  /** Per window (by index on the clock): requests scheduled in it, and sent in it. */
+  readonly offered = new Map<number, { scheduled: number; sent: number }>();
 
-  constructor(slo: Slo, timeoutMs: number, lateSendMs?: number) {
+  constructor(slo: Slo, timeoutMs: number, lateSendMs?: number, offeredWindowMs?: number) {
     this.slo = slo;
     this.timeoutMs = timeoutMs;
     this.lateSendMs = lateSendMs;
+    this.offeredWindowMs = offeredWindowMs;
+  }
+
+  /** Counts a request in the window it was due and the one it went out in. */
+  private addOffered(r: RequestRecord, dispatched: boolean): void {
+    const w = this.offeredWindowMs;
+    if (w === undefined) return;
+    const at = (ms: number) => {
+      const k = Math.floor(ms / w);
+      const window = this.offered.get(k) ?? { scheduled: 0, sent: 0 };
+      this.offered.set(k, window);
+      return window;
+    };
+    at(r.scheduledMs).scheduled++;
+    if (dispatched) at(r.dispatchMs).sent++;
   }
 
   get scheduled(): number {
@@ -82,6 +103,7 @@ export class TrialRecorder {
     this.reconnects += r.reconnects;
     const dispatched = !Number.isNaN(r.dispatchMs);
     const skewMs = dispatched ? r.dispatchMs - r.slotMs : 0;
+    this.addOffered(r, dispatched);
     if (dispatched) {
       this.sendSkew.record(skewMs);
       if (this.lateSendMs !== undefined && skewMs > this.lateSendMs) this.lateSends++;
@@ -113,7 +135,8 @@ export class TrialRecorder {
       this.usageChunks += r.outputChunks;
       if (r.usageCompletionTokens === r.outputChunks + 1) this.usageWithEos++;
     }
-    if (this.meetsSlo(r, tpot)) this.good++;
+    if (this.meetsSlo(r, tpot, 0)) this.good++;
+    if (this.meetsSlo(r, tpot, skewMs)) this.goodOnTime++;
   }
 
   /** Timed out or never sent: latency is only known to be ≥ the timeout. */
@@ -140,10 +163,12 @@ export class TrialRecorder {
     this.addExample(outcome, r);
   }
 
-  private meetsSlo(r: RequestRecord, tpot: number | undefined): boolean {
+  /** Whether the request met every SLO, its latencies counted from its scheduled time plus `lateMs`. */
+  private meetsSlo(r: RequestRecord, tpot: number | undefined, lateMs: number): boolean {
     const slo = this.slo;
-    if (slo.ttftMs !== undefined && r.firstOutputMs - r.scheduledMs > slo.ttftMs) return false;
-    if (slo.e2elMs !== undefined && r.endMs - r.scheduledMs > slo.e2elMs) return false;
+    const from = r.scheduledMs + lateMs;
+    if (slo.ttftMs !== undefined && r.firstOutputMs - from > slo.ttftMs) return false;
+    if (slo.e2elMs !== undefined && r.endMs - from > slo.e2elMs) return false;
     return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
   }
 

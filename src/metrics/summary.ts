@@ -10,10 +10,12 @@ import type { LatencyHistogram, LatencySummary } from "./histogram.ts";
 import type { FailureExample, TrialRecorder } from "./recorder.ts";
 import {
   evaluateValidity,
+  type OfferedDrift,
   type SelfCheckLimits,
   type SkewPair,
   skewEffect,
   type Validity,
+  worstDrift,
 } from "./validity.ts";
 
 /** The latency metrics of a trial, by their key in reports (ms). */
@@ -43,7 +45,8 @@ export interface EncodedHistograms {
 export interface LimitsReport {
   percentile: string;
   max_skew_effect: number;
-  max_late_sends: number;
+  max_offered_drift: number;
+  max_late_sends: number | null;
   max_unsent: number;
   max_event_loop_delay_p99_ms: number;
   max_client_cpu: number;
@@ -55,7 +58,8 @@ export function limitsReport(l: SelfCheckLimits): LimitsReport {
   return {
     percentile: l.percentile,
     max_skew_effect: l.maxSkewEffect,
-    max_late_sends: l.maxLateSends,
+    max_offered_drift: l.maxOfferedDrift,
+    max_late_sends: l.maxLateSends ?? null,
     max_unsent: l.maxUnsent,
     max_event_loop_delay_p99_ms: l.maxEventLoopDelayP99Ms,
     max_client_cpu: l.maxClientCpu,
@@ -99,6 +103,8 @@ export interface TrialSummary {
     requests_per_s: number;
     attainment: number;
     good: number;
+    /** Requests that met every SLO counted from their actual send: late sends made the difference. */
+    good_on_time: number;
     slo: SloRecord;
   };
   validity: Validity & {
@@ -109,6 +115,8 @@ export interface TrialSummary {
     /** Sends later than late_send_ms (null: not checked, for bursts). */
     late_sends: number;
     late_send_ms: number | null;
+    /** The window where the offered load strayed most from the schedule; null: not checked. */
+    offered_drift: OfferedDrift | null;
     unsent: number;
     event_loop_delay_ms: { p50: number; p99: number; max: number };
     gc: { count: number; total_ms: number; share_of_window: number };
@@ -181,6 +189,8 @@ function validityOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["validi
   const slotWait = rec.slotWait.summary();
   const p = PERCENTILE_VALUES[facts.limits.percentile];
   const ttftPair = skewPair(rec.ttft, rec.ttftOnTime, p);
+  const offeredDrift =
+    rec.offeredWindowMs === undefined ? null : worstDrift(rec.offered, rec.offeredWindowMs);
   const e2elPair = skewPair(rec.e2el, rec.e2elOnTime, p);
   const validity = evaluateValidity(
     {
@@ -189,6 +199,7 @@ function validityOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["validi
       e2el: e2elPair,
       lateSends: rec.lateSends,
       lateSendMs: rec.lateSendMs,
+      offeredDrift,
       scheduled: rec.scheduled,
       unsent: rec.outcomes.unsent,
       windowMs: windowS * 1000,
@@ -211,6 +222,7 @@ function validityOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["validi
     },
     late_sends: rec.lateSends,
     late_send_ms: rec.lateSendMs === undefined ? null : round(rec.lateSendMs),
+    offered_drift: offeredDrift,
     unsent: rec.outcomes.unsent,
     event_loop_delay_ms: {
       p50: round(r.eventLoopDelayMs.p50),
@@ -259,6 +271,7 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
       requests_per_s: perS(rec.good),
       attainment: round(scheduled > 0 ? rec.good / scheduled : 0, 4),
       good: rec.good,
+      good_on_time: rec.goodOnTime,
       slo: sloRecord(facts.slo),
     },
     validity: validityOf(rec, facts),

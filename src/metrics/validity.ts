@@ -11,10 +11,16 @@ import type { ProbeReadings } from "../load/probes.ts";
 export interface SelfCheckLimits {
   /** The percentile the gate decides on; the skew effect is checked there. */
   percentile: PercentileKey;
-  /** Largest relative shift of TTFT or E2EL at that percentile caused by late sends (0.025 = 2.5 %). */
+  /**
+   * Largest relative shift of TTFT or E2EL at that percentile caused by late
+   * sends before the trial is re-run whatever the verdict (smaller shifts only
+   * widen the verdict's interval, compare/decide.ts).
+   */
   maxSkewEffect: number;
-  /** Largest share of sends later than max(a tenth of the mean gap, 1 ms): the offered load changed. */
-  maxLateSends: number;
+  /** Largest relative difference between requests scheduled and sent in a window: the offered load changed. */
+  maxOfferedDrift: number;
+  /** Optional: largest share of sends later than max(a tenth of the mean gap, 1 ms). */
+  maxLateSends: number | undefined;
   maxUnsent: number;
   /** Event-loop delay p99, ms: late reads inflate TTFT and ITL in a way we cannot subtract. */
   maxEventLoopDelayP99Ms: number;
@@ -32,6 +38,50 @@ export interface Validity {
   reasons: string[];
   /** Facts a reader must know that do not invalidate the trial. */
   warnings: string[];
+  /**
+   * Invalid only because late sends moved the gated percentile: the gate may
+   * keep the trial when that cannot change a verdict (compare/contamination.ts).
+   */
+  lateness_only?: boolean;
+}
+
+/** Where the offered load strayed most from the schedule. */
+export interface OfferedDrift {
+  /** (sent − scheduled) / scheduled in that window. */
+  drift: number;
+  /** The window's start, s from the first window, and its length. */
+  at_s: number;
+  window_s: number;
+  scheduled: number;
+  sent: number;
+}
+
+/** Windows with fewer scheduled requests than this are not judged (one request is not a load change). */
+const MIN_WINDOW_REQUESTS = 10;
+
+/** The window where sent and scheduled counts differ most, relative to the scheduled. */
+export function worstDrift(
+  windows: ReadonlyMap<number, { scheduled: number; sent: number }>,
+  windowMs: number,
+): OfferedDrift | null {
+  const keys = [...windows.keys()].sort((a, b) => a - b);
+  const first = keys[0];
+  if (first === undefined) return null;
+  let worst: OfferedDrift | null = null;
+  for (const k of keys) {
+    const w = windows.get(k);
+    if (!w || w.scheduled < MIN_WINDOW_REQUESTS) continue;
+    const drift = (w.sent - w.scheduled) / w.scheduled;
+    if (worst === null || Math.abs(drift) > Math.abs(worst.drift))
+      worst = {
+        drift,
+        at_s: ((k - first) * windowMs) / 1000,
+        window_s: windowMs / 1000,
+        scheduled: w.scheduled,
+        sent: w.sent,
+      };
+  }
+  return worst;
 }
 
 /** A latency percentile as measured and as it would be had every send been on time. */
@@ -50,6 +100,8 @@ export interface SelfCheckInputs {
   e2el: SkewPair;
   lateSends: number;
   lateSendMs: number | undefined;
+  /** The window whose sent count strayed furthest from its scheduled count; null: not checked. */
+  offeredDrift: OfferedDrift | null;
   scheduled: number;
   unsent: number;
   windowMs: number;
@@ -87,8 +139,21 @@ function cause(readings: ProbeReadings): string {
 }
 
 export function evaluateValidity(x: SelfCheckInputs, limits: SelfCheckLimits): Validity {
-  const reasons: string[] = [];
+  const lateness = skewReasons(x, limits);
+  const reasons = [...lateness, ...otherReasons(x, limits)];
   const warnings: string[] = [];
+  if (x.slotWaits > 0) {
+    warnings.push(
+      `closed loop: ${plural(x.slotWaits, "request")} waited for a free concurrency slot (max-concurrency ${x.maxConcurrency}) (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`,
+    );
+  }
+  const latenessOnly = reasons.length > 0 && reasons.length === lateness.length;
+  return { valid: reasons.length === 0, reasons, warnings, lateness_only: latenessOnly };
+}
+
+/** What late sends did to TTFT and E2EL at the gated percentile, beyond max-skew-effect. */
+function skewReasons(x: SelfCheckInputs, limits: SelfCheckLimits): string[] {
+  const reasons: string[] = [];
   const p = percentileLabel(limits.percentile);
   for (const [name, pair] of [
     ["TTFT", x.ttft],
@@ -104,10 +169,26 @@ export function evaluateValidity(x: SelfCheckInputs, limits: SelfCheckLimits): V
       );
     }
   }
-  const allowedLate = Math.max(1, Math.floor(limits.maxLateSends * x.scheduled));
-  if (x.lateSendMs !== undefined && x.lateSends > allowedLate) {
+  return reasons;
+}
+
+/** Every other self-check: the offered load, the sends, the event loop, GC, CPU, the deadline. */
+function otherReasons(x: SelfCheckInputs, limits: SelfCheckLimits): string[] {
+  const reasons: string[] = [];
+  const drift = x.offeredDrift;
+  if (drift && Math.abs(drift.drift) > limits.maxOfferedDrift) {
     reasons.push(
-      `${x.lateSends} of ${x.scheduled} sends were more than ${f1(x.lateSendMs)} ms late (limit max-late-sends ${percent(limits.maxLateSends)}): the offered load changed; ${cause(x.readings)}`,
+      `the offered load changed: ${drift.sent} requests went out in the ${f1(drift.window_s)} s window at +${f1(drift.at_s)} s where ${drift.scheduled} were scheduled (${drift.drift >= 0 ? "+" : "−"}${percent(Math.abs(drift.drift))}; limit max-offered-drift ${percent(limits.maxOfferedDrift)}): ${cause(x.readings)}`,
+    );
+  }
+  const maxLate = limits.maxLateSends;
+  if (
+    maxLate !== undefined &&
+    x.lateSendMs !== undefined &&
+    x.lateSends > Math.max(1, Math.floor(maxLate * x.scheduled))
+  ) {
+    reasons.push(
+      `${x.lateSends} of ${x.scheduled} sends were more than ${f1(x.lateSendMs)} ms late (limit max-late-sends ${percent(maxLate)}): ${cause(x.readings)}`,
     );
   }
   if (limits.maxSendSkewP99Ms !== undefined && x.sendSkewP99Ms > limits.maxSendSkewP99Ms) {
@@ -140,10 +221,5 @@ export function evaluateValidity(x: SelfCheckInputs, limits: SelfCheckLimits): V
   if (x.hardStopped) {
     reasons.push("the trial ran into its hard deadline; outstanding requests were cut off");
   }
-  if (x.slotWaits > 0) {
-    warnings.push(
-      `closed loop: ${plural(x.slotWaits, "request")} waited for a free concurrency slot (max-concurrency ${x.maxConcurrency}) (p99 wait ${f1(x.slotWaitP99Ms)} ms); the wait counts as latency`,
-    );
-  }
-  return { valid: reasons.length === 0, reasons, warnings };
+  return reasons;
 }

@@ -1,31 +1,23 @@
-// Baseline versus candidate on a quality suite, paired per case.
-// - Pre-existing: cases whose contract checks the baseline already fails are
-//   listed and excluded (a server without tools fails those on both arms).
-// - Contract: a case the baseline passes and the candidate fails is re-run;
-//   a failure in the majority of the candidate's runs is confirmed and fails
-//   the gate (with 50–200 cases a McNemar test cannot see a few new failures).
-// - Quality, per check kind: b = baseline pass / candidate fail, c = the
-//   reverse; fail when the exact one-sided McNemar p ≤ α and (b − c)/n ≥ the
-//   effect floor, or (b − c)/n ≥ the large-effect floor whatever the test says
-//   (and b − c > 1: one flipped case is not a large effect). A kind whose only
-//   new failures are confirmed contract failures is "counted": the case fails
-//   the gate once, as contract.
+// Baseline versus candidate on a quality suite, paired per case. A case that
+// differs between the arms in the first run is run again on both arms
+// (quality-confirm-reruns times); it flips only when it flips consistently —
+// one arm passing in every one of its runs, the other failing in every one —
+// so a flake on either arm is listed, never counted.
+// - Pre-existing: cases whose contract checks the baseline fails in every run
+//   are listed and excluded (a server without tools fails those on both arms).
+// - Contract: a case the baseline passes and the candidate fails, consistently,
+//   is confirmed and fails the gate (with 50–200 cases a McNemar test cannot
+//   see a few new failures).
+// - Quality, per check kind: b = cases flipped to failing on the candidate, c =
+//   the reverse; the kind fails by rule.ts's test. A kind whose only new
+//   failures are confirmed contract failures is "counted": the case fails the
+//   gate once, as contract.
 
 import { plural } from "../common/format.ts";
-import type { Answer } from "./answer.ts";
-import { deepEqual, normalizeText } from "./checks.ts";
+import { agree, answersSummary, describeAnswer, firstFailing } from "./answers.ts";
+import { kindFails, mcnemarOneSided, type QualityRule } from "./rule.ts";
 import type { CaseRun } from "./run.ts";
 import type { QualityCase, Suite } from "./suite.ts";
-
-export interface QualityRule {
-  alpha: number;
-  /** (b − c)/n needed with a significant test. */
-  minEffect: number;
-  /** (b − c)/n that fails whatever the test says (tiny suites). */
-  largeEffect: number;
-  /** Re-runs of a newly failing contract case. */
-  confirmReruns: number;
-}
 
 export interface QualityFinding {
   /** "contract", a check kind, or "agreement". */
@@ -46,6 +38,8 @@ export interface KindComparison {
   p: number;
   /** "counted": it would fail, but only through cases already failing as contract. */
   decision: "pass" | "fail" | "counted";
+  /** Cases that differed in some runs but not consistently: listed, never counted. */
+  flaky: string[];
   /** Cases that flipped, with the candidate's (b) or the baseline's (c) failure codes. */
   flipped: {
     id: string;
@@ -83,35 +77,6 @@ export interface QualityReport {
   raw: { id: string; baseline: string[]; candidate: string[] }[];
 }
 
-/** P(X ≥ b) for X ~ Binomial(b + c, 1/2): the exact one-sided McNemar test. */
-export function mcnemarOneSided(b: number, c: number): number {
-  const n = b + c;
-  if (n === 0) return 1;
-  let p = 0;
-  let coef = 1; // C(n, 0)
-  for (let k = 0; k <= n; k++) {
-    if (k >= b) p += coef;
-    coef = (coef * (n - k)) / (k + 1);
-  }
-  return Math.min(1, p / 2 ** n);
-}
-
-/** A check kind newly failing on the candidate: significant and material, or large. */
-export function kindFails(k: Pick<KindComparison, "n" | "b" | "c">, rule: QualityRule): boolean {
-  const effect = k.n > 0 ? (k.b - k.c) / k.n : 0;
-  const p = mcnemarOneSided(k.b, k.c);
-  return (
-    (p <= rule.alpha && effect >= rule.minEffect) || (effect >= rule.largeEffect && k.b - k.c > 1)
-  );
-}
-
-/** The quality verdict from a report's counts and confirmed contract failures (not its own verdict). */
-export function qualityVerdictOf(q: QualityReport, rule: QualityRule): "pass" | "fail" {
-  const gatedDisagreement = q.agreement.gated && q.agreement.differing.length > 0;
-  const kindFailed = q.kinds.some((k) => kindFails(k, rule));
-  return kindFailed || gatedDisagreement || q.contract.some((c) => c.confirmed) ? "fail" : "pass";
-}
-
 function contractCodes(run: CaseRun): string[] {
   return [
     ...new Set(
@@ -137,124 +102,107 @@ function kindPasses(run: CaseRun): Map<string, { pass: boolean; codes: string[] 
   return out;
 }
 
-function histogram(values: string[]): Record<string, number> {
-  const h: Record<string, number> = {};
-  for (const v of values) h[v] = (h[v] ?? 0) + 1;
-  return h;
+/** Each case's runs on one arm: the first, then its re-runs. */
+type Runs = Map<string, CaseRun[]>;
+
+/** A check's state over a case's runs on one arm: passed in every run, failed in every run, or both. */
+type State = "pass" | "fail" | "flaky";
+
+function stateOf(runs: readonly CaseRun[], passes: (r: CaseRun) => boolean): State {
+  const passed = runs.filter(passes).length;
+  return passed === runs.length ? "pass" : passed === 0 ? "fail" : "flaky";
 }
 
-function agree(mode: string, a: Answer, b: Answer): boolean {
-  switch (mode) {
-    case "normalized":
-      return normalizeText(a.content) === normalizeText(b.content);
-    case "json": {
-      try {
-        return deepEqual(JSON.parse(a.content), JSON.parse(b.content));
-      } catch {
-        return false;
-      }
-    }
-    case "tool_calls": {
-      const key = (x: Answer) =>
-        x.toolCalls
-          .map((t) => `${t.name}:${t.arguments}`)
-          .sort()
-          .join("|");
-      return key(a) === key(b);
-    }
-    default:
-      return a.content === b.content;
-  }
-}
+const contractState = (runs: readonly CaseRun[]) =>
+  stateOf(runs, (r) => contractCodes(r).length === 0);
 
-const excerpt = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n)}…` : s);
+const kindState = (runs: readonly CaseRun[], kind: string) =>
+  stateOf(runs, (r) => kindPasses(r).get(kind)?.pass ?? true);
 
-/** What a server returned, briefly: an HTTP error with its body, else the content or tool calls. */
-export function describeAnswer(a: Answer | undefined): string {
-  if (!a) return "no answer";
-  if (a.status < 200 || a.status >= 300)
-    return a.status === 0
-      ? "no response (connection failed)"
-      : `HTTP ${a.status} ${JSON.stringify(excerpt(a.raw.trim()))}`;
-  if (a.content) return JSON.stringify(excerpt(a.content));
-  if (a.toolCalls.length > 0)
-    return excerpt(a.toolCalls.map((t) => `${t.name}(${t.arguments})`).join(", "));
-  return `empty answer (finish_reason ${a.finishReason ?? "none"})`;
-}
-
-const firstFailing = (
-  run: CaseRun | undefined,
-  failed: (a: CaseRun["attempts"][number]) => boolean,
-) => (run?.attempts.find(failed) ?? run?.attempts[0])?.answer;
-
-/** Each arm's answers at a glance: finish reasons, tool-call codes, reconnects, irregular deltas. */
-function answersSummary(baseline: CaseRun[], candidate: CaseRun[]) {
-  const all = (runs: CaseRun[]) => runs.flatMap((r) => r.attempts);
-  const finishReasons = (runs: CaseRun[]) =>
-    histogram(all(runs).map((a) => a.answer.finishReason ?? "none"));
-  const toolCodes = (runs: CaseRun[]) =>
-    histogram(
-      all(runs).flatMap((a) =>
-        a.results.flatMap((r) => r.codes.filter((c) => c.startsWith("tool."))),
-      ),
+/** The cases whose first runs differ between the arms, in a contract check or any check kind. */
+export function casesThatDiffer(baseline: CaseRun[], candidate: CaseRun[]): Set<string> {
+  const cand = new Map(candidate.map((r) => [r.id, r]));
+  const differ = new Set<string>();
+  for (const b of baseline) {
+    const k = cand.get(b.id);
+    if (!k) continue;
+    const [bk, kk] = [kindPasses(b), kindPasses(k)];
+    const kinds = new Set([...bk.keys(), ...kk.keys()]);
+    const kindDiffers = [...kinds].some(
+      (kind) => (bk.get(kind)?.pass ?? true) !== (kk.get(kind)?.pass ?? true),
     );
-  const reconnects = (runs: CaseRun[]) => all(runs).reduce((n, a) => n + a.answer.reconnects, 0);
-  const irregular = (runs: CaseRun[]) => [...new Set(all(runs).flatMap((a) => a.answer.irregular))];
-  return {
-    finish_reasons: { baseline: finishReasons(baseline), candidate: finishReasons(candidate) },
-    tool_codes: { baseline: toolCodes(baseline), candidate: toolCodes(candidate) },
-    irregular_deltas: { baseline: irregular(baseline), candidate: irregular(candidate) },
-    reconnects: { baseline: reconnects(baseline), candidate: reconnects(candidate) },
-  };
+    if (kindDiffers || (contractCodes(b).length === 0) !== (contractCodes(k).length === 0))
+      differ.add(b.id);
+  }
+  return differ;
 }
-
-type Runs = Map<string, CaseRun>;
 
 /**
- * The cases both arms answered: those the baseline already fails on a
- * contract check are pre-existing (excluded); of the rest, those the
- * candidate fails on one are contract suspects, confirmed by their re-runs.
+ * The cases both arms answered: those the baseline fails a contract check on
+ * in every run are pre-existing (excluded); of the rest, those the candidate
+ * fails one on are contract suspects — confirmed when the candidate failed in
+ * every run and the baseline passed in every run.
  */
-function pairCases(suite: Suite, base: Runs, cand: Runs, reruns: Map<string, CaseRun[]>) {
+function pairCases(suite: Suite, base: Runs, cand: Runs) {
   const paired: QualityCase[] = [];
   const preExisting: QualityReport["pre_existing"] = [];
   const contract: QualityReport["contract"] = [];
   const raw: QualityReport["raw"] = [];
   for (const c of suite.cases) {
-    const b = base.get(c.id);
-    const k = cand.get(c.id);
-    if (!b || !k) continue;
+    const [b, k] = [base.get(c.id) ?? [], cand.get(c.id) ?? []];
+    const [b0, k0] = [b[0], k[0]];
+    if (!b0 || !k0) continue;
     raw.push({
       id: c.id,
-      baseline: b.attempts.map((a) => a.answer.raw),
-      candidate: k.attempts.map((a) => a.answer.raw),
+      baseline: b0.attempts.map((a) => a.answer.raw),
+      candidate: k0.attempts.map((a) => a.answer.raw),
     });
-    const baseCodes = contractCodes(b);
-    if (baseCodes.length > 0) {
-      preExisting.push({ id: c.id, codes: baseCodes });
+    const baseState = contractState(b);
+    if (baseState === "fail") {
+      preExisting.push({ id: c.id, codes: contractCodes(b0) });
       continue;
     }
     paired.push(c);
-    const candCodes = contractCodes(k);
-    if (candCodes.length === 0) continue;
-    const again = reruns.get(c.id) ?? [];
-    const failures = 1 + again.filter((r) => contractCodes(r).length > 0).length;
-    const runs = 1 + again.length;
+    const failing = k.filter((r) => contractCodes(r).length > 0);
+    const first = failing[0];
+    if (!first) continue;
     contract.push({
       id: c.id,
-      codes: candCodes,
-      candidate_failures: failures,
-      runs,
-      confirmed: failures * 2 > runs,
+      codes: contractCodes(first),
+      candidate_failures: failing.length,
+      runs: k.length,
+      confirmed: failing.length === k.length && baseState === "pass",
       answer: describeAnswer(
-        firstFailing(k, (a) => a.results.some((r) => r.tier === "contract" && !r.pass)),
+        firstFailing(first, (a) => a.results.some((r) => r.tier === "contract" && !r.pass)),
       ),
     });
   }
   return { paired, preExisting, contract, raw };
 }
 
-/** One check kind over the paired cases: b, c, the test and the flipped cases. */
+/** The failing side's codes and answers of a flipped case. */
+function flipOf(
+  kind: string,
+  id: string,
+  bRuns: CaseRun[],
+  cRuns: CaseRun[],
+  direction: "b" | "c",
+) {
+  const failedKind = (a: CaseRun["attempts"][number]) =>
+    a.results.some((r) => r.kind === kind && !r.pass);
+  const was = describeAnswer(firstFailing(bRuns[0], failedKind));
+  const now = describeAnswer(firstFailing(cRuns[0], failedKind));
+  const failing = direction === "b" ? cRuns[0] : bRuns[0];
+  return {
+    id,
+    direction,
+    codes: (failing && kindPasses(failing).get(kind)?.codes) ?? [],
+    diff: `baseline ${was} → candidate ${now}`,
+    answer: direction === "b" ? now : was,
+  };
+}
+
+/** One check kind over the paired cases: b, c (consistent flips only), the test and the flips. */
 function compareKind(
   kind: string,
   cases: QualityCase[],
@@ -266,25 +214,16 @@ function compareKind(
   let bPass = 0;
   let cPass = 0;
   const flipped: KindComparison["flipped"] = [];
-  const none = { pass: true, codes: [] as string[] };
+  const flaky: string[] = [];
   for (const c of cases) {
-    const [bRun, cRun] = [base.get(c.id), cand.get(c.id)];
-    const bk = (bRun && kindPasses(bRun).get(kind)) ?? none;
-    const ck = (cRun && kindPasses(cRun).get(kind)) ?? none;
-    if (bk.pass) bPass++;
-    if (ck.pass) cPass++;
-    if (bk.pass === ck.pass) continue;
-    const failedKind = (a: CaseRun["attempts"][number]) =>
-      a.results.some((r) => r.kind === kind && !r.pass);
-    const was = describeAnswer(firstFailing(bRun, failedKind));
-    const now = describeAnswer(firstFailing(cRun, failedKind));
-    flipped.push({
-      id: c.id,
-      direction: bk.pass ? "b" : "c",
-      codes: bk.pass ? ck.codes : bk.codes,
-      diff: `baseline ${was} → candidate ${now}`,
-      answer: bk.pass ? now : was,
-    });
+    const [bRuns, cRuns] = [base.get(c.id) ?? [], cand.get(c.id) ?? []];
+    const [bs, cs] = [kindState(bRuns, kind), kindState(cRuns, kind)];
+    const [b0, c0] = [bRuns[0], cRuns[0]];
+    if (b0 && (kindPasses(b0).get(kind)?.pass ?? true)) bPass++;
+    if (c0 && (kindPasses(c0).get(kind)?.pass ?? true)) cPass++;
+    if (bs === cs) continue;
+    if (bs === "flaky" || cs === "flaky") flaky.push(c.id);
+    else flipped.push(flipOf(kind, c.id, bRuns, cRuns, bs === "pass" ? "b" : "c"));
   }
   const b = flipped.filter((f) => f.direction === "b").length;
   const cc = flipped.length - b;
@@ -301,6 +240,7 @@ function compareKind(
     p: mcnemarOneSided(b, cc),
     decision: counted ? "counted" : fail ? "fail" : "pass",
     flipped,
+    flaky,
   };
 }
 
@@ -314,8 +254,8 @@ function compareAgreement(
   for (const c of paired) {
     const check = c.expect.find((e) => e.kind === "agreement");
     if (!check) continue;
-    const a = base.get(c.id)?.attempts[0]?.answer;
-    const b = cand.get(c.id)?.attempts[0]?.answer;
+    const a = base.get(c.id)?.[0]?.attempts[0]?.answer;
+    const b = cand.get(c.id)?.[0]?.attempts[0]?.answer;
     if (!a || !b) continue;
     agreement.n++;
     if (agree(check.mode ?? "exact", a, b)) agreement.agreed++;
@@ -364,17 +304,24 @@ function findings(report: Omit<QualityReport, "verdict" | "reasons">, paired: Qu
   return reasons;
 }
 
+/** Each arm's re-runs of the cases that differed in the first run, by case. */
+export interface QualityReruns {
+  baseline: Map<string, CaseRun[]>;
+  candidate: Map<string, CaseRun[]>;
+}
+
 export function compareQuality(
   suite: Suite,
   baseline: CaseRun[],
   candidate: CaseRun[],
-  reruns: Map<string, CaseRun[]>,
+  reruns: QualityReruns,
   rule: QualityRule,
 ): QualityReport {
-  const byId = (runs: CaseRun[]): Runs => new Map(runs.map((r) => [r.id, r]));
-  const base = byId(baseline);
-  const cand = byId(candidate);
-  const { paired, preExisting, contract, raw } = pairCases(suite, base, cand, reruns);
+  const runsOf = (first: CaseRun[], again: Map<string, CaseRun[]>): Runs =>
+    new Map(first.map((r) => [r.id, [r, ...(again.get(r.id) ?? [])]]));
+  const base = runsOf(baseline, reruns.baseline);
+  const cand = runsOf(candidate, reruns.candidate);
+  const { paired, preExisting, contract, raw } = pairCases(suite, base, cand);
   const confirmedIds = new Set(contract.filter((x) => x.confirmed).map((x) => x.id));
   const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))]
     .filter((k) => k !== "agreement")

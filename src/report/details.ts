@@ -91,7 +91,7 @@ export function method(config: ConfigDescription): string {
   return details(
     "Configuration and method",
     [
-      "Each pair runs baseline and candidate back to back with the same seeded schedule and prompts, open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); a one-sided t-interval over the pairs (n − 1 degrees of freedom) measures the change against the trial-to-trial noise.",
+      "Each pair runs baseline and candidate back to back with the same seeded schedule and prompt lengths (each arm and each trial its own texts, so no prefix cache carries over), open loop, one arm under load at a time. Latency counts from each request's scheduled send time; timeouts count at the timeout. Per metric and pair, d = ln(candidate / baseline) for latencies and ln(baseline / candidate) for goodput (positive = worse); at each look of the sequential design a one-sided t-interval over the pairs so far (n − 1 degrees of freedom, the look's critical value) measures the change against the trial-to-trial noise. Pass: the upper bound within the tolerance; fail (rule margin): the lower bound beyond half of it and the estimate beyond it; a decided metric stays decided.",
       "",
       "```json",
       JSON.stringify(config, null, 2),

@@ -16,6 +16,12 @@ function describe(c: MetricComparison): string {
   return `${c.label} ${signedPercent(c.change)} (limit ${limitText(c)})`;
 }
 
+/** An open metric with its interval: "p95 TTFT +4.1 % (−8.0 % … +16.2 %, limit +10.0 %)". */
+function describeOpen(c: MetricComparison): string {
+  const interval = `${signedPercent(c.change_lower)} … ${signedPercent(c.change_upper)}`;
+  return `${c.label} ${signedPercent(c.change)} (${interval}, limit ${limitText(c)})`;
+}
+
 export function headlineFor(
   run: Pick<
     GateRun,
@@ -56,15 +62,15 @@ export function headlineFor(
     case "inconclusive": {
       if (run.capacity?.stopped_by)
         return `the capacity gate stopped early: ${run.capacity.stopped_by} — what was measured is below`;
-      const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describe);
+      const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describeOpen);
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
-      return `beyond the tolerance but within the noise: ${open.join(", ")}`;
+      return `neither shown within the tolerance nor beyond it: ${open.join(", ")}`;
     }
     case "pass":
       return run.capacity
-        ? `${capacityPhrase(run.capacity)}; at the baseline's capacity no gated metric regressed beyond its tolerance and the noise`
-        : "no gated metric regressed beyond its tolerance and the noise";
+        ? `${capacityPhrase(run.capacity)}; at the baseline's capacity every gated metric is shown within its tolerance`
+        : "every gated metric is shown within its tolerance (its bound, not only its estimate)";
     case "cancelled": {
       const pairs = new Set(run.trials.map((t) => t.pair)).size;
       const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";

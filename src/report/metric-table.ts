@@ -25,15 +25,13 @@ export function metricName(c: MetricComparison): string {
 
 export function metricTable(r: GateResults, config: ConfigDescription): string {
   const scheduleOnly = offeredOnly(r, config).length > 0;
-  // Two one-sided bounds at c make a (2c − 1) two-sided interval: 95 % each is a 90 % interval.
-  const twoSided = `${Math.round((2 * r.confidence_per_look - 1) * 1000) / 10} %`;
   const rows = r.comparisons.map((c) => {
     const bounds =
       c.pairs.length < 2
         ? "needs ≥ 2 pairs"
         : c.id === "goodput" && scheduleOnly
           ? "= the offered load: no request missed its SLO"
-          : `${signed(c.change_lower)} … ${signed(c.change_upper)}`;
+          : `${signed(c.change_lower)} … ${signed(c.change_upper)}${c.pairs.some((p) => p.censored) ? " (censored)" : ""}`;
     const flags = [
       c.noisy ? "noisy" : "",
       c.pairs.some((p) => p.outlier) ? "outlier pair" : "",
@@ -52,11 +50,11 @@ export function metricTable(r: GateResults, config: ConfigDescription): string {
       (r.verdict !== "error" || !r.guards.some((g) => g.code === "baseline_failures"));
     const pp = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} pts`;
     rows.push(
-      `| ${decided ? ROW_ICON[rel.verdict] : "·"} | failure rate | ≤ ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | Fisher p = ${rel.p < 0.001 ? "<0.001" : rel.p.toFixed(3)} | ${decided ? rel.verdict : "not decided"} |`,
+      `| ${decided ? ROW_ICON[rel.verdict] : "·"} | failure rate | ≤ ${pp(rel.tolerance)} | ${percent(rel.baseline.rate)} | ${percent(rel.candidate.rate)} | ${pp(rel.increase)} | ${rel.increase_lower === null || rel.increase_upper === null ? "–" : `${pp(rel.increase_lower)} … ${pp(rel.increase_upper)}`} | ${decided ? rel.verdict : "not decided"} |`,
     );
   }
   return [
-    `| | metric | gate | baseline | candidate | change | ${twoSided} interval | verdict |`,
+    "| | metric | gate | baseline | candidate | change | interval | verdict |",
     "|:-:|---|---|--:|--:|--:|---|---|",
     ...rows,
   ].join("\n");
@@ -94,10 +92,7 @@ export function context(r: GateResults, config: ConfigDescription): string {
   const detectable = r.comparisons
     .map((c) => `${c.label} ${c.detectable_change === null ? "n/a" : signed(c.detectable_change)}`)
     .join(", ");
-  const looks =
-    r.looks > 1
-      ? ` · up to ${r.looks} looks, confidence ${Math.round(r.confidence_per_look * 1000) / 10} % each`
-      : "";
+  const d = r.design ?? { looks: [r.pairs], alpha: 1 - config.confidence };
   // Fewer than two requests above the percentile: it is about their largest.
   const share = 1 - PERCENTILE_VALUES[config.percentile] / 100;
   const thin =
@@ -106,15 +101,51 @@ export function context(r: GateResults, config: ConfigDescription): string {
           `⚠️ ${percentileLabel(config.percentile)} of ~${perTrial} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`,
         ]
       : [];
-  const bounds = `baseline, candidate: geometric means over the pairs (change = candidate ÷ baseline − 1) · interval: two one-sided ${Math.round(r.confidence_per_look * 1000) / 10} % bounds, the gate's test`;
+  const bounds = `baseline, candidate: geometric means over the pairs (change = candidate ÷ baseline − 1) · interval: the one-sided bounds at the look that decided (or the last)`;
   return [
-    `${plural(r.pairs, "pair")} (order ${config.order}) · ${arrival}${w.prefix ? ` · shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` · sessions of ${w.sessions}` : ""} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed} · rule \`${config.decision_rule}\`${looks}`,
+    `${plural(r.pairs, "pair")} (order ${config.order}) · ${arrival}${w.prefix ? ` · shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` · sessions of ${w.sessions}` : ""} · ${w.duration_s} s window, ~${perTrial} requests per trial · seed ${w.seed}`,
+    ruleLine(config.decision_rule, d),
     `${noise} · ${bounds} · smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config),
+    ...cacheLine(r),
     ...promptLine(r),
     ...sessionsLine(r),
   ].join("  \n");
+}
+
+/** What pass and fail mean under the rule in force, and the pairs the design may add. */
+function ruleLine(rule: ConfigDescription["decision_rule"], d: { looks: number[]; alpha: number }) {
+  const confidence = `${Math.round((1 - d.alpha) * 1000) / 10} %`;
+  const fail =
+    rule === "confirm"
+      ? "its bound shows more than the tolerance"
+      : "its bound shows more than half the tolerance and its estimate more than all of it";
+  const [first = 0, ...later] = d.looks;
+  const last = d.looks.at(-1) ?? first;
+  const shown = later.length > 4 ? `${later.slice(0, 2).join(", ")} … ${last}` : later.join(", ");
+  const adds =
+    later.length === 0
+      ? "no pairs are added (max-trials = trials)"
+      : `while a metric is open and none has regressed, pairs are added up to looks at ${shown} (at most ${plural(last - first, "pair")} more than the first ${first})`;
+  return `rule \`${rule}\`: a metric **passes** when its bound shows it within its tolerance, **fails** when ${fail} (${confidence} one-sided over all looks), else is inconclusive; ${adds}`;
+}
+
+/** A prefix-cache hit-rate gap of this many points between the arms is flagged next to the verdict. */
+const CACHE_GAP = 0.1;
+
+/**
+ * The arms' prefix-cache hit rates when they differ: the arm with more hits
+ * looks faster for a reason that is not the change (a shared server, or
+ * prompts a cache already held).
+ */
+function cacheLine(r: GateResults): string[] {
+  const b = r.server_view?.baseline.prefix_cache_hit_rate;
+  const c = r.server_view?.candidate.prefix_cache_hit_rate;
+  if (typeof b !== "number" || typeof c !== "number" || Math.abs(c - b) < CACHE_GAP) return [];
+  return [
+    `⚠️ prefix-cache hit rate ${percent(b)} (baseline) vs ${percent(c)} (candidate): the arms did not meet the same cache, so part of the latency change may be the cache, not the change — two arms on one server, or prompts a cache already held`,
+  ];
 }
 
 /**

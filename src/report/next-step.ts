@@ -11,15 +11,27 @@ import { limitText } from "./headline.ts";
 function morePairs(r: GateResults): string | null {
   const open = r.comparisons.filter((c) => c.verdict === "inconclusive");
   if (open.length === 0) return null;
-  const needs = open.map((c) => ({ c, n: c.pairs_to_decide }));
-  const hopeless = needs.filter((x) => x.n === null);
+  const about = open.filter((c) => c.status === "futile" || c.status === "censored");
+  const first = about[0];
+  if (first && about.length === open.length) {
+    return first.status === "censored"
+      ? `${first.label} fell among timeouts on both arms: raise \`timeout\`, or gate a lower \`percentile\``
+      : `${about.map((x) => x.label).join(", ")} changed by about the tolerance itself: more pairs would only narrow the interval around it — decide whether ${limitText(first)} is the line you mean`;
+  }
+  const advised = open.filter((c) => c.advice);
+  const hopeless = advised.filter((c) => c.advice?.even === null);
   if (hopeless.length > 0) {
-    const names = hopeless.map((x) => x.c.label).join(", ");
+    const names = hopeless.map((c) => c.label).join(", ");
     return `the pairs disagree too much for more of them to help (${names} would need over ${MAX_ADVISED_PAIRS}): steady the measurement first — longer trials (\`duration\`), a \`cooldown\` between trials, runners no other job shares`;
   }
-  const worst = needs.reduce((a, b) => ((b.n ?? 0) > (a.n ?? 0) ? b : a));
-  const n = Math.max(worst.n ?? 0, r.pairs + 1);
-  return `add pairs: with the noise this run saw, about ${plural(n, "pair")} tell ${worst.c.label} ${limitText(worst.c)} from no change — set \`max-trials: ${n}\` (this run had ${plural(r.pairs, "pair")})`;
+  const worst = advised.reduce<(typeof advised)[number] | undefined>(
+    (a, b) => ((b.advice?.even ?? 0) > (a?.advice?.even ?? 0) ? b : a),
+    undefined,
+  );
+  if (!worst?.advice?.even) return null;
+  const { even, likely } = worst.advice;
+  const range = likely === null ? `${even} or more` : `${even}–${likely}`;
+  return `add pairs: with the noise and the change this run saw, \`max-trials\` ${range} gives ${worst.label} ${likely === null ? "an even" : "an even to a four-in-five"} chance to decide against ${limitText(worst)} (this run had ${plural(r.pairs, "pair")})`;
 }
 
 /** The fix for each guard that stops a verdict, when the message does not already say it. */

@@ -13,7 +13,7 @@ import { formatSlo } from "../common/slo.ts";
 import { decideRun } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
 import type { GateRun } from "../gate/gate-run.ts";
-import { qualityVerdictOf } from "../quality/paired.ts";
+import { qualityVerdictOf } from "../quality/rule.ts";
 import { type ConfigDescription, type GateResults, pooledPercentiles } from "./model.ts";
 
 const validate = new Ajv2020({ allErrors: false, strict: false }).compile<GateResults>(schema);
@@ -51,6 +51,11 @@ function describe(e: ErrorObject | undefined): string {
   return `${e.instancePath || "(the file)"} ${e.message}${allowed}`;
 }
 
+/** The most specific error: a "null or an object" that fails inside the object says where. */
+function deepest(errors: readonly ErrorObject[] | null | undefined): ErrorObject | undefined {
+  return [...(errors ?? [])].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+}
+
 /** Guards that no trial data can show again: they come from how the run went. */
 const RUN_GUARDS = new Set(["server", "preflight", "configuration", "results_file"]);
 
@@ -59,7 +64,7 @@ function decisionOptionsOf(config: ConfigDescription): DecisionOptions {
   return {
     percentile: config.percentile,
     tolerances: config.tolerances,
-    rule: config.decision_rule === "confirm" ? "confirm" : "significant-and-material",
+    rule: config.decision_rule === "confirm" ? "confirm" : "margin",
     confidence: config.confidence,
     maxErrorRate: config.max_error_rate,
     maxTrialCv: config.max_trial_cv,
@@ -122,7 +127,7 @@ export function trustResults(
 ): GateResults {
   if (!validate(parsed)) {
     throw new InputError(
-      `${source} is not a valid results file: ${describe(validate.errors?.[0])}`,
+      `${source} is not a valid results file: ${describe(deepest(validate.errors))}`,
     );
   }
   // The schema has just checked every field this reads.

@@ -62,6 +62,27 @@ export function lateSendMs(arrival: ArrivalSpec): number | undefined {
   return Math.max(1, 1000 / arrival.ratePerS / 10);
 }
 
+/**
+ * The windows over which the offered rate is checked: at least a second, and
+ * long enough to expect 20 arrivals, so one request more or less is not a
+ * change of the load. Bursts and a closed loop have no rate to keep.
+ */
+export function offeredWindowMs(
+  arrival: ArrivalSpec,
+  maxConcurrency: number | undefined,
+): number | undefined {
+  if (maxConcurrency !== undefined) return undefined;
+  switch (arrival.kind) {
+    case "poisson":
+    case "gamma":
+    case "constant":
+    case "trace":
+      return Math.max(1000, (20 / arrival.ratePerS) * 1000);
+    default:
+      return undefined;
+  }
+}
+
 export interface TrialDeps {
   clock?: Clock;
   onProgress?: (p: Progress) => void;
@@ -113,6 +134,7 @@ export async function measureTrial(
     options.slo,
     options.timeoutS * 1000,
     lateSendMs(options.workload.arrival),
+    offeredWindowMs(options.workload.arrival, options.maxConcurrency),
   );
   const tally = new TrialTally(workload, recorder);
   const clock = deps.clock ?? MONOTONIC;

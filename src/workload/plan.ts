@@ -27,10 +27,17 @@ export interface WorkloadSpec {
   dataset: { name: string; entries: DatasetEntry[] } | undefined;
   /**
    * Which set of synthetic prompt texts (the schedule and lengths stay): the
-   * gate gives each pair, and the sweep each point, its own, so that a server's
-   * prefix cache cannot serve one trial's prompts to the next. 0 for `measure`.
+   * gate gives each pair's attempt, and the sweep each point, its own, so that
+   * a server's prefix cache cannot serve one trial's prompts to the next. 0
+   * for `measure`.
    */
   promptRound: number;
+  /**
+   * Whose texts: 0 for `measure` and the baseline, 1 for the candidate. The
+   * arms get distinct texts of the same token lengths (and distinct shared
+   * prefixes), so that two arms on one server never share a prefix cache.
+   */
+  textSalt: number;
   /** Shared prefixes before each synthetic prompt (system prompts, RAG templates); undefined: none. */
   prefix: PrefixSpec | undefined;
   /** The rows of a replayed trace (the arrival is then `trace`); undefined: none. */
@@ -327,6 +334,9 @@ function fingerprint(w: Workload): string {
   let h = hashString(
     JSON.stringify({
       ...w.spec,
+      // Which texts (a pair's round, an arm's salt) is not the workload: its lengths and times are.
+      promptRound: undefined,
+      textSalt: undefined,
       dataset: w.spec.dataset?.name,
       trace: w.spec.trace?.name,
       tokenizer: w.spec.tokenizer?.name,

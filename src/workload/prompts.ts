@@ -14,7 +14,7 @@ import { MOONCAKE_BLOCK_TOKENS } from "./trace.ts";
 import { WORDS } from "./words.ts";
 
 /**
- * Synthetic prompt text of `tokens` tokens, unique per (seed, index, round):
+ * Synthetic prompt text of `tokens` tokens, unique per (seed, index, round, salt):
  * counted by the workload's tokenizer, or 4 characters per token.
  * `continued`: it follows another text (a shared prefix, a trace block).
  */
@@ -24,23 +24,27 @@ function syntheticPrompt(
   tokens: number,
   continued = false,
 ): string {
-  const { seed, promptRound: round } = spec;
-  const stream =
-    round === 0
-      ? mixSeeds(seed, PROMPT_STREAM, index)
-      : mixSeeds(seed, PROMPT_STREAM, index, round);
+  const round = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
+  const stream = salted(spec, PROMPT_STREAM, index, ...round);
   return wordsText(spec, new Rng(stream), tokens, continued);
+}
+
+/** A text's stream; the candidate's salt mixed in last (the baseline's texts are measure's). */
+function salted(spec: WorkloadSpec, ...values: number[]): number {
+  return spec.textSalt === 0
+    ? mixSeeds(spec.seed, ...values)
+    : mixSeeds(spec.seed, ...values, spec.textSalt);
 }
 
 /** Trace block `id` (Mooncake's hash ids): the same text wherever the trace repeats the id. */
 function blockText(spec: WorkloadSpec, id: number, continued: boolean): string {
-  const rng = new Rng(mixSeeds(spec.seed, BLOCK_STREAM, id, spec.promptRound));
+  const rng = new Rng(salted(spec, BLOCK_STREAM, id, spec.promptRound));
   return wordsText(spec, rng, MOONCAKE_BLOCK_TOKENS, continued);
 }
 
-/** The shared prefix of group g: the same text for every request of the group. */
+/** The shared prefix of group g: the same text for every request of the group (and the arm). */
 function prefixText(spec: WorkloadSpec, group: number, tokens: number): string {
-  return wordsText(spec, new Rng(mixSeeds(spec.seed, PREFIX_STREAM, group)), tokens, false);
+  return wordsText(spec, new Rng(salted(spec, PREFIX_STREAM, group)), tokens, false);
 }
 
 function wordsText(spec: WorkloadSpec, rng: Rng, tokens: number, continued: boolean): string {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compareCapacity } from "../../src/capacity/compare.ts";
 import { estimateCapacity, serverLabel } from "../../src/capacity/estimate.ts";
-import { rateGrid, type SweepSettings } from "../../src/capacity/points.ts";
+import { judge, rateGrid, type SweepSettings } from "../../src/capacity/points.ts";
 import { newSweep, runSweep } from "../../src/capacity/sweep.ts";
 import { parseTrialOptions } from "../../src/config/trial.ts";
 import type { TrialOptions, TrialReport } from "../../src/trial/measure.ts";
@@ -56,11 +56,14 @@ function simulate(s: Simulated) {
     const attainment = Math.max(0, 1 - 5 * over);
     const invalid = s.invalidOnce?.(rate) && !seen.has(rate);
     seen.add(rate);
+    const scheduled = Math.round(rate * 10);
+    // An invalid attempt: on time, every request would have met the SLO (the client's fault).
+    const onTime = invalid ? scheduled : Math.round(attainment * scheduled);
     return {
       ...r,
-      scheduled: Math.round(rate * 10),
+      scheduled,
       window_s: 10,
-      goodput: { ...r.goodput, attainment },
+      goodput: { ...r.goodput, attainment, good_on_time: onTime },
       validity: invalid
         ? { ...r.validity, valid: false, reasons: ["simulated lateness"] }
         : r.validity,
@@ -70,6 +73,26 @@ function simulate(s: Simulated) {
 }
 
 const noLog = () => {};
+
+test("finding 10: a late point is judged by whether its lateness can explain the SLO miss", () => {
+  const r = fakeReport({ ttftMs: 100, itlMs: 10 });
+  const late = (good: number, goodOnTime: number): TrialReport => ({
+    ...r,
+    scheduled: 100,
+    goodput: { ...r.goodput, good, good_on_time: goodOnTime, attainment: good / 100 },
+    validity: { ...r.validity, valid: false, reasons: ["the offered load changed"] },
+  });
+  // Seconds over the SLO even counted from the actual sends: a few ms late changes nothing.
+  assert.equal(judge(late(60, 60), 0.99), "fail");
+  assert.equal(judge(late(20, 30), 0.99), "overload");
+  // On time it would have met the SLO: the client, not the server — measured again.
+  assert.equal(judge(late(90, 100), 0.99), "invalid");
+  // Requests that never went out: the client's failure, whatever the attainment.
+  const unsent = late(60, 60);
+  assert.equal(judge({ ...unsent, outcomes: { ...unsent.outcomes, unsent: 3 } }, 0.99), "invalid");
+  // A valid point is judged on its attainment, as before.
+  assert.equal(judge({ ...r, goodput: { ...r.goodput, attainment: 0.995 } }, 0.99), "pass");
+});
 
 test("the grid: points evenly spaced above the synchronous rate, up to the offline one", () => {
   assert.deepEqual(rateGrid(5, 45, 4), [15, 25, 35, 45]);

@@ -86,7 +86,7 @@ test("--help lists every flag of the command with its default, what it accepts a
     gate,
     /--rate VALUE Requests per second \(poisson, gamma, constant\)\. Accepts a number > 0, ≤ 10000\./,
   );
-  assert.match(gate, /--trials VALUE [^-]*Accepts an integer ≥ 1, ≤ 100\. Default 3\./);
+  assert.match(gate, /--trials VALUE [^-]*Accepts an integer ≥ 1, ≤ 100\. Default 4\./);
   assert.match(
     gate,
     /--duration VALUE Measurement window per trial\. Accepts a duration \(30s, 500ms, 2m\) > 0, ≤ 24h\. Default 30s\./,

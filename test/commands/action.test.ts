@@ -159,7 +159,8 @@ test(
     const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
     assert.equal(results.schema, "llm-perf-gate/results@3");
     assert.equal(results.verdict, "fail");
-    assert.equal(results.trials.length, 6);
+    // The default design: the regression shows at the first look (4 pairs), which ends the gate.
+    assert.equal(results.trials.length, 8);
     assert.doesNotMatch(
       seen.files.get("/out/results.json") ?? "",
       /sk-secret-key|ghs_secret_token/,
@@ -242,7 +243,7 @@ test(
 
 test("one pair cannot fail a gate: it says so, loudly", LOAD_TEST, async () => {
   const trials = { baseline: { ttftMs: 100, itlMs: 10 }, candidate: { ttftMs: 100, itlMs: 10 } };
-  const { deps, seen } = fakeAction({ ...INPUTS, trials: "1" }, trials);
+  const { deps, seen } = fakeAction({ ...INPUTS, trials: "1", "max-trials": "1" }, trials);
   await runAction(deps);
   assert.ok(
     seen.logs.some((l) =>

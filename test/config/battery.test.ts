@@ -56,7 +56,7 @@ const BAD: [string, string, RegExp][] = [
   ["ignore-eos", "maybe", /ignore-eos = "maybe" is not accepted; expected true or false/],
   ["trials", "0", /trials = "0" is not accepted; expected an integer ≥ 1 and ≤ 100/],
   ["trials", "three", /trials = "three" is not accepted/],
-  ["max-trials", "1", /max-trials = 1 is not accepted; expected at least trials \(3\)/],
+  ["max-trials", "1", /max-trials = 1 is not accepted; expected at least trials \(4\)/],
   ["order", "zig", /order = "zig" is not accepted; expected one of abba, abab, random/],
   [
     "percentile",

@@ -24,12 +24,14 @@ function rejects(raw: RawSettings, message: RegExp) {
 test("defaults follow DESIGN.md", () => {
   const config = parseConfig(BASE);
   const c = config.gate;
-  assert.equal(c.trials, 3);
-  assert.equal(c.maxTrials, 3);
+  // Four pairs before the first look (two balanced AB + BA blocks), up to 30.
+  assert.equal(c.trials, 4);
+  assert.equal(c.maxTrials, 30);
+  assert.equal(parseConfig({ ...BASE, trials: "40" }).gate.maxTrials, 40, "never below trials");
   assert.equal(c.order, "abba");
   assert.equal(c.decision.percentile, "p95");
   assert.deepEqual(c.decision.tolerances, { goodput: 0.05, ttft: 0.1, itl: 0.1 });
-  assert.equal(c.decision.rule, "significant-and-material");
+  assert.equal(c.decision.rule, "margin");
   assert.equal(c.decision.confidence, 0.95);
   assert.equal(c.decision.maxErrorRate, 0.01);
   assert.equal(c.decision.maxTrialCv, 0.1);
@@ -85,7 +87,7 @@ test("bad inputs name the input, the value and what is accepted", () => {
   rejects({ "max-goodput-drop": "100%" }, /max-goodput-drop = "100%"/);
   rejects(
     { "decision-rule": "strict" },
-    /decision-rule = "strict" is not accepted; expected one of significant-and-material, confirm/,
+    /decision-rule = "strict" is not accepted; expected one of margin, confirm/,
   );
   rejects(
     { confidence: "95" },
@@ -149,7 +151,8 @@ test("a capacity gate: the sweep's settings parsed, and what it would silently i
   assert.equal(c.gate.capacity?.sweep.maxDurationS, 1800);
   assert.equal(c.gate.capacity?.sweep.resolution, 0.02);
   assert.equal(c.gate.capacity?.maxCapacityDrop, 0.05);
-  assert.equal(c.gate.capacity?.rateFraction, 1);
+  // Below the knee: at it, a capacity loss inside its tolerance is a huge TTFT regression.
+  assert.equal(c.gate.capacity?.rateFraction, 0.8);
   assert.equal(parseConfig(BASE).gate.capacity, undefined);
 
   rejects(

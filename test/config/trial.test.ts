@@ -35,7 +35,8 @@ test("defaults and a full set of settings parse into one config", () => {
   assert.deepEqual(c.workload.inputLen, { kind: "fixed", tokens: 256 });
   assert.equal(c.limits.maxSendSkewP99Ms, undefined, "absolute skew limit off by default");
   assert.equal(c.limits.maxSkewEffect, 0.025);
-  assert.equal(c.limits.maxLateSends, 0.01);
+  assert.equal(c.limits.maxLateSends, undefined, "a count of late sends is off by default");
+  assert.equal(c.limits.maxOfferedDrift, 0.1, "the offered rate over windows is the rule");
   assert.equal(c.limits.percentile, "p95");
   const full = parseTrialOptions(
     {

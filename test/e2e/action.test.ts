@@ -108,6 +108,9 @@ const FAST = {
   "max-event-loop-delay-ms": "100",
   "max-gc-share": "0.2",
   trials: "3",
+  "max-trials": "3",
+  // 15 requests a trial can show a failure rate within 10 points, not within half a point.
+  "max-failure-increase": "10%",
   "quality-suite": "none",
   // Few arrivals and long outputs: prefill steps rarely interrupt decoding, so
   // p95 ITL measures decode steps; a 40 ms prefill (below) keeps TTFT well

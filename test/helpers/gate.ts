@@ -67,6 +67,11 @@ export const FAKE_SETTINGS: RawSettings = {
   rate: "10",
   slo: "ttft:800 tpot:50",
   "quality-suite": "none",
+  // Four pairs of stand-ins (each arm's list cycles), one look; their ~100 requests
+  // a trial can show a failure rate within two points, not within the default half point.
+  trials: "4",
+  "max-trials": "4",
+  "max-failure-increase": "2%",
 };
 
 export const armOf = (o: TrialOptions) =>
@@ -85,7 +90,8 @@ export async function fakeGateResults(
     {
       measureTrial: async (o) => {
         const arm = armOf(o);
-        return fakeReport(trials[arm][next[arm]++] as FakeTrial);
+        const list = trials[arm];
+        return fakeReport(list[next[arm]++ % list.length] as FakeTrial);
       },
     },
   );

@@ -20,6 +20,8 @@ export interface FakeTrial {
   promptTokens?: number;
   /** The server's view of the trial, as its /metrics would give it. */
   serverMetrics?: ServerMetrics;
+  /** Late sends moved p95 TTFT by this much (relative): the trial fails that self-check alone. */
+  late?: number;
 }
 
 export function fakeReport(t: FakeTrial): TrialReport {
@@ -62,7 +64,8 @@ export function fakeReport(t: FakeTrial): TrialReport {
     limits: {
       percentile: "p95",
       maxSkewEffect: 0.025,
-      maxLateSends: 0.01,
+      maxOfferedDrift: 0.1,
+      maxLateSends: undefined,
       maxUnsent: 0,
       maxEventLoopDelayP99Ms: 20,
       maxClientCpu: 0.95,
@@ -107,6 +110,18 @@ export function fakeReport(t: FakeTrial): TrialReport {
     sessions: null,
     server_metrics: t.serverMetrics ?? null,
     ...summary,
+    ...(t.late === undefined ? {} : { validity: lateValidity(summary.validity, t.late) }),
+  };
+}
+
+/** A trial that only its lateness made invalid: TTFT moved by `effect` at p95. */
+function lateValidity(v: TrialReport["validity"], effect: number): TrialReport["validity"] {
+  return {
+    ...v,
+    valid: false,
+    lateness_only: true,
+    reasons: [`late sends moved p95 TTFT by +${(effect * 100).toFixed(1)} %`],
+    skew_effect: { ttft: effect, e2el: null },
   };
 }
 

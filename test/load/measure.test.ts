@@ -191,6 +191,26 @@ test(
 );
 
 test(
+  "a request that waits for a slot past its deadline is censored (the server held the slot), not unsent",
+  LOAD_TEST,
+  async () => {
+    // One slot, ≈ 100 ms requests, 50 req/s and a 0.3 s timeout: the queue outgrows the deadline.
+    const r = await measureMock(
+      { decodeBaseMs: 10, naturalMinTokens: 10, naturalMaxTokens: 10 },
+      { rate: "50", duration: "0.6s", "max-concurrency": "1", "output-len": "10", timeout: "0.3s" },
+    );
+    assertAccounted(r);
+    assert.ok(r.outcomes.censored > 0, JSON.stringify(r.outcomes));
+    assert.equal(
+      r.outcomes.unsent,
+      0,
+      "the client sent everything it could: the waits are the server's",
+    );
+    assert.doesNotMatch(r.validity.reasons.join(" "), /never sent in time/);
+  },
+);
+
+test(
   "requests that could not be sent before their deadline are unsent, and the trial is invalid",
   LOAD_TEST,
   async () => {

@@ -43,3 +43,15 @@ test("encoded histograms decode and merge across runs", () => {
   assert.equal(merged.totalCount, 200);
   assert.ok(Math.abs(merged.getValueAtPercentile(50) - 100_000) <= 100, "µs");
 });
+
+test("p99.9 of 1,000 values is rank 999: one timeout does not make it a lower bound", () => {
+  const h = new LatencyHistogram();
+  for (let i = 1; i <= 999; i++) h.record(i);
+  h.recordCensored(60_000);
+  const p999 = h.percentile(99.9);
+  assert.equal(p999?.lowerBound, false, "rank 999 is a measured value");
+  assert.ok(p999 && Math.abs(p999.value - 999) <= 1, `p99.9 = ${p999?.value}`);
+  // Two timeouts: rank 999 falls among them.
+  h.recordCensored(60_000);
+  assert.equal(h.percentile(99.9)?.lowerBound, true);
+});

@@ -7,7 +7,7 @@ import {
   StreamAssembler,
 } from "../../src/quality/answer.ts";
 import { runChecks } from "../../src/quality/checks.ts";
-import { mcnemarOneSided } from "../../src/quality/paired.ts";
+import { mcnemarOneSided } from "../../src/quality/rule.ts";
 import { parseSuite, type QualityCase } from "../../src/quality/suite.ts";
 
 const WEATHER = {

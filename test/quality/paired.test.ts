@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type Answer, emptyAnswer } from "../../src/quality/answer.ts";
 import { runChecks } from "../../src/quality/checks.ts";
-import { compareQuality, type QualityRule } from "../../src/quality/paired.ts";
-
+import { compareQuality, type QualityReruns } from "../../src/quality/paired.ts";
+import { mcnemarOneSided, type QualityRule } from "../../src/quality/rule.ts";
 import type { CaseRun } from "../../src/quality/run.ts";
 import { parseSuite } from "../../src/quality/suite.ts";
 
@@ -30,12 +30,20 @@ function runOf(id: string, content: string, status = 200): CaseRun {
 }
 
 const good = (i: number) => `{"v": ${i}}`;
+const NONE: QualityReruns = { baseline: new Map(), candidate: new Map() };
+/** Re-runs of the listed cases: the baseline's all good, the candidate's as given. */
+const candidateReruns = (runs: Map<string, CaseRun[]>): QualityReruns => ({
+  baseline: new Map(
+    [...runs].map(([id, rs]) => [id, rs.map(() => runOf(id, good(Number(id.slice(1)))))]),
+  ),
+  candidate: runs,
+});
 
 test("quality: b and c per check kind, McNemar with the effect floors", () => {
   // 6 cases newly wrong on the candidate (json_path), 1 newly right: b = 6, c = 1, n = 20.
   const baseline = SUITE.cases.map((c, i) => runOf(c.id, i === 19 ? '{"v": -1}' : good(i)));
   const candidate = SUITE.cases.map((c, i) => runOf(c.id, i < 6 ? '{"v": -1}' : good(i)));
-  const q = compareQuality(SUITE, baseline, candidate, new Map(), RULE);
+  const q = compareQuality(SUITE, baseline, candidate, NONE, RULE);
   const path = q.kinds.find((k) => k.kind === "json_path");
   assert.deepEqual([path?.n, path?.b, path?.c], [20, 6, 1]);
   assert.ok(Math.abs((path?.p as number) - 0.0625) < 1e-12, "P(X ≥ 6 | Bin(7, ½)) = 8/128");
@@ -62,7 +70,7 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
     ["c1", [runOf("c1", "still not json"), runOf("c1", "nope")]],
     ["c2", [runOf("c2", good(2)), runOf("c2", good(2))]],
   ]);
-  const q = compareQuality(SUITE, baseline, candidate, reruns, RULE);
+  const q = compareQuality(SUITE, baseline, candidate, candidateReruns(reruns), RULE);
   assert.deepEqual(q.pre_existing, [{ id: "c0", codes: ["json.invalid"] }]);
   assert.deepEqual(
     q.contract.map((c) => [c.id, c.candidate_failures, c.runs, c.confirmed]),
@@ -80,19 +88,21 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
     SUITE,
     baseline,
     candidate,
-    new Map([...reruns].map(([k, v]) => [k, k === "c1" ? v.map(() => runOf("c1", good(1))) : v])),
+    candidateReruns(
+      new Map([...reruns].map(([k, v]) => [k, k === "c1" ? v.map(() => runOf("c1", good(1))) : v])),
+    ),
     RULE,
   );
   assert.equal(flakeOnly.contract.filter((c) => c.confirmed).length, 0);
 });
 
 test("a check whose new failures are all confirmed contract failures is counted once, as contract", () => {
-  const broken = new Set(["c1", "c2", "c3"]);
+  const broken = new Set(["c1", "c2", "c3", "c4"]);
   const baseline = SUITE.cases.map((c, i) => runOf(c.id, good(i)));
   const candidate = SUITE.cases.map((c, i) => runOf(c.id, broken.has(c.id) ? "not json" : good(i)));
   const reruns = new Map([...broken].map((id) => [id, [runOf(id, "nope"), runOf(id, "nope")]]));
-  const q = compareQuality(SUITE, baseline, candidate, reruns, RULE);
-  // json_path: b = 3 of 20 (15 % ≥ the large-effect floor) — but those are the contract cases.
+  const q = compareQuality(SUITE, baseline, candidate, candidateReruns(reruns), RULE);
+  // json_path: b = 4 of 20 (p = 0.0625, 20 % ≥ the large-effect floor) — but those are the contract cases.
   assert.equal(q.kinds.find((k) => k.kind === "json_path")?.decision, "counted");
   assert.deepEqual(
     q.reasons.map((r) => r.check),
@@ -121,13 +131,81 @@ test("the large-effect rule needs more than one case; a flipped case shows the c
   const baseline = small.cases.map((c) => run(c.id, "ok"));
   // One case of five flips: 20 % of the suite, above the 10 % floor, but one case.
   const candidate = small.cases.map((c, i) => run(c.id, i === 0 ? "no" : "ok"));
-  const q = compareQuality(small, baseline, candidate, new Map(), RULE);
+  const q = compareQuality(small, baseline, candidate, NONE, RULE);
   assert.equal(q.kinds.find((k) => k.kind === "regex")?.decision, "pass");
   assert.equal(q.verdict, "pass");
   const failing = small.cases.map((c, i) => run(c.id, "", i === 0 ? 500 : 200));
-  const http = compareQuality(small, baseline, failing, new Map(), RULE);
+  const http = compareQuality(small, baseline, failing, NONE, RULE);
   assert.match(
     http.contract[0]?.answer ?? "",
     /^HTTP 500 "\{\\"error\\":\{\\"message\\":\\"CUDA error: an illegal memory access/,
   );
+});
+
+test("finding 3a: a case that fails once and passes its re-runs does not count against its kind", () => {
+  // Two one-off HTTP 500s on the candidate's first run, both passing their re-runs.
+  const baseline = SUITE.cases.map((c, i) => runOf(c.id, good(i)));
+  const candidate = SUITE.cases.map((c, i) =>
+    i < 2 ? runOf(c.id, "", 500) : runOf(c.id, good(i)),
+  );
+  const reruns = new Map(
+    ["c0", "c1"].map((id, i) => [id, [runOf(id, good(i)), runOf(id, good(i))]]),
+  );
+  const q = compareQuality(SUITE, baseline, candidate, candidateReruns(reruns), RULE);
+  const path = q.kinds.find((k) => k.kind === "json_path");
+  assert.deepEqual([path?.b, path?.decision], [0, "pass"]);
+  assert.deepEqual(path?.flaky, ["c0", "c1"]);
+  assert.equal(q.verdict, "pass");
+});
+
+test("finding 3b: no kind fails on two flips of ten (p = 0.25), however large the share", () => {
+  assert.ok(Math.abs(mcnemarOneSided(2, 0) - 0.25) < 1e-12);
+  const ten = SUITE.cases.slice(0, 10);
+  const suite = { ...SUITE, cases: ten };
+  const baseline = ten.map((c, i) => runOf(c.id, good(i)));
+  const candidate = ten.map((c, i) => runOf(c.id, i < 2 ? '{"v": -1}' : good(i)));
+  const reruns = new Map(
+    ["c0", "c1"].map((id) => [id, [runOf(id, '{"v": -1}'), runOf(id, '{"v": -1}')]]),
+  );
+  const q = compareQuality(suite, baseline, candidate, candidateReruns(reruns), RULE);
+  const path = q.kinds.find((k) => k.kind === "json_path");
+  assert.deepEqual([path?.b, path?.c, path?.decision], [2, 0, "pass"]);
+});
+
+test("finding 3c: the baseline is re-run too — a case flaky on the baseline is no flip", () => {
+  const baseline = SUITE.cases.map((c, i) => runOf(c.id, good(i)));
+  const wrong = new Set(["c0", "c1", "c2", "c3", "c4", "c5"]);
+  const candidate = SUITE.cases.map((c, i) => runOf(c.id, wrong.has(c.id) ? '{"v": -1}' : good(i)));
+  const again = (id: string, content: string) => [runOf(id, content), runOf(id, content)];
+  // Every differing case fails again on the candidate, but also once on the baseline's re-runs.
+  const reruns: QualityReruns = {
+    baseline: new Map([...wrong].map((id) => [id, [runOf(id, '{"v": -1}'), runOf(id, good(0))]])),
+    candidate: new Map([...wrong].map((id) => [id, again(id, '{"v": -1}')])),
+  };
+  const q = compareQuality(SUITE, baseline, candidate, reruns, RULE);
+  const path = q.kinds.find((k) => k.kind === "json_path");
+  assert.equal(path?.b, 0);
+  assert.equal(path?.flaky.length, 6);
+  assert.equal(q.verdict, "pass");
+  // The same candidate against a baseline that passes its re-runs: six consistent flips, a fail.
+  const solid = compareQuality(SUITE, baseline, candidate, candidateReruns(reruns.candidate), RULE);
+  assert.equal(solid.kinds.find((k) => k.kind === "json_path")?.b, 6);
+  assert.equal(solid.verdict, "fail");
+});
+
+test("finding 3d: McNemar in log space — thousands of discordant cases are a number", () => {
+  for (const [b, c] of [
+    [600, 500],
+    [1100, 0],
+    [1500, 1500],
+    [5000, 4800],
+  ] as const) {
+    const p = mcnemarOneSided(b, c);
+    assert.ok(Number.isFinite(p) && p >= 0 && p <= 1, `${b}, ${c}: ${p}`);
+  }
+  assert.ok(mcnemarOneSided(1500, 1500) > 0.5 && mcnemarOneSided(1500, 1500) < 0.52);
+  assert.ok(mcnemarOneSided(600, 500) < 0.002, "a 100-case excess of 1,100 is significant");
+  assert.ok(mcnemarOneSided(1100, 0) < 1e-300);
+  // The small exact values: P(X ≥ 6 | Bin(7, ½)) = 8/128.
+  assert.ok(Math.abs(mcnemarOneSided(6, 1) - 8 / 128) < 1e-12);
 });

@@ -80,8 +80,8 @@ test("golden: fail on latency — the chart shows the metric that decided", LOAD
   assert.match(md, /\| ❌ \| p95 ITL \(ms\) \| ≤ \+10\.0 % \|/);
   assert.match(md, /Chart: p95 ITL per pair \(blue bars: baseline, red line: candidate\)/);
   assert.doesNotMatch(md, /title "p95 TTFT/, "TTFT passed: it is not the chart");
-  // The arms' values are the ones the change comes from: 13.4 ÷ 10.2 − 1 ≈ +30.6 %.
-  assert.match(md, /\| p95 ITL \(ms\) \| ≤ \+10\.0 % \| 10\.2 \| 13\.4 \| \+30\.6 % \|/);
+  // The arms' values are the ones the change comes from: 13.3 ÷ 10.2 − 1 ≈ +30.4 %.
+  assert.match(md, /\| p95 ITL \(ms\) \| ≤ \+10\.0 % \| 10\.2 \| 13\.3 \| \+30\.4 % \|/);
 });
 
 test(
@@ -106,7 +106,7 @@ test(
     golden("server-view.md", md);
     assert.match(
       md,
-      /\*\*Where the TTFT went\*\* \(the servers' own metrics, means over 3 pairs\): \+\d+\.\d ms mean TTFT, of which \+37\.0 ms server queue time: the candidate runs fewer sequences at once \(at most 8 running vs 16/,
+      /\*\*Where the TTFT went\*\* \(the servers' own metrics, means over 4 pairs\): \+\d+\.\d ms mean TTFT, of which \+37\.0 ms server queue time: the candidate runs fewer sequences at once \(at most 8 running vs 16/,
     );
     assert.match(md, /only the candidate exposes `vllm:kv_cache_usage_perc`/);
   },
@@ -183,7 +183,7 @@ test(
     golden("inconclusive.md", md);
     assert.match(
       md,
-      /\*\*Next step:\*\* add pairs: .* about \d+ pairs tell p95 ITL \+10\.0 % from no change — set `max-trials: \d+` \(this run had 3 pairs\)/,
+      /\*\*Next step:\*\* add pairs: with the noise and the change this run saw, `max-trials` \d+–\d+ gives p95 ITL an even to a four-in-five chance to decide against \+10\.0 % \(this run had 4 pairs\)/,
     );
   },
 );

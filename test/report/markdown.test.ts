@@ -54,7 +54,7 @@ test("goodput that is only the schedule says so, and points to the capacity gate
   const oneFailed = [...same.slice(0, 2), { ttftMs: 99, itlMs: 10, failed: { http_5xx: 1 } }];
   const md = renderMarkdown(await results(same, oneFailed, { "max-error-rate": "5%" }), "default");
   assert.doesNotMatch(md, /goodput = the offered load/);
-  assert.match(md, /90 % interval/);
+  assert.match(md, /\| goodput \(req\/s\) \|[^\n]*\| [+−]\d+\.\d % … [+−]\d+\.\d % \| pass \|/);
 });
 
 test("a log tail is fenced and bounded: backticks inside cannot close the fence", () => {
@@ -104,6 +104,56 @@ test("sessions: how many completed and TTFT by turn, per arm", async () => {
   });
   assert.match(
     renderMarkdown(r, "default"),
-    /sessions completed: baseline 15 of 18, candidate 15 of 18 · TTFT p50 by turn \(ms\): baseline 55\.0, 12\.0, 13\.0; candidate 55\.0, 70\.0, 71\.0/,
+    /sessions completed: baseline 20 of 24, candidate 20 of 24 · TTFT p50 by turn \(ms\): baseline 55\.0, 12\.0, 13\.0; candidate 55\.0, 70\.0, 71\.0/,
+  );
+});
+
+test("finding 8: a prefix-cache hit-rate gap between the arms is flagged next to the verdict", async () => {
+  const same = [100, 101, 99].map((ttftMs) => ({ ttftMs, itlMs: 10 }));
+  const r = await results(same, same);
+  const view = (rate: number): NonNullable<typeof r.server_view>["baseline"] => ({
+    url: null,
+    runtime: "vllm",
+    trials: 3,
+    failed: 0,
+    errors: [],
+    gauges: {},
+    preemptions_per_trial: null,
+    prefix_cache_hit_rate: rate,
+    histograms: {},
+    names: [],
+    notes: [],
+  });
+  const withRates = (b: number, c: number) => ({
+    ...r,
+    server_view: {
+      baseline: view(b),
+      candidate: view(c),
+      only_in: { baseline: [], candidate: [] },
+      ttft: null,
+    },
+  });
+  // An A/A on one vLLM server: the candidate met the baseline's prompts in the cache.
+  assert.match(
+    renderMarkdown(withRates(0, 0.94), "default"),
+    /⚠️ prefix-cache hit rate 0\.0 % \(baseline\) vs 94\.0 % \(candidate\): the arms did not meet the same cache/,
+  );
+  assert.doesNotMatch(renderMarkdown(withRates(0.5, 0.52), "default"), /⚠️ prefix-cache hit rate/);
+});
+
+test("the comment says in one line what pass and fail mean under the rule, and the pairs the design may add", async () => {
+  const same = [100, 101, 99].map((ttftMs) => ({ ttftMs, itlMs: 10 }));
+  const margin = renderMarkdown(await results(same, same, { "max-trials": "12" }), "default");
+  assert.match(
+    margin,
+    /rule `margin`: a metric \*\*passes\*\* when its bound shows it within its tolerance, \*\*fails\*\* when its bound shows more than half the tolerance and its estimate more than all of it \(95 % one-sided over all looks\), else is inconclusive; while a metric is open and none has regressed, pairs are added up to looks at 6, 8, 10, 12 \(at most 8 pairs more than the first 4\)/,
+  );
+  const confirm = renderMarkdown(
+    await results(same, same, { "decision-rule": "confirm", confidence: "0.99" }),
+    "default",
+  );
+  assert.match(
+    confirm,
+    /rule `confirm`: .* \*\*fails\*\* when its bound shows more than the tolerance \(99 % one-sided over all looks\), else is inconclusive; no pairs are added \(max-trials = trials\)/,
   );
 });

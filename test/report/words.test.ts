@@ -4,30 +4,51 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MAX_ADVISED_PAIRS } from "../../src/common/advice.ts";
 import { pairsToDecide } from "../../src/compare/advice.ts";
-import { tQuantile } from "../../src/compare/tdist.ts";
+import { compareMetric, type MetricSpec } from "../../src/compare/decide.ts";
+import { designOf } from "../../src/compare/decide-run.ts";
 import { codeWords } from "../../src/report/quality-words.ts";
+import { Rng } from "../../src/workload/rng.ts";
 
-test("pairs to decide: the fewest n whose one-sided t bound is within the margin", () => {
-  const margin = Math.log(1.1);
-  for (const sd of [0.02, 0.08, 0.2]) {
-    const n = pairsToDecide(sd, margin, 0.95) as number;
-    const bound = (k: number) => tQuantile(0.95, k - 1) * (sd / Math.sqrt(k));
-    assert.ok(bound(n) <= margin, `${sd}: ${n} pairs suffice`);
-    if (n > 2) assert.ok(bound(n - 1) > margin, `${sd}: ${n - 1} pairs do not`);
+const TTFT: MetricSpec = {
+  id: "ttft",
+  label: "p95 TTFT",
+  unit: "ms",
+  higherIsWorse: true,
+  tolerance: 0.1,
+};
+
+test("pairs to decide: the advised max-trials decides as often as it says, on the gate's own design", () => {
+  const margins = { tolerance: Math.log(1.1), floor: Math.log(1.05) };
+  const rng = new Rng(9);
+  const decidedShare = (maxTrials: number, sd: number) => {
+    const design = designOf({ trials: 4, maxTrials }, 0.95);
+    let decided = 0;
+    for (let g = 0; g < 400; g++) {
+      const values = Array.from({ length: maxTrials }, () => ({
+        baseline: 100,
+        candidate: 100 * Math.exp(sd * rng.normal()),
+      }));
+      if (compareMetric(TTFT, values, "margin", design, 1).verdict !== "inconclusive") decided++;
+    }
+    return decided / 400;
+  };
+  for (const sd of [0.08, 0.12]) {
+    const advice = pairsToDecide(0, sd, margins, 4, 0.05);
+    assert.ok(advice.even !== null && advice.likely !== null, JSON.stringify(advice));
+    assert.ok(advice.even <= advice.likely);
+    // An even chance and four in five, within the sampling error of 400 gates (±2.5 %).
+    assert.ok(decidedShare(advice.even, sd) >= 0.44, `${sd}: ${JSON.stringify(advice)}`);
+    assert.ok(decidedShare(advice.likely, sd) >= 0.74, `${sd}: ${JSON.stringify(advice)}`);
   }
-  // More noise needs more pairs; a stricter confidence too.
-  assert.ok(
-    (pairsToDecide(0.2, margin, 0.95) as number) > (pairsToDecide(0.08, margin, 0.95) as number),
-  );
-  assert.ok(
-    (pairsToDecide(0.08, margin, 0.99) as number) > (pairsToDecide(0.08, margin, 0.95) as number),
-  );
-  assert.equal(
-    pairsToDecide(5, margin, 0.95),
-    null,
+  // More noise needs more pairs.
+  const even = (sd: number) => pairsToDecide(0, sd, margins, 4, 0.05).even ?? Infinity;
+  assert.ok(even(0.12) > even(0.08));
+  assert.deepEqual(
+    pairsToDecide(0, 5, margins, 4, 0.05),
+    { even: null, likely: null },
     `beyond ${MAX_ADVISED_PAIRS}: no advice to add pairs`,
   );
-  assert.equal(pairsToDecide(null, margin, 0.95), null, "one pair: the noise is unknown");
+  assert.deepEqual(pairsToDecide(0, null, margins, 4, 0.05), { even: null, likely: null });
 });
 
 test("quality codes in words: whole codes match whole, prefixes carry their detail", () => {

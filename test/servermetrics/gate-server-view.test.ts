@@ -37,6 +37,7 @@ test(
           "output-len": "32",
           "ignore-eos": "true",
           trials: "2",
+          "max-trials": "4",
           "metrics-interval": "0.25s",
           "quality-suite": "none",
           // About the server view: the self-checks have their own tests.

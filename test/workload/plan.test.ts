@@ -19,6 +19,7 @@ const SPEC: WorkloadSpec = {
   ignoreEos: true,
   dataset: undefined,
   promptRound: 0,
+  textSalt: 0,
   prefix: undefined,
   trace: undefined,
   sessions: undefined,

@@ -30,6 +30,9 @@ async function prefixGate(workload: Record<string, string>) {
         "output-len": "8",
         "ignore-eos": "true",
         trials: "3",
+        "max-trials": "3",
+        // 20 requests a trial show a failure rate within 10 points, not within half a point.
+        "max-failure-increase": "10%",
         "quality-suite": "none",
         // About the workload's shape: the self-checks have their own tests.
         "max-skew-effect": "50%",

@@ -1,0 +1,143 @@
+// The gate's sequential design: when it looks at its pairs, and the critical
+// value of each look. The looks are pre-declared — after `trials` pairs, then
+// every `step` pairs (a balanced AB + BA block), up to `maxTrials` — and the
+// one-sided error α is spent over them: most of it at the first look (so a
+// clear answer stops there), the rest in proportion to the pairs added.
+//
+// The critical values are calibrated, not bounded: under a mean change of
+// exactly the margin a boundary tests, the statistics T_k = (d̄_k − margin) /
+// (s_k / √n_k) of the nested looks have a joint law that depends on the pair
+// counts alone (they are pivotal: σ cancels), so the probability that any
+// look crosses c_k is computed once, by simulating that law with a fixed seed
+// (deterministic), and c_k chosen so that look k adds exactly its share of α.
+// Stopping at the first boundary crossed never spends more. bench/oc.ts
+// checks the result on the whole procedure.
+
+import { mixSeeds, Rng } from "../workload/rng.ts";
+import { tQuantile } from "./tdist.ts";
+
+export interface SequentialDesign {
+  /** Pairs at each look, ascending. */
+  looks: number[];
+  /** One-sided error of each boundary over all looks. */
+  alpha: number;
+  /** The critical t of each look. */
+  critical: number[];
+  /** α spent by the end of each look (cumulative). */
+  spent: number[];
+}
+
+/** Share of α spent at the first look when there are later ones. */
+export const FIRST_LOOK_SHARE = 0.6;
+/** Simulated sequences behind the critical values: α to about ±0.1 % (one SD). */
+const SEQUENCES = 100_000;
+const SEED = 0x5e9_0c;
+
+export function looksOf(trials: number, maxTrials: number, step: number): number[] {
+  const looks: number[] = [];
+  for (let n = trials; n <= maxTrials; n += step) looks.push(n);
+  if (looks.at(-1) !== maxTrials) looks.push(maxTrials);
+  return looks;
+}
+
+/** α spent by the end of look k: FIRST_LOOK_SHARE of it at once, the rest as pairs are added. */
+export function spentBy(k: number, looks: readonly number[], alpha: number): number {
+  const first = looks[0] ?? 0;
+  const last = looks.at(-1) ?? first;
+  if (last === first) return alpha;
+  const share =
+    FIRST_LOOK_SHARE + (1 - FIRST_LOOK_SHARE) * (((looks[k] ?? last) - first) / (last - first));
+  return alpha * Math.min(1, share);
+}
+
+/** Each simulated sequence's statistic at each look, under a change of exactly the margin. */
+function simulate(looks: readonly number[]): Float64Array {
+  const k = looks.length;
+  const nMax = looks.at(-1) ?? 0;
+  const t = new Float64Array(SEQUENCES * k);
+  const rng = new Rng(mixSeeds(SEED, nMax, k, looks[0] ?? 0));
+  for (let r = 0; r < SEQUENCES; r++) {
+    let sum = 0;
+    let squares = 0;
+    let look = 0;
+    for (let i = 1; i <= nMax; i++) {
+      const x = rng.normal();
+      sum += x;
+      squares += x * x;
+      if (i !== looks[look]) continue;
+      const mean = sum / i;
+      const variance = (squares - i * mean * mean) / (i - 1);
+      t[r * k + look] = mean / Math.sqrt(variance / i);
+      look++;
+    }
+  }
+  return t;
+}
+
+/** Critical values that spend α look by look over the simulated sequences. */
+function calibrate(looks: readonly number[], alpha: number): number[] {
+  const k = looks.length;
+  const t = simulate(looks);
+  const alive = new Uint8Array(SEQUENCES).fill(1);
+  const critical: number[] = [];
+  let spent = 0;
+  for (let look = 0; look < k; look++) {
+    const values: number[] = [];
+    for (let r = 0; r < SEQUENCES; r++) if (alive[r]) values.push(t[r * k + look] ?? 0);
+    values.sort((a, b) => b - a);
+    const crossings = Math.round((spentBy(look, looks, alpha) - spent) * SEQUENCES);
+    const c =
+      crossings <= 0
+        ? Number.POSITIVE_INFINITY
+        : (values[Math.min(crossings, values.length) - 1] ?? Infinity);
+    critical.push(c);
+    for (let r = 0; r < SEQUENCES; r++) {
+      if (alive[r] && (t[r * k + look] ?? 0) >= c) {
+        alive[r] = 0;
+        spent += 1 / SEQUENCES;
+      }
+    }
+  }
+  return critical;
+}
+
+const designs = new Map<string, SequentialDesign>();
+
+/**
+ * The design of a gate: looks from `trials` to `maxTrials` every `step` pairs,
+ * α spent over them. A single look is the plain one-sided t test. Cached: the
+ * calibration simulates 100,000 sequences (about 0.2 s for 30 pairs).
+ */
+export function sequentialDesign(
+  trials: number,
+  maxTrials: number,
+  step: number,
+  alpha: number,
+): SequentialDesign {
+  const looks = looksOf(trials, maxTrials, step);
+  const key = `${looks.join(",")}@${alpha}`;
+  const cached = designs.get(key);
+  if (cached) return cached;
+  // Below 2 pairs the noise is unknown: no look can decide.
+  const usable = looks.filter((n) => n >= 2);
+  const critical =
+    usable.length <= 1
+      ? looks.map((n) => (n >= 2 ? tQuantile(1 - alpha, n - 1) : Number.POSITIVE_INFINITY))
+      : [
+          ...looks.filter((n) => n < 2).map(() => Number.POSITIVE_INFINITY),
+          ...calibrate(usable, alpha),
+        ];
+  const design: SequentialDesign = {
+    looks,
+    alpha,
+    critical,
+    spent: looks.map((_, k) => spentBy(k, looks, alpha)),
+  };
+  designs.set(key, design);
+  return design;
+}
+
+/** The look a number of pairs completes, or −1 when it is not a look. */
+export function lookAt(design: SequentialDesign, pairs: number): number {
+  return design.looks.indexOf(pairs);
+}

@@ -54367,7 +54367,10 @@ var COLOR_NAMES = ["blue", "red", "grey", "green", "orange", "purple"];
 var chartColors = (plots) => `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${PALETTE.slice(0, plots).join(", ")}"}}}}%%`;
 
 // src/common/format.ts
-var signedPercent = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x * 100).toFixed(1)} %`;
+var signedPercent = (x) => {
+  const shown = Math.abs(x * 100).toFixed(1);
+  return `${x >= 0 || Number(shown) === 0 ? "+" : "\u2212"}${shown} %`;
+};
 var percent = (x, digits = 1) => `${(x * 100).toFixed(digits)} %`;
 function compact(v) {
   if (v === null || v === void 0 || !Number.isFinite(v)) return "\u2013";
@@ -55008,7 +55011,7 @@ function ruleLine(rule, d) {
   const last = d.looks.at(-1) ?? first;
   const shown = later.length > 4 ? `${later.slice(0, 2).join(", ")} \u2026 ${last}` : later.join(", ");
   const adds = later.length === 0 ? "no pairs are added (max-trials = trials)" : `while a metric is open and none has regressed, pairs are added up to looks at ${shown} (at most ${plural(last - first, "pair")} more than the first ${first})`;
-  return `rule \`${rule}\`: a metric **passes** when its bound shows it within its tolerance, **fails** when ${fail3} (${confidence} one-sided over all looks), else is inconclusive; ${adds}`;
+  return `rule \`${rule}\`: a metric **passes** when its bound shows it within its tolerance (${confidence} one-sided over all looks), **fails** when ${fail3} (${confidence} for all the gate's metrics together), else is inconclusive; ${adds}`;
 }
 var CACHE_GAP = 0.1;
 function cacheLine(r) {
@@ -55894,39 +55897,44 @@ function bounds(xs, critical) {
   const half = sd === null ? Number.POSITIVE_INFINITY : critical * (sd / Math.sqrt(n));
   return { mean: m, sd, lower: m - half, upper: m + half, half };
 }
-function judgeLook(rule, pairs, tol, critical, lastCritical, lastPairs) {
+function judgeLook(rule, pairs, tol, c) {
   const fail3 = bounds(
     pairs.map((p) => p.forFail),
-    critical
+    c.fail
   );
   const pass = bounds(
     pairs.map((p) => p.forPass),
-    critical
+    c.pass
   );
   const estimate = bounds(
     pairs.map((p) => p.d),
-    critical
+    c.pass
   );
   const floor = failFloor(rule, tol);
   const canFail = pairs.every((p) => p.canFail);
   const canPass = pairs.every((p) => p.canPass);
-  const out = { lower: fail3.lower, upper: pass.upper, half: estimate.half };
+  const out = { lower: fail3.lower, upper: pass.upper, failHalf: fail3.half };
   if (canPass && pass.upper < tol) return { verdict: "pass", futile: false, ...out };
   if (canFail && estimate.mean > tol && fail3.lower > floor)
     return { verdict: "regressed", futile: false, ...out };
-  const projected = pass.sd === null ? Number.POSITIVE_INFINITY : lastCritical * pass.sd / Math.sqrt(lastPairs);
+  const projected = pass.sd === null ? Number.POSITIVE_INFINITY : c.lastPass * pass.sd / Math.sqrt(c.lastPairs);
   const futile = estimate.half < tol / 2 && estimate.mean <= tol && pass.mean + projected >= tol;
   return { verdict: null, futile, ...out };
 }
-function replay(rule, pairs, tol, design) {
+function replay(rule, pairs, tol, design, failCritical) {
   const { looks, critical } = design;
-  const lastCritical = critical.at(-1) ?? Number.POSITIVE_INFINITY;
+  const lastPass = critical.at(-1) ?? Number.POSITIVE_INFINITY;
   const lastPairs = looks.at(-1) ?? pairs.length;
   let last;
   for (const [k, n] of looks.entries()) {
     if (n > pairs.length) break;
-    const c = critical[k] ?? Number.POSITIVE_INFINITY;
-    const r = judgeLook(rule, pairs.slice(0, n), tol, c, lastCritical, lastPairs);
+    const c = {
+      pass: critical[k] ?? Number.POSITIVE_INFINITY,
+      fail: failCritical[k] ?? Number.POSITIVE_INFINITY,
+      lastPass,
+      lastPairs
+    };
+    const r = judgeLook(rule, pairs.slice(0, n), tol, c);
     last = { ...r, pairs: n, look: k };
     if (r.verdict !== null || r.futile) return last;
   }
@@ -55942,7 +55950,8 @@ function compareMetric(spec, values, rule, design, maxTrialCv) {
   const pairs = values.map((v) => pairD(spec, v));
   const ds = pairs.map((p) => p.d);
   const tol = toleranceLog(spec);
-  const r = replay(rule, pairs, tol, design);
+  const failCritical = spec.higherIsWorse ? design.fail_critical : design.rates_fail_critical;
+  const r = replay(rule, pairs, tol, design, failCritical);
   const status = statusOf(r, design, pairs);
   const n = r?.pairs ?? pairs.length;
   const used = ds.slice(0, n);
@@ -55957,7 +55966,7 @@ function compareMetric(spec, values, rule, design, maxTrialCv) {
   const flags = outliers(ds);
   const cvBase = cv(values.map((v) => v.baseline));
   const cvCand = cv(values.map((v) => v.candidate));
-  const half = r?.half ?? Number.POSITIVE_INFINITY;
+  const half = r?.failHalf ?? Number.POSITIVE_INFINITY;
   const floor = failFloor(rule, tol);
   return {
     id: spec.id,
@@ -55992,7 +56001,7 @@ function compareMetric(spec, values, rule, design, maxTrialCv) {
     status,
     decided_at: n,
     advice: null,
-    reason: reasonOf(spec, verdict, status, change, changeLower, changeUpper)
+    reason: reasonOf(spec, rule, verdict, status, change, changeLower, changeUpper)
   };
 }
 function censoredSide(v) {
@@ -56003,12 +56012,12 @@ function censoredSide(v) {
 function nominalConfidence(critical, n) {
   return !Number.isFinite(critical) || n < 2 ? 1 : tCdf(critical, n - 1);
 }
-function reasonOf(spec, verdict, status, change, lower, upper) {
+function reasonOf(spec, rule, verdict, status, change, lower, upper) {
   const limit = signedPercent(spec.higherIsWorse ? spec.tolerance : -spec.tolerance);
   const interval = `${signedPercent(lower)} \u2026 ${signedPercent(upper)}`;
   switch (verdict) {
     case "regressed":
-      return `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows more than half of it`;
+      return `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows ${rule === "confirm" ? "all" : "more than half"} of it`;
     case "pass":
       return `${signedPercent(change)}: the interval (${interval}) is within ${limit}`;
     case "improved":
@@ -56138,8 +56147,8 @@ function judgeLook2(pairs, tolerance, critical) {
   const diffs = rateDifferences(pairs);
   const increase = diffs.reduce((s, x) => s + x, 0) / diffs.length;
   const floor = tolerance / 2;
-  const upper = increase + halfWidth(pairs, diffs, tolerance, critical);
-  const lower = increase - halfWidth(pairs, diffs, floor, critical);
+  const upper = increase + halfWidth(pairs, diffs, tolerance, critical.pass);
+  const lower = increase - halfWidth(pairs, diffs, floor, critical.fail);
   if (upper < tolerance) return { verdict: "pass", increase, lower, upper };
   if (increase > tolerance && lower > floor)
     return { verdict: "regressed", increase, lower, upper };
@@ -56177,7 +56186,10 @@ function replay2(pairs, tolerance, design) {
   for (const [k, n] of design.looks.entries()) {
     if (n > pairs.length) break;
     last = {
-      ...judgeLook2(pairs.slice(0, n), tolerance, design.critical[k] ?? Infinity),
+      ...judgeLook2(pairs.slice(0, n), tolerance, {
+        pass: design.critical[k] ?? Infinity,
+        fail: design.rates_fail_critical[k] ?? Infinity
+      }),
       pairs: n
     };
     if (last.verdict) return last;
@@ -56195,7 +56207,7 @@ function compareReliability(options, trials, design) {
   let verdict = r?.verdict ?? "inconclusive";
   if (verdict === "pass" && (r?.upper ?? 0) < 0) verdict = "improved";
   const status = r?.verdict ? "decided" : pairs.length >= (design.looks.at(-1) ?? 0) ? "exhausted" : "open";
-  const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${percent(Math.abs(x))} points`;
+  const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${(Math.abs(x) * 100).toFixed(2)} points`;
   const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
   const interval = r ? `${pp(r.lower)} \u2026 ${pp(r.upper)}` : "unknown before the first look";
   const reason = verdict === "regressed" ? `${change}: ${pp(increase)}, beyond ${pp(tolerance)}, and the interval (${interval}) shows more than half of it` : verdict === "pass" || verdict === "improved" ? `${change}: the interval of the increase (${interval}) is within ${pp(tolerance)}` : `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)} \u2014 more requests or pairs decide`;
@@ -56630,7 +56642,7 @@ var GATE_SETTINGS = [
     scope: "gate",
     kind: "boolean",
     default: "false",
-    help: "Find each variant's capacity first (the highest rate meeting the slo), gate its change, then run the pairs at the baseline's capacity.",
+    help: "Find each variant's capacity first (the highest rate meeting the slo), gate its change, then run the pairs at gate-rate-fraction of the baseline's capacity.",
     accepts: { kind: "boolean" }
   },
   {
@@ -65799,35 +65811,48 @@ function calibrate(looks, alpha) {
   }
   return critical;
 }
-var designs = /* @__PURE__ */ new Map();
-function sequentialDesign(trials, maxTrials, step, alpha) {
-  const looks = looksOf(trials, maxTrials, step);
+var boundaries = /* @__PURE__ */ new Map();
+function criticalValues(looks, alpha) {
   const key = `${looks.join(",")}@${alpha}`;
-  const cached = designs.get(key);
+  const cached = boundaries.get(key);
   if (cached) return cached;
   const usable = looks.filter((n) => n >= 2);
   const critical = usable.length <= 1 ? looks.map((n) => n >= 2 ? tQuantile(1 - alpha, n - 1) : Number.POSITIVE_INFINITY) : [
     ...looks.filter((n) => n < 2).map(() => Number.POSITIVE_INFINITY),
     ...calibrate(usable, alpha)
   ];
-  const design = {
+  boundaries.set(key, critical);
+  return critical;
+}
+function sequentialDesign(trials, maxTrials, step, alpha, latencies = 0) {
+  const looks = looksOf(trials, maxTrials, step);
+  const failAlpha = latencies > 0 ? alpha / (latencies + 1) : alpha;
+  const ratesAlpha = latencies > 0 ? failAlpha / 2 : alpha;
+  return {
     looks,
     alpha,
-    critical,
-    spent: looks.map((_, k) => spentBy(k, looks, alpha))
+    critical: criticalValues(looks, alpha),
+    spent: looks.map((_, k) => spentBy(k, looks, alpha)),
+    latencies,
+    fail_alpha: failAlpha,
+    fail_critical: criticalValues(looks, failAlpha),
+    rates_fail_alpha: ratesAlpha,
+    rates_fail_critical: criticalValues(looks, ratesAlpha)
   };
-  designs.set(key, design);
-  return design;
 }
 
 // src/compare/advice.ts
 var SIMULATIONS = 1e3;
-function decidedShare(change, sd, margins, trials, maxTrials, alpha) {
-  const looks = looksOf(trials, maxTrials, 2);
-  const critical = looks.map((n, k) => {
+function unionCritical(looks, alpha) {
+  return looks.map((n, k) => {
     const share = spentBy(k, looks, alpha) - (k > 0 ? spentBy(k - 1, looks, alpha) : 0);
     return n >= 2 && share > 0 ? tQuantile(1 - share, n - 1) : Number.POSITIVE_INFINITY;
   });
+}
+function decidedShare(change, sd, margins, trials, maxTrials, alpha) {
+  const looks = looksOf(trials, maxTrials, 2);
+  const passCritical = unionCritical(looks, alpha.pass);
+  const failCritical = unionCritical(looks, alpha.fail);
   const rng = new Rng(
     mixSeeds(11366862, maxTrials, Math.round(change * 1e6), Math.round(sd * 1e6))
   );
@@ -65842,9 +65867,10 @@ function decidedShare(change, sd, margins, trials, maxTrials, alpha) {
       squares += d * d;
       if (i !== looks[look]) continue;
       const mean2 = sum2 / i;
-      const half = (critical[look] ?? Infinity) * Math.sqrt(Math.max(0, (squares - i * mean2 * mean2) / (i - 1)) / i);
+      const se = Math.sqrt(Math.max(0, (squares - i * mean2 * mean2) / (i - 1)) / i);
+      const [pass, fail3] = [passCritical[look] ?? Infinity, failCritical[look] ?? Infinity];
       look++;
-      if (mean2 + half < margins.tolerance || mean2 > margins.tolerance && mean2 - half > margins.floor) {
+      if (mean2 + pass * se < margins.tolerance || mean2 > margins.tolerance && mean2 - fail3 * se > margins.floor) {
         decided++;
         break;
       }
@@ -65868,16 +65894,21 @@ function pairsToDecide(change, sd, margins, trials, alpha) {
 
 // src/compare/decide-run.ts
 var LOOK_STEP = 2;
-function designOf(plan, confidence) {
-  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence);
+function designOf(plan, confidence, latencies = 0) {
+  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence, latencies);
+}
+function latenciesOf(options) {
+  return metricSpecs(options.percentile, options.tolerances).filter((s) => s.higherIsWorse).length;
 }
 function decideRun(options, plan, facts) {
-  const design = designOf(plan, options.confidence);
+  const design = designOf(plan, options.confidence, latenciesOf(options));
   const decision = decide(options, facts.trials, design);
   for (const c of decision.comparisons) {
     if (c.verdict !== "inconclusive" || c.status !== "exhausted" && c.status !== "open") continue;
     const margins = { tolerance: c.tolerance_d, floor: c.floor_d };
-    c.advice = pairsToDecide(c.d_mean, c.d_sd, margins, plan.trials, 1 - options.confidence);
+    const fail3 = c.higher_is_worse ? design.fail_alpha : design.rates_fail_alpha;
+    const alpha = { pass: design.alpha, fail: fail3 };
+    c.advice = pairsToDecide(c.d_mean, c.d_sd, margins, plan.trials, alpha);
   }
   decision.guards.unshift(...facts.runGuards);
   if (facts.capacity) decision.capacity = facts.capacity;
@@ -69655,7 +69686,7 @@ function stoppedBy(error) {
 }
 async function runPairs(runner, options, armOptions, stop, log) {
   const { overBudget } = stop;
-  const design = designOf(options, options.decision.confidence);
+  const design = designOf(options, options.decision.confidence, latenciesOf(options.decision));
   let pairs = 0;
   while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
   let decision = decide(options.decision, runner.trials, design);
@@ -70221,9 +70252,9 @@ async function runGateCommand(plan, given2) {
 
 // src/commands/demo.ts
 var DEMO_SETTINGS = {
-  // 10 req/s for 5 s: ≈ 50 requests per trial, so that p95 is not just the largest one.
-  rate: "10",
-  duration: "5s",
+  // 15 req/s for 3 s: ≈ 45 requests per trial, so that p95 is not just the largest one.
+  rate: "15",
+  duration: "3s",
   warmup: "1s",
   "input-len": "128",
   "output-len": "64",

@@ -1,8 +1,11 @@
 // Numbers as reports show them.
 
 /** A change: +12.3 % or −5.0 %. */
-export const signedPercent = (x: number): string =>
-  `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)} %`;
+export const signedPercent = (x: number): string => {
+  const shown = Math.abs(x * 100).toFixed(1);
+  // What rounds to zero reads as no change, not as "−0.0 %".
+  return `${x >= 0 || Number(shown) === 0 ? "+" : "−"}${shown} %`;
+};
 
 /** A share: 3.2 %. */
 export const percent = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)} %`;

@@ -20,6 +20,20 @@ export interface PairsAdvice {
 
 const SIMULATIONS = 1000;
 
+/** Each boundary's one-sided error: the pass boundary's, and the fail boundary's (split over the families). */
+export interface BoundaryErrors {
+  pass: number;
+  fail: number;
+}
+
+/** Union-bound critical values: each look's share of α on its own. */
+function unionCritical(looks: readonly number[], alpha: number): number[] {
+  return looks.map((n, k) => {
+    const share = spentBy(k, looks, alpha) - (k > 0 ? spentBy(k - 1, looks, alpha) : 0);
+    return n >= 2 && share > 0 ? tQuantile(1 - share, n - 1) : Number.POSITIVE_INFINITY;
+  });
+}
+
 /** The share of simulated gates with `maxTrials` pairs at most that reach a pass or a fail. */
 function decidedShare(
   change: number,
@@ -27,13 +41,11 @@ function decidedShare(
   margins: { tolerance: number; floor: number },
   trials: number,
   maxTrials: number,
-  alpha: number,
+  alpha: BoundaryErrors,
 ): number {
   const looks = looksOf(trials, maxTrials, 2);
-  const critical = looks.map((n, k) => {
-    const share = spentBy(k, looks, alpha) - (k > 0 ? spentBy(k - 1, looks, alpha) : 0);
-    return n >= 2 && share > 0 ? tQuantile(1 - share, n - 1) : Number.POSITIVE_INFINITY;
-  });
+  const passCritical = unionCritical(looks, alpha.pass);
+  const failCritical = unionCritical(looks, alpha.fail);
   const rng = new Rng(
     mixSeeds(0xad71ce, maxTrials, Math.round(change * 1e6), Math.round(sd * 1e6)),
   );
@@ -48,13 +60,12 @@ function decidedShare(
       squares += d * d;
       if (i !== looks[look]) continue;
       const mean = sum / i;
-      const half =
-        (critical[look] ?? Infinity) *
-        Math.sqrt(Math.max(0, (squares - i * mean * mean) / (i - 1)) / i);
+      const se = Math.sqrt(Math.max(0, (squares - i * mean * mean) / (i - 1)) / i);
+      const [pass, fail] = [passCritical[look] ?? Infinity, failCritical[look] ?? Infinity];
       look++;
       if (
-        mean + half < margins.tolerance ||
-        (mean > margins.tolerance && mean - half > margins.floor)
+        mean + pass * se < margins.tolerance ||
+        (mean > margins.tolerance && mean - fail * se > margins.floor)
       ) {
         decided++;
         break;
@@ -73,7 +84,7 @@ export function pairsToDecide(
   sd: number | null,
   margins: { tolerance: number; floor: number },
   trials: number,
-  alpha: number,
+  alpha: BoundaryErrors,
 ): PairsAdvice {
   const advice: PairsAdvice = { even: null, likely: null };
   if (sd === null || !(sd > 0)) return advice;

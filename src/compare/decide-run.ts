@@ -6,6 +6,7 @@
 import type { Guard } from "../common/guard.ts";
 import { pairsToDecide } from "./advice.ts";
 import type { MetricComparison } from "./decide.ts";
+import { metricSpecs } from "./gated.ts";
 import type { ReliabilityComparison } from "./reliability.ts";
 import { type SequentialDesign, sequentialDesign } from "./sequential.ts";
 import type { TrialEntry } from "./trials.ts";
@@ -20,9 +21,18 @@ export interface LookPlan {
 /** Pairs added between looks: an AB and a BA pair, so that every look is balanced (order abba). */
 export const LOOK_STEP = 2;
 
-/** The gate's sequential design: its looks and their critical values. */
-export function designOf(plan: LookPlan, confidence: number): SequentialDesign {
-  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence);
+/**
+ * The gate's sequential design: its looks and their critical values, the fail
+ * boundaries' α split over `latencies` gated latencies and the rates (0: no
+ * split, one metric alone).
+ */
+export function designOf(plan: LookPlan, confidence: number, latencies = 0): SequentialDesign {
+  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence, latencies);
+}
+
+/** The gated latencies of a decision (TTFT and ITL by default; TPOT and E2EL when set). */
+export function latenciesOf(options: DecisionOptions): number {
+  return metricSpecs(options.percentile, options.tolerances).filter((s) => s.higherIsWorse).length;
 }
 
 /** What was decided apart from the paired trials, and how the run ended. */
@@ -46,13 +56,15 @@ export interface RunDecision {
 }
 
 export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFacts): RunDecision {
-  const design = designOf(plan, options.confidence);
+  const design = designOf(plan, options.confidence, latenciesOf(options));
   const decision = decide(options, facts.trials, design);
   // What more pairs would do, for the metrics that ran out of them (or of time).
   for (const c of decision.comparisons) {
     if (c.verdict !== "inconclusive" || (c.status !== "exhausted" && c.status !== "open")) continue;
     const margins = { tolerance: c.tolerance_d, floor: c.floor_d };
-    c.advice = pairsToDecide(c.d_mean, c.d_sd, margins, plan.trials, 1 - options.confidence);
+    const fail = c.higher_is_worse ? design.fail_alpha : design.rates_fail_alpha;
+    const alpha = { pass: design.alpha, fail };
+    c.advice = pairsToDecide(c.d_mean, c.d_sd, margins, plan.trials, alpha);
   }
   decision.guards.unshift(...facts.runGuards);
   if (facts.capacity) decision.capacity = facts.capacity;

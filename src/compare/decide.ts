@@ -187,7 +187,16 @@ interface LookResult {
   futile: boolean;
   lower: number;
   upper: number;
-  half: number;
+  /** The fail bound's half-width: how far the estimate must clear the floor. */
+  failHalf: number;
+}
+
+/** A look's critical values: the pass boundary's, the fail boundary's, and the last look's pass. */
+interface LookCritical {
+  pass: number;
+  fail: number;
+  lastPass: number;
+  lastPairs: number;
 }
 
 /** The rule at one look over the first n pairs. */
@@ -195,46 +204,55 @@ function judgeLook(
   rule: DecisionRule,
   pairs: readonly PairD[],
   tol: number,
-  critical: number,
-  lastCritical: number,
-  lastPairs: number,
+  c: LookCritical,
 ): LookResult {
   const fail = bounds(
     pairs.map((p) => p.forFail),
-    critical,
+    c.fail,
   );
   const pass = bounds(
     pairs.map((p) => p.forPass),
-    critical,
+    c.pass,
   );
   const estimate = bounds(
     pairs.map((p) => p.d),
-    critical,
+    c.pass,
   );
   const floor = failFloor(rule, tol);
   const canFail = pairs.every((p) => p.canFail);
   const canPass = pairs.every((p) => p.canPass);
-  const out = { lower: fail.lower, upper: pass.upper, half: estimate.half };
+  const out = { lower: fail.lower, upper: pass.upper, failHalf: fail.half };
   if (canPass && pass.upper < tol) return { verdict: "pass", futile: false, ...out };
   if (canFail && estimate.mean > tol && fail.lower > floor)
     return { verdict: "regressed", futile: false, ...out };
   // About the tolerance: narrow, below it, and too close for the pairs left to show it within.
   const projected =
-    pass.sd === null ? Number.POSITIVE_INFINITY : (lastCritical * pass.sd) / Math.sqrt(lastPairs);
+    pass.sd === null ? Number.POSITIVE_INFINITY : (c.lastPass * pass.sd) / Math.sqrt(c.lastPairs);
   const futile = estimate.half < tol / 2 && estimate.mean <= tol && pass.mean + projected >= tol;
   return { verdict: null, futile, ...out };
 }
 
 /** The rule replayed over the looks the pairs reach; the first decision stands. */
-function replay(rule: DecisionRule, pairs: PairD[], tol: number, design: SequentialDesign) {
+function replay(
+  rule: DecisionRule,
+  pairs: PairD[],
+  tol: number,
+  design: SequentialDesign,
+  failCritical: readonly number[],
+) {
   const { looks, critical } = design;
-  const lastCritical = critical.at(-1) ?? Number.POSITIVE_INFINITY;
+  const lastPass = critical.at(-1) ?? Number.POSITIVE_INFINITY;
   const lastPairs = looks.at(-1) ?? pairs.length;
   let last: (LookResult & { pairs: number; look: number }) | undefined;
   for (const [k, n] of looks.entries()) {
     if (n > pairs.length) break;
-    const c = critical[k] ?? Number.POSITIVE_INFINITY;
-    const r = judgeLook(rule, pairs.slice(0, n), tol, c, lastCritical, lastPairs);
+    const c = {
+      pass: critical[k] ?? Number.POSITIVE_INFINITY,
+      fail: failCritical[k] ?? Number.POSITIVE_INFINITY,
+      lastPass,
+      lastPairs,
+    };
+    const r = judgeLook(rule, pairs.slice(0, n), tol, c);
     last = { ...r, pairs: n, look: k };
     if (r.verdict !== null || r.futile) return last;
   }
@@ -262,7 +280,9 @@ export function compareMetric(
   const pairs = values.map((v) => pairD(spec, v));
   const ds = pairs.map((p) => p.d);
   const tol = toleranceLog(spec);
-  const r = replay(rule, pairs, tol, design);
+  // A latency's fail boundary has its share of α; goodput's, the rates' (sequential.ts).
+  const failCritical = spec.higherIsWorse ? design.fail_critical : design.rates_fail_critical;
+  const r = replay(rule, pairs, tol, design, failCritical);
   const status = statusOf(r, design, pairs);
   const n = r?.pairs ?? pairs.length;
   const used = ds.slice(0, n);
@@ -280,7 +300,7 @@ export function compareMetric(
   const flags = outliers(ds);
   const cvBase = cv(values.map((v) => v.baseline));
   const cvCand = cv(values.map((v) => v.candidate));
-  const half = r?.half ?? Number.POSITIVE_INFINITY;
+  const half = r?.failHalf ?? Number.POSITIVE_INFINITY;
   const floor = failFloor(rule, tol);
   return {
     id: spec.id,
@@ -317,7 +337,7 @@ export function compareMetric(
     status,
     decided_at: n,
     advice: null,
-    reason: reasonOf(spec, verdict, status, change, changeLower, changeUpper),
+    reason: reasonOf(spec, rule, verdict, status, change, changeLower, changeUpper),
   };
 }
 
@@ -334,6 +354,7 @@ function nominalConfidence(critical: number, n: number): number {
 
 function reasonOf(
   spec: MetricSpec,
+  rule: DecisionRule,
   verdict: MetricVerdict,
   status: MetricStatus,
   change: number,
@@ -344,7 +365,7 @@ function reasonOf(
   const interval = `${signedPercent(lower)} … ${signedPercent(upper)}`;
   switch (verdict) {
     case "regressed":
-      return `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows more than half of it`;
+      return `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows ${rule === "confirm" ? "all" : "more than half"} of it`;
     case "pass":
       return `${signedPercent(change)}: the interval (${interval}) is within ${limit}`;
     case "improved":

@@ -161,12 +161,17 @@ function halfWidth(
   );
 }
 
-function judgeLook(pairs: readonly PairFailures[], tolerance: number, critical: number): Look {
+/** One look: the pass bound at the pass boundary's critical t, the fail bound at the fail boundary's. */
+function judgeLook(
+  pairs: readonly PairFailures[],
+  tolerance: number,
+  critical: { pass: number; fail: number },
+): Look {
   const diffs = rateDifferences(pairs);
   const increase = diffs.reduce((s, x) => s + x, 0) / diffs.length;
   const floor = tolerance / 2;
-  const upper = increase + halfWidth(pairs, diffs, tolerance, critical);
-  const lower = increase - halfWidth(pairs, diffs, floor, critical);
+  const upper = increase + halfWidth(pairs, diffs, tolerance, critical.pass);
+  const lower = increase - halfWidth(pairs, diffs, floor, critical.fail);
   if (upper < tolerance) return { verdict: "pass", increase, lower, upper };
   if (increase > tolerance && lower > floor)
     return { verdict: "regressed", increase, lower, upper };
@@ -220,7 +225,10 @@ function replay(pairs: PairFailures[], tolerance: number, design: SequentialDesi
   for (const [k, n] of design.looks.entries()) {
     if (n > pairs.length) break;
     last = {
-      ...judgeLook(pairs.slice(0, n), tolerance, design.critical[k] ?? Infinity),
+      ...judgeLook(pairs.slice(0, n), tolerance, {
+        pass: design.critical[k] ?? Infinity,
+        fail: design.rates_fail_critical[k] ?? Infinity,
+      }),
       pairs: n,
     };
     if (last.verdict) return last;
@@ -247,7 +255,7 @@ export function compareReliability(
     : pairs.length >= (design.looks.at(-1) ?? 0)
       ? "exhausted"
       : "open";
-  const pp = (x: number) => `${x >= 0 ? "+" : "−"}${percent(Math.abs(x))} points`;
+  const pp = (x: number) => `${x >= 0 ? "+" : "−"}${(Math.abs(x) * 100).toFixed(2)} points`;
   const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
   const interval = r ? `${pp(r.lower)} … ${pp(r.upper)}` : "unknown before the first look";
   const reason =

@@ -19,12 +19,21 @@ import { tQuantile } from "./tdist.ts";
 export interface SequentialDesign {
   /** Pairs at each look, ascending. */
   looks: number[];
-  /** One-sided error of each boundary over all looks. */
+  /** One-sided error of each metric's pass boundary over all looks. */
   alpha: number;
-  /** The critical t of each look. */
+  /** The pass boundary's critical t at each look. */
   critical: number[];
   /** α spent by the end of each look (cumulative). */
   spent: number[];
+  /** The gated latencies (TTFT, ITL, …) the fail boundary's α is split over, with one share for the rates. */
+  latencies: number;
+  /** One-sided error of each gated latency's fail boundary: alpha ÷ (latencies + 1). */
+  fail_alpha: number;
+  /** Its critical t at each look. */
+  fail_critical: number[];
+  /** The rates' share, halved between goodput and the failure rate: alpha ÷ (2 × (latencies + 1)). */
+  rates_fail_alpha: number;
+  rates_fail_critical: number[];
 }
 
 /** Share of α spent at the first look when there are later ones. */
@@ -101,22 +110,12 @@ function calibrate(looks: readonly number[], alpha: number): number[] {
   return critical;
 }
 
-const designs = new Map<string, SequentialDesign>();
+const boundaries = new Map<string, number[]>();
 
-/**
- * The design of a gate: looks from `trials` to `maxTrials` every `step` pairs,
- * α spent over them. A single look is the plain one-sided t test. Cached: the
- * calibration simulates 100,000 sequences (about 0.2 s for 30 pairs).
- */
-export function sequentialDesign(
-  trials: number,
-  maxTrials: number,
-  step: number,
-  alpha: number,
-): SequentialDesign {
-  const looks = looksOf(trials, maxTrials, step);
+/** The critical t of each look for one boundary of error α. Cached: the calibration simulates 100,000 sequences. */
+function criticalValues(looks: readonly number[], alpha: number): number[] {
   const key = `${looks.join(",")}@${alpha}`;
-  const cached = designs.get(key);
+  const cached = boundaries.get(key);
   if (cached) return cached;
   // Below 2 pairs the noise is unknown: no look can decide.
   const usable = looks.filter((n) => n >= 2);
@@ -127,14 +126,44 @@ export function sequentialDesign(
           ...looks.filter((n) => n < 2).map(() => Number.POSITIVE_INFINITY),
           ...calibrate(usable, alpha),
         ];
-  const design: SequentialDesign = {
+  boundaries.set(key, critical);
+  return critical;
+}
+
+/**
+ * The design of a gate: looks from `trials` to `maxTrials` every `step` pairs,
+ * α spent over them. Each metric's pass boundary has α: a gate passes only
+ * when every metric passes, so a metric truly beyond its tolerance passes it
+ * with probability ≤ α. The fail boundaries share α (weighted Bonferroni): a
+ * gate fails when any fails, so with every metric within half its tolerance
+ * it fails with probability ≤ α. Each of `latencies` gated latencies gets
+ * α ÷ (latencies + 1); goodput and the failure rate share the last part —
+ * the rates are counts, precise with a few hundred requests, where the
+ * latencies carry the trial-to-trial noise. `latencies` 0: no split (one
+ * metric alone). A single look is the plain one-sided t test. About 0.2 s per
+ * boundary for 30 pairs, then cached.
+ */
+export function sequentialDesign(
+  trials: number,
+  maxTrials: number,
+  step: number,
+  alpha: number,
+  latencies = 0,
+): SequentialDesign {
+  const looks = looksOf(trials, maxTrials, step);
+  const failAlpha = latencies > 0 ? alpha / (latencies + 1) : alpha;
+  const ratesAlpha = latencies > 0 ? failAlpha / 2 : alpha;
+  return {
     looks,
     alpha,
-    critical,
+    critical: criticalValues(looks, alpha),
     spent: looks.map((_, k) => spentBy(k, looks, alpha)),
+    latencies,
+    fail_alpha: failAlpha,
+    fail_critical: criticalValues(looks, failAlpha),
+    rates_fail_alpha: ratesAlpha,
+    rates_fail_critical: criticalValues(looks, ratesAlpha),
   };
-  designs.set(key, design);
-  return design;
 }
 
 /** The look a number of pairs completes, or −1 when it is not a look. */

@@ -259,7 +259,7 @@ export const GATE_SETTINGS = [
     scope: "gate",
     kind: "boolean",
     default: "false",
-    help: "Find each variant's capacity first (the highest rate meeting the slo), gate its change, then run the pairs at the baseline's capacity.",
+    help: "Find each variant's capacity first (the highest rate meeting the slo), gate its change, then run the pairs at gate-rate-fraction of the baseline's capacity.",
     accepts: { kind: "boolean" },
   },
   {

@@ -8,7 +8,7 @@
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
-import { decideRun, designOf } from "../compare/decide-run.ts";
+import { decideRun, designOf, latenciesOf } from "../compare/decide-run.ts";
 import { decide, undecided } from "../compare/verdict.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import { ServerError } from "../servers/lifecycle.ts";
@@ -68,7 +68,7 @@ async function runPairs(
   log: (line: string) => void,
 ): Promise<string | null> {
   const { overBudget } = stop;
-  const design = designOf(options, options.decision.confidence);
+  const design = designOf(options, options.decision.confidence, latenciesOf(options.decision));
   let pairs = 0;
   while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
   let decision = decide(options.decision, runner.trials, design);

@@ -128,7 +128,7 @@ function ruleLine(rule: ConfigDescription["decision_rule"], d: { looks: number[]
     later.length === 0
       ? "no pairs are added (max-trials = trials)"
       : `while a metric is open and none has regressed, pairs are added up to looks at ${shown} (at most ${plural(last - first, "pair")} more than the first ${first})`;
-  return `rule \`${rule}\`: a metric **passes** when its bound shows it within its tolerance, **fails** when ${fail} (${confidence} one-sided over all looks), else is inconclusive; ${adds}`;
+  return `rule \`${rule}\`: a metric **passes** when its bound shows it within its tolerance (${confidence} one-sided over all looks), **fails** when ${fail} (${confidence} for all the gate's metrics together), else is inconclusive; ${adds}`;
 }
 
 /** A prefix-cache hit-rate gap of this many points between the arms is flagged next to the verdict. */

@@ -6,11 +6,11 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { Simulator } from "../../bench/simulate.ts";
 import { pairsToDecide } from "../../src/compare/advice.ts";
 import { compareMetric, type MetricSpec, type PairValues } from "../../src/compare/decide.ts";
 import { designOf } from "../../src/compare/decide-run.ts";
 import { pairOrder } from "../../src/compare/plan.ts";
-import { Rng } from "../../src/workload/rng.ts";
 
 const TTFT: MetricSpec = {
   id: "ttft",
@@ -27,10 +27,10 @@ const GOODPUT: MetricSpec = {
   tolerance: 0.05,
 };
 
-/** One look at n pairs: trials = max-trials = n. */
+/** One look at n pairs: trials = max-trials = n; one family (the rule alone). */
 const single = (n: number) => designOf({ trials: n, maxTrials: n }, 0.95);
-/** The default design: first look at 4 pairs, two more per look, up to 30. */
-const DEFAULT = designOf({ trials: 4, maxTrials: 30 }, 0.95);
+/** The default gate's design: first look at 4 pairs, two more per look, up to 30; α of a fail split over 2 latencies and the rates. */
+const DEFAULT = designOf({ trials: 4, maxTrials: 30 }, 0.95, 2);
 
 const pairs = (ratios: number[], base = 100): PairValues[] =>
   ratios.map((r) => ({ baseline: base, candidate: base * r }));
@@ -154,7 +154,8 @@ test("finding 11: the client's lateness widens the interval against the verdict,
 
 test("finding 9: inconclusive advice is a range of max-trials from the design, not one look's t", () => {
   const sd = 0.08;
-  const advice = pairsToDecide(0, sd, { tolerance: Math.log(1.1), floor: Math.log(1.05) }, 4, 0.05);
+  const margins = { tolerance: Math.log(1.1), floor: Math.log(1.05) };
+  const advice = pairsToDecide(0, sd, margins, 4, { pass: 0.05, fail: 0.05 / 3 });
   assert.ok(advice.even !== null && advice.likely !== null, JSON.stringify(advice));
   assert.ok(advice.even <= advice.likely);
   // The old advice (one look's t at this noise) said 4; the design needs more.
@@ -179,17 +180,13 @@ test("orders: abba alternates, abab repeats, random is seeded", () => {
 });
 
 test("the operating characteristic at the default design, on a small sample (bench/oc.ts has the table)", () => {
-  const rng = new Rng(2026);
+  const sim = new Simulator(2026);
   const gates = 600;
   const run = (change: number, sd: number) => {
     let fail = 0;
     let pass = 0;
     for (let g = 0; g < gates; g++) {
-      const values = Array.from({ length: 30 }, () => ({
-        baseline: 100,
-        candidate: 100 * (1 + change) * Math.exp(sd * rng.normal()),
-      }));
-      const v = compareMetric(TTFT, values, "margin", DEFAULT, 0.1).verdict;
+      const v = sim.latencyGate(change, sd).verdict;
       if (v === "regressed") fail++;
       if (v === "pass" || v === "improved") pass++;
     }
@@ -200,6 +197,18 @@ test("the operating characteristic at the default design, on a small sample (ben
   assert.ok(run(0.1, 0.05).pass <= 0.08, "P(pass) at τ");
   assert.ok(run(0.15, 0.05).fail >= 0.95, "P(fail) at 1.5τ");
   assert.ok(run(0, 0.03).pass >= 0.95, "P(pass) at no change, SD 3 %");
+});
+
+test("finding 5: the whole gate of two identical variants fails rarely — every family together", () => {
+  const sim = new Simulator(2027);
+  const gates = 300;
+  let failed = 0;
+  for (let g = 0; g < gates; g++) if (sim.wholeGateAa(0.05, 0.5, 0.02).failed) failed++;
+  // Each metric alone at its own α OR-ed with the others: several percent at high noise.
+  assert.ok(failed / gates <= 0.02, `${failed} of ${gates} A/A gates failed`);
+  // The split the statement rests on: the fail boundaries' α add up to the gate's.
+  const d = sim.design;
+  assert.ok(Math.abs(d.latencies * d.fail_alpha + 2 * d.rates_fail_alpha - d.alpha) < 1e-12);
 });
 
 test("the arms' values are the ones the change is computed from: candidate ÷ baseline − 1", () => {

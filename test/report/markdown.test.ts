@@ -146,7 +146,7 @@ test("the comment says in one line what pass and fail mean under the rule, and t
   const margin = renderMarkdown(await results(same, same, { "max-trials": "12" }), "default");
   assert.match(
     margin,
-    /rule `margin`: a metric \*\*passes\*\* when its bound shows it within its tolerance, \*\*fails\*\* when its bound shows more than half the tolerance and its estimate more than all of it \(95 % one-sided over all looks\), else is inconclusive; while a metric is open and none has regressed, pairs are added up to looks at 6, 8, 10, 12 \(at most 8 pairs more than the first 4\)/,
+    /rule `margin`: a metric \*\*passes\*\* when its bound shows it within its tolerance \(95 % one-sided over all looks\), \*\*fails\*\* when its bound shows more than half the tolerance and its estimate more than all of it \(95 % for all the gate's metrics together\), else is inconclusive; while a metric is open and none has regressed, pairs are added up to looks at 6, 8, 10, 12 \(at most 8 pairs more than the first 4\)/,
   );
   const confirm = renderMarkdown(
     await results(same, same, { "decision-rule": "confirm", confidence: "0.99" }),
@@ -154,6 +154,6 @@ test("the comment says in one line what pass and fail mean under the rule, and t
   );
   assert.match(
     confirm,
-    /rule `confirm`: .* \*\*fails\*\* when its bound shows more than the tolerance \(99 % one-sided over all looks\), else is inconclusive; no pairs are added \(max-trials = trials\)/,
+    /rule `confirm`: .* \*\*fails\*\* when its bound shows more than the tolerance \(99 % for all the gate's metrics together\), else is inconclusive; no pairs are added \(max-trials = trials\)/,
   );
 });

@@ -19,9 +19,11 @@ const TTFT: MetricSpec = {
 
 test("pairs to decide: the advised max-trials decides as often as it says, on the gate's own design", () => {
   const margins = { tolerance: Math.log(1.1), floor: Math.log(1.05) };
+  // The default gate: each pass boundary at 5 %, a latency fail at 5 % ÷ 3.
+  const ALPHA = { pass: 0.05, fail: 0.05 / 3 };
   const rng = new Rng(9);
   const decidedShare = (maxTrials: number, sd: number) => {
-    const design = designOf({ trials: 4, maxTrials }, 0.95);
+    const design = designOf({ trials: 4, maxTrials }, 0.95, 2);
     let decided = 0;
     for (let g = 0; g < 400; g++) {
       const values = Array.from({ length: maxTrials }, () => ({
@@ -33,7 +35,7 @@ test("pairs to decide: the advised max-trials decides as often as it says, on th
     return decided / 400;
   };
   for (const sd of [0.08, 0.12]) {
-    const advice = pairsToDecide(0, sd, margins, 4, 0.05);
+    const advice = pairsToDecide(0, sd, margins, 4, ALPHA);
     assert.ok(advice.even !== null && advice.likely !== null, JSON.stringify(advice));
     assert.ok(advice.even <= advice.likely);
     // An even chance and four in five, within the sampling error of 400 gates (±2.5 %).
@@ -41,14 +43,14 @@ test("pairs to decide: the advised max-trials decides as often as it says, on th
     assert.ok(decidedShare(advice.likely, sd) >= 0.74, `${sd}: ${JSON.stringify(advice)}`);
   }
   // More noise needs more pairs.
-  const even = (sd: number) => pairsToDecide(0, sd, margins, 4, 0.05).even ?? Infinity;
+  const even = (sd: number) => pairsToDecide(0, sd, margins, 4, ALPHA).even ?? Infinity;
   assert.ok(even(0.12) > even(0.08));
   assert.deepEqual(
-    pairsToDecide(0, 5, margins, 4, 0.05),
+    pairsToDecide(0, 5, margins, 4, ALPHA),
     { even: null, likely: null },
     `beyond ${MAX_ADVISED_PAIRS}: no advice to add pairs`,
   );
-  assert.deepEqual(pairsToDecide(0, null, margins, 4, 0.05), { even: null, likely: null });
+  assert.deepEqual(pairsToDecide(0, null, margins, 4, ALPHA), { even: null, likely: null });
 });
 
 test("quality codes in words: whole codes match whole, prefixes carry their detail", () => {

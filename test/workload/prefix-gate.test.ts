@@ -29,8 +29,8 @@ async function prefixGate(workload: Record<string, string>) {
         warmup: "0.3s",
         "output-len": "8",
         "ignore-eos": "true",
-        trials: "3",
-        "max-trials": "3",
+        trials: "4",
+        "max-trials": "6",
         // 20 requests a trial show a failure rate within 10 points, not within half a point.
         "max-failure-increase": "10%",
         "quality-suite": "none",

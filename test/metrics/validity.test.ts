@@ -1,0 +1,83 @@
+// The self-checks judge what the client's lateness did to the load and to the
+// gated numbers, not a count of individually late sends.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  evaluateValidity,
+  type SelfCheckInputs,
+  type SelfCheckLimits,
+  worstDrift,
+} from "../../src/metrics/validity.ts";
+
+const LIMITS: SelfCheckLimits = {
+  percentile: "p95",
+  maxSkewEffect: 0.1,
+  maxOfferedDrift: 0.1,
+  maxLateSends: undefined,
+  maxUnsent: 0,
+  maxEventLoopDelayP99Ms: 20,
+  maxClientCpu: 0.95,
+  maxSendSkewP99Ms: undefined,
+  maxGcShare: undefined,
+};
+
+const onTime = { scheduled: 100, onTime: 100, censored: false, resolutionMs: 1 };
+
+/** 90 sends at 15 req/s over 6 s, `late` of them 7 ms late; the windows as given. */
+function inputs(late: number, windows: Map<number, { scheduled: number; sent: number }>) {
+  const x: SelfCheckInputs = {
+    sendSkewP99Ms: late > 0 ? 7 : 0.1,
+    ttft: onTime,
+    e2el: onTime,
+    lateSends: late,
+    lateSendMs: 6.7,
+    offeredDrift: worstDrift(windows, 1000),
+    scheduled: 90,
+    unsent: 0,
+    windowMs: 6000,
+    readings: {
+      eventLoopDelayMs: { p50: 1, p99: 2, max: 8 },
+      gc: { count: 0, totalMs: 0 },
+      cpu: { userMs: 100, systemMs: 10, wallMs: 6000, shareOfCore: 0.1 },
+    },
+    slotWaits: 0,
+    slotWaitP99Ms: 0,
+    maxConcurrency: undefined,
+    hardStopped: false,
+  };
+  return x;
+}
+
+const steady = new Map(Array.from({ length: 6 }, (_, k) => [k, { scheduled: 15, sent: 15 }]));
+
+test("finding 11: five sends 7 ms late do not change a 15 req/s load — the trial stands", () => {
+  // The old rule (max-late-sends 1 % of 90: one late send) threw this trial away.
+  const v = evaluateValidity(inputs(5, steady), LIMITS);
+  assert.deepEqual(v.reasons, []);
+  assert.equal(v.valid, true);
+  // The count rule is still there for who asks for it.
+  const strict = evaluateValidity(inputs(5, steady), { ...LIMITS, maxLateSends: 0.01 });
+  assert.match(strict.reasons[0] ?? "", /5 of 90 sends were more than 6\.7 ms late/);
+});
+
+test("a window whose sent requests stray from the scheduled ones beyond max-offered-drift invalidates", () => {
+  const stalled = new Map(steady);
+  stalled.set(3, { scheduled: 15, sent: 9 });
+  stalled.set(4, { scheduled: 15, sent: 21 });
+  const v = evaluateValidity(inputs(0, stalled), LIMITS);
+  assert.equal(v.valid, false);
+  assert.match(
+    v.reasons[0] ?? "",
+    /the offered load changed: 9 requests went out in the 1\.0 s window at \+3\.0 s where 15 were scheduled \(−40\.0 %; limit max-offered-drift 10\.0 %\)/,
+  );
+  assert.equal(v.lateness_only, false, "a changed load is re-run whatever the verdict");
+});
+
+test("lateness that moved the gated percentile beyond max-skew-effect is the only fault: the gate may keep it", () => {
+  const x = { ...inputs(0, steady), ttft: { ...onTime, scheduled: 115 } };
+  const v = evaluateValidity(x, LIMITS);
+  assert.equal(v.valid, false);
+  assert.match(v.reasons[0] ?? "", /late sends moved p95 TTFT by \+15\.0 %/);
+  assert.equal(v.lateness_only, true);
+});

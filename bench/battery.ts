@@ -2,7 +2,8 @@
 // operating characteristic (bench/oc.ts) on real measurements: an A/A (one
 // mock process as both arms), a candidate whose decode is 5 % slower (inside
 // the tolerance), 15 % and 25 % slower, and one whose prefill is 20 % slower —
-// each on a quiet machine and with another process keeping one core busy.
+// each on a quiet machine and with another process keeping one core busy,
+// round by round over the cells (a battery stopped early is still balanced).
 // Each mock is a process of its own, as the demo runs them.
 //
 //   node_modules/.bin/node bench/battery.ts [gates per cell, default 10] [scenario …]

@@ -2,13 +2,14 @@
 // flags read from the settings table) → its exit code. `runCli` takes its I/O
 // as dependencies; run as a program, it uses the process's.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseFlags } from "./commands/flags.ts";
 import { commandHelp, programHelp } from "./commands/help.ts";
 import { type CliIo, COMMANDS } from "./commands/registry.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
+import { readInputFile } from "./common/files.ts";
 import { commandSettings } from "./config/settings.ts";
 
 export type CliDeps = Omit<CliIo, "self"> & Partial<Pick<CliIo, "self">>;
@@ -44,7 +45,7 @@ if (isEntryModule(import.meta.url)) {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
-    readFile: (path) => readFileSync(path, "utf8"),
+    readFile: readInputFile,
     writeFile: (path, text) => writeFileSync(path, text),
   }).then((code) => {
     process.exitCode = code;

@@ -4,12 +4,13 @@
 // everything it touches as a dependency, so tests run the action's path
 // without the bundle; the bundle calls it with the real ones.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import * as core from "@actions/core";
 import { type GateActionDeps, runGateAction } from "./commands/gate/action.ts";
 import { runBurstAction } from "./commands/lanes/burst-action.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
+import { readInputFile } from "./common/files.ts";
 import { ACTION_SETTINGS, type RawSettings } from "./config/settings.ts";
 import { githubApi } from "./github/octokit.ts";
 
@@ -43,7 +44,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
 export function actionDeps(): ActionDeps {
   return {
     env: process.env,
-    readFile: (path) => readFileSync(path, "utf8"),
+    readFile: readInputFile,
     writeFile: (path, text) => writeFileSync(path, text),
     input: (name) => core.getInput(name),
     multilineInput: (name) => core.getMultilineInput(name),

@@ -13,10 +13,25 @@ import { runGateCommand } from "../src/commands/gate/run.ts";
 import { DEFAULT_PROFILE, mergeProfile } from "../src/mock/profile.ts";
 import { startMockServer } from "../src/mock/server.ts";
 import { renderMarkdown } from "../src/report/markdown.ts";
+import { PreflightError } from "../src/servers/preflight.ts";
+import { NO_CHECKS } from "./helpers/gate.ts";
 import { LOAD_TEST } from "./helpers/mock.ts";
 
 const CLI = join(import.meta.dirname, "../src/cli.ts");
 const KEY = "sk-live-0123456789abcdef";
+
+/** A gate's plan against a port nothing answers on, with the given settings on top. */
+const planOf = (extra: Record<string, string | string[]>) =>
+  planRun(
+    {
+      "baseline-url": "http://127.0.0.1:9/v1",
+      "candidate-url": "http://127.0.0.1:9/v1",
+      model: "m",
+      rate: "5",
+      ...extra,
+    },
+    (p) => readFileSync(p, "utf8"),
+  );
 
 test(
   "a server that echoes the API key in its 401: the key is in no output, report or file",
@@ -71,22 +86,15 @@ test(
   async () => {
     const dir = mkdtempSync(join(tmpdir(), "lpg-secret-log-"));
     const resultsPath = join(dir, "r.json");
-    const plan = planRun(
-      {
-        "baseline-url": "http://127.0.0.1:9/v1",
-        "candidate-url": "http://127.0.0.1:9/v1",
-        model: "m",
-        rate: "5",
-        "quality-suite": "none",
-        "api-key": KEY,
-        header: [`X-Api-Key: ${KEY}-header`],
-        "baseline-start": `echo "loading with key ${KEY} and ${KEY}-header"; exit 3`,
-        "ready-timeout": "5s",
-        "server-log-dir": dir,
-        "results-path": resultsPath,
-      },
-      (p) => readFileSync(p, "utf8"),
-    );
+    const plan = planOf({
+      "quality-suite": "none",
+      "api-key": KEY,
+      header: [`X-Api-Key: ${KEY}-header`],
+      "baseline-start": `echo "loading with key ${KEY} and ${KEY}-header"; exit 3`,
+      "ready-timeout": "5s",
+      "server-log-dir": dir,
+      "results-path": resultsPath,
+    });
     const lines: string[] = [];
     const results = await runGateCommand(plan, {
       env: {},
@@ -104,16 +112,9 @@ test(
 );
 
 test("an unwritable results path is found before any request, named", LOAD_TEST, async () => {
-  const plan = planRun(
-    {
-      "baseline-url": "http://127.0.0.1:9/v1",
-      "candidate-url": "http://127.0.0.1:9/v1",
-      model: "m",
-      rate: "5",
-      "results-path": "/nonexistent-dir/r.json",
-    },
-    (p) => readFileSync(p, "utf8"),
-  );
+  const plan = planOf({
+    "results-path": "/nonexistent-dir/r.json",
+  });
   const results = await runGateCommand(plan, {
     env: {},
     readFile: (p) => readFileSync(p, "utf8"),
@@ -129,3 +130,34 @@ test("an unwritable results path is found before any request, named", LOAD_TEST,
     /results-path = "\/nonexistent-dir\/r\.json" cannot be written: ENOENT/,
   );
 });
+
+test(
+  "while the run goes on, the results file already says `error` (unfinished): a crash or a kill leaves no empty file",
+  LOAD_TEST,
+  async () => {
+    const written = new Map<string, string>();
+    const plan = planOf({
+      "quality-suite": "none",
+      "results-path": "/out/r.json",
+    });
+    let during: { verdict?: string; headline?: string } = {};
+    const results = await runGateCommand(plan, {
+      env: {},
+      readFile: (p) => readFileSync(p, "utf8"),
+      writeFile: (p, t) => written.set(p, t),
+      log: () => {},
+      checks: {
+        ...NO_CHECKS,
+        preflight: async (arm) => {
+          // As a process killed here would leave it.
+          during = JSON.parse(written.get("/out/r.json") ?? "{}");
+          throw new PreflightError(arm, "the server went away");
+        },
+      },
+    });
+    assert.equal(during.verdict, "error");
+    assert.match(during.headline ?? "", /the run did not finish/);
+    assert.notEqual(results.headline, during.headline, "replaced at the end");
+    assert.equal(JSON.parse(written.get("/out/r.json") ?? "{}").headline, results.headline);
+  },
+);

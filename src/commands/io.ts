@@ -5,6 +5,7 @@
 // before any work.
 
 import { errorMessage, InputError } from "../common/errors.ts";
+import type { ReadFile } from "../common/files.ts";
 import { type Redact, redactor } from "../common/redact.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -13,7 +14,7 @@ export interface CommandIo {
   stdout(text: string): void;
   stderr(text: string): void;
   env: Env;
-  readFile(path: string): string;
+  readFile: ReadFile;
   writeFile(path: string, text: string): void;
   /** SIGINT and SIGTERM (PROCESS_SIGNALS by default). */
   signals?: Signals;

@@ -19,7 +19,7 @@ function loadProfile(io: CommandIo, raw: RawSettings): MockProfile {
   if (path !== undefined) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(io.readFile(path));
+      parsed = JSON.parse(io.readFile(path, "mock profile"));
     } catch (error) {
       throw new InputError(`--profile ${path}: cannot read a JSON profile: ${errorMessage(error)}`);
     }

@@ -6,8 +6,23 @@ export class InputError extends Error {
 }
 
 export function rejectValue(name: string, value: unknown, accepted: string): InputError {
-  const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
-  return new InputError(`${name} = ${shown} is not accepted; expected ${accepted}`);
+  return new InputError(`${name} = ${shownValue(value)} is not accepted; expected ${accepted}`);
+}
+
+/**
+ * What looks like a credential: userinfo in a URL, a bearer or basic token, a
+ * provider's key prefix (sk-, hf_, ghp_, xoxb-, AKIA…) or 40 key characters
+ * with no separator. Such a value is described in a message, never quoted.
+ */
+const CREDENTIAL_LIKE =
+  /:\/\/[^/?#\s]*@|\b(bearer|basic)\s+\S|\b(sk|pk|rk|hf|ghp|gho|ghs|ghu|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_-]{6,}|\bAKIA[A-Z0-9]{12,}|[A-Za-z0-9+=]{40,}/i;
+
+/** A bad value as a message shows it: quoted, or described when it may be a credential. */
+export function shownValue(value: unknown): string {
+  const text = typeof value === "string" ? value : String(value);
+  if (CREDENTIAL_LIKE.test(text))
+    return `(a value that looks like a credential, ${text.length} characters, not shown)`;
+  return typeof value === "string" ? JSON.stringify(value) : text;
 }
 
 /** The message of anything thrown, without assuming it is an Error. */

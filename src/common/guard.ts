@@ -17,7 +17,9 @@ export type GuardCode =
   | "preflight"
   | "server"
   | "configuration"
-  | "results_file";
+  | "results_file"
+  // The file written at the start, still there: the run ended before its results.
+  | "unfinished";
 
 export interface Guard {
   code: GuardCode;

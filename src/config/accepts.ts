@@ -10,7 +10,8 @@ export type Accepts =
   /** Seconds, written "30", "30s", "500ms", "2m" or "1h". */
   | { kind: "duration"; min?: number; above?: number; max?: number }
   /** "5%" or "0.05", at most max. */
-  | { kind: "fraction"; max: number }
+  /** positive: 0 is refused (a resolution or an attainment of nothing means nothing). */
+  | { kind: "fraction"; max: number; positive?: boolean }
   | { kind: "choice"; choices: readonly string[] }
   /** Several of the choices, comma- or space-separated. */
   | { kind: "list"; choices: readonly string[] }
@@ -45,7 +46,7 @@ export function describeAccepts(a: Accepts): string {
       return `a duration (30s, 500ms, 2m)${range ? ` ${range}` : ""}`;
     }
     case "fraction":
-      return `a percentage (5%) or fraction (0.05), ≤ ${Number((a.max * 100).toPrecision(6))}%`;
+      return `a percentage (5%) or fraction (0.05), ${a.positive ? "> 0 and " : ""}≤ ${Number((a.max * 100).toPrecision(6))}%`;
     case "choice":
       return `one of ${a.choices.join(", ")}`;
     case "list":
@@ -65,7 +66,7 @@ export function parseAccepted(name: string, raw: string, a: Accepts): number | b
     case "duration":
       return parseDurationS(name, raw, a);
     case "fraction":
-      return parseFraction(name, raw, a.max);
+      return parseFraction(name, raw, a.max, a.positive);
     case "boolean":
       return parseBoolean(name, raw);
     case "choice": {

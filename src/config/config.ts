@@ -3,7 +3,7 @@
 
 import type { Arm } from "../common/arms.ts";
 import { COMMENT_POLICIES, type PublishSettings } from "../common/comment.ts";
-import { InputError, rejectValue } from "../common/errors.ts";
+import { InputError, rejectValue, shownValue } from "../common/errors.ts";
 import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import type { GateOptions } from "../gate/options.ts";
@@ -59,7 +59,7 @@ function armSettings(raw: RawSettings, arm: Arm): RawSettings {
   const sharedMetrics = given(raw, "metrics-url");
   if (sharedMetrics !== undefined && sharedMetrics !== "none")
     throw new InputError(
-      `metrics-url = ${sharedMetrics} would scrape one server for both arms; set baseline-metrics-url and candidate-metrics-url (or metrics-url none to scrape neither)`,
+      `metrics-url = ${shownValue(sharedMetrics)} would scrape one server for both arms; set baseline-metrics-url and candidate-metrics-url (or metrics-url none to scrape neither)`,
     );
   return {
     ...shared,

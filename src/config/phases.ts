@@ -52,7 +52,7 @@ export function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptio
   if (which === "builtin") return { suite: builtinSuite(), vllmSampling, rule };
   let content: string;
   try {
-    content = readFile(which);
+    content = readFile(which, "quality suite");
   } catch (error) {
     throw new InputError(
       `quality-suite = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,

@@ -15,10 +15,12 @@ import type { ReadFile } from "./workload.ts";
 export function readConfigFile(path: string, readFile: ReadFile): RawSettings {
   let parsed: unknown;
   try {
-    parsed = parseYaml(readFile(path), { schema: "failsafe" });
+    parsed = parseYaml(readFile(path, "config file"), { schema: "failsafe" });
   } catch (error) {
+    // The parser's first line only: the rest quotes the file, which may hold a secret.
+    const reason = errorMessage(error).split("\n")[0];
     throw new InputError(
-      `config = ${JSON.stringify(path)} cannot be read as YAML or JSON: ${errorMessage(error)}`,
+      `config = ${JSON.stringify(path)} cannot be read as YAML or JSON: ${reason}`,
     );
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
@@ -73,13 +75,14 @@ function fileValue(
   v: unknown,
   lines: boolean,
 ): string | string[] | undefined {
-  const shown = JSON.stringify(v);
   if (typeof v === "string") return NULLS.has(v.trim()) ? undefined : v;
   if (lines && Array.isArray(v) && v.every((x) => typeof x === "string")) return v;
   const accepted = lines
     ? 'a string or a list of strings, one "Name: value" line each'
     : "a single value (a string or number), not a list or a mapping";
-  throw new InputError(`config ${path}: ${key} = ${shown} is not accepted; expected ${accepted}`);
+  // Described, not quoted: a mapping under `header` is where a token ends up.
+  const given = Array.isArray(v) ? `a list of ${v.length}` : "a mapping";
+  throw new InputError(`config ${path}: ${key} is ${given}, not accepted; expected ${accepted}`);
 }
 
 /** Later sources override earlier ones; empty values do not override. */

@@ -355,14 +355,14 @@ export const SWEEP_SETTINGS = [
     scope: "sweep",
     default: "2%",
     help: "Capacity sweep: bisection stops once the bracket is this narrow, relative.",
-    accepts: { kind: "fraction", max: 0.5 },
+    accepts: { kind: "fraction", max: 0.5, positive: true },
   },
   {
     name: "min-attainment",
     scope: "sweep",
     default: "0.99",
     help: "Capacity sweep: share of a point's requests that must meet the slo for its rate to pass.",
-    accepts: { kind: "fraction", max: 1 },
+    accepts: { kind: "fraction", max: 1, positive: true },
   },
   {
     name: "max-duration",

@@ -3,10 +3,10 @@
 // any request is sent: the target here, the workload in workload.ts, the
 // self-check limits in checks.ts.
 
-import { readFileSync } from "node:fs";
 import { InputError, rejectValue } from "../common/errors.ts";
+import { readInputFile } from "../common/files.ts";
 import { RUNTIMES } from "../common/runtimes.ts";
-import { httpUrl } from "../common/url.ts";
+import { hasUserinfo, httpUrl } from "../common/url.ts";
 import type { Target } from "../openai/target.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { TrialOptions } from "../trial/measure.ts";
@@ -28,12 +28,15 @@ import { parseWorkload, type ReadFile } from "./workload.ts";
 /** Environment variables read for the API key when no setting gives one, in order. */
 export const API_KEY_ENV = ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY"] as const;
 
-export const readTextFile: ReadFile = (path) => readFileSync(path, "utf8");
+export const readTextFile: ReadFile = readInputFile;
 
 /** The server's metrics to scrape beside each trial; null with metrics-url none. */
 export function parseServerMetrics(raw: RawSettings, baseUrl: string): ServerMetricsOptions | null {
   const url = given(raw, "metrics-url") ?? `${new URL(baseUrl).origin}/metrics`;
   if (url === "none") return null;
+  const noCredentials =
+    "metrics-url: credentials in the URL are not accepted (the URL is not shown)";
+  if (hasUserinfo(url)) throw new InputError(noCredentials);
   const parsed = httpUrl(url);
   if (!parsed)
     throw rejectValue(
@@ -41,8 +44,7 @@ export function parseServerMetrics(raw: RawSettings, baseUrl: string): ServerMet
       url,
       "an http(s) URL such as http://127.0.0.1:8000/metrics, or none",
     );
-  if (parsed.username || parsed.password)
-    throw new InputError("metrics-url: credentials in the URL are not accepted");
+  if (parsed.username || parsed.password) throw new InputError(noCredentials);
   return {
     url: parsed.toString(),
     intervalS: readNumber(raw, "metrics-interval"),

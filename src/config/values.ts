@@ -2,8 +2,10 @@
 // and what is accepted when it rejects one.
 
 import { InputError, rejectValue } from "../common/errors.ts";
-import { httpUrl } from "../common/url.ts";
-import type { LengthSpec } from "../workload/lengths.ts";
+import { hasUserinfo, httpUrl } from "../common/url.ts";
+import { type LengthSpec, MAX_TOKENS } from "../workload/lengths.ts";
+
+export { MAX_TOKENS };
 
 export interface NumberRule {
   min?: number;
@@ -112,27 +114,21 @@ export function parseHeaders(name: string, entries: string[]): Record<string, st
 }
 
 /** "5%" or a fraction "0.05", at most max. */
-export function parseFraction(name: string, raw: string, max = 1): number {
+export function parseFraction(name: string, raw: string, max = 1, positive = false): number {
   const t = raw.trim();
   const m = t.match(/^(\d+(?:\.\d+)?)\s*%$/);
   const v = m ? Number(m[1]) / 100 : /^\d+(\.\d+)?$/.test(t) ? Number(t) : Number.NaN;
-  if (!(Number.isFinite(v) && v >= 0 && v <= max)) {
+  if (!(Number.isFinite(v) && (positive ? v > 0 : v >= 0) && v <= max)) {
     throw rejectValue(
       name,
       raw,
-      `a percentage such as 5% or a fraction such as 0.05, at most ${max * 100}%`,
+      `a percentage such as 5% or a fraction such as 0.05, ${positive ? "above 0 and " : ""}at most ${max * 100}%`,
     );
   }
   return v;
 }
 
 const formatSeconds = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : `${s} s`);
-
-/**
- * Longest prompt or output, tokens: beyond the largest context windows, and a
- * synthetic prompt four characters a token must still fit in memory.
- */
-export const MAX_TOKENS = 1_000_000;
 
 /** "512", "128..1024" (uniform, inclusive) or "normal:512,64", at most MAX_TOKENS. */
 export function parseLengthSpec(name: string, raw: string): LengthSpec {
@@ -169,17 +165,20 @@ function parseLengthForm(name: string, raw: string): LengthSpec {
 
 /** An OpenAI base URL (http or https, not an endpoint path, no credentials), without a trailing slash. */
 export function parseBaseUrl(name: string, raw: string): string {
+  // Before any message that quotes the value: credentials are never echoed.
+  const refused = new InputError(
+    `${name}: credentials in the URL are not accepted (the URL is not shown); use api-key`,
+  );
+  if (hasUserinfo(raw)) throw refused;
   const url = httpUrl(raw.trim());
   if (!url) throw rejectValue(name, raw, "an http(s) base URL such as http://127.0.0.1:8000/v1");
+  if (url.username || url.password) throw refused;
   if (/\/(chat\/)?completions\/?$/.test(url.pathname)) {
     throw rejectValue(
       name,
       raw,
       "the OpenAI base URL (ending in /v1), not an endpoint path; the endpoint setting picks chat or completions",
     );
-  }
-  if (url.username || url.password) {
-    throw new InputError(`${name}: credentials in the URL are not accepted; use api-key`);
   }
   return url.toString().replace(/\/+$/, "");
 }

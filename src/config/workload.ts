@@ -5,6 +5,8 @@
 
 import { dirname, join } from "node:path";
 import { errorMessage, InputError } from "../common/errors.ts";
+/** Reads a file a setting names; its problems are reported with the setting. */
+import type { ReadFile } from "../common/files.ts";
 import { ARRIVAL_KINDS, type ArrivalSpec } from "../workload/arrivals.ts";
 import { parseDataset } from "../workload/dataset.ts";
 import type { WorkloadSpec } from "../workload/plan.ts";
@@ -26,8 +28,7 @@ import {
 } from "./settings.ts";
 import { parseLengthSpec } from "./values.ts";
 
-/** Reads a file a setting names; its problems are reported with the setting. */
-export type ReadFile = (path: string) => string;
+export type { ReadFile };
 
 function parseArrival(raw: RawSettings): ArrivalSpec {
   const kind = readChoice(raw, "arrival", ARRIVAL_KINDS);
@@ -63,7 +64,7 @@ function parseArrival(raw: RawSettings): ArrivalSpec {
 function parseDatasetFile(path: string, readFile: ReadFile): WorkloadSpec["dataset"] {
   let content: string;
   try {
-    content = readFile(path);
+    content = readFile(path, "dataset");
   } catch (error) {
     throw new InputError(
       `dataset = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}`,
@@ -109,7 +110,7 @@ function parseReplay(
   const format = readChoice(raw, "trace-format", ["auto", ...TRACE_FORMATS]);
   let content: string;
   try {
-    content = readFile(path);
+    content = readFile(path, "trace");
   } catch (error) {
     throw new InputError(`trace = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}`);
   }
@@ -146,7 +147,7 @@ function parseTokenizer(raw: RawSettings, readFile: ReadFile): WorkloadSpec["tok
   if (path === undefined) return undefined;
   const file = path.endsWith(".json") ? path : join(path, "tokenizer.json");
   const read = (p: string): object => {
-    const parsed = JSON.parse(readFile(p));
+    const parsed = JSON.parse(readFile(p, "tokenizer"));
     if (typeof parsed !== "object" || parsed === null) throw new Error("not a JSON object");
     return parsed;
   };
@@ -241,6 +242,14 @@ function checkTrialSize(w: WorkloadSpec): void {
       : a.kind === "burst"
         ? (a.burstSize * seconds) / a.burstIntervalS
         : a.ratePerS * seconds;
+  // The window's own share: a rate so low that it schedules nothing there measures nothing.
+  const inWindow = (expected * w.durationS) / seconds;
+  const rateDriven = a.kind === "poisson" || a.kind === "gamma" || a.kind === "constant";
+  if (rateDriven && inWindow < 1) {
+    throw new InputError(
+      `rate × duration = ${inWindow.toPrecision(2)} requests in the measured window is not accepted; expected at least 1 (raise the rate or lengthen the duration)`,
+    );
+  }
   if (expected > MAX_REQUESTS_PER_TRIAL) {
     throw new InputError(
       `rate × (warmup + duration) = ${Math.round(expected).toLocaleString("en-US")} requests per trial is not accepted; expected at most ${MAX_REQUESTS_PER_TRIAL.toLocaleString("en-US")} (lower the rate or shorten the trial)`,

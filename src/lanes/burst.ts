@@ -5,6 +5,7 @@
 // time across every attempt, and the classes of the attempts that failed.
 
 import { Agent } from "undici";
+import { InputError } from "../common/errors.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
@@ -84,6 +85,14 @@ export async function burstLanes(spec: LanesSpec, deps: BurstDeps = {}): Promise
   const date = deps.date ?? (() => new Date());
   const sleep = deps.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
   const env = deps.env ?? process.env;
+  // A lane that names a key's variable and finds none would burst unauthenticated:
+  // every request a 401, read as the lane's failure. Refused before any request.
+  for (const lane of spec.lanes) {
+    if (lane.api_key_env && !env[lane.api_key_env])
+      throw new InputError(
+        `lane "${lane.name}": api_key_env names ${lane.api_key_env}, which is not set (or empty) in the environment; set it, or remove api_key_env for a lane without a key`,
+      );
+  }
   const started = date();
   const local = localClock(started, spec.windows.time_zone);
   const window = windowOf(local.minutes, spec.windows);

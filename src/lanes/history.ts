@@ -2,7 +2,9 @@
 // after run (committed to a branch or kept as an artifact), and its CSV export.
 // Rows hold lane names, never URLs' keys or the keys themselves.
 
-import type { Outcome } from "../common/outcomes.ts";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
+import { describeSchemaError } from "../common/schema-errors.ts";
 
 export const HISTORY_SCHEMA = "llm-perf-gate/lane-request@1";
 
@@ -33,7 +35,40 @@ export function toJsonl(rows: readonly HistoryRow[]): string {
   return rows.map((r) => `${JSON.stringify(r)}\n`).join("");
 }
 
-/** Reads a history file's text; a bad line is an error naming the file and line. */
+const ms = { type: ["number", "null"], minimum: 0 };
+const outcome = { enum: [...OUTCOMES] };
+/** A row as the burst writes it: a history edited by hand or another tool is read only when it keeps that shape. */
+const ROW_PROPERTIES = {
+  schema: { const: HISTORY_SCHEMA },
+  lane: { type: "string", minLength: 1, maxLength: 200 },
+  window: { type: ["string", "null"], maxLength: 5 },
+  local_date: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+  local_time: { type: "string", maxLength: 8 },
+  started_at: { type: "string", maxLength: 40 },
+  index: { type: "integer", minimum: 0 },
+  outcome,
+  ttft_ms: ms,
+  full_answer_ms: ms,
+  floor: {
+    type: "object",
+    required: ["latency", "ms"],
+    properties: {
+      latency: { enum: ["ttft", "full_answer"] },
+      ms: { type: "number", exclusiveMinimum: 0 },
+    },
+  },
+  passed: { type: "boolean" },
+  attempts: { type: "integer", minimum: 1 },
+  failed_attempts: { type: "array", items: outcome },
+};
+const ROW_SCHEMA = {
+  type: "object",
+  required: Object.keys(ROW_PROPERTIES),
+  properties: ROW_PROPERTIES,
+};
+const validateRow = new Ajv2020({ strict: false }).compile<HistoryRow>(ROW_SCHEMA);
+
+/** Reads a history file's text; a bad line is an error naming the file, the line and the field. */
 export function parseHistory(text: string, source: string): HistoryRow[] {
   const rows: HistoryRow[] = [];
   for (const [i, line] of text.split("\n").entries()) {
@@ -44,9 +79,11 @@ export function parseHistory(text: string, source: string): HistoryRow[] {
     } catch {
       throw new Error(`history ${source}: line ${i + 1} is not JSON`);
     }
-    if (typeof row !== "object" || row === null || (row as HistoryRow).schema !== HISTORY_SCHEMA)
-      throw new Error(`history ${source}: line ${i + 1} is not a ${HISTORY_SCHEMA} row`);
-    rows.push(row as HistoryRow);
+    if (!validateRow(row))
+      throw new Error(
+        `history ${source}: line ${i + 1} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`,
+      );
+    rows.push(row);
   }
   return rows;
 }

@@ -6,10 +6,10 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/lanes.schema.json" with { type: "json" };
-import { errorMessage, InputError } from "../common/errors.ts";
+import { errorMessage, InputError, shownValue } from "../common/errors.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
-import { httpUrl } from "../common/url.ts";
+import { hasUserinfo, httpUrl } from "../common/url.ts";
 
 export interface Lane {
   name: string;
@@ -49,7 +49,9 @@ export function parseLanes(text: string, source: string): LanesSpec {
   try {
     raw = parseYaml(text);
   } catch (error) {
-    throw new InputError(`lanes ${source}: not YAML or JSON: ${errorMessage(error)}`);
+    // The parser's first line, shortened: the rest quotes the file (a binary one is junk).
+    const reason = errorMessage(error).split("\n")[0]?.slice(0, 200);
+    throw new InputError(`lanes ${source}: not YAML or JSON: ${reason}`);
   }
   // Sections left out entirely get their defaults too.
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
@@ -68,14 +70,16 @@ export function parseLanes(text: string, source: string): LanesSpec {
       throw new InputError(`lanes ${source}: lane "${lane.name}" is named twice`);
     names.add(lane.name);
     const url = httpUrl(lane.url);
-    const problem = !url
-      ? "not an http(s) URL"
-      : url.username || url.password
-        ? "credentials in the URL"
-        : "";
-    if (problem)
+    const expected =
+      "expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env";
+    // Credentials are described, never quoted.
+    if (hasUserinfo(lane.url) || url?.username || url?.password)
       throw new InputError(
-        `lanes ${source}: lane "${lane.name}": url = ${JSON.stringify(lane.url)} is not accepted (${problem}); expected an http(s) base URL such as https://api.example.com/v1, its key in api_key_env`,
+        `lanes ${source}: lane "${lane.name}": its url carries credentials (the URL is not shown); ${expected}`,
+      );
+    if (!url)
+      throw new InputError(
+        `lanes ${source}: lane "${lane.name}": url = ${shownValue(lane.url)} is not an http(s) URL; ${expected}`,
       );
   }
   try {

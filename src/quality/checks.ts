@@ -8,6 +8,7 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { isRecord } from "../common/arrays.ts";
 import type { Answer, ToolCall } from "./answer.ts";
+import { compilePattern } from "./pattern.ts";
 import type { Check, JsonSchema, QualityCase } from "./suite.ts";
 
 export type Tier = "contract" | "quality";
@@ -23,7 +24,8 @@ export interface CheckResult {
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const compiled = new Map<string, ValidateFunction>();
 
-function validator(schema: JsonSchema): ValidateFunction {
+/** The schema compiled once (ajv); throws on a schema ajv cannot compile. */
+export function validator(schema: JsonSchema): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = compiled.get(key);
   if (!v) {
@@ -243,7 +245,7 @@ function checkCodes(c: QualityCase, check: Check, a: Answer, other: Answer | und
           ("equals" in check && !deepEqual(check.equals, v)) ||
           (check.in !== undefined && !check.in.some((x) => deepEqual(x, v))) ||
           (check.regex !== undefined &&
-            !new RegExp(check.regex).test(typeof v === "string" ? v : JSON.stringify(v)));
+            !compilePattern(check.regex, "").test(typeof v === "string" ? v : JSON.stringify(v)));
         if (bad) codes.push(`json.path_mismatch:${check.pointer}`);
       }
       break;
@@ -274,7 +276,7 @@ function checkCodes(c: QualityCase, check: Check, a: Answer, other: Answer | und
       break;
     }
     case "regex":
-      if (!new RegExp(check.pattern, check.flags ?? "").test(a.content))
+      if (!compilePattern(check.pattern, check.flags ?? "").test(a.content))
         codes.push("regex.no_match");
       break;
     case "equals": {

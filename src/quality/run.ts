@@ -3,6 +3,7 @@
 // servers fill omitted ones from model defaults that change between versions.
 
 import { Agent, type Dispatcher, request } from "undici";
+import { readCappedBody } from "../common/body.ts";
 import { errorCode, errorMessage } from "../common/errors.ts";
 import { RECONNECTABLE } from "../openai/connection.ts";
 import { SseParser } from "../openai/sse.ts";
@@ -99,6 +100,9 @@ async function ask(
   }
 }
 
+/** A non-streamed answer or an error body larger than this is refused. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
 async function readAnswer(
   res: Dispatcher.ResponseData,
   stream: boolean,
@@ -107,7 +111,8 @@ async function readAnswer(
   const streaming =
     stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
   if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
-    const text = await res.body.text();
+    // Bounded: the request's signal ends a dripping body, this cap an endless one.
+    const text = (await readCappedBody(res.body, MAX_ANSWER_BYTES)).toString("utf8");
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const a = emptyAnswer(res.statusCode);
       a.raw = text.slice(0, 2000);

@@ -9,6 +9,8 @@ import schema from "../../schemas/quality-suite.schema.json" with { type: "json"
 import { errorMessage, InputError } from "../common/errors.ts";
 import { describeSchemaError as describe } from "../common/schema-errors.ts";
 import BUILTIN_SUITE from "./builtin-suite.json" with { type: "json" };
+import { validator } from "./checks.ts";
+import { compilePattern } from "./pattern.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -179,15 +181,34 @@ function checkReferences(c: QualityCase, check: Check, source: string): void {
   if (check.kind === "stream_consistency" && c.stream !== "both") {
     throw new InputError(`${where} needs stream: both`);
   }
-  if (check.kind === "regex") {
+  // Compiled now, so that a bad pattern or schema is named here, not mid-run.
+  const compile = (what: string, build: () => unknown) => {
     try {
-      new RegExp(check.pattern, check.flags ?? "");
+      build();
     } catch (error) {
-      throw new InputError(
-        `${where}: pattern is not a valid regular expression: ${errorMessage(error)}`,
-      );
+      throw new InputError(`${where}: ${what}: ${errorMessage(error).split("\n")[0]}`);
     }
+  };
+  if (check.kind === "regex")
+    compile("pattern is not a valid regular expression", () =>
+      compilePattern(check.pattern, check.flags ?? ""),
+    );
+  if (check.kind === "json_path" && check.regex !== undefined) {
+    const regex = check.regex;
+    compile("regex is not a valid regular expression", () => compilePattern(regex, ""));
   }
+  if (check.kind === "json_schema") {
+    const schema = check.schema ?? c.response_format?.json_schema?.schema ?? {};
+    compile("the schema cannot be compiled", () => validator(schema));
+  }
+  if (check.kind === "tool_call")
+    for (const tool of c.tools ?? []) {
+      const parameters = tool.function.parameters;
+      if (parameters)
+        compile(`tool "${tool.function.name}": its parameters schema cannot be compiled`, () =>
+          validator(parameters),
+        );
+    }
   const calls = check.kind === "tool_call" ? (check.calls ?? []) : [];
   for (const call of calls) {
     if (!c.tools?.some((t) => t.function.name === call.name)) {

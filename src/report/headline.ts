@@ -43,8 +43,8 @@ export function headlineFor(
   switch (run.verdict) {
     case "error":
       // A bad setting says so itself; nothing was measured.
-      if (guards[0]?.code === "configuration" || guards[0]?.code === "results_file")
-        return guards[0].message;
+      if (["configuration", "results_file", "unfinished"].includes(guards[0]?.code ?? ""))
+        return guards[0]?.message ?? "";
       return noVerdict();
     case "fail": {
       const failed = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];

@@ -5,6 +5,7 @@
 // an error: the gate does not depend on the server's metrics.
 
 import { Agent, request } from "undici";
+import { readCappedBody } from "../common/body.ts";
 import { errorMessage } from "../common/errors.ts";
 import { plural } from "../common/format.ts";
 import { RUNTIME_LABELS, type Runtime } from "../common/runtimes.ts";
@@ -53,10 +54,10 @@ export function metricsFetcher(): { fetch: FetchMetrics; close: () => Promise<vo
         await res.body.dump();
         throw new Error(`answered HTTP ${res.statusCode}`);
       }
-      const bytes = await res.body.arrayBuffer();
-      if (bytes.byteLength > MAX_BODY_BYTES)
-        throw new Error(`answered ${bytes.byteLength} bytes, more than a metrics page`);
-      return Buffer.from(bytes).toString("utf8");
+      // The cap while reading and one deadline for the whole body: an endless or
+      // dripping page ends the scrape, not the trial.
+      const bytes = await readCappedBody(res.body, MAX_BODY_BYTES, timeoutMs);
+      return bytes.toString("utf8");
     },
     close: () => agent.close(),
   };

@@ -3,6 +3,7 @@
 // load generator would classify it.
 
 import { type Dispatcher, request } from "undici";
+import { readCappedBody } from "../common/body.ts";
 import { errorCode, errorMessage } from "../common/errors.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import { sendOnce } from "../load/once.ts";
@@ -29,7 +30,7 @@ export async function listModels(
       headers: headers.authorization ? { authorization: headers.authorization } : {},
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await res.body.text();
+    const text = (await readCappedBody(res.body, 1024 * 1024)).toString("utf8");
     const contentType = String(res.headers["content-type"] ?? "");
     if (res.statusCode !== 200)
       return { kind: "http", status: res.statusCode, body: excerpt(text) };

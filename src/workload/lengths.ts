@@ -3,6 +3,13 @@
 
 import type { Rng } from "./rng.ts";
 
+/**
+ * Longest prompt or output, tokens, from a setting or a file row: beyond the
+ * largest context windows, and a synthetic prompt of four characters a token
+ * must still fit in memory.
+ */
+export const MAX_TOKENS = 1_000_000;
+
 export type LengthSpec =
   | { kind: "fixed"; tokens: number }
   | { kind: "uniform"; min: number; max: number }

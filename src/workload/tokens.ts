@@ -37,6 +37,13 @@ export function tokenCounter(
   const base = count("a");
   const first = new Map(words.map((w) => [w, count(w)]));
   const later = new Map(words.map((w) => [w, count(`a ${w}`) - base]));
+  // A word of no tokens would never fill a prompt (an empty vocabulary, a model
+  // type the library does not know): refused here, not an endless loop later.
+  const empty = words.filter((w) => (first.get(w) ?? 0) < 1 || (later.get(w) ?? 0) < 1);
+  if (empty.length > 0)
+    throw new Error(
+      `it counts ${empty.length} of ${words.length} plain English words (e.g. "${empty[0]}") as no tokens; expected every word to be one token or more`,
+    );
   const filler = words.find((w) => later.get(w) === 1);
   // The first word of each count (reversed, so the first one seen wins).
   const byCount = (m: Map<string, number>) => new Map([...m].reverse().map(([w, k]) => [k, w]));

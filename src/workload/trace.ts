@@ -12,6 +12,7 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { at } from "../common/arrays.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
+import { MAX_TOKENS } from "./lengths.ts";
 
 export const TRACE_FORMATS = ["azure", "mooncake", "burstgpt"] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
@@ -38,13 +39,23 @@ function fail(name: string, line: number, problem: string): never {
   throw new InputError(`trace ${name}: line ${line}: ${problem}`);
 }
 
+/** Rows a trace may have: a trial's requests must fit in memory (the trial's own cap). */
+export const MAX_TRACE_ROWS = 2_000_000;
+const MAX_BLOCKS = Math.ceil(MAX_TOKENS / MOONCAKE_BLOCK_TOKENS);
+
+function tooManyRows(name: string): never {
+  throw new InputError(
+    `trace ${name}: more than ${MAX_TRACE_ROWS.toLocaleString("en-US")} rows; expected at most that many (one trial's requests must fit in memory: cut the trace)`,
+  );
+}
+
 function tokens(name: string, line: number, field: string, value: unknown): number {
   const n = typeof value === "number" ? value : Number(String(value ?? "").trim());
-  if (String(value ?? "").trim() === "" || !Number.isInteger(n) || n < 0)
+  if (String(value ?? "").trim() === "" || !Number.isInteger(n) || n < 0 || n > MAX_TOKENS)
     fail(
       name,
       line,
-      `${field} = ${JSON.stringify(value ?? null)} is not accepted; expected a whole number of tokens ≥ 0`,
+      `${field} = ${JSON.stringify(value ?? null)?.slice(0, 40)} is not accepted; expected a whole number of tokens from 0 to ${MAX_TOKENS.toLocaleString("en-US")}`,
     );
   return n;
 }
@@ -80,11 +91,20 @@ function csvRows(
 ): { record: Record<string, string>; line: number }[] {
   try {
     return (
-      parseCsv(content, { columns: true, skip_empty_lines: true, trim: true, info: true }) as {
-        record: Record<string, string>;
-        info: { lines: number };
-      }[]
-    ).map((r) => ({ record: r.record, line: r.info.lines }));
+      // One record past the cap, so that a larger file is refused without parsing it all.
+      (
+        parseCsv(content, {
+          columns: true,
+          skip_empty_lines: true,
+          trim: true,
+          info: true,
+          to: MAX_TRACE_ROWS + 1,
+        }) as {
+          record: Record<string, string>;
+          info: { lines: number };
+        }[]
+      ).map((r) => ({ record: r.record, line: r.info.lines }))
+    );
   } catch (error) {
     throw new InputError(`trace ${name}: not readable as CSV: ${errorMessage(error)}`);
   }
@@ -137,12 +157,16 @@ function parseRows(content: string, name: string, format: TraceFormat): TimedRow
           `timestamp = ${JSON.stringify(at ?? null)} is not accepted; expected milliseconds ≥ 0`,
         );
       const ids = row.hash_ids;
-      if (ids !== undefined && (!Array.isArray(ids) || !ids.every((h) => Number.isInteger(h))))
+      if (
+        ids !== undefined &&
+        (!Array.isArray(ids) || ids.length > MAX_BLOCKS || !ids.every((h) => Number.isInteger(h)))
+      )
         fail(
           name,
           line,
-          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of integers`,
+          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of at most ${MAX_BLOCKS} integers (${MAX_TOKENS.toLocaleString("en-US")} tokens in ${MOONCAKE_BLOCK_TOKENS}-token blocks)`,
         );
+      if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
       out.push({
         atMs: at,
         inputTokens: tokens(name, line, "input_length", row.input_length),
@@ -154,6 +178,7 @@ function parseRows(content: string, name: string, format: TraceFormat): TimedRow
   }
   const columns = CSV_COLUMNS[format];
   for (const { record, line } of csvRows(content, name)) {
+    if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
     const field = (f: string) => required(name, line, record, f);
     const time = field(columns.time);
     let atMs: number;

@@ -25,6 +25,7 @@ const BAD: [string, string, RegExp][] = [
   ["rate", "0x10", /rate = "0x10" is not accepted/],
   ["rate", "-3", /rate = "-3" is not accepted/],
   ["rate", "1e8", /rate = "1e8" is not accepted; expected a number > 0 and ≤ 10000/],
+  ["rate", "1e-9", /rate × duration = 3\.0e-8 requests in the measured window is not accepted/],
   ["duration", "999999h", /duration = "999999h" is not accepted; expected a duration .* ≤ 24h/],
   ["duration", "soon", /duration = "soon" is not accepted/],
   ["warmup", "-1s", /warmup = "-1s" is not accepted/],
@@ -232,15 +233,15 @@ test(
     cases.push(
       [
         "trials: [1, 2]",
-        /config c\.yml: trials = \["1","2"\] is not accepted; expected a single value/,
+        /config c\.yml: trials is a list of 2, not accepted; expected a single value/,
       ],
       [
         "slo: {ttft: 800}",
-        /config c\.yml: slo = \{"ttft":"800"\} is not accepted; expected a single value/,
+        /config c\.yml: slo is a mapping, not accepted; expected a single value/,
       ],
       [
         "header: {Authorization: x}",
-        /header = \{"Authorization":"x"\} is not accepted; expected a string or a list of strings/,
+        /header is a mapping, not accepted; expected a string or a list of strings/,
       ],
       [
         "header: ['Authorization: Bearer sk-1234']",
@@ -264,5 +265,49 @@ test(
     }
     const total = BAD.length + ACTION_ONLY.length + cases.length;
     assert.ok(total >= 60, `${total} distinct bad values`);
+  },
+);
+
+test(
+  "a refused value that may be a credential is described, never quoted: not on stderr, not in the results file",
+  LOAD_TEST,
+  async () => {
+    const MARK = "sk-marker0123456789";
+    const viaFlags: [Record<string, string>, RegExp][] = [
+      [
+        { "baseline-url": `https://user:${MARK}@h.example/v1/chat/completions` },
+        /baseline-url: credentials in the URL are not accepted \(the URL is not shown\)/,
+      ],
+      [
+        { "candidate-url": `htp://u:${MARK}@h` },
+        /candidate-url: credentials in the URL are not accepted/,
+      ],
+      [
+        { "baseline-metrics-url": `http://u:${MARK}@127.0.0.1:9/metrics` },
+        /metrics-url: credentials in the URL are not accepted/,
+      ],
+      [{ rate: MARK }, /rate = \(a value that looks like a credential, 19 characters, not shown\)/],
+      [{ endpoint: `Bearer ${MARK}` }, /endpoint = \(a value that looks like a credential/],
+    ];
+    for (const [settings, message] of viaFlags) {
+      const r = await cli(["gate", ...flags({ ...BASE, ...settings })]);
+      const what = JSON.stringify(Object.keys(settings));
+      assert.equal(r.code, 2, `${what}: ${r.stderr}`);
+      assert.match(r.stderr, message, what);
+      assertErrorFile(r.written, message, what);
+      for (const text of [r.stderr, r.stdout, ...r.written.values()])
+        assert.ok(!text.includes(MARK), `${what}: the marker is not echoed`);
+    }
+    const viaConfig = [
+      `header: {Authorization: "Bearer ${MARK}"}`,
+      `header:\n  - "Authorization: Bearer ${MARK}"`,
+      `rate: 5\nheader: "X-Custom: ${MARK}"\n  bad: [`,
+    ];
+    for (const text of viaConfig) {
+      const r = await cli(["gate", "--config", "c.yml", ...flags(BASE)], { "c.yml": text });
+      assert.equal(r.code, 2, `${text}: ${r.stderr}`);
+      for (const out of [r.stderr, r.stdout, ...r.written.values()])
+        assert.ok(!out.includes(MARK), `${text}: the marker is not echoed:\n${out}`);
+    }
   },
 );

@@ -167,6 +167,14 @@ test("a capacity gate: the sweep's settings parsed, and what it would silently i
     /arrival = "gamma" is not accepted; expected one of poisson, constant/,
   );
   rejects({ ...capacity, "capacity-resolution": "60%" }, /^capacity-resolution = "60%"/);
+  rejects(
+    { ...capacity, "capacity-resolution": "0" },
+    /^capacity-resolution = "0" is not accepted; expected a percentage .*, above 0 and at most 50%/,
+  );
+  rejects(
+    { ...capacity, "min-attainment": "0%" },
+    /^min-attainment = "0%" is not accepted; expected .*above 0/,
+  );
   rejects({ ...capacity, "gate-rate-fraction": "0" }, /^gate-rate-fraction = "0"/);
   rejects({ ...capacity, "max-duration": "0s" }, /^max-duration = "0s"/);
 });

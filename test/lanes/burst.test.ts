@@ -174,9 +174,9 @@ test(
 );
 
 test(
-  "a lanes file: defaults filled in; a key pasted where its variable's name goes is refused, not echoed",
+  "a lanes file: defaults filled in; a key pasted where its variable's name goes is refused, not echoed; an unset key variable is refused before any request",
   LOAD_TEST,
-  () => {
+  async () => {
     const spec = parseLanes(
       lanesFile([{ name: "a", url: "http://127.0.0.1:1" }], "floor: { ms: 25000 }"),
       "lanes.yaml",
@@ -204,7 +204,23 @@ test(
     );
     bad(
       lanesFile([{ name: "a", url: "ftp://x" }], "floor: { ms: 1 }"),
-      /lane "a": url = "ftp:\/\/x\/v1" is not accepted/,
+      /lane "a": url = "ftp:\/\/x\/v1" is not an http\(s\) URL/,
+    );
+    bad(
+      lanesFile([{ name: "a", url: "https://u:sk-live-77abc@api.example" }], "floor: { ms: 1 }"),
+      /lane "a": its url carries credentials \(the URL is not shown\)/,
+    );
+    bad(
+      lanesFile([{ name: "a", url: "sk-live-77abcdef" }], "floor: { ms: 1 }"),
+      /lane "a": url = \(a value that looks like a credential, \d+ characters, not shown\) is not an http/,
+    );
+    const keyed = parseLanes(
+      lanesFile([{ name: "a", url: "http://127.0.0.1:1", key: "LANE_A_KEY" }], "floor: { ms: 1 }"),
+      "lanes.yaml",
+    );
+    await assert.rejects(
+      burstLanes(keyed, { env: {} }),
+      /lane "a": api_key_env names LANE_A_KEY, which is not set \(or empty\) in the environment/,
     );
     bad(
       lanesFile([{ name: "a", url: "http://127.0.0.1:1" }], "floor: { ms: 1 }").replace(

@@ -116,3 +116,22 @@ test("the report: verdicts, a chart of pass rate by window per lane, every burst
   );
   assert.equal(csv.length, 202, "a header, 200 rows, the final newline");
 });
+
+test("a history row of the wrong shape is named by line and field, not read as a pass", () => {
+  const line = readFileSync(HISTORY, "utf8").split("\n")[0] ?? "";
+  const row = JSON.parse(line);
+  const bad: [Record<string, unknown>, RegExp][] = [
+    [{ ...row, passed: "false" }, /line 2 is not a .* row: \/passed must be boolean/],
+    [
+      { ...row, outcome: "teapot" },
+      /line 2 is not a .* row: \/outcome must be equal to one of the allowed values/,
+    ],
+    [{ ...row, ttft_ms: "slow" }, /line 2 is not a .* row: \/ttft_ms must be number,null/],
+    [
+      { ...row, floor: undefined },
+      /line 2 is not a .* row: the row must have required property 'floor'/,
+    ],
+  ];
+  for (const [r, message] of bad)
+    assert.throws(() => parseHistory(`${line}\n${JSON.stringify(r)}\n`, "h.jsonl"), message);
+});

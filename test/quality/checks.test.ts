@@ -217,6 +217,17 @@ test("parallel calls match in any order; count bounds; no_tool_call", () => {
   ]);
 });
 
+test("a pattern that backtracks exponentially runs in linear time: no answer can stall the run", {
+  timeout: 30_000,
+}, () => {
+  // On a backtracking engine this answer takes longer than the universe has.
+  const c = makeCase({ expect: [{ kind: "regex", pattern: "^(\\w+\\s?)*!$" }] });
+  assert.deepEqual(codes(c, answer({ content: "word ".repeat(64) })), ["regex.no_match"]);
+  assert.deepEqual(codes(c, answer({ content: "word word!" })), []);
+  const flags = makeCase({ expect: [{ kind: "regex", pattern: "^done.$", flags: "ims" }] });
+  assert.deepEqual(codes(flags, answer({ content: "first\nDONE\n" })), []);
+});
+
 test("text, length, finish_reason, max_tokens and transport checks", () => {
   const c = makeCase({
     expect: [
@@ -396,6 +407,26 @@ test("suites are validated before anything is sent, with the case and the path",
     [
       "cases: [{id: a, max_tokens: 5, messages: [{role: user}], expect: [{kind: regex, pattern: '('}]}]",
       /pattern is not a valid regular expression/,
+    ],
+    [
+      "cases: [{id: a, max_tokens: 5, messages: [{role: user}], expect: [{kind: regex, pattern: '(a)\\1'}]}]",
+      /case "a": check regex: pattern is not a valid regular expression: error parsing regexp: invalid escape sequence/,
+    ],
+    [
+      "cases: [{id: a, max_tokens: 2000000000, messages: [{role: user}], expect: [{kind: json_parse}]}]",
+      /case "a": \/max_tokens must be <= 1000000/,
+    ],
+    [
+      "cases: [{id: a, max_tokens: 5, messages: [{role: user}], expect: [{kind: json_path, pointer: /x, regex: '[a-'}]}]",
+      /quality-suite s: case "a": check json_path: regex is not a valid regular expression/,
+    ],
+    [
+      "cases: [{id: a, max_tokens: 5, messages: [{role: user}], expect: [{kind: json_schema, schema: {type: objekt}}]}]",
+      /quality-suite s: case "a": check json_schema: the schema cannot be compiled/,
+    ],
+    [
+      "cases: [{id: a, max_tokens: 5, messages: [{role: user}], expect: [{kind: json_schema, schema: {$ref: '#/nowhere'}}]}]",
+      /quality-suite s: case "a": check json_schema: the schema cannot be compiled/,
     ],
     [
       "cases: [{id: a, max_tokens: 5, messages: [{role: user}], expect: [{kind: json_parse}]}, {id: a, max_tokens: 5, messages: [{role: user}], expect: [{kind: json_parse}]}]",

@@ -82,7 +82,9 @@ test(
       assert.match(md, /<summary>Server view \(vLLM vs vLLM, from their \/metrics\)<\/summary>/);
       assert.match(
         md,
-        /\| requests running \(mean \/ max\) \| [\d.]+ \/ \d+ \| [\d.]+ \/ [1-4] \|/,
+        // The max is a mean over the pairs of each trial's max (7.50: 7 in one, 8 in the
+        // other); the candidate's never passes its batch limit of 4.
+        /\| requests running \(mean \/ max\) \| [\d.]+ \/ [\d.]+ \| [\d.]+ \/ ([1-3](\.\d+)?|4(\.0+)?) \|/,
       );
     } finally {
       await Promise.all([baseline.close(), candidate.close()]);

@@ -78,6 +78,29 @@ test("a tokenizer path that is not one is named, with what is accepted", LOAD_TE
 });
 
 test(
+  "a tokenizer that counts words as no tokens is refused at once, not an endless prompt",
+  LOAD_TEST,
+  () => {
+    const json = JSON.parse(files[join(DIR, "tokenizer.json")] ?? "{}");
+    const variants: Record<string, unknown> = {
+      "empty vocabulary": {
+        ...json,
+        model: { ...json.model, vocab: {}, merges: [], unk_token: null },
+      },
+      "unknown model type": { ...json, model: { type: "Magic" } },
+    };
+    for (const [what, tokenizer] of Object.entries(variants)) {
+      files["/bad/tokenizer.json"] = JSON.stringify(tokenizer);
+      assert.throws(
+        () => options({ tokenizer: "/bad/tokenizer.json" }),
+        /tokenizer = "\/bad\/tokenizer\.json": \/bad\/tokenizer\.json is not a tokenizer this tool can read: /,
+        what,
+      );
+    }
+  },
+);
+
+test(
   "without usage from the server, the tokenizer counts the streamed output",
   LOAD_TEST,
   async () => {

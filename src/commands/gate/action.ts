@@ -26,7 +26,7 @@ function readEvent(deps: GateActionDeps): Record<string, unknown> {
   const path = deps.env.GITHUB_EVENT_PATH;
   if (!path) return {};
   try {
-    const parsed: unknown = JSON.parse(deps.readFile(path));
+    const parsed: unknown = JSON.parse(deps.readFile(path, "GitHub event payload"));
     return typeof parsed === "object" && parsed !== null ? { ...parsed } : {};
   } catch {
     return {};
@@ -38,7 +38,7 @@ function readResults(path: string, deps: Pick<CommandIo, "readFile">): GateResul
   const source = `results-path = ${JSON.stringify(path)}`;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(deps.readFile(path));
+    parsed = JSON.parse(deps.readFile(path, "results file"));
   } catch (error) {
     throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
   }

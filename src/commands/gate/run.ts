@@ -82,9 +82,24 @@ export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<Gate
       now(),
     );
   const path = plan.report.resultsPath;
+  // Written before the first request (an unwritable path is found now, not after an
+  // hour of trials) and replaced at the end: a crash, a kill or a hang leaves an
+  // `error` results file, never an empty one.
+  const unfinished = redactDeep(
+    resultsOf(
+      errorRun({
+        code: "unfinished",
+        message:
+          "the run did not finish: it ended (killed, crashed or cancelled by the runner) before writing its results",
+      }),
+      null,
+      environment,
+      now(),
+    ),
+    redact,
+  );
   try {
-    // Found before the first request, not after an hour of trials.
-    io.writeFile(path, "");
+    io.writeFile(path, `${JSON.stringify(unfinished, null, 2)}\n`);
   } catch (error) {
     const reason = `results-path = ${JSON.stringify(path)} cannot be written: ${errorMessage(error)}`;
     return redactDeep(invalid(new InputError(reason), "results_file"), redact);

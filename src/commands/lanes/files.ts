@@ -9,7 +9,7 @@ import type { CommandIo } from "../io.ts";
 export function readLanes(io: Pick<CommandIo, "readFile">, path: string): LanesSpec {
   let text: string;
   try {
-    text = io.readFile(path);
+    text = io.readFile(path, "lanes file");
   } catch (error) {
     throw new InputError(`lanes = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}`);
   }
@@ -24,7 +24,7 @@ export function readHistory(
 ): { text: string; rows: HistoryRow[] } {
   let text: string;
   try {
-    text = io.readFile(path);
+    text = io.readFile(path, "lanes history");
   } catch (error) {
     if (missing === "empty" && errorCode(error) === "ENOENT") return { text: "", rows: [] };
     throw new InputError(

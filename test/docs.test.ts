@@ -77,9 +77,15 @@ test("every output the action sets is declared in action.yml", async () => {
     },
     { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
   );
-  // Set only when a comment is posted, only by a capacity gate, or only by mode burst.
+  // Set only when a comment is posted, only by a capacity gate, only by mode burst, or only
+  // when a requests file was written (the stand-in gate opens none).
   const { BURST_OUTPUTS } = await import("../src/commands/lanes/burst-action.ts");
-  const set = new Set<string>(["comment-url", ...CAPACITY_OUTPUTS, ...BURST_OUTPUTS]);
+  const set = new Set<string>([
+    "comment-url",
+    "requests-path",
+    ...CAPACITY_OUTPUTS,
+    ...BURST_OUTPUTS,
+  ]);
   const io = {
     setOutput: (name: string) => set.add(name),
     info: () => {},

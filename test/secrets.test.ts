@@ -55,6 +55,7 @@ test(
           "--duration=0.3s",
           "--warmup=0s",
           `--out=${out}`,
+          `--requests-path=${join(dir, "requests.csv")}`,
         ],
         { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] },
       );
@@ -73,7 +74,15 @@ test(
         /Incorrect API key provided: \*\*\*/,
         "the echo is kept, the key is not",
       );
-      for (const text of [r.stdout, r.stderr, report]) assert.doesNotMatch(text, new RegExp(KEY));
+      const requests = readFileSync(join(dir, "requests.csv"), "utf8");
+      assert.match(
+        requests,
+        /Incorrect API key provided: \*\*\*/,
+        "each request's error, redacted",
+      );
+      assert.match(r.stdout, /requests written to .*requests\.csv: \d+ lines/);
+      for (const text of [r.stdout, r.stderr, report, requests])
+        assert.doesNotMatch(text, new RegExp(KEY));
     } finally {
       await server.close();
     }
@@ -139,6 +148,7 @@ test(
     const plan = planOf({
       "quality-suite": "none",
       "results-path": "/out/r.json",
+      "requests-path": "none",
     });
     let during: { verdict?: string; headline?: string } = {};
     const results = await runGateCommand(plan, {

@@ -12,6 +12,7 @@ import { renderMarkdown } from "../report/markdown.ts";
 import { planRun } from "./gate/plan.ts";
 import { type GateIo, runGateCommand } from "./gate/run.ts";
 import type { CommandIo } from "./io.ts";
+import { describeRequests } from "./requests.ts";
 
 /** The demo's settings, as a user would write them in a config file. */
 export const DEMO_SETTINGS = {
@@ -137,6 +138,7 @@ export async function demoCli(
     const results = await runGateCommand(plan, io);
     io.stdout(renderMarkdown(results, plan.report.commentKey, COMMENT_LIMIT));
     io.stderr(`results written to ${resultsPath}\n`);
+    if (results.requests_file) io.stderr(`${describeRequests(results.requests_file)}\n`);
     return 0;
   } finally {
     await Promise.all([baseline.stop(), candidate.stop()]);

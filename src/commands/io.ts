@@ -7,6 +7,7 @@
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { ReadFile } from "../common/files.ts";
 import { type Redact, redactor } from "../common/redact.ts";
+import type { OpenWriteStream } from "../requests/file.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -22,6 +23,8 @@ export interface CommandIo {
   exit?: (code: number) => void;
   /** The wall clock. */
   now?: () => Date;
+  /** Opens a file to stream into (the requests file): the real file system by default. */
+  openWriteStream?: OpenWriteStream;
 }
 
 /** Where cancellation comes from: the runner's SIGINT and SIGTERM, in production. */

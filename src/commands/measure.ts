@@ -11,6 +11,7 @@ import { parseTrialOptions } from "../config/trial.ts";
 import { formatMeasureReport, formatProgress } from "../report/measure-text.ts";
 import { measureTrial, type TrialReport } from "../trial/measure.ts";
 import { type CommandIo, probeWritable, redacting, signalExitCode, withCancel } from "./io.ts";
+import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 
 /** The endpoint's failures against max-error-rate: a line on stderr when it failed. */
 function failed(report: TrialReport, limit: ReturnType<typeof parseFailureLimit>): string | null {
@@ -28,10 +29,12 @@ export async function measureCli(raw: RawSettings, given: CommandIo): Promise<nu
   const io = redacting(given, secretsOf(raw, given.env));
   const out = typeof raw.out === "string" ? raw.out : undefined;
   probeWritable(io, "--out", out);
+  const requests = openRequestsOut(raw, io);
   const quiet = raw.quiet === "true";
   const measured = await withCancel(io, {}, (cancel) =>
     measureTrial(options, {
       signal: cancel.signal,
+      ...requests?.deps(soloTag(1, "measure")),
       ...(quiet ? {} : { onProgress: (p) => io.stderr(`${formatProgress(p)}\n`) }),
     }).then((report) => ({
       report,
@@ -43,6 +46,7 @@ export async function measureCli(raw: RawSettings, given: CommandIo): Promise<nu
   if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(`${formatMeasureReport(report)}\n`);
   if (out !== undefined) io.stdout(`report written to ${out}\n`);
+  if (requests) io.stdout(`${describeRequests(await requests.close())}\n`);
   if (measured.cancelledBy !== null) {
     io.stderr(`llm-perf-gate: cancelled by ${measured.cancelledBy}: the trial was cut short\n`);
     return signalExitCode(measured.cancelledBy);

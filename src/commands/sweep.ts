@@ -13,6 +13,7 @@ import { parseTrialOptions } from "../config/trial.ts";
 import { renderSweepMarkdown } from "../report/sweep-markdown.ts";
 import { measureTrial } from "../trial/measure.ts";
 import { type CommandIo, probeWritable, redacting, withCancel } from "./io.ts";
+import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 
 export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<number> {
   checkSweepLoad(raw, "by sweep");
@@ -21,14 +22,19 @@ export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<numb
   const io = redacting(given, secretsOf(raw, given.env));
   const out = typeof raw.out === "string" ? raw.out : undefined;
   probeWritable(io, "--out", out);
+  const requests = openRequestsOut(raw, io);
   io.stderr(`sweep: ${planSweep(1, options, settings).words}\n`);
+  let trial = 0;
   const sweep = newSweep(["endpoint"] as const);
   await withCancel(io, {}, async (cancel) => {
     try {
       await runSweep(sweep, { endpoint: options }, settings, {
         run: async (_arm, o, label) => {
           io.stderr(`measuring ${label}\n`);
-          const report = await measureTrial(o, { signal: cancel.signal });
+          const report = await measureTrial(o, {
+            signal: cancel.signal,
+            ...requests?.deps(soloTag(++trial, `sweep ${label}`)),
+          });
           if (cancel.signal.aborted) throw cancel.signal.reason;
           return report;
         },
@@ -45,5 +51,6 @@ export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<numb
   if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(renderSweepMarkdown(report, options.slo.ttftMs));
   if (out !== undefined) io.stderr(`report written to ${out}\n`);
+  if (requests) io.stderr(`${describeRequests(await requests.close())}\n`);
   return report.capacity.capacity_per_s !== null && report.stopped_by === null ? 0 : 3;
 }

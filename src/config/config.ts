@@ -7,6 +7,7 @@ import { InputError, rejectValue, shownValue } from "../common/errors.ts";
 import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import type { GateOptions } from "../gate/options.ts";
+import { requestsFormat } from "../requests/file.ts";
 import type { ServerSettings } from "../servers/lifecycle.ts";
 import { parseDecision } from "./decision.ts";
 import { parseCapacity, parseQuality, parseServerSettings } from "./phases.ts";
@@ -34,7 +35,21 @@ const MODES: readonly Mode[] = ["run", "measure", "report", "burst"];
 export interface ReportSettings extends PublishSettings {
   failOn: Verdict[];
   resultsPath: string;
+  /** The requests file; null: not written. */
+  requestsPath: string | null;
 }
+
+/** requests-path: given, none, or (the gate's default) beside the results file. */
+export function parseRequestsPath(raw: RawSettings, fallback: string | null): string | null {
+  const path = given(raw, "requests-path") ?? fallback;
+  if (path === null || path === "none") return null;
+  requestsFormat("requests-path", path);
+  return path;
+}
+
+/** The gate's requests file when requests-path is not given: NAME.requests.jsonl.gz beside NAME.json. */
+export const requestsBeside = (resultsPath: string): string =>
+  `${resultsPath.replace(/\.json$/, "")}.requests.jsonl.gz`;
 
 export interface Config {
   mode: Mode;
@@ -102,6 +117,7 @@ export function parseReportSettings(raw: RawSettings): ReportSettings {
     commentKey,
     jobSummary: readBoolean(raw, "job-summary"),
     resultsPath: defaulted(raw, "results-path"),
+    requestsPath: parseRequestsPath(raw, requestsBeside(defaulted(raw, "results-path"))),
   };
 }
 

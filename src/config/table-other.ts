@@ -60,6 +60,12 @@ export const OTHER_SETTINGS = [
     accepts: { kind: "text", what: "a file path" },
   },
   {
+    name: "requests-path",
+    scope: "trial",
+    help: "Every measured request, one line each (.jsonl or .csv, gzipped when it ends in .gz); none: not written. Default: the gate beside results-path (NAME.requests.jsonl.gz), measure and sweep none.",
+    accepts: { kind: "text", what: "a path ending in .jsonl, .jsonl.gz, .csv or .csv.gz, or none" },
+  },
+  {
     name: "out",
     scope: "report-file",
     help: "Write the JSON report here.",

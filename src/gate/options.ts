@@ -6,10 +6,11 @@ import type { Arm } from "../common/arms.ts";
 import type { Order } from "../compare/plan.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
 import type { Target } from "../openai/target.ts";
+import type { RequestLine } from "../requests/line.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
-import type { TrialOptions, TrialReport } from "../trial/measure.ts";
+import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
 import type { QualityDeps, QualityOptions } from "./quality.ts";
 
 export interface GateOptions {
@@ -46,7 +47,9 @@ export interface ServerChecks {
 export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
 
 export interface GateDeps extends QualityDeps {
-  measureTrial?: (options: TrialOptions, deps: { signal?: AbortSignal }) => Promise<TrialReport>;
+  measureTrial?: (options: TrialOptions, deps: TrialDeps) => Promise<TrialReport>;
+  /** Receives one line per measured request of every trial (the requests file). */
+  requestLine?: (line: RequestLine) => void;
   /** Aborted when the job is cancelled: no trial starts after it, the running one ends. */
   signal?: AbortSignal;
   log?: (line: string) => void;

@@ -9,8 +9,14 @@ import { compact } from "../common/format.ts";
 import { latenessMatters } from "../compare/contamination.ts";
 import { pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
+import { requestLine as requestLineOf, type TrialTag } from "../requests/line.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
-import { measureTrial, type TrialOptions, type TrialReport } from "../trial/measure.ts";
+import {
+  measureTrial,
+  type TrialDeps,
+  type TrialOptions,
+  type TrialReport,
+} from "../trial/measure.ts";
 import type { IdleRecord, RerunRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions, REAL_CHECKS } from "./options.ts";
 
@@ -44,12 +50,25 @@ export class TrialRunner {
     for (const w of report.warnings) this.log(`${arm}: ${w}`);
   }
 
-  /** One measurement of an arm; `what` names it to the server hooks, `heading` in the log. */
+  /** The measure's dependencies: the cancel, and the requests file's lines tagged with the trial. */
+  private trialDeps(tag: TrialTag): TrialDeps {
+    const { signal, requestLine } = this.deps;
+    return {
+      ...(signal ? { signal } : {}),
+      ...(requestLine ? { onRequestLine: (r, at) => requestLine(requestLineOf(tag, r, at)) } : {}),
+    };
+  }
+
+  /**
+   * One measurement of an arm; `what` names it to the server hooks and the
+   * requests file, `heading` in the log; `pair` places it in the pairs.
+   */
   measureArm = async (
     arm: Arm,
     options: TrialOptions,
     what: string,
     heading = what,
+    pair: { pair: number; attempt: number } | null = null,
   ): Promise<{ report: TrialReport; idle: IdleCheck }> => {
     const { signal, servers } = this.deps;
     if (signal?.aborted) throw new Cancelled();
@@ -68,7 +87,14 @@ export class TrialRunner {
     if (idle.note) this.log(`  ${arm}: ${idle.note}`);
     this.log(`${heading} ${arm}: measuring ${options.target.baseUrl}`);
     const measure = this.deps.measureTrial ?? ((o, d) => measureTrial(o, d));
-    const report = await measure(options, signal ? { signal } : {});
+    const tag = {
+      trial: this.ran,
+      label: what,
+      arm,
+      pair: pair?.pair ?? null,
+      attempt: pair?.attempt ?? null,
+    };
+    const report = await measure(options, this.trialDeps(tag));
     // A trial cut short by the cancel is not a measurement: it is dropped.
     if (signal?.aborted) throw new Cancelled();
     this.log(`  ${arm}: ${this.summary(report)}`);
@@ -129,6 +155,7 @@ export class TrialRunner {
           options,
           `pair ${pair + 1}`,
           `pair ${pair + 1}/${o.trials}${upTo}`,
+          { pair: pair + 1, attempt },
         );
         this.idle.push({ pair, arm, ...idle });
         entries.push({ pair, arm, position, seed: o.baseline.workload.seed, report });

@@ -19,6 +19,10 @@ export const ACTION_OUTPUTS: readonly (readonly [string, string])[] = [
   ["verdict", "pass | inconclusive | fail | error | cancelled"],
   ["headline", "The verdict in one sentence."],
   ["results-path", "Path of the results JSON."],
+  [
+    "requests-path",
+    "Path of the requests file (one line per measured request), when one was written.",
+  ],
   ["comment-url", "URL of the PR comment, when one was posted or updated."],
   ...METRIC_OUTPUTS,
   ["capacity-baseline", "With capacity: the baseline's capacity, requests/s."],

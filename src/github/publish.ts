@@ -37,6 +37,7 @@ export interface Rendered {
 function setOutputs(results: GateResults, resultsPath: string, io: ActionIo): void {
   io.setOutput("verdict", results.verdict);
   io.setOutput("results-path", resultsPath);
+  if (results.requests_file) io.setOutput("requests-path", results.requests_file.path);
   io.setOutput("headline", results.headline);
   for (const c of results.comparisons) {
     const id = c.id.replaceAll("_", "-");

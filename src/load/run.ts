@@ -42,6 +42,8 @@ export interface LoadOptions {
   maxConcurrency: number | undefined;
   /** Called for every measured (non-warm-up) request once its outcome is known. */
   onRequest(record: RequestRecord): void;
+  /** Called once, before the first send, with the trial's start on the clock (the schedule's zero). */
+  onStart?: (startMs: number) => void;
   onProgress?: (p: Progress) => void;
   progressEveryMs?: number;
   clock?: Clock;
@@ -111,6 +113,7 @@ class TrialLoad {
     const thinkMs = (sessions?.thinkS ?? 0) * 1000;
     this.sessions = sessions ? new SessionTracker(workload, thinkMs) : undefined;
     this.startMs = this.clock.now() + LEAD_MS;
+    options.onStart?.(this.startMs);
     const scheduled = workload.scheduledCount;
     const offset = (i: number) => workload.offsetsMs[i] ?? 0;
     this.hardStopAtMs = hardStopMs(

@@ -14,6 +14,19 @@ export function tpotMs(r: RequestRecord, tokens: number): number | undefined {
   return tokens > 1 ? (r.endMs - r.firstOutputMs) / (tokens - 1) : undefined;
 }
 
+/** Whether the request met every SLO, its latencies counted from its scheduled time plus `lateMs`. */
+export function meetsSlo(
+  slo: Slo,
+  r: RequestRecord,
+  tpot: number | undefined,
+  lateMs: number,
+): boolean {
+  const from = r.scheduledMs + lateMs;
+  if (slo.ttftMs !== undefined && r.firstOutputMs - from > slo.ttftMs) return false;
+  if (slo.e2elMs !== undefined && r.endMs - from > slo.e2elMs) return false;
+  return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
+}
+
 export interface FailureExample {
   index: number;
   status: number;
@@ -135,8 +148,8 @@ export class TrialRecorder {
       this.usageChunks += r.outputChunks;
       if (r.usageCompletionTokens === r.outputChunks + 1) this.usageWithEos++;
     }
-    if (this.meetsSlo(r, tpot, 0)) this.good++;
-    if (this.meetsSlo(r, tpot, skewMs)) this.goodOnTime++;
+    if (meetsSlo(this.slo, r, tpot, 0)) this.good++;
+    if (meetsSlo(this.slo, r, tpot, skewMs)) this.goodOnTime++;
   }
 
   /** Timed out or never sent: latency is only known to be ≥ the timeout. */
@@ -161,15 +174,6 @@ export class TrialRecorder {
     this.e2elOnTime.recordCensored(this.timeoutMs);
     if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
     this.addExample(outcome, r);
-  }
-
-  /** Whether the request met every SLO, its latencies counted from its scheduled time plus `lateMs`. */
-  private meetsSlo(r: RequestRecord, tpot: number | undefined, lateMs: number): boolean {
-    const slo = this.slo;
-    const from = r.scheduledMs + lateMs;
-    if (slo.ttftMs !== undefined && r.firstOutputMs - from > slo.ttftMs) return false;
-    if (slo.e2elMs !== undefined && r.endMs - from > slo.e2elMs) return false;
-    return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
   }
 
   private addExample(outcome: Outcome, r: RequestRecord): void {

@@ -13,7 +13,7 @@ import { chart, method, pooled } from "./details.ts";
 import { context, metricTable } from "./metric-table.ts";
 import { nextStep } from "./next-step.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
-import { outcomes, perTrial, selfChecks, servers } from "./sections.ts";
+import { outcomes, perTrial, requestsOnRecord, selfChecks, servers } from "./sections.ts";
 import { serverViewLine, serverViewSection } from "./server-view.ts";
 
 const ICON: Record<Verdict, string> = {
@@ -71,6 +71,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     outcomes(r),
     "",
     selfChecks(r),
+    ...(requestsOnRecord(r) ? ["", requestsOnRecord(r)] : []),
     ...(servers(r) ? ["", servers(r)] : []),
     ...(quality(r) ? ["", quality(r)] : []),
   ].join("\n");

@@ -123,3 +123,24 @@ export function perTrial(r: GateResults, config: ConfigDescription): string {
     ].join("\n"),
   );
 }
+
+/** The run's page, when the results name a GitHub run plainly (a neutralized file does not). */
+function runUrl(r: GateResults): string | null {
+  const g = r.environment.github;
+  const server = g?.server_url ?? "https://github.com";
+  if (!g?.run_id || !/^\d+$/.test(g.run_id)) return null;
+  if (!/^[\w.-]+\/[\w.-]+$/.test(g.repository) || !/^https:\/\/[\w.-]+(:\d+)?$/.test(server))
+    return null;
+  return `${server}/${g.repository}/actions/runs/${g.run_id}`;
+}
+
+/** Where every request is on record: the requests file, and the run whose artifacts hold it. */
+export function requestsOnRecord(r: GateResults): string | null {
+  const file = r.requests_file;
+  if (!file || file.lines === 0) return null;
+  const name = (file.path.split("/").at(-1) ?? file.path).replaceAll("`", "'");
+  const url = runUrl(r);
+  const where = url ? ` — in [this run's artifacts](${url}) when the workflow uploads it` : "";
+  const lost = file.dropped > 0 ? `, ${file.dropped} not written` : "";
+  return `**Every request:** \`${name}\` (${file.lines} lines${lost})${where}.`;
+}

@@ -16,6 +16,7 @@ import type { GateRun } from "../gate/gate-run.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
+import type { RequestsFileSummary } from "../requests/file.ts";
 import { compareServerViews, type ServerComparison } from "../servermetrics/compare.ts";
 import type { WorkloadDescription } from "../workload/describe.ts";
 
@@ -88,6 +89,8 @@ export interface EnvironmentFacts {
     sha: string | undefined;
     ref: string | undefined;
     run_id: string | undefined;
+    /** GITHUB_SERVER_URL: where the run's page (and its artifacts) is. */
+    server_url?: string | undefined;
     event: string | undefined;
     /** The pull request the measuring job ran for: report mode checks it before commenting. */
     pull_request: { number: number; head_sha: string | null; head_repo: string | null } | null;
@@ -108,6 +111,8 @@ export interface GateResults extends GateRun {
   pooled: Record<Arm, PooledMetrics> | null;
   /** The servers' own metrics over the paired trials; null when none were scraped. */
   server_view: ServerComparison | null;
+  /** The requests file (one line per measured request); absent or null: none written. */
+  requests_file?: RequestsFileSummary | null;
 }
 
 const histogramKey = {

@@ -2,12 +2,14 @@
 // CLI's `measure` and each trial of the gate run this.
 
 import { formatSlo, type Slo, sloRecord } from "../common/slo.ts";
+import type { RequestRecord } from "../load/record.ts";
 import { type Progress, runLoad } from "../load/run.ts";
 import { type Clock, MONOTONIC } from "../load/scheduler.ts";
 import { TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Target } from "../openai/target.ts";
+import type { TrialContext } from "../requests/line.ts";
 import {
   type FetchMetrics,
   metricsFetcher,
@@ -91,6 +93,8 @@ export interface TrialDeps {
   signal?: AbortSignal;
   /** GETs the server's metrics page (tests: a recorded one). */
   fetchMetrics?: FetchMetrics;
+  /** Each measured request once its outcome is known, for the requests file. */
+  onRequestLine?: (r: RequestRecord, at: TrialContext) => void;
 }
 
 /** The server's metrics scraped beside the trial: before, during and after it. */
@@ -138,6 +142,18 @@ export async function measureTrial(
   );
   const tally = new TrialTally(workload, recorder);
   const clock = deps.clock ?? MONOTONIC;
+  const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
+  const onStart = (startMs: number) => {
+    start.startMs = startMs;
+    start.startUnixMs = (deps.now?.() ?? new Date()).getTime() + (startMs - clock.now());
+  };
+  const onLine = deps.onRequestLine;
+  const onRequest = onLine
+    ? (r: RequestRecord) => {
+        tally.add(r);
+        onLine(r, tally.context(r, start));
+      }
+    : tally.add;
   const { result: run, serverMetrics } = await scrapeBeside(
     options,
     deps,
@@ -148,7 +164,8 @@ export async function measureTrial(
         workload,
         timeoutS: options.timeoutS,
         maxConcurrency: options.maxConcurrency,
-        onRequest: tally.add,
+        onRequest,
+        ...(onLine ? { onStart } : {}),
         ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),

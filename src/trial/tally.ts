@@ -6,6 +6,7 @@
 import { median } from "simple-statistics";
 import type { RequestRecord } from "../load/record.ts";
 import type { TrialRecorder } from "../metrics/recorder.ts";
+import type { TrialContext } from "../requests/line.ts";
 import { sessionTurn, turnsIn, type Workload } from "../workload/plan.ts";
 import { countedBy, intendedPromptTokens } from "../workload/prompts.ts";
 
@@ -64,6 +65,22 @@ export class TrialTally {
     }
     this.ttftByTurn[turn]?.push(r.firstOutputMs - r.scheduledMs);
     if (turn === turnsIn(this.workload, session) - 1) this.ended.completed++;
+  }
+
+  /** What the requests file adds to a request's record: its session, turn and token intents. */
+  context(
+    r: RequestRecord,
+    start: Pick<TrialContext, "startMs" | "startUnixMs" | "slo">,
+  ): TrialContext {
+    const w = this.workload;
+    const turn = w.turnOf[r.index] ?? 0;
+    return {
+      ...start,
+      session: w.sessionOf[r.index] ?? r.index,
+      turn,
+      requestedOutputTokens: w.maxTokens[r.index] || null,
+      intendedPromptTokens: turn === 0 ? this.intended(r.index) : null,
+    };
   }
 
   private intended(i: number): number {

@@ -15,6 +15,7 @@ import { missingFile } from "../helpers/cli.ts";
 import { NO_CHECKS } from "../helpers/gate.ts";
 import { LOAD_TEST, quickProfile } from "../helpers/mock.ts";
 import { type FakeTrial, fakeReport } from "../helpers/reports.ts";
+import { type MemoryStreams, memoryStreams } from "../helpers/streams.ts";
 
 interface Recorded {
   outputs: Record<string, string>;
@@ -29,6 +30,7 @@ interface Recorded {
   racing: number;
   pushes: number;
   issues: { number: number; title: string; body: string; open: boolean; html_url: string }[];
+  streams: MemoryStreams;
 }
 
 function fakeAction(
@@ -48,6 +50,7 @@ function fakeAction(
     racing: 0,
     pushes: 0,
     issues: [],
+    streams: memoryStreams(),
   };
   seen.files.set("/event.json", JSON.stringify({ pull_request: { number: 7 } }));
   const deps: ActionDeps = {
@@ -62,6 +65,7 @@ function fakeAction(
       return text;
     },
     writeFile: (path, text) => seen.files.set(path, text),
+    openWriteStream: seen.streams.open,
     input: (name) => inputs[name] ?? "",
     multilineInput: (name) => (inputs[name] ? inputs[name].split("\n") : []),
     checks: NO_CHECKS,
@@ -154,6 +158,9 @@ test(
     assert.equal(seen.outputs.verdict, "fail");
     assert.equal(seen.outputs["itl-verdict"], "regressed");
     assert.equal(seen.outputs["results-path"], "/out/results.json");
+    // Beside the results by default (the stand-in trials send no request: no line).
+    assert.equal(seen.outputs["requests-path"], "/out/results.requests.jsonl.gz");
+    assert.equal(seen.streams.text("/out/results.requests.jsonl.gz"), "");
     assert.match(seen.failed[0] ?? "", /^llm-perf-gate: fail — regressed: p95 ITL \+30\.0 %/);
     assert.deepEqual([...new Set(seen.secrets)].sort(), ["ghs_secret_token", "sk-secret-key"]);
     const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");

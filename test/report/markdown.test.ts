@@ -157,3 +157,49 @@ test("the comment says in one line what pass and fail mean under the rule, and t
     /rule `confirm`: .* \*\*fails\*\* when its bound shows more than the tolerance \(99 % for all the gate's metrics together\), else is inconclusive; no pairs are added \(max-trials = trials\)/,
   );
 });
+
+test("the requests file is named under the self-checks, with a link to the run only when the results name it plainly", async () => {
+  const same = [{ ttftMs: 100, itlMs: 10 }];
+  const gated = await results(same, same);
+  const file = {
+    schema: "llm-perf-gate/requests@1" as const,
+    path: "/home/runner/work/x/llm-perf-gate-results.requests.jsonl.gz",
+    format: "jsonl" as const,
+    gzip: true,
+    lines: 480,
+    dropped: 0,
+    error: null,
+  };
+  const github = {
+    repository: "acme/serving",
+    sha: undefined,
+    ref: undefined,
+    run_id: "123456",
+    event: "pull_request",
+    pull_request: null,
+  };
+  const plain = renderMarkdown(
+    { ...gated, requests_file: file, environment: { ...gated.environment, github } },
+    "k",
+  );
+  assert.match(
+    plain,
+    /\*\*Every request:\*\* `llm-perf-gate-results\.requests\.jsonl\.gz` \(480 lines\) — in \[this run's artifacts\]\(https:\/\/github\.com\/acme\/serving\/actions\/runs\/123456\)/,
+  );
+  // A results file from another job is neutralized: its server URL no longer parses, no link.
+  const neutralized = { ...github, server_url: "https:/\u200b/evil.example" };
+  const untrusted = renderMarkdown(
+    {
+      ...gated,
+      requests_file: file,
+      environment: { ...gated.environment, github: neutralized },
+    },
+    "k",
+  );
+  assert.match(
+    untrusted,
+    /\*\*Every request:\*\* `llm-perf-gate-results\.requests\.jsonl\.gz` \(480 lines\)\./,
+  );
+  assert.doesNotMatch(untrusted, /evil|actions\/runs/);
+  assert.doesNotMatch(renderMarkdown(gated, "k"), /Every request/, "no file, no line");
+});

@@ -6,6 +6,7 @@ import type { RawSettings } from "../../config/settings.ts";
 import { COMMENT_LIMIT } from "../../github/publish.ts";
 import { renderMarkdown } from "../../report/markdown.ts";
 import { type CommandIo, signalExitCode } from "../io.ts";
+import { describeRequests } from "../requests.ts";
 import { planRun } from "./plan.ts";
 import { type GateIo, runGateCommand } from "./run.ts";
 
@@ -25,6 +26,7 @@ export async function gateCli(
   // A server's log tail, a response excerpt: where a terminal user looks first.
   for (const g of results.guards.filter((x) => x.detail)) io.stderr(`${g.message}\n${g.detail}\n`);
   io.stderr(`results written to ${plan.report.resultsPath}\n`);
+  if (results.requests_file) io.stderr(`${describeRequests(results.requests_file)}\n`);
   if (results.verdict === "cancelled") return signalExitCode(results.cancelled_by ?? "SIGTERM");
   return plan.report.failOn.includes(results.verdict) ? 1 : 0;
 }

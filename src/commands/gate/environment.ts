@@ -38,6 +38,7 @@ export function captureEnvironment(env: Env, event?: Record<string, unknown>): E
           sha: env.GITHUB_SHA,
           ref: env.GITHUB_REF,
           run_id: env.GITHUB_RUN_ID,
+          server_url: env.GITHUB_SERVER_URL,
           event: env.GITHUB_EVENT_NAME,
           pull_request: pullRequestOf(event),
         }

@@ -44,7 +44,11 @@ export function planRun(overrides: RawSettings, readFile: ReadFile): RunPlan {
   const defaults = parseReportSettings({});
   const report = attempt(
     () => parseReportSettings(raw),
-    { ...defaults, resultsPath: given(raw, "results-path") ?? defaults.resultsPath },
+    {
+      ...defaults,
+      resultsPath: given(raw, "results-path") ?? defaults.resultsPath,
+      requestsPath: null,
+    },
     problems,
   );
   return { raw, mode, report, problem: problems[0] };

@@ -5,13 +5,14 @@
 // lines and the results (response bodies, server log tails, guards).
 
 import { errorMessage, InputError } from "../../common/errors.ts";
-import { redactDeep, redactor } from "../../common/redact.ts";
+import { type Redact, redactDeep, redactor } from "../../common/redact.ts";
 import { type Config, parseConfig } from "../../config/config.ts";
 import { secretsOf } from "../../config/sources.ts";
 import { runGate } from "../../gate/gate.ts";
 import type { GateRun } from "../../gate/gate-run.ts";
 import type { GateDeps } from "../../gate/options.ts";
 import { headlineFor } from "../../report/headline.ts";
+import { RequestsFile } from "../../requests/file.ts";
 import {
   buildResults,
   type EnvironmentFacts,
@@ -43,7 +44,20 @@ export function resultsOf(
   return buildResults(run, config && describeConfig(config), environment, now, headlineFor(run));
 }
 
-async function gateResults(config: Config, io: GateIo, environment: EnvironmentFacts) {
+/** Opens the requests file the report settings ask for (none: null). */
+function openRequests(config: Config, io: GateIo, redact: Redact): RequestsFile | null {
+  const path = config.report.requestsPath;
+  return path === null
+    ? null
+    : RequestsFile.open("requests-path", path, redact, io.openWriteStream);
+}
+
+async function gateResults(
+  config: Config,
+  io: GateIo,
+  environment: EnvironmentFacts,
+  requests: RequestsFile | null,
+) {
   const g = config.gate;
   const servers = lifecycleFor(
     config.servers,
@@ -64,9 +78,15 @@ async function gateResults(config: Config, io: GateIo, environment: EnvironmentF
     },
   };
   const run = await withCancel(io, hooks, (cancel) =>
-    runGate(g, { ...io, signal: cancel.signal, ...(servers ? { servers } : {}) }),
+    runGate(g, {
+      ...io,
+      signal: cancel.signal,
+      ...(servers ? { servers } : {}),
+      ...(requests ? { requestLine: requests.write } : {}),
+    }),
   );
-  return resultsOf(run, config, environment, (io.now ?? (() => new Date()))());
+  const results = resultsOf(run, config, environment, (io.now ?? (() => new Date()))());
+  return { ...results, requests_file: (await requests?.close()) ?? null };
 }
 
 export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<GateResults> {
@@ -113,9 +133,10 @@ export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<Gate
       undefined,
       problems,
     );
-    results = config
-      ? await gateResults(config, io, environment)
-      : invalid(problems[0] ?? new InputError("the configuration could not be read"));
+    const requests = config && attempt(() => openRequests(config, io, redact), null, problems);
+    if (!config || problems.length > 0)
+      results = invalid(problems[0] ?? new InputError("the configuration could not be read"));
+    else results = await gateResults(config, io, environment, requests ?? null);
   }
   results = redactDeep(results, redact);
   io.writeFile(path, `${JSON.stringify(results, null, 2)}\n`);

@@ -4,6 +4,7 @@
 // seconds to minutes, no servers.
 //
 //   node_modules/.bin/node bench/oc.ts [gates per cell, default 20000]
+//   ONLY=budget node_modules/.bin/node bench/oc.ts   (one table)
 
 import { Simulator } from "./simulate.ts";
 
@@ -129,7 +130,38 @@ function gateTable(): void {
 console.log(
   `# Operating characteristic (${GATES} simulated gates per latency cell, a quarter of that elsewhere)`,
 );
-if (!process.env.SKIP_LATENCY) latencyTable();
-reliabilityTable();
-qualityTable();
-gateTable();
+function budgetTable(): void {
+  const gates = GATES / 4;
+  console.log(
+    "\n## One p95 TTFT budget (the candidate's trials around budget × ratio; a default gate with the budget: three latency shares)\n",
+  );
+  console.log("| SD(d) | candidate ÷ budget | P(missed) % | P(met) % | P(unclear) % | E[pairs] |");
+  console.log("|--:|--:|--:|--:|--:|--:|");
+  for (const sd of [0.02, 0.05, 0.1]) {
+    for (const ratio of [0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.2]) {
+      let missed = 0;
+      let met = 0;
+      let pairs = 0;
+      for (let g = 0; g < gates; g++) {
+        const b = sim.budgetGate(ratio, sd);
+        if (b.verdict === "missed") missed++;
+        else if (b.verdict === "met") met++;
+        pairs += b.decided_at;
+      }
+      console.log(
+        `| ${sd * 100} % | ${ratio.toFixed(2)} | ${pct(missed / gates)} | ${pct(met / gates)} | ${pct(1 - (missed + met) / gates)} | ${(pairs / gates).toFixed(1)} |`,
+      );
+    }
+  }
+}
+
+// ONLY=latency|reliability|quality|gate|budget runs one table.
+const only = process.env.ONLY;
+const run = (name: string, table: () => void) => {
+  if (only === undefined || only === name) table();
+};
+if (!process.env.SKIP_LATENCY) run("latency", latencyTable);
+run("reliability", reliabilityTable);
+run("quality", qualityTable);
+run("gate", gateTable);
+run("budget", budgetTable);

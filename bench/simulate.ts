@@ -10,6 +10,7 @@
 // with the flake rate on its own.
 
 import { zeroOutcomes } from "../src/common/outcomes.ts";
+import { againstLimit, type BudgetCheck } from "../src/compare/budgets.ts";
 import {
   compareMetric,
   type MetricComparison,
@@ -95,6 +96,22 @@ export class Simulator {
   /** One gated latency's verdict after the pairs its looks ask for. */
   latencyGate(change: number, sdD: number): MetricComparison {
     return compareMetric(TTFT, this.pairs(change, sdD), "margin", this.design, 0.1);
+  }
+
+  /**
+   * A p95 TTFT budget's verdict: the candidate's trials around limit × ratio
+   * (drift and run noise as in pairs()), on the design of a default gate with
+   * one budget (three latency shares).
+   */
+  budgetGate(ratio: number, sdD: number): BudgetCheck {
+    const design = designOf(
+      { trials: this.design.looks[0] ?? 4, maxTrials: this.maxTrials },
+      0.95,
+      3,
+    );
+    const spec = { ...TTFT, id: "ttft" as const, tolerance: 0 };
+    const rule = { rule: "margin" as const, maxTrialCv: 0.1 };
+    return againstLimit(spec, 100, this.pairs(ratio - 1, sdD), rule, design);
   }
 
   private binomial(n: number, p: number): number {

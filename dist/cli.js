@@ -54401,8 +54401,8 @@ var chartColors = (plots) => `%%{init: {"themeVariables": {"xyChart": {"plotColo
 
 // src/common/format.ts
 var signedPercent = (x) => {
-  const shown = Math.abs(x * 100).toFixed(1);
-  return `${x >= 0 || Number(shown) === 0 ? "+" : "\u2212"}${shown} %`;
+  const shown2 = Math.abs(x * 100).toFixed(1);
+  return `${x >= 0 || Number(shown2) === 0 ? "+" : "\u2212"}${shown2} %`;
 };
 var percent = (x, digits = 1) => `${(x * 100).toFixed(digits)} %`;
 function compact(v) {
@@ -54414,6 +54414,41 @@ function compact(v) {
 var count = (v) => Number.isInteger(v) ? String(v) : compact(v);
 var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 var signedMs = (v) => v === null || v === void 0 ? "\u2013" : `${v >= 0 ? "+" : "\u2212"}${compact(Math.abs(v))} ms`;
+
+// src/report/budgets.ts
+var ICON = { met: "\u2705", missed: "\u274C", unclear: "\u26A0\uFE0F" };
+function budgetValue(b, x) {
+  if (x === null) return "\u2013";
+  return b.id === "errors" ? percent(x, 2) : `${compact(x)} ${b.unit}`;
+}
+var budgetLimit = (b) => `${b.higher_is_worse ? "\u2264" : "\u2265"} ${budgetValue(b, b.limit)}`;
+function budgetPhrase(b) {
+  const interval = b.candidate_lower === null || b.candidate_upper === null ? "" : `${budgetValue(b, b.candidate_lower)} \u2026 ${budgetValue(b, b.candidate_upper)}, `;
+  return `${b.label} ${budgetValue(b, b.candidate)} (${interval}budget ${budgetLimit(b)})`;
+}
+function baselineMisses(r) {
+  return r.budgets.filter((b) => b.baseline_misses).map(
+    (b) => `the baseline already misses ${b.label} ${budgetLimit(b)} (${budgetValue(b, b.baseline)})`
+  );
+}
+function budgetTable(r) {
+  if (r.budgets.length === 0) return null;
+  const decided = r.verdict !== "error" && r.verdict !== "cancelled";
+  const rows = r.budgets.map((b) => {
+    const name = b.unit ? `${b.label} (${b.unit})` : b.label;
+    const interval = b.candidate_lower === null || b.candidate_upper === null ? "\u2013" : `${budgetValue(b, b.candidate_lower)} \u2026 ${budgetValue(b, b.candidate_upper)}`;
+    return `| ${decided ? ICON[b.verdict] : "\xB7"} | ${name} | ${budgetLimit(b)} | ${budgetValue(b, b.baseline)} | ${budgetValue(b, b.candidate)} | ${interval} | ${decided ? b.verdict : "not decided"} |`;
+  });
+  const notes = baselineMisses(r).map((m) => `- ${m}`);
+  return [
+    "**Budgets** (absolute limits on the candidate; missed only when its whole interval is beyond the limit)",
+    "",
+    "| | budget | limit | baseline | candidate | interval | verdict |",
+    "|:-:|---|---|--:|--:|---|---|",
+    ...rows,
+    ...notes.length > 0 ? ["", ...notes] : []
+  ].join("\n");
+}
 
 // src/common/arrays.ts
 function at(values, i) {
@@ -54581,7 +54616,7 @@ function renderSweepMarkdown(r, ttftSloMs) {
 }
 
 // src/report/capacity-markdown.ts
-var ICON = { pass: "\u2705", regressed: "\u274C", inconclusive: "\u26A0\uFE0F" };
+var ICON2 = { pass: "\u2705", regressed: "\u274C", inconclusive: "\u26A0\uFE0F" };
 function capacityPhrase(c) {
   const change = c.comparison.change;
   return `capacity ${change === null ? "unknown" : signedPercent(change)} (limit ${signedPercent(-c.comparison.max_drop)})`;
@@ -54596,7 +54631,7 @@ function capacitySection(c, ttftSloMs) {
   const serverName = baseline.labels.server.match(/^(Server \([^)]*\))/)?.[1] ?? "Server";
   const grid = (a) => a.points.filter((p) => p.phase === "rate");
   const lines2 = [
-    `**Capacity** ${ICON[cmp.verdict]} ${cmp.verdict} \u2014 ${cmp.reason}`,
+    `**Capacity** ${ICON2[cmp.verdict]} ${cmp.verdict} \u2014 ${cmp.reason}`,
     "",
     "| | baseline | candidate | change |",
     "|---|--:|--:|--:|",
@@ -55042,8 +55077,8 @@ function ruleLine(rule, d) {
   const fail3 = rule === "confirm" ? "its bound shows more than the tolerance" : "its bound shows more than half the tolerance and its estimate more than all of it";
   const [first = 0, ...later] = d.looks;
   const last = d.looks.at(-1) ?? first;
-  const shown = later.length > 4 ? `${later.slice(0, 2).join(", ")} \u2026 ${last}` : later.join(", ");
-  const adds = later.length === 0 ? "no pairs are added (max-trials = trials)" : `while a metric is open and none has regressed, pairs are added up to looks at ${shown} (at most ${plural(last - first, "pair")} more than the first ${first})`;
+  const shown2 = later.length > 4 ? `${later.slice(0, 2).join(", ")} \u2026 ${last}` : later.join(", ");
+  const adds = later.length === 0 ? "no pairs are added (max-trials = trials)" : `while a metric is open and none has regressed, pairs are added up to looks at ${shown2} (at most ${plural(last - first, "pair")} more than the first ${first})`;
   return `rule \`${rule}\`: a metric **passes** when its bound shows it within its tolerance (${confidence} one-sided over all looks), **fails** when ${fail3} (${confidence} for all the gate's metrics together), else is inconclusive; ${adds}`;
 }
 var CACHE_GAP = 0.1;
@@ -55085,13 +55120,13 @@ function sessionsLine(r) {
 
 // src/report/details.ts
 function deciding(r) {
-  const shown = r.comparisons.filter((c) => c.pairs.length >= 2);
+  const shown2 = r.comparisons.filter((c) => c.pairs.length >= 2);
   for (const v of ["regressed", "inconclusive"]) {
-    const hit = shown.filter((c) => c.verdict === v);
+    const hit = shown2.filter((c) => c.verdict === v);
     if (hit.length > 0) return hit.slice(0, 2);
   }
   if (r.verdict !== "pass") return [];
-  const nearest = [...shown.filter((c) => c.higher_is_worse)].sort(
+  const nearest = [...shown2.filter((c) => c.higher_is_worse)].sort(
     (a, b) => b.d_mean / b.tolerance_d - a.d_mean / a.tolerance_d
   )[0];
   return nearest ? [nearest] : [];
@@ -55286,6 +55321,7 @@ function describeOpen(c) {
 }
 function headlineFor(run) {
   const { guards, comparisons, quality: quality2, reliability } = run;
+  const budgets = (v) => run.budgets.filter((b) => b.verdict === v).map(budgetPhrase);
   const noVerdict = () => {
     const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
     return `no performance verdict: ${guards[0]?.message ?? "unknown reason"}${more}`;
@@ -55303,7 +55339,13 @@ function headlineFor(run) {
       const checks = quality2?.verdict === "fail" ? [qualitySentence(quality2)] : [];
       const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
       const performance2 = [...failed2, ...metrics].join(", ");
-      return [performance2 ? `regressed: ${performance2}` : "", ...checks, ...also].filter(Boolean).join("; ");
+      const missed = budgets("missed");
+      return [
+        performance2 ? `regressed: ${performance2}` : "",
+        missed.length > 0 ? `over budget: ${missed.join(", ")}` : "",
+        ...checks,
+        ...also
+      ].filter(Boolean).join("; ");
     }
     case "inconclusive": {
       if (run.capacity?.stopped_by)
@@ -55311,10 +55353,13 @@ function headlineFor(run) {
       const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describeOpen);
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
-      return `neither shown within the tolerance nor beyond it: ${open.join(", ")}`;
+      const unclear = budgets("unclear");
+      const within = open.length > 0 ? `neither shown within the tolerance nor beyond it: ${open.join(", ")}` : "";
+      const budget = unclear.length > 0 ? `neither shown within the budget nor beyond it: ${unclear.join(", ")}` : "";
+      return [within, budget].filter(Boolean).join("; ");
     }
     case "pass":
-      return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity every gated metric is shown within its tolerance` : "every gated metric is shown within its tolerance (its bound, not only its estimate)";
+      return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity every gated metric is shown within its tolerance` : `every gated metric is shown within its tolerance${run.budgets.length > 0 ? " and the candidate within every budget" : ""} (its bound, not only its estimate)`;
     case "cancelled": {
       const pairs = new Set(run.trials.map((t) => t.pair)).size;
       const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";
@@ -55455,15 +55500,15 @@ function outcomes(r) {
       return [arm, { scheduled, counts }];
     })
   );
-  const shown = OUTCOMES.filter(
+  const shown2 = OUTCOMES.filter(
     (o) => o === "ok" || arms.some((a) => (totals[a]?.counts[o] ?? 0) > 0)
   );
-  const zero = OUTCOMES.filter((o) => !shown.includes(o));
+  const zero = OUTCOMES.filter((o) => !shown2.includes(o));
   const lines2 = [
-    `| arm | scheduled | ${shown.join(" | ")} |`,
-    `|---|--:|${shown.map(() => "--:").join("|")}|`,
+    `| arm | scheduled | ${shown2.join(" | ")} |`,
+    `|---|--:|${shown2.map(() => "--:").join("|")}|`,
     ...arms.map(
-      (a) => `| ${a} | ${totals[a]?.scheduled} | ${shown.map((o) => totals[a]?.counts[o]).join(" | ")} |`
+      (a) => `| ${a} | ${totals[a]?.scheduled} | ${shown2.map((o) => totals[a]?.counts[o]).join(" | ")} |`
     )
   ];
   if (zero.length > 0) lines2.push("", `0 in both arms: ${zero.join(", ")}.`);
@@ -55646,7 +55691,7 @@ function serverViewSection(r) {
 }
 
 // src/report/markdown.ts
-var ICON2 = {
+var ICON3 = {
   pass: "\u2705",
   fail: "\u274C",
   inconclusive: "\u26A0\uFE0F",
@@ -55660,7 +55705,7 @@ function guardList(guards) {
   ]);
 }
 function renderMarkdown(r, commentKey, limit = Infinity) {
-  const title = `### ${ICON2[r.verdict]} llm-perf-gate: **${r.verdict}** \u2014 ${r.headline}`;
+  const title = `### ${ICON3[r.verdict]} llm-perf-gate: **${r.verdict}** \u2014 ${r.headline}`;
   const step = nextStep(r);
   const next = step ? ["", `**Next step:** ${step}.`] : [];
   if (r.trials.length === 0 && !r.capacity || !r.config) {
@@ -55685,6 +55730,7 @@ function renderMarkdown(r, commentKey, limit = Infinity) {
     ...r.capacity ? ["", capacitySection(r.capacity, config.slo.ttft_ms)] : [],
     "",
     metricTable(r, config),
+    ...budgetTable(r) ? ["", budgetTable(r)] : [],
     ...serverViewLine(r) ? ["", serverViewLine(r)] : [],
     "",
     context(r, config),
@@ -56138,6 +56184,28 @@ function metricReading(id, r, percentile) {
     }
   }
 }
+function pairValues(spec, trials, percentile) {
+  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
+  return pairs.flatMap((pair) => {
+    const reading = (arm) => {
+      const t = trials.find((x) => x.pair === pair && x.arm === arm);
+      return t ? metricReading(spec.id, t.report, percentile) : void 0;
+    };
+    const b = reading("baseline");
+    const c = reading("candidate");
+    if (!b || !c || !(b.value > 0) || !(c.value > 0)) return [];
+    return [
+      {
+        baseline: b.value,
+        candidate: c.value,
+        baselineCensored: b.censored,
+        candidateCensored: c.censored,
+        baselineContamination: b.contamination,
+        candidateContamination: c.contamination
+      }
+    ];
+  });
+}
 
 // src/compare/reliability.ts
 function armFailures(trials, exclude) {
@@ -56279,6 +56347,137 @@ function compareReliability(options, trials, design) {
   };
 }
 
+// src/compare/budgets.ts
+var BUDGET_IDS = ["ttft", "itl", "tpot", "e2el", "goodput", "errors"];
+var LATENCY_BUDGETS = ["ttft", "itl", "tpot", "e2el"];
+var RATE_BUDGETS = ["goodput", "errors"];
+function budgetShares(budgets) {
+  const count3 = (ids) => ids.filter((id) => budgets[id] !== void 0).length;
+  return { latencies: count3(LATENCY_BUDGETS), rates: count3(RATE_BUDGETS) };
+}
+var UNITS = {
+  ttft: "ms",
+  itl: "ms",
+  tpot: "ms",
+  e2el: "ms",
+  goodput: "req/s",
+  errors: ""
+};
+var LABELS = { ttft: "TTFT", itl: "ITL", tpot: "TPOT", e2el: "E2EL" };
+var verdictOf = (v) => v === "regressed" ? "missed" : v === "pass" || v === "improved" ? "met" : "unclear";
+var shown = (id, x) => id === "errors" ? percent(x, 2) : `${compact(x)} ${UNITS[id]}`;
+function reasonOf2(c, lower, upper) {
+  const side = c.higher_is_worse ? "\u2264" : "\u2265";
+  const budget = `the budget ${side} ${shown(c.id, c.limit)}`;
+  const value2 = `${c.label} ${shown(c.id, c.candidate)}`;
+  const interval = lower !== null && upper !== null ? `${shown(c.id, lower)} \u2026 ${shown(c.id, upper)}` : "unknown before the first look";
+  switch (c.verdict) {
+    case "missed":
+      return `${value2}: misses ${budget} \u2014 the whole interval (${interval}) is beyond it`;
+    case "met":
+      return `${value2}: within ${budget} \u2014 the whole interval (${interval}) is`;
+    case "unclear":
+      return `${value2}: the interval (${interval}) straddles ${budget} \u2014 more pairs decide`;
+  }
+}
+function valueBudget(id, limit, trials, o, design) {
+  const label3 = id === "goodput" ? "goodput" : `${percentileLabel(o.percentile)} ${LABELS[id]}`;
+  const spec = { id, label: label3, unit: UNITS[id], higherIsWorse: id !== "goodput", tolerance: 0 };
+  const values = pairValues(spec, trials, o.percentile);
+  return values.length === 0 ? null : againstLimit(spec, limit, values, o, design);
+}
+function againstLimit(spec, limit, values, o, design) {
+  const pairs = values.map(({ candidate, candidateCensored, candidateContamination }) => ({
+    baseline: limit,
+    candidate,
+    ...candidateCensored !== void 0 ? { candidateCensored } : {},
+    ...candidateContamination !== void 0 ? { candidateContamination } : {}
+  }));
+  const c = compareMetric(spec, pairs, o.rule, design, o.maxTrialCv);
+  const baseline = Math.exp(values.reduce((s, v) => s + Math.log(v.baseline), 0) / values.length);
+  const finite = (x) => Number.isFinite(x) ? limit * (1 + x) : null;
+  const check = {
+    id: spec.id,
+    label: spec.label,
+    unit: spec.unit,
+    limit,
+    higher_is_worse: spec.higherIsWorse,
+    candidate: c.candidate,
+    candidate_lower: finite(c.change_lower),
+    candidate_upper: finite(c.change_upper),
+    baseline,
+    baseline_misses: spec.higherIsWorse ? baseline > limit : baseline < limit,
+    verdict: verdictOf(c.verdict),
+    status: c.status,
+    decided_at: c.decided_at
+  };
+  return { ...check, reason: reasonOf2(check, check.candidate_lower, check.candidate_upper) };
+}
+function errorsLook(pairs, limit, critical) {
+  const rates = pairs.map((p) => p.candidate.failed / p.candidate.counted);
+  const n = rates.length;
+  const rate = rates.reduce((s, x) => s + x, 0) / n;
+  const requests = pairs.reduce((s, p) => s + p.candidate.counted, 0);
+  const sd = n < 2 ? Infinity : Math.sqrt(rates.reduce((s, x) => s + (x - rate) ** 2, 0) / (n - 1));
+  const half = (t) => !Number.isFinite(t) || n < 2 ? Infinity : Math.max(
+    t * sd / Math.sqrt(n),
+    probit(tCdf(t, n - 1)) * Math.sqrt(limit * (1 - limit) / requests)
+  );
+  const lower = Math.max(0, rate - half(critical.fail));
+  const upper = rate + half(critical.pass);
+  const verdict = upper <= limit ? "met" : rate - half(critical.fail) > limit ? "missed" : "unclear";
+  return { rate, lower, upper, verdict };
+}
+function errorsBudget(limit, trials, o, design) {
+  const pairs = pairFailures(trials, o.exclude);
+  if (pairs.length === 0) return null;
+  let last;
+  for (const [k, n] of design.looks.entries()) {
+    if (n > pairs.length) break;
+    const critical = {
+      pass: design.critical[k] ?? Infinity,
+      fail: design.rates_fail_critical[k] ?? Infinity
+    };
+    last = { ...errorsLook(pairs.slice(0, n), limit, critical), pairs: n };
+    if (last.verdict !== "unclear") break;
+  }
+  const sum2 = (f) => pairs.reduce((s, p) => s + f(p), 0);
+  const rateOf = (side) => sum2((p) => p[side].failed) / Math.max(
+    1,
+    sum2((p) => p[side].counted)
+  );
+  const baseline = rateOf("baseline");
+  const verdict = last?.verdict ?? "unclear";
+  const check = {
+    id: "errors",
+    label: "failure rate",
+    unit: "",
+    limit,
+    higher_is_worse: true,
+    candidate: last?.rate ?? rateOf("candidate"),
+    candidate_lower: last?.lower ?? null,
+    candidate_upper: last?.upper ?? null,
+    baseline,
+    baseline_misses: baseline > limit,
+    verdict,
+    status: verdict !== "unclear" ? "decided" : pairs.length >= (design.looks.at(-1) ?? 0) ? "exhausted" : "open",
+    decided_at: last?.pairs ?? pairs.length
+  };
+  const more = verdict === "unclear" && check.candidate === 0 ? `; with no failure, showing ${shown("errors", limit)} takes about ${Math.ceil(probit(0.95) ** 2 / limit).toLocaleString("en-US")} requests` : "";
+  return {
+    ...check,
+    reason: `${reasonOf2(check, check.candidate_lower, check.candidate_upper)}${more}`
+  };
+}
+function checkBudgets(o, trials, design) {
+  return BUDGET_IDS.flatMap((id) => {
+    const limit = o.budgets[id];
+    if (limit === void 0) return [];
+    const check = id === "errors" ? errorsBudget(limit, trials, o, design) : valueBudget(id, limit, trials, o, design);
+    return check ? [check] : [];
+  });
+}
+
 // src/compare/trials.ts
 function trialName(t) {
   return `pair ${t.pair + 1} ${t.arm}`;
@@ -56370,28 +56569,6 @@ function guardsFor(limits, trials, specs) {
 
 // src/compare/verdict.ts
 var VERDICTS = ["pass", "inconclusive", "fail", "error", "cancelled"];
-function pairValues(spec, trials, percentile) {
-  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
-  return pairs.flatMap((pair) => {
-    const reading = (arm) => {
-      const t = trials.find((x) => x.pair === pair && x.arm === arm);
-      return t ? metricReading(spec.id, t.report, percentile) : void 0;
-    };
-    const b = reading("baseline");
-    const c = reading("candidate");
-    if (!b || !c || !(b.value > 0) || !(c.value > 0)) return [];
-    return [
-      {
-        baseline: b.value,
-        candidate: c.value,
-        baselineCensored: b.censored,
-        candidateCensored: c.censored,
-        baselineContamination: b.contamination,
-        candidateContamination: c.contamination
-      }
-    ];
-  });
-}
 function decide(options, trials, design) {
   const specs = metricSpecs(options.percentile, options.tolerances);
   const comparisons = specs.flatMap((spec) => {
@@ -56400,11 +56577,16 @@ function decide(options, trials, design) {
   });
   const guards = guardsFor({ ...options, exclude: options.reliability.exclude }, trials, specs);
   const reliability = trials.length > 0 ? compareReliability(options.reliability, trials, design) : null;
-  return { guards, comparisons, reliability };
+  const budgets = checkBudgets(
+    { ...options, rule: options.rule, exclude: options.reliability.exclude },
+    trials,
+    design
+  );
+  return { guards, comparisons, reliability, budgets };
 }
 function undecided(d) {
-  const regressed = d.comparisons.some((c) => c.verdict === "regressed") || d.reliability?.verdict === "regressed";
-  const open = d.comparisons.some((c) => c.status === "open") || d.reliability?.status === "open";
+  const regressed = d.comparisons.some((c) => c.verdict === "regressed") || d.reliability?.verdict === "regressed" || d.budgets.some((b) => b.verdict === "missed");
+  const open = d.comparisons.some((c) => c.status === "open") || d.reliability?.status === "open" || d.budgets.some((b) => b.status === "open");
   return open && !regressed;
 }
 function overallVerdict(decision, qualityFailed, cancelled = false) {
@@ -56412,11 +56594,11 @@ function overallVerdict(decision, qualityFailed, cancelled = false) {
   const { guards, comparisons, reliability } = decision;
   const apart = qualityFailed || decision.capacity?.verdict === "regressed";
   if (guards.some(blocksVerdict)) return apart ? "fail" : "error";
-  const regressed = apart || reliability?.verdict === "regressed" || comparisons.some((c) => c.verdict === "regressed");
+  const regressed = apart || reliability?.verdict === "regressed" || comparisons.some((c) => c.verdict === "regressed") || decision.budgets.some((b) => b.verdict === "missed");
   if (regressed) return "fail";
   if (guards.length > 0) return "error";
   if (decision.capacity?.incomplete) return "inconclusive";
-  const open = comparisons.some((c) => c.verdict === "inconclusive") || reliability?.verdict === "inconclusive";
+  const open = comparisons.some((c) => c.verdict === "inconclusive") || reliability?.verdict === "inconclusive" || decision.budgets.some((b) => b.verdict === "unclear");
   return open ? "inconclusive" : "pass";
 }
 
@@ -56609,6 +56791,10 @@ function meetsSlo(slo, r, tpot, lateMs) {
   const from = r.scheduledMs + lateMs;
   if (slo.ttftMs !== void 0 && r.firstOutputMs - from > slo.ttftMs) return false;
   if (slo.e2elMs !== void 0 && r.endMs - from > slo.e2elMs) return false;
+  if (slo.itlMs !== void 0 && r.gapsMs.length > 0) {
+    const meanGapMs = r.gapsMs.reduce((a, b) => a + b, 0) / r.gapsMs.length;
+    if (meanGapMs > slo.itlMs) return false;
+  }
   return slo.tpotMs === void 0 || tpot === void 0 || tpot <= slo.tpotMs;
 }
 var EXAMPLES_PER_CLASS = 3;
@@ -56963,6 +57149,37 @@ var RequestsFile = class _RequestsFile {
   }
 };
 
+// src/config/budget.ts
+var ACCEPTED = 'space-separated key:value pairs such as "ttft:800 itl:50 errors:0.1% goodput:9.5"';
+function parseBudgets(name, raw) {
+  const budgets = {};
+  if (raw.trim() === "none") return budgets;
+  for (const part of raw.trim().split(/[\s,]+/).filter(Boolean)) {
+    const m = part.match(/^([a-z0-9_]+):(.*)$/i);
+    if (!m) throw rejectValue(name, raw, ACCEPTED);
+    const key = m[1].toLowerCase();
+    const id = BUDGET_IDS.find((k) => k === key);
+    if (id === void 0) {
+      throw new InputError(
+        `${name}: unknown budget "${key.slice(0, 40)}"; accepted: ${BUDGET_IDS.join(", ")}`
+      );
+    }
+    if (budgets[id] !== void 0) throw new InputError(`${name}: "${key}" is given twice`);
+    const text = m[2] ?? "";
+    if (id === "errors") {
+      budgets[id] = parseFraction(`${name} errors`, text, 1, true);
+      continue;
+    }
+    const value2 = Number(text);
+    if (!(text !== "" && Number.isFinite(value2) && value2 > 0 && value2 <= 1e9)) {
+      const what = id === "goodput" ? "requests per second, > 0" : "milliseconds, > 0 and at most 1e9";
+      throw rejectValue(`${name} ${key}`, text, what);
+    }
+    budgets[id] = value2;
+  }
+  return budgets;
+}
+
 // src/config/setting.ts
 var SCOPES = {
   /** The `measure` and `sweep` endpoint (the gate has baseline-url and candidate-url). */
@@ -57121,6 +57338,13 @@ var GATE_SETTINGS = [
     default: "0.5%",
     help: "Tolerated increase of the candidate's failure rate, in percentage points (0.5% = half a point).",
     accepts: { kind: "fraction", max: 1 }
+  },
+  {
+    name: "budget",
+    scope: "gate",
+    default: "none",
+    help: "Absolute limits on the candidate beside the relative rule: ttft, itl, tpot, e2el (ms, at the percentile), errors (failure rate), goodput (req/s). Missed only when its bound is beyond the limit.",
+    accepts: { kind: "text", what: '"ttft:800 itl:50 errors:0.1% goodput:9.5", or none' }
   },
   {
     name: "decision-rule",
@@ -59624,8 +59848,8 @@ var REQUEST_SETTINGS = [
   {
     name: "slo",
     scope: "trial",
-    help: "Goodput SLOs in ms, vLLM's syntax.",
-    accepts: { kind: "text", what: '"ttft:800 tpot:50 e2el:2000" (ms)' }
+    help: "Goodput SLOs in ms, vLLM's syntax, and itl (a request's mean gap between output chunks).",
+    accepts: { kind: "text", what: '"ttft:800 tpot:50 itl:50 e2el:2000" (ms)' }
   },
   {
     name: "timeout",
@@ -59862,7 +60086,8 @@ function parseDecision(raw) {
     reliability: {
       maxFailureIncrease: readNumber(raw, "max-failure-increase"),
       exclude: parseOutcomeList(raw)
-    }
+    },
+    budgets: parseBudgets("budget", given(raw, "budget") ?? "none")
   };
 }
 
@@ -69708,8 +69933,8 @@ function readInputFile(path, kind) {
 }
 
 // src/common/slo.ts
-var SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", e2el: "e2elMs" };
-var SLO_NAMES = ["ttft", "tpot", "e2el"];
+var SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", itl: "itlMs", e2el: "e2elMs" };
+var SLO_NAMES = ["ttft", "tpot", "itl", "e2el"];
 var sloField = (name) => SLO_KEYS[name];
 function sloRecord(slo) {
   const record = {};
@@ -69742,7 +69967,7 @@ function parseSlo(name, raw) {
     const sloName = SLO_NAMES.find((k) => k === key);
     if (sloName === void 0) {
       throw new InputError(
-        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ttft, tpot, e2el`
+        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ${SLO_NAMES.join(", ")}`
       );
     }
     const ms3 = Number(m[2]);
@@ -73463,16 +73688,17 @@ function criticalValues(looks, alpha) {
   boundaries.set(key, critical);
   return critical;
 }
-function sequentialDesign(trials, maxTrials, step, alpha, latencies = 0) {
+function sequentialDesign(trials, maxTrials, step, alpha, latencies = 0, rates = 2) {
   const looks = looksOf(trials, maxTrials, step);
   const failAlpha = latencies > 0 ? alpha / (latencies + 1) : alpha;
-  const ratesAlpha = latencies > 0 ? failAlpha / 2 : alpha;
+  const ratesAlpha = latencies > 0 ? failAlpha / rates : alpha;
   return {
     looks,
     alpha,
     critical: criticalValues(looks, alpha),
     spent: looks.map((_, k) => spentBy(k, looks, alpha)),
     latencies,
+    ...rates !== 2 ? { rates } : {},
     fail_alpha: failAlpha,
     fail_critical: criticalValues(looks, failAlpha),
     rates_fail_alpha: ratesAlpha,
@@ -73533,14 +73759,18 @@ function pairsToDecide(change, sd, margins, trials, alpha) {
 
 // src/compare/decide-run.ts
 var LOOK_STEP = 2;
-function designOf(plan, confidence, latencies = 0) {
-  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence, latencies);
+function designOf(plan, confidence, latencies = 0, rates = 2) {
+  const alpha = 1 - confidence;
+  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, alpha, latencies, rates);
 }
-function latenciesOf(options) {
-  return metricSpecs(options.percentile, options.tolerances).filter((s) => s.higherIsWorse).length;
+function sharesOf(options) {
+  const gated = metricSpecs(options.percentile, options.tolerances).filter((s) => s.higherIsWorse);
+  const budgets = budgetShares(options.budgets);
+  return { latencies: gated.length + budgets.latencies, rates: 2 + budgets.rates };
 }
 function decideRun(options, plan, facts) {
-  const design = designOf(plan, options.confidence, latenciesOf(options));
+  const shares = sharesOf(options);
+  const design = designOf(plan, options.confidence, shares.latencies, shares.rates);
   const decision = decide(options, facts.trials, design);
   for (const c of decision.comparisons) {
     if (c.verdict !== "inconclusive" || c.status !== "exhausted" && c.status !== "open") continue;
@@ -73554,6 +73784,7 @@ function decideRun(options, plan, facts) {
   return {
     comparisons: decision.comparisons,
     reliability: decision.reliability,
+    budgets: decision.budgets,
     guards: decision.guards,
     verdict: overallVerdict(decision, facts.qualityFailed, facts.cancelled),
     design
@@ -76792,7 +77023,8 @@ function stoppedBy(error) {
 }
 async function runPairs(runner, options, armOptions, stop, log) {
   const { overBudget } = stop;
-  const design = designOf(options, options.decision.confidence, latenciesOf(options.decision));
+  const shares = sharesOf(options.decision);
+  const design = designOf(options, options.decision.confidence, shares.latencies, shares.rates);
   let pairs = 0;
   while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
   let decision = decide(options.decision, runner.trials, design);
@@ -76801,6 +77033,7 @@ async function runPairs(runner, options, armOptions, stop, log) {
     if (next === void 0) break;
     const open = decision.comparisons.filter((c) => c.status === "open").map((c) => c.label);
     if (decision.reliability?.status === "open") open.push("failure rate");
+    for (const b of decision.budgets) if (b.status === "open") open.push(`budget ${b.label}`);
     log(
       `open after ${pairs} pairs (${open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`
     );
@@ -77123,6 +77356,7 @@ function errorRun(guard) {
     trials: [],
     comparisons: [],
     reliability: null,
+    budgets: [],
     guards: [guard],
     verdict: "error",
     pairs: 0,
@@ -77240,6 +77474,7 @@ function describeConfig(config) {
     min_ok_requests: d.minOkRequests,
     max_failure_increase: d.reliability.maxFailureIncrease,
     reliability_exclude: d.reliability.exclude,
+    budgets: d.budgets,
     quality: q ? {
       suite: q.suite.name,
       cases: q.suite.cases.length,
@@ -77900,7 +78135,7 @@ function judge2(lane, all, rule) {
 }
 
 // src/report/lanes-markdown.ts
-var ICON3 = { choose: "\u2705", hold: "\u23F8\uFE0F", graduate: "\u2B06\uFE0F" };
+var ICON4 = { choose: "\u2705", hold: "\u23F8\uFE0F", graduate: "\u2B06\uFE0F" };
 var MAX_CHART_LANES = 6;
 var classes = (counts) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(", ") || "\u2013";
 function chart3(r) {
@@ -77933,7 +78168,7 @@ function renderLanesMarkdown(r) {
   const floor = r.floor ? `the floor: ${r.floor.latency === "ttft" ? "time to first token" : "time to the full answer"} \u2264 ${compact(r.floor.ms / 1e3)} s, from each request's scheduled time across its retries` : "no bursts yet";
   const rule = r.rule;
   const verdicts = r.lanes.map(
-    (l) => `| ${ICON3[l.verdict]} ${l.lane} | **${l.verdict}** | ${l.why} | ${l.busiest_window ?? "\u2013"} | ${l.days.length}${l.enough_days ? "" : ` of ${rule.days}`} |`
+    (l) => `| ${ICON4[l.verdict]} ${l.lane} | **${l.verdict}** | ${l.why} | ${l.busiest_window ?? "\u2013"} | ${l.days.length}${l.enough_days ? "" : ` of ${rule.days}`} |`
   );
   const rows = r.bursts.map(
     (b) => `| ${b.lane} | ${b.window} | ${b.date} | ${b.passed}/${b.requests} (${percent(b.pass_rate, 0)}) | ${b.p90_ms === null ? "\u2013" : compact(b.p90_ms)} | ${percent(b.retry_rate, 0)} | ${classes(b.failures)} | ${classes(b.failed_attempts)} |`
@@ -78251,8 +78486,8 @@ var COLUMNS = ["mean", "p50", "p90", "p95", "p99", "p999", "max"];
 function cell(s, key) {
   const v = s[key];
   if (v === null) return "\u2013";
-  const shown = v >= 100 ? v.toFixed(0) : v.toFixed(1);
-  return s.lower_bounds.includes(key) ? `\u2265${shown}` : shown;
+  const shown2 = v >= 100 ? v.toFixed(0) : v.toFixed(1);
+  return s.lower_bounds.includes(key) ? `\u2265${shown2}` : shown2;
 }
 function pad(cells, widths) {
   return cells.map((c, i) => i === 0 ? c.padEnd(at(widths, i)) : c.padStart(at(widths, i))).join("  ");
@@ -78317,7 +78552,7 @@ function formatMeasureReport(r) {
   const l = v.limits;
   const skew = v.send_skew_ms.p99 === null ? "\u2013" : v.send_skew_ms.p99.toFixed(2);
   const effect = (x) => x === null ? "\u2013" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
-  const optional = (label3, limit, shown) => limit === null ? "" : `, ${label3} (\u2264 ${limit}) ${shown}`;
+  const optional = (label3, limit, shown2) => limit === null ? "" : `, ${label3} (\u2264 ${limit}) ${shown2}`;
   lines2.push(
     `self-check: ${v.valid ? "valid" : "INVALID"} \u2014 late sends moved ${l.percentile} TTFT ${effect(v.skew_effect.ttft)}, E2EL ${effect(v.skew_effect.e2el)} (\u2264 ${(l.max_skew_effect * 100).toFixed(1)} %), offered load ${v.offered_drift ? `${effect(v.offered_drift.drift)} in its worst ${v.offered_drift.window_s} s window` : "\u2013"} (\u2264 ${(l.max_offered_drift * 100).toFixed(0)} %), ${v.late_sends} sends late by > ${v.late_send_ms ?? "\u2013"} ms, send skew p99 ${skew} ms, unsent ${v.unsent} (\u2264 ${l.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (\u2264 ${l.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} %, client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (\u2264 ${(l.max_client_cpu * 100).toFixed(0)} %)${optional("send-skew p99 limit", l.max_send_skew_p99_ms, "ms")}${optional("GC share limit", l.max_gc_share, "")}`
   );

@@ -5,12 +5,14 @@
 export interface Slo {
   ttftMs?: number;
   tpotMs?: number;
+  /** The request's mean gap between output chunks (its ITL, as GuideLLM counts it per request). */
+  itlMs?: number;
   e2elMs?: number;
 }
 
-const SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", e2el: "e2elMs" } as const;
+const SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", itl: "itlMs", e2el: "e2elMs" } as const;
 export type SloName = keyof typeof SLO_KEYS;
-export const SLO_NAMES: readonly SloName[] = ["ttft", "tpot", "e2el"];
+export const SLO_NAMES: readonly SloName[] = ["ttft", "tpot", "itl", "e2el"];
 export const sloField = (name: SloName): keyof Slo => SLO_KEYS[name];
 
 /** The SLO as reports record it: `{ ttft_ms: 800, tpot_ms: 50 }` (only the bounds set). */

@@ -7,9 +7,9 @@
 // 50 % slower with 12 % of lateness is still beyond both.
 
 import { failFloor, type PairValues, toleranceLog } from "./decide.ts";
-import { metricSpecs } from "./gated.ts";
+import { metricSpecs, pairValues } from "./gated.ts";
 import type { TrialEntry } from "./trials.ts";
-import { type DecisionOptions, pairValues } from "./verdict.ts";
+import type { DecisionOptions } from "./verdict.ts";
 
 /** Whether the lateness moves d across the pass or the fail margin of one metric. */
 function crossesMargin(v: PairValues, higherIsWorse: boolean, tol: number, floor: number): boolean {

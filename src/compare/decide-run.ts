@@ -5,6 +5,7 @@
 
 import type { Guard } from "../common/guard.ts";
 import { pairsToDecide } from "./advice.ts";
+import { type BudgetCheck, budgetShares } from "./budgets.ts";
 import type { MetricComparison } from "./decide.ts";
 import { metricSpecs } from "./gated.ts";
 import type { ReliabilityComparison } from "./reliability.ts";
@@ -26,13 +27,25 @@ export const LOOK_STEP = 2;
  * boundaries' α split over `latencies` gated latencies and the rates (0: no
  * split, one metric alone).
  */
-export function designOf(plan: LookPlan, confidence: number, latencies = 0): SequentialDesign {
-  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, 1 - confidence, latencies);
+export function designOf(
+  plan: LookPlan,
+  confidence: number,
+  latencies = 0,
+  rates = 2,
+): SequentialDesign {
+  const alpha = 1 - confidence;
+  return sequentialDesign(plan.trials, plan.maxTrials, LOOK_STEP, alpha, latencies, rates);
 }
 
-/** The gated latencies of a decision (TTFT and ITL by default; TPOT and E2EL when set). */
-export function latenciesOf(options: DecisionOptions): number {
-  return metricSpecs(options.percentile, options.tolerances).filter((s) => s.higherIsWorse).length;
+/**
+ * What the fail boundaries' α is split over: the gated latencies (TTFT and
+ * ITL by default; TPOT and E2EL when set) and the latency budgets; the rates
+ * (goodput, the failure rate) and the rate budgets.
+ */
+export function sharesOf(options: DecisionOptions): { latencies: number; rates: number } {
+  const gated = metricSpecs(options.percentile, options.tolerances).filter((s) => s.higherIsWorse);
+  const budgets = budgetShares(options.budgets);
+  return { latencies: gated.length + budgets.latencies, rates: 2 + budgets.rates };
 }
 
 /** What was decided apart from the paired trials, and how the run ended. */
@@ -49,6 +62,7 @@ export interface RunFacts {
 export interface RunDecision {
   comparisons: MetricComparison[];
   reliability: ReliabilityComparison | null;
+  budgets: BudgetCheck[];
   guards: Guard[];
   verdict: Verdict;
   /** The sequential design the decision used: its looks (pairs) and critical values. */
@@ -56,7 +70,8 @@ export interface RunDecision {
 }
 
 export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFacts): RunDecision {
-  const design = designOf(plan, options.confidence, latenciesOf(options));
+  const shares = sharesOf(options);
+  const design = designOf(plan, options.confidence, shares.latencies, shares.rates);
   const decision = decide(options, facts.trials, design);
   // What more pairs would do, for the metrics that ran out of them (or of time).
   for (const c of decision.comparisons) {
@@ -71,6 +86,7 @@ export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFa
   return {
     comparisons: decision.comparisons,
     reliability: decision.reliability,
+    budgets: decision.budgets,
     guards: decision.guards,
     verdict: overallVerdict(decision, facts.qualityFailed, facts.cancelled),
     design,

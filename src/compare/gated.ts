@@ -2,7 +2,8 @@
 
 import { type PercentileKey, percentileLabel } from "../common/percentiles.ts";
 import type { TrialReport } from "../trial/measure.ts";
-import type { MetricId, MetricSpec } from "./decide.ts";
+import type { MetricId, MetricSpec, PairValues } from "./decide.ts";
+import type { TrialEntry } from "./trials.ts";
 
 /** Allowed change per metric: goodput, TTFT and ITL always; TPOT and E2EL when set. */
 export type Tolerances = Record<"goodput" | "ttft" | "itl", number> &
@@ -82,4 +83,32 @@ export function metricReading(
       };
     }
   }
+}
+
+/** Each complete pair's readings of a metric, in pair order. */
+export function pairValues(
+  spec: MetricSpec,
+  trials: readonly TrialEntry[],
+  percentile: PercentileKey,
+): PairValues[] {
+  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
+  return pairs.flatMap((pair) => {
+    const reading = (arm: TrialEntry["arm"]) => {
+      const t = trials.find((x) => x.pair === pair && x.arm === arm);
+      return t ? metricReading(spec.id, t.report, percentile) : undefined;
+    };
+    const b = reading("baseline");
+    const c = reading("candidate");
+    if (!b || !c || !(b.value > 0) || !(c.value > 0)) return [];
+    return [
+      {
+        baseline: b.value,
+        candidate: c.value,
+        baselineCensored: b.censored,
+        candidateCensored: c.censored,
+        baselineContamination: b.contamination,
+        candidateContamination: c.contamination,
+      },
+    ];
+  });
 }

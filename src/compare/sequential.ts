@@ -31,7 +31,9 @@ export interface SequentialDesign {
   fail_alpha: number;
   /** Its critical t at each look. */
   fail_critical: number[];
-  /** The rates' share, halved between goodput and the failure rate: alpha ÷ (2 × (latencies + 1)). */
+  /** The rates sharing the last part: goodput and the failure rate, and the rate budgets (goodput, errors) when set. */
+  rates?: number;
+  /** The rates' share, split between them: alpha ÷ (rates × (latencies + 1)). */
   rates_fail_alpha: number;
   rates_fail_critical: number[];
 }
@@ -137,9 +139,10 @@ function criticalValues(looks: readonly number[], alpha: number): number[] {
  * with probability ≤ α. The fail boundaries share α (weighted Bonferroni): a
  * gate fails when any fails, so with every metric within half its tolerance
  * it fails with probability ≤ α. Each of `latencies` gated latencies gets
- * α ÷ (latencies + 1); goodput and the failure rate share the last part —
- * the rates are counts, precise with a few hundred requests, where the
- * latencies carry the trial-to-trial noise. `latencies` 0: no split (one
+ * α ÷ (latencies + 1); goodput and the failure rate (and the rate budgets:
+ * `rates` in all) share the last part — the rates are counts, precise with a
+ * few hundred requests, where the latencies carry the trial-to-trial noise.
+ * A latency budget counts as a latency. `latencies` 0: no split (one
  * metric alone). A single look is the plain one-sided t test. About 0.2 s per
  * boundary for 30 pairs, then cached.
  */
@@ -149,16 +152,18 @@ export function sequentialDesign(
   step: number,
   alpha: number,
   latencies = 0,
+  rates = 2,
 ): SequentialDesign {
   const looks = looksOf(trials, maxTrials, step);
   const failAlpha = latencies > 0 ? alpha / (latencies + 1) : alpha;
-  const ratesAlpha = latencies > 0 ? failAlpha / 2 : alpha;
+  const ratesAlpha = latencies > 0 ? failAlpha / rates : alpha;
   return {
     looks,
     alpha,
     critical: criticalValues(looks, alpha),
     spent: looks.map((_, k) => spentBy(k, looks, alpha)),
     latencies,
+    ...(rates !== 2 ? { rates } : {}),
     fail_alpha: failAlpha,
     fail_critical: criticalValues(looks, failAlpha),
     rates_fail_alpha: ratesAlpha,

@@ -3,14 +3,9 @@
 
 import { blocksVerdict, type Guard } from "../common/guard.ts";
 import type { PercentileKey } from "../common/percentiles.ts";
-import {
-  compareMetric,
-  type DecisionRule,
-  type MetricComparison,
-  type MetricSpec,
-  type PairValues,
-} from "./decide.ts";
-import { metricReading, metricSpecs, type Tolerances } from "./gated.ts";
+import { type BudgetCheck, type Budgets, checkBudgets } from "./budgets.ts";
+import { compareMetric, type DecisionRule, type MetricComparison } from "./decide.ts";
+import { metricSpecs, pairValues, type Tolerances } from "./gated.ts";
 import { guardsFor } from "./guards.ts";
 import {
   compareReliability,
@@ -34,42 +29,18 @@ export interface DecisionOptions {
   maxTrialCv: number;
   minOkRequests: number;
   reliability: ReliabilityOptions;
+  /** Absolute limits on the candidate; empty: none. */
+  budgets: Budgets;
 }
 
 export interface Decision {
   guards: Guard[];
   comparisons: MetricComparison[];
   reliability: ReliabilityComparison | null;
+  /** Each budget set, checked on the candidate. */
+  budgets: BudgetCheck[];
   /** A capacity gate's comparison; incomplete: its paired trials did not all run (max-duration, no baseline capacity). */
   capacity?: { verdict: "pass" | "regressed" | "inconclusive"; incomplete: boolean };
-}
-
-/** Each complete pair's readings of a metric, in pair order. */
-export function pairValues(
-  spec: MetricSpec,
-  trials: readonly TrialEntry[],
-  percentile: PercentileKey,
-): PairValues[] {
-  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
-  return pairs.flatMap((pair) => {
-    const reading = (arm: TrialEntry["arm"]) => {
-      const t = trials.find((x) => x.pair === pair && x.arm === arm);
-      return t ? metricReading(spec.id, t.report, percentile) : undefined;
-    };
-    const b = reading("baseline");
-    const c = reading("candidate");
-    if (!b || !c || !(b.value > 0) || !(c.value > 0)) return [];
-    return [
-      {
-        baseline: b.value,
-        candidate: c.value,
-        baselineCensored: b.censored,
-        candidateCensored: c.censored,
-        baselineContamination: b.contamination,
-        candidateContamination: c.contamination,
-      },
-    ];
-  });
 }
 
 /** Guards and comparisons of the trials so far, under the sequential design. */
@@ -89,7 +60,12 @@ export function decide(
   const guards = guardsFor({ ...options, exclude: options.reliability.exclude }, trials, specs);
   const reliability =
     trials.length > 0 ? compareReliability(options.reliability, trials, design) : null;
-  return { guards, comparisons, reliability };
+  const budgets = checkBudgets(
+    { ...options, rule: options.rule, exclude: options.reliability.exclude },
+    trials,
+    design,
+  );
+  return { guards, comparisons, reliability, budgets };
 }
 
 /**
@@ -99,15 +75,21 @@ export function decide(
  */
 export function undecided(d: Decision): boolean {
   const regressed =
-    d.comparisons.some((c) => c.verdict === "regressed") || d.reliability?.verdict === "regressed";
-  const open = d.comparisons.some((c) => c.status === "open") || d.reliability?.status === "open";
+    d.comparisons.some((c) => c.verdict === "regressed") ||
+    d.reliability?.verdict === "regressed" ||
+    d.budgets.some((b) => b.verdict === "missed");
+  const open =
+    d.comparisons.some((c) => c.status === "open") ||
+    d.reliability?.status === "open" ||
+    d.budgets.some((b) => b.status === "open");
   return open && !regressed;
 }
 
 /**
  * cancelled when the job was stopped; error when the measurement cannot be
  * trusted (but a quality or capacity regression, measured apart, still
- * fails); fail on any regression — reliability, a metric, quality, capacity;
+ * fails); fail on any regression — reliability, a metric, quality, capacity —
+ * or a missed budget;
  * error when only the candidate's numbers are unusable and nothing explains
  * it; inconclusive (also when a capacity gate could not run its paired
  * trials); pass. A capacity comparison that is only inconclusive leaves the
@@ -127,12 +109,14 @@ export function overallVerdict(
   const regressed =
     apart ||
     reliability?.verdict === "regressed" ||
-    comparisons.some((c) => c.verdict === "regressed");
+    comparisons.some((c) => c.verdict === "regressed") ||
+    decision.budgets.some((b) => b.verdict === "missed");
   if (regressed) return "fail";
   if (guards.length > 0) return "error";
   if (decision.capacity?.incomplete) return "inconclusive";
   const open =
     comparisons.some((c) => c.verdict === "inconclusive") ||
-    reliability?.verdict === "inconclusive";
+    reliability?.verdict === "inconclusive" ||
+    decision.budgets.some((b) => b.verdict === "unclear");
   return open ? "inconclusive" : "pass";
 }

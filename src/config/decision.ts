@@ -4,8 +4,9 @@
 import type { PercentileKey } from "../common/percentiles.ts";
 import { DECISION_RULES } from "../compare/decide.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
+import { parseBudgets } from "./budget.ts";
 import { parseOutcomeList } from "./checks.ts";
-import { optionalNumber, type RawSettings, readChoice, readNumber } from "./settings.ts";
+import { given, optionalNumber, type RawSettings, readChoice, readNumber } from "./settings.ts";
 
 export function parsePercentile(raw: RawSettings): PercentileKey {
   const written = readChoice(raw, "percentile", ["p50", "p90", "p95", "p99", "p99.9"]);
@@ -33,5 +34,6 @@ export function parseDecision(raw: RawSettings): DecisionOptions {
       maxFailureIncrease: readNumber(raw, "max-failure-increase"),
       exclude: parseOutcomeList(raw),
     },
+    budgets: parseBudgets("budget", given(raw, "budget") ?? "none"),
   };
 }

@@ -1,4 +1,5 @@
-// SLOs for goodput in vLLM's syntax: "ttft:800 tpot:50 e2el:2000" (ms).
+// SLOs for goodput in vLLM's syntax: "ttft:800 tpot:50 e2el:2000" (ms), and
+// itl (a request's mean gap between output chunks).
 
 import { InputError, rejectValue } from "../common/errors.ts";
 import { SLO_NAMES, type Slo, sloField } from "../common/slo.ts";
@@ -20,7 +21,7 @@ export function parseSlo(name: string, raw: string): Slo {
     const sloName = SLO_NAMES.find((k) => k === key);
     if (sloName === undefined) {
       throw new InputError(
-        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ttft, tpot, e2el`,
+        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ${SLO_NAMES.join(", ")}`,
       );
     }
     const ms = Number(m[2]);

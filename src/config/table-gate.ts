@@ -146,6 +146,13 @@ export const GATE_SETTINGS = [
     accepts: { kind: "fraction", max: 1 },
   },
   {
+    name: "budget",
+    scope: "gate",
+    default: "none",
+    help: "Absolute limits on the candidate beside the relative rule: ttft, itl, tpot, e2el (ms, at the percentile), errors (failure rate), goodput (req/s). Missed only when its bound is beyond the limit.",
+    accepts: { kind: "text", what: '"ttft:800 itl:50 errors:0.1% goodput:9.5", or none' },
+  },
+  {
     name: "decision-rule",
     scope: "gate",
     default: "margin",

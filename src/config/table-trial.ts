@@ -245,8 +245,8 @@ export const REQUEST_SETTINGS = [
   {
     name: "slo",
     scope: "trial",
-    help: "Goodput SLOs in ms, vLLM's syntax.",
-    accepts: { kind: "text", what: '"ttft:800 tpot:50 e2el:2000" (ms)' },
+    help: "Goodput SLOs in ms, vLLM's syntax, and itl (a request's mean gap between output chunks).",
+    accepts: { kind: "text", what: '"ttft:800 tpot:50 itl:50 e2el:2000" (ms)' },
   },
   {
     name: "timeout",

@@ -5,6 +5,7 @@
 import type { CapacityRun } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
 import type { Guard } from "../common/guard.ts";
+import type { BudgetCheck } from "../compare/budgets.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { SequentialDesign } from "../compare/sequential.ts";
@@ -20,6 +21,8 @@ export interface GateRun {
   comparisons: MetricComparison[];
   /** The failure rates of both arms, compared; null before any trial ran. */
   reliability: ReliabilityComparison | null;
+  /** Each absolute budget set, checked on the candidate (empty: none set). */
+  budgets: BudgetCheck[];
   /** Why there is no performance verdict (empty when there is one). */
   guards: Guard[];
   verdict: Verdict;

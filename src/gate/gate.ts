@@ -8,7 +8,7 @@
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
-import { decideRun, designOf, latenciesOf } from "../compare/decide-run.ts";
+import { decideRun, designOf, sharesOf } from "../compare/decide-run.ts";
 import { decide, undecided } from "../compare/verdict.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import { ServerError } from "../servers/lifecycle.ts";
@@ -68,7 +68,8 @@ async function runPairs(
   log: (line: string) => void,
 ): Promise<string | null> {
   const { overBudget } = stop;
-  const design = designOf(options, options.decision.confidence, latenciesOf(options.decision));
+  const shares = sharesOf(options.decision);
+  const design = designOf(options, options.decision.confidence, shares.latencies, shares.rates);
   let pairs = 0;
   while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
   let decision = decide(options.decision, runner.trials, design);
@@ -77,6 +78,7 @@ async function runPairs(
     if (next === undefined) break;
     const open = decision.comparisons.filter((c) => c.status === "open").map((c) => c.label);
     if (decision.reliability?.status === "open") open.push("failure rate");
+    for (const b of decision.budgets) if (b.status === "open") open.push(`budget ${b.label}`);
     log(
       `open after ${pairs} pairs (${open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`,
     );

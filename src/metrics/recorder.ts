@@ -24,6 +24,10 @@ export function meetsSlo(
   const from = r.scheduledMs + lateMs;
   if (slo.ttftMs !== undefined && r.firstOutputMs - from > slo.ttftMs) return false;
   if (slo.e2elMs !== undefined && r.endMs - from > slo.e2elMs) return false;
+  if (slo.itlMs !== undefined && r.gapsMs.length > 0) {
+    const meanGapMs = r.gapsMs.reduce((a, b) => a + b, 0) / r.gapsMs.length;
+    if (meanGapMs > slo.itlMs) return false;
+  }
   return slo.tpotMs === undefined || tpot === undefined || tpot <= slo.tpotMs;
 }
 

@@ -2,8 +2,10 @@
 
 import { signedPercent } from "../common/format.ts";
 import { blocksVerdict } from "../common/guard.ts";
+import type { BudgetCheck } from "../compare/budgets.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { GateRun } from "../gate/gate-run.ts";
+import { budgetPhrase } from "./budgets.ts";
 import { capacityPhrase } from "./capacity-markdown.ts";
 import { reliabilitySentence } from "./failures.ts";
 import { qualitySentence } from "./quality-words.ts";
@@ -33,9 +35,12 @@ export function headlineFor(
     | "trials"
     | "cancelled_by"
     | "capacity"
+    | "budgets"
   >,
 ): string {
   const { guards, comparisons, quality, reliability } = run;
+  const budgets = (v: BudgetCheck["verdict"]) =>
+    run.budgets.filter((b) => b.verdict === v).map(budgetPhrase);
   const noVerdict = () => {
     const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
     return `no performance verdict: ${guards[0]?.message ?? "unknown reason"}${more}`;
@@ -55,7 +60,13 @@ export function headlineFor(
       // A quality regression still fails a run whose performance could not be measured.
       const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
       const performance = [...failed, ...metrics].join(", ");
-      return [performance ? `regressed: ${performance}` : "", ...checks, ...also]
+      const missed = budgets("missed");
+      return [
+        performance ? `regressed: ${performance}` : "",
+        missed.length > 0 ? `over budget: ${missed.join(", ")}` : "",
+        ...checks,
+        ...also,
+      ]
         .filter(Boolean)
         .join("; ");
     }
@@ -65,12 +76,21 @@ export function headlineFor(
       const open = comparisons.filter((c) => c.verdict === "inconclusive").map(describeOpen);
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
-      return `neither shown within the tolerance nor beyond it: ${open.join(", ")}`;
+      const unclear = budgets("unclear");
+      const within =
+        open.length > 0
+          ? `neither shown within the tolerance nor beyond it: ${open.join(", ")}`
+          : "";
+      const budget =
+        unclear.length > 0
+          ? `neither shown within the budget nor beyond it: ${unclear.join(", ")}`
+          : "";
+      return [within, budget].filter(Boolean).join("; ");
     }
     case "pass":
       return run.capacity
         ? `${capacityPhrase(run.capacity)}; at the baseline's capacity every gated metric is shown within its tolerance`
-        : "every gated metric is shown within its tolerance (its bound, not only its estimate)";
+        : `every gated metric is shown within its tolerance${run.budgets.length > 0 ? " and the candidate within every budget" : ""} (its bound, not only its estimate)`;
     case "cancelled": {
       const pairs = new Set(run.trials.map((t) => t.pair)).size;
       const by = run.cancelled_by ? ` (${run.cancelled_by})` : "";

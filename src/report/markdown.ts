@@ -8,6 +8,7 @@ import type { Guard } from "../common/guard.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import type { GateResults } from "../results/model.ts";
 import { fenced } from "./blocks.ts";
+import { budgetTable } from "./budgets.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
 import { chart, method, pooled } from "./details.ts";
 import { context, metricTable } from "./metric-table.ts";
@@ -64,6 +65,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     ...(r.capacity ? ["", capacitySection(r.capacity, config.slo.ttft_ms)] : []),
     "",
     metricTable(r, config),
+    ...(budgetTable(r) ? ["", budgetTable(r)] : []),
     ...(serverViewLine(r) ? ["", serverViewLine(r)] : []),
     "",
     context(r, config),

@@ -9,6 +9,7 @@ import type { Guard } from "../common/guard.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import type { PercentileKey, POOLED_METRICS } from "../common/percentiles.ts";
 import type { SloRecord } from "../common/slo.ts";
+import type { Budgets } from "../compare/budgets.ts";
 import type { Tolerances } from "../compare/gated.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
@@ -61,6 +62,8 @@ export interface ConfigDescription {
   min_ok_requests: number;
   max_failure_increase: number;
   reliability_exclude: Outcome[];
+  /** Absolute limits on the candidate (ms, a failure rate, req/s); absent in older files. */
+  budgets?: Budgets;
   quality: {
     suite: string;
     cases: number;
@@ -188,6 +191,7 @@ export function errorRun(guard: Guard): GateRun {
     trials: [],
     comparisons: [],
     reliability: null,
+    budgets: [],
     guards: [guard],
     verdict: "error",
     pairs: 0,

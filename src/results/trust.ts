@@ -73,6 +73,8 @@ function decisionOptionsOf(config: ConfigDescription): DecisionOptions {
       maxFailureIncrease: config.max_failure_increase,
       exclude: config.reliability_exclude,
     },
+    // Files from before budgets have none.
+    budgets: config.budgets ?? {},
   };
 }
 
@@ -138,6 +140,7 @@ export function trustResults(
     : {
         ...r,
         verdict: "error",
+        budgets: [],
         guards: r.guards.some((g) => RUN_GUARDS.has(g.code))
           ? r.guards.filter((g) => RUN_GUARDS.has(g.code))
           : [{ code: "configuration", message: "the results file holds no configuration" }],

@@ -18,6 +18,7 @@ const decision = (parts: Partial<Decision>): Decision => ({
   guards: [],
   comparisons: [metric("pass")],
   reliability: reliability("pass"),
+  budgets: [],
   ...parts,
 });
 

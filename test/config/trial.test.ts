@@ -113,7 +113,7 @@ test("bad settings name the setting, the value and what is accepted", () => {
   );
   rejects(
     { slo: "latency:100" },
-    /slo: unknown SLO key "latency" .*accepted keys: ttft, tpot, e2el/,
+    /slo: unknown SLO key "latency" .*accepted keys: ttft, tpot, itl, e2el/,
   );
   assert.throws(
     () => parseTrialOptions({ ...BASE, dataset: "/nonexistent.jsonl" }),
@@ -137,6 +137,8 @@ test("SLO strings in vLLM's syntax", () => {
     e2elMs: 2000,
   });
   assert.deepEqual(parseSlo("slo", "ttft:800,tpot:50"), { ttftMs: 800, tpotMs: 50 });
+  assert.deepEqual(parseSlo("slo", "ttft:800 itl:50"), { ttftMs: 800, itlMs: 50 });
+  assert.equal(formatSlo(sloRecord({ ttftMs: 800, itlMs: 50 })), "ttft:800 itl:50");
   assert.deepEqual(parseSlo("slo", "  "), {});
   assert.equal(formatSlo(sloRecord({ ttftMs: 800, tpotMs: 50 })), "ttft:800 tpot:50");
   assert.throws(() => parseSlo("slo", "ttft:800 ttft:900"), /"ttft" is given twice/);

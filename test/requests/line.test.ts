@@ -97,6 +97,9 @@ test("a line's error is a bounded excerpt; a slow ok request is not good", () =>
   assert.equal(failed.tpot_ms, null, "TPOT is an ok request's");
   const slow = requestLine(TAG, { ...okRecord(), firstOutputMs: 1200 }, AT);
   assert.equal(slow.good, false, "TTFT 150 ms misses ttft:100");
+  // itl: the request's mean gap between output chunks (10 ms here).
+  assert.equal(requestLine(TAG, okRecord(), { ...AT, slo: { itlMs: 10 } }).good, true);
+  assert.equal(requestLine(TAG, okRecord(), { ...AT, slo: { itlMs: 9.9 } }).good, false);
 });
 
 test("CSV: the header is the columns; quotes, commas and newlines quoted; a formula defused", () => {

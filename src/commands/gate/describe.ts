@@ -57,6 +57,7 @@ export function describeConfig(config: Config): ConfigDescription {
     min_ok_requests: d.minOkRequests,
     max_failure_increase: d.reliability.maxFailureIncrease,
     reliability_exclude: d.reliability.exclude,
+    budgets: d.budgets,
     quality: q
       ? {
           suite: q.suite.name,

@@ -20,7 +20,8 @@ import {
   startMockProcess,
 } from "../src/commands/demo.ts";
 import { saturationRatePerS } from "../src/mock/engine.ts";
-import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../src/mock/profile.ts";
+import { DEFAULT_PROFILE } from "../src/mock/profile.ts";
+import { mergeProfile, parseOverrides } from "../src/mock/profile-merge.ts";
 import { runQuietGate } from "./quiet-gate.ts";
 
 const [mode = "aa", countArg] = process.argv.slice(2).filter((a) => !a.startsWith("--"));

@@ -406,16 +406,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram3) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram3;
-      const round6 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round7 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round6(histogram3.getValueAtPercentile(50)),
-        p75: round6(histogram3.getValueAtPercentile(75)),
-        p90: round6(histogram3.getValueAtPercentile(90)),
-        p97_5: round6(histogram3.getValueAtPercentile(97.5)),
-        p99: round6(histogram3.getValueAtPercentile(99)),
-        p99_9: round6(histogram3.getValueAtPercentile(99.9)),
-        p99_99: round6(histogram3.getValueAtPercentile(99.99)),
-        p99_999: round6(histogram3.getValueAtPercentile(99.999)),
+        p50: round7(histogram3.getValueAtPercentile(50)),
+        p75: round7(histogram3.getValueAtPercentile(75)),
+        p90: round7(histogram3.getValueAtPercentile(90)),
+        p97_5: round7(histogram3.getValueAtPercentile(97.5)),
+        p99: round7(histogram3.getValueAtPercentile(99)),
+        p99_9: round7(histogram3.getValueAtPercentile(99.9)),
+        p99_99: round7(histogram3.getValueAtPercentile(99.99)),
+        p99_999: round7(histogram3.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -54560,20 +54560,20 @@ function chart(title, yLabel, categories, lines2) {
     "```"
   ].join("\n");
 }
-function sweepCharts(series, ttftSloMs) {
+function sweepCharts(series2, ttftSloMs) {
   const rates = [
-    ...new Set(series.flatMap((s) => s.points.map((p) => p.rate_per_s)))
+    ...new Set(series2.flatMap((s) => s.points.map((p) => p.rate_per_s)))
   ].sort((a, b) => a - b);
   if (rates.length < 2) return "";
   const cap = ttftSloMs === void 0 ? Number.POSITIVE_INFINITY : 3 * ttftSloMs;
-  const valuesOf = (s, pick) => rates.map((r) => s.points.find((p) => p.rate_per_s === r)).filter((p) => p !== void 0).map(pick);
-  const ttft = series.map(
+  const valuesOf = (s, pick2) => rates.map((r) => s.points.find((p) => p.rate_per_s === r)).filter((p) => p !== void 0).map(pick2);
+  const ttft = series2.map(
     (s) => valuesOf(s, (p) => Math.min(cap, p.report.metrics.ttft_ms.p95 ?? cap))
   );
-  const goodput = series.map((s) => valuesOf(s, (p) => p.report.goodput.requests_per_s));
+  const goodput = series2.map((s) => valuesOf(s, (p) => p.report.goodput.requests_per_s));
   const sloLine = ttftSloMs === void 0 ? [] : [rates.map(() => ttftSloMs)];
-  const offeredLine = [valuesOf(series[0], offeredPerS)];
-  const legend = (extra) => `${series.map((s, i) => `${COLOR_NAMES[i]}: ${s.name}`).join(", ")}, ${COLOR_NAMES[series.length]}: ${extra}`;
+  const offeredLine = [valuesOf(series2[0], offeredPerS)];
+  const legend = (extra) => `${series2.map((s, i) => `${COLOR_NAMES[i]}: ${s.name}`).join(", ")}, ${COLOR_NAMES[series2.length]}: ${extra}`;
   const capped = Number.isFinite(cap) ? `; values above 3\xD7 the SLO (${compact(cap)} ms) are drawn at 3\xD7` : "";
   return [
     chart("p95 TTFT (ms) against the rate", "p95 TTFT (ms)", rates, [...ttft, ...sloLine]),
@@ -55000,6 +55000,43 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
+// src/report/model-lines.ts
+var SHARE_GAP = 0.1;
+function medianOf(r, arm, pick2) {
+  const xs = r.trials.filter((t) => t.arm === arm).map((t) => pick2(t.report)).filter((v) => typeof v === "number");
+  return xs.length === 0 ? null : median(xs);
+}
+function reasoningLine(r, config) {
+  if (!r.trials.some((t) => t.report.reasoning)) return [];
+  const p = config.percentile;
+  const ttfa = (arm) => medianOf(r, arm, (t) => t.reasoning?.ttfa_ms[p]);
+  const ttft = (arm) => medianOf(r, arm, (t) => t.metrics.ttft_ms[p]);
+  const share = (arm) => medianOf(r, arm, (t) => {
+    const x = t.reasoning;
+    if (!x) return 0;
+    const chunks = x.reasoning_chunks + x.answer_chunks;
+    return x.reasoning_token_share ?? (chunks > 0 ? x.reasoning_chunks / chunks : null);
+  });
+  const label3 = percentileLabel(p);
+  const [sb, sc] = [share("baseline"), share("candidate")];
+  const shares = sb === null || sc === null ? "" : ` \xB7 reasoning ${percent(sb, 0)} vs ${percent(sc, 0)} of the output`;
+  const flag = sb !== null && sc !== null && Math.abs(sc - sb) >= SHARE_GAP ? ` \u2014 \u26A0\uFE0F the candidate reasons ${sc > sb ? "more" : "less"}: its answers start ${sc > sb ? "later" : "earlier"} for a reason TTFT does not show` : "";
+  return [
+    `reasoning: ${label3} time to the first answer token ${compact(ttfa("baseline"))} ms (baseline) vs ${compact(ttfa("candidate"))} ms (candidate), beside ${label3} TTFT ${compact(ttft("baseline"))} vs ${compact(ttft("candidate"))} ms${shares}${flag}`
+  ];
+}
+function cachedUsageLine(r) {
+  if (r.server_view?.baseline.prefix_cache_hit_rate != null) return [];
+  const share = (arm) => medianOf(r, arm, (t) => t.tokens.prompt.cached?.share);
+  const [b, c] = [share("baseline"), share("candidate")];
+  if (b === null && c === null) return [];
+  const shown2 = (x) => x === null ? "not reported" : percent(x);
+  const flag = b !== null && c !== null && Math.abs(c - b) >= SHARE_GAP ? " \u2014 \u26A0\uFE0F the arms did not meet the same cache: part of the TTFT change may be the cache" : "";
+  return [
+    `prompt tokens served from the cache (usage): ${shown2(b)} (baseline), ${shown2(c)} (candidate)${flag}`
+  ];
+}
+
 // src/report/metric-table.ts
 var ROW_ICON = {
   pass: "\u2705",
@@ -55068,7 +55105,9 @@ function context(r, config) {
     ...thin,
     ...offeredOnly(r, config),
     ...cacheLine(r),
+    ...cachedUsageLine(r),
     ...promptLine(r),
+    ...reasoningLine(r, config),
     ...sessionsLine(r)
   ].join("  \n");
 }
@@ -55135,9 +55174,9 @@ function chart2(r) {
   const metrics = deciding(r);
   if (metrics.length === 0) return "";
   const one = (c) => {
-    const round6 = (v) => Number(v.toPrecision(3));
-    const base = c.pairs.map((p) => round6(p.baseline));
-    const cand = c.pairs.map((p) => round6(p.candidate));
+    const round7 = (v) => Number(v.toPrecision(3));
+    const base = c.pairs.map((p) => round7(p.baseline));
+    const cand = c.pairs.map((p) => round7(p.candidate));
     const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
     const labels = c.pairs.map(
       (p, i) => `"${i + 1}: ${signedPercent(p.candidate / p.baseline - 1).replace(" ", "")}"`
@@ -55658,6 +55697,14 @@ function serverViewSection(r) {
     "prefix-cache hit rate",
     (a) => a.prefix_cache_hit_rate === null ? null : percent(a.prefix_cache_hit_rate)
   );
+  row(
+    "spec-decode acceptance",
+    (a) => a.spec_decode_acceptance == null ? null : percent(a.spec_decode_acceptance)
+  );
+  row(
+    "tokens per decode step (spec decode)",
+    (a) => a.spec_decode_tokens_per_step == null ? null : compact(a.spec_decode_tokens_per_step)
+  );
   const hist2 = (h, a) => {
     const s = a.histograms[h];
     return s ? `${compact(s.mean_ms)} / ${s.p95_bound}${compact(s.p95_ms)}` : null;
@@ -55687,6 +55734,59 @@ function serverViewSection(r) {
       ...onlyIn.length > 0 ? ["", "Metric names one arm exposes and the other does not:", ...onlyIn] : [],
       ...notes.length > 0 ? ["", ...notes] : []
     ].join("\n")
+  );
+}
+
+// src/report/timeline-chart.ts
+function pick(r) {
+  const invalid2 = r.trials.find((t) => !t.report.validity.valid && t.report.timeline);
+  if (invalid2)
+    return {
+      pair: invalid2.pair,
+      metric: "ttft",
+      why: `its ${invalid2.arm} trial failed its self-checks`
+    };
+  const regressed = r.comparisons.find((c) => c.verdict === "regressed" && c.pairs.length > 0);
+  if (!regressed) return null;
+  const worst = worstPair(regressed);
+  const metric = regressed.id === "itl" || regressed.id === "tpot" ? "itl" : "ttft";
+  return { pair: worst, metric, why: `the largest change of ${regressed.label}` };
+}
+function worstPair(c) {
+  let best = 0;
+  for (const [i, p] of c.pairs.entries()) if (p.d > (c.pairs[best]?.d ?? -Infinity)) best = i;
+  return best;
+}
+var series = (t, metric) => (t?.buckets ?? []).map((b) => (metric === "ttft" ? b.ttft_p95_ms : b.itl_p95_ms) ?? 0);
+function timelineChart(r) {
+  const chosen = pick(r);
+  if (!chosen) return "";
+  const trialOf = (arm) => r.trials.find((t) => t.pair === chosen.pair && t.arm === arm);
+  const [b, c] = [trialOf("baseline")?.report.timeline, trialOf("candidate")?.report.timeline];
+  if (!b || !c) return "";
+  const label3 = chosen.metric === "ttft" ? "p95 TTFT (ms)" : "p95 ITL (ms)";
+  const [base, cand] = [series(b, chosen.metric), series(c, chosen.metric)];
+  const length = Math.max(base.length, cand.length);
+  const pad2 = (xs) => [...xs, ...Array(length - xs.length).fill(0)];
+  const round7 = (v) => Number(v.toPrecision(3));
+  const top = Number((Math.max(1, ...base, ...cand) * 1.15).toPrecision(2));
+  const step = b.bucket_s;
+  const body = [
+    "```mermaid",
+    chartColors(2),
+    "xychart-beta",
+    `  title "Pair ${chosen.pair + 1}, ${label3} per ${step === 1 ? "second" : `${step} s`}: baseline vs candidate"`,
+    `  x-axis "seconds from the trial's start" [${Array.from({ length }, (_, k) => `"${k * step}"`).join(", ")}]`,
+    `  y-axis "${label3}" 0 --> ${top}`,
+    `  line [${pad2(base).map(round7).join(", ")}]`,
+    `  line [${pad2(cand).map(round7).join(", ")}]`,
+    "```",
+    "",
+    `0: no ok request was due in that ${step === 1 ? "second" : "interval"}. Each trial's whole timeline (offered, completed, failures, the server's queue) is in the results file.`
+  ].join("\n");
+  return details(
+    `Timeline: pair ${chosen.pair + 1}, ${chosen.why} (${COLOR_NAMES[0]}: baseline, ${COLOR_NAMES[1]}: candidate)`,
+    body
   );
 }
 
@@ -55744,6 +55844,7 @@ function renderMarkdown(r, commentKey, limit = Infinity) {
   ].join("\n");
   const optional = [
     chart2(r),
+    timelineChart(r),
     serverViewSection(r),
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
@@ -56618,14 +56719,18 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
     headersMs: Number.NaN,
     firstByteMs: Number.NaN,
     firstOutputMs: Number.NaN,
+    firstAnswerMs: Number.NaN,
     lastOutputMs: Number.NaN,
     endMs: Number.NaN,
     deadlineMs,
     status: 0,
     outputChunks: 0,
+    reasoningChunks: 0,
     gapsMs: [],
     usagePromptTokens: void 0,
     usageCompletionTokens: void 0,
+    usageReasoningTokens: void 0,
+    usageCachedTokens: void 0,
     countedCompletionTokens: void 0,
     finishReason: void 0,
     sawDone: false,
@@ -56783,6 +56888,56 @@ var LatencyHistogram = class _LatencyHistogram {
   }
 };
 
+// src/metrics/reasoning.ts
+var round = (v, digits = 4) => Math.round(v * 10 ** digits) / 10 ** digits;
+var ReasoningTally = class {
+  ttfa = new LatencyHistogram();
+  requests = 0;
+  reasoningChunks = 0;
+  answerChunks = 0;
+  usageRequests = 0;
+  reasoningTokens = 0;
+  reasoningCompletionTokens = 0;
+  cachedReported = false;
+  cachedTokens = 0;
+  promptTokens = 0;
+  /** An ok request. */
+  add(r) {
+    if (r.reasoningChunks > 0) this.requests++;
+    this.reasoningChunks += r.reasoningChunks;
+    this.answerChunks += r.outputChunks - r.reasoningChunks;
+    if (!Number.isNaN(r.firstAnswerMs)) this.ttfa.record(r.firstAnswerMs - r.scheduledMs);
+    if (r.usageReasoningTokens !== void 0 && r.usageCompletionTokens !== void 0) {
+      this.usageRequests++;
+      this.reasoningTokens += r.usageReasoningTokens;
+      this.reasoningCompletionTokens += r.usageCompletionTokens;
+    }
+    if (r.usagePromptTokens !== void 0) {
+      this.promptTokens += r.usagePromptTokens;
+      this.cachedTokens += r.usageCachedTokens ?? 0;
+      if (r.usageCachedTokens !== void 0) this.cachedReported = true;
+    }
+  }
+  /** null when no ok request reasoned (nor did its usage say so). */
+  reasoning() {
+    if (this.requests === 0 && this.reasoningTokens === 0) return null;
+    const usage = this.usageRequests > 0;
+    return {
+      requests: this.requests,
+      reasoning_chunks: this.reasoningChunks,
+      answer_chunks: this.answerChunks,
+      reasoning_tokens: usage ? this.reasoningTokens : null,
+      reasoning_token_share: usage && this.reasoningCompletionTokens > 0 ? round(this.reasoningTokens / this.reasoningCompletionTokens) : null,
+      ttfa_ms: this.ttfa.summary()
+    };
+  }
+  /** null when no response reported cached prompt tokens. */
+  cached() {
+    if (!this.cachedReported || this.promptTokens === 0) return null;
+    return { tokens: this.cachedTokens, share: round(this.cachedTokens / this.promptTokens) };
+  }
+};
+
 // src/metrics/recorder.ts
 function tpotMs(r, tokens2) {
   return tokens2 > 1 ? (r.endMs - r.firstOutputMs) / (tokens2 - 1) : void 0;
@@ -56819,6 +56974,8 @@ var TrialRecorder = class {
   /** Time waited for a max-concurrency slot. */
   slotWait = new LatencyHistogram();
   examples = {};
+  /** Reasoning before the answer, and cached prompt tokens, from the ok requests' streams and usage. */
+  reasoning = new ReasoningTally();
   outputTokens = 0;
   outputChunks = 0;
   /** ok requests whose server reported usage, and their tokens and chunks. */
@@ -56895,6 +57052,7 @@ var TrialRecorder = class {
     if (tpot !== void 0) this.tpot.record(tpot);
     this.outputTokens += tokens2;
     this.outputChunks += r.outputChunks;
+    this.reasoning.add(r);
     if (r.usageCompletionTokens !== void 0) {
       this.usageRequests++;
       this.usageTokens += r.usageCompletionTokens;
@@ -56973,6 +57131,7 @@ var REQUEST_COLUMNS = [
   "sent_ms",
   "first_byte_ms",
   "first_token_ms",
+  "first_answer_ms",
   "last_token_ms",
   "end_ms",
   "send_lag_ms",
@@ -56984,12 +57143,15 @@ var REQUEST_COLUMNS = [
   "itl_p50_ms",
   "itl_max_ms",
   "output_chunks",
+  "reasoning_chunks",
   "output_tokens",
   "output_tokens_server",
   "output_tokens_counted",
   "output_tokens_requested",
+  "output_tokens_reasoning",
   "prompt_tokens_intended",
   "prompt_tokens_server",
+  "prompt_tokens_cached",
   "finish_reason",
   "outcome",
   "status",
@@ -57027,6 +57189,7 @@ function requestLine(tag, r, at2) {
     sent_ms: from(r.dispatchMs),
     first_byte_ms: from(r.firstByteMs),
     first_token_ms: from(r.firstOutputMs),
+    first_answer_ms: from(r.firstAnswerMs),
     last_token_ms: from(r.lastOutputMs),
     end_ms: from(r.endMs),
     send_lag_ms: ms(r.dispatchMs - r.slotMs),
@@ -57038,12 +57201,15 @@ function requestLine(tag, r, at2) {
     itl_p50_ms: itl.p50,
     itl_max_ms: itl.max,
     output_chunks: r.outputChunks,
+    reasoning_chunks: r.reasoningChunks,
     output_tokens: tokens2,
     output_tokens_server: r.usageCompletionTokens ?? null,
     output_tokens_counted: r.countedCompletionTokens ?? null,
     output_tokens_requested: at2.requestedOutputTokens,
+    output_tokens_reasoning: r.usageReasoningTokens ?? null,
     prompt_tokens_intended: at2.intendedPromptTokens,
     prompt_tokens_server: r.usagePromptTokens ?? null,
+    prompt_tokens_cached: r.usageCachedTokens ?? null,
     finish_reason: excerpt(r.finishReason, FINISH_REASON_CHARS),
     outcome: outcome2 ?? null,
     status: r.status,
@@ -69044,13 +69210,26 @@ function choiceDelta(choice) {
   const delta = isObject(choice.delta) ? choice.delta : void 0;
   const toolCalls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : void 0;
   const content = str(delta?.content) ?? str(choice.text) ?? "";
-  const output = content.length > 0 || nonEmpty(delta?.reasoning_content) || nonEmpty(delta?.reasoning) || toolCalls !== void 0 && toolCalls.length > 0 || isObject(delta?.function_call);
+  const reasoning = nonEmpty(delta?.reasoning_content) || nonEmpty(delta?.reasoning);
+  const answer = content.length > 0 || toolCalls !== void 0 && toolCalls.length > 0 || isObject(delta?.function_call);
   const finish = choice.finish_reason;
   return {
-    output,
+    output: reasoning || answer,
+    reasoning,
+    answer,
     content,
     toolCalls: toolCalls?.map(toolCallDelta),
     finishReason: nonEmpty(finish) ? finish : void 0
+  };
+}
+function usageOf(usage) {
+  const completion = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
+  const prompt = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  return {
+    promptTokens: num(usage.prompt_tokens),
+    completionTokens: num(usage.completion_tokens),
+    reasoningTokens: num(completion.reasoning_tokens),
+    cachedTokens: num(prompt.cached_tokens)
   };
 }
 function errorDetail(text) {
@@ -69091,10 +69270,7 @@ function readStreamEvent(data) {
     return { kind: "error", detail: excerpt2(JSON.stringify(parsed.error)) };
   }
   if (parsed.object === "error") return { kind: "error", detail: excerpt2(data) };
-  const usage = isObject(parsed.usage) ? {
-    promptTokens: num(parsed.usage.prompt_tokens),
-    completionTokens: num(parsed.usage.completion_tokens)
-  } : void 0;
+  const usage = isObject(parsed.usage) ? usageOf(parsed.usage) : void 0;
   if (!Array.isArray(parsed.choices)) {
     if (usage) return { kind: "chunk", choices: [], usage };
     return {
@@ -69123,10 +69299,7 @@ function readCompletion(text) {
     content: str(message.content) ?? "",
     toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls.map(toolCallDelta) : void 0,
     finishReason: nonEmpty(finish) ? finish : void 0,
-    usage: isObject(parsed.usage) ? {
-      promptTokens: num(parsed.usage.prompt_tokens),
-      completionTokens: num(parsed.usage.completion_tokens)
-    } : void 0
+    usage: isObject(parsed.usage) ? usageOf(parsed.usage) : void 0
   };
 }
 
@@ -69262,9 +69435,16 @@ function applyStreamEvent(r, data, nowMs, type = "") {
   if (event.usage?.completionTokens !== void 0)
     r.usageCompletionTokens = event.usage.completionTokens;
   if (event.usage?.promptTokens !== void 0) r.usagePromptTokens = event.usage.promptTokens;
+  if (event.usage?.reasoningTokens !== void 0)
+    r.usageReasoningTokens = event.usage.reasoningTokens;
+  if (event.usage?.cachedTokens !== void 0) r.usageCachedTokens = event.usage.cachedTokens;
   let output = false;
+  let reasoning = false;
+  let answer = false;
   for (const choice of event.choices) {
     if (choice.output) output = true;
+    if (choice.reasoning) reasoning = true;
+    if (choice.answer) answer = true;
     if (r.text !== void 0) r.text += choice.content;
     if (choice.finishReason !== void 0) r.finishReason = choice.finishReason;
   }
@@ -69274,6 +69454,8 @@ function applyStreamEvent(r, data, nowMs, type = "") {
     r.lastOutputMs = nowMs;
     r.outputChunks++;
   }
+  if (reasoning) r.reasoningChunks++;
+  if (answer && Number.isNaN(r.firstAnswerMs)) r.firstAnswerMs = nowMs;
 }
 
 // src/load/client.ts
@@ -73253,16 +73435,16 @@ function parsePrefix(raw, withDataset) {
       `prefix-groups = ${groups} is not used with a dataset: its prompts are its own (remove prefix-groups, or the dataset)`
     );
   const tokens2 = readNumber(raw, "prefix-len");
-  const pick = defaulted(raw, "prefix-pick").trim();
-  const zipf = pick.match(/^zipf(?::(\d+(?:\.\d+)?))?$/);
-  if (pick !== "uniform" && !zipf)
+  const pick2 = defaulted(raw, "prefix-pick").trim();
+  const zipf = pick2.match(/^zipf(?::(\d+(?:\.\d+)?))?$/);
+  if (pick2 !== "uniform" && !zipf)
     throw new InputError(
-      `prefix-pick = ${JSON.stringify(pick)} is not accepted; expected uniform, zipf (exponent 1) or zipf:S (e.g. zipf:1.2)`
+      `prefix-pick = ${JSON.stringify(pick2)} is not accepted; expected uniform, zipf (exponent 1) or zipf:S (e.g. zipf:1.2)`
     );
   const zipfS = zipf ? Number(zipf[1] ?? 1) : 0;
   if (zipf && !(zipfS > 0 && zipfS <= 10))
     throw new InputError(
-      `prefix-pick = ${JSON.stringify(pick)} is not accepted; the zipf exponent must be in (0, 10]`
+      `prefix-pick = ${JSON.stringify(pick2)} is not accepted; the zipf exponent must be in (0, 10]`
     );
   return { groups, tokens: tokens2, zipfS };
 }
@@ -74003,6 +74185,26 @@ var COUNTERS = {
     sglang: ["sglang:prompt_tokens_total"],
     tgi: [],
     llamacpp: []
+  },
+  // Speculative decoding (vLLM V1): acceptance = accepted ÷ draft tokens;
+  // tokens per step = 1 + accepted ÷ drafts (the verified token included).
+  spec_decode_drafts: {
+    vllm: ["vllm:spec_decode_num_drafts_total"],
+    sglang: [],
+    tgi: [],
+    llamacpp: []
+  },
+  spec_decode_draft_tokens: {
+    vllm: ["vllm:spec_decode_num_draft_tokens_total"],
+    sglang: [],
+    tgi: [],
+    llamacpp: []
+  },
+  spec_decode_accepted_tokens: {
+    vllm: ["vllm:spec_decode_num_accepted_tokens_total"],
+    sglang: [],
+    tgi: [],
+    llamacpp: []
   }
 };
 var HISTOGRAMS = {
@@ -74067,7 +74269,7 @@ function metricNames(exposition) {
   return [...names].sort();
 }
 function snapshot(samples, runtime, model, atMs) {
-  const pick = (names, suffix = "") => {
+  const pick2 = (names, suffix = "") => {
     for (const name of names) {
       const found = samples.get(name + suffix);
       if (found && found.length > 0) return forModel(found, model);
@@ -74075,25 +74277,25 @@ function snapshot(samples, runtime, model, atMs) {
     return [];
   };
   const out = { atMs, gauges: {}, counters: {}, histograms: {} };
-  for (const [series, spec] of Object.entries(GAUGES)) {
-    const found = pick(spec.names[runtime]).filter((s) => Number.isFinite(s.value));
+  for (const [series2, spec] of Object.entries(GAUGES)) {
+    const found = pick2(spec.names[runtime]).filter((s) => Number.isFinite(s.value));
     if (found.length === 0) continue;
     const total = found.reduce((a, s) => a + s.value, 0);
-    out.gauges[series] = spec.ratio ? total / found.length : total;
+    out.gauges[series2] = spec.ratio ? total / found.length : total;
   }
-  for (const [series, names] of Object.entries(COUNTERS)) {
-    const found = pick(names[runtime]);
-    if (found.length > 0) out.counters[series] = found.reduce((a, s) => a + s.value, 0);
+  for (const [series2, names] of Object.entries(COUNTERS)) {
+    const found = pick2(names[runtime]);
+    if (found.length > 0) out.counters[series2] = found.reduce((a, s) => a + s.value, 0);
   }
-  for (const [series, names] of Object.entries(HISTOGRAMS)) {
+  for (const [series2, names] of Object.entries(HISTOGRAMS)) {
     const name = names[runtime].find((n) => (samples.get(`${n}_bucket`)?.length ?? 0) > 0);
     if (name === void 0) continue;
     const buckets = histogram(
       forModel(samples.get(`${name}_bucket`) ?? [], model),
-      pick([name], "_sum"),
-      pick([name], "_count")
+      pick2([name], "_sum"),
+      pick2([name], "_count")
     );
-    if (buckets) out.histograms[series] = buckets;
+    if (buckets) out.histograms[series2] = buckets;
   }
   return out;
 }
@@ -74121,38 +74323,49 @@ function histogram(bucketSamples, sums, counts) {
 }
 
 // src/servermetrics/view.ts
-var round = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+function specDecode(counters) {
+  const drafts = counters.spec_decode_drafts;
+  const proposed = counters.spec_decode_draft_tokens;
+  const accepted2 = counters.spec_decode_accepted_tokens;
+  if (!drafts || !proposed || accepted2 === void 0) return null;
+  return {
+    drafts,
+    acceptance_rate: round2(accepted2 / proposed, 4),
+    tokens_per_step: round2(1 + accepted2 / drafts, 3)
+  };
+}
+var round2 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
 function serverView(input) {
   const notes = [...input.notes];
   const inWindow = input.during.filter(
     (s) => s.atMs >= input.windowStartMs && s.atMs <= input.windowEndMs
   );
   const gauges = {};
-  for (const series of new Set(inWindow.flatMap((s) => Object.keys(s.gauges)))) {
-    const values = inWindow.flatMap((s) => s.gauges[series] ?? []).sort((a, b) => a - b);
-    gauges[series] = {
-      mean: round(values.reduce((a, v) => a + v, 0) / values.length),
-      p95: round(quantileSorted(values, 0.95)),
-      max: round(values.at(-1))
+  for (const series2 of new Set(inWindow.flatMap((s) => Object.keys(s.gauges)))) {
+    const values = inWindow.flatMap((s) => s.gauges[series2] ?? []).sort((a, b) => a - b);
+    gauges[series2] = {
+      mean: round2(values.reduce((a, v) => a + v, 0) / values.length),
+      p95: round2(quantileSorted(values, 0.95)),
+      max: round2(values.at(-1))
     };
   }
   const resets = /* @__PURE__ */ new Set();
   const counters = {};
-  for (const series of Object.keys(input.after.counters)) {
-    const a = input.after.counters[series];
-    const b = input.before.counters[series];
+  for (const series2 of Object.keys(input.after.counters)) {
+    const a = input.after.counters[series2];
+    const b = input.before.counters[series2];
     if (a === void 0 || b === void 0) continue;
-    if (a < b) resets.add(series);
-    counters[series] = round(a < b ? a : a - b);
+    if (a < b) resets.add(series2);
+    counters[series2] = round2(a < b ? a : a - b);
   }
   const histograms = {};
-  for (const series of Object.keys(input.after.histograms)) {
-    const a = input.after.histograms[series];
-    const b = input.before.histograms[series];
+  for (const series2 of Object.keys(input.after.histograms)) {
+    const a = input.after.histograms[series2];
+    const b = input.before.histograms[series2];
     if (!b) continue;
     const delta = bucketDelta(a, b);
-    if (delta === "reset") resets.add(series);
-    histograms[series] = histogramStats(delta === "reset" ? a : delta);
+    if (delta === "reset") resets.add(series2);
+    histograms[series2] = histogramStats(delta === "reset" ? a : delta);
   }
   if (resets.size > 0)
     notes.push(
@@ -74168,7 +74381,8 @@ function serverView(input) {
     failed_scrapes: input.failedScrapes,
     gauges,
     counters,
-    prefix_cache_hit_rate: hits !== void 0 && queries !== void 0 && queries > 0 ? round(hits / queries, 4) : null,
+    prefix_cache_hit_rate: hits !== void 0 && queries !== void 0 && queries > 0 ? round2(hits / queries, 4) : null,
+    spec_decode: specDecode(counters),
     histograms,
     names: input.names,
     notes
@@ -74189,7 +74403,7 @@ function bucketDelta(after, before) {
 function histogramStats(h) {
   const out = {
     count: h.count,
-    mean_ms: h.count > 0 ? round(h.sumS / h.count * 1e3) : null,
+    mean_ms: h.count > 0 ? round2(h.sumS / h.count * 1e3) : null,
     p50_ms: null,
     p95_ms: null,
     lower_bounds: [],
@@ -74201,7 +74415,7 @@ function histogramStats(h) {
   ]) {
     const v = bucketQuantile(h, q);
     if (v === null) continue;
-    out[key] = round(v.ms);
+    out[key] = round2(v.ms);
     if (v.bound === "at_least") out.lower_bounds.push(key);
     if (v.bound === "at_most") out.upper_bounds.push(key);
   }
@@ -74283,6 +74497,14 @@ var TrialScrape = class {
     if (this.runtime !== null) this.gauges = gaugeSamples(this.runtime);
     this.before = this.reduce(first);
     this.tick();
+  }
+  /** The scrapes during the trial: when (on the trial's clock), and the queue then. */
+  gaugeSeries() {
+    return this.during.map((s) => ({
+      atMs: s.atMs,
+      running: s.gauges.running,
+      waiting: s.gauges.waiting
+    }));
   }
   async finish(windowStartMs, windowEndMs) {
     this.stopped = true;
@@ -74430,8 +74652,8 @@ async function preflight(arm, target, timeoutS) {
       url: target.baseUrl,
       model: target.model,
       models: models.kind === "listed" ? models.ids : null,
-      first_ttft_ms: round2(first.ttftMs),
-      idle_ttft_ms: round2(Math.min(first.ttftMs, ...probes)),
+      first_ttft_ms: round4(first.ttftMs),
+      idle_ttft_ms: round4(Math.min(first.ttftMs, ...probes)),
       warnings
     };
   } finally {
@@ -74461,7 +74683,7 @@ async function untilIdle(target, idleTtftMs, timeoutS, metrics) {
           return {
             by: "metrics",
             probes: scrapes,
-            waited_s: round2(waitedS()),
+            waited_s: round4(waitedS()),
             busy: queued > 0,
             ttft_ms: null,
             idle_ttft_ms: idleTtftMs,
@@ -74493,9 +74715,9 @@ async function probeUntilIdle(target, idleTtftMs, timeoutS, startMs) {
         return {
           by: "probes",
           probes,
-          waited_s: round2(waitedS),
+          waited_s: round4(waitedS),
           busy: !idle,
-          ttft_ms: last === null ? null : round2(last),
+          ttft_ms: last === null ? null : round4(last),
           idle_ttft_ms: idleTtftMs,
           queued: null
         };
@@ -74506,7 +74728,7 @@ async function probeUntilIdle(target, idleTtftMs, timeoutS, startMs) {
     await agent.close();
   }
 }
-var round2 = (v) => Math.round(v * 1e3) / 1e3;
+var round4 = (v) => Math.round(v * 1e3) / 1e3;
 function describeBusy(check) {
   if (check.by === "metrics")
     return `started on a busy server: after ${compact(check.waited_s)} s its metrics still showed ${check.queued} requests running or waiting`;
@@ -74898,8 +75120,8 @@ var SweepRun = class {
       this.settings.resolution,
       this.throughputOf(arm, "synchronous") ?? 0
     );
-    for (let round6 = 0; round6 < MAX_REFINEMENTS; round6++) {
-      const todo = this.order(round6).filter(open);
+    for (let round7 = 0; round7 < MAX_REFINEMENTS; round7++) {
+      const todo = this.order(round7).filter(open);
       if (todo.length === 0) break;
       for (const arm of todo) {
         const b = bracketOf(this.sweep.arms[arm].points);
@@ -75808,8 +76030,8 @@ function fingerprint(w) {
 
 // src/workload/prompts.ts
 function syntheticPrompt(spec, index, tokens2, continued = false) {
-  const round6 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
-  const stream = salted(spec, PROMPT_STREAM, index, ...round6);
+  const round7 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
+  const stream = salted(spec, PROMPT_STREAM, index, ...round7);
   return wordsText(spec, new Rng(stream), tokens2, continued);
 }
 function salted(spec, ...values) {
@@ -76493,14 +76715,14 @@ function limitsReport(l) {
     max_gc_share: l.maxGcShare ?? null
   };
 }
-var round4 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
-var rounded = (v) => v === null ? null : round4(v, 4);
+var round5 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+var rounded = (v) => v === null ? null : round5(v, 4);
 function promptTokens(p) {
   const n = p?.requests ?? 0;
   return {
     counted_by: p?.countedBy ?? "estimate (4 characters per token)",
-    intended_mean: p && n > 0 ? round4(p.intended / n, 1) : null,
-    server_mean: p && n > 0 ? round4(p.server / n, 1) : null,
+    intended_mean: p && n > 0 ? round5(p.intended / n, 1) : null,
+    server_mean: p && n > 0 ? round5(p.server / n, 1) : null,
     requests_with_usage: n
   };
 }
@@ -76521,11 +76743,11 @@ function tokensOf(rec, facts) {
   return {
     output_total: rec.outputTokens,
     output_chunks: rec.outputChunks,
-    tokens_per_chunk: tokensPerChunk === null ? null : round4(tokensPerChunk),
+    tokens_per_chunk: tokensPerChunk === null ? null : round5(tokensPerChunk),
     itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
     requests_with_usage: rec.usageRequests,
     usage_counts_eos: countsEos,
-    prompt: promptTokens(facts.promptTokens)
+    prompt: { ...promptTokens(facts.promptTokens), cached: rec.reasoning.cached() }
   };
 }
 function validityOf(rec, facts) {
@@ -76565,23 +76787,23 @@ function validityOf(rec, facts) {
       e2el: rounded(skewEffect(e2elPair))
     },
     late_sends: rec.lateSends,
-    late_send_ms: rec.lateSendMs === void 0 ? null : round4(rec.lateSendMs),
+    late_send_ms: rec.lateSendMs === void 0 ? null : round5(rec.lateSendMs),
     offered_drift: offeredDrift,
     unsent: rec.outcomes.unsent,
     event_loop_delay_ms: {
-      p50: round4(r.eventLoopDelayMs.p50),
-      p99: round4(r.eventLoopDelayMs.p99),
-      max: round4(r.eventLoopDelayMs.max)
+      p50: round5(r.eventLoopDelayMs.p50),
+      p99: round5(r.eventLoopDelayMs.p99),
+      max: round5(r.eventLoopDelayMs.max)
     },
     gc: {
       count: r.gc.count,
-      total_ms: round4(r.gc.totalMs),
-      share_of_window: round4(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
+      total_ms: round5(r.gc.totalMs),
+      share_of_window: round5(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
     },
     client_cpu: {
-      share_of_core: round4(r.cpu.shareOfCore, 4),
-      user_ms: round4(r.cpu.userMs, 1),
-      system_ms: round4(r.cpu.systemMs, 1)
+      share_of_core: round5(r.cpu.shareOfCore, 4),
+      user_ms: round5(r.cpu.userMs, 1),
+      system_ms: round5(r.cpu.systemMs, 1)
     },
     capped: facts.maxConcurrency !== void 0,
     slot_wait_ms: slotWait
@@ -76590,10 +76812,10 @@ function validityOf(rec, facts) {
 function summarizeTrial(rec, facts) {
   const scheduled = rec.scheduled;
   const windowS = facts.windowS;
-  const perS = (n) => round4(windowS > 0 ? n / windowS : 0);
+  const perS = (n) => round5(windowS > 0 ? n / windowS : 0);
   return {
     scheduled,
-    window_s: round4(windowS),
+    window_s: round5(windowS),
     outcomes: { ...rec.outcomes },
     metrics: {
       ttft_ms: rec.ttft.summary(),
@@ -76605,6 +76827,7 @@ function summarizeTrial(rec, facts) {
       first_byte_ms: rec.firstByte.summary()
     },
     tokens: tokensOf(rec, facts),
+    reasoning: rec.reasoning.reasoning(),
     reconnects: rec.reconnects,
     throughput: {
       output_tokens_per_s: perS(rec.outputTokens),
@@ -76612,7 +76835,7 @@ function summarizeTrial(rec, facts) {
     },
     goodput: {
       requests_per_s: perS(rec.good),
-      attainment: round4(scheduled > 0 ? rec.good / scheduled : 0, 4),
+      attainment: round5(scheduled > 0 ? rec.good / scheduled : 0, 4),
       good: rec.good,
       good_on_time: rec.goodOnTime,
       slo: sloRecord(facts.slo)
@@ -76631,11 +76854,108 @@ function summarizeTrial(rec, facts) {
   };
 }
 
+// src/metrics/timeline.ts
+var MAX_BUCKETS = 120;
+var SAMPLES_PER_BUCKET = 500;
+function bucketSeconds(trialS) {
+  return Math.max(1, Math.ceil(trialS / MAX_BUCKETS));
+}
+var Reservoir = class {
+  values = [];
+  seen = 0;
+  add(v, rng) {
+    this.seen++;
+    if (this.values.length < SAMPLES_PER_BUCKET) this.values.push(v);
+    else {
+      const k = Math.floor(rng.uniform() * this.seen);
+      if (k < SAMPLES_PER_BUCKET) this.values[k] = v;
+    }
+  }
+  /** Nearest-rank percentile (0–100); null when empty. */
+  percentile(p) {
+    if (this.values.length === 0) return null;
+    const sorted = [...this.values].sort((a, b) => a - b);
+    const rank = Math.max(1, Math.ceil(p / 100 * sorted.length - 1e-9));
+    return Math.round((sorted[rank - 1] ?? 0) * 1e3) / 1e3;
+  }
+};
+var TimelineTally = class {
+  /** The trial's start on the clock; set when the trial starts. */
+  startMs = 0;
+  bucketMs;
+  buckets = /* @__PURE__ */ new Map();
+  rng = new Rng(28977);
+  constructor(bucketS) {
+    this.bucketMs = bucketS * 1e3;
+  }
+  at(ms3) {
+    const k = Math.max(0, Math.floor((ms3 - this.startMs) / this.bucketMs));
+    let b = this.buckets.get(k);
+    if (!b) {
+      b = {
+        offered: 0,
+        completed: 0,
+        failed: {},
+        ttft: new Reservoir(),
+        itl: new Reservoir(),
+        gauges: { running: [], waiting: [] }
+      };
+      this.buckets.set(k, b);
+    }
+    return b;
+  }
+  /** A measured request with its outcome. */
+  add = (r) => {
+    const due = this.at(r.scheduledMs);
+    due.offered++;
+    if (!Number.isNaN(r.endMs)) {
+      const ended = this.at(r.endMs);
+      ended.completed++;
+      if (r.outcome && r.outcome !== "ok")
+        ended.failed[r.outcome] = (ended.failed[r.outcome] ?? 0) + 1;
+    } else if (r.outcome && r.outcome !== "ok") {
+      due.failed[r.outcome] = (due.failed[r.outcome] ?? 0) + 1;
+    }
+    if (r.outcome !== "ok") return;
+    due.ttft.add(r.firstOutputMs - r.scheduledMs, this.rng);
+    for (const gap of r.gapsMs) due.itl.add(gap, this.rng);
+  };
+  /** A scrape of the server's gauges at atMs (on the trial's clock). */
+  addGauges(atMs, running, waiting) {
+    const b = this.at(atMs);
+    if (running !== void 0) b.gauges.running.push(running);
+    if (waiting !== void 0) b.gauges.waiting.push(waiting);
+  }
+  timeline() {
+    const keys = [...this.buckets.keys()].sort((a, b) => a - b);
+    const mean2 = (xs) => xs.length === 0 ? void 0 : Math.round(xs.reduce((a, b) => a + b, 0) / xs.length * 100) / 100;
+    const last = keys.at(-1) ?? -1;
+    const buckets = [];
+    for (let k = keys[0] ?? 0; k <= last; k++) {
+      const b = this.buckets.get(k);
+      const running = b ? mean2(b.gauges.running) : void 0;
+      const waiting = b ? mean2(b.gauges.waiting) : void 0;
+      buckets.push({
+        t_s: k * this.bucketMs / 1e3,
+        offered: b?.offered ?? 0,
+        completed: b?.completed ?? 0,
+        failed: b?.failed ?? {},
+        ttft_p50_ms: b?.ttft.percentile(50) ?? null,
+        ttft_p95_ms: b?.ttft.percentile(95) ?? null,
+        itl_p95_ms: b?.itl.percentile(95) ?? null,
+        ...running !== void 0 ? { running } : {},
+        ...waiting !== void 0 ? { waiting } : {}
+      });
+    }
+    return { bucket_s: this.bucketMs / 1e3, buckets };
+  }
+};
+
 // src/workload/describe.ts
 function describePrefix(p) {
   if (!p) return null;
-  const pick = p.zipfS === 0 ? "uniform" : `zipf ${p.zipfS}`;
-  return `${p.groups} ${p.groups === 1 ? "group" : "groups"} \xD7 ${p.tokens} tokens, ${pick}`;
+  const pick2 = p.zipfS === 0 ? "uniform" : `zipf ${p.zipfS}`;
+  return `${p.groups} ${p.groups === 1 ? "group" : "groups"} \xD7 ${p.tokens} tokens, ${pick2}`;
 }
 function describeWorkload(w) {
   return {
@@ -76732,6 +77052,10 @@ var TrialTally = class {
 
 // src/trial/measure.ts
 var MEASURE_SCHEMA = "llm-perf-gate/measure@2";
+function timelineOf(timeline, gauges) {
+  for (const g2 of gauges) timeline.addGauges(g2.atMs, g2.running, g2.waiting);
+  return timeline.timeline();
+}
 function lateSendMs(arrival) {
   if (arrival.kind === "burst" || arrival.kind === "all-at-once" || arrival.kind === "swept")
     return void 0;
@@ -76750,7 +77074,7 @@ function offeredWindowMs(arrival, maxConcurrency) {
   }
 }
 async function scrapeBeside(options, deps, clock, measure, windowOf2) {
-  if (!options.serverMetrics) return { result: await measure(), serverMetrics: null };
+  if (!options.serverMetrics) return { result: await measure(), serverMetrics: null, gauges: [] };
   const fetcher = deps.fetchMetrics ? void 0 : metricsFetcher();
   const fetch = deps.fetchMetrics ?? fetcher?.fetch;
   if (!fetch) throw new Error("internal error: no metrics fetcher");
@@ -76768,10 +77092,29 @@ async function scrapeBeside(options, deps, clock, measure, windowOf2) {
       throw error;
     }
     const [fromMs, toMs] = windowOf2(result2);
-    return { result: result2, serverMetrics: await scrape.finish(fromMs, toMs) };
+    const serverMetrics = await scrape.finish(fromMs, toMs);
+    return { result: result2, serverMetrics, gauges: scrape.gaugeSeries() };
   } finally {
     await fetcher?.close();
   }
+}
+function requestSinks(workload, tally, options, deps, clock) {
+  const timeline = new TimelineTally(
+    bucketSeconds((workload.windowStartMs + workload.windowMs) / 1e3)
+  );
+  const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
+  const onStart = (startMs) => {
+    start.startMs = startMs;
+    timeline.startMs = startMs;
+    start.startUnixMs = (deps.now?.() ?? /* @__PURE__ */ new Date()).getTime() + (startMs - clock.now());
+  };
+  const onLine = deps.onRequestLine;
+  const onRequest = (r) => {
+    tally.add(r);
+    timeline.add(r);
+    onLine?.(r, tally.context(r, start));
+  };
+  return { timeline, onStart, onRequest };
 }
 async function measureTrial(options, deps = {}) {
   const workload = buildWorkload(options.workload);
@@ -76783,17 +77126,12 @@ async function measureTrial(options, deps = {}) {
   );
   const tally = new TrialTally(workload, recorder);
   const clock = deps.clock ?? MONOTONIC;
-  const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
-  const onStart = (startMs) => {
-    start.startMs = startMs;
-    start.startUnixMs = (deps.now?.() ?? /* @__PURE__ */ new Date()).getTime() + (startMs - clock.now());
-  };
-  const onLine = deps.onRequestLine;
-  const onRequest = onLine ? (r) => {
-    tally.add(r);
-    onLine(r, tally.context(r, start));
-  } : tally.add;
-  const { result: run, serverMetrics } = await scrapeBeside(
+  const { timeline, onStart, onRequest } = requestSinks(workload, tally, options, deps, clock);
+  const {
+    result: run,
+    serverMetrics,
+    gauges
+  } = await scrapeBeside(
     options,
     deps,
     clock,
@@ -76803,7 +77141,7 @@ async function measureTrial(options, deps = {}) {
       timeoutS: options.timeoutS,
       maxConcurrency: options.maxConcurrency,
       onRequest,
-      ...onLine ? { onStart } : {},
+      onStart,
       ...deps.onProgress ? { onProgress: deps.onProgress } : {},
       ...deps.clock ? { clock: deps.clock } : {},
       ...deps.signal ? { signal: deps.signal } : {}
@@ -76847,6 +77185,7 @@ async function measureTrial(options, deps = {}) {
     },
     sessions: tally.sessions(),
     server_metrics: serverMetrics,
+    timeline: timelineOf(timeline, gauges),
     ...summary
   };
 }
@@ -77182,7 +77521,7 @@ function poolHistograms(trials) {
 
 // src/servermetrics/compare.ts
 var med = (xs) => xs.length === 0 ? null : median(xs);
-var round5 = (v) => v === null ? null : Math.round(v * 1e3) / 1e3;
+var round6 = (v) => v === null ? null : Math.round(v * 1e3) / 1e3;
 function armView(inputs) {
   const views = inputs.flatMap((t) => t.metrics && !scrapeFailed(t.metrics) ? [t.metrics] : []);
   const failures2 = inputs.flatMap((t) => scrapeFailed(t.metrics) ? [t.metrics] : []);
@@ -77192,8 +77531,8 @@ function armView(inputs) {
     const stats = views.flatMap((v) => v.gauges[g2] ?? []);
     if (stats.length > 0)
       gauges[g2] = {
-        mean: round5(med(stats.map((s) => s.mean))),
-        max: round5(med(stats.map((s) => s.max)))
+        mean: round6(med(stats.map((s) => s.mean))),
+        max: round6(med(stats.map((s) => s.max)))
       };
   }
   const histograms = {};
@@ -77201,8 +77540,8 @@ function armView(inputs) {
     const stats = views.flatMap((v) => v.histograms[h] ?? []);
     if (stats.length > 0)
       histograms[h] = {
-        mean_ms: round5(med(stats.flatMap((s) => s.mean_ms ?? []))),
-        p95_ms: round5(med(stats.flatMap((s) => s.p95_ms ?? []))),
+        mean_ms: round6(med(stats.flatMap((s) => s.mean_ms ?? []))),
+        p95_ms: round6(med(stats.flatMap((s) => s.p95_ms ?? []))),
         p95_bound: stats.some((s) => s.lower_bounds.includes("p95_ms")) ? "\u2265" : stats.every((s) => s.upper_bounds.includes("p95_ms")) ? "\u2264" : ""
       };
   }
@@ -77214,7 +77553,11 @@ function armView(inputs) {
     errors: [...new Set(failures2.map((f) => f.error))].slice(0, 3),
     gauges,
     preemptions_per_trial: med(views.flatMap((v) => v.counters.preemptions ?? [])),
-    prefix_cache_hit_rate: round5(med(views.flatMap((v) => v.prefix_cache_hit_rate ?? []))),
+    prefix_cache_hit_rate: round6(med(views.flatMap((v) => v.prefix_cache_hit_rate ?? []))),
+    spec_decode_acceptance: round6(med(views.flatMap((v) => v.spec_decode?.acceptance_rate ?? []))),
+    spec_decode_tokens_per_step: round6(
+      med(views.flatMap((v) => v.spec_decode?.tokens_per_step ?? []))
+    ),
     histograms,
     names: [...new Set(views.flatMap((v) => v.names))].sort(),
     notes: [...new Set(views.flatMap((v) => v.notes))].slice(0, 5)
@@ -77258,10 +77601,10 @@ function breakdown(trials, baseline, candidate) {
   if (client.length === 0) return null;
   const out = {
     pairs: client.length,
-    client_ms: round5(median(client)),
+    client_ms: round6(median(client)),
     // Only when every pair has it: a median over fewer pairs than the client's is not comparable.
-    server_ttft_ms: server.length === client.length ? round5(median(server)) : null,
-    queue_ms: queue.length === client.length ? round5(median(queue)) : null,
+    server_ttft_ms: server.length === client.length ? round6(median(server)) : null,
+    queue_ms: queue.length === client.length ? round6(median(queue)) : null,
     words: null
   };
   out.words = explain(out, baseline, candidate);
@@ -78142,7 +78485,7 @@ function chart3(r) {
   const lanes = r.lanes.slice(0, MAX_CHART_LANES);
   const windows = [...new Set(r.bursts.map((b) => b.window))].sort();
   if (windows.length === 0) return [];
-  const series = lanes.map((l) => {
+  const series2 = lanes.map((l) => {
     const days = new Set(l.days);
     return windows.map((w) => {
       const mine = r.bursts.filter((b) => b.lane === l.lane && b.window === w && days.has(b.date));
@@ -78160,7 +78503,7 @@ function chart3(r) {
     `  title "Pass rate (%) by window: ${legend.replace(/"/g, "'")}"`,
     `  x-axis "window" [${windows.map((w) => `"${w}"`).join(", ")}]`,
     '  y-axis "pass rate (%)" 0 --> 100',
-    ...series.map((s) => `  line [${s.join(", ")}]`),
+    ...series2.map((s) => `  line [${s.join(", ")}]`),
     "```"
   ];
 }
@@ -78492,6 +78835,34 @@ function cell(s, key) {
 function pad(cells, widths) {
   return cells.map((c, i) => i === 0 ? c.padEnd(at(widths, i)) : c.padStart(at(widths, i))).join("  ");
 }
+function tokenLines(r) {
+  const lines2 = [];
+  const tpc = r.tokens.tokens_per_chunk;
+  lines2.push(
+    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? r.tokens.prompt.counted_by.startsWith("tokenizer") ? " (no usage reported: output counted by the tokenizer)" : " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " \u2014 chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`
+  );
+  const s = r.sessions;
+  if (s) {
+    lines2.push(
+      `sessions: ${s.started} started in the window, ${s.completed} completed, ${s.failed} ended by a failed turn; TTFT p50 by turn ${s.ttft_p50_ms_by_turn.map((v) => v === null ? "\u2013" : compact(v)).join(", ")} ms (later turns carry the history: a prefix cache shows here)`
+    );
+  }
+  const words = promptWords(r.tokens.prompt);
+  if (words) lines2.push(`prompt tokens: ${words}`);
+  const cached = r.tokens.prompt.cached;
+  if (cached)
+    lines2.push(
+      `cached prompt tokens (usage): ${cached.tokens}, ${percent(cached.share)} of the prompt tokens`
+    );
+  const x = r.reasoning;
+  if (x) {
+    const share = x.reasoning_token_share === null ? "" : `, ${percent(x.reasoning_token_share, 0)} of the output tokens`;
+    lines2.push(
+      `reasoning: ${x.requests} requests thought before answering (${x.reasoning_chunks} reasoning chunks${share}); time to the first answer token p50 ${compact(x.ttfa_ms.p50)} ms, p95 ${compact(x.ttfa_ms.p95)} ms (TTFT counts the first thought)`
+    );
+  }
+  return lines2;
+}
 function formatMeasureReport(r) {
   const lines2 = [];
   const w = r.workload;
@@ -78514,7 +78885,7 @@ function formatMeasureReport(r) {
   ];
   const table = [
     ["ms", ...COLUMNS.map((c) => c === "p999" ? "p99.9" : c), "count"],
-    ...rows.map(([name, s2]) => [name, ...COLUMNS.map((c) => cell(s2, c)), String(s2.count)])
+    ...rows.map(([name, s]) => [name, ...COLUMNS.map((c) => cell(s, c)), String(s.count)])
   ];
   const widths = at(table, 0).map((_, i) => Math.max(...table.map((row) => at(row, i).length)));
   for (const row of table) lines2.push(pad(row, widths));
@@ -78525,18 +78896,7 @@ function formatMeasureReport(r) {
       `${plural(censored, "request")} timed out or ${censored === 1 ? "was" : "were"} never sent: they count at the ${w.timeout_s} s timeout, and "\u2265" marks values that are only lower bounds.`
     );
   }
-  const tpc = r.tokens.tokens_per_chunk;
-  lines2.push(
-    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? r.tokens.prompt.counted_by.startsWith("tokenizer") ? " (no usage reported: output counted by the tokenizer)" : " (no usage reported: tokens counted as chunks)" : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " \u2014 chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`
-  );
-  const s = r.sessions;
-  if (s) {
-    lines2.push(
-      `sessions: ${s.started} started in the window, ${s.completed} completed, ${s.failed} ended by a failed turn; TTFT p50 by turn ${s.ttft_p50_ms_by_turn.map((v2) => v2 === null ? "\u2013" : compact(v2)).join(", ")} ms (later turns carry the history: a prefix cache shows here)`
-    );
-  }
-  const words = promptWords(r.tokens.prompt);
-  if (words) lines2.push(`prompt tokens: ${words}`);
+  lines2.push(...tokenLines(r));
   if (r.reconnects > 0) {
     lines2.push(
       `reconnects: ${plural(r.reconnects, "request was", "requests were")} sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`
@@ -78648,8 +79008,6 @@ var FAULT_KINDS = [
 ];
 var STREAM_ERROR_FORMS = ["data", "field", "event"];
 var METRICS_FORMATS = ["vllm", "llamacpp", "off"];
-var HHMM = "([01][0-9]|2[0-3]):[0-5][0-9]";
-var BUSY_HOURS = new RegExp(`^(${HHMM}-${HHMM}(,${HHMM}-${HHMM})*)?$`);
 function inBusyHours(busyHours, at2) {
   if (busyHours === "") return false;
   const minutes = at2.getUTCHours() * 60 + at2.getUTCMinutes();
@@ -78659,10 +79017,6 @@ function inBusyHours(busyHours, at2) {
     return from <= to ? minutes >= from && minutes < to : minutes >= from || minutes < to;
   });
 }
-var CHOICE_KEYS = {
-  streamErrorForm: STREAM_ERROR_FORMS,
-  metricsFormat: METRICS_FORMATS
-};
 var DEFAULT_PROFILE = {
   models: ["mock-llm"],
   seed: 1,
@@ -78680,6 +79034,9 @@ var DEFAULT_PROFILE = {
   naturalMinTokens: 16,
   naturalMaxTokens: 256,
   tokensPerChunk: 1,
+  reasoningTokens: 0,
+  specDecodeTokens: 0,
+  specDecodeAcceptance: 0.7,
   pingEveryMs: 0,
   stallEveryS: 0,
   stallMs: 0,
@@ -78708,6 +79065,14 @@ var DEFAULT_PROFILE = {
   apiKey: "",
   faults: recordOf(FAULT_KINDS, () => 0)
 };
+
+// src/mock/profile-merge.ts
+var HHMM = "([01][0-9]|2[0-3]):[0-5][0-9]";
+var BUSY_HOURS = new RegExp(`^(${HHMM}-${HHMM}(,${HHMM}-${HHMM})*)?$`);
+var CHOICE_KEYS = {
+  streamErrorForm: STREAM_ERROR_FORMS,
+  metricsFormat: METRICS_FORMATS
+};
 var MockProfileError = class extends InputError {
   name = "MockProfileError";
 };
@@ -78728,6 +79093,9 @@ var NUMBER_RULES = {
   naturalMinTokens: { min: 1, integer: true },
   naturalMaxTokens: { min: 1, integer: true },
   tokensPerChunk: { min: 1, integer: true },
+  reasoningTokens: { min: 0, max: 1e6, integer: true },
+  specDecodeTokens: { min: 0, max: 64, integer: true },
+  specDecodeAcceptance: { min: 0, max: 1 },
   pingEveryMs: { min: 0 },
   stallEveryS: { min: 0 },
   stallMs: { min: 0 },
@@ -79153,23 +79521,27 @@ function shapeGeneration(profile, request4, promptTokens2, fault, nonce) {
     },
     profile
   ) : void 0;
-  const wanted = plan ? plan.pieces.length : ignoreEos ? limit : natural;
+  const answer = plan ? plan.pieces.length : ignoreEos ? limit : natural;
+  const wanted = profile.reasoningTokens + answer;
   const outputTokens2 = Math.min(wanted, limit);
   const finishReason = wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
   const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
   const generated = cuts ? Math.max(1, Math.ceil(outputTokens2 / 2)) : outputTokens2;
   const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
   const completionTokens = fault === "empty" ? 0 : generated + eos;
+  const reasoning = fault === "empty" ? 0 : Math.min(profile.reasoningTokens, generated);
   return {
     plan,
     sampleSeed,
     generated,
+    reasoning,
     finishReason,
     cuts,
     usage: {
       prompt_tokens: promptTokens2,
       completion_tokens: completionTokens,
-      total_tokens: promptTokens2 + completionTokens
+      total_tokens: promptTokens2 + completionTokens,
+      ...profile.reasoningTokens > 0 ? { completion_tokens_details: { reasoning_tokens: reasoning } } : {}
     }
   };
 }
@@ -79185,6 +79557,7 @@ var Generation = class {
   pendingText = "";
   pendingTokens = 0;
   emitted = 0;
+  reasoningLeft;
   tokens;
   shape;
   fault;
@@ -79196,6 +79569,7 @@ var Generation = class {
     this.shape = shape;
     this.fault = fault;
     this.tokensPerChunk = profile.tokensPerChunk;
+    this.reasoningLeft = shape.reasoning;
     this.tokens = new TokenStream(request4.promptText, shape.sampleSeed);
   }
   /** As vLLM reports it (--enable-prompt-tokens-details), when the cache held any. */
@@ -79204,6 +79578,11 @@ var Generation = class {
   }
   onToken() {
     if (this.fault === "empty" || this.gone) return;
+    if (this.reasoningLeft > 0) {
+      this.reasoningLeft--;
+      this.writer?.reasoning(this.tokens.next());
+      return;
+    }
     const plan = this.shape.plan;
     if (plan?.kind === "tool") {
       this.writer?.toolArgs(plan.pieces[this.emitted++] ?? "");
@@ -79479,6 +79858,11 @@ function streamWriter(context2, request4, id, res, plan) {
   };
   const writer = {
     content: (text) => res.write(chunk([choiceFor(request4, text, null)])),
+    reasoning: (text) => res.write(
+      chunk([
+        request4.endpoint === "chat" ? { index: 0, delta: { reasoning_content: text }, logprobs: null, finish_reason: null } : choiceFor(request4, "", null)
+      ])
+    ),
     toolArgs: (fragment) => {
       const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
         index: 0,
@@ -79527,10 +79911,14 @@ data: ${error}
 }
 function bufferedWriter(context2, request4, id, res, plan) {
   let text = "";
+  let thinking = "";
   let args = "";
   return {
     content: (t) => {
       text += t;
+    },
+    reasoning: (t) => {
+      thinking += t;
     },
     toolArgs: (fragment) => {
       args += fragment;
@@ -79545,6 +79933,7 @@ function bufferedWriter(context2, request4, id, res, plan) {
       ] : plan?.emptyToolCalls ? [] : void 0;
       const message = {
         role: "assistant",
+        ...thinking ? { reasoning_content: thinking } : {},
         content: plan?.kind === "tool" ? null : text,
         ...toolCalls ? { tool_calls: toolCalls } : {}
       };
@@ -79808,11 +80197,19 @@ var EngineMetrics = class {
   prefixHits = 0;
   finished = 0;
   preemptions = 0;
+  /** Speculative decoding: decode steps that proposed drafts, and the draft tokens proposed. */
+  specDrafts = 0;
+  specDraftTokens = 0;
   createdS = Date.now() / 1e3;
-  render(format, model, g2) {
-    return format === "llamacpp" ? this.llamacpp(g2) : this.vllm(model, g2);
+  /**
+   * `specAcceptance`: the share of draft tokens accepted when the server
+   * drafts (vLLM exposes the spec-decode counters, from 0, only with a
+   * drafter); undefined: no speculative decoding.
+   */
+  render(format, model, g2, specAcceptance) {
+    return format === "llamacpp" ? this.llamacpp(g2) : this.vllm(model, g2, specAcceptance);
   }
-  vllm(model, g2) {
+  vllm(model, g2, specAcceptance) {
     const labels = `engine="0",model_name="${model.replace(/[\\"]/g, "\\$&")}"`;
     const out = [];
     const gauge = (name, help, v) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}{${labels}} ${float(v)}`);
@@ -79863,6 +80260,15 @@ var EngineMetrics = class {
       this.prefixHits
     );
     counter("vllm:request_success", "Count of successfully processed requests.", this.finished);
+    if (specAcceptance !== void 0) {
+      counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", this.specDrafts);
+      counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", this.specDraftTokens);
+      counter(
+        "vllm:spec_decode_num_accepted_tokens",
+        "Number of accepted tokens.",
+        Math.round(this.specDraftTokens * specAcceptance)
+      );
+    }
     histogram3(
       "vllm:time_to_first_token_seconds",
       "Histogram of time to first token in seconds.",
@@ -80056,6 +80462,8 @@ var Engine = class {
       r.generated++;
       const m = this.metrics;
       m.generationTokens++;
+      m.specDraftTokens += this.profile.specDecodeTokens;
+      if (this.profile.specDecodeTokens > 0) m.specDrafts++;
       if (r.generated === 1) m.ttft.observe((endMs - r.arrivedMs) / 1e3);
       else m.itl.observe((endMs - r.lastTokenMs) / 1e3);
       r.lastTokenMs = endMs;
@@ -80144,7 +80552,8 @@ var MockRoutes = class {
     const text = this.engine.metrics.render(
       p.metricsFormat,
       p.models[0] ?? "",
-      this.engine.gauges()
+      this.engine.gauges(),
+      p.specDecodeTokens > 0 ? p.specDecodeAcceptance : void 0
     );
     res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
   }

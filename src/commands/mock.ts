@@ -4,12 +4,8 @@
 
 import { errorMessage, InputError } from "../common/errors.ts";
 import { lines, type RawSettings, readBoolean, readNumber, value } from "../config/settings.ts";
-import {
-  DEFAULT_PROFILE,
-  type MockProfile,
-  mergeProfile,
-  parseOverrides,
-} from "../mock/profile.ts";
+import { DEFAULT_PROFILE, type MockProfile } from "../mock/profile.ts";
+import { mergeProfile, parseOverrides } from "../mock/profile-merge.ts";
 import { startMockServer } from "../mock/server.ts";
 import { type CommandIo, listenForCancel } from "./io.ts";
 

@@ -14,6 +14,8 @@ export interface RequestRecord {
   firstByteMs: number;
   /** First chunk carrying content, reasoning or a tool call (role-only chunks do not count). */
   firstOutputMs: number;
+  /** First chunk carrying answer content or a tool call (= firstOutputMs unless the model reasons first). */
+  firstAnswerMs: number;
   lastOutputMs: number;
   endMs: number;
   /** scheduledMs + request timeout: not finished by then = censored. */
@@ -21,9 +23,14 @@ export interface RequestRecord {
   status: number;
   /** Output-bearing chunks, and the gaps between consecutive ones (ITL samples). */
   outputChunks: number;
+  /** Output chunks that carried reasoning (a reasoning model's thinking). */
+  reasoningChunks: number;
   gapsMs: number[];
   usagePromptTokens: number | undefined;
   usageCompletionTokens: number | undefined;
+  /** usage's reasoning tokens and cached prompt tokens, when the server reports them. */
+  usageReasoningTokens: number | undefined;
+  usageCachedTokens: number | undefined;
   /** Output tokens the workload's tokenizer counted in the streamed text, when the server sent no usage. */
   countedCompletionTokens: number | undefined;
   finishReason: string | undefined;
@@ -67,14 +74,18 @@ export function newRecord(
     headersMs: Number.NaN,
     firstByteMs: Number.NaN,
     firstOutputMs: Number.NaN,
+    firstAnswerMs: Number.NaN,
     lastOutputMs: Number.NaN,
     endMs: Number.NaN,
     deadlineMs,
     status: 0,
     outputChunks: 0,
+    reasoningChunks: 0,
     gapsMs: [],
     usagePromptTokens: undefined,
     usageCompletionTokens: undefined,
+    usageReasoningTokens: undefined,
+    usageCachedTokens: undefined,
     countedCompletionTokens: undefined,
     finishReason: undefined,
     sawDone: false,

@@ -34,9 +34,16 @@ export function applyStreamEvent(r: RequestRecord, data: string, nowMs: number, 
   if (event.usage?.completionTokens !== undefined)
     r.usageCompletionTokens = event.usage.completionTokens;
   if (event.usage?.promptTokens !== undefined) r.usagePromptTokens = event.usage.promptTokens;
+  if (event.usage?.reasoningTokens !== undefined)
+    r.usageReasoningTokens = event.usage.reasoningTokens;
+  if (event.usage?.cachedTokens !== undefined) r.usageCachedTokens = event.usage.cachedTokens;
   let output = false;
+  let reasoning = false;
+  let answer = false;
   for (const choice of event.choices) {
     if (choice.output) output = true;
+    if (choice.reasoning) reasoning = true;
+    if (choice.answer) answer = true;
     if (r.text !== undefined) r.text += choice.content;
     if (choice.finishReason !== undefined) r.finishReason = choice.finishReason;
   }
@@ -46,4 +53,6 @@ export function applyStreamEvent(r: RequestRecord, data: string, nowMs: number, 
     r.lastOutputMs = nowMs;
     r.outputChunks++;
   }
+  if (reasoning) r.reasoningChunks++;
+  if (answer && Number.isNaN(r.firstAnswerMs)) r.firstAnswerMs = nowMs;
 }

@@ -8,6 +8,7 @@ import type { Slo } from "../common/slo.ts";
 import { outputTokens, type RequestRecord } from "../load/record.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { LatencyHistogram } from "./histogram.ts";
+import { ReasoningTally } from "./reasoning.ts";
 
 /** TPOT of one request: (end − first output) / (output tokens − 1); undefined below 2 tokens. */
 export function tpotMs(r: RequestRecord, tokens: number): number | undefined {
@@ -65,6 +66,8 @@ export class TrialRecorder {
   /** Time waited for a max-concurrency slot. */
   readonly slotWait = new LatencyHistogram();
   readonly examples: Partial<Record<Outcome, FailureExample[]>> = {};
+  /** Reasoning before the answer, and cached prompt tokens, from the ok requests' streams and usage. */
+  readonly reasoning = new ReasoningTally();
   outputTokens = 0;
   outputChunks = 0;
   /** ok requests whose server reported usage, and their tokens and chunks. */
@@ -146,6 +149,7 @@ export class TrialRecorder {
     if (tpot !== undefined) this.tpot.record(tpot);
     this.outputTokens += tokens;
     this.outputChunks += r.outputChunks;
+    this.reasoning.add(r);
     if (r.usageCompletionTokens !== undefined) {
       this.usageRequests++;
       this.usageTokens += r.usageCompletionTokens;

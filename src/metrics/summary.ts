@@ -7,6 +7,7 @@ import { PERCENTILE_VALUES } from "../common/percentiles.ts";
 import { type Slo, type SloRecord, sloRecord } from "../common/slo.ts";
 import type { ProbeReadings } from "../load/probes.ts";
 import type { LatencyHistogram, LatencySummary } from "./histogram.ts";
+import type { CachedPromptSummary, ReasoningSummary } from "./reasoning.ts";
 import type { FailureExample, TrialRecorder } from "./recorder.ts";
 import {
   evaluateValidity,
@@ -94,8 +95,12 @@ export interface TrialSummary {
       intended_mean: number | null;
       server_mean: number | null;
       requests_with_usage: number;
+      /** Prompt tokens the server's usage says its cache held; null: not reported (absent in older files). */
+      cached?: CachedPromptSummary | null;
     };
   };
+  /** A reasoning model's thinking before its answer; null: no request reasoned (absent in older files). */
+  reasoning?: ReasoningSummary | null;
   /** Requests sent again on a fresh connection after the server had closed a kept-alive one. */
   reconnects: number;
   throughput: { output_tokens_per_s: number; requests_per_s: number };
@@ -178,7 +183,7 @@ function tokensOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["tokens"]
     itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
     requests_with_usage: rec.usageRequests,
     usage_counts_eos: countsEos,
-    prompt: promptTokens(facts.promptTokens),
+    prompt: { ...promptTokens(facts.promptTokens), cached: rec.reasoning.cached() },
   };
 }
 
@@ -262,6 +267,7 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
       first_byte_ms: rec.firstByte.summary(),
     },
     tokens: tokensOf(rec, facts),
+    reasoning: rec.reasoning.reasoning(),
     reconnects: rec.reconnects,
     throughput: {
       output_tokens_per_s: perS(rec.outputTokens),

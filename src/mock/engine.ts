@@ -200,6 +200,8 @@ export class Engine {
       r.generated++;
       const m = this.metrics;
       m.generationTokens++;
+      m.specDraftTokens += this.profile.specDecodeTokens;
+      if (this.profile.specDecodeTokens > 0) m.specDrafts++;
       if (r.generated === 1) m.ttft.observe((endMs - r.arrivedMs) / 1000);
       else m.itl.observe((endMs - r.lastTokenMs) / 1000);
       r.lastTokenMs = endMs;

@@ -16,6 +16,8 @@ export interface Shape {
   sampleSeed: number;
   /** Tokens the engine decodes (fewer than the output when a fault cuts the stream). */
   generated: number;
+  /** Of them, the first ones: a reasoning model's thinking. */
+  reasoning: number;
   finishReason: string;
   /** A fault that cuts the stream half-way. */
   cuts: boolean;
@@ -53,7 +55,9 @@ export function shapeGeneration(
           profile,
         )
       : undefined;
-  const wanted = plan ? plan.pieces.length : ignoreEos ? limit : natural;
+  const answer = plan ? plan.pieces.length : ignoreEos ? limit : natural;
+  // A reasoning model thinks first; its thinking counts in max_tokens.
+  const wanted = profile.reasoningTokens + answer;
   const outputTokens = Math.min(wanted, limit);
   const finishReason =
     wanted > limit || (!plan && ignoreEos) ? "length" : (plan?.finishReason ?? "stop");
@@ -64,16 +68,21 @@ export function shapeGeneration(
   const eos =
     profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
   const completionTokens = fault === "empty" ? 0 : generated + eos;
+  const reasoning = fault === "empty" ? 0 : Math.min(profile.reasoningTokens, generated);
   return {
     plan,
     sampleSeed,
     generated,
+    reasoning,
     finishReason,
     cuts,
     usage: {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
+      ...(profile.reasoningTokens > 0
+        ? { completion_tokens_details: { reasoning_tokens: reasoning } }
+        : {}),
     },
   };
 }
@@ -91,6 +100,7 @@ export class Generation implements Sequence {
   private pendingText = "";
   private pendingTokens = 0;
   private emitted = 0;
+  private reasoningLeft: number;
   private readonly tokens: TokenStream;
   private readonly shape: Shape;
   private readonly fault: FaultKind | undefined;
@@ -109,6 +119,7 @@ export class Generation implements Sequence {
     this.shape = shape;
     this.fault = fault;
     this.tokensPerChunk = profile.tokensPerChunk;
+    this.reasoningLeft = shape.reasoning;
     this.tokens = new TokenStream(request.promptText, shape.sampleSeed);
   }
 
@@ -119,6 +130,11 @@ export class Generation implements Sequence {
 
   onToken(): void {
     if (this.fault === "empty" || this.gone) return;
+    if (this.reasoningLeft > 0) {
+      this.reasoningLeft--;
+      this.writer?.reasoning(this.tokens.next());
+      return;
+    }
     const plan = this.shape.plan;
     if (plan?.kind === "tool") {
       this.writer?.toolArgs(plan.pieces[this.emitted++] ?? "");

@@ -60,13 +60,21 @@ export class EngineMetrics {
   prefixHits = 0;
   finished = 0;
   preemptions = 0;
+  /** Speculative decoding: decode steps that proposed drafts, and the draft tokens proposed. */
+  specDrafts = 0;
+  specDraftTokens = 0;
   private readonly createdS = Date.now() / 1000;
 
-  render(format: MetricsFormat, model: string, g: EngineGauges): string {
-    return format === "llamacpp" ? this.llamacpp(g) : this.vllm(model, g);
+  /**
+   * `specAcceptance`: the share of draft tokens accepted when the server
+   * drafts (vLLM exposes the spec-decode counters, from 0, only with a
+   * drafter); undefined: no speculative decoding.
+   */
+  render(format: MetricsFormat, model: string, g: EngineGauges, specAcceptance?: number): string {
+    return format === "llamacpp" ? this.llamacpp(g) : this.vllm(model, g, specAcceptance);
   }
 
-  private vllm(model: string, g: EngineGauges): string {
+  private vllm(model: string, g: EngineGauges, specAcceptance: number | undefined): string {
     const labels = `engine="0",model_name="${model.replace(/[\\"]/g, "\\$&")}"`;
     const out: string[] = [];
     const gauge = (name: string, help: string, v: number) =>
@@ -120,6 +128,15 @@ export class EngineMetrics {
       this.prefixHits,
     );
     counter("vllm:request_success", "Count of successfully processed requests.", this.finished);
+    if (specAcceptance !== undefined) {
+      counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", this.specDrafts);
+      counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", this.specDraftTokens);
+      counter(
+        "vllm:spec_decode_num_accepted_tokens",
+        "Number of accepted tokens.",
+        Math.round(this.specDraftTokens * specAcceptance),
+      );
+    }
     histogram(
       "vllm:time_to_first_token_seconds",
       "Histogram of time to first token in seconds.",

@@ -74,6 +74,7 @@ export class MockRoutes {
       p.metricsFormat,
       p.models[0] ?? "",
       this.engine.gauges(),
+      p.specDecodeTokens > 0 ? p.specDecodeAcceptance : undefined,
     );
     res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text);
   }

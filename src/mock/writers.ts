@@ -36,6 +36,8 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
 
 export interface Writer {
   content(text: string): void;
+  /** A reasoning model's thinking: `reasoning_content` deltas (chat), before the answer. */
+  reasoning(text: string): void;
   /** A fragment of the tool call's arguments (the first one also names the call). */
   toolArgs(fragment: string): void;
   finish(reason: string, usage: Usage): void;
@@ -104,6 +106,14 @@ export function streamWriter(
   };
   const writer: Writer = {
     content: (text) => res.write(chunk([choiceFor(request, text, null)])),
+    reasoning: (text) =>
+      res.write(
+        chunk([
+          request.endpoint === "chat"
+            ? { index: 0, delta: { reasoning_content: text }, logprobs: null, finish_reason: null }
+            : choiceFor(request, "", null),
+        ]),
+      ),
     toolArgs: (fragment) => {
       // As OpenAI streams a call: id, type and name first, then argument fragments by index.
       const call = toolStarted
@@ -157,10 +167,14 @@ export function bufferedWriter(
   plan: StructuredPlan | undefined,
 ): Writer {
   let text = "";
+  let thinking = "";
   let args = "";
   return {
     content: (t) => {
       text += t;
+    },
+    reasoning: (t) => {
+      thinking += t;
     },
     toolArgs: (fragment) => {
       args += fragment;
@@ -180,6 +194,7 @@ export function bufferedWriter(
             : undefined;
       const message = {
         role: "assistant",
+        ...(thinking ? { reasoning_content: thinking } : {}),
         content: plan?.kind === "tool" ? null : text,
         ...(toolCalls ? { tool_calls: toolCalls } : {}),
       };

@@ -15,6 +15,10 @@ export type StreamEvent =
 export interface Usage {
   promptTokens: number | undefined;
   completionTokens: number | undefined;
+  /** completion_tokens_details.reasoning_tokens: the part of completion_tokens spent reasoning. */
+  reasoningTokens?: number | undefined;
+  /** prompt_tokens_details.cached_tokens: prompt tokens the server's prefix cache held. */
+  cachedTokens?: number | undefined;
 }
 
 export interface ToolCallDelta {
@@ -28,6 +32,10 @@ export interface ToolCallDelta {
 export interface ChoiceDelta {
   /** A token arrived: non-empty content, reasoning, text or a tool call (not the role-only chunk). */
   output: boolean;
+  /** Of which reasoning (reasoning_content, or reasoning as newer vLLM names it). */
+  reasoning: boolean;
+  /** Of which answer: content, text or a tool call. */
+  answer: boolean;
   /** delta.content (chat) or text (completions), "" when absent. */
   content: string;
   /** The delta's tool_calls when present (an empty list is kept: it is a finding). */
@@ -65,18 +73,33 @@ function choiceDelta(choice: Json): ChoiceDelta {
   const delta = isObject(choice.delta) ? choice.delta : undefined;
   const toolCalls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : undefined;
   const content = str(delta?.content) ?? str(choice.text) ?? "";
-  const output =
+  const reasoning = nonEmpty(delta?.reasoning_content) || nonEmpty(delta?.reasoning);
+  const answer =
     content.length > 0 ||
-    nonEmpty(delta?.reasoning_content) ||
-    nonEmpty(delta?.reasoning) ||
     (toolCalls !== undefined && toolCalls.length > 0) ||
     isObject(delta?.function_call);
   const finish = choice.finish_reason;
   return {
-    output,
+    output: reasoning || answer,
+    reasoning,
+    answer,
     content,
     toolCalls: toolCalls?.map(toolCallDelta),
     finishReason: nonEmpty(finish) ? finish : undefined,
+  };
+}
+
+/** A usage object's counts, with the details servers add (vLLM, OpenAI). */
+function usageOf(usage: Json): Usage {
+  const completion = isObject(usage.completion_tokens_details)
+    ? usage.completion_tokens_details
+    : {};
+  const prompt = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  return {
+    promptTokens: num(usage.prompt_tokens),
+    completionTokens: num(usage.completion_tokens),
+    reasoningTokens: num(completion.reasoning_tokens),
+    cachedTokens: num(prompt.cached_tokens),
   };
 }
 
@@ -128,12 +151,7 @@ export function readStreamEvent(data: string): StreamEvent {
     return { kind: "error", detail: excerpt(JSON.stringify(parsed.error)) };
   }
   if (parsed.object === "error") return { kind: "error", detail: excerpt(data) };
-  const usage = isObject(parsed.usage)
-    ? {
-        promptTokens: num(parsed.usage.prompt_tokens),
-        completionTokens: num(parsed.usage.completion_tokens),
-      }
-    : undefined;
+  const usage = isObject(parsed.usage) ? usageOf(parsed.usage) : undefined;
   if (!Array.isArray(parsed.choices)) {
     if (usage) return { kind: "chunk", choices: [], usage };
     return {
@@ -178,11 +196,6 @@ export function readCompletion(text: string): CompletionBody {
       ? message.tool_calls.map(toolCallDelta)
       : undefined,
     finishReason: nonEmpty(finish) ? finish : undefined,
-    usage: isObject(parsed.usage)
-      ? {
-          promptTokens: num(parsed.usage.prompt_tokens),
-          completionTokens: num(parsed.usage.completion_tokens),
-        }
-      : undefined,
+    usage: isObject(parsed.usage) ? usageOf(parsed.usage) : undefined,
   };
 }

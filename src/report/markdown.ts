@@ -16,6 +16,7 @@ import { nextStep } from "./next-step.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { outcomes, perTrial, requestsOnRecord, selfChecks, servers } from "./sections.ts";
 import { serverViewLine, serverViewSection } from "./server-view.ts";
+import { timelineChart } from "./timeline-chart.ts";
 
 const ICON: Record<Verdict, string> = {
   pass: "✅",
@@ -80,6 +81,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
   // Least important last: dropped first when the comment is too long.
   const optional = [
     chart(r),
+    timelineChart(r),
     serverViewSection(r),
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),

@@ -3,7 +3,7 @@
 // whether the measurement can be trusted.
 
 import { at } from "../common/arrays.ts";
-import { compact, plural, signedPercent } from "../common/format.ts";
+import { compact, percent, plural, signedPercent } from "../common/format.ts";
 import { OUTCOMES } from "../common/outcomes.ts";
 import type { Progress } from "../load/run.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
@@ -22,6 +22,39 @@ function pad(cells: string[], widths: number[]): string {
   return cells
     .map((c, i) => (i === 0 ? c.padEnd(at(widths, i)) : c.padStart(at(widths, i))))
     .join("  ");
+}
+
+/** Output tokens and chunks, sessions, prompt tokens, cached tokens and reasoning. */
+function tokenLines(r: TrialReport): string[] {
+  const lines: string[] = [];
+  const tpc = r.tokens.tokens_per_chunk;
+  lines.push(
+    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? (r.tokens.prompt.counted_by.startsWith("tokenizer") ? " (no usage reported: output counted by the tokenizer)" : " (no usage reported: tokens counted as chunks)") : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`,
+  );
+  const s = r.sessions;
+  if (s) {
+    lines.push(
+      `sessions: ${s.started} started in the window, ${s.completed} completed, ${s.failed} ended by a failed turn; TTFT p50 by turn ${s.ttft_p50_ms_by_turn.map((v) => (v === null ? "–" : compact(v))).join(", ")} ms (later turns carry the history: a prefix cache shows here)`,
+    );
+  }
+  const words = promptWords(r.tokens.prompt);
+  if (words) lines.push(`prompt tokens: ${words}`);
+  const cached = r.tokens.prompt.cached;
+  if (cached)
+    lines.push(
+      `cached prompt tokens (usage): ${cached.tokens}, ${percent(cached.share)} of the prompt tokens`,
+    );
+  const x = r.reasoning;
+  if (x) {
+    const share =
+      x.reasoning_token_share === null
+        ? ""
+        : `, ${percent(x.reasoning_token_share, 0)} of the output tokens`;
+    lines.push(
+      `reasoning: ${x.requests} requests thought before answering (${x.reasoning_chunks} reasoning chunks${share}); time to the first answer token p50 ${compact(x.ttfa_ms.p50)} ms, p95 ${compact(x.ttfa_ms.p95)} ms (TTFT counts the first thought)`,
+    );
+  }
+  return lines;
 }
 
 export function formatMeasureReport(r: TrialReport): string {
@@ -57,18 +90,7 @@ export function formatMeasureReport(r: TrialReport): string {
       `${plural(censored, "request")} timed out or ${censored === 1 ? "was" : "were"} never sent: they count at the ${w.timeout_s} s timeout, and "≥" marks values that are only lower bounds.`,
     );
   }
-  const tpc = r.tokens.tokens_per_chunk;
-  lines.push(
-    `tokens: ${r.tokens.output_total} output in ${r.tokens.output_chunks} chunks${tpc === null ? (r.tokens.prompt.counted_by.startsWith("tokenizer") ? " (no usage reported: output counted by the tokenizer)" : " (no usage reported: tokens counted as chunks)") : `, ${tpc} tokens per chunk${r.tokens.itl_per_multi_token_chunk ? " — chunks carry several tokens, so ITL is per chunk, not per token" : ""}${r.tokens.usage_counts_eos ? " (usage counts one unstreamed end-of-sequence token per request)" : ""}`}`,
-  );
-  const s = r.sessions;
-  if (s) {
-    lines.push(
-      `sessions: ${s.started} started in the window, ${s.completed} completed, ${s.failed} ended by a failed turn; TTFT p50 by turn ${s.ttft_p50_ms_by_turn.map((v) => (v === null ? "–" : compact(v))).join(", ")} ms (later turns carry the history: a prefix cache shows here)`,
-    );
-  }
-  const words = promptWords(r.tokens.prompt);
-  if (words) lines.push(`prompt tokens: ${words}`);
+  lines.push(...tokenLines(r));
   if (r.reconnects > 0) {
     lines.push(
       `reconnects: ${plural(r.reconnects, "request was", "requests were")} sent again on a fresh connection (the server had closed a kept-alive one); their latency still counts from the schedule`,

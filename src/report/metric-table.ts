@@ -7,6 +7,7 @@ import { compact as num, percent, plural, signedPercent as signed } from "../com
 import { PERCENTILE_VALUES, percentileLabel } from "../common/percentiles.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { ConfigDescription, GateResults } from "../results/model.ts";
+import { cachedUsageLine, reasoningLine } from "./model-lines.ts";
 
 export const ROW_ICON: Record<MetricComparison["verdict"], string> = {
   pass: "✅",
@@ -109,7 +110,9 @@ export function context(r: GateResults, config: ConfigDescription): string {
     ...thin,
     ...offeredOnly(r, config),
     ...cacheLine(r),
+    ...cachedUsageLine(r),
     ...promptLine(r),
+    ...reasoningLine(r, config),
     ...sessionsLine(r),
   ].join("  \n");
 }

@@ -57,6 +57,12 @@ export function serverViewSection(r: GateResults): string {
   row("prefix-cache hit rate", (a) =>
     a.prefix_cache_hit_rate === null ? null : percent(a.prefix_cache_hit_rate),
   );
+  row("spec-decode acceptance", (a) =>
+    a.spec_decode_acceptance == null ? null : percent(a.spec_decode_acceptance),
+  );
+  row("tokens per decode step (spec decode)", (a) =>
+    a.spec_decode_tokens_per_step == null ? null : num(a.spec_decode_tokens_per_step),
+  );
   const hist = (h: "ttft" | "queue_time" | "itl" | "e2e", a: ArmServerView) => {
     const s = a.histograms[h];
     return s ? `${num(s.mean_ms)} / ${s.p95_bound}${num(s.p95_ms)}` : null;

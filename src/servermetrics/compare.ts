@@ -31,6 +31,9 @@ export interface ArmServerView {
   gauges: Partial<Record<GaugeSeries, { mean: number; max: number }>>;
   preemptions_per_trial: number | null;
   prefix_cache_hit_rate: number | null;
+  /** Speculative decoding, medians over the trials; null: not exposed (absent in older files). */
+  spec_decode_acceptance?: number | null;
+  spec_decode_tokens_per_step?: number | null;
   /** Medians over the trials; p95 bucket-interpolated, or a bound ("≥", "≤") in an end bucket. */
   histograms: Partial<
     Record<
@@ -100,6 +103,10 @@ function armView(inputs: readonly TrialServerInput[]): ArmServerView {
     gauges,
     preemptions_per_trial: med(views.flatMap((v) => v.counters.preemptions ?? [])),
     prefix_cache_hit_rate: round(med(views.flatMap((v) => v.prefix_cache_hit_rate ?? []))),
+    spec_decode_acceptance: round(med(views.flatMap((v) => v.spec_decode?.acceptance_rate ?? []))),
+    spec_decode_tokens_per_step: round(
+      med(views.flatMap((v) => v.spec_decode?.tokens_per_step ?? [])),
+    ),
     histograms,
     names: [...new Set(views.flatMap((v) => v.names))].sort(),
     notes: [...new Set(views.flatMap((v) => v.notes))].slice(0, 5),

@@ -66,6 +66,26 @@ export const COUNTERS = {
     tgi: [],
     llamacpp: [],
   },
+  // Speculative decoding (vLLM V1): acceptance = accepted ÷ draft tokens;
+  // tokens per step = 1 + accepted ÷ drafts (the verified token included).
+  spec_decode_drafts: {
+    vllm: ["vllm:spec_decode_num_drafts_total"],
+    sglang: [],
+    tgi: [],
+    llamacpp: [],
+  },
+  spec_decode_draft_tokens: {
+    vllm: ["vllm:spec_decode_num_draft_tokens_total"],
+    sglang: [],
+    tgi: [],
+    llamacpp: [],
+  },
+  spec_decode_accepted_tokens: {
+    vllm: ["vllm:spec_decode_num_accepted_tokens_total"],
+    sglang: [],
+    tgi: [],
+    llamacpp: [],
+  },
 } as const satisfies Record<string, Record<Runtime, readonly string[]>>;
 export type CounterSeries = keyof typeof COUNTERS;
 

@@ -114,6 +114,15 @@ export class TrialScrape {
     this.tick();
   }
 
+  /** The scrapes during the trial: when (on the trial's clock), and the queue then. */
+  gaugeSeries(): { atMs: number; running: number | undefined; waiting: number | undefined }[] {
+    return this.during.map((s) => ({
+      atMs: s.atMs,
+      running: s.gauges.running,
+      waiting: s.gauges.waiting,
+    }));
+  }
+
   async finish(windowStartMs: number, windowEndMs: number): Promise<ServerMetrics> {
     this.stopped = true;
     clearTimeout(this.timer);

@@ -44,11 +44,34 @@ export interface ServerView {
   counters: Partial<Record<CounterSeries, number>>;
   /** Prefix-cache hits ÷ queries (prompt tokens) over the trial; null: not exposed or no queries. */
   prefix_cache_hit_rate: number | null;
+  /** Speculative decoding over the trial; null: not exposed or no drafts (absent in older files). */
+  spec_decode?: SpecDecodeStats | null;
   histograms: Partial<Record<HistogramSeries, HistogramStats>>;
   /** Every metric name the server exposed (from the last scrape). */
   names: string[];
   /** What went wrong or needs saying: failed scrapes, counter resets. */
   notes: string[];
+}
+
+export interface SpecDecodeStats {
+  drafts: number;
+  /** Accepted ÷ proposed draft tokens. */
+  acceptance_rate: number;
+  /** Tokens a decode step yields: 1 + accepted ÷ drafts. */
+  tokens_per_step: number;
+}
+
+/** Acceptance and tokens per step from the spec-decode counters' deltas. */
+function specDecode(counters: Partial<Record<CounterSeries, number>>): SpecDecodeStats | null {
+  const drafts = counters.spec_decode_drafts;
+  const proposed = counters.spec_decode_draft_tokens;
+  const accepted = counters.spec_decode_accepted_tokens;
+  if (!drafts || !proposed || accepted === undefined) return null;
+  return {
+    drafts,
+    acceptance_rate: round(accepted / proposed, 4),
+    tokens_per_step: round(1 + accepted / drafts, 3),
+  };
 }
 
 export interface ViewInput {
@@ -116,6 +139,7 @@ export function serverView(input: ViewInput): ServerView {
     counters,
     prefix_cache_hit_rate:
       hits !== undefined && queries !== undefined && queries > 0 ? round(hits / queries, 4) : null,
+    spec_decode: specDecode(counters),
     histograms,
     names: input.names,
     notes,

@@ -7,6 +7,7 @@ import { type Progress, runLoad } from "../load/run.ts";
 import { type Clock, MONOTONIC } from "../load/scheduler.ts";
 import { TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
+import { bucketSeconds, TimelineTally, type TrialTimeline } from "../metrics/timeline.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Target } from "../openai/target.ts";
 import type { TrialContext } from "../requests/line.ts";
@@ -19,7 +20,12 @@ import {
 } from "../servermetrics/scraper.ts";
 import type { ArrivalSpec } from "../workload/arrivals.ts";
 import { describeWorkload, type WorkloadDescription } from "../workload/describe.ts";
-import { buildWorkload, measuredCount, type WorkloadSpec } from "../workload/plan.ts";
+import {
+  buildWorkload,
+  measuredCount,
+  type Workload,
+  type WorkloadSpec,
+} from "../workload/plan.ts";
 import { type SessionSummary, TrialTally } from "./tally.ts";
 
 export const MEASURE_SCHEMA = "llm-perf-gate/measure@2";
@@ -52,6 +58,14 @@ export interface TrialReport extends TrialSummary {
   sessions: SessionSummary | null;
   /** The server's own view of the trial, from its /metrics; null: not scraped. */
   server_metrics: ServerMetrics | null;
+  /** Time inside the trial, bucket by bucket (absent in older files). */
+  timeline?: TrialTimeline;
+}
+
+/** The timeline, with the server's queue from the scrapes during the trial. */
+function timelineOf(timeline: TimelineTally, gauges: GaugeSeries): TrialTimeline {
+  for (const g of gauges) timeline.addGauges(g.atMs, g.running, g.waiting);
+  return timeline.timeline();
 }
 
 /**
@@ -97,6 +111,8 @@ export interface TrialDeps {
   onRequestLine?: (r: RequestRecord, at: TrialContext) => void;
 }
 
+type GaugeSeries = ReturnType<TrialScrape["gaugeSeries"]>;
+
 /** The server's metrics scraped beside the trial: before, during and after it. */
 async function scrapeBeside<T>(
   options: TrialOptions,
@@ -104,8 +120,8 @@ async function scrapeBeside<T>(
   clock: Clock,
   measure: () => Promise<T>,
   windowOf: (result: T) => [number, number],
-): Promise<{ result: T; serverMetrics: ServerMetrics | null }> {
-  if (!options.serverMetrics) return { result: await measure(), serverMetrics: null };
+): Promise<{ result: T; serverMetrics: ServerMetrics | null; gauges: GaugeSeries }> {
+  if (!options.serverMetrics) return { result: await measure(), serverMetrics: null, gauges: [] };
   const fetcher = deps.fetchMetrics ? undefined : metricsFetcher();
   const fetch = deps.fetchMetrics ?? fetcher?.fetch;
   if (!fetch) throw new Error("internal error: no metrics fetcher");
@@ -123,10 +139,37 @@ async function scrapeBeside<T>(
       throw error;
     }
     const [fromMs, toMs] = windowOf(result);
-    return { result, serverMetrics: await scrape.finish(fromMs, toMs) };
+    const serverMetrics = await scrape.finish(fromMs, toMs);
+    return { result, serverMetrics, gauges: scrape.gaugeSeries() };
   } finally {
     await fetcher?.close();
   }
+}
+
+/** Where each measured request goes: the tally (and recorder), the timeline, the requests file. */
+function requestSinks(
+  workload: Workload,
+  tally: TrialTally,
+  options: TrialOptions,
+  deps: TrialDeps,
+  clock: Clock,
+) {
+  const timeline = new TimelineTally(
+    bucketSeconds((workload.windowStartMs + workload.windowMs) / 1000),
+  );
+  const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
+  const onStart = (startMs: number) => {
+    start.startMs = startMs;
+    timeline.startMs = startMs;
+    start.startUnixMs = (deps.now?.() ?? new Date()).getTime() + (startMs - clock.now());
+  };
+  const onLine = deps.onRequestLine;
+  const onRequest = (r: RequestRecord) => {
+    tally.add(r);
+    timeline.add(r);
+    onLine?.(r, tally.context(r, start));
+  };
+  return { timeline, onStart, onRequest };
 }
 
 export async function measureTrial(
@@ -142,19 +185,12 @@ export async function measureTrial(
   );
   const tally = new TrialTally(workload, recorder);
   const clock = deps.clock ?? MONOTONIC;
-  const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
-  const onStart = (startMs: number) => {
-    start.startMs = startMs;
-    start.startUnixMs = (deps.now?.() ?? new Date()).getTime() + (startMs - clock.now());
-  };
-  const onLine = deps.onRequestLine;
-  const onRequest = onLine
-    ? (r: RequestRecord) => {
-        tally.add(r);
-        onLine(r, tally.context(r, start));
-      }
-    : tally.add;
-  const { result: run, serverMetrics } = await scrapeBeside(
+  const { timeline, onStart, onRequest } = requestSinks(workload, tally, options, deps, clock);
+  const {
+    result: run,
+    serverMetrics,
+    gauges,
+  } = await scrapeBeside(
     options,
     deps,
     clock,
@@ -165,7 +201,7 @@ export async function measureTrial(
         timeoutS: options.timeoutS,
         maxConcurrency: options.maxConcurrency,
         onRequest,
-        ...(onLine ? { onStart } : {}),
+        onStart,
         ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
@@ -215,6 +251,7 @@ export async function measureTrial(
     },
     sessions: tally.sessions(),
     server_metrics: serverMetrics,
+    timeline: timelineOf(timeline, gauges),
     ...summary,
   };
 }

@@ -10,7 +10,8 @@ import { test } from "node:test";
 import type { SweepReport } from "../../src/capacity/run.ts";
 import { KNEE_MOCK_SETS, KNEE_WORKLOAD, startMockProcess } from "../../src/commands/demo.ts";
 import { saturationRatePerS } from "../../src/mock/engine.ts";
-import { DEFAULT_PROFILE, mergeProfile, parseOverrides } from "../../src/mock/profile.ts";
+import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
+import { mergeProfile, parseOverrides } from "../../src/mock/profile-merge.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
 import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
 

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { REAL_CHECKS } from "../../src/gate/options.ts";
-import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
+import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { gate } from "../helpers/gate.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";

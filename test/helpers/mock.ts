@@ -1,7 +1,8 @@
 // The mock as most tests want it: an engine of 1 ms steps without jitter, so a
 // test about shape, classes or bookkeeping runs in milliseconds.
 
-import { DEFAULT_PROFILE, type MockProfile, mergeProfile } from "../../src/mock/profile.ts";
+import { DEFAULT_PROFILE, type MockProfile } from "../../src/mock/profile.ts";
+import { mergeProfile } from "../../src/mock/profile-merge.ts";
 
 export const QUICK_ENGINE = {
   prefillBaseMs: 1,

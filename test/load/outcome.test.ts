@@ -90,6 +90,26 @@ test("a role-only chunk is not output; content, reasoning, text and tool-call de
   assert.equal(classify(streamed([role, finish, "[DONE]"])), "empty");
 });
 
+test("a reasoning model: TTFT at its first thought, the first answer token apart, usage's details read", () => {
+  const role = '{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}';
+  const thought = '{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]}';
+  // Newer vLLM names the field `reasoning`.
+  const thought2 = '{"choices":[{"index":0,"delta":{"reasoning":"so"}}]}';
+  const answer = '{"choices":[{"index":0,"delta":{"content":"Yes"}}]}';
+  const finish = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
+  const usage =
+    '{"choices":[],"usage":{"prompt_tokens":30,"completion_tokens":3,"completion_tokens_details":{"reasoning_tokens":2},"prompt_tokens_details":{"cached_tokens":16}}}';
+  const r = streamed([role, thought, thought2, answer, finish, usage, "[DONE]"]);
+  assert.equal(r.firstOutputMs, 20, "TTFT: the first token of any kind");
+  assert.equal(r.firstAnswerMs, 40, "the first answer token");
+  assert.equal(r.reasoningChunks, 2);
+  assert.equal(r.outputChunks, 3);
+  assert.deepEqual([r.usageReasoningTokens, r.usageCachedTokens], [2, 16]);
+  assert.equal(classify(r), "ok");
+  const plain = streamed([role, answer, finish, "[DONE]"]);
+  assert.equal(plain.firstAnswerMs, plain.firstOutputMs, "no thinking: the same instant");
+});
+
 test("in-band errors, malformed data and data after [DONE] are recognised", () => {
   const content = '{"choices":[{"index":0,"delta":{"content":"Hi"}}]}';
   const finish = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';

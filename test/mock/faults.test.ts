@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_PROFILE, type FaultKind, mergeProfile } from "../../src/mock/profile.ts";
+import { DEFAULT_PROFILE, type FaultKind } from "../../src/mock/profile.ts";
+import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { chatBody, type Recorded, send, usageOf } from "../helpers/client.ts";
 import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";

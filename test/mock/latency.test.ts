@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
+import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { chatBody, send, usageOf } from "../helpers/client.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  DEFAULT_PROFILE,
-  MockProfileError,
-  mergeProfile,
-  parseOverrides,
-} from "../../src/mock/profile.ts";
+import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
+import { MockProfileError, mergeProfile, parseOverrides } from "../../src/mock/profile-merge.ts";
 
 test("overrides parse into a partial profile and merge", () => {
   const partial = parseOverrides([

@@ -4,7 +4,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_PROFILE, mergeProfile } from "../../src/mock/profile.ts";
+import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
+import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { headlineFor } from "../../src/report/headline.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";

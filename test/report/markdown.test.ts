@@ -203,3 +203,38 @@ test("the requests file is named under the self-checks, with a link to the run o
   assert.doesNotMatch(untrusted, /evil|actions\/runs/);
   assert.doesNotMatch(renderMarkdown(gated, "k"), /Every request/, "no file, no line");
 });
+
+test("a regression shows the deciding metric over time in its worst pair, both arms on one chart", async () => {
+  const base = [100, 101, 99, 100].map((ttftMs) => ({ ttftMs, itlMs: 10 }));
+  const slow = [130, 125, 160, 128].map((ttftMs) => ({ ttftMs, itlMs: 10 }));
+  const r = await results(base, slow);
+  assert.equal(r.verdict, "fail");
+  const timeline = (p95: number) => ({
+    bucket_s: 1,
+    buckets: [0, 1, 2].map((t) => ({
+      t_s: t,
+      offered: 10,
+      completed: 10,
+      failed: {},
+      ttft_p50_ms: p95 / 2,
+      ttft_p95_ms: t === 1 ? p95 * 3 : p95,
+      itl_p95_ms: 10,
+    })),
+  });
+  for (const t of r.trials) t.report.timeline = timeline(t.report.metrics.ttft_ms.p95 ?? 0);
+  const md = renderMarkdown(r, "default");
+  // Pair 3 has the largest change (+60 %).
+  assert.match(md, /<summary>Timeline: pair 3, the largest change of p95 TTFT/);
+  assert.match(md, /title "Pair 3, p95 TTFT \(ms\) per second: baseline vs candidate"/);
+  assert.match(md, /x-axis "seconds from the trial's start" \["0", "1", "2"\]/);
+  const section = md.slice(md.indexOf("Timeline: pair 3"));
+  const block = section.slice(0, section.indexOf("</details>"));
+  assert.equal((block.match(/^ {2}line \[/gm) ?? []).length, 2, "one line per arm");
+  const same = await results(base, base);
+  for (const t of same.trials) t.report.timeline = timeline(100);
+  assert.doesNotMatch(
+    renderMarkdown(same, "default"),
+    /Timeline:/,
+    "nothing regressed, no timeline",
+  );
+});

@@ -83,6 +83,18 @@ test(
         assert.deepEqual(outcomes, entry.report.outcomes);
         assert.equal(ttft.summary().p95, entry.report.metrics.ttft_ms.p95);
         assert.equal(trial.filter((l) => l.good).length, entry.report.goodput.good);
+        // The trial's timeline accounts for the same requests: each offered once, each ended once.
+        const buckets = entry.report.timeline?.buckets ?? [];
+        const sum = (f: (b: (typeof buckets)[number]) => number) =>
+          buckets.reduce((s, b) => s + f(b), 0);
+        assert.equal(
+          sum((b) => b.offered),
+          entry.report.scheduled,
+        );
+        assert.equal(
+          sum((b) => b.completed),
+          trial.filter((l) => l.end_ms !== null).length,
+        );
       }
     } finally {
       await baseline.close();

@@ -54472,9 +54472,11 @@ function isRecord(value2) {
 var OUTCOMES = [
   "ok",
   "empty",
+  "refused",
   "truncated",
   "short",
   "stream_error",
+  "finish_error",
   "protocol_error",
   "rate_limited_quota",
   "rate_limited",
@@ -54485,12 +54487,21 @@ var OUTCOMES = [
   "censored",
   "unsent"
 ];
+var DOCUMENTED_FINISH_REASONS = [
+  "stop",
+  "length",
+  "tool_calls",
+  "function_call",
+  "content_filter"
+];
 var zeroOutcomes = () => recordOf(OUTCOMES, () => 0);
 var FAILURE_WORDS = {
   empty: ["silently dropped", "an empty 200 stream"],
+  refused: ["refused to answer", "a refusal, or finish_reason content_filter"],
   truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
   short: ["cut short", "fewer tokens than the fixed output length"],
   stream_error: ["failed mid-stream", "an error inside the 200 stream"],
+  finish_error: ["gave a bad finish_reason on", "none of stop, length, tool_calls, content_filter"],
   protocol_error: ["garbled", "malformed SSE or JSON"],
   rate_limited_quota: ["refused by the API quota", "429 with quota evidence"],
   rate_limited: ["rate-limited", "HTTP 429"],
@@ -55036,6 +55047,37 @@ function cachedUsageLine(r) {
     `prompt tokens served from the cache (usage): ${shown2(b)} (baseline), ${shown2(c)} (candidate)${flag}`
   ];
 }
+var meanOutput = (t) => t.outcomes.ok > 0 ? t.tokens.output_total / t.outcomes.ok : null;
+function lengthShare(r, arm) {
+  let length = 0;
+  let all = 0;
+  for (const t of r.trials.filter((x) => x.arm === arm)) {
+    const f = t.report.finish_reasons ?? {};
+    length += f.length ?? 0;
+    all += Object.values(f).reduce((a, b) => a + b, 0);
+  }
+  return all > 0 ? length / all : null;
+}
+var LENGTH_CHANGE = 0.05;
+function outputLengthLine(r) {
+  const pairs = [...new Set(r.trials.map((t) => t.pair))];
+  const ratios = pairs.flatMap((pair) => {
+    const of = (arm) => r.trials.find((t) => t.pair === pair && t.arm === arm)?.report;
+    const [b, c] = [of("baseline"), of("candidate")];
+    const [mb, mc] = [b && meanOutput(b), c && meanOutput(c)];
+    return mb && mc ? [mc / mb] : [];
+  });
+  if (ratios.length < 2) return [];
+  const shorter = ratios.every((x) => x < 1 - LENGTH_CHANGE);
+  const longer = ratios.every((x) => x > 1 + LENGTH_CHANGE);
+  if (!shorter && !longer) return [];
+  const change = median(ratios) - 1;
+  const [lb, lc] = [lengthShare(r, "baseline"), lengthShare(r, "candidate")];
+  const finish = lb === null || lc === null ? "" : ` (finish_reason length on ${percent(lb, 0)} vs ${percent(lc, 0)} of the answers)`;
+  return [
+    `\u26A0\uFE0F the candidate's answers are ${shorter ? "shorter" : "longer"}: ${change >= 0 ? "+" : "\u2212"}${percent(Math.abs(change), 0)} output tokens per request in every pair${finish} \u2014 ${shorter ? "shorter answers make E2EL and goodput look better" : "longer answers make E2EL and goodput look worse"} for a reason that is not speed; a fixed output length (\`ignore-eos: true\` with \`output-len\`) compares equal work`
+  ];
+}
 
 // src/report/metric-table.ts
 var ROW_ICON = {
@@ -55108,6 +55150,7 @@ function context(r, config) {
     ...cachedUsageLine(r),
     ...promptLine(r),
     ...reasoningLine(r, config),
+    ...outputLengthLine(r),
     ...sessionsLine(r)
   ].join("  \n");
 }
@@ -55293,6 +55336,7 @@ var WORDS = [
   ["transport.http_connect", "its requests (HTTP errors)", "no connection"],
   ["transport.http_", "its requests (HTTP errors)", "HTTP"],
   ["transport.stream_error", "its streams", "an error inside the stream"],
+  ["transport.too_large", "its streams", "an answer over 16 MiB"],
   ["transport.no_done", "its streams", "a stream without [DONE]"],
   ["transport.no_finish_reason", "its streams", "a stream without finish_reason"],
   ["transport.", "its streams", "a malformed stream:"],
@@ -56733,6 +56777,7 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
     usageCachedTokens: void 0,
     countedCompletionTokens: void 0,
     finishReason: void 0,
+    refusal: false,
     sawDone: false,
     streamError: void 0,
     protocolError: void 0,
@@ -56953,6 +56998,8 @@ function meetsSlo(slo, r, tpot, lateMs) {
   return slo.tpotMs === void 0 || tpot === void 0 || tpot <= slo.tpotMs;
 }
 var EXAMPLES_PER_CLASS = 3;
+var MAX_FINISH_REASONS = 8;
+var MULTI_TOKEN_CHUNK = 1.05;
 var TrialRecorder = class {
   outcomes = zeroOutcomes();
   /** From the scheduled send time (primary). */
@@ -56964,6 +57011,12 @@ var TrialRecorder = class {
   firstByte = new LatencyHistogram();
   tpot = new LatencyHistogram();
   itl = new LatencyHistogram();
+  /**
+   * Each gap divided by its request's tokens per chunk (usage ÷ chunks), for
+   * requests whose chunks carry several tokens (speculative decoding, batched
+   * streaming): the ITL a token saw, beside the ITL per chunk.
+   */
+  itlPerToken = new LatencyHistogram();
   /** dispatch − (scheduled or slot-free time): the generator's own lag. */
   sendSkew = new LatencyHistogram();
   /** TTFT and E2EL as they would be had every send been on time (the skew taken out). */
@@ -56976,6 +57029,8 @@ var TrialRecorder = class {
   examples = {};
   /** Reasoning before the answer, and cached prompt tokens, from the ok requests' streams and usage. */
   reasoning = new ReasoningTally();
+  /** The ok requests' finish reasons (at most MAX_FINISH_REASONS names, the rest as "other"). */
+  finishReasons = {};
   outputTokens = 0;
   outputChunks = 0;
   /** ok requests whose server reported usage, and their tokens and chunks. */
@@ -57053,11 +57108,15 @@ var TrialRecorder = class {
     this.outputTokens += tokens2;
     this.outputChunks += r.outputChunks;
     this.reasoning.add(r);
+    this.countFinish(r.finishReason ?? "none");
     if (r.usageCompletionTokens !== void 0) {
       this.usageRequests++;
       this.usageTokens += r.usageCompletionTokens;
       this.usageChunks += r.outputChunks;
       if (r.usageCompletionTokens === r.outputChunks + 1) this.usageWithEos++;
+      const perChunk = r.usageCompletionTokens / Math.max(1, r.outputChunks);
+      if (perChunk > MULTI_TOKEN_CHUNK)
+        for (const gap of r.gapsMs) this.itlPerToken.record(gap / perChunk);
     }
     if (meetsSlo(this.slo, r, tpot, 0)) this.good++;
     if (meetsSlo(this.slo, r, tpot, skewMs)) this.goodOnTime++;
@@ -57079,6 +57138,11 @@ var TrialRecorder = class {
     this.e2elOnTime.recordCensored(this.timeoutMs);
     if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
     this.addExample(outcome2, r);
+  }
+  countFinish(reason) {
+    const known = reason in this.finishReasons;
+    const name = known || Object.keys(this.finishReasons).length < MAX_FINISH_REASONS ? reason : "other";
+    this.finishReasons[name] = (this.finishReasons[name] ?? 0) + 1;
   }
   addExample(outcome2, r) {
     const list = this.examples[outcome2] ?? [];
@@ -57106,6 +57170,10 @@ function describeEnd(r) {
       return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
     case "empty":
       return `no content and no tool call; finish_reason ${r.finishReason}`;
+    case "refused":
+      return r.refusal ? "a refusal instead of an answer" : "finish_reason content_filter";
+    case "finish_error":
+      return `finish_reason ${JSON.stringify(r.finishReason?.slice(0, 40))} is none of stop, length, tool_calls, content_filter`;
     case "short":
       return `${outputTokens(r)} of ${r.fixedTokens} fixed output tokens; finish_reason ${r.finishReason}`;
     default:
@@ -69217,6 +69285,7 @@ function choiceDelta(choice) {
     output: reasoning || answer,
     reasoning,
     answer,
+    refusal: nonEmpty(delta?.refusal),
     content,
     toolCalls: toolCalls?.map(toolCallDelta),
     finishReason: nonEmpty(finish) ? finish : void 0
@@ -69297,6 +69366,7 @@ function readCompletion(text) {
   return {
     kind: "completion",
     content: str(message.content) ?? "",
+    refusal: nonEmpty(message.refusal),
     toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls.map(toolCallDelta) : void 0,
     finishReason: nonEmpty(finish) ? finish : void 0,
     usage: isObject(parsed.usage) ? usageOf(parsed.usage) : void 0
@@ -69445,6 +69515,7 @@ function applyStreamEvent(r, data, nowMs, type = "") {
     if (choice.output) output = true;
     if (choice.reasoning) reasoning = true;
     if (choice.answer) answer = true;
+    if (choice.refusal) r.refusal = true;
     if (r.text !== void 0) r.text += choice.content;
     if (choice.finishReason !== void 0) r.finishReason = choice.finishReason;
   }
@@ -69611,6 +69682,8 @@ function classify(r) {
   if (r.transportError !== void 0 || r.incompleteEvent || !r.sawDone || !r.finishReason) {
     return "truncated";
   }
+  if (r.refusal || r.finishReason === "content_filter") return "refused";
+  if (!DOCUMENTED_FINISH_REASONS.includes(r.finishReason)) return "finish_error";
   if (r.outputChunks === 0) return "empty";
   if (r.fixedTokens !== void 0 && r.finishReason !== "length" && outputTokens(r) < r.fixedTokens) {
     return "short";
@@ -69619,6 +69692,7 @@ function classify(r) {
 }
 
 // src/servers/probe.ts
+var MAX_MODELS_BYTES = 8 * 1024 * 1024;
 async function listModels(target, dispatcher, timeoutMs) {
   const headers = requestHeaders(target, false);
   try {
@@ -69627,7 +69701,7 @@ async function listModels(target, dispatcher, timeoutMs) {
       headers: headers.authorization ? { authorization: headers.authorization } : {},
       signal: AbortSignal.timeout(timeoutMs)
     });
-    const text = (await readCappedBody(res.body, 1024 * 1024)).toString("utf8");
+    const text = (await readCappedBody(res.body, MAX_MODELS_BYTES)).toString("utf8");
     const contentType = String(res.headers["content-type"] ?? "");
     if (res.statusCode !== 200)
       return { kind: "http", status: res.statusCode, body: excerpt2(text) };
@@ -75669,7 +75743,9 @@ async function ask(agent, target, body, stream, timeoutS) {
   const failed2 = (error, reconnects2) => {
     const a = emptyAnswer(0);
     const timeout = error instanceof Error && error.name === "TimeoutError";
-    a.transport.push(timeout ? "transport.timeout" : "transport.connect");
+    a.transport.push(
+      error instanceof BodyLimitError ? "transport.too_large" : timeout ? "transport.timeout" : "transport.connect"
+    );
     a.raw = errorMessage(error);
     a.reconnects = reconnects2;
     return a;
@@ -76744,7 +76820,8 @@ function tokensOf(rec, facts) {
     output_total: rec.outputTokens,
     output_chunks: rec.outputChunks,
     tokens_per_chunk: tokensPerChunk === null ? null : round5(tokensPerChunk),
-    itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
+    itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > MULTI_TOKEN_CHUNK,
+    itl_per_token_ms: tokensPerChunk !== null && tokensPerChunk > MULTI_TOKEN_CHUNK ? rec.itlPerToken.summary() : null,
     requests_with_usage: rec.usageRequests,
     usage_counts_eos: countsEos,
     prompt: { ...promptTokens(facts.promptTokens), cached: rec.reasoning.cached() }
@@ -76828,6 +76905,7 @@ function summarizeTrial(rec, facts) {
     },
     tokens: tokensOf(rec, facts),
     reasoning: rec.reasoning.reasoning(),
+    finish_reasons: { ...rec.finishReasons },
     reconnects: rec.reconnects,
     throughput: {
       output_tokens_per_s: perS(rec.outputTokens),
@@ -78881,7 +78959,8 @@ function formatMeasureReport(r) {
     ["E2EL", r.metrics.e2el_ms],
     ["E2EL (service)", r.metrics.e2el_service_ms],
     ["TPOT", r.metrics.tpot_ms],
-    [r.tokens.itl_per_multi_token_chunk ? "ITL (per chunk)" : "ITL", r.metrics.itl_ms]
+    [r.tokens.itl_per_multi_token_chunk ? "ITL (per chunk)" : "ITL", r.metrics.itl_ms],
+    ...r.tokens.itl_per_token_ms ? [["ITL (per token)", r.tokens.itl_per_token_ms]] : []
   ];
   const table = [
     ["ms", ...COLUMNS.map((c) => c === "p999" ? "p99.9" : c), "count"],
@@ -79004,7 +79083,9 @@ var FAULT_KINDS = [
   "truncated",
   "streamError",
   "malformed",
-  "hang"
+  "hang",
+  "finishError",
+  "refusal"
 ];
 var STREAM_ERROR_FORMS = ["data", "field", "event"];
 var METRICS_FORMATS = ["vllm", "llamacpp", "off"];
@@ -79502,6 +79583,7 @@ var TokenStream = class {
 };
 
 // src/mock/generation.ts
+var REFUSAL_TOKENS = 8;
 function shapeGeneration(profile, request4, promptTokens2, fault, nonce) {
   const sampleSeed = request4.temperature === 0 ? 0 : (request4.seed ?? nonce()) >>> 0;
   const natural = naturalLength(
@@ -79524,12 +79606,12 @@ function shapeGeneration(profile, request4, promptTokens2, fault, nonce) {
   const answer = plan ? plan.pieces.length : ignoreEos ? limit : natural;
   const wanted = profile.reasoningTokens + answer;
   const outputTokens2 = Math.min(wanted, limit);
-  const finishReason = wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
+  const finishReason = fault === "finishError" ? "error" : fault === "refusal" ? "stop" : wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
   const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
-  const generated = cuts ? Math.max(1, Math.ceil(outputTokens2 / 2)) : outputTokens2;
+  const generated = fault === "refusal" ? Math.min(outputTokens2, REFUSAL_TOKENS) : cuts ? Math.max(1, Math.ceil(outputTokens2 / 2)) : outputTokens2;
   const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
   const completionTokens = fault === "empty" ? 0 : generated + eos;
-  const reasoning = fault === "empty" ? 0 : Math.min(profile.reasoningTokens, generated);
+  const reasoning = fault === "empty" || fault === "refusal" ? 0 : Math.min(profile.reasoningTokens, generated);
   return {
     plan,
     sampleSeed,
@@ -79578,6 +79660,10 @@ var Generation = class {
   }
   onToken() {
     if (this.fault === "empty" || this.gone) return;
+    if (this.fault === "refusal") {
+      this.writer?.refusal(this.tokens.next());
+      return;
+    }
     if (this.reasoningLeft > 0) {
       this.reasoningLeft--;
       this.writer?.reasoning(this.tokens.next());
@@ -79827,6 +79913,9 @@ function choiceFor(request4, text, finish, finalDelta = {}) {
     finish_reason: finish
   } : { index: 0, text: text ?? "", logprobs: null, finish_reason: finish };
 }
+function deltaChoice(request4, delta) {
+  return request4.endpoint === "chat" ? { index: 0, delta, logprobs: null, finish_reason: null } : choiceFor(request4, "", null);
+}
 function streamWriter(context2, request4, id, res, plan) {
   let toolStarted = false;
   const object = request4.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
@@ -79858,11 +79947,8 @@ function streamWriter(context2, request4, id, res, plan) {
   };
   const writer = {
     content: (text) => res.write(chunk([choiceFor(request4, text, null)])),
-    reasoning: (text) => res.write(
-      chunk([
-        request4.endpoint === "chat" ? { index: 0, delta: { reasoning_content: text }, logprobs: null, finish_reason: null } : choiceFor(request4, "", null)
-      ])
-    ),
+    reasoning: (text) => res.write(chunk([deltaChoice(request4, { reasoning_content: text })])),
+    refusal: (text) => res.write(chunk([deltaChoice(request4, { refusal: text })])),
     toolArgs: (fragment) => {
       const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
         index: 0,
@@ -79912,6 +79998,7 @@ data: ${error}
 function bufferedWriter(context2, request4, id, res, plan) {
   let text = "";
   let thinking = "";
+  let refusal = "";
   let args = "";
   return {
     content: (t) => {
@@ -79919,6 +80006,9 @@ function bufferedWriter(context2, request4, id, res, plan) {
     },
     reasoning: (t) => {
       thinking += t;
+    },
+    refusal: (t) => {
+      refusal += t;
     },
     toolArgs: (fragment) => {
       args += fragment;
@@ -79934,7 +80024,8 @@ function bufferedWriter(context2, request4, id, res, plan) {
       const message = {
         role: "assistant",
         ...thinking ? { reasoning_content: thinking } : {},
-        content: plan?.kind === "tool" ? null : text,
+        ...refusal ? { refusal } : {},
+        content: plan?.kind === "tool" || refusal ? null : text,
         ...toolCalls ? { tool_calls: toolCalls } : {}
       };
       const choice = request4.endpoint === "chat" ? {

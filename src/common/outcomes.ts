@@ -8,9 +8,11 @@ import { percent } from "./format.ts";
 export const OUTCOMES = [
   "ok",
   "empty",
+  "refused",
   "truncated",
   "short",
   "stream_error",
+  "finish_error",
   "protocol_error",
   "rate_limited_quota",
   "rate_limited",
@@ -24,15 +26,26 @@ export const OUTCOMES = [
 export type Outcome = (typeof OUTCOMES)[number];
 export type Failure = Exclude<Outcome, "ok">;
 
+/** The finish reasons the OpenAI contract documents; any other ends the request as finish_error. */
+export const DOCUMENTED_FINISH_REASONS: readonly string[] = [
+  "stop",
+  "length",
+  "tool_calls",
+  "function_call",
+  "content_filter",
+];
+
 /** A count per outcome class, each at 0. */
 export const zeroOutcomes = (): Record<Outcome, number> => recordOf(OUTCOMES, () => 0);
 
 /** [what the server did with them, why we call it so]. */
 const FAILURE_WORDS: Record<Failure, [string, string]> = {
   empty: ["silently dropped", "an empty 200 stream"],
+  refused: ["refused to answer", "a refusal, or finish_reason content_filter"],
   truncated: ["cut off", "the stream ended without finish_reason or [DONE]"],
   short: ["cut short", "fewer tokens than the fixed output length"],
   stream_error: ["failed mid-stream", "an error inside the 200 stream"],
+  finish_error: ["gave a bad finish_reason on", "none of stop, length, tool_calls, content_filter"],
   protocol_error: ["garbled", "malformed SSE or JSON"],
   rate_limited_quota: ["refused by the API quota", "429 with quota evidence"],
   rate_limited: ["rate-limited", "HTTP 429"],

@@ -1,9 +1,10 @@
 // Exactly one outcome class per scheduled request (DESIGN.md, "Outcome classes").
 // HTTP 200 is not success: an empty stream, a stream without finish_reason or
 // [DONE], an in-band error, a malformed stream or a short fixed-length output
-// each have their own class.
+// each have their own class; so have a refusal and a finish_reason outside
+// the documented set.
 
-import type { Outcome } from "../common/outcomes.ts";
+import { DOCUMENTED_FINISH_REASONS, type Outcome } from "../common/outcomes.ts";
 import { outputTokens, type RequestRecord } from "./record.ts";
 
 /** Evidence that a 429 is about the caller's quota rather than the server's capacity. */
@@ -41,6 +42,10 @@ export function classify(r: RequestRecord): Outcome {
   if (r.transportError !== undefined || r.incompleteEvent || !r.sawDone || !r.finishReason) {
     return "truncated";
   }
+  // A refusal is an answer of its own, apart from a silent drop.
+  if (r.refusal || r.finishReason === "content_filter") return "refused";
+  // An invented finish_reason ("error", "abort") makes SDK retry and truncation logic misfire.
+  if (!DOCUMENTED_FINISH_REASONS.includes(r.finishReason)) return "finish_error";
   if (r.outputChunks === 0) return "empty";
   if (
     r.fixedTokens !== undefined &&

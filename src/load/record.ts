@@ -34,6 +34,8 @@ export interface RequestRecord {
   /** Output tokens the workload's tokenizer counted in the streamed text, when the server sent no usage. */
   countedCompletionTokens: number | undefined;
   finishReason: string | undefined;
+  /** The model refused: a `refusal` delta or message (OpenAI's structured refusals). */
+  refusal: boolean;
   sawDone: boolean;
   /** Excerpt of an in-stream error object. */
   streamError: string | undefined;
@@ -88,6 +90,7 @@ export function newRecord(
     usageCachedTokens: undefined,
     countedCompletionTokens: undefined,
     finishReason: undefined,
+    refusal: false,
     sawDone: false,
     streamError: undefined,
     protocolError: undefined,

@@ -44,6 +44,7 @@ export function applyStreamEvent(r: RequestRecord, data: string, nowMs: number, 
     if (choice.output) output = true;
     if (choice.reasoning) reasoning = true;
     if (choice.answer) answer = true;
+    if (choice.refusal) r.refusal = true;
     if (r.text !== undefined) r.text += choice.content;
     if (choice.finishReason !== undefined) r.finishReason = choice.finishReason;
   }

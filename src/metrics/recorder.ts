@@ -44,6 +44,9 @@ export interface FailureExample {
 }
 
 const EXAMPLES_PER_CLASS = 3;
+const MAX_FINISH_REASONS = 8;
+/** More tokens than this per chunk: chunks carry several tokens. */
+export const MULTI_TOKEN_CHUNK = 1.05;
 
 export class TrialRecorder {
   readonly outcomes = zeroOutcomes();
@@ -56,6 +59,12 @@ export class TrialRecorder {
   readonly firstByte = new LatencyHistogram();
   readonly tpot = new LatencyHistogram();
   readonly itl = new LatencyHistogram();
+  /**
+   * Each gap divided by its request's tokens per chunk (usage ÷ chunks), for
+   * requests whose chunks carry several tokens (speculative decoding, batched
+   * streaming): the ITL a token saw, beside the ITL per chunk.
+   */
+  readonly itlPerToken = new LatencyHistogram();
   /** dispatch − (scheduled or slot-free time): the generator's own lag. */
   readonly sendSkew = new LatencyHistogram();
   /** TTFT and E2EL as they would be had every send been on time (the skew taken out). */
@@ -68,6 +77,8 @@ export class TrialRecorder {
   readonly examples: Partial<Record<Outcome, FailureExample[]>> = {};
   /** Reasoning before the answer, and cached prompt tokens, from the ok requests' streams and usage. */
   readonly reasoning = new ReasoningTally();
+  /** The ok requests' finish reasons (at most MAX_FINISH_REASONS names, the rest as "other"). */
+  readonly finishReasons: Record<string, number> = {};
   outputTokens = 0;
   outputChunks = 0;
   /** ok requests whose server reported usage, and their tokens and chunks. */
@@ -150,11 +161,15 @@ export class TrialRecorder {
     this.outputTokens += tokens;
     this.outputChunks += r.outputChunks;
     this.reasoning.add(r);
+    this.countFinish(r.finishReason ?? "none");
     if (r.usageCompletionTokens !== undefined) {
       this.usageRequests++;
       this.usageTokens += r.usageCompletionTokens;
       this.usageChunks += r.outputChunks;
       if (r.usageCompletionTokens === r.outputChunks + 1) this.usageWithEos++;
+      const perChunk = r.usageCompletionTokens / Math.max(1, r.outputChunks);
+      if (perChunk > MULTI_TOKEN_CHUNK)
+        for (const gap of r.gapsMs) this.itlPerToken.record(gap / perChunk);
     }
     if (meetsSlo(this.slo, r, tpot, 0)) this.good++;
     if (meetsSlo(this.slo, r, tpot, skewMs)) this.goodOnTime++;
@@ -184,6 +199,13 @@ export class TrialRecorder {
     this.addExample(outcome, r);
   }
 
+  private countFinish(reason: string): void {
+    const known = reason in this.finishReasons;
+    const name =
+      known || Object.keys(this.finishReasons).length < MAX_FINISH_REASONS ? reason : "other";
+    this.finishReasons[name] = (this.finishReasons[name] ?? 0) + 1;
+  }
+
   private addExample(outcome: Outcome, r: RequestRecord): void {
     const list = this.examples[outcome] ?? [];
     this.examples[outcome] = list;
@@ -211,6 +233,10 @@ function describeEnd(r: RequestRecord): string | undefined {
       return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
     case "empty":
       return `no content and no tool call; finish_reason ${r.finishReason}`;
+    case "refused":
+      return r.refusal ? "a refusal instead of an answer" : "finish_reason content_filter";
+    case "finish_error":
+      return `finish_reason ${JSON.stringify(r.finishReason?.slice(0, 40))} is none of stop, length, tool_calls, content_filter`;
     case "short":
       return `${outputTokens(r)} of ${r.fixedTokens} fixed output tokens; finish_reason ${r.finishReason}`;
     default:

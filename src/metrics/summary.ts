@@ -8,7 +8,7 @@ import { type Slo, type SloRecord, sloRecord } from "../common/slo.ts";
 import type { ProbeReadings } from "../load/probes.ts";
 import type { LatencyHistogram, LatencySummary } from "./histogram.ts";
 import type { CachedPromptSummary, ReasoningSummary } from "./reasoning.ts";
-import type { FailureExample, TrialRecorder } from "./recorder.ts";
+import { type FailureExample, MULTI_TOKEN_CHUNK, type TrialRecorder } from "./recorder.ts";
 import {
   evaluateValidity,
   type OfferedDrift,
@@ -81,6 +81,8 @@ export interface TrialSummary {
     tokens_per_chunk: number | null;
     /** True when chunks carry several tokens, so each ITL sample spans several tokens. */
     itl_per_multi_token_chunk: boolean;
+    /** Then: each gap ÷ its request's tokens per chunk (ms); null otherwise (absent in older files). */
+    itl_per_token_ms?: LatencySummary | null;
     requests_with_usage: number;
     /** True when usage counts one token more than was streamed (llama.cpp counts the EOS token). */
     usage_counts_eos: boolean;
@@ -101,6 +103,8 @@ export interface TrialSummary {
   };
   /** A reasoning model's thinking before its answer; null: no request reasoned (absent in older files). */
   reasoning?: ReasoningSummary | null;
+  /** The ok requests by finish_reason (absent in older files). */
+  finish_reasons?: Record<string, number>;
   /** Requests sent again on a fresh connection after the server had closed a kept-alive one. */
   reconnects: number;
   throughput: { output_tokens_per_s: number; requests_per_s: number };
@@ -180,7 +184,11 @@ function tokensOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["tokens"]
     output_total: rec.outputTokens,
     output_chunks: rec.outputChunks,
     tokens_per_chunk: tokensPerChunk === null ? null : round(tokensPerChunk),
-    itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > 1.05,
+    itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > MULTI_TOKEN_CHUNK,
+    itl_per_token_ms:
+      tokensPerChunk !== null && tokensPerChunk > MULTI_TOKEN_CHUNK
+        ? rec.itlPerToken.summary()
+        : null,
     requests_with_usage: rec.usageRequests,
     usage_counts_eos: countsEos,
     prompt: { ...promptTokens(facts.promptTokens), cached: rec.reasoning.cached() },
@@ -268,6 +276,7 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
     },
     tokens: tokensOf(rec, facts),
     reasoning: rec.reasoning.reasoning(),
+    finish_reasons: { ...rec.finishReasons },
     reconnects: rec.reconnects,
     throughput: {
       output_tokens_per_s: perS(rec.outputTokens),

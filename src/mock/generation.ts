@@ -10,6 +10,9 @@ import { planStructured, type StructuredPlan } from "./structured.ts";
 import { naturalLength, TokenStream } from "./text.ts";
 import type { Usage, Writer } from "./writers.ts";
 
+/** The length of a refusal ("I can't help with that."). */
+const REFUSAL_TOKENS = 8;
+
 export interface Shape {
   /** JSON under response_format, or tool calls: their own pieces and finish reason. */
   plan: StructuredPlan | undefined;
@@ -60,15 +63,28 @@ export function shapeGeneration(
   const wanted = profile.reasoningTokens + answer;
   const outputTokens = Math.min(wanted, limit);
   const finishReason =
-    wanted > limit || (!plan && ignoreEos) ? "length" : (plan?.finishReason ?? "stop");
+    fault === "finishError"
+      ? "error" // as a server whose engine aborted the request sends it
+      : fault === "refusal"
+        ? "stop"
+        : wanted > limit || (!plan && ignoreEos)
+          ? "length"
+          : (plan?.finishReason ?? "stop");
   // Faults that cut a stream do so half-way through the output.
   const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
-  const generated = cuts ? Math.max(1, Math.ceil(outputTokens / 2)) : outputTokens;
+  // A refusal is a short sentence instead of the answer.
+  const generated =
+    fault === "refusal"
+      ? Math.min(outputTokens, REFUSAL_TOKENS)
+      : cuts
+        ? Math.max(1, Math.ceil(outputTokens / 2))
+        : outputTokens;
   // llama.cpp counts the end-of-sequence token, which it does not stream.
   const eos =
     profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
   const completionTokens = fault === "empty" ? 0 : generated + eos;
-  const reasoning = fault === "empty" ? 0 : Math.min(profile.reasoningTokens, generated);
+  const reasoning =
+    fault === "empty" || fault === "refusal" ? 0 : Math.min(profile.reasoningTokens, generated);
   return {
     plan,
     sampleSeed,
@@ -130,6 +146,10 @@ export class Generation implements Sequence {
 
   onToken(): void {
     if (this.fault === "empty" || this.gone) return;
+    if (this.fault === "refusal") {
+      this.writer?.refusal(this.tokens.next());
+      return;
+    }
     if (this.reasoningLeft > 0) {
       this.reasoningLeft--;
       this.writer?.reasoning(this.tokens.next());

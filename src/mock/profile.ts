@@ -16,6 +16,8 @@ export const FAULT_KINDS = [
   "streamError",
   "malformed",
   "hang",
+  "finishError",
+  "refusal",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

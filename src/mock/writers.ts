@@ -38,6 +38,8 @@ export interface Writer {
   content(text: string): void;
   /** A reasoning model's thinking: `reasoning_content` deltas (chat), before the answer. */
   reasoning(text: string): void;
+  /** A refusal instead of the answer: `refusal` deltas (chat), as OpenAI sends them. */
+  refusal(text: string): void;
   /** A fragment of the tool call's arguments (the first one also names the call). */
   toolArgs(fragment: string): void;
   finish(reason: string, usage: Usage): void;
@@ -64,6 +66,13 @@ function choiceFor(
         finish_reason: finish,
       }
     : { index: 0, text: text ?? "", logprobs: null, finish_reason: finish };
+}
+
+/** A chat delta of its own kind (reasoning, refusal); the completions endpoint has none: an empty text. */
+function deltaChoice(request: GenerationRequest, delta: Record<string, string>) {
+  return request.endpoint === "chat"
+    ? { index: 0, delta, logprobs: null, finish_reason: null }
+    : choiceFor(request, "", null);
 }
 
 export function streamWriter(
@@ -106,14 +115,8 @@ export function streamWriter(
   };
   const writer: Writer = {
     content: (text) => res.write(chunk([choiceFor(request, text, null)])),
-    reasoning: (text) =>
-      res.write(
-        chunk([
-          request.endpoint === "chat"
-            ? { index: 0, delta: { reasoning_content: text }, logprobs: null, finish_reason: null }
-            : choiceFor(request, "", null),
-        ]),
-      ),
+    reasoning: (text) => res.write(chunk([deltaChoice(request, { reasoning_content: text })])),
+    refusal: (text) => res.write(chunk([deltaChoice(request, { refusal: text })])),
     toolArgs: (fragment) => {
       // As OpenAI streams a call: id, type and name first, then argument fragments by index.
       const call = toolStarted
@@ -168,6 +171,7 @@ export function bufferedWriter(
 ): Writer {
   let text = "";
   let thinking = "";
+  let refusal = "";
   let args = "";
   return {
     content: (t) => {
@@ -175,6 +179,9 @@ export function bufferedWriter(
     },
     reasoning: (t) => {
       thinking += t;
+    },
+    refusal: (t) => {
+      refusal += t;
     },
     toolArgs: (fragment) => {
       args += fragment;
@@ -195,7 +202,8 @@ export function bufferedWriter(
       const message = {
         role: "assistant",
         ...(thinking ? { reasoning_content: thinking } : {}),
-        content: plan?.kind === "tool" ? null : text,
+        ...(refusal ? { refusal } : {}),
+        content: plan?.kind === "tool" || refusal ? null : text,
         ...(toolCalls ? { tool_calls: toolCalls } : {}),
       };
       const choice =

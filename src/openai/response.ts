@@ -36,6 +36,8 @@ export interface ChoiceDelta {
   reasoning: boolean;
   /** Of which answer: content, text or a tool call. */
   answer: boolean;
+  /** A `refusal` delta: the model declined (not output: no answer came). */
+  refusal: boolean;
   /** delta.content (chat) or text (completions), "" when absent. */
   content: string;
   /** The delta's tool_calls when present (an empty list is kept: it is a finding). */
@@ -83,6 +85,7 @@ function choiceDelta(choice: Json): ChoiceDelta {
     output: reasoning || answer,
     reasoning,
     answer,
+    refusal: nonEmpty(delta?.refusal),
     content,
     toolCalls: toolCalls?.map(toolCallDelta),
     finishReason: nonEmpty(finish) ? finish : undefined,
@@ -171,6 +174,8 @@ export type CompletionBody =
   | {
       kind: "completion";
       content: string;
+      /** message.refusal: the model declined. */
+      refusal: boolean;
       /** message.tool_calls when present (an empty list is kept). */
       toolCalls: ToolCallDelta[] | undefined;
       finishReason: string | undefined;
@@ -192,6 +197,7 @@ export function readCompletion(text: string): CompletionBody {
   return {
     kind: "completion",
     content: str(message.content) ?? "",
+    refusal: nonEmpty(message.refusal),
     toolCalls: Array.isArray(message.tool_calls)
       ? message.tool_calls.map(toolCallDelta)
       : undefined,

@@ -3,7 +3,7 @@
 // servers fill omitted ones from model defaults that change between versions.
 
 import { Agent, type Dispatcher, request } from "undici";
-import { readCappedBody } from "../common/body.ts";
+import { BodyLimitError, readCappedBody } from "../common/body.ts";
 import { errorCode, errorMessage } from "../common/errors.ts";
 import { RECONNECTABLE } from "../openai/connection.ts";
 import { SseParser } from "../openai/sse.ts";
@@ -68,7 +68,14 @@ async function ask(
   const failed = (error: unknown, reconnects: number) => {
     const a = emptyAnswer(0);
     const timeout = error instanceof Error && error.name === "TimeoutError";
-    a.transport.push(timeout ? "transport.timeout" : "transport.connect");
+    // An answer over the cap is the server's doing, not a failed connection.
+    a.transport.push(
+      error instanceof BodyLimitError
+        ? "transport.too_large"
+        : timeout
+          ? "transport.timeout"
+          : "transport.connect",
+    );
     a.raw = errorMessage(error);
     a.reconnects = reconnects;
     return a;

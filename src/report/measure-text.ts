@@ -76,6 +76,9 @@ export function formatMeasureReport(r: TrialReport): string {
     ["E2EL (service)", r.metrics.e2el_service_ms],
     ["TPOT", r.metrics.tpot_ms],
     [r.tokens.itl_per_multi_token_chunk ? "ITL (per chunk)" : "ITL", r.metrics.itl_ms],
+    ...(r.tokens.itl_per_token_ms
+      ? [["ITL (per token)", r.tokens.itl_per_token_ms] as [string, LatencySummary]]
+      : []),
   ];
   const table = [
     ["ms", ...COLUMNS.map((c) => (c === "p999" ? "p99.9" : c)), "count"],

@@ -7,7 +7,7 @@ import { compact as num, percent, plural, signedPercent as signed } from "../com
 import { PERCENTILE_VALUES, percentileLabel } from "../common/percentiles.ts";
 import type { MetricComparison } from "../compare/decide.ts";
 import type { ConfigDescription, GateResults } from "../results/model.ts";
-import { cachedUsageLine, reasoningLine } from "./model-lines.ts";
+import { cachedUsageLine, outputLengthLine, reasoningLine } from "./model-lines.ts";
 
 export const ROW_ICON: Record<MetricComparison["verdict"], string> = {
   pass: "✅",
@@ -113,6 +113,7 @@ export function context(r: GateResults, config: ConfigDescription): string {
     ...cachedUsageLine(r),
     ...promptLine(r),
     ...reasoningLine(r, config),
+    ...outputLengthLine(r),
     ...sessionsLine(r),
   ].join("  \n");
 }

@@ -68,3 +68,50 @@ export function cachedUsageLine(r: GateResults): string[] {
     `prompt tokens served from the cache (usage): ${shown(b)} (baseline), ${shown(c)} (candidate)${flag}`,
   ];
 }
+
+/** Mean output tokens per ok request of a trial; null without one. */
+const meanOutput = (t: GateResults["trials"][number]["report"]) =>
+  t.outcomes.ok > 0 ? t.tokens.output_total / t.outcomes.ok : null;
+
+/** An arm's share of ok requests that finished with `length`, over its trials. */
+function lengthShare(r: GateResults, arm: Arm): number | null {
+  let length = 0;
+  let all = 0;
+  for (const t of r.trials.filter((x) => x.arm === arm)) {
+    const f = t.report.finish_reasons ?? {};
+    length += f.length ?? 0;
+    all += Object.values(f).reduce((a, b) => a + b, 0);
+  }
+  return all > 0 ? length / all : null;
+}
+
+/** A length change this large, in the same direction in every pair, is flagged. */
+const LENGTH_CHANGE = 0.05;
+
+/**
+ * The candidate's answers shorter or longer than the baseline's in every
+ * pair: a candidate that stops earlier looks faster on E2EL and goodput for
+ * a reason that is not speed.
+ */
+export function outputLengthLine(r: GateResults): string[] {
+  const pairs = [...new Set(r.trials.map((t) => t.pair))];
+  const ratios = pairs.flatMap((pair) => {
+    const of = (arm: Arm) => r.trials.find((t) => t.pair === pair && t.arm === arm)?.report;
+    const [b, c] = [of("baseline"), of("candidate")];
+    const [mb, mc] = [b && meanOutput(b), c && meanOutput(c)];
+    return mb && mc ? [mc / mb] : [];
+  });
+  if (ratios.length < 2) return [];
+  const shorter = ratios.every((x) => x < 1 - LENGTH_CHANGE);
+  const longer = ratios.every((x) => x > 1 + LENGTH_CHANGE);
+  if (!shorter && !longer) return [];
+  const change = median(ratios) - 1;
+  const [lb, lc] = [lengthShare(r, "baseline"), lengthShare(r, "candidate")];
+  const finish =
+    lb === null || lc === null
+      ? ""
+      : ` (finish_reason length on ${percent(lb, 0)} vs ${percent(lc, 0)} of the answers)`;
+  return [
+    `⚠️ the candidate's answers are ${shorter ? "shorter" : "longer"}: ${change >= 0 ? "+" : "−"}${percent(Math.abs(change), 0)} output tokens per request in every pair${finish} — ${shorter ? "shorter answers make E2EL and goodput look better" : "longer answers make E2EL and goodput look worse"} for a reason that is not speed; a fixed output length (\`ignore-eos: true\` with \`output-len\`) compares equal work`,
+  ];
+}

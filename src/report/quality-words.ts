@@ -37,6 +37,7 @@ const WORDS: [string, string, string][] = [
   ["transport.http_connect", "its requests (HTTP errors)", "no connection"],
   ["transport.http_", "its requests (HTTP errors)", "HTTP"],
   ["transport.stream_error", "its streams", "an error inside the stream"],
+  ["transport.too_large", "its streams", "an answer over 16 MiB"],
   ["transport.no_done", "its streams", "a stream without [DONE]"],
   ["transport.no_finish_reason", "its streams", "a stream without finish_reason"],
   ["transport.", "its streams", "a malformed stream:"],

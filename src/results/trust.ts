@@ -9,6 +9,7 @@ import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import schema from "../../schemas/results.schema.json" with { type: "json" };
 import { redecideCapacity } from "../capacity/run.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
+import { zeroOutcomes } from "../common/outcomes.ts";
 import { formatSlo } from "../common/slo.ts";
 import { decideRun } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
@@ -17,6 +18,17 @@ import { qualityVerdictOf } from "../quality/rule.ts";
 import { type ConfigDescription, type GateResults, pooledPercentiles } from "./model.ts";
 
 const validate = new Ajv2020({ allErrors: false, strict: false }).compile<GateResults>(schema);
+
+/** Files from before an outcome class existed count it as 0 (the schema requires only the older ones). */
+function withEveryOutcome(r: GateResults): GateResults {
+  const fill = (report: { outcomes: Record<string, number> }) => {
+    report.outcomes = { ...zeroOutcomes(), ...report.outcomes };
+  };
+  for (const t of r.trials) fill(t.report);
+  for (const arm of Object.values(r.capacity?.arms ?? {}))
+    for (const p of arm.points) fill(p.report);
+  return r;
+}
 
 /** Markup a string from the file must not carry into a comment. */
 export function neutralize(text: string): string {
@@ -133,7 +145,7 @@ export function trustResults(
     );
   }
   // The schema has just checked every field this reads.
-  const r = neutralizeDeep(parsed);
+  const r = withEveryOutcome(neutralizeDeep(parsed));
   const warnings = [...r.warnings];
   const decided: GateResults = r.config
     ? redecide(r, r.config, warnings)

@@ -18,6 +18,8 @@ export type ModelsAnswer =
   | { kind: "not_json"; contentType: string; body: string }
   | { kind: "unreachable"; code: string | undefined; message: string };
 
+const MAX_MODELS_BYTES = 8 * 1024 * 1024;
+
 export async function listModels(
   target: Target,
   dispatcher: Dispatcher,
@@ -30,7 +32,8 @@ export async function listModels(
       headers: headers.authorization ? { authorization: headers.authorization } : {},
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = (await readCappedBody(res.body, 1024 * 1024)).toString("utf8");
+    // Gateways list hundreds of models: room for them, a bound for an endless body.
+    const text = (await readCappedBody(res.body, MAX_MODELS_BYTES)).toString("utf8");
     const contentType = String(res.headers["content-type"] ?? "");
     if (res.statusCode !== 200)
       return { kind: "http", status: res.statusCode, body: excerpt(text) };

@@ -1,6 +1,7 @@
 // Reliability end to end against the mock: a candidate that returns HTTP 500,
-// empty 200 streams or truncated streams for 10 % of its requests fails the
-// gate, named by class with both arms' rates — it is not "no verdict".
+// empty 200 streams, truncated streams, refusals or a finish_reason outside
+// the contract for 10 % of its requests fails the gate, named by class with
+// both arms' rates — it is not "no verdict".
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -48,6 +49,14 @@ for (const [fault, headline] of [
   [
     "truncated",
     /the candidate cut off \d\.\d % of requests \(the stream ended without finish_reason or \[DONE\]\) vs 0\.0 %/,
+  ],
+  [
+    "refusal",
+    /the candidate refused to answer \d\.\d % of requests \(a refusal, or finish_reason content_filter\) vs 0\.0 %/,
+  ],
+  [
+    "finishError",
+    /the candidate gave a bad finish_reason on \d\.\d % of requests \(none of stop, length, tool_calls, content_filter\) vs 0\.0 %/,
   ],
 ] as const) {
   test(

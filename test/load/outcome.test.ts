@@ -110,6 +110,25 @@ test("a reasoning model: TTFT at its first thought, the first answer token apart
   assert.equal(plain.firstAnswerMs, plain.firstOutputMs, "no thinking: the same instant");
 });
 
+test("a refusal and a finish_reason outside the contract are outcomes of their own, not ok", () => {
+  const role = '{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}';
+  const answer = '{"choices":[{"index":0,"delta":{"content":"Paris"}}]}';
+  const finish = (reason: string) =>
+    `{"choices":[{"index":0,"delta":{},"finish_reason":"${reason}"}]}`;
+  const refusal = '{"choices":[{"index":0,"delta":{"refusal":"I can\'t help with that."}}]}';
+  assert.equal(classify(streamed([role, refusal, finish("stop"), "[DONE]"])), "refused");
+  assert.equal(
+    classify(streamed([role, answer, finish("content_filter"), "[DONE]"])),
+    "refused",
+    "a filtered answer is a refusal, not an empty one",
+  );
+  assert.equal(classify(streamed([role, answer, finish("error"), "[DONE]"])), "finish_error");
+  assert.equal(classify(streamed([role, answer, finish("abort"), "[DONE]"])), "finish_error");
+  for (const reason of ["stop", "length", "tool_calls"])
+    assert.equal(classify(streamed([role, answer, finish(reason), "[DONE]"])), "ok", reason);
+  assert.equal(classify(streamed([role, finish("stop"), "[DONE]"])), "empty", "a silent drop");
+});
+
 test("in-band errors, malformed data and data after [DONE] are recognised", () => {
   const content = '{"choices":[{"index":0,"delta":{"content":"Hi"}}]}';
   const finish = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';

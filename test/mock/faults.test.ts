@@ -41,6 +41,12 @@ function formOf(r: Recorded): Form {
   if (r.error?.startsWith("malformed")) return finish && r.done ? "malformed" : "unexpected";
   if (r.error) return !finish && !r.done && r.text.length > 0 ? "truncated" : "unexpected";
   if (r.events.some((e) => "error" in e)) return !finish && r.done ? "streamError" : "unexpected";
+  const deltas = r.events.flatMap(
+    (e) => (e.choices as { delta?: Record<string, unknown> }[] | undefined) ?? [],
+  );
+  if (deltas.some((c) => c.delta?.refusal))
+    return finish === "stop" && r.done && r.text === "" ? "refusal" : "unexpected";
+  if (finish === "error") return r.done && r.text.length > 0 ? "finishError" : "unexpected";
   if (r.text === "") return finish === "stop" && r.done ? "empty" : "unexpected";
   return finish && r.done ? "ok" : "unexpected";
 }
@@ -78,6 +84,8 @@ test(
       truncated: 0.06,
       streamError: 0.06,
       hang: 0.03,
+      finishError: 0.05,
+      refusal: 0.05,
     };
     const profile = mergeProfile(DEFAULT_PROFILE, { ...FAST, seed: 42, faults: rates }, "test");
     const server = await startMockServer({ profile });

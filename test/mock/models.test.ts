@@ -1,6 +1,7 @@
 // The mock as the models people run now: a reasoning model streams its
 // thinking before its answer, and a server with speculative decoding exposes
-// vLLM's spec-decode counters; a trial reads both.
+// vLLM's spec-decode counters and streams several tokens a chunk; a trial
+// reads them all.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -63,7 +64,8 @@ test(
   "speculative decoding: vLLM's spec-decode counters give the acceptance and the tokens per step",
   LOAD_TEST,
   async () => {
-    const r = await measure({ specDecodeTokens: 3, specDecodeAcceptance: 0.6 });
+    // A drafter's tokens arrive several to a chunk.
+    const r = await measure({ specDecodeTokens: 3, specDecodeAcceptance: 0.6, tokensPerChunk: 3 });
     const v = r.server_metrics;
     assert.ok(v && !scrapeFailed(v), JSON.stringify(v));
     assert.ok(v.spec_decode, JSON.stringify(v.counters));
@@ -74,6 +76,14 @@ test(
     assert.ok(
       Math.abs(v.spec_decode.tokens_per_step - 2.8) < 0.03,
       String(v.spec_decode.tokens_per_step),
+    );
+    // ITL per token beside ITL per chunk: each gap ÷ the request's 3 tokens per chunk.
+    assert.equal(r.tokens.itl_per_multi_token_chunk, true);
+    const perChunk = r.metrics.itl_ms.p50 ?? 0;
+    const perToken = r.tokens.itl_per_token_ms?.p50 ?? 0;
+    assert.ok(
+      Math.abs(perToken * 3 - perChunk) <= 0.05 * perChunk,
+      `${perToken} × 3 vs ${perChunk}`,
     );
     const off = (await measure({})).server_metrics;
     assert.ok(off && !scrapeFailed(off));

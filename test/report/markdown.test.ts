@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { COMMENT_LIMIT } from "../../src/github/publish.ts";
 import { fenced } from "../../src/report/blocks.ts";
+import { headlineFor } from "../../src/report/headline.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
+import { trustResults } from "../../src/results/trust.ts";
 import { armOf, FAKE_SETTINGS, fakeGateResults, gate } from "../helpers/gate.ts";
 import { fakeReport } from "../helpers/reports.ts";
 
@@ -237,4 +239,40 @@ test("a regression shows the deciding metric over time in its worst pair, both a
     /Timeline:/,
     "nothing regressed, no timeline",
   );
+});
+
+test("a results file from before the refused and finish_error classes reads as none of them", async () => {
+  const same = [{ ttftMs: 100, itlMs: 10 }];
+  const r = await results(same, same);
+  const old = JSON.parse(JSON.stringify(r));
+  for (const t of old.trials) {
+    delete t.report.outcomes.refused;
+    delete t.report.outcomes.finish_error;
+  }
+  const trusted = trustResults(old, "old.json", headlineFor);
+  assert.equal(trusted.verdict, r.verdict);
+  assert.equal(trusted.trials[0]?.report.outcomes.refused, 0);
+  assert.equal(trusted.reliability?.candidate.failed, 0);
+  assert.doesNotMatch(renderMarkdown(trusted, "k"), /NaN/);
+});
+
+test("a candidate whose answers are shorter in every pair is flagged next to the verdict, with ignore-eos suggested", async () => {
+  const same = [100, 101, 99, 100].map((ttftMs) => ({ ttftMs, itlMs: 10 }));
+  const r = await results(same, same);
+  for (const t of r.trials) {
+    const ok = t.report.outcomes.ok;
+    const perRequest = t.arm === "candidate" ? 40 + t.pair : 64;
+    t.report.tokens.output_total = ok * perRequest;
+    t.report.finish_reasons = t.arm === "candidate" ? { stop: ok } : { length: ok - 10, stop: 10 };
+  }
+  const md = renderMarkdown(r, "default");
+  assert.match(
+    md,
+    /⚠️ the candidate's answers are shorter: −3\d % output tokens per request in every pair \(finish_reason length on 90 % vs 0 % of the answers\) — shorter answers make E2EL and goodput look better for a reason that is not speed; a fixed output length \(`ignore-eos: true` with `output-len`\)/,
+  );
+  // One pair shorter, one longer: noise, no flag.
+  for (const t of r.trials)
+    if (t.arm === "candidate" && t.pair === 1)
+      t.report.tokens.output_total = t.report.outcomes.ok * 70;
+  assert.doesNotMatch(renderMarkdown(r, "default"), /answers are shorter/);
 });

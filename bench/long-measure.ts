@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTrialOptions } from "../src/config/trial.ts";
 import { RequestsFile } from "../src/requests/file.ts";
-import { requestLine } from "../src/requests/line.ts";
 import { measureTrial } from "../src/trial/measure.ts";
 import { startFastServer } from "./fast-server-process.ts";
 
@@ -48,7 +47,7 @@ const sampler = setInterval(() => {
 }, 250);
 
 const report = await measureTrial(options, {
-  onRequestLine: (r, at) => file.write(requestLine(tag, r, at)),
+  onRequestLine: (r, at) => file.add(tag, r, at),
 });
 clearInterval(sampler);
 const written = await file.close();

@@ -33047,7 +33047,7 @@ var require_client_h2 = __commonJS({
   "node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module2) {
     "use strict";
     var assert = __require("node:assert");
-    var { pipeline } = __require("node:stream");
+    var { pipeline: pipeline2 } = __require("node:stream");
     var util = require_util2();
     var {
       RequestContentLengthMismatchError,
@@ -34340,7 +34340,7 @@ var require_client_h2 = __commonJS({
     }
     function writeStream(abort, socket, expectsPayload, h2stream, body, client, request4, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
-      const pipe = pipeline(
+      const pipe = pipeline2(
         body,
         h2stream,
         (err) => {
@@ -39198,7 +39198,7 @@ var require_api_pipeline = __commonJS({
         util.destroy(ret, err);
       }
     };
-    function pipeline(opts, handler) {
+    function pipeline2(opts, handler) {
       try {
         const pipelineHandler = new PipelineHandler(opts, handler);
         const pipelineOpts = { ...opts, body: pipelineHandler.req };
@@ -39212,7 +39212,7 @@ var require_api_pipeline = __commonJS({
         return new PassThrough().destroy(err);
       }
     }
-    module2.exports = pipeline;
+    module2.exports = pipeline2;
   }
 });
 
@@ -45289,7 +45289,7 @@ var require_decompress = __commonJS({
   "node_modules/undici/lib/interceptor/decompress.js"(exports2, module2) {
     "use strict";
     var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress, constants: constants2 } = __require("node:zlib");
-    var { pipeline, Transform: TransformStream2 } = __require("node:stream");
+    var { pipeline: pipeline2, Transform: TransformStream2 } = __require("node:stream");
     var { InvalidArgumentError, ResponseExceededMaxSizeError } = require_errors3();
     var DecoratorHandler = require_decorator_handler();
     var DecompressController = class {
@@ -45601,7 +45601,7 @@ var require_decompress = __commonJS({
       #setupMultipleDecompressors() {
         const lastDecompressor = this.#decompressors[this.#decompressors.length - 1];
         this.#setupDecompressorEvents(lastDecompressor);
-        pipeline(this.#decompressors, (err) => {
+        pipeline2(this.#decompressors, (err) => {
           if (this.#terminated) {
             return;
           }
@@ -48498,7 +48498,7 @@ var require_fetch = __commonJS({
       subresourceSet
     } = require_constants3();
     var EE = __require("node:events");
-    var { Readable, pipeline, finished: finished2, isErrored, isReadable } = __require("node:stream");
+    var { Readable, pipeline: pipeline2, finished: finished2, isErrored, isReadable } = __require("node:stream");
     var { addAbortListener, bufferToLowerCasedHeaderName } = require_util2();
     var { SocketError, InformationalError } = require_errors3();
     var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
@@ -49528,7 +49528,7 @@ var require_fetch = __commonJS({
                   status,
                   statusText,
                   headersList,
-                  body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
+                  body: decoders.length ? pipeline2(this.body, ...decoders, (err) => {
                     if (err) {
                       this.onResponseError(controller, err);
                     }
@@ -53496,7 +53496,7 @@ ${value2}`;
 var require_eventsource = __commonJS({
   "node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module2) {
     "use strict";
-    var { pipeline } = __require("node:stream");
+    var { pipeline: pipeline2 } = __require("node:stream");
     var { fetching } = require_fetch();
     var { webidl } = require_webidl();
     var { EventSourceStream } = require_eventsource_stream();
@@ -53657,7 +53657,7 @@ var require_eventsource = __commonJS({
               ));
             }
           });
-          pipeline(
+          pipeline2(
             response.body.stream,
             eventSourceStream,
             (error) => {
@@ -54492,7 +54492,9 @@ var DOCUMENTED_FINISH_REASONS = [
   "length",
   "tool_calls",
   "function_call",
-  "content_filter"
+  "content_filter",
+  "eos_token",
+  "eos"
 ];
 var zeroOutcomes = () => recordOf(OUTCOMES, () => 0);
 var FAILURE_WORDS = {
@@ -55669,8 +55671,8 @@ function perTrial(r, config) {
 }
 function runUrl(r) {
   const g2 = r.environment.github;
-  const server = g2?.server_url ?? "https://github.com";
-  if (!g2?.run_id || !/^\d+$/.test(g2.run_id)) return null;
+  const server = g2?.server_url;
+  if (!server || !g2?.run_id || !/^\d+$/.test(g2.run_id)) return null;
   if (!/^[\w.-]+\/[\w.-]+$/.test(g2.repository) || !/^https:\/\/[\w.-]+(:\d+)?$/.test(server))
     return null;
   return `${server}/${g2.repository}/actions/runs/${g2.run_id}`;
@@ -55678,7 +55680,7 @@ function runUrl(r) {
 function requestsOnRecord(r) {
   const file = r.requests_file;
   if (!file || file.lines === 0) return null;
-  const name = (file.path.split("/").at(-1) ?? file.path).replaceAll("`", "'");
+  const name = (file.path.split("/").at(-1) ?? file.path).replace(/[`\r\n]/g, "'").slice(0, 200);
   const url = runUrl(r);
   const where = url ? ` \u2014 in [this run's artifacts](${url}) when the workflow uploads it` : "";
   const lost = file.dropped > 0 ? `, ${file.dropped} not written` : "";
@@ -55792,14 +55794,20 @@ function pick(r) {
     };
   const regressed = r.comparisons.find((c) => c.verdict === "regressed" && c.pairs.length > 0);
   if (!regressed) return null;
-  const worst = worstPair(regressed);
   const metric = regressed.id === "itl" || regressed.id === "tpot" ? "itl" : "ttft";
-  return { pair: worst, metric, why: `the largest change of ${regressed.label}` };
+  const worst = worstPair(r, metric);
+  return worst === null ? null : { pair: worst, metric, why: `the largest change of ${metric === "ttft" ? "TTFT" : "ITL"}` };
 }
-function worstPair(c) {
-  let best = 0;
-  for (const [i, p] of c.pairs.entries()) if (p.d > (c.pairs[best]?.d ?? -Infinity)) best = i;
-  return best;
+function worstPair(r, metric) {
+  const p = r.config?.percentile ?? "p95";
+  const value2 = (pair, arm) => r.trials.find((t) => t.pair === pair && t.arm === arm)?.report.metrics[`${metric}_ms`][p];
+  let worst = null;
+  for (const pair of new Set(r.trials.map((t) => t.pair))) {
+    const [b, c] = [value2(pair, "baseline"), value2(pair, "candidate")];
+    if (typeof b !== "number" || typeof c !== "number" || !(b > 0)) continue;
+    if (worst === null || c / b > worst.ratio) worst = { pair, ratio: c / b };
+  }
+  return worst?.pair ?? null;
 }
 var series = (t, metric) => (t?.buckets ?? []).map((b) => (metric === "ttft" ? b.ttft_p95_ms : b.itl_p95_ms) ?? 0);
 function timelineChart(r) {
@@ -56510,7 +56518,7 @@ var UNITS = {
 };
 var LABELS = { ttft: "TTFT", itl: "ITL", tpot: "TPOT", e2el: "E2EL" };
 var verdictOf = (v) => v === "regressed" ? "missed" : v === "pass" || v === "improved" ? "met" : "unclear";
-var shown = (id, x) => id === "errors" ? percent(x, 2) : `${compact(x)} ${UNITS[id]}`;
+var shown = (id, x) => x === null ? "\u2013" : id === "errors" ? percent(x, 2) : `${compact(x)} ${UNITS[id]}`;
 function reasonOf2(c, lower, upper) {
   const side = c.higher_is_worse ? "\u2264" : "\u2265";
   const budget = `the budget ${side} ${shown(c.id, c.limit)}`;
@@ -56529,7 +56537,25 @@ function valueBudget(id, limit, trials, o, design) {
   const label3 = id === "goodput" ? "goodput" : `${percentileLabel(o.percentile)} ${LABELS[id]}`;
   const spec = { id, label: label3, unit: UNITS[id], higherIsWorse: id !== "goodput", tolerance: 0 };
   const values = pairValues(spec, trials, o.percentile);
-  return values.length === 0 ? null : againstLimit(spec, limit, values, o, design);
+  return values.length === 0 ? unread(spec, limit) : againstLimit(spec, limit, values, o, design);
+}
+function unread(spec, limit) {
+  return {
+    id: spec.id,
+    label: spec.label,
+    unit: spec.unit,
+    limit,
+    higher_is_worse: spec.higherIsWorse,
+    candidate: null,
+    candidate_lower: null,
+    candidate_upper: null,
+    baseline: null,
+    baseline_misses: false,
+    verdict: "unclear",
+    status: "exhausted",
+    decided_at: 0,
+    reason: `${spec.label}: no pair has a reading of it on both arms \u2014 the budget cannot be checked`
+  };
 }
 function againstLimit(spec, limit, values, o, design) {
   const pairs = values.map(({ candidate, candidateCensored, candidateContamination }) => ({
@@ -56615,6 +56641,7 @@ function errorsBudget(limit, trials, o, design) {
   };
 }
 function checkBudgets(o, trials, design) {
+  if (trials.length === 0) return [];
   return BUDGET_IDS.flatMap((id) => {
     const limit = o.budgets[id];
     if (limit === void 0) return [];
@@ -56749,6 +56776,7 @@ function overallVerdict(decision, qualityFailed, cancelled = false) {
 
 // src/requests/file.ts
 import { createWriteStream, openSync } from "node:fs";
+import { pipeline } from "node:stream";
 import { finished } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 
@@ -57237,10 +57265,11 @@ function itlSummary(gapsMs) {
   const p50 = sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
   return { count: sorted.length, mean: ms(mean2), p50: ms(p50), max: ms(sorted.at(-1) ?? 0) };
 }
+var redactOptional = (text, redact) => text === void 0 ? void 0 : redact(text);
 function errorOf(r) {
   return r.streamError ?? r.protocolError ?? r.transportError ?? (r.status >= 300 ? r.body : void 0);
 }
-function requestLine(tag, r, at2) {
+function requestLine(tag, r, at2, redact = (t) => t) {
   const outcome2 = r.outcome;
   const from = (t) => ms(t - at2.startMs);
   const since = (t) => ms(t - r.scheduledMs);
@@ -57278,13 +57307,13 @@ function requestLine(tag, r, at2) {
     prompt_tokens_intended: at2.intendedPromptTokens,
     prompt_tokens_server: r.usagePromptTokens ?? null,
     prompt_tokens_cached: r.usageCachedTokens ?? null,
-    finish_reason: excerpt(r.finishReason, FINISH_REASON_CHARS),
+    finish_reason: excerpt(r.finishReason && redact(r.finishReason), FINISH_REASON_CHARS),
     outcome: outcome2 ?? null,
     status: r.status,
     good: outcome2 === "ok" ? meetsSlo(at2.slo, r, tpot, 0) : null,
     reconnects: r.reconnects,
     queued: r.queued,
-    error: excerpt(errorOf(r), ERROR_EXCERPT_CHARS)
+    error: excerpt(redactOptional(errorOf(r), redact), ERROR_EXCERPT_CHARS)
   };
 }
 
@@ -57326,8 +57355,9 @@ var RequestsFile = class _RequestsFile {
     this.file.on("error", (e) => this.fail(e));
     if (gzip) {
       this.gzip = createGzip();
-      this.gzip.on("error", (e) => this.fail(e));
-      this.gzip.pipe(this.file);
+      pipeline(this.gzip, this.file, (e) => {
+        if (e) this.fail(e);
+      });
     }
     if (format === "csv") this.sink.write(`${CSV_HEADER}
 `);
@@ -57351,14 +57381,23 @@ var RequestsFile = class _RequestsFile {
   fail(error) {
     this.error ??= errorMessage(error);
   }
+  /** A measured request of the trial `tag`: its line, the server's texts redacted before they are cut. */
+  add = (tag, r, at2) => {
+    this.write(requestLine(tag, r, at2, this.redact));
+  };
   write = (line) => {
     const behind = this.sink.writableLength + (this.gzip ? this.file.writableLength : 0);
     if (this.error !== null || behind > MAX_BUFFERED_BYTES) {
       this.dropped++;
       return;
     }
-    const text = this.format === "csv" ? csvRow(line) : JSON.stringify(line);
-    this.sink.write(`${this.redact(text)}
+    const clean = { ...line };
+    for (const c of REQUEST_COLUMNS) {
+      const v = clean[c];
+      if (typeof v === "string") clean[c] = this.redact(v);
+    }
+    const text = this.format === "csv" ? csvRow(clean) : JSON.stringify(clean);
+    this.sink.write(`${text}
 `);
     this.lines++;
   };
@@ -76961,13 +77000,20 @@ var TimelineTally = class {
   /** The trial's start on the clock; set when the trial starts. */
   startMs = 0;
   bucketMs;
+  /** Everything from this bucket on (late ends, a timeout's tail, later turns) goes into it. */
+  lastBucket;
   buckets = /* @__PURE__ */ new Map();
   rng = new Rng(28977);
-  constructor(bucketS) {
+  /** Buckets of bucketS over a schedule of scheduleS; what comes after it falls in one more. */
+  constructor(bucketS, scheduleS) {
     this.bucketMs = bucketS * 1e3;
+    this.lastBucket = Math.ceil(scheduleS / bucketS);
   }
   at(ms3) {
-    const k = Math.max(0, Math.floor((ms3 - this.startMs) / this.bucketMs));
+    const k = Math.min(
+      this.lastBucket,
+      Math.max(0, Math.floor((ms3 - this.startMs) / this.bucketMs))
+    );
     let b = this.buckets.get(k);
     if (!b) {
       b = {
@@ -77177,9 +77223,8 @@ async function scrapeBeside(options, deps, clock, measure, windowOf2) {
   }
 }
 function requestSinks(workload, tally, options, deps, clock) {
-  const timeline = new TimelineTally(
-    bucketSeconds((workload.windowStartMs + workload.windowMs) / 1e3)
-  );
+  const scheduleS = (workload.windowStartMs + workload.windowMs) / 1e3;
+  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
   const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
   const onStart = (startMs) => {
     start.startMs = startMs;
@@ -77299,10 +77344,10 @@ var TrialRunner = class {
   }
   /** The measure's dependencies: the cancel, and the requests file's lines tagged with the trial. */
   trialDeps(tag) {
-    const { signal, requestLine: requestLine2 } = this.deps;
+    const { signal, requestRecord } = this.deps;
     return {
       ...signal ? { signal } : {},
-      ...requestLine2 ? { onRequestLine: (r, at2) => requestLine2(requestLine(tag, r, at2)) } : {}
+      ...requestRecord ? { onRequestLine: (r, at2) => requestRecord(tag, r, at2) } : {}
     };
   }
   /**
@@ -77976,16 +78021,22 @@ async function gateResults(config, io, environment, requests) {
       servers2?.killAll();
     }
   };
-  const run = await withCancel(
-    io,
-    hooks,
-    (cancel) => runGate(g2, {
-      ...io,
-      signal: cancel.signal,
-      ...servers2 ? { servers: servers2 } : {},
-      ...requests ? { requestLine: requests.write } : {}
-    })
-  );
+  let run;
+  try {
+    run = await withCancel(
+      io,
+      hooks,
+      (cancel) => runGate(g2, {
+        ...io,
+        signal: cancel.signal,
+        ...servers2 ? { servers: servers2 } : {},
+        ...requests ? { requestRecord: requests.add } : {}
+      })
+    );
+  } catch (error) {
+    await requests?.close();
+    throw error;
+  }
   const results = resultsOf(run, config, environment, (io.now ?? (() => /* @__PURE__ */ new Date()))());
   return { ...results, requests_file: await requests?.close() ?? null };
 }
@@ -78053,7 +78104,7 @@ function openRequestsOut(raw, io) {
   if (path === null) return null;
   const file = RequestsFile.open("requests-path", path, io.redact, io.openWriteStream);
   return {
-    deps: (tag) => ({ onRequestLine: (r, at2) => file.write(requestLine(tag, r, at2)) }),
+    deps: (tag) => ({ onRequestLine: (r, at2) => file.add(tag, r, at2) }),
     close: () => file.close()
   };
 }
@@ -79047,7 +79098,10 @@ async function measureCli(raw, given2) {
       report: report2,
       cancelledBy: cancel.signal.aborted ? String(cancel.signal.reason) : null
     }))
-  );
+  ).catch(async (error) => {
+    await requests?.close();
+    throw error;
+  });
   const report = redactDeep(measured2.report, io.redact);
   if (out !== void 0) io.writeFile(out, `${JSON.stringify(report, null, 2)}
 `);
@@ -79055,7 +79109,7 @@ async function measureCli(raw, given2) {
 `);
   if (out !== void 0) io.stdout(`report written to ${out}
 `);
-  if (requests) io.stdout(`${describeRequests(await requests.close())}
+  if (requests) io.stderr(`${describeRequests(await requests.close())}
 `);
   if (measured2.cancelledBy !== null) {
     io.stderr(`llm-perf-gate: cancelled by ${measured2.cancelledBy}: the trial was cut short
@@ -80834,7 +80888,10 @@ async function sweepCli(raw, given2) {
 `)
       });
     } catch (error) {
-      if (!cancel.signal.aborted) throw error;
+      if (!cancel.signal.aborted) {
+        await requests?.close();
+        throw error;
+      }
       sweep.stopped_by = `cancelled by ${String(cancel.signal.reason)}`;
     }
   });

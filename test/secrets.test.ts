@@ -81,7 +81,7 @@ test(
         /Incorrect API key provided: \*\*\*/,
         "each request's error, redacted",
       );
-      assert.match(r.stdout, /requests written to .*requests\.csv: \d+ lines/);
+      assert.match(r.stderr, /requests written to .*requests\.csv: \d+ lines/);
       for (const text of [r.stdout, r.stderr, report, requests])
         assert.doesNotMatch(text, new RegExp(KEY));
     } finally {

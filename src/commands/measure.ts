@@ -40,13 +40,17 @@ export async function measureCli(raw: RawSettings, given: CommandIo): Promise<nu
       report,
       cancelledBy: cancel.signal.aborted ? String(cancel.signal.reason) : null,
     })),
-  );
+  ).catch(async (error: unknown) => {
+    // What was written so far is flushed, whatever ended the trial.
+    await requests?.close();
+    throw error;
+  });
   // A server that echoes the key (a 401 body) must not put it into the report.
   const report = redactDeep(measured.report, io.redact);
   if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(`${formatMeasureReport(report)}\n`);
   if (out !== undefined) io.stdout(`report written to ${out}\n`);
-  if (requests) io.stdout(`${describeRequests(await requests.close())}\n`);
+  if (requests) io.stderr(`${describeRequests(await requests.close())}\n`);
   if (measured.cancelledBy !== null) {
     io.stderr(`llm-perf-gate: cancelled by ${measured.cancelledBy}: the trial was cut short\n`);
     return signalExitCode(measured.cancelledBy);

@@ -1,12 +1,12 @@
 // The requests file of `measure` and `sweep`, when --requests-path asks for
 // one: opened before the first request, a line per measured request, closed
-// with what it holds said on stderr.
+// with what it holds said on stderr (stdout is the report).
 
 import type { Redact } from "../common/redact.ts";
 import { parseRequestsPath } from "../config/config.ts";
 import type { RawSettings } from "../config/settings.ts";
 import { RequestsFile, type RequestsFileSummary } from "../requests/file.ts";
-import { requestLine, type TrialTag } from "../requests/line.ts";
+import type { TrialTag } from "../requests/line.ts";
 import type { TrialDeps } from "../trial/measure.ts";
 import type { CommandIo } from "./io.ts";
 
@@ -33,7 +33,7 @@ export function openRequestsOut(
   if (path === null) return null;
   const file = RequestsFile.open("requests-path", path, io.redact, io.openWriteStream);
   return {
-    deps: (tag) => ({ onRequestLine: (r, at) => file.write(requestLine(tag, r, at)) }),
+    deps: (tag) => ({ onRequestLine: (r, at) => file.add(tag, r, at) }),
     close: () => file.close(),
   };
 }

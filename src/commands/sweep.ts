@@ -42,7 +42,10 @@ export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<numb
         log: (line) => io.stderr(`${line}\n`),
       });
     } catch (error) {
-      if (!cancel.signal.aborted) throw error;
+      if (!cancel.signal.aborted) {
+        await requests?.close();
+        throw error;
+      }
       sweep.stopped_by = `cancelled by ${String(cancel.signal.reason)}`;
     }
   });

@@ -26,13 +26,20 @@ export const OUTCOMES = [
 export type Outcome = (typeof OUTCOMES)[number];
 export type Failure = Exclude<Outcome, "ok">;
 
-/** The finish reasons the OpenAI contract documents; any other ends the request as finish_error. */
+/**
+ * The finish reasons a request may end with: the OpenAI contract's, and the
+ * end-of-sequence names long-lived servers send for `stop` (TGI before 2.2:
+ * `eos_token`; some hosted APIs: `eos`). Any other — `error`, `abort`, an
+ * invented word — ends the request as finish_error.
+ */
 export const DOCUMENTED_FINISH_REASONS: readonly string[] = [
   "stop",
   "length",
   "tool_calls",
   "function_call",
   "content_filter",
+  "eos_token",
+  "eos",
 ];
 
 /** A count per outcome class, each at 0. */

@@ -51,12 +51,12 @@ export interface BudgetCheck {
   limit: number;
   /** true: the value must stay at or below the limit; false (goodput): at or above. */
   higher_is_worse: boolean;
-  /** The candidate's value (geometric mean of its trials; errors: its failure rate), and one-sided bounds at the deciding look. */
-  candidate: number;
+  /** The candidate's value (geometric mean of its trials; errors: its failure rate), and one-sided bounds at the deciding look; null: no trial had a reading. */
+  candidate: number | null;
   candidate_lower: number | null;
   candidate_upper: number | null;
   /** The baseline's value in the same terms: reported, never gated. */
-  baseline: number;
+  baseline: number | null;
   /** The baseline is on the wrong side of the limit too (its estimate). */
   baseline_misses: boolean;
   verdict: BudgetVerdict;
@@ -87,8 +87,8 @@ const LABELS = { ttft: "TTFT", itl: "ITL", tpot: "TPOT", e2el: "E2EL" } as const
 const verdictOf = (v: MetricVerdict): BudgetVerdict =>
   v === "regressed" ? "missed" : v === "pass" || v === "improved" ? "met" : "unclear";
 
-const shown = (id: BudgetId, x: number) =>
-  id === "errors" ? percent(x, 2) : `${compact(x)} ${UNITS[id]}`;
+const shown = (id: BudgetId, x: number | null) =>
+  x === null ? "–" : id === "errors" ? percent(x, 2) : `${compact(x)} ${UNITS[id]}`;
 
 function reasonOf(
   c: Pick<BudgetCheck, "id" | "label" | "limit" | "higher_is_worse" | "candidate" | "verdict">,
@@ -119,11 +119,31 @@ function valueBudget(
   trials: readonly TrialEntry[],
   o: BudgetOptions,
   design: SequentialDesign,
-): BudgetCheck | null {
+): BudgetCheck {
   const label = id === "goodput" ? "goodput" : `${percentileLabel(o.percentile)} ${LABELS[id]}`;
   const spec = { id, label, unit: UNITS[id], higherIsWorse: id !== "goodput", tolerance: 0 };
   const values = pairValues(spec, trials, o.percentile);
-  return values.length === 0 ? null : againstLimit(spec, limit, values, o, design);
+  return values.length === 0 ? unread(spec, limit) : againstLimit(spec, limit, values, o, design);
+}
+
+/** A budget no pair could be read for (one-token answers have no TPOT): unclear, said so. */
+function unread(spec: MetricSpec & { id: BudgetId }, limit: number): BudgetCheck {
+  return {
+    id: spec.id,
+    label: spec.label,
+    unit: spec.unit,
+    limit,
+    higher_is_worse: spec.higherIsWorse,
+    candidate: null,
+    candidate_lower: null,
+    candidate_upper: null,
+    baseline: null,
+    baseline_misses: false,
+    verdict: "unclear",
+    status: "exhausted",
+    decided_at: 0,
+    reason: `${spec.label}: no pair has a reading of it on both arms — the budget cannot be checked`,
+  };
 }
 
 /** Each pair's candidate against the limit (the baseline reported, not compared). */
@@ -249,6 +269,8 @@ export function checkBudgets(
   trials: readonly TrialEntry[],
   design: SequentialDesign,
 ): BudgetCheck[] {
+  // Before any pair there is nothing to check (the gate's first look comes later).
+  if (trials.length === 0) return [];
   return BUDGET_IDS.flatMap((id) => {
     const limit = o.budgets[id];
     if (limit === undefined) return [];

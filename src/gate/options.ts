@@ -5,8 +5,9 @@ import type { CapacityOptions } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
 import type { Order } from "../compare/plan.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
+import type { RequestRecord } from "../load/record.ts";
 import type { Target } from "../openai/target.ts";
-import type { RequestLine } from "../requests/line.ts";
+import type { TrialContext, TrialTag } from "../requests/line.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
@@ -48,8 +49,8 @@ export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
 
 export interface GateDeps extends QualityDeps {
   measureTrial?: (options: TrialOptions, deps: TrialDeps) => Promise<TrialReport>;
-  /** Receives one line per measured request of every trial (the requests file). */
-  requestLine?: (line: RequestLine) => void;
+  /** Receives every measured request of every trial, with its trial (the requests file). */
+  requestRecord?: (tag: TrialTag, r: RequestRecord, at: TrialContext) => void;
   /** Aborted when the job is cancelled: no trial starts after it, the running one ends. */
   signal?: AbortSignal;
   log?: (line: string) => void;

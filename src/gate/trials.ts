@@ -9,7 +9,7 @@ import { compact } from "../common/format.ts";
 import { latenessMatters } from "../compare/contamination.ts";
 import { pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
-import { requestLine as requestLineOf, type TrialTag } from "../requests/line.ts";
+import type { TrialTag } from "../requests/line.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
 import {
   measureTrial,
@@ -52,10 +52,10 @@ export class TrialRunner {
 
   /** The measure's dependencies: the cancel, and the requests file's lines tagged with the trial. */
   private trialDeps(tag: TrialTag): TrialDeps {
-    const { signal, requestLine } = this.deps;
+    const { signal, requestRecord } = this.deps;
     return {
       ...(signal ? { signal } : {}),
-      ...(requestLine ? { onRequestLine: (r, at) => requestLine(requestLineOf(tag, r, at)) } : {}),
+      ...(requestRecord ? { onRequestLine: (r, at) => requestRecord(tag, r, at) } : {}),
     };
   }
 

@@ -33,6 +33,7 @@ export interface TimelineBucket {
 
 export interface TrialTimeline {
   bucket_s: number;
+  /** The last bucket holds everything from its start on (requests that ended after the schedule). */
   buckets: TimelineBucket[];
 }
 
@@ -76,15 +77,22 @@ export class TimelineTally {
   /** The trial's start on the clock; set when the trial starts. */
   startMs = 0;
   private readonly bucketMs: number;
+  /** Everything from this bucket on (late ends, a timeout's tail, later turns) goes into it. */
+  private readonly lastBucket: number;
   private readonly buckets = new Map<number, Bucket>();
   private readonly rng = new Rng(0x7131);
 
-  constructor(bucketS: number) {
+  /** Buckets of bucketS over a schedule of scheduleS; what comes after it falls in one more. */
+  constructor(bucketS: number, scheduleS: number) {
     this.bucketMs = bucketS * 1000;
+    this.lastBucket = Math.ceil(scheduleS / bucketS);
   }
 
   private at(ms: number): Bucket {
-    const k = Math.max(0, Math.floor((ms - this.startMs) / this.bucketMs));
+    const k = Math.min(
+      this.lastBucket,
+      Math.max(0, Math.floor((ms - this.startMs) / this.bucketMs)),
+    );
     let b = this.buckets.get(k);
     if (!b) {
       b = {

@@ -127,8 +127,9 @@ export function perTrial(r: GateResults, config: ConfigDescription): string {
 /** The run's page, when the results name a GitHub run plainly (a neutralized file does not). */
 function runUrl(r: GateResults): string | null {
   const g = r.environment.github;
-  const server = g?.server_url ?? "https://github.com";
-  if (!g?.run_id || !/^\d+$/.test(g.run_id)) return null;
+  // No default: a file from another job has its URL neutralized, so it gets no link.
+  const server = g?.server_url;
+  if (!server || !g?.run_id || !/^\d+$/.test(g.run_id)) return null;
   if (!/^[\w.-]+\/[\w.-]+$/.test(g.repository) || !/^https:\/\/[\w.-]+(:\d+)?$/.test(server))
     return null;
   return `${server}/${g.repository}/actions/runs/${g.run_id}`;
@@ -138,7 +139,7 @@ function runUrl(r: GateResults): string | null {
 export function requestsOnRecord(r: GateResults): string | null {
   const file = r.requests_file;
   if (!file || file.lines === 0) return null;
-  const name = (file.path.split("/").at(-1) ?? file.path).replaceAll("`", "'");
+  const name = (file.path.split("/").at(-1) ?? file.path).replace(/[`\r\n]/g, "'").slice(0, 200);
   const url = runUrl(r);
   const where = url ? ` — in [this run's artifacts](${url}) when the workflow uploads it` : "";
   const lost = file.dropped > 0 ? `, ${file.dropped} not written` : "";

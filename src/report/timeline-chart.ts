@@ -3,7 +3,6 @@
 // chart — so a stall, a warm-up tail or a mid-trial crash is visible.
 
 import type { Arm } from "../common/arms.ts";
-import type { MetricComparison } from "../compare/decide.ts";
 import type { TrialTimeline } from "../metrics/timeline.ts";
 import type { GateResults } from "../results/model.ts";
 import { COLOR_NAMES, chartColors, details } from "./blocks.ts";
@@ -21,15 +20,25 @@ function pick(r: GateResults): { pair: number; metric: "ttft" | "itl"; why: stri
     };
   const regressed = r.comparisons.find((c) => c.verdict === "regressed" && c.pairs.length > 0);
   if (!regressed) return null;
-  const worst = worstPair(regressed);
   const metric = regressed.id === "itl" || regressed.id === "tpot" ? "itl" : "ttft";
-  return { pair: worst, metric, why: `the largest change of ${regressed.label}` };
+  const worst = worstPair(r, metric);
+  return worst === null
+    ? null
+    : { pair: worst, metric, why: `the largest change of ${metric === "ttft" ? "TTFT" : "ITL"}` };
 }
 
-function worstPair(c: MetricComparison): number {
-  let best = 0;
-  for (const [i, p] of c.pairs.entries()) if (p.d > (c.pairs[best]?.d ?? -Infinity)) best = i;
-  return best;
+/** The pair (its number, not its place among the compared ones) whose candidate is worst against its baseline. */
+function worstPair(r: GateResults, metric: "ttft" | "itl"): number | null {
+  const p = r.config?.percentile ?? "p95";
+  const value = (pair: number, arm: Arm) =>
+    r.trials.find((t) => t.pair === pair && t.arm === arm)?.report.metrics[`${metric}_ms`][p];
+  let worst: { pair: number; ratio: number } | null = null;
+  for (const pair of new Set(r.trials.map((t) => t.pair))) {
+    const [b, c] = [value(pair, "baseline"), value(pair, "candidate")];
+    if (typeof b !== "number" || typeof c !== "number" || !(b > 0)) continue;
+    if (worst === null || c / b > worst.ratio) worst = { pair, ratio: c / b };
+  }
+  return worst?.pair ?? null;
 }
 
 const series = (t: TrialTimeline | undefined, metric: "ttft" | "itl") =>

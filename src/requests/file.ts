@@ -5,12 +5,20 @@
 // more than a few MiB, lines are dropped and counted, never queued without end.
 
 import { createWriteStream, openSync } from "node:fs";
-import type { Writable } from "node:stream";
+import { pipeline, type Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { createGzip, type Gzip } from "node:zlib";
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { Redact } from "../common/redact.ts";
-import { REQUEST_COLUMNS, REQUESTS_SCHEMA, type RequestLine } from "./line.ts";
+import type { RequestRecord } from "../load/record.ts";
+import {
+  REQUEST_COLUMNS,
+  REQUESTS_SCHEMA,
+  type RequestLine,
+  requestLine,
+  type TrialContext,
+  type TrialTag,
+} from "./line.ts";
 
 export type RequestsFormat = "jsonl" | "csv";
 
@@ -88,8 +96,10 @@ export class RequestsFile {
     this.file.on("error", (e) => this.fail(e));
     if (gzip) {
       this.gzip = createGzip();
-      this.gzip.on("error", (e) => this.fail(e));
-      this.gzip.pipe(this.file);
+      // pipeline, not pipe: a gzip error ends the file too, so close() cannot wait forever.
+      pipeline(this.gzip, this.file, (e) => {
+        if (e) this.fail(e);
+      });
     }
     if (format === "csv") this.sink.write(`${CSV_HEADER}\n`);
   }
@@ -121,14 +131,25 @@ export class RequestsFile {
     this.error ??= errorMessage(error);
   }
 
+  /** A measured request of the trial `tag`: its line, the server's texts redacted before they are cut. */
+  add = (tag: TrialTag, r: RequestRecord, at: TrialContext): void => {
+    this.write(requestLine(tag, r, at, this.redact));
+  };
+
   write = (line: RequestLine): void => {
     const behind = this.sink.writableLength + (this.gzip ? this.file.writableLength : 0);
     if (this.error !== null || behind > MAX_BUFFERED_BYTES) {
       this.dropped++;
       return;
     }
-    const text = this.format === "csv" ? csvRow(line) : JSON.stringify(line);
-    this.sink.write(`${this.redact(text)}\n`);
+    // Each text before it is encoded: a secret with a quote in it still matches.
+    const clean = { ...line };
+    for (const c of REQUEST_COLUMNS) {
+      const v = clean[c];
+      if (typeof v === "string") clean[c] = this.redact(v);
+    }
+    const text = this.format === "csv" ? csvRow(clean) : JSON.stringify(clean);
+    this.sink.write(`${text}\n`);
     this.lines++;
   };
 

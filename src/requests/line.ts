@@ -106,6 +106,9 @@ function itlSummary(gapsMs: readonly number[]) {
   return { count: sorted.length, mean: ms(mean), p50: ms(p50), max: ms(sorted.at(-1) ?? 0) };
 }
 
+const redactOptional = (text: string | undefined, redact: (t: string) => string) =>
+  text === undefined ? undefined : redact(text);
+
 /** The error the request ended with, if any: in-stream, protocol, transport, or a non-2xx body. */
 function errorOf(r: RequestRecord): string | undefined {
   return (
@@ -113,7 +116,13 @@ function errorOf(r: RequestRecord): string | undefined {
   );
 }
 
-export function requestLine(tag: TrialTag, r: RequestRecord, at: TrialContext): RequestLine {
+/** The line of a request; `redact` runs on the server's texts before they are cut, so no part of a secret survives the cut. */
+export function requestLine(
+  tag: TrialTag,
+  r: RequestRecord,
+  at: TrialContext,
+  redact: (text: string) => string = (t) => t,
+): RequestLine {
   const outcome: Outcome | undefined = r.outcome;
   const from = (t: number) => ms(t - at.startMs);
   const since = (t: number) => ms(t - r.scheduledMs);
@@ -151,12 +160,12 @@ export function requestLine(tag: TrialTag, r: RequestRecord, at: TrialContext): 
     prompt_tokens_intended: at.intendedPromptTokens,
     prompt_tokens_server: r.usagePromptTokens ?? null,
     prompt_tokens_cached: r.usageCachedTokens ?? null,
-    finish_reason: excerpt(r.finishReason, FINISH_REASON_CHARS),
+    finish_reason: excerpt(r.finishReason && redact(r.finishReason), FINISH_REASON_CHARS),
     outcome: outcome ?? null,
     status: r.status,
     good: outcome === "ok" ? meetsSlo(at.slo, r, tpot, 0) : null,
     reconnects: r.reconnects,
     queued: r.queued,
-    error: excerpt(errorOf(r), ERROR_EXCERPT_CHARS),
+    error: excerpt(redactOptional(errorOf(r), redact), ERROR_EXCERPT_CHARS),
   };
 }

@@ -154,9 +154,8 @@ function requestSinks(
   deps: TrialDeps,
   clock: Clock,
 ) {
-  const timeline = new TimelineTally(
-    bucketSeconds((workload.windowStartMs + workload.windowMs) / 1000),
-  );
+  const scheduleS = (workload.windowStartMs + workload.windowMs) / 1000;
+  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
   const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
   const onStart = (startMs: number) => {
     start.startMs = startMs;

@@ -13,6 +13,7 @@ import { headlineFor } from "../../src/report/headline.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { trustResults } from "../../src/results/trust.ts";
 import { fakeGateResults } from "../helpers/gate.ts";
+import { fakeReport } from "../helpers/reports.ts";
 
 test("the budget setting: the SLO syntax, a failure rate as a percentage, each refused value named", () => {
   assert.deepEqual(parseBudgets("budget", "ttft:800 itl:50 errors:0.1% goodput:9.5"), {
@@ -117,4 +118,23 @@ test("a candidate within 10 % of its baseline but over the budget fails naming i
   assert.equal(ok.verdict, "pass", ok.headline);
   assert.match(ok.headline, /and the candidate within every budget/);
   assert.equal(ok.budgets[0]?.verdict, "met");
+});
+
+test("a budget no pair can be read for is unclear and says why, never silently dropped", () => {
+  const trials = [0, 1, 2, 3].flatMap((pair) =>
+    (["baseline", "candidate"] as const).map((arm) => {
+      const report = fakeReport({ ttftMs: 100, itlMs: 10 });
+      // One-token answers: no TPOT.
+      report.metrics.tpot_ms = { ...report.metrics.tpot_ms, p95: null };
+      return { pair, arm, position: 0, seed: 1, report };
+    }),
+  );
+  const design = designOf({ trials: 4, maxTrials: 4 }, 0.95, 3, 2);
+  const [tpot] = checkBudgets(
+    { budgets: { tpot: 40 }, percentile: "p95", rule: "margin", maxTrialCv: 0.1, exclude: [] },
+    trials,
+    design,
+  );
+  assert.equal(tpot?.verdict, "unclear");
+  assert.match(tpot?.reason ?? "", /no pair has a reading of it on both arms/);
 });

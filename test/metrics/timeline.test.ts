@@ -22,7 +22,7 @@ function request(dueMs: number, ttftMs: number, outcome: "ok" | "http_5xx" = "ok
 }
 
 test("buckets: offered when due, completed and failed when ended, TTFT by due time, a stall as empty seconds", () => {
-  const t = new TimelineTally(1);
+  const t = new TimelineTally(1, 10);
   t.startMs = 1000;
   for (let i = 0; i < 10; i++) t.add(request(100 * i, 20 + i));
   // A stall: nothing due in seconds 1 and 2; then one slow request and a failure in second 3.
@@ -53,7 +53,7 @@ test("buckets: offered when due, completed and failed when ended, TTFT by due ti
 test("a long trial gets wider buckets; a busy bucket keeps a bounded sample", () => {
   assert.equal(bucketSeconds(60), 1);
   assert.equal(bucketSeconds(1800), 15);
-  const t = new TimelineTally(1);
+  const t = new TimelineTally(1, 1);
   t.startMs = 1000;
   for (let i = 0; i < 20_000; i++) t.add(request((i % 1000) * 0.9, i % 100));
   const [only] = t.timeline().buckets;
@@ -61,4 +61,7 @@ test("a long trial gets wider buckets; a busy bucket keeps a bounded sample", ()
   // A uniform sample of 500 of 20,000 TTFTs spread 0–99 ms: its p50 near 50.
   assert.ok(Math.abs((only?.ttft_p50_ms ?? 0) - 50) <= 8, String(only?.ttft_p50_ms));
   assert.equal(SAMPLES_PER_BUCKET, 500);
+  // A request that ends an hour after a 1-second schedule lands in the last bucket, not the 3600th.
+  t.add(request(500, 3_600_000));
+  assert.equal(t.timeline().buckets.length, 2);
 });

@@ -177,6 +177,7 @@ test("the requests file is named under the self-checks, with a link to the run o
     sha: undefined,
     ref: undefined,
     run_id: "123456",
+    server_url: "https://github.com",
     event: "pull_request",
     pull_request: null,
   };
@@ -203,6 +204,13 @@ test("the requests file is named under the self-checks, with a link to the run o
     /\*\*Every request:\*\* `llm-perf-gate-results\.requests\.jsonl\.gz` \(480 lines\)\./,
   );
   assert.doesNotMatch(untrusted, /evil|actions\/runs/);
+  // Nor a file without a server URL: no link to a default host.
+  const { server_url: _, ...bare } = github;
+  const noServer = renderMarkdown(
+    { ...gated, requests_file: file, environment: { ...gated.environment, github: bare } },
+    "k",
+  );
+  assert.doesNotMatch(noServer, /actions\/runs/);
   assert.doesNotMatch(renderMarkdown(gated, "k"), /Every request/, "no file, no line");
 });
 
@@ -226,7 +234,7 @@ test("a regression shows the deciding metric over time in its worst pair, both a
   for (const t of r.trials) t.report.timeline = timeline(t.report.metrics.ttft_ms.p95 ?? 0);
   const md = renderMarkdown(r, "default");
   // Pair 3 has the largest change (+60 %).
-  assert.match(md, /<summary>Timeline: pair 3, the largest change of p95 TTFT/);
+  assert.match(md, /<summary>Timeline: pair 3, the largest change of TTFT/);
   assert.match(md, /title "Pair 3, p95 TTFT \(ms\) per second: baseline vs candidate"/);
   assert.match(md, /x-axis "seconds from the trial's start" \["0", "1", "2"\]/);
   const section = md.slice(md.indexOf("Timeline: pair 3"));

@@ -148,6 +148,26 @@ test("the file: gzip and CSV as named, secrets redacted, every line flushed at c
   }
 });
 
+test("a secret across the excerpt's cut, or with a quote in it, is redacted whole", async () => {
+  const secret = 'sk-"quoted"-0123456789abcdef';
+  const redact = (t: string) => t.replaceAll(secret, "***");
+  const lines: string[] = [];
+  const disk = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const file = RequestsFile.open("requests-path", "r.jsonl", redact, () => disk);
+  const r = okRecord();
+  Object.assign(r, { outcome: "http_4xx", status: 401, body: `${"x".repeat(190)}${secret}` });
+  file.add(TAG, r, AT);
+  await file.close();
+  const text = lines.join("");
+  assert.doesNotMatch(text, /sk-|0123456789/);
+  assert.match(text, /x{190}\*\*\*/);
+});
+
 test("a disk that does not keep up: lines are dropped and counted, memory stays bounded", async () => {
   let stalled: (() => void) | undefined;
   let flowing = false;

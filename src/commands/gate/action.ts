@@ -53,7 +53,8 @@ export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): 
   const event = readEvent(deps);
   let results: GateResults;
   if (plan.mode === "report" && !plan.problem) {
-    results = readResults(plan.report.resultsPath, deps);
+    // Its requests file is the other job's artifact, not a path this job wrote.
+    results = { ...readResults(plan.report.resultsPath, deps), requests_file: null };
   } else {
     results = await runGateCommand(plan, {
       ...deps,

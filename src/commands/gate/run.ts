@@ -77,14 +77,21 @@ async function gateResults(
       servers?.killAll();
     },
   };
-  const run = await withCancel(io, hooks, (cancel) =>
-    runGate(g, {
-      ...io,
-      signal: cancel.signal,
-      ...(servers ? { servers } : {}),
-      ...(requests ? { requestLine: requests.write } : {}),
-    }),
-  );
+  let run: GateRun;
+  try {
+    run = await withCancel(io, hooks, (cancel) =>
+      runGate(g, {
+        ...io,
+        signal: cancel.signal,
+        ...(servers ? { servers } : {}),
+        ...(requests ? { requestRecord: requests.add } : {}),
+      }),
+    );
+  } catch (error) {
+    // What was written so far is flushed, whatever ended the run.
+    await requests?.close();
+    throw error;
+  }
   const results = resultsOf(run, config, environment, (io.now ?? (() => new Date()))());
   return { ...results, requests_file: (await requests?.close()) ?? null };
 }

@@ -56406,13 +56406,17 @@ function binomialVariance(pairs, margin) {
   const pc = pb + margin;
   return pb * (1 - pb) / nb + pc * (1 - pc) / nc;
 }
+function widerHalfWidth(critical, pairs, spread, binomial) {
+  if (!Number.isFinite(critical) || pairs < 2) return Number.POSITIVE_INFINITY;
+  const z2 = probit(tCdf(critical, pairs - 1));
+  return Math.max(critical * Math.sqrt(spread), z2 * Math.sqrt(binomial));
+}
 function halfWidth(pairs, diffs, margin, critical) {
-  const n = pairs.length;
-  if (!Number.isFinite(critical) || n < 2) return Number.POSITIVE_INFINITY;
-  const z2 = probit(tCdf(critical, n - 1));
-  return Math.max(
-    critical * Math.sqrt(spreadVariance(diffs)),
-    z2 * Math.sqrt(binomialVariance(pairs, margin))
+  return widerHalfWidth(
+    critical,
+    pairs.length,
+    spreadVariance(diffs),
+    binomialVariance(pairs, margin)
   );
 }
 function judgeLook2(pairs, tolerance, critical) {
@@ -56589,11 +56593,7 @@ function errorsLook(pairs, limit, critical) {
   const n = rates.length;
   const rate = rates.reduce((s, x) => s + x, 0) / n;
   const requests = pairs.reduce((s, p) => s + p.candidate.counted, 0);
-  const sd = n < 2 ? Infinity : Math.sqrt(rates.reduce((s, x) => s + (x - rate) ** 2, 0) / (n - 1));
-  const half = (t) => !Number.isFinite(t) || n < 2 ? Infinity : Math.max(
-    t * sd / Math.sqrt(n),
-    probit(tCdf(t, n - 1)) * Math.sqrt(limit * (1 - limit) / requests)
-  );
+  const half = (t) => widerHalfWidth(t, n, spreadVariance(rates), limit * (1 - limit) / requests);
   const lower = Math.max(0, rate - half(critical.fail));
   const upper = rate + half(critical.pass);
   const verdict = upper <= limit ? "met" : rate - half(critical.fail) > limit ? "missed" : "unclear";

@@ -23,9 +23,8 @@ import {
   type PairValues,
 } from "./decide.ts";
 import { pairValues } from "./gated.ts";
-import { type PairFailures, pairFailures } from "./reliability.ts";
+import { type PairFailures, pairFailures, spreadVariance, widerHalfWidth } from "./reliability.ts";
 import type { SequentialDesign } from "./sequential.ts";
-import { tCdf } from "./tdist.ts";
 import type { TrialEntry } from "./trials.ts";
 
 export const BUDGET_IDS = ["ttft", "itl", "tpot", "e2el", "goodput", "errors"] as const;
@@ -191,14 +190,9 @@ function errorsLook(
   const n = rates.length;
   const rate = rates.reduce((s, x) => s + x, 0) / n;
   const requests = pairs.reduce((s, p) => s + p.candidate.counted, 0);
-  const sd = n < 2 ? Infinity : Math.sqrt(rates.reduce((s, x) => s + (x - rate) ** 2, 0) / (n - 1));
+  // Reliability's bound on one arm: its binomial variance at the limit.
   const half = (t: number) =>
-    !Number.isFinite(t) || n < 2
-      ? Infinity
-      : Math.max(
-          (t * sd) / Math.sqrt(n),
-          probit(tCdf(t, n - 1)) * Math.sqrt((limit * (1 - limit)) / requests),
-        );
+    widerHalfWidth(t, n, spreadVariance(rates), (limit * (1 - limit)) / requests);
   const lower = Math.max(0, rate - half(critical.fail));
   const upper = rate + half(critical.pass);
   const verdict: BudgetVerdict =

@@ -111,8 +111,8 @@ const rateDifferences = (pairs: readonly PairFailures[]) =>
     (p) => p.candidate.failed / p.candidate.counted - p.baseline.failed / p.baseline.counted,
   );
 
-/** The variance of the mean increase from the pairs' own spread (what clustering does). */
-function spreadVariance(diffs: readonly number[]): number {
+/** The variance of the mean of per-pair values from their own spread (what clustering does). */
+export function spreadVariance(diffs: readonly number[]): number {
   const n = diffs.length;
   if (n < 2) return Number.POSITIVE_INFINITY;
   const m = diffs.reduce((s, x) => s + x, 0) / n;
@@ -146,18 +146,29 @@ interface Look {
  * at the margin (known, not estimated: the normal quantile of the same nominal
  * level).
  */
+export function widerHalfWidth(
+  critical: number,
+  pairs: number,
+  spread: number,
+  binomial: number,
+): number {
+  if (!Number.isFinite(critical) || pairs < 2) return Number.POSITIVE_INFINITY;
+  const z = probit(tCdf(critical, pairs - 1));
+  return Math.max(critical * Math.sqrt(spread), z * Math.sqrt(binomial));
+}
+
+/** The increase's half-width at a margin (widerHalfWidth of the pairs' differences). */
 function halfWidth(
   pairs: readonly PairFailures[],
   diffs: readonly number[],
   margin: number,
   critical: number,
 ): number {
-  const n = pairs.length;
-  if (!Number.isFinite(critical) || n < 2) return Number.POSITIVE_INFINITY;
-  const z = probit(tCdf(critical, n - 1));
-  return Math.max(
-    critical * Math.sqrt(spreadVariance(diffs)),
-    z * Math.sqrt(binomialVariance(pairs, margin)),
+  return widerHalfWidth(
+    critical,
+    pairs.length,
+    spreadVariance(diffs),
+    binomialVariance(pairs, margin),
   );
 }
 

@@ -72,6 +72,7 @@ test("every output the action sets is declared in action.yml", async () => {
       model: "m",
       rate: "10",
       "quality-suite": "none",
+      contract: "none",
       "max-tpot-regression": "10%",
       "max-e2el-regression": "10%",
     },

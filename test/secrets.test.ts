@@ -98,6 +98,7 @@ test(
     const resultsPath = join(dir, "r.json");
     const plan = planOf({
       "quality-suite": "none",
+      contract: "none",
       "api-key": KEY,
       header: [`X-Api-Key: ${KEY}-header`],
       "baseline-start": `echo "loading with key ${KEY} and ${KEY}-header"; exit 3`,
@@ -148,6 +149,7 @@ test(
     const written = new Map<string, string>();
     const plan = planOf({
       "quality-suite": "none",
+      contract: "none",
       "results-path": "/out/r.json",
       "requests-path": "none",
     });

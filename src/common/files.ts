@@ -11,6 +11,7 @@ export const FILE_CAPS_BYTES = {
   "config file": 1 * MiB,
   "mock profile": 1 * MiB,
   "lanes file": 1 * MiB,
+  "contract file": 1 * MiB,
   "lanes history": 64 * MiB,
   "quality suite": 16 * MiB,
   tokenizer: 64 * MiB,

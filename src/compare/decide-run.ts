@@ -56,6 +56,8 @@ export interface RunFacts {
   /** A capacity gate's comparison; incomplete: its paired trials did not all run. */
   capacity: { verdict: "pass" | "regressed" | "inconclusive"; incomplete: boolean } | undefined;
   qualityFailed: boolean;
+  /** A contract regression confirmed on a re-run (measured apart, like quality). */
+  contractFailed?: boolean;
   cancelled: boolean;
 }
 
@@ -88,7 +90,11 @@ export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFa
     reliability: decision.reliability,
     budgets: decision.budgets,
     guards: decision.guards,
-    verdict: overallVerdict(decision, facts.qualityFailed, facts.cancelled),
+    verdict: overallVerdict(
+      decision,
+      facts.qualityFailed || facts.contractFailed === true,
+      facts.cancelled,
+    ),
     design,
   };
 }

@@ -10,7 +10,7 @@ import type { GateOptions } from "../gate/options.ts";
 import { requestsFormat } from "../requests/file.ts";
 import type { ServerSettings } from "../servers/lifecycle.ts";
 import { parseDecision } from "./decision.ts";
-import { parseCapacity, parseQuality, parseServerSettings } from "./phases.ts";
+import { parseCapacity, parseContract, parseQuality, parseServerSettings } from "./phases.ts";
 import {
   defaulted,
   given,
@@ -159,6 +159,7 @@ export function parseConfig(
       idleTimeoutS: readNumber(raw, "idle-timeout"),
       decision,
       quality: parseQuality(raw, readFile),
+      contract: parseContract(raw, readFile),
       capacity,
     },
     servers: parseServerSettings(raw),

@@ -4,6 +4,8 @@
 import type { CapacityOptions } from "../capacity/run.ts";
 import { ARMS } from "../common/arms.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
+import { parseContractSelection } from "../contract/selection.ts";
+import type { ContractOptions } from "../gate/contract.ts";
 import type { QualityOptions } from "../gate/quality.ts";
 import { builtinSuite, parseSuite } from "../quality/suite.ts";
 import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
@@ -59,6 +61,22 @@ export function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptio
     );
   }
   return { suite: parseSuite(content, which), vllmSampling, rule };
+}
+
+/** `contract`: the builtin probes, none, or a file choosing among them. */
+export function parseContract(raw: RawSettings, readFile: ReadFile): ContractOptions | undefined {
+  const which = defaulted(raw, "contract");
+  if (which === "none") return undefined;
+  if (which === "builtin") return { source: "builtin", selection: { include: [], exclude: [] } };
+  let content: string;
+  try {
+    content = readFile(which, "contract file");
+  } catch (error) {
+    throw new InputError(
+      `contract = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,
+    );
+  }
+  return { source: which, selection: parseContractSelection(content, which) };
 }
 
 /** Settings that only a capacity gate uses: given without it, they would be silently ignored. */

@@ -291,6 +291,13 @@ export const GATE_SETTINGS = [
     accepts: { kind: "text", what: "builtin, none or a file path" },
   },
   {
+    name: "contract",
+    scope: "gate",
+    default: "builtin",
+    help: "API-contract probes on both variants (errors, stream shape, usage, parameters, operational); a break the candidate brings fails the gate: builtin, none, or a JSON file {include, exclude} of probe ids.",
+    accepts: { kind: "text", what: "builtin, none or a file path" },
+  },
+  {
     name: "quality-vllm-sampling",
     scope: "gate",
     kind: "boolean",

@@ -11,6 +11,7 @@ import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { SequentialDesign } from "../compare/sequential.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
+import type { ContractReport } from "../contract/diff.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
@@ -41,6 +42,10 @@ export interface GateRun {
   quality: QualityReport | null;
   /** Why the quality suite did not run, when it was asked for. */
   quality_skipped: string | null;
+  /** The contract suite's diff between the arms, when it ran. */
+  contract: ContractReport | null;
+  /** Why the contract suite did not run, when it was asked for. */
+  contract_skipped: string | null;
   /** What a reader must know about how this run was set up (shown first). */
   warnings: string[];
   /** The signal that cancelled the job (verdict cancelled), else null. */

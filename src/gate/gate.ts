@@ -10,11 +10,13 @@ import { plural } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
 import { decideRun, designOf, sharesOf } from "../compare/decide-run.ts";
 import { decide, undecided } from "../compare/verdict.ts";
+import type { ContractReport } from "../contract/diff.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import { ServerError } from "../servers/lifecycle.ts";
 import { PreflightError } from "../servers/preflight.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import { CapacityPhase } from "./capacity.ts";
+import { runContractSuite } from "./contract.ts";
 import type { GateRun } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions } from "./options.ts";
 import { runQuality } from "./quality.ts";
@@ -106,6 +108,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   };
   let stopped: Guard | undefined;
   let quality: QualityReport | null = null;
+  let contract: ContractReport | null = null;
   try {
     await deps.servers?.beforeAll();
     // Servers started per trial are checked when they first start.
@@ -125,6 +128,8 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     // Its verdict does not depend on the latency trials: it runs whatever they found.
     if (options.quality && !deps.signal?.aborted)
       quality = await runQuality(options, options.quality, deps, log);
+    if (options.contract && !deps.signal?.aborted)
+      contract = await runContractSuite(options, options.contract, deps, log, runner.trials);
   } catch (error) {
     // Stopped where the cancel or the failure found it: what was measured stays in the results.
     stopped = stoppedBy(error);
@@ -135,6 +140,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     capacity: capacity?.result(armOptions) ?? null,
     stopped,
     quality,
+    contract,
     warnings,
   });
 }
@@ -148,10 +154,11 @@ function assembleRun(
     capacity: GateRun["capacity"];
     stopped: Guard | undefined;
     quality: QualityReport | null;
+    contract: ContractReport | null;
     warnings: string[];
   },
 ): GateRun {
-  const { capacity, stopped, quality } = found;
+  const { capacity, stopped, quality, contract } = found;
   const cancelled = deps.signal?.aborted ?? false;
   const skipped = cancelled ? "the job was cancelled" : stopped?.message;
   const decided = decideRun(options.decision, options, {
@@ -161,6 +168,7 @@ function assembleRun(
       ? { verdict: capacity.comparison.verdict, incomplete: capacity.stopped_by !== null }
       : undefined,
     qualityFailed: quality?.verdict === "fail",
+    contractFailed: contract?.verdict === "fail",
     cancelled,
   });
   return {
@@ -173,6 +181,8 @@ function assembleRun(
     servers: deps.servers?.starts ?? [],
     quality,
     quality_skipped: options.quality && !quality && skipped ? `not run: ${skipped}` : null,
+    contract,
+    contract_skipped: options.contract && !contract && skipped ? `not run: ${skipped}` : null,
     warnings: found.warnings,
     cancelled_by: cancelled ? String(deps.signal?.reason ?? "a cancel") : null,
     capacity,

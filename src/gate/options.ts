@@ -12,6 +12,7 @@ import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
 import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
+import type { ContractDeps, ContractOptions } from "./contract.ts";
 import type { QualityDeps, QualityOptions } from "./quality.ts";
 
 export interface GateOptions {
@@ -30,6 +31,8 @@ export interface GateOptions {
   decision: DecisionOptions;
   /** undefined: no quality suite. */
   quality: QualityOptions | undefined;
+  /** undefined: no contract suite. */
+  contract?: ContractOptions;
   /** undefined: a gate at the configured rate; else sweep both arms, then pairs at the baseline's capacity. */
   capacity: CapacityOptions | undefined;
 }
@@ -47,7 +50,7 @@ export interface ServerChecks {
 
 export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
 
-export interface GateDeps extends QualityDeps {
+export interface GateDeps extends QualityDeps, ContractDeps {
   measureTrial?: (options: TrialOptions, deps: TrialDeps) => Promise<TrialReport>;
   /** Receives every measured request of every trial, with its trial (the requests file). */
   requestRecord?: (tag: TrialTag, r: RequestRecord, at: TrialContext) => void;

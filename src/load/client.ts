@@ -13,18 +13,22 @@ import { applyStreamEvent, applyUnknownField } from "./stream.ts";
 const BODY_EXCERPT_BYTES = 2048;
 /** Response headers worth keeping to explain a failure; nothing else is kept. */
 const KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
+/** What a stream keeps: the limits its server announces (none: nothing kept, nothing allocated). */
+const RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
 
 function keptHeaders(
   headers: Record<string, string | string[] | undefined>,
-): Record<string, string> {
-  const kept: Record<string, string> = {};
+  kept: RegExp = KEPT_HEADER,
+): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (KEPT_HEADER.test(lower) && value !== undefined) {
-      kept[lower] = excerpt(Array.isArray(value) ? value.join(", ") : value, 200);
+    if (kept.test(lower) && value !== undefined) {
+      out ??= {};
+      out[lower] = excerpt(Array.isArray(value) ? value.join(", ") : value, 200);
     }
   }
-  return kept;
+  return out;
 }
 
 /** Handle for aborting an in-flight request. */
@@ -74,12 +78,13 @@ export function sendCompletion(
       const streaming =
         statusCode >= 200 && statusCode < 300 && type.startsWith("text/event-stream");
       if (streaming) {
+        record.headers = keptHeaders(responseHeaders, RATE_LIMIT_HEADER);
         sse = new SseParser({
           onEvent: (e) => applyStreamEvent(record, e.data, now(), e.event),
           onUnknownField: (name, value) => applyUnknownField(record, name, value),
         });
       } else {
-        record.headers = keptHeaders(responseHeaders);
+        record.headers = keptHeaders(responseHeaders) ?? {};
         if (statusCode >= 200 && statusCode < 300) {
           record.protocolError = `expected an SSE stream (text/event-stream), got content-type "${type}"`;
         }

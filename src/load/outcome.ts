@@ -7,11 +7,32 @@
 import { DOCUMENTED_FINISH_REASONS, type Outcome } from "../common/outcomes.ts";
 import { outputTokens, type RequestRecord } from "./record.ts";
 
-/** Evidence that a 429 is about the caller's quota rather than the server's capacity. */
-function quotaEvidence(r: RequestRecord): boolean {
-  for (const [name, value] of Object.entries(r.headers ?? {})) {
-    if (name.startsWith("x-ratelimit-remaining") && value.trim() === "0") return true;
+/**
+ * Which quota a 429 ran into, from its own headers: a dimension with 0
+ * remaining, or tokens remaining fewer than the request asks for (its prompt
+ * and max_tokens); null when the headers do not tell.
+ */
+export function exhaustedQuota(
+  headers: Record<string, string> | undefined,
+  tokensAsked: number,
+): { dimension: "requests" | "tokens"; remaining: number } | null {
+  for (const dimension of ["requests", "tokens"] as const) {
+    const text = headers?.[`x-ratelimit-remaining-${dimension}`]?.trim();
+    const remaining = text === undefined || text === "" ? Number.NaN : Number(text);
+    if (!(remaining >= 0)) continue;
+    if (remaining === 0 || (dimension === "tokens" && tokensAsked > remaining))
+      return { dimension, remaining };
   }
+  return null;
+}
+
+/**
+ * Evidence that a 429 is about the caller's quota rather than the server's
+ * capacity: a quota its headers show spent (or with fewer tokens left than the
+ * request asks for), or a quota error in its body.
+ */
+function quotaEvidence(r: RequestRecord): boolean {
+  if (exhaustedQuota(r.headers, r.tokensAsked) !== null) return true;
   return /insufficient_quota|quota|rate_limit_exceeded|"type"\s*:\s*"(requests|tokens)"/i.test(
     r.body ?? "",
   );

@@ -52,7 +52,9 @@ export interface RequestRecord {
   reconnects: number;
   /** Expected output tokens when the workload fixes them (ignore_eos + max_tokens). */
   fixedTokens: number | undefined;
-  /** Bounded excerpts, kept for non-2xx responses and errors only. */
+  /** Prompt and max_tokens tokens the request asks for (0: unknown): a quota is spent on both. */
+  tokensAsked: number;
+  /** Bounded excerpts, kept for non-2xx responses and errors; a stream keeps its rate-limit headers. */
   headers: Record<string, string> | undefined;
   body: string | undefined;
   /** The streamed answer's text, kept only where it is needed (a session's next turn). */
@@ -100,6 +102,7 @@ export function newRecord(
     queued: false,
     reconnects: 0,
     fixedTokens,
+    tokensAsked: 0,
     headers: undefined,
     body: undefined,
     text: undefined,

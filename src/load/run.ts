@@ -174,6 +174,7 @@ class TrialLoad {
   private recordFor(i: number, dueMs = this.startMs + (this.options.workload.offsetsMs[i] ?? 0)) {
     const w = this.options.workload;
     const r = newRecord(i, isWarmup(w, i), dueMs, dueMs + this.timeoutMs, fixedOutputTokens(w, i));
+    r.tokensAsked = (w.inputTokens[i] ?? 0) + (w.maxTokens[i] ?? 0);
     // A session's answers are its next turn's history; a tokenizer counts answers sent without usage.
     if (this.sessions || w.spec.tokenizer) r.text = "";
     return r;

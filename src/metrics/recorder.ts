@@ -5,9 +5,11 @@
 
 import { OUTCOMES, type Outcome, zeroOutcomes } from "../common/outcomes.ts";
 import type { Slo } from "../common/slo.ts";
+import { exhaustedQuota } from "../load/outcome.ts";
 import { outputTokens, type RequestRecord } from "../load/record.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { LatencyHistogram } from "./histogram.ts";
+import { RateLimitTally } from "./rate-limits.ts";
 import { ReasoningTally } from "./reasoning.ts";
 
 /** TPOT of one request: (end − first output) / (output tokens − 1); undefined below 2 tokens. */
@@ -79,6 +81,7 @@ export class TrialRecorder {
   readonly reasoning = new ReasoningTally();
   /** The ok requests' finish reasons (at most MAX_FINISH_REASONS names, the rest as "other"). */
   readonly finishReasons: Record<string, number> = {};
+  readonly rateLimits = new RateLimitTally();
   outputTokens = 0;
   outputChunks = 0;
   /** ok requests whose server reported usage, and their tokens and chunks. */
@@ -140,6 +143,7 @@ export class TrialRecorder {
       if (this.lateSendMs !== undefined && skewMs > this.lateSendMs) this.lateSends++;
       if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
     }
+    this.rateLimits.add(r.headers);
     if (outcome === "ok") this.addOk(r, skewMs);
     else if (outcome === "censored" || outcome === "unsent")
       this.addCensored(r, outcome, dispatched, skewMs);
@@ -239,6 +243,12 @@ function describeEnd(r: RequestRecord): string | undefined {
       return `finish_reason ${JSON.stringify(r.finishReason?.slice(0, 40))} is none of stop, length, tool_calls, content_filter`;
     case "short":
       return `${outputTokens(r)} of ${r.fixedTokens} fixed output tokens; finish_reason ${r.finishReason}`;
+    case "rate_limited_quota": {
+      const spent = exhaustedQuota(r.headers, r.tokensAsked);
+      if (!spent) return undefined;
+      const per = spent.dimension === "tokens" ? "tokens" : "requests";
+      return `the ${per}-per-minute quota: ${spent.remaining} ${per} left${spent.dimension === "tokens" && r.tokensAsked > 0 ? `, this request asks for ${r.tokensAsked}` : ""}`;
+    }
     default:
       return undefined;
   }

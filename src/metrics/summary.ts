@@ -7,6 +7,7 @@ import { PERCENTILE_VALUES } from "../common/percentiles.ts";
 import { type Slo, type SloRecord, sloRecord } from "../common/slo.ts";
 import type { ProbeReadings } from "../load/probes.ts";
 import type { LatencyHistogram, LatencySummary } from "./histogram.ts";
+import type { RateLimitSummary } from "./rate-limits.ts";
 import type { CachedPromptSummary, ReasoningSummary } from "./reasoning.ts";
 import { type FailureExample, MULTI_TOKEN_CHUNK, type TrialRecorder } from "./recorder.ts";
 import {
@@ -105,6 +106,8 @@ export interface TrialSummary {
   reasoning?: ReasoningSummary | null;
   /** The ok requests by finish_reason (absent in older files). */
   finish_reasons?: Record<string, number>;
+  /** The rate limits the server announced on its answers; null: none (absent in older files). */
+  rate_limits?: RateLimitSummary | null;
   /** Requests sent again on a fresh connection after the server had closed a kept-alive one. */
   reconnects: number;
   throughput: { output_tokens_per_s: number; requests_per_s: number };
@@ -277,6 +280,7 @@ export function summarizeTrial(rec: TrialRecorder, facts: TrialFacts): TrialSumm
     tokens: tokensOf(rec, facts),
     reasoning: rec.reasoning.reasoning(),
     finish_reasons: { ...rec.finishReasons },
+    rate_limits: rec.rateLimits.summary(),
     reconnects: rec.reconnects,
     throughput: {
       output_tokens_per_s: perS(rec.outputTokens),

@@ -11,13 +11,9 @@ import type { Engine } from "./engine.ts";
 import { FAULT_RESPONSES, faultDrawer } from "./faults.ts";
 import { Generation, shapeGeneration } from "./generation.ts";
 import type { FaultKind, MockProfile } from "./profile.ts";
-import {
-  type ApiError,
-  errorBody,
-  type GenerationRequest,
-  parseGenerationRequest,
-} from "./requests.ts";
-import { bufferedWriter, sendJson, streamWriter } from "./writers.ts";
+import { TokenQuota } from "./quota.ts";
+import { type ApiError, type GenerationRequest, parseGenerationRequest } from "./requests.ts";
+import { bufferedWriter, framedError, sendJson, streamWriter } from "./writers.ts";
 
 export interface CompletionStats {
   completionRequests: number;
@@ -25,8 +21,11 @@ export interface CompletionStats {
   shed: number;
 }
 
-export function sendError(res: ServerResponse, error: ApiError): void {
-  sendJson(res, error.status, errorBody(error));
+/** An OpenAI-shaped error; withCode false drops `code`, as some servers do. */
+export function sendError(res: ServerResponse, error: ApiError, withCode = true): void {
+  const { message, type, param, code } = error;
+  const fields = withCode ? { message, type, param, code } : { message, type, param };
+  sendJson(res, error.status, JSON.stringify({ error: fields }));
 }
 
 export class Completions {
@@ -40,18 +39,21 @@ export class Completions {
   private nextId = 0;
 
   private readonly onCrash: () => void;
+  private readonly quota: TokenQuota;
 
   constructor(profile: MockProfile, engine: Engine, stats: CompletionStats, onCrash: () => void) {
     this.profile = profile;
     this.engine = engine;
     this.stats = stats;
     this.onCrash = onCrash;
+    this.quota = new TokenQuota(profile.rateLimitTokensPerMin, profile.retryAfter);
     this.drawFault = faultDrawer(profile);
     this.sampleRng = new Rng(mixSeeds(profile.seed, 0x5a3b1e));
   }
 
   handle(endpoint: Endpoint, raw: string, res: ServerResponse): void {
     const profile = this.profile;
+    const sendError = (r: ServerResponse, error: ApiError) => this.sendError(r, error);
     let body: unknown;
     try {
       body = JSON.parse(raw);
@@ -76,13 +78,7 @@ export class Completions {
     }
     const promptTokens = estimateTokens(parsed.promptText);
     if (promptTokens + (parsed.maxTokens ?? 0) > profile.maxModelLen) {
-      sendError(res, {
-        status: 400,
-        message: `This model's maximum context length is ${profile.maxModelLen} tokens. However, you requested ${promptTokens + (parsed.maxTokens ?? 0)} tokens (${promptTokens} in the messages, ${parsed.maxTokens ?? 0} in the completion).`,
-        type: "invalid_request_error",
-        param: "max_tokens",
-        code: null,
-      });
+      this.overContext(res, parsed, promptTokens);
       return;
     }
     if (parsed.tools && !profile.supportsTools) {
@@ -111,6 +107,7 @@ export class Completions {
       );
       return;
     }
+    if (this.quota.refused(res, promptTokens + (parsed.maxTokens ?? 0))) return;
     this.stats.completionRequests++;
     if (
       profile.crashAfterRequests > 0 &&
@@ -123,11 +120,39 @@ export class Completions {
     if (fault) this.stats.faults[fault]++;
     const canned = fault ? FAULT_RESPONSES[fault] : undefined;
     if (canned) {
-      sendJson(res, canned.status, canned.body, canned.headers);
+      const headers = { ...canned.headers };
+      if (!profile.retryAfter) delete headers["retry-after"];
+      sendJson(res, canned.status, canned.body, headers);
       return;
     }
     if (fault === "hang") return; // never answers; the client's timeout or our close() ends it
     this.generate(parsed, promptTokens, fault, res);
+  }
+
+  private sendError(res: ServerResponse, error: ApiError): void {
+    sendError(res, error, this.profile.errorCode);
+  }
+
+  /** Prompt + max_tokens over the context: a 400, or (contextErrorForm stream) a 200 stream ending in the error. */
+  private overContext(res: ServerResponse, request: GenerationRequest, promptTokens: number): void {
+    const wanted = promptTokens + (request.maxTokens ?? 0);
+    const error: ApiError = {
+      status: 400,
+      message: `This model's maximum context length is ${this.profile.maxModelLen} tokens. However, you requested ${wanted} tokens (${promptTokens} in the messages, ${request.maxTokens ?? 0} in the completion).`,
+      type: "invalid_request_error",
+      param: "max_tokens",
+      code: null,
+    };
+    if (this.profile.contextErrorForm === "status" || !request.stream) {
+      this.sendError(res, error);
+      return;
+    }
+    const { status: _, ...fields } = error;
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+    });
+    res.end(framedError(this.profile.streamErrorForm, fields));
   }
 
   private generate(

@@ -61,11 +61,16 @@ export function shapeGeneration(
   const answer = plan ? plan.pieces.length : ignoreEos ? limit : natural;
   // A reasoning model thinks first; its thinking counts in max_tokens.
   const wanted = profile.reasoningTokens + answer;
-  const outputTokens = Math.min(wanted, limit);
+  const uncut = Math.min(wanted, limit);
+  const cut =
+    !plan && profile.honorStop && !fault
+      ? stopCut(request, sampleSeed, profile.reasoningTokens, uncut)
+      : undefined;
+  const outputTokens = cut ?? uncut;
   const finishReason =
     fault === "finishError"
       ? "error" // as a server whose engine aborted the request sends it
-      : fault === "refusal"
+      : fault === "refusal" || cut !== undefined
         ? "stop"
         : wanted > limit || (!plan && ignoreEos)
           ? "length"
@@ -101,6 +106,27 @@ export function shapeGeneration(
         : {}),
     },
   };
+}
+
+/** Where a stop sequence cuts the answer: the tokens before the one that completes it (undefined: none does). */
+function stopCut(
+  request: GenerationRequest,
+  sampleSeed: number,
+  skip: number,
+  tokens: number,
+): number | undefined {
+  if (request.stop.length === 0) return undefined;
+  const longest = Math.max(...request.stop.map((s) => s.length));
+  const stream = new TokenStream(request.promptText, sampleSeed);
+  let tail = "";
+  for (let i = 0; i < tokens; i++) {
+    const token = stream.next();
+    if (i < skip) continue;
+    const text = tail + token;
+    if (request.stop.some((s) => text.includes(s))) return i;
+    tail = text.slice(-longest);
+  }
+  return undefined;
 }
 
 /** The engine's sequence of one generation: tokens into chunks for the writer, then its end. */

@@ -5,10 +5,12 @@
 import { isOneOf } from "../common/arrays.ts";
 import { InputError } from "../common/errors.ts";
 import {
+  CONTEXT_ERROR_FORMS,
   FAULT_KINDS,
   type FaultKind,
   METRICS_FORMATS,
   type MockProfile,
+  RUNTIME_NAMES,
   STREAM_ERROR_FORMS,
 } from "./profile.ts";
 
@@ -19,7 +21,10 @@ const BUSY_HOURS = new RegExp(`^(${HHMM}-${HHMM}(,${HHMM}-${HHMM})*)?$`);
 const CHOICE_KEYS = {
   streamErrorForm: STREAM_ERROR_FORMS,
   metricsFormat: METRICS_FORMATS,
+  contextErrorForm: CONTEXT_ERROR_FORMS,
+  runtimeName: RUNTIME_NAMES,
 } as const;
+const VERSION = /^[\w.+-]{0,40}$/;
 
 /** A bad profile value: an input error, with its key, value and what is accepted. */
 export class MockProfileError extends InputError {
@@ -58,6 +63,8 @@ const NUMBER_RULES = {
   breakToolArgs: { min: 0, max: 1 },
   leakToolCall: { min: 0, max: 1 },
   stopInsteadOfToolCalls: { min: 0, max: 1 },
+  healthStallMs: { min: 0, max: 600_000 },
+  rateLimitTokensPerMin: { min: 0, integer: true },
 } as const satisfies Partial<Record<keyof MockProfile, NumberRule>>;
 type NumberKey = keyof typeof NUMBER_RULES;
 const NUMBER_KEYS = Object.keys(NUMBER_RULES).filter((k): k is NumberKey => k in NUMBER_RULES);
@@ -73,6 +80,11 @@ const BOOLEAN_KEYS = [
   "anyModel",
   "cancelOnDisconnect",
   "prefixCache",
+  "errorCode",
+  "cumulativeDeltas",
+  "retryAfter",
+  "honorStop",
+  "honorN",
 ] as const;
 
 function describeRule(rule: NumberRule): string {
@@ -160,19 +172,40 @@ export function mergeProfile(base: MockProfile, partial: unknown, source: string
         );
       }
       next.apiKey = value;
-    } else if (key === "streamErrorForm") {
-      next.streamErrorForm = checkChoice(key, value, CHOICE_KEYS.streamErrorForm, source);
-    } else if (key === "metricsFormat") {
-      next.metricsFormat = checkChoice(key, value, CHOICE_KEYS.metricsFormat, source);
+    } else if (key === "runtimeVersion") {
+      // --set runtimeVersion=1.5 arrives as a number.
+      const version = typeof value === "number" ? String(value) : value;
+      if (typeof version !== "string" || !VERSION.test(version)) {
+        throw new MockProfileError(
+          `${source}: runtimeVersion = ${JSON.stringify(String(value).slice(0, 60))} is not accepted; expected up to 40 letters, digits, dots, dashes or pluses`,
+        );
+      }
+      next.runtimeVersion = version;
+    } else if (isOneOf(CHOICE_NAMES, key)) {
+      mergeChoice(next, key, value, source);
     } else if (isOneOf(NUMBER_KEYS, key)) {
       next[key] = checkNumber(key, value, NUMBER_RULES[key], source);
     } else {
       throw new MockProfileError(
-        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, busyHours, apiKey, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
+        `${source}: unknown setting "${key}"; accepted: models, ${BOOLEAN_KEYS.join(", ")}, ${Object.keys(CHOICE_KEYS).join(", ")}, busyHours, apiKey, runtimeVersion, faults.<kind>, ${Object.keys(NUMBER_RULES).join(", ")}`,
       );
     }
   }
   return validateProfile(next, source);
+}
+
+const CHOICE_NAMES = Object.keys(CHOICE_KEYS).filter(
+  (k): k is keyof typeof CHOICE_KEYS => k in CHOICE_KEYS,
+);
+
+/** A word setting, checked against its words (each key's type is its list's). */
+function mergeChoice(
+  next: MockProfile,
+  key: keyof typeof CHOICE_KEYS,
+  value: unknown,
+  source: string,
+): void {
+  Object.assign(next, { [key]: checkChoice(key, value, CHOICE_KEYS[key], source) });
 }
 
 function checkFaultKind(kind: string, source: string): FaultKind {

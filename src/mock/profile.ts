@@ -98,6 +98,30 @@ export interface MockProfile {
   anyModel: boolean;
   cancelOnDisconnect: boolean;
   /**
+   * Contract deviations real servers show (each probed by the contract
+   * suite): error bodies without `code`; a prompt + max_tokens over the
+   * context as a 200 stream ending in an error instead of a 400; deltas that
+   * repeat the text so far; 429s without `retry-after`; a /health that
+   * answers healthStallMs late while requests run; `stop` and `n` ignored.
+   */
+  errorCode: boolean;
+  contextErrorForm: ContextErrorForm;
+  cumulativeDeltas: boolean;
+  retryAfter: boolean;
+  healthStallMs: number;
+  honorStop: boolean;
+  honorN: boolean;
+  /**
+   * A gateway's tokens-per-minute quota (0 = none): every answer announces
+   * x-ratelimit-{limit,remaining,reset}-tokens, and a request asking for more
+   * tokens (prompt + max_tokens) than remain in the last minute gets a plain
+   * 429 — only its headers tell it is the quota.
+   */
+  rateLimitTokensPerMin: number;
+  /** Which runtime the mock says it is (its version endpoint: vLLM's /version, SGLang's /get_server_info, TGI's /info, llama.cpp's /props), and its version. */
+  runtimeName: RuntimeName;
+  runtimeVersion: string;
+  /**
    * GET /metrics: the engine's state in vLLM's names (a current V1 engine's),
    * in llama.cpp's server's (started with --metrics), or "off": 501, as
    * llama-server answers without --metrics.
@@ -118,6 +142,10 @@ export interface MockProfile {
 export const STREAM_ERROR_FORMS = ["data", "field", "event"] as const;
 export type StreamErrorForm = (typeof STREAM_ERROR_FORMS)[number];
 export const METRICS_FORMATS = ["vllm", "llamacpp", "off"] as const;
+export const CONTEXT_ERROR_FORMS = ["status", "stream"] as const;
+export type ContextErrorForm = (typeof CONTEXT_ERROR_FORMS)[number];
+export const RUNTIME_NAMES = ["none", "vllm", "sglang", "tgi", "llamacpp"] as const;
+export type RuntimeName = (typeof RUNTIME_NAMES)[number];
 export type MetricsFormat = (typeof METRICS_FORMATS)[number];
 
 /** Whether a UTC time falls in one of the busyHours windows (a window may wrap midnight). */
@@ -176,6 +204,16 @@ export const DEFAULT_PROFILE: MockProfile = {
   closeAfterResponse: false,
   anyModel: false,
   cancelOnDisconnect: true,
+  errorCode: true,
+  contextErrorForm: "status",
+  cumulativeDeltas: false,
+  retryAfter: true,
+  healthStallMs: 0,
+  honorStop: true,
+  honorN: true,
+  rateLimitTokensPerMin: 0,
+  runtimeName: "none",
+  runtimeVersion: "",
   apiKey: "",
   faults: recordOf(FAULT_KINDS, () => 0),
 };

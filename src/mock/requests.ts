@@ -17,6 +17,12 @@ export interface GenerationRequest {
   tools: { name: string; parameters: Record<string, unknown> | undefined }[] | undefined;
   toolChoice: "none" | "auto" | "required" | { name: string } | undefined;
   responseFormat: { type: string; schema?: Record<string, unknown> } | undefined;
+  /** Stop sequences (up to 4). */
+  stop: string[];
+  /** Choices asked for (non-streamed only). */
+  n: number;
+  logprobs: boolean;
+  topLogprobs: number;
 }
 
 export interface ApiError {
@@ -40,11 +46,6 @@ class Rejection extends Error {
 
 function invalid(message: string, param: string | null): Rejection {
   return new Rejection({ status: 400, message, type: "invalid_request_error", param, code: null });
-}
-
-export function errorBody(error: ApiError): string {
-  const { message, type, param, code } = error;
-  return JSON.stringify({ error: { message, type, param, code } });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -173,7 +174,13 @@ function parseOrThrow(
     "a number in [0, 2]",
   );
   optionalNumber(body, "top_p", (n) => n > 0 && n <= 1, "a number in (0, 1]");
-  optionalNumber(body, "n", (n) => n === 1, "1 (the mock generates one choice)");
+  const n =
+    optionalNumber(
+      body,
+      "n",
+      (v) => Number.isInteger(v) && v >= 1 && v <= 8,
+      "an integer in [1, 8]",
+    ) ?? 1;
   const seed = optionalNumber(body, "seed", Number.isInteger, "an integer");
   const stream = optionalBoolean(body, "stream");
   const ignoreEos = optionalBoolean(body, "ignore_eos");
@@ -192,6 +199,14 @@ function parseOrThrow(
     includeUsage = optionalBoolean(streamOptions, "include_usage");
   }
 
+  if (stream && n > 1) throw invalid("n > 1 is only served without streaming", "n");
+  const topLogprobs =
+    optionalNumber(
+      body,
+      "top_logprobs",
+      (v) => Number.isInteger(v) && v >= 0 && v <= 20,
+      "an integer in [0, 20]",
+    ) ?? 0;
   const tools = parseTools(body.tools);
   return {
     endpoint,
@@ -206,7 +221,23 @@ function parseOrThrow(
     tools,
     toolChoice: parseToolChoice(body.tool_choice, tools),
     responseFormat: parseResponseFormat(body.response_format),
+    stop: parseStop(body.stop),
+    n,
+    logprobs: optionalBoolean(body, "logprobs"),
+    topLogprobs,
   };
+}
+
+function parseStop(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  const list = typeof value === "string" ? [value] : value;
+  if (
+    !Array.isArray(list) ||
+    list.length > 4 ||
+    !list.every((s) => typeof s === "string" && s.length > 0)
+  )
+    throw invalid("'stop' must be a string or a list of up to 4 non-empty strings", "stop");
+  return list;
 }
 
 function parseTools(value: unknown): GenerationRequest["tools"] {

@@ -25,7 +25,8 @@ export class MockRoutes {
   route(req: IncomingMessage, res: ServerResponse, raw: string): void {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (this.refusedKey(req, res, path)) return;
-    if (req.method === "GET" && path === "/health") res.writeHead(200).end();
+    if (req.method === "GET" && path === "/health") this.health(res);
+    else if (req.method === "GET" && this.runtimePath(res, path)) return;
     else if (req.method === "GET" && path === "/metrics") this.metrics(res);
     else if (req.method === "GET" && path === "/v1/models") this.models(res);
     else if (path === "/v1/chat/completions" || path === "/v1/completions")
@@ -47,13 +48,46 @@ export class MockRoutes {
       return false;
     // Like servers that quote what they got: a secret a client must never keep.
     const got = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
-    sendError(res, {
-      status: 401,
-      message: `Incorrect API key provided: ${got || "(none)"}.`,
-      type: "invalid_request_error",
-      param: null,
-      code: "invalid_api_key",
-    });
+    sendError(
+      res,
+      {
+        status: 401,
+        message: `Incorrect API key provided: ${got || "(none)"}.`,
+        type: "invalid_request_error",
+        param: null,
+        code: "invalid_api_key",
+      },
+      this.profile.errorCode,
+    );
+    return true;
+  }
+
+  /** 200; healthStallMs late while requests run (a /health that stalls under load). */
+  private health(res: ServerResponse): void {
+    const stall = this.profile.healthStallMs;
+    if (stall > 0 && this.engine.gauges().running > 0)
+      setTimeout(() => res.writeHead(200).end(), stall);
+    else res.writeHead(200).end();
+  }
+
+  /** The version endpoint of the runtime the mock says it is; false for any other path. */
+  private runtimePath(res: ServerResponse, path: string): boolean {
+    const { runtimeName: name, runtimeVersion: version, models } = this.profile;
+    const body =
+      name === "vllm" && path === "/version"
+        ? { version }
+        : name === "sglang" && path === "/get_server_info"
+          ? { version, tp_size: 1 }
+          : name === "tgi" && path === "/info"
+            ? { model_id: models[0], version }
+            : name === "llamacpp" && path === "/props"
+              ? {
+                  default_generation_settings: { n_ctx: this.profile.maxModelLen },
+                  build_info: version,
+                }
+              : undefined;
+    if (body === undefined) return false;
+    sendJson(res, 200, JSON.stringify(body));
     return true;
   }
 

@@ -13,7 +13,12 @@ export type Usage = Record<string, number | Record<string, number>>;
 export interface WriterContext
   extends Pick<
     MockProfile,
-    "pingEveryMs" | "roleChunk" | "usageInFinishChunk" | "streamErrorForm"
+    | "pingEveryMs"
+    | "roleChunk"
+    | "usageInFinishChunk"
+    | "streamErrorForm"
+    | "cumulativeDeltas"
+    | "honorN"
   > {
   /** The `created` timestamp of every chunk. */
   created: number;
@@ -32,6 +37,18 @@ export const STREAM_ERROR_EVENT = {
 export function sendJson(res: ServerResponse, status: number, body: string, headers = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(body);
+}
+
+/** An error inside a stream, framed as vLLM, llama.cpp or `event: error` servers frame it, then [DONE]. */
+export function framedError(form: MockProfile["streamErrorForm"], error: object): string {
+  const data = JSON.stringify({ error });
+  const framed =
+    form === "field"
+      ? `error: ${JSON.stringify(error)}\n\n`
+      : form === "event"
+        ? `event: error\ndata: ${data}\n\n`
+        : `data: ${data}\n\n`;
+  return `${framed}data: [DONE]\n\n`;
 }
 
 export interface Writer {
@@ -83,6 +100,7 @@ export function streamWriter(
   plan: StructuredPlan | undefined,
 ): Writer {
   let toolStarted = false;
+  let sofar = "";
   const object = request.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
   const chunk = (choices: unknown[], usage: unknown = null): string => {
     const payload: Record<string, unknown> = {
@@ -114,7 +132,11 @@ export function streamWriter(
     else res.end(last);
   };
   const writer: Writer = {
-    content: (text) => res.write(chunk([choiceFor(request, text, null)])),
+    content: (text) => {
+      // A broken server repeats the text so far in every delta.
+      sofar += text;
+      res.write(chunk([choiceFor(request, context.cumulativeDeltas ? sofar : text, null)]));
+    },
     reasoning: (text) => res.write(chunk([deltaChoice(request, { reasoning_content: text })])),
     refusal: (text) => res.write(chunk([deltaChoice(request, { refusal: text })])),
     toolArgs: (fragment) => {
@@ -143,16 +165,7 @@ export function streamWriter(
     },
     cut: () => end(),
     // vLLM: the error object as a data event; llama.cpp: an `error:` field; then [DONE].
-    fail: () => {
-      const error = JSON.stringify(STREAM_ERROR_EVENT);
-      const framed =
-        context.streamErrorForm === "field"
-          ? `error: ${JSON.stringify(STREAM_ERROR_EVENT.error)}\n\n`
-          : context.streamErrorForm === "event"
-            ? `event: error\ndata: ${error}\n\n`
-            : `data: ${error}\n\n`;
-      end(`${framed}data: [DONE]\n\n`);
-    },
+    fail: () => end(framedError(context.streamErrorForm, STREAM_ERROR_EVENT.error)),
     garble: (reason, usage) => {
       res.write('data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n');
       writer.finish(reason, usage);
@@ -173,9 +186,11 @@ export function bufferedWriter(
   let thinking = "";
   let refusal = "";
   let args = "";
+  const tokens: string[] = [];
   return {
     content: (t) => {
       text += t;
+      tokens.push(t);
     },
     reasoning: (t) => {
       thinking += t;
@@ -206,15 +221,14 @@ export function bufferedWriter(
         content: plan?.kind === "tool" || refusal ? null : text,
         ...(toolCalls ? { tool_calls: toolCalls } : {}),
       };
-      const choice =
+      const logprobs = request.logprobs ? logprobsOf(tokens, request.topLogprobs) : null;
+      const one =
         request.endpoint === "chat"
-          ? {
-              index: 0,
-              message,
-              logprobs: null,
-              finish_reason: reason,
-            }
-          : { index: 0, text, logprobs: null, finish_reason: reason };
+          ? { message, logprobs, finish_reason: reason }
+          : { text, logprobs, finish_reason: reason };
+      // n choices: the same answer n times (the mock samples once); ignored when honorN is off.
+      const n = context.honorN ? request.n : 1;
+      const choices = Array.from({ length: n }, (_, index) => ({ index, ...one }));
       const object = request.endpoint === "chat" ? "chat.completion" : "text_completion";
       sendJson(
         res,
@@ -224,8 +238,8 @@ export function bufferedWriter(
           object,
           created: context.created,
           model: request.model,
-          choices: [choice],
-          usage,
+          choices,
+          usage: n > 1 ? scaledUsage(usage, n) : usage,
         }),
       );
     },
@@ -233,5 +247,30 @@ export function bufferedWriter(
     fail: () => sendJson(res, 500, JSON.stringify(STREAM_ERROR_EVENT)),
     garble: () => sendJson(res, 200, `{"id": "${id}", "choices": [{"message": `),
     stop: () => {},
+  };
+}
+
+/** OpenAI's logprobs: each token with its logprob and the top alternatives. */
+function logprobsOf(tokens: string[], top: number) {
+  const entry = (token: string, logprob: number) => ({
+    token,
+    logprob,
+    bytes: [...Buffer.from(token, "utf8")],
+  });
+  return {
+    content: tokens.map((t) => ({
+      ...entry(t, -0.05),
+      top_logprobs: [entry(t, -0.05), entry(" the", -3.2), entry(" a", -4.1)].slice(0, top),
+    })),
+  };
+}
+
+/** Usage of n identical choices: the completion counted n times. */
+function scaledUsage(usage: Usage, n: number): Usage {
+  const completion = Number(usage.completion_tokens) * n;
+  return {
+    ...usage,
+    completion_tokens: completion,
+    total_tokens: Number(usage.prompt_tokens) + completion,
   };
 }

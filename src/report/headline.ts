@@ -7,6 +7,7 @@ import type { MetricComparison } from "../compare/decide.ts";
 import type { GateRun } from "../gate/gate-run.ts";
 import { budgetPhrase } from "./budgets.ts";
 import { capacityPhrase } from "./capacity-markdown.ts";
+import { contractSentence } from "./contract-markdown.ts";
 import { reliabilitySentence } from "./failures.ts";
 import { qualitySentence } from "./quality-words.ts";
 
@@ -31,6 +32,7 @@ export function headlineFor(
     | "guards"
     | "comparisons"
     | "quality"
+    | "contract"
     | "reliability"
     | "trials"
     | "cancelled_by"
@@ -57,6 +59,7 @@ export function headlineFor(
         failed.unshift(capacityPhrase(run.capacity));
       const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe);
       const checks = quality?.verdict === "fail" ? [qualitySentence(quality)] : [];
+      if (run.contract?.verdict === "fail") checks.push(contractSentence(run.contract));
       // A quality regression still fails a run whose performance could not be measured.
       const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
       const performance = [...failed, ...metrics].join(", ");

@@ -10,6 +10,7 @@ import type { GateResults } from "../results/model.ts";
 import { fenced } from "./blocks.ts";
 import { budgetTable } from "./budgets.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
+import { contract, contractDetails, runtimesLine } from "./contract-markdown.ts";
 import { chart, method, pooled } from "./details.ts";
 import { context, metricTable } from "./metric-table.ts";
 import { nextStep } from "./next-step.ts";
@@ -53,6 +54,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
   const head = [
     marker(commentKey),
     title,
+    ...(runtimesLine(r.contract) ? ["", `Serving: ${runtimesLine(r.contract)}`] : []),
     ...(r.warnings.length > 0 ? ["", ...r.warnings.map((w) => `> ⚠️ **Warning:** ${w}`)] : []),
     ...(r.guards.length > 0
       ? [
@@ -77,6 +79,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     ...(requestsOnRecord(r) ? ["", requestsOnRecord(r)] : []),
     ...(servers(r) ? ["", servers(r)] : []),
     ...(quality(r) ? ["", quality(r)] : []),
+    ...(contract(r) ? ["", contract(r)] : []),
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
   const optional = [
@@ -86,6 +89,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
     qualityDetails(r),
+    contractDetails(r),
     pooled(r),
     method(config),
   ].filter(Boolean);

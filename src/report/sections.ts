@@ -9,6 +9,7 @@ import type { LatencySummary } from "../metrics/histogram.ts";
 import type { ConfigDescription, GateResults } from "../results/model.ts";
 import { details } from "./blocks.ts";
 import { describeExample } from "./failures.ts";
+import { rateLimitsLine } from "./rate-limits.ts";
 
 export function outcomes(r: GateResults): string {
   const arms = ARMS;
@@ -52,6 +53,8 @@ export function outcomes(r: GateResults): string {
       ...examples.map(([o, e]) => `- \`${o}\`: ${describeExample(e).replaceAll("|", "\\|")}`),
     );
   }
+  const limits = rateLimitsLine(r);
+  if (limits) lines.push("", limits);
   return `**Outcomes** (every scheduled request, all trials)\n\n${lines.join("\n")}`;
 }
 

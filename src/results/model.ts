@@ -70,6 +70,8 @@ export interface ConfigDescription {
     vllm_sampling: boolean;
     rule: { alpha: number; min_effect: number; large_effect: number; confirm_reruns: number };
   } | null;
+  /** The contract suite: builtin or the file that chose its probes; absent in older files. */
+  contract?: { source: string; include: string[]; exclude: string[] } | null;
   /** Whether the gate started the servers; the commands themselves may hold secrets. */
   servers: {
     baseline_start: boolean;
@@ -202,6 +204,8 @@ export function errorRun(guard: Guard): GateRun {
     servers: [],
     quality: null,
     quality_skipped: null,
+    contract: null,
+    contract_skipped: null,
     warnings: [],
     cancelled_by: null,
     capacity: null,

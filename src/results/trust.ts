@@ -13,6 +13,7 @@ import { zeroOutcomes } from "../common/outcomes.ts";
 import { formatSlo } from "../common/slo.ts";
 import { decideRun } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
+import { type ContractReport, compareContract } from "../contract/diff.ts";
 import type { GateRun } from "../gate/gate-run.ts";
 import { qualityVerdictOf } from "../quality/rule.ts";
 import { type ConfigDescription, type GateResults, pooledPercentiles } from "./model.ts";
@@ -102,12 +103,25 @@ function qualityVerdict(r: GateResults): "pass" | "fail" | null {
   });
 }
 
+/** The contract's diff again from the items both arms recorded (files from before it have none). */
+function contractOf(r: GateResults, warnings: string[]): ContractReport | null {
+  const c = r.contract;
+  if (!c) return null;
+  const again = compareContract(c.items, c.reruns, c.runtimes, c.seconds);
+  if (again.verdict !== c.verdict)
+    warnings.push(
+      `the results file said the contract verdict was ${c.verdict}; recomputed from its items: ${again.verdict}`,
+    );
+  return again;
+}
+
 /** The run decided again from its own trials, capacity points and quality counts. */
 function redecide(r: GateResults, config: ConfigDescription, warnings: string[]): GateResults {
   const runGuards = r.guards.filter((g) => RUN_GUARDS.has(g.code));
   // Files from before capacity gates have no such field.
   const capacity = r.capacity ? redecideCapacity(r.capacity, formatSlo(config.slo)) : null;
   const quality = qualityVerdict(r);
+  const contract = contractOf(r, warnings);
   if (r.quality && quality !== null && r.quality.verdict !== quality) {
     warnings.push(
       `the results file said the quality verdict was ${r.quality.verdict}; recomputed from its counts: ${quality}`,
@@ -124,10 +138,11 @@ function redecide(r: GateResults, config: ConfigDescription, warnings: string[])
         ? { verdict: capacity.comparison.verdict, incomplete: capacity.stopped_by !== null }
         : undefined,
       qualityFailed: quality === "fail",
+      contractFailed: contract?.verdict === "fail",
       cancelled: r.cancelled_by !== null,
     },
   );
-  return { ...r, ...decided, capacity };
+  return { ...r, ...decided, capacity, contract, contract_skipped: r.contract_skipped ?? null };
 }
 
 /**

@@ -141,6 +141,7 @@ const INPUTS = {
   model: "m",
   rate: "10",
   "quality-suite": "none",
+  contract: "none",
   "github-token": "ghs_secret_token",
   "api-key": "sk-secret-key",
   "results-path": "/out/results.json",

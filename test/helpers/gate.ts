@@ -67,6 +67,7 @@ export const FAKE_SETTINGS: RawSettings = {
   rate: "10",
   slo: "ttft:800 tpot:50",
   "quality-suite": "none",
+  contract: "none",
   // Four pairs of stand-ins (each arm's list cycles), one look; their ~100 requests
   // a trial can show a failure rate within two points, not within the default half point.
   trials: "4",

@@ -38,6 +38,7 @@ test(
         trials: "2",
         "max-trials": "2",
         "quality-suite": "none",
+        contract: "none",
         "results-path": join(dir, "results.json"),
         "requests-path": requestsPath,
       };

@@ -71,6 +71,13 @@ export function describeConfig(config: Config): ConfigDescription {
           },
         }
       : null,
+    contract: g.contract
+      ? {
+          source: g.contract.source,
+          include: g.contract.selection.include,
+          exclude: g.contract.selection.exclude,
+        }
+      : null,
     servers: {
       baseline_start: s.commands.baseline !== undefined,
       candidate_start: s.commands.candidate !== undefined,

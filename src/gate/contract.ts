@@ -1,0 +1,100 @@
+// The contract suite inside a gate run: each arm probed one request at a time,
+// apart from the latency trials, then the probes whose items differ run again
+// on both arms, to tell a contract regression from a flake.
+
+import { ARMS, type Arm } from "../common/arms.ts";
+import { plural } from "../common/format.ts";
+import type { TrialEntry } from "../compare/trials.ts";
+import { type ContractReport, compareContract, noItems, suspectIds } from "../contract/diff.ts";
+import {
+  type ArmContract,
+  BUILTIN_PROBES,
+  type ContractRunOptions,
+  type ContractSelection,
+  keptItem,
+  runArmContract,
+  under,
+} from "../contract/probes.ts";
+import { type FailureSample, retryAfterItems } from "../contract/rate-limits.ts";
+import type { RuntimeId } from "../contract/runtime.ts";
+import type { Target } from "../openai/target.ts";
+import type { Servers } from "../servers/lifecycle.ts";
+import type { TrialOptions } from "../trial/measure.ts";
+
+export interface ContractOptions {
+  /** The file it came from, or "builtin". */
+  source: string;
+  selection: ContractSelection;
+}
+
+export interface ContractDeps {
+  /** Runs the contract probes against one arm (the real runner by default). */
+  runContract?: (
+    target: Target,
+    options: ContractRunOptions,
+    only?: ReadonlySet<string>,
+  ) => Promise<ArmContract>;
+  servers?: Servers;
+  /** The job's cancel: the suite stops between probes, and reports nothing. */
+  signal?: AbortSignal;
+}
+
+/** Every failure example of an arm's trials, for the items the trials themselves give. */
+function failureSamples(trials: readonly TrialEntry[], arm: Arm): FailureSample[] {
+  return trials
+    .filter((t) => t.arm === arm)
+    .flatMap((t) => Object.values(t.report.errors).flatMap((list) => list ?? []));
+}
+
+export async function runContractSuite(
+  arms: Record<Arm, TrialOptions>,
+  options: ContractOptions,
+  deps: ContractDeps,
+  log: (line: string) => void,
+  trials: readonly TrialEntry[] = [],
+): Promise<ContractReport | null> {
+  const run = deps.runContract ?? runArmContract;
+  const runOptions = (arm: Arm): ContractRunOptions => ({
+    selection: options.selection,
+    timeoutS: Math.min(arms[arm].timeoutS, 30),
+    metrics: arms[arm].serverMetrics,
+    signal: deps.signal,
+  });
+  const items = noItems();
+  const runtimes: Record<Arm, RuntimeId | null> = { baseline: null, candidate: null };
+  const seconds: Record<Arm, number> = { baseline: 0, candidate: 0 };
+  for (const arm of ARMS) {
+    await deps.servers?.beforeTrial(arm);
+    log(`contract: probing the ${arm}`);
+    const found = await run(arms[arm].target, runOptions(arm));
+    items[arm] = found.items;
+    const fromTrials = retryAfterItems(failureSamples(trials, arm));
+    items[arm].push(...fromTrials.filter((i) => keptItem(options.selection, i.id)));
+    runtimes[arm] = found.runtime;
+    seconds[arm] = found.seconds;
+    await deps.servers?.afterTrial(arm, "the contract suite");
+  }
+  if (deps.signal?.aborted) return null;
+  // An item that differs is probed again on both arms: a flake on either is
+  // told from a change the candidate makes every time.
+  const suspects = suspectIds(items);
+  const probes = new Set(
+    BUILTIN_PROBES.filter((p) => suspects.some((id) => under(id, p.id))).map((p) => p.id),
+  );
+  const reruns = noItems();
+  if (probes.size > 0) {
+    for (const arm of ARMS) {
+      await deps.servers?.beforeTrial(arm);
+      log(`contract: re-running ${plural(probes.size, "probe")} that differ, on the ${arm}`);
+      const again = await run(arms[arm].target, runOptions(arm), probes);
+      reruns[arm] = again.items;
+      seconds[arm] += again.seconds;
+      await deps.servers?.afterTrial(arm, "the contract re-runs");
+    }
+  }
+  if (deps.signal?.aborted) return null;
+  // The trials' own evidence spans every request: it stands as its own re-run.
+  for (const arm of ARMS)
+    reruns[arm].push(...items[arm].filter((i) => i.id.startsWith("ratelimit.")));
+  return compareContract(items, reruns, runtimes, seconds);
+}

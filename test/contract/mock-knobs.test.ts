@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { compareContract } from "../../src/contract/diff.ts";
 import { runArmContract } from "../../src/contract/probes.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import type { Target } from "../../src/openai/target.ts";
@@ -36,8 +37,16 @@ async function probe(knobs: Record<string, unknown>, apiKey?: string) {
 const broken = (r: Awaited<ReturnType<typeof probe>>) =>
   r.items.filter((i) => i.holds === false).map((i) => `${i.id}: ${i.value}`);
 
+const NO_RUNTIMES = { baseline: null, candidate: null };
+let defaultRun: ReturnType<typeof probe> | undefined;
+/** The default mock's items, probed once for every comparison below. */
+const defaults = () => {
+  defaultRun ??= probe({});
+  return defaultRun;
+};
+
 test("the default mock keeps every promise of the contract", LOAD_TEST, async () => {
-  const r = await probe({});
+  const r = await defaults();
   assert.deepEqual(broken(r), []);
   assert.ok(r.items.length >= 40, `${r.items.length} items`);
   assert.equal(r.runtime.name, null);
@@ -91,6 +100,15 @@ for (const [name, knobs, expected] of KNOBS) {
       found.some((b) => expected.test(b)),
       found.join("\n"),
     );
+    // Against the default mock as the baseline (both times, as a re-run would), it is a regression.
+    const items = { baseline: (await defaults()).items, candidate: r.items };
+    const diff = compareContract(items, items, NO_RUNTIMES, { baseline: 1, candidate: 1 });
+    assert.equal(diff.verdict, "fail");
+    const named = diff.regressions.map((f) => `${f.id}: ${f.candidate.value}`);
+    assert.ok(
+      named.some((b) => expected.test(b)),
+      named.join("\n"),
+    );
   });
 }
 
@@ -104,6 +122,13 @@ test(
     assert.equal(of("stream.usage_chunk")?.value, "in the finish chunk");
     assert.equal(of("stream.usage_vs_stream")?.holds, true);
     assert.deepEqual(broken(r), []);
+    const items = { baseline: (await defaults()).items, candidate: r.items };
+    const diff = compareContract(items, items, NO_RUNTIMES, { baseline: 1, candidate: 1 });
+    assert.equal(diff.verdict, "pass");
+    assert.deepEqual(diff.changes.map((f) => f.id).sort(), [
+      "stream.role_chunk",
+      "stream.usage_chunk",
+    ]);
   },
 );
 

@@ -17,6 +17,8 @@ export function rejectValue(name: string, value: unknown, accepted: string): Inp
 const CREDENTIAL_LIKE =
   /:\/\/[^/?#\s]*@|\b(bearer|basic)\s+\S|\b(sk|pk|rk|hf|ghp|gho|ghs|ghu|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_-]{6,}|\bAKIA[A-Z0-9]{12,}|[A-Za-z0-9+=]{40,}/i;
 
+export const looksLikeCredential = (text: string): boolean => CREDENTIAL_LIKE.test(text);
+
 /** A bad value as a message shows it: quoted, or described when it may be a credential. */
 export function shownValue(value: unknown): string {
   const text = typeof value === "string" ? value : String(value);

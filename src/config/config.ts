@@ -3,7 +3,7 @@
 
 import type { Arm } from "../common/arms.ts";
 import { COMMENT_POLICIES, type PublishSettings } from "../common/comment.ts";
-import { InputError, rejectValue, shownValue } from "../common/errors.ts";
+import { InputError, looksLikeCredential, rejectValue, shownValue } from "../common/errors.ts";
 import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import type { GateOptions } from "../gate/options.ts";
@@ -104,11 +104,12 @@ export function parseMode(raw: RawSettings): Mode {
 export function parseReportSettings(raw: RawSettings): ReportSettings {
   const failOn = readList(raw, "fail-on", VERDICTS);
   const commentKey = defaulted(raw, "comment-key");
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey)) {
+  // The key is printed in every comment: one shaped like a credential is refused, not shown.
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey) || looksLikeCredential(commentKey)) {
     throw rejectValue(
       "comment-key",
       commentKey,
-      "1–64 letters, digits, dots, dashes or underscores",
+      "1–64 letters, digits, dots, dashes or underscores, not shaped like a key",
     );
   }
   return {

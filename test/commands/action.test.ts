@@ -396,3 +396,45 @@ test(
     }
   },
 );
+
+test(
+  "mode burst: a corrupt history on the branch is refused before anything is appended to it",
+  LOAD_TEST,
+  async () => {
+    const server = await startMockServer();
+    try {
+      const lanes = [
+        `lanes: [{ name: own-gpu, url: "${server.url}/v1", model: mock-llm }]`,
+        "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 4 }",
+        "floor: { ms: 25000 }",
+        "windows: { times: ['09:00'] }",
+        "burst: { size: 2 }",
+      ].join("\n");
+      const { deps, seen } = fakeAction(
+        {
+          mode: "burst",
+          lanes: "/lanes.yaml",
+          "lanes-history-branch": "perf-history",
+          "github-token": "t0k3n",
+        },
+        { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
+        { "/lanes.yaml": lanes },
+      );
+      const corrupt = '{"lane": "own-gpu", "passed": "false"}\n';
+      seen.branchFiles.set("perf-history:llm-perf-gate-lanes.jsonl", { text: corrupt, sha: "s" });
+      await runAction(deps);
+      assert.match(
+        seen.failed[0] ?? "",
+        /the history could not be committed to perf-history: .*perf-history:llm-perf-gate-lanes\.jsonl/,
+      );
+      assert.equal(seen.branchFiles.get("perf-history:llm-perf-gate-lanes.jsonl")?.text, corrupt);
+      assert.equal(
+        (seen.files.get("llm-perf-gate-lanes.jsonl") ?? "").trim().split("\n").length,
+        2,
+        "this run's rows are kept in the workspace",
+      );
+    } finally {
+      await server.close();
+    }
+  },
+);

@@ -58,7 +58,11 @@ function branchHistory(
           repoOf(deps.env),
           branch,
           path,
-          (old) => old + toJsonl(rows),
+          // A corrupt history is refused before anything is appended to it.
+          (old) => {
+            parseHistory(old, `${branch}:${path}`);
+            return old + toJsonl(rows);
+          },
           `llm-perf-gate: lanes burst ${first?.started_at} (${first?.window ?? "off-window"})`,
         );
         deps.io.info(

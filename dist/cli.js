@@ -54037,6 +54037,7 @@ function rejectValue(name, value2, accepted2) {
   return new InputError(`${name} = ${shownValue(value2)} is not accepted; expected ${accepted2}`);
 }
 var CREDENTIAL_LIKE = /:\/\/[^/?#\s]*@|\b(bearer|basic)\s+\S|\b(sk|pk|rk|hf|ghp|gho|ghs|ghu|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_-]{6,}|\bAKIA[A-Z0-9]{12,}|[A-Za-z0-9+=]{40,}/i;
+var looksLikeCredential = (text2) => CREDENTIAL_LIKE.test(text2);
 function shownValue(value2) {
   const text2 = typeof value2 === "string" ? value2 : String(value2);
   if (CREDENTIAL_LIKE.test(text2))
@@ -75371,11 +75372,11 @@ function parseMode(raw) {
 function parseReportSettings(raw) {
   const failOn = readList(raw, "fail-on", VERDICTS);
   const commentKey = defaulted(raw, "comment-key");
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey)) {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(commentKey) || looksLikeCredential(commentKey)) {
     throw rejectValue(
       "comment-key",
       commentKey,
-      "1\u201364 letters, digits, dots, dashes or underscores"
+      "1\u201364 letters, digits, dots, dashes or underscores, not shaped like a key"
     );
   }
   return {
@@ -75548,13 +75549,18 @@ function planRun(overrides, readFile) {
 
 // src/common/redact.ts
 var MIN_SECRET_CHARS = 4;
+var KEY_SHAPED = /\b(?:sk|pk|rk|hf|ghp|gho|ghs|ghu|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_-]{6,}|\bAKIA[A-Z0-9]{12,}/g;
+var TOKEN_SHAPED = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+var USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]+@/gi;
+function maskShapes(text2) {
+  return text2.replace(KEY_SHAPED, "***").replace(TOKEN_SHAPED, "$1 ***").replace(USERINFO, "$1***@");
+}
 function redactor(secrets) {
   const values = [...new Set(secrets)].filter((s) => typeof s === "string" && s.length >= MIN_SECRET_CHARS).sort((a, b) => b.length - a.length);
-  if (values.length === 0) return (text2) => text2;
   return (text2) => {
     let out = text2;
     for (const v of values) if (out.includes(v)) out = out.split(v).join("***");
-    return out;
+    return maskShapes(out);
   };
 }
 function redactDeep(value2, redact) {
@@ -79076,6 +79082,53 @@ function probeWritable(io, flag, path) {
   }
 }
 
+// src/commands/watchdog.ts
+import { Worker } from "node:worker_threads";
+var PLACEHOLDER = "@@watchdog-reason@@";
+var BEAT_MS = 200;
+var WORKER_SOURCE = `
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const fs = process.getBuiltinModule("node:fs");
+const { beat, boundMs, resultsPath, template, placeholder } = workerData;
+let phase = "";
+let seen = Atomics.load(beat, 0);
+let since = Date.now();
+parentPort.on("message", (m) => { phase = String(m).slice(0, 200); });
+setInterval(() => {
+  const now = Date.now();
+  const count = Atomics.load(beat, 0);
+  if (count !== seen) { seen = count; since = now; return; }
+  if (now - since < boundMs) return;
+  const reason = "the event loop was blocked for more than " + Math.round(boundMs / 1000) +
+    " s" + (phase ? " (the run's last log line: " + phase + ")" : "") + ": the watchdog stopped the run";
+  try {
+    const text = template.split(placeholder).join(JSON.stringify(reason).slice(1, -1));
+    fs.writeFileSync(resultsPath + ".watchdog", text);
+    fs.renameSync(resultsPath + ".watchdog", resultsPath);
+  } finally {
+    fs.writeSync(2, "error: " + reason + "\\n");
+    process.kill(process.pid, "SIGKILL");
+  }
+}, 250);
+`;
+function startWatchdog(options) {
+  const beat = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { ...options, beat, placeholder: PLACEHOLDER }
+  });
+  worker.unref();
+  const timer = setInterval(() => Atomics.add(beat, 0, 1), BEAT_MS);
+  timer.unref();
+  return {
+    phase: (line) => worker.postMessage(line),
+    stop: async () => {
+      clearInterval(timer);
+      await worker.terminate();
+    }
+  };
+}
+
 // src/commands/gate/describe.ts
 function describeTarget(m) {
   const t = m.target;
@@ -79182,6 +79235,7 @@ function captureEnvironment(env, event) {
 }
 
 // src/commands/gate/run.ts
+var WATCHDOG_BOUND_MS = 12e4;
 function resultsOf(run, config, environment, now) {
   return buildResults(run, config && describeConfig(config), environment, now, headlineFor(run));
 }
@@ -79230,7 +79284,13 @@ async function gateResults(config, io, environment, requests) {
 }
 async function runGateCommand(plan, given2) {
   const redact = redactor(secretsOf(plan.raw, given2.env));
-  const io = { ...given2, log: (line) => given2.log(redact(line)) };
+  let watchdog;
+  const log = (line) => {
+    const shown2 = redact(line);
+    watchdog?.phase(shown2);
+    given2.log(shown2);
+  };
+  const io = { ...given2, log };
   const environment = captureEnvironment(io.env, io.event);
   const now = io.now ?? (() => /* @__PURE__ */ new Date());
   const invalid2 = (error, code = "configuration") => resultsOf(
@@ -79240,25 +79300,36 @@ async function runGateCommand(plan, given2) {
     now()
   );
   const path = plan.report.resultsPath;
-  const unfinished = redactDeep(
-    resultsOf(
-      errorRun({
-        code: "unfinished",
-        message: "the run did not finish: it ended (killed, crashed or cancelled by the runner) before writing its results"
-      }),
-      null,
-      environment,
-      now()
-    ),
-    redact
-  );
+  const unfinished = (reason) => unfinishedFile(environment, now(), redact, reason);
   try {
-    io.writeFile(path, `${JSON.stringify(unfinished, null, 2)}
-`);
+    io.writeFile(
+      path,
+      unfinished(
+        "the run did not finish: it ended (killed, crashed or cancelled by the runner) before writing its results"
+      )
+    );
   } catch (error) {
     const reason = `results-path = ${JSON.stringify(path)} cannot be written: ${errorMessage(error)}`;
     return redactDeep(invalid2(new InputError(reason), "results_file"), redact);
   }
+  watchdog = io.startWatchdog?.({
+    boundMs: WATCHDOG_BOUND_MS,
+    resultsPath: path,
+    template: unfinished(PLACEHOLDER)
+  });
+  try {
+    return await decideAndWrite(plan, io, { environment, redact, invalid: invalid2, path });
+  } finally {
+    await watchdog?.stop();
+  }
+}
+function unfinishedFile(environment, at2, redact, reason) {
+  const run = errorRun({ code: "unfinished", message: reason });
+  return `${JSON.stringify(redactDeep(resultsOf(run, null, environment, at2), redact), null, 2)}
+`;
+}
+async function decideAndWrite(plan, io, at2) {
+  const { environment, redact, invalid: invalid2, path } = at2;
   let results;
   if (plan.problem) results = invalid2(plan.problem);
   else {
@@ -82376,7 +82447,8 @@ if (isEntryModule(import.meta.url)) {
     stderr: (text2) => process.stderr.write(text2),
     env: process.env,
     readFile: readInputFile,
-    writeFile: (path, text2) => writeFileSync(path, text2)
+    writeFile: (path, text2) => writeFileSync(path, text2),
+    gate: { startWatchdog }
   }).then((code) => {
     process.exitCode = code;
   });

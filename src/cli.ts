@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseFlags } from "./commands/flags.ts";
 import { commandHelp, programHelp } from "./commands/help.ts";
 import { type CliIo, COMMANDS } from "./commands/registry.ts";
+import { startWatchdog } from "./commands/watchdog.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { readInputFile } from "./common/files.ts";
@@ -47,6 +48,7 @@ if (isEntryModule(import.meta.url)) {
     env: process.env,
     readFile: readInputFile,
     writeFile: (path, text) => writeFileSync(path, text),
+    gate: { startWatchdog },
   }).then((code) => {
     process.exitCode = code;
   });

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import * as core from "@actions/core";
 import { type GateActionDeps, runGateAction } from "./commands/gate/action.ts";
 import { runBurstAction } from "./commands/lanes/burst-action.ts";
+import { startWatchdog } from "./commands/watchdog.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { readInputFile } from "./common/files.ts";
@@ -46,6 +47,7 @@ export function actionDeps(): ActionDeps {
     env: process.env,
     readFile: readInputFile,
     writeFile: (path, text) => writeFileSync(path, text),
+    startWatchdog,
     input: (name) => core.getInput(name),
     multilineInput: (name) => core.getMultilineInput(name),
     githubApi,

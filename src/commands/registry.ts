@@ -16,8 +16,8 @@ import { mockCli } from "./mock.ts";
 import { sweepCli } from "./sweep.ts";
 
 export interface CliIo extends CommandIo {
-  /** Stand-ins for the gate's measurement and quality runner, for tests. */
-  gate?: Pick<GateIo, "measureTrial" | "runSuite" | "checks">;
+  /** The gate's dependencies: stand-ins for its measurement and quality runner in tests; the watchdog in production. */
+  gate?: Pick<GateIo, "measureTrial" | "runSuite" | "checks" | "startWatchdog">;
   /** How to start this program again (node and the CLI's path): the demo's mock servers. */
   self: string[];
 }

@@ -21,6 +21,7 @@ import {
 } from "../../results/model.ts";
 import { lifecycleFor } from "../../servers/lifecycle.ts";
 import { type CommandIo, withCancel } from "../io.ts";
+import { PLACEHOLDER, type Watchdog, type WatchdogOptions } from "../watchdog.ts";
 import { describeConfig } from "./describe.ts";
 import { captureEnvironment } from "./environment.ts";
 import { attempt, type RunPlan } from "./plan.ts";
@@ -32,7 +33,15 @@ export interface GateIo
   log(line: string): void;
   /** The GitHub event that started the job: the results file records its pull request. */
   event?: Record<string, unknown>;
+  /** The event-loop watchdog (the real one in the commands; none in tests that need no worker). */
+  startWatchdog?: (options: WatchdogOptions) => Watchdog;
 }
+
+/**
+ * A loop blocked this long ends the run: longer than any synchronous step a
+ * legitimate run takes (parsing the largest trace file allowed).
+ */
+export const WATCHDOG_BOUND_MS = 120_000;
 
 /** Results of a gate run, with its headline. */
 export function resultsOf(
@@ -98,7 +107,13 @@ async function gateResults(
 
 export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<GateResults> {
   const redact = redactor(secretsOf(plan.raw, given.env));
-  const io: GateIo = { ...given, log: (line) => given.log(redact(line)) };
+  let watchdog: Watchdog | undefined;
+  const log = (line: string) => {
+    const shown = redact(line);
+    watchdog?.phase(shown);
+    given.log(shown);
+  };
+  const io: GateIo = { ...given, log };
   const environment = captureEnvironment(io.env, io.event);
   const now = io.now ?? (() => new Date());
   const invalid = (error: InputError, code: "configuration" | "results_file" = "configuration") =>
@@ -112,25 +127,52 @@ export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<Gate
   // Written before the first request (an unwritable path is found now, not after an
   // hour of trials) and replaced at the end: a crash, a kill or a hang leaves an
   // `error` results file, never an empty one.
-  const unfinished = redactDeep(
-    resultsOf(
-      errorRun({
-        code: "unfinished",
-        message:
-          "the run did not finish: it ended (killed, crashed or cancelled by the runner) before writing its results",
-      }),
-      null,
-      environment,
-      now(),
-    ),
-    redact,
-  );
+  const unfinished = (reason: string) => unfinishedFile(environment, now(), redact, reason);
   try {
-    io.writeFile(path, `${JSON.stringify(unfinished, null, 2)}\n`);
+    io.writeFile(
+      path,
+      unfinished(
+        "the run did not finish: it ended (killed, crashed or cancelled by the runner) before writing its results",
+      ),
+    );
   } catch (error) {
     const reason = `results-path = ${JSON.stringify(path)} cannot be written: ${errorMessage(error)}`;
     return redactDeep(invalid(new InputError(reason), "results_file"), redact);
   }
+  watchdog = io.startWatchdog?.({
+    boundMs: WATCHDOG_BOUND_MS,
+    resultsPath: path,
+    template: unfinished(PLACEHOLDER),
+  });
+  try {
+    return await decideAndWrite(plan, io, { environment, redact, invalid, path });
+  } finally {
+    await watchdog?.stop();
+  }
+}
+
+/** The unfinished results file, with its reason given. */
+function unfinishedFile(
+  environment: EnvironmentFacts,
+  at: Date,
+  redact: Redact,
+  reason: string,
+): string {
+  const run = errorRun({ code: "unfinished", message: reason });
+  return `${JSON.stringify(redactDeep(resultsOf(run, null, environment, at), redact), null, 2)}\n`;
+}
+
+async function decideAndWrite(
+  plan: RunPlan,
+  io: GateIo,
+  at: {
+    environment: EnvironmentFacts;
+    redact: Redact;
+    invalid: (error: InputError) => GateResults;
+    path: string;
+  },
+): Promise<GateResults> {
+  const { environment, redact, invalid, path } = at;
   let results: GateResults;
   if (plan.problem) results = invalid(plan.problem);
   else {

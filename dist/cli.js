@@ -75534,6 +75534,7 @@ function planRun(overrides, readFile) {
     problems
   );
   const mode = attempt(() => parseMode(raw), "run", problems);
+  if (mode === "report") attempt(() => checkEachGiven(raw), void 0, problems);
   const defaults = parseReportSettings({});
   const report = attempt(
     () => parseReportSettings(raw),
@@ -75545,6 +75546,13 @@ function planRun(overrides, readFile) {
     problems
   );
   return { raw, mode, report, problem: problems[0] };
+}
+function checkEachGiven(raw) {
+  for (const [name, value2] of Object.entries(raw)) {
+    const rule = setting(name);
+    if (rule && typeof value2 === "string" && value2.trim() !== "")
+      parseAccepted(name, value2, rule.accepts);
+  }
 }
 
 // src/common/redact.ts

@@ -144,15 +144,37 @@ const ACTION_ONLY: [string, string, RegExp][] = [
   ],
 ];
 
+/** Report mode measures nothing, but a bad value given to it is still refused by its rule. */
+const REPORT_MODE: [string, string, RegExp][] = BAD.filter(([name, value]) =>
+  ["rate=fast", "duration=soon", "warmup=-1s", "timeout=0"].includes(`${name}=${value}`),
+).map(([name, value, message]) => [name, value, message]);
+
 test(
   "every bad value through the action: one named line, no stack, an error results file",
   LOAD_TEST,
   async () => {
-    for (const [name, value, message] of [...BAD, ...ACTION_ONLY]) {
+    const inReport = REPORT_MODE.map(([n, v, m]): [string, string, RegExp, boolean] => [
+      n,
+      v,
+      m,
+      true,
+    ]);
+    const all = [...BAD, ...ACTION_ONLY].map(([n, v, m]): [string, string, RegExp, boolean] => [
+      n,
+      v,
+      m,
+      false,
+    ]);
+    assert.equal(inReport.length, 4);
+    for (const [name, value, message, report] of [...all, ...inReport]) {
       const fs = fakeFs();
       const failed: string[] = [];
       const outputs: Record<string, string> = {};
-      const inputs: Record<string, string> = { ...BASE, [name]: value };
+      const inputs: Record<string, string> = {
+        ...BASE,
+        ...(report ? { mode: "report" } : {}),
+        [name]: value,
+      };
       const deps: ActionDeps = {
         env: {},
         ...fs,
@@ -175,7 +197,7 @@ test(
         },
       };
       await runAction(deps);
-      const what = `action ${name}=${value}`;
+      const what = `action ${report ? "mode report, " : ""}${name}=${value}`;
       assert.equal(failed.length, 1, what);
       assert.match(failed[0] ?? "", message, what);
       assert.doesNotMatch(failed[0] ?? "", /\n/, `${what}: one line`);

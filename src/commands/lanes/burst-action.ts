@@ -11,6 +11,7 @@ import { keepIssue, updateBranchFile } from "../../github/branch-file.ts";
 import type { GitHubApi } from "../../github/octokit.ts";
 import type { ActionIo } from "../../github/publish.ts";
 import type { Repo } from "../../github/pull-request.ts";
+import { burstPlanWords } from "../../lanes/burst.ts";
 import { parseHistory, toJsonl } from "../../lanes/history.ts";
 import { renderLanesMarkdown } from "../../report/lanes-markdown.ts";
 import type { CommandIo } from "../io.ts";
@@ -97,6 +98,7 @@ export async function runBurstAction(inputs: RawSettings, deps: BurstActionDeps)
   const store = branch
     ? branchHistory(deps, api, branch, paths.history)
     : localHistory(deps, paths.history);
+  io.info(burstPlanWords(spec));
   const outcome = await burstOnce(spec, store, deps);
   io.info(outcome.summary);
   const markdown = renderLanesMarkdown(outcome.report);

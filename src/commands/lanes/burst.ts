@@ -5,7 +5,7 @@
 
 import { InputError } from "../../common/errors.ts";
 import { given, type RawSettings, value } from "../../config/settings.ts";
-import { burstLanes } from "../../lanes/burst.ts";
+import { burstLanes, burstPlanWords } from "../../lanes/burst.ts";
 import { type HistoryRow, parseHistory, toCsv, toJsonl } from "../../lanes/history.ts";
 import { type LanesReport, reduceHistory } from "../../lanes/reduce.ts";
 import type { LanesSpec } from "../../lanes/spec.ts";
@@ -76,6 +76,7 @@ export async function burstCli(raw: RawSettings, io: CommandIo): Promise<number>
   readHistory(io, paths.history);
   probeWritable(io, "--csv", csv);
   const store = localHistory(io, paths.history);
+  io.stderr(`${burstPlanWords(spec)}\n`);
   const outcome = await burstOnce(spec, store, io);
   if (csv !== undefined) io.writeFile(csv, toCsv(outcome.all));
   io.stderr(`${outcome.summary}; ${outcome.rows.length} rows appended to ${paths.history}\n`);

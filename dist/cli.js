@@ -79748,6 +79748,16 @@ async function burstLanes(spec, deps = {}) {
   );
   return perLane.flat();
 }
+function burstWorstCaseS(spec) {
+  const { max_attempts: attempts, max_wait_s: waitS } = spec.retry;
+  const lastStartS = (spec.burst.size - 1) * spec.burst.spacing_s;
+  return lastStartS + attempts * spec.task.timeout_s + (attempts - 1) * waitS;
+}
+function burstPlanWords(spec) {
+  const s = burstWorstCaseS(spec);
+  const span = s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${(s / 60).toFixed(1)} min` : `${Math.ceil(s)} s`;
+  return `burst plan: ${plural(spec.lanes.length, "lane")} \xD7 ${spec.burst.size} requests ${spec.burst.spacing_s} s apart; at most ${span} if every attempt fails (${spec.retry.max_attempts} attempts of up to ${spec.task.timeout_s} s, waits up to ${spec.retry.max_wait_s} s)`;
+}
 
 // src/lanes/reduce.ts
 var LANES_REPORT_SCHEMA = "llm-perf-gate/lanes-report@1";
@@ -80193,6 +80203,8 @@ async function burstCli(raw, io) {
   readHistory(io, paths.history);
   probeWritable(io, "--csv", csv);
   const store = localHistory(io, paths.history);
+  io.stderr(`${burstPlanWords(spec)}
+`);
   const outcome2 = await burstOnce(spec, store, io);
   if (csv !== void 0) io.writeFile(csv, toCsv(outcome2.all));
   io.stderr(`${outcome2.summary}; ${outcome2.rows.length} rows appended to ${paths.history}

@@ -352,29 +352,34 @@ test(
   },
 );
 
+/** The action's burst of one lane against this server, its history on a branch. */
+function branchBurst(url: string) {
+  const lanes = [
+    `lanes: [{ name: own-gpu, url: "${url}/v1", model: mock-llm }]`,
+    "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 4 }",
+    "floor: { ms: 25000 }",
+    "windows: { times: ['09:00'] }",
+    "burst: { size: 2 }",
+  ].join("\n");
+  return fakeAction(
+    {
+      mode: "burst",
+      lanes: "/lanes.yaml",
+      "lanes-history-branch": "perf-history",
+      "github-token": "t0k3n",
+    },
+    { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
+    { "/lanes.yaml": lanes },
+  );
+}
+
 test(
   "mode burst: a history that cannot be committed fails the step, but nothing is lost",
   LOAD_TEST,
   async () => {
     const server = await startMockServer();
     try {
-      const lanes = [
-        `lanes: [{ name: own-gpu, url: "${server.url}/v1", model: mock-llm }]`,
-        "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 4 }",
-        "floor: { ms: 25000 }",
-        "windows: { times: ['09:00'] }",
-        "burst: { size: 2 }",
-      ].join("\n");
-      const { deps, seen } = fakeAction(
-        {
-          mode: "burst",
-          lanes: "/lanes.yaml",
-          "lanes-history-branch": "perf-history",
-          "github-token": "t0k3n",
-        },
-        { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
-        { "/lanes.yaml": lanes },
-      );
+      const { deps, seen } = branchBurst(server.url);
       seen.racing = 100; // every push loses to another run
       await runAction(deps);
       assert.match(
@@ -403,23 +408,7 @@ test(
   async () => {
     const server = await startMockServer();
     try {
-      const lanes = [
-        `lanes: [{ name: own-gpu, url: "${server.url}/v1", model: mock-llm }]`,
-        "task: { messages: [{ role: user, content: 'Say OK.' }], max_tokens: 4 }",
-        "floor: { ms: 25000 }",
-        "windows: { times: ['09:00'] }",
-        "burst: { size: 2 }",
-      ].join("\n");
-      const { deps, seen } = fakeAction(
-        {
-          mode: "burst",
-          lanes: "/lanes.yaml",
-          "lanes-history-branch": "perf-history",
-          "github-token": "t0k3n",
-        },
-        { baseline: { ttftMs: 1, itlMs: 1 }, candidate: { ttftMs: 1, itlMs: 1 } },
-        { "/lanes.yaml": lanes },
-      );
+      const { deps, seen } = branchBurst(server.url);
       const corrupt = '{"lane": "own-gpu", "passed": "false"}\n';
       seen.branchFiles.set("perf-history:llm-perf-gate-lanes.jsonl", { text: corrupt, sha: "s" });
       await runAction(deps);

@@ -96,38 +96,25 @@ test("two identical mocks: no regression, no change", LOAD_TEST, async () => {
   assert.ok((c?.seconds.baseline ?? 99) < 30);
 });
 
+/** A trial whose failures include a quota 429 with these headers. */
+function quota429(headers: Record<string, string>): TrialReport {
+  const report = fakeReport({ ttftMs: 100, itlMs: 10 });
+  const example = {
+    index: 1,
+    status: 429,
+    error_type: "requests",
+    error_code: "rate_limit_exceeded",
+  };
+  report.errors = { rate_limited_quota: [{ ...example, detail: undefined, headers, body: "{}" }] };
+  return report;
+}
+
 test(
   "429s without retry-after in the candidate's trials are a contract regression",
   LOAD_TEST,
   async () => {
-    const withHeader = fakeReport({ ttftMs: 100, itlMs: 10 });
-    withHeader.errors = {
-      rate_limited_quota: [
-        {
-          index: 1,
-          status: 429,
-          error_type: "requests",
-          error_code: "rate_limit_exceeded",
-          detail: undefined,
-          headers: { "retry-after": "1" },
-          body: "{}",
-        },
-      ],
-    };
-    const without = fakeReport({ ttftMs: 100, itlMs: 10 });
-    without.errors = {
-      rate_limited_quota: [
-        {
-          index: 1,
-          status: 429,
-          error_type: "requests",
-          error_code: "rate_limit_exceeded",
-          detail: undefined,
-          headers: {},
-          body: "{}",
-        },
-      ],
-    };
+    const withHeader = quota429({ "retry-after": "1" });
+    const without = quota429({});
     const { run } = await contractGate(
       { runtimeVersion: "0.10.0" },
       { baseline: withHeader, candidate: without },

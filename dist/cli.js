@@ -79748,6 +79748,8 @@ async function burstLanes(spec, deps = {}) {
   );
   return perLane.flat();
 }
+
+// src/lanes/plan.ts
 function burstWorstCaseS(spec) {
   const { max_attempts: attempts, max_wait_s: waitS } = spec.retry;
   const lastStartS = (spec.burst.size - 1) * spec.burst.spacing_s;

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { burstPlanWords, burstWorstCaseS } from "../../src/lanes/burst.ts";
+import { burstPlanWords, burstWorstCaseS } from "../../src/lanes/plan.ts";
 import { parseLanes } from "../../src/lanes/spec.ts";
 
 test("a burst's worst case: the last start, every attempt at its timeout, every wait at its cap", () => {

@@ -5,8 +5,9 @@
 
 import { InputError } from "../../common/errors.ts";
 import { given, type RawSettings, value } from "../../config/settings.ts";
-import { burstLanes, burstPlanWords } from "../../lanes/burst.ts";
+import { burstLanes } from "../../lanes/burst.ts";
 import { type HistoryRow, parseHistory, toCsv, toJsonl } from "../../lanes/history.ts";
+import { burstPlanWords } from "../../lanes/plan.ts";
 import { type LanesReport, reduceHistory } from "../../lanes/reduce.ts";
 import type { LanesSpec } from "../../lanes/spec.ts";
 import { renderLanesMarkdown } from "../../report/lanes-markdown.ts";

@@ -60587,6 +60587,10 @@ function parseDecision(raw) {
 // src/contract/items.ts
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var EVIDENCE_CHARS = 200;
+function firstChoice(body) {
+  const choices = body?.choices;
+  return Array.isArray(choices) && isObject(choices[0]) ? choices[0] : void 0;
+}
 var DOCUMENTED_FINISH = /* @__PURE__ */ new Set(["stop", "length", "tool_calls", "content_filter"]);
 var wireWord = (v) => String(v).replace(/[^A-Za-z0-9_./=; -]/g, "?").slice(0, 40);
 function item(id, holds, value2, evidence) {
@@ -61316,6 +61320,139 @@ var import_undici2 = __toESM(require_undici(), 1);
 // src/openai/connection.ts
 var RECONNECTABLE = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
 
+// src/openai/response.ts
+var EXCERPT_CHARS = 300;
+function excerpt2(text2, limit = EXCERPT_CHARS) {
+  return text2.length <= limit ? text2 : `${text2.slice(0, limit)}\u2026`;
+}
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var nonEmpty = (v) => typeof v === "string" && v.length > 0;
+var str = (v) => typeof v === "string" ? v : void 0;
+var num = (v) => typeof v === "number" ? v : void 0;
+function toolCallDelta(raw) {
+  const d = isObject2(raw) ? raw : {};
+  const fn = isObject2(d.function) ? d.function : {};
+  return {
+    index: num(d.index),
+    id: str(d.id),
+    type: str(d.type),
+    name: str(fn.name),
+    arguments: str(fn.arguments)
+  };
+}
+function choiceDelta(choice) {
+  const delta = isObject2(choice.delta) ? choice.delta : void 0;
+  const toolCalls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : void 0;
+  const content = str(delta?.content) ?? str(choice.text) ?? "";
+  const reasoning = nonEmpty(delta?.reasoning_content) || nonEmpty(delta?.reasoning);
+  const answer = content.length > 0 || toolCalls !== void 0 && toolCalls.length > 0 || isObject2(delta?.function_call);
+  const finish = choice.finish_reason;
+  return {
+    output: reasoning || answer,
+    reasoning,
+    answer,
+    refusal: nonEmpty(delta?.refusal),
+    content,
+    toolCalls: toolCalls?.map(toolCallDelta),
+    finishReason: nonEmpty(finish) ? finish : void 0
+  };
+}
+function usageOf(usage) {
+  const completion = isObject2(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
+  const prompt = isObject2(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  return {
+    promptTokens: num(usage.prompt_tokens),
+    completionTokens: num(usage.completion_tokens),
+    reasoningTokens: num(completion.reasoning_tokens),
+    cachedTokens: num(prompt.cached_tokens)
+  };
+}
+function errorDetail(text2) {
+  try {
+    const parsed = JSON.parse(text2);
+    if (isObject2(parsed) && isObject2(parsed.error)) return excerpt2(JSON.stringify(parsed.error));
+  } catch {
+  }
+  return excerpt2(text2);
+}
+function readSseEvent(event) {
+  if (event.event === "error") return { kind: "error", detail: errorDetail(event.data) };
+  return readStreamEvent(event.data);
+}
+function readUnknownField(name, value2) {
+  return name === "error" ? { kind: "error", detail: errorDetail(value2) } : void 0;
+}
+function readStreamEvent(data) {
+  if (data === "[DONE]") return { kind: "done" };
+  let parsed;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return {
+      kind: "invalid",
+      problem: "not_json",
+      detail: `a data event is not JSON: ${excerpt2(data)}`
+    };
+  }
+  if (!isObject2(parsed)) {
+    return {
+      kind: "invalid",
+      problem: "not_object",
+      detail: `a data event is not a JSON object: ${excerpt2(data)}`
+    };
+  }
+  if (parsed.error !== void 0 && parsed.error !== null) {
+    return { kind: "error", detail: excerpt2(JSON.stringify(parsed.error)) };
+  }
+  if (parsed.object === "error") return { kind: "error", detail: excerpt2(data) };
+  const usage = isObject2(parsed.usage) ? usageOf(parsed.usage) : void 0;
+  if (!Array.isArray(parsed.choices)) {
+    if (usage) return { kind: "chunk", choices: [], usage };
+    return {
+      kind: "invalid",
+      problem: "no_choices",
+      detail: `a chunk has no choices array: ${excerpt2(data)}`
+    };
+  }
+  const choices = [];
+  for (const c of parsed.choices) if (isObject2(c)) choices.push(choiceDelta(c));
+  return { kind: "chunk", choices, usage };
+}
+function readCompletion(text2) {
+  let parsed;
+  try {
+    parsed = JSON.parse(text2);
+  } catch {
+    return { kind: "invalid" };
+  }
+  if (!isObject2(parsed)) return { kind: "invalid" };
+  const choice = Array.isArray(parsed.choices) && isObject2(parsed.choices[0]) ? parsed.choices[0] : {};
+  const message = isObject2(choice.message) ? choice.message : {};
+  const finish = choice.finish_reason;
+  return {
+    kind: "completion",
+    content: str(message.content) ?? "",
+    refusal: nonEmpty(message.refusal),
+    toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls.map(toolCallDelta) : void 0,
+    finishReason: nonEmpty(finish) ? finish : void 0,
+    usage: isObject2(parsed.usage) ? usageOf(parsed.usage) : void 0
+  };
+}
+
+// src/openai/headers.ts
+var HEADER_CHARS = 200;
+function keptHeaders(headers, kept) {
+  let out;
+  for (const [name, value2] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (kept.test(lower) && value2 !== void 0) {
+      out ??= {};
+      out[lower] = excerpt2(Array.isArray(value2) ? value2.join(", ") : value2, HEADER_CHARS);
+    }
+  }
+  return out;
+}
+
 // src/openai/sse.ts
 var LF = 10;
 var CR = 13;
@@ -61424,15 +61561,6 @@ ${value2}` : value2;
 // src/contract/exchange.ts
 var MAX_BODY_BYTES2 = 1024 * 1024;
 var READ_HEADERS = /^(content-type|cache-control|x-accel-buffering|retry-after|server|x-ratelimit-.*)$/;
-function readHeaders(raw) {
-  const kept = {};
-  for (const [name, value2] of Object.entries(raw)) {
-    const lower = name.toLowerCase();
-    if (READ_HEADERS.test(lower) && value2 !== void 0)
-      kept[lower] = (Array.isArray(value2) ? value2.join(", ") : value2).slice(0, 200);
-  }
-  return kept;
-}
 function sseEvents(text2) {
   const events = [];
   const parser = new SseParser({
@@ -61470,7 +61598,7 @@ async function exchange(dispatcher, origin2, probe, timeoutS) {
       return done({ error: errorMessage(error) });
     }
   }
-  const headers = readHeaders(res.headers);
+  const headers = keptHeaders(res.headers, READ_HEADERS) ?? {};
   try {
     const text2 = (await readCappedBody(res.body, MAX_BODY_BYTES2)).toString("utf8");
     const stream = (headers["content-type"] ?? "").startsWith("text/event-stream");
@@ -61623,12 +61751,8 @@ function chunksOf(ex) {
   });
   return { parsed, doneAt, count: ex.events.length };
 }
-var choice0 = (c) => {
-  const choices = c.choices;
-  return Array.isArray(choices) && isObject(choices[0]) ? choices[0] : void 0;
-};
 var deltaOf = (c) => {
-  const d = choice0(c)?.delta;
+  const d = firstChoice(c)?.delta;
   return isObject(d) ? d : void 0;
 };
 function framingItems(ex) {
@@ -61691,7 +61815,7 @@ function incrementalItem(chunks, evidence) {
   );
 }
 function finishItems(chunks, evidence) {
-  const reasons = chunks.map((c) => choice0(c)?.finish_reason).filter((r) => r !== void 0 && r !== null);
+  const reasons = chunks.map((c) => firstChoice(c)?.finish_reason).filter((r) => r !== void 0 && r !== null);
   const reason = wireWord(reasons[0] ?? "none");
   return [
     item(
@@ -61780,7 +61904,7 @@ function nonStreamItems(ex, maxTokens) {
         evidence
       )
     ];
-  const c = choice0(body);
+  const c = firstChoice(body);
   const message = isObject(c?.message) ? c.message : void 0;
   const problems = [];
   for (const key of ["id", "created", "model"])
@@ -61805,17 +61929,14 @@ function nonStreamItems(ex, maxTokens) {
 function messageOf(ex) {
   const body = parseJson(ex.text);
   if (!isObject(body)) return { body: void 0, message: void 0 };
-  const m = choice0(body)?.message;
+  const m = firstChoice(body)?.message;
   return { body, message: isObject(m) ? m : void 0 };
 }
 
 // src/contract/params.ts
 var STORY = [{ role: "user", content: "Write a long story about a lighthouse keeper." }];
 var JSON_ASK = [{ role: "user", content: "Give a city and its country as a JSON object." }];
-var finishOf = (body) => {
-  const c = Array.isArray(body?.choices) ? body.choices[0] : void 0;
-  return wireWord((isObject(c) ? c.finish_reason : void 0) ?? "none");
-};
+var finishOf = (body) => wireWord(firstChoice(body)?.finish_reason ?? "none");
 var completionTokens = (body) => {
   const u = body?.usage;
   return isObject(u) && typeof u.completion_tokens === "number" ? u.completion_tokens : void 0;
@@ -61864,8 +61985,8 @@ async function seedProbe(ask2) {
 async function logprobsProbe(ask2) {
   const ex = await ask2({ messages: STORY, max_tokens: 4, logprobs: true, top_logprobs: 2 });
   const { body } = messageOf(ex);
-  const c = Array.isArray(body?.choices) ? body.choices[0] : void 0;
-  const lp = isObject(c) && isObject(c.logprobs) ? c.logprobs.content : void 0;
+  const logprobs = firstChoice(body)?.logprobs;
+  const lp = isObject(logprobs) ? logprobs.content : void 0;
   const entries = Array.isArray(lp) ? lp : [];
   const wellFormed = entries.every(
     (e) => isObject(e) && typeof e.token === "string" && typeof e.logprob === "number" && Array.isArray(e.top_logprobs) && e.top_logprobs.length === 2
@@ -62175,12 +62296,7 @@ async function runArmContract(target, options, only) {
   }
 }
 function fingerprintOf(ex) {
-  try {
-    const body = JSON.parse(ex.text);
-    return typeof body === "object" && body !== null && "system_fingerprint" in body ? body.system_fingerprint : void 0;
-  } catch {
-    return void 0;
-  }
+  return messageOf(ex).body?.system_fingerprint;
 }
 
 // src/contract/selection.ts
@@ -71080,125 +71196,6 @@ var import_undici6 = __toESM(require_undici(), 1);
 // src/load/client.ts
 var import_undici5 = __toESM(require_undici(), 1);
 
-// src/openai/response.ts
-var EXCERPT_CHARS = 300;
-function excerpt2(text2, limit = EXCERPT_CHARS) {
-  return text2.length <= limit ? text2 : `${text2.slice(0, limit)}\u2026`;
-}
-var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-var nonEmpty = (v) => typeof v === "string" && v.length > 0;
-var str = (v) => typeof v === "string" ? v : void 0;
-var num = (v) => typeof v === "number" ? v : void 0;
-function toolCallDelta(raw) {
-  const d = isObject2(raw) ? raw : {};
-  const fn = isObject2(d.function) ? d.function : {};
-  return {
-    index: num(d.index),
-    id: str(d.id),
-    type: str(d.type),
-    name: str(fn.name),
-    arguments: str(fn.arguments)
-  };
-}
-function choiceDelta(choice) {
-  const delta = isObject2(choice.delta) ? choice.delta : void 0;
-  const toolCalls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : void 0;
-  const content = str(delta?.content) ?? str(choice.text) ?? "";
-  const reasoning = nonEmpty(delta?.reasoning_content) || nonEmpty(delta?.reasoning);
-  const answer = content.length > 0 || toolCalls !== void 0 && toolCalls.length > 0 || isObject2(delta?.function_call);
-  const finish = choice.finish_reason;
-  return {
-    output: reasoning || answer,
-    reasoning,
-    answer,
-    refusal: nonEmpty(delta?.refusal),
-    content,
-    toolCalls: toolCalls?.map(toolCallDelta),
-    finishReason: nonEmpty(finish) ? finish : void 0
-  };
-}
-function usageOf(usage) {
-  const completion = isObject2(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
-  const prompt = isObject2(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-  return {
-    promptTokens: num(usage.prompt_tokens),
-    completionTokens: num(usage.completion_tokens),
-    reasoningTokens: num(completion.reasoning_tokens),
-    cachedTokens: num(prompt.cached_tokens)
-  };
-}
-function errorDetail(text2) {
-  try {
-    const parsed = JSON.parse(text2);
-    if (isObject2(parsed) && isObject2(parsed.error)) return excerpt2(JSON.stringify(parsed.error));
-  } catch {
-  }
-  return excerpt2(text2);
-}
-function readSseEvent(event) {
-  if (event.event === "error") return { kind: "error", detail: errorDetail(event.data) };
-  return readStreamEvent(event.data);
-}
-function readUnknownField(name, value2) {
-  return name === "error" ? { kind: "error", detail: errorDetail(value2) } : void 0;
-}
-function readStreamEvent(data) {
-  if (data === "[DONE]") return { kind: "done" };
-  let parsed;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    return {
-      kind: "invalid",
-      problem: "not_json",
-      detail: `a data event is not JSON: ${excerpt2(data)}`
-    };
-  }
-  if (!isObject2(parsed)) {
-    return {
-      kind: "invalid",
-      problem: "not_object",
-      detail: `a data event is not a JSON object: ${excerpt2(data)}`
-    };
-  }
-  if (parsed.error !== void 0 && parsed.error !== null) {
-    return { kind: "error", detail: excerpt2(JSON.stringify(parsed.error)) };
-  }
-  if (parsed.object === "error") return { kind: "error", detail: excerpt2(data) };
-  const usage = isObject2(parsed.usage) ? usageOf(parsed.usage) : void 0;
-  if (!Array.isArray(parsed.choices)) {
-    if (usage) return { kind: "chunk", choices: [], usage };
-    return {
-      kind: "invalid",
-      problem: "no_choices",
-      detail: `a chunk has no choices array: ${excerpt2(data)}`
-    };
-  }
-  const choices = [];
-  for (const c of parsed.choices) if (isObject2(c)) choices.push(choiceDelta(c));
-  return { kind: "chunk", choices, usage };
-}
-function readCompletion(text2) {
-  let parsed;
-  try {
-    parsed = JSON.parse(text2);
-  } catch {
-    return { kind: "invalid" };
-  }
-  if (!isObject2(parsed)) return { kind: "invalid" };
-  const choice = Array.isArray(parsed.choices) && isObject2(parsed.choices[0]) ? parsed.choices[0] : {};
-  const message = isObject2(choice.message) ? choice.message : {};
-  const finish = choice.finish_reason;
-  return {
-    kind: "completion",
-    content: str(message.content) ?? "",
-    refusal: nonEmpty(message.refusal),
-    toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls.map(toolCallDelta) : void 0,
-    finishReason: nonEmpty(finish) ? finish : void 0,
-    usage: isObject2(parsed.usage) ? usageOf(parsed.usage) : void 0
-  };
-}
-
 // src/load/stream.ts
 function applyUnknownField(r, name, value2) {
   const event = readUnknownField(name, value2);
@@ -71254,17 +71251,6 @@ function applyStreamEvent(r, data, nowMs, type = "") {
 var BODY_EXCERPT_BYTES = 2048;
 var KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
 var RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
-function keptHeaders(headers, kept = KEPT_HEADER) {
-  let out;
-  for (const [name, value2] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (kept.test(lower) && value2 !== void 0) {
-      out ??= {};
-      out[lower] = excerpt2(Array.isArray(value2) ? value2.join(", ") : value2, 200);
-    }
-  }
-  return out;
-}
 function sendCompletion(dispatcher, origin2, path, headers, body, record, now, onDone) {
   let controller;
   let pendingAbort;
@@ -71299,7 +71285,7 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
           onUnknownField: (name, value2) => applyUnknownField(record, name, value2)
         });
       } else {
-        record.headers = keptHeaders(responseHeaders) ?? {};
+        record.headers = keptHeaders(responseHeaders, KEPT_HEADER) ?? {};
         if (statusCode >= 200 && statusCode < 300) {
           record.protocolError = `expected an SSE stream (text/event-stream), got content-type "${type}"`;
         }

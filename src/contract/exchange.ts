@@ -7,6 +7,7 @@ import { type Dispatcher, request } from "undici";
 import { readCappedBody } from "../common/body.ts";
 import { errorCode, errorMessage } from "../common/errors.ts";
 import { RECONNECTABLE } from "../openai/connection.ts";
+import { keptHeaders } from "../openai/headers.ts";
 import { SseParser } from "../openai/sse.ts";
 
 export interface ProbeRequest {
@@ -42,16 +43,6 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 const READ_HEADERS =
   /^(content-type|cache-control|x-accel-buffering|retry-after|server|x-ratelimit-.*)$/;
-
-function readHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    const lower = name.toLowerCase();
-    if (READ_HEADERS.test(lower) && value !== undefined)
-      kept[lower] = (Array.isArray(value) ? value.join(", ") : value).slice(0, 200);
-  }
-  return kept;
-}
 
 export function sseEvents(text: string): WireEvent[] {
   const events: WireEvent[] = [];
@@ -97,7 +88,7 @@ export async function exchange(
       return done({ error: errorMessage(error) });
     }
   }
-  const headers = readHeaders(res.headers);
+  const headers = keptHeaders(res.headers, READ_HEADERS) ?? {};
   try {
     const text = (await readCappedBody(res.body, MAX_BODY_BYTES)).toString("utf8");
     const stream = (headers["content-type"] ?? "").startsWith("text/event-stream");

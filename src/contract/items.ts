@@ -23,6 +23,12 @@ export const isObject = (v: unknown): v is Json =>
 
 export const EVIDENCE_CHARS = 200;
 
+/** An answer's or a chunk's first choice, when it has one. */
+export function firstChoice(body: Json | undefined): Json | undefined {
+  const choices = body?.choices;
+  return Array.isArray(choices) && isObject(choices[0]) ? choices[0] : undefined;
+}
+
 /** The finish reasons the API documents. */
 export const DOCUMENTED_FINISH = new Set(["stop", "length", "tool_calls", "content_filter"]);
 

@@ -6,6 +6,7 @@ import type { Exchange } from "./exchange.ts";
 import {
   type ContractItem,
   evidenceOf,
+  firstChoice,
   isObject,
   item,
   type Json,
@@ -20,10 +21,8 @@ export type AskChat = (fields: Json, stream?: boolean) => Promise<Exchange>;
 const STORY = [{ role: "user", content: "Write a long story about a lighthouse keeper." }];
 const JSON_ASK = [{ role: "user", content: "Give a city and its country as a JSON object." }];
 
-const finishOf = (body: Json | undefined): string => {
-  const c = Array.isArray(body?.choices) ? body.choices[0] : undefined;
-  return wireWord((isObject(c) ? c.finish_reason : undefined) ?? "none");
-};
+const finishOf = (body: Json | undefined): string =>
+  wireWord(firstChoice(body)?.finish_reason ?? "none");
 const completionTokens = (body: Json | undefined): number | undefined => {
   const u = body?.usage;
   return isObject(u) && typeof u.completion_tokens === "number" ? u.completion_tokens : undefined;
@@ -88,8 +87,8 @@ export async function seedProbe(ask: AskChat): Promise<ContractItem[]> {
 export async function logprobsProbe(ask: AskChat): Promise<ContractItem[]> {
   const ex = await ask({ messages: STORY, max_tokens: 4, logprobs: true, top_logprobs: 2 });
   const { body } = messageOf(ex);
-  const c = Array.isArray(body?.choices) ? body.choices[0] : undefined;
-  const lp = isObject(c) && isObject(c.logprobs) ? c.logprobs.content : undefined;
+  const logprobs = firstChoice(body)?.logprobs;
+  const lp = isObject(logprobs) ? logprobs.content : undefined;
   const entries = Array.isArray(lp) ? lp : [];
   const wellFormed = entries.every(
     (e) =>

@@ -26,7 +26,7 @@ import {
   toolProbes,
 } from "./params.ts";
 import { identifyRuntime, type RuntimeId } from "./runtime.ts";
-import { nonStreamItems, streamItems } from "./stream-items.ts";
+import { messageOf, nonStreamItems, streamItems } from "./stream-items.ts";
 
 export interface ProbeContext {
   target: Target;
@@ -309,12 +309,5 @@ export async function runArmContract(
 }
 
 function fingerprintOf(ex: Exchange): unknown {
-  try {
-    const body = JSON.parse(ex.text) as unknown;
-    return typeof body === "object" && body !== null && "system_fingerprint" in body
-      ? body.system_fingerprint
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  return messageOf(ex).body?.system_fingerprint;
 }

@@ -7,6 +7,7 @@ import {
   type ContractItem,
   DOCUMENTED_FINISH,
   evidenceOf,
+  firstChoice,
   isObject,
   item,
   type Json,
@@ -32,12 +33,8 @@ function chunksOf(ex: Exchange): Chunks {
   return { parsed, doneAt, count: ex.events.length };
 }
 
-const choice0 = (c: Json): Json | undefined => {
-  const choices = c.choices;
-  return Array.isArray(choices) && isObject(choices[0]) ? choices[0] : undefined;
-};
 const deltaOf = (c: Json): Json | undefined => {
-  const d = choice0(c)?.delta;
+  const d = firstChoice(c)?.delta;
   return isObject(d) ? d : undefined;
 };
 
@@ -123,7 +120,7 @@ function incrementalItem(chunks: Json[], evidence: string): ContractItem {
 
 function finishItems(chunks: Json[], evidence: string): ContractItem[] {
   const reasons = chunks
-    .map((c) => choice0(c)?.finish_reason)
+    .map((c) => firstChoice(c)?.finish_reason)
     .filter((r) => r !== undefined && r !== null);
   const reason = wireWord(reasons[0] ?? "none");
   return [
@@ -233,7 +230,7 @@ export function nonStreamItems(ex: Exchange, maxTokens: number): ContractItem[] 
         evidence,
       ),
     ];
-  const c = choice0(body);
+  const c = firstChoice(body);
   const message = isObject(c?.message) ? c.message : undefined;
   const problems: string[] = [];
   for (const key of ["id", "created", "model"])
@@ -260,6 +257,6 @@ export function nonStreamItems(ex: Exchange, maxTokens: number): ContractItem[] 
 export function messageOf(ex: Exchange): { body: Json | undefined; message: Json | undefined } {
   const body = parseJson(ex.text);
   if (!isObject(body)) return { body: undefined, message: undefined };
-  const m = choice0(body)?.message;
+  const m = firstChoice(body)?.message;
   return { body, message: isObject(m) ? m : undefined };
 }

@@ -5,6 +5,7 @@
 import { Client, type Dispatcher } from "undici";
 import { errorCode } from "../common/errors.ts";
 import { RECONNECTABLE } from "../openai/connection.ts";
+import { keptHeaders } from "../openai/headers.ts";
 import { excerpt } from "../openai/response.ts";
 import { SseParser } from "../openai/sse.ts";
 import type { RequestRecord } from "./record.ts";
@@ -15,21 +16,6 @@ const BODY_EXCERPT_BYTES = 2048;
 const KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
 /** What a stream keeps: the limits its server announces (none: nothing kept, nothing allocated). */
 const RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
-
-function keptHeaders(
-  headers: Record<string, string | string[] | undefined>,
-  kept: RegExp = KEPT_HEADER,
-): Record<string, string> | undefined {
-  let out: Record<string, string> | undefined;
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (kept.test(lower) && value !== undefined) {
-      out ??= {};
-      out[lower] = excerpt(Array.isArray(value) ? value.join(", ") : value, 200);
-    }
-  }
-  return out;
-}
 
 /** Handle for aborting an in-flight request. */
 export interface InFlight {
@@ -84,7 +70,7 @@ export function sendCompletion(
           onUnknownField: (name, value) => applyUnknownField(record, name, value),
         });
       } else {
-        record.headers = keptHeaders(responseHeaders) ?? {};
+        record.headers = keptHeaders(responseHeaders, KEPT_HEADER) ?? {};
         if (statusCode >= 200 && statusCode < 300) {
           record.protocolError = `expected an SSE stream (text/event-stream), got content-type "${type}"`;
         }

@@ -59950,6 +59950,19 @@ var parse = function(data, opts = {}) {
   return records;
 };
 
+// src/common/lines.ts
+function* linesOf(text2) {
+  let number = 1;
+  for (let start = 0; start <= text2.length; number++) {
+    const end = text2.indexOf("\n", start);
+    const stop = end === -1 ? text2.length : end;
+    const line = text2.slice(start, text2.charCodeAt(stop - 1) === 13 ? stop - 1 : stop);
+    yield { line, number };
+    if (end === -1) return;
+    start = end + 1;
+  }
+}
+
 // src/workload/trace.ts
 var TRACE_FORMATS = ["azure", "mooncake", "burstgpt"];
 var MOONCAKE_BLOCK_TOKENS = 512;
@@ -60026,9 +60039,8 @@ var CSV_COLUMNS = {
 function parseRows(content, name, format) {
   const out = [];
   if (format === "mooncake") {
-    content.split("\n").forEach((text2, i) => {
-      if (text2.trim() === "") return;
-      const line = i + 1;
+    for (const { line: text2, number: line } of linesOf(content)) {
+      if (text2.trim() === "") continue;
       let row;
       try {
         row = JSON.parse(text2);
@@ -60049,7 +60061,7 @@ function parseRows(content, name, format) {
         fail(
           name,
           line,
-          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of at most ${MAX_BLOCKS} integers (${MAX_TOKENS.toLocaleString("en-US")} tokens in ${MOONCAKE_BLOCK_TOKENS}-token blocks)`
+          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of at most ${MAX_BLOCKS.toLocaleString("en-US")} integers (${MAX_TOKENS.toLocaleString("en-US")} tokens in ${MOONCAKE_BLOCK_TOKENS}-token blocks)`
         );
       if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
       out.push({
@@ -60058,7 +60070,7 @@ function parseRows(content, name, format) {
         outputTokens: tokens(name, line, "output_length", row.output_length),
         hashIds: ids
       });
-    });
+    }
     return out;
   }
   const columns = CSV_COLUMNS[format];
@@ -71834,6 +71846,12 @@ var FILE_CAPS_BYTES = {
   trace: 500 * MiB,
   dataset: 500 * MiB
 };
+var FILE_LINE_CAPS = {
+  // workload/trace.ts's 2,000,000 rows, a CSV header and a last newline.
+  trace: 2000002,
+  "lanes history": 1e6,
+  "quality suite": 1e6
+};
 function whatItIs(stats) {
   if (stats.isDirectory()) return "a directory";
   if (stats.isFIFO()) return "a FIFO";
@@ -71843,7 +71861,6 @@ function whatItIs(stats) {
 }
 var mib = (bytes) => `${Number((bytes / MiB).toPrecision(3))} MiB`;
 function readInputFile(path, kind) {
-  const capBytes = FILE_CAPS_BYTES[kind];
   const refuse = (stats) => new Error(`it is ${whatItIs(stats)}; a ${kind} must be a regular file`);
   const before = statSync(path);
   if (!before.isFile()) throw refuse(before);
@@ -71851,25 +71868,45 @@ function readInputFile(path, kind) {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refuse(stats);
-    const tooBig = () => new Error(`it is larger than the ${mib(capBytes)} a ${kind} may weigh`);
-    if (stats.size > capBytes) throw tooBig();
-    let buffer = Buffer.alloc(Math.min(capBytes + 1, Math.max(stats.size + 1, 64 * 1024)));
-    let length = 0;
-    for (; ; ) {
-      if (length === buffer.length) {
-        if (length > capBytes) throw tooBig();
-        const bigger = Buffer.alloc(Math.min(capBytes + 1, 2 * buffer.length));
-        buffer.copy(bigger, 0, 0, length);
-        buffer = bigger;
-      }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-    }
-    if (length > capBytes) throw tooBig();
-    return buffer.subarray(0, length).toString("utf8");
+    const capLines = FILE_LINE_CAPS[kind];
+    if (capLines !== void 0) countLines(fd, kind, capLines);
+    return readWhole(fd, kind, stats.size);
   } finally {
     closeSync(fd);
+  }
+}
+function readWhole(fd, kind, sizeBytes) {
+  const capBytes = FILE_CAPS_BYTES[kind];
+  const tooBig = () => new Error(`it is larger than the ${mib(capBytes)} a ${kind} may weigh`);
+  if (sizeBytes > capBytes) throw tooBig();
+  let buffer = Buffer.alloc(Math.min(capBytes + 1, Math.max(sizeBytes + 1, 64 * 1024)));
+  let length = 0;
+  for (; ; ) {
+    if (length === buffer.length) {
+      if (length > capBytes) throw tooBig();
+      const bigger = Buffer.alloc(Math.min(capBytes + 1, 2 * buffer.length));
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    const n = readSync(fd, buffer, length, buffer.length - length, length);
+    if (n === 0) break;
+    length += n;
+  }
+  if (length > capBytes) throw tooBig();
+  return buffer.subarray(0, length).toString("utf8");
+}
+function countLines(fd, kind, capLines) {
+  const chunk = Buffer.alloc(MiB);
+  let lines2 = 0;
+  for (let at2 = 0; ; ) {
+    const n = readSync(fd, chunk, 0, chunk.length, at2);
+    if (n === 0) return;
+    at2 += n;
+    for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines2++;
+    if (lines2 > capLines)
+      throw new Error(
+        `it has more than ${capLines.toLocaleString("en-US")} lines, the most a ${kind} may hold`
+      );
   }
 }
 
@@ -71950,25 +71987,25 @@ function checkMessages(value2, source, where) {
 }
 function parseJsonl(text2, source) {
   const entries = [];
-  for (const [i, line] of text2.split(/\r?\n/).entries()) {
+  for (const { line, number } of linesOf(text2)) {
     if (line.trim() === "") continue;
     let row;
     try {
       row = JSON.parse(line);
     } catch (error) {
-      fail2(source, `line ${i + 1}`, `not JSON (${errorMessage(error)})`);
+      fail2(source, `line ${number}`, `not JSON (${errorMessage(error)})`);
     }
-    if (!isRecord(row)) return fail2(source, `line ${i + 1}`, "expected a JSON object");
+    if (!isRecord(row)) return fail2(source, `line ${number}`, "expected a JSON object");
     const { messages, max_tokens: maxTokens } = row;
     if (maxTokens !== void 0 && !(typeof maxTokens === "number" && Number.isInteger(maxTokens) && maxTokens >= 1)) {
       fail2(
         source,
-        `line ${i + 1}`,
+        `line ${number}`,
         `max_tokens = ${JSON.stringify(maxTokens)}; expected an integer \u2265 1`
       );
     }
     entries.push({
-      messages: checkMessages(messages, source, `line ${i + 1}`),
+      messages: checkMessages(messages, source, `line ${number}`),
       maxTokens: typeof maxTokens === "number" ? maxTokens : void 0,
       later: []
     });
@@ -79538,17 +79575,17 @@ var ROW_SCHEMA = {
 var validateRow = new import__3.Ajv2020({ strict: false }).compile(ROW_SCHEMA);
 function parseHistory(text2, source) {
   const rows2 = [];
-  for (const [i, line] of text2.split("\n").entries()) {
+  for (const { line, number } of linesOf(text2)) {
     if (line.trim() === "") continue;
     let row;
     try {
       row = JSON.parse(line);
     } catch {
-      throw new Error(`history ${source}: line ${i + 1} is not JSON`);
+      throw new Error(`history ${source}: line ${number} is not JSON`);
     }
     if (!validateRow(row))
       throw new Error(
-        `history ${source}: line ${i + 1} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`
+        `history ${source}: line ${number} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`
       );
     rows2.push(row);
   }
@@ -80315,6 +80352,9 @@ function formatMeasureReport(r) {
   );
   for (const reason of v.reasons) lines2.push(`  invalid: ${reason}`);
   for (const warning of v.warnings) lines2.push(`  note: ${warning}`);
+  const metrics = r.server_metrics;
+  if (metrics && "error" in metrics)
+    lines2.push(`server metrics: not read from ${metrics.url}: ${metrics.error}`);
   for (const [outcome2, examples] of Object.entries(r.errors)) {
     const e = examples?.[0];
     if (!e) continue;

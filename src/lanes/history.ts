@@ -3,6 +3,7 @@
 // Rows hold lane names, never URLs' keys or the keys themselves.
 
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { linesOf } from "../common/lines.ts";
 import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
 
@@ -71,17 +72,17 @@ const validateRow = new Ajv2020({ strict: false }).compile<HistoryRow>(ROW_SCHEM
 /** Reads a history file's text; a bad line is an error naming the file, the line and the field. */
 export function parseHistory(text: string, source: string): HistoryRow[] {
   const rows: HistoryRow[] = [];
-  for (const [i, line] of text.split("\n").entries()) {
+  for (const { line, number } of linesOf(text)) {
     if (line.trim() === "") continue;
     let row: unknown;
     try {
       row = JSON.parse(line);
     } catch {
-      throw new Error(`history ${source}: line ${i + 1} is not JSON`);
+      throw new Error(`history ${source}: line ${number} is not JSON`);
     }
     if (!validateRow(row))
       throw new Error(
-        `history ${source}: line ${i + 1} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`,
+        `history ${source}: line ${number} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`,
       );
     rows.push(row);
   }

@@ -117,6 +117,10 @@ export function formatMeasureReport(r: TrialReport): string {
   );
   for (const reason of v.reasons) lines.push(`  invalid: ${reason}`);
   for (const warning of v.warnings) lines.push(`  note: ${warning}`);
+  const metrics = r.server_metrics;
+  // A failed scrape fails that view, not the run; said, so its absence is not a mystery.
+  if (metrics && "error" in metrics)
+    lines.push(`server metrics: not read from ${metrics.url}: ${metrics.error}`);
   for (const [outcome, examples] of Object.entries(r.errors)) {
     const e = examples?.[0];
     if (!e) continue;

@@ -5,6 +5,7 @@
 
 import { isRecord } from "../common/arrays.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
+import { linesOf } from "../common/lines.ts";
 import type { ChatMessage } from "../openai/target.ts";
 
 export interface DatasetEntry {
@@ -47,15 +48,15 @@ function checkMessages(value: unknown, source: string, where: string): ChatMessa
 
 function parseJsonl(text: string, source: string): DatasetEntry[] {
   const entries: DatasetEntry[] = [];
-  for (const [i, line] of text.split(/\r?\n/).entries()) {
+  for (const { line, number } of linesOf(text)) {
     if (line.trim() === "") continue;
     let row: unknown;
     try {
       row = JSON.parse(line);
     } catch (error) {
-      fail(source, `line ${i + 1}`, `not JSON (${errorMessage(error)})`);
+      fail(source, `line ${number}`, `not JSON (${errorMessage(error)})`);
     }
-    if (!isRecord(row)) return fail(source, `line ${i + 1}`, "expected a JSON object");
+    if (!isRecord(row)) return fail(source, `line ${number}`, "expected a JSON object");
     const { messages, max_tokens: maxTokens } = row;
     if (
       maxTokens !== undefined &&
@@ -63,12 +64,12 @@ function parseJsonl(text: string, source: string): DatasetEntry[] {
     ) {
       fail(
         source,
-        `line ${i + 1}`,
+        `line ${number}`,
         `max_tokens = ${JSON.stringify(maxTokens)}; expected an integer ≥ 1`,
       );
     }
     entries.push({
-      messages: checkMessages(messages, source, `line ${i + 1}`),
+      messages: checkMessages(messages, source, `line ${number}`),
       maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
       later: [],
     });

@@ -12,6 +12,7 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { at } from "../common/arrays.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
+import { linesOf } from "../common/lines.ts";
 import { MAX_TOKENS } from "./lengths.ts";
 
 export const TRACE_FORMATS = ["azure", "mooncake", "burstgpt"] as const;
@@ -138,9 +139,8 @@ const CSV_COLUMNS = {
 function parseRows(content: string, name: string, format: TraceFormat): TimedRow[] {
   const out: TimedRow[] = [];
   if (format === "mooncake") {
-    content.split("\n").forEach((text, i) => {
-      if (text.trim() === "") return;
-      const line = i + 1;
+    for (const { line: text, number: line } of linesOf(content)) {
+      if (text.trim() === "") continue;
       let row: Record<string, unknown>;
       try {
         row = JSON.parse(text);
@@ -164,7 +164,7 @@ function parseRows(content: string, name: string, format: TraceFormat): TimedRow
         fail(
           name,
           line,
-          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of at most ${MAX_BLOCKS} integers (${MAX_TOKENS.toLocaleString("en-US")} tokens in ${MOONCAKE_BLOCK_TOKENS}-token blocks)`,
+          `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of at most ${MAX_BLOCKS.toLocaleString("en-US")} integers (${MAX_TOKENS.toLocaleString("en-US")} tokens in ${MOONCAKE_BLOCK_TOKENS}-token blocks)`,
         );
       if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
       out.push({
@@ -173,7 +173,7 @@ function parseRows(content: string, name: string, format: TraceFormat): TimedRow
         outputTokens: tokens(name, line, "output_length", row.output_length),
         hashIds: ids as number[] | undefined,
       });
-    });
+    }
     return out;
   }
   const columns = CSV_COLUMNS[format];

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runCli } from "../../src/cli.ts";
-import { FILE_CAPS_BYTES, readInputFile } from "../../src/common/files.ts";
+import { FILE_CAPS_BYTES, FILE_LINE_CAPS, readInputFile } from "../../src/common/files.ts";
+import { MAX_TRACE_ROWS } from "../../src/workload/trace.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "lpg-files-"));
@@ -51,6 +52,24 @@ test("a file over its kind's cap is refused before it is read", LOAD_TEST, () =>
   writeFileSync(exact, "x".repeat(FILE_CAPS_BYTES["config file"]));
   assert.equal(readInputFile(exact, "config file").length, FILE_CAPS_BYTES["config file"]);
 });
+
+test(
+  "a line-per-row kind is refused past its line cap while reading, before it is held",
+  LOAD_TEST,
+  () => {
+    const cap = FILE_LINE_CAPS.trace ?? 0;
+    assert.equal(cap, MAX_TRACE_ROWS + 2, "the trace's rows, a CSV header and a last newline");
+    const long = join(dir, "long.csv");
+    writeFileSync(long, "\n".repeat(cap + 1));
+    assert.throws(
+      () => readInputFile(long, "trace"),
+      /it has more than 2,000,002 lines, the most a trace may hold/,
+    );
+    writeFileSync(long, "\n".repeat(cap));
+    assert.equal(readInputFile(long, "trace").length, cap);
+    assert.equal(FILE_LINE_CAPS.dataset, undefined, "a dataset's JSON may be pretty-printed");
+  },
+);
 
 test(
   "through the CLI: a device as the config, a FIFO as the suite — exit 2, named, an error results file",

@@ -2,6 +2,7 @@
 // mocks a test started must go on answering), killed past a bound.
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SETTINGS, type Setting } from "../../src/config/settings.ts";
 
@@ -13,9 +14,17 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCliProcess(args: string[], killAfterMs: number): Promise<CliRun> {
+export function runCliProcess(
+  args: string[],
+  killAfterMs: number,
+  nodeArgs: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -31,6 +40,24 @@ export function runCliProcess(args: string[], killAfterMs: number): Promise<CliR
     });
   });
 }
+
+/** A CLI process's run with its wall time and peak resident memory. */
+export async function runCliMeasured(
+  args: string[],
+  killAfterMs: number,
+  rssFile: string,
+): Promise<CliRun & { seconds: number; peakRssMb: number }> {
+  const started = performance.now();
+  const run = await runCliProcess(args, killAfterMs, ["--import", PEAK_RSS], {
+    ...process.env,
+    LPG_TEST_PEAK_RSS_FILE: rssFile,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const peakRssMb = Number(readFileSync(rssFile, "utf8")) / 1024;
+  return { ...run, seconds, peakRssMb };
+}
+
+const PEAK_RSS = join(import.meta.dirname, "peak-rss.ts");
 
 const SWITCHES = new Set<string>(
   (SETTINGS as readonly Setting[]).filter((s) => s.kind === "boolean").map((s) => s.name),

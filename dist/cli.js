@@ -77506,6 +77506,7 @@ var GLOBAL_TIMERS = {
   clearImmediate: (h) => clearImmediate(h)
 };
 var SPIN_MS = 2;
+var WAKE_LEAD_MS = 0.2;
 var LaterHeap = class {
   items = [];
   get size() {
@@ -77589,6 +77590,7 @@ var SendScheduler = class {
   clearWake() {
     this.timers.clearTimeout(this.sleeping);
     this.timers.clearImmediate(this.polling);
+    this.timers.cancelWake?.();
     this.sleeping = void 0;
     this.polling = void 0;
   }
@@ -77619,7 +77621,10 @@ var SendScheduler = class {
     const dueMs = Math.min(fixedMs, this.later.peek()?.dueMs ?? Infinity);
     if (dueMs === Infinity) return;
     const waitMs = dueMs - now;
-    if (waitMs > this.spinMs) {
+    if (this.timers.wakeAt && waitMs > WAKE_LEAD_MS) {
+      if (fixedMs === dueMs) this.source.prepare?.(this.next);
+      this.timers.wakeAt(dueMs - WAKE_LEAD_MS, this.tick);
+    } else if (waitMs > this.spinMs) {
       if (fixedMs === dueMs) this.source.prepare?.(this.next);
       this.sleeping = this.timers.setTimeout(this.tick, waitMs - this.spinMs);
     } else this.polling = this.timers.setImmediate(this.tick);
@@ -77675,6 +77680,113 @@ var SessionTracker = class {
   }
 };
 
+// src/load/waker.ts
+import { Worker } from "node:worker_threads";
+var GENERATION = 0;
+var SLICE_MS = 50;
+var WORKER_SOURCE = `
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const generation = new Int32Array(workerData, 0, 1);
+const wakeAt = new Float64Array(workerData, 8, 1);
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+parentPort.postMessage(-1);
+let posted = -1;
+for (;;) {
+  const seen = Atomics.load(generation, 0);
+  const at = wakeAt[0];
+  if (at < 0) break;
+  // A timed wait that ends early is waited on again.
+  const waitMs = posted === seen ? ${SLICE_MS} : at - now();
+  if (waitMs > 0) {
+    Atomics.wait(generation, 0, seen, Math.min(waitMs, ${SLICE_MS}));
+    continue;
+  }
+  posted = seen;
+  parentPort.postMessage(seen);
+}
+`;
+async function startWaker() {
+  const shared = new SharedArrayBuffer(16);
+  const generation = new Int32Array(shared, 0, 1);
+  const wakeAtMs = new Float64Array(shared, 8, 1);
+  wakeAtMs[0] = Number.POSITIVE_INFINITY;
+  let worker;
+  try {
+    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
+  } catch {
+    return void 0;
+  }
+  let armed;
+  let dead = false;
+  let ready = () => {
+  };
+  const started = new Promise((resolve) => {
+    ready = resolve;
+  });
+  const die = () => {
+    dead = true;
+    ready(false);
+    const fn = armed?.fn;
+    armed = void 0;
+    fn?.();
+  };
+  worker.on("message", (seen) => {
+    if (seen === -1) return ready(true);
+    if (armed === void 0 || armed.generation !== seen) return;
+    const { fn } = armed;
+    armed = void 0;
+    worker.unref();
+    fn();
+  });
+  worker.on("error", die);
+  worker.on("exit", die);
+  if (!await started) return void 0;
+  worker.unref();
+  const hrtimeOffsetMs = hrtimeOffset();
+  const bump = (atMs) => {
+    wakeAtMs[0] = atMs;
+    const next = Atomics.add(generation, GENERATION, 1) + 1;
+    Atomics.notify(generation, GENERATION);
+    return next;
+  };
+  let fallback;
+  const cancel = () => {
+    clearTimeout(fallback);
+    if (armed === void 0) return;
+    armed = void 0;
+    bump(Number.POSITIVE_INFINITY);
+    worker.unref();
+  };
+  return {
+    wakeAt: (atMs, fn) => {
+      if (dead) {
+        clearTimeout(fallback);
+        fallback = setTimeout(fn, Math.max(0, atMs - performance.now()));
+        return;
+      }
+      armed = { generation: bump(atMs + hrtimeOffsetMs), fn };
+      worker.ref();
+    },
+    cancel,
+    close: async () => {
+      cancel();
+      bump(-1);
+      await worker.terminate();
+    }
+  };
+}
+function hrtimeOffset() {
+  let best = { widthMs: Number.POSITIVE_INFINITY, offsetMs: 0 };
+  for (let i = 0; i < 8; i++) {
+    const before = performance.now();
+    const hrMs = Number(process.hrtime.bigint()) / 1e6;
+    const after = performance.now();
+    if (after - before < best.widthMs)
+      best = { widthMs: after - before, offsetMs: hrMs - (before + after) / 2 };
+  }
+  return best.offsetMs;
+}
+
 // src/load/run.ts
 var LEAD_MS = 20;
 var TimeoutAbort = class extends Error {
@@ -77703,7 +77815,7 @@ var TrialLoad = class {
   resolveFinished = () => {
   };
   options;
-  constructor(options, dispatcher) {
+  constructor(options, dispatcher, timers) {
     this.options = options;
     const { target, workload } = options;
     this.clock = options.clock ?? MONOTONIC;
@@ -77741,7 +77853,7 @@ var TrialLoad = class {
         prepare: (i) => this.prepare(i)
       },
       (r) => this.admit(r),
-      options.timers ?? GLOBAL_TIMERS
+      timers
     );
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
@@ -77880,8 +77992,10 @@ async function runLoad(options) {
     headersTimeout: 0,
     bodyTimeout: 0
   });
+  const waker = options.timers === void 0 && options.clock === void 0 ? await startWaker() : void 0;
+  const scheduling = waker ? { ...timers, wakeAt: waker.wakeAt, cancelWake: waker.cancel } : timers;
   collectGarbage();
-  const load = new TrialLoad(options, dispatcher);
+  const load = new TrialLoad(options, dispatcher, scheduling);
   const clock = options.clock ?? MONOTONIC;
   let probes;
   const startProbesAt = timers.setTimeout(
@@ -77900,6 +78014,7 @@ async function runLoad(options) {
   clearInterval(deadlines);
   clearInterval(reporter);
   load.stopScheduling();
+  await waker?.close();
   const endMs = clock.now();
   timers.clearTimeout(startProbesAt);
   const readings = (probes ?? startProbes()).stop();
@@ -79114,10 +79229,10 @@ function probeWritable(io, flag, path) {
 }
 
 // src/commands/watchdog.ts
-import { Worker } from "node:worker_threads";
+import { Worker as Worker2 } from "node:worker_threads";
 var PLACEHOLDER = "@@watchdog-reason@@";
 var BEAT_MS = 200;
-var WORKER_SOURCE = `
+var WORKER_SOURCE2 = `
 const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
 const fs = process.getBuiltinModule("node:fs");
 const { beat, boundMs, resultsPath, template, placeholder } = workerData;
@@ -79144,7 +79259,7 @@ setInterval(() => {
 `;
 function startWatchdog(options) {
   const beat = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(WORKER_SOURCE, {
+  const worker = new Worker2(WORKER_SOURCE2, {
     eval: true,
     workerData: { ...options, beat, placeholder: PLACEHOLDER }
   });

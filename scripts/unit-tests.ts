@@ -21,6 +21,7 @@ const LOAD_MODULES = [
   "helpers/client.ts",
   "trial/measure.ts",
   "load/run.ts",
+  "load/waker.ts",
   "servers/lifecycle.ts",
   "servers/preflight.ts",
   "quality/run.ts",

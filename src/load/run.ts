@@ -24,6 +24,7 @@ import { collectGarbage, type ProbeReadings, type Probes, startProbes } from "./
 import { newRecord, type RequestRecord } from "./record.ts";
 import { type Clock, GLOBAL_TIMERS, MONOTONIC, SendScheduler, type Timers } from "./scheduler.ts";
 import { SessionTracker } from "./sessions.ts";
+import { startWaker } from "./waker.ts";
 
 export interface Progress {
   elapsedS: number;
@@ -102,7 +103,7 @@ class TrialLoad {
 
   private readonly options: LoadOptions;
 
-  constructor(options: LoadOptions, dispatcher: Dispatcher) {
+  constructor(options: LoadOptions, dispatcher: Dispatcher, timers: Timers) {
     this.options = options;
     const { target, workload } = options;
     this.clock = options.clock ?? MONOTONIC;
@@ -140,7 +141,7 @@ class TrialLoad {
         prepare: (i) => this.prepare(i),
       },
       (r) => this.admit(r),
-      options.timers ?? GLOBAL_TIMERS,
+      timers,
     );
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
@@ -304,8 +305,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
+  // A precise waker on the real clock only: a test's clock or timers keep theirs.
+  const waker =
+    options.timers === undefined && options.clock === undefined ? await startWaker() : undefined;
+  const scheduling: Timers = waker
+    ? { ...timers, wakeAt: waker.wakeAt, cancelWake: waker.cancel }
+    : timers;
   collectGarbage();
-  const load = new TrialLoad(options, dispatcher);
+  const load = new TrialLoad(options, dispatcher, scheduling);
   const clock = options.clock ?? MONOTONIC;
   // The self-check probes watch the measurement window and the drain, not the warm-up.
   let probes: Probes | undefined;
@@ -327,6 +334,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   clearInterval(deadlines);
   clearInterval(reporter);
   load.stopScheduling();
+  await waker?.close();
   const endMs = clock.now();
   timers.clearTimeout(startProbesAt);
   const readings = (probes ?? startProbes()).stop();

@@ -1,8 +1,9 @@
 // When each send happens: the precomputed schedule (ascending due times) and
 // sends that fall due later (a session's next turn), each fired at its due
-// time and never before it. A timer sleeps until SPIN_MS before the earliest
-// due send, then the event loop is polled (I/O is still served between
-// polls). A timer may wake early — libuv measures its delay from the time the
+// time and never before it. A precise waker (a worker thread, load/waker.ts)
+// or, without one, a timer sleeps until shortly before the earliest due send,
+// then the event loop is polled (I/O is still served between polls). A timer
+// may wake early — libuv measures its delay from the time the
 // loop iteration began, which on a busy machine is already stale — so every
 // wake reads the clock again and sleeps on if nothing is due yet.
 
@@ -18,6 +19,9 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
   setImmediate(fn: () => void): unknown;
   clearImmediate(handle: unknown): void;
+  /** A precise wake at a clock time (load/waker.ts); without one, a timer and polling. */
+  wakeAt?(atMs: number, fn: () => void): void;
+  cancelWake?(): void;
 }
 
 /** The global timers, looked up at each call (so that node:test's mock timers apply). */
@@ -35,6 +39,13 @@ export const GLOBAL_TIMERS: Timers = {
  * sends are the OS's.)
  */
 export const SPIN_MS = 2;
+
+/**
+ * With a precise waker, the wake comes this long before the send and the
+ * loop polls the rest: the wake's own latency (≈ 0.1 ms median on an idle
+ * machine) is then absorbed, not added to the send.
+ */
+export const WAKE_LEAD_MS = 0.2;
 
 export interface ScheduleSource {
   /** Sends on the precomputed schedule. */
@@ -149,6 +160,7 @@ export class SendScheduler<T> {
   private clearWake(): void {
     this.timers.clearTimeout(this.sleeping);
     this.timers.clearImmediate(this.polling);
+    this.timers.cancelWake?.();
     this.sleeping = undefined;
     this.polling = undefined;
   }
@@ -182,7 +194,10 @@ export class SendScheduler<T> {
     const dueMs = Math.min(fixedMs, this.later.peek()?.dueMs ?? Infinity);
     if (dueMs === Infinity) return;
     const waitMs = dueMs - now;
-    if (waitMs > this.spinMs) {
+    if (this.timers.wakeAt && waitMs > WAKE_LEAD_MS) {
+      if (fixedMs === dueMs) this.source.prepare?.(this.next);
+      this.timers.wakeAt(dueMs - WAKE_LEAD_MS, this.tick);
+    } else if (waitMs > this.spinMs) {
       if (fixedMs === dueMs) this.source.prepare?.(this.next);
       this.sleeping = this.timers.setTimeout(this.tick, waitMs - this.spinMs);
     } else this.polling = this.timers.setImmediate(this.tick);

@@ -106,3 +106,61 @@ test("timers that wake early never make a send early: the scheduler sleeps on", 
   for (const s of sentAt)
     assert.ok(s.at - s.due <= 1, `sent ${s.at - s.due} ms after its due time`);
 });
+
+test("a precise waker that wakes early never makes a send early, and it is what the scheduler sleeps on", () => {
+  let nowMs = 0;
+  const clock: Clock = { now: () => nowMs };
+  let armed: { atMs: number; fn: () => void } | undefined;
+  let immediate: (() => void) | undefined;
+  let timeouts = 0;
+  // The waker comes 0.3 ms early (past its lead); time moves 0.05 ms per poll or wake.
+  const timers: Timers = {
+    setTimeout: () => {
+      timeouts++;
+    },
+    clearTimeout: () => {},
+    setImmediate: (fn) => {
+      immediate = fn;
+    },
+    clearImmediate: () => {
+      immediate = undefined;
+    },
+    wakeAt: (atMs, fn) => {
+      armed = { atMs: atMs - 0.3, fn };
+    },
+    cancelWake: () => {
+      armed = undefined;
+    },
+  };
+  const dues = [10, 10.1, 35, 80];
+  const sentAt: number[] = [];
+  const scheduler = new SendScheduler<number>(
+    clock,
+    { count: dues.length, dueMs: (i) => dues[i] ?? Infinity, fire: () => sentAt.push(nowMs) },
+    () => {},
+    timers,
+  );
+  scheduler.start();
+  let polls = 0;
+  for (let steps = 0; steps < 10_000 && (armed || immediate); steps++) {
+    if (immediate) {
+      const fn = immediate;
+      immediate = undefined;
+      nowMs += 0.05;
+      polls++;
+      fn();
+    } else if (armed) {
+      const { atMs, fn } = armed;
+      armed = undefined;
+      nowMs = Math.max(nowMs + 0.05, atMs);
+      fn();
+    }
+  }
+  assert.equal(sentAt.length, dues.length);
+  sentAt.forEach((at, i) => {
+    const due = dues[i] ?? 0;
+    assert.ok(at >= due && at - due < 0.1, `send ${i} at ${at} ms, due at ${due} ms`);
+  });
+  assert.equal(timeouts, 0, "no timer: the waker is slept on");
+  assert.ok(polls <= dues.length * 12, `${polls} polls: only the last half millisecond is polled`);
+});

@@ -71860,6 +71860,7 @@ function whatItIs(stats) {
   return "not a regular file";
 }
 var mib = (bytes) => `${Number((bytes / MiB).toPrecision(3))} MiB`;
+var tooBig = (kind) => new Error(`it is larger than the ${mib(FILE_CAPS_BYTES[kind])} a ${kind} may weigh`);
 function readInputFile(path, kind) {
   const refuse = (stats) => new Error(`it is ${whatItIs(stats)}; a ${kind} must be a regular file`);
   const before = statSync(path);
@@ -71868,6 +71869,7 @@ function readInputFile(path, kind) {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refuse(stats);
+    if (stats.size > FILE_CAPS_BYTES[kind]) throw tooBig(kind);
     const capLines = FILE_LINE_CAPS[kind];
     if (capLines !== void 0) countLines(fd, kind, capLines);
     return readWhole(fd, kind, stats.size);
@@ -71877,13 +71879,11 @@ function readInputFile(path, kind) {
 }
 function readWhole(fd, kind, sizeBytes) {
   const capBytes = FILE_CAPS_BYTES[kind];
-  const tooBig = () => new Error(`it is larger than the ${mib(capBytes)} a ${kind} may weigh`);
-  if (sizeBytes > capBytes) throw tooBig();
   let buffer = Buffer.alloc(Math.min(capBytes + 1, Math.max(sizeBytes + 1, 64 * 1024)));
   let length = 0;
   for (; ; ) {
     if (length === buffer.length) {
-      if (length > capBytes) throw tooBig();
+      if (length > capBytes) throw tooBig(kind);
       const bigger = Buffer.alloc(Math.min(capBytes + 1, 2 * buffer.length));
       buffer.copy(bigger, 0, 0, length);
       buffer = bigger;
@@ -71892,17 +71892,18 @@ function readWhole(fd, kind, sizeBytes) {
     if (n === 0) break;
     length += n;
   }
-  if (length > capBytes) throw tooBig();
+  if (length > capBytes) throw tooBig(kind);
   return buffer.subarray(0, length).toString("utf8");
 }
 function countLines(fd, kind, capLines) {
   const chunk = Buffer.alloc(MiB);
   let lines2 = 0;
-  for (let at2 = 0; ; ) {
+  for (let at2 = 0; at2 <= FILE_CAPS_BYTES[kind]; ) {
     const n = readSync(fd, chunk, 0, chunk.length, at2);
     if (n === 0) return;
     at2 += n;
-    for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines2++;
+    const read = chunk.subarray(0, n);
+    for (let i = read.indexOf(10); i !== -1; i = read.indexOf(10, i + 1)) lines2++;
     if (lines2 > capLines)
       throw new Error(
         `it has more than ${capLines.toLocaleString("en-US")} lines, the most a ${kind} may hold`

@@ -51,6 +51,9 @@ function whatItIs(stats: Stats): string {
 
 const mib = (bytes: number) => `${Number((bytes / MiB).toPrecision(3))} MiB`;
 
+const tooBig = (kind: FileKind) =>
+  new Error(`it is larger than the ${mib(FILE_CAPS_BYTES[kind])} a ${kind} may weigh`);
+
 /** The file's text, or an Error that says why not (the caller names the input). */
 export function readInputFile(path: string, kind: FileKind): string {
   const refuse = (stats: Stats) =>
@@ -62,6 +65,7 @@ export function readInputFile(path: string, kind: FileKind): string {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw refuse(stats);
+    if (stats.size > FILE_CAPS_BYTES[kind]) throw tooBig(kind);
     const capLines = FILE_LINE_CAPS[kind];
     // A first pass holding one chunk at a time, so ten million rows are
     // refused without ever being held.
@@ -75,15 +79,13 @@ export function readInputFile(path: string, kind: FileKind): string {
 /** Reads the file from its start, at most its kind's bytes. */
 function readWhole(fd: number, kind: FileKind, sizeBytes: number): string {
   const capBytes = FILE_CAPS_BYTES[kind];
-  const tooBig = () => new Error(`it is larger than the ${mib(capBytes)} a ${kind} may weigh`);
-  if (sizeBytes > capBytes) throw tooBig();
   // Room for one byte past the size, so the end is seen in one read; grown
   // while a file that reports no size (procfs) goes on.
   let buffer = Buffer.alloc(Math.min(capBytes + 1, Math.max(sizeBytes + 1, 64 * 1024)));
   let length = 0;
   for (;;) {
     if (length === buffer.length) {
-      if (length > capBytes) throw tooBig();
+      if (length > capBytes) throw tooBig(kind);
       const bigger = Buffer.alloc(Math.min(capBytes + 1, 2 * buffer.length));
       buffer.copy(bigger, 0, 0, length);
       buffer = bigger;
@@ -92,19 +94,20 @@ function readWhole(fd: number, kind: FileKind, sizeBytes: number): string {
     if (n === 0) break;
     length += n;
   }
-  if (length > capBytes) throw tooBig();
+  if (length > capBytes) throw tooBig(kind);
   return buffer.subarray(0, length).toString("utf8");
 }
 
-/** Counts the file's newlines a chunk at a time; an Error past the kind's cap. */
+/** Counts the file's newlines a chunk at a time, to a byte past its cap; an Error past the kind's line cap. */
 function countLines(fd: number, kind: FileKind, capLines: number): void {
   const chunk = Buffer.alloc(MiB);
   let lines = 0;
-  for (let at = 0; ; ) {
+  for (let at = 0; at <= FILE_CAPS_BYTES[kind]; ) {
     const n = readSync(fd, chunk, 0, chunk.length, at);
     if (n === 0) return;
     at += n;
-    for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines++;
+    const read = chunk.subarray(0, n);
+    for (let i = read.indexOf(10); i !== -1; i = read.indexOf(10, i + 1)) lines++;
     if (lines > capLines)
       throw new Error(
         `it has more than ${capLines.toLocaleString("en-US")} lines, the most a ${kind} may hold`,

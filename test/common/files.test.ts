@@ -68,6 +68,13 @@ test(
     writeFileSync(long, "\n".repeat(cap));
     assert.equal(readInputFile(long, "trace").length, cap);
     assert.equal(FILE_LINE_CAPS.dataset, undefined, "a dataset's JSON may be pretty-printed");
+    // A line-capped kind over its size is refused by its size, before any line is counted.
+    const wide = join(dir, "wide.yml");
+    writeFileSync(wide, "x".repeat(FILE_CAPS_BYTES["quality suite"] + 1));
+    assert.throws(
+      () => readInputFile(wide, "quality suite"),
+      /it is larger than the 16 MiB a quality suite may weigh/,
+    );
   },
 );
 

@@ -20,8 +20,8 @@ const FAST = { prefillBaseMs: 2, prefillPerTokenMs: 0, decodeBaseMs: 2, decodePe
 // and four pairs estimate that spread with 3 degrees of freedom).
 const SETTINGS = {
   model: "mock-llm",
-  rate: "80",
-  duration: "2s",
+  rate: "160",
+  duration: "1s",
   warmup: "0.2s",
   "input-len": "32",
   "output-len": "16",

@@ -71847,8 +71847,8 @@ var FILE_CAPS_BYTES = {
   dataset: 500 * MiB
 };
 var FILE_LINE_CAPS = {
-  // workload/trace.ts's 2,000,000 rows, a CSV header and a last newline.
-  trace: 2000002,
+  // workload/trace.ts's 2,000,000 rows and a CSV header, each ended by its newline.
+  trace: 2000001,
   "lanes history": 1e6,
   "quality suite": 1e6
 };
@@ -77622,9 +77622,8 @@ var SendScheduler = class {
     const dueMs = Math.min(fixedMs, this.later.peek()?.dueMs ?? Infinity);
     if (dueMs === Infinity) return;
     const waitMs = dueMs - now;
-    if (this.timers.wakeAt && waitMs > WAKE_LEAD_MS) {
+    if (waitMs > WAKE_LEAD_MS && this.timers.wakeAt?.(dueMs - WAKE_LEAD_MS, this.tick)) {
       if (fixedMs === dueMs) this.source.prepare?.(this.next);
-      this.timers.wakeAt(dueMs - WAKE_LEAD_MS, this.tick);
     } else if (waitMs > this.spinMs) {
       if (fixedMs === dueMs) this.source.prepare?.(this.next);
       this.sleeping = this.timers.setTimeout(this.tick, waitMs - this.spinMs);
@@ -77684,22 +77683,23 @@ var SessionTracker = class {
 // src/load/waker.ts
 import { Worker } from "node:worker_threads";
 var GENERATION = 0;
+var EXIT = 1;
+var NONE = 2n ** 63n - 1n;
 var SLICE_MS = 50;
+var START_TIMEOUT_MS = 5e3;
 var WORKER_SOURCE = `
 const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
-const generation = new Int32Array(workerData, 0, 1);
-const wakeAt = new Float64Array(workerData, 8, 1);
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-parentPort.postMessage(-1);
-let posted = -1;
-for (;;) {
-  const seen = Atomics.load(generation, 0);
-  const at = wakeAt[0];
-  if (at < 0) break;
+const flags = new Int32Array(workerData, 0, 2);
+const wakeAtNs = new BigInt64Array(workerData, 8, 1);
+parentPort.postMessage("ready");
+let posted;
+while (Atomics.load(flags, ${EXIT}) === 0) {
+  const seen = Atomics.load(flags, ${GENERATION});
+  const at = Atomics.load(wakeAtNs, 0);
   // A timed wait that ends early is waited on again.
-  const waitMs = posted === seen ? ${SLICE_MS} : at - now();
+  const waitMs = posted === seen || at === ${NONE}n ? ${SLICE_MS} : Number(at - process.hrtime.bigint()) / 1e6;
   if (waitMs > 0) {
-    Atomics.wait(generation, 0, seen, Math.min(waitMs, ${SLICE_MS}));
+    Atomics.wait(flags, ${GENERATION}, seen, Math.min(waitMs, ${SLICE_MS}));
     continue;
   }
   posted = seen;
@@ -77708,9 +77708,9 @@ for (;;) {
 `;
 async function startWaker() {
   const shared = new SharedArrayBuffer(16);
-  const generation = new Int32Array(shared, 0, 1);
-  const wakeAtMs = new Float64Array(shared, 8, 1);
-  wakeAtMs[0] = Number.POSITIVE_INFINITY;
+  const flags = new Int32Array(shared, 0, 2);
+  const wakeAtNs = new BigInt64Array(shared, 8, 1);
+  Atomics.store(wakeAtNs, 0, NONE);
   let worker;
   try {
     worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
@@ -77723,6 +77723,7 @@ async function startWaker() {
   };
   const started = new Promise((resolve) => {
     ready = resolve;
+    setTimeout(() => resolve(false), START_TIMEOUT_MS).unref();
   });
   const die = () => {
     dead = true;
@@ -77732,7 +77733,7 @@ async function startWaker() {
     fn?.();
   };
   worker.on("message", (seen) => {
-    if (seen === -1) return ready(true);
+    if (seen === "ready") return ready(true);
     if (armed === void 0 || armed.generation !== seen) return;
     const { fn } = armed;
     armed = void 0;
@@ -77741,51 +77742,56 @@ async function startWaker() {
   });
   worker.on("error", die);
   worker.on("exit", die);
-  if (!await started) return void 0;
+  const stop = async () => {
+    Atomics.store(flags, EXIT, 1);
+    Atomics.notify(flags, GENERATION);
+    await worker.terminate();
+  };
+  if (!await started) {
+    await stop();
+    return void 0;
+  }
   worker.unref();
-  const hrtimeOffsetMs = hrtimeOffset();
-  const bump = (atMs) => {
-    wakeAtMs[0] = atMs;
-    const next = Atomics.add(generation, GENERATION, 1) + 1;
-    Atomics.notify(generation, GENERATION);
+  const hrtimeOffsetNs = hrtimeOffsetNanos();
+  const bump = (atNs) => {
+    Atomics.store(wakeAtNs, 0, atNs);
+    const next = Atomics.add(flags, GENERATION, 1) + 1 | 0;
+    Atomics.notify(flags, GENERATION);
     return next;
   };
-  let fallback;
   const cancel = () => {
-    clearTimeout(fallback);
     if (armed === void 0) return;
     armed = void 0;
-    bump(Number.POSITIVE_INFINITY);
+    bump(NONE);
     worker.unref();
   };
   return {
     wakeAt: (atMs, fn) => {
-      if (dead) {
-        clearTimeout(fallback);
-        fallback = setTimeout(fn, Math.max(0, atMs - performance.now()));
-        return;
-      }
-      armed = { generation: bump(atMs + hrtimeOffsetMs), fn };
+      if (dead) return false;
+      armed = { generation: bump(BigInt(Math.round(atMs * 1e6)) + hrtimeOffsetNs), fn };
       worker.ref();
+      return true;
     },
     cancel,
     close: async () => {
       cancel();
-      bump(-1);
-      await worker.terminate();
+      await stop();
     }
   };
 }
-function hrtimeOffset() {
-  let best = { widthMs: Number.POSITIVE_INFINITY, offsetMs: 0 };
+function hrtimeOffsetNanos() {
+  let best = { widthMs: Number.POSITIVE_INFINITY, offsetNs: 0n };
   for (let i = 0; i < 8; i++) {
     const before = performance.now();
-    const hrMs = Number(process.hrtime.bigint()) / 1e6;
+    const hrNs = process.hrtime.bigint();
     const after = performance.now();
     if (after - before < best.widthMs)
-      best = { widthMs: after - before, offsetMs: hrMs - (before + after) / 2 };
+      best = {
+        widthMs: after - before,
+        offsetNs: hrNs - BigInt(Math.round((before + after) / 2 * 1e6))
+      };
   }
-  return best.offsetMs;
+  return best.offsetNs;
 }
 
 // src/load/run.ts
@@ -77984,7 +77990,7 @@ var TrialLoad = class {
   }
 };
 async function runLoad(options) {
-  const { target, workload } = options;
+  const { target } = options;
   const timers = options.timers ?? GLOBAL_TIMERS;
   const dispatcher = options.dispatcher ?? new import_undici10.Pool(origin(target), {
     connections: options.maxConcurrency ?? null,
@@ -77994,6 +78000,14 @@ async function runLoad(options) {
     bodyTimeout: 0
   });
   const waker = options.timers === void 0 && options.clock === void 0 ? await startWaker() : void 0;
+  try {
+    return await runTrialLoad(options, dispatcher, timers, waker);
+  } finally {
+    await waker?.close();
+  }
+}
+async function runTrialLoad(options, dispatcher, timers, waker) {
+  const { workload } = options;
   const scheduling = waker ? { ...timers, wakeAt: waker.wakeAt, cancelWake: waker.cancel } : timers;
   collectGarbage();
   const load = new TrialLoad(options, dispatcher, scheduling);
@@ -78015,7 +78029,6 @@ async function runLoad(options) {
   clearInterval(deadlines);
   clearInterval(reporter);
   load.stopScheduling();
-  await waker?.close();
   const endMs = clock.now();
   timers.clearTimeout(startProbesAt);
   const readings = (probes ?? startProbes()).stop();

@@ -10,11 +10,11 @@ import { readFileSync, rmSync } from "node:fs";
 import { test } from "node:test";
 import { runCliMeasured } from "./helpers/cli.ts";
 import { MARK, prepareHostileCases } from "./helpers/hostile.ts";
-import { LOAD_TEST } from "./helpers/mock.ts";
+import { SLOW_LOAD_TEST } from "./helpers/mock.ts";
 
 test(
   "each class of hostile input ends named, in bounded memory, with an error results file where asked",
-  LOAD_TEST,
+  SLOW_LOAD_TEST,
   async (t) => {
     const { cases, close, rssFile } = await prepareHostileCases();
     t.after(close);

@@ -24,7 +24,7 @@ import { collectGarbage, type ProbeReadings, type Probes, startProbes } from "./
 import { newRecord, type RequestRecord } from "./record.ts";
 import { type Clock, GLOBAL_TIMERS, MONOTONIC, SendScheduler, type Timers } from "./scheduler.ts";
 import { SessionTracker } from "./sessions.ts";
-import { startWaker } from "./waker.ts";
+import { startWaker, type Waker } from "./waker.ts";
 
 export interface Progress {
   elapsedS: number;
@@ -294,7 +294,7 @@ class TrialLoad {
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadRun> {
-  const { target, workload } = options;
+  const { target } = options;
   const timers = options.timers ?? GLOBAL_TIMERS;
   const dispatcher =
     options.dispatcher ??
@@ -308,6 +308,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   // A precise waker on the real clock only: a test's clock or timers keep theirs.
   const waker =
     options.timers === undefined && options.clock === undefined ? await startWaker() : undefined;
+  try {
+    return await runTrialLoad(options, dispatcher, timers, waker);
+  } finally {
+    await waker?.close();
+  }
+}
+
+/** The trial's load, its deadlines, progress and probes, from the first send to the last outcome. */
+async function runTrialLoad(
+  options: LoadOptions,
+  dispatcher: Dispatcher,
+  timers: Timers,
+  waker: Waker | undefined,
+): Promise<LoadRun> {
+  const { workload } = options;
   const scheduling: Timers = waker
     ? { ...timers, wakeAt: waker.wakeAt, cancelWake: waker.cancel }
     : timers;
@@ -334,7 +349,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   clearInterval(deadlines);
   clearInterval(reporter);
   load.stopScheduling();
-  await waker?.close();
   const endMs = clock.now();
   timers.clearTimeout(startProbesAt);
   const readings = (probes ?? startProbes()).stop();

@@ -19,8 +19,8 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
   setImmediate(fn: () => void): unknown;
   clearImmediate(handle: unknown): void;
-  /** A precise wake at a clock time (load/waker.ts); without one, a timer and polling. */
-  wakeAt?(atMs: number, fn: () => void): void;
+  /** A precise wake at a clock time (load/waker.ts), false if none was armed; without one, a timer and polling. */
+  wakeAt?(atMs: number, fn: () => void): boolean;
   cancelWake?(): void;
 }
 
@@ -194,9 +194,8 @@ export class SendScheduler<T> {
     const dueMs = Math.min(fixedMs, this.later.peek()?.dueMs ?? Infinity);
     if (dueMs === Infinity) return;
     const waitMs = dueMs - now;
-    if (this.timers.wakeAt && waitMs > WAKE_LEAD_MS) {
+    if (waitMs > WAKE_LEAD_MS && this.timers.wakeAt?.(dueMs - WAKE_LEAD_MS, this.tick)) {
       if (fixedMs === dueMs) this.source.prepare?.(this.next);
-      this.timers.wakeAt(dueMs - WAKE_LEAD_MS, this.tick);
     } else if (waitMs > this.spinMs) {
       if (fixedMs === dueMs) this.source.prepare?.(this.next);
       this.sleeping = this.timers.setTimeout(this.tick, waitMs - this.spinMs);

@@ -58,19 +58,19 @@ test(
   LOAD_TEST,
   () => {
     const cap = FILE_LINE_CAPS.trace ?? 0;
-    assert.equal(cap, MAX_TRACE_ROWS + 2, "the trace's rows, a CSV header and a last newline");
+    assert.equal(cap, MAX_TRACE_ROWS + 1, "the trace's rows and a CSV header");
     const long = join(dir, "long.csv");
     writeFileSync(long, "\n".repeat(cap + 1));
     assert.throws(
       () => readInputFile(long, "trace"),
-      /it has more than 2,000,002 lines, the most a trace may hold/,
+      /it has more than 2,000,001 lines, the most a trace may hold/,
     );
     writeFileSync(long, "\n".repeat(cap));
     assert.equal(readInputFile(long, "trace").length, cap);
     assert.equal(FILE_LINE_CAPS.dataset, undefined, "a dataset's JSON may be pretty-printed");
-    // A line-capped kind over its size is refused by its size, before any line is counted.
+    // A line-capped kind over its size is refused by its size, before its lines are counted.
     const wide = join(dir, "wide.yml");
-    writeFileSync(wide, "x".repeat(FILE_CAPS_BYTES["quality suite"] + 1));
+    writeFileSync(wide, "\n".repeat(FILE_CAPS_BYTES["quality suite"] + 1));
     assert.throws(
       () => readInputFile(wide, "quality suite"),
       /it is larger than the 16 MiB a quality suite may weigh/,

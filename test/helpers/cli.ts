@@ -2,7 +2,7 @@
 // mocks a test started must go on answering), killed past a bound.
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { SETTINGS, type Setting } from "../../src/config/settings.ts";
 
@@ -34,7 +34,8 @@ export function runCliProcess(
       stderr += d.toString();
     });
     const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    child.once("exit", (code) => {
+    // "close", not "exit": the output is whole only once its streams have closed.
+    child.once("close", (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
@@ -47,13 +48,15 @@ export async function runCliMeasured(
   killAfterMs: number,
   rssFile: string,
 ): Promise<CliRun & { seconds: number; peakRssMb: number }> {
+  rmSync(rssFile, { force: true });
   const started = performance.now();
   const run = await runCliProcess(args, killAfterMs, ["--import", PEAK_RSS], {
     ...process.env,
     LPG_TEST_PEAK_RSS_FILE: rssFile,
   });
   const seconds = (performance.now() - started) / 1000;
-  const peakRssMb = Number(readFileSync(rssFile, "utf8")) / 1024;
+  // A process killed before its exit handler wrote nothing: NaN fails any bound.
+  const peakRssMb = existsSync(rssFile) ? Number(readFileSync(rssFile, "utf8")) / 1024 : Number.NaN;
   return { ...run, seconds, peakRssMb };
 }
 

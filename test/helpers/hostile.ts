@@ -17,7 +17,7 @@ import {
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMockServer } from "../../src/mock/server.ts";
+import { type MockServer, startMockServer } from "../../src/mock/server.ts";
 import { quickProfile } from "./mock.ts";
 
 /** A secret given in two cases: it must appear in no output and no file. */
@@ -135,7 +135,7 @@ function refusals(at: (name: string) => string): HostileCase[] {
     refused(
       "a 10,000,000-row trace",
       { rate: undefined, trace: at("long.csv") },
-      /trace = ".*long\.csv" cannot be read: it has more than 2,000,002 lines, the most a trace may hold/,
+      /trace = ".*long\.csv" cannot be read: it has more than 2,000,001 lines, the most a trace may hold/,
     ),
     refused(
       "a Mooncake row of 300,000 hash_ids",
@@ -186,6 +186,9 @@ async function metricsPages(mockUrl: string, pages: Server[]): Promise<HostileCa
     "--duration=1s",
     "--warmup=0s",
     `--metrics-url=${metricsUrl}`,
+    // About the scrape, not the schedule: five sends on a busy machine may be late.
+    "--max-skew-effect=100%",
+    "--max-event-loop-delay-ms=500",
   ];
   return [
     {
@@ -211,17 +214,26 @@ export async function prepareHostileCases(): Promise<{
 }> {
   const dir = mkdtempSync(join(tmpdir(), "lpg-hostile-"));
   const at = (name: string) => join(dir, name);
-  writeFiles(at);
-  const mock = await startMockServer({ profile: quickProfile() });
   const pages: Server[] = [];
-  const cases = [...refusals(at), ...(await metricsPages(mock.url, pages))];
+  let mock: MockServer | undefined;
   const close = async () => {
-    await mock.close();
-    for (const page of pages) {
-      page.closeAllConnections();
-      page.close();
+    try {
+      for (const page of pages) {
+        page.closeAllConnections();
+        page.close();
+      }
+      await mock?.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    rmSync(dir, { recursive: true, force: true });
   };
-  return { cases, close, rssFile: at("rss") };
+  try {
+    writeFiles(at);
+    mock = await startMockServer({ profile: quickProfile() });
+    const cases = [...refusals(at), ...(await metricsPages(mock.url, pages))];
+    return { cases, close, rssFile: at("rss") };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

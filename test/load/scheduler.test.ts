@@ -127,6 +127,7 @@ test("a precise waker that wakes early never makes a send early, and it is what 
     },
     wakeAt: (atMs, fn) => {
       armed = { atMs: atMs - 0.3, fn };
+      return true;
     },
     cancelWake: () => {
       armed = undefined;
@@ -163,4 +164,27 @@ test("a precise waker that wakes early never makes a send early, and it is what 
   });
   assert.equal(timeouts, 0, "no timer: the waker is slept on");
   assert.ok(polls <= dues.length * 12, `${polls} polls: only the last half millisecond is polled`);
+});
+
+test("a waker whose thread is gone refuses the wake: the scheduler sleeps on a timer instead", (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout", "setImmediate", "Date"], now: 0 });
+  const fired: number[] = [];
+  let refused = 0;
+  const scheduler = new SendScheduler<string>(
+    mockClock,
+    { count: 2, dueMs: (i) => 10 * (i + 1), fire: () => fired.push(Date.now()) },
+    () => {},
+    {
+      ...GLOBAL_TIMERS,
+      wakeAt: () => {
+        refused++;
+        return false;
+      },
+    },
+    NO_POLLING,
+  );
+  scheduler.start();
+  for (let ms = 0; ms < 30; ms++) t.mock.timers.tick(1);
+  assert.deepEqual(fired, [10, 20]);
+  assert.ok(refused >= 2, "the waker was asked first");
 });

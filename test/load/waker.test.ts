@@ -10,7 +10,7 @@ import { startWaker } from "../../src/load/waker.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 test(
-  "a wake calls back once, after its time; a re-arm replaces it; a cancel silences it",
+  "a wake calls back once, after its time; a re-arm replaces it; a cancel silences it; a closed one refuses",
   LOAD_TEST,
   async () => {
     const waker = await startWaker();
@@ -37,6 +37,11 @@ test(
     } finally {
       await waker?.close();
     }
+    assert.equal(
+      waker.wakeAt(performance.now() + 1, () => {}),
+      false,
+      "a closed waker refuses",
+    );
   },
 );
 

@@ -67,7 +67,7 @@ test(
       child.stderr.on("data", (d: Buffer) => {
         r.stderr += d;
       });
-      const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      const status = await new Promise<number | null>((resolve) => child.once("close", resolve));
       assert.equal(status, 4, r.stderr);
       const report = readFileSync(out, "utf8");
       assert.match(

@@ -22,7 +22,7 @@ function runChild(
     stderr += String(d);
   });
   return new Promise((resolve) =>
-    child.on("exit", (exitCode, signal) =>
+    child.on("close", (exitCode, signal) =>
       resolve({ exitCode, signal, stderr, ms: performance.now() - started }),
     ),
   );

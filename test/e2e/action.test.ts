@@ -90,7 +90,7 @@ async function runAction(
   child.stderr.on("data", (d: Buffer) => {
     stdout += d;
   });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
   return {
     code,
     stdout,

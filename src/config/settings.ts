@@ -8,6 +8,7 @@ import { parseAccepted } from "./accepts.ts";
 import { type CommandName, SCOPES, type Setting, type SettingScope } from "./setting.ts";
 import { GATE_SETTINGS, SWEEP_SETTINGS } from "./table-gate.ts";
 import { OTHER_SETTINGS } from "./table-other.ts";
+import { SHARD_SETTINGS } from "./table-shard.ts";
 import { CHECK_SETTINGS, REQUEST_SETTINGS } from "./table-trial.ts";
 
 export type { Setting, SettingKind, SettingScope } from "./setting.ts";
@@ -17,6 +18,7 @@ export const SETTINGS = [
   ...CHECK_SETTINGS,
   ...SWEEP_SETTINGS,
   ...GATE_SETTINGS,
+  ...SHARD_SETTINGS,
   ...OTHER_SETTINGS,
 ] as const satisfies readonly Setting[];
 

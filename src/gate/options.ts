@@ -35,6 +35,19 @@ export interface GateOptions {
   contract?: ContractOptions;
   /** undefined: a gate at the configured rate; else sweep both arms, then pairs at the baseline's capacity. */
   capacity: CapacityOptions | undefined;
+  /** This run measures one slice of a sharded plan (and writes it for the merge). */
+  shard?: ShardSettings;
+  /** This run measures nothing: it merges the shards' results files in this directory and decides. */
+  mergeFrom?: string;
+}
+
+/** This run's slice of a sharded plan. */
+export interface ShardSettings {
+  /** 0-based: this run's slice. */
+  index: number;
+  count: number;
+  /** When the plan's first trial starts (Unix ms). */
+  startAtUnixMs: number;
 }
 
 /** The checks of a server before trials: stand-ins in tests that measure nothing real. */

@@ -55,6 +55,21 @@ export interface LoadOptions {
   hardStopGraceMs?: number;
   /** Aborting ends the trial at once, as its hard deadline would (the job was cancelled). */
   signal?: AbortSignal;
+  /** Only the requests i with i % count = index (a shard's part of the plan); default all. */
+  slice?: LoadSlice;
+  /** The schedule's zero on the clock (a shard's plan time); default LEAD_MS from now. */
+  startAtMs?: number;
+}
+
+/** A shard's part of a trial: every count-th request from index. */
+export interface LoadSlice {
+  index: number;
+  count: number;
+}
+
+/** How many of n requests a slice holds. */
+export function sliceSize(n: number, slice: LoadSlice | undefined): number {
+  return slice ? Math.max(0, Math.ceil((n - slice.index) / slice.count)) : n;
 }
 
 export interface LoadRun {
@@ -102,6 +117,7 @@ class TrialLoad {
   private resolveFinished: () => void = () => {};
 
   private readonly options: LoadOptions;
+  private readonly planIndex: (k: number) => number;
 
   constructor(options: LoadOptions, dispatcher: Dispatcher, timers: Timers) {
     this.options = options;
@@ -109,11 +125,17 @@ class TrialLoad {
     this.clock = options.clock ?? MONOTONIC;
     this.timeoutMs = options.timeoutS * 1000;
     this.cap = options.maxConcurrency;
-    this.total = workload.offsetsMs.length;
+    const slice = options.slice;
+    if (slice && workload.spec.sessions)
+      throw new Error("internal error: a slice of a trial with sessions");
+    // The scheduler counts the slice's requests; k is the slice's k-th, i the plan's.
+    const planIndex = (k: number) => (slice ? slice.index + k * slice.count : k);
+    this.planIndex = planIndex;
+    this.total = sliceSize(workload.offsetsMs.length, slice);
     const sessions = workload.spec.sessions;
     const thinkMs = (sessions?.thinkS ?? 0) * 1000;
     this.sessions = sessions ? new SessionTracker(workload, thinkMs) : undefined;
-    this.startMs = this.clock.now() + LEAD_MS;
+    this.startMs = options.startAtMs ?? this.clock.now() + LEAD_MS;
     options.onStart?.(this.startMs);
     const scheduled = workload.scheduledCount;
     const offset = (i: number) => workload.offsetsMs[i] ?? 0;
@@ -135,10 +157,10 @@ class TrialLoad {
     this.scheduler = new SendScheduler<RequestRecord>(
       this.clock,
       {
-        count: scheduled,
-        dueMs: (i) => this.startMs + offset(i),
-        fire: (i) => this.admit(this.recordFor(i)),
-        prepare: (i) => this.prepare(i),
+        count: sliceSize(scheduled, slice),
+        dueMs: (k) => this.startMs + offset(planIndex(k)),
+        fire: (k) => this.admit(this.recordFor(planIndex(k))),
+        prepare: (k) => this.prepare(planIndex(k)),
       },
       (r) => this.admit(r),
       timers,
@@ -282,7 +304,7 @@ class TrialLoad {
     if (this.hardStopped) return;
     this.hardStopped = true;
     const never = this.scheduler.stop();
-    for (const i of never.scheduled) this.finish(this.recordFor(i));
+    for (const k of never.scheduled) this.finish(this.recordFor(this.planIndex(k)));
     for (const r of never.later) this.finish(r);
     for (const r of this.waiting.splice(0)) this.finish(r);
     for (const r of [...this.inFlight.keys()]) this.censor(r, "hard deadline");

@@ -21,6 +21,15 @@ export interface LatencySummary {
   lower_bounds: string[];
 }
 
+/** A histogram as a shard writes it: the HDR counts (µs) and what they do not carry. */
+export interface HistogramState {
+  encoded: string;
+  sum_ms: number;
+  max_ms: number;
+  censored: number;
+  censor_ms: number;
+}
+
 export function newHdr(): hdr.Histogram {
   return hdr.build({
     bitBucketSize: 32,
@@ -66,6 +75,28 @@ export class LatencyHistogram {
     h.maxMs = summary.max ?? 0;
     h.censoredCount = summary.censored;
     h.censorMs = summary.censored > 0 ? censorMs : 0;
+    return h;
+  }
+
+  /** Everything this histogram holds, as JSON: a shard's part of a trial. */
+  state(): HistogramState {
+    return {
+      encoded: this.encode(),
+      sum_ms: this.sumMs,
+      max_ms: this.maxMs,
+      censored: this.censoredCount,
+      censor_ms: this.censorMs,
+    };
+  }
+
+  /** A histogram rebuilt from its state (exact: the counts, sum and max as they were). */
+  static fromState(s: HistogramState): LatencyHistogram {
+    const h = new LatencyHistogram();
+    h.hdr.add(hdr.decodeFromCompressedBase64(s.encoded));
+    h.sumMs = s.sum_ms;
+    h.maxMs = s.max_ms;
+    h.censoredCount = s.censored;
+    h.censorMs = s.censor_ms;
     return h;
   }
 

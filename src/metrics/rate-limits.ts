@@ -54,6 +54,25 @@ export class RateLimitTally {
     if (any) this.responses++;
   }
 
+  /**
+   * Adds another tally's (a shard's, whose responses came later in the plan's
+   * shard order): counts add, the fewest remaining is the fewest of both, a
+   * limit or reset announced is the other's when it saw one.
+   */
+  merge(other: RateLimitSummary | null): void {
+    if (!other) return;
+    this.responses += other.responses;
+    this.retryAfter += other.retry_after;
+    for (const dim of DIMENSIONS) {
+      const d = this.dims[dim];
+      const o = other[dim];
+      if (o.limit !== null) d.limit = o.limit;
+      if (o.remaining_min !== null)
+        d.remaining_min = Math.min(o.remaining_min, d.remaining_min ?? o.remaining_min);
+      if (o.reset !== null) d.reset = o.reset;
+    }
+  }
+
   summary(): RateLimitSummary | null {
     if (this.responses === 0 && this.retryAfter === 0) return null;
     return {

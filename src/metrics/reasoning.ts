@@ -5,7 +5,7 @@
 // no /metrics, but their usage says it).
 
 import type { RequestRecord } from "../load/record.ts";
-import { LatencyHistogram, type LatencySummary } from "./histogram.ts";
+import { type HistogramState, LatencyHistogram, type LatencySummary } from "./histogram.ts";
 
 export interface ReasoningSummary {
   /** ok requests that streamed reasoning before (or instead of) their answer. */
@@ -24,6 +24,19 @@ export interface CachedPromptSummary {
   tokens: number;
   /** Of the prompt tokens those requests' usage counted. */
   share: number;
+}
+
+export interface ReasoningState {
+  ttfa: HistogramState;
+  requests: number;
+  reasoningChunks: number;
+  answerChunks: number;
+  usageRequests: number;
+  reasoningTokens: number;
+  reasoningCompletionTokens: number;
+  cachedReported: boolean;
+  cachedTokens: number;
+  promptTokens: number;
 }
 
 const round = (v: number, digits = 4) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -56,6 +69,36 @@ export class ReasoningTally {
       this.cachedTokens += r.usageCachedTokens ?? 0;
       if (r.usageCachedTokens !== undefined) this.cachedReported = true;
     }
+  }
+
+  /** Its counts, as JSON: a shard's part of a trial. */
+  state(): ReasoningState {
+    return {
+      ttfa: this.ttfa.state(),
+      requests: this.requests,
+      reasoningChunks: this.reasoningChunks,
+      answerChunks: this.answerChunks,
+      usageRequests: this.usageRequests,
+      reasoningTokens: this.reasoningTokens,
+      reasoningCompletionTokens: this.reasoningCompletionTokens,
+      cachedReported: this.cachedReported,
+      cachedTokens: this.cachedTokens,
+      promptTokens: this.promptTokens,
+    };
+  }
+
+  /** Adds another tally's counts (a shard's) to this one's. */
+  merge(s: ReasoningState): void {
+    this.ttfa.add(LatencyHistogram.fromState(s.ttfa));
+    this.requests += s.requests;
+    this.reasoningChunks += s.reasoningChunks;
+    this.answerChunks += s.answerChunks;
+    this.usageRequests += s.usageRequests;
+    this.reasoningTokens += s.reasoningTokens;
+    this.reasoningCompletionTokens += s.reasoningCompletionTokens;
+    this.cachedReported ||= s.cachedReported;
+    this.cachedTokens += s.cachedTokens;
+    this.promptTokens += s.promptTokens;
   }
 
   /** null when no ok request reasoned (nor did its usage say so). */

@@ -45,8 +45,8 @@ export interface FailureExample {
   body: string | undefined;
 }
 
-const EXAMPLES_PER_CLASS = 3;
-const MAX_FINISH_REASONS = 8;
+export const EXAMPLES_PER_CLASS = 3;
+export const MAX_FINISH_REASONS = 8;
 /** More tokens than this per chunk: chunks carry several tokens. */
 export const MULTI_TOKEN_CHUNK = 1.05;
 
@@ -103,6 +103,8 @@ export class TrialRecorder {
   readonly offeredWindowMs: number | undefined;
   /** Per window (by index on the clock): requests scheduled in it, and sent in it. */
   readonly offered = new Map<number, { scheduled: number; sent: number }>();
+  /** Where the offered-rate windows start on the clock: the trial's start, once known. */
+  offeredOriginMs = 0;
 
   constructor(slo: Slo, timeoutMs: number, lateSendMs?: number, offeredWindowMs?: number) {
     this.slo = slo;
@@ -116,7 +118,7 @@ export class TrialRecorder {
     const w = this.offeredWindowMs;
     if (w === undefined) return;
     const at = (ms: number) => {
-      const k = Math.floor(ms / w);
+      const k = Math.floor((ms - this.offeredOriginMs) / w);
       const window = this.offered.get(k) ?? { scheduled: 0, sent: 0 };
       this.offered.set(k, window);
       return window;
@@ -203,11 +205,12 @@ export class TrialRecorder {
     this.addExample(outcome, r);
   }
 
-  private countFinish(reason: string): void {
+  /** Counts n requests that finished for this reason. */
+  countFinish(reason: string, n = 1): void {
     const known = reason in this.finishReasons;
     const name =
       known || Object.keys(this.finishReasons).length < MAX_FINISH_REASONS ? reason : "other";
-    this.finishReasons[name] = (this.finishReasons[name] ?? 0) + 1;
+    this.finishReasons[name] = (this.finishReasons[name] ?? 0) + n;
   }
 
   private addExample(outcome: Outcome, r: RequestRecord): void {

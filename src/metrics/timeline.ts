@@ -6,7 +6,7 @@
 // a bucket's percentiles are exact up to that many requests and a sample
 // beyond it.
 
-import type { Outcome } from "../common/outcomes.ts";
+import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { Rng } from "../workload/rng.ts";
 
@@ -30,6 +30,16 @@ export interface TimelineBucket {
   running?: number | null;
   waiting?: number | null;
 }
+
+/** A timeline's buckets as a shard writes them. */
+export type TimelineState = {
+  k: number;
+  offered: number;
+  completed: number;
+  failed: Partial<Record<Outcome, number>>;
+  ttft: number[];
+  itl: number[];
+}[];
 
 export interface TrialTimeline {
   bucket_s: number;
@@ -124,6 +134,36 @@ export class TimelineTally {
     due.ttft.add(r.firstOutputMs - r.scheduledMs, this.rng);
     for (const gap of r.gapsMs) due.itl.add(gap, this.rng);
   };
+
+  /** Its buckets as JSON (a shard's part of a trial): counts, and the sampled values. */
+  state(): TimelineState {
+    return [...this.buckets].map(([k, b]) => ({
+      k,
+      offered: b.offered,
+      completed: b.completed,
+      failed: b.failed,
+      ttft: b.ttft.values,
+      itl: b.itl.values,
+    }));
+  }
+
+  /**
+   * Adds a shard's buckets: counts add, samples join (a bucket's percentiles
+   * are then over every shard's samples).
+   */
+  merge(state: TimelineState): void {
+    for (const s of state) {
+      const b = this.at(this.startMs + s.k * this.bucketMs);
+      b.offered += s.offered;
+      b.completed += s.completed;
+      for (const o of OUTCOMES) {
+        const n = s.failed[o];
+        if (n) b.failed[o] = (b.failed[o] ?? 0) + n;
+      }
+      b.ttft.values.push(...s.ttft);
+      b.itl.values.push(...s.itl);
+    }
+  }
 
   /** A scrape of the server's gauges at atMs (on the trial's clock). */
   addGauges(atMs: number, running: number | undefined, waiting: number | undefined): void {

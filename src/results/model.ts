@@ -14,6 +14,7 @@ import type { Tolerances } from "../compare/gated.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import type { GateRun } from "../gate/gate-run.ts";
+import type { ShardSection } from "../gate/shard.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
@@ -118,6 +119,8 @@ export interface GateResults extends GateRun {
   server_view: ServerComparison | null;
   /** The requests file (one line per measured request); absent or null: none written. */
   requests_file?: RequestsFileSummary | null;
+  /** A shard of a sharded run: its parts of every trial, for the merge (absent otherwise). */
+  shard?: ShardSection;
 }
 
 const histogramKey = {

@@ -3,7 +3,7 @@
 
 import { formatSlo, type Slo, sloRecord } from "../common/slo.ts";
 import type { RequestRecord } from "../load/record.ts";
-import { type Progress, runLoad } from "../load/run.ts";
+import { type LoadRun, type LoadSlice, type Progress, runLoad, sliceSize } from "../load/run.ts";
 import { type Clock, MONOTONIC } from "../load/scheduler.ts";
 import { TrialRecorder } from "../metrics/recorder.ts";
 import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
@@ -20,12 +20,7 @@ import {
 } from "../servermetrics/scraper.ts";
 import type { ArrivalSpec } from "../workload/arrivals.ts";
 import { describeWorkload, type WorkloadDescription } from "../workload/describe.ts";
-import {
-  buildWorkload,
-  measuredCount,
-  type Workload,
-  type WorkloadSpec,
-} from "../workload/plan.ts";
+import { buildWorkload, type Workload, type WorkloadSpec } from "../workload/plan.ts";
 import { type SessionSummary, TrialTally } from "./tally.ts";
 
 export const MEASURE_SCHEMA = "llm-perf-gate/measure@2";
@@ -111,7 +106,7 @@ export interface TrialDeps {
   onRequestLine?: (r: RequestRecord, at: TrialContext) => void;
 }
 
-type GaugeSeries = ReturnType<TrialScrape["gaugeSeries"]>;
+export type GaugeSeries = ReturnType<TrialScrape["gaugeSeries"]>;
 
 /** The server's metrics scraped beside the trial: before, during and after it. */
 async function scrapeBeside<T>(
@@ -171,11 +166,19 @@ function requestSinks(
   return { timeline, onStart, onRequest };
 }
 
-export async function measureTrial(
-  options: TrialOptions,
-  deps: TrialDeps = {},
-): Promise<TrialReport> {
-  const workload = buildWorkload(options.workload);
+/** What a trial measured: the pieces its report is made of (one process's, or shards' merged). */
+export interface TrialParts {
+  workload: Workload;
+  recorder: TrialRecorder;
+  tally: TrialTally;
+  timeline: TimelineTally;
+  run: Omit<LoadRun, "endMs">;
+  serverMetrics: ServerMetrics | null;
+  gauges: GaugeSeries;
+}
+
+/** The empty pieces of a trial, ready to record into (or to merge shards into). */
+export function emptyParts(options: TrialOptions, workload = buildWorkload(options.workload)) {
   const recorder = new TrialRecorder(
     options.slo,
     options.timeoutS * 1000,
@@ -183,8 +186,28 @@ export async function measureTrial(
     offeredWindowMs(options.workload.arrival, options.maxConcurrency),
   );
   const tally = new TrialTally(workload, recorder);
+  return { workload, recorder, tally };
+}
+
+/** A shard's part of the plan: its slice of every trial, and this trial's start on the clock. */
+export interface ShardPart {
+  slice: LoadSlice;
+  startAtMs: number;
+}
+
+/** Measures the trial (or a shard's slice of it): its parts, not yet a report. */
+export async function measureParts(
+  options: TrialOptions,
+  deps: TrialDeps = {},
+  shard?: ShardPart,
+): Promise<TrialParts> {
+  const { workload, recorder, tally } = emptyParts(options);
   const clock = deps.clock ?? MONOTONIC;
-  const { timeline, onStart, onRequest } = requestSinks(workload, tally, options, deps, clock);
+  const sinks = requestSinks(workload, tally, options, deps, clock);
+  const onStart = (startMs: number) => {
+    recorder.offeredOriginMs = startMs;
+    sinks.onStart(startMs);
+  };
   const {
     result: run,
     serverMetrics,
@@ -199,8 +222,9 @@ export async function measureTrial(
         workload,
         timeoutS: options.timeoutS,
         maxConcurrency: options.maxConcurrency,
-        onRequest,
+        onRequest: sinks.onRequest,
         onStart,
+        ...(shard ? shard : {}),
         ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
@@ -210,6 +234,28 @@ export async function measureTrial(
       r.startMs + workload.windowStartMs + workload.windowMs,
     ],
   );
+  const measured =
+    sliceSize(workload.offsetsMs.length, shard?.slice) -
+    sliceSize(workload.warmupCount, shard?.slice);
+  // Every request has an outcome, but a session's turns after it ended never fell due.
+  if (recorder.scheduled + run.neverDue !== measured) {
+    throw new Error(
+      `internal error: ${recorder.scheduled} outcomes and ${run.neverDue} turns never due for ${measured} requests`,
+    );
+  }
+  return { workload, recorder, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
+}
+
+export async function measureTrial(
+  options: TrialOptions,
+  deps: TrialDeps = {},
+): Promise<TrialReport> {
+  return reportOf(options, await measureParts(options, deps), deps.now?.() ?? new Date());
+}
+
+/** The trial's report from what it measured. */
+export function reportOf(options: TrialOptions, parts: TrialParts, now: Date): TrialReport {
+  const { workload, recorder, tally, run } = parts;
   // Offline throughput (all-at-once) is over the time the burst took; every
   // other arrival process is over its scheduled window.
   const windowS =
@@ -225,15 +271,9 @@ export async function measureTrial(
     slo: options.slo,
     promptTokens: tally.prompt,
   });
-  // Every request has an outcome, but a session's turns after it ended never fell due.
-  if (summary.scheduled + run.neverDue !== measuredCount(workload)) {
-    throw new Error(
-      `internal error: ${summary.scheduled} outcomes and ${run.neverDue} turns never due for ${measuredCount(workload)} requests`,
-    );
-  }
   return {
     schema: MEASURE_SCHEMA,
-    created_at: (deps.now?.() ?? new Date()).toISOString(),
+    created_at: now.toISOString(),
     target: {
       url: options.target.baseUrl,
       model: options.target.model,
@@ -249,8 +289,8 @@ export async function measureTrial(
       warmup_requests: workload.warmupCount,
     },
     sessions: tally.sessions(),
-    server_metrics: serverMetrics,
-    timeline: timelineOf(timeline, gauges),
+    server_metrics: parts.serverMetrics,
+    timeline: timelineOf(parts.timeline, parts.gauges),
     ...summary,
   };
 }

@@ -71,7 +71,9 @@ export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): 
     api: typeof token === "string" && token !== "" ? deps.githubApi(token) : undefined,
   };
   const key = plan.report.commentKey;
-  await publish(results, plan.report, plan.report.resultsPath, ctx, io, plan.mode !== "measure", {
+  // A shard's results are a slice: the merge job posts the comment.
+  const posts = plan.mode !== "measure" && results.shard === undefined;
+  await publish(results, plan.report, plan.report.resultsPath, ctx, io, posts, {
     comment: renderMarkdown(results, key, COMMENT_LIMIT),
     summary: renderMarkdown(results, key, SUMMARY_LIMIT),
   });

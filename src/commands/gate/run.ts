@@ -11,6 +11,7 @@ import { secretsOf } from "../../config/sources.ts";
 import { runGate } from "../../gate/gate.ts";
 import type { GateRun } from "../../gate/gate-run.ts";
 import type { GateDeps } from "../../gate/options.ts";
+import type { ShardSection } from "../../gate/shard.ts";
 import { headlineFor } from "../../report/headline.ts";
 import { RequestsFile } from "../../requests/file.ts";
 import {
@@ -25,6 +26,7 @@ import { PLACEHOLDER, type Watchdog, type WatchdogOptions } from "../watchdog.ts
 import { describeConfig } from "./describe.ts";
 import { captureEnvironment } from "./environment.ts";
 import { attempt, type RunPlan } from "./plan.ts";
+import { mergeRun, shardRun } from "./shards.ts";
 
 /** The io of a gate run, with stand-ins for its measurement in tests. */
 export interface GateIo
@@ -86,23 +88,35 @@ async function gateResults(
       servers?.killAll();
     },
   };
+  const now = io.now ?? (() => new Date());
+  if (g.mergeFrom !== undefined)
+    return { ...resultsOf(mergeRun(config, g.mergeFrom, io, now()), config, environment, now()) };
   let run: GateRun;
+  let shard: ShardSection | undefined;
   try {
-    run = await withCancel(io, hooks, (cancel) =>
-      runGate(g, {
+    run = await withCancel(io, hooks, async (cancel) => {
+      const deps = {
         ...io,
         signal: cancel.signal,
         ...(servers ? { servers } : {}),
         ...(requests ? { requestRecord: requests.add } : {}),
-      }),
-    );
+      };
+      if (!g.shard) return runGate(g, deps);
+      const sharded = await shardRun(config, deps);
+      shard = sharded.shard;
+      return sharded.run;
+    });
   } catch (error) {
     // What was written so far is flushed, whatever ended the run.
     await requests?.close();
     throw error;
   }
-  const results = resultsOf(run, config, environment, (io.now ?? (() => new Date()))());
-  return { ...results, requests_file: (await requests?.close()) ?? null };
+  const results = resultsOf(run, config, environment, now());
+  return {
+    ...results,
+    requests_file: (await requests?.close()) ?? null,
+    ...(shard ? { shard } : {}),
+  };
 }
 
 export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<GateResults> {
@@ -185,7 +199,14 @@ async function decideAndWrite(
     const requests = config && attempt(() => openRequests(config, io, redact), null, problems);
     if (!config || problems.length > 0)
       results = invalid(problems[0] ?? new InputError("the configuration could not be read"));
-    else results = await gateResults(config, io, environment, requests ?? null);
+    else
+      try {
+        results = await gateResults(config, io, environment, requests ?? null);
+      } catch (error) {
+        // A merge's shards that do not belong together: said like a bad setting.
+        if (!(error instanceof InputError)) throw error;
+        results = invalid(error);
+      }
   }
   results = redactDeep(results, redact);
   io.writeFile(path, `${JSON.stringify(results, null, 2)}\n`);

@@ -1,0 +1,180 @@
+// A sharded gate end to end, in processes of their own: two mocks (the
+// candidate decoding 3 times slower), three shard processes running the plan's
+// slices at one start, the merge deciding — the same verdict and counts as
+// one process running the same plan, the merged histograms exactly the union
+// of the shards' (and close to the single run's: they are other requests
+// measured at another time). A missing, doubled or foreign shard is an
+// `error` naming it.
+
+import assert from "node:assert/strict";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { startMockProcess } from "../../src/commands/demo.ts";
+import { LatencyHistogram } from "../../src/metrics/histogram.ts";
+import type { GateResults } from "../../src/results/model.ts";
+import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
+
+const PLAN = {
+  model: "mock-llm",
+  rate: "24",
+  duration: "1s",
+  warmup: "0.5s",
+  timeout: "1s",
+  "input-len": "64",
+  "output-len": "24",
+  "ignore-eos": "true",
+  slo: "ttft:1000 tpot:100",
+  seed: "3",
+  trials: "4",
+  "max-trials": "4",
+  "max-reruns": "0",
+  cooldown: "0",
+  "quality-suite": "none",
+  contract: "none",
+  comment: "never",
+  // Lateness is not what this is about: five processes share two cores.
+  "max-late-sends": "50%",
+  "max-skew-effect": "50%",
+  "max-event-loop-delay-ms": "200",
+  "max-client-cpu": "1",
+} as const;
+
+const read = (path: string) => JSON.parse(readFileSync(path, "utf8")) as GateResults;
+
+/** The p-th percentile (µs) of the union of encoded histograms. */
+function unionPercentile(encoded: string[], p: number): number {
+  const h = new LatencyHistogram();
+  for (const e of encoded) h.hdr.add(LatencyHistogram.fromReport(e, emptySummary, 0).hdr);
+  return h.hdr.getValueAtPercentile(p);
+}
+const emptySummary = {
+  count: 0,
+  censored: 0,
+  mean: null,
+  p50: null,
+  p90: null,
+  p95: null,
+  p99: null,
+  p999: null,
+  max: null,
+  lower_bounds: [],
+};
+
+test(
+  "three shards merged decide as one process with the same plan; a missing, doubled or foreign shard is an error naming it",
+  LOAD_TEST,
+  async () => {
+    const baseline = await startMockProcess([process.execPath, CLI], []);
+    const candidate = await startMockProcess([process.execPath, CLI], ["decodeScale=3"]);
+    const dir = mkdtempSync(join(tmpdir(), "lpg-shards-"));
+    const settings = {
+      ...PLAN,
+      "baseline-url": `${baseline.url}/v1`,
+      "candidate-url": `${candidate.url}/v1`,
+    };
+    const gate = (extra: Record<string, string>) =>
+      runCliProcess(["gate", ...flagsOf({ ...settings, ...extra })], 150_000);
+    try {
+      // Time to start three processes and their preflights on a busy machine.
+      const startAt = new Date(Date.now() + 8_000).toISOString();
+      const shardDir = join(dir, "shards");
+      const runs = await Promise.all(
+        [0, 1, 2].map((i) => {
+          mkdirSync(join(shardDir, `shard-${i}`), { recursive: true });
+          return gate({
+            shard: `${i}/3`,
+            "start-at": startAt,
+            "results-path": join(shardDir, `shard-${i}`, "results.json"),
+          });
+        }),
+      );
+      for (const r of runs) assert.equal(r.code, 0, r.stderr);
+      const merged = await gate({
+        "merge-from": shardDir,
+        "results-path": join(dir, "merged.json"),
+      });
+      const m = read(join(dir, "merged.json"));
+      const single = await gate({ "results-path": join(dir, "single.json") });
+      const s = read(join(dir, "single.json"));
+      assert.equal(m.verdict, "fail", merged.stdout + merged.stderr);
+      assert.equal(merged.code, 1);
+      assert.equal(s.verdict, m.verdict, single.stdout);
+      // ITL, the metric the slower decoding moves most: failed by both.
+      const itl = (r: GateResults) => r.comparisons.find((c) => c.label === "p95 ITL")?.verdict;
+      assert.equal(itl(m), "regressed");
+      assert.equal(itl(s), "regressed");
+      const shards = [0, 1, 2].map((i) => read(join(shardDir, `shard-${i}`, "results.json")));
+      // Each shard read its clock against the baseline mock's Date header; one machine: no skew.
+      for (const x of shards)
+        assert.notEqual(x.shard?.clock?.offset_ms ?? null, null, x.shard?.clock?.note ?? "");
+      assert.match(
+        m.warnings.join("\n"),
+        /merged from 3 shards .*the shards' clocks are within [\d.]+ ms/,
+      );
+      assert.equal(m.trials.length, 8);
+      for (const [k, t] of m.trials.entries()) {
+        const other = s.trials.find((x) => x.pair === t.pair && x.arm === t.arm);
+        assert.ok(other);
+        assert.equal(t.report.scheduled, other.report.scheduled, `pair ${t.pair} ${t.arm}`);
+        assert.deepEqual(t.report.outcomes, other.report.outcomes);
+        assert.ok(t.report.validity.valid, t.report.validity.reasons.join("; "));
+        // Exact: the merged ITL histogram is the union of the three shards' slices.
+        const slices = shards.map((x) => x.trials[k]?.report.histograms.itl_us ?? "");
+        for (const p of [50, 95, 99])
+          assert.equal(
+            Math.min(unionPercentile(slices, p) / 1000, t.report.metrics.itl_ms.max ?? 0),
+            t.report.metrics.itl_ms[p === 50 ? "p50" : p === 95 ? "p95" : "p99"],
+          );
+        // Close to the single run's: the same plan, measured again.
+        const [a, b] = [t.report.metrics.itl_ms.p50 ?? 0, other.report.metrics.itl_ms.p50 ?? 0];
+        assert.ok(Math.abs(a / b - 1) < 0.25, `p50 ITL merged ${a} ms, single ${b} ms`);
+      }
+
+      // Missing: shard 2's directory left out.
+      const partial = join(dir, "partial");
+      for (const i of [0, 1]) {
+        mkdirSync(join(partial, `shard-${i}`), { recursive: true });
+        copyFileSync(
+          join(shardDir, `shard-${i}`, "results.json"),
+          join(partial, `shard-${i}`, "results.json"),
+        );
+      }
+      const missing = await gate({
+        "merge-from": partial,
+        "results-path": join(dir, "missing.json"),
+      });
+      assert.equal(missing.code, 2);
+      assert.equal(read(join(dir, "missing.json")).verdict, "error");
+      assert.match(missing.stderr, /shard 2\/3 is missing from .*partial \(found 0, 1\)/);
+      // Doubled: shard 1's file twice.
+      copyFileSync(join(shardDir, "shard-1", "results.json"), join(partial, "again.json"));
+      const doubled = await gate({
+        "merge-from": partial,
+        "results-path": join(dir, "doubled.json"),
+      });
+      assert.equal(doubled.code, 2);
+      assert.match(
+        doubled.stderr,
+        /shard 1\/3 is given twice: .*again\.json and .*shard-1\/results\.json/,
+      );
+      // Foreign: shard 2 of another plan.
+      const foreign = shards[2] as GateResults & { shard: { plan_hash: string } };
+      foreign.shard.plan_hash = "0".repeat(64);
+      writeFileSync(join(partial, "again.json"), JSON.stringify(foreign));
+      const other = await gate({
+        "merge-from": partial,
+        "results-path": join(dir, "foreign.json"),
+      });
+      assert.equal(other.code, 2);
+      assert.match(
+        other.stderr,
+        /again\.json is shard 2\/3 of another plan: its plan hash 000000000000/,
+      );
+    } finally {
+      await Promise.all([baseline.stop(), candidate.stop()]);
+    }
+  },
+);

@@ -151,13 +151,13 @@ var require_JsHistogramIterator = __commonJS({
       constructor() {
         this.currentIterationValue = new HistogramIterationValue_1.default();
       }
-      resetIterator(histogram3) {
-        this.histogram = histogram3;
-        this.savedHistogramTotalRawCount = histogram3.totalCount;
-        this.arrayTotalCount = histogram3.totalCount;
+      resetIterator(histogram4) {
+        this.histogram = histogram4;
+        this.savedHistogramTotalRawCount = histogram4.totalCount;
+        this.arrayTotalCount = histogram4.totalCount;
         this.currentIndex = 0;
         this.currentValueAtIndex = 0;
-        this.nextValueAtIndex = Math.pow(2, histogram3.unitMagnitude);
+        this.nextValueAtIndex = Math.pow(2, histogram4.unitMagnitude);
         this.prevValueIteratedTo = 0;
         this.totalCountToPrevIndex = 0;
         this.totalCountToCurrentIndex = 0;
@@ -248,9 +248,9 @@ var require_RecordedValuesIterator = __commonJS({
       /**
        * @param histogram The histogram this iterator will operate on
        */
-      constructor(histogram3) {
+      constructor(histogram4) {
         super();
-        this.doReset(histogram3);
+        this.doReset(histogram4);
       }
       /**
        * Reset iterator for re-use in a fresh iteration over the same histogram data set.
@@ -258,8 +258,8 @@ var require_RecordedValuesIterator = __commonJS({
       reset() {
         this.doReset(this.histogram);
       }
-      doReset(histogram3) {
-        super.resetIterator(histogram3);
+      doReset(histogram4) {
+        super.resetIterator(histogram4);
         this.visitedIndex = -1;
       }
       incrementIterationLevel() {
@@ -286,13 +286,13 @@ var require_PercentileIterator = __commonJS({
        * @param histogram The histogram this iterator will operate on
        * @param percentileTicksPerHalfDistance The number of equal-sized iteration steps per half-distance to 100%.
        */
-      constructor(histogram3, percentileTicksPerHalfDistance) {
+      constructor(histogram4, percentileTicksPerHalfDistance) {
         super();
         this.percentileTicksPerHalfDistance = 0;
         this.percentileLevelToIterateTo = 0;
         this.percentileLevelToIterateFrom = 0;
         this.reachedLastRecordedValue = false;
-        this.doReset(histogram3, percentileTicksPerHalfDistance);
+        this.doReset(histogram4, percentileTicksPerHalfDistance);
       }
       /**
        * Reset iterator for re-use in a fresh iteration over the same histogram data set.
@@ -302,8 +302,8 @@ var require_PercentileIterator = __commonJS({
       reset(percentileTicksPerHalfDistance) {
         this.doReset(this.histogram, percentileTicksPerHalfDistance);
       }
-      doReset(histogram3, percentileTicksPerHalfDistance) {
-        super.resetIterator(histogram3);
+      doReset(histogram4, percentileTicksPerHalfDistance) {
+        super.resetIterator(histogram4);
         this.percentileTicksPerHalfDistance = percentileTicksPerHalfDistance;
         this.percentileLevelToIterateTo = 0;
         this.percentileLevelToIterateFrom = 0;
@@ -404,18 +404,18 @@ var require_Histogram = __commonJS({
     exports2.toSummary = exports2.NO_TAG = void 0;
     var formatters_1 = require_formatters();
     exports2.NO_TAG = "NO TAG";
-    var toSummary = (histogram3) => {
-      const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram3;
+    var toSummary = (histogram4) => {
+      const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram4;
       const round8 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round8(histogram3.getValueAtPercentile(50)),
-        p75: round8(histogram3.getValueAtPercentile(75)),
-        p90: round8(histogram3.getValueAtPercentile(90)),
-        p97_5: round8(histogram3.getValueAtPercentile(97.5)),
-        p99: round8(histogram3.getValueAtPercentile(99)),
-        p99_9: round8(histogram3.getValueAtPercentile(99.9)),
-        p99_99: round8(histogram3.getValueAtPercentile(99.99)),
-        p99_999: round8(histogram3.getValueAtPercentile(99.999)),
+        p50: round8(histogram4.getValueAtPercentile(50)),
+        p75: round8(histogram4.getValueAtPercentile(75)),
+        p90: round8(histogram4.getValueAtPercentile(90)),
+        p97_5: round8(histogram4.getValueAtPercentile(97.5)),
+        p99: round8(histogram4.getValueAtPercentile(99)),
+        p99_9: round8(histogram4.getValueAtPercentile(99.9)),
+        p99_99: round8(histogram4.getValueAtPercentile(99.99)),
+        p99_999: round8(histogram4.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -1170,8 +1170,8 @@ var require_base64_js = __commonJS({
       }
       return arr;
     }
-    function tripletToBase64(num2) {
-      return lookup2[num2 >> 18 & 63] + lookup2[num2 >> 12 & 63] + lookup2[num2 >> 6 & 63] + lookup2[num2 & 63];
+    function tripletToBase64(num3) {
+      return lookup2[num3 >> 18 & 63] + lookup2[num3 >> 12 & 63] + lookup2[num3 >> 6 & 63] + lookup2[num3 & 63];
     }
     function encodeChunk(uint8, start, end) {
       var tmp;
@@ -1255,17 +1255,17 @@ var require_common = __commonJS({
       },
       // Join array of chunks to single array.
       flattenChunks: function(chunks) {
-        var i, l, len2, pos, chunk, result2;
+        var i, l, len2, pos2, chunk, result2;
         len2 = 0;
         for (i = 0, l = chunks.length; i < l; i++) {
           len2 += chunks[i].length;
         }
         result2 = new Uint8Array(len2);
-        pos = 0;
+        pos2 = 0;
         for (i = 0, l = chunks.length; i < l; i++) {
           chunk = chunks[i];
-          result2.set(chunk, pos);
-          pos += chunk.length;
+          result2.set(chunk, pos2);
+          pos2 += chunk.length;
         }
         return result2;
       }
@@ -1944,13 +1944,13 @@ var require_trees = __commonJS({
 var require_adler32 = __commonJS({
   "node_modules/pako/lib/zlib/adler32.js"(exports2, module2) {
     "use strict";
-    function adler32(adler, buf, len2, pos) {
+    function adler32(adler, buf, len2, pos2) {
       var s1 = adler & 65535 | 0, s2 = adler >>> 16 & 65535 | 0, n = 0;
       while (len2 !== 0) {
         n = len2 > 2e3 ? 2e3 : len2;
         len2 -= n;
         do {
-          s1 = s1 + buf[pos++] | 0;
+          s1 = s1 + buf[pos2++] | 0;
           s2 = s2 + s1 | 0;
         } while (--n);
         s1 %= 65521;
@@ -1978,10 +1978,10 @@ var require_crc32 = __commonJS({
       return table;
     }
     var crcTable = makeTable();
-    function crc32(crc, buf, len2, pos) {
-      var t = crcTable, end = pos + len2;
+    function crc32(crc, buf, len2, pos2) {
+      var t = crcTable, end = pos2 + len2;
       crc ^= -1;
-      for (var i = pos; i < end; i++) {
+      for (var i = pos2; i < end; i++) {
         crc = crc >>> 8 ^ t[(crc ^ buf[i]) & 255];
       }
       return crc ^ -1;
@@ -3188,22 +3188,22 @@ var require_strings = __commonJS({
       return buf2binstring(utf16buf, out);
     };
     exports2.utf8border = function(buf, max2) {
-      var pos;
+      var pos2;
       max2 = max2 || buf.length;
       if (max2 > buf.length) {
         max2 = buf.length;
       }
-      pos = max2 - 1;
-      while (pos >= 0 && (buf[pos] & 192) === 128) {
-        pos--;
+      pos2 = max2 - 1;
+      while (pos2 >= 0 && (buf[pos2] & 192) === 128) {
+        pos2--;
       }
-      if (pos < 0) {
+      if (pos2 < 0) {
         return max2;
       }
-      if (pos === 0) {
+      if (pos2 === 0) {
         return max2;
       }
-      return pos + _utf8len[buf[pos]] > max2 ? pos : max2;
+      return pos2 + _utf8len[buf[pos2]] > max2 ? pos2 : max2;
     };
   }
 });
@@ -5742,9 +5742,9 @@ var require_umd = __commonJS({
           let parts = internalName.split(".");
           let curr = extendedExports;
           while (parts.length > 1) {
-            let part = parts.shift();
-            if (!Object.hasOwn(curr, part)) curr[part] = {};
-            curr = curr[part];
+            let part2 = parts.shift();
+            if (!Object.hasOwn(curr, part2)) curr[part2] = {};
+            curr = curr[part2];
           }
           let name = parts[0];
           let hash = name.indexOf("#");
@@ -5843,11 +5843,11 @@ var require_wasm = __commonJS({
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value2) {
-        return value2 instanceof P ? value2 : new P(function(resolve) {
-          resolve(value2);
+        return value2 instanceof P ? value2 : new P(function(resolve2) {
+          resolve2(value2);
         });
       }
-      return new (P || (P = Promise))(function(resolve, reject) {
+      return new (P || (P = Promise))(function(resolve2, reject) {
         function fulfilled(value2) {
           try {
             step(generator.next(value2));
@@ -5863,7 +5863,7 @@ var require_wasm = __commonJS({
           }
         }
         function step(result2) {
-          result2.done ? resolve(result2.value) : adopt(result2.value).then(fulfilled, rejected);
+          result2.done ? resolve2(result2.value) : adopt(result2.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -7110,10 +7110,10 @@ var require_JsHistogram_encoding = __commonJS({
       }
       highestTrackableValue = max(highestTrackableValue, minBarForHighestTrackableValue);
       const histogramConstr = (0, JsHistogramFactory_1.constructorFromBucketSize)(bitBucketSize);
-      const histogram3 = new histogramConstr(lowestTrackableUnitValue, highestTrackableValue, numberOfSignificantValueDigits);
-      const filledLength = fillCountsArrayFromSourceBuffer(histogram3, buffer, payloadLengthInBytes, V2maxWordSizeInBytes);
-      histogram3.establishInternalTackingValues(filledLength);
-      return histogram3;
+      const histogram4 = new histogramConstr(lowestTrackableUnitValue, highestTrackableValue, numberOfSignificantValueDigits);
+      const filledLength = fillCountsArrayFromSourceBuffer(histogram4, buffer, payloadLengthInBytes, V2maxWordSizeInBytes);
+      histogram4.establishInternalTackingValues(filledLength);
+      return histogram4;
     }
     function doEncodeIntoCompressedBase64(compressionLevel) {
       const compressionOptions = compressionLevel ? { level: compressionLevel } : {};
@@ -7179,12 +7179,12 @@ var require_encoding = __commonJS({
       return base642.fromByteArray(targetBuffer.data);
     }
     wasm_1.WasmHistogram.prototype.encodeIntoCompressedBase64 = encodeWasmIntoCompressedBase64;
-    var encodeIntoCompressedBase642 = (histogram3, compressionLevel) => {
-      if (histogram3 instanceof wasm_1.WasmHistogram) {
-        return histogram3.encodeIntoCompressedBase64(compressionLevel);
+    var encodeIntoCompressedBase642 = (histogram4, compressionLevel) => {
+      if (histogram4 instanceof wasm_1.WasmHistogram) {
+        return histogram4.encodeIntoCompressedBase64(compressionLevel);
       }
-      if (histogram3 instanceof JsHistogram_12.JsHistogram) {
-        return histogram3.encodeIntoCompressedBase64(compressionLevel);
+      if (histogram4 instanceof JsHistogram_12.JsHistogram) {
+        return histogram4.encodeIntoCompressedBase64(compressionLevel);
       }
       throw new Error("Unsupported Histogram implementation");
     };
@@ -7250,12 +7250,12 @@ var require_HistogramLogReader = __commonJS({
             if (logTimeStampInSec < rangeStartTimeSec) {
               continue;
             }
-            const histogram3 = (0, encoding_1.decodeFromCompressedBase64)(base64Histogram, this.bitBucketSize, this.useWebAssembly);
-            histogram3.startTimeStampMsec = (this.baseTimeSec + logTimeStampInSec) * 1e3;
+            const histogram4 = (0, encoding_1.decodeFromCompressedBase64)(base64Histogram, this.bitBucketSize, this.useWebAssembly);
+            histogram4.startTimeStampMsec = (this.baseTimeSec + logTimeStampInSec) * 1e3;
             const intervalLengthSec = Number.parseFloat(rawIntervalLengthSec);
-            histogram3.endTimeStampMsec = (this.baseTimeSec + logTimeStampInSec + intervalLengthSec) * 1e3;
-            histogram3.tag = tag;
-            return histogram3;
+            histogram4.endTimeStampMsec = (this.baseTimeSec + logTimeStampInSec + intervalLengthSec) * 1e3;
+            histogram4.tag = tag;
+            return histogram4;
           }
         }
         return null;
@@ -7310,15 +7310,15 @@ var require_HistogramLogWriter = __commonJS({
        * @param histogram The interval histogram to log.
        * @param maxValueUnitRatio The ratio by which to divide the histogram's max value when reporting on it.
        */
-      outputIntervalHistogram(histogram3, startTimeStampSec = (histogram3.startTimeStampMsec - this.baseTime) / 1e3, endTimeStampSec = (histogram3.endTimeStampMsec - this.baseTime) / 1e3, maxValueUnitRatio = 1e3) {
-        const base642 = (0, encoding_1.encodeIntoCompressedBase64)(histogram3);
+      outputIntervalHistogram(histogram4, startTimeStampSec = (histogram4.startTimeStampMsec - this.baseTime) / 1e3, endTimeStampSec = (histogram4.endTimeStampMsec - this.baseTime) / 1e3, maxValueUnitRatio = 1e3) {
+        const base642 = (0, encoding_1.encodeIntoCompressedBase64)(histogram4);
         const start = timeFormatter(startTimeStampSec);
         const duration = timeFormatter(endTimeStampSec - startTimeStampSec);
-        const max2 = timeFormatter(histogram3.maxValue / maxValueUnitRatio);
+        const max2 = timeFormatter(histogram4.maxValue / maxValueUnitRatio);
         const lineContent = `${start},${duration},${max2},${base642}
 `;
-        if (histogram3.tag && histogram3.tag !== Histogram_1.NO_TAG) {
-          this.log(`Tag=${histogram3.tag},${lineContent}`);
+        if (histogram4.tag && histogram4.tag !== Histogram_1.NO_TAG) {
+          this.log(`Tag=${histogram4.tag},${lineContent}`);
         } else {
           this.log(lineContent);
         }
@@ -7379,9 +7379,9 @@ var require_HistogramBuilder = __commonJS({
         return wasm_1.WasmHistogram.build(parameters);
       }
       const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
-      const histogram3 = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
-      histogram3.autoResize = parameters.autoResize;
-      return histogram3;
+      const histogram4 = new histogramConstr(parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits);
+      histogram4.autoResize = parameters.autoResize;
+      return histogram4;
     };
     exports2.build = build2;
   }
@@ -8686,8 +8686,8 @@ var require_util = __commonJS({
     function isStream(obj) {
       return obj && typeof obj === "object" && typeof obj.pipe === "function" && typeof obj.on === "function";
     }
-    function isBlobLike(object) {
-      return object instanceof Blob;
+    function isBlobLike(object2) {
+      return object2 instanceof Blob;
     }
     function pathHasQueryOrFragment(url) {
       return url.includes("?") || url.includes("#");
@@ -8989,8 +8989,8 @@ var require_util = __commonJS({
         bytesRead: socket.bytesRead
       };
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if (!signal || "aborted" in signal) {
@@ -11052,8 +11052,8 @@ var require_util2 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -11399,7 +11399,7 @@ var require_util2 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1, brandCheck) {
+    function iteratorMixin(name, object2, kInternalIterator, keyIndex = 0, valueIndex = 1, brandCheck) {
       const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
@@ -11447,7 +11447,7 @@ var require_util2 = __commonJS({
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -11682,8 +11682,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value2 = list.get(name, true);
+    function getDecodeSplit(name, list2) {
+      const value2 = list2.get(name, true);
       if (value2 === null) {
         return null;
       }
@@ -12598,9 +12598,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve(data);
+              return err ? reject(err) : resolve2(data);
             });
           });
         }
@@ -12638,9 +12638,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve(data);
+              return err2 ? reject(err2) : resolve2(data);
             });
           });
         }
@@ -16573,12 +16573,12 @@ var require_body = __commonJS({
         stream.cancel("Response object has been garbage collected").catch(noop);
       }
     });
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream = null;
-      if (webidl.is.ReadableStream(object)) {
-        stream = object;
-      } else if (webidl.is.Blob(object)) {
-        stream = object.stream();
+      if (webidl.is.ReadableStream(object2)) {
+        stream = object2;
+      } else if (webidl.is.Blob(object2)) {
+        stream = object2.stream();
       } else {
         stream = new ReadableStream({
           start() {
@@ -16616,16 +16616,16 @@ var require_body = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (webidl.is.URLSearchParams(object)) {
-        source = object.toString();
+      } else if (webidl.is.URLSearchParams(object2)) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (webidl.is.BufferSource(object)) {
-        source = webidl.util.getCopyOfBytesHeldByBufferSource(object);
-      } else if (webidl.is.FormData(object)) {
-        const boundary = getFormDataBoundary(object);
+      } else if (webidl.is.BufferSource(object2)) {
+        source = webidl.util.getCopyOfBytesHeldByBufferSource(object2);
+      } else if (webidl.is.FormData(object2)) {
+        const boundary = getFormDataBoundary(object2);
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
         const formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
@@ -16634,7 +16634,7 @@ Content-Disposition: form-data`;
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value2] of object) {
+        for (const [name, value2] of object2) {
           if (typeof value2 === "string") {
             const chunk2 = textEncoder.encode(prefix + `; name="${formdataEscape(normalizeLinefeeds(name))}"\r
 \r
@@ -16662,37 +16662,37 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         const parts = (async function* () {
-          for (const part of blobParts) {
-            if (part.stream) {
-              yield* part.stream();
+          for (const part2 of blobParts) {
+            if (part2.stream) {
+              yield* part2.stream();
             } else {
-              yield part;
+              yield part2;
             }
           }
         })();
         action = () => parts;
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (webidl.is.Blob(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (webidl.is.Blob(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        if (webidl.is.ReadableStream(object)) {
-          stream = object;
+        if (webidl.is.ReadableStream(object2)) {
+          stream = object2;
         } else {
-          const reader = ReadableStream.from(object).getReader();
+          const reader = ReadableStream.from(object2).getReader();
           let cancelled = false;
           stream = new ReadableStream({
             async pull(controller) {
@@ -16726,12 +16726,12 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
       const body = { stream, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (webidl.is.ReadableStream(object)) {
-        assert(!util.isDisturbed(object), "The body has already been consumed.");
-        assert(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (webidl.is.ReadableStream(object2)) {
+        assert(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(body) {
       const { 0: out1, 1: out2 } = ReadableStreamTee?.(body.stream, true) ?? body.stream.tee();
@@ -16826,14 +16826,14 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
     function mixinBody(prototype, getInternalState, brandCheck) {
       Object.assign(prototype.prototype, bodyMixinMethods(brandCheck, getInternalState));
     }
-    function consumeBody(object, convertBytesToJSValue, brandCheck, getInternalState) {
+    function consumeBody(object2, convertBytesToJSValue, brandCheck, getInternalState) {
       try {
-        webidl.brandCheck(object, brandCheck);
+        webidl.brandCheck(object2, brandCheck);
       } catch (e) {
         return Promise.reject(e);
       }
-      object = getInternalState(object);
-      if (bodyUnusable(object)) {
+      object2 = getInternalState(object2);
+      if (bodyUnusable(object2)) {
         return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
       }
       const promise = Promise.withResolvers();
@@ -16845,15 +16845,15 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object.body == null) {
+      if (object2.body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      fullyReadBody(object.body, successSteps, errorSteps);
+      fullyReadBody(object2.body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object.body;
+    function bodyUnusable(object2) {
+      const body = object2.body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function bodyMimeType(requestOrResponse) {
@@ -18053,12 +18053,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve2, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve2;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -19582,12 +19582,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve2, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve2;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -19969,16 +19969,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve;
+            this[kClosedResolve] = resolve2;
           } else {
-            resolve(null);
+            resolve2(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request7 = requests[i];
@@ -19991,7 +19991,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve(null);
+            resolve2(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -20582,8 +20582,8 @@ var require_pool_base = __commonJS({
         if (this[kQueued] === 0) {
           return closeClients(this);
         } else {
-          return new Promise((resolve) => {
-            this[kClosedResolve] = resolve;
+          return new Promise((resolve2) => {
+            this[kClosedResolve] = resolve2;
           });
         }
       }
@@ -20657,8 +20657,8 @@ var require_pool_base = __commonJS({
         }
         let done = false;
         let resolveClosed;
-        const closed = new Promise((resolve) => {
-          resolveClosed = resolve;
+        const closed = new Promise((resolve2) => {
+          resolveClosed = resolve2;
         });
         this[kRetiring].set(client, closed);
         client.close(() => {
@@ -21467,13 +21467,13 @@ var require_socks5_utils = __commonJS({
         const beforeParts = before === "" ? [] : before.split(":");
         const afterParts = after === "" ? [] : after.split(":");
         let bufferIndex = 0;
-        for (const part of beforeParts) {
-          buffer.writeUInt16BE(parseInt(part, 16), bufferIndex);
+        for (const part2 of beforeParts) {
+          buffer.writeUInt16BE(parseInt(part2, 16), bufferIndex);
           bufferIndex += 2;
         }
         bufferIndex = 16 - afterParts.length * 2;
-        for (const part of afterParts) {
-          buffer.writeUInt16BE(parseInt(part, 16), bufferIndex);
+        for (const part2 of afterParts) {
+          buffer.writeUInt16BE(parseInt(part2, 16), bufferIndex);
           bufferIndex += 2;
         }
       } else {
@@ -23500,7 +23500,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -23514,11 +23514,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve(null);
+                resolve2(null);
               }
             });
           } else {
-            this.on("close", resolve);
+            this.on("close", resolve2);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -23546,7 +23546,7 @@ var require_readable = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve, reject) => {
+      return new Promise((resolve2, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -23561,7 +23561,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve,
+              resolve: resolve2,
               reject,
               length: 0,
               body: []
@@ -23639,18 +23639,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve, stream, length } = consume2;
+      const { type, body, resolve: resolve2, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve(chunksDecode(body, length, encoding));
+          resolve2(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve2(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve(chunksConcat(body, length).buffer);
+          resolve2(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve(new Blob(body, { type: stream[kContentType] }));
+          resolve2(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve(chunksConcat(body, length));
+          resolve2(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -23954,9 +23954,9 @@ var require_api_request = __commonJS({
     };
     function request7(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           request7.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -24169,9 +24169,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -24480,9 +24480,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -24580,9 +24580,9 @@ var require_api_connect = __commonJS({
     };
     function connect2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           connect2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -26071,8 +26071,8 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname: dirname3, resolve } = __require("node:path");
-    var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
+    var { dirname: dirname3, resolve: resolve2 } = __require("node:path");
+    var { setTimeout: setTimeout3, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors();
     var { setHeader } = require_util();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -26288,7 +26288,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile(resolve(path), "utf8");
+          const data = await readFile(resolve2(path), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -26317,7 +26317,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve(path);
+        const resolvedPath = resolve2(path);
         await mkdir(dirname3(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot2]) => ({
           hash,
@@ -26422,7 +26422,7 @@ var require_snapshot_recorder = __commonJS({
        * Schedules a flush (debounced to avoid excessive writes)
        */
       #scheduleFlush() {
-        this.#flushTimeout = setTimeout2(() => {
+        this.#flushTimeout = setTimeout3(() => {
           this.saveSnapshots().catch(() => {
           });
           if (this.#autoFlush) {
@@ -27613,17 +27613,17 @@ var require_dns = __commonJS({
         const timestamp = Date.now();
         const records = { records: { 4: null, 6: null } };
         let minTTL = this.#maxTTL;
-        for (const record of addresses) {
-          record.timestamp = timestamp;
-          if (typeof record.ttl === "number") {
-            record.ttl = Math.min(record.ttl, this.#maxTTL);
-            minTTL = Math.min(minTTL, record.ttl);
+        for (const record2 of addresses) {
+          record2.timestamp = timestamp;
+          if (typeof record2.ttl === "number") {
+            record2.ttl = Math.min(record2.ttl, this.#maxTTL);
+            minTTL = Math.min(minTTL, record2.ttl);
           } else {
-            record.ttl = this.#maxTTL;
+            record2.ttl = this.#maxTTL;
           }
-          const familyRecords = records.records[record.family] ?? { ips: [] };
-          familyRecords.ips.push(record);
-          records.records[record.family] = familyRecords;
+          const familyRecords = records.records[record2.family] ?? { ips: [] };
+          familyRecords.ips.push(record2);
+          records.records[record2.family] = familyRecords;
         }
         this.storage.set(origin2.hostname, records, { ttl: minTTL });
       }
@@ -31913,10 +31913,10 @@ var require_headers = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header2 = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header2 = object2[i];
           if (header2.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -31925,10 +31925,10 @@ var require_headers = __commonJS({
           }
           appendHeader(headers, header2[0], header2[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -32269,9 +32269,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, webidl.is.Headers);
-        const list = this.#headersList.cookies;
-        if (list) {
-          return [...list];
+        const list2 = this.#headersList.cookies;
+        if (list2) {
+          return [...list2];
         }
         return [];
       }
@@ -32285,8 +32285,8 @@ var require_headers = __commonJS({
           headers.#guard = guard;
         };
         getHeadersList = (headers) => headers.#headersList;
-        setHeadersList = (target, list) => {
-          target.#headersList = list;
+        setHeadersList = (target, list2) => {
+          target.#headersList = list2;
         };
         webidl.is.Headers = (arg) => {
           return arg != null && typeof arg === "object" && #guard in arg;
@@ -34626,7 +34626,7 @@ var require_fetch = __commonJS({
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return dispatchWithProtocolPreference(body);
         function dispatchWithProtocolPreference(body2, allowH2) {
-          return new Promise((resolve, reject) => agent.dispatch(
+          return new Promise((resolve2, reject) => agent.dispatch(
             {
               path: hasTrailingQuestionMark ? `${path}?` : path,
               origin: url.origin,
@@ -34714,7 +34714,7 @@ var require_fetch = __commonJS({
                 this.nullBodyStatus = nullBodyStatus.includes(status);
                 this.body = new Readable({ read: () => controller.resume() });
                 const onError = (err) => this.onResponseError(controller, err);
-                resolve({
+                resolve2({
                   status,
                   statusText,
                   headersList,
@@ -34755,7 +34755,7 @@ var require_fetch = __commonJS({
                   return;
                 }
                 if (request7.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
-                  resolve(dispatchWithProtocolPreference(body2, false));
+                  resolve2(dispatchWithProtocolPreference(body2, false));
                   return;
                 }
                 this.body?.destroy(error);
@@ -34774,7 +34774,7 @@ var require_fetch = __commonJS({
                 const rawHeaders = controller?.rawHeaders ?? [];
                 const headersList = new HeadersList();
                 appendHeadersListFromResponseHeaders(headersList, headers, rawHeaders);
-                resolve({
+                resolve2({
                   status,
                   statusText: STATUS_CODES[status],
                   headersList,
@@ -35698,11 +35698,11 @@ var require_util4 = __commonJS({
       if (cookie.sameSite) {
         out.push(`SameSite=${cookie.sameSite}`);
       }
-      for (const part of cookie.unparsed) {
-        if (!part.includes("=")) {
+      for (const part2 of cookie.unparsed) {
+        if (!part2.includes("=")) {
           throw new Error("Invalid unparsed");
         }
-        const [key, ...value2] = part.split("=");
+        const [key, ...value2] = part2.split("=");
         const trimmedKey = key.trim();
         const joinedValue = value2.join("=");
         validateCookieName(trimmedKey);
@@ -36450,8 +36450,8 @@ var require_util5 = __commonJS({
           return false;
         }
       }
-      const num2 = Number.parseInt(value2, 10);
-      return num2 >= 8 && num2 <= 15;
+      const num3 = Number.parseInt(value2, 10);
+      return num3 >= 8 && num3 <= 15;
     }
     function getURLRecord(url, baseURL) {
       let urlRecord;
@@ -36730,15 +36730,15 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(object, code, reason, validate2 = false) {
+    function closeWebSocketConnection(object2, code, reason, validate4 = false) {
       code ??= null;
       reason ??= "";
-      if (validate2) validateCloseCodeAndReason(code, reason);
-      if (isClosed(object.readyState) || isClosing(object.readyState)) {
-      } else if (!isEstablished(object.readyState)) {
-        failWebsocketConnection(object);
-        object.readyState = states.CLOSING;
-      } else if (!object.closeState.has(sentCloseFrameState.SENT) && !object.closeState.has(sentCloseFrameState.RECEIVED)) {
+      if (validate4) validateCloseCodeAndReason(code, reason);
+      if (isClosed(object2.readyState) || isClosing(object2.readyState)) {
+      } else if (!isEstablished(object2.readyState)) {
+        failWebsocketConnection(object2);
+        object2.readyState = states.CLOSING;
+      } else if (!object2.closeState.has(sentCloseFrameState.SENT) && !object2.closeState.has(sentCloseFrameState.RECEIVED)) {
         const frame = new WebsocketFrameSend();
         if (reason.length !== 0 && code === null) {
           code = 1e3;
@@ -36756,11 +36756,11 @@ var require_connection = __commonJS({
         } else {
           frame.frameData = emptyBuffer;
         }
-        object.socket.write(frame.createFrame(opcodes.CLOSE));
-        object.closeState.add(sentCloseFrameState.SENT);
-        object.readyState = states.CLOSING;
+        object2.socket.write(frame.createFrame(opcodes.CLOSE));
+        object2.closeState.add(sentCloseFrameState.SENT);
+        object2.readyState = states.CLOSING;
       } else {
-        object.readyState = states.CLOSING;
+        object2.readyState = states.CLOSING;
       }
     }
     function failHandshake(handler, response, code, reason, cause2) {
@@ -38622,16 +38622,16 @@ ${value2}`;
       }
       peekBufferedByte(offset) {
         let chunkIndex = this.lineChunkIndex;
-        let pos = this.linePos;
+        let pos2 = this.linePos;
         while (chunkIndex < this.chunks.length) {
           const chunk = this.chunks[chunkIndex];
-          const remaining = chunk.length - pos;
+          const remaining = chunk.length - pos2;
           if (offset < remaining) {
-            return chunk[pos + offset];
+            return chunk[pos2 + offset];
           }
           offset -= remaining;
           chunkIndex++;
-          pos = 0;
+          pos2 = 0;
         }
       }
       discardLeadingBytes(count3) {
@@ -41052,8 +41052,8 @@ var require_keyword = __commonJS({
       var _a;
       const { gen, keyword, schema, parentSchema, $data, it } = cxt;
       checkAsyncKeyword(it, def);
-      const validate2 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
-      const validateRef = useKeyword(gen, keyword, validate2);
+      const validate4 = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const validateRef = useKeyword(gen, keyword, validate4);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
       cxt.ok((_a = def.valid) !== null && _a !== void 0 ? _a : valid);
@@ -42126,28 +42126,28 @@ var require_compile = __commonJS({
         if (this.opts.code.process)
           sourceCode = this.opts.code.process(sourceCode, sch);
         const makeValidate = new Function(`${names_1.default.self}`, `${names_1.default.scope}`, sourceCode);
-        const validate2 = makeValidate(this, this.scope.get());
-        this.scope.value(validateName, { ref: validate2 });
-        validate2.errors = null;
-        validate2.schema = sch.schema;
-        validate2.schemaEnv = sch;
+        const validate4 = makeValidate(this, this.scope.get());
+        this.scope.value(validateName, { ref: validate4 });
+        validate4.errors = null;
+        validate4.schema = sch.schema;
+        validate4.schemaEnv = sch;
         if (sch.$async)
-          validate2.$async = true;
+          validate4.$async = true;
         if (this.opts.code.source === true) {
-          validate2.source = { validateName, validateCode, scopeValues: gen._values };
+          validate4.source = { validateName, validateCode, scopeValues: gen._values };
         }
         if (this.opts.unevaluated) {
           const { props, items } = schemaCxt;
-          validate2.evaluated = {
+          validate4.evaluated = {
             props: props instanceof codegen_1.Name ? void 0 : props,
             items: items instanceof codegen_1.Name ? void 0 : items,
             dynamicProps: props instanceof codegen_1.Name,
             dynamicItems: items instanceof codegen_1.Name
           };
-          if (validate2.source)
-            validate2.source.evaluated = (0, codegen_1.stringify)(validate2.evaluated);
+          if (validate4.source)
+            validate4.source.evaluated = (0, codegen_1.stringify)(validate4.evaluated);
         }
-        sch.validate = validate2;
+        sch.validate = validate4;
         return sch;
       } catch (e) {
         delete sch.validate;
@@ -42166,7 +42166,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve.call(this, root, ref);
+      let _sch = resolve2.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -42193,7 +42193,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve(root, ref) {
+    function resolve2(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -42240,15 +42240,15 @@ var require_compile = __commonJS({
       var _a;
       if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
         return;
-      for (const part of parsedRef.fragment.slice(1).split("/")) {
+      for (const part2 of parsedRef.fragment.slice(1).split("/")) {
         if (typeof schema === "boolean")
           return;
-        const partSchema = schema[(0, util_1.unescapeFragment)(part)];
+        const partSchema = schema[(0, util_1.unescapeFragment)(part2)];
         if (partSchema === void 0)
           return;
         schema = partSchema;
         const schId = typeof schema === "object" && schema[this.opts.schemaId];
-        if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
+        if (!PREVENT_SCOPE_CHANGE.has(part2) && schId) {
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         }
       }
@@ -42388,15 +42388,15 @@ var require_utils2 = __commonJS({
       const parts = left.concat(right);
       let hextetCount = 0;
       for (let i = 0; i < parts.length; i++) {
-        const part = parts[i];
-        if (part === "") return void 0;
-        if (part.indexOf(".") !== -1) {
-          if (i !== parts.length - 1 || compression !== -1 && right.length === 0 || !isIPv4(part)) return void 0;
+        const part2 = parts[i];
+        if (part2 === "") return void 0;
+        if (part2.indexOf(".") !== -1) {
+          if (i !== parts.length - 1 || compression !== -1 && right.length === 0 || !isIPv4(part2)) return void 0;
           hextetCount += 2;
           continue;
         }
-        if (!isHextet(part)) return void 0;
-        parts[i] = parseInt(part, 16).toString(16);
+        if (!isHextet(part2)) return void 0;
+        parts[i] = parseInt(part2, 16).toString(16);
         hextetCount++;
       }
       if (compression === -1) {
@@ -43057,7 +43057,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve(baseURI, relativeURI, options) {
+    function resolve2(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -43448,7 +43448,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve,
+      resolve: resolve2,
       resolveComponent,
       equal,
       serialize,
@@ -43863,7 +43863,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text3, msg) => text3 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -44308,15 +44308,15 @@ var require_ucs2length = __commonJS({
     function ucs2length(str2) {
       const len2 = str2.length;
       let length = 0;
-      let pos = 0;
+      let pos2 = 0;
       let value2;
-      while (pos < len2) {
+      while (pos2 < len2) {
         length++;
-        value2 = str2.charCodeAt(pos++);
-        if (value2 >= 55296 && value2 <= 56319 && pos < len2) {
-          value2 = str2.charCodeAt(pos);
+        value2 = str2.charCodeAt(pos2++);
+        if (value2 >= 55296 && value2 <= 56319 && pos2 < len2) {
+          value2 = str2.charCodeAt(pos2);
           if ((value2 & 64512) === 56320)
-            pos++;
+            pos2++;
         }
       }
       return length;
@@ -45647,8 +45647,8 @@ var require_dynamicAnchor = __commonJS({
       const { gen, it } = cxt;
       it.schemaEnv.root.dynamicAnchors[anchor] = true;
       const v = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
-      const validate2 = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
-      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate2));
+      const validate4 = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
+      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate4));
     }
     exports2.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
@@ -45697,11 +45697,11 @@ var require_dynamicRef = __commonJS({
           _callRef(it.validateName, valid)();
         }
       }
-      function _callRef(validate2, valid) {
+      function _callRef(validate4, valid) {
         return valid ? () => gen.block(() => {
-          (0, ref_1.callRef)(cxt, validate2);
+          (0, ref_1.callRef)(cxt, validate4);
           gen.let(valid, true);
-        }) : () => (0, ref_1.callRef)(cxt, validate2);
+        }) : () => (0, ref_1.callRef)(cxt, validate4);
       }
     }
     exports2.dynamicRef = dynamicRef;
@@ -46629,7 +46629,7 @@ var require__ = __commonJS({
     var discriminator_1 = require_discriminator();
     var json_schema_2020_12_1 = require_json_schema_2020_12();
     var META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
-    var Ajv20205 = class extends core_1.default {
+    var Ajv20207 = class extends core_1.default {
       constructor(opts = {}) {
         super({
           ...opts,
@@ -46656,11 +46656,11 @@ var require__ = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports2.Ajv2020 = Ajv20205;
-    module2.exports = exports2 = Ajv20205;
-    module2.exports.Ajv2020 = Ajv20205;
+    exports2.Ajv2020 = Ajv20207;
+    module2.exports = exports2 = Ajv20207;
+    module2.exports.Ajv2020 = Ajv20207;
     Object.defineProperty(exports2, "__esModule", { value: true });
-    exports2.default = Ajv20205;
+    exports2.default = Ajv20207;
     var validate_1 = require_validate();
     Object.defineProperty(exports2, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -47662,14 +47662,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text3;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text3.length <= endStep)
+        return text3;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -47686,14 +47686,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text3, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text3[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text3[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -47710,12 +47710,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text3, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text3[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -47727,12 +47727,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text3[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text2;
+                return text3;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -47747,39 +47747,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text3;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text3.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text3.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text3.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text3[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text3.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text3, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text3[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text3[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text3[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text3[start];
         }
       }
       return end;
@@ -49040,9 +49040,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value: value2 }) {
       if (typeof value2 === "bigint")
         return String(value2);
-      const num2 = typeof value2 === "number" ? value2 : Number(value2);
-      if (!isFinite(num2))
-        return isNaN(num2) ? ".nan" : num2 < 0 ? "-.inf" : ".inf";
+      const num3 = typeof value2 === "number" ? value2 : Number(value2);
+      if (!isFinite(num3))
+        return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
       let n = Object.is(value2, -0) ? "-0" : JSON.stringify(value2);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
@@ -49082,8 +49082,8 @@ var require_float = __commonJS({
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2),
       stringify(node) {
-        const num2 = Number(node.value);
-        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num3 = Number(node.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float2 = {
@@ -49128,7 +49128,7 @@ var require_int = __commonJS({
       resolve: (str2, _onError, opt) => intResolve(str2, 2, 8, opt),
       stringify: (node) => intStringify(node, 8, "0o")
     };
-    var int = {
+    var int2 = {
       identify: intIdentify,
       default: true,
       tag: "tag:yaml.org,2002:int",
@@ -49145,7 +49145,7 @@ var require_int = __commonJS({
       resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
-    exports2.int = int;
+    exports2.int = int2;
     exports2.intHex = intHex;
     exports2.intOct = intOct;
   }
@@ -49161,16 +49161,16 @@ var require_schema2 = __commonJS({
     var string = require_string();
     var bool = require_bool();
     var float2 = require_float();
-    var int = require_int();
+    var int2 = require_int();
     var schema = [
       map.map,
       seq.seq,
       string.string,
       _null.nullTag,
       bool.boolTag,
-      int.intOct,
-      int.int,
-      int.intHex,
+      int2.intOct,
+      int2.int,
+      int2.intHex,
       float2.floatNaN,
       float2.floatExp,
       float2.float
@@ -49522,8 +49522,8 @@ var require_float2 = __commonJS({
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
       stringify(node) {
-        const num2 = Number(node.value);
-        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num3 = Number(node.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float2 = {
@@ -49604,7 +49604,7 @@ var require_int2 = __commonJS({
       resolve: (str2, _onError, opt) => intResolve(str2, 1, 8, opt),
       stringify: (node) => intStringify(node, 8, "0")
     };
-    var int = {
+    var int2 = {
       identify: intIdentify,
       default: true,
       tag: "tag:yaml.org,2002:int",
@@ -49621,7 +49621,7 @@ var require_int2 = __commonJS({
       resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
-    exports2.int = int;
+    exports2.int = int2;
     exports2.intBin = intBin;
     exports2.intHex = intHex;
     exports2.intOct = intOct;
@@ -49725,23 +49725,23 @@ var require_timestamp = __commonJS({
     function parseSexagesimal(str2, asBigInt) {
       const sign = str2[0];
       const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
-      const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
-      return sign === "-" ? num2(-1) * res : res;
+      const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
+      return sign === "-" ? num3(-1) * res : res;
     }
     function stringifySexagesimal(node) {
       let { value: value2 } = node;
-      let num2 = (n) => n;
+      let num3 = (n) => n;
       if (typeof value2 === "bigint")
-        num2 = (n) => BigInt(n);
+        num3 = (n) => BigInt(n);
       else if (isNaN(value2) || !isFinite(value2))
         return stringifyNumber.stringifyNumber(node);
       let sign = "";
       if (value2 < 0) {
         sign = "-";
-        value2 *= num2(-1);
+        value2 *= num3(-1);
       }
-      const _60 = num2(60);
+      const _60 = num3(60);
       const parts = [value2 % _60];
       if (value2 < 60) {
         parts.unshift(0);
@@ -49816,7 +49816,7 @@ var require_schema4 = __commonJS({
     var binary = require_binary();
     var bool = require_bool2();
     var float2 = require_float2();
-    var int = require_int2();
+    var int2 = require_int2();
     var merge = require_merge();
     var omap = require_omap();
     var pairs2 = require_pairs();
@@ -49829,10 +49829,10 @@ var require_schema4 = __commonJS({
       _null.nullTag,
       bool.trueTag,
       bool.falseTag,
-      int.intBin,
-      int.intOct,
-      int.int,
-      int.intHex,
+      int2.intBin,
+      int2.intOct,
+      int2.int,
+      int2.intHex,
       float2.floatNaN,
       float2.floatExp,
       float2.float,
@@ -49859,7 +49859,7 @@ var require_tags = __commonJS({
     var string = require_string();
     var bool = require_bool();
     var float2 = require_float();
-    var int = require_int();
+    var int2 = require_int();
     var schema = require_schema2();
     var schema$1 = require_schema3();
     var binary = require_binary();
@@ -49883,9 +49883,9 @@ var require_tags = __commonJS({
       floatExp: float2.floatExp,
       floatNaN: float2.floatNaN,
       floatTime: timestamp.floatTime,
-      int: int.int,
-      intHex: int.intHex,
-      intOct: int.intOct,
+      int: int2.int,
+      intHex: int2.intHex,
+      intOct: int2.intOct,
       intTime: timestamp.intTime,
       map: map.map,
       merge: merge.merge,
@@ -50369,28 +50369,28 @@ var require_errors3 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name, pos2, code, message) {
         super();
         this.name = name;
         this.code = code;
         this.message = message;
-        this.pos = pos;
+        this.pos = pos2;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLParseError", pos, code, message);
+      constructor(pos2, code, message) {
+        super("YAMLParseError", pos2, code, message);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLWarning", pos, code, message);
+      constructor(pos2, code, message) {
+        super("YAMLWarning", pos2, code, message);
       }
     };
     var prettifyError = (src, lc) => (error) => {
       if (error.pos[0] === -1)
         return;
-      error.linePos = error.pos.map((pos) => lc.linePos(pos));
+      error.linePos = error.pos.map((pos2) => lc.linePos(pos2));
       const { line, col } = error.linePos[0];
       error.message += ` at line ${line}, column ${col}`;
       let ci = col - 1;
@@ -51374,7 +51374,7 @@ var require_resolve_flow_scalar = __commonJS({
       }
       let res = match[1].replace(trimEnd, "");
       let sep = " ";
-      let pos = line.lastIndex;
+      let pos2 = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
@@ -51386,10 +51386,10 @@ var require_resolve_flow_scalar = __commonJS({
           res += sep + lm;
           sep = " ";
         }
-        pos = line.lastIndex;
+        pos2 = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
-      last.lastIndex = pos;
+      last.lastIndex = pos2;
       match = last.exec(source);
       return res + sep + (match?.[1] ?? "");
     }
@@ -51589,10 +51589,10 @@ var require_compose_scalar = __commonJS({
 var require_util_empty_scalar_position = __commonJS({
   "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
-    function emptyScalarPosition(offset, before, pos) {
+    function emptyScalarPosition(offset, before, pos2) {
       if (before) {
-        pos ?? (pos = before.length);
-        for (let i = pos - 1; i >= 0; --i) {
+        pos2 ?? (pos2 = before.length);
+        for (let i = pos2 - 1; i >= 0; --i) {
           let st = before[i];
           switch (st.type) {
             case "space":
@@ -51682,10 +51682,10 @@ var require_compose_node = __commonJS({
         node.srcToken = token;
       return node;
     }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment: comment2, anchor, tag, end }, onError) {
+    function composeEmptyNode(ctx, offset, before, pos2, { spaceBefore, comment: comment2, anchor, tag, end }, onError) {
       const token = {
         type: "scalar",
-        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos2),
         indent: -1,
         source: ""
       };
@@ -51816,11 +51816,11 @@ var require_composer = __commonJS({
         this.errors = [];
         this.warnings = [];
         this.onError = (source, code, message, warning) => {
-          const pos = getErrorPos(source);
+          const pos2 = getErrorPos(source);
           if (warning)
-            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            this.warnings.push(new errors.YAMLWarning(pos2, code, message));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code, message));
+            this.errors.push(new errors.YAMLParseError(pos2, code, message));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -51891,9 +51891,9 @@ ${cb}` : comment2;
         switch (token.type) {
           case "directive":
             this.directives.add(token.source, (offset, message, warning) => {
-              const pos = getErrorPos(token);
-              pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message, warning);
+              const pos2 = getErrorPos(token);
+              pos2[0] += offset;
+              this.onError(pos2, "BAD_DIRECTIVE", message, warning);
             });
             this.prelude.push(token.source);
             this.atDirectives = true;
@@ -51982,8 +51982,8 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code, message) => {
-          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+        const _onError = (pos2, code, message) => {
+          const offset = typeof pos2 === "number" ? pos2 : Array.isArray(pos2) ? pos2[0] : pos2.offset;
           if (onError)
             onError(offset, code, message);
           else
@@ -53009,15 +53009,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i = 0; i < list.length; ++i)
-        if (list[i].type === type)
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list) {
-      for (let i = 0; i < list.length; ++i) {
-        switch (list[i].type) {
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -54037,12 +54037,12 @@ function rejectValue(name, value2, accepted2) {
   return new InputError(`${name} = ${shownValue(value2)} is not accepted; expected ${accepted2}`);
 }
 var CREDENTIAL_LIKE = /:\/\/[^/?#\s]*@|\b(bearer|basic)\s+\S|\b(sk|pk|rk|hf|ghp|gho|ghs|ghu|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_-]{6,}|\bAKIA[A-Z0-9]{12,}|[A-Za-z0-9+=]{40,}/i;
-var looksLikeCredential = (text2) => CREDENTIAL_LIKE.test(text2);
+var looksLikeCredential = (text3) => CREDENTIAL_LIKE.test(text3);
 function shownValue(value2) {
-  const text2 = typeof value2 === "string" ? value2 : String(value2);
-  if (CREDENTIAL_LIKE.test(text2))
-    return `(a value that looks like a credential, ${text2.length} characters, not shown)`;
-  return typeof value2 === "string" ? JSON.stringify(value2) : text2;
+  const text3 = typeof value2 === "string" ? value2 : String(value2);
+  if (CREDENTIAL_LIKE.test(text3))
+    return `(a value that looks like a credential, ${text3.length} characters, not shown)`;
+  return typeof value2 === "string" ? JSON.stringify(value2) : text3;
 }
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
@@ -54145,8 +54145,8 @@ function describe(rule) {
 }
 var DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 function parseNumber(name, raw, rule = {}) {
-  const text2 = raw.trim();
-  const value2 = DECIMAL.test(text2) ? Number(text2) : Number.NaN;
+  const text3 = raw.trim();
+  const value2 = DECIMAL.test(text3) ? Number(text3) : Number.NaN;
   const ok = Number.isFinite(value2) && (!rule.integer || Number.isInteger(value2)) && (rule.min === void 0 || value2 >= rule.min) && (rule.max === void 0 || value2 <= rule.max) && (rule.above === void 0 || value2 > rule.above);
   if (!ok) throw rejectValue(name, raw, describe(rule));
   return value2;
@@ -54322,10 +54322,10 @@ function parseAccepted(name, raw, a) {
 
 // src/commands/help.ts
 var WIDTH = 100;
-function wrap(text2, indent) {
+function wrap(text3, indent) {
   const lines2 = [];
   let line = "";
-  for (const word of text2.split(/\s+/)) {
+  for (const word of text3.split(/\s+/)) {
     if (line && line.length + word.length + 1 > WIDTH - indent.length) {
       lines2.push(line);
       line = word;
@@ -54340,9 +54340,9 @@ function flagHelp(s) {
   const aliases = s.aliases?.length ? ` (or ${s.aliases.map((a) => `--${a}`).join(", ")})` : "";
   const accepts = describeAccepts(s.accepts);
   const def = s.default === void 0 ? "" : ` Default ${s.default}.`;
-  const text2 = `${s.help} Accepts ${accepts}.${def}${s.secret ? " A secret: masked, never printed or written." : ""}`;
+  const text3 = `${s.help} Accepts ${accepts}.${def}${s.secret ? " A secret: masked, never printed or written." : ""}`;
   return `  --${s.name}${value2}${aliases}
-      ${wrap(text2, "      ")}`;
+      ${wrap(text3, "      ")}`;
 }
 function commandHelp(c, flags) {
   const lines2 = [`Usage: llm-perf-gate ${c.usage}`, "", wrap(c.summary, ""), ""];
@@ -54389,10 +54389,10 @@ ${body}
 
 </details>`;
 }
-function fenced(text2, maxLines = 20, maxLineChars = 300) {
-  const lines2 = text2.split("\n").slice(-maxLines);
+function fenced(text3, maxLines = 20, maxLineChars = 300) {
+  const lines2 = text3.split("\n").slice(-maxLines);
   const body = lines2.map((l) => l.length > maxLineChars ? `${l.slice(0, maxLineChars)}\u2026` : l);
-  const longest = Math.max(2, ...(text2.match(/`+/g) ?? []).map((run) => run.length));
+  const longest = Math.max(2, ...(text3.match(/`+/g) ?? []).map((run) => run.length));
   const fence = "`".repeat(longest + 1);
   return [`${fence}text`, ...body, fence];
 }
@@ -54515,9 +54515,9 @@ var FAILURE_WORDS = {
   censored: ["timed out on", "no end of stream within the timeout"],
   unsent: ["never sent", "the client could not send them in time"]
 };
-function failureWords(outcome2, rate, example) {
+function failureWords(outcome2, rate, example2) {
   const [verb, why] = FAILURE_WORDS[outcome2];
-  const status = example?.status;
+  const status = example2?.status;
   if ((outcome2 === "http_5xx" || outcome2 === "http_4xx") && status)
     return `answered ${percent(rate)} of requests with HTTP ${status}`;
   return `${verb} ${percent(rate)} of requests (${why})`;
@@ -54686,7 +54686,7 @@ function capacityDetails(c) {
 }
 
 // src/report/contract-markdown.ts
-var wireText = (text2) => `\`${text2.replace(/[`|\r\n]+/g, " ").slice(0, 100) || " "}\``;
+var wireText = (text3) => `\`${text3.replace(/[`|\r\n]+/g, " ").slice(0, 100) || " "}\``;
 function contractSentence(c) {
   const named = c.regressions.slice(0, 3).map((f) => `${f.id} (${f.candidate.value.slice(0, 60)})`).join(", ");
   const more = c.regressions.length > 3 ? ` and ${c.regressions.length - 3} more` : "";
@@ -55871,7 +55871,7 @@ function serverViewSection(r) {
   row("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
   row("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
   row("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
-  const names = (list) => list.length <= MAX_NAMES ? list.map((n) => `\`${n}\``).join(", ") : `${list.slice(0, MAX_NAMES).map((n) => `\`${n}\``).join(", ")} and ${list.length - MAX_NAMES} more`;
+  const names = (list2) => list2.length <= MAX_NAMES ? list2.map((n) => `\`${n}\``).join(", ") : `${list2.slice(0, MAX_NAMES).map((n) => `\`${n}\``).join(", ")} and ${list2.length - MAX_NAMES} more`;
   const onlyIn = ["baseline", "candidate"].filter((a) => v.only_in[a].length > 0).map((a) => `- only the ${a} exposes ${names(v.only_in[a])}`);
   const notes = ["baseline", "candidate"].flatMap(
     (a) => v[a].notes.map((n) => `- ${a}: ${n}`)
@@ -55975,8 +55975,8 @@ function renderMarkdown(r, commentKey, limit = Infinity) {
   if (r.trials.length === 0 && !r.capacity || !r.config) {
     const only = r.guards.length === 1 ? r.guards[0] : void 0;
     const body = only ? only.detail ? ["", ...fenced(only.detail)] : [] : ["", ...guardList(r.guards)];
-    const text2 = [marker(commentKey), title, ...body, ...next].join("\n");
-    return `${text2.slice(0, limit - 1)}
+    const text3 = [marker(commentKey), title, ...body, ...next].join("\n");
+    return `${text3.slice(0, limit - 1)}
 `;
   }
   const config = r.config;
@@ -56024,8 +56024,8 @@ function renderMarkdown(r, commentKey, limit = Infinity) {
 _${dropped} detail section${dropped > 1 ? "s" : ""} omitted to fit GitHub's ${limit.toLocaleString("en-US")}-character limit; the results file has everything._`;
   for (let keep = optional.length; keep >= 0; keep--) {
     const body = [head, ...optional.slice(0, keep)].join("\n\n");
-    const text2 = keep === optional.length ? body : body + note(optional.length - keep);
-    if (text2.length <= limit) return `${text2}
+    const text3 = keep === optional.length ? body : body + note(optional.length - keep);
+    if (text3.length <= limit) return `${text3}
 `;
   }
   const cut = `
@@ -56036,10 +56036,10 @@ _Truncated to fit GitHub's ${limit}-character limit; the results file has everyt
 }
 
 // src/workload/rng.ts
-function hashString(text2, seed = 2166136261) {
+function hashString(text3, seed = 2166136261) {
   let h = seed >>> 0;
-  for (let i = 0; i < text2.length; i++) {
-    h ^= text2.charCodeAt(i);
+  for (let i = 0; i < text3.length; i++) {
+    h ^= text3.charCodeAt(i);
     h = Math.imul(h, 16777619) >>> 0;
   }
   return h >>> 0;
@@ -56775,8 +56775,8 @@ function baselineWords(trials, classes2, counted) {
   const [worst, count3] = Object.entries(classes2).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0] ?? [];
   const total = Object.values(classes2).reduce((s, n) => s + (n ?? 0), 0);
   if (!worst || !count3) return "the baseline itself failed its requests";
-  const example = examplesOf(trials.filter((t) => t.arm === "baseline"))[worst];
-  const words = failureWords(worst, count3 / counted, example);
+  const example2 = examplesOf(trials.filter((t) => t.arm === "baseline"))[worst];
+  const words = failureWords(worst, count3 / counted, example2);
   return count3 === total ? `the baseline itself ${words}` : `the baseline itself failed ${percent(total / counted)} of its requests; it ${words}`;
 }
 var classList = (classes2) => Object.entries(classes2).map(([o, c]) => `${o} ${c}`).join(", ");
@@ -56943,12 +56943,12 @@ function outputTokens(r) {
 
 // src/load/outcome.ts
 function exhaustedQuota(headers, tokensAsked) {
-  for (const dimension of ["requests", "tokens"]) {
-    const text2 = headers?.[`x-ratelimit-remaining-${dimension}`]?.trim();
-    const remaining = text2 === void 0 || text2 === "" ? Number.NaN : Number(text2);
+  for (const dimension2 of ["requests", "tokens"]) {
+    const text3 = headers?.[`x-ratelimit-remaining-${dimension2}`]?.trim();
+    const remaining = text3 === void 0 || text3 === "" ? Number.NaN : Number(text3);
     if (!(remaining >= 0)) continue;
-    if (remaining === 0 || dimension === "tokens" && tokensAsked > remaining)
-      return { dimension, remaining };
+    if (remaining === 0 || dimension2 === "tokens" && tokensAsked > remaining)
+      return { dimension: dimension2, remaining };
   }
   return null;
 }
@@ -56990,11 +56990,11 @@ function classify(r) {
 }
 
 // src/openai/error-body.ts
-function errorTypeCode(text2) {
-  if (!text2) return {};
+function errorTypeCode(text3) {
+  if (!text3) return {};
   let parsed;
   try {
-    parsed = JSON.parse(text2);
+    parsed = JSON.parse(text3);
   } catch {
     return {};
   }
@@ -57008,6 +57008,56 @@ function errorTypeCode(text2) {
 
 // src/metrics/histogram.ts
 var hdr = __toESM(require_dist(), 1);
+
+// src/metrics/hdr-check.ts
+import { inflateSync } from "node:zlib";
+var COMPRESSED_COOKIE = 478450452;
+var ENCODING_COOKIE = 478450451;
+var HEADER_BYTES = 40;
+var COUNTS_LENGTH = 23552;
+var MAX_ENCODED_CHARS = 2 * 1024 * 1024;
+var MAX_INFLATED_BYTES = HEADER_BYTES + 9 * COUNTS_LENGTH;
+function encodingProblem(encoded) {
+  if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_CHARS)
+    return "not a histogram encoding of at most 2 MiB";
+  const outer = Buffer.from(encoded, "base64");
+  if (outer.length < 8 || outer.readInt32BE(0) !== COMPRESSED_COOKIE)
+    return "not a compressed HdrHistogram (V2)";
+  let inner;
+  try {
+    inner = inflateSync(outer.subarray(8, 8 + Math.max(0, outer.readInt32BE(4))), {
+      maxOutputLength: MAX_INFLATED_BYTES
+    });
+  } catch {
+    return "its counts do not inflate within the size of our histograms";
+  }
+  if (inner.length < HEADER_BYTES || inner.readInt32BE(0) !== ENCODING_COOKIE)
+    return "not an HdrHistogram V2 encoding";
+  const payload = inner.readInt32BE(4);
+  if (inner.readInt32BE(12) !== 3 || inner.readBigInt64BE(16) !== 1n || inner.readBigInt64BE(24) !== 3600000000n || payload < 0 || HEADER_BYTES + payload > inner.length)
+    return "not a histogram of microseconds with 3 significant digits up to one hour";
+  return slotsProblem(inner.subarray(HEADER_BYTES, HEADER_BYTES + payload));
+}
+function slotsProblem(payload) {
+  let slot = 0;
+  let at2 = 0;
+  while (at2 < payload.length) {
+    let value2 = 0;
+    let scale = 1;
+    let byte = 128;
+    for (let k = 0; k < 9 && byte & 128; k++) {
+      if (at2 >= payload.length) return "a count is cut short";
+      byte = payload[at2++] ?? 0;
+      value2 += (byte & 127) * scale;
+      scale *= 128;
+    }
+    slot += value2 % 2 === 1 ? (value2 + 1) / 2 : 1;
+    if (slot > COUNTS_LENGTH) return "its counts run past the histogram's slots";
+  }
+  return null;
+}
+
+// src/metrics/histogram.ts
 function newHdr() {
   return hdr.build({
     bitBucketSize: 32,
@@ -57017,6 +57067,11 @@ function newHdr() {
     autoResize: true,
     useWebAssembly: false
   });
+}
+function decodeChecked(encoded) {
+  const problem = encodingProblem(encoded);
+  if (problem) throw new Error(`a histogram cannot be read: ${problem}`);
+  return hdr.decodeFromCompressedBase64(encoded);
 }
 var round3 = (v) => Math.round(v * 1e3) / 1e3;
 function percentileRank(p, n) {
@@ -57038,7 +57093,7 @@ var LatencyHistogram = class _LatencyHistogram {
    */
   static fromReport(encoded, summary, censorMs) {
     const h = new _LatencyHistogram();
-    h.hdr.add(hdr.decodeFromCompressedBase64(encoded));
+    h.hdr.add(decodeChecked(encoded));
     h.sumMs = (summary.mean ?? 0) * summary.count;
     h.maxMs = summary.max ?? 0;
     h.censoredCount = summary.censored;
@@ -57058,7 +57113,7 @@ var LatencyHistogram = class _LatencyHistogram {
   /** A histogram rebuilt from its state (exact: the counts, sum and max as they were). */
   static fromState(s) {
     const h = new _LatencyHistogram();
-    h.hdr.add(hdr.decodeFromCompressedBase64(s.encoded));
+    h.hdr.add(decodeChecked(s.encoded));
     h.sumMs = s.sum_ms;
     h.maxMs = s.max_ms;
     h.censoredCount = s.censored;
@@ -57449,11 +57504,11 @@ var TrialRecorder = class {
     this.finishReasons[name] = (this.finishReasons[name] ?? 0) + n;
   }
   addExample(outcome2, r) {
-    const list = this.examples[outcome2] ?? [];
-    this.examples[outcome2] = list;
-    if (list.length >= EXAMPLES_PER_CLASS) return;
+    const list2 = this.examples[outcome2] ?? [];
+    this.examples[outcome2] = list2;
+    if (list2.length >= EXAMPLES_PER_CLASS) return;
     const { type, code } = errorTypeCode(r.streamError ?? r.body);
-    list.push({
+    list2.push({
       index: r.index,
       status: r.status,
       error_type: type,
@@ -57539,7 +57594,7 @@ var REQUEST_COLUMNS = [
   "error"
 ];
 var ms = (value2) => Number.isFinite(value2) ? Math.round(value2 * 1e3) / 1e3 : null;
-var excerpt = (text2, chars) => text2 === void 0 ? null : text2.length <= chars ? text2 : `${text2.slice(0, chars - 1)}\u2026`;
+var excerpt = (text3, chars) => text3 === void 0 ? null : text3.length <= chars ? text3 : `${text3.slice(0, chars - 1)}\u2026`;
 function itlSummary(gapsMs) {
   if (gapsMs.length === 0) return { count: 0, mean: null, p50: null, max: null };
   const sorted = [...gapsMs].sort((a, b) => a - b);
@@ -57547,7 +57602,7 @@ function itlSummary(gapsMs) {
   const p50 = sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
   return { count: sorted.length, mean: ms(mean2), p50: ms(p50), max: ms(sorted.at(-1) ?? 0) };
 }
-var redactOptional = (text2, redact) => text2 === void 0 ? void 0 : redact(text2);
+var redactOptional = (text3, redact) => text3 === void 0 ? void 0 : redact(text3);
 function errorOf(r) {
   return r.streamError ?? r.protocolError ?? r.transportError ?? (r.status >= 300 ? r.body : void 0);
 }
@@ -57614,8 +57669,8 @@ function requestsFormat(setting2, path) {
 function csvField(value2) {
   if (value2 === null) return "";
   if (typeof value2 !== "string") return String(value2);
-  const text2 = /^[=+\-@\t\r]/.test(value2) ? `'${value2}` : value2;
-  return /[",\r\n]/.test(text2) ? `"${text2.replaceAll('"', '""')}"` : text2;
+  const text3 = /^[=+\-@\t\r]/.test(value2) ? `'${value2}` : value2;
+  return /[",\r\n]/.test(text3) ? `"${text3.replaceAll('"', '""')}"` : text3;
 }
 var csvRow = (line) => REQUEST_COLUMNS.map((c) => csvField(line[c])).join(",");
 var CSV_HEADER = REQUEST_COLUMNS.join(",");
@@ -57678,8 +57733,8 @@ var RequestsFile = class _RequestsFile {
       const v = clean[c];
       if (typeof v === "string") clean[c] = this.redact(v);
     }
-    const text2 = this.format === "csv" ? csvRow(clean) : JSON.stringify(clean);
-    this.sink.write(`${text2}
+    const text3 = this.format === "csv" ? csvRow(clean) : JSON.stringify(clean);
+    this.sink.write(`${text3}
 `);
     this.lines++;
   };
@@ -57709,8 +57764,8 @@ var ACCEPTED = 'space-separated key:value pairs such as "ttft:800 itl:50 errors:
 function parseBudgets(name, raw) {
   const budgets = {};
   if (raw.trim() === "none") return budgets;
-  for (const part of raw.trim().split(/[\s,]+/).filter(Boolean)) {
-    const m = part.match(/^([a-z0-9_]+):(.*)$/i);
+  for (const part2 of raw.trim().split(/[\s,]+/).filter(Boolean)) {
+    const m = part2.match(/^([a-z0-9_]+):(.*)$/i);
     if (!m) throw rejectValue(name, raw, ACCEPTED);
     const key = m[1].toLowerCase();
     const id = BUDGET_IDS.find((k) => k === key);
@@ -57720,15 +57775,15 @@ function parseBudgets(name, raw) {
       );
     }
     if (budgets[id] !== void 0) throw new InputError(`${name}: "${key}" is given twice`);
-    const text2 = m[2] ?? "";
+    const text3 = m[2] ?? "";
     if (id === "errors") {
-      budgets[id] = parseFraction(`${name} errors`, text2, 1, true);
+      budgets[id] = parseFraction(`${name} errors`, text3, 1, true);
       continue;
     }
-    const value2 = Number(text2);
-    if (!(text2 !== "" && Number.isFinite(value2) && value2 > 0 && value2 <= 1e9)) {
+    const value2 = Number(text3);
+    if (!(text3 !== "" && Number.isFinite(value2) && value2 > 0 && value2 <= 1e9)) {
       const what = id === "goodput" ? "requests per second, > 0" : "milliseconds, > 0 and at most 1e9";
-      throw rejectValue(`${name} ${key}`, text2, what);
+      throw rejectValue(`${name} ${key}`, text3, what);
     }
     budgets[id] = value2;
   }
@@ -58262,7 +58317,10 @@ var SHARD_SETTINGS = [
     name: "start-at",
     scope: "gate",
     help: "A sharded run's start: every shard's first trial begins then (leave each shard's preflight time before it).",
-    accepts: { kind: "text", what: "an ISO 8601 time with its zone, or Unix seconds" }
+    accepts: {
+      kind: "text",
+      what: "an ISO 8601 time with its zone, or Unix seconds; less than a day ahead"
+    }
   },
   {
     name: "merge-from",
@@ -59176,7 +59234,7 @@ var delimiter_discover = function(records, options) {
     records = ((data) => {
       const records2 = [];
       const parser = transform({ delimiter: [] });
-      const push = (record) => records2.push(record);
+      const push = (record2) => records2.push(record2);
       const close = () => {
       };
       const error = parser.parse(data, true, push, close);
@@ -59185,9 +59243,9 @@ var delimiter_discover = function(records, options) {
     })(records);
   }
   const info = Array(127).fill().map(() => ({ lines: [] }));
-  records.map(([record], line) => {
-    for (let i = 0, l = record.length; i < l; i++) {
-      const code = record.charCodeAt(i);
+  records.map(([record2], line) => {
+    for (let i = 0, l = record2.length; i < l; i++) {
+      const code = record2.charCodeAt(i);
       if (info[code].lines[line] === void 0) info[code].lines[line] = 0;
       info[code].lines[line]++;
     }
@@ -59215,8 +59273,8 @@ var std = function(array) {
 };
 
 // node_modules/csv-parse/lib/api/index.js
-var isRecordEmpty = function(record) {
-  return record.every(
+var isRecordEmpty = function(record2) {
+  return record2.every(
     (field) => field == null || field.toString && field.toString().trim() === ""
   );
 };
@@ -59362,9 +59420,9 @@ var transform = function(original_options = {}) {
         }
       }
       const bufLen = buf.length;
-      let pos;
-      for (pos = 0; pos < bufLen; pos++) {
-        if (this.__needMoreData(pos, bufLen, end)) {
+      let pos2;
+      for (pos2 = 0; pos2 < bufLen; pos2++) {
+        if (this.__needMoreData(pos2, bufLen, end)) {
           break;
         }
         if (this.state.wasRowDelimiter === true) {
@@ -59379,13 +59437,13 @@ var transform = function(original_options = {}) {
         if (this.state.quoting === false && record_delimiter.length === 0) {
           const record_delimiterCount = this.__autoDiscoverRecordDelimiter(
             buf,
-            pos
+            pos2
           );
           if (record_delimiterCount) {
             record_delimiter = this.options.record_delimiter;
           }
         }
-        const chr = buf[pos];
+        const chr = buf[pos2];
         if (raw === true) {
           rawBuffer.append(chr);
         }
@@ -59395,36 +59453,36 @@ var transform = function(original_options = {}) {
         if (this.state.escaping === true) {
           this.state.escaping = false;
         } else {
-          if (escape2 !== null && this.state.quoting === true && this.__isEscape(buf, pos, chr) && pos + escape2.length < bufLen) {
+          if (escape2 !== null && this.state.quoting === true && this.__isEscape(buf, pos2, chr) && pos2 + escape2.length < bufLen) {
             if (escapeIsQuote) {
-              if (this.__isQuote(buf, pos + escape2.length)) {
+              if (this.__isQuote(buf, pos2 + escape2.length)) {
                 this.state.escaping = true;
-                pos += escape2.length - 1;
+                pos2 += escape2.length - 1;
                 continue;
               }
             } else {
               this.state.escaping = true;
-              pos += escape2.length - 1;
+              pos2 += escape2.length - 1;
               continue;
             }
           }
-          if (this.state.commenting === false && this.__isQuote(buf, pos)) {
+          if (this.state.commenting === false && this.__isQuote(buf, pos2)) {
             if (this.state.quoting === true) {
-              const nextChr = buf[pos + quote.length];
-              const isNextChrTrimable = rtrim && this.__isCharTrimable(buf, pos + quote.length);
-              const isNextChrComment = comment2 !== null && this.__compareBytes(comment2, buf, pos + quote.length, nextChr);
+              const nextChr = buf[pos2 + quote.length];
+              const isNextChrTrimable = rtrim && this.__isCharTrimable(buf, pos2 + quote.length);
+              const isNextChrComment = comment2 !== null && this.__compareBytes(comment2, buf, pos2 + quote.length, nextChr);
               const isNextChrDelimiter = this.__isDelimiter(
                 buf,
-                pos + quote.length,
+                pos2 + quote.length,
                 nextChr
               );
-              const isNextChrRecordDelimiter = record_delimiter.length === 0 ? this.__autoDiscoverRecordDelimiter(buf, pos + quote.length) : this.__isRecordDelimiter(nextChr, buf, pos + quote.length);
-              if (escape2 !== null && this.__isEscape(buf, pos, chr) && this.__isQuote(buf, pos + escape2.length)) {
-                pos += escape2.length - 1;
+              const isNextChrRecordDelimiter = record_delimiter.length === 0 ? this.__autoDiscoverRecordDelimiter(buf, pos2 + quote.length) : this.__isRecordDelimiter(nextChr, buf, pos2 + quote.length);
+              if (escape2 !== null && this.__isEscape(buf, pos2, chr) && this.__isQuote(buf, pos2 + escape2.length)) {
+                pos2 += escape2.length - 1;
               } else if (!nextChr || isNextChrDelimiter || isNextChrRecordDelimiter || isNextChrComment || isNextChrTrimable) {
                 this.state.quoting = false;
                 this.state.wasQuoting = true;
-                pos += quote.length - 1;
+                pos2 += quote.length - 1;
                 continue;
               } else if (relax_quotes === false) {
                 const err = this.__error(
@@ -59446,7 +59504,7 @@ var transform = function(original_options = {}) {
                 this.state.quoting = false;
                 this.state.wasQuoting = true;
                 this.state.field.prepend(quote);
-                pos += quote.length - 1;
+                pos2 += quote.length - 1;
               }
             } else {
               if (this.state.field.length !== 0) {
@@ -59474,7 +59532,7 @@ var transform = function(original_options = {}) {
                 }
               } else {
                 this.state.quoting = true;
-                pos += quote.length - 1;
+                pos2 += quote.length - 1;
                 continue;
               }
             }
@@ -59483,7 +59541,7 @@ var transform = function(original_options = {}) {
             const recordDelimiterLength = this.__isRecordDelimiter(
               chr,
               buf,
-              pos
+              pos2
             );
             if (recordDelimiterLength !== 0) {
               const skipCommentLine = this.state.commenting && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0;
@@ -59494,18 +59552,18 @@ var transform = function(original_options = {}) {
                   this.state.enabled = true;
                   this.__resetField();
                   this.__resetRecord();
-                  pos += recordDelimiterLength - 1;
+                  pos2 += recordDelimiterLength - 1;
                   continue;
                 }
                 if (skip_empty_lines === true && this.state.wasQuoting === false && this.state.record.length === 0 && this.state.field.length === 0) {
                   this.info.empty_lines++;
-                  pos += recordDelimiterLength - 1;
+                  pos2 += recordDelimiterLength - 1;
                   continue;
                 }
-                this.info.bytes = this.state.bufBytesStart + pos;
+                this.info.bytes = this.state.bufBytesStart + pos2;
                 const errField = this.__onField();
                 if (errField !== void 0) return errField;
-                this.info.bytes = this.state.bufBytesStart + pos + recordDelimiterLength;
+                this.info.bytes = this.state.bufBytesStart + pos2 + recordDelimiterLength;
                 const errRecord = this.__onRecord(push);
                 if (errRecord !== void 0) return errRecord;
                 if (to !== -1 && this.info.records >= to) {
@@ -59515,25 +59573,25 @@ var transform = function(original_options = {}) {
                 }
               }
               this.state.commenting = false;
-              pos += recordDelimiterLength - 1;
+              pos2 += recordDelimiterLength - 1;
               continue;
             }
             if (this.state.commenting) {
               continue;
             }
             if (comment2 !== null && (comment_no_infix === false || this.state.record.length === 0 && this.state.field.length === 0)) {
-              const commentCount = this.__compareBytes(comment2, buf, pos, chr);
+              const commentCount = this.__compareBytes(comment2, buf, pos2, chr);
               if (commentCount !== 0) {
                 this.state.commenting = true;
                 continue;
               }
             }
-            const delimiterLength = this.__isDelimiter(buf, pos, chr);
+            const delimiterLength = this.__isDelimiter(buf, pos2, chr);
             if (delimiterLength !== 0) {
-              this.info.bytes = this.state.bufBytesStart + pos;
+              this.info.bytes = this.state.bufBytesStart + pos2;
               const errField = this.__onField();
               if (errField !== void 0) return errField;
-              pos += delimiterLength - 1;
+              pos2 += delimiterLength - 1;
               continue;
             }
           }
@@ -59555,11 +59613,11 @@ var transform = function(original_options = {}) {
             );
           }
         }
-        const lappend = ltrim === false || this.state.quoting === true || this.state.field.length !== 0 || !this.__isCharTrimable(buf, pos);
+        const lappend = ltrim === false || this.state.quoting === true || this.state.field.length !== 0 || !this.__isCharTrimable(buf, pos2);
         const rappend = rtrim === false || this.state.wasQuoting === false;
         if (lappend === true && rappend === true) {
           this.state.field.append(chr);
-        } else if (rtrim === true && !this.__isCharTrimable(buf, pos)) {
+        } else if (rtrim === true && !this.__isCharTrimable(buf, pos2)) {
           return this.__error(
             new CsvError(
               "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE",
@@ -59574,7 +59632,7 @@ var transform = function(original_options = {}) {
           );
         } else {
           if (lappend === false) {
-            pos += this.__isCharTrimable(buf, pos) - 1;
+            pos2 += this.__isCharTrimable(buf, pos2) - 1;
           }
           continue;
         }
@@ -59595,7 +59653,7 @@ var transform = function(original_options = {}) {
           if (err !== void 0) return err;
         } else {
           if (this.state.wasQuoting === true || this.state.record.length !== 0 || this.state.field.length !== 0) {
-            this.info.bytes = this.state.bufBytesStart + pos;
+            this.info.bytes = this.state.bufBytesStart + pos2;
             const errField = this.__onField();
             if (errField !== void 0) return errField;
             const errRecord = this.__onRecord(push);
@@ -59607,8 +59665,8 @@ var transform = function(original_options = {}) {
           }
         }
       } else {
-        this.state.bufBytesStart += pos;
-        this.state.previousBuf = buf.slice(pos);
+        this.state.bufBytesStart += pos2;
+        this.state.previousBuf = buf.slice(pos2);
       }
       if (this.state.wasRowDelimiter === true) {
         this.info.lines++;
@@ -59628,17 +59686,17 @@ var transform = function(original_options = {}) {
         raw,
         skip_records_with_empty_values
       } = this.options;
-      const { enabled, record } = this.state;
+      const { enabled, record: record2 } = this.state;
       if (enabled === false) {
         return this.__resetRecord();
       }
-      const recordLength = record.length;
+      const recordLength = record2.length;
       if (columns === true) {
-        if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
+        if (skip_records_with_empty_values === true && isRecordEmpty(record2)) {
           this.__resetRecord();
           return;
         }
-        return this.__firstLineToColumns(record);
+        return this.__firstLineToColumns(record2);
       }
       if (columns === false && this.info.records === 0) {
         this.state.expectedRecordLength = recordLength;
@@ -59654,7 +59712,7 @@ var transform = function(original_options = {}) {
           this.options,
           this.__infoField(),
           {
-            record
+            record: record2
           }
         ) : new CsvError(
           "CSV_RECORD_INCONSISTENT_COLUMNS",
@@ -59667,7 +59725,7 @@ var transform = function(original_options = {}) {
           this.options,
           this.__infoField(),
           {
-            record
+            record: record2
           }
         );
         if (relax_column_count === true || relax_column_count_less === true && recordLength < this.state.expectedRecordLength || relax_column_count_more === true && recordLength > this.state.expectedRecordLength) {
@@ -59678,7 +59736,7 @@ var transform = function(original_options = {}) {
           if (finalErr) return finalErr;
         }
       }
-      if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
+      if (skip_records_with_empty_values === true && isRecordEmpty(record2)) {
         this.__resetRecord();
         return;
       }
@@ -59692,17 +59750,17 @@ var transform = function(original_options = {}) {
         const { objname } = this.options;
         if (columns !== false) {
           const obj = {};
-          for (let i = 0, l = record.length; i < l; i++) {
+          for (let i = 0, l = record2.length; i < l; i++) {
             if (columns[i] === void 0 || columns[i].disabled) continue;
             if (group_columns_by_name === true && Object.hasOwn(obj, columns[i].name)) {
               if (Array.isArray(obj[columns[i].name])) {
-                obj[columns[i].name] = obj[columns[i].name].concat(record[i]);
+                obj[columns[i].name] = obj[columns[i].name].concat(record2[i]);
               } else {
-                obj[columns[i].name] = [obj[columns[i].name], record[i]];
+                obj[columns[i].name] = [obj[columns[i].name], record2[i]];
               }
             } else {
               Object.defineProperty(obj, columns[i].name, {
-                value: record[i],
+                value: record2[i],
                 enumerable: true,
                 writable: true,
                 configurable: true
@@ -59734,12 +59792,12 @@ var transform = function(original_options = {}) {
         } else {
           if (raw === true || info2 === true) {
             const extRecord = Object.assign(
-              { record },
+              { record: record2 },
               raw === true ? { raw: this.state.rawBuffer.toString(encoding) } : {},
               info2 === true ? { info: this.__infoRecord() } : {}
             );
             const err = this.__push(
-              objname === void 0 ? extRecord : [record[objname], extRecord],
+              objname === void 0 ? extRecord : [record2[objname], extRecord],
               push
             );
             if (err) {
@@ -59747,7 +59805,7 @@ var transform = function(original_options = {}) {
             }
           } else {
             const err = this.__push(
-              objname === void 0 ? record : [record[objname], record],
+              objname === void 0 ? record2 : [record2[objname], record2],
               push
             );
             if (err) {
@@ -59758,10 +59816,10 @@ var transform = function(original_options = {}) {
       }
       this.__resetRecord();
     },
-    __firstLineToColumns: function(record) {
+    __firstLineToColumns: function(record2) {
       const { firstLineToHeaders } = this.state;
       try {
-        const headers = firstLineToHeaders === void 0 ? record : firstLineToHeaders.call(null, record);
+        const headers = firstLineToHeaders === void 0 ? record2 : firstLineToHeaders.call(null, record2);
         if (!Array.isArray(headers)) {
           return this.__error(
             new CsvError(
@@ -59821,21 +59879,21 @@ var transform = function(original_options = {}) {
       this.state.field.reset();
       this.state.wasQuoting = false;
     },
-    __push: function(record, push) {
+    __push: function(record2, push) {
       const { on_record } = this.options;
       if (on_record !== void 0) {
         const info2 = this.__infoRecord();
         try {
-          record = on_record.call(null, record, info2);
+          record2 = on_record.call(null, record2, info2);
         } catch (err) {
           return err;
         }
-        if (record === void 0 || record === null) {
+        if (record2 === void 0 || record2 === null) {
           return;
         }
       }
       this.info.bytes_records += this.info.bytes;
-      push(record);
+      push(record2);
     },
     // Return a tuple with the error and the casted value
     __cast: function(field) {
@@ -59869,20 +59927,20 @@ var transform = function(original_options = {}) {
       return sourceLength;
     },
     // Helper to test if a character is trimable
-    __isCharTrimable: function(buf, pos) {
+    __isCharTrimable: function(buf, pos2) {
       const { timchars, timcharFirstBytes } = this.state;
-      const first = buf[pos];
+      const first = buf[pos2];
       if (first === void 0 || timcharFirstBytes[first] === 0) return 0;
       loop1: for (let i = 0; i < timchars.length; i++) {
         const timchar = timchars[i];
         for (let j = 0; j < timchar.length; j++) {
-          if (timchar[j] !== buf[pos + j]) continue loop1;
+          if (timchar[j] !== buf[pos2 + j]) continue loop1;
         }
         return timchar.length;
       }
       return 0;
     },
-    __isDelimiter: function(buf, pos, chr) {
+    __isDelimiter: function(buf, pos2, chr) {
       const { delimiter, ignore_last_delimiters } = this.options;
       if (ignore_last_delimiters === true && this.state.record.length === this.options.columns.length - 1) {
         return 0;
@@ -59893,20 +59951,20 @@ var transform = function(original_options = {}) {
         const del = delimiter[i];
         if (del[0] === chr) {
           for (let j = 1; j < del.length; j++) {
-            if (del[j] !== buf[pos + j]) continue loop1;
+            if (del[j] !== buf[pos2 + j]) continue loop1;
           }
           return del.length;
         }
       }
       return 0;
     },
-    __isEscape: function(buf, pos, chr) {
+    __isEscape: function(buf, pos2, chr) {
       const { escape: escape2 } = this.options;
       if (escape2 === null) return false;
       const l = escape2.length;
       if (escape2[0] === chr) {
         for (let i = 0; i < l; i++) {
-          if (escape2[i] !== buf[pos + i]) {
+          if (escape2[i] !== buf[pos2 + i]) {
             return false;
           }
         }
@@ -59923,18 +59981,18 @@ var transform = function(original_options = {}) {
     //   // return !isNaN( parseInt( obj ) );
     //   return /^(\-|\+)?[1-9][0-9]*$/.test(value)
     // }
-    __isQuote: function(buf, pos) {
+    __isQuote: function(buf, pos2) {
       const { quote } = this.options;
       if (quote === null) return false;
       const l = quote.length;
       for (let i = 0; i < l; i++) {
-        if (quote[i] !== buf[pos + i]) {
+        if (quote[i] !== buf[pos2 + i]) {
           return false;
         }
       }
       return true;
     },
-    __isRecordDelimiter: function(chr, buf, pos) {
+    __isRecordDelimiter: function(chr, buf, pos2) {
       const { record_delimiter } = this.options;
       const recordDelimiterLength = record_delimiter.length;
       loop1: for (let i = 0; i < recordDelimiterLength; i++) {
@@ -59944,7 +60002,7 @@ var transform = function(original_options = {}) {
           continue;
         }
         for (let j = 1; j < rdLength; j++) {
-          if (rd[j] !== buf[pos + j]) {
+          if (rd[j] !== buf[pos2 + j]) {
             continue loop1;
           }
         }
@@ -59952,7 +60010,7 @@ var transform = function(original_options = {}) {
       }
       return 0;
     },
-    __autoDiscoverRecordDelimiter: function(buf, pos) {
+    __autoDiscoverRecordDelimiter: function(buf, pos2) {
       const { encoding } = this.options;
       const rds = [
         // Important, the windows line ending must be before mac os 9
@@ -59963,7 +60021,7 @@ var transform = function(original_options = {}) {
       loop: for (let i = 0; i < rds.length; i++) {
         const l = rds[i].length;
         for (let j = 0; j < l; j++) {
-          if (rds[i][j] !== buf[pos + j]) {
+          if (rds[i][j] !== buf[pos2 + j]) {
             continue loop;
           }
         }
@@ -60031,10 +60089,10 @@ var parse = function(data, opts = {}) {
   }
   const records = opts && opts.objname ? /* @__PURE__ */ Object.create(null) : [];
   const parser = transform(opts);
-  const push = (record) => {
-    if (parser.options.objname === void 0) records.push(record);
+  const push = (record2) => {
+    if (parser.options.objname === void 0) records.push(record2);
     else {
-      records[record[0]] = record[1];
+      records[record2[0]] = record2[1];
     }
   };
   const close = () => {
@@ -60045,12 +60103,12 @@ var parse = function(data, opts = {}) {
 };
 
 // src/common/lines.ts
-function* linesOf(text2) {
+function* linesOf(text3) {
   let number = 1;
-  for (let start = 0; start <= text2.length; number++) {
-    const end = text2.indexOf("\n", start);
-    const stop = end === -1 ? text2.length : end;
-    const line = text2.slice(start, text2.charCodeAt(stop - 1) === 13 ? stop - 1 : stop);
+  for (let start = 0; start <= text3.length; number++) {
+    const end = text3.indexOf("\n", start);
+    const stop = end === -1 ? text3.length : end;
+    const line = text3.slice(start, text3.charCodeAt(stop - 1) === 13 ? stop - 1 : stop);
     yield { line, number };
     if (end === -1) return;
     start = end + 1;
@@ -60116,14 +60174,14 @@ function csvRows(content, name) {
     throw new InputError(`trace ${name}: not readable as CSV: ${errorMessage(error)}`);
   }
 }
-function column(record, wanted) {
-  const key = Object.keys(record).find((k) => k.toLowerCase() === wanted.toLowerCase());
-  return key === void 0 ? void 0 : record[key];
+function column(record2, wanted) {
+  const key = Object.keys(record2).find((k) => k.toLowerCase() === wanted.toLowerCase());
+  return key === void 0 ? void 0 : record2[key];
 }
-function required(name, line, record, field) {
-  const v = column(record, field);
+function required(name, line, record2, field) {
+  const v = column(record2, field);
   if (v === void 0)
-    fail(name, line, `no ${field} column (the header names ${Object.keys(record).join(", ")})`);
+    fail(name, line, `no ${field} column (the header names ${Object.keys(record2).join(", ")})`);
   return v;
 }
 var CSV_COLUMNS = {
@@ -60133,11 +60191,11 @@ var CSV_COLUMNS = {
 function parseRows(content, name, format) {
   const out = [];
   if (format === "mooncake") {
-    for (const { line: text2, number: line } of linesOf(content)) {
-      if (text2.trim() === "") continue;
+    for (const { line: text3, number: line } of linesOf(content)) {
+      if (text3.trim() === "") continue;
       let row;
       try {
-        row = JSON.parse(text2);
+        row = JSON.parse(text3);
       } catch {
         fail(name, line, "not a JSON object");
       }
@@ -60168,9 +60226,9 @@ function parseRows(content, name, format) {
     return out;
   }
   const columns = CSV_COLUMNS[format];
-  for (const { record, line } of csvRows(content, name)) {
+  for (const { record: record2, line } of csvRows(content, name)) {
     if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
-    const field = (f) => required(name, line, record, f);
+    const field = (f) => required(name, line, record2, f);
     const time = field(columns.time);
     let atMs;
     if (format === "azure") atMs = azureMs(name, line, time);
@@ -60591,10 +60649,10 @@ function lines(raw, name) {
   const v = raw[name];
   return v === void 0 ? [] : Array.isArray(v) ? v : [v];
 }
-function accepted(name, text2) {
+function accepted(name, text3) {
   const s = setting(name);
   if (!s) throw new Error(`internal error: no setting ${name}`);
-  return parseAccepted(name, text2, s.accepts);
+  return parseAccepted(name, text3, s.accepts);
 }
 function asNumber(name, v) {
   if (typeof v !== "number") throw new Error(`internal error: ${name} is not a number setting`);
@@ -60710,9 +60768,9 @@ function evidenceOf(ex) {
   const cut = body.length > EVIDENCE_CHARS ? `${body.slice(0, half)} \u2026 ${body.slice(-half)}` : body;
   return `status ${ex.status}${cut ? `: ${cut}` : ""}`;
 }
-function parseJson(text2) {
+function parseJson(text3) {
   try {
-    return JSON.parse(text2);
+    return JSON.parse(text3);
   } catch {
     return void 0;
   }
@@ -60881,16 +60939,16 @@ var Reader = class {
     return f;
   };
 };
-function parseExposition(text2, keep) {
+function parseExposition(text3, keep) {
   const reader = new Reader(keep);
-  for (const line of text2.split("\n")) reader.line(line);
+  for (const line of text3.split("\n")) reader.line(line);
   return reader.out;
 }
-async function parseExpositionSliced(text2, keep, linesPerSlice = 64) {
+async function parseExpositionSliced(text3, keep, linesPerSlice = 64) {
   const reader = new Reader(keep);
-  const lines2 = text2.split("\n");
+  const lines2 = text3.split("\n");
   for (let i = 0; i < lines2.length; i++) {
-    if (i > 0 && i % linesPerSlice === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (i > 0 && i % linesPerSlice === 0) await new Promise((resolve2) => setImmediate(resolve2));
     reader.line(at(lines2, i));
   }
   return reader.out;
@@ -60957,16 +61015,16 @@ function sample(line, owner, keep) {
 function unescapeLabel(v) {
   return v.replace(/\\(.)/g, (_, c) => c === "n" ? "\n" : c);
 }
-function parseValue(text2) {
-  const v = Number(text2);
-  if (Number.isFinite(v) && text2 !== "") return v;
-  if (/^[+]?inf$/i.test(text2)) return Number.POSITIVE_INFINITY;
-  if (/^-inf$/i.test(text2)) return Number.NEGATIVE_INFINITY;
-  if (/^nan$/i.test(text2)) return Number.NaN;
+function parseValue(text3) {
+  const v = Number(text3);
+  if (Number.isFinite(v) && text3 !== "") return v;
+  if (/^[+]?inf$/i.test(text3)) return Number.POSITIVE_INFINITY;
+  if (/^-inf$/i.test(text3)) return Number.NEGATIVE_INFINITY;
+  if (/^nan$/i.test(text3)) return Number.NaN;
   return void 0;
 }
-function unescapeHelp(text2) {
-  return text2.replace(/\\([n\\])/g, (_, c) => c === "n" ? "\n" : "\\");
+function unescapeHelp(text3) {
+  return text3.replace(/\\([n\\])/g, (_, c) => c === "n" ? "\n" : "\\");
 }
 
 // src/servermetrics/runtimes.ts
@@ -61092,8 +61150,8 @@ function samplesByName(exposition) {
   const out = /* @__PURE__ */ new Map();
   for (const family of exposition.families.values()) {
     for (const s of family.samples) {
-      const list = out.get(s.name);
-      if (list) list.push(s);
+      const list2 = out.get(s.name);
+      if (list2) list2.push(s);
       else out.set(s.name, [s]);
     }
   }
@@ -61378,10 +61436,10 @@ var TrialScrape = class {
     const waitMs = Math.max(0, lastBeganMs + this.options.intervalS * 1e3 - this.deps.now());
     this.timer = setTimeout(() => {
       const beganMs = this.deps.now();
-      this.inFlight = this.fetch().then(async (text2) => {
-        if (text2 !== null && !this.stopped)
+      this.inFlight = this.fetch().then(async (text3) => {
+        if (text3 !== null && !this.stopped)
           this.during.push(
-            this.reduce(await parseExpositionSliced(text2, (n) => this.gauges.has(n)))
+            this.reduce(await parseExpositionSliced(text3, (n) => this.gauges.has(n)))
           );
         this.tick(beganMs);
       });
@@ -61389,8 +61447,8 @@ var TrialScrape = class {
     this.timer.unref();
   }
   async scrape() {
-    const text2 = await this.fetch();
-    return text2 === null ? null : parseExposition(text2);
+    const text3 = await this.fetch();
+    return text3 === null ? null : parseExposition(text3);
   }
   async fetch() {
     try {
@@ -61408,13 +61466,13 @@ var TrialScrape = class {
   }
 };
 async function readQueue(options, model, fetch) {
-  let text2;
+  let text3;
   try {
-    text2 = await fetch(options.url, 2e3);
+    text3 = await fetch(options.url, 2e3);
   } catch {
     return null;
   }
-  const samples = samplesByName(parseExposition(text2));
+  const samples = samplesByName(parseExposition(text3));
   const runtime = options.runtime === "auto" ? detectRuntime(samples.keys()) : options.runtime;
   if (runtime === null) return null;
   const { running, waiting } = snapshot(samples, runtime, model, 0).gauges;
@@ -61429,8 +61487,8 @@ var RECONNECTABLE = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EP
 
 // src/openai/response.ts
 var EXCERPT_CHARS = 300;
-function excerpt2(text2, limit = EXCERPT_CHARS) {
-  return text2.length <= limit ? text2 : `${text2.slice(0, limit)}\u2026`;
+function excerpt2(text3, limit = EXCERPT_CHARS) {
+  return text3.length <= limit ? text3 : `${text3.slice(0, limit)}\u2026`;
 }
 var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var nonEmpty = (v) => typeof v === "string" && v.length > 0;
@@ -61474,13 +61532,13 @@ function usageOf(usage) {
     cachedTokens: num(prompt.cached_tokens)
   };
 }
-function errorDetail(text2) {
+function errorDetail(text3) {
   try {
-    const parsed = JSON.parse(text2);
+    const parsed = JSON.parse(text3);
     if (isObject2(parsed) && isObject2(parsed.error)) return excerpt2(JSON.stringify(parsed.error));
   } catch {
   }
-  return excerpt2(text2);
+  return excerpt2(text3);
 }
 function readSseEvent(event) {
   if (event.event === "error") return { kind: "error", detail: errorDetail(event.data) };
@@ -61525,10 +61583,10 @@ function readStreamEvent(data) {
   for (const c of parsed.choices) if (isObject2(c)) choices.push(choiceDelta(c));
   return { kind: "chunk", choices, usage };
 }
-function readCompletion(text2) {
+function readCompletion(text3) {
   let parsed;
   try {
-    parsed = JSON.parse(text2);
+    parsed = JSON.parse(text3);
   } catch {
     return { kind: "invalid" };
   }
@@ -61595,25 +61653,25 @@ var SseParser = class {
     this.resetEvent();
     return incomplete;
   }
-  feed(text2) {
+  feed(text3) {
     let start = 0;
-    if (this.afterCR && text2.length > 0) {
+    if (this.afterCR && text3.length > 0) {
       this.afterCR = false;
-      if (text2.charCodeAt(0) === LF) start = 1;
+      if (text3.charCodeAt(0) === LF) start = 1;
     }
-    if (text2.indexOf("\r", start) === -1) {
-      for (let nl2 = text2.indexOf("\n", start); nl2 !== -1; nl2 = text2.indexOf("\n", start)) {
-        this.endLine(text2.slice(start, nl2));
+    if (text3.indexOf("\r", start) === -1) {
+      for (let nl2 = text3.indexOf("\n", start); nl2 !== -1; nl2 = text3.indexOf("\n", start)) {
+        this.endLine(text3.slice(start, nl2));
         start = nl2 + 1;
       }
     } else {
-      for (let i = start; i < text2.length; i++) {
-        const c = text2.charCodeAt(i);
+      for (let i = start; i < text3.length; i++) {
+        const c = text3.charCodeAt(i);
         if (c !== LF && c !== CR) continue;
-        this.endLine(text2.slice(start, i));
+        this.endLine(text3.slice(start, i));
         if (c === CR) {
-          if (i + 1 < text2.length) {
-            if (text2.charCodeAt(i + 1) === LF) i++;
+          if (i + 1 < text3.length) {
+            if (text3.charCodeAt(i + 1) === LF) i++;
           } else {
             this.afterCR = true;
           }
@@ -61621,7 +61679,7 @@ var SseParser = class {
         start = i + 1;
       }
     }
-    if (start < text2.length) this.partial += text2.slice(start);
+    if (start < text3.length) this.partial += text3.slice(start);
   }
   endLine(piece) {
     if (this.partial.length > 0) {
@@ -61668,27 +61726,27 @@ ${value2}` : value2;
 // src/contract/exchange.ts
 var MAX_BODY_BYTES2 = 1024 * 1024;
 var READ_HEADERS = /^(content-type|cache-control|x-accel-buffering|retry-after|server|x-ratelimit-.*)$/;
-function sseEvents(text2) {
+function sseEvents(text3) {
   const events = [];
   const parser = new SseParser({
     onEvent: (e) => events.push({ event: e.event, data: e.data }),
     onUnknownField: (name, value2) => events.push({ event: "", data: value2, field: name })
   });
-  parser.push(Buffer.from(text2, "utf8"));
+  parser.push(Buffer.from(text3, "utf8"));
   parser.end();
   return events;
 }
 async function exchange(dispatcher, origin2, probe, timeoutS) {
   const startMs = performance.now();
   const signal = AbortSignal.timeout(timeoutS * 1e3);
-  const done = (part) => ({
+  const done = (part2) => ({
     status: 0,
     headers: {},
     text: "",
     events: [],
     error: null,
     ms: performance.now() - startMs,
-    ...part
+    ...part2
   });
   let res;
   for (let attempt3 = 0; !res; attempt3++) {
@@ -61707,9 +61765,9 @@ async function exchange(dispatcher, origin2, probe, timeoutS) {
   }
   const headers = keptHeaders(res.headers, READ_HEADERS) ?? {};
   try {
-    const text2 = (await readCappedBody(res.body, MAX_BODY_BYTES2)).toString("utf8");
+    const text3 = (await readCappedBody(res.body, MAX_BODY_BYTES2)).toString("utf8");
     const stream = (headers["content-type"] ?? "").startsWith("text/event-stream");
-    return done({ status: res.statusCode, headers, text: text2, events: stream ? sseEvents(text2) : [] });
+    return done({ status: res.statusCode, headers, text: text3, events: stream ? sseEvents(text3) : [] });
   } catch (error) {
     return done({ status: res.statusCode, headers, error: errorMessage(error) });
   }
@@ -62059,8 +62117,8 @@ async function limitProbe(ask2, key) {
 }
 async function stopProbe(ask2) {
   const first = await ask2({ messages: STORY, max_tokens: 24 });
-  const text2 = String(messageOf(first).message?.content ?? "");
-  const words = text2.split(/\s+/).filter((w) => /^[A-Za-z]{3,}$/.test(w));
+  const text3 = String(messageOf(first).message?.content ?? "");
+  const words = text3.split(/\s+/).filter((w) => /^[A-Za-z]{3,}$/.test(w));
   const stop = words[3];
   if (first.status !== 200 || stop === void 0)
     return [item("params.stop", null, "answer too short to test", evidenceOf(first))];
@@ -62428,8 +62486,8 @@ function idList(file, body, key) {
     return id;
   });
 }
-function parseContractSelection(text2, file) {
-  const body = parseJson(text2);
+function parseContractSelection(text3, file) {
+  const body = parseJson(text3);
   if (!isObject(body))
     throw new InputError(
       `contract file ${file} is not a JSON object; expected {"include": [...], "exclude": [...]}`
@@ -64999,23 +65057,23 @@ var Utils = class Utils2 {
       const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
       return cachedNativeDecoder.decode(view);
     } else {
-      let out = [], pos = 0, c = 0;
-      while (pos < bytes.length) {
-        let c1 = bytes[pos++];
+      let out = [], pos2 = 0, c = 0;
+      while (pos2 < bytes.length) {
+        let c1 = bytes[pos2++];
         if (c1 < 128) out[c++] = String.fromCharCode(c1);
         else if (c1 > 191 && c1 < 224) {
-          let c2 = bytes[pos++];
+          let c2 = bytes[pos2++];
           out[c++] = String.fromCharCode((c1 & 31) << 6 | c2 & 63);
         } else if (c1 > 239 && c1 < 365) {
-          let c2 = bytes[pos++];
-          let c3 = bytes[pos++];
-          let c4 = bytes[pos++];
+          let c2 = bytes[pos2++];
+          let c3 = bytes[pos2++];
+          let c4 = bytes[pos2++];
           let u = ((c1 & 7) << 18 | (c2 & 63) << 12 | (c3 & 63) << 6 | c4 & 63) - Unicode.MIN_SUPPLEMENTARY_CODE_POINT;
           out[c++] = String.fromCharCode(Unicode.MIN_HIGH_SURROGATE + (u >> 10));
           out[c++] = String.fromCharCode(Unicode.MIN_LOW_SURROGATE + (u & 1023));
         } else {
-          let c2 = bytes[pos++];
-          let c3 = bytes[pos++];
+          let c2 = bytes[pos2++];
+          let c3 = bytes[pos2++];
           out[c++] = String.fromCharCode((c1 & 15) << 12 | (c2 & 63) << 6 | c3 & 63);
         }
       }
@@ -65177,19 +65235,19 @@ var MachineUTF8Input = class MachineUTF8Input2 extends MachineInputBase {
     this.start = start;
     this.end = end;
   }
-  hasString(prefilter, pos) {
+  hasString(prefilter, pos2) {
     const target = prefilter.bytes;
     if (target.length === 0) return true;
-    const idx = this.indexOf(this.bytes, target, this.start + pos);
+    const idx = this.indexOf(this.bytes, target, this.start + pos2);
     return idx !== -1 && idx <= this.end - target.length;
   }
-  hasAnyString(prefilter, pos) {
-    return prefilter.automaton8().searchUTF8(this.bytes, this.start + pos, this.end);
+  hasAnyString(prefilter, pos2) {
+    return prefilter.automaton8().searchUTF8(this.bytes, this.start + pos2, this.end);
   }
-  step(pos) {
-    pos += this.start;
-    if (pos >= this.end) return MachineInputBase.EOF();
-    const c = this.bytes[pos] & 255;
+  step(pos2) {
+    pos2 += this.start;
+    if (pos2 >= this.end) return MachineInputBase.EOF();
+    const c = this.bytes[pos2] & 255;
     if (c < 128) return c << 3 | 1;
     let size;
     let rune;
@@ -65209,43 +65267,43 @@ var MachineUTF8Input = class MachineUTF8Input2 extends MachineInputBase {
       if (c === 240) lo = 144;
       else if (c === 244) hi = 143;
     } else return MachineUTF8Input2.RUNE_ERROR_STEP;
-    if (pos + size > this.end) return MachineUTF8Input2.RUNE_ERROR_STEP;
-    const c1 = this.bytes[pos + 1] & 255;
+    if (pos2 + size > this.end) return MachineUTF8Input2.RUNE_ERROR_STEP;
+    const c1 = this.bytes[pos2 + 1] & 255;
     if (c1 < lo || c1 > hi) return MachineUTF8Input2.RUNE_ERROR_STEP;
     rune = rune << 6 | c1 & 63;
     if (size > 2) {
-      const c2 = this.bytes[pos + 2] & 255;
+      const c2 = this.bytes[pos2 + 2] & 255;
       if ((c2 & 192) !== 128) return MachineUTF8Input2.RUNE_ERROR_STEP;
       rune = rune << 6 | c2 & 63;
       if (size > 3) {
-        const c3 = this.bytes[pos + 3] & 255;
+        const c3 = this.bytes[pos2 + 3] & 255;
         if ((c3 & 192) !== 128) return MachineUTF8Input2.RUNE_ERROR_STEP;
         rune = rune << 6 | c3 & 63;
       }
     }
     return rune << 3 | size;
   }
-  index(re2, pos) {
-    pos += this.start;
-    const i = this.indexOf(this.bytes, re2.prefixUTF8, pos);
-    return i < 0 ? i : i - pos;
+  index(re2, pos2) {
+    pos2 += this.start;
+    const i = this.indexOf(this.bytes, re2.prefixUTF8, pos2);
+    return i < 0 ? i : i - pos2;
   }
-  context(pos) {
-    pos += this.start;
+  context(pos2) {
+    pos2 += this.start;
     let r1 = -1;
-    if (pos > this.start && pos <= this.end) {
-      let start = pos - 1;
+    if (pos2 > this.start && pos2 <= this.end) {
+      let start = pos2 - 1;
       r1 = this.bytes[start--];
       if (r1 >= 128) {
-        let lim = pos - 4;
+        let lim = pos2 - 4;
         if (lim < this.start) lim = this.start;
         while (start >= lim && (this.bytes[start] & 192) === 128) start--;
         if (start < this.start) start = this.start;
         const r = this.step(start - this.start);
-        r1 = start + (r & 7) === pos ? r >> 3 : Unicode.RUNE_ERROR;
+        r1 = start + (r & 7) === pos2 ? r >> 3 : Unicode.RUNE_ERROR;
       }
     }
-    const r2 = pos < this.end ? this.step(pos - this.start) >> 3 : -1;
+    const r2 = pos2 < this.end ? this.step(pos2 - this.start) >> 3 : -1;
     return Utils.emptyOpContext(r1, r2);
   }
   indexOf(source, target, fromIndex = 0) {
@@ -65284,32 +65342,32 @@ var MachineUTF16Input = class extends MachineInputBase {
     this.start = start;
     this.end = end;
   }
-  hasString(prefilter, pos) {
-    const idx = this.charSequence.indexOf(prefilter.str, this.start + pos);
+  hasString(prefilter, pos2) {
+    const idx = this.charSequence.indexOf(prefilter.str, this.start + pos2);
     return idx !== -1 && idx <= this.end - prefilter.str.length;
   }
-  hasAnyString(prefilter, pos) {
-    return prefilter.automaton16().searchUTF16(this.charSequence, this.start + pos, this.end);
+  hasAnyString(prefilter, pos2) {
+    return prefilter.automaton16().searchUTF16(this.charSequence, this.start + pos2, this.end);
   }
-  step(pos) {
-    pos += this.start;
-    if (pos >= this.end) return MachineInputBase.EOF();
-    const c1 = this.charSequence.charCodeAt(pos);
-    if (c1 < Unicode.MIN_HIGH_SURROGATE || c1 > Unicode.MAX_HIGH_SURROGATE || pos + 1 >= this.end) return c1 << 3 | 1;
-    const c2 = this.charSequence.charCodeAt(pos + 1);
+  step(pos2) {
+    pos2 += this.start;
+    if (pos2 >= this.end) return MachineInputBase.EOF();
+    const c1 = this.charSequence.charCodeAt(pos2);
+    if (c1 < Unicode.MIN_HIGH_SURROGATE || c1 > Unicode.MAX_HIGH_SURROGATE || pos2 + 1 >= this.end) return c1 << 3 | 1;
+    const c2 = this.charSequence.charCodeAt(pos2 + 1);
     if (c2 >= Unicode.MIN_LOW_SURROGATE && c2 <= Unicode.MAX_LOW_SURROGATE) return (c1 - Unicode.MIN_HIGH_SURROGATE) * 1024 + (c2 - Unicode.MIN_LOW_SURROGATE) + Unicode.MIN_SUPPLEMENTARY_CODE_POINT << 3 | 2;
     return c1 << 3 | 1;
   }
-  index(re2, pos) {
-    pos += this.start;
-    const i = this.charSequence.indexOf(re2.prefix, pos);
+  index(re2, pos2) {
+    pos2 += this.start;
+    const i = this.charSequence.indexOf(re2.prefix, pos2);
     if (i < 0 || i > this.end - re2.prefix.length) return -1;
-    return i - pos;
+    return i - pos2;
   }
-  context(pos) {
-    pos += this.start;
-    const r1 = pos > this.start && pos <= this.end ? this.charSequence.charCodeAt(pos - 1) : -1;
-    const r2 = pos < this.end ? this.charSequence.charCodeAt(pos) : -1;
+  context(pos2) {
+    pos2 += this.start;
+    const r1 = pos2 > this.start && pos2 <= this.end ? this.charSequence.charCodeAt(pos2 - 1) : -1;
+    const r2 = pos2 < this.end ? this.charSequence.charCodeAt(pos2) : -1;
     return Utils.emptyOpContext(r1, r2);
   }
   prefixLength(re2) {
@@ -66059,18 +66117,18 @@ var Machine = class Machine2 {
     if (this.ncap === 0) return Utils.emptyInts();
     return Utils.toArray(this.matchcap.subarray(0, this.ncap));
   }
-  match(input, pos, anchor, lbState = null) {
+  match(input, pos2, anchor, lbState = null) {
     const startCond = this.re2.cond;
     if (startCond === Utils.EMPTY_ALL) return false;
-    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return false;
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos2 !== 0) return false;
     this.matched = false;
     this.matchcap.fill(-1);
     const hasLookbehinds = this.prog.numLb > 0;
-    const matchStartPos = pos;
-    let currentPos = pos;
+    const matchStartPos = pos2;
+    let currentPos = pos2;
     let resumeLookbehinds = false;
     if (hasLookbehinds) {
-      if (lbState !== null && lbState.pos >= 0 && lbState.pos <= pos) {
+      if (lbState !== null && lbState.pos >= 0 && lbState.pos <= pos2) {
         currentPos = lbState.pos;
         resumeLookbehinds = true;
       } else currentPos = 0;
@@ -66144,12 +66202,12 @@ var Machine = class Machine2 {
     nextq.clear();
     return this.matched;
   }
-  matchSet(input, pos, anchor) {
+  matchSet(input, pos2, anchor) {
     const startCond = this.re2.cond;
     if (startCond === Utils.EMPTY_ALL) return [];
-    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return [];
-    let currentPos = this.prog.numLb > 0 ? 0 : pos;
-    let matchStartPos = pos;
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos2 !== 0) return [];
+    let currentPos = this.prog.numLb > 0 ? 0 : pos2;
+    let matchStartPos = pos2;
     let runq = this.q0;
     let nextq = this.q1;
     let r = input.step(currentPos);
@@ -66219,7 +66277,7 @@ var Machine = class Machine2 {
     nextq.clear();
     return Array.from(matches).sort((a, b) => a - b);
   }
-  step(runq, nextq, pos, nextPos, c, nextCond, anchor, atEnd) {
+  step(runq, nextq, pos2, nextPos, c, nextCond, anchor, atEnd) {
     const longest = this.re2.longest;
     for (let j = 0; j < runq.size; j++) {
       const pc = runq.densePcs[j];
@@ -66230,8 +66288,8 @@ var Machine = class Machine2 {
       switch (i.op) {
         case Inst.MATCH:
           if (anchor === RE2Flags.ANCHOR_BOTH && !atEnd) break;
-          if (this.ncap > 0 && (!longest || !this.matched || this.matchcap[1] < pos)) {
-            runq.denseCaps[capOffset + 1] = pos;
+          if (this.ncap > 0 && (!longest || !this.matched || this.matchcap[1] < pos2)) {
+            runq.denseCaps[capOffset + 1] = pos2;
             for (let k = 0; k < this.ncap; k++) this.matchcap[k] = runq.denseCaps[capOffset + k];
           }
           if (!longest) runq.size = 0;
@@ -66256,24 +66314,24 @@ var Machine = class Machine2 {
     }
     runq.clear();
   }
-  spawnLookbehinds(q, pos, flag) {
-    for (let i = 0; i < this.prog.lbStarts.length; i++) this.add(q, this.prog.lbStarts[i], pos, this.matchcap, 0, flag);
+  spawnLookbehinds(q, pos2, flag) {
+    for (let i = 0; i < this.prog.lbStarts.length; i++) this.add(q, this.prog.lbStarts[i], pos2, this.matchcap, 0, flag);
   }
   restoreLookbehinds(lbState, q, flag) {
     this.lbTable.set(lbState.lbTable);
     for (let j = 0; j < lbState.size; j++) this.add(q, lbState.pcs[j], lbState.pos, this.matchcap, 0, flag);
   }
-  saveLookbehinds(lbState, q, pos) {
+  saveLookbehinds(lbState, q, pos2) {
     let size = 0;
     for (let j = 0; j < q.size; j++) {
       const pc = q.densePcs[j];
       if (this.prog.lbInst[pc] === 1 && Inst.isRuneOp(this.prog.inst[pc].op)) lbState.pcs[size++] = pc;
     }
     lbState.size = size;
-    lbState.pos = pos;
+    lbState.pos = pos2;
     lbState.lbTable.set(this.lbTable);
   }
-  add(q, pc, pos, capArray, capOffset, cond) {
+  add(q, pc, pos2, capArray, capOffset, cond) {
     const stk = this.addStack;
     let nstk = 0;
     for (; ; ) {
@@ -66300,17 +66358,17 @@ var Machine = class Machine2 {
             if (inst.arg < this.ncap) {
               stk[nstk++] = -inst.arg - 1;
               stk[nstk++] = capArray[capOffset + inst.arg];
-              capArray[capOffset + inst.arg] = pos;
+              capArray[capOffset + inst.arg] = pos2;
             }
             pc = inst.out;
             break;
           case Inst.LB_WRITE:
-            this.lbTable[Math.abs(inst.arg)] = pos;
+            this.lbTable[Math.abs(inst.arg)] = pos2;
             pc = inst.out;
             break;
           case Inst.LB_CHECK:
-            if (inst.arg > 0) pc = this.lbTable[inst.arg] === pos ? inst.out : 0;
-            else pc = this.lbTable[-inst.arg] !== pos ? inst.out : 0;
+            if (inst.arg > 0) pc = this.lbTable[inst.arg] === pos2 ? inst.out : 0;
+            else pc = this.lbTable[-inst.arg] !== pos2 ? inst.out : 0;
             break;
           case Inst.MATCH:
           case Inst.RUNE:
@@ -66578,13 +66636,13 @@ var DFA = class DFA2 {
     table[cls] = nextState;
     return nextState;
   }
-  start(input, pos) {
-    const context2 = input.context(pos);
+  start(input, pos2) {
+    const context2 = input.context(pos2);
     let flags;
     if ((context2 & Utils.EMPTY_BEGIN_TEXT) !== 0) flags = Utils.EMPTY_BEGIN_TEXT | Utils.EMPTY_BEGIN_LINE;
     else if ((context2 & Utils.EMPTY_BEGIN_LINE) !== 0) flags = Utils.EMPTY_BEGIN_LINE;
     else {
-      const r = input.step(pos);
+      const r = input.step(pos2);
       const nextIsWord = r >= 0 && Utils.isWordRune(r >> 3);
       flags = (context2 & Utils.EMPTY_WORD_BOUNDARY) !== 0 !== nextIsWord ? DFA2.FLAG_LAST_WORD : 0;
     }
@@ -66600,22 +66658,22 @@ var DFA = class DFA2 {
     }
     return state;
   }
-  stepOrReset(state, cls, rune, anchor, pos, search) {
+  stepOrReset(state, cls, rune, anchor, pos2, search) {
     let next = this.step(state, cls, rune, anchor);
     if (next !== null) return next;
-    if (search.resetPos >= 0 && pos - search.resetPos < DFA2.PROGRESS_PER_STATE * this.stateCount) return null;
-    search.resetPos = pos;
+    if (search.resetPos >= 0 && pos2 - search.resetPos < DFA2.PROGRESS_PER_STATE * this.stateCount) return null;
+    search.resetPos = pos2;
     const restored = this.resetCache(state);
     if (restored === null) return null;
     next = this.step(restored, cls, rune, anchor);
     return next;
   }
-  run(input, pos, anchor, state, onMatch) {
+  run(input, pos2, anchor, state, onMatch) {
     const endPos = input.endPos();
     const latin1Class = this.latin1Class;
     const unanchored = anchor === RE2Flags.UNANCHORED;
     const search = { resetPos: -1 };
-    let i = pos;
+    let i = pos2;
     while (i < endPos) {
       const r = input.step(i);
       const rune = r >> 3;
@@ -66636,24 +66694,24 @@ var DFA = class DFA2 {
     if (state === null) return null;
     return state.isMatch && onMatch(state, true);
   }
-  match(input, pos, anchor) {
+  match(input, pos2, anchor) {
     if (this.failed) return null;
-    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return false;
-    const startState = this.start(input, pos);
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos2 !== 0) return false;
+    const startState = this.start(input, pos2);
     if (startState === null) return null;
-    return this.run(input, pos, anchor, startState, (state, atEnd) => anchor !== RE2Flags.ANCHOR_BOTH || atEnd);
+    return this.run(input, pos2, anchor, startState, (state, atEnd) => anchor !== RE2Flags.ANCHOR_BOTH || atEnd);
   }
-  matchSet(input, pos, anchor) {
+  matchSet(input, pos2, anchor) {
     if (this.failed) return null;
-    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return [];
-    const startState = this.start(input, pos);
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos2 !== 0) return [];
+    const startState = this.start(input, pos2);
     if (startState === null) return null;
     const matches = /* @__PURE__ */ new Set();
     const collect = (state, atEnd) => {
       if (anchor !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k = 0; k < state.matchIDs.length; k++) matches.add(state.matchIDs[k]);
       return false;
     };
-    if (this.run(input, pos, anchor, startState, collect) === null) return null;
+    if (this.run(input, pos2, anchor, startState, collect) === null) return null;
     return Array.from(matches).sort((a, b) => a - b);
   }
 };
@@ -66685,16 +66743,16 @@ var BitState = class {
     if (this.matchcap.length < ncap) this.matchcap = new Int32Array(ncap).fill(-1);
     else this.matchcap.fill(-1, 0, ncap);
   }
-  shouldVisit(pc, pos) {
-    const n = pc * (this.end + 1) + pos;
+  shouldVisit(pc, pos2) {
+    const n = pc * (this.end + 1) + pos2;
     const idx = n >>> 5;
     const mask = 1 << (n & 31);
     if ((this.visited[idx] & mask) !== 0) return false;
     this.visited[idx] |= mask;
     return true;
   }
-  push(re2, pc, pos, arg) {
-    if (re2.prog.getInst(pc).op !== Inst.FAIL && (arg || this.shouldVisit(pc, pos))) {
+  push(re2, pc, pos2, arg) {
+    if (re2.prog.getInst(pc).op !== Inst.FAIL && (arg || this.shouldVisit(pc, pos2))) {
       if (this.jobLen >= this.jobPc.length) {
         const newSize = this.jobPc.length * 2;
         const newPc = new Int32Array(newSize);
@@ -66709,13 +66767,13 @@ var BitState = class {
       }
       this.jobPc[this.jobLen] = pc;
       this.jobArg[this.jobLen] = arg ? 1 : 0;
-      this.jobPos[this.jobLen] = pos;
+      this.jobPos[this.jobLen] = pos2;
       this.jobLen++;
     }
   }
-  tryBacktrack(re2, input, pc, pos, anchor) {
+  tryBacktrack(re2, input, pc, pos2, anchor) {
     const longest = re2.longest;
-    this.push(re2, pc, pos, false);
+    this.push(re2, pc, pos2, false);
     while (this.jobLen > 0) {
       this.jobLen--;
       let currentPc = this.jobPc[this.jobLen];
@@ -66836,32 +66894,32 @@ var Backtracker = class Backtracker2 {
     if (!Backtracker2.shouldBacktrack(prog)) return 0;
     return Math.floor(MAX_BACKTRACK_VECTOR / prog.numInst());
   }
-  static execute(re2, input, pos, anchor, ncap) {
+  static execute(re2, input, pos2, anchor, ncap) {
     const startCond = re2.cond;
     if (startCond === Utils.EMPTY_ALL) return null;
-    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return null;
-    if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 && pos !== 0) return null;
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos2 !== 0) return null;
+    if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 && pos2 !== 0) return null;
     const b = bitStatePool.length > 0 ? bitStatePool.pop() : new BitState();
     const end = input.endPos();
     b.reset(re2.prog, end, ncap);
     let matched = false;
     if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 || anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) {
-      if (b.ncap > 0) b.cap[0] = pos;
-      if (b.tryBacktrack(re2, input, re2.prog.start, pos, anchor)) matched = true;
+      if (b.ncap > 0) b.cap[0] = pos2;
+      if (b.tryBacktrack(re2, input, re2.prog.start, pos2, anchor)) matched = true;
     } else {
       let width = -1;
-      for (; pos <= end && width !== 0; pos += width) {
+      for (; pos2 <= end && width !== 0; pos2 += width) {
         if (re2.prefix.length > 0) {
-          const advance = input.index(re2, pos);
+          const advance = input.index(re2, pos2);
           if (advance < 0) break;
-          pos += advance;
+          pos2 += advance;
         }
-        if (b.ncap > 0) b.cap[0] = pos;
-        if (b.tryBacktrack(re2, input, re2.prog.start, pos, anchor)) {
+        if (b.ncap > 0) b.cap[0] = pos2;
+        if (b.tryBacktrack(re2, input, re2.prog.start, pos2, anchor)) {
           matched = true;
           break;
         }
-        const r = input.step(pos);
+        const r = input.step(pos2);
         width = r === MachineInputBase.EOF() ? 0 : r & 7;
       }
     }
@@ -67163,25 +67221,25 @@ var OnePass = class OnePass2 {
     if (inst.op === Inst.ALT_MATCH) return inst.out;
     return 0;
   }
-  static execute(re2, input, pos, anchor, ncap) {
+  static execute(re2, input, pos2, anchor, ncap) {
     const onepass = re2.onepass;
     if (!onepass) return null;
     const matchcap = new Int32Array(ncap).fill(-1);
     let matched = false;
-    let r = input.step(pos);
+    let r = input.step(pos2);
     let rune = r >> 3;
     let width = r & 7;
     let r1 = MachineInputBase.EOF();
     let rune1 = -1;
     let width1 = 0;
     if (r !== MachineInputBase.EOF()) {
-      r1 = input.step(pos + width);
+      r1 = input.step(pos2 + width);
       if (r1 !== MachineInputBase.EOF()) {
         rune1 = r1 >> 3;
         width1 = r1 & 7;
       }
     }
-    let flag = pos === 0 ? Utils.emptyOpContext(-1, rune) : input.context(pos);
+    let flag = pos2 === 0 ? Utils.emptyOpContext(-1, rune) : input.context(pos2);
     let pc = onepass.start;
     let inst;
     while (true) {
@@ -67189,11 +67247,11 @@ var OnePass = class OnePass2 {
       pc = inst.out;
       switch (inst.op) {
         case Inst.MATCH:
-          if (anchor === RE2Flags.ANCHOR_BOTH && pos !== input.endPos()) return null;
+          if (anchor === RE2Flags.ANCHOR_BOTH && pos2 !== input.endPos()) return null;
           matched = true;
           if (matchcap.length > 0) {
             matchcap[0] = 0;
-            matchcap[1] = pos;
+            matchcap[1] = pos2;
           }
           return ncap === 0 ? [] : Utils.toArray(matchcap);
         case Inst.RUNE:
@@ -67219,18 +67277,18 @@ var OnePass = class OnePass2 {
           if ((inst.arg & ~flag) !== 0) return null;
           continue;
         case Inst.CAPTURE:
-          if (inst.arg < matchcap.length) matchcap[inst.arg] = pos;
+          if (inst.arg < matchcap.length) matchcap[inst.arg] = pos2;
           continue;
         default:
           throw new RE2JSInternalException("bad inst");
       }
       if (width === 0) break;
       flag = Utils.emptyOpContext(rune, rune1);
-      pos += width;
+      pos2 += width;
       rune = rune1;
       width = width1;
       if (rune !== -1) {
-        r1 = input.step(pos + width);
+        r1 = input.step(pos2 + width);
         if (r1 !== MachineInputBase.EOF()) {
           rune1 = r1 >> 3;
           width1 = r1 & 7;
@@ -67661,18 +67719,18 @@ var Prefilter = class Prefilter2 {
     if (this.ac8 === null) this.ac8 = new AhoCorasick(this.subs.map((s) => s.bytes), 256);
     return this.ac8;
   }
-  eval(input, pos) {
+  eval(input, pos2) {
     switch (this.type) {
       case Prefilter2.Type.NONE:
         return true;
       case Prefilter2.Type.EXACT:
-        return input.hasString(this, pos);
+        return input.hasString(this, pos2);
       case Prefilter2.Type.AND:
-        for (let i = 0; i < this.subs.length; i++) if (!this.subs[i].eval(input, pos)) return false;
+        for (let i = 0; i < this.subs.length; i++) if (!this.subs[i].eval(input, pos2)) return false;
         return true;
       case Prefilter2.Type.OR:
-        if (this.allExact) return input.hasAnyString(this, pos);
-        for (let i = 0; i < this.subs.length; i++) if (this.subs[i].eval(input, pos)) return true;
+        if (this.allExact) return input.hasAnyString(this, pos2);
+        for (let i = 0; i < this.subs.length; i++) if (this.subs[i].eval(input, pos2)) return true;
         return false;
       default:
         return true;
@@ -67933,10 +67991,10 @@ var ANY_RUNE_NOT_NL = new Int32Array([
 ]);
 var ANY_RUNE = new Int32Array([0, Unicode.MAX_RUNE]);
 var Frag = class {
-  constructor(i = 0, out = new PatchList(), nullable = false) {
+  constructor(i = 0, out = new PatchList(), nullable2 = false) {
     this.i = i;
     this.out = out;
-    this.nullable = nullable;
+    this.nullable = nullable2;
   }
 };
 var Compiler = class Compiler2 {
@@ -68680,8 +68738,8 @@ var StringIterator = class {
   pos() {
     return this.position;
   }
-  rewindTo(pos) {
-    this.position = pos;
+  rewindTo(pos2) {
+    this.position = pos2;
   }
   more() {
     return this.position < this.str.length;
@@ -69880,15 +69938,15 @@ var RE2 = class RE22 {
     if (this.lazyDFA === null) this.lazyDFA = new DFA(this.prog);
     return this.lazyDFA;
   }
-  matchPrefixComplete(input, pos, anchor, ncap) {
-    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return null;
+  matchPrefixComplete(input, pos2, anchor, ncap) {
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos2 !== 0) return null;
     let matchStart = -1;
     let matchEnd = -1;
     const pLen = input.prefixLength(this);
     if (anchor === RE2Flags.UNANCHORED) {
-      const idx = input.index(this, pos);
+      const idx = input.index(this, pos2);
       if (idx < 0) return null;
-      matchStart = pos + idx;
+      matchStart = pos2 + idx;
       matchEnd = matchStart + pLen;
     } else if (anchor === RE2Flags.ANCHOR_BOTH) {
       if (input.endPos() !== pLen) return null;
@@ -69912,22 +69970,22 @@ var RE2 = class RE22 {
   createLookbehindState() {
     return this.prog.numLb > 0 ? new LookbehindState(this.prog) : null;
   }
-  executeEngine(input, pos, anchor, ncap, lbState = null) {
-    if (this.prefixComplete && (ncap === 0 || this.numSubexp === 0)) return this.matchPrefixComplete(input, pos, anchor, ncap);
+  executeEngine(input, pos2, anchor, ncap, lbState = null) {
+    if (this.prefixComplete && (ncap === 0 || this.numSubexp === 0)) return this.matchPrefixComplete(input, pos2, anchor, ncap);
     if (this.prefilter !== null && anchor === RE2Flags.UNANCHORED) {
-      if (!this.prefilter.eval(input, pos)) return null;
+      if (!this.prefilter.eval(input, pos2)) return null;
     }
-    if (this.onepass !== null) return OnePass.execute(this, input, pos, anchor, ncap);
+    if (this.onepass !== null) return OnePass.execute(this, input, pos2, anchor, ncap);
     if (ncap > 0) {
-      if (this.prog.numLb === 0 && input.endPos() <= Backtracker.maxBitStateLen(this.prog)) return Backtracker.execute(this, input, pos, anchor, ncap);
-      return this.doExecuteNFA(input, pos, anchor, ncap, lbState);
+      if (this.prog.numLb === 0 && input.endPos() <= Backtracker.maxBitStateLen(this.prog)) return Backtracker.execute(this, input, pos2, anchor, ncap);
+      return this.doExecuteNFA(input, pos2, anchor, ncap, lbState);
     }
     if (this.prog.numLb === 0) {
-      const dfaResult = this.dfa.match(input, pos, anchor);
+      const dfaResult = this.dfa.match(input, pos2, anchor);
       if (dfaResult !== null) return dfaResult ? [] : null;
-      if (input.endPos() <= Backtracker.maxBitStateLen(this.prog)) return Backtracker.execute(this, input, pos, anchor, ncap);
+      if (input.endPos() <= Backtracker.maxBitStateLen(this.prog)) return Backtracker.execute(this, input, pos2, anchor, ncap);
     }
-    return this.doExecuteNFA(input, pos, anchor, ncap, lbState);
+    return this.doExecuteNFA(input, pos2, anchor, ncap, lbState);
   }
   /**
   * Returns the number of parenthesized subexpressions in this regular expression.
@@ -69953,11 +70011,11 @@ var RE2 = class RE22 {
   toString() {
     return this.expr;
   }
-  doExecuteNFA(input, pos, anchor, ncap, lbState = null) {
+  doExecuteNFA(input, pos2, anchor, ncap, lbState = null) {
     let m = this.get();
     if (!m) m = Machine.fromRE2(this);
     m.init(ncap);
-    const cap = m.match(input, pos, anchor, lbState) ? m.submatches() : null;
+    const cap = m.match(input, pos2, anchor, lbState) ? m.submatches() : null;
     this.put(m);
     return cap;
   }
@@ -70061,20 +70119,20 @@ var RE2 = class RE22 {
     let result2 = [];
     const end = input.endPos();
     if (n < 0) n = end + 1;
-    let pos = 0;
+    let pos2 = 0;
     let i = 0;
     let prevMatchEnd = -1;
     const lbState = this.createLookbehindState();
-    while (i < n && pos <= end) {
-      const matches = this.executeEngine(input, pos, RE2Flags.UNANCHORED, this.prog.numCap, lbState);
+    while (i < n && pos2 <= end) {
+      const matches = this.executeEngine(input, pos2, RE2Flags.UNANCHORED, this.prog.numCap, lbState);
       if (matches === null || matches.length === 0) break;
       let accept = true;
-      if (matches[1] === pos) {
+      if (matches[1] === pos2) {
         if (matches[0] === prevMatchEnd) accept = false;
-        const r = input.step(pos);
-        if (r < 0) pos = end + 1;
-        else pos += r & 7;
-      } else pos = matches[1];
+        const r = input.step(pos2);
+        if (r < 0) pos2 = end + 1;
+        else pos2 += r & 7;
+      } else pos2 = matches[1];
       prevMatchEnd = matches[1];
       if (accept) {
         result2.push(deliverFun(this.pad(matches)));
@@ -70920,9 +70978,9 @@ function validator(schema) {
   }
   return v;
 }
-function parseJson2(text2) {
+function parseJson2(text3) {
   try {
-    return { ok: true, value: JSON.parse(text2.trim()) };
+    return { ok: true, value: JSON.parse(text3.trim()) };
   } catch {
     return { ok: false };
   }
@@ -70947,8 +71005,8 @@ function resolvePointer(doc, pointer) {
   }
   return { found: true, value: cur };
 }
-function normalizeText(text2) {
-  return text2.trim().toLowerCase().replace(/\s+/g, " ").replace(/[.!?]+$/, "");
+function normalizeText(text3) {
+  return text3.trim().toLowerCase().replace(/\s+/g, " ").replace(/[.!?]+$/, "");
 }
 function looksLikeToolCall(content) {
   return /<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]/.test(content) || /"name"\s*:\s*"[^"]+"[\s\S]*"(arguments|parameters)"\s*:/.test(content);
@@ -70998,9 +71056,9 @@ function toolCallCodes(c, check, a) {
     parsed.push(args.value);
     const schema = tool.function.parameters;
     if (!schema) continue;
-    const validate2 = validator(schema);
-    if (!validate2(args.value)) {
-      for (const e of validate2.errors ?? []) {
+    const validate4 = validator(schema);
+    if (!validate4(args.value)) {
+      for (const e of validate4.errors ?? []) {
         if (e.keyword === "required") contract2.push("tool.missing_required");
         else if (e.keyword === "additionalProperties") contract2.push("tool.unexpected_param");
         else contract2.push(`tool.args_schema:${e.instancePath || "/"}`);
@@ -71066,9 +71124,9 @@ function checkCodes(c, check, a, other) {
       const schema = check.schema ?? c.response_format?.json_schema?.schema ?? {};
       if (!doc.ok) codes.push("json.invalid");
       else {
-        const validate2 = validator(schema);
-        if (!validate2(doc.value))
-          codes.push(`json.schema:${validate2.errors?.[0]?.instancePath || "/"}`);
+        const validate4 = validator(schema);
+        if (!validate4(doc.value))
+          codes.push(`json.schema:${validate4.errors?.[0]?.instancePath || "/"}`);
       }
       break;
     }
@@ -71184,8 +71242,8 @@ var BUILTIN_DEFAULTS = {
 var ajv2 = new import__2.Ajv2020({ allErrors: false, strict: false });
 var validateSuite = ajv2.compile(quality_suite_schema_default);
 var validateCase = ajv2.compile({ $ref: `${quality_suite_schema_default.$id}#/$defs/case` });
-function parseText(text2, source) {
-  const trimmed = text2.trim();
+function parseText(text3, source) {
+  const trimmed = text3.trim();
   const lines2 = trimmed.split(/\r?\n/).filter((l) => l.trim() !== "");
   if (lines2.length > 0 && lines2.every((l) => l.trim().startsWith("{"))) {
     try {
@@ -71201,13 +71259,13 @@ function parseText(text2, source) {
     }
   }
   try {
-    return (0, import_yaml.parse)(text2);
+    return (0, import_yaml.parse)(text3);
   } catch (error) {
     throw new InputError(`quality-suite ${source}: not YAML or JSONL: ${errorMessage(error)}`);
   }
 }
-function parseSuite(text2, source) {
-  return suiteFromData(parseText(text2, source), source);
+function parseSuite(text3, source) {
+  return suiteFromData(parseText(text3, source), source);
 }
 function builtinSuite() {
   return suiteFromData(builtin_suite_default, "builtin");
@@ -71358,7 +71416,7 @@ function applyStreamEvent(r, data, nowMs, type = "") {
 var BODY_EXCERPT_BYTES = 2048;
 var KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
 var RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
-function sendCompletion(dispatcher, origin2, path, headers, body, record, now, onDone) {
+function sendCompletion(dispatcher, origin2, path, headers, body, record2, now, onDone) {
   let controller;
   let pendingAbort;
   let finished2 = false;
@@ -71369,10 +71427,10 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
   const finish = () => {
     if (finished2) return;
     finished2 = true;
-    record.endMs = now();
+    record2.endMs = now();
     fresh?.close().catch(() => {
     });
-    onDone(record);
+    onDone(record2);
   };
   const handler = {
     onRequestStart(c) {
@@ -71381,47 +71439,47 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
     },
     onResponseStart(_c, statusCode, responseHeaders) {
       responded = true;
-      record.headersMs = now();
-      record.status = statusCode;
+      record2.headersMs = now();
+      record2.status = statusCode;
       const type = String(responseHeaders["content-type"] ?? "");
       const streaming = statusCode >= 200 && statusCode < 300 && type.startsWith("text/event-stream");
       if (streaming) {
-        record.headers = keptHeaders(responseHeaders, RATE_LIMIT_HEADER);
+        record2.headers = keptHeaders(responseHeaders, RATE_LIMIT_HEADER);
         sse = new SseParser({
-          onEvent: (e) => applyStreamEvent(record, e.data, now(), e.event),
-          onUnknownField: (name, value2) => applyUnknownField(record, name, value2)
+          onEvent: (e) => applyStreamEvent(record2, e.data, now(), e.event),
+          onUnknownField: (name, value2) => applyUnknownField(record2, name, value2)
         });
       } else {
-        record.headers = keptHeaders(responseHeaders, KEPT_HEADER) ?? {};
+        record2.headers = keptHeaders(responseHeaders, KEPT_HEADER) ?? {};
         if (statusCode >= 200 && statusCode < 300) {
-          record.protocolError = `expected an SSE stream (text/event-stream), got content-type "${type}"`;
+          record2.protocolError = `expected an SSE stream (text/event-stream), got content-type "${type}"`;
         }
       }
     },
     onResponseData(_c, chunk) {
-      if (Number.isNaN(record.firstByteMs)) record.firstByteMs = now();
+      if (Number.isNaN(record2.firstByteMs)) record2.firstByteMs = now();
       if (sse) sse.push(chunk);
       else if (rawBody.length < BODY_EXCERPT_BYTES) rawBody += chunk.toString("utf8");
     },
     onResponseEnd() {
-      if (sse) record.incompleteEvent = sse.end();
-      else record.body = excerpt2(rawBody, BODY_EXCERPT_BYTES);
+      if (sse) record2.incompleteEvent = sse.end();
+      else record2.body = excerpt2(rawBody, BODY_EXCERPT_BYTES);
       finish();
     },
     onResponseError(_c, error) {
       const code = errorCode(error);
-      if (!responded && !record.timedOut && record.reconnects === 0 && RECONNECTABLE.has(code ?? "")) {
-        record.reconnects++;
+      if (!responded && !record2.timedOut && record2.reconnects === 0 && RECONNECTABLE.has(code ?? "")) {
+        record2.reconnects++;
         controller = void 0;
         fresh = new import_undici5.Client(origin2, { headersTimeout: 0, bodyTimeout: 0 });
         send(fresh);
         return;
       }
-      if (!record.timedOut) {
-        record.transportError = excerpt2(code ? `${code}: ${error.message}` : error.message, 200);
+      if (!record2.timedOut) {
+        record2.transportError = excerpt2(code ? `${code}: ${error.message}` : error.message, 200);
       }
-      if (sse) record.incompleteEvent = sse.end();
-      else if (rawBody) record.body = excerpt2(rawBody, BODY_EXCERPT_BYTES);
+      if (sse) record2.incompleteEvent = sse.end();
+      else if (rawBody) record2.body = excerpt2(rawBody, BODY_EXCERPT_BYTES);
       finish();
     }
   };
@@ -71429,7 +71487,7 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
     { origin: origin2, path, method: "POST", headers, body, headersTimeout: 0, bodyTimeout: 0 },
     handler
   );
-  record.dispatchMs = now();
+  record2.dispatchMs = now();
   send(dispatcher);
   return {
     abort(reason) {
@@ -71443,12 +71501,12 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
 // src/load/once.ts
 function sendOnce(target, dispatcher, messages, maxTokens, timeoutMs, now = () => performance.now()) {
   const body = loadRequestBody(target, messages, maxTokens);
-  const record = newRecord(0, false, now(), now() + timeoutMs, void 0);
-  return new Promise((resolve) => {
+  const record2 = newRecord(0, false, now(), now() + timeoutMs, void 0);
+  return new Promise((resolve2) => {
     let timer;
     const done = (r) => {
       clearTimeout(timer);
-      resolve(r);
+      resolve2(r);
     };
     const handle = sendCompletion(
       dispatcher,
@@ -71456,13 +71514,13 @@ function sendOnce(target, dispatcher, messages, maxTokens, timeoutMs, now = () =
       completionPath(target),
       requestHeaders(target),
       body,
-      record,
+      record2,
       now,
       done
     );
-    if (!Number.isNaN(record.endMs)) return;
+    if (!Number.isNaN(record2.endMs)) return;
     timer = setTimeout(() => {
-      record.timedOut = true;
+      record2.timedOut = true;
       handle.abort(new Error("timeout"));
     }, timeoutMs);
   });
@@ -71478,15 +71536,15 @@ async function listModels(target, dispatcher, timeoutMs) {
       headers: headers.authorization ? { authorization: headers.authorization } : {},
       signal: AbortSignal.timeout(timeoutMs)
     });
-    const text2 = (await readCappedBody(res.body, MAX_MODELS_BYTES)).toString("utf8");
+    const text3 = (await readCappedBody(res.body, MAX_MODELS_BYTES)).toString("utf8");
     const contentType = String(res.headers["content-type"] ?? "");
     if (res.statusCode !== 200)
-      return { kind: "http", status: res.statusCode, body: excerpt2(text2) };
+      return { kind: "http", status: res.statusCode, body: excerpt2(text3) };
     let parsed;
     try {
-      parsed = JSON.parse(text2);
+      parsed = JSON.parse(text3);
     } catch {
-      return { kind: "not_json", contentType, body: excerpt2(text2, 120) };
+      return { kind: "not_json", contentType, body: excerpt2(text3, 120) };
     }
     const data = typeof parsed === "object" && parsed !== null && "data" in parsed ? parsed.data : void 0;
     const ids = Array.isArray(data) ? data.flatMap(
@@ -71499,23 +71557,23 @@ async function listModels(target, dispatcher, timeoutMs) {
 }
 async function probeCompletion(target, dispatcher, maxTokens, timeoutMs) {
   const t = { ...target, ignoreEos: false };
-  const record = await sendOnce(
+  const record2 = await sendOnce(
     t,
     dispatcher,
     [{ role: "user", content: "Say OK." }],
     maxTokens,
     timeoutMs
   );
-  const outcome2 = classify(record);
-  const { type, code } = errorTypeCode(record.streamError ?? record.body);
+  const outcome2 = classify(record2);
+  const { type, code } = errorTypeCode(record2.streamError ?? record2.body);
   return {
     outcome: outcome2,
-    status: record.status,
-    ttftMs: record.outputChunks > 0 ? record.firstOutputMs - record.dispatchMs : void 0,
+    status: record2.status,
+    ttftMs: record2.outputChunks > 0 ? record2.firstOutputMs - record2.dispatchMs : void 0,
     errorType: type,
     errorCode: code,
-    detail: record.streamError ?? record.protocolError ?? record.transportError ?? (outcome2 === "empty" ? "200 with an empty stream: no content, no tool call" : void 0),
-    body: record.body
+    detail: record2.streamError ?? record2.protocolError ?? record2.transportError ?? (outcome2 === "empty" ? "200 with an empty stream: no content, no tool call" : void 0),
+    body: record2.body
   };
 }
 
@@ -71574,8 +71632,8 @@ var ManagedServer = class {
   /** The last lines of the log, for error messages. */
   logTail(lines2 = TAIL_LINES) {
     try {
-      const text2 = readFileSync(this.options.logPath, "utf8").trimEnd();
-      return text2.split(/\r?\n/).slice(-lines2).join("\n");
+      const text3 = readFileSync(this.options.logPath, "utf8").trimEnd();
+      return text3.split(/\r?\n/).slice(-lines2).join("\n");
     } catch {
       return "(no log)";
     }
@@ -71616,7 +71674,7 @@ var ManagedServer = class {
             };
           }
         }
-        await new Promise((resolve) => setTimeout(resolve, pollMs));
+        await new Promise((resolve2) => setTimeout(resolve2, pollMs));
       }
     } finally {
       await agent.close();
@@ -71631,12 +71689,12 @@ var ManagedServer = class {
     if (!this.child) return;
     const graceMs = graceOverrideMs ?? this.options.graceMs ?? 1e4;
     if (this.options.stopCommand && !this.stopped) {
-      await new Promise((resolve) => {
+      await new Promise((resolve2) => {
         execFile(
           "/bin/sh",
           ["-c", this.options.stopCommand],
           { timeout: graceMs },
-          () => resolve()
+          () => resolve2()
         );
       });
     }
@@ -71660,7 +71718,7 @@ var ManagedServer = class {
         return true;
       }
       if (performance.now() > until) return false;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve2) => setTimeout(resolve2, 50));
     }
   }
   signalGroup(signal) {
@@ -71753,7 +71811,7 @@ var ServerLifecycle = class {
     const stale = await portAnswers(this.options.targets[arm]);
     server.start();
     this.started.push(server);
-    const record = {
+    const record2 = {
       arm,
       start: n,
       pid: server.pid,
@@ -71763,23 +71821,23 @@ var ServerLifecycle = class {
       exit: null,
       warnings: []
     };
-    this.starts.push(record);
-    this.live.set(arm, { server, record });
+    this.starts.push(record2);
+    this.live.set(arm, { server, record: record2 });
     if (stale) {
-      record.warnings.push(
+      record2.warnings.push(
         `${this.options.targets[arm].baseUrl} already answered before the start command ran: a stale server may be the one that answers`
       );
-      this.options.log(`${arm}: warning: ${record.warnings.at(-1)}`);
+      this.options.log(`${arm}: warning: ${record2.warnings.at(-1)}`);
     }
     this.options.log(
       `${arm}: started (pid ${server.pid}), log ${logPath}; waiting until ready (\u2264 ${this.options.readyTimeoutS} s)`
     );
     try {
       const ready = await server.waitReady(this.options.readyTimeoutS);
-      record.time_to_ready_s = Math.round(ready.timeToReadyS * 1e3) / 1e3;
-      record.cold_ttft_ms = Math.round(ready.coldTtftMs * 1e3) / 1e3;
+      record2.time_to_ready_s = Math.round(ready.timeToReadyS * 1e3) / 1e3;
+      record2.cold_ttft_ms = Math.round(ready.coldTtftMs * 1e3) / 1e3;
       this.options.log(
-        `${arm}: ready after ${compact(record.time_to_ready_s)} s, cold-start TTFT ${compact(record.cold_ttft_ms)} ms`
+        `${arm}: ready after ${compact(record2.time_to_ready_s)} s, cold-start TTFT ${compact(record2.cold_ttft_ms)} ms`
       );
     } catch (error) {
       await this.down(arm);
@@ -71797,11 +71855,11 @@ var ServerLifecycle = class {
 function portAnswers(target) {
   const url = new URL(target.baseUrl);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  return new Promise((resolve) => {
+  return new Promise((resolve2) => {
     const socket = connect({ host: url.hostname, port });
     const done = (answered) => {
       socket.destroy();
-      resolve(answered);
+      resolve2(answered);
     };
     socket.setTimeout(300, () => done(false));
     socket.once("connect", () => done(true));
@@ -71934,14 +71992,14 @@ function parseShardSpec(raw) {
     throw rejectValue("shard", raw, `i/N with 0 \u2264 i < N \u2264 ${MAX_SHARDS}`);
   return { index, count: count3 };
 }
-function parseStartAt(raw) {
+function parseStartAt(raw, nowMs = Date.now()) {
   const t = raw.trim();
   const ms3 = /^\d{9,11}(\.\d+)?$/.test(t) ? Number(t) * 1e3 : /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(t) ? Date.parse(t) : Number.NaN;
-  if (!Number.isFinite(ms3))
+  if (!Number.isFinite(ms3) || ms3 > nowMs + 864e5)
     throw rejectValue(
       "start-at",
       raw,
-      "an ISO 8601 time with its zone (2026-12-02T15:00:00Z), or Unix seconds"
+      "an ISO 8601 time with its zone (2026-12-02T15:00:00Z), or Unix seconds, less than a day ahead"
     );
   return ms3;
 }
@@ -72069,12 +72127,12 @@ var SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", itl: "itlMs", e2el: "e2elMs" };
 var SLO_NAMES = ["ttft", "tpot", "itl", "e2el"];
 var sloField = (name) => SLO_KEYS[name];
 function sloRecord(slo) {
-  const record = {};
+  const record2 = {};
   for (const name of SLO_NAMES) {
     const ms3 = slo[SLO_KEYS[name]];
-    if (ms3 !== void 0) record[`${name}_ms`] = ms3;
+    if (ms3 !== void 0) record2[`${name}_ms`] = ms3;
   }
-  return record;
+  return record2;
 }
 function formatSlo(slo) {
   const parts = SLO_NAMES.flatMap((k) => {
@@ -72087,8 +72145,8 @@ function formatSlo(slo) {
 // src/config/slo.ts
 function parseSlo(name, raw) {
   const slo = {};
-  for (const part of raw.trim().split(/[\s,]+/).filter(Boolean)) {
-    const m = part.match(/^([a-z0-9_]+):(.*)$/i);
+  for (const part2 of raw.trim().split(/[\s,]+/).filter(Boolean)) {
+    const m = part2.match(/^([a-z0-9_]+):(.*)$/i);
     if (!m)
       throw rejectValue(
         name,
@@ -72118,8 +72176,8 @@ function parseSlo(name, raw) {
 import { dirname as dirname2, join as join2 } from "node:path";
 
 // src/workload/dataset.ts
-function estimateTokens(text2) {
-  return Math.max(1, Math.ceil(text2.length / 4));
+function estimateTokens(text3) {
+  return Math.max(1, Math.ceil(text3.length / 4));
 }
 function fail2(source, where, problem) {
   throw new InputError(`${source}: ${where}: ${problem}`);
@@ -72139,9 +72197,9 @@ function checkMessages(value2, source, where) {
     return { role: m.role, content: m.content };
   });
 }
-function parseJsonl(text2, source) {
+function parseJsonl(text3, source) {
   const entries = [];
-  for (const { line, number } of linesOf(text2)) {
+  for (const { line, number } of linesOf(text3)) {
     if (line.trim() === "") continue;
     let row;
     try {
@@ -72197,8 +72255,8 @@ function parseShareGpt(rows2, source) {
   }
   return entries;
 }
-function parseDataset(text2, source) {
-  const trimmed = text2.trimStart();
+function parseDataset(text3, source) {
+  const trimmed = text3.trimStart();
   let entries;
   if (trimmed.startsWith("[")) {
     let rows2;
@@ -72209,7 +72267,7 @@ function parseDataset(text2, source) {
     }
     entries = parseShareGpt(rows2, source);
   } else {
-    entries = parseJsonl(text2, source);
+    entries = parseJsonl(text3, source);
   }
   if (entries.length === 0) fail2(source, "file", "holds no requests");
   return entries;
@@ -72246,16 +72304,16 @@ var DictionarySplitter = class {
    * @param text The input text to split.
    * @returns An array of tokens.
    */
-  split(text2) {
+  split(text3) {
     const result2 = [];
-    const n = text2.length;
+    const n = text3.length;
     let start = 0;
     let i = 0;
     while (i < n) {
       let node = this.trie;
       let match = null;
       let j = i;
-      while (j < n && (node = node[text2[j]])) {
+      while (j < n && (node = node[text3[j]])) {
         if (node.end) {
           match = node.end;
         }
@@ -72263,7 +72321,7 @@ var DictionarySplitter = class {
       }
       if (match) {
         if (i > start) {
-          result2.push(text2.slice(start, i));
+          result2.push(text3.slice(start, i));
         }
         result2.push(match);
         i += match.length;
@@ -72273,7 +72331,7 @@ var DictionarySplitter = class {
       }
     }
     if (start < n) {
-      result2.push(text2.slice(start));
+      result2.push(text3.slice(start));
     }
     return result2;
   }
@@ -72303,12 +72361,12 @@ var compile_unicode_regexp = (source, flags) => {
     const property_names = /* @__PURE__ */ new Map();
     const rewritten = source.replace(
       /(\\[pP])\{([^}=]+)\}/g,
-      (text2, p, n, offset) => {
+      (text3, p, n, offset) => {
         let preceding_backslashes = 0;
         for (let i = offset - 1; i >= 0 && source[i] === "\\"; --i) {
           ++preceding_backslashes;
         }
-        if (preceding_backslashes % 2 === 1) return text2;
+        if (preceding_backslashes % 2 === 1) return text3;
         let property_name = property_names.get(n);
         if (property_name === void 0) {
           try {
@@ -72330,7 +72388,7 @@ var compile_unicode_regexp = (source, flags) => {
     }
   }
 };
-var clean_up_tokenization = (text2) => text2.replace(/ \./g, ".").replace(/ \?/g, "?").replace(/ \!/g, "!").replace(/ ,/g, ",").replace(/ \' /g, "'").replace(/ n't/g, "n't").replace(/ 'm/g, "'m").replace(/ 's/g, "'s").replace(/ 've/g, "'ve").replace(/ 're/g, "'re");
+var clean_up_tokenization = (text3) => text3.replace(/ \./g, ".").replace(/ \?/g, "?").replace(/ \!/g, "!").replace(/ ,/g, ",").replace(/ \' /g, "'").replace(/ n't/g, "n't").replace(/ 'm/g, "'m").replace(/ 's/g, "'s").replace(/ 've/g, "'ve").replace(/ 're/g, "'re");
 var create_pattern = (pattern, invert = true) => {
   if (pattern.Regex !== void 0) {
     const regex = rewrite_oniguruma_to_js(
@@ -72416,7 +72474,7 @@ var EMPTY_NEGATED_POSIX_BRACKET_RE = /^\[:\^:\]/;
 var UNSUPPORTED_POSIX_BRACKET_RE = /^\[(?:\.[^\]]*\.\]|=[^\]]*=\])/;
 var FIXED_WIDTH_ESCAPE_RE = /^(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\c[A-Za-z])/;
 var is_ascii_letter = (char) => char >= "A" && char <= "Z" || char >= "a" && char <= "z";
-var character_at = (text2, index) => String.fromCodePoint(text2.codePointAt(index));
+var character_at = (text3, index) => String.fromCodePoint(text3.codePointAt(index));
 var get_ascii_folded_hex_atom = (hex) => {
   if (!/^[0-9A-Fa-f]{1,8}$/.test(hex)) return null;
   const code_point = Number.parseInt(hex, 16);
@@ -72460,7 +72518,7 @@ var append_character_class_fragment = (operand, fragment, set_valued = false, in
 var rewrite_character_class_escape = (regex, index, operand) => {
   const braced = BRACED_ESCAPE_RE.exec(regex.slice(index));
   if (braced) {
-    const [text2, kind, body] = braced;
+    const [text3, kind, body] = braced;
     if (kind === "P" && body === "Word") {
       add_character_class_atom(
         operand,
@@ -72468,7 +72526,7 @@ var rewrite_character_class_escape = (regex, index, operand) => {
         index
       );
     } else {
-      const replacement2 = kind === "x" ? `\\u{${body}}` : kind === "p" && body === "Word" ? UNICODE_WORD_CHARS_IN_CLASS : text2;
+      const replacement2 = kind === "x" ? `\\u{${body}}` : kind === "p" && body === "Word" ? UNICODE_WORD_CHARS_IN_CLASS : text3;
       append_character_class_fragment(
         operand,
         replacement2,
@@ -72476,7 +72534,7 @@ var rewrite_character_class_escape = (regex, index, operand) => {
         index
       );
     }
-    return index + text2.length;
+    return index + text3.length;
   }
   const fixed_width = FIXED_WIDTH_ESCAPE_RE.exec(regex.slice(index));
   if (fixed_width) {
@@ -72703,9 +72761,9 @@ var rewrite_oniguruma_to_js = (regex) => {
   let last_was_quantifier = false;
   let ascii_fold = false;
   const group_states = [];
-  const emit_atom = (text2) => {
+  const emit_atom = (text3) => {
     atom_start = out.length;
-    out += text2;
+    out += text3;
     last_was_quantifier = false;
   };
   for (let i = 0; i < regex.length; ) {
@@ -72713,8 +72771,8 @@ var rewrite_oniguruma_to_js = (regex) => {
     if (char === "\\") {
       const braced = BRACED_ESCAPE_RE.exec(regex.slice(i));
       if (braced) {
-        const [text2, kind, body] = braced;
-        let replacement2 = text2;
+        const [text3, kind, body] = braced;
+        let replacement2 = text3;
         if (kind === "x") {
           const code_point_escape = `\\u{${body}}`;
           replacement2 = ascii_fold ? get_ascii_folded_hex_atom(body) ?? code_point_escape : code_point_escape;
@@ -72722,15 +72780,15 @@ var rewrite_oniguruma_to_js = (regex) => {
           replacement2 = kind === "p" ? UNICODE_WORD_CLASS : UNICODE_NON_WORD_CLASS;
         }
         emit_atom(replacement2);
-        i += text2.length;
+        i += text3.length;
         continue;
       }
       const fixed_width = FIXED_WIDTH_ESCAPE_RE.exec(regex.slice(i));
       if (fixed_width) {
-        const text2 = fixed_width[0];
-        const replacement2 = ascii_fold && text2[1] !== "c" ? get_ascii_folded_hex_atom(text2.slice(2)) ?? text2 : text2;
+        const text3 = fixed_width[0];
+        const replacement2 = ascii_fold && text3[1] !== "c" ? get_ascii_folded_hex_atom(text3.slice(2)) ?? text3 : text3;
         emit_atom(replacement2);
-        i += text2.length;
+        i += text3.length;
         continue;
       }
       if (i + 1 >= regex.length) {
@@ -72881,28 +72939,28 @@ var len = (s) => {
   for (const c of s) ++length;
   return length;
 };
-var lowercase_and_remove_accents = (text2) => remove_accents(text2.toLowerCase());
+var lowercase_and_remove_accents = (text3) => remove_accents(text3.toLowerCase());
 var merge_arrays = (...arrs) => Array.prototype.concat.apply([], arrs);
 var object_to_map = (obj) => new Map(Object.entries(obj));
-var regex_split = (text2, regex) => {
+var regex_split = (text3, regex) => {
   const result2 = [];
   let prev = 0;
-  for (const match of text2.matchAll(regex)) {
+  for (const match of text3.matchAll(regex)) {
     const full_match = match[0];
     if (prev < match.index) {
-      result2.push(text2.slice(prev, match.index));
+      result2.push(text3.slice(prev, match.index));
     }
     if (full_match.length > 0) {
       result2.push(full_match);
     }
     prev = match.index + full_match.length;
   }
-  if (prev < text2.length) {
-    result2.push(text2.slice(prev));
+  if (prev < text3.length) {
+    result2.push(text3.slice(prev));
   }
   return result2;
 };
-var remove_accents = (text2) => text2.replace(new RegExp("\\p{M}", "gu"), "");
+var remove_accents = (text3) => text3.replace(new RegExp("\\p{M}", "gu"), "");
 var validate_object = (obj, name, required_keys = []) => {
   if (!obj || Array.isArray(obj) || typeof obj !== "object") {
     return `${name} must be a valid object`;
@@ -72914,7 +72972,7 @@ var validate_object = (obj, name, required_keys = []) => {
   }
   return null;
 };
-var whitespace_split = (text2) => text2.match(/\S+/g) || [];
+var whitespace_split = (text3) => text3.match(/\S+/g) || [];
 var Callable = class {
   /**
    * Creates a new instance of the Callable class.
@@ -72940,8 +72998,8 @@ var Normalizer = class extends Callable_default {
    * @param text The text to normalize.
    * @returns The normalized text.
    */
-  _call(text2) {
-    return this.normalize(text2);
+  _call(text3) {
+    return this.normalize(text3);
   }
 };
 var Normalizer_default = Normalizer;
@@ -72952,10 +73010,10 @@ var BertNormalizer = class extends Normalizer_default {
    * @param text The input text to tokenize.
    * @returns The tokenized text with whitespace added around CJK characters.
    */
-  tokenize_chinese_chars(text2) {
+  tokenize_chinese_chars(text3) {
     const output = [];
-    for (let i = 0; i < text2.length; ++i) {
-      const char = text2[i];
+    for (let i = 0; i < text3.length; ++i) {
+      const char = text3[i];
       const cp = char.charCodeAt(0);
       if (is_chinese_char(cp)) {
         output.push(" ");
@@ -72972,8 +73030,8 @@ var BertNormalizer = class extends Normalizer_default {
    * @param text The text to strip accents from.
    * @returns The text with accents removed.
    */
-  strip_accents(text2) {
-    return text2.normalize("NFD").replace(new RegExp("\\p{Mn}", "gu"), "");
+  strip_accents(text3) {
+    return text3.normalize("NFD").replace(new RegExp("\\p{Mn}", "gu"), "");
   }
   /**
    * Checks whether `char` is a control character.
@@ -72995,9 +73053,9 @@ var BertNormalizer = class extends Normalizer_default {
    * @param text The text to clean.
    * @returns The cleaned text.
    */
-  clean_text(text2) {
+  clean_text(text3) {
     const output = [];
-    for (const char of text2) {
+    for (const char of text3) {
       const cp = char.charCodeAt(0);
       if (cp === 0 || cp === 65533 || this.is_control(char)) {
         continue;
@@ -73015,22 +73073,22 @@ var BertNormalizer = class extends Normalizer_default {
    * @param text The text to normalize.
    * @returns The normalized text.
    */
-  normalize(text2) {
+  normalize(text3) {
     if (this.config.clean_text) {
-      text2 = this.clean_text(text2);
+      text3 = this.clean_text(text3);
     }
     if (this.config.handle_chinese_chars) {
-      text2 = this.tokenize_chinese_chars(text2);
+      text3 = this.tokenize_chinese_chars(text3);
     }
     if (this.config.lowercase) {
-      text2 = text2.toLowerCase();
+      text3 = text3.toLowerCase();
       if (this.config.strip_accents !== false) {
-        text2 = this.strip_accents(text2);
+        text3 = this.strip_accents(text3);
       }
     } else if (this.config.strip_accents) {
-      text2 = this.strip_accents(text2);
+      text3 = this.strip_accents(text3);
     }
-    return text2;
+    return text3;
   }
 };
 var BertNormalizer_default = BertNormalizer;
@@ -73048,22 +73106,22 @@ var Precompiled = class extends Normalizer_default {
    * @param text The text to normalize.
    * @returns The normalized text.
    */
-  normalize(text2) {
-    text2 = text2.replace(
+  normalize(text3) {
+    text3 = text3.replace(
       /[\u0001-\u0008\u000B\u000E-\u001F\u007F\u008F\u009F]/gm,
       ""
     );
-    text2 = text2.replace(
+    text3 = text3.replace(
       /[\u0009\u000A\u000C\u000D\u00A0\u1680\u2000-\u200F\u2028\u2029\u202F\u205F\u2581\u3000\uFEFF\uFFFD]/gm,
       " "
     );
-    if (text2.includes("\uFF5E")) {
-      const parts = text2.split("\uFF5E");
-      text2 = parts.map((part) => part.normalize("NFKC")).join("\uFF5E");
+    if (text3.includes("\uFF5E")) {
+      const parts = text3.split("\uFF5E");
+      text3 = parts.map((part2) => part2.normalize("NFKC")).join("\uFF5E");
     } else {
-      text2 = text2.normalize("NFKC");
+      text3 = text3.normalize("NFKC");
     }
-    return text2;
+    return text3;
   }
 };
 var Precompiled_default = Precompiled;
@@ -73083,10 +73141,10 @@ var Sequence = class extends Normalizer_default {
    * @param text The text to normalize.
    * @returns The normalized text.
    */
-  normalize(text2) {
+  normalize(text3) {
     return this.normalizers.reduce((t, normalizer) => {
       return normalizer ? normalizer.normalize(t) : t;
-    }, text2);
+    }, text3);
   }
 };
 var Sequence_default = Sequence;
@@ -73103,8 +73161,8 @@ var Replace = class extends Normalizer_default {
    * @param text The input text to be normalized.
    * @returns The normalized text after replacing the pattern with the content.
    */
-  normalize(text2) {
-    return this.pattern === null ? text2 : text2.replaceAll(this.pattern, this.config.content ?? "");
+  normalize(text3) {
+    return this.pattern === null ? text3 : text3.replaceAll(this.pattern, this.config.content ?? "");
   }
 };
 var Replace_default = Replace;
@@ -73118,9 +73176,9 @@ var UnicodeNormalizer = class extends Normalizer_default {
    * @param text The input text to be normalized.
    * @returns The normalized text.
    */
-  normalize(text2) {
-    text2 = text2.normalize(this.form);
-    return text2;
+  normalize(text3) {
+    text3 = text3.normalize(this.form);
+    return text3;
   }
 };
 var UnicodeNormalizer_default = UnicodeNormalizer;
@@ -73158,18 +73216,18 @@ var Strip = class extends Normalizer_default {
    * @param text The input text.
    * @returns The normalized text.
    */
-  normalize(text2) {
+  normalize(text3) {
     if (this.config.strip_left && this.config.strip_right) {
-      text2 = text2.trim();
+      text3 = text3.trim();
     } else {
       if (this.config.strip_left) {
-        text2 = text2.trimStart();
+        text3 = text3.trimStart();
       }
       if (this.config.strip_right) {
-        text2 = text2.trimEnd();
+        text3 = text3.trimEnd();
       }
     }
-    return text2;
+    return text3;
   }
 };
 var Strip_default = Strip;
@@ -73179,8 +73237,8 @@ var StripAccents = class extends Normalizer_default {
    * @param text The input text.
    * @returns The normalized text without accents.
    */
-  normalize(text2) {
-    return remove_accents(text2);
+  normalize(text3) {
+    return remove_accents(text3);
   }
 };
 var StripAccents_default = StripAccents;
@@ -73190,8 +73248,8 @@ var Lowercase = class extends Normalizer_default {
    * @param {string} text The text to normalize.
    * @returns {string} The normalized text.
    */
-  normalize(text2) {
-    return text2.toLowerCase();
+  normalize(text3) {
+    return text3.toLowerCase();
   }
 };
 var Lowercase_default = Lowercase;
@@ -73201,9 +73259,9 @@ var Prepend = class extends Normalizer_default {
    * @param text The text to normalize.
    * @returns The normalized text.
    */
-  normalize(text2) {
-    text2 = this.config.prepend + text2;
-    return text2;
+  normalize(text3) {
+    text3 = this.config.prepend + text3;
+    return text3;
   }
 };
 var Prepend_default = Prepend;
@@ -73246,8 +73304,8 @@ var PreTokenizer = class extends Callable_default {
    * @param options Additional options for the pre-tokenization logic.
    * @returns An array of pre-tokens.
    */
-  pre_tokenize(text2, options) {
-    return (Array.isArray(text2) ? text2.map((x) => this.pre_tokenize_text(x, options)) : this.pre_tokenize_text(text2, options)).flat();
+  pre_tokenize(text3, options) {
+    return (Array.isArray(text3) ? text3.map((x) => this.pre_tokenize_text(x, options)) : this.pre_tokenize_text(text3, options)).flat();
   }
   /**
    * Alias for {@link PreTokenizer#pre_tokenize}.
@@ -73255,8 +73313,8 @@ var PreTokenizer = class extends Callable_default {
    * @param options Additional options for the pre-tokenization logic.
    * @returns An array of pre-tokens.
    */
-  _call(text2, options) {
-    return this.pre_tokenize(text2, options);
+  _call(text3, options) {
+    return this.pre_tokenize(text3, options);
   }
 };
 var PreTokenizer_default = PreTokenizer;
@@ -73311,11 +73369,11 @@ var ByteLevel = class extends PreTokenizer_default {
    * @param options Additional options for the pre-tokenization logic.
    * @returns An array of tokens.
    */
-  pre_tokenize_text(text2, options) {
-    if (this.add_prefix_space && !text2.startsWith(" ")) {
-      text2 = " " + text2;
+  pre_tokenize_text(text3, options) {
+    if (this.add_prefix_space && !text3.startsWith(" ")) {
+      text3 = " " + text3;
     }
-    const tokens2 = this.use_regex ? text2.match(this.pattern) || [] : [text2];
+    const tokens2 = this.use_regex ? text3.match(this.pattern) || [] : [text3];
     return tokens2.map(
       (token) => Array.from(
         this.text_encoder.encode(token),
@@ -73332,8 +73390,8 @@ var Whitespace = class extends PreTokenizer_default {
    * @param options Additional options for the pre-tokenization logic.
    * @returns An array of tokens produced by splitting the input text on whitespace.
    */
-  pre_tokenize_text(text2, options) {
-    return text2.match(/\w+|[^\w\s]+/g) || [];
+  pre_tokenize_text(text3, options) {
+    return text3.match(/\w+|[^\w\s]+/g) || [];
   }
 };
 var Whitespace_default = Whitespace;
@@ -73354,9 +73412,9 @@ var Metaspace = class extends PreTokenizer_default {
    * @param options The options for the pre-tokenization.
    * @returns A new list of pre-tokenized tokens.
    */
-  pre_tokenize_text(text2, options) {
+  pre_tokenize_text(text3, options) {
     const { section_index = void 0 } = options ?? {};
-    let normalized = text2.replaceAll(" ", this.str_rep);
+    let normalized = text3.replaceAll(" ", this.str_rep);
     if (
       // We add a prefix space if:
       //  (1) The normalized token does not already start with the replacement character.
@@ -73388,16 +73446,16 @@ var Split = class extends PreTokenizer_default {
    * @param text The text to tokenize.
    * @returns An array of tokens.
    */
-  pre_tokenize_text(text2) {
+  pre_tokenize_text(text3) {
     if (this.pattern === null) {
       return [];
     }
     if (this.config.invert) {
-      return (text2.match(this.pattern) || []).filter((x) => x);
+      return (text3.match(this.pattern) || []).filter((x) => x);
     } else if (this.config.behavior?.toLowerCase() === "removed") {
-      return text2.split(this.pattern).filter((x) => x);
+      return text3.split(this.pattern).filter((x) => x);
     } else {
-      return regex_split(text2, this.pattern);
+      return regex_split(text3, this.pattern);
     }
   }
 };
@@ -73419,8 +73477,8 @@ var Punctuation = class extends PreTokenizer_default {
    * @param text The text to tokenize.
    * @returns An array of tokens.
    */
-  pre_tokenize_text(text2) {
-    return text2.match(this.pattern) || [];
+  pre_tokenize_text(text3) {
+    return text3.match(this.pattern) || [];
   }
 };
 var Punctuation_default = Punctuation;
@@ -73439,8 +73497,8 @@ var Digits = class extends PreTokenizer_default {
    * @param text The text to tokenize.
    * @returns An array of tokens.
    */
-  pre_tokenize_text(text2) {
-    return text2.match(this.pattern) || [];
+  pre_tokenize_text(text3) {
+    return text3.match(this.pattern) || [];
   }
 };
 var Digits_default = Digits;
@@ -73463,8 +73521,8 @@ var BertPreTokenizer = class extends PreTokenizer_default {
    * @param options Additional options for the pre-tokenization logic.
    * @returns An array of tokens.
    */
-  pre_tokenize_text(text2, options) {
-    return text2.trim().match(this.pattern) || [];
+  pre_tokenize_text(text3, options) {
+    return text3.trim().match(this.pattern) || [];
   }
 };
 var BertPreTokenizer_default = BertPreTokenizer;
@@ -73483,11 +73541,11 @@ var Replace2 = class extends PreTokenizer_default {
    * @param text The text to be pre-tokenized.
    * @returns An array of tokens produced by replacing certain characters.
    */
-  pre_tokenize_text(text2) {
+  pre_tokenize_text(text3) {
     if (this.pattern === null) {
-      return [text2];
+      return [text3];
     }
-    return [text2.replaceAll(this.pattern, this.config.content ?? "")];
+    return [text3.replaceAll(this.pattern, this.config.content ?? "")];
   }
 };
 var Replace_default2 = Replace2;
@@ -73508,12 +73566,12 @@ var Sequence2 = class extends PreTokenizer_default {
    * @param options Additional options for the pre-tokenization logic.
    * @returns The pre-tokenized text.
    */
-  pre_tokenize_text(text2, options) {
+  pre_tokenize_text(text3, options) {
     return this.tokenizers.reduce(
       (pre_tokenized_text, tokenizer) => {
         return tokenizer ? tokenizer.pre_tokenize(pre_tokenized_text, options) : pre_tokenized_text;
       },
-      [text2]
+      [text3]
     );
   }
 };
@@ -73524,8 +73582,8 @@ var WhitespaceSplit = class extends PreTokenizer_default {
    * @param text The text to be pre-tokenized.
    * @returns An array of tokens produced by splitting the input text on whitespace.
    */
-  pre_tokenize_text(text2) {
-    return whitespace_split(text2);
+  pre_tokenize_text(text3) {
+    return whitespace_split(text3);
   }
 };
 var WhitespaceSplit_default = WhitespaceSplit;
@@ -73543,10 +73601,10 @@ var FixedLength = class extends PreTokenizer_default {
    * @param text The text to be pre-tokenized.
    * @returns An array of tokens produced by splitting the input text into fixed-length tokens.
    */
-  pre_tokenize_text(text2) {
+  pre_tokenize_text(text3) {
     const tokens2 = [];
-    for (let i = 0; i < text2.length; i += this._length) {
-      tokens2.push(text2.slice(i, i + this._length));
+    for (let i = 0; i < text3.length; i += this._length) {
+      tokens2.push(text3.slice(i, i + this._length));
     }
     return tokens2;
   }
@@ -73701,17 +73759,17 @@ var CharTrie = class {
    * @param texts The strings to add to the trie.
    */
   extend(texts) {
-    for (const text2 of texts) {
-      this.push(text2);
+    for (const text3 of texts) {
+      this.push(text3);
     }
   }
   /**
    * Adds text to the trie.
    * @param text The string to add to the trie.
    */
-  push(text2) {
+  push(text3) {
     let node = this.root;
-    for (const ch of text2) {
+    for (const ch of text3) {
       let child = node.children.get(ch);
       if (child === void 0) {
         child = CharTrieNode.default();
@@ -73752,10 +73810,10 @@ var TokenLatticeNode = class _TokenLatticeNode {
    * @param length The length of the token.
    * @param score The score associated with the token.
    */
-  constructor(token_id, node_id, pos, length, score2) {
+  constructor(token_id, node_id, pos2, length, score2) {
     this.token_id = token_id;
     this.node_id = node_id;
-    this.pos = pos;
+    this.pos = pos2;
     this.length = length;
     this.score = score2;
     this.prev = null;
@@ -73818,11 +73876,11 @@ var TokenLattice = class {
    * @param score The score of the token.
    * @param token_id The token ID of the token.
    */
-  insert(pos, length, score2, token_id) {
+  insert(pos2, length, score2, token_id) {
     const node_id = this.nodes.length;
-    const node = new TokenLatticeNode(token_id, node_id, pos, length, score2);
-    this.begin_nodes[pos].push(node);
-    this.end_nodes[pos + length].push(node);
+    const node = new TokenLatticeNode(token_id, node_id, pos2, length, score2);
+    this.begin_nodes[pos2].push(node);
+    this.end_nodes[pos2 + length].push(node);
     this.nodes.push(node);
   }
   /**
@@ -73832,16 +73890,16 @@ var TokenLattice = class {
    */
   viterbi() {
     const len2 = this.len;
-    let pos = 0;
-    while (pos <= len2) {
-      if (this.begin_nodes[pos].length == 0) {
+    let pos2 = 0;
+    while (pos2 <= len2) {
+      if (this.begin_nodes[pos2].length == 0) {
         return [];
       }
-      for (let rnode of this.begin_nodes[pos]) {
+      for (let rnode of this.begin_nodes[pos2]) {
         rnode.prev = null;
         let best_score = 0;
         let best_node = null;
-        for (let lnode of this.end_nodes[pos]) {
+        for (let lnode of this.end_nodes[pos2]) {
           const score2 = lnode.backtrace_score + rnode.score;
           if (best_node === null || score2 > best_score) {
             best_node = lnode.clone();
@@ -73855,7 +73913,7 @@ var TokenLattice = class {
           return [];
         }
       }
-      ++pos;
+      ++pos2;
     }
     const results = [];
     const root = this.begin_nodes[len2][0];
@@ -74686,9 +74744,9 @@ var ByteLevel3 = class extends Decoder_default {
    * @returns The decoded string.
    */
   convert_tokens_to_string(tokens2) {
-    const text2 = tokens2.join("");
+    const text3 = tokens2.join("");
     const byte_array = new Uint8Array(
-      [...text2].map((c) => this.byte_decoder[c])
+      [...text3].map((c) => this.byte_decoder[c])
     );
     return this.text_decoder.decode(byte_array);
   }
@@ -74797,11 +74855,11 @@ var CTC = class extends Decoder_default {
     const filtered_tokens = grouped_tokens.filter(
       (token) => token !== this.pad_token
     );
-    let text2 = filtered_tokens.join("");
+    let text3 = filtered_tokens.join("");
     if (this.cleanup) {
-      text2 = clean_up_tokenization(text2).replaceAll(this.word_delimiter_token, " ").trim();
+      text3 = clean_up_tokenization(text3).replaceAll(this.word_delimiter_token, " ").trim();
     }
-    return text2;
+    return text3;
   }
   decode_chain(tokens2) {
     return [this.convert_tokens_to_string(tokens2)];
@@ -75007,12 +75065,12 @@ var Tokenizer = class {
     this.do_lowercase_and_remove_accent = this.config.do_lowercase_and_remove_accent ?? false;
   }
   // Implementation
-  encode(text2, {
+  encode(text3, {
     text_pair = null,
     add_special_tokens = true,
     return_token_type_ids = null
   } = {}) {
-    const { tokens: tokens2, token_type_ids } = this.tokenize_helper(text2, {
+    const { tokens: tokens2, token_type_ids } = this.tokenize_helper(text3, {
       text_pair,
       add_special_tokens
     });
@@ -75057,16 +75115,16 @@ var Tokenizer = class {
    * @param options An optional object containing the following properties:
    * @returns The list of tokens.
    */
-  tokenize(text2, { text_pair = null, add_special_tokens = false } = {}) {
-    return this.tokenize_helper(text2, { text_pair, add_special_tokens }).tokens;
+  tokenize(text3, { text_pair = null, add_special_tokens = false } = {}) {
+    return this.tokenize_helper(text3, { text_pair, add_special_tokens }).tokens;
   }
-  encode_text(text2) {
-    if (text2 === null) {
+  encode_text(text3) {
+    if (text3 === null) {
       return null;
     }
-    const sections = this.splitter_unnormalized.split(text2);
-    sections.forEach((section, i) => {
-      const added_token = this.added_tokens_map.get(section);
+    const sections = this.splitter_unnormalized.split(text3);
+    sections.forEach((section2, i) => {
+      const added_token = this.added_tokens_map.get(section2);
       if (added_token) {
         if (added_token.lstrip && i > 0) {
           sections[i - 1] = sections[i - 1].trimEnd();
@@ -75121,8 +75179,8 @@ var Tokenizer = class {
       });
     });
   }
-  tokenize_helper(text2, { text_pair = null, add_special_tokens = true }) {
-    const tokens1 = this.encode_text(text2);
+  tokenize_helper(text3, { text_pair = null, add_special_tokens = true }) {
+    const tokens1 = this.encode_text(text3);
     const tokens2 = this.encode_text(text_pair || null);
     return this.post_processor ? this.post_processor(tokens1, tokens2, add_special_tokens) : { tokens: merge_arrays(tokens1 ?? [], tokens2 ?? []) };
   }
@@ -75174,7 +75232,7 @@ var Tokenizer_default = Tokenizer;
 // src/workload/tokens.ts
 function tokenCounter(name, tokenizerJson, configJson, words) {
   const tokenizer = new Tokenizer_default(tokenizerJson, configJson);
-  const count3 = (text2) => text2 === "" ? 0 : tokenizer.encode(text2, { add_special_tokens: false }).ids.length;
+  const count3 = (text3) => text3 === "" ? 0 : tokenizer.encode(text3, { add_special_tokens: false }).ids.length;
   const base = count3("a");
   const first = new Map(words.map((w) => [w, count3(w)]));
   const later = new Map(words.map((w) => [w, count3(`a ${w}`) - base]));
@@ -75214,8 +75272,8 @@ function countedWords(counter, words, rng, tokens2, continued) {
     parts.push(chosen);
     sum2 += c;
   }
-  const text2 = parts.join(" ");
-  return continued ? ` ${text2}` : text2;
+  const text3 = parts.join(" ");
+  return continued ? ` ${text3}` : text3;
 }
 
 // src/workload/words.ts
@@ -75598,7 +75656,8 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       baseline: arm("baseline"),
       candidate: arm("candidate"),
       trials,
-      maxTrials,
+      // A sharded plan has no looks: its pairs are fixed ahead (docs/sharding.md).
+      maxTrials: sharding.shard || sharding.mergeFrom !== void 0 ? trials : maxTrials,
       order: readChoice(raw, "order", ORDERS),
       cooldownS: readNumber(raw, "cooldown"),
       maxReruns: readNumber(raw, "max-reruns"),
@@ -75694,7 +75753,7 @@ function secretsOf(raw, env) {
     const colon = line.indexOf(":");
     if (colon > 0 && CREDENTIAL_HEADER.test(line.slice(0, colon))) {
       const value2 = line.slice(colon + 1).trim();
-      secrets.push(value2, ...value2.split(/\s+/).filter((part) => part.length >= 8));
+      secrets.push(value2, ...value2.split(/\s+/).filter((part2) => part2.length >= 8));
     }
   }
   for (const name of ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN"]) {
@@ -75749,13 +75808,13 @@ var MIN_SECRET_CHARS = 4;
 var KEY_SHAPED = /\b(?:sk|pk|rk|hf|ghp|gho|ghs|ghu|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_-]{6,}|\bAKIA[A-Z0-9]{12,}/g;
 var TOKEN_SHAPED = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 var USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]+@/gi;
-function maskShapes(text2) {
-  return text2.replace(KEY_SHAPED, "***").replace(TOKEN_SHAPED, "$1 ***").replace(USERINFO, "$1***@");
+function maskShapes(text3) {
+  return text3.replace(KEY_SHAPED, "***").replace(TOKEN_SHAPED, "$1 ***").replace(USERINFO, "$1***@");
 }
 function redactor(secrets) {
   const values = [...new Set(secrets)].filter((s) => typeof s === "string" && s.length >= MIN_SECRET_CHARS).sort((a, b) => b.length - a.length);
-  return (text2) => {
-    let out = text2;
+  return (text3) => {
+    let out = text3;
     for (const v of values) if (out.includes(v)) out = out.split(v).join("***");
     return maskShapes(out);
   };
@@ -75996,7 +76055,7 @@ async function preflight(arm, target, timeoutS) {
     const models = await listModels(target, agent, MODELS_TIMEOUT_MS);
     let first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1e3);
     for (let attempt3 = 1; attempt3 < FIRST_ATTEMPTS && first.outcome !== "ok"; attempt3++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve2) => setTimeout(resolve2, 500));
       first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1e3);
     }
     if (first.outcome !== "ok" || first.ttftMs === void 0) {
@@ -76034,7 +76093,7 @@ async function preflight(arm, target, timeoutS) {
 }
 var idleBoundMs = (idleTtftMs) => Math.max(2 * idleTtftMs, idleTtftMs + 25);
 var IDLE_POLL_MS = 200;
-var sleep = (ms3) => new Promise((resolve) => setTimeout(resolve, ms3));
+var sleep = (ms3) => new Promise((resolve2) => setTimeout(resolve2, ms3));
 async function waitIdle(target, idleTtftMs, timeoutS, metrics = null) {
   const check = await untilIdle(target, idleTtftMs, timeoutS, metrics);
   return { ...check, note: check.busy ? describeBusy(check) : null };
@@ -76373,6 +76432,25 @@ function capacityRun(sweep, options, capacity, planned, idle) {
     idle_checks: idle
   };
 }
+function redecideCapacity(c, slo) {
+  const rejudged = (arm) => ({
+    points: arm.points.map(
+      (p) => p.rate_per_s === null ? p : { ...p, judgement: judge(p.report, c.settings.min_attainment) }
+    ),
+    stopped: arm.stopped
+  });
+  const arms = {
+    baseline: armSweepReport(rejudged(c.arms.baseline), c.settings, slo),
+    candidate: armSweepReport(rejudged(c.arms.candidate), c.settings, slo)
+  };
+  const comparison = compareCapacity(
+    arms.baseline.capacity,
+    arms.candidate.capacity,
+    c.settings.max_capacity_drop,
+    c.settings.resolution
+  );
+  return { ...c, arms, comparison };
+}
 
 // src/capacity/sweep.ts
 var MAX_REFINEMENTS = 8;
@@ -76681,7 +76759,7 @@ function retryAfterItems(samples) {
 
 // src/gate/contract.ts
 function failureSamples(trials, arm) {
-  return trials.filter((t) => t.arm === arm).flatMap((t) => Object.values(t.report.errors).flatMap((list) => list ?? []));
+  return trials.filter((t) => t.arm === arm).flatMap((t) => Object.values(t.report.errors).flatMap((list2) => list2 ?? []));
 }
 async function runContractSuite(arms, options, deps, log, trials = []) {
   const run = deps.runContract ?? runArmContract;
@@ -76808,6 +76886,11 @@ function kindFails(k, rule) {
   const effect = k.n > 0 ? (k.b - k.c) / k.n : 0;
   const p = mcnemarOneSided(k.b, k.c);
   return p <= rule.alpha && effect >= rule.minEffect || p <= 2 * rule.alpha && effect >= rule.largeEffect;
+}
+function qualityVerdictOf(q, rule) {
+  const gatedDisagreement = q.agreement.gated && q.agreement.differing.length > 0;
+  const kindFailed = q.kinds.some((k) => kindFails(k, rule));
+  return kindFailed || gatedDisagreement || q.contract.some((c) => c.confirmed) ? "fail" : "pass";
 }
 
 // src/quality/paired.ts
@@ -77110,10 +77193,10 @@ var StreamAssembler = class {
     return a;
   }
 };
-function answerFromJson(status, text2) {
+function answerFromJson(status, text3) {
   const a = emptyAnswer(status);
-  a.raw = text2.slice(0, 2e4);
-  const body = readCompletion(text2);
+  a.raw = text3.slice(0, 2e4);
+  const body = readCompletion(text3);
   if (body.kind === "invalid") {
     a.transport.push("transport.not_json");
     return a;
@@ -77193,13 +77276,13 @@ var MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 async function readAnswer(res, stream, target) {
   const streaming = stream && String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
   if (res.statusCode < 200 || res.statusCode >= 300 || !streaming) {
-    const text2 = (await readCappedBody(res.body, MAX_ANSWER_BYTES)).toString("utf8");
+    const text3 = (await readCappedBody(res.body, MAX_ANSWER_BYTES)).toString("utf8");
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const a3 = emptyAnswer(res.statusCode);
-      a3.raw = text2.slice(0, 2e3);
+      a3.raw = text3.slice(0, 2e3);
       return a3;
     }
-    const a2 = answerFromJson(res.statusCode, text2);
+    const a2 = answerFromJson(res.statusCode, text3);
     if (stream) a2.transport.push("transport.not_a_stream");
     return a2;
   }
@@ -77534,9 +77617,9 @@ function prefixText(spec, group, tokens2) {
 function wordsText(spec, rng, tokens2, continued) {
   if (spec.tokenizer) return countedWords(spec.tokenizer, WORDS2, rng, tokens2, continued);
   const chars = tokens2 * 4;
-  let text2 = "";
-  while (text2.length < chars) text2 += `${WORDS2[rng.int(0, WORDS2.length - 1)]} `;
-  return text2.slice(0, chars);
+  let text3 = "";
+  while (text3.length < chars) text3 += `${WORDS2[rng.int(0, WORDS2.length - 1)]} `;
+  return text3.slice(0, chars);
 }
 function messagesFor(workload, i) {
   const e = at(workload.datasetIndex, i);
@@ -77554,9 +77637,9 @@ function messagesFor(workload, i) {
 function tracePrompt(spec, i, ids, tokens2) {
   if (!spec.tokenizer) {
     const chars = tokens2 * 4;
-    let text2 = ids.map((id) => blockText(spec, id, false)).join("");
-    if (text2.length < chars) text2 += syntheticPrompt(spec, i, tokens2);
-    return text2.slice(0, chars);
+    let text3 = ids.map((id) => blockText(spec, id, false)).join("");
+    if (text3.length < chars) text3 += syntheticPrompt(spec, i, tokens2);
+    return text3.slice(0, chars);
   }
   const whole = Math.min(ids.length, Math.floor(tokens2 / MOONCAKE_BLOCK_TOKENS));
   const blocks = ids.slice(0, whole).map((id, k) => blockText(spec, id, k > 0));
@@ -77572,8 +77655,8 @@ function intendedPromptTokens(workload, i) {
   const e = at(workload.datasetIndex, i);
   const entry = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
   if (entry) {
-    const text2 = entry.messages.map((m) => m.content).join("");
-    return workload.spec.tokenizer ? workload.spec.tokenizer.count(text2) : estimateTokens(text2);
+    const text3 = entry.messages.map((m) => m.content).join("");
+    return workload.spec.tokenizer ? workload.spec.tokenizer.count(text3) : estimateTokens(text3);
   }
   const prefixed = at(workload.prefixGroup, i) >= 0 ? workload.spec.prefix?.tokens ?? 0 : 0;
   return at(workload.inputTokens, i) + prefixed;
@@ -77622,8 +77705,8 @@ function startProbes() {
   loop.enable();
   let gcCount = 0;
   let gcMs = 0;
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
+  const observer = new PerformanceObserver((list2) => {
+    for (const entry of list2.getEntries()) {
       gcCount++;
       gcMs += entry.duration;
     }
@@ -77883,9 +77966,9 @@ async function startWaker() {
   let dead = false;
   let ready = () => {
   };
-  const started = new Promise((resolve) => {
-    ready = resolve;
-    setTimeout(() => resolve(false), START_TIMEOUT_MS).unref();
+  const started = new Promise((resolve2) => {
+    ready = resolve2;
+    setTimeout(() => resolve2(false), START_TIMEOUT_MS).unref();
   });
   const die = () => {
     dead = true;
@@ -78033,8 +78116,8 @@ var TrialLoad = class {
       (r) => this.admit(r),
       timers
     );
-    this.finished = new Promise((resolve) => {
-      this.resolveFinished = resolve;
+    this.finished = new Promise((resolve2) => {
+      this.resolveFinished = resolve2;
     });
     if (this.total === 0) this.resolveFinished();
   }
@@ -78647,9 +78730,9 @@ var TrialTally = class {
   intendedOf = /* @__PURE__ */ new Map();
   workload;
   recorder;
-  constructor(workload, recorder) {
+  constructor(workload, recorder2) {
     this.workload = workload;
-    this.recorder = recorder;
+    this.recorder = recorder2;
     this.ttftByTurn = Array.from({ length: workload.spec.sessions?.turns ?? 1 }, () => []);
     this.prompt = { intended: 0, server: 0, requests: 0, countedBy: countedBy(workload.spec) };
   }
@@ -78779,21 +78862,21 @@ function requestSinks(workload, tally, options, deps, clock) {
   return { timeline, onStart, onRequest };
 }
 function emptyParts(options, workload = buildWorkload(options.workload)) {
-  const recorder = new TrialRecorder(
+  const recorder2 = new TrialRecorder(
     options.slo,
     options.timeoutS * 1e3,
     lateSendMs(options.workload.arrival),
     offeredWindowMs(options.workload.arrival, options.maxConcurrency)
   );
-  const tally = new TrialTally(workload, recorder);
-  return { workload, recorder, tally };
+  const tally = new TrialTally(workload, recorder2);
+  return { workload, recorder: recorder2, tally };
 }
 async function measureParts(options, deps = {}, shard) {
-  const { workload, recorder, tally } = emptyParts(options);
+  const { workload, recorder: recorder2, tally } = emptyParts(options);
   const clock = deps.clock ?? MONOTONIC;
   const sinks = requestSinks(workload, tally, options, deps, clock);
   const onStart = (startMs) => {
-    recorder.offeredOriginMs = startMs;
+    recorder2.offeredOriginMs = startMs;
     sinks.onStart(startMs);
   };
   const {
@@ -78822,20 +78905,20 @@ async function measureParts(options, deps = {}, shard) {
     ]
   );
   const measured2 = sliceSize(workload.offsetsMs.length, shard?.slice) - sliceSize(workload.warmupCount, shard?.slice);
-  if (recorder.scheduled + run.neverDue !== measured2) {
+  if (recorder2.scheduled + run.neverDue !== measured2) {
     throw new Error(
-      `internal error: ${recorder.scheduled} outcomes and ${run.neverDue} turns never due for ${measured2} requests`
+      `internal error: ${recorder2.scheduled} outcomes and ${run.neverDue} turns never due for ${measured2} requests`
     );
   }
-  return { workload, recorder, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
+  return { workload, recorder: recorder2, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
 }
 async function measureTrial(options, deps = {}) {
   return reportOf(options, await measureParts(options, deps), deps.now?.() ?? /* @__PURE__ */ new Date());
 }
 function reportOf(options, parts, now) {
-  const { workload, recorder, tally, run } = parts;
+  const { workload, recorder: recorder2, tally, run } = parts;
   const windowS = options.workload.arrival.kind === "all-at-once" ? Math.max(0, (tally.lastEndMs - (run.startMs + workload.windowStartMs)) / 1e3) : options.workload.durationS;
-  const summary = summarizeTrial(recorder, {
+  const summary = summarizeTrial(recorder2, {
     windowS,
     readings: run.readings,
     hardStopped: run.hardStopped,
@@ -78869,6 +78952,23 @@ function reportOf(options, parts, now) {
 }
 
 // src/gate/trials.ts
+function keepHarmlessLateness(decision, entries) {
+  const invalid2 = entries.filter((e) => !e.report.validity.valid);
+  const latenessOnly = invalid2.every((e) => e.report.validity.lateness_only === true);
+  if (invalid2.length === 0 || !latenessOnly || latenessMatters(decision, entries))
+    return { invalid: invalid2, kept: [] };
+  const lines2 = [];
+  for (const e of invalid2) {
+    const v = e.report.validity;
+    const kept = v.reasons.map((r) => `kept: ${r} \u2014 not enough to change a verdict`);
+    e.report = {
+      ...e.report,
+      validity: { ...v, valid: true, reasons: [], warnings: [...v.warnings, ...kept] }
+    };
+    lines2.push(`  ${e.arm}: ${kept.join("; ")}`);
+  }
+  return { invalid: [], kept: lines2 };
+}
 var TrialRunner = class {
   preflights = /* @__PURE__ */ new Map();
   idle = [];
@@ -78940,26 +79040,11 @@ var TrialRunner = class {
     await servers2?.afterTrial(arm, what);
     return { report, idle };
   };
-  /**
-   * The pair's invalid trials, but for those whose only fault is lateness that
-   * cannot change a verdict: those are kept, valid, their reasons now warnings
-   * (their contamination still widens the interval against the verdict).
-   */
+  /** The pair's invalid trials, harmless lateness kept (keepHarmlessLateness). */
   keepIfHarmless(entries) {
-    const invalid2 = entries.filter((e) => !e.report.validity.valid);
-    const latenessOnly = invalid2.every((e) => e.report.validity.lateness_only === true);
-    if (invalid2.length === 0 || !latenessOnly || latenessMatters(this.options.decision, entries))
-      return invalid2;
-    for (const e of invalid2) {
-      const v = e.report.validity;
-      const kept = v.reasons.map((r) => `kept: ${r} \u2014 not enough to change a verdict`);
-      e.report = {
-        ...e.report,
-        validity: { ...v, valid: true, reasons: [], warnings: [...v.warnings, ...kept] }
-      };
-      this.log(`  ${e.arm}: ${kept.join("; ")}`);
-    }
-    return [];
+    const { invalid: invalid2, kept } = keepHarmlessLateness(this.options.decision, entries);
+    for (const line of kept) this.log(line);
+    return invalid2;
   }
   summary(report) {
     const p = this.options.decision.percentile;
@@ -79422,8 +79507,8 @@ function redacting(io, secrets) {
   return {
     ...io,
     redact,
-    stdout: (text2) => io.stdout(redact(text2)),
-    stderr: (text2) => io.stderr(redact(text2))
+    stdout: (text3) => io.stdout(redact(text3)),
+    stderr: (text3) => io.stderr(redact(text3))
   };
 }
 function listenForCancel(io, hooks = {}) {
@@ -79613,8 +79698,8 @@ function captureEnvironment(env, event) {
 
 // src/commands/gate/shards.ts
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
-import { join as join3 } from "node:path";
+import { readdirSync, statSync as statSync2 } from "node:fs";
+import { join as join3, resolve } from "node:path";
 
 // src/metrics/recorder-state.ts
 var HISTOGRAMS2 = [
@@ -79675,9 +79760,9 @@ function mergeRecorderState(rec, s) {
 }
 
 // src/trial/shard-part.ts
-function partState(parts, slice, report) {
+var SHARD_SCHEMA = "llm-perf-gate/shard@1";
+function partState(parts, slice) {
   const { run, tally } = parts;
-  const v = report.validity;
   return {
     slice,
     recorder: recorderState(parts.recorder),
@@ -79687,14 +79772,7 @@ function partState(parts, slice, report) {
     readings: run.readings,
     hard_stopped: run.hardStopped,
     never_due: run.neverDue,
-    server_metrics: parts.serverMetrics,
-    gauges: parts.gauges.map((g2) => ({ ...g2, atMs: g2.atMs - run.startMs })),
-    validity: {
-      valid: v.valid,
-      reasons: v.reasons,
-      warnings: v.warnings,
-      ...v.lateness_only !== void 0 ? { lateness_only: v.lateness_only } : {}
-    }
+    gauges: parts.gauges.map((g2) => ({ ...g2, atMs: g2.atMs - run.startMs }))
   };
 }
 function worstReadings(all) {
@@ -79714,12 +79792,12 @@ function worstReadings(all) {
     }
   };
 }
-function mergeParts(options, states) {
-  const { workload, recorder, tally } = emptyParts(options);
+function mergeParts(options, states, workload, serverMetrics = null) {
+  const { recorder: recorder2, tally } = emptyParts(options, workload);
   const scheduleS = (workload.windowStartMs + workload.windowMs) / 1e3;
   const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
   for (const s of states) {
-    mergeRecorderState(recorder, s.recorder);
+    mergeRecorderState(recorder2, s.recorder);
     tally.prompt.intended += s.prompt.intended;
     tally.prompt.server += s.prompt.server;
     tally.prompt.requests += s.prompt.requests;
@@ -79727,10 +79805,9 @@ function mergeParts(options, states) {
       tally.lastEndMs = s.last_end_ms;
     timeline.merge(s.timeline);
   }
-  const scraped = states.find((s) => s.server_metrics !== null);
   return {
     workload,
-    recorder,
+    recorder: recorder2,
     tally,
     timeline,
     run: {
@@ -79739,45 +79816,64 @@ function mergeParts(options, states) {
       hardStopped: states.some((s) => s.hard_stopped),
       neverDue: states.reduce((n, s) => n + s.never_due, 0)
     },
-    serverMetrics: scraped?.server_metrics ?? null,
-    gauges: scraped?.gauges ?? []
+    serverMetrics,
+    gauges: serverMetrics ? states.find((s) => s.gauges.length > 0)?.gauges ?? [] : []
   };
+}
+var trialWorkload = (options) => buildWorkload(options.workload);
+function measuredInSlice(w, slice) {
+  return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
 }
 function trialSpanMs(options) {
   const w = buildWorkload(options.workload);
   return w.windowStartMs + w.windowMs + options.timeoutS * 1e3;
 }
+function generatorOnly(options) {
+  return {
+    ...options,
+    limits: {
+      ...options.limits,
+      maxSkewEffect: Number.POSITIVE_INFINITY,
+      maxOfferedDrift: Number.POSITIVE_INFINITY,
+      maxLateSends: void 0,
+      maxUnsent: Number.POSITIVE_INFINITY
+    }
+  };
+}
 var shardName = (s) => `shard ${s.index}/${s.count}`;
-function mergedReport(options, states, now) {
-  const report = reportOf(options, mergeParts(options, states), now);
+function mergedReport(options, states, at2) {
+  const { workload, now } = at2;
+  const report = reportOf(options, mergeParts(options, states, workload, at2.serverMetrics), now);
   const v = report.validity;
-  const byShard = states.flatMap((s) => s.validity.reasons.map((r) => ({ shard: s.slice, r })));
-  const own = new Set(byShard.map((x) => x.r));
+  const own = generatorOnly(options);
+  const byShard = states.flatMap(
+    (s) => reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map((r) => ({
+      shard: s.slice,
+      r
+    }))
+  );
+  const said = new Set(byShard.map((x) => x.r));
   const reasons = [
-    ...v.reasons.filter((r) => !own.has(r)),
+    ...v.reasons.filter((r) => !said.has(r)),
     ...byShard.map((x) => `${shardName(x.shard)}: ${x.r}`)
   ];
-  const warnings = [
-    ...v.warnings,
-    ...states.flatMap((s) => s.validity.warnings.map((w) => `${shardName(s.slice)}: ${w}`))
-  ];
-  const latenessOnly = reasons.length > 0 && (v.valid || v.lateness_only === true) && states.every((s) => s.validity.valid || s.validity.lateness_only === true);
   return {
     ...report,
     validity: {
       ...v,
       valid: reasons.length === 0,
       reasons,
-      warnings: [...new Set(warnings)],
-      ...latenessOnly ? { lateness_only: true } : { lateness_only: false }
+      // Lateness alone in the merge may be kept; a shard's generator's fault may not.
+      lateness_only: v.lateness_only === true && byShard.length === 0
     }
   };
 }
 
 // src/gate/shard.ts
 var import_undici12 = __toESM(require_undici(), 1);
+import { setTimeout as setTimeout2 } from "node:timers/promises";
 
-// src/servers/clock.ts
+// src/load/clock.ts
 var import_undici11 = __toESM(require_undici(), 1);
 function offsetOf(samples) {
   for (let k = 1; k < samples.length; k++) {
@@ -79829,12 +79925,16 @@ async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
 }
 
 // src/gate/shard.ts
-var SHARD_SCHEMA = "llm-perf-gate/shard@1";
 var HARD_STOP_GRACE_MS = 2e3;
+var SETTLE_MS = 500;
+var SCRAPE_SETTLE_MS = 2500;
+var SCRAPE_LEAD_MS = 1500;
 var LATE_START_MS = 1e3;
 function slotMs(options) {
   const longest = Math.max(...ARMS.map((arm) => trialSpanMs(options[arm])));
-  return Math.ceil(longest + HARD_STOP_GRACE_MS + options.cooldownS * 1e3);
+  const scraped = ARMS.some((arm) => options[arm].serverMetrics !== null);
+  const settle = SETTLE_MS + (scraped ? SCRAPE_SETTLE_MS : 0);
+  return Math.ceil(longest + HARD_STOP_GRACE_MS + settle + options.cooldownS * 1e3);
 }
 function planTrials(options) {
   return Array.from(
@@ -79861,25 +79961,34 @@ async function readShardClock(target) {
 function describeClock(c) {
   return c.offset_ms === null ? `clock not read: ${c.note}` : `clock ${c.offset_ms} ms (\xB1 ${c.within_ms} ms) against the baseline server's Date header`;
 }
+async function sleepUntil(atMs, deps) {
+  const ms3 = Math.max(0, atMs - performance.now());
+  if (deps.sleep) return deps.sleep(ms3);
+  await setTimeout2(ms3, void 0, deps.signal ? { signal: deps.signal } : {}).catch(() => {
+  });
+}
 async function runSlices(options, shard, deps, found) {
   const log = deps.log ?? (() => {
   });
   const slice = { index: shard.index, count: shard.count };
   const slot = slotMs(options);
+  const name = `shard ${shard.index}/${shard.count}`;
   const startMs = performance.now() + (shard.startAtUnixMs - (deps.unixNowMs ?? Date.now)());
-  const lateMs = performance.now() - startMs;
-  if (lateMs > LATE_START_MS)
-    throw new LateStart(`it was ready ${(lateMs / 1e3).toFixed(1)} s after start-at`);
-  const sleep2 = deps.sleep ?? ((ms3) => new Promise((r) => setTimeout(r, ms3)));
   for (const [k, t] of planTrials(options).entries()) {
     if (deps.signal?.aborted) throw new Cancelled();
     const atMs = startMs + k * slot;
-    await sleep2(Math.max(0, atMs - 500 - performance.now()));
+    const lateMs = performance.now() - atMs;
+    if (lateMs > LATE_START_MS) {
+      const reason = `${name} was ready ${(lateMs / 1e3).toFixed(1)} s after the trial's plan time`;
+      found.skipped.push({ pair: t.pair, arm: t.arm, reason });
+      log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: not run: ${reason}`);
+      continue;
+    }
+    await sleepUntil(atMs - SCRAPE_LEAD_MS, deps);
+    if (deps.signal?.aborted) throw new Cancelled();
     const o = pairOptions(options, t.arm, t.pair);
     const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };
-    log(
-      `pair ${t.pair + 1}/${options.trials} ${t.arm}: shard ${shard.index}/${shard.count} measuring ${o.target.baseUrl}`
-    );
+    log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: ${name} measuring ${o.target.baseUrl}`);
     const parts = await measureParts(opts, deps.signal ? { signal: deps.signal } : {}, {
       slice,
       startAtMs: atMs
@@ -79888,19 +79997,16 @@ async function runSlices(options, shard, deps, found) {
     const report = reportOf(opts, parts, /* @__PURE__ */ new Date());
     const seed = options.baseline.workload.seed;
     found.entries.push({ pair: t.pair, arm: t.arm, position: t.position, seed, report });
-    found.trials.push({ ...t, seed, part: partState(parts, slice, report) });
+    found.trials.push({ ...t, seed, part: partState(parts, slice) });
     const invalid2 = report.validity.valid ? "" : ` \u2014 INVALID: ${report.validity.reasons.join("; ")}`;
     log(`  ${t.arm}: ${report.outcomes.ok}/${report.scheduled} ok${invalid2}`);
   }
 }
-var LateStart = class extends Error {
-  name = "LateStart";
-};
 async function runShard(options, shard, planHash2, deps = {}) {
   const log = deps.log ?? (() => {
   });
   const runner = new TrialRunner(options, deps);
-  const found = { entries: [], trials: [] };
+  const found = { entries: [], trials: [], skipped: [] };
   let stopped = null;
   let quality2 = null;
   let contract2 = null;
@@ -79956,6 +80062,7 @@ async function runShard(options, shard, planHash2, deps = {}) {
       start_at: new Date(shard.startAtUnixMs).toISOString(),
       slot_s: slotMs(options) / 1e3,
       trials: found.trials,
+      skipped: found.skipped,
       stopped,
       clock
     }
@@ -79966,39 +80073,26 @@ async function runShard(options, shard, planHash2, deps = {}) {
 var MergeError = class extends Error {
   name = "MergeError";
 };
-var isObject3 = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
-var isSection = (x) => isObject3(x) && x.schema === SHARD_SCHEMA && Array.isArray(x.trials) && Number.isInteger(x.index) && Number.isInteger(x.count) && typeof x.plan_hash === "string";
-function shardOf(file, planHash2) {
-  const results = isObject3(file.data) ? file.data : {};
-  const s = results.shard;
-  if (!isSection(s))
-    throw new MergeError(
-      `${file.name} is not a shard's results file (it has no shard section of ${SHARD_SCHEMA})`
-    );
-  if (s.plan_hash !== planHash2)
-    throw new MergeError(
-      `${file.name} is shard ${s.index}/${s.count} of another plan: its plan hash ${s.plan_hash.slice(0, 12)} is not this configuration's ${planHash2.slice(0, 12)} (same settings and seed on every shard and the merge)`
-    );
-  return { name: file.name, section: s, results };
-}
 function checkSet(files, planHash2, where) {
-  if (files.length === 0) throw new MergeError(`no shard results file in ${where}`);
-  const shards = files.map((f) => shardOf(f, planHash2));
-  const [first] = shards;
+  const [first] = files;
   if (!first) throw new MergeError(`no shard results file in ${where}`);
-  const count3 = first.section.count;
   const byIndex = /* @__PURE__ */ new Map();
-  for (const s of shards) {
-    const { index, count: n, start_at } = s.section;
-    if (n !== count3 || start_at !== first.section.start_at)
+  for (const f of files) {
+    const { index, count: count4, start_at, plan_hash } = f.section;
+    if (plan_hash !== planHash2)
       throw new MergeError(
-        `${s.name} is shard ${index}/${n} starting ${start_at}, but ${first.name} is of ${count3} shards starting ${first.section.start_at}: not one run`
+        `${f.name} is shard ${index}/${count4} of another plan: its plan hash ${plan_hash.slice(0, 12)} is not this configuration's ${planHash2.slice(0, 12)} (the same settings and seed on every shard and the merge)`
+      );
+    if (index >= count4 || count4 !== first.section.count || start_at !== first.section.start_at)
+      throw new MergeError(
+        `${f.name} is shard ${index}/${count4} starting ${start_at}, but ${first.name} is of ${first.section.count} shards starting ${first.section.start_at}: not one run`
       );
     const twin = byIndex.get(index);
     if (twin)
-      throw new MergeError(`shard ${index}/${count3} is given twice: ${twin.name} and ${s.name}`);
-    byIndex.set(index, s);
+      throw new MergeError(`shard ${index}/${count4} is given twice: ${twin.name} and ${f.name}`);
+    byIndex.set(index, f);
   }
+  const count3 = first.section.count;
   const missing = Array.from({ length: count3 }, (_, i) => i).filter((i) => !byIndex.has(i));
   if (missing.length > 0)
     throw new MergeError(
@@ -80006,19 +80100,55 @@ function checkSet(files, planHash2, where) {
     );
   return [...byIndex.values()].sort((a, b) => a.section.index - b.section.index);
 }
-function checkParts(options, shards) {
-  for (const s of shards)
-    for (const t of s.section.trials) {
-      try {
-        mergeParts(pairOptions(options, t.arm, t.pair), [t.part]);
-      } catch (error) {
-        throw new MergeError(
-          `${s.name}: pair ${t.pair + 1} ${t.arm} cannot be read: ${errorMessage(error)}`
+var Workloads = class {
+  built = /* @__PURE__ */ new Map();
+  options;
+  constructor(options) {
+    this.options = options;
+  }
+  of(pair, arm) {
+    const key = `${pair}/${arm}`;
+    let w = this.built.get(key);
+    if (!w) {
+      w = trialWorkload(pairOptions(this.options, arm, pair));
+      this.built.set(key, w);
+    }
+    return w;
+  }
+};
+function checkParts(options, shards, workloads) {
+  for (const f of shards) {
+    const { index, count: count3 } = f.section;
+    const seen = /* @__PURE__ */ new Set();
+    const fail3 = (what) => new MergeError(`${f.name}: ${what}`);
+    for (const t of f.section.trials) {
+      const key = `pair ${t.pair + 1} ${t.arm}`;
+      if (t.pair >= options.trials || seen.has(key))
+        throw fail3(
+          `${key} is not a trial of the plan's ${options.trials} pairs, or is there twice`
         );
+      seen.add(key);
+      const { slice, recorder: recorder2, never_due } = t.part;
+      if (slice.index !== index || slice.count !== count3)
+        throw fail3(
+          `${key} is slice ${slice.index}/${slice.count}, not the file's ${index}/${count3}`
+        );
+      const w = workloads.of(t.pair, t.arm);
+      const outcomes2 = Object.values(recorder2.outcomes).reduce((a, b) => a + b, 0);
+      const measured2 = measuredInSlice(w, slice);
+      if (outcomes2 + never_due !== measured2)
+        throw fail3(
+          `${key} holds ${outcomes2 + never_due} outcomes for the ${measured2} requests of its slice`
+        );
+      try {
+        mergeParts(pairOptions(options, t.arm, t.pair), [t.part], w);
+      } catch (error) {
+        throw fail3(`${key} cannot be read: ${errorMessage(error)}`);
       }
     }
+  }
 }
-function mergedTrials(options, shards, now) {
+function mergedTrials(options, shards, at2) {
   const entries = [];
   for (const t of planTrials(options)) {
     const found = shards.map((s) => ({
@@ -80027,10 +80157,13 @@ function mergedTrials(options, shards, now) {
     }));
     const parts = found.flatMap((f) => f.trial ? [f.trial.part] : []);
     if (parts.length === 0) continue;
-    const report = mergedReport(pairOptions(options, t.arm, t.pair), parts, now);
-    const lacking = found.filter((f) => !f.trial).map(
-      ({ s }) => `shard ${s.section.index}/${s.section.count}: not measured (${s.section.stopped ?? "absent from its file"})`
-    );
+    const scraped = shards[0]?.results.trials.find((x) => x.pair === t.pair && x.arm === t.arm);
+    const report = mergedReport(pairOptions(options, t.arm, t.pair), parts, {
+      workload: at2.workloads.of(t.pair, t.arm),
+      serverMetrics: scraped?.report.server_metrics ?? null,
+      now: at2.now
+    });
+    const lacking = found.filter((f) => !f.trial).map(({ s }) => notMeasured(s, t));
     if (lacking.length > 0)
       report.validity = {
         ...report.validity,
@@ -80041,6 +80174,18 @@ function mergedTrials(options, shards, now) {
     entries.push({ ...t, seed: options.baseline.workload.seed, report });
   }
   return entries;
+}
+function notMeasured(s, t) {
+  const { index, count: count3, skipped, stopped } = s.section;
+  const why = skipped.find((x) => x.pair === t.pair && x.arm === t.arm)?.reason ?? (stopped ? `it stopped: ${stopped}` : "absent from its file");
+  return `shard ${index}/${count3}: not measured (${why})`;
+}
+function keepHarmless(options, trials) {
+  for (let pair = 0; pair < options.trials; pair++)
+    keepHarmlessLateness(
+      options.decision,
+      trials.filter((t) => t.pair === pair)
+    );
 }
 var MAX_CLOCK_SKEW_MS = 50;
 function clockCheck(sections) {
@@ -80069,24 +80214,33 @@ function clockCheck(sections) {
     note
   };
 }
+function stoppedGuards(shards) {
+  return shards.flatMap(
+    (s) => s.section.stopped === null ? [] : [
+      {
+        code: "shard",
+        message: `shard ${s.section.index}/${s.section.count} stopped before the end of the plan: ${s.section.stopped}`
+      }
+    ]
+  );
+}
 function mergeShards(options, planHash2, files, at2) {
   const shards = checkSet(files, planHash2, at2.where);
-  checkParts(options, shards);
-  const trials = mergedTrials(options, shards, at2.now);
-  const first = shards[0]?.results ?? {};
-  const quality2 = isObject3(first.quality) ? first.quality : null;
-  const contract2 = isObject3(first.contract) ? first.contract : null;
-  const stopped = shards.filter((s) => s.section.stopped !== null);
+  const workloads = new Workloads(options);
+  checkParts(options, shards, workloads);
+  const trials = mergedTrials(options, shards, { workloads, now: at2.now });
+  keepHarmless(options, trials);
+  const [{ results: first }] = shards;
   const clock = clockCheck(shards.map((s) => s.section));
   const decided = decideRun(
     options.decision,
     { trials: options.trials, maxTrials: options.trials },
     {
       trials,
-      runGuards: clock.guard ? [clock.guard] : [],
+      runGuards: [...stoppedGuards(shards), ...clock.guard ? [clock.guard] : []],
       capacity: void 0,
-      qualityFailed: quality2?.verdict === "fail",
-      contractFailed: contract2?.verdict === "fail",
+      qualityFailed: first.quality?.verdict === "fail",
+      contractFailed: first.contract?.verdict === "fail",
       cancelled: false
     }
   );
@@ -80094,71 +80248,1262 @@ function mergeShards(options, planHash2, files, at2) {
     trials,
     ...decided,
     pairs: new Set(trials.map((t) => t.pair)).size,
-    preflight: Array.isArray(first.preflight) ? first.preflight : [],
+    preflight: first.preflight,
     idle_checks: [],
     reruns: [],
     servers: [],
-    quality: quality2,
-    quality_skipped: options.quality && !quality2 ? "not run: the first shard did not run it" : null,
-    contract: contract2,
-    contract_skipped: options.contract && !contract2 ? "not run: the first shard did not run it" : null,
+    quality: first.quality,
+    quality_skipped: options.quality && !first.quality ? "not run: the first shard did not run it" : null,
+    contract: first.contract,
+    contract_skipped: options.contract && !first.contract ? "not run: the first shard did not run it" : null,
     warnings: [
-      `merged from ${shards.length} shards (${at2.where}); ${clock.note}`,
-      ...stopped.map(
-        (s) => `shard ${s.section.index}/${s.section.count} stopped early: ${s.section.stopped}`
-      )
+      ...setupWarnings(options),
+      `merged from ${shards.length} shards (${at2.where}); ${clock.note}`
     ],
     cancelled_by: null,
     capacity: null
   };
 }
 
-// src/commands/gate/shards.ts
-function planHash(config) {
-  return createHash("sha256").update(JSON.stringify(describeConfig(config))).digest("hex");
+// src/results/trust.ts
+var import__3 = __toESM(require__(), 1);
+
+// schemas/results.schema.json
+var results_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://github.com/llm-perf-gate/llm-perf-gate/schemas/results.schema.json",
+  title: "llm-perf-gate results (llm-perf-gate/results@3)",
+  description: "The results file a gate run writes. In report mode it comes from another job and is untrusted: it is validated against this schema before anything is read from it, and the decision is recomputed from its trials.",
+  type: "object",
+  required: [
+    "schema",
+    "created_at",
+    "tool",
+    "environment",
+    "config",
+    "verdict",
+    "headline",
+    "trials",
+    "guards",
+    "pairs",
+    "preflight",
+    "idle_checks",
+    "reruns",
+    "servers",
+    "quality",
+    "quality_skipped",
+    "warnings",
+    "cancelled_by"
+  ],
+  properties: {
+    schema: { const: "llm-perf-gate/results@3" },
+    created_at: { type: "string", maxLength: 40 },
+    tool: {
+      type: "object",
+      required: ["name", "version"],
+      properties: { name: { type: "string" }, version: { type: "string" } }
+    },
+    environment: {
+      type: "object",
+      properties: {
+        github: {
+          type: ["object", "null"],
+          properties: {
+            pull_request: {
+              type: ["object", "null"],
+              required: ["number"],
+              properties: {
+                number: { type: "integer", minimum: 1 },
+                head_sha: { type: ["string", "null"] },
+                head_repo: { type: ["string", "null"] }
+              }
+            }
+          }
+        }
+      }
+    },
+    capacity: { oneOf: [{ type: "null" }, { $ref: "#/$defs/capacity" }] },
+    config: { oneOf: [{ type: "null" }, { $ref: "#/$defs/config" }] },
+    verdict: { type: "string" },
+    headline: { type: "string" },
+    trials: { type: "array", maxItems: 400, items: { $ref: "#/$defs/trial" } },
+    guards: { type: "array", items: { $ref: "#/$defs/guard" } },
+    pairs: { type: "integer", minimum: 0 },
+    budgets: {
+      description: "Each budget checked on the candidate (recomputed from the trials when the file is read in report mode).",
+      type: "array",
+      maxItems: 6,
+      items: {
+        type: "object",
+        required: ["id", "limit", "verdict"],
+        properties: {
+          id: { enum: ["ttft", "itl", "tpot", "e2el", "goodput", "errors"] },
+          limit: { type: "number" },
+          verdict: { enum: ["met", "missed", "unclear"] }
+        }
+      }
+    },
+    requests_file: {
+      description: "The requests file (one line per measured request, schemas/requests.schema.json); absent or null: none written.",
+      oneOf: [
+        { type: "null" },
+        {
+          type: "object",
+          required: ["schema", "path", "format", "gzip", "lines", "dropped", "error"],
+          properties: {
+            schema: { const: "llm-perf-gate/requests@1" },
+            path: { type: "string", maxLength: 4096 },
+            format: { enum: ["jsonl", "csv"] },
+            gzip: { type: "boolean" },
+            lines: { type: "integer", minimum: 0 },
+            dropped: {
+              description: "Lines not written: the disk fell behind (memory stays bounded) or the file failed.",
+              type: "integer",
+              minimum: 0
+            },
+            error: { type: ["string", "null"], maxLength: 2e3 }
+          }
+        }
+      ]
+    },
+    design: {
+      description: "The sequential design the verdict followed (docs/verdict.md); null when no pair ran.",
+      oneOf: [
+        { type: "null" },
+        {
+          type: "object",
+          required: [
+            "looks",
+            "alpha",
+            "critical",
+            "spent",
+            "latencies",
+            "fail_alpha",
+            "fail_critical",
+            "rates_fail_alpha",
+            "rates_fail_critical"
+          ],
+          properties: {
+            looks: {
+              description: "Pairs at each look, ascending.",
+              type: "array",
+              items: { type: "integer", minimum: 1 }
+            },
+            alpha: {
+              description: "One-sided error of each metric's pass boundary over all looks.",
+              type: "number"
+            },
+            critical: {
+              description: "The pass boundary's critical t at each look.",
+              type: "array",
+              items: { type: "number" }
+            },
+            spent: {
+              description: "\u03B1 spent by the end of each look (cumulative).",
+              type: "array",
+              items: { type: "number" }
+            },
+            latencies: {
+              description: "The gated latencies the fail boundary's \u03B1 is split over, with one share for the rates.",
+              type: "integer",
+              minimum: 0
+            },
+            fail_alpha: {
+              description: "One-sided error of each gated latency's fail boundary: alpha \xF7 (latencies + 1).",
+              type: "number"
+            },
+            fail_critical: {
+              description: "Its critical t at each look.",
+              type: "array",
+              items: { type: "number" }
+            },
+            rates_fail_alpha: {
+              description: "Goodput's and the failure rate's fail error each: alpha \xF7 (2 \xD7 (latencies + 1)).",
+              type: "number"
+            },
+            rates_fail_critical: {
+              description: "Its critical t at each look.",
+              type: "array",
+              items: { type: "number" }
+            }
+          }
+        }
+      ]
+    },
+    preflight: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["arm", "warnings"],
+        properties: {
+          arm: { $ref: "#/$defs/arm" },
+          warnings: { type: "array", items: { type: "string" } }
+        }
+      }
+    },
+    idle_checks: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["pair", "arm", "busy", "probes", "waited_s", "ttft_ms", "idle_ttft_ms"],
+        properties: {
+          pair: { type: "integer", minimum: 0 },
+          arm: { $ref: "#/$defs/arm" },
+          busy: { type: "boolean" },
+          probes: { type: "integer" },
+          waited_s: { type: "number" },
+          ttft_ms: { type: ["number", "null"] },
+          idle_ttft_ms: { type: "number" }
+        }
+      }
+    },
+    reruns: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["pair", "attempt", "invalid"],
+        properties: {
+          pair: { type: "integer", minimum: 0 },
+          attempt: { type: "integer", minimum: 1 },
+          invalid: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["arm", "reasons"],
+              properties: {
+                arm: { $ref: "#/$defs/arm" },
+                reasons: { type: "array", items: { type: "string" } }
+              }
+            }
+          }
+        }
+      }
+    },
+    servers: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["arm", "start", "log", "time_to_ready_s", "cold_ttft_ms", "exit"],
+        properties: {
+          arm: { $ref: "#/$defs/arm" },
+          start: { type: "integer" },
+          log: { type: "string" },
+          time_to_ready_s: { type: ["number", "null"] },
+          cold_ttft_ms: { type: ["number", "null"] },
+          exit: { type: ["string", "null"] }
+        }
+      }
+    },
+    quality: { oneOf: [{ type: "null" }, { $ref: "#/$defs/quality" }] },
+    quality_skipped: { type: ["string", "null"] },
+    contract: { oneOf: [{ type: "null" }, { $ref: "#/$defs/contract" }] },
+    contract_skipped: { type: ["string", "null"] },
+    warnings: { type: "array", items: { type: "string" } },
+    cancelled_by: { type: ["string", "null"] }
+  },
+  $defs: {
+    rateLimitDimension: {
+      type: "object",
+      required: ["limit", "remaining_min", "reset"],
+      properties: {
+        limit: { type: ["number", "null"], minimum: 0 },
+        remaining_min: { type: ["number", "null"], minimum: 0 },
+        reset: { type: ["string", "null"], maxLength: 40 }
+      }
+    },
+    contractItem: {
+      type: "object",
+      additionalProperties: false,
+      required: ["id", "holds", "value", "evidence"],
+      properties: {
+        id: { type: "string", maxLength: 200 },
+        holds: { type: ["boolean", "null"] },
+        value: { type: "string", maxLength: 400 },
+        evidence: { type: "string", maxLength: 2e3 }
+      }
+    },
+    contractItems: {
+      type: "array",
+      maxItems: 500,
+      items: { $ref: "#/$defs/contractItem" }
+    },
+    contractFindings: {
+      type: "array",
+      maxItems: 500,
+      items: {
+        type: "object",
+        required: ["id", "baseline", "candidate"],
+        properties: {
+          id: { type: "string" },
+          baseline: { $ref: "#/$defs/contractItem" },
+          candidate: { $ref: "#/$defs/contractItem" }
+        }
+      }
+    },
+    runtimeId: {
+      type: ["object", "null"],
+      required: ["name", "version", "source", "server_header", "system_fingerprint"],
+      properties: {
+        name: { type: ["string", "null"], maxLength: 200 },
+        version: { type: ["string", "null"], maxLength: 200 },
+        source: { type: ["string", "null"], maxLength: 200 },
+        server_header: { type: ["string", "null"], maxLength: 200 },
+        system_fingerprint: { type: ["string", "null"], maxLength: 200 }
+      }
+    },
+    contract: {
+      description: "The API-contract suite: each arm's items, the probes re-run, and the diff. Absent in files from before it.",
+      type: "object",
+      required: [
+        "verdict",
+        "runtimes",
+        "seconds",
+        "items",
+        "reruns",
+        "regressions",
+        "changes",
+        "fixed",
+        "preexisting",
+        "flaky"
+      ],
+      properties: {
+        verdict: { enum: ["pass", "fail"] },
+        runtimes: {
+          type: "object",
+          required: ["baseline", "candidate"],
+          properties: {
+            baseline: { $ref: "#/$defs/runtimeId" },
+            candidate: { $ref: "#/$defs/runtimeId" }
+          }
+        },
+        seconds: {
+          type: "object",
+          required: ["baseline", "candidate"],
+          properties: {
+            baseline: { type: "number", minimum: 0 },
+            candidate: { type: "number", minimum: 0 }
+          }
+        },
+        items: {
+          type: "object",
+          required: ["baseline", "candidate"],
+          properties: {
+            baseline: { $ref: "#/$defs/contractItems" },
+            candidate: { $ref: "#/$defs/contractItems" }
+          }
+        },
+        reruns: {
+          type: "object",
+          required: ["baseline", "candidate"],
+          properties: {
+            baseline: { $ref: "#/$defs/contractItems" },
+            candidate: { $ref: "#/$defs/contractItems" }
+          }
+        },
+        regressions: { $ref: "#/$defs/contractFindings" },
+        changes: { $ref: "#/$defs/contractFindings" },
+        fixed: { $ref: "#/$defs/contractFindings" },
+        preexisting: { $ref: "#/$defs/contractFindings" },
+        flaky: { $ref: "#/$defs/contractFindings" }
+      }
+    },
+    sweepPoint: {
+      type: "object",
+      required: ["phase", "rate_per_s", "judgement", "report"],
+      properties: {
+        phase: { enum: ["synchronous", "offline", "rate", "refine"] },
+        rate_per_s: {
+          oneOf: [{ type: "null" }, { type: "number", exclusiveMinimum: 0 }]
+        },
+        judgement: { enum: ["pass", "fail", "overload", "invalid", "measured"] },
+        report: {
+          allOf: [
+            { $ref: "#/$defs/report" },
+            {
+              type: "object",
+              required: ["throughput", "goodput"],
+              properties: {
+                throughput: {
+                  type: "object",
+                  required: ["requests_per_s", "output_tokens_per_s"],
+                  properties: {
+                    requests_per_s: { type: "number", minimum: 0 },
+                    output_tokens_per_s: { type: "number", minimum: 0 }
+                  }
+                },
+                goodput: {
+                  type: "object",
+                  required: ["attainment"],
+                  properties: { attainment: { type: "number", minimum: 0, maximum: 1 } }
+                }
+              }
+            }
+          ]
+        }
+      }
+    },
+    armSweep: {
+      type: "object",
+      required: ["points", "stopped"],
+      properties: {
+        points: { type: "array", maxItems: 200, items: { $ref: "#/$defs/sweepPoint" } },
+        stopped: { type: ["string", "null"] }
+      }
+    },
+    capacity: {
+      type: "object",
+      required: [
+        "settings",
+        "planned",
+        "grid",
+        "arms",
+        "gate_rate_per_s",
+        "stopped_by",
+        "idle_checks"
+      ],
+      properties: {
+        settings: {
+          type: "object",
+          required: [
+            "arrival",
+            "resolution",
+            "min_attainment",
+            "max_capacity_drop",
+            "gate_rate_fraction"
+          ],
+          properties: {
+            arrival: { enum: ["poisson", "constant"] },
+            resolution: { type: "number", minimum: 0, maximum: 0.5 },
+            min_attainment: { type: "number", minimum: 0, maximum: 1 },
+            max_capacity_drop: { type: "number", minimum: 0, maximum: 0.99 },
+            gate_rate_fraction: { type: "number", exclusiveMinimum: 0, maximum: 2 }
+          }
+        },
+        planned: {
+          type: "object",
+          properties: {
+            trials: { type: "integer", minimum: 0 },
+            seconds: { type: "number", minimum: 0 }
+          }
+        },
+        grid: { type: "array", maxItems: 200, items: { type: "number" } },
+        arms: {
+          type: "object",
+          required: ["baseline", "candidate"],
+          properties: {
+            baseline: { $ref: "#/$defs/armSweep" },
+            candidate: { $ref: "#/$defs/armSweep" }
+          }
+        },
+        gate_rate_per_s: { $ref: "#/$defs/nullableNumber" },
+        stopped_by: { type: ["string", "null"] },
+        idle_checks: {
+          type: "array",
+          maxItems: 400,
+          items: {
+            type: "object",
+            required: ["arm", "point", "busy"],
+            properties: {
+              arm: { $ref: "#/$defs/arm" },
+              point: { type: "string" },
+              busy: { type: "boolean" }
+            }
+          }
+        }
+      }
+    },
+    arm: { enum: ["baseline", "candidate"] },
+    fraction: { type: "number", minimum: 0 },
+    nullableNumber: { type: ["number", "null"] },
+    guard: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        detail: { type: "string" },
+        scope: { enum: ["measurement", "candidate"] },
+        arm: { $ref: "#/$defs/arm" },
+        pair: { type: "integer", minimum: 0 }
+      }
+    },
+    latency: {
+      type: "object",
+      required: [
+        "count",
+        "censored",
+        "mean",
+        "p50",
+        "p90",
+        "p95",
+        "p99",
+        "p999",
+        "max",
+        "lower_bounds"
+      ],
+      properties: {
+        count: { type: "integer", minimum: 0 },
+        censored: { type: "integer", minimum: 0 },
+        mean: { $ref: "#/$defs/nullableNumber" },
+        p50: { $ref: "#/$defs/nullableNumber" },
+        p90: { $ref: "#/$defs/nullableNumber" },
+        p95: { $ref: "#/$defs/nullableNumber" },
+        p99: { $ref: "#/$defs/nullableNumber" },
+        p999: { $ref: "#/$defs/nullableNumber" },
+        max: { $ref: "#/$defs/nullableNumber" },
+        lower_bounds: { type: "array", items: { type: "string" } }
+      }
+    },
+    example: {
+      type: "object",
+      required: ["status"],
+      properties: {
+        status: { type: "integer" },
+        error_type: { type: "string" },
+        error_code: { type: "string" },
+        detail: { type: "string" },
+        body: { type: "string" }
+      }
+    },
+    outcomes: {
+      type: "object",
+      required: [
+        "ok",
+        "empty",
+        "truncated",
+        "short",
+        "stream_error",
+        "protocol_error",
+        "rate_limited_quota",
+        "rate_limited",
+        "overloaded",
+        "http_4xx",
+        "http_5xx",
+        "connect_error",
+        "censored",
+        "unsent"
+      ],
+      additionalProperties: { type: "integer", minimum: 0 }
+    },
+    report: {
+      type: "object",
+      required: [
+        "scheduled",
+        "window_s",
+        "outcomes",
+        "metrics",
+        "goodput",
+        "validity",
+        "workload",
+        "errors",
+        "histograms",
+        "tokens"
+      ],
+      properties: {
+        scheduled: { type: "integer", minimum: 0 },
+        window_s: { type: "number", minimum: 0 },
+        outcomes: { $ref: "#/$defs/outcomes" },
+        metrics: {
+          type: "object",
+          required: ["ttft_ms", "itl_ms", "tpot_ms", "e2el_ms"],
+          additionalProperties: { $ref: "#/$defs/latency" }
+        },
+        goodput: {
+          type: "object",
+          required: ["requests_per_s"],
+          properties: { requests_per_s: { type: "number", minimum: 0 } }
+        },
+        validity: {
+          type: "object",
+          required: [
+            "valid",
+            "reasons",
+            "send_skew_ms",
+            "skew_effect",
+            "event_loop_delay_ms",
+            "gc",
+            "client_cpu",
+            "capped"
+          ],
+          properties: {
+            valid: { type: "boolean" },
+            reasons: { type: "array", items: { type: "string" } },
+            send_skew_ms: {
+              type: "object",
+              properties: { p99: { $ref: "#/$defs/nullableNumber" } }
+            },
+            skew_effect: {
+              type: "object",
+              properties: {
+                ttft: { $ref: "#/$defs/nullableNumber" },
+                e2el: { $ref: "#/$defs/nullableNumber" }
+              }
+            },
+            event_loop_delay_ms: {
+              type: "object",
+              required: ["p99"],
+              properties: { p99: { type: "number" } }
+            },
+            gc: {
+              type: "object",
+              required: ["share_of_window"],
+              properties: { share_of_window: { type: "number" } }
+            },
+            client_cpu: {
+              type: "object",
+              required: ["share_of_core"],
+              properties: { share_of_core: { type: "number" } }
+            },
+            capped: { type: "boolean" }
+          }
+        },
+        workload: {
+          type: "object",
+          required: ["fingerprint", "timeout_s"],
+          properties: {
+            fingerprint: { type: "string", maxLength: 64 },
+            timeout_s: { type: "number", exclusiveMinimum: 0 }
+          }
+        },
+        errors: {
+          type: "object",
+          additionalProperties: { type: "array", items: { $ref: "#/$defs/example" } }
+        },
+        histograms: {
+          type: "object",
+          required: ["ttft_us", "itl_us", "tpot_us", "e2el_us"],
+          additionalProperties: { type: "string", maxLength: 1e6 }
+        },
+        tokens: {
+          type: "object",
+          required: ["output_total", "prompt"],
+          properties: {
+            output_total: { type: "number", minimum: 0 },
+            itl_per_token_ms: {
+              oneOf: [{ type: "null" }, { $ref: "#/$defs/latency" }]
+            },
+            prompt: {
+              type: "object",
+              properties: {
+                cached: {
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      required: ["tokens", "share"],
+                      properties: {
+                        tokens: { type: "number", minimum: 0 },
+                        share: { type: "number", minimum: 0, maximum: 1 }
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        },
+        reasoning: {
+          description: "A reasoning model's thinking before its answer; null: no request reasoned.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              required: ["requests", "reasoning_chunks", "answer_chunks", "ttfa_ms"],
+              properties: {
+                requests: { type: "integer", minimum: 0 },
+                reasoning_chunks: { type: "integer", minimum: 0 },
+                answer_chunks: { type: "integer", minimum: 0 },
+                reasoning_tokens: { type: ["integer", "null"], minimum: 0 },
+                reasoning_token_share: { type: ["number", "null"], minimum: 0, maximum: 1 },
+                ttfa_ms: { $ref: "#/$defs/latency" }
+              }
+            }
+          ]
+        },
+        rate_limits: {
+          description: "The x-ratelimit-* limits the server announced on its answers (ok ones too); null: none. Absent in older files.",
+          type: ["object", "null"],
+          required: ["responses", "requests", "tokens", "retry_after"],
+          properties: {
+            responses: { type: "integer", minimum: 0 },
+            retry_after: { type: "integer", minimum: 0 },
+            requests: { $ref: "#/$defs/rateLimitDimension" },
+            tokens: { $ref: "#/$defs/rateLimitDimension" }
+          }
+        },
+        finish_reasons: {
+          description: "The ok requests by finish_reason.",
+          type: "object",
+          maxProperties: 9,
+          propertyNames: { maxLength: 40 },
+          additionalProperties: { type: "integer", minimum: 0 }
+        },
+        timeline: {
+          description: "Time inside the trial, bucket by bucket (docs/results.md).",
+          type: "object",
+          required: ["bucket_s", "buckets"],
+          properties: {
+            bucket_s: { type: "number", exclusiveMinimum: 0, maximum: 1e6 },
+            buckets: {
+              type: "array",
+              maxItems: 2e3,
+              items: {
+                type: "object",
+                required: ["t_s", "offered", "completed"],
+                properties: {
+                  t_s: { type: "number", minimum: 0 },
+                  offered: { type: "integer", minimum: 0 },
+                  completed: { type: "integer", minimum: 0 },
+                  failed: {
+                    type: "object",
+                    additionalProperties: { type: "integer", minimum: 0 }
+                  },
+                  ttft_p50_ms: { $ref: "#/$defs/nullableNumber" },
+                  ttft_p95_ms: { $ref: "#/$defs/nullableNumber" },
+                  itl_p95_ms: { $ref: "#/$defs/nullableNumber" },
+                  running: { $ref: "#/$defs/nullableNumber" },
+                  waiting: { $ref: "#/$defs/nullableNumber" }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    trial: {
+      type: "object",
+      required: ["pair", "arm", "position", "seed", "report"],
+      properties: {
+        pair: { type: "integer", minimum: 0, maximum: 200 },
+        arm: { $ref: "#/$defs/arm" },
+        position: { enum: [0, 1] },
+        seed: { type: "integer" },
+        report: { $ref: "#/$defs/report" }
+      }
+    },
+    config: {
+      type: "object",
+      required: [
+        "workload",
+        "slo",
+        "trials",
+        "max_trials",
+        "order",
+        "percentile",
+        "tolerances",
+        "decision_rule",
+        "confidence",
+        "max_error_rate",
+        "max_trial_cv",
+        "min_ok_requests",
+        "max_failure_increase",
+        "reliability_exclude",
+        "quality",
+        "fail_on"
+      ],
+      properties: {
+        workload: {
+          type: "object",
+          required: ["arrival", "seed", "duration_s"],
+          properties: {
+            arrival: { type: "string" },
+            seed: { type: "integer" },
+            duration_s: { type: "number" }
+          }
+        },
+        slo: {
+          type: "object",
+          properties: {
+            ttft_ms: { type: "number", exclusiveMinimum: 0 },
+            tpot_ms: { type: "number", exclusiveMinimum: 0 },
+            itl_ms: { type: "number", exclusiveMinimum: 0 },
+            e2el_ms: { type: "number", exclusiveMinimum: 0 }
+          },
+          additionalProperties: false
+        },
+        trials: { type: "integer", minimum: 1, maximum: 100 },
+        max_trials: { type: "integer", minimum: 1, maximum: 100 },
+        order: { enum: ["abba", "abab", "random"] },
+        percentile: { enum: ["p50", "p90", "p95", "p99", "p999"] },
+        tolerances: {
+          type: "object",
+          required: ["goodput", "ttft", "itl"],
+          properties: {
+            goodput: { type: "number", minimum: 0, maximum: 0.99 },
+            ttft: { type: "number", minimum: 0, maximum: 10 },
+            itl: { type: "number", minimum: 0, maximum: 10 },
+            tpot: { type: "number", minimum: 0, maximum: 10 },
+            e2el: { type: "number", minimum: 0, maximum: 10 }
+          },
+          additionalProperties: false
+        },
+        decision_rule: { enum: ["margin", "confirm"] },
+        confidence: { type: "number", exclusiveMinimum: 0.5, maximum: 0.999 },
+        max_error_rate: { type: "number", minimum: 0, maximum: 1 },
+        max_trial_cv: { type: "number", minimum: 0, maximum: 10 },
+        min_ok_requests: { type: "integer", minimum: 1 },
+        max_failure_increase: { type: "number", minimum: 0, maximum: 1 },
+        contract: {
+          description: "The contract suite: builtin or the file that chose its probes. Absent in older files.",
+          type: ["object", "null"],
+          required: ["source", "include", "exclude"],
+          properties: {
+            source: { type: "string" },
+            include: { type: "array", items: { type: "string" } },
+            exclude: { type: "array", items: { type: "string" } }
+          }
+        },
+        budgets: {
+          description: "Absolute limits on the candidate (the budget setting): ms at the percentile, a failure rate, req/s. Absent in files from before budgets.",
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            ttft: { type: "number", exclusiveMinimum: 0, maximum: 1e9 },
+            itl: { type: "number", exclusiveMinimum: 0, maximum: 1e9 },
+            tpot: { type: "number", exclusiveMinimum: 0, maximum: 1e9 },
+            e2el: { type: "number", exclusiveMinimum: 0, maximum: 1e9 },
+            goodput: { type: "number", exclusiveMinimum: 0, maximum: 1e9 },
+            errors: { type: "number", exclusiveMinimum: 0, maximum: 1 }
+          }
+        },
+        reliability_exclude: {
+          type: "array",
+          items: {
+            enum: [
+              "empty",
+              "refused",
+              "truncated",
+              "short",
+              "stream_error",
+              "finish_error",
+              "protocol_error",
+              "rate_limited_quota",
+              "rate_limited",
+              "overloaded",
+              "http_4xx",
+              "http_5xx",
+              "connect_error",
+              "censored",
+              "unsent"
+            ]
+          }
+        },
+        quality: {
+          type: ["object", "null"],
+          properties: {
+            rule: {
+              type: "object",
+              required: ["alpha", "min_effect", "large_effect"],
+              properties: {
+                alpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 },
+                min_effect: { type: "number", minimum: 0, maximum: 1 },
+                large_effect: { type: "number", minimum: 0, maximum: 1 }
+              }
+            }
+          }
+        },
+        fail_on: { type: "array", items: { type: "string" } }
+      }
+    },
+    quality: {
+      type: "object",
+      required: [
+        "suite",
+        "cases",
+        "pre_existing",
+        "contract",
+        "kinds",
+        "agreement",
+        "verdict",
+        "reasons"
+      ],
+      properties: {
+        suite: { type: "string" },
+        cases: { type: "integer", minimum: 0 },
+        contract: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["id", "codes", "candidate_failures", "runs", "confirmed"],
+            properties: {
+              id: { type: "string" },
+              codes: { type: "array", items: { type: "string" } },
+              candidate_failures: { type: "integer", minimum: 0 },
+              runs: { type: "integer", minimum: 1 },
+              confirmed: { type: "boolean" }
+            }
+          }
+        },
+        kinds: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["kind", "n", "b", "c"],
+            properties: {
+              kind: { type: "string" },
+              n: { type: "integer", minimum: 0 },
+              b: { type: "integer", minimum: 0 },
+              c: { type: "integer", minimum: 0 }
+            }
+          }
+        },
+        agreement: {
+          type: "object",
+          required: ["gated", "differing"],
+          properties: {
+            gated: { type: "boolean" },
+            differing: { type: "array", items: { type: "string" } }
+          }
+        },
+        verdict: { enum: ["pass", "fail"] },
+        reasons: { type: "array" }
+      }
+    }
+  }
+};
+
+// src/results/trust.ts
+var validate = new import__3.Ajv2020({ allErrors: false, strict: false }).compile(results_schema_default);
+function withEveryOutcome(r) {
+  const fill = (report) => {
+    report.outcomes = { ...zeroOutcomes(), ...report.outcomes };
+  };
+  for (const t of r.trials) fill(t.report);
+  for (const arm of Object.values(r.capacity?.arms ?? {}))
+    for (const p of arm.points) fill(p.report);
+  return r;
 }
-var MAX_FILES = 1e3;
-function shardPaths(dir) {
-  const list = (d) => readdirSync(d, { withFileTypes: true });
-  let entries;
-  try {
-    entries = list(dir);
-  } catch (error) {
+function neutralize(text3) {
+  return text3.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replace(/@(?=[\w-])/g, "@\u200B").replaceAll("![", "!\u200B[").replaceAll("](", "]\u200B(").replace(/\b(https?|ftp):\/\//gi, "$1:/\u200B/").replace(/\bwww\./gi, "www\u200B.");
+}
+function neutralizeDeep(value2) {
+  const walk = (v) => {
+    if (typeof v === "string") return neutralize(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === "object" && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value2);
+}
+function describe3(e) {
+  if (!e) return "invalid";
+  const allowed = e.keyword === "enum" || e.keyword === "const" ? `: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}` : "";
+  return `${e.instancePath || "(the file)"} ${e.message}${allowed}`;
+}
+function deepest(errors) {
+  return [...errors ?? []].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+}
+var RUN_GUARDS = /* @__PURE__ */ new Set([
+  "server",
+  "preflight",
+  "configuration",
+  "results_file",
+  "unfinished",
+  "shard",
+  "clock_skew"
+]);
+function decisionOptionsOf(config) {
+  return {
+    percentile: config.percentile,
+    tolerances: config.tolerances,
+    rule: config.decision_rule === "confirm" ? "confirm" : "margin",
+    confidence: config.confidence,
+    maxErrorRate: config.max_error_rate,
+    maxTrialCv: config.max_trial_cv,
+    minOkRequests: config.min_ok_requests,
+    reliability: {
+      maxFailureIncrease: config.max_failure_increase,
+      exclude: config.reliability_exclude
+    },
+    // Files from before budgets have none.
+    budgets: config.budgets ?? {}
+  };
+}
+function qualityVerdict(r) {
+  const rule = r.config?.quality?.rule;
+  if (!r.quality || !rule) return null;
+  return qualityVerdictOf(r.quality, {
+    alpha: rule.alpha,
+    minEffect: rule.min_effect,
+    largeEffect: rule.large_effect,
+    confirmReruns: rule.confirm_reruns
+  });
+}
+function contractOf(r, warnings) {
+  const c = r.contract;
+  if (!c) return null;
+  const again = compareContract(c.items, c.reruns, c.runtimes, c.seconds);
+  if (again.verdict !== c.verdict)
+    warnings.push(
+      `the results file said the contract verdict was ${c.verdict}; recomputed from its items: ${again.verdict}`
+    );
+  return again;
+}
+function redecide(r, config, warnings) {
+  const runGuards = r.guards.filter((g2) => RUN_GUARDS.has(g2.code));
+  const capacity = r.capacity ? redecideCapacity(r.capacity, formatSlo(config.slo)) : null;
+  const quality2 = qualityVerdict(r);
+  const contract2 = contractOf(r, warnings);
+  if (r.quality && quality2 !== null && r.quality.verdict !== quality2) {
+    warnings.push(
+      `the results file said the quality verdict was ${r.quality.verdict}; recomputed from its counts: ${quality2}`
+    );
+    r.quality.verdict = quality2;
+  }
+  const decided = decideRun(
+    decisionOptionsOf(config),
+    { trials: config.trials, maxTrials: config.max_trials },
+    {
+      trials: r.trials,
+      runGuards,
+      capacity: capacity ? { verdict: capacity.comparison.verdict, incomplete: capacity.stopped_by !== null } : void 0,
+      qualityFailed: quality2 === "fail",
+      contractFailed: contract2?.verdict === "fail",
+      cancelled: r.cancelled_by !== null
+    }
+  );
+  return { ...r, ...decided, capacity, contract: contract2, contract_skipped: r.contract_skipped ?? null };
+}
+function trustResults(parsed, source, headline) {
+  if (!validate(parsed)) {
     throw new InputError(
-      `merge-from = ${JSON.stringify(dir)} cannot be listed: ${errorMessage(error)}; expected a directory of shard results files`
+      `${source} is not a valid results file: ${describe3(deepest(validate.errors))}`
     );
   }
+  const r = withEveryOutcome(neutralizeDeep(parsed));
+  const warnings = [...r.warnings];
+  const decided = r.config ? redecide(r, r.config, warnings) : {
+    ...r,
+    verdict: "error",
+    budgets: [],
+    guards: r.guards.some((g2) => RUN_GUARDS.has(g2.code)) ? r.guards.filter((g2) => RUN_GUARDS.has(g2.code)) : [{ code: "configuration", message: "the results file holds no configuration" }]
+  };
+  if (decided.verdict !== r.verdict) {
+    warnings.push(
+      `the results file said ${r.verdict}; recomputed from its trials: ${decided.verdict}`
+    );
+  }
+  const results = { ...decided, warnings };
+  results.headline = headline(results);
+  try {
+    results.pooled = pooledPercentiles(results.trials);
+  } catch (error) {
+    results.pooled = null;
+    warnings.push(`the trials' histograms could not be read: ${errorMessage(error)}`);
+  }
+  return results;
+}
+
+// src/trial/shard-schema.ts
+var import__4 = __toESM(require__(), 1);
+var num2 = { type: "number", minimum: -1e15, maximum: 1e15 };
+var pos = { type: "number", minimum: 0, maximum: 1e15 };
+var int = { type: "integer", minimum: 0, maximum: 1e12 };
+var text2 = (maxLength) => ({ type: "string", maxLength });
+var nullable = (s) => ({ anyOf: [{ type: "null" }, s] });
+var object = (properties, optional = []) => ({
+  type: "object",
+  properties,
+  required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  additionalProperties: false
+});
+var record = (keys, value2) => object(Object.fromEntries(keys.map((k) => [k, value2])));
+var list = (items, maxItems) => ({ type: "array", items, maxItems });
+var histogram3 = object({
+  encoded: text2(2 * 1024 * 1024),
+  sum_ms: pos,
+  max_ms: pos,
+  censored: int,
+  censor_ms: pos
+});
+var example = object(
+  {
+    index: int,
+    status: { type: "integer", minimum: 0, maximum: 999 },
+    error_type: text2(200),
+    error_code: text2(200),
+    detail: text2(1e4),
+    headers: { type: "object", additionalProperties: text2(2e3), maxProperties: 100 },
+    body: text2(1e5)
+  },
+  ["error_type", "error_code", "detail", "headers", "body"]
+);
+var dimension = object({
+  limit: nullable(pos),
+  remaining_min: nullable(pos),
+  reset: nullable(text2(40))
+});
+var recorder = object({
+  outcomes: record(OUTCOMES, int),
+  histograms: record(HISTOGRAMS2, histogram3),
+  counts: record(COUNTS, pos),
+  examples: {
+    type: "object",
+    propertyNames: { enum: [...OUTCOMES] },
+    additionalProperties: list(example, 3)
+  },
+  finish_reasons: { type: "object", maxProperties: 9, additionalProperties: int },
+  offered: list(
+    { type: "array", prefixItems: [num2, int, int], items: false, minItems: 3 },
+    1e6
+  ),
+  reasoning: object({
+    ttfa: histogram3,
+    requests: int,
+    reasoningChunks: int,
+    answerChunks: int,
+    usageRequests: int,
+    reasoningTokens: pos,
+    reasoningCompletionTokens: pos,
+    cachedReported: { type: "boolean" },
+    cachedTokens: pos,
+    promptTokens: pos
+  }),
+  rate_limits: nullable(
+    object({ responses: int, requests: dimension, tokens: dimension, retry_after: int })
+  )
+});
+var bucket = object({
+  k: { type: "integer", minimum: 0, maximum: MAX_BUCKETS },
+  offered: int,
+  completed: int,
+  failed: { type: "object", propertyNames: { enum: [...OUTCOMES] }, additionalProperties: int },
+  ttft: list(pos, SAMPLES_PER_BUCKET),
+  itl: list(pos, SAMPLES_PER_BUCKET)
+});
+var part = object({
+  slice: object({
+    index: { type: "integer", minimum: 0, maximum: 63 },
+    count: { type: "integer", minimum: 1, maximum: 64 }
+  }),
+  recorder,
+  prompt: object({ intended: pos, server: pos, requests: int, countedBy: text2(500) }),
+  last_end_ms: nullable(pos),
+  timeline: list(bucket, MAX_BUCKETS + 1),
+  readings: object({
+    eventLoopDelayMs: object({ p50: pos, p99: pos, max: pos }),
+    gc: object({ count: int, totalMs: pos }),
+    cpu: object({ userMs: pos, systemMs: pos, wallMs: pos, shareOfCore: pos })
+  }),
+  hard_stopped: { type: "boolean" },
+  never_due: int,
+  gauges: list(object({ atMs: num2, running: pos, waiting: pos }, ["running", "waiting"]), 1e5)
+});
+var section = object({
+  schema: { const: SHARD_SCHEMA },
+  plan_hash: { type: "string", pattern: "^[0-9a-f]{64}$" },
+  index: { type: "integer", minimum: 0, maximum: 63 },
+  count: { type: "integer", minimum: 1, maximum: 64 },
+  start_at: text2(40),
+  slot_s: pos,
+  trials: list(
+    object({
+      pair: { type: "integer", minimum: 0, maximum: 99 },
+      arm: { enum: [...ARMS] },
+      position: { type: "integer", minimum: 0, maximum: 1 },
+      seed: num2,
+      part
+    }),
+    200
+  ),
+  skipped: list(object({ pair: int, arm: { enum: [...ARMS] }, reason: text2(2e3) }), 200),
+  stopped: nullable(text2(2e3)),
+  clock: nullable(
+    object({
+      offset_ms: nullable(num2),
+      within_ms: nullable(pos),
+      samples: int,
+      note: nullable(text2(2e3))
+    })
+  )
+});
+var validate2 = new import__4.Ajv2020({ allErrors: false, strict: false }).compile(section);
+function sectionProblem(x) {
+  return validate2(x) ? null : describeSchemaError(validate2.errors, "the shard section");
+}
+
+// src/commands/gate/shards.ts
+function planHash(config) {
+  const { servers: servers2, fail_on, idle_timeout_s, baseline, candidate, ...plan } = describeConfig(config);
+  const target = ({ api_key, headers, metrics, ...t }) => t;
+  const described = { ...plan, baseline: target(baseline), candidate: target(candidate) };
+  return createHash("sha256").update(JSON.stringify(described)).digest("hex");
+}
+var MAX_FILES = 2 * MAX_SHARDS;
+var MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
+function shardPaths(dir, own) {
+  const source = `merge-from = ${JSON.stringify(dir)}`;
+  const list2 = (d) => {
+    try {
+      return readdirSync(d, { withFileTypes: true });
+    } catch (error) {
+      throw new InputError(
+        `${source}: ${d} cannot be listed: ${errorMessage(error)}; expected a directory of shard results files`
+      );
+    }
+  };
   const paths = [];
-  for (const e of entries) {
+  for (const e of list2(dir)) {
     const path = join3(dir, e.name);
     if (e.isFile() && e.name.endsWith(".json")) paths.push(path);
     else if (e.isDirectory()) {
-      for (const f of list(path))
+      for (const f of list2(path))
         if (f.isFile() && f.name.endsWith(".json")) paths.push(join3(path, f.name));
     }
     if (paths.length > MAX_FILES)
       throw new InputError(
-        `merge-from = ${JSON.stringify(dir)} holds more than ${MAX_FILES} .json files; expected one per shard`
+        `${source} holds more than ${MAX_FILES} .json files; expected one per shard (at most ${MAX_SHARDS})`
       );
   }
-  return paths.sort();
+  const bytes = paths.reduce((n, p) => n + statSync2(p).size, 0);
+  if (bytes > MAX_TOTAL_BYTES)
+    throw new InputError(
+      `${source} holds ${Math.round(bytes / 2 ** 20)} MiB of .json files; the shards' files may weigh 1024 MiB together`
+    );
+  return paths.filter((p) => resolve(p) !== resolve(own)).sort();
 }
-function readShards(dir, io) {
-  return shardPaths(dir).map((name) => {
-    try {
-      const data = JSON.parse(io.readFile(name, "results file"));
-      return { name, data };
-    } catch (error) {
-      throw new InputError(
-        `${name} cannot be read as a shard results file: ${errorMessage(error)}`
-      );
-    }
-  });
-}
-function mergeRun(config, dir, io, now) {
-  const files = readShards(dir, io);
+function readShard(name, io) {
+  let parsed;
   try {
-    return mergeShards(config.gate, planHash(config), files, { where: dir, now });
+    parsed = JSON.parse(io.readFile(name, "results file"));
+  } catch (error) {
+    throw new InputError(`${name} cannot be read as a shard results file: ${errorMessage(error)}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || !("shard" in parsed)) {
+    const guard = trustedGuard(parsed);
+    throw new InputError(
+      `${name} is not a shard's results file (it has no shard section)${guard ? `: its run ended ${guard}` : ""}`
+    );
+  }
+  const problem = sectionProblem(parsed.shard);
+  if (problem) throw new InputError(`${name} is not a shard's results file: ${problem}`);
+  const results = trustResults(parsed, name, headlineFor);
+  if (!results.shard) throw new Error("internal error: a shard section lost in reading");
+  return {
+    name,
+    section: results.shard,
+    results: {
+      trials: results.trials,
+      preflight: results.preflight,
+      quality: results.quality,
+      contract: results.contract
+    }
+  };
+}
+function trustedGuard(parsed) {
+  try {
+    const r = trustResults(parsed, "file", headlineFor);
+    const g2 = r.guards[0];
+    return g2 ? `${r.verdict}: ${g2.message}` : null;
+  } catch {
+    return null;
+  }
+}
+function mergeRun(config, dir, io, at2) {
+  const files = shardPaths(dir, at2.resultsPath).map((name) => readShard(name, io));
+  try {
+    return mergeShards(config.gate, planHash(config), files, { where: dir, now: at2.now });
   } catch (error) {
     if (error instanceof MergeError) throw new InputError(error.message);
     throw error;
@@ -80201,7 +81546,12 @@ async function gateResults(config, io, environment, requests) {
   };
   const now = io.now ?? (() => /* @__PURE__ */ new Date());
   if (g2.mergeFrom !== void 0)
-    return { ...resultsOf(mergeRun(config, g2.mergeFrom, io, now()), config, environment, now()) };
+    return resultsOf(
+      mergeRun(config, g2.mergeFrom, io, { now: now(), resultsPath: config.report.resultsPath }),
+      config,
+      environment,
+      now()
+    );
   let run;
   let shard;
   try {
@@ -80285,12 +81635,12 @@ async function decideAndWrite(plan, io, at2) {
       void 0,
       problems
     );
-    const requests = config && attempt(() => openRequests(config, io, redact), null, problems);
+    const requests = config && config.gate.mergeFrom === void 0 && attempt(() => openRequests(config, io, redact), null, problems);
     if (!config || problems.length > 0)
       results = invalid2(problems[0] ?? new InputError("the configuration could not be read"));
     else
       try {
-        results = await gateResults(config, io, environment, requests ?? null);
+        results = await gateResults(config, io, environment, requests || null);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
         results = invalid2(error);
@@ -80379,18 +81729,18 @@ function startMockProcess(cli, sets) {
     ],
     { stdio: ["pipe", "pipe", "inherit"] }
   );
-  const exited = new Promise((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise((resolve2) => child.once("exit", () => resolve2()));
   const stop = async () => {
     child.stdin?.end();
     child.kill("SIGTERM");
     await exited;
   };
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve2, reject) => {
     let out = "";
     child.stdout?.on("data", (d) => {
       out += d.toString();
       const m = out.match(/listening on (http:\/\/[^\s]+)/);
-      if (m) resolve({ url: m[1], stop });
+      if (m) resolve2({ url: m[1], stop });
     });
     child.once(
       "exit",
@@ -80457,7 +81807,7 @@ ${g2.detail}
 var import_undici13 = __toESM(require_undici(), 1);
 
 // src/lanes/history.ts
-var import__3 = __toESM(require__(), 1);
+var import__5 = __toESM(require__(), 1);
 var HISTORY_SCHEMA = "llm-perf-gate/lane-request@1";
 function toJsonl(rows2) {
   return rows2.map((r) => `${JSON.stringify(r)}
@@ -80493,10 +81843,10 @@ var ROW_SCHEMA = {
   required: Object.keys(ROW_PROPERTIES),
   properties: ROW_PROPERTIES
 };
-var validateRow = new import__3.Ajv2020({ strict: false }).compile(ROW_SCHEMA);
-function parseHistory(text2, source) {
+var validateRow = new import__5.Ajv2020({ strict: false }).compile(ROW_SCHEMA);
+function parseHistory(text3, source) {
   const rows2 = [];
-  for (const { line, number } of linesOf(text2)) {
+  for (const { line, number } of linesOf(text3)) {
     if (line.trim() === "") continue;
     let row;
     try {
@@ -80746,8 +82096,8 @@ function reduceHistory(rows2, rule = DEFAULT_RULE) {
   for (const r of rows2) {
     if (r.window === null) continue;
     const key = `${r.lane}\0${r.started_at}`;
-    const list = byBurst.get(key);
-    if (list) list.push(r);
+    const list2 = byBurst.get(key);
+    if (list2) list2.push(r);
     else byBurst.set(key, [r]);
   }
   const bursts = [...byBurst.values()].map(burstStats).sort((a, b) => a.lane.localeCompare(b.lane) || a.started_at.localeCompare(b.started_at));
@@ -80889,7 +82239,7 @@ function renderLanesMarkdown(r) {
 }
 
 // src/lanes/spec.ts
-var import__4 = __toESM(require__(), 1);
+var import__6 = __toESM(require__(), 1);
 var import_yaml3 = __toESM(require_dist2(), 1);
 
 // schemas/lanes.schema.json
@@ -81042,12 +82392,12 @@ var lanes_schema_default = {
 };
 
 // src/lanes/spec.ts
-var ajv3 = new import__4.Ajv2020({ allErrors: false, strict: false, useDefaults: true });
-var validate = ajv3.compile(lanes_schema_default);
-function parseLanes(text2, source) {
+var ajv3 = new import__6.Ajv2020({ allErrors: false, strict: false, useDefaults: true });
+var validate3 = ajv3.compile(lanes_schema_default);
+function parseLanes(text3, source) {
   let raw;
   try {
-    raw = (0, import_yaml3.parse)(text2);
+    raw = (0, import_yaml3.parse)(text3);
   } catch (error) {
     const reason = errorMessage(error).split("\n")[0]?.slice(0, 200);
     throw new InputError(`lanes ${source}: not YAML or JSON: ${reason}`);
@@ -81058,8 +82408,8 @@ function parseLanes(text2, source) {
     o.windows ??= { times: [] };
     raw = o;
   }
-  if (!validate(raw))
-    throw new InputError(`lanes ${source}: ${describeSchemaError(validate.errors, "the file")}`);
+  if (!validate3(raw))
+    throw new InputError(`lanes ${source}: ${describeSchemaError(validate3.errors, "the file")}`);
   const spec = raw;
   const names = /* @__PURE__ */ new Set();
   for (const lane of spec.lanes) {
@@ -81089,18 +82439,18 @@ function parseLanes(text2, source) {
 
 // src/commands/lanes/files.ts
 function readLanes(io, path) {
-  let text2;
+  let text3;
   try {
-    text2 = io.readFile(path, "lanes file");
+    text3 = io.readFile(path, "lanes file");
   } catch (error) {
     throw new InputError(`lanes = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}`);
   }
-  return parseLanes(text2, path);
+  return parseLanes(text3, path);
 }
 function readHistory(io, path, missing = "empty") {
-  let text2;
+  let text3;
   try {
-    text2 = io.readFile(path, "lanes history");
+    text3 = io.readFile(path, "lanes history");
   } catch (error) {
     if (missing === "empty" && errorCode(error) === "ENOENT") return { text: "", rows: [] };
     throw new InputError(
@@ -81108,7 +82458,7 @@ function readHistory(io, path, missing = "empty") {
     );
   }
   try {
-    return { text: text2, rows: parseHistory(text2, path) };
+    return { text: text3, rows: parseHistory(text3, path) };
   } catch (error) {
     throw new InputError(errorMessage(error));
   }
@@ -81740,11 +83090,11 @@ function faultDrawer(profile) {
 // src/mock/prefix-cache.ts
 var BLOCK_TOKENS = 16;
 var BLOCK_CHARS = BLOCK_TOKENS * 4;
-function blockHashes(text2) {
+function blockHashes(text3) {
   const hashes = [];
   let h = 0;
-  for (let at2 = 0; at2 + BLOCK_CHARS <= text2.length; at2 += BLOCK_CHARS) {
-    h = mixSeeds(h, hashString(text2.slice(at2, at2 + BLOCK_CHARS)));
+  for (let at2 = 0; at2 + BLOCK_CHARS <= text3.length; at2 += BLOCK_CHARS) {
+    h = mixSeeds(h, hashString(text3.slice(at2, at2 + BLOCK_CHARS)));
     hashes.push(h);
   }
   return hashes;
@@ -81812,9 +83162,9 @@ function instanceOf(schema, rng, names) {
       return names.shift() ?? at(WORDS2, rng.int(0, WORDS2.length - 1));
   }
 }
-function splitInto(text2, size) {
+function splitInto(text3, size) {
   const pieces = [];
-  for (let i = 0; i < text2.length; i += size) pieces.push(text2.slice(i, i + size));
+  for (let i = 0; i < text3.length; i += size) pieces.push(text3.slice(i, i + size));
   return pieces.length > 0 ? pieces : [""];
 }
 function chooseTool(r) {
@@ -81862,12 +83212,12 @@ function planStructured(r, knobs) {
   const format = r.responseFormat?.type;
   if (knobs.supportsResponseFormat && (format === "json_object" || format === "json_schema")) {
     const value2 = format === "json_schema" ? instanceOf(r.responseFormat?.schema, rng, names) : { answer: names[0] ?? "ok" };
-    let text2 = JSON.stringify(value2);
+    let text3 = JSON.stringify(value2);
     if (broken(knobs.breakJson, r.promptText, "json"))
-      text2 = text2.slice(0, Math.max(1, Math.floor(text2.length / 2)));
+      text3 = text3.slice(0, Math.max(1, Math.floor(text3.length / 2)));
     return {
       kind: "content",
-      pieces: splitInto(text2, 4),
+      pieces: splitInto(text3, 4),
       toolName: "",
       finishReason: "stop",
       emptyToolCalls: false
@@ -81892,9 +83242,9 @@ var TokenStream = class {
     return this.produced++ === 0 ? word : ` ${word}`;
   }
   take(count3) {
-    let text2 = "";
-    for (let i = 0; i < count3; i++) text2 += this.next();
-    return text2;
+    let text3 = "";
+    for (let i = 0; i < count3; i++) text3 += this.next();
+    return text3;
   }
 };
 
@@ -81953,9 +83303,9 @@ function stopCut(request7, sampleSeed, skip, tokens2) {
   for (let i = 0; i < tokens2; i++) {
     const token = stream.next();
     if (i < skip) continue;
-    const text2 = tail + token;
-    if (request7.stop.some((s) => text2.includes(s))) return i;
-    tail = text2.slice(-longest);
+    const text3 = tail + token;
+    if (request7.stop.some((s) => text3.includes(s))) return i;
+    tail = text3.slice(-longest);
   }
   return void 0;
 }
@@ -82053,13 +83403,13 @@ data: ${data}
 
 `;
 }
-function choiceFor(request7, text2, finish, finalDelta = {}) {
+function choiceFor(request7, text3, finish, finalDelta = {}) {
   return request7.endpoint === "chat" ? {
     index: 0,
-    delta: text2 === null ? finalDelta : { content: text2 },
+    delta: text3 === null ? finalDelta : { content: text3 },
     logprobs: null,
     finish_reason: finish
-  } : { index: 0, text: text2 ?? "", logprobs: null, finish_reason: finish };
+  } : { index: 0, text: text3 ?? "", logprobs: null, finish_reason: finish };
 }
 function deltaChoice(request7, delta) {
   return request7.endpoint === "chat" ? { index: 0, delta, logprobs: null, finish_reason: null } : choiceFor(request7, "", null);
@@ -82067,11 +83417,11 @@ function deltaChoice(request7, delta) {
 function streamWriter(context2, request7, id, res, plan) {
   let toolStarted = false;
   let sofar = "";
-  const object = request7.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+  const object2 = request7.endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
   const chunk = (choices, usage = null) => {
     const payload = {
       id,
-      object,
+      object: object2,
       created: context2.created,
       model: request7.model,
       choices
@@ -82095,12 +83445,12 @@ function streamWriter(context2, request7, id, res, plan) {
     else res.end(last);
   };
   const writer = {
-    content: (text2) => {
-      sofar += text2;
-      res.write(chunk([choiceFor(request7, context2.cumulativeDeltas ? sofar : text2, null)]));
+    content: (text3) => {
+      sofar += text3;
+      res.write(chunk([choiceFor(request7, context2.cumulativeDeltas ? sofar : text3, null)]));
     },
-    reasoning: (text2) => res.write(chunk([deltaChoice(request7, { reasoning_content: text2 })])),
-    refusal: (text2) => res.write(chunk([deltaChoice(request7, { refusal: text2 })])),
+    reasoning: (text3) => res.write(chunk([deltaChoice(request7, { reasoning_content: text3 })])),
+    refusal: (text3) => res.write(chunk([deltaChoice(request7, { refusal: text3 })])),
     toolArgs: (fragment) => {
       const call = toolStarted ? { index: 0, function: { arguments: fragment } } : {
         index: 0,
@@ -82135,14 +83485,14 @@ function streamWriter(context2, request7, id, res, plan) {
   return writer;
 }
 function bufferedWriter(context2, request7, id, res, plan) {
-  let text2 = "";
+  let text3 = "";
   let thinking = "";
   let refusal = "";
   let args = "";
   const tokens2 = [];
   return {
     content: (t) => {
-      text2 += t;
+      text3 += t;
       tokens2.push(t);
     },
     reasoning: (t) => {
@@ -82166,20 +83516,20 @@ function bufferedWriter(context2, request7, id, res, plan) {
         role: "assistant",
         ...thinking ? { reasoning_content: thinking } : {},
         ...refusal ? { refusal } : {},
-        content: plan?.kind === "tool" || refusal ? null : text2,
+        content: plan?.kind === "tool" || refusal ? null : text3,
         ...toolCalls ? { tool_calls: toolCalls } : {}
       };
       const logprobs = request7.logprobs ? logprobsOf(tokens2, request7.topLogprobs) : null;
-      const one = request7.endpoint === "chat" ? { message, logprobs, finish_reason: reason } : { text: text2, logprobs, finish_reason: reason };
+      const one = request7.endpoint === "chat" ? { message, logprobs, finish_reason: reason } : { text: text3, logprobs, finish_reason: reason };
       const n = context2.honorN ? request7.n : 1;
       const choices = Array.from({ length: n }, (_, index) => ({ index, ...one }));
-      const object = request7.endpoint === "chat" ? "chat.completion" : "text_completion";
+      const object2 = request7.endpoint === "chat" ? "chat.completion" : "text_completion";
       sendJson(
         res,
         200,
         JSON.stringify({
           id,
-          object,
+          object: object2,
           created: context2.created,
           model: request7.model,
           choices,
@@ -82267,7 +83617,7 @@ var Rejection = class extends Error {
 function invalid(message, param) {
   return new Rejection({ status: 400, message, type: "invalid_request_error", param, code: null });
 }
-function isObject4(value2) {
+function isObject3(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 function contentText(content) {
@@ -82275,9 +83625,9 @@ function contentText(content) {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     const parts = [];
-    for (const part of content) {
-      if (!isObject4(part) || typeof part.type !== "string") return void 0;
-      if (part.type === "text" && typeof part.text === "string") parts.push(part.text);
+    for (const part2 of content) {
+      if (!isObject3(part2) || typeof part2.type !== "string") return void 0;
+      if (part2.type === "text" && typeof part2.text === "string") parts.push(part2.text);
     }
     return parts.join("");
   }
@@ -82291,20 +83641,20 @@ function promptOf(endpoint, body) {
     }
     const texts = [];
     for (const [i, message] of messages.entries()) {
-      if (!isObject4(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
+      if (!isObject3(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
         throw invalid(
           `messages[${i}] must be an object whose role is one of ${[...ROLES].join(", ")}`,
           `messages[${i}].role`
         );
       }
-      const text2 = contentText(message.content);
-      if (text2 === void 0) {
+      const text3 = contentText(message.content);
+      if (text3 === void 0) {
         throw invalid(
           `messages[${i}].content must be a string or an array of content parts`,
           `messages[${i}].content`
         );
       }
-      texts.push(text2);
+      texts.push(text3);
     }
     return texts.join("\n");
   }
@@ -82340,7 +83690,7 @@ function parseGenerationRequest(endpoint, body, models) {
   }
 }
 function parseOrThrow(endpoint, body, models) {
-  if (!isObject4(body)) throw invalid("The request body must be a JSON object", null);
+  if (!isObject3(body)) throw invalid("The request body must be a JSON object", null);
   const { model } = body;
   if (typeof model !== "string" || model.length === 0) {
     throw invalid("'model' is required and must be a string", "model");
@@ -82387,7 +83737,7 @@ function parseOrThrow(endpoint, body, models) {
         "stream_options"
       );
     }
-    if (!isObject4(streamOptions))
+    if (!isObject3(streamOptions))
       throw invalid("'stream_options' must be an object", "stream_options");
     includeUsage = optionalBoolean(streamOptions, "include_usage");
   }
@@ -82420,24 +83770,24 @@ function parseOrThrow(endpoint, body, models) {
 }
 function parseStop(value2) {
   if (value2 === void 0 || value2 === null) return [];
-  const list = typeof value2 === "string" ? [value2] : value2;
-  if (!Array.isArray(list) || list.length > 4 || !list.every((s) => typeof s === "string" && s.length > 0))
+  const list2 = typeof value2 === "string" ? [value2] : value2;
+  if (!Array.isArray(list2) || list2.length > 4 || !list2.every((s) => typeof s === "string" && s.length > 0))
     throw invalid("'stop' must be a string or a list of up to 4 non-empty strings", "stop");
-  return list;
+  return list2;
 }
 function parseTools(value2) {
   if (value2 === void 0 || value2 === null) return void 0;
   if (!Array.isArray(value2) || value2.length === 0)
     throw invalid("'tools' must be a non-empty array", "tools");
   return value2.map((t, i) => {
-    const fn = isObject4(t) && t.type === "function" && isObject4(t.function) ? t.function : void 0;
+    const fn = isObject3(t) && t.type === "function" && isObject3(t.function) ? t.function : void 0;
     if (!fn || typeof fn.name !== "string" || fn.name === "") {
       throw invalid(
         `tools[${i}] must be {type: "function", function: {name, parameters?}}`,
         `tools[${i}]`
       );
     }
-    return { name: fn.name, parameters: isObject4(fn.parameters) ? fn.parameters : void 0 };
+    return { name: fn.name, parameters: isObject3(fn.parameters) ? fn.parameters : void 0 };
   });
 }
 function parseToolChoice(value2, tools) {
@@ -82447,7 +83797,7 @@ function parseToolChoice(value2, tools) {
       throw invalid(`tool_choice "${value2}" needs tools`, "tool_choice");
     return value2;
   }
-  const name = isObject4(value2) && isObject4(value2.function) ? value2.function.name : void 0;
+  const name = isObject3(value2) && isObject3(value2.function) ? value2.function.name : void 0;
   if (typeof name !== "string" || !tools?.some((t) => t.name === name)) {
     throw invalid(
       "tool_choice must be none, auto, required or {type: function, function: {name}} naming a tool",
@@ -82458,7 +83808,7 @@ function parseToolChoice(value2, tools) {
 }
 function parseResponseFormat(value2) {
   if (value2 === void 0 || value2 === null) return void 0;
-  if (!isObject4(value2) || !["text", "json_object", "json_schema"].includes(value2.type)) {
+  if (!isObject3(value2) || !["text", "json_object", "json_schema"].includes(value2.type)) {
     throw invalid(
       "response_format.type must be text, json_object or json_schema",
       "response_format"
@@ -82466,7 +83816,7 @@ function parseResponseFormat(value2) {
   }
   if (value2.type !== "json_schema") return { type: value2.type };
   const js = value2.json_schema;
-  if (!isObject4(js) || !isObject4(js.schema)) {
+  if (!isObject3(js) || !isObject3(js.schema)) {
     throw invalid("response_format json_schema needs json_schema.schema", "response_format");
   }
   return { type: "json_schema", schema: js.schema };
@@ -82754,7 +84104,7 @@ var EngineMetrics = class {
       `# TYPE ${name}_created gauge`,
       `${name}_created{${labels}} ${float(this.createdS)}`
     );
-    const histogram3 = (name, help, h) => {
+    const histogram4 = (name, help, h) => {
       out.push(
         `# HELP ${name} ${help}`,
         `# TYPE ${name} histogram`,
@@ -82802,22 +84152,22 @@ var EngineMetrics = class {
         Math.round(this.specDraftTokens * specAcceptance)
       );
     }
-    histogram3(
+    histogram4(
       "vllm:time_to_first_token_seconds",
       "Histogram of time to first token in seconds.",
       this.ttft
     );
-    histogram3(
+    histogram4(
       "vllm:inter_token_latency_seconds",
       "Histogram of inter-token latency in seconds.",
       this.itl
     );
-    histogram3(
+    histogram4(
       "vllm:request_queue_time_seconds",
       "Histogram of time spent in WAITING phase for request.",
       this.queueTime
     );
-    histogram3(
+    histogram4(
       "vllm:e2e_request_latency_seconds",
       "Histogram of e2e request latency in seconds.",
       this.e2e
@@ -83105,13 +84455,13 @@ var MockRoutes = class {
       });
       return;
     }
-    const text2 = this.engine.metrics.render(
+    const text3 = this.engine.metrics.render(
       p.metricsFormat,
       p.models[0] ?? "",
       this.engine.gauges(),
       p.specDecodeTokens > 0 ? p.specDecodeAcceptance : void 0
     );
-    res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text2);
+    res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text3);
   }
   models(res) {
     const data = this.profile.models.map((id) => ({
@@ -83155,8 +84505,8 @@ async function startMockServer(options = {}) {
   };
   let crash = () => {
   };
-  const crashed = new Promise((resolve) => {
-    crash = resolve;
+  const crashed = new Promise((resolve2) => {
+    crash = resolve2;
   });
   const completions = new Completions(profile, engine, stats, () => {
     engine.close();
@@ -83179,9 +84529,9 @@ async function startMockServer(options = {}) {
     }
     const parts = [];
     let size = 0;
-    req.on("data", (part) => {
-      size += part.length;
-      if (size <= MAX_BODY_BYTES3) parts.push(part);
+    req.on("data", (part2) => {
+      size += part2.length;
+      if (size <= MAX_BODY_BYTES3) parts.push(part2);
     });
     req.on("end", () => {
       if (size > MAX_BODY_BYTES3) {
@@ -83199,9 +84549,9 @@ async function startMockServer(options = {}) {
   });
   server.headersTimeout = 0;
   server.requestTimeout = 0;
-  await new Promise((resolve, reject) => {
+  await new Promise((resolve2, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve2());
   });
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -83213,7 +84563,7 @@ async function startMockServer(options = {}) {
     close: async () => {
       engine.close();
       server.closeAllConnections();
-      await new Promise((resolve) => server.close(() => resolve()));
+      await new Promise((resolve2) => server.close(() => resolve2()));
     }
   };
 }
@@ -83242,14 +84592,14 @@ async function mockCli(raw, io) {
   const server = await startMockServer({ profile, port, host });
   io.stdout(`mock LLM server listening on ${server.url} (models: ${profile.models.join(", ")})
 `);
-  return await new Promise((resolve) => {
+  return await new Promise((resolve2) => {
     const stop = (why) => {
       io.stdout(`received ${why}, stopping the mock server
 `);
       cancel.release();
       server.close().then(
-        () => resolve(0),
-        () => resolve(0)
+        () => resolve2(0),
+        () => resolve2(0)
       );
     };
     const cancel = listenForCancel(io, { onFirst: stop });
@@ -83263,7 +84613,7 @@ async function mockCli(raw, io) {
 `
       );
       cancel.release();
-      resolve(3);
+      resolve2(3);
     });
   });
 }
@@ -83412,11 +84762,11 @@ async function runCli(argv, deps) {
 }
 if (isEntryModule(import.meta.url)) {
   runCli(process.argv.slice(2), {
-    stdout: (text2) => process.stdout.write(text2),
-    stderr: (text2) => process.stderr.write(text2),
+    stdout: (text3) => process.stdout.write(text3),
+    stderr: (text3) => process.stderr.write(text3),
     env: process.env,
     readFile: readInputFile,
-    writeFile: (path, text2) => writeFileSync(path, text2),
+    writeFile: (path, text3) => writeFileSync(path, text3),
     gate: { startWatchdog }
   }).then((code) => {
     process.exitCode = code;

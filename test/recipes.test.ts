@@ -55,9 +55,13 @@ test("the Kubernetes recipe's objects pass the API schema; the shards are an Ind
   assert.equal(shards.spec?.completions, 3);
   const args = shards.spec?.template.spec?.containers[0]?.args?.join(" ") ?? "";
   assert.match(args, /--shard "\$JOB_COMPLETION_INDEX\/3" --start-at "\$START_AT"/);
-  assert.deepEqual(merge.spec?.template.spec?.containers[0]?.args?.slice(0, 2), [
+  assert.match(args, /--results-path "\/results\/shards\/shard-\$JOB_COMPLETION_INDEX\.json"/);
+  // The merge reads the shards' directory and writes its results outside it.
+  assert.deepEqual(merge.spec?.template.spec?.containers[0]?.args, [
     "--merge-from",
-    "/results",
+    "/results/shards",
+    "--results-path",
+    "/results/merged.json",
   ]);
   // And the schema check finds what is wrong in a manifest.
   const broken = structuredClone(docs[1]);

@@ -166,7 +166,8 @@ export function parseConfig(
       baseline: arm("baseline"),
       candidate: arm("candidate"),
       trials,
-      maxTrials,
+      // A sharded plan has no looks: its pairs are fixed ahead (docs/sharding.md).
+      maxTrials: sharding.shard || sharding.mergeFrom !== undefined ? trials : maxTrials,
       order: readChoice(raw, "order", ORDERS),
       cooldownS: readNumber(raw, "cooldown"),
       maxReruns: readNumber(raw, "max-reruns"),

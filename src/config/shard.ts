@@ -20,18 +20,19 @@ export function parseShardSpec(raw: string): { index: number; count: number } {
 }
 
 /** An ISO 8601 time with its zone, or Unix seconds → Unix ms. */
-export function parseStartAt(raw: string): number {
+export function parseStartAt(raw: string, nowMs = Date.now()): number {
   const t = raw.trim();
   const ms = /^\d{9,11}(\.\d+)?$/.test(t)
     ? Number(t) * 1000
     : /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(t)
       ? Date.parse(t)
       : Number.NaN;
-  if (!Number.isFinite(ms))
+  // Timers of a day or more ahead are not what a run waits for (and past 24.8 days they overflow).
+  if (!Number.isFinite(ms) || ms > nowMs + 86_400_000)
     throw rejectValue(
       "start-at",
       raw,
-      "an ISO 8601 time with its zone (2026-12-02T15:00:00Z), or Unix seconds",
+      "an ISO 8601 time with its zone (2026-12-02T15:00:00Z), or Unix seconds, less than a day ahead",
     );
   return ms;
 }

@@ -16,7 +16,10 @@ export const SHARD_SETTINGS = [
     name: "start-at",
     scope: "gate",
     help: "A sharded run's start: every shard's first trial begins then (leave each shard's preflight time before it).",
-    accepts: { kind: "text", what: "an ISO 8601 time with its zone, or Unix seconds" },
+    accepts: {
+      kind: "text",
+      what: "an ISO 8601 time with its zone, or Unix seconds; less than a day ahead",
+    },
   },
   {
     name: "merge-from",

@@ -23,7 +23,7 @@ import { runQuality } from "./quality.ts";
 import { TrialRunner } from "./trials.ts";
 
 /** The warnings a reader must know about how the run was set up. */
-function setupWarnings(options: GateOptions): string[] {
+export function setupWarnings(options: GateOptions): string[] {
   if (options.maxTrials < 2)
     return [
       "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate — set trials to 4 (or more)",

@@ -1,9 +1,12 @@
 // The merge of a sharded gate: every shard's results file checked to belong to
-// this plan (its hash, one file per shard, none missing), each trial's parts
-// added up exactly (trial/shard-part.ts), and the decision made over the
-// merged trials as a single run makes it. Quality and contract come from the
-// first shard, which ran them.
+// this plan (its hash, one file per shard, none missing, each part the slice
+// its file says), each trial's parts added up exactly (trial/shard-part.ts),
+// the shards' clocks compared, and the decision made over the merged trials
+// as a single run makes it. Quality, contract, preflight and the servers'
+// metrics come from the first shard, which ran and scraped them. The files
+// reach here validated and neutralized (commands/gate/shards.ts).
 
+import type { ARMS } from "../common/arms.ts";
 import { errorMessage } from "../common/errors.ts";
 import type { Guard } from "../common/guard.ts";
 import { decideRun } from "../compare/decide-run.ts";
@@ -11,15 +14,31 @@ import type { TrialEntry } from "../compare/trials.ts";
 import type { ContractReport } from "../contract/diff.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import type { PreflightReport } from "../servers/preflight.ts";
-import { mergedReport, mergeParts } from "../trial/shard-part.ts";
+import type { TrialReport } from "../trial/measure.ts";
+import {
+  measuredInSlice,
+  mergedReport,
+  mergeParts,
+  type ShardSection,
+  trialWorkload,
+} from "../trial/shard-part.ts";
+import { setupWarnings } from "./gate.ts";
 import type { GateRun } from "./gate-run.ts";
 import type { GateOptions } from "./options.ts";
-import { pairOptions, planTrials, SHARD_SCHEMA, type ShardSection } from "./shard.ts";
+import { pairOptions, planTrials } from "./shard.ts";
+import { keepHarmlessLateness } from "./trials.ts";
 
-/** A shard's results file as read: its name (path) and its parsed JSON. */
+/** A shard's results file, read, validated and neutralized: its section and what the run found. */
 export interface ShardFile {
   name: string;
-  data: unknown;
+  section: ShardSection;
+  /** The file's results (validated as a results file): the first shard's suites, preflight, scrapes. */
+  results: {
+    trials: { pair: number; arm: string; report: Pick<TrialReport, "server_metrics"> }[];
+    preflight: PreflightReport[];
+    quality: QualityReport | null;
+    contract: ContractReport | null;
+  };
 }
 
 /** A set of shard files that cannot be merged: the file and the reason. */
@@ -27,57 +46,27 @@ export class MergeError extends Error {
   override name = "MergeError";
 }
 
-interface Shard {
-  name: string;
-  section: ShardSection;
-  results: Record<string, unknown>;
-}
-
-const isObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
-
-/** A shard section's shape, as far as the checks read it (its parts are read in checkParts). */
-const isSection = (x: unknown): x is ShardSection =>
-  isObject(x) &&
-  x.schema === SHARD_SCHEMA &&
-  Array.isArray(x.trials) &&
-  Number.isInteger(x.index) &&
-  Number.isInteger(x.count) &&
-  typeof x.plan_hash === "string";
-
-function shardOf(file: ShardFile, planHash: string): Shard {
-  const results = isObject(file.data) ? file.data : {};
-  const s = results.shard;
-  if (!isSection(s))
-    throw new MergeError(
-      `${file.name} is not a shard's results file (it has no shard section of ${SHARD_SCHEMA})`,
-    );
-  if (s.plan_hash !== planHash)
-    throw new MergeError(
-      `${file.name} is shard ${s.index}/${s.count} of another plan: its plan hash ${s.plan_hash.slice(0, 12)} is not this configuration's ${planHash.slice(0, 12)} (same settings and seed on every shard and the merge)`,
-    );
-  return { name: file.name, section: s, results };
-}
-
-/** The shards in index order: all of one plan, each once, none missing. */
-function checkSet(files: ShardFile[], planHash: string, where: string): Shard[] {
-  if (files.length === 0) throw new MergeError(`no shard results file in ${where}`);
-  const shards = files.map((f) => shardOf(f, planHash));
-  const [first] = shards;
+/** The shards in index order: all of this plan and one run, each once, none missing. */
+function checkSet(files: ShardFile[], planHash: string, where: string): ShardFile[] {
+  const [first] = files;
   if (!first) throw new MergeError(`no shard results file in ${where}`);
-  const count = first.section.count;
-  const byIndex = new Map<number, Shard>();
-  for (const s of shards) {
-    const { index, count: n, start_at } = s.section;
-    if (n !== count || start_at !== first.section.start_at)
+  const byIndex = new Map<number, ShardFile>();
+  for (const f of files) {
+    const { index, count, start_at, plan_hash } = f.section;
+    if (plan_hash !== planHash)
       throw new MergeError(
-        `${s.name} is shard ${index}/${n} starting ${start_at}, but ${first.name} is of ${count} shards starting ${first.section.start_at}: not one run`,
+        `${f.name} is shard ${index}/${count} of another plan: its plan hash ${plan_hash.slice(0, 12)} is not this configuration's ${planHash.slice(0, 12)} (the same settings and seed on every shard and the merge)`,
+      );
+    if (index >= count || count !== first.section.count || start_at !== first.section.start_at)
+      throw new MergeError(
+        `${f.name} is shard ${index}/${count} starting ${start_at}, but ${first.name} is of ${first.section.count} shards starting ${first.section.start_at}: not one run`,
       );
     const twin = byIndex.get(index);
     if (twin)
-      throw new MergeError(`shard ${index}/${count} is given twice: ${twin.name} and ${s.name}`);
-    byIndex.set(index, s);
+      throw new MergeError(`shard ${index}/${count} is given twice: ${twin.name} and ${f.name}`);
+    byIndex.set(index, f);
   }
+  const count = first.section.count;
   const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !byIndex.has(i));
   if (missing.length > 0)
     throw new MergeError(
@@ -86,22 +75,74 @@ function checkSet(files: ShardFile[], planHash: string, where: string): Shard[] 
   return [...byIndex.values()].sort((a, b) => a.section.index - b.section.index);
 }
 
-/** Each shard's parts read once alone, so a malformed one is named by its file. */
-function checkParts(options: GateOptions, shards: Shard[]): void {
-  for (const s of shards)
-    for (const t of s.section.trials) {
-      try {
-        mergeParts(pairOptions(options, t.arm, t.pair), [t.part]);
-      } catch (error) {
-        throw new MergeError(
-          `${s.name}: pair ${t.pair + 1} ${t.arm} cannot be read: ${errorMessage(error)}`,
-        );
-      }
+/** Each (pair, arm)'s workload, built once: its seed, schedule and prompts. */
+class Workloads {
+  private readonly built = new Map<string, ReturnType<typeof trialWorkload>>();
+  private readonly options: GateOptions;
+
+  constructor(options: GateOptions) {
+    this.options = options;
+  }
+
+  of(pair: number, arm: (typeof ARMS)[number]): ReturnType<typeof trialWorkload> {
+    const key = `${pair}/${arm}`;
+    let w = this.built.get(key);
+    if (!w) {
+      w = trialWorkload(pairOptions(this.options, arm, pair));
+      this.built.set(key, w);
     }
+    return w;
+  }
 }
 
-/** The plan's trials, each merged from the shards that measured it; one a shard lacks is invalid. */
-function mergedTrials(options: GateOptions, shards: Shard[], now: Date): TrialEntry[] {
+/**
+ * Each file's trials: of the plan, each once, each part its file's slice
+ * with an outcome for every request of it, and readable alone.
+ */
+function checkParts(options: GateOptions, shards: ShardFile[], workloads: Workloads): void {
+  for (const f of shards) {
+    const { index, count } = f.section;
+    const seen = new Set<string>();
+    const fail = (what: string) => new MergeError(`${f.name}: ${what}`);
+    for (const t of f.section.trials) {
+      const key = `pair ${t.pair + 1} ${t.arm}`;
+      if (t.pair >= options.trials || seen.has(key))
+        throw fail(
+          `${key} is not a trial of the plan's ${options.trials} pairs, or is there twice`,
+        );
+      seen.add(key);
+      const { slice, recorder, never_due } = t.part;
+      if (slice.index !== index || slice.count !== count)
+        throw fail(
+          `${key} is slice ${slice.index}/${slice.count}, not the file's ${index}/${count}`,
+        );
+      const w = workloads.of(t.pair, t.arm);
+      const outcomes = Object.values(recorder.outcomes).reduce((a, b) => a + b, 0);
+      const measured = measuredInSlice(w, slice);
+      if (outcomes + never_due !== measured)
+        throw fail(
+          `${key} holds ${outcomes + never_due} outcomes for the ${measured} requests of its slice`,
+        );
+      try {
+        mergeParts(pairOptions(options, t.arm, t.pair), [t.part], w);
+      } catch (error) {
+        throw fail(`${key} cannot be read: ${errorMessage(error)}`);
+      }
+    }
+  }
+}
+
+/**
+ * The plan's trials, each merged from every shard's part, in plan order;
+ * one a shard did not measure is merged from the others and invalid, naming
+ * the shard and why. A trial no shard measured is left out (a run guard says
+ * why: a shard that stopped).
+ */
+function mergedTrials(
+  options: GateOptions,
+  shards: ShardFile[],
+  at: { workloads: Workloads; now: Date },
+): TrialEntry[] {
   const entries: TrialEntry[] = [];
   for (const t of planTrials(options)) {
     const found = shards.map((s) => ({
@@ -110,13 +151,13 @@ function mergedTrials(options: GateOptions, shards: Shard[], now: Date): TrialEn
     }));
     const parts = found.flatMap((f) => (f.trial ? [f.trial.part] : []));
     if (parts.length === 0) continue;
-    const report = mergedReport(pairOptions(options, t.arm, t.pair), parts, now);
-    const lacking = found
-      .filter((f) => !f.trial)
-      .map(
-        ({ s }) =>
-          `shard ${s.section.index}/${s.section.count}: not measured (${s.section.stopped ?? "absent from its file"})`,
-      );
+    const scraped = shards[0]?.results.trials.find((x) => x.pair === t.pair && x.arm === t.arm);
+    const report = mergedReport(pairOptions(options, t.arm, t.pair), parts, {
+      workload: at.workloads.of(t.pair, t.arm),
+      serverMetrics: scraped?.report.server_metrics ?? null,
+      now: at.now,
+    });
+    const lacking = found.filter((f) => !f.trial).map(({ s }) => notMeasured(s, t));
     if (lacking.length > 0)
       report.validity = {
         ...report.validity,
@@ -127,6 +168,24 @@ function mergedTrials(options: GateOptions, shards: Shard[], now: Date): TrialEn
     entries.push({ ...t, seed: options.baseline.workload.seed, report });
   }
   return entries;
+}
+
+/** Why a shard has no part of a trial, in words naming it. */
+function notMeasured(s: ShardFile, t: { pair: number; arm: string }): string {
+  const { index, count, skipped, stopped } = s.section;
+  const why =
+    skipped.find((x) => x.pair === t.pair && x.arm === t.arm)?.reason ??
+    (stopped ? `it stopped: ${stopped}` : "absent from its file");
+  return `shard ${index}/${count}: not measured (${why})`;
+}
+
+/** Each pair's harmless lateness kept, as a single run keeps it. */
+function keepHarmless(options: GateOptions, trials: TrialEntry[]): void {
+  for (let pair = 0; pair < options.trials; pair++)
+    keepHarmlessLateness(
+      options.decision,
+      trials.filter((t) => t.pair === pair),
+    );
 }
 
 /** Shards' clocks further apart than this did not send on one schedule: the run is invalid. */
@@ -168,6 +227,20 @@ export function clockCheck(sections: readonly ShardSection[]): {
   };
 }
 
+/** A run guard per shard that stopped: the plan did not run whole. */
+function stoppedGuards(shards: ShardFile[]): Guard[] {
+  return shards.flatMap((s) =>
+    s.section.stopped === null
+      ? []
+      : [
+          {
+            code: "shard" as const,
+            message: `shard ${s.section.index}/${s.section.count} stopped before the end of the plan: ${s.section.stopped}`,
+          },
+        ],
+  );
+}
+
 /** The merged run: the shards' trials merged, and decided over as one run. */
 export function mergeShards(
   options: GateOptions,
@@ -176,23 +249,21 @@ export function mergeShards(
   at: { where: string; now: Date },
 ): GateRun {
   const shards = checkSet(files, planHash, at.where);
-  checkParts(options, shards);
-  const trials = mergedTrials(options, shards, at.now);
-  // The first shard ran the suites; its file is as trusted as the shards' parts.
-  const first = shards[0]?.results ?? {};
-  const quality = isObject(first.quality) ? (first.quality as unknown as QualityReport) : null;
-  const contract = isObject(first.contract) ? (first.contract as unknown as ContractReport) : null;
-  const stopped = shards.filter((s) => s.section.stopped !== null);
+  const workloads = new Workloads(options);
+  checkParts(options, shards, workloads);
+  const trials = mergedTrials(options, shards, { workloads, now: at.now });
+  keepHarmless(options, trials);
+  const [{ results: first }] = shards as [ShardFile, ...ShardFile[]];
   const clock = clockCheck(shards.map((s) => s.section));
   const decided = decideRun(
     options.decision,
     { trials: options.trials, maxTrials: options.trials },
     {
       trials,
-      runGuards: clock.guard ? [clock.guard] : [],
+      runGuards: [...stoppedGuards(shards), ...(clock.guard ? [clock.guard] : [])],
       capacity: undefined,
-      qualityFailed: quality?.verdict === "fail",
-      contractFailed: contract?.verdict === "fail",
+      qualityFailed: first.quality?.verdict === "fail",
+      contractFailed: first.contract?.verdict === "fail",
       cancelled: false,
     },
   );
@@ -200,20 +271,19 @@ export function mergeShards(
     trials,
     ...decided,
     pairs: new Set(trials.map((t) => t.pair)).size,
-    preflight: Array.isArray(first.preflight) ? (first.preflight as PreflightReport[]) : [],
+    preflight: first.preflight,
     idle_checks: [],
     reruns: [],
     servers: [],
-    quality,
-    quality_skipped: options.quality && !quality ? "not run: the first shard did not run it" : null,
-    contract,
+    quality: first.quality,
+    quality_skipped:
+      options.quality && !first.quality ? "not run: the first shard did not run it" : null,
+    contract: first.contract,
     contract_skipped:
-      options.contract && !contract ? "not run: the first shard did not run it" : null,
+      options.contract && !first.contract ? "not run: the first shard did not run it" : null,
     warnings: [
+      ...setupWarnings(options),
       `merged from ${shards.length} shards (${at.where}); ${clock.note}`,
-      ...stopped.map(
-        (s) => `shard ${s.section.index}/${s.section.count} stopped early: ${s.section.stopped}`,
-      ),
     ],
     cancelled_by: null,
     capacity: null,

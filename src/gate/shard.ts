@@ -10,57 +10,45 @@
 // scrapes the servers' metrics and runs the quality and contract suites after
 // the trials; every shard writes its parts for the merge (gate/merge.ts).
 
+import { setTimeout } from "node:timers/promises";
 import { Agent } from "undici";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { pairOrder } from "../compare/plan.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { ContractReport } from "../contract/diff.ts";
+import { type ClockReading, readClock } from "../load/clock.ts";
 import type { LoadSlice } from "../load/run.ts";
 import type { Target } from "../openai/target.ts";
 import type { QualityReport } from "../quality/paired.ts";
-import { type ClockReading, readClock } from "../servers/clock.ts";
 import { measureParts, reportOf, type TrialOptions } from "../trial/measure.ts";
-import { partState, type TrialPartState, trialSpanMs } from "../trial/shard-part.ts";
+import {
+  partState,
+  SHARD_SCHEMA,
+  type ShardSection,
+  type ShardTrial,
+  trialSpanMs,
+} from "../trial/shard-part.ts";
 import { runContractSuite } from "./contract.ts";
 import type { GateRun } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions, type ShardSettings } from "./options.ts";
 import { runQuality } from "./quality.ts";
 import { TrialRunner } from "./trials.ts";
 
-export const SHARD_SCHEMA = "llm-perf-gate/shard@1";
-
-export interface ShardTrial {
-  pair: number;
-  arm: Arm;
-  position: number;
-  seed: number;
-  part: TrialPartState;
-}
-
-/** What a shard's results file adds for the merge. */
-export interface ShardSection {
-  schema: typeof SHARD_SCHEMA;
-  /** Of the configuration the plan was made from (the merge checks it is its own). */
-  plan_hash: string;
-  index: number;
-  count: number;
-  start_at: string;
-  slot_s: number;
-  trials: ShardTrial[];
-  /** Why the shard stopped before its last trial; null: it ran them all. */
-  stopped: string | null;
-  /** This machine's clock against the baseline server's Date header, before the first trial. */
-  clock: ClockReading | null;
-}
-
 const HARD_STOP_GRACE_MS = 2000;
-/** A shard this late to its first trial does not run it: its sends would all be late. */
+/** After the hard stop: closing connections and the probes. */
+const SETTLE_MS = 500;
+/** And when the first shard scrapes: its last scrape (a 1 s body deadline) and the next trial's first. */
+const SCRAPE_SETTLE_MS = 2500;
+const SCRAPE_LEAD_MS = 1500;
+/** A shard this late to a trial does not run it: its sends would all be late. */
 const LATE_START_MS = 1000;
 
 /** The longest one trial of either arm can take, plus the cooldown: the plan's slot. */
 export function slotMs(options: GateOptions): number {
   const longest = Math.max(...ARMS.map((arm) => trialSpanMs(options[arm])));
-  return Math.ceil(longest + HARD_STOP_GRACE_MS + options.cooldownS * 1000);
+  const scraped = ARMS.some((arm) => options[arm].serverMetrics !== null);
+  const settle = SETTLE_MS + (scraped ? SCRAPE_SETTLE_MS : 0);
+  return Math.ceil(longest + HARD_STOP_GRACE_MS + settle + options.cooldownS * 1000);
 }
 
 /** The plan's trials in order: each pair's arms in the pair's order. */
@@ -103,32 +91,50 @@ function describeClock(c: ClockReading): string {
     : `clock ${c.offset_ms} ms (± ${c.within_ms} ms) against the baseline server's Date header`;
 }
 
-/** Runs the shard's slice of every trial at its plan time; its reports and parts. */
+/** What a shard found: its slices' reports and parts, and the trials it was too late for. */
+interface Found {
+  entries: TrialEntry[];
+  trials: ShardTrial[];
+  skipped: ShardSection["skipped"];
+}
+
+/** Sleeps until the time, or until the cancel. */
+async function sleepUntil(atMs: number, deps: ShardDeps): Promise<void> {
+  const ms = Math.max(0, atMs - performance.now());
+  if (deps.sleep) return deps.sleep(ms);
+  await setTimeout(ms, undefined, deps.signal ? { signal: deps.signal } : {}).catch(() => {});
+}
+
+/** Runs the shard's slice of every trial at its plan time; one it is late for is skipped, named. */
 async function runSlices(
   options: GateOptions,
   shard: ShardSettings,
   deps: ShardDeps,
-  found: { entries: TrialEntry[]; trials: ShardTrial[] },
-): Promise<void> {
+  found: Found,
+) {
   const log = deps.log ?? (() => {});
   const slice: LoadSlice = { index: shard.index, count: shard.count };
   const slot = slotMs(options);
+  const name = `shard ${shard.index}/${shard.count}`;
   // The plan's start on this process's monotonic clock.
   const startMs = performance.now() + (shard.startAtUnixMs - (deps.unixNowMs ?? Date.now)());
-  const lateMs = performance.now() - startMs;
-  if (lateMs > LATE_START_MS)
-    throw new LateStart(`it was ready ${(lateMs / 1000).toFixed(1)} s after start-at`);
-  const sleep = deps.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
   for (const [k, t] of planTrials(options).entries()) {
     if (deps.signal?.aborted) throw new Cancelled();
     const atMs = startMs + k * slot;
-    // The trial's own load waits for its start; the scrape before it should not wait long.
-    await sleep(Math.max(0, atMs - 500 - performance.now()));
+    const lateMs = performance.now() - atMs;
+    if (lateMs > LATE_START_MS) {
+      // Its sends would all be late: a burst on the other shards' trial.
+      const reason = `${name} was ready ${(lateMs / 1000).toFixed(1)} s after the trial's plan time`;
+      found.skipped.push({ pair: t.pair, arm: t.arm, reason });
+      log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: not run: ${reason}`);
+      continue;
+    }
+    // The trial's load waits for its start; the scrape before it is made just before.
+    await sleepUntil(atMs - SCRAPE_LEAD_MS, deps);
+    if (deps.signal?.aborted) throw new Cancelled();
     const o = pairOptions(options, t.arm, t.pair);
     const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };
-    log(
-      `pair ${t.pair + 1}/${options.trials} ${t.arm}: shard ${shard.index}/${shard.count} measuring ${o.target.baseUrl}`,
-    );
+    log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: ${name} measuring ${o.target.baseUrl}`);
     const parts = await measureParts(opts, deps.signal ? { signal: deps.signal } : {}, {
       slice,
       startAtMs: atMs,
@@ -137,16 +143,12 @@ async function runSlices(
     const report = reportOf(opts, parts, new Date());
     const seed = options.baseline.workload.seed;
     found.entries.push({ pair: t.pair, arm: t.arm, position: t.position, seed, report });
-    found.trials.push({ ...t, seed, part: partState(parts, slice, report) });
+    found.trials.push({ ...t, seed, part: partState(parts, slice) });
     const invalid = report.validity.valid
       ? ""
       : ` — INVALID: ${report.validity.reasons.join("; ")}`;
     log(`  ${t.arm}: ${report.outcomes.ok}/${report.scheduled} ok${invalid}`);
   }
-}
-
-class LateStart extends Error {
-  override name = "LateStart";
 }
 
 /** One shard's run: preflights, its slices at their plan times, then (the first shard) the suites. */
@@ -158,7 +160,7 @@ export async function runShard(
 ): Promise<{ run: GateRun; shard: ShardSection }> {
   const log = deps.log ?? (() => {});
   const runner = new TrialRunner(options, deps);
-  const found: { entries: TrialEntry[]; trials: ShardTrial[] } = { entries: [], trials: [] };
+  const found: Found = { entries: [], trials: [], skipped: [] };
   let stopped: string | null = null;
   let quality: QualityReport | null = null;
   let contract: ContractReport | null = null;
@@ -214,6 +216,7 @@ export async function runShard(
       start_at: new Date(shard.startAtUnixMs).toISOString(),
       slot_s: slotMs(options) / 1000,
       trials: found.trials,
+      skipped: found.skipped,
       stopped,
       clock,
     },

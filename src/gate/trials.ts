@@ -20,6 +20,33 @@ import {
 import type { IdleRecord, RerunRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions, REAL_CHECKS } from "./options.ts";
 
+/**
+ * A pair's invalid trials, but for those whose only fault is lateness that
+ * cannot change a verdict: those are kept, valid, their reasons now warnings
+ * (their contamination still widens the interval against the verdict).
+ * Returns the invalid ones left, and a line per trial kept.
+ */
+export function keepHarmlessLateness(
+  decision: GateOptions["decision"],
+  entries: TrialEntry[],
+): { invalid: TrialEntry[]; kept: string[] } {
+  const invalid = entries.filter((e) => !e.report.validity.valid);
+  const latenessOnly = invalid.every((e) => e.report.validity.lateness_only === true);
+  if (invalid.length === 0 || !latenessOnly || latenessMatters(decision, entries))
+    return { invalid, kept: [] };
+  const lines: string[] = [];
+  for (const e of invalid) {
+    const v = e.report.validity;
+    const kept = v.reasons.map((r) => `kept: ${r} — not enough to change a verdict`);
+    e.report = {
+      ...e.report,
+      validity: { ...v, valid: true, reasons: [], warnings: [...v.warnings, ...kept] },
+    };
+    lines.push(`  ${e.arm}: ${kept.join("; ")}`);
+  }
+  return { invalid: [], kept: lines };
+}
+
 export class TrialRunner {
   readonly preflights = new Map<Arm, PreflightReport>();
   readonly idle: IdleRecord[] = [];
@@ -102,26 +129,11 @@ export class TrialRunner {
     return { report, idle };
   };
 
-  /**
-   * The pair's invalid trials, but for those whose only fault is lateness that
-   * cannot change a verdict: those are kept, valid, their reasons now warnings
-   * (their contamination still widens the interval against the verdict).
-   */
+  /** The pair's invalid trials, harmless lateness kept (keepHarmlessLateness). */
   private keepIfHarmless(entries: TrialEntry[]): TrialEntry[] {
-    const invalid = entries.filter((e) => !e.report.validity.valid);
-    const latenessOnly = invalid.every((e) => e.report.validity.lateness_only === true);
-    if (invalid.length === 0 || !latenessOnly || latenessMatters(this.options.decision, entries))
-      return invalid;
-    for (const e of invalid) {
-      const v = e.report.validity;
-      const kept = v.reasons.map((r) => `kept: ${r} — not enough to change a verdict`);
-      e.report = {
-        ...e.report,
-        validity: { ...v, valid: true, reasons: [], warnings: [...v.warnings, ...kept] },
-      };
-      this.log(`  ${e.arm}: ${kept.join("; ")}`);
-    }
-    return [];
+    const { invalid, kept } = keepHarmlessLateness(this.options.decision, entries);
+    for (const line of kept) this.log(line);
+    return invalid;
   }
 
   private summary(report: TrialReport): string {

@@ -6,6 +6,7 @@
 
 import * as hdr from "hdr-histogram-js";
 import { PERCENTILE_KEYS, PERCENTILE_VALUES } from "../common/percentiles.ts";
+import { encodingProblem } from "./hdr-check.ts";
 
 export interface LatencySummary {
   count: number;
@@ -41,6 +42,13 @@ export function newHdr(): hdr.Histogram {
   });
 }
 
+/** Decodes an encoding from a file, checked first (metrics/hdr-check.ts). */
+function decodeChecked(encoded: string): hdr.Histogram {
+  const problem = encodingProblem(encoded);
+  if (problem) throw new Error(`a histogram cannot be read: ${problem}`);
+  return hdr.decodeFromCompressedBase64(encoded);
+}
+
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 /**
@@ -70,7 +78,7 @@ export class LatencyHistogram {
    */
   static fromReport(encoded: string, summary: LatencySummary, censorMs: number): LatencyHistogram {
     const h = new LatencyHistogram();
-    h.hdr.add(hdr.decodeFromCompressedBase64(encoded));
+    h.hdr.add(decodeChecked(encoded));
     h.sumMs = (summary.mean ?? 0) * summary.count;
     h.maxMs = summary.max ?? 0;
     h.censoredCount = summary.censored;
@@ -92,7 +100,7 @@ export class LatencyHistogram {
   /** A histogram rebuilt from its state (exact: the counts, sum and max as they were). */
   static fromState(s: HistogramState): LatencyHistogram {
     const h = new LatencyHistogram();
-    h.hdr.add(hdr.decodeFromCompressedBase64(s.encoded));
+    h.hdr.add(decodeChecked(s.encoded));
     h.sumMs = s.sum_ms;
     h.maxMs = s.max_ms;
     h.censoredCount = s.censored;

@@ -9,7 +9,7 @@ import type { RateLimitSummary } from "./rate-limits.ts";
 import type { ReasoningState } from "./reasoning.ts";
 import { EXAMPLES_PER_CLASS, type FailureExample, type TrialRecorder } from "./recorder.ts";
 
-const HISTOGRAMS = [
+export const HISTOGRAMS = [
   "ttft",
   "e2el",
   "ttftService",
@@ -24,7 +24,7 @@ const HISTOGRAMS = [
   "slotWait",
 ] as const satisfies readonly (keyof TrialRecorder)[];
 
-const COUNTS = [
+export const COUNTS = [
   "lateSends",
   "outputTokens",
   "outputChunks",

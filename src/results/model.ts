@@ -14,12 +14,12 @@ import type { Tolerances } from "../compare/gated.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import type { GateRun } from "../gate/gate-run.ts";
-import type { ShardSection } from "../gate/shard.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
 import type { RequestsFileSummary } from "../requests/file.ts";
 import { compareServerViews, type ServerComparison } from "../servermetrics/compare.ts";
+import type { ShardSection } from "../trial/shard-part.ts";
 import type { WorkloadDescription } from "../workload/describe.ts";
 
 export const RESULTS_SCHEMA = "llm-perf-gate/results@3";

@@ -70,7 +70,15 @@ function deepest(errors: readonly ErrorObject[] | null | undefined): ErrorObject
 }
 
 /** Guards that no trial data can show again: they come from how the run went. */
-const RUN_GUARDS = new Set(["server", "preflight", "configuration", "results_file", "unfinished"]);
+const RUN_GUARDS = new Set([
+  "server",
+  "preflight",
+  "configuration",
+  "results_file",
+  "unfinished",
+  "shard",
+  "clock_skew",
+]);
 
 /** The decision settings a results file records. */
 function decisionOptionsOf(config: ConfigDescription): DecisionOptions {

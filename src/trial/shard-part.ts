@@ -1,20 +1,22 @@
-// A shard's part of one trial, as its partial results file holds it, and the
-// merge of every shard's part into the trial's report. Histograms and counts
-// merge exactly (recorder-state.ts); the self-checks run on each shard's own
-// slice (its generator) and on the merged trial (the offered load, late sends,
-// unsent requests of the whole plan), a shard's reasons named by the shard.
+// A shard's part of one trial, as its results file holds it, and the merge of
+// every shard's part into the trial's report. Histograms and counts merge
+// exactly (recorder-state.ts). The self-checks run twice: on the merged trial
+// (the whole plan's offered rate, late sends, unsent requests) and on each
+// shard's own load generator (its event-loop delay, CPU, GC, send skew, hard
+// stop), recomputed from its part, a shard's reasons named by the shard.
 
+import type { Arm } from "../common/arms.ts";
+import type { ClockReading } from "../load/clock.ts";
 import type { ProbeReadings } from "../load/probes.ts";
-import type { LoadSlice } from "../load/run.ts";
+import { type LoadSlice, sliceSize } from "../load/run.ts";
 import {
   mergeRecorderState,
   type RecorderState,
   recorderState,
 } from "../metrics/recorder-state.ts";
 import { bucketSeconds, type TimelineState, TimelineTally } from "../metrics/timeline.ts";
-import type { Validity } from "../metrics/validity.ts";
 import type { ServerMetrics } from "../servermetrics/scraper.ts";
-import { buildWorkload } from "../workload/plan.ts";
+import { buildWorkload, type Workload } from "../workload/plan.ts";
 import {
   emptyParts,
   type GaugeSeries,
@@ -24,6 +26,34 @@ import {
   type TrialReport,
 } from "./measure.ts";
 import type { TrialTally } from "./tally.ts";
+
+export const SHARD_SCHEMA = "llm-perf-gate/shard@1";
+
+export interface ShardTrial {
+  pair: number;
+  arm: Arm;
+  position: number;
+  seed: number;
+  part: TrialPartState;
+}
+
+/** What a shard's results file adds for the merge. */
+export interface ShardSection {
+  schema: typeof SHARD_SCHEMA;
+  /** Of the plan's settings (the merge checks it is its own). */
+  plan_hash: string;
+  index: number;
+  count: number;
+  start_at: string;
+  slot_s: number;
+  trials: ShardTrial[];
+  /** Trials this shard did not run (it was not ready at their time). */
+  skipped: { pair: number; arm: Arm; reason: string }[];
+  /** Why the shard stopped before its last trial; null: it ran them all. */
+  stopped: string | null;
+  /** This machine's clock against the baseline server's Date header, before the first trial. */
+  clock: ClockReading | null;
+}
 
 export interface TrialPartState {
   slice: LoadSlice;
@@ -35,22 +65,13 @@ export interface TrialPartState {
   readings: ProbeReadings;
   hard_stopped: boolean;
   never_due: number;
-  /** The server's metrics (the first shard scrapes them; the others do not). */
-  server_metrics: ServerMetrics | null;
-  /** The server's gauges during the trial, from its start (ms). */
+  /** The server's gauges during the trial, from its start (ms): the first shard's. */
   gauges: GaugeSeries;
-  /** The shard's own self-checks, over its slice. */
-  validity: Validity;
 }
 
 /** What a shard keeps of a trial it measured. */
-export function partState(
-  parts: TrialParts,
-  slice: LoadSlice,
-  report: TrialReport,
-): TrialPartState {
+export function partState(parts: TrialParts, slice: LoadSlice): TrialPartState {
   const { run, tally } = parts;
-  const v = report.validity;
   return {
     slice,
     recorder: recorderState(parts.recorder),
@@ -60,14 +81,7 @@ export function partState(
     readings: run.readings,
     hard_stopped: run.hardStopped,
     never_due: run.neverDue,
-    server_metrics: parts.serverMetrics,
     gauges: parts.gauges.map((g) => ({ ...g, atMs: g.atMs - run.startMs })),
-    validity: {
-      valid: v.valid,
-      reasons: v.reasons,
-      warnings: v.warnings,
-      ...(v.lateness_only !== undefined ? { lateness_only: v.lateness_only } : {}),
-    },
   };
 }
 
@@ -91,8 +105,13 @@ function worstReadings(all: ProbeReadings[]): ProbeReadings {
 }
 
 /** Every shard's part added into one trial's parts, on a clock whose zero is the trial's start. */
-export function mergeParts(options: TrialOptions, states: TrialPartState[]): TrialParts {
-  const { workload, recorder, tally } = emptyParts(options);
+export function mergeParts(
+  options: TrialOptions,
+  states: TrialPartState[],
+  workload: Workload,
+  serverMetrics: ServerMetrics | null = null,
+): TrialParts {
+  const { recorder, tally } = emptyParts(options, workload);
   const scheduleS = (workload.windowStartMs + workload.windowMs) / 1000;
   const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
   for (const s of states) {
@@ -104,7 +123,6 @@ export function mergeParts(options: TrialOptions, states: TrialPartState[]): Tri
       tally.lastEndMs = s.last_end_ms;
     timeline.merge(s.timeline);
   }
-  const scraped = states.find((s) => s.server_metrics !== null);
   return {
     workload,
     recorder,
@@ -116,9 +134,17 @@ export function mergeParts(options: TrialOptions, states: TrialPartState[]): Tri
       hardStopped: states.some((s) => s.hard_stopped),
       neverDue: states.reduce((n, s) => n + s.never_due, 0),
     },
-    serverMetrics: scraped?.server_metrics ?? null,
-    gauges: scraped?.gauges ?? [],
+    serverMetrics,
+    gauges: serverMetrics ? (states.find((s) => s.gauges.length > 0)?.gauges ?? []) : [],
   };
+}
+
+/** The trial's seeded workload (the same in every shard and in the merge). */
+export const trialWorkload = (options: TrialOptions): Workload => buildWorkload(options.workload);
+
+/** The measured (not warm-up) requests of a slice of the trial. */
+export function measuredInSlice(w: Workload, slice: LoadSlice): number {
+  return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
 }
 
 /** The longest a trial of these options can take: its schedule and its timeout. */
@@ -127,42 +153,59 @@ export function trialSpanMs(options: TrialOptions): number {
   return w.windowStartMs + w.windowMs + options.timeoutS * 1000;
 }
 
+/**
+ * The options with only the load generator's own checks: a shard's slice of
+ * the offered load is judged in the merge, where it is whole (a slice holds
+ * 1/N of the arrivals its offered-rate windows were sized for).
+ */
+function generatorOnly(options: TrialOptions): TrialOptions {
+  return {
+    ...options,
+    limits: {
+      ...options.limits,
+      maxSkewEffect: Number.POSITIVE_INFINITY,
+      maxOfferedDrift: Number.POSITIVE_INFINITY,
+      maxLateSends: undefined,
+      maxUnsent: Number.POSITIVE_INFINITY,
+    },
+  };
+}
+
 const shardName = (s: LoadSlice) => `shard ${s.index}/${s.count}`;
 
 /**
  * The trial's report from every shard's part. Its self-checks: the merged
- * trial's, and each shard's own, named; a reading only the worst shard broke
- * is said once, by that shard.
+ * trial's, and each shard's generator's, named; a reading only the worst
+ * shard broke is said once, by that shard.
  */
 export function mergedReport(
   options: TrialOptions,
   states: TrialPartState[],
-  now: Date,
+  at: { workload: Workload; serverMetrics: ServerMetrics | null; now: Date },
 ): TrialReport {
-  const report = reportOf(options, mergeParts(options, states), now);
+  const { workload, now } = at;
+  const report = reportOf(options, mergeParts(options, states, workload, at.serverMetrics), now);
   const v = report.validity;
-  const byShard = states.flatMap((s) => s.validity.reasons.map((r) => ({ shard: s.slice, r })));
-  const own = new Set(byShard.map((x) => x.r));
+  const own = generatorOnly(options);
+  const byShard = states.flatMap((s) =>
+    reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map((r) => ({
+      shard: s.slice,
+      r,
+    })),
+  );
+  const said = new Set(byShard.map((x) => x.r));
   const reasons = [
-    ...v.reasons.filter((r) => !own.has(r)),
+    ...v.reasons.filter((r) => !said.has(r)),
     ...byShard.map((x) => `${shardName(x.shard)}: ${x.r}`),
   ];
-  const warnings = [
-    ...v.warnings,
-    ...states.flatMap((s) => s.validity.warnings.map((w) => `${shardName(s.slice)}: ${w}`)),
-  ];
-  const latenessOnly =
-    reasons.length > 0 &&
-    (v.valid || v.lateness_only === true) &&
-    states.every((s) => s.validity.valid || s.validity.lateness_only === true);
   return {
     ...report,
     validity: {
       ...v,
       valid: reasons.length === 0,
       reasons,
-      warnings: [...new Set(warnings)],
-      ...(latenessOnly ? { lateness_only: true } : { lateness_only: false }),
+      // Lateness alone in the merge may be kept; a shard's generator's fault may not.
+      lateness_only: v.lateness_only === true && byShard.length === 0,
     },
   };
 }

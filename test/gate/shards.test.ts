@@ -11,9 +11,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { deflateSync } from "node:zlib";
 import { startMockProcess } from "../../src/commands/demo.ts";
 import { LatencyHistogram } from "../../src/metrics/histogram.ts";
 import type { GateResults } from "../../src/results/model.ts";
+import type { ShardSection } from "../../src/trial/shard-part.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
@@ -35,12 +37,34 @@ const PLAN = {
   "quality-suite": "none",
   contract: "none",
   comment: "never",
+  // No scrapes: a shorter slot between trials (docs/sharding.md).
+  "baseline-metrics-url": "none",
+  "candidate-metrics-url": "none",
   // Lateness is not what this is about: five processes share two cores.
   "max-late-sends": "50%",
   "max-skew-effect": "50%",
   "max-event-loop-delay-ms": "200",
   "max-client-cpu": "1",
 } as const;
+
+/** An HDR encoding of our histograms' header whose counts are one run of 2^40 empty slots. */
+const ZERO_RUN = (() => {
+  const inner = Buffer.alloc(48);
+  inner.writeInt32BE(0x1c849313, 0);
+  inner.writeInt32BE(6, 4);
+  inner.writeInt32BE(3, 12);
+  inner.writeBigInt64BE(1n, 16);
+  inner.writeBigInt64BE(3_600_000_000n, 24);
+  let v = 2 ** 41 - 1;
+  let at = 40;
+  for (; v >= 128; v = Math.floor(v / 128)) inner[at++] = (v % 128) | 0x80;
+  inner[at] = v;
+  const body = deflateSync(inner);
+  const head = Buffer.alloc(8);
+  head.writeInt32BE(0x1c849314, 0);
+  head.writeInt32BE(body.length, 4);
+  return Buffer.concat([head, body]).toString("base64");
+})();
 
 const read = (path: string) => JSON.parse(readFileSync(path, "utf8")) as GateResults;
 
@@ -173,6 +197,54 @@ test(
         other.stderr,
         /again\.json is shard 2\/3 of another plan: its plan hash 000000000000/,
       );
+      // Hostile: shard 2's first histogram a zero run of 2^40 slots (days to decode), then a
+      // count out of range; each named by the file, within the test's time.
+      const crafted = read(join(shardDir, "shard-2", "results.json")) as GateResults & {
+        shard: ShardSection;
+      };
+      const part = crafted.shard.trials[0]?.part;
+      assert.ok(part);
+      part.recorder.histograms.ttft.encoded = ZERO_RUN;
+      writeFileSync(join(partial, "again.json"), JSON.stringify(crafted));
+      const hostile = await gate({
+        "merge-from": partial,
+        "results-path": join(dir, "hostile.json"),
+      });
+      assert.equal(hostile.code, 2);
+      assert.match(
+        hostile.stderr,
+        /again\.json: pair 1 \w+ cannot be read: a histogram cannot be read: its counts run past/,
+      );
+      // A shard that skipped its last trial (late) and then stopped: that trial invalid, naming
+      // it, and the run a guard (verdict error), as a single run that stopped is.
+      const late = read(join(shardDir, "shard-2", "results.json")) as GateResults & {
+        shard: ShardSection;
+      };
+      const last = late.shard.trials.pop();
+      assert.ok(last);
+      late.shard.skipped.push({
+        pair: last.pair,
+        arm: last.arm,
+        reason: "shard 2/3 was ready 3.0 s after the trial's plan time",
+      });
+      late.shard.stopped = "the job was cancelled";
+      writeFileSync(join(partial, "again.json"), JSON.stringify(late));
+      await gate({ "merge-from": partial, "results-path": join(dir, "late.json") });
+      const stopped = read(join(dir, "late.json"));
+      assert.equal(stopped.verdict, "error");
+      assert.match(
+        stopped.guards.map((g) => g.message).join("\n"),
+        /shard 2\/3 stopped before the end of the plan: the job was cancelled/,
+      );
+      const lastTrial = stopped.trials.find((t) => t.pair === last.pair && t.arm === last.arm);
+      assert.deepEqual(lastTrial?.report.validity.reasons, [
+        "shard 2/3: not measured (shard 2/3 was ready 3.0 s after the trial's plan time)",
+      ]);
+      crafted.shard.count = 1e9;
+      writeFileSync(join(partial, "again.json"), JSON.stringify(crafted));
+      const huge = await gate({ "merge-from": partial, "results-path": join(dir, "huge.json") });
+      assert.equal(huge.code, 2);
+      assert.match(huge.stderr, /again\.json is not a shard's results file: \/count must be <= 64/);
     } finally {
       await Promise.all([baseline.stop(), candidate.stop()]);
     }

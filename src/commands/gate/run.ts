@@ -11,7 +11,6 @@ import { secretsOf } from "../../config/sources.ts";
 import { runGate } from "../../gate/gate.ts";
 import type { GateRun } from "../../gate/gate-run.ts";
 import type { GateDeps } from "../../gate/options.ts";
-import type { ShardSection } from "../../gate/shard.ts";
 import { headlineFor } from "../../report/headline.ts";
 import { RequestsFile } from "../../requests/file.ts";
 import {
@@ -21,6 +20,7 @@ import {
   type GateResults,
 } from "../../results/model.ts";
 import { lifecycleFor } from "../../servers/lifecycle.ts";
+import type { ShardSection } from "../../trial/shard-part.ts";
 import { type CommandIo, withCancel } from "../io.ts";
 import { PLACEHOLDER, type Watchdog, type WatchdogOptions } from "../watchdog.ts";
 import { describeConfig } from "./describe.ts";
@@ -90,7 +90,12 @@ async function gateResults(
   };
   const now = io.now ?? (() => new Date());
   if (g.mergeFrom !== undefined)
-    return { ...resultsOf(mergeRun(config, g.mergeFrom, io, now()), config, environment, now()) };
+    return resultsOf(
+      mergeRun(config, g.mergeFrom, io, { now: now(), resultsPath: config.report.resultsPath }),
+      config,
+      environment,
+      now(),
+    );
   let run: GateRun;
   let shard: ShardSection | undefined;
   try {
@@ -196,12 +201,16 @@ async function decideAndWrite(
       undefined,
       problems,
     );
-    const requests = config && attempt(() => openRequests(config, io, redact), null, problems);
+    // A merge sends no request: it writes no requests file.
+    const requests =
+      config &&
+      config.gate.mergeFrom === undefined &&
+      attempt(() => openRequests(config, io, redact), null, problems);
     if (!config || problems.length > 0)
       results = invalid(problems[0] ?? new InputError("the configuration could not be read"));
     else
       try {
-        results = await gateResults(config, io, environment, requests ?? null);
+        results = await gateResults(config, io, environment, requests || null);
       } catch (error) {
         // A merge's shards that do not belong together: said like a bad setting.
         if (!(error instanceof InputError)) throw error;

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { clockCheck, MAX_CLOCK_SKEW_MS } from "../../src/gate/merge.ts";
-import type { ShardSection } from "../../src/gate/shard.ts";
-import { offsetOf } from "../../src/servers/clock.ts";
+import { offsetOf } from "../../src/load/clock.ts";
+import type { ShardSection } from "../../src/trial/shard-part.ts";
 
 const SECOND = Date.parse("2026-12-02T15:00:01Z");
 
@@ -33,6 +33,7 @@ const section = (index: number, offsetMs: number | null, withinMs = 2): ShardSec
   start_at: "2026-12-02T15:00:00.000Z",
   slot_s: 5,
   trials: [],
+  skipped: [],
   stopped: null,
   clock: {
     offset_ms: offsetMs,

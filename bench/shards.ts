@@ -4,7 +4,8 @@
 // percentiles pooled over its trials for both runs (other requests measured
 // at another time: they differ by the machine's noise), and checks the merge
 // is exact: each merged trial's histogram against the union of its shards'.
-// Usage: node bench/shards.ts [shards=3] [rate=60] [duration=5s]
+// The second run meets servers warmed by the first: run it both ways round.
+// Usage: node bench/shards.ts [shards=3] [rate=15] [duration=10s] [single-first|shards-first]
 
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,8 +16,9 @@ import type { GateResults } from "../src/results/model.ts";
 import { CLI, flagsOf, runCliProcess } from "../test/helpers/cli.ts";
 
 const shardCount = Number(process.argv[2] ?? 3);
-const rate = process.argv[3] ?? "60";
-const duration = process.argv[4] ?? "5s";
+const rate = process.argv[3] ?? "15";
+const duration = process.argv[4] ?? "10s";
+const shardsFirst = process.argv[5] === "shards-first";
 
 const PLAN = {
   model: "mock-llm",
@@ -58,24 +60,28 @@ const settings = {
 const gate = (extra: Record<string, string>) =>
   runCliProcess(["gate", ...flagsOf({ ...settings, ...extra })], 600_000);
 try {
-  await gate({ "results-path": join(dir, "single.json") });
-  const startAt = new Date(Date.now() + 6_000).toISOString();
   const shardDir = join(dir, "shards");
   mkdirSync(shardDir);
-  await Promise.all(
-    Array.from({ length: shardCount }, (_, i) =>
-      gate({
-        shard: `${i}/${shardCount}`,
-        "start-at": startAt,
-        "results-path": join(shardDir, `${i}.json`),
-      }),
-    ),
-  );
+  const runShards = () => {
+    const startAt = new Date(Date.now() + 6_000).toISOString();
+    return Promise.all(
+      Array.from({ length: shardCount }, (_, i) =>
+        gate({
+          shard: `${i}/${shardCount}`,
+          "start-at": startAt,
+          "results-path": join(shardDir, `${i}.json`),
+        }),
+      ),
+    );
+  };
+  const runSingle = () => gate({ "results-path": join(dir, "single.json") });
+  if (shardsFirst) await runShards().then(runSingle);
+  else await runSingle().then(runShards);
   await gate({ "merge-from": shardDir, "results-path": join(dir, "merged.json") });
   const [single, merged] = [read(join(dir, "single.json")), read(join(dir, "merged.json"))];
   const shards = Array.from({ length: shardCount }, (_, i) => read(join(shardDir, `${i}.json`)));
   console.log(
-    `${shardCount} shards, ${rate} req/s, ${duration} windows, 2 pairs; verdict single ${single.verdict}, merged ${merged.verdict}`,
+    `${shardCount} shards, ${rate} req/s, ${duration} windows, 2 pairs, ${shardsFirst ? "shards" : "single"} first; verdict single ${single.verdict}, merged ${merged.verdict}`,
   );
   console.log("arm        metric   p      single ms  merged ms");
   for (const arm of ["baseline", "candidate"])

@@ -1324,7 +1324,7 @@ var require_trees = __commonJS({
     var D_CODES = 30;
     var BL_CODES = 19;
     var HEAP_SIZE = 2 * L_CODES + 1;
-    var MAX_BITS = 15;
+    var MAX_BITS2 = 15;
     var Buf_size = 16;
     var MAX_BL_BITS = 7;
     var END_BLOCK = 256;
@@ -1433,7 +1433,7 @@ var require_trees = __commonJS({
       var xbits;
       var f;
       var overflow = 0;
-      for (bits = 0; bits <= MAX_BITS; bits++) {
+      for (bits = 0; bits <= MAX_BITS2; bits++) {
         s.bl_count[bits] = 0;
       }
       tree[s.heap[s.heap_max] * 2 + 1] = 0;
@@ -1488,11 +1488,11 @@ var require_trees = __commonJS({
       }
     }
     function gen_codes(tree, max_code, bl_count) {
-      var next_code = new Array(MAX_BITS + 1);
+      var next_code = new Array(MAX_BITS2 + 1);
       var code = 0;
       var bits;
       var n;
-      for (bits = 1; bits <= MAX_BITS; bits++) {
+      for (bits = 1; bits <= MAX_BITS2; bits++) {
         next_code[bits] = code = code + bl_count[bits - 1] << 1;
       }
       for (n = 0; n <= max_code; n++) {
@@ -1509,7 +1509,7 @@ var require_trees = __commonJS({
       var length;
       var code;
       var dist;
-      var bl_count = new Array(MAX_BITS + 1);
+      var bl_count = new Array(MAX_BITS2 + 1);
       length = 0;
       for (code = 0; code < LENGTH_CODES - 1; code++) {
         base_length[code] = length;
@@ -1532,7 +1532,7 @@ var require_trees = __commonJS({
           _dist_code[256 + dist++] = code;
         }
       }
-      for (bits = 0; bits <= MAX_BITS; bits++) {
+      for (bits = 0; bits <= MAX_BITS2; bits++) {
         bl_count[bits] = 0;
       }
       n = 0;
@@ -1561,8 +1561,8 @@ var require_trees = __commonJS({
         static_dtree[n * 2 + 1] = 5;
         static_dtree[n * 2] = bi_reverse(n, 5);
       }
-      static_l_desc = new StaticTreeDesc(static_ltree, extra_lbits, LITERALS + 1, L_CODES, MAX_BITS);
-      static_d_desc = new StaticTreeDesc(static_dtree, extra_dbits, 0, D_CODES, MAX_BITS);
+      static_l_desc = new StaticTreeDesc(static_ltree, extra_lbits, LITERALS + 1, L_CODES, MAX_BITS2);
+      static_d_desc = new StaticTreeDesc(static_dtree, extra_dbits, 0, D_CODES, MAX_BITS2);
       static_bl_desc = new StaticTreeDesc(new Array(0), extra_blbits, 0, BL_CODES, MAX_BL_BITS);
     }
     function init_block(s) {
@@ -2053,7 +2053,7 @@ var require_deflate = __commonJS({
     var D_CODES = 30;
     var BL_CODES = 19;
     var HEAP_SIZE = 2 * L_CODES + 1;
-    var MAX_BITS = 15;
+    var MAX_BITS2 = 15;
     var MIN_MATCH = 3;
     var MAX_MATCH = 258;
     var MIN_LOOKAHEAD = MAX_MATCH + MIN_MATCH + 1;
@@ -2622,7 +2622,7 @@ var require_deflate = __commonJS({
       this.l_desc = null;
       this.d_desc = null;
       this.bl_desc = null;
-      this.bl_count = new utils.Buf16(MAX_BITS + 1);
+      this.bl_count = new utils.Buf16(MAX_BITS2 + 1);
       this.heap = new utils.Buf16(2 * L_CODES + 1);
       zero(this.heap);
       this.heap_len = 0;
@@ -57015,12 +57015,20 @@ var COMPRESSED_COOKIE = 478450452;
 var ENCODING_COOKIE = 478450451;
 var HEADER_BYTES = 40;
 var COUNTS_LENGTH = 23552;
+var MAX_BITS = 37;
+var countsLength = (highest) => {
+  if (highest === 3600000000n) return COUNTS_LENGTH;
+  for (let k = 33; k <= MAX_BITS; k++)
+    if (highest === 2n ** BigInt(k) - 1n) return COUNTS_LENGTH + 1024 * (k - 32);
+  return null;
+};
 var MAX_ENCODED_CHARS = 2 * 1024 * 1024;
-var MAX_INFLATED_BYTES = HEADER_BYTES + 9 * COUNTS_LENGTH;
+var MAX_INFLATED_BYTES = HEADER_BYTES + 9 * (COUNTS_LENGTH + 1024 * (MAX_BITS - 32));
 function encodingProblem(encoded) {
   if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_CHARS)
     return "not a histogram encoding of at most 2 MiB";
   const outer = Buffer.from(encoded, "base64");
+  if (outer.toString("base64") !== encoded) return "not canonical base64";
   if (outer.length < 8 || outer.readInt32BE(0) !== COMPRESSED_COOKIE)
     return "not a compressed HdrHistogram (V2)";
   let inner;
@@ -57034,11 +57042,12 @@ function encodingProblem(encoded) {
   if (inner.length < HEADER_BYTES || inner.readInt32BE(0) !== ENCODING_COOKIE)
     return "not an HdrHistogram V2 encoding";
   const payload = inner.readInt32BE(4);
-  if (inner.readInt32BE(12) !== 3 || inner.readBigInt64BE(16) !== 1n || inner.readBigInt64BE(24) !== 3600000000n || payload < 0 || HEADER_BYTES + payload > inner.length)
-    return "not a histogram of microseconds with 3 significant digits up to one hour";
-  return slotsProblem(inner.subarray(HEADER_BYTES, HEADER_BYTES + payload));
+  const slots = countsLength(inner.readBigInt64BE(24));
+  if (inner.readInt32BE(12) !== 3 || inner.readBigInt64BE(16) !== 1n || slots === null || payload < 0 || HEADER_BYTES + payload > inner.length)
+    return "not a histogram of microseconds with 3 significant digits up to a day";
+  return slotsProblem(inner.subarray(HEADER_BYTES, HEADER_BYTES + payload), slots);
 }
-function slotsProblem(payload) {
+function slotsProblem(payload, slots) {
   let slot = 0;
   let at2 = 0;
   while (at2 < payload.length) {
@@ -57052,7 +57061,7 @@ function slotsProblem(payload) {
       scale *= 128;
     }
     slot += value2 % 2 === 1 ? (value2 + 1) / 2 : 1;
-    if (slot > COUNTS_LENGTH) return "its counts run past the histogram's slots";
+    if (slot > slots) return "its counts run past the histogram's slots";
   }
   return null;
 }
@@ -57499,7 +57508,7 @@ var TrialRecorder = class {
   }
   /** Counts n requests that finished for this reason. */
   countFinish(reason, n = 1) {
-    const known2 = reason in this.finishReasons;
+    const known2 = Object.hasOwn(this.finishReasons, reason);
     const name = known2 || Object.keys(this.finishReasons).length < MAX_FINISH_REASONS ? reason : "other";
     this.finishReasons[name] = (this.finishReasons[name] ?? 0) + n;
   }
@@ -79841,26 +79850,36 @@ function generatorOnly(options) {
   };
 }
 var shardName = (s) => `shard ${s.index}/${s.count}`;
+function planOnly(options) {
+  return {
+    ...options,
+    limits: {
+      ...options.limits,
+      maxEventLoopDelayP99Ms: Number.POSITIVE_INFINITY,
+      maxClientCpu: Number.POSITIVE_INFINITY,
+      maxSendSkewP99Ms: void 0,
+      maxGcShare: void 0
+    }
+  };
+}
 function mergedReport(options, states, at2) {
   const { workload, now } = at2;
-  const report = reportOf(options, mergeParts(options, states, workload, at2.serverMetrics), now);
+  const plan = planOnly(options);
+  const merged = mergeParts(plan, states, workload, at2.serverMetrics);
+  const report = reportOf(plan, { ...merged, run: { ...merged.run, hardStopped: false } }, now);
   const v = report.validity;
   const own = generatorOnly(options);
   const byShard = states.flatMap(
-    (s) => reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map((r) => ({
-      shard: s.slice,
-      r
-    }))
+    (s) => reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map(
+      (r) => `${shardName(s.slice)}: ${r}`
+    )
   );
-  const said = new Set(byShard.map((x) => x.r));
-  const reasons = [
-    ...v.reasons.filter((r) => !said.has(r)),
-    ...byShard.map((x) => `${shardName(x.shard)}: ${x.r}`)
-  ];
+  const reasons = [...v.reasons, ...byShard];
   return {
     ...report,
     validity: {
       ...v,
+      limits: limitsReport(options.limits),
       valid: reasons.length === 0,
       reasons,
       // Lateness alone in the merge may be kept; a shard's generator's fault may not.
@@ -79927,13 +79946,15 @@ async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
 // src/gate/shard.ts
 var HARD_STOP_GRACE_MS = 2e3;
 var SETTLE_MS = 500;
-var SCRAPE_SETTLE_MS = 2500;
-var SCRAPE_LEAD_MS = 1500;
+function scrapeMs(options) {
+  const intervals = ARMS.flatMap((arm) => options[arm].serverMetrics?.intervalS ?? []);
+  if (intervals.length === 0) return 0;
+  return 2 * Math.max(...intervals.map((s) => Math.max(1e3, Math.min(5e3, s * 1e3))));
+}
 var LATE_START_MS = 1e3;
 function slotMs(options) {
   const longest = Math.max(...ARMS.map((arm) => trialSpanMs(options[arm])));
-  const scraped = ARMS.some((arm) => options[arm].serverMetrics !== null);
-  const settle = SETTLE_MS + (scraped ? SCRAPE_SETTLE_MS : 0);
+  const settle = SETTLE_MS + 3 * scrapeMs(options);
   return Math.ceil(longest + HARD_STOP_GRACE_MS + settle + options.cooldownS * 1e3);
 }
 function planTrials(options) {
@@ -79984,7 +80005,7 @@ async function runSlices(options, shard, deps, found) {
       log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: not run: ${reason}`);
       continue;
     }
-    await sleepUntil(atMs - SCRAPE_LEAD_MS, deps);
+    await sleepUntil(atMs - scrapeMs(options) - SETTLE_MS, deps);
     if (deps.signal?.aborted) throw new Cancelled();
     const o = pairOptions(options, t.arm, t.pair);
     const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };
@@ -80087,6 +80108,10 @@ function checkSet(files, planHash2, where) {
       throw new MergeError(
         `${f.name} is shard ${index}/${count4} starting ${start_at}, but ${first.name} is of ${first.section.count} shards starting ${first.section.start_at}: not one run`
       );
+    if (f.section.slot_s !== first.section.slot_s)
+      throw new MergeError(
+        `${f.name} ran trials ${f.section.slot_s} s apart, ${first.name} ${first.section.slot_s} s: not one schedule (the same metrics settings on every shard)`
+      );
     const twin = byIndex.get(index);
     if (twin)
       throw new MergeError(`shard ${index}/${count4} is given twice: ${twin.name} and ${f.name}`);
@@ -80150,13 +80175,22 @@ function checkParts(options, shards, workloads) {
 }
 function mergedTrials(options, shards, at2) {
   const entries = [];
+  const unmeasured = [];
   for (const t of planTrials(options)) {
     const found = shards.map((s) => ({
       s,
       trial: s.section.trials.find((x) => x.pair === t.pair && x.arm === t.arm)
     }));
     const parts = found.flatMap((f) => f.trial ? [f.trial.part] : []);
-    if (parts.length === 0) continue;
+    if (parts.length === 0) {
+      unmeasured.push({
+        code: "shard",
+        message: `pair ${t.pair + 1} ${t.arm} was measured by no shard: ${shards.map((s) => notMeasured(s, t)).join("; ")}`,
+        arm: t.arm,
+        pair: t.pair
+      });
+      continue;
+    }
     const scraped = shards[0]?.results.trials.find((x) => x.pair === t.pair && x.arm === t.arm);
     const report = mergedReport(pairOptions(options, t.arm, t.pair), parts, {
       workload: at2.workloads.of(t.pair, t.arm),
@@ -80173,7 +80207,7 @@ function mergedTrials(options, shards, at2) {
       };
     entries.push({ ...t, seed: options.baseline.workload.seed, report });
   }
-  return entries;
+  return { entries, unmeasured };
 }
 function notMeasured(s, t) {
   const { index, count: count3, skipped, stopped } = s.section;
@@ -80194,17 +80228,15 @@ function clockCheck(sections) {
     (s) => s.clock?.offset_ms !== null && s.clock?.offset_ms !== void 0
   );
   const unread2 = sections.filter((s) => !read.includes(s)).map((s) => `${name(s)} (${s.clock?.note ?? "not read"})`);
-  if (read.length < 2 || unread2.length > 0)
-    return {
-      guard: null,
-      note: `the shards' clocks were not compared: not read on ${unread2.join(", ")}`
-    };
+  const unreadNote = unread2.length > 0 ? `; not read on ${unread2.join(", ")}` : "";
+  if (read.length < 2)
+    return { guard: null, note: `the shards' clocks were not compared${unreadNote}` };
   const by = (s) => s.clock?.offset_ms ?? 0;
   const lo = read.reduce((a, b) => by(b) < by(a) ? b : a);
   const hi = read.reduce((a, b) => by(b) > by(a) ? b : a);
   const skewMs = Math.round((by(hi) - by(lo)) * 10) / 10;
   const withinMs = Math.round(((lo.clock?.within_ms ?? 0) + (hi.clock?.within_ms ?? 0)) * 10) / 10;
-  const note = `the shards' clocks are within ${skewMs} ms (\xB1 ${withinMs} ms) of each other, against the baseline server's Date header (limit ${MAX_CLOCK_SKEW_MS} ms)`;
+  const note = `the shards' clocks are within ${skewMs} ms (\xB1 ${withinMs} ms) of each other, against the baseline server's Date header (limit ${MAX_CLOCK_SKEW_MS} ms)${unreadNote}`;
   if (skewMs - withinMs <= MAX_CLOCK_SKEW_MS) return { guard: null, note };
   return {
     guard: {
@@ -80228,7 +80260,10 @@ function mergeShards(options, planHash2, files, at2) {
   const shards = checkSet(files, planHash2, at2.where);
   const workloads = new Workloads(options);
   checkParts(options, shards, workloads);
-  const trials = mergedTrials(options, shards, { workloads, now: at2.now });
+  const { entries: trials, unmeasured } = mergedTrials(options, shards, {
+    workloads,
+    now: at2.now
+  });
   keepHarmless(options, trials);
   const [{ results: first }] = shards;
   const clock = clockCheck(shards.map((s) => s.section));
@@ -80237,7 +80272,7 @@ function mergeShards(options, planHash2, files, at2) {
     { trials: options.trials, maxTrials: options.trials },
     {
       trials,
-      runGuards: [...stoppedGuards(shards), ...clock.guard ? [clock.guard] : []],
+      runGuards: [...stoppedGuards(shards), ...unmeasured, ...clock.guard ? [clock.guard] : []],
       capacity: void 0,
       qualityFailed: first.quality?.verdict === "fail",
       contractFailed: first.contract?.verdict === "fail",
@@ -81311,7 +81346,7 @@ var object = (properties, optional = []) => ({
 var record = (keys, value2) => object(Object.fromEntries(keys.map((k) => [k, value2])));
 var list = (items, maxItems) => ({ type: "array", items, maxItems });
 var histogram3 = object({
-  encoded: text2(2 * 1024 * 1024),
+  encoded: { type: "string", maxLength: 2 * 1024 * 1024, pattern: "^[A-Za-z0-9+/]*={0,2}$" },
   sum_ms: pos,
   max_ms: pos,
   censored: int,
@@ -81321,8 +81356,8 @@ var example = object(
   {
     index: int,
     status: { type: "integer", minimum: 0, maximum: 999 },
-    error_type: text2(200),
-    error_code: text2(200),
+    error_type: text2(2100),
+    error_code: text2(2100),
     detail: text2(1e4),
     headers: { type: "object", additionalProperties: text2(2e3), maxProperties: 100 },
     body: text2(1e5)
@@ -81343,7 +81378,12 @@ var recorder = object({
     propertyNames: { enum: [...OUTCOMES] },
     additionalProperties: list(example, 3)
   },
-  finish_reasons: { type: "object", maxProperties: 9, additionalProperties: int },
+  finish_reasons: {
+    type: "object",
+    maxProperties: 9,
+    propertyNames: { maxLength: 100 },
+    additionalProperties: int
+  },
   offered: list(
     { type: "array", prefixItems: [num2, int, int], items: false, minItems: 3 },
     1e6

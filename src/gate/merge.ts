@@ -61,6 +61,10 @@ function checkSet(files: ShardFile[], planHash: string, where: string): ShardFil
       throw new MergeError(
         `${f.name} is shard ${index}/${count} starting ${start_at}, but ${first.name} is of ${first.section.count} shards starting ${first.section.start_at}: not one run`,
       );
+    if (f.section.slot_s !== first.section.slot_s)
+      throw new MergeError(
+        `${f.name} ran trials ${f.section.slot_s} s apart, ${first.name} ${first.section.slot_s} s: not one schedule (the same metrics settings on every shard)`,
+      );
     const twin = byIndex.get(index);
     if (twin)
       throw new MergeError(`shard ${index}/${count} is given twice: ${twin.name} and ${f.name}`);
@@ -135,22 +139,30 @@ function checkParts(options: GateOptions, shards: ShardFile[], workloads: Worklo
 /**
  * The plan's trials, each merged from every shard's part, in plan order;
  * one a shard did not measure is merged from the others and invalid, naming
- * the shard and why. A trial no shard measured is left out (a run guard says
- * why: a shard that stopped).
+ * the shard and why. One no shard measured is a run guard, naming why.
  */
 function mergedTrials(
   options: GateOptions,
   shards: ShardFile[],
   at: { workloads: Workloads; now: Date },
-): TrialEntry[] {
+): { entries: TrialEntry[]; unmeasured: Guard[] } {
   const entries: TrialEntry[] = [];
+  const unmeasured: Guard[] = [];
   for (const t of planTrials(options)) {
     const found = shards.map((s) => ({
       s,
       trial: s.section.trials.find((x) => x.pair === t.pair && x.arm === t.arm),
     }));
     const parts = found.flatMap((f) => (f.trial ? [f.trial.part] : []));
-    if (parts.length === 0) continue;
+    if (parts.length === 0) {
+      unmeasured.push({
+        code: "shard",
+        message: `pair ${t.pair + 1} ${t.arm} was measured by no shard: ${shards.map((s) => notMeasured(s, t)).join("; ")}`,
+        arm: t.arm,
+        pair: t.pair,
+      });
+      continue;
+    }
     const scraped = shards[0]?.results.trials.find((x) => x.pair === t.pair && x.arm === t.arm);
     const report = mergedReport(pairOptions(options, t.arm, t.pair), parts, {
       workload: at.workloads.of(t.pair, t.arm),
@@ -167,7 +179,7 @@ function mergedTrials(
       };
     entries.push({ ...t, seed: options.baseline.workload.seed, report });
   }
-  return entries;
+  return { entries, unmeasured };
 }
 
 /** Why a shard has no part of a trial, in words naming it. */
@@ -206,17 +218,15 @@ export function clockCheck(sections: readonly ShardSection[]): {
   const unread = sections
     .filter((s) => !read.includes(s))
     .map((s) => `${name(s)} (${s.clock?.note ?? "not read"})`);
-  if (read.length < 2 || unread.length > 0)
-    return {
-      guard: null,
-      note: `the shards' clocks were not compared: not read on ${unread.join(", ")}`,
-    };
+  const unreadNote = unread.length > 0 ? `; not read on ${unread.join(", ")}` : "";
+  if (read.length < 2)
+    return { guard: null, note: `the shards' clocks were not compared${unreadNote}` };
   const by = (s: ShardSection) => s.clock?.offset_ms ?? 0;
   const lo = read.reduce((a, b) => (by(b) < by(a) ? b : a));
   const hi = read.reduce((a, b) => (by(b) > by(a) ? b : a));
   const skewMs = Math.round((by(hi) - by(lo)) * 10) / 10;
   const withinMs = Math.round(((lo.clock?.within_ms ?? 0) + (hi.clock?.within_ms ?? 0)) * 10) / 10;
-  const note = `the shards' clocks are within ${skewMs} ms (± ${withinMs} ms) of each other, against the baseline server's Date header (limit ${MAX_CLOCK_SKEW_MS} ms)`;
+  const note = `the shards' clocks are within ${skewMs} ms (± ${withinMs} ms) of each other, against the baseline server's Date header (limit ${MAX_CLOCK_SKEW_MS} ms)${unreadNote}`;
   if (skewMs - withinMs <= MAX_CLOCK_SKEW_MS) return { guard: null, note };
   return {
     guard: {
@@ -251,7 +261,10 @@ export function mergeShards(
   const shards = checkSet(files, planHash, at.where);
   const workloads = new Workloads(options);
   checkParts(options, shards, workloads);
-  const trials = mergedTrials(options, shards, { workloads, now: at.now });
+  const { entries: trials, unmeasured } = mergedTrials(options, shards, {
+    workloads,
+    now: at.now,
+  });
   keepHarmless(options, trials);
   const [{ results: first }] = shards as [ShardFile, ...ShardFile[]];
   const clock = clockCheck(shards.map((s) => s.section));
@@ -260,7 +273,7 @@ export function mergeShards(
     { trials: options.trials, maxTrials: options.trials },
     {
       trials,
-      runGuards: [...stoppedGuards(shards), ...(clock.guard ? [clock.guard] : [])],
+      runGuards: [...stoppedGuards(shards), ...unmeasured, ...(clock.guard ? [clock.guard] : [])],
       capacity: undefined,
       qualityFailed: first.quality?.verdict === "fail",
       contractFailed: first.contract?.verdict === "fail",

@@ -37,17 +37,25 @@ import { TrialRunner } from "./trials.ts";
 const HARD_STOP_GRACE_MS = 2000;
 /** After the hard stop: closing connections and the probes. */
 const SETTLE_MS = 500;
-/** And when the first shard scrapes: its last scrape (a 1 s body deadline) and the next trial's first. */
-const SCRAPE_SETTLE_MS = 2500;
-const SCRAPE_LEAD_MS = 1500;
+
+/**
+ * The longest one scrape of the servers' metrics takes (its headers and its
+ * body, each within the scraper's timeout: 1–5 s by the interval); 0 when
+ * none is made.
+ */
+function scrapeMs(options: GateOptions): number {
+  const intervals = ARMS.flatMap((arm) => options[arm].serverMetrics?.intervalS ?? []);
+  if (intervals.length === 0) return 0;
+  return 2 * Math.max(...intervals.map((s) => Math.max(1000, Math.min(5000, s * 1000))));
+}
 /** A shard this late to a trial does not run it: its sends would all be late. */
 const LATE_START_MS = 1000;
 
 /** The longest one trial of either arm can take, plus the cooldown: the plan's slot. */
 export function slotMs(options: GateOptions): number {
   const longest = Math.max(...ARMS.map((arm) => trialSpanMs(options[arm])));
-  const scraped = ARMS.some((arm) => options[arm].serverMetrics !== null);
-  const settle = SETTLE_MS + (scraped ? SCRAPE_SETTLE_MS : 0);
+  // The trial's last scrape (after one still in flight) and the next trial's first.
+  const settle = SETTLE_MS + 3 * scrapeMs(options);
   return Math.ceil(longest + HARD_STOP_GRACE_MS + settle + options.cooldownS * 1000);
 }
 
@@ -130,7 +138,7 @@ async function runSlices(
       continue;
     }
     // The trial's load waits for its start; the scrape before it is made just before.
-    await sleepUntil(atMs - SCRAPE_LEAD_MS, deps);
+    await sleepUntil(atMs - scrapeMs(options) - SETTLE_MS, deps);
     if (deps.signal?.aborted) throw new Cancelled();
     const o = pairOptions(options, t.arm, t.pair);
     const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };

@@ -12,15 +12,29 @@ const ENCODING_COOKIE = 0x1c849313;
 const HEADER_BYTES = 40;
 /** The counts array of newHdr()'s histograms (3 digits, 1 µs to one hour). */
 export const COUNTS_LENGTH = 23_552;
+/**
+ * Values of 2^32 µs (71.6 min) and more resize it: its highest becomes
+ * 2^k − 1 and it holds 1,024 slots more per bit. A timeout is at most a day
+ * (2^37 µs covers it).
+ */
+const MAX_BITS = 37;
+const countsLength = (highest: bigint): number | null => {
+  if (highest === 3_600_000_000n) return COUNTS_LENGTH;
+  for (let k = 33; k <= MAX_BITS; k++)
+    if (highest === 2n ** BigInt(k) - 1n) return COUNTS_LENGTH + 1024 * (k - 32);
+  return null;
+};
 const MAX_ENCODED_CHARS = 2 * 1024 * 1024;
 /** A count (LEB128, up to 9 bytes) per slot at most, and the header. */
-const MAX_INFLATED_BYTES = HEADER_BYTES + 9 * COUNTS_LENGTH;
+const MAX_INFLATED_BYTES = HEADER_BYTES + 9 * (COUNTS_LENGTH + 1024 * (MAX_BITS - 32));
 
 /** Why this encoding is not one of our histograms; null when it decodes safely. */
 export function encodingProblem(encoded: string): string | null {
   if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_CHARS)
     return "not a histogram encoding of at most 2 MiB";
   const outer = Buffer.from(encoded, "base64");
+  // Node skips what is not base64 where the decoder reads zero bits: only one reading is checked.
+  if (outer.toString("base64") !== encoded) return "not canonical base64";
   if (outer.length < 8 || outer.readInt32BE(0) !== COMPRESSED_COOKIE)
     return "not a compressed HdrHistogram (V2)";
   let inner: Buffer;
@@ -34,19 +48,20 @@ export function encodingProblem(encoded: string): string | null {
   if (inner.length < HEADER_BYTES || inner.readInt32BE(0) !== ENCODING_COOKIE)
     return "not an HdrHistogram V2 encoding";
   const payload = inner.readInt32BE(4);
+  const slots = countsLength(inner.readBigInt64BE(24));
   if (
     inner.readInt32BE(12) !== 3 ||
     inner.readBigInt64BE(16) !== 1n ||
-    inner.readBigInt64BE(24) !== 3_600_000_000n ||
+    slots === null ||
     payload < 0 ||
     HEADER_BYTES + payload > inner.length
   )
-    return "not a histogram of microseconds with 3 significant digits up to one hour";
-  return slotsProblem(inner.subarray(HEADER_BYTES, HEADER_BYTES + payload));
+    return "not a histogram of microseconds with 3 significant digits up to a day";
+  return slotsProblem(inner.subarray(HEADER_BYTES, HEADER_BYTES + payload), slots);
 }
 
 /** The ZigZag LEB128 counts (a negative one a run of empty slots) stay within the counts array. */
-function slotsProblem(payload: Buffer): string | null {
+function slotsProblem(payload: Buffer, slots: number): string | null {
   let slot = 0;
   let at = 0;
   while (at < payload.length) {
@@ -61,7 +76,7 @@ function slotsProblem(payload: Buffer): string | null {
     }
     // ZigZag: odd values are negative (a run of value + 1 over 2 empty slots).
     slot += value % 2 === 1 ? (value + 1) / 2 : 1;
-    if (slot > COUNTS_LENGTH) return "its counts run past the histogram's slots";
+    if (slot > slots) return "its counts run past the histogram's slots";
   }
   return null;
 }

@@ -207,7 +207,7 @@ export class TrialRecorder {
 
   /** Counts n requests that finished for this reason. */
   countFinish(reason: string, n = 1): void {
-    const known = reason in this.finishReasons;
+    const known = Object.hasOwn(this.finishReasons, reason);
     const name =
       known || Object.keys(this.finishReasons).length < MAX_FINISH_REASONS ? reason : "other";
     this.finishReasons[name] = (this.finishReasons[name] ?? 0) + n;

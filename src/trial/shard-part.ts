@@ -14,6 +14,7 @@ import {
   type RecorderState,
   recorderState,
 } from "../metrics/recorder-state.ts";
+import { limitsReport } from "../metrics/summary.ts";
 import { bucketSeconds, type TimelineState, TimelineTally } from "../metrics/timeline.ts";
 import type { ServerMetrics } from "../servermetrics/scraper.ts";
 import { buildWorkload, type Workload } from "../workload/plan.ts";
@@ -173,10 +174,24 @@ function generatorOnly(options: TrialOptions): TrialOptions {
 
 const shardName = (s: LoadSlice) => `shard ${s.index}/${s.count}`;
 
+/** The options without the load generator's own checks: those are each shard's (generatorOnly). */
+function planOnly(options: TrialOptions): TrialOptions {
+  return {
+    ...options,
+    limits: {
+      ...options.limits,
+      maxEventLoopDelayP99Ms: Number.POSITIVE_INFINITY,
+      maxClientCpu: Number.POSITIVE_INFINITY,
+      maxSendSkewP99Ms: undefined,
+      maxGcShare: undefined,
+    },
+  };
+}
+
 /**
  * The trial's report from every shard's part. Its self-checks: the merged
- * trial's, and each shard's generator's, named; a reading only the worst
- * shard broke is said once, by that shard.
+ * trial's over the whole plan, and each shard's generator's, named by the
+ * shard; the limits reported are the configured ones.
  */
 export function mergedReport(
   options: TrialOptions,
@@ -184,24 +199,23 @@ export function mergedReport(
   at: { workload: Workload; serverMetrics: ServerMetrics | null; now: Date },
 ): TrialReport {
   const { workload, now } = at;
-  const report = reportOf(options, mergeParts(options, states, workload, at.serverMetrics), now);
+  const plan = planOnly(options);
+  const merged = mergeParts(plan, states, workload, at.serverMetrics);
+  // A hard stop is a shard's generator's fault: said by that shard.
+  const report = reportOf(plan, { ...merged, run: { ...merged.run, hardStopped: false } }, now);
   const v = report.validity;
   const own = generatorOnly(options);
   const byShard = states.flatMap((s) =>
-    reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map((r) => ({
-      shard: s.slice,
-      r,
-    })),
+    reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map(
+      (r) => `${shardName(s.slice)}: ${r}`,
+    ),
   );
-  const said = new Set(byShard.map((x) => x.r));
-  const reasons = [
-    ...v.reasons.filter((r) => !said.has(r)),
-    ...byShard.map((x) => `${shardName(x.shard)}: ${x.r}`),
-  ];
+  const reasons = [...v.reasons, ...byShard];
   return {
     ...report,
     validity: {
       ...v,
+      limits: limitsReport(options.limits),
       valid: reasons.length === 0,
       reasons,
       // Lateness alone in the merge may be kept; a shard's generator's fault may not.

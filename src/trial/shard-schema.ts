@@ -27,7 +27,7 @@ const record = (keys: readonly string[], value: unknown) =>
 const list = (items: unknown, maxItems: number) => ({ type: "array", items, maxItems });
 
 const histogram = object({
-  encoded: text(2 * 1024 * 1024),
+  encoded: { type: "string", maxLength: 2 * 1024 * 1024, pattern: "^[A-Za-z0-9+/]*={0,2}$" },
   sum_ms: pos,
   max_ms: pos,
   censored: int,
@@ -37,8 +37,8 @@ const example = object(
   {
     index: int,
     status: { type: "integer", minimum: 0, maximum: 999 },
-    error_type: text(200),
-    error_code: text(200),
+    error_type: text(2100),
+    error_code: text(2100),
     detail: text(10_000),
     headers: { type: "object", additionalProperties: text(2000), maxProperties: 100 },
     body: text(100_000),
@@ -60,7 +60,12 @@ const recorder = object({
     propertyNames: { enum: [...OUTCOMES] },
     additionalProperties: list(example, 3),
   },
-  finish_reasons: { type: "object", maxProperties: 9, additionalProperties: int },
+  finish_reasons: {
+    type: "object",
+    maxProperties: 9,
+    propertyNames: { maxLength: 100 },
+    additionalProperties: int,
+  },
   offered: list(
     { type: "array", prefixItems: [num, int, int], items: false, minItems: 3 },
     1_000_000,

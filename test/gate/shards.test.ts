@@ -152,9 +152,17 @@ test(
             Math.min(unionPercentile(slices, p) / 1000, t.report.metrics.itl_ms.max ?? 0),
             t.report.metrics.itl_ms[p === 50 ? "p50" : p === 95 ? "p95" : "p99"],
           );
-        // Close to the single run's: the same plan, measured again.
+        // Of the size of the single run's: the same plan measured again, on a machine whose
+        // load (and the servers' warmth) moves it by a third (bench/README.md); a merge that
+        // lost or doubled gaps would not be.
         const [a, b] = [t.report.metrics.itl_ms.p50 ?? 0, other.report.metrics.itl_ms.p50 ?? 0];
-        assert.ok(Math.abs(a / b - 1) < 0.25, `p50 ITL merged ${a} ms, single ${b} ms`);
+        assert.ok(a / b > 0.5 && a / b < 2, `p50 ITL merged ${a} ms, single ${b} ms`);
+        const gaps = shards.reduce(
+          (n, x) => n + (x.trials[k]?.report.metrics.itl_ms.count ?? 0),
+          0,
+        );
+        assert.equal(t.report.metrics.itl_ms.count, gaps, "every gap of the slices");
+        assert.equal(t.report.metrics.itl_ms.count, other.report.metrics.itl_ms.count);
       }
 
       // Missing: shard 2's directory left out.
@@ -240,6 +248,26 @@ test(
       assert.deepEqual(lastTrial?.report.validity.reasons, [
         "shard 2/3: not measured (shard 2/3 was ready 3.0 s after the trial's plan time)",
       ]);
+      // Every shard late for the last trial: a run guard, not a trial quietly left out.
+      for (const f of [
+        join(partial, "shard-0", "results.json"),
+        join(partial, "shard-1", "results.json"),
+      ]) {
+        const x = read(f) as GateResults & { shard: ShardSection };
+        const t = x.shard.trials.pop();
+        assert.ok(t);
+        x.shard.skipped.push({ pair: t.pair, arm: t.arm, reason: "late" });
+        writeFileSync(f, JSON.stringify(x));
+      }
+      late.shard.stopped = null;
+      writeFileSync(join(partial, "again.json"), JSON.stringify(late));
+      await gate({ "merge-from": partial, "results-path": join(dir, "none.json") });
+      const none = read(join(dir, "none.json"));
+      assert.equal(none.verdict, "error");
+      assert.match(
+        none.guards[0]?.message ?? "",
+        /^pair 4 \w+ was measured by no shard: shard 0\/3: not measured \(late\)/,
+      );
       crafted.shard.count = 1e9;
       writeFileSync(join(partial, "again.json"), JSON.stringify(crafted));
       const huge = await gate({ "merge-from": partial, "results-path": join(dir, "huge.json") });

@@ -5,6 +5,7 @@ import type { Outcome } from "../../src/common/outcomes.ts";
 import { newRecord } from "../../src/load/record.ts";
 import { TrialRecorder } from "../../src/metrics/recorder.ts";
 import { summarizeTrial } from "../../src/metrics/summary.ts";
+import type { SelfCheckLimits } from "../../src/metrics/validity.ts";
 import type { ServerMetrics } from "../../src/servermetrics/scraper.ts";
 import type { ServerView } from "../../src/servermetrics/view.ts";
 import type { TrialReport } from "../../src/trial/measure.ts";
@@ -23,6 +24,26 @@ export interface FakeTrial {
   /** Late sends moved p95 TTFT by this much (relative): the trial fails that self-check alone. */
   late?: number;
 }
+
+/** A quiet load generator's readings. */
+export const QUIET_READINGS = {
+  eventLoopDelayMs: { p50: 0.1, p99: 1, max: 2 },
+  gc: { count: 0, totalMs: 0 },
+  cpu: { userMs: 100, systemMs: 10, wallMs: 10_000, shareOfCore: 0.011 },
+};
+
+/** The self-check limits of the fake trials. */
+export const TEST_LIMITS: SelfCheckLimits = {
+  percentile: "p95",
+  maxSkewEffect: 0.025,
+  maxOfferedDrift: 0.1,
+  maxLateSends: undefined,
+  maxUnsent: 0,
+  maxEventLoopDelayP99Ms: 20,
+  maxClientCpu: 0.95,
+  maxSendSkewP99Ms: undefined,
+  maxGcShare: undefined,
+};
 
 export function fakeReport(t: FakeTrial): TrialReport {
   const rec = new TrialRecorder({}, 60_000);
@@ -51,27 +72,12 @@ export function fakeReport(t: FakeTrial): TrialReport {
       rec.add(r);
     }
   }
-  const readings = {
-    eventLoopDelayMs: { p50: 0.1, p99: 1, max: 2 },
-    gc: { count: 0, totalMs: 0 },
-    cpu: { userMs: 100, systemMs: 10, wallMs: 10_000, shareOfCore: 0.011 },
-  };
   const summary = summarizeTrial(rec, {
     windowS: 10,
-    readings,
+    readings: QUIET_READINGS,
     hardStopped: t.valid === false,
     maxConcurrency: undefined,
-    limits: {
-      percentile: "p95",
-      maxSkewEffect: 0.025,
-      maxOfferedDrift: 0.1,
-      maxLateSends: undefined,
-      maxUnsent: 0,
-      maxEventLoopDelayP99Ms: 20,
-      maxClientCpu: 0.95,
-      maxSendSkewP99Ms: undefined,
-      maxGcShare: undefined,
-    },
+    limits: TEST_LIMITS,
     slo: {},
     ...(t.promptTokens === undefined
       ? {}

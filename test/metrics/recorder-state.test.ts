@@ -14,6 +14,7 @@ import {
 } from "../../src/metrics/recorder-state.ts";
 import { summarizeTrial } from "../../src/metrics/summary.ts";
 import { Rng } from "../../src/workload/rng.ts";
+import { QUIET_READINGS, TEST_LIMITS } from "../helpers/reports.ts";
 
 /** 600 requests over 6 s: ok ones with varied latencies, some timed out, some failed. */
 function records(): RequestRecord[] {
@@ -49,29 +50,13 @@ function records(): RequestRecord[] {
 
 const recorder = () => new TrialRecorder({ ttftMs: 120, itlMs: 20 }, 5_000, 1, 1_000);
 
-const readings = {
-  eventLoopDelayMs: { p50: 0.1, p99: 1, max: 2 },
-  gc: { count: 0, totalMs: 0 },
-  cpu: { userMs: 100, systemMs: 10, wallMs: 6_000, shareOfCore: 0.02 },
-};
-
 const summaryOf = (rec: TrialRecorder) =>
   summarizeTrial(rec, {
     windowS: 6,
-    readings,
+    readings: QUIET_READINGS,
     hardStopped: false,
     maxConcurrency: undefined,
-    limits: {
-      percentile: "p95",
-      maxSkewEffect: 0.025,
-      maxOfferedDrift: 0.1,
-      maxLateSends: undefined,
-      maxUnsent: 0,
-      maxEventLoopDelayP99Ms: 20,
-      maxClientCpu: 0.95,
-      maxSendSkewP99Ms: undefined,
-      maxGcShare: undefined,
-    },
+    limits: TEST_LIMITS,
     slo: { ttftMs: 120, itlMs: 20 },
   });
 

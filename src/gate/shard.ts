@@ -1,12 +1,12 @@
 // One shard of a sharded gate: this run's slice of every trial of a plan
 // fixed ahead, at plan times shared by every shard. The rule: trial k (0-based,
 // over the pairs and each pair's arms in order) starts at start-at + k × slot,
-// a slot being the trial's schedule, its timeout, the hard stop's 2 s grace and
-// the cooldown — the longest a trial can take, so a trial never overlaps the
-// next whatever the server does. There is no idle check (a shard cannot wait
-// for a server the others are loading) and no re-run or look (each would need
-// every shard's results): a sharded plan runs `trials` pairs, and a trial that
-// fails its self-checks in any shard is invalid in the merge. The first shard
+// a slot being the trial's schedule, its timeout, the hard stop's 2 s grace,
+// time to settle and scrape, and the cooldown — the longest a trial can take,
+// so a trial never overlaps the next whatever the server does. There is no
+// idle check (a shard cannot wait for a server the others are loading) and no
+// re-run or look (each would need every shard's results): a sharded plan runs
+// `trials` pairs, and a trial that fails its self-checks is invalid. The first shard
 // scrapes the servers' metrics and runs the quality and contract suites after
 // the trials; every shard writes its parts for the merge (gate/merge.ts).
 

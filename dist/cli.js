@@ -78880,6 +78880,9 @@ function emptyParts(options, workload = buildWorkload(options.workload)) {
   const tally = new TrialTally(workload, recorder2);
   return { workload, recorder: recorder2, tally };
 }
+function measuredInSlice(w, slice) {
+  return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
+}
 async function measureParts(options, deps = {}, shard) {
   const { workload, recorder: recorder2, tally } = emptyParts(options);
   const clock = deps.clock ?? MONOTONIC;
@@ -78913,7 +78916,7 @@ async function measureParts(options, deps = {}, shard) {
       r.startMs + workload.windowStartMs + workload.windowMs
     ]
   );
-  const measured2 = sliceSize(workload.offsetsMs.length, shard?.slice) - sliceSize(workload.warmupCount, shard?.slice);
+  const measured2 = measuredInSlice(workload, shard?.slice);
   if (recorder2.scheduled + run.neverDue !== measured2) {
     throw new Error(
       `internal error: ${recorder2.scheduled} outcomes and ${run.neverDue} turns never due for ${measured2} requests`
@@ -79830,9 +79833,6 @@ function mergeParts(options, states, workload, serverMetrics = null) {
   };
 }
 var trialWorkload = (options) => buildWorkload(options.workload);
-function measuredInSlice(w, slice) {
-  return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
-}
 function trialSpanMs(options) {
   const w = buildWorkload(options.workload);
   return w.windowStartMs + w.windowMs + options.timeoutS * 1e3;

@@ -14,14 +14,8 @@ import type { TrialEntry } from "../compare/trials.ts";
 import type { ContractReport } from "../contract/diff.ts";
 import type { QualityReport } from "../quality/paired.ts";
 import type { PreflightReport } from "../servers/preflight.ts";
-import type { TrialReport } from "../trial/measure.ts";
-import {
-  measuredInSlice,
-  mergedReport,
-  mergeParts,
-  type ShardSection,
-  trialWorkload,
-} from "../trial/shard-part.ts";
+import { measuredInSlice, type TrialReport } from "../trial/measure.ts";
+import { mergedReport, mergeParts, type ShardSection, trialWorkload } from "../trial/shard-part.ts";
 import { setupWarnings } from "./gate.ts";
 import type { GateRun } from "./gate-run.ts";
 import type { GateOptions } from "./options.ts";

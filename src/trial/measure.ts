@@ -189,6 +189,11 @@ export function emptyParts(options: TrialOptions, workload = buildWorkload(optio
   return { workload, recorder, tally };
 }
 
+/** The measured (not warm-up) requests of the trial, or of a slice of it. */
+export function measuredInSlice(w: Workload, slice?: LoadSlice): number {
+  return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
+}
+
 /** A shard's part of the plan: its slice of every trial, and this trial's start on the clock. */
 export interface ShardPart {
   slice: LoadSlice;
@@ -234,9 +239,7 @@ export async function measureParts(
       r.startMs + workload.windowStartMs + workload.windowMs,
     ],
   );
-  const measured =
-    sliceSize(workload.offsetsMs.length, shard?.slice) -
-    sliceSize(workload.warmupCount, shard?.slice);
+  const measured = measuredInSlice(workload, shard?.slice);
   // Every request has an outcome, but a session's turns after it ended never fell due.
   if (recorder.scheduled + run.neverDue !== measured) {
     throw new Error(

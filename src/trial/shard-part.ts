@@ -8,7 +8,7 @@
 import type { Arm } from "../common/arms.ts";
 import type { ClockReading } from "../load/clock.ts";
 import type { ProbeReadings } from "../load/probes.ts";
-import { type LoadSlice, sliceSize } from "../load/run.ts";
+import type { LoadSlice } from "../load/run.ts";
 import {
   mergeRecorderState,
   type RecorderState,
@@ -142,11 +142,6 @@ export function mergeParts(
 
 /** The trial's seeded workload (the same in every shard and in the merge). */
 export const trialWorkload = (options: TrialOptions): Workload => buildWorkload(options.workload);
-
-/** The measured (not warm-up) requests of a slice of the trial. */
-export function measuredInSlice(w: Workload, slice: LoadSlice): number {
-  return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
-}
 
 /** The longest a trial of these options can take: its schedule and its timeout. */
 export function trialSpanMs(options: TrialOptions): number {

@@ -174,35 +174,26 @@ test(
           join(partial, `shard-${i}`, "results.json"),
         );
       }
-      const missing = await gate({
-        "merge-from": partial,
-        "results-path": join(dir, "missing.json"),
-      });
-      assert.equal(missing.code, 2);
-      assert.equal(read(join(dir, "missing.json")).verdict, "error");
-      assert.match(missing.stderr, /shard 2\/3 is missing from .*partial \(found 0, 1\)/);
+      /** A merge of partial/ refused as a bad setting (exit 2, an error results file), saying why. */
+      const refused = async (name: string, why: RegExp) => {
+        const r = await gate({ "merge-from": partial, "results-path": join(dir, `${name}.json`) });
+        assert.equal(r.code, 2);
+        assert.equal(read(join(dir, `${name}.json`)).verdict, "error");
+        assert.match(r.stderr, why);
+      };
+      await refused("missing", /shard 2\/3 is missing from .*partial \(found 0, 1\)/);
       // Doubled: shard 1's file twice.
       copyFileSync(join(shardDir, "shard-1", "results.json"), join(partial, "again.json"));
-      const doubled = await gate({
-        "merge-from": partial,
-        "results-path": join(dir, "doubled.json"),
-      });
-      assert.equal(doubled.code, 2);
-      assert.match(
-        doubled.stderr,
+      await refused(
+        "doubled",
         /shard 1\/3 is given twice: .*again\.json and .*shard-1\/results\.json/,
       );
       // Foreign: shard 2 of another plan.
       const foreign = shards[2] as GateResults & { shard: { plan_hash: string } };
       foreign.shard.plan_hash = "0".repeat(64);
       writeFileSync(join(partial, "again.json"), JSON.stringify(foreign));
-      const other = await gate({
-        "merge-from": partial,
-        "results-path": join(dir, "foreign.json"),
-      });
-      assert.equal(other.code, 2);
-      assert.match(
-        other.stderr,
+      await refused(
+        "foreign",
         /again\.json is shard 2\/3 of another plan: its plan hash 000000000000/,
       );
       // Hostile: shard 2's first histogram a zero run of 2^40 slots (days to decode), then a
@@ -214,13 +205,8 @@ test(
       assert.ok(part);
       part.recorder.histograms.ttft.encoded = ZERO_RUN;
       writeFileSync(join(partial, "again.json"), JSON.stringify(crafted));
-      const hostile = await gate({
-        "merge-from": partial,
-        "results-path": join(dir, "hostile.json"),
-      });
-      assert.equal(hostile.code, 2);
-      assert.match(
-        hostile.stderr,
+      await refused(
+        "hostile",
         /again\.json: pair 1 \w+ cannot be read: a histogram cannot be read: its counts run past/,
       );
       // A shard that skipped its last trial (late) and then stopped: that trial invalid, naming
@@ -270,9 +256,7 @@ test(
       );
       crafted.shard.count = 1e9;
       writeFileSync(join(partial, "again.json"), JSON.stringify(crafted));
-      const huge = await gate({ "merge-from": partial, "results-path": join(dir, "huge.json") });
-      assert.equal(huge.code, 2);
-      assert.match(huge.stderr, /again\.json is not a shard's results file: \/count must be <= 64/);
+      await refused("huge", /again\.json is not a shard's results file: \/count must be <= 64/);
     } finally {
       await Promise.all([baseline.stop(), candidate.stop()]);
     }

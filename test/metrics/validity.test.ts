@@ -9,18 +9,9 @@ import {
   type SelfCheckLimits,
   worstDrift,
 } from "../../src/metrics/validity.ts";
+import { TEST_LIMITS } from "../helpers/reports.ts";
 
-const LIMITS: SelfCheckLimits = {
-  percentile: "p95",
-  maxSkewEffect: 0.1,
-  maxOfferedDrift: 0.1,
-  maxLateSends: undefined,
-  maxUnsent: 0,
-  maxEventLoopDelayP99Ms: 20,
-  maxClientCpu: 0.95,
-  maxSendSkewP99Ms: undefined,
-  maxGcShare: undefined,
-};
+const LIMITS: SelfCheckLimits = { ...TEST_LIMITS, maxSkewEffect: 0.1 };
 
 const onTime = { scheduled: 100, onTime: 100, censored: false, resolutionMs: 1 };
 

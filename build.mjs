@@ -1,4 +1,5 @@
-// Bundles the action (dist/index.js) and the CLI (dist/cli.js) with esbuild.
+// Bundles the action (dist/index.js), the CLI (dist/cli.js) and a split trial's
+// worker (dist/trial-worker.js) with esbuild.
 // `node build.mjs --check` bundles into a scratch folder and fails when the
 // committed dist/ differs, so a stale bundle never ships.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -33,6 +34,12 @@ await build({
   ...common,
   entryPoints: { cli: "src/cli.ts" },
   banner: { js: `#!/usr/bin/env node\n${NODE_VERSION_GUARD}\n${banner}` },
+});
+// A split trial's worker thread (src/trial/workers.ts finds it beside the bundle).
+await build({
+  ...common,
+  entryPoints: { "trial-worker": "src/trial/trial-worker.ts" },
+  banner: { js: banner },
 });
 
 if (check) {

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 export async function startFastServer(
   tokens: number,
   perWrite: number,
-): Promise<{ url: string; stop: () => void }> {
+): Promise<{ url: string; pid: number | undefined; stop: () => void }> {
   const child = spawn(
     process.execPath,
     [new URL("./fast-server.ts", import.meta.url).pathname, "0", String(tokens), String(perWrite)],
@@ -18,5 +18,5 @@ export async function startFastServer(
       if (m) resolve(m[1] as string);
     });
   });
-  return { url, stop: () => child.kill("SIGTERM") };
+  return { url, pid: child.pid, stop: () => child.kill("SIGTERM") };
 }

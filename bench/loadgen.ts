@@ -8,7 +8,7 @@ import { parseTrialOptions } from "../src/config/trial.ts";
 import { newRecord } from "../src/load/record.ts";
 import { applyStreamEvent } from "../src/load/stream.ts";
 import { SseParser } from "../src/openai/sse.ts";
-import { measureTrial } from "../src/trial/measure.ts";
+import { measureTrial } from "../src/trial/trial.ts";
 import { startFastServer } from "./fast-server-process.ts";
 
 async function trial(url: string, rate: number, windowS: number, tokens: number) {

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTrialOptions } from "../src/config/trial.ts";
 import { RequestsFile } from "../src/requests/file.ts";
-import { measureTrial } from "../src/trial/measure.ts";
+import { measureTrial } from "../src/trial/trial.ts";
 import { startFastServer } from "./fast-server-process.ts";
 
 const MINUTES = Number(process.argv[2] ?? 30);

@@ -10,7 +10,7 @@ import { parseExposition } from "../src/servermetrics/parse.ts";
 import { gaugeSamples } from "../src/servermetrics/runtimes.ts";
 import { metricsFetcher } from "../src/servermetrics/scraper.ts";
 import { samplesByName, snapshot } from "../src/servermetrics/snapshot.ts";
-import { measureTrial } from "../src/trial/measure.ts";
+import { measureTrial } from "../src/trial/trial.ts";
 import { startFastServer } from "./fast-server-process.ts";
 import { vllmPage } from "./metrics-page.ts";
 

@@ -55513,9 +55513,9 @@ function headlineFor(run) {
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
       const unclear = budgets("unclear");
-      const within = open.length > 0 ? `neither shown within the tolerance nor beyond it: ${open.join(", ")}` : "";
+      const within2 = open.length > 0 ? `neither shown within the tolerance nor beyond it: ${open.join(", ")}` : "";
       const budget = unclear.length > 0 ? `neither shown within the budget nor beyond it: ${unclear.join(", ")}` : "";
-      return [within, budget].filter(Boolean).join("; ");
+      return [within2, budget].filter(Boolean).join("; ");
     }
     case "pass":
       return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity every gated metric is shown within its tolerance` : `every gated metric is shown within its tolerance${run.budgets.length > 0 ? " and the candidate within every budget" : ""} (its bound, not only its estimate)`;
@@ -55729,6 +55729,10 @@ function outcomes(r) {
 
 ${lines2.join("\n")}`;
 }
+function workersNote(r) {
+  const most = Math.max(1, ...r.trials.map((t) => t.report.validity.workers ?? 1));
+  return most > 1 ? ` (the busiest worker's; up to ${most} workers a trial)` : "";
+}
 function selfChecks(r) {
   const invalid2 = r.trials.filter((t) => !t.report.validity.valid);
   const worst = (f) => Math.max(0, ...r.trials.map(f));
@@ -55736,7 +55740,7 @@ function selfChecks(r) {
   const effect = worst(
     (t) => Math.max(t.report.validity.skew_effect.ttft ?? 0, t.report.validity.skew_effect.e2el ?? 0)
   );
-  const summary = `late sends moved ${p} TTFT/E2EL by at most ${percent(effect)}, worst send skew p99 ${compact(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${compact(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core`;
+  const summary = `late sends moved ${p} TTFT/E2EL by at most ${percent(effect)}, worst send skew p99 ${compact(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${compact(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core${workersNote(r)}`;
   const capped = r.trials.some((t) => t.report.validity.capped) ? " Runs were capped by max-concurrency (closed loop)." : "";
   const notes = [
     ...r.reruns.flatMap(
@@ -60510,6 +60514,13 @@ var REQUEST_SETTINGS = [
     scope: "trial",
     help: "Cap on requests in flight (closed loop; the wait counts as latency).",
     accepts: { kind: "number", integer: true, min: 1 }
+  },
+  {
+    name: "workers",
+    scope: "trial",
+    default: "auto",
+    help: "Worker threads each trial's schedule is split over (each sends its own slice on its own connections, with its own self-checks); auto: as many as the rate needs at half a core each, on the cores the servers the gate starts leave.",
+    accepts: { kind: "text", what: "auto, or a whole number from 1 to 64" }
   },
   {
     name: "slo",
@@ -72040,7 +72051,8 @@ function refuseUnsplittable(raw, facts) {
     facts.capacity && "capacity (the sweep chooses rates as it goes)",
     facts.maxConcurrency && "max-concurrency (one cap over every shard's requests)",
     facts.sessions && "sessions of more than one turn (a turn waits on the previous answer)",
-    facts.servers && "servers the gate starts (each shard would start its own)"
+    facts.servers && "servers the gate starts (each shard would start its own)",
+    facts.workers && "workers (a shard is one thread: run more shards)"
   ].filter((x) => typeof x === "string");
   if (why.length === 0) return;
   const mode = given(raw, "merge-from") !== void 0 ? "merge-from" : "shard";
@@ -72129,6 +72141,39 @@ function countLines(fd, kind, capLines) {
         `it has more than ${capLines.toLocaleString("en-US")} lines, the most a ${kind} may hold`
       );
   }
+}
+
+// src/trial/worker-count.ts
+var MAX_WORKERS = 64;
+var ONE_WORKER = { requested: 1, reservedCores: 0 };
+var CPU_US_PER_REQUEST = 400;
+var CPU_US_PER_EVENT = 3;
+var CORE_SHARE_PER_WORKER = 0.5;
+var UNCAPPED_EVENTS = 256;
+function clientCoreShare(workload) {
+  const n = workload.offsetsMs.length;
+  const spanS = (workload.windowStartMs + workload.windowMs) / 1e3;
+  if (n === 0 || !(spanS > 0)) return 0;
+  let events = 0;
+  for (let i = 0; i < n; i++) events += (workload.maxTokens[i] || UNCAPPED_EVENTS) + 2;
+  return (n * CPU_US_PER_REQUEST + events * CPU_US_PER_EVENT) / 1e6 / spanS;
+}
+function unsplittable(o) {
+  if (o.maxConcurrency !== void 0) return "max-concurrency (one cap over every request)";
+  if (o.sessionTurns > 1)
+    return "sessions of more than one turn (a turn waits on the previous answer)";
+  return void 0;
+}
+function workerCount(setting2, workload, maxConcurrency, cores) {
+  const split = unsplittable({
+    maxConcurrency,
+    sessionTurns: workload.spec.sessions?.turns ?? 1
+  });
+  if (split !== void 0) return 1;
+  if (setting2.requested !== "auto") return setting2.requested;
+  const free = Math.max(1, cores - setting2.reservedCores);
+  const wanted = Math.ceil(clientCoreShare(workload) / CORE_SHARE_PER_WORKER);
+  return Math.min(MAX_WORKERS, free, Math.max(1, wanted));
 }
 
 // src/common/slo.ts
@@ -75261,7 +75306,8 @@ function tokenCounter(name, tokenizerJson, configJson, words) {
     later,
     ofCount: { first: byCount(first), later: byCount(later) },
     filler,
-    exact
+    exact,
+    source: { tokenizerJson, configJson }
   };
 }
 function countedWords(counter, words, rng, tokens2, continued) {
@@ -75562,8 +75608,23 @@ function parseTrialOptions(raw, env = {}, readFile = readTextFile, checks = MEAS
     maxConcurrency: optionalNumber(raw, "max-concurrency"),
     slo: slo === void 0 ? {} : parseSlo("slo", slo),
     limits: parseLimits(raw, checks),
-    serverMetrics: parseServerMetrics(raw, target.baseUrl)
+    serverMetrics: parseServerMetrics(raw, target.baseUrl),
+    workers: { requested: parseWorkers(raw), reservedCores: 0 }
   };
+}
+function parseWorkers(raw) {
+  const text3 = defaulted(raw, "workers").trim();
+  if (text3 === "auto") return "auto";
+  const n = Number(text3);
+  if (!/^[0-9]+$/.test(text3) || n < 1 || n > MAX_WORKERS)
+    throw rejectValue("workers", text3, `auto, or a whole number from 1 to ${MAX_WORKERS}`);
+  const why = unsplittable({
+    maxConcurrency: optionalNumber(raw, "max-concurrency"),
+    sessionTurns: optionalNumber(raw, "turns") ?? 1
+  });
+  if (n > 1 && why !== void 0)
+    throw new InputError(`workers = ${n} is not accepted with ${why}; expected workers 1 or auto`);
+  return n;
 }
 
 // src/config/config.ts
@@ -75643,19 +75704,26 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
   const capacity = parseCapacity(raw);
   const decision = parseDecision(raw);
   const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
-  const arm = (a) => forArm(a, () => {
-    const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);
-    return { ...o, workload: { ...o.workload, textSalt: a === "candidate" ? 1 : 0 } };
-  });
   const servers2 = parseServerSettings(raw);
   const sharding = parseSharding(raw);
-  if (sharding.shard || sharding.mergeFrom !== void 0) {
+  const sharded = sharding.shard !== void 0 || sharding.mergeFrom !== void 0;
+  const workersOf = (o) => ({
+    requested: sharded ? 1 : o.workers?.requested ?? 1,
+    reservedCores: Object.keys(servers2.commands).length
+  });
+  const arm = (a) => forArm(a, () => {
+    const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);
+    const textSalt = a === "candidate" ? 1 : 0;
+    return { ...o, workload: { ...o.workload, textSalt }, workers: workersOf(o) };
+  });
+  if (sharded) {
     const b = arm("baseline");
     refuseUnsplittable(raw, {
       capacity: capacity !== void 0,
       maxConcurrency: b.maxConcurrency !== void 0,
       sessions: (b.workload.sessions?.turns ?? 1) > 1,
-      servers: Object.keys(servers2.commands).length > 0
+      servers: Object.keys(servers2.commands).length > 0,
+      workers: given(raw, "workers") !== void 0 && given(raw, "workers")?.trim() !== "auto"
     });
   }
   return {
@@ -77395,8 +77463,8 @@ function latenessMatters(options, pair) {
   });
 }
 
-// src/load/run.ts
-var import_undici10 = __toESM(require_undici(), 1);
+// src/trial/trial.ts
+import { availableParallelism } from "node:os";
 
 // src/workload/streams.ts
 var ARRIVAL_STREAM = 685845;
@@ -77607,6 +77675,9 @@ function fingerprint(w) {
   return h.toString(16).padStart(8, "0");
 }
 
+// src/load/run.ts
+var import_undici10 = __toESM(require_undici(), 1);
+
 // src/workload/prompts.ts
 function syntheticPrompt(spec, index, tokens2, continued = false) {
   const round8 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
@@ -77700,6 +77771,7 @@ function hardStopMs(startMs, lastOffsetMs, turns, timeoutMs, thinkMs, graceMs) {
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { isMainThread } from "node:worker_threads";
 var gcFunction;
 function collectGarbage() {
   if (!gcFunction) {
@@ -77708,6 +77780,7 @@ function collectGarbage() {
   }
   gcFunction();
 }
+var cpuUsage = (since) => isMainThread ? process.cpuUsage(since) : process.threadCpuUsage(since);
 var LOOP_RESOLUTION_MS = 10;
 function startProbes() {
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
@@ -77721,7 +77794,7 @@ function startProbes() {
     }
   });
   observer.observe({ entryTypes: ["gc"] });
-  const cpu0 = process.cpuUsage();
+  const cpu0 = cpuUsage();
   const wall0 = performance.now();
   return {
     stop() {
@@ -77731,7 +77804,7 @@ function startProbes() {
         gcMs += entry.duration;
       }
       observer.disconnect();
-      const cpu = process.cpuUsage(cpu0);
+      const cpu = cpuUsage(cpu0);
       const wallMs = performance.now() - wall0;
       const delayMs = (ns) => Number.isFinite(ns) ? Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS) : 0;
       return {
@@ -78883,8 +78956,8 @@ function emptyParts(options, workload = buildWorkload(options.workload)) {
 function measuredInSlice(w, slice) {
   return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
 }
-async function measureParts(options, deps = {}, shard) {
-  const { workload, recorder: recorder2, tally } = emptyParts(options);
+async function measureParts(options, deps = {}, shard, built = buildWorkload(options.workload)) {
+  const { workload, recorder: recorder2, tally } = emptyParts(options, built);
   const clock = deps.clock ?? MONOTONIC;
   const sinks = requestSinks(workload, tally, options, deps, clock);
   const onStart = (startMs) => {
@@ -78924,8 +78997,9 @@ async function measureParts(options, deps = {}, shard) {
   }
   return { workload, recorder: recorder2, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
 }
-async function measureTrial(options, deps = {}) {
-  return reportOf(options, await measureParts(options, deps), deps.now?.() ?? /* @__PURE__ */ new Date());
+async function measureInThread(options, deps = {}, workload = buildWorkload(options.workload)) {
+  const parts = await measureParts(options, deps, void 0, workload);
+  return reportOf(options, parts, deps.now?.() ?? /* @__PURE__ */ new Date());
 }
 function reportOf(options, parts, now) {
   const { workload, recorder: recorder2, tally, run } = parts;
@@ -78961,6 +79035,341 @@ function reportOf(options, parts, now) {
     timeline: timelineOf(parts.timeline, parts.gauges),
     ...summary
   };
+}
+
+// src/trial/workers.ts
+import { Worker as Worker2 } from "node:worker_threads";
+
+// src/metrics/recorder-state.ts
+var HISTOGRAMS2 = [
+  "ttft",
+  "e2el",
+  "ttftService",
+  "e2elService",
+  "firstByte",
+  "tpot",
+  "itl",
+  "itlPerToken",
+  "sendSkew",
+  "ttftOnTime",
+  "e2elOnTime",
+  "slotWait"
+];
+var COUNTS = [
+  "lateSends",
+  "outputTokens",
+  "outputChunks",
+  "usageRequests",
+  "usageTokens",
+  "usageChunks",
+  "usageWithEos",
+  "reconnects",
+  "good",
+  "goodOnTime"
+];
+var mapOf = (keys, value2) => Object.fromEntries(keys.map((k) => [k, value2(k)]));
+function recorderState(rec) {
+  return {
+    outcomes: { ...rec.outcomes },
+    histograms: mapOf(HISTOGRAMS2, (k) => rec[k].state()),
+    counts: mapOf(COUNTS, (k) => rec[k]),
+    examples: rec.examples,
+    finish_reasons: { ...rec.finishReasons },
+    offered: [...rec.offered].map(([k, w]) => [k, w.scheduled, w.sent]),
+    reasoning: rec.reasoning.state(),
+    rate_limits: rec.rateLimits.summary()
+  };
+}
+function mergeRecorderState(rec, s) {
+  for (const o of OUTCOMES) rec.outcomes[o] += s.outcomes[o];
+  for (const k of HISTOGRAMS2) rec[k].add(LatencyHistogram.fromState(s.histograms[k]));
+  for (const k of COUNTS) rec[k] += s.counts[k];
+  for (const o of OUTCOMES) {
+    const both = [...rec.examples[o] ?? [], ...s.examples[o] ?? []];
+    if (both.length === 0) continue;
+    rec.examples[o] = both.sort((a, b) => a.index - b.index).slice(0, EXAMPLES_PER_CLASS);
+  }
+  for (const [reason, n] of Object.entries(s.finish_reasons)) rec.countFinish(reason, n);
+  for (const [k, scheduled, sent] of s.offered) {
+    const w = rec.offered.get(k) ?? { scheduled: 0, sent: 0 };
+    rec.offered.set(k, { scheduled: w.scheduled + scheduled, sent: w.sent + sent });
+  }
+  rec.reasoning.merge(s.reasoning);
+  rec.rateLimits.merge(s.rate_limits);
+}
+
+// src/trial/shard-part.ts
+var SHARD_SCHEMA = "llm-perf-gate/shard@1";
+function partState(parts, slice) {
+  const { run, tally } = parts;
+  return {
+    slice,
+    recorder: recorderState(parts.recorder),
+    prompt: { ...tally.prompt },
+    last_end_ms: Number.isNaN(tally.lastEndMs) ? null : tally.lastEndMs - run.startMs,
+    timeline: parts.timeline.state(),
+    readings: run.readings,
+    hard_stopped: run.hardStopped,
+    never_due: run.neverDue,
+    gauges: parts.gauges.map((g2) => ({ ...g2, atMs: g2.atMs - run.startMs }))
+  };
+}
+function worstReadings(all) {
+  const max2 = (f) => Math.max(0, ...all.map(f));
+  return {
+    eventLoopDelayMs: {
+      p50: max2((r) => r.eventLoopDelayMs.p50),
+      p99: max2((r) => r.eventLoopDelayMs.p99),
+      max: max2((r) => r.eventLoopDelayMs.max)
+    },
+    gc: { count: max2((r) => r.gc.count), totalMs: max2((r) => r.gc.totalMs) },
+    cpu: {
+      userMs: max2((r) => r.cpu.userMs),
+      systemMs: max2((r) => r.cpu.systemMs),
+      wallMs: max2((r) => r.cpu.wallMs),
+      shareOfCore: max2((r) => r.cpu.shareOfCore)
+    }
+  };
+}
+function mergeParts(options, states, workload, serverMetrics = null) {
+  const { recorder: recorder2, tally } = emptyParts(options, workload);
+  const scheduleS = (workload.windowStartMs + workload.windowMs) / 1e3;
+  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
+  for (const s of states) {
+    mergeRecorderState(recorder2, s.recorder);
+    tally.prompt.intended += s.prompt.intended;
+    tally.prompt.server += s.prompt.server;
+    tally.prompt.requests += s.prompt.requests;
+    if (s.last_end_ms !== null && !(s.last_end_ms <= tally.lastEndMs))
+      tally.lastEndMs = s.last_end_ms;
+    timeline.merge(s.timeline);
+  }
+  return {
+    workload,
+    recorder: recorder2,
+    tally,
+    timeline,
+    run: {
+      startMs: 0,
+      readings: worstReadings(states.map((s) => s.readings)),
+      hardStopped: states.some((s) => s.hard_stopped),
+      neverDue: states.reduce((n, s) => n + s.never_due, 0)
+    },
+    serverMetrics,
+    gauges: serverMetrics ? states.find((s) => s.gauges.length > 0)?.gauges ?? [] : []
+  };
+}
+var trialWorkload = (options) => buildWorkload(options.workload);
+function trialSpanMs(options) {
+  const w = buildWorkload(options.workload);
+  return w.windowStartMs + w.windowMs + options.timeoutS * 1e3;
+}
+function generatorOnly(options) {
+  return {
+    ...options,
+    limits: {
+      ...options.limits,
+      maxSkewEffect: Number.POSITIVE_INFINITY,
+      maxOfferedDrift: Number.POSITIVE_INFINITY,
+      maxLateSends: void 0,
+      maxUnsent: Number.POSITIVE_INFINITY
+    }
+  };
+}
+var shardName = (s) => `shard ${s.index}/${s.count}`;
+function planOnly(options) {
+  return {
+    ...options,
+    limits: {
+      ...options.limits,
+      maxEventLoopDelayP99Ms: Number.POSITIVE_INFINITY,
+      maxClientCpu: Number.POSITIVE_INFINITY,
+      maxSendSkewP99Ms: void 0,
+      maxGcShare: void 0
+    }
+  };
+}
+function mergedReport(options, states, at2, partName = shardName) {
+  const { workload, now } = at2;
+  const plan = planOnly(options);
+  const parts = mergeParts(plan, states, workload, at2.serverMetrics);
+  const merged = at2.gauges ? { ...parts, gauges: at2.gauges } : parts;
+  const report = reportOf(plan, { ...merged, run: { ...merged.run, hardStopped: false } }, now);
+  const v = report.validity;
+  const own = generatorOnly(options);
+  const byShard = states.flatMap(
+    (s) => reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map(
+      (r) => `${partName(s.slice)}: ${r}`
+    )
+  );
+  const reasons = [...v.reasons, ...byShard];
+  return {
+    ...report,
+    validity: {
+      ...v,
+      limits: limitsReport(options.limits),
+      valid: reasons.length === 0,
+      reasons,
+      // Lateness alone in the merge may be kept; a shard's generator's fault may not.
+      lateness_only: v.lateness_only === true && byShard.length === 0
+    }
+  };
+}
+
+// src/trial/worker-protocol.ts
+function portableOptions(options) {
+  const t = options.workload.tokenizer;
+  return {
+    options: {
+      ...options,
+      serverMetrics: null,
+      workload: { ...options.workload, tokenizer: void 0 }
+    },
+    tokenizer: t ? { name: t.name, source: t.source } : null
+  };
+}
+
+// src/trial/workers.ts
+var START_LEAD_MS = 500;
+var READY_TIMEOUT_MS = 12e4;
+var workerName = (s) => `worker ${s.index}/${s.count}`;
+function workerUrl() {
+  const fromSource = import.meta.url.endsWith(".ts");
+  return new URL(fromSource ? "./trial-worker.ts" : "./trial-worker.js", import.meta.url);
+}
+function startWorker(start, onLines, onProgress) {
+  const name = workerName(start.slice);
+  const worker = new Worker2(workerUrl(), { workerData: start });
+  let ready = () => {
+  };
+  let done = () => {
+  };
+  let fail3 = () => {
+  };
+  const readyP = new Promise((resolve2) => {
+    ready = resolve2;
+  });
+  const part2 = new Promise((resolve2, reject) => {
+    done = resolve2;
+    fail3 = reject;
+  });
+  worker.on("message", (m) => {
+    if (m.type === "ready") ready();
+    else if (m.type === "lines") onLines(m);
+    else if (m.type === "progress") onProgress(m.progress);
+    else if (m.type === "part") done(m.state);
+    else fail3(new Error(`${name}: ${m.message}`));
+  });
+  worker.on("error", (error) => fail3(new Error(`${name} failed: ${error.message}`)));
+  worker.on(
+    "exit",
+    (code) => fail3(new Error(`${name} stopped (exit code ${code}) before its part`))
+  );
+  const readyOrFail = Promise.race([readyP, part2.then(() => void 0)]);
+  return {
+    ready: readyOrFail,
+    part: part2,
+    send: (message) => worker.postMessage(message),
+    stop: async () => {
+      await worker.terminate();
+    }
+  };
+}
+function progressSum(count3, onProgress) {
+  const latest = /* @__PURE__ */ new Map();
+  const fresh = /* @__PURE__ */ new Set();
+  return (w) => (p) => {
+    latest.set(w, p);
+    fresh.add(w);
+    if (fresh.size < count3 || !onProgress) return;
+    fresh.clear();
+    const seen = [...latest.values()];
+    const sum2 = (f) => seen.reduce((s, x) => s + f(x), 0);
+    onProgress({
+      elapsedS: Math.max(...seen.map((x) => x.elapsedS)),
+      phase: latest.get(0)?.phase ?? p.phase,
+      sent: sum2((x) => x.sent),
+      inFlight: sum2((x) => x.inFlight),
+      done: sum2((x) => x.done),
+      failed: sum2((x) => x.failed),
+      total: sum2((x) => x.total)
+    });
+  };
+}
+function within(ms3, why, p) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(why)), ms3);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+async function runWorkers(options, deps, count3, onStart) {
+  const portable = portableOptions(options);
+  const progress = progressSum(count3, deps.onProgress);
+  const onLines = deps.onRequestLine ? (m) => {
+    for (const [r, at2] of m.lines) deps.onRequestLine?.(r, at2);
+  } : () => {
+  };
+  const workers = Array.from(
+    { length: count3 },
+    (_, w) => startWorker(
+      {
+        portable,
+        slice: { index: w, count: count3 },
+        lines: deps.onRequestLine !== void 0,
+        progress: deps.onProgress !== void 0
+      },
+      onLines,
+      progress(w)
+    )
+  );
+  const cancel = () => {
+    for (const w of workers) w.send({ type: "cancel" });
+  };
+  try {
+    const why = `the trial's ${count3} workers were not ready in ${READY_TIMEOUT_MS / 1e3} s`;
+    await within(READY_TIMEOUT_MS, why, Promise.all(workers.map((w) => w.ready)));
+    const offsetNs = hrtimeOffsetNanos();
+    const startMs = MONOTONIC.now() + START_LEAD_MS;
+    onStart(startMs);
+    const startAtNs = BigInt(Math.round(startMs * 1e6)) + offsetNs;
+    for (const w of workers) w.send({ type: "start", startAtNs });
+    deps.signal?.addEventListener("abort", cancel, { once: true });
+    if (deps.signal?.aborted) cancel();
+    return await Promise.all(workers.map((w) => w.part));
+  } finally {
+    deps.signal?.removeEventListener("abort", cancel);
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+}
+async function measureInWorkers(options, deps, count3, workload) {
+  let startMs = Number.NaN;
+  const { result: result2, serverMetrics, gauges } = await scrapeBeside(
+    options,
+    deps,
+    MONOTONIC,
+    () => runWorkers(options, deps, count3, (ms3) => {
+      startMs = ms3;
+    }),
+    () => [startMs + workload.windowStartMs, startMs + workload.windowStartMs + workload.windowMs]
+  );
+  const now = deps.now?.() ?? /* @__PURE__ */ new Date();
+  const fromStart = gauges.map((g2) => ({ ...g2, atMs: g2.atMs - startMs }));
+  const report = mergedReport(
+    options,
+    result2,
+    { workload, serverMetrics, now, gauges: fromStart },
+    workerName
+  );
+  return { ...report, validity: { ...report.validity, workers: count3 } };
+}
+
+// src/trial/trial.ts
+async function measureTrial(options, deps = {}) {
+  const workload = buildWorkload(options.workload);
+  const setting2 = options.workers ?? ONE_WORKER;
+  const count3 = deps.clock ? 1 : workerCount(setting2, workload, options.maxConcurrency, availableParallelism());
+  return count3 > 1 ? measureInWorkers(options, deps, count3, workload) : measureInThread(options, deps, workload);
 }
 
 // src/gate/trials.ts
@@ -79557,7 +79966,7 @@ function probeWritable(io, flag, path) {
 }
 
 // src/commands/watchdog.ts
-import { Worker as Worker2 } from "node:worker_threads";
+import { Worker as Worker3 } from "node:worker_threads";
 var PLACEHOLDER = "@@watchdog-reason@@";
 var BEAT_MS = 200;
 var WORKER_SOURCE2 = `
@@ -79587,7 +79996,7 @@ setInterval(() => {
 `;
 function startWatchdog(options) {
   const beat = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker2(WORKER_SOURCE2, {
+  const worker = new Worker3(WORKER_SOURCE2, {
     eval: true,
     workerData: { ...options, beat, placeholder: PLACEHOLDER }
   });
@@ -79712,181 +80121,6 @@ function captureEnvironment(env, event) {
 import { createHash } from "node:crypto";
 import { readdirSync, statSync as statSync2 } from "node:fs";
 import { join as join3, resolve } from "node:path";
-
-// src/metrics/recorder-state.ts
-var HISTOGRAMS2 = [
-  "ttft",
-  "e2el",
-  "ttftService",
-  "e2elService",
-  "firstByte",
-  "tpot",
-  "itl",
-  "itlPerToken",
-  "sendSkew",
-  "ttftOnTime",
-  "e2elOnTime",
-  "slotWait"
-];
-var COUNTS = [
-  "lateSends",
-  "outputTokens",
-  "outputChunks",
-  "usageRequests",
-  "usageTokens",
-  "usageChunks",
-  "usageWithEos",
-  "reconnects",
-  "good",
-  "goodOnTime"
-];
-var mapOf = (keys, value2) => Object.fromEntries(keys.map((k) => [k, value2(k)]));
-function recorderState(rec) {
-  return {
-    outcomes: { ...rec.outcomes },
-    histograms: mapOf(HISTOGRAMS2, (k) => rec[k].state()),
-    counts: mapOf(COUNTS, (k) => rec[k]),
-    examples: rec.examples,
-    finish_reasons: { ...rec.finishReasons },
-    offered: [...rec.offered].map(([k, w]) => [k, w.scheduled, w.sent]),
-    reasoning: rec.reasoning.state(),
-    rate_limits: rec.rateLimits.summary()
-  };
-}
-function mergeRecorderState(rec, s) {
-  for (const o of OUTCOMES) rec.outcomes[o] += s.outcomes[o];
-  for (const k of HISTOGRAMS2) rec[k].add(LatencyHistogram.fromState(s.histograms[k]));
-  for (const k of COUNTS) rec[k] += s.counts[k];
-  for (const o of OUTCOMES) {
-    const both = [...rec.examples[o] ?? [], ...s.examples[o] ?? []];
-    if (both.length === 0) continue;
-    rec.examples[o] = both.sort((a, b) => a.index - b.index).slice(0, EXAMPLES_PER_CLASS);
-  }
-  for (const [reason, n] of Object.entries(s.finish_reasons)) rec.countFinish(reason, n);
-  for (const [k, scheduled, sent] of s.offered) {
-    const w = rec.offered.get(k) ?? { scheduled: 0, sent: 0 };
-    rec.offered.set(k, { scheduled: w.scheduled + scheduled, sent: w.sent + sent });
-  }
-  rec.reasoning.merge(s.reasoning);
-  rec.rateLimits.merge(s.rate_limits);
-}
-
-// src/trial/shard-part.ts
-var SHARD_SCHEMA = "llm-perf-gate/shard@1";
-function partState(parts, slice) {
-  const { run, tally } = parts;
-  return {
-    slice,
-    recorder: recorderState(parts.recorder),
-    prompt: { ...tally.prompt },
-    last_end_ms: Number.isNaN(tally.lastEndMs) ? null : tally.lastEndMs - run.startMs,
-    timeline: parts.timeline.state(),
-    readings: run.readings,
-    hard_stopped: run.hardStopped,
-    never_due: run.neverDue,
-    gauges: parts.gauges.map((g2) => ({ ...g2, atMs: g2.atMs - run.startMs }))
-  };
-}
-function worstReadings(all) {
-  const max2 = (f) => Math.max(0, ...all.map(f));
-  return {
-    eventLoopDelayMs: {
-      p50: max2((r) => r.eventLoopDelayMs.p50),
-      p99: max2((r) => r.eventLoopDelayMs.p99),
-      max: max2((r) => r.eventLoopDelayMs.max)
-    },
-    gc: { count: max2((r) => r.gc.count), totalMs: max2((r) => r.gc.totalMs) },
-    cpu: {
-      userMs: max2((r) => r.cpu.userMs),
-      systemMs: max2((r) => r.cpu.systemMs),
-      wallMs: max2((r) => r.cpu.wallMs),
-      shareOfCore: max2((r) => r.cpu.shareOfCore)
-    }
-  };
-}
-function mergeParts(options, states, workload, serverMetrics = null) {
-  const { recorder: recorder2, tally } = emptyParts(options, workload);
-  const scheduleS = (workload.windowStartMs + workload.windowMs) / 1e3;
-  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
-  for (const s of states) {
-    mergeRecorderState(recorder2, s.recorder);
-    tally.prompt.intended += s.prompt.intended;
-    tally.prompt.server += s.prompt.server;
-    tally.prompt.requests += s.prompt.requests;
-    if (s.last_end_ms !== null && !(s.last_end_ms <= tally.lastEndMs))
-      tally.lastEndMs = s.last_end_ms;
-    timeline.merge(s.timeline);
-  }
-  return {
-    workload,
-    recorder: recorder2,
-    tally,
-    timeline,
-    run: {
-      startMs: 0,
-      readings: worstReadings(states.map((s) => s.readings)),
-      hardStopped: states.some((s) => s.hard_stopped),
-      neverDue: states.reduce((n, s) => n + s.never_due, 0)
-    },
-    serverMetrics,
-    gauges: serverMetrics ? states.find((s) => s.gauges.length > 0)?.gauges ?? [] : []
-  };
-}
-var trialWorkload = (options) => buildWorkload(options.workload);
-function trialSpanMs(options) {
-  const w = buildWorkload(options.workload);
-  return w.windowStartMs + w.windowMs + options.timeoutS * 1e3;
-}
-function generatorOnly(options) {
-  return {
-    ...options,
-    limits: {
-      ...options.limits,
-      maxSkewEffect: Number.POSITIVE_INFINITY,
-      maxOfferedDrift: Number.POSITIVE_INFINITY,
-      maxLateSends: void 0,
-      maxUnsent: Number.POSITIVE_INFINITY
-    }
-  };
-}
-var shardName = (s) => `shard ${s.index}/${s.count}`;
-function planOnly(options) {
-  return {
-    ...options,
-    limits: {
-      ...options.limits,
-      maxEventLoopDelayP99Ms: Number.POSITIVE_INFINITY,
-      maxClientCpu: Number.POSITIVE_INFINITY,
-      maxSendSkewP99Ms: void 0,
-      maxGcShare: void 0
-    }
-  };
-}
-function mergedReport(options, states, at2) {
-  const { workload, now } = at2;
-  const plan = planOnly(options);
-  const merged = mergeParts(plan, states, workload, at2.serverMetrics);
-  const report = reportOf(plan, { ...merged, run: { ...merged.run, hardStopped: false } }, now);
-  const v = report.validity;
-  const own = generatorOnly(options);
-  const byShard = states.flatMap(
-    (s) => reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map(
-      (r) => `${shardName(s.slice)}: ${r}`
-    )
-  );
-  const reasons = [...v.reasons, ...byShard];
-  return {
-    ...report,
-    validity: {
-      ...v,
-      limits: limitsReport(options.limits),
-      valid: reasons.length === 0,
-      reasons,
-      // Lateness alone in the merge may be kept; a shard's generator's fault may not.
-      lateness_only: v.lateness_only === true && byShard.length === 0
-    }
-  };
-}
 
 // src/gate/shard.ts
 var import_undici12 = __toESM(require_undici(), 1);
@@ -80889,6 +81123,7 @@ var results_schema_default = {
               required: ["share_of_core"],
               properties: { share_of_core: { type: "number" } }
             },
+            workers: { type: "integer", minimum: 1, maximum: 64 },
             capped: { type: "boolean" }
           }
         },
@@ -82659,7 +82894,7 @@ function formatMeasureReport(r) {
   const effect = (x) => x === null ? "\u2013" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
   const optional = (label3, limit, shown2) => limit === null ? "" : `, ${label3} (\u2264 ${limit}) ${shown2}`;
   lines2.push(
-    `self-check: ${v.valid ? "valid" : "INVALID"} \u2014 late sends moved ${l.percentile} TTFT ${effect(v.skew_effect.ttft)}, E2EL ${effect(v.skew_effect.e2el)} (\u2264 ${(l.max_skew_effect * 100).toFixed(1)} %), offered load ${v.offered_drift ? `${effect(v.offered_drift.drift)} in its worst ${v.offered_drift.window_s} s window` : "\u2013"} (\u2264 ${(l.max_offered_drift * 100).toFixed(0)} %), ${v.late_sends} sends late by > ${v.late_send_ms ?? "\u2013"} ms, send skew p99 ${skew} ms, unsent ${v.unsent} (\u2264 ${l.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (\u2264 ${l.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} %, client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core (\u2264 ${(l.max_client_cpu * 100).toFixed(0)} %)${optional("send-skew p99 limit", l.max_send_skew_p99_ms, "ms")}${optional("GC share limit", l.max_gc_share, "")}`
+    `self-check: ${v.valid ? "valid" : "INVALID"} \u2014 late sends moved ${l.percentile} TTFT ${effect(v.skew_effect.ttft)}, E2EL ${effect(v.skew_effect.e2el)} (\u2264 ${(l.max_skew_effect * 100).toFixed(1)} %), offered load ${v.offered_drift ? `${effect(v.offered_drift.drift)} in its worst ${v.offered_drift.window_s} s window` : "\u2013"} (\u2264 ${(l.max_offered_drift * 100).toFixed(0)} %), ${v.late_sends} sends late by > ${v.late_send_ms ?? "\u2013"} ms, send skew p99 ${skew} ms, unsent ${v.unsent} (\u2264 ${l.max_unsent}), event-loop delay p99 ${v.event_loop_delay_ms.p99.toFixed(1)} ms (\u2264 ${l.max_event_loop_delay_p99_ms}), GC ${(v.gc.share_of_window * 100).toFixed(2)} %, client CPU ${(v.client_cpu.share_of_core * 100).toFixed(0)} % of a core${v.workers ? ` (the busiest of ${v.workers} workers)` : ""} (\u2264 ${(l.max_client_cpu * 100).toFixed(0)} %)${optional("send-skew p99 limit", l.max_send_skew_p99_ms, "ms")}${optional("GC share limit", l.max_gc_share, "")}`
   );
   for (const reason of v.reasons) lines2.push(`  invalid: ${reason}`);
   for (const warning of v.warnings) lines2.push(`  note: ${warning}`);

@@ -9,7 +9,8 @@ import type { RawSettings } from "../config/settings.ts";
 import { secretsOf } from "../config/sources.ts";
 import { parseTrialOptions } from "../config/trial.ts";
 import { formatMeasureReport, formatProgress } from "../report/measure-text.ts";
-import { measureTrial, type TrialReport } from "../trial/measure.ts";
+import type { TrialReport } from "../trial/measure.ts";
+import { measureTrial } from "../trial/trial.ts";
 import { type CommandIo, probeWritable, redacting, signalExitCode, withCancel } from "./io.ts";
 import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 

@@ -11,7 +11,7 @@ import { secretsOf } from "../config/sources.ts";
 import { checkSweepLoad, parseSweepSettings } from "../config/sweep.ts";
 import { parseTrialOptions } from "../config/trial.ts";
 import { renderSweepMarkdown } from "../report/sweep-markdown.ts";
-import { measureTrial } from "../trial/measure.ts";
+import { measureTrial } from "../trial/trial.ts";
 import { type CommandIo, probeWritable, redacting, withCancel } from "./io.ts";
 import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 

@@ -9,6 +9,8 @@ import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import type { GateOptions } from "../gate/options.ts";
 import { requestsFormat } from "../requests/file.ts";
 import type { ServerSettings } from "../servers/lifecycle.ts";
+import type { TrialOptions } from "../trial/measure.ts";
+import type { WorkerSetting } from "../trial/worker-count.ts";
 import { parseDecision } from "./decision.ts";
 import { parseCapacity, parseContract, parseQuality, parseServerSettings } from "./phases.ts";
 import {
@@ -143,20 +145,29 @@ export function parseConfig(
   const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
   // A capacity gate's sweep chooses the rates: its trials are parsed without one.
   // The candidate's prompt texts are its own (same lengths): no prefix cache shared across arms.
+  const servers = parseServerSettings(raw);
+  const sharding = parseSharding(raw);
+  const sharded = sharding.shard !== undefined || sharding.mergeFrom !== undefined;
+  // Servers the gate starts share this machine: auto leaves them a core each. A shard is one
+  // thread: more load is more shards (docs/sharding.md).
+  const workersOf = (o: TrialOptions): WorkerSetting => ({
+    requested: sharded ? 1 : (o.workers?.requested ?? 1),
+    reservedCores: Object.keys(servers.commands).length,
+  });
   const arm = (a: Arm) =>
     forArm(a, () => {
       const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);
-      return { ...o, workload: { ...o.workload, textSalt: a === "candidate" ? 1 : 0 } };
+      const textSalt = a === "candidate" ? 1 : 0;
+      return { ...o, workload: { ...o.workload, textSalt }, workers: workersOf(o) };
     });
-  const servers = parseServerSettings(raw);
-  const sharding = parseSharding(raw);
-  if (sharding.shard || sharding.mergeFrom !== undefined) {
+  if (sharded) {
     const b = arm("baseline");
     refuseUnsplittable(raw, {
       capacity: capacity !== undefined,
       maxConcurrency: b.maxConcurrency !== undefined,
       sessions: (b.workload.sessions?.turns ?? 1) > 1,
       servers: Object.keys(servers.commands).length > 0,
+      workers: given(raw, "workers") !== undefined && given(raw, "workers")?.trim() !== "auto",
     });
   }
   return {

@@ -71,6 +71,7 @@ export function refuseUnsplittable(
     maxConcurrency: boolean;
     sessions: boolean;
     servers: boolean;
+    workers: boolean;
   },
 ): void {
   const why = [
@@ -78,6 +79,7 @@ export function refuseUnsplittable(
     facts.maxConcurrency && "max-concurrency (one cap over every shard's requests)",
     facts.sessions && "sessions of more than one turn (a turn waits on the previous answer)",
     facts.servers && "servers the gate starts (each shard would start its own)",
+    facts.workers && "workers (a shard is one thread: run more shards)",
   ].filter((x): x is string => typeof x === "string");
   if (why.length === 0) return;
   const mode = given(raw, "merge-from") !== undefined ? "merge-from" : "shard";

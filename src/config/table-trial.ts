@@ -243,6 +243,13 @@ export const REQUEST_SETTINGS = [
     accepts: { kind: "number", integer: true, min: 1 },
   },
   {
+    name: "workers",
+    scope: "trial",
+    default: "auto",
+    help: "Worker threads each trial's schedule is split over (each sends its own slice on its own connections, with its own self-checks); auto: as many as the rate needs at half a core each, on the cores the servers the gate starts leave.",
+    accepts: { kind: "text", what: "auto, or a whole number from 1 to 64" },
+  },
+  {
     name: "slo",
     scope: "trial",
     help: "Goodput SLOs in ms, vLLM's syntax, and itl (a request's mean gap between output chunks).",

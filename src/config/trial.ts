@@ -10,8 +10,10 @@ import { hasUserinfo, httpUrl } from "../common/url.ts";
 import type { Target } from "../openai/target.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { TrialOptions } from "../trial/measure.ts";
+import { MAX_WORKERS, unsplittable, type WorkerSetting } from "../trial/worker-count.ts";
 import { type CheckDefaults, MEASURE_CHECKS, parseLimits } from "./checks.ts";
 import {
+  defaulted,
   given,
   lines,
   optionalNumber,
@@ -93,5 +95,22 @@ export function parseTrialOptions(
     slo: slo === undefined ? {} : parseSlo("slo", slo),
     limits: parseLimits(raw, checks),
     serverMetrics: parseServerMetrics(raw, target.baseUrl),
+    workers: { requested: parseWorkers(raw), reservedCores: 0 },
   };
+}
+
+/** workers: auto, or a count; a count over one refused where requests depend on each other. */
+function parseWorkers(raw: RawSettings): WorkerSetting["requested"] {
+  const text = defaulted(raw, "workers").trim();
+  if (text === "auto") return "auto";
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < 1 || n > MAX_WORKERS)
+    throw rejectValue("workers", text, `auto, or a whole number from 1 to ${MAX_WORKERS}`);
+  const why = unsplittable({
+    maxConcurrency: optionalNumber(raw, "max-concurrency"),
+    sessionTurns: optionalNumber(raw, "turns") ?? 1,
+  });
+  if (n > 1 && why !== undefined)
+    throw new InputError(`workers = ${n} is not accepted with ${why}; expected workers 1 or auto`);
+  return n;
 }

@@ -11,12 +11,8 @@ import { pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
 import type { TrialTag } from "../requests/line.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
-import {
-  measureTrial,
-  type TrialDeps,
-  type TrialOptions,
-  type TrialReport,
-} from "../trial/measure.ts";
+import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
+import { measureTrial } from "../trial/trial.ts";
 import type { IdleRecord, RerunRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions, REAL_CHECKS } from "./options.ts";
 

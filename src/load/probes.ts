@@ -4,6 +4,7 @@
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { isMainThread } from "node:worker_threads";
 
 let gcFunction: (() => void) | undefined;
 
@@ -26,6 +27,14 @@ export interface ProbeReadings {
   cpu: { userMs: number; systemMs: number; wallMs: number; shareOfCore: number };
 }
 
+/**
+ * The CPU the load generator spent: the process's on the main thread (its
+ * waker and any in-process server included, as before workers), a worker's
+ * own thread in a worker — each worker is judged on its own core.
+ */
+const cpuUsage = (since?: NodeJS.CpuUsage): NodeJS.CpuUsage =>
+  isMainThread ? process.cpuUsage(since) : process.threadCpuUsage(since);
+
 export interface Probes {
   stop(): ProbeReadings;
 }
@@ -45,7 +54,7 @@ export function startProbes(): Probes {
     }
   });
   observer.observe({ entryTypes: ["gc"] });
-  const cpu0 = process.cpuUsage();
+  const cpu0 = cpuUsage();
   const wall0 = performance.now();
   return {
     stop() {
@@ -55,7 +64,7 @@ export function startProbes(): Probes {
         gcMs += entry.duration;
       }
       observer.disconnect();
-      const cpu = process.cpuUsage(cpu0);
+      const cpu = cpuUsage(cpu0);
       const wallMs = performance.now() - wall0;
       const delayMs = (ns: number) =>
         Number.isFinite(ns) ? Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS) : 0;

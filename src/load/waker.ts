@@ -138,7 +138,7 @@ export async function startWaker(): Promise<Waker | undefined> {
  * from two origins. Read between two reads of the other, the tightest of a
  * few brackets (a first call may stall on compiling).
  */
-function hrtimeOffsetNanos(): bigint {
+export function hrtimeOffsetNanos(): bigint {
   let best = { widthMs: Number.POSITIVE_INFINITY, offsetNs: 0n };
   for (let i = 0; i < 8; i++) {
     const before = performance.now();

@@ -133,6 +133,11 @@ export interface TrialSummary {
     event_loop_delay_ms: { p50: number; p99: number; max: number };
     gc: { count: number; total_ms: number; share_of_window: number };
     client_cpu: { share_of_core: number; user_ms: number; system_ms: number };
+    /**
+     * The worker threads the trial was split over (absent: one, the process's
+     * own). With several, event-loop delay, GC and CPU are the busiest worker's.
+     */
+    workers?: number;
     capped: boolean;
     slot_wait_ms: LatencySummary;
   };

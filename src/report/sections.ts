@@ -58,6 +58,12 @@ export function outcomes(r: GateResults): string {
   return `**Outcomes** (every scheduled request, all trials)\n\n${lines.join("\n")}`;
 }
 
+/** With trials split over worker threads, the probes are each worker's: say so. */
+function workersNote(r: GateResults): string {
+  const most = Math.max(1, ...r.trials.map((t) => t.report.validity.workers ?? 1));
+  return most > 1 ? ` (the busiest worker's; up to ${most} workers a trial)` : "";
+}
+
 export function selfChecks(r: GateResults): string {
   const invalid = r.trials.filter((t) => !t.report.validity.valid);
   const worst = (f: (t: GateResults["trials"][number]) => number) =>
@@ -66,7 +72,7 @@ export function selfChecks(r: GateResults): string {
   const effect = worst((t) =>
     Math.max(t.report.validity.skew_effect.ttft ?? 0, t.report.validity.skew_effect.e2el ?? 0),
   );
-  const summary = `late sends moved ${p} TTFT/E2EL by at most ${percent(effect)}, worst send skew p99 ${num(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${num(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core`;
+  const summary = `late sends moved ${p} TTFT/E2EL by at most ${percent(effect)}, worst send skew p99 ${num(worst((t) => t.report.validity.send_skew_ms.p99 ?? 0))} ms, event-loop delay p99 ${num(worst((t) => t.report.validity.event_loop_delay_ms.p99))} ms, GC ${(worst((t) => t.report.validity.gc.share_of_window) * 100).toFixed(2)} %, client CPU ${(worst((t) => t.report.validity.client_cpu.share_of_core) * 100).toFixed(0)} % of a core${workersNote(r)}`;
   const capped = r.trials.some((t) => t.report.validity.capped)
     ? " Runs were capped by max-concurrency (closed loop)."
     : "";

@@ -1,5 +1,6 @@
-// Measures one endpoint: workload → open-loop trial → metrics → report. The
-// CLI's `measure` and each trial of the gate run this.
+// Measures one endpoint in this thread: workload → open-loop trial → metrics →
+// report. trial.ts runs it, or splits the trial over workers that each run
+// its parts.
 
 import { formatSlo, type Slo, sloRecord } from "../common/slo.ts";
 import type { RequestRecord } from "../load/record.ts";
@@ -22,6 +23,7 @@ import type { ArrivalSpec } from "../workload/arrivals.ts";
 import { describeWorkload, type WorkloadDescription } from "../workload/describe.ts";
 import { buildWorkload, type Workload, type WorkloadSpec } from "../workload/plan.ts";
 import { type SessionSummary, TrialTally } from "./tally.ts";
+import type { WorkerSetting } from "./worker-count.ts";
 
 export const MEASURE_SCHEMA = "llm-perf-gate/measure@2";
 
@@ -35,6 +37,8 @@ export interface TrialOptions {
   limits: SelfCheckLimits;
   /** The server's /metrics, scraped beside the trial; null: not scraped. */
   serverMetrics: ServerMetricsOptions | null;
+  /** Worker threads the schedule is split over (worker-count.ts); absent: this thread alone. */
+  workers?: WorkerSetting;
 }
 
 export interface TrialReport extends TrialSummary {
@@ -109,7 +113,7 @@ export interface TrialDeps {
 export type GaugeSeries = ReturnType<TrialScrape["gaugeSeries"]>;
 
 /** The server's metrics scraped beside the trial: before, during and after it. */
-async function scrapeBeside<T>(
+export async function scrapeBeside<T>(
   options: TrialOptions,
   deps: TrialDeps,
   clock: Clock,
@@ -194,7 +198,7 @@ export function measuredInSlice(w: Workload, slice?: LoadSlice): number {
   return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
 }
 
-/** A shard's part of the plan: its slice of every trial, and this trial's start on the clock. */
+/** A shard's or a worker's part of the plan: its slice of the trial, and the trial's start on the clock. */
 export interface ShardPart {
   slice: LoadSlice;
   startAtMs: number;
@@ -205,8 +209,9 @@ export async function measureParts(
   options: TrialOptions,
   deps: TrialDeps = {},
   shard?: ShardPart,
+  built: Workload = buildWorkload(options.workload),
 ): Promise<TrialParts> {
-  const { workload, recorder, tally } = emptyParts(options);
+  const { workload, recorder, tally } = emptyParts(options, built);
   const clock = deps.clock ?? MONOTONIC;
   const sinks = requestSinks(workload, tally, options, deps, clock);
   const onStart = (startMs: number) => {
@@ -249,11 +254,14 @@ export async function measureParts(
   return { workload, recorder, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
 }
 
-export async function measureTrial(
+/** Measures the trial in this thread (trial.ts decides between this and workers). */
+export async function measureInThread(
   options: TrialOptions,
   deps: TrialDeps = {},
+  workload: Workload = buildWorkload(options.workload),
 ): Promise<TrialReport> {
-  return reportOf(options, await measureParts(options, deps), deps.now?.() ?? new Date());
+  const parts = await measureParts(options, deps, undefined, workload);
+  return reportOf(options, parts, deps.now?.() ?? new Date());
 }
 
 /** The trial's report from what it measured. */

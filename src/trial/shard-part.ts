@@ -191,18 +191,26 @@ function planOnly(options: TrialOptions): TrialOptions {
 export function mergedReport(
   options: TrialOptions,
   states: TrialPartState[],
-  at: { workload: Workload; serverMetrics: ServerMetrics | null; now: Date },
+  at: {
+    workload: Workload;
+    serverMetrics: ServerMetrics | null;
+    now: Date;
+    /** The server's gauges from the trial's start, when not a part's (the main thread's scrape). */
+    gauges?: GaugeSeries;
+  },
+  partName: (s: LoadSlice) => string = shardName,
 ): TrialReport {
   const { workload, now } = at;
   const plan = planOnly(options);
-  const merged = mergeParts(plan, states, workload, at.serverMetrics);
+  const parts = mergeParts(plan, states, workload, at.serverMetrics);
+  const merged = at.gauges ? { ...parts, gauges: at.gauges } : parts;
   // A hard stop is a shard's generator's fault: said by that shard.
   const report = reportOf(plan, { ...merged, run: { ...merged.run, hardStopped: false } }, now);
   const v = report.validity;
   const own = generatorOnly(options);
   const byShard = states.flatMap((s) =>
     reportOf(own, mergeParts(own, [s], workload), now).validity.reasons.map(
-      (r) => `${shardName(s.slice)}: ${r}`,
+      (r) => `${partName(s.slice)}: ${r}`,
     ),
   );
   const reasons = [...v.reasons, ...byShard];

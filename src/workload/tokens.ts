@@ -23,6 +23,8 @@ export interface TokenCounter {
   filler: string | undefined;
   /** Whether word sums matched whole-text counts on samples. */
   exact: boolean;
+  /** What it was built from: a worker thread builds its own (a function cannot be sent). */
+  source: { tokenizerJson: object; configJson: object };
 }
 
 export function tokenCounter(
@@ -59,6 +61,7 @@ export function tokenCounter(
     ofCount: { first: byCount(first), later: byCount(later) },
     filler,
     exact,
+    source: { tokenizerJson, configJson },
   };
 }
 

@@ -218,3 +218,19 @@ test("server metrics: each arm's origin + /metrics by default, per-arm URLs, non
     /^metrics-runtime.*triton.*auto, vllm, sglang, tgi, llamacpp/,
   );
 });
+
+test("workers: auto leaves a core to each server the gate starts; a shard is one thread", () => {
+  const started = parseConfig({
+    ...BASE,
+    "baseline-start": "serve a",
+    "candidate-start": "serve b",
+  });
+  assert.deepEqual(started.gate.baseline.workers, { requested: "auto", reservedCores: 2 });
+  assert.deepEqual(parseConfig(BASE).gate.candidate.workers, {
+    requested: "auto",
+    reservedCores: 0,
+  });
+  const shard = { shard: "0/2", "start-at": String(Math.floor(Date.now() / 1000) + 600) };
+  assert.equal(parseConfig({ ...BASE, ...shard }).gate.baseline.workers?.requested, 1);
+  rejects({ ...shard, workers: "2" }, /shard is set, but a sharded plan cannot split workers/);
+});

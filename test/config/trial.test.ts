@@ -220,3 +220,22 @@ test("sessions: turns, think-time and turn-input-len parsed; misplaced ones name
     /turns = 3 needs conversations of several user turns: dataset d\.jsonl has none/,
   );
 });
+
+test("workers: auto by default, a count from 1 to 64; a count over one refused where requests depend on each other", () => {
+  assert.deepEqual(parseTrialOptions(BASE).workers, { requested: "auto", reservedCores: 0 });
+  assert.equal(parseTrialOptions({ ...BASE, workers: "4" }).workers?.requested, 4);
+  for (const bad of ["0", "65", "2.5", "two", "-1"])
+    rejects(
+      { workers: bad },
+      /^workers = .* is not accepted; expected auto, or a whole number from 1 to 64$/,
+    );
+  rejects(
+    { workers: "2", "max-concurrency": "8" },
+    /workers = 2 is not accepted with max-concurrency/,
+  );
+  rejects(
+    { workers: "2", turns: "3" },
+    /workers = 2 is not accepted with sessions of more than one turn/,
+  );
+  assert.equal(parseTrialOptions({ ...BASE, workers: "1", turns: "3" }).workers?.requested, 1);
+});

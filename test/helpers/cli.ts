@@ -19,9 +19,10 @@ export function runCliProcess(
   killAfterMs: number,
   nodeArgs: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
+  script: string = CLI,
 ): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
       env,
     });

@@ -12,7 +12,8 @@ import { parseTrialOptions } from "../../src/config/trial.ts";
 import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
 import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
-import { measureTrial, type TrialReport } from "../../src/trial/measure.ts";
+import type { TrialReport } from "../../src/trial/measure.ts";
+import { measureTrial } from "../../src/trial/trial.ts";
 import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {

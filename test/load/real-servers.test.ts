@@ -14,7 +14,8 @@ import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { runSuite } from "../../src/quality/run.ts";
 import { builtinSuite } from "../../src/quality/suite.ts";
-import { measureTrial, type TrialReport } from "../../src/trial/measure.ts";
+import type { TrialReport } from "../../src/trial/measure.ts";
+import { measureTrial } from "../../src/trial/trial.ts";
 import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";
 
 const FAST_MOCK = {

@@ -10,7 +10,7 @@ import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
 import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { scrapeFailed } from "../../src/servermetrics/scraper.ts";
-import { measureTrial } from "../../src/trial/measure.ts";
+import { measureTrial } from "../../src/trial/trial.ts";
 import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";
 
 async function measure(knobs: Record<string, unknown>) {

@@ -10,7 +10,7 @@ import { runLoad } from "../../src/load/run.ts";
 import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
 import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
-import { measureTrial } from "../../src/trial/measure.ts";
+import { measureTrial } from "../../src/trial/trial.ts";
 import { buildWorkload, sessionTurn, turnIndex } from "../../src/workload/plan.ts";
 import { messagesFor, turnMessages } from "../../src/workload/prompts.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";

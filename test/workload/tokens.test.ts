@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { parseTrialOptions } from "../../src/config/trial.ts";
 import { startMockServer } from "../../src/mock/server.ts";
-import { measureTrial } from "../../src/trial/measure.ts";
+import { measureTrial } from "../../src/trial/trial.ts";
 import { buildWorkload } from "../../src/workload/plan.ts";
 import { intendedPromptTokens, messagesFor } from "../../src/workload/prompts.ts";
 import { missingFile } from "../helpers/cli.ts";

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { InputError } from "../../src/common/errors.ts";
 import { parseTrialOptions } from "../../src/config/trial.ts";
 import { startMockServer } from "../../src/mock/server.ts";
-import { measureTrial } from "../../src/trial/measure.ts";
+import { measureTrial } from "../../src/trial/trial.ts";
 import { describeArrivals } from "../../src/workload/arrivals.ts";
 import { buildWorkload } from "../../src/workload/plan.ts";
 import { messagesFor } from "../../src/workload/prompts.ts";

@@ -1,0 +1,84 @@
+// A worker thread of a split trial (workers.ts): it builds the trial's
+// workload, says it is ready, sends its slice of the schedule from the start
+// the main thread gives on the process's one monotonic clock, streams its
+// requests' lines and progress back, and posts what it measured — its part,
+// which the main thread merges exactly with the others'.
+
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { errorMessage } from "../common/errors.ts";
+import type { RequestRecord } from "../load/record.ts";
+import { hrtimeOffsetNanos } from "../load/waker.ts";
+import type { TrialContext } from "../requests/line.ts";
+import { buildWorkload } from "../workload/plan.ts";
+import { measureParts, type TrialDeps } from "./measure.ts";
+import { partState } from "./shard-part.ts";
+import {
+  type FromWorker,
+  revivedOptions,
+  type ToWorker,
+  type WorkerStart,
+} from "./worker-protocol.ts";
+
+/** Lines are sent in batches: one message per request would cost the worker's loop more. */
+const LINE_BATCH = 256;
+const LINE_FLUSH_MS = 100;
+
+function post(port: MessagePort, message: FromWorker): void {
+  port.postMessage(message);
+}
+
+/** The requests' lines, batched to the main thread. */
+function lineSender(port: MessagePort) {
+  let batch: [RequestRecord, TrialContext][] = [];
+  const flush = () => {
+    if (batch.length === 0) return;
+    post(port, { type: "lines", lines: batch });
+    batch = [];
+  };
+  const timer = setInterval(flush, LINE_FLUSH_MS);
+  timer.unref();
+  return {
+    add: (r: RequestRecord, at: TrialContext) => {
+      batch.push([r, at]);
+      if (batch.length >= LINE_BATCH) flush();
+    },
+    close: () => {
+      clearInterval(timer);
+      flush();
+    },
+  };
+}
+
+async function serve(port: MessagePort, start: WorkerStart): Promise<void> {
+  const options = revivedOptions(start.portable);
+  const workload = buildWorkload(options.workload);
+  const cancel = new AbortController();
+  const startAtNs = new Promise<bigint>((resolve) => {
+    port.on("message", (m: ToWorker) => {
+      if (m.type === "start") resolve(m.startAtNs);
+      else cancel.abort();
+    });
+  });
+  post(port, { type: "ready" });
+  const atNs = await startAtNs;
+  const lines = start.lines ? lineSender(port) : undefined;
+  const deps: TrialDeps = {
+    signal: cancel.signal,
+    ...(lines ? { onRequestLine: lines.add } : {}),
+    ...(start.progress
+      ? { onProgress: (progress) => post(port, { type: "progress", progress }) }
+      : {}),
+  };
+  const startAtMs = Number(atNs - hrtimeOffsetNanos()) / 1e6;
+  const parts = await measureParts(options, deps, { slice: start.slice, startAtMs }, workload);
+  lines?.close();
+  post(port, { type: "part", state: partState(parts, start.slice) });
+  port.close();
+}
+
+if (!parentPort) throw new Error("internal error: trial-worker.ts runs as a worker thread");
+const port = parentPort;
+serve(port, workerData as WorkerStart).catch((error: unknown) => {
+  post(port, { type: "error", message: errorMessage(error) });
+  port.close();
+});

@@ -55513,9 +55513,9 @@ function headlineFor(run) {
       if (reliability?.verdict === "inconclusive")
         open.unshift(`${reliabilitySentence(reliability)}`);
       const unclear = budgets("unclear");
-      const within2 = open.length > 0 ? `neither shown within the tolerance nor beyond it: ${open.join(", ")}` : "";
+      const within = open.length > 0 ? `neither shown within the tolerance nor beyond it: ${open.join(", ")}` : "";
       const budget = unclear.length > 0 ? `neither shown within the budget nor beyond it: ${unclear.join(", ")}` : "";
-      return [within2, budget].filter(Boolean).join("; ");
+      return [within, budget].filter(Boolean).join("; ");
     }
     case "pass":
       return run.capacity ? `${capacityPhrase(run.capacity)}; at the baseline's capacity every gated metric is shown within its tolerance` : `every gated metric is shown within its tolerance${run.budgets.length > 0 ? " and the candidate within every budget" : ""} (its bound, not only its estimate)`;
@@ -75723,7 +75723,8 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       maxConcurrency: b.maxConcurrency !== void 0,
       sessions: (b.workload.sessions?.turns ?? 1) > 1,
       servers: Object.keys(servers2.commands).length > 0,
-      workers: given(raw, "workers") !== void 0 && given(raw, "workers")?.trim() !== "auto"
+      // Checked by parseTrialOptions already: auto, or a whole number.
+      workers: Number(given(raw, "workers")) > 1
     });
   }
   return {
@@ -78126,6 +78127,7 @@ function sliceSize(n, slice) {
   return slice ? Math.max(0, Math.ceil((n - slice.index) / slice.count)) : n;
 }
 var LEAD_MS = 20;
+var HARD_STOP_GRACE_MS = 2e3;
 var TimeoutAbort = class extends Error {
   name = "TimeoutAbort";
 };
@@ -78179,7 +78181,7 @@ var TrialLoad = class {
       // at most: a ShareGPT conversation may have fewer
       this.timeoutMs,
       thinkMs,
-      options.hardStopGraceMs ?? 2e3
+      options.hardStopGraceMs ?? HARD_STOP_GRACE_MS
     );
     const [origin2, path, headers] = [
       origin(target),
@@ -79116,6 +79118,10 @@ function partState(parts, slice) {
 }
 function worstReadings(all) {
   const max2 = (f) => Math.max(0, ...all.map(f));
+  const busiest = all.reduce(
+    (a, r) => a === void 0 || r.cpu.shareOfCore > a.shareOfCore ? r.cpu : a,
+    void 0
+  );
   return {
     eventLoopDelayMs: {
       p50: max2((r) => r.eventLoopDelayMs.p50),
@@ -79123,12 +79129,7 @@ function worstReadings(all) {
       max: max2((r) => r.eventLoopDelayMs.max)
     },
     gc: { count: max2((r) => r.gc.count), totalMs: max2((r) => r.gc.totalMs) },
-    cpu: {
-      userMs: max2((r) => r.cpu.userMs),
-      systemMs: max2((r) => r.cpu.systemMs),
-      wallMs: max2((r) => r.cpu.wallMs),
-      shareOfCore: max2((r) => r.cpu.shareOfCore)
-    }
+    cpu: busiest ?? { userMs: 0, systemMs: 0, wallMs: 0, shareOfCore: 0 }
   };
 }
 function mergeParts(options, states, workload, serverMetrics = null) {
@@ -79232,14 +79233,15 @@ function portableOptions(options) {
 // src/trial/workers.ts
 var START_LEAD_MS = 500;
 var READY_TIMEOUT_MS = 12e4;
+var PART_GRACE_MS = 3e4;
 var workerName = (s) => `worker ${s.index}/${s.count}`;
 function workerUrl() {
   const fromSource = import.meta.url.endsWith(".ts");
   return new URL(fromSource ? "./trial-worker.ts" : "./trial-worker.js", import.meta.url);
 }
-function startWorker(start, onLines, onProgress) {
+function startWorker(script, start, onLines, onProgress) {
   const name = workerName(start.slice);
-  const worker = new Worker2(workerUrl(), { workerData: start });
+  const worker = new Worker2(script, { workerData: start });
   let ready = () => {
   };
   let done = () => {
@@ -79275,80 +79277,85 @@ function startWorker(start, onLines, onProgress) {
     }
   };
 }
-function progressSum(count3, onProgress) {
+function progressSum(total, onProgress) {
   const latest = /* @__PURE__ */ new Map();
-  const fresh = /* @__PURE__ */ new Set();
   return (w) => (p) => {
     latest.set(w, p);
-    fresh.add(w);
-    if (fresh.size < count3 || !onProgress) return;
-    fresh.clear();
+    if (!onProgress) return;
     const seen = [...latest.values()];
     const sum2 = (f) => seen.reduce((s, x) => s + f(x), 0);
+    const furthest = seen.reduce((a, b) => b.elapsedS > a.elapsedS ? b : a, p);
     onProgress({
-      elapsedS: Math.max(...seen.map((x) => x.elapsedS)),
-      phase: latest.get(0)?.phase ?? p.phase,
+      elapsedS: furthest.elapsedS,
+      phase: furthest.phase,
       sent: sum2((x) => x.sent),
       inFlight: sum2((x) => x.inFlight),
       done: sum2((x) => x.done),
       failed: sum2((x) => x.failed),
-      total: sum2((x) => x.total)
+      total
     });
   };
 }
-function within(ms3, why, p) {
+function bounded2(p, ms3, why, signal) {
   let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(why)), ms3);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
-async function runWorkers(options, deps, count3, onStart) {
-  const portable = portableOptions(options);
-  const progress = progressSum(count3, deps.onProgress);
-  const onLines = deps.onRequestLine ? (m) => {
-    for (const [r, at2] of m.lines) deps.onRequestLine?.(r, at2);
-  } : () => {
+  let onAbort = () => {
   };
-  const workers = Array.from(
-    { length: count3 },
-    (_, w) => startWorker(
-      {
-        portable,
-        slice: { index: w, count: count3 },
-        lines: deps.onRequestLine !== void 0,
-        progress: deps.onProgress !== void 0
-      },
-      onLines,
-      progress(w)
-    )
-  );
+  const stop = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(why)), ms3);
+    onAbort = () => reject(new Error("cancelled before the trial's workers started"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+  });
+  return Promise.race([p, stop]).finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  });
+}
+async function runWorkers(options, deps, run, onStart) {
+  const { count: count3, workload } = run;
+  const portable = portableOptions(options);
+  const progress = progressSum(workload.offsetsMs.length, deps.onProgress);
+  const onLines = (m) => {
+    for (const [r, at2] of m.lines) deps.onRequestLine?.(r, at2);
+  };
+  const workers = [];
   const cancel = () => {
     for (const w of workers) w.send({ type: "cancel" });
   };
   try {
-    const why = `the trial's ${count3} workers were not ready in ${READY_TIMEOUT_MS / 1e3} s`;
-    await within(READY_TIMEOUT_MS, why, Promise.all(workers.map((w) => w.ready)));
-    const offsetNs = hrtimeOffsetNanos();
+    for (let w = 0; w < count3; w++) {
+      const slice = { index: w, count: count3 };
+      const lines2 = deps.onRequestLine !== void 0;
+      const start = { portable, slice, lines: lines2, progress: deps.onProgress !== void 0 };
+      workers.push(startWorker(run.script ?? workerUrl(), start, onLines, progress(w)));
+    }
+    const notReady = `the trial's ${count3} workers were not ready in ${READY_TIMEOUT_MS / 1e3} s`;
+    const ready = Promise.all(workers.map((w) => w.ready));
+    await bounded2(ready, READY_TIMEOUT_MS, notReady, deps.signal);
     const startMs = MONOTONIC.now() + START_LEAD_MS;
     onStart(startMs);
-    const startAtNs = BigInt(Math.round(startMs * 1e6)) + offsetNs;
-    for (const w of workers) w.send({ type: "start", startAtNs });
+    const startAtNs = BigInt(Math.round(startMs * 1e6)) + hrtimeOffsetNanos();
+    const startUnixMs = (deps.now?.() ?? /* @__PURE__ */ new Date()).getTime() + (startMs - MONOTONIC.now());
+    for (const w of workers) w.send({ type: "start", startAtNs, startUnixMs });
     deps.signal?.addEventListener("abort", cancel, { once: true });
     if (deps.signal?.aborted) cancel();
-    return await Promise.all(workers.map((w) => w.part));
+    const spanMs = workload.windowStartMs + workload.windowMs + options.timeoutS * 1e3;
+    const boundMs = START_LEAD_MS + spanMs + HARD_STOP_GRACE_MS + PART_GRACE_MS;
+    const late = `the trial's workers had not ended ${PART_GRACE_MS / 1e3} s past its hard deadline: stopped`;
+    return await bounded2(Promise.all(workers.map((w) => w.part)), boundMs, late);
   } finally {
     deps.signal?.removeEventListener("abort", cancel);
     await Promise.all(workers.map((w) => w.stop()));
   }
 }
-async function measureInWorkers(options, deps, count3, workload) {
+async function measureInWorkers(options, deps, run) {
+  const { workload, count: count3 } = run;
   let startMs = Number.NaN;
   const { result: result2, serverMetrics, gauges } = await scrapeBeside(
     options,
     deps,
     MONOTONIC,
-    () => runWorkers(options, deps, count3, (ms3) => {
+    () => runWorkers(options, deps, run, (ms3) => {
       startMs = ms3;
     }),
     () => [startMs + workload.windowStartMs, startMs + workload.windowStartMs + workload.windowMs]
@@ -79369,7 +79376,7 @@ async function measureTrial(options, deps = {}) {
   const workload = buildWorkload(options.workload);
   const setting2 = options.workers ?? ONE_WORKER;
   const count3 = deps.clock ? 1 : workerCount(setting2, workload, options.maxConcurrency, availableParallelism());
-  return count3 > 1 ? measureInWorkers(options, deps, count3, workload) : measureInThread(options, deps, workload);
+  return count3 > 1 ? measureInWorkers(options, deps, { count: count3, workload }) : measureInThread(options, deps, workload);
 }
 
 // src/gate/trials.ts
@@ -79455,7 +79462,10 @@ var TrialRunner = class {
       pair: pair?.pair ?? null,
       attempt: pair?.attempt ?? null
     };
-    const report = await measure(options, this.trialDeps(tag));
+    const report = await measure(options, this.trialDeps(tag)).catch((error) => {
+      if (signal?.aborted) throw new Cancelled();
+      throw error;
+    });
     if (signal?.aborted) throw new Cancelled();
     this.log(`  ${arm}: ${this.summary(report)}`);
     await servers2?.afterTrial(arm, what);
@@ -80178,7 +80188,7 @@ async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
 }
 
 // src/gate/shard.ts
-var HARD_STOP_GRACE_MS = 2e3;
+var HARD_STOP_GRACE_MS2 = 2e3;
 var SETTLE_MS = 500;
 function scrapeMs(options) {
   const intervals = ARMS.flatMap((arm) => options[arm].serverMetrics?.intervalS ?? []);
@@ -80189,7 +80199,7 @@ var LATE_START_MS = 1e3;
 function slotMs(options) {
   const longest = Math.max(...ARMS.map((arm) => trialSpanMs(options[arm])));
   const settle = SETTLE_MS + 3 * scrapeMs(options);
-  return Math.ceil(longest + HARD_STOP_GRACE_MS + settle + options.cooldownS * 1e3);
+  return Math.ceil(longest + HARD_STOP_GRACE_MS2 + settle + options.cooldownS * 1e3);
 }
 function planTrials(options) {
   return Array.from(

@@ -39219,6 +39219,64 @@ function errorCode(error) {
   return typeof error.code === "string" ? error.code : void 0;
 }
 
+// src/load/probes.ts
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { isMainThread } from "node:worker_threads";
+var gcFunction;
+function collectGarbage() {
+  if (!gcFunction) {
+    setFlagsFromString("--expose-gc");
+    gcFunction = runInNewContext("gc");
+  }
+  gcFunction();
+}
+var cpuUsage = (since) => isMainThread ? process.cpuUsage(since) : process.threadCpuUsage(since);
+var LOOP_RESOLUTION_MS = 10;
+function startProbes() {
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  loop.enable();
+  let gcCount = 0;
+  let gcMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcCount++;
+      gcMs += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  const cpu0 = cpuUsage();
+  const wall0 = performance.now();
+  return {
+    stop() {
+      loop.disable();
+      for (const entry of observer.takeRecords()) {
+        gcCount++;
+        gcMs += entry.duration;
+      }
+      observer.disconnect();
+      const cpu = cpuUsage(cpu0);
+      const wallMs = performance.now() - wall0;
+      const delayMs = (ns) => Number.isFinite(ns) ? Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS) : 0;
+      return {
+        eventLoopDelayMs: {
+          p50: delayMs(loop.percentile(50)),
+          p99: delayMs(loop.percentile(99)),
+          max: delayMs(loop.max)
+        },
+        gc: { count: gcCount, totalMs: gcMs },
+        cpu: {
+          userMs: cpu.user / 1e3,
+          systemMs: cpu.system / 1e3,
+          wallMs,
+          shareOfCore: wallMs > 0 ? (cpu.user + cpu.system) / 1e3 / wallMs : 0
+        }
+      };
+    }
+  };
+}
+
 // src/load/waker.ts
 import { Worker } from "node:worker_threads";
 var GENERATION = 0;
@@ -43349,64 +43407,6 @@ function classify(r) {
   return "ok";
 }
 
-// src/load/probes.ts
-import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
-import { isMainThread } from "node:worker_threads";
-var gcFunction;
-function collectGarbage() {
-  if (!gcFunction) {
-    setFlagsFromString("--expose-gc");
-    gcFunction = runInNewContext("gc");
-  }
-  gcFunction();
-}
-var cpuUsage = (since) => isMainThread ? process.cpuUsage(since) : process.threadCpuUsage(since);
-var LOOP_RESOLUTION_MS = 10;
-function startProbes() {
-  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-  loop.enable();
-  let gcCount = 0;
-  let gcMs = 0;
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      gcCount++;
-      gcMs += entry.duration;
-    }
-  });
-  observer.observe({ entryTypes: ["gc"] });
-  const cpu0 = cpuUsage();
-  const wall0 = performance.now();
-  return {
-    stop() {
-      loop.disable();
-      for (const entry of observer.takeRecords()) {
-        gcCount++;
-        gcMs += entry.duration;
-      }
-      observer.disconnect();
-      const cpu = cpuUsage(cpu0);
-      const wallMs = performance.now() - wall0;
-      const delayMs = (ns) => Number.isFinite(ns) ? Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS) : 0;
-      return {
-        eventLoopDelayMs: {
-          p50: delayMs(loop.percentile(50)),
-          p99: delayMs(loop.percentile(99)),
-          max: delayMs(loop.max)
-        },
-        gc: { count: gcCount, totalMs: gcMs },
-        cpu: {
-          userMs: cpu.user / 1e3,
-          systemMs: cpu.system / 1e3,
-          wallMs,
-          shareOfCore: wallMs > 0 ? (cpu.user + cpu.system) / 1e3 / wallMs : 0
-        }
-      };
-    }
-  };
-}
-
 // src/load/scheduler.ts
 var MONOTONIC = { now: () => performance.now() };
 var GLOBAL_TIMERS = {
@@ -43594,6 +43594,7 @@ function sliceSize(n, slice) {
   return slice ? Math.max(0, Math.ceil((n - slice.index) / slice.count)) : n;
 }
 var LEAD_MS = 20;
+var HARD_STOP_GRACE_MS = 2e3;
 var TimeoutAbort = class extends Error {
   name = "TimeoutAbort";
 };
@@ -43647,7 +43648,7 @@ var TrialLoad = class {
       // at most: a ShareGPT conversation may have fewer
       this.timeoutMs,
       thinkMs,
-      options.hardStopGraceMs ?? 2e3
+      options.hardStopGraceMs ?? HARD_STOP_GRACE_MS
     );
     const [origin2, path, headers] = [
       origin(target),
@@ -45711,22 +45712,25 @@ function lineSender(port2) {
 async function serve(port2, start) {
   const options = revivedOptions(start.portable);
   const workload = buildWorkload(options.workload);
+  collectGarbage();
   const cancel = new AbortController();
-  const startAtNs = new Promise((resolve) => {
+  const started = new Promise((resolve) => {
     port2.on("message", (m) => {
-      if (m.type === "start") resolve(m.startAtNs);
+      if (m.type === "start") resolve(m);
       else cancel.abort();
     });
   });
   post(port2, { type: "ready" });
-  const atNs = await startAtNs;
+  const { startAtNs, startUnixMs } = await started;
+  const startAtMs = Number(startAtNs - hrtimeOffsetNanos()) / 1e6;
   const lines = start.lines ? lineSender(port2) : void 0;
   const deps = {
     signal: cancel.signal,
+    // Unix time from the main thread's reading of the start: every worker's lines say one start.
+    now: () => new Date(startUnixMs + (performance.now() - startAtMs)),
     ...lines ? { onRequestLine: lines.add } : {},
     ...start.progress ? { onProgress: (progress) => post(port2, { type: "progress", progress }) } : {}
   };
-  const startAtMs = Number(atNs - hrtimeOffsetNanos()) / 1e6;
   const parts = await measureParts(options, deps, { slice: start.slice, startAtMs }, workload);
   lines?.close();
   post(port2, { type: "part", state: partState(parts, start.slice) });

@@ -167,7 +167,8 @@ export function parseConfig(
       maxConcurrency: b.maxConcurrency !== undefined,
       sessions: (b.workload.sessions?.turns ?? 1) > 1,
       servers: Object.keys(servers.commands).length > 0,
-      workers: given(raw, "workers") !== undefined && given(raw, "workers")?.trim() !== "auto",
+      // Checked by parseTrialOptions already: auto, or a whole number.
+      workers: Number(given(raw, "workers")) > 1,
     });
   }
   return {

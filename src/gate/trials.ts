@@ -117,7 +117,11 @@ export class TrialRunner {
       pair: pair?.pair ?? null,
       attempt: pair?.attempt ?? null,
     };
-    const report = await measure(options, this.trialDeps(tag));
+    const report = await measure(options, this.trialDeps(tag)).catch((error: unknown) => {
+      // A trial the cancel stopped (its workers before they started, say) is the cancel.
+      if (signal?.aborted) throw new Cancelled();
+      throw error;
+    });
     // A trial cut short by the cancel is not a measurement: it is dropped.
     if (signal?.aborted) throw new Cancelled();
     this.log(`  ${arm}: ${this.summary(report)}`);

@@ -84,6 +84,8 @@ export interface LoadRun {
 
 /** Lead time between planning and the first offset, so the first send is not late. */
 const LEAD_MS = 20;
+/** Past the last deadline, the time before the hard stop ends the trial. */
+export const HARD_STOP_GRACE_MS = 2000;
 
 class TimeoutAbort extends Error {
   override name = "TimeoutAbort";
@@ -145,7 +147,7 @@ class TrialLoad {
       sessions?.turns ?? 1, // at most: a ShareGPT conversation may have fewer
       this.timeoutMs,
       thinkMs,
-      options.hardStopGraceMs ?? 2000,
+      options.hardStopGraceMs ?? HARD_STOP_GRACE_MS,
     );
     const [origin, path, headers] = [
       originOf(target),

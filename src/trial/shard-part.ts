@@ -86,9 +86,17 @@ export function partState(parts: TrialParts, slice: LoadSlice): TrialPartState {
   };
 }
 
-/** The worst of each reading: a limit any shard's generator broke is broken in the merge. */
+/**
+ * The worst of each reading: a limit any part's generator broke is broken in
+ * the merge. The CPU is one part's, the busiest's (its user, system and wall
+ * time together).
+ */
 function worstReadings(all: ProbeReadings[]): ProbeReadings {
   const max = (f: (r: ProbeReadings) => number) => Math.max(0, ...all.map(f));
+  const busiest = all.reduce<ProbeReadings["cpu"] | undefined>(
+    (a, r) => (a === undefined || r.cpu.shareOfCore > a.shareOfCore ? r.cpu : a),
+    undefined,
+  );
   return {
     eventLoopDelayMs: {
       p50: max((r) => r.eventLoopDelayMs.p50),
@@ -96,12 +104,7 @@ function worstReadings(all: ProbeReadings[]): ProbeReadings {
       max: max((r) => r.eventLoopDelayMs.max),
     },
     gc: { count: max((r) => r.gc.count), totalMs: max((r) => r.gc.totalMs) },
-    cpu: {
-      userMs: max((r) => r.cpu.userMs),
-      systemMs: max((r) => r.cpu.systemMs),
-      wallMs: max((r) => r.cpu.wallMs),
-      shareOfCore: max((r) => r.cpu.shareOfCore),
-    },
+    cpu: busiest ?? { userMs: 0, systemMs: 0, wallMs: 0, shareOfCore: 0 },
   };
 }
 

@@ -6,6 +6,7 @@
 
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { errorMessage } from "../common/errors.ts";
+import { collectGarbage } from "../load/probes.ts";
 import type { RequestRecord } from "../load/record.ts";
 import { hrtimeOffsetNanos } from "../load/waker.ts";
 import type { TrialContext } from "../requests/line.ts";
@@ -52,24 +53,28 @@ function lineSender(port: MessagePort) {
 async function serve(port: MessagePort, start: WorkerStart): Promise<void> {
   const options = revivedOptions(start.portable);
   const workload = buildWorkload(options.workload);
+  // Before saying ready: the full GC the trial runs first is then short, well within the lead.
+  collectGarbage();
   const cancel = new AbortController();
-  const startAtNs = new Promise<bigint>((resolve) => {
+  const started = new Promise<Extract<ToWorker, { type: "start" }>>((resolve) => {
     port.on("message", (m: ToWorker) => {
-      if (m.type === "start") resolve(m.startAtNs);
+      if (m.type === "start") resolve(m);
       else cancel.abort();
     });
   });
   post(port, { type: "ready" });
-  const atNs = await startAtNs;
+  const { startAtNs, startUnixMs } = await started;
+  const startAtMs = Number(startAtNs - hrtimeOffsetNanos()) / 1e6;
   const lines = start.lines ? lineSender(port) : undefined;
   const deps: TrialDeps = {
     signal: cancel.signal,
+    // Unix time from the main thread's reading of the start: every worker's lines say one start.
+    now: () => new Date(startUnixMs + (performance.now() - startAtMs)),
     ...(lines ? { onRequestLine: lines.add } : {}),
     ...(start.progress
       ? { onProgress: (progress) => post(port, { type: "progress", progress }) }
       : {}),
   };
-  const startAtMs = Number(atNs - hrtimeOffsetNanos()) / 1e6;
   const parts = await measureParts(options, deps, { slice: start.slice, startAtMs }, workload);
   lines?.close();
   post(port, { type: "part", state: partState(parts, start.slice) });

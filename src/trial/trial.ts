@@ -18,6 +18,6 @@ export async function measureTrial(
     ? 1
     : workerCount(setting, workload, options.maxConcurrency, availableParallelism());
   return count > 1
-    ? measureInWorkers(options, deps, count, workload)
+    ? measureInWorkers(options, deps, { count, workload })
     : measureInThread(options, deps, workload);
 }

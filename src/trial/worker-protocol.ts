@@ -25,8 +25,13 @@ export interface WorkerStart {
   progress: boolean;
 }
 
-/** startAtNs: the schedule's zero on process.hrtime, the clock every thread shares. */
-export type ToWorker = { type: "start"; startAtNs: bigint } | { type: "cancel" };
+/**
+ * startAtNs: the schedule's zero on process.hrtime, the clock every thread
+ * shares; startUnixMs: the same instant in Unix time, as the main thread reads it.
+ */
+export type ToWorker =
+  | { type: "start"; startAtNs: bigint; startUnixMs: number }
+  | { type: "cancel" };
 
 export type FromWorker =
   | { type: "ready" }

@@ -7,7 +7,7 @@
 // merged trial, each worker's generator checks on its own, named by it.
 
 import { Worker } from "node:worker_threads";
-import type { LoadSlice, Progress } from "../load/run.ts";
+import { HARD_STOP_GRACE_MS, type LoadSlice, type Progress } from "../load/run.ts";
 import { MONOTONIC } from "../load/scheduler.ts";
 import { hrtimeOffsetNanos } from "../load/waker.ts";
 import type { Workload } from "../workload/plan.ts";
@@ -24,11 +24,13 @@ import {
 const START_LEAD_MS = 500;
 /** A worker that has not built its workload by then is stuck (a blocked thread), not slow. */
 const READY_TIMEOUT_MS = 120_000;
+/** Past the trial's hard deadline, the time its workers have to post their parts before they are stopped. */
+const PART_GRACE_MS = 30_000;
 
 export const workerName = (s: LoadSlice) => `worker ${s.index}/${s.count}`;
 
 /** The worker's script: the source's beside this file, or the bundle's beside the bundle. */
-function workerUrl(): URL {
+export function workerUrl(): URL {
   const fromSource = import.meta.url.endsWith(".ts");
   return new URL(fromSource ? "./trial-worker.ts" : "./trial-worker.js", import.meta.url);
 }
@@ -42,12 +44,13 @@ interface RunningWorker {
 
 /** One worker: its readiness, its part, or the error that ended it, named by the worker. */
 function startWorker(
+  script: URL,
   start: WorkerStart,
   onLines: (m: Extract<FromWorker, { type: "lines" }>) => void,
   onProgress: (p: Progress) => void,
 ): RunningWorker {
   const name = workerName(start.slice);
-  const worker = new Worker(workerUrl(), { workerData: start });
+  const worker = new Worker(script, { workerData: start });
   let ready: () => void = () => {};
   let done: (state: TrialPartState) => void = () => {};
   let fail: (error: Error) => void = () => {};
@@ -82,100 +85,111 @@ function startWorker(
 }
 
 /**
- * Every worker's progress summed into the trial's: once a round, when each
- * worker has reported since the last (each reports once a second).
+ * Every worker's progress summed into the trial's, at each worker's report:
+ * the total is the whole trial's, whoever has reported.
  */
-function progressSum(count: number, onProgress: ((p: Progress) => void) | undefined) {
+function progressSum(total: number, onProgress: ((p: Progress) => void) | undefined) {
   const latest = new Map<number, Progress>();
-  const fresh = new Set<number>();
   return (w: number) => (p: Progress) => {
     latest.set(w, p);
-    fresh.add(w);
-    if (fresh.size < count || !onProgress) return;
-    fresh.clear();
+    if (!onProgress) return;
     const seen = [...latest.values()];
     const sum = (f: (x: Progress) => number) => seen.reduce((s, x) => s + f(x), 0);
+    const furthest = seen.reduce((a, b) => (b.elapsedS > a.elapsedS ? b : a), p);
     onProgress({
-      elapsedS: Math.max(...seen.map((x) => x.elapsedS)),
-      phase: latest.get(0)?.phase ?? p.phase,
+      elapsedS: furthest.elapsedS,
+      phase: furthest.phase,
       sent: sum((x) => x.sent),
       inFlight: sum((x) => x.inFlight),
       done: sum((x) => x.done),
       failed: sum((x) => x.failed),
-      total: sum((x) => x.total),
+      total,
     });
   };
 }
 
-/** Resolves after ms, or rejects with why: a bound on a wait that should not be long. */
-function within<T>(ms: number, why: string, p: Promise<T>): Promise<T> {
+/** p, or a rejection with why after ms, or when the signal aborts: a bound on a wait. */
+function bounded<T>(p: Promise<T>, ms: number, why: string, signal?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
+  let onAbort = () => {};
+  const stop = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(why)), ms);
+    onAbort = () => reject(new Error("cancelled before the trial's workers started"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
   });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  return Promise.race([p, stop]).finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  });
+}
+
+/** A split trial: how many workers, the trial's workload, and the worker's script (tests: a stand-in). */
+export interface WorkerRun {
+  count: number;
+  workload: Workload;
+  script?: URL;
 }
 
 /** Starts the workers, waits until each is ready, then starts them all at one time; their parts. */
 async function runWorkers(
   options: TrialOptions,
   deps: TrialDeps,
-  count: number,
+  run: WorkerRun,
   onStart: (startMs: number) => void,
 ): Promise<TrialPartState[]> {
+  const { count, workload } = run;
   const portable = portableOptions(options);
-  const progress = progressSum(count, deps.onProgress);
-  const onLines = deps.onRequestLine
-    ? (m: Extract<FromWorker, { type: "lines" }>) => {
-        for (const [r, at] of m.lines) deps.onRequestLine?.(r, at);
-      }
-    : () => {};
-  const workers = Array.from({ length: count }, (_, w) =>
-    startWorker(
-      {
-        portable,
-        slice: { index: w, count },
-        lines: deps.onRequestLine !== undefined,
-        progress: deps.onProgress !== undefined,
-      },
-      onLines,
-      progress(w),
-    ),
-  );
+  const progress = progressSum(workload.offsetsMs.length, deps.onProgress);
+  const onLines = (m: Extract<FromWorker, { type: "lines" }>) => {
+    for (const [r, at] of m.lines) deps.onRequestLine?.(r, at);
+  };
+  const workers: RunningWorker[] = [];
   const cancel = () => {
     for (const w of workers) w.send({ type: "cancel" });
   };
   try {
-    const why = `the trial's ${count} workers were not ready in ${READY_TIMEOUT_MS / 1000} s`;
-    await within(READY_TIMEOUT_MS, why, Promise.all(workers.map((w) => w.ready)));
-    const offsetNs = hrtimeOffsetNanos();
+    for (let w = 0; w < count; w++) {
+      const slice = { index: w, count };
+      const lines = deps.onRequestLine !== undefined;
+      const start = { portable, slice, lines, progress: deps.onProgress !== undefined };
+      workers.push(startWorker(run.script ?? workerUrl(), start, onLines, progress(w)));
+    }
+    const notReady = `the trial's ${count} workers were not ready in ${READY_TIMEOUT_MS / 1000} s`;
+    const ready = Promise.all(workers.map((w) => w.ready));
+    await bounded(ready, READY_TIMEOUT_MS, notReady, deps.signal);
     const startMs = MONOTONIC.now() + START_LEAD_MS;
     onStart(startMs);
-    const startAtNs = BigInt(Math.round(startMs * 1e6)) + offsetNs;
-    for (const w of workers) w.send({ type: "start", startAtNs });
+    const startAtNs = BigInt(Math.round(startMs * 1e6)) + hrtimeOffsetNanos();
+    // The trial's start in Unix time, once: every worker's lines carry the same.
+    const startUnixMs = (deps.now?.() ?? new Date()).getTime() + (startMs - MONOTONIC.now());
+    for (const w of workers) w.send({ type: "start", startAtNs, startUnixMs });
     deps.signal?.addEventListener("abort", cancel, { once: true });
     if (deps.signal?.aborted) cancel();
-    return await Promise.all(workers.map((w) => w.part));
+    const spanMs = workload.windowStartMs + workload.windowMs + options.timeoutS * 1000;
+    const boundMs = START_LEAD_MS + spanMs + HARD_STOP_GRACE_MS + PART_GRACE_MS;
+    const late = `the trial's workers had not ended ${PART_GRACE_MS / 1000} s past its hard deadline: stopped`;
+    return await bounded(Promise.all(workers.map((w) => w.part)), boundMs, late);
   } finally {
     deps.signal?.removeEventListener("abort", cancel);
     await Promise.all(workers.map((w) => w.stop()));
   }
 }
 
-/** The trial measured by `count` workers and merged: one report, each worker's checks named. */
+/** The trial measured by its workers and merged: one report, each worker's checks named. */
 export async function measureInWorkers(
   options: TrialOptions,
   deps: TrialDeps,
-  count: number,
-  workload: Workload,
+  run: WorkerRun,
 ): Promise<TrialReport> {
+  const { workload, count } = run;
   let startMs = Number.NaN;
   const { result, serverMetrics, gauges } = await scrapeBeside(
     options,
     deps,
     MONOTONIC,
     () =>
-      runWorkers(options, deps, count, (ms) => {
+      runWorkers(options, deps, run, (ms) => {
         startMs = ms;
       }),
     () => [startMs + workload.windowStartMs, startMs + workload.windowStartMs + workload.windowMs],

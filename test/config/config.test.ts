@@ -232,5 +232,9 @@ test("workers: auto leaves a core to each server the gate starts; a shard is one
   });
   const shard = { shard: "0/2", "start-at": String(Math.floor(Date.now() / 1000) + 600) };
   assert.equal(parseConfig({ ...BASE, ...shard }).gate.baseline.workers?.requested, 1);
+  assert.equal(
+    parseConfig({ ...BASE, ...shard, workers: "1" }).gate.baseline.workers?.requested,
+    1,
+  );
   rejects({ ...shard, workers: "2" }, /shard is set, but a sharded plan cannot split workers/);
 });

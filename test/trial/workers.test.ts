@@ -15,7 +15,7 @@ import { type MockServer, startMockServer } from "../../src/mock/server.ts";
 import { measureParts, type TrialOptions, type TrialReport } from "../../src/trial/measure.ts";
 import { mergedReport, partState } from "../../src/trial/shard-part.ts";
 import { measureTrial } from "../../src/trial/trial.ts";
-import { workerName } from "../../src/trial/workers.ts";
+import { measureInWorkers, workerName } from "../../src/trial/workers.ts";
 import { buildWorkload } from "../../src/workload/plan.ts";
 import { LOAD_TEST, quickProfile } from "../helpers/mock.ts";
 
@@ -90,6 +90,9 @@ describe("a trial split over worker threads", LOAD_TEST, () => {
           `request ${i}'s offset`,
         );
       }
+      // Sends near their times: a start converted wrongly between threads (ms for ns, another
+      // thread's origin) would put every send far off, not a loaded machine's milliseconds.
+      assert.ok((two.report.validity.send_skew_ms.p50 ?? Infinity) < 50, "sends near their times");
       // Progress is the workers' sum: its total is the whole trial's, warm-up included.
       const w = buildWorkload(settings().workload);
       assert.ok(two.progress.length > 0, "progress forwarded");
@@ -176,10 +179,47 @@ test(
     const at = { workload, serverMetrics: null, now: new Date() };
     const calm = mergedReport(options, quiet, at, workerName);
     const broken = mergedReport(options, late, at, workerName);
-    const added = broken.validity.reasons.filter((r) => !calm.validity.reasons.includes(r));
+    const byWorker = (r: TrialReport) => r.validity.reasons.filter((x) => x.startsWith("worker "));
+    const added = byWorker(broken).filter((r) => !byWorker(calm).includes(r));
     assert.equal(broken.validity.valid, false);
     assert.equal(added.length, 1, added.join("; "));
     assert.match(added[0] ?? "", /^worker 1\/2: event.loop/i);
     assert.equal(broken.scheduled, calm.scheduled);
   },
 );
+
+describe("a split trial's workers that fail", LOAD_TEST, () => {
+  const standIn = (name: string) => new URL(`../fixtures/workers/${name}.mjs`, import.meta.url);
+  const run = (name: string, signal?: AbortSignal) => {
+    const options = settings({ duration: "0.5s" });
+    const workload = buildWorkload(options.workload);
+    const deps = signal ? { signal } : {};
+    return measureInWorkers(options, deps, { count: 2, workload, script: standIn(name) });
+  };
+
+  test("a worker's error fails the trial, named by the worker", LOAD_TEST, async () => {
+    await assert.rejects(run("failing"), /^Error: worker [01]\/2: the stand-in failed$/);
+  });
+
+  test(
+    "a worker that exits without its part fails the trial, named with its exit code",
+    LOAD_TEST,
+    async () => {
+      await assert.rejects(
+        run("exiting"),
+        /worker [01]\/2 stopped \(exit code 7\) before its part/,
+      );
+    },
+  );
+
+  test("a cancel while the workers start ends the wait, and stops them", LOAD_TEST, async () => {
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 300);
+    const started = performance.now();
+    await assert.rejects(
+      run("stuck", cancel.signal),
+      /cancelled before the trial's workers started/,
+    );
+    assert.ok(performance.now() - started < 60_000, "not the 120 s ready timeout");
+  });
+});

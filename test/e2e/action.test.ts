@@ -168,10 +168,17 @@ describe("the bundled action", SLOW_LOAD_TEST, () => {
       );
       assert.equal(r.outputs.verdict, "fail", r.outputs.headline);
       assert.equal(r.code, 1, r.stdout);
-      assert.equal(r.outputs["itl-verdict"], "regressed");
-      assert.ok(Number(r.outputs["itl-ratio"]) > 1.1, `itl ratio ${r.outputs["itl-ratio"]}`);
-      assert.ok(Number(r.outputs["itl-ratio-lower"]) > 1, "the lower bound is above no change");
-      assert.match(r.stdout, /::error::llm-perf-gate: fail — regressed: .*p95 ITL/);
+      // The slower decoder slows both gated latencies (ITL threefold, TTFT by its first step):
+      // the gate stops at the first look that decides one, the other perhaps still undecided
+      // on a busy machine (one loaded run: TTFT regressed, ITL inconclusive at that look).
+      const regressed = ["itl", "ttft"].filter((m) => r.outputs[`${m}-verdict`] === "regressed");
+      assert.ok(regressed.length > 0, `a latency regressed: ${r.outputs.headline}`);
+      for (const m of regressed) {
+        assert.ok(Number(r.outputs[`${m}-ratio`]) > 1.1, `${m} ratio ${r.outputs[`${m}-ratio`]}`);
+        assert.ok(Number(r.outputs[`${m}-ratio-lower`]) > 1, `${m}: lower bound above no change`);
+      }
+      const named = regressed.map((m) => `p95 ${m.toUpperCase()}`).join("|");
+      assert.match(r.stdout, new RegExp(`::error::llm-perf-gate: fail — regressed: .*(${named})`));
       assert.match(r.summary, /llm-perf-gate: \*\*fail\*\*/);
       const results = JSON.parse(readFileSync(r.resultsPath, "utf8"));
       assert.equal(results.verdict, "fail");

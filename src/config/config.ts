@@ -143,8 +143,6 @@ export function parseConfig(
   // The self-checks judge lateness at the gated percentile; below the tolerance it only widens
   // the interval of the verdict (compare/decide.ts), beyond it the trial is re-run.
   const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
-  // A capacity gate's sweep chooses the rates: its trials are parsed without one.
-  // The candidate's prompt texts are its own (same lengths): no prefix cache shared across arms.
   const servers = parseServerSettings(raw);
   const sharding = parseSharding(raw);
   const sharded = sharding.shard !== undefined || sharding.mergeFrom !== undefined;
@@ -154,6 +152,8 @@ export function parseConfig(
     requested: sharded ? 1 : (o.workers?.requested ?? 1),
     reservedCores: Object.keys(servers.commands).length,
   });
+  // A capacity gate's sweep chooses the rates: its trials are parsed without one.
+  // The candidate's prompt texts are its own (same lengths): no prefix cache shared across arms.
   const arm = (a: Arm) =>
     forArm(a, () => {
       const o = parseTrialOptions(arms[a], env, readFile, checks, capacity?.sweep.arrival);

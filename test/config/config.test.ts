@@ -231,6 +231,8 @@ test("workers: auto leaves a core to each server the gate starts; a shard is one
     reservedCores: 0,
   });
   const shard = { shard: "0/2", "start-at": String(Math.floor(Date.now() / 1000) + 600) };
+  const two = parseConfig({ ...BASE, workers: "2" }).gate;
+  assert.deepEqual([two.baseline.workers?.requested, two.candidate.workers?.requested], [2, 2]);
   assert.equal(parseConfig({ ...BASE, ...shard }).gate.baseline.workers?.requested, 1);
   assert.equal(
     parseConfig({ ...BASE, ...shard, workers: "1" }).gate.baseline.workers?.requested,

@@ -78955,6 +78955,10 @@ function emptyParts(options, workload = buildWorkload(options.workload)) {
   const tally = new TrialTally(workload, recorder2);
   return { workload, recorder: recorder2, tally };
 }
+function measuredWindowMs(workload, startMs) {
+  const fromMs = startMs + workload.windowStartMs;
+  return [fromMs, fromMs + workload.windowMs];
+}
 function measuredInSlice(w, slice) {
   return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
 }
@@ -78986,10 +78990,7 @@ async function measureParts(options, deps = {}, shard, built = buildWorkload(opt
       ...deps.clock ? { clock: deps.clock } : {},
       ...deps.signal ? { signal: deps.signal } : {}
     }),
-    (r) => [
-      r.startMs + workload.windowStartMs,
-      r.startMs + workload.windowStartMs + workload.windowMs
-    ]
+    (r) => measuredWindowMs(workload, r.startMs)
   );
   const measured2 = measuredInSlice(workload, shard?.slice);
   if (recorder2.scheduled + run.neverDue !== measured2) {
@@ -79161,8 +79162,7 @@ function mergeParts(options, states, workload, serverMetrics = null) {
   };
 }
 var trialWorkload = (options) => buildWorkload(options.workload);
-function trialSpanMs(options) {
-  const w = buildWorkload(options.workload);
+function trialSpanMs(options, w = buildWorkload(options.workload)) {
   return w.windowStartMs + w.windowMs + options.timeoutS * 1e3;
 }
 function generatorOnly(options) {
@@ -79311,7 +79311,7 @@ function bounded2(p, ms3, why, signal) {
     signal?.removeEventListener("abort", onAbort);
   });
 }
-async function runWorkers(options, deps, run, onStart) {
+async function runWorkers(options, deps, run) {
   const { count: count3, workload } = run;
   const portable = portableOptions(options);
   const progress = progressSum(workload.offsetsMs.length, deps.onProgress);
@@ -79333,16 +79333,15 @@ async function runWorkers(options, deps, run, onStart) {
     const ready = Promise.all(workers.map((w) => w.ready));
     await bounded2(ready, READY_TIMEOUT_MS, notReady, deps.signal);
     const startMs = MONOTONIC.now() + START_LEAD_MS;
-    onStart(startMs);
     const startAtNs = BigInt(Math.round(startMs * 1e6)) + hrtimeOffsetNanos();
     const startUnixMs = (deps.now?.() ?? /* @__PURE__ */ new Date()).getTime() + (startMs - MONOTONIC.now());
     for (const w of workers) w.send({ type: "start", startAtNs, startUnixMs });
     deps.signal?.addEventListener("abort", cancel, { once: true });
     if (deps.signal?.aborted) cancel();
-    const spanMs = workload.windowStartMs + workload.windowMs + options.timeoutS * 1e3;
-    const boundMs = START_LEAD_MS + spanMs + HARD_STOP_GRACE_MS + PART_GRACE_MS;
+    const boundMs = START_LEAD_MS + trialSpanMs(options, workload) + HARD_STOP_GRACE_MS + PART_GRACE_MS;
     const late = `the trial's workers had not ended ${PART_GRACE_MS / 1e3} s past its hard deadline: stopped`;
-    return await bounded2(Promise.all(workers.map((w) => w.part)), boundMs, late);
+    const states = await bounded2(Promise.all(workers.map((w) => w.part)), boundMs, late);
+    return { states, startMs };
   } finally {
     deps.signal?.removeEventListener("abort", cancel);
     await Promise.all(workers.map((w) => w.stop()));
@@ -79350,21 +79349,19 @@ async function runWorkers(options, deps, run, onStart) {
 }
 async function measureInWorkers(options, deps, run) {
   const { workload, count: count3 } = run;
-  let startMs = Number.NaN;
   const { result: result2, serverMetrics, gauges } = await scrapeBeside(
     options,
     deps,
     MONOTONIC,
-    () => runWorkers(options, deps, run, (ms3) => {
-      startMs = ms3;
-    }),
-    () => [startMs + workload.windowStartMs, startMs + workload.windowStartMs + workload.windowMs]
+    () => runWorkers(options, deps, run),
+    (r) => measuredWindowMs(workload, r.startMs)
   );
+  const { states, startMs } = result2;
   const now = deps.now?.() ?? /* @__PURE__ */ new Date();
   const fromStart = gauges.map((g2) => ({ ...g2, atMs: g2.atMs - startMs }));
   const report = mergedReport(
     options,
-    result2,
+    states,
     { workload, serverMetrics, now, gauges: fromStart },
     workerName
   );

@@ -45573,6 +45573,10 @@ function emptyParts(options, workload = buildWorkload(options.workload)) {
   const tally = new TrialTally(workload, recorder);
   return { workload, recorder, tally };
 }
+function measuredWindowMs(workload, startMs) {
+  const fromMs = startMs + workload.windowStartMs;
+  return [fromMs, fromMs + workload.windowMs];
+}
 function measuredInSlice(w, slice) {
   return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
 }
@@ -45604,10 +45608,7 @@ async function measureParts(options, deps = {}, shard, built = buildWorkload(opt
       ...deps.clock ? { clock: deps.clock } : {},
       ...deps.signal ? { signal: deps.signal } : {}
     }),
-    (r) => [
-      r.startMs + workload.windowStartMs,
-      r.startMs + workload.windowStartMs + workload.windowMs
-    ]
+    (r) => measuredWindowMs(workload, r.startMs)
   );
   const measured = measuredInSlice(workload, shard?.slice);
   if (recorder.scheduled + run.neverDue !== measured) {

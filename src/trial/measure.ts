@@ -193,6 +193,12 @@ export function emptyParts(options: TrialOptions, workload = buildWorkload(optio
   return { workload, recorder, tally };
 }
 
+/** The measured window on the clock of a trial that started at startMs: what a scrape brackets. */
+export function measuredWindowMs(workload: Workload, startMs: number): [number, number] {
+  const fromMs = startMs + workload.windowStartMs;
+  return [fromMs, fromMs + workload.windowMs];
+}
+
 /** The measured (not warm-up) requests of the trial, or of a slice of it. */
 export function measuredInSlice(w: Workload, slice?: LoadSlice): number {
   return sliceSize(w.offsetsMs.length, slice) - sliceSize(w.warmupCount, slice);
@@ -239,10 +245,7 @@ export async function measureParts(
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
       }),
-    (r) => [
-      r.startMs + workload.windowStartMs,
-      r.startMs + workload.windowStartMs + workload.windowMs,
-    ],
+    (r) => measuredWindowMs(workload, r.startMs),
   );
   const measured = measuredInSlice(workload, shard?.slice);
   // Every request has an outcome, but a session's turns after it ended never fell due.

@@ -147,8 +147,10 @@ export function mergeParts(
 export const trialWorkload = (options: TrialOptions): Workload => buildWorkload(options.workload);
 
 /** The longest a trial of these options can take: its schedule and its timeout. */
-export function trialSpanMs(options: TrialOptions): number {
-  const w = buildWorkload(options.workload);
+export function trialSpanMs(
+  options: TrialOptions,
+  w: Workload = buildWorkload(options.workload),
+): number {
   return w.windowStartMs + w.windowMs + options.timeoutS * 1000;
 }
 

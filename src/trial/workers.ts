@@ -11,8 +11,14 @@ import { HARD_STOP_GRACE_MS, type LoadSlice, type Progress } from "../load/run.t
 import { MONOTONIC } from "../load/scheduler.ts";
 import { hrtimeOffsetNanos } from "../load/waker.ts";
 import type { Workload } from "../workload/plan.ts";
-import { scrapeBeside, type TrialDeps, type TrialOptions, type TrialReport } from "./measure.ts";
-import { mergedReport, type TrialPartState } from "./shard-part.ts";
+import {
+  measuredWindowMs,
+  scrapeBeside,
+  type TrialDeps,
+  type TrialOptions,
+  type TrialReport,
+} from "./measure.ts";
+import { mergedReport, type TrialPartState, trialSpanMs } from "./shard-part.ts";
 import {
   type FromWorker,
   portableOptions,
@@ -136,8 +142,7 @@ async function runWorkers(
   options: TrialOptions,
   deps: TrialDeps,
   run: WorkerRun,
-  onStart: (startMs: number) => void,
-): Promise<TrialPartState[]> {
+): Promise<{ states: TrialPartState[]; startMs: number }> {
   const { count, workload } = run;
   const portable = portableOptions(options);
   const progress = progressSum(workload.offsetsMs.length, deps.onProgress);
@@ -159,17 +164,17 @@ async function runWorkers(
     const ready = Promise.all(workers.map((w) => w.ready));
     await bounded(ready, READY_TIMEOUT_MS, notReady, deps.signal);
     const startMs = MONOTONIC.now() + START_LEAD_MS;
-    onStart(startMs);
     const startAtNs = BigInt(Math.round(startMs * 1e6)) + hrtimeOffsetNanos();
     // The trial's start in Unix time, once: every worker's lines carry the same.
     const startUnixMs = (deps.now?.() ?? new Date()).getTime() + (startMs - MONOTONIC.now());
     for (const w of workers) w.send({ type: "start", startAtNs, startUnixMs });
     deps.signal?.addEventListener("abort", cancel, { once: true });
     if (deps.signal?.aborted) cancel();
-    const spanMs = workload.windowStartMs + workload.windowMs + options.timeoutS * 1000;
-    const boundMs = START_LEAD_MS + spanMs + HARD_STOP_GRACE_MS + PART_GRACE_MS;
+    const boundMs =
+      START_LEAD_MS + trialSpanMs(options, workload) + HARD_STOP_GRACE_MS + PART_GRACE_MS;
     const late = `the trial's workers had not ended ${PART_GRACE_MS / 1000} s past its hard deadline: stopped`;
-    return await bounded(Promise.all(workers.map((w) => w.part)), boundMs, late);
+    const states = await bounded(Promise.all(workers.map((w) => w.part)), boundMs, late);
+    return { states, startMs };
   } finally {
     deps.signal?.removeEventListener("abort", cancel);
     await Promise.all(workers.map((w) => w.stop()));
@@ -183,22 +188,19 @@ export async function measureInWorkers(
   run: WorkerRun,
 ): Promise<TrialReport> {
   const { workload, count } = run;
-  let startMs = Number.NaN;
   const { result, serverMetrics, gauges } = await scrapeBeside(
     options,
     deps,
     MONOTONIC,
-    () =>
-      runWorkers(options, deps, run, (ms) => {
-        startMs = ms;
-      }),
-    () => [startMs + workload.windowStartMs, startMs + workload.windowStartMs + workload.windowMs],
+    () => runWorkers(options, deps, run),
+    (r) => measuredWindowMs(workload, r.startMs),
   );
+  const { states, startMs } = result;
   const now = deps.now?.() ?? new Date();
   const fromStart = gauges.map((g) => ({ ...g, atMs: g.atMs - startMs }));
   const report = mergedReport(
     options,
-    result,
+    states,
     { workload, serverMetrics, now, gauges: fromStart },
     workerName,
   );

@@ -4,6 +4,7 @@
 // client process's CPU (every thread) per request and per SSE event, and what
 // the server took. Results go to bench/README.md by hand.
 // Usage: node bench/workers.ts [rates] [window s] [worker counts] [rounds] [per-event rate]
+// ("-" as rates: only the per-event runs)
 
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -102,59 +103,84 @@ try {
   server.stop();
 }
 
-// Per-event cost: the same rate against servers of 8 and 128 tokens, rounds of
-// every worker count in turn; the difference of the medians of CPU per request
-// is the 120 more events' (a trial's fixed cost — a worker's start — cancels).
+// Per-event cost: servers of 8 and 128 tokens, rounds of every worker count
+// in turn; the difference of CPU per request is the 120 more events' (a
+// trial's fixed cost cancels). Each count at the same total rate, and at that
+// rate per worker, and one thread at a worker's share of the rate: a thread's
+// cost per event falls as its loop gets busier (more sockets ready at each
+// wake), so a worker is compared with one thread carrying the same load. A short
+// trial with each count first, not counted: the pool's workers started, every
+// thread's code warm, as in a run's later trials.
 const SHORT = 8;
 const LONG = 128;
 const eventRate = Number(process.argv[6] ?? 1000);
 const median = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-/** Each round's CPU per request, by workers and tokens: the rounds pair the short and long runs. */
-const perRequest = new Map<string, number[]>();
-const short = await startFastServer(SHORT, 16);
-const long = await startFastServer(LONG, 16);
-try {
-  for (let round = 0; round < rounds; round++) {
-    for (const workers of counts) {
-      for (const [tokens, s] of [
-        [SHORT, short],
-        [LONG, long],
-      ] as const) {
-        const t = await trial(s, eventRate, windowS, tokens, workers);
-        const key = `${workers}/${tokens}`;
-        perRequest.set(key, [...(perRequest.get(key) ?? []), t.cpuUsPerRequest]);
-        const { cpuUsPerRequest, serverCores, busiestWorkerCpu, valid } = t;
-        console.log(
-          JSON.stringify({
-            round,
-            workers,
-            tokens,
-            cpuUsPerRequest,
-            serverCores,
-            busiestWorkerCpu,
-            valid,
-          }),
-        );
+// One thread at rate / w carries what each of w workers does at rate.
+const loads = counts.flatMap((w) =>
+  w === 1
+    ? [{ workers: 1, rate: eventRate }]
+    : [
+        { workers: 1, rate: eventRate / w },
+        { workers: w, rate: eventRate },
+        { workers: w, rate: eventRate * w },
+      ],
+);
+/** Each load's CPU per event, round by round: rounds of short and long runs back to back. */
+async function perEventRuns() {
+  /** Each round's CPU per request, by load and tokens: the rounds pair the short and long runs. */
+  const perRequest = new Map<string, number[]>();
+  const short = await startFastServer(SHORT, 16);
+  const long = await startFastServer(LONG, 16);
+  try {
+    for (const workers of counts) await trial(short, eventRate, 2, SHORT, workers);
+    for (let round = 0; round < rounds; round++) {
+      for (const { workers, rate } of loads) {
+        for (const [tokens, s] of [
+          [SHORT, short],
+          [LONG, long],
+        ] as const) {
+          const t = await trial(s, rate, windowS, tokens, workers);
+          const key = `${workers}@${rate}/${tokens}`;
+          perRequest.set(key, [...(perRequest.get(key) ?? []), t.cpuUsPerRequest]);
+          const { cpuUsPerRequest, serverCores, busiestWorkerCpu, valid, reasons } = t;
+          console.log(
+            JSON.stringify({
+              round,
+              workers,
+              rate,
+              tokens,
+              cpuUsPerRequest,
+              serverCores,
+              busiestWorkerCpu,
+              valid,
+              reasons,
+            }),
+          );
+        }
       }
     }
+  } finally {
+    short.stop();
+    long.stop();
   }
-} finally {
-  short.stop();
-  long.stop();
+  // Per round, long minus short: the two ran back to back on the same machine state.
+  for (const { workers, rate } of loads) {
+    const few = perRequest.get(`${workers}@${rate}/${SHORT}`) ?? [];
+    const many = perRequest.get(`${workers}@${rate}/${LONG}`) ?? [];
+    const perEventUs = many.map((m, round) => (m - (few[round] ?? Number.NaN)) / (LONG - SHORT));
+    console.log(
+      JSON.stringify({
+        workers,
+        rate,
+        cpuUsPerRequestShort: median(few),
+        cpuUsPerRequestLong: median(many),
+        usPerEventByRound: perEventUs,
+        usPerEvent: median(perEventUs),
+      }),
+    );
+  }
 }
-// Per round, long minus short: the two ran back to back on the same machine state.
-for (const workers of counts) {
-  const few = perRequest.get(`${workers}/${SHORT}`) ?? [];
-  const many = perRequest.get(`${workers}/${LONG}`) ?? [];
-  const perEventUs = many.map((m, round) => (m - (few[round] ?? Number.NaN)) / (LONG - SHORT));
-  console.log(
-    JSON.stringify({
-      workers,
-      cpuUsPerRequestShort: median(few),
-      cpuUsPerRequestLong: median(many),
-      usPerEventByRound: perEventUs,
-      usPerEvent: median(perEventUs),
-    }),
-  );
-}
+
+// Rounds 0: the ceiling alone.
+if (rounds > 0) await perEventRuns();

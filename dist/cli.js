@@ -77465,7 +77465,7 @@ function latenessMatters(options, pair) {
 }
 
 // src/trial/trial.ts
-import { availableParallelism } from "node:os";
+import { availableParallelism as availableParallelism2 } from "node:os";
 
 // src/workload/streams.ts
 var ARRIVAL_STREAM = 685845;
@@ -79040,9 +79040,6 @@ function reportOf(options, parts, now) {
   };
 }
 
-// src/trial/workers.ts
-import { Worker as Worker2 } from "node:worker_threads";
-
 // src/metrics/recorder-state.ts
 var HISTOGRAMS2 = [
   "ttft",
@@ -79217,6 +79214,64 @@ function mergedReport(options, states, at2, partName = shardName) {
   };
 }
 
+// src/trial/worker-pool.ts
+import { availableParallelism } from "node:os";
+import { Worker as Worker2 } from "node:worker_threads";
+var WorkerPool = class {
+  #idle = /* @__PURE__ */ new Map();
+  /** Workers that ended: never given a trial again (an ended worker drops messages silently). */
+  #ended = /* @__PURE__ */ new WeakSet();
+  maxIdle;
+  /** maxIdle: how many idle workers a script keeps; more are stopped when given back. */
+  constructor(maxIdle = availableParallelism()) {
+    this.maxIdle = maxIdle;
+  }
+  /** count workers running script: idle ones first, new ones for the rest (all stopped if one cannot start). */
+  take(script, count3) {
+    const idle = (this.#idle.get(script.href) ?? []).filter((w) => !this.#ended.has(w));
+    const taken = idle.splice(0, count3);
+    this.#idle.set(script.href, idle);
+    try {
+      while (taken.length < count3) taken.push(this.#started(script));
+    } catch (error) {
+      for (const w of taken) void w.terminate();
+      throw error;
+    }
+    for (const w of taken) w.ref();
+    return taken;
+  }
+  /** Workers whose trial ended cleanly: idle again, no longer holding the process; those past maxIdle stopped. */
+  give(script, workers) {
+    const alive = workers.filter((w) => !this.#ended.has(w));
+    const idle = [...this.#idle.get(script.href) ?? [], ...alive];
+    for (const w of idle.splice(this.maxIdle)) void w.terminate();
+    for (const w of idle) w.unref();
+    this.#idle.set(script.href, idle);
+  }
+  /** The idle workers' thread ids, by script: what the next trial would take. */
+  idleThreadIds(script) {
+    return (this.#idle.get(script.href) ?? []).map((w) => w.threadId);
+  }
+  /** Every idle worker stopped. */
+  async close() {
+    const all = [...this.#idle.values()].flat();
+    this.#idle.clear();
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+  #started(script) {
+    const worker = new Worker2(script);
+    worker.on("error", () => {
+    });
+    worker.on("exit", () => {
+      this.#ended.add(worker);
+      const idle = this.#idle.get(script.href);
+      if (idle?.includes(worker)) idle.splice(idle.indexOf(worker), 1);
+    });
+    return worker;
+  }
+};
+var SHARED_POOL = new WorkerPool();
+
 // src/trial/worker-protocol.ts
 function portableOptions(options) {
   const t = options.workload.tokenizer;
@@ -79239,9 +79294,8 @@ function workerUrl() {
   const fromSource = import.meta.url.endsWith(".ts");
   return new URL(fromSource ? "./trial-worker.ts" : "./trial-worker.js", import.meta.url);
 }
-function startWorker(script, start, onLines, onProgress) {
+function trialOn(worker, start, onLines, onProgress) {
   const name = workerName(start.slice);
-  const worker = new Worker2(script, { workerData: start });
   let ready = () => {
   };
   let done = () => {
@@ -79255,25 +79309,28 @@ function startWorker(script, start, onLines, onProgress) {
     done = resolve2;
     fail3 = reject;
   });
-  worker.on("message", (m) => {
+  const onMessage = (m) => {
     if (m.type === "ready") ready();
     else if (m.type === "lines") onLines(m);
     else if (m.type === "progress") onProgress(m.progress);
     else if (m.type === "part") done(m.state);
     else fail3(new Error(`${name}: ${m.message}`));
-  });
-  worker.on("error", (error) => fail3(new Error(`${name} failed: ${error.message}`)));
-  worker.on(
-    "exit",
-    (code) => fail3(new Error(`${name} stopped (exit code ${code}) before its part`))
-  );
+  };
+  const onError = (error) => fail3(new Error(`${name} failed: ${error.message}`));
+  const onExit = (code) => fail3(new Error(`${name} stopped (exit code ${code}) before its part`));
+  worker.on("message", onMessage);
+  worker.on("error", onError);
+  worker.on("exit", onExit);
+  worker.postMessage({ type: "trial", start });
   const readyOrFail = Promise.race([readyP, part2.then(() => void 0)]);
   return {
     ready: readyOrFail,
     part: part2,
     send: (message) => worker.postMessage(message),
-    stop: async () => {
-      await worker.terminate();
+    detach: () => {
+      worker.off("message", onMessage);
+      worker.off("error", onError);
+      worker.off("exit", onExit);
     }
   };
 }
@@ -79318,16 +79375,20 @@ async function runWorkers(options, deps, run) {
   const onLines = (m) => {
     for (const [r, at2] of m.lines) deps.onRequestLine?.(r, at2);
   };
+  const pool = run.pool ?? SHARED_POOL;
+  const script = run.script ?? workerUrl();
+  const threads = pool.take(script, count3);
   const workers = [];
   const cancel = () => {
     for (const w of workers) w.send({ type: "cancel" });
   };
+  let clean = false;
   try {
-    for (let w = 0; w < count3; w++) {
+    for (const [w, thread] of threads.entries()) {
       const slice = { index: w, count: count3 };
       const lines2 = deps.onRequestLine !== void 0;
       const start = { portable, slice, lines: lines2, progress: deps.onProgress !== void 0 };
-      workers.push(startWorker(run.script ?? workerUrl(), start, onLines, progress(w)));
+      workers.push(trialOn(thread, start, onLines, progress(w)));
     }
     const notReady = `the trial's ${count3} workers were not ready in ${READY_TIMEOUT_MS / 1e3} s`;
     const ready = Promise.all(workers.map((w) => w.ready));
@@ -79341,10 +79402,13 @@ async function runWorkers(options, deps, run) {
     const boundMs = START_LEAD_MS + trialSpanMs(options, workload) + HARD_STOP_GRACE_MS + PART_GRACE_MS;
     const late = `the trial's workers had not ended ${PART_GRACE_MS / 1e3} s past its hard deadline: stopped`;
     const states = await bounded2(Promise.all(workers.map((w) => w.part)), boundMs, late);
+    clean = !deps.signal?.aborted;
     return { states, startMs };
   } finally {
     deps.signal?.removeEventListener("abort", cancel);
-    await Promise.all(workers.map((w) => w.stop()));
+    for (const w of workers) w.detach();
+    if (clean) pool.give(script, threads);
+    else await Promise.all(threads.map((t) => t.terminate()));
   }
 }
 async function measureInWorkers(options, deps, run) {
@@ -79372,7 +79436,7 @@ async function measureInWorkers(options, deps, run) {
 async function measureTrial(options, deps = {}) {
   const workload = buildWorkload(options.workload);
   const setting2 = options.workers ?? ONE_WORKER;
-  const count3 = deps.clock ? 1 : workerCount(setting2, workload, options.maxConcurrency, availableParallelism());
+  const count3 = deps.clock ? 1 : workerCount(setting2, workload, options.maxConcurrency, availableParallelism2());
   return count3 > 1 ? measureInWorkers(options, deps, { count: count3, workload }) : measureInThread(options, deps, workload);
 }
 

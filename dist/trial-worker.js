@@ -11346,17 +11346,17 @@ var require_client_h2 = __commonJS({
       for (let n = 0; n < reqHeaders.length; n += 2) {
         const key = reqHeaders[n + 0];
         const val = reqHeaders[n + 1];
-        const current = Object.hasOwn(headers, key) ? headers[key] : void 0;
+        const current2 = Object.hasOwn(headers, key) ? headers[key] : void 0;
         if (key === "cookie") {
-          if (current != null) {
-            util.setHeader(headers, key, Array.isArray(current) ? (current.push(val), current) : [current, val]);
+          if (current2 != null) {
+            util.setHeader(headers, key, Array.isArray(current2) ? (current2.push(val), current2) : [current2, val]);
           } else {
             util.setHeader(headers, key, val);
           }
           continue;
         }
         if (typeof val === "string") {
-          util.setHeader(headers, key, current ? `${current}, ${val}` : val);
+          util.setHeader(headers, key, current2 ? `${current2}, ${val}` : val);
           continue;
         }
         for (let i = 0; i < val.length; i++) {
@@ -20381,14 +20381,14 @@ var require_cache = __commonJS({
     }
     function appendHeader(headers, key, val) {
       const headerName = key.toLowerCase();
-      const current = Object.hasOwn(headers, headerName) ? headers[headerName] : void 0;
+      const current2 = Object.hasOwn(headers, headerName) ? headers[headerName] : void 0;
       const values = Array.isArray(val) ? val : [val];
-      if (current === void 0) {
+      if (current2 === void 0) {
         setHeader(headers, headerName, Array.isArray(val) ? val.slice() : val);
-      } else if (Array.isArray(current)) {
-        current.push(...values);
+      } else if (Array.isArray(current2)) {
+        current2.push(...values);
       } else {
-        setHeader(headers, headerName, [current, ...values]);
+        setHeader(headers, headerName, [current2, ...values]);
       }
     }
     function normalizeHeaders(opts) {
@@ -39208,7 +39208,7 @@ var require_dist = __commonJS({
 });
 
 // src/trial/trial-worker.ts
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 
 // src/common/errors.ts
 function errorMessage(error) {
@@ -45710,23 +45710,16 @@ function lineSender(port2) {
     }
   };
 }
-async function serve(port2, start) {
+async function serve(port2, start, started, signal) {
   const options = revivedOptions(start.portable);
   const workload = buildWorkload(options.workload);
   collectGarbage();
-  const cancel = new AbortController();
-  const started = new Promise((resolve) => {
-    port2.on("message", (m) => {
-      if (m.type === "start") resolve(m);
-      else cancel.abort();
-    });
-  });
   post(port2, { type: "ready" });
   const { startAtNs, startUnixMs } = await started;
   const startAtMs = Number(startAtNs - hrtimeOffsetNanos()) / 1e6;
   const lines = start.lines ? lineSender(port2) : void 0;
   const deps = {
-    signal: cancel.signal,
+    signal,
     // Unix time from the main thread's reading of the start: every worker's lines say one start.
     now: () => new Date(startUnixMs + (performance.now() - startAtMs)),
     ...lines ? { onRequestLine: lines.add } : {},
@@ -45735,11 +45728,19 @@ async function serve(port2, start) {
   const parts = await measureParts(options, deps, { slice: start.slice, startAtMs }, workload);
   lines?.close();
   post(port2, { type: "part", state: partState(parts, start.slice) });
-  port2.close();
 }
 if (!parentPort) throw new Error("internal error: trial-worker.ts runs as a worker thread");
 var port = parentPort;
-serve(port, workerData).catch((error) => {
-  post(port, { type: "error", message: errorMessage(error) });
-  port.close();
+var current;
+port.on("message", (m) => {
+  if (m.type === "trial") {
+    const cancel = new AbortController();
+    const started = new Promise((start) => {
+      current = { start, cancel };
+    });
+    serve(port, m.start, started, cancel.signal).catch((error) => {
+      post(port, { type: "error", message: errorMessage(error) });
+    });
+  } else if (m.type === "start") current?.start(m);
+  else current?.cancel.abort();
 });

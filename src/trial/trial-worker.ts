@@ -1,10 +1,11 @@
-// A worker thread of a split trial (workers.ts): it builds the trial's
-// workload, says it is ready, sends its slice of the schedule from the start
-// the main thread gives on the process's one monotonic clock, streams its
-// requests' lines and progress back, and posts what it measured — its part,
-// which the main thread merges exactly with the others'.
+// A worker thread of split trials (workers.ts), kept between them in a pool:
+// for each trial it is given, it builds the trial's workload, says it is
+// ready, sends its slice of the schedule from the start the main thread gives
+// on the process's one monotonic clock, streams its requests' lines and
+// progress back, and posts what it measured — its part, which the main thread
+// merges exactly with the others'. Then it waits for the next trial.
 
-import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { type MessagePort, parentPort } from "node:worker_threads";
 import { errorMessage } from "../common/errors.ts";
 import { collectGarbage } from "../load/probes.ts";
 import type { RequestRecord } from "../load/record.ts";
@@ -50,24 +51,25 @@ function lineSender(port: MessagePort) {
   };
 }
 
-async function serve(port: MessagePort, start: WorkerStart): Promise<void> {
+type StartMessage = Extract<ToWorker, { type: "start" }>;
+
+/** One trial: built, ready, started at the given time, its part posted. */
+async function serve(
+  port: MessagePort,
+  start: WorkerStart,
+  started: Promise<StartMessage>,
+  signal: AbortSignal,
+): Promise<void> {
   const options = revivedOptions(start.portable);
   const workload = buildWorkload(options.workload);
   // Before saying ready: the full GC the trial runs first is then short, well within the lead.
   collectGarbage();
-  const cancel = new AbortController();
-  const started = new Promise<Extract<ToWorker, { type: "start" }>>((resolve) => {
-    port.on("message", (m: ToWorker) => {
-      if (m.type === "start") resolve(m);
-      else cancel.abort();
-    });
-  });
   post(port, { type: "ready" });
   const { startAtNs, startUnixMs } = await started;
   const startAtMs = Number(startAtNs - hrtimeOffsetNanos()) / 1e6;
   const lines = start.lines ? lineSender(port) : undefined;
   const deps: TrialDeps = {
-    signal: cancel.signal,
+    signal,
     // Unix time from the main thread's reading of the start: every worker's lines say one start.
     now: () => new Date(startUnixMs + (performance.now() - startAtMs)),
     ...(lines ? { onRequestLine: lines.add } : {}),
@@ -78,12 +80,21 @@ async function serve(port: MessagePort, start: WorkerStart): Promise<void> {
   const parts = await measureParts(options, deps, { slice: start.slice, startAtMs }, workload);
   lines?.close();
   post(port, { type: "part", state: partState(parts, start.slice) });
-  port.close();
 }
 
 if (!parentPort) throw new Error("internal error: trial-worker.ts runs as a worker thread");
 const port = parentPort;
-serve(port, workerData as WorkerStart).catch((error: unknown) => {
-  post(port, { type: "error", message: errorMessage(error) });
-  port.close();
+/** The trial under way: where its start and its cancel go. */
+let current: { start: (m: StartMessage) => void; cancel: AbortController } | undefined;
+port.on("message", (m: ToWorker) => {
+  if (m.type === "trial") {
+    const cancel = new AbortController();
+    const started = new Promise<StartMessage>((start) => {
+      current = { start, cancel };
+    });
+    serve(port, m.start, started, cancel.signal).catch((error: unknown) => {
+      post(port, { type: "error", message: errorMessage(error) });
+    });
+  } else if (m.type === "start") current?.start(m);
+  else current?.cancel.abort();
 });

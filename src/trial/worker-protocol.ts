@@ -16,7 +16,7 @@ export interface PortableOptions {
   tokenizer: { name: string; source: { tokenizerJson: object; configJson: object } } | null;
 }
 
-/** What a worker starts with (its workerData). */
+/** What a worker is given for one trial. */
 export interface WorkerStart {
   portable: PortableOptions;
   slice: LoadSlice;
@@ -26,10 +26,12 @@ export interface WorkerStart {
 }
 
 /**
- * startAtNs: the schedule's zero on process.hrtime, the clock every thread
+ * trial: the next trial to build and wait in (a worker serves trials one at a
+ * time, from a pool); startAtNs: the schedule's zero on process.hrtime, the clock every thread
  * shares; startUnixMs: the same instant in Unix time, as the main thread reads it.
  */
 export type ToWorker =
+  | { type: "trial"; start: WorkerStart }
   | { type: "start"; startAtNs: bigint; startUnixMs: number }
   | { type: "cancel" };
 

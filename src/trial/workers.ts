@@ -1,12 +1,13 @@
 // A trial split over worker threads: worker w of N sends requests w, w + N,
 // w + 2N… of the same seeded schedule at the same times as one thread would,
-// on its own HTTP pool, recorder and self-check probes. The main thread starts
-// them, gives one start on the clock every thread shares, scrapes the server's
+// on its own HTTP pool, recorder and self-check probes. The main thread gives
+// them the trial, then one start on the clock every thread shares, scrapes the server's
 // metrics, forwards the requests' lines and the summed progress, and merges
 // the workers' parts exactly (shard-part.ts): the whole plan's checks on the
-// merged trial, each worker's generator checks on its own, named by it.
+// merged trial, each worker's generator checks on its own, named by it. The
+// workers come from a pool kept across trials (worker-pool.ts).
 
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { HARD_STOP_GRACE_MS, type LoadSlice, type Progress } from "../load/run.ts";
 import { MONOTONIC } from "../load/scheduler.ts";
 import { hrtimeOffsetNanos } from "../load/waker.ts";
@@ -19,6 +20,7 @@ import {
   type TrialReport,
 } from "./measure.ts";
 import { mergedReport, type TrialPartState, trialSpanMs } from "./shard-part.ts";
+import { SHARED_POOL, type WorkerPool } from "./worker-pool.ts";
 import {
   type FromWorker,
   portableOptions,
@@ -41,22 +43,22 @@ export function workerUrl(): URL {
   return new URL(fromSource ? "./trial-worker.ts" : "./trial-worker.js", import.meta.url);
 }
 
-interface RunningWorker {
+interface TrialWorker {
   ready: Promise<void>;
   part: Promise<TrialPartState>;
   send(message: ToWorker): void;
-  stop(): Promise<void>;
+  /** This trial's listeners removed: the worker may serve the next. */
+  detach(): void;
 }
 
-/** One worker: its readiness, its part, or the error that ended it, named by the worker. */
-function startWorker(
-  script: URL,
+/** One worker given this trial: its readiness, its part, or the error that ended it, named by the worker. */
+function trialOn(
+  worker: Worker,
   start: WorkerStart,
   onLines: (m: Extract<FromWorker, { type: "lines" }>) => void,
   onProgress: (p: Progress) => void,
-): RunningWorker {
+): TrialWorker {
   const name = workerName(start.slice);
-  const worker = new Worker(script, { workerData: start });
   let ready: () => void = () => {};
   let done: (state: TrialPartState) => void = () => {};
   let fail: (error: Error) => void = () => {};
@@ -67,25 +69,30 @@ function startWorker(
     done = resolve;
     fail = reject;
   });
-  worker.on("message", (m: FromWorker) => {
+  const onMessage = (m: FromWorker) => {
     if (m.type === "ready") ready();
     else if (m.type === "lines") onLines(m);
     else if (m.type === "progress") onProgress(m.progress);
     else if (m.type === "part") done(m.state);
     else fail(new Error(`${name}: ${m.message}`));
-  });
-  worker.on("error", (error) => fail(new Error(`${name} failed: ${error.message}`)));
-  worker.on("exit", (code) =>
-    fail(new Error(`${name} stopped (exit code ${code}) before its part`)),
-  );
+  };
+  const onError = (error: Error) => fail(new Error(`${name} failed: ${error.message}`));
+  const onExit = (code: number) =>
+    fail(new Error(`${name} stopped (exit code ${code}) before its part`));
+  worker.on("message", onMessage);
+  worker.on("error", onError);
+  worker.on("exit", onExit);
+  worker.postMessage({ type: "trial", start } satisfies ToWorker);
   // A failure before readiness ends the wait for it too.
   const readyOrFail = Promise.race([readyP, part.then(() => undefined)]);
   return {
     ready: readyOrFail,
     part,
     send: (message) => worker.postMessage(message),
-    stop: async () => {
-      await worker.terminate();
+    detach: () => {
+      worker.off("message", onMessage);
+      worker.off("error", onError);
+      worker.off("exit", onExit);
     },
   };
 }
@@ -130,14 +137,19 @@ function bounded<T>(p: Promise<T>, ms: number, why: string, signal?: AbortSignal
   });
 }
 
-/** A split trial: how many workers, the trial's workload, and the worker's script (tests: a stand-in). */
+/** A split trial: how many workers, the trial's workload, the worker's script (tests: a stand-in) and pool. */
 export interface WorkerRun {
   count: number;
   workload: Workload;
   script?: URL;
+  pool?: WorkerPool;
 }
 
-/** Starts the workers, waits until each is ready, then starts them all at one time; their parts. */
+/**
+ * Gives each worker the trial, waits until each is ready, then starts them
+ * all at one time; their parts. The workers go back to the pool only when
+ * every part arrived and nothing cancelled the trial; otherwise they stop.
+ */
 async function runWorkers(
   options: TrialOptions,
   deps: TrialDeps,
@@ -149,16 +161,20 @@ async function runWorkers(
   const onLines = (m: Extract<FromWorker, { type: "lines" }>) => {
     for (const [r, at] of m.lines) deps.onRequestLine?.(r, at);
   };
-  const workers: RunningWorker[] = [];
+  const pool = run.pool ?? SHARED_POOL;
+  const script = run.script ?? workerUrl();
+  const threads = pool.take(script, count);
+  const workers: TrialWorker[] = [];
   const cancel = () => {
     for (const w of workers) w.send({ type: "cancel" });
   };
+  let clean = false;
   try {
-    for (let w = 0; w < count; w++) {
+    for (const [w, thread] of threads.entries()) {
       const slice = { index: w, count };
       const lines = deps.onRequestLine !== undefined;
       const start = { portable, slice, lines, progress: deps.onProgress !== undefined };
-      workers.push(startWorker(run.script ?? workerUrl(), start, onLines, progress(w)));
+      workers.push(trialOn(thread, start, onLines, progress(w)));
     }
     const notReady = `the trial's ${count} workers were not ready in ${READY_TIMEOUT_MS / 1000} s`;
     const ready = Promise.all(workers.map((w) => w.ready));
@@ -174,10 +190,13 @@ async function runWorkers(
       START_LEAD_MS + trialSpanMs(options, workload) + HARD_STOP_GRACE_MS + PART_GRACE_MS;
     const late = `the trial's workers had not ended ${PART_GRACE_MS / 1000} s past its hard deadline: stopped`;
     const states = await bounded(Promise.all(workers.map((w) => w.part)), boundMs, late);
+    clean = !deps.signal?.aborted;
     return { states, startMs };
   } finally {
     deps.signal?.removeEventListener("abort", cancel);
-    await Promise.all(workers.map((w) => w.stop()));
+    for (const w of workers) w.detach();
+    if (clean) pool.give(script, threads);
+    else await Promise.all(threads.map((t) => t.terminate()));
   }
 }
 

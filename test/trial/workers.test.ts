@@ -1,8 +1,9 @@
 // A trial split over worker threads against the in-process mock: the same
 // requests at the same schedule offsets as one thread, every outcome counted
 // once, the requests' lines and the progress forwarded, a tokenizer rebuilt in
-// each worker, a cancel that ends every worker, and a worker's own fault named
-// by the worker in the merged trial's self-checks.
+// each worker, a cancel that ends every worker, a worker's own fault named
+// by the worker in the merged trial's self-checks, and the pool that keeps
+// workers from one trial to the next.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -15,7 +16,8 @@ import { type MockServer, startMockServer } from "../../src/mock/server.ts";
 import { measureParts, type TrialOptions, type TrialReport } from "../../src/trial/measure.ts";
 import { mergedReport, partState } from "../../src/trial/shard-part.ts";
 import { measureTrial } from "../../src/trial/trial.ts";
-import { measureInWorkers, workerName } from "../../src/trial/workers.ts";
+import { WorkerPool } from "../../src/trial/worker-pool.ts";
+import { measureInWorkers, workerName, workerUrl } from "../../src/trial/workers.ts";
 import { buildWorkload } from "../../src/workload/plan.ts";
 import { LOAD_TEST, quickProfile } from "../helpers/mock.ts";
 
@@ -188,8 +190,47 @@ test(
   },
 );
 
+const standIn = (name: string) => new URL(`../fixtures/workers/${name}.mjs`, import.meta.url);
+
+test(
+  "a pool keeps a clean trial's workers for the next; a failed or cancelled trial's stop",
+  LOAD_TEST,
+  async () => {
+    const pool = new WorkerPool(4);
+    const options = settings({ duration: "0.5s" });
+    const workload = buildWorkload(options.workload);
+    const split = (count: number, deps = {}, script = workerUrl()) =>
+      measureInWorkers(options, deps, { count, workload, pool, script });
+    try {
+      const first = await split(2);
+      assert.equal(first.outcomes.ok, first.scheduled);
+      const kept = pool.idleThreadIds(workerUrl());
+      assert.equal(kept.length, 2, "both workers idle after a clean trial");
+      const second = await split(2);
+      assert.equal(second.outcomes.ok, second.scheduled);
+      assert.deepEqual(pool.idleThreadIds(workerUrl()), kept, "the same two served the next");
+      await split(3);
+      const three = pool.idleThreadIds(workerUrl());
+      assert.equal(three.length, 3, "one more started for a trial of three");
+      assert.deepEqual(three.slice(0, 2).sort(), [...kept].sort());
+      // Cancelled once its first lines arrive: surely started, however busy the machine.
+      const cancel = new AbortController();
+      await split(2, { signal: cancel.signal, onRequestLine: () => cancel.abort() });
+      assert.deepEqual(
+        pool.idleThreadIds(workerUrl()),
+        three.slice(2),
+        "the cancelled two stopped",
+      );
+      await assert.rejects(split(2, {}, standIn("failing")), /the stand-in failed/);
+      assert.deepEqual(pool.idleThreadIds(standIn("failing")), [], "a failed trial's stopped");
+    } finally {
+      await pool.close();
+    }
+    assert.deepEqual(pool.idleThreadIds(workerUrl()), []);
+  },
+);
+
 describe("a split trial's workers that fail", LOAD_TEST, () => {
-  const standIn = (name: string) => new URL(`../fixtures/workers/${name}.mjs`, import.meta.url);
   const run = (name: string, signal?: AbortSignal) => {
     const options = settings({ duration: "0.5s" });
     const workload = buildWorkload(options.workload);

@@ -79228,9 +79228,7 @@ var WorkerPool = class {
   }
   /** count workers running script: idle ones first, new ones for the rest (all stopped if one cannot start). */
   take(script, count3) {
-    const idle = (this.#idle.get(script.href) ?? []).filter((w) => !this.#ended.has(w));
-    const taken = idle.splice(0, count3);
-    this.#idle.set(script.href, idle);
+    const taken = (this.#idle.get(script.href) ?? []).splice(0, count3);
     try {
       while (taken.length < count3) taken.push(this.#started(script));
     } catch (error) {

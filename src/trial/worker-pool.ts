@@ -23,9 +23,8 @@ export class WorkerPool {
 
   /** count workers running script: idle ones first, new ones for the rest (all stopped if one cannot start). */
   take(script: URL, count: number): Worker[] {
-    const idle = (this.#idle.get(script.href) ?? []).filter((w) => !this.#ended.has(w));
-    const taken = idle.splice(0, count);
-    this.#idle.set(script.href, idle);
+    // An ended worker is not here: its exit took it out, and give() does not put it back.
+    const taken = (this.#idle.get(script.href) ?? []).splice(0, count);
     try {
       while (taken.length < count) taken.push(this.#started(script));
     } catch (error) {

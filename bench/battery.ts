@@ -33,6 +33,7 @@ const SETTINGS = {
   "max-trials": "12",
   "max-failure-increase": "2%",
   "quality-suite": "none",
+  accuracy: "none",
   model: "mock-llm",
 };
 

@@ -36,6 +36,7 @@ const PLAN = {
   "max-reruns": "0",
   cooldown: "0",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   comment: "never",
 };

@@ -11,13 +11,13 @@
 
 import { zeroOutcomes } from "../src/common/outcomes.ts";
 import { againstLimit, type BudgetCheck } from "../src/compare/budgets.ts";
+import { designOf } from "../src/compare/decide-run.ts";
 import {
   compareMetric,
   type MetricComparison,
   type MetricSpec,
   type PairValues,
-} from "../src/compare/decide.ts";
-import { designOf } from "../src/compare/decide-run.ts";
+} from "../src/compare/metric.ts";
 import { compareReliability, type ReliabilityComparison } from "../src/compare/reliability.ts";
 import type { SequentialDesign } from "../src/compare/sequential.ts";
 import type { TrialEntry } from "../src/compare/trials.ts";

@@ -45660,7 +45660,7 @@ function recorderState(rec) {
   };
 }
 
-// src/trial/shard-part.ts
+// src/trial/parts.ts
 function partState(parts, slice) {
   const { run, tally } = parts;
   return {

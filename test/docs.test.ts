@@ -69,6 +69,7 @@ test("every output the action sets is declared in action.yml", async () => {
       model: "m",
       rate: "10",
       "quality-suite": "none",
+      accuracy: "none",
       contract: "none",
       "max-tpot-regression": "10%",
       "max-e2el-regression": "10%",

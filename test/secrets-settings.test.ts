@@ -21,6 +21,7 @@ const BASE: Record<string, string> = {
   model: "m",
   rate: "5",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   "results-path": "/out/results.json",
 };

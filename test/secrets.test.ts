@@ -98,6 +98,7 @@ test(
     const resultsPath = join(dir, "r.json");
     const plan = planOf({
       "quality-suite": "none",
+      accuracy: "none",
       contract: "none",
       "api-key": KEY,
       header: [`X-Api-Key: ${KEY}-header`],
@@ -149,6 +150,7 @@ test(
     const written = new Map<string, string>();
     const plan = planOf({
       "quality-suite": "none",
+      accuracy: "none",
       contract: "none",
       "results-path": "/out/r.json",
       "requests-path": "none",

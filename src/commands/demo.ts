@@ -30,6 +30,8 @@ export const DEMO_SETTINGS = {
   timeout: "10s",
   // The quality suite (on by default in real gates) would double the demo's time.
   "quality-suite": "none",
+  // The built-in accuracy suite on both arms, many items at a time (the mocks batch them).
+  "accuracy-concurrency": "64",
 } as const;
 
 export const DEMO_DECODE_SCALE = 1.3;
@@ -67,6 +69,7 @@ export const KNEE_GATE_SETTINGS = {
   "sync-requests": "8",
   "offline-requests": "128",
   "quality-suite": "none",
+  accuracy: "none",
   "max-late-sends": "50%",
   "max-skew-effect": "50%",
   "max-event-loop-delay-ms": "100",

@@ -14,6 +14,7 @@ export const FILE_CAPS_BYTES = {
   "contract file": 1 * MiB,
   "lanes history": 64 * MiB,
   "quality suite": 16 * MiB,
+  "accuracy items": 64 * MiB,
   tokenizer: 64 * MiB,
   "results file": 64 * MiB,
   "GitHub event payload": 16 * MiB,
@@ -35,6 +36,8 @@ export const FILE_LINE_CAPS: Partial<Record<FileKind, number>> = {
   trace: 2_000_001,
   "lanes history": 1_000_000,
   "quality suite": 1_000_000,
+  // accuracy/file.ts's 100,000 items, with room for blank and comment lines.
+  "accuracy items": 200_000,
 };
 
 /** Reads an input file of a kind as text; tests pass a fake that may ignore the kind. */

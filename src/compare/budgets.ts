@@ -14,6 +14,7 @@
 import { probit } from "simple-statistics";
 import { compact, percent } from "../common/format.ts";
 import { type PercentileKey, percentileLabel } from "../common/percentiles.ts";
+import { pairValues } from "./gated.ts";
 import {
   compareMetric,
   type DecisionRule,
@@ -21,8 +22,7 @@ import {
   type MetricStatus,
   type MetricVerdict,
   type PairValues,
-} from "./decide.ts";
-import { pairValues } from "./gated.ts";
+} from "./metric.ts";
 import { type PairFailures, pairFailures, spreadVariance, widerHalfWidth } from "./reliability.ts";
 import type { SequentialDesign } from "./sequential.ts";
 import type { TrialEntry } from "./trials.ts";

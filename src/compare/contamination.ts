@@ -1,13 +1,13 @@
 // Whether a pair whose trials the client's lateness contaminated is worth
 // running again. Its contamination already enters the interval in the
-// direction that weakens the verdict (decide.ts), so keeping it can never make
+// direction that weakens the verdict (metric.ts), so keeping it can never make
 // a wrong verdict — only a weaker one. It is worth a re-run only when the
 // contamination moves one of its gated values across a margin the verdict is
 // judged on (the tolerance for a pass, the fail floor for a fail); a candidate
 // 50 % slower with 12 % of lateness is still beyond both.
 
-import { failFloor, type PairValues, toleranceLog } from "./decide.ts";
 import { metricSpecs, pairValues } from "./gated.ts";
+import { failFloor, type PairValues, toleranceLog } from "./metric.ts";
 import type { TrialEntry } from "./trials.ts";
 import type { DecisionOptions } from "./verdict.ts";
 

@@ -6,12 +6,18 @@
 import type { Guard } from "../common/guard.ts";
 import { pairsToDecide } from "./advice.ts";
 import { type BudgetCheck, budgetShares } from "./budgets.ts";
-import type { MetricComparison } from "./decide.ts";
 import { metricSpecs } from "./gated.ts";
+import type { MetricComparison } from "./metric.ts";
 import type { ReliabilityComparison } from "./reliability.ts";
-import { type SequentialDesign, sequentialDesign } from "./sequential.ts";
+import { failShares, type SequentialDesign, sequentialDesign } from "./sequential.ts";
 import type { TrialEntry } from "./trials.ts";
-import { type DecisionOptions, decide, overallVerdict, type Verdict } from "./verdict.ts";
+import {
+  type ApartOutcomes,
+  type DecisionOptions,
+  decide,
+  overallVerdict,
+  type Verdict,
+} from "./verdict.ts";
 
 /** The pairs before the first look, and at most. */
 export interface LookPlan {
@@ -40,12 +46,23 @@ export function designOf(
 /**
  * What the fail boundaries' α is split over: the gated latencies (TTFT and
  * ITL by default; TPOT and E2EL when set) and the latency budgets; the rates
- * (goodput, the failure rate) and the rate budgets.
+ * (goodput, the failure rate), the rate budgets and the rules decided apart
+ * that count as rates (accuracy's).
  */
 export function sharesOf(options: DecisionOptions): { latencies: number; rates: number } {
   const gated = metricSpecs(options.percentile, options.tolerances).filter((s) => s.higherIsWorse);
   const budgets = budgetShares(options.budgets);
-  return { latencies: gated.length + budgets.latencies, rates: 2 + budgets.rates };
+  return {
+    latencies: gated.length + budgets.latencies,
+    rates: 2 + budgets.rates + (options.apartRates ?? 0),
+  };
+}
+
+/** The one-sided errors of a rule decided apart that holds one rate's share: its pass and fail boundaries'. */
+export function apartAlphas(options: DecisionOptions): { pass: number; fail: number } {
+  const alpha = 1 - options.confidence;
+  const shares = sharesOf(options);
+  return { pass: alpha, fail: failShares(alpha, shares.latencies, shares.rates).ratesAlpha };
 }
 
 /** What was decided apart from the paired trials, and how the run ended. */
@@ -55,9 +72,8 @@ export interface RunFacts {
   runGuards: readonly Guard[];
   /** A capacity gate's comparison; incomplete: its paired trials did not all run. */
   capacity: { verdict: "pass" | "regressed" | "inconclusive"; incomplete: boolean } | undefined;
-  qualityFailed: boolean;
-  /** A contract regression confirmed on a re-run (measured apart, like quality). */
-  contractFailed?: boolean;
+  /** The side-suites measured apart (quality, contract, …): the ids of those that failed, and of those still open. */
+  apart: ApartOutcomes;
   cancelled: boolean;
 }
 
@@ -90,11 +106,7 @@ export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFa
     reliability: decision.reliability,
     budgets: decision.budgets,
     guards: decision.guards,
-    verdict: overallVerdict(
-      decision,
-      facts.qualityFailed || facts.contractFailed === true,
-      facts.cancelled,
-    ),
+    verdict: overallVerdict(decision, facts.apart, facts.cancelled),
     design,
   };
 }

@@ -2,7 +2,7 @@
 
 import { type PercentileKey, percentileLabel } from "../common/percentiles.ts";
 import type { TrialReport } from "../trial/measure.ts";
-import type { MetricId, MetricSpec, PairValues } from "./decide.ts";
+import type { MetricId, MetricSpec, PairValues } from "./metric.ts";
 import type { TrialEntry } from "./trials.ts";
 
 /** Allowed change per metric: goodput, TTFT and ITL always; TPOT and E2EL when set. */

@@ -7,8 +7,8 @@ import { percent } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
 import { type Failure, failureWords, type Outcome } from "../common/outcomes.ts";
 import type { PercentileKey } from "../common/percentiles.ts";
-import type { MetricSpec } from "./decide.ts";
 import { metricReading } from "./gated.ts";
+import type { MetricSpec } from "./metric.ts";
 import { armFailures, examplesOf } from "./reliability.ts";
 import { type TrialEntry, trialName } from "./trials.ts";
 

@@ -18,7 +18,7 @@ import { probit } from "simple-statistics";
 import { percent } from "../common/format.ts";
 import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
 import type { FailureExample } from "../metrics/recorder.ts";
-import type { MetricStatus } from "./decide.ts";
+import type { MetricStatus } from "./metric.ts";
 import type { SequentialDesign } from "./sequential.ts";
 import { tCdf } from "./tdist.ts";
 import type { TrialEntry } from "./trials.ts";

@@ -155,8 +155,7 @@ export function sequentialDesign(
   rates = 2,
 ): SequentialDesign {
   const looks = looksOf(trials, maxTrials, step);
-  const failAlpha = latencies > 0 ? alpha / (latencies + 1) : alpha;
-  const ratesAlpha = latencies > 0 ? failAlpha / rates : alpha;
+  const { failAlpha, ratesAlpha } = failShares(alpha, latencies, rates);
   return {
     looks,
     alpha,
@@ -169,6 +168,16 @@ export function sequentialDesign(
     rates_fail_alpha: ratesAlpha,
     rates_fail_critical: criticalValues(looks, ratesAlpha),
   };
+}
+
+/** Each gated latency's and each rate's share of the fail boundaries' α (see sequentialDesign). */
+export function failShares(
+  alpha: number,
+  latencies: number,
+  rates: number,
+): { failAlpha: number; ratesAlpha: number } {
+  const failAlpha = latencies > 0 ? alpha / (latencies + 1) : alpha;
+  return { failAlpha, ratesAlpha: latencies > 0 ? failAlpha / rates : alpha };
 }
 
 /** The look a number of pairs completes, or −1 when it is not a look. */

@@ -4,9 +4,9 @@
 import { blocksVerdict, type Guard } from "../common/guard.ts";
 import type { PercentileKey } from "../common/percentiles.ts";
 import { type BudgetCheck, type Budgets, checkBudgets } from "./budgets.ts";
-import { compareMetric, type DecisionRule, type MetricComparison } from "./decide.ts";
 import { metricSpecs, pairValues, type Tolerances } from "./gated.ts";
 import { guardsFor } from "./guards.ts";
+import { compareMetric, type DecisionRule, type MetricComparison } from "./metric.ts";
 import {
   compareReliability,
   type ReliabilityComparison,
@@ -31,6 +31,8 @@ export interface DecisionOptions {
   reliability: ReliabilityOptions;
   /** Absolute limits on the candidate; empty: none. */
   budgets: Budgets;
+  /** Rules decided apart from the trials that each take a rate's share of the fail α (accuracy's); absent: none. */
+  apartRates?: number;
 }
 
 export interface Decision {
@@ -85,11 +87,19 @@ export function undecided(d: Decision): boolean {
   return open && !regressed;
 }
 
+/** What was decided apart from the trials: the ids of the side-suites that failed, and of those still open. */
+export interface ApartOutcomes {
+  failed: readonly string[];
+  open: readonly string[];
+}
+
+export const NOTHING_APART: ApartOutcomes = { failed: [], open: [] };
+
 /**
  * cancelled when the job was stopped; error when the measurement cannot be
- * trusted (but a quality or capacity regression, measured apart, still
- * fails); fail on any regression — reliability, a metric, quality, capacity —
- * or a missed budget;
+ * trusted (but a side-suite's or a capacity regression, measured apart, still
+ * fails); fail on any regression — reliability, a metric, a side-suite,
+ * capacity — or a missed budget;
  * error when only the candidate's numbers are unusable and nothing explains
  * it; inconclusive (also when a capacity gate could not run its paired
  * trials); pass. A capacity comparison that is only inconclusive leaves the
@@ -98,16 +108,16 @@ export function undecided(d: Decision): boolean {
  */
 export function overallVerdict(
   decision: Decision,
-  qualityFailed: boolean,
+  apart: ApartOutcomes,
   cancelled = false,
 ): Verdict {
   // A cancelled job decides nothing: what it measured is kept, not judged.
   if (cancelled) return "cancelled";
   const { guards, comparisons, reliability } = decision;
-  const apart = qualityFailed || decision.capacity?.verdict === "regressed";
-  if (guards.some(blocksVerdict)) return apart ? "fail" : "error";
+  const failedApart = apart.failed.length > 0 || decision.capacity?.verdict === "regressed";
+  if (guards.some(blocksVerdict)) return failedApart ? "fail" : "error";
   const regressed =
-    apart ||
+    failedApart ||
     reliability?.verdict === "regressed" ||
     comparisons.some((c) => c.verdict === "regressed") ||
     decision.budgets.some((b) => b.verdict === "missed");
@@ -115,6 +125,7 @@ export function overallVerdict(
   if (guards.length > 0) return "error";
   if (decision.capacity?.incomplete) return "inconclusive";
   const open =
+    apart.open.length > 0 ||
     comparisons.some((c) => c.verdict === "inconclusive") ||
     reliability?.verdict === "inconclusive" ||
     decision.budgets.some((b) => b.verdict === "unclear");

@@ -6,11 +6,13 @@ import { COMMENT_POLICIES, type PublishSettings } from "../common/comment.ts";
 import { InputError, looksLikeCredential, rejectValue, shownValue } from "../common/errors.ts";
 import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
+import { accuracyShares } from "../gate/accuracy.ts";
 import type { GateOptions } from "../gate/options.ts";
 import { requestsFormat } from "../requests/file.ts";
 import type { ServerSettings } from "../servers/lifecycle.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import type { WorkerSetting } from "../trial/worker-count.ts";
+import { parseAccuracy } from "./accuracy.ts";
 import { parseDecision } from "./decision.ts";
 import { parseCapacity, parseContract, parseQuality, parseServerSettings } from "./phases.ts";
 import {
@@ -139,9 +141,14 @@ export function parseConfig(
   // Named by the arm already ("model (or baseline-model) is required"): outside forArm.
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
-  const decision = parseDecision(raw);
+  const accuracy = parseAccuracy(raw, readFile);
+  // Accuracy's rules take a rate's share of the fail boundaries' α each.
+  const decision = {
+    ...parseDecision(raw),
+    ...(accuracy ? { apartRates: accuracyShares(accuracy) } : {}),
+  };
   // The self-checks judge lateness at the gated percentile; below the tolerance it only widens
-  // the interval of the verdict (compare/decide.ts), beyond it the trial is re-run.
+  // the interval of the verdict (compare/metric.ts), beyond it the trial is re-run.
   const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
   const servers = parseServerSettings(raw);
   const sharding = parseSharding(raw);
@@ -187,6 +194,7 @@ export function parseConfig(
       decision,
       quality: parseQuality(raw, readFile),
       contract: parseContract(raw, readFile),
+      ...(accuracy ? { accuracy } : {}),
       capacity,
     },
     servers,

@@ -2,7 +2,7 @@
 // tolerance, the rule, the confidence, and the limits that make a run an error.
 
 import type { PercentileKey } from "../common/percentiles.ts";
-import { DECISION_RULES } from "../compare/decide.ts";
+import { DECISION_RULES } from "../compare/metric.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
 import { parseBudgets } from "./budget.ts";
 import { parseOutcomeList } from "./checks.ts";

@@ -4,6 +4,7 @@
 import type { CapacityOptions } from "../capacity/run.ts";
 import { ARMS } from "../common/arms.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
+import type { FileKind } from "../common/files.ts";
 import { parseContractSelection } from "../contract/selection.ts";
 import type { ContractOptions } from "../gate/contract.ts";
 import type { QualityOptions } from "../gate/quality.ts";
@@ -40,6 +41,22 @@ export function parseServerSettings(raw: RawSettings): ServerSettings {
   };
 }
 
+/** The file a builtin | none | FILE setting names, read; refused naming the setting and what it accepts. */
+export function readChosenFile(
+  setting: string,
+  path: string,
+  kind: FileKind,
+  readFile: ReadFile,
+): string {
+  try {
+    return readFile(path, kind);
+  } catch (error) {
+    throw new InputError(
+      `${setting} = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,
+    );
+  }
+}
+
 export function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptions | undefined {
   // The rule is checked even with no suite: every value is validated, used or not.
   const rule = {
@@ -52,14 +69,7 @@ export function parseQuality(raw: RawSettings, readFile: ReadFile): QualityOptio
   const which = defaulted(raw, "quality-suite");
   if (which === "none") return undefined;
   if (which === "builtin") return { suite: builtinSuite(), vllmSampling, rule };
-  let content: string;
-  try {
-    content = readFile(which, "quality suite");
-  } catch (error) {
-    throw new InputError(
-      `quality-suite = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,
-    );
-  }
+  const content = readChosenFile("quality-suite", which, "quality suite", readFile);
   return { suite: parseSuite(content, which), vllmSampling, rule };
 }
 
@@ -68,14 +78,7 @@ export function parseContract(raw: RawSettings, readFile: ReadFile): ContractOpt
   const which = defaulted(raw, "contract");
   if (which === "none") return undefined;
   if (which === "builtin") return { source: "builtin", selection: { include: [], exclude: [] } };
-  let content: string;
-  try {
-    content = readFile(which, "contract file");
-  } catch (error) {
-    throw new InputError(
-      `contract = ${JSON.stringify(which)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,
-    );
-  }
+  const content = readChosenFile("contract", which, "contract file", readFile);
   return { source: which, selection: parseContractSelection(content, which) };
 }
 

@@ -6,6 +6,7 @@
 import { InputError } from "../common/errors.ts";
 import { parseAccepted } from "./accepts.ts";
 import { type CommandName, SCOPES, type Setting, type SettingScope } from "./setting.ts";
+import { ACCURACY_SETTINGS } from "./table-accuracy.ts";
 import { GATE_SETTINGS, SWEEP_SETTINGS } from "./table-gate.ts";
 import { OTHER_SETTINGS } from "./table-other.ts";
 import { SHARD_SETTINGS } from "./table-shard.ts";
@@ -18,6 +19,7 @@ export const SETTINGS = [
   ...CHECK_SETTINGS,
   ...SWEEP_SETTINGS,
   ...GATE_SETTINGS,
+  ...ACCURACY_SETTINGS,
   ...SHARD_SETTINGS,
   ...OTHER_SETTINGS,
 ] as const satisfies readonly Setting[];

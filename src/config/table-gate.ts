@@ -302,14 +302,14 @@ export const GATE_SETTINGS = [
     scope: "gate",
     kind: "boolean",
     default: "false",
-    help: "Also send vLLM's sampling extras (top_k -1, min_p 0, repetition_penalty 1) with the quality cases.",
+    help: "Also send vLLM's sampling extras (top_k -1, min_p 0, repetition_penalty 1) with the quality cases and the accuracy items.",
     accepts: { kind: "boolean" },
   },
   {
     name: "quality-confirm-reruns",
     scope: "gate",
     default: "2",
-    help: "Re-runs of a case newly failing a contract check; failing in most runs confirms it.",
+    help: "Re-runs of a case newly failing a strict check; failing in most runs confirms it.",
     accepts: { kind: "number", integer: true, min: 0, max: 10 },
   },
   {

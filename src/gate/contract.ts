@@ -20,11 +20,19 @@ import type { RuntimeId } from "../contract/runtime.ts";
 import type { Target } from "../openai/target.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import type { TrialOptions } from "../trial/measure.ts";
+import type { SideSuite } from "./suite.ts";
 
 export interface ContractOptions {
   /** The file it came from, or "builtin". */
   source: string;
   selection: ContractSelection;
+}
+
+/** The contract suite's settings as the results file records them. */
+export interface ContractRecord {
+  source: string;
+  include: string[];
+  exclude: string[];
 }
 
 export interface ContractDeps {
@@ -98,3 +106,20 @@ export async function runContractSuite(
     reruns[arm].push(...items[arm].filter((i) => i.id.startsWith("ratelimit.")));
   return compareContract(items, reruns, runtimes, seconds);
 }
+
+/** The contract suite as a side-suite: its diff made again from the items both arms recorded. */
+export const contractSuite: SideSuite<"contract"> = {
+  id: "contract",
+  asked: (options) => options.contract !== undefined,
+  run: (options, deps, at) =>
+    options.contract
+      ? runContractSuite(options, options.contract, deps, at.log, at.trials)
+      : Promise.resolve(null),
+  verdict: (report) => report.verdict,
+  describe: (options) => {
+    const c = options.contract;
+    if (!c) return null;
+    return { source: c.source, include: c.selection.include, exclude: c.selection.exclude };
+  },
+  redecide: (c) => compareContract(c.items, c.reruns, c.runtimes, c.seconds),
+};

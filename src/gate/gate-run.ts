@@ -1,23 +1,24 @@
-// What a gate run found — its trials, decisions, checks and servers — as the
-// orchestrator returns it; the results file adds its header, the
-// configuration and the words (results/model.ts).
+// What a gate run found — its trials, decisions, checks, side-suites and
+// servers — as the orchestrator returns it, assembled in one place
+// (runRecord) for a gate, a shard, a merge and a run that measured nothing;
+// the results file adds its header, the configuration and the words
+// (results/model.ts).
 
 import type { CapacityRun } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
 import type { Guard } from "../common/guard.ts";
 import type { BudgetCheck } from "../compare/budgets.ts";
-import type { MetricComparison } from "../compare/decide.ts";
+import type { MetricComparison } from "../compare/metric.ts";
 import type { ReliabilityComparison } from "../compare/reliability.ts";
 import type { SequentialDesign } from "../compare/sequential.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
-import type { ContractReport } from "../contract/diff.ts";
-import type { QualityReport } from "../quality/paired.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
+import { noSuiteFields, type SuiteFields } from "./suites.ts";
 
-/** What a gate run found. */
-export interface GateRun {
+/** What a gate run found; each side-suite's report (null: not run) and why one asked for did not run. */
+export interface GateRun extends SuiteFields {
   trials: TrialEntry[];
   comparisons: MetricComparison[];
   /** The failure rates of both arms, compared; null before any trial ran. */
@@ -38,14 +39,6 @@ export interface GateRun {
   reruns: RerunRecord[];
   /** Servers the gate started: readiness, cold start, logs. */
   servers: StartRecord[];
-  /** The quality suite's comparison, when one ran. */
-  quality: QualityReport | null;
-  /** Why the quality suite did not run, when it was asked for. */
-  quality_skipped: string | null;
-  /** The contract suite's diff between the arms, when it ran. */
-  contract: ContractReport | null;
-  /** Why the contract suite did not run, when it was asked for. */
-  contract_skipped: string | null;
   /** What a reader must know about how this run was set up (shown first). */
   warnings: string[];
   /** The signal that cancelled the job (verdict cancelled), else null. */
@@ -64,4 +57,29 @@ export interface RerunRecord {
   /** 1 for the first re-run of the pair. */
   attempt: number;
   invalid: { arm: Arm; reasons: string[] }[];
+}
+
+/** What a run found, as its record takes it: the verdict and its guards, the rest where found. */
+export type RunFound = Partial<Omit<GateRun, "pairs">> & Pick<GateRun, "verdict" | "guards">;
+
+/** A run's record: what it found, the rest empty; its pairs counted from its trials. */
+export function runRecord(found: RunFound): GateRun {
+  const trials = found.trials ?? [];
+  return {
+    comparisons: [],
+    reliability: null,
+    budgets: [],
+    design: null,
+    preflight: [],
+    idle_checks: [],
+    reruns: [],
+    servers: [],
+    warnings: [],
+    cancelled_by: null,
+    capacity: null,
+    ...noSuiteFields(),
+    ...found,
+    trials,
+    pairs: new Set(trials.map((t) => t.pair)).size,
+  };
 }

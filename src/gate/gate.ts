@@ -3,23 +3,20 @@
 // back, same seeded schedule and prompt lengths, one arm under load at a
 // time, each on an idle server), a pair re-run when a trial fails its
 // self-checks, pairs added at the design's looks while a metric is open and
-// none has regressed, then the quality suite, and the decision.
+// none has regressed, then the side-suites (gate/suites.ts), and the decision.
 
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
 import { decideRun, designOf, sharesOf } from "../compare/decide-run.ts";
 import { decide, undecided } from "../compare/verdict.ts";
-import type { ContractReport } from "../contract/diff.ts";
-import type { QualityReport } from "../quality/paired.ts";
 import { ServerError } from "../servers/lifecycle.ts";
 import { PreflightError } from "../servers/preflight.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import { CapacityPhase } from "./capacity.ts";
-import { runContractSuite } from "./contract.ts";
-import type { GateRun } from "./gate-run.ts";
+import { type GateRun, runRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions } from "./options.ts";
-import { runQuality } from "./quality.ts";
+import { noSuites, runSuites, type SuitesFound, suiteFields, suiteOutcomes } from "./suites.ts";
 import { TrialRunner } from "./trials.ts";
 
 /** The warnings a reader must know about how the run was set up. */
@@ -107,8 +104,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     candidate: options.candidate,
   };
   let stopped: Guard | undefined;
-  let quality: QualityReport | null = null;
-  let contract: ContractReport | null = null;
+  const suites = noSuites();
   try {
     await deps.servers?.beforeAll();
     // Servers started per trial are checked when they first start.
@@ -125,11 +121,8 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
         log(`${budget}: stopping with what was measured`);
       }
     }
-    // Its verdict does not depend on the latency trials: it runs whatever they found.
-    if (options.quality && !deps.signal?.aborted)
-      quality = await runQuality(options, options.quality, deps, log);
-    if (options.contract && !deps.signal?.aborted)
-      contract = await runContractSuite(options, options.contract, deps, log, runner.trials);
+    // Their verdicts do not depend on the latency trials: they run whatever those found.
+    await runSuites(options, deps, { trials: runner.trials, nextTrial: runner.nextTrial }, suites);
   } catch (error) {
     // Stopped where the cancel or the failure found it: what was measured stays in the results.
     stopped = stoppedBy(error);
@@ -139,8 +132,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   return assembleRun(options, deps, runner, {
     capacity: capacity?.result(armOptions) ?? null,
     stopped,
-    quality,
-    contract,
+    suites,
     warnings,
   });
 }
@@ -153,12 +145,11 @@ function assembleRun(
   found: {
     capacity: GateRun["capacity"];
     stopped: Guard | undefined;
-    quality: QualityReport | null;
-    contract: ContractReport | null;
+    suites: SuitesFound;
     warnings: string[];
   },
 ): GateRun {
-  const { capacity, stopped, quality, contract } = found;
+  const { capacity, stopped, suites } = found;
   const cancelled = deps.signal?.aborted ?? false;
   const skipped = cancelled ? "the job was cancelled" : stopped?.message;
   const decided = decideRun(options.decision, options, {
@@ -167,24 +158,19 @@ function assembleRun(
     capacity: capacity
       ? { verdict: capacity.comparison.verdict, incomplete: capacity.stopped_by !== null }
       : undefined,
-    qualityFailed: quality?.verdict === "fail",
-    contractFailed: contract?.verdict === "fail",
+    apart: suiteOutcomes(suites),
     cancelled,
   });
-  return {
+  return runRecord({
     trials: runner.trials,
     ...decided,
-    pairs: new Set(runner.trials.map((t) => t.pair)).size,
     preflight: ARMS.flatMap((arm) => runner.preflights.get(arm) ?? []),
     idle_checks: runner.idle,
     reruns: runner.reruns,
     servers: deps.servers?.starts ?? [],
-    quality,
-    quality_skipped: options.quality && !quality && skipped ? `not run: ${skipped}` : null,
-    contract,
-    contract_skipped: options.contract && !contract && skipped ? `not run: ${skipped}` : null,
+    ...suiteFields(options, suites, skipped),
     warnings: found.warnings,
     cancelled_by: cancelled ? String(deps.signal?.reason ?? "a cancel") : null,
     capacity,
-  };
+  });
 }

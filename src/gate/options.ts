@@ -7,11 +7,12 @@ import type { Order } from "../compare/plan.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
 import type { RequestRecord } from "../load/record.ts";
 import type { Target } from "../openai/target.ts";
-import type { TrialContext, TrialTag } from "../requests/line.ts";
+import type { RequestLine, TrialContext, TrialTag } from "../requests/line.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
 import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
+import type { AccuracyDeps, AccuracyOptions } from "./accuracy.ts";
 import type { ContractDeps, ContractOptions } from "./contract.ts";
 import type { QualityDeps, QualityOptions } from "./quality.ts";
 
@@ -33,6 +34,8 @@ export interface GateOptions {
   quality: QualityOptions | undefined;
   /** undefined: no contract suite. */
   contract?: ContractOptions;
+  /** undefined: no accuracy suite. */
+  accuracy?: AccuracyOptions;
   /** undefined: a gate at the configured rate; else sweep both arms, then pairs at the baseline's capacity. */
   capacity: CapacityOptions | undefined;
   /** This run measures one slice of a sharded plan (and writes it for the merge). */
@@ -63,10 +66,12 @@ export interface ServerChecks {
 
 export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
 
-export interface GateDeps extends QualityDeps, ContractDeps {
+export interface GateDeps extends QualityDeps, ContractDeps, AccuracyDeps {
   measureTrial?: (options: TrialOptions, deps: TrialDeps) => Promise<TrialReport>;
   /** Receives every measured request of every trial, with its trial (the requests file). */
   requestRecord?: (tag: TrialTag, r: RequestRecord, at: TrialContext) => void;
+  /** Receives the line of every request sent apart from the trials (a side-suite's), for the requests file. */
+  requestLine?: (line: RequestLine) => void;
   /** Aborted when the job is cancelled: no trial starts after it, the running one ends. */
   signal?: AbortSignal;
   log?: (line: string) => void;

@@ -11,17 +11,26 @@ import {
   type QualityReport,
   type QualityReruns,
 } from "../quality/paired.ts";
-import type { QualityRule } from "../quality/rule.ts";
+import { type QualityRule, qualityVerdictOf } from "../quality/rule.ts";
 import { type CaseRun, type QualityRunOptions, runSuite } from "../quality/run.ts";
 import type { Suite } from "../quality/suite.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import type { TrialOptions } from "../trial/measure.ts";
+import type { SideSuite } from "./suite.ts";
 
 export interface QualityOptions {
   suite: Suite;
   /** Also send vLLM's sampling fields (top_k −1, min_p 0, repetition_penalty 1). */
   vllmSampling: boolean;
   rule: QualityRule;
+}
+
+/** The quality suite's settings as the results file records them. */
+export interface QualityRecord {
+  suite: string;
+  cases: number;
+  vllm_sampling: boolean;
+  rule: { alpha: number; min_effect: number; large_effect: number; confirm_reruns: number };
 }
 
 export interface QualityDeps {
@@ -74,3 +83,39 @@ export async function runQuality(
   }
   return compareQuality(suite, runs.baseline, runs.candidate, reruns, rule);
 }
+
+/** The quality suite as a side-suite: its verdict re-decided from its counts under the recorded rule. */
+export const qualitySuite: SideSuite<"quality"> = {
+  id: "quality",
+  asked: (options) => options.quality !== undefined,
+  run: (options, deps, at) =>
+    options.quality ? runQuality(options, options.quality, deps, at.log) : Promise.resolve(null),
+  verdict: (report) => report.verdict,
+  describe: (options) => {
+    const q = options.quality;
+    if (!q) return null;
+    return {
+      suite: q.suite.name,
+      cases: q.suite.cases.length,
+      vllm_sampling: q.vllmSampling,
+      rule: {
+        alpha: q.rule.alpha,
+        min_effect: q.rule.minEffect,
+        large_effect: q.rule.largeEffect,
+        confirm_reruns: q.rule.confirmReruns,
+      },
+    };
+  },
+  redecide: (report, recorded) => {
+    // Files from before the rule was recorded: the verdict as written.
+    if (!recorded?.rule) return report;
+    const { rule } = recorded;
+    const verdict = qualityVerdictOf(report, {
+      alpha: rule.alpha,
+      minEffect: rule.min_effect,
+      largeEffect: rule.large_effect,
+      confirmReruns: rule.confirm_reruns,
+    });
+    return { ...report, verdict };
+  },
+};

@@ -60,6 +60,9 @@ export class TrialRunner {
     this.log = deps.log ?? (() => {});
   }
 
+  /** The number of a run of requests outside the pairs (a side-suite's), after the trials so far. */
+  nextTrial = (): number => ++this.ran;
+
   /** The arm's preflight, before its first trial (once). */
   async ensurePreflight(arm: Arm): Promise<void> {
     if (this.preflights.has(arm)) return;

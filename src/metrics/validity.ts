@@ -14,7 +14,7 @@ export interface SelfCheckLimits {
   /**
    * Largest relative shift of TTFT or E2EL at that percentile caused by late
    * sends before the trial is re-run whatever the verdict (smaller shifts only
-   * widen the verdict's interval, compare/decide.ts).
+   * widen the verdict's interval, compare/metric.ts).
    */
   maxSkewEffect: number;
   /** Largest relative difference between requests scheduled and sent in a window: the offered load changed. */

@@ -7,6 +7,7 @@ import { errorMessage } from "../common/errors.ts";
 import type { Endpoint } from "../openai/target.ts";
 import { estimateTokens } from "../workload/dataset.ts";
 import { mixSeeds, Rng } from "../workload/rng.ts";
+import { forcedLogprobs } from "./accuracy.ts";
 import type { Engine } from "./engine.ts";
 import { FAULT_RESPONSES, faultDrawer } from "./faults.ts";
 import { Generation, shapeGeneration } from "./generation.ts";
@@ -184,9 +185,14 @@ export class Completions {
     }
     const id = `${request.endpoint === "chat" ? "chatcmpl" : "cmpl"}-mock-${this.nextId++}`;
     const context = { ...profile, created: this.created };
+    // vLLM scores a given reply with prompt_logprobs: the mock does for the built-in accuracy items.
+    const forced =
+      profile.promptLogprobs && request.promptLogprobs > 0 && request.givenReply !== null
+        ? forcedLogprobs(request.promptBeforeReply, request.givenReply, profile)
+        : undefined;
     const w = request.stream
       ? streamWriter(context, request, id, res, shape.plan)
-      : bufferedWriter(context, request, id, res, shape.plan);
+      : bufferedWriter(context, request, id, res, shape.plan, forced && { promptTokens, forced });
     seq.writer = w;
     res.on("close", () => {
       w.stop();

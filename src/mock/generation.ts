@@ -2,6 +2,7 @@
 // why it finishes, where a fault cuts it, its usage), then the engine's
 // sequence that feeds the writer token by token as the engine decodes.
 
+import { planAccuracy } from "./accuracy.ts";
 import type { Sequence } from "./engine.ts";
 import { blockHashes } from "./prefix-cache.ts";
 import type { FaultKind, MockProfile } from "./profile.ts";
@@ -45,10 +46,11 @@ export function shapeGeneration(
   );
   const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
   const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
-  // JSON under response_format and tool calls have their own, fixed length.
+  // JSON under response_format, tool calls and the built-in accuracy items'
+  // answers have their own, fixed length.
   const plan =
     request.endpoint === "chat"
-      ? planStructured(
+      ? (planStructured(
           {
             promptText: request.promptText,
             tools: request.tools,
@@ -56,7 +58,7 @@ export function shapeGeneration(
             responseFormat: request.responseFormat,
           },
           profile,
-        )
+        ) ?? planAccuracy(request.promptText, profile, () => nonce() / 2 ** 32))
       : undefined;
   const answer = plan ? plan.pieces.length : ignoreEos ? limit : natural;
   // A reasoning model thinks first; its thinking counts in max_tokens.

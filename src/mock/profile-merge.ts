@@ -65,6 +65,10 @@ const NUMBER_RULES = {
   stopInsteadOfToolCalls: { min: 0, max: 1 },
   healthStallMs: { min: 0, max: 600_000 },
   rateLimitTokensPerMin: { min: 0, integer: true },
+  accuracy: { min: 0, max: 1 },
+  accuracyFlips: { min: 0, max: 1 },
+  accuracyNondeterminism: { min: 0, max: 1 },
+  quantNoise: { min: 0, max: 100 },
 } as const satisfies Partial<Record<keyof MockProfile, NumberRule>>;
 type NumberKey = keyof typeof NUMBER_RULES;
 const NUMBER_KEYS = Object.keys(NUMBER_RULES).filter((k): k is NumberKey => k in NUMBER_RULES);
@@ -85,6 +89,7 @@ const BOOLEAN_KEYS = [
   "retryAfter",
   "honorStop",
   "honorN",
+  "promptLogprobs",
 ] as const;
 
 function describeRule(rule: NumberRule): string {

@@ -135,6 +135,20 @@ export interface MockProfile {
   busyDelayMs: number;
   /** When set, /v1 requests without `Authorization: Bearer <apiKey>` get 401 (as OpenAI answers). */
   apiKey: string;
+  /**
+   * The built-in accuracy suite's items (mock/accuracy.ts): the share it
+   * answers right; the share of items whose right/wrong flips against a mock
+   * without flips, the accuracy kept; the chance per request that an item's
+   * right/wrong is drawn afresh (batch nondeterminism); the σ of the noise on
+   * the logits of its reasoning tokens (quantization noise: a larger KL
+   * divergence, an earlier first difference).
+   */
+  accuracy: number;
+  accuracyFlips: number;
+  accuracyNondeterminism: number;
+  quantNoise: number;
+  /** false: `prompt_logprobs` is ignored (a server other than vLLM: it scores no given text). */
+  promptLogprobs: boolean;
   /** Probability per completion request of each fault; their sum is at most 1. */
   faults: Record<FaultKind, number>;
 }
@@ -215,5 +229,10 @@ export const DEFAULT_PROFILE: MockProfile = {
   runtimeName: "none",
   runtimeVersion: "",
   apiKey: "",
+  accuracy: 0.8,
+  accuracyFlips: 0,
+  accuracyNondeterminism: 0,
+  quantNoise: 0,
+  promptLogprobs: true,
   faults: recordOf(FAULT_KINDS, () => 0),
 };

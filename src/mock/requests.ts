@@ -23,6 +23,12 @@ export interface GenerationRequest {
   n: number;
   logprobs: boolean;
   topLogprobs: number;
+  /** vLLM's prompt_logprobs: alternatives a prompt token (0: not asked). */
+  promptLogprobs: number;
+  /** A chat whose last message is the assistant's (a reply given to be scored): its text; else null. */
+  givenReply: string | null;
+  /** The messages before that reply, joined as promptText joins them. */
+  promptBeforeReply: string;
 }
 
 export interface ApiError {
@@ -200,13 +206,6 @@ function parseOrThrow(
   }
 
   if (stream && n > 1) throw invalid("n > 1 is only served without streaming", "n");
-  const topLogprobs =
-    optionalNumber(
-      body,
-      "top_logprobs",
-      (v) => Number.isInteger(v) && v >= 0 && v <= 20,
-      "an integer in [0, 20]",
-    ) ?? 0;
   const tools = parseTools(body.tools);
   return {
     endpoint,
@@ -224,7 +223,34 @@ function parseOrThrow(
     stop: parseStop(body.stop),
     n,
     logprobs: optionalBoolean(body, "logprobs"),
-    topLogprobs,
+    topLogprobs: alternatives(body, "top_logprobs"),
+    promptLogprobs: alternatives(body, "prompt_logprobs"),
+    ...givenReplyOf(endpoint, body),
+  };
+}
+
+/** top_logprobs or vLLM's prompt_logprobs: alternatives a token, 0 to 20 (absent: 0). */
+const alternatives = (body: Record<string, unknown>, key: string): number =>
+  optionalNumber(
+    body,
+    key,
+    (v) => Number.isInteger(v) && v >= 0 && v <= 20,
+    "an integer in [0, 20]",
+  ) ?? 0;
+
+/** The final assistant message of a chat (a reply given to be continued or scored), and what came before. */
+function givenReplyOf(
+  endpoint: Endpoint,
+  body: Record<string, unknown>,
+): { givenReply: string | null; promptBeforeReply: string } {
+  const messages = endpoint === "chat" && Array.isArray(body.messages) ? body.messages : [];
+  const last = messages.at(-1);
+  if (!isObject(last) || last.role !== "assistant")
+    return { givenReply: null, promptBeforeReply: "" };
+  const before = messages.slice(0, -1).map((m) => (isObject(m) ? contentText(m.content) : ""));
+  return {
+    givenReply: contentText(last.content) ?? "",
+    promptBeforeReply: before.join("\n"),
   };
 }
 

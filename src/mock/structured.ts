@@ -4,6 +4,7 @@
 // break a deterministic fraction of such requests — chosen by a hash of the
 // prompt, so re-runs break the same cases — the ways real upgrades did.
 
+import type { TokenLogprobs } from "../accuracy/divergence.ts";
 import { at } from "../common/arrays.ts";
 import { hashString, mixSeeds, Rng } from "../workload/rng.ts";
 import { WORDS } from "../workload/words.ts";
@@ -36,6 +37,8 @@ export interface StructuredPlan {
   finishReason: "stop" | "tool_calls";
   /** A leaked call: the message also carries `tool_calls: []`. */
   emptyToolCalls: boolean;
+  /** Each piece's logprobs, when the plan has its own (an accuracy item's answer). */
+  logprobs?: TokenLogprobs[];
 }
 
 function broken(knob: number, prompt: string, what: string): boolean {

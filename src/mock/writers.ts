@@ -3,6 +3,8 @@
 // usage chunk, [DONE]), or as one JSON body; and the ways a broken server ends.
 
 import type { ServerResponse } from "node:http";
+import type { TokenLogprobs } from "../accuracy/divergence.ts";
+import { hashString } from "../workload/rng.ts";
 import type { MockProfile } from "./profile.ts";
 import type { GenerationRequest } from "./requests.ts";
 import type { StructuredPlan } from "./structured.ts";
@@ -175,12 +177,35 @@ export function streamWriter(
   return writer;
 }
 
+/** A scored reply: the prompt's tokens (a null each, as vLLM lists them), then each given token's distribution. */
+export interface ScoredPrompt {
+  promptTokens: number;
+  forced: TokenLogprobs[];
+}
+
+/** vLLM's prompt_logprobs: per prompt token null or {token id: {logprob, rank, decoded_token}}. */
+function promptLogprobsOf(scored: ScoredPrompt, top: number) {
+  const id = (token: string) => String(hashString(token) % 150_000);
+  const entry = (t: TokenLogprobs) => {
+    const ranked = [...t.top].sort((a, b) => b.logprob - a.logprob);
+    const rank = ranked.findIndex((x) => x.token === t.token) + 1 || ranked.length + 1;
+    return Object.fromEntries([
+      [id(t.token), { logprob: t.logprob, rank, decoded_token: t.token }],
+      ...ranked
+        .slice(0, top)
+        .map((x, i) => [id(x.token), { logprob: x.logprob, rank: i + 1, decoded_token: x.token }]),
+    ]);
+  };
+  return [...Array.from({ length: scored.promptTokens }, () => null), ...scored.forced.map(entry)];
+}
+
 export function bufferedWriter(
   context: WriterContext,
   request: GenerationRequest,
   id: string,
   res: ServerResponse,
   plan: StructuredPlan | undefined,
+  scored?: ScoredPrompt,
 ): Writer {
   let text = "";
   let thinking = "";
@@ -221,7 +246,11 @@ export function bufferedWriter(
         content: plan?.kind === "tool" || refusal ? null : text,
         ...(toolCalls ? { tool_calls: toolCalls } : {}),
       };
-      const logprobs = request.logprobs ? logprobsOf(tokens, request.topLogprobs) : null;
+      const logprobs = request.logprobs
+        ? plan?.logprobs
+          ? planLogprobs(plan.logprobs.slice(0, tokens.length), request.topLogprobs)
+          : logprobsOf(tokens, request.topLogprobs)
+        : null;
       const one =
         request.endpoint === "chat"
           ? { message, logprobs, finish_reason: reason }
@@ -240,6 +269,11 @@ export function bufferedWriter(
           model: request.model,
           choices,
           usage: n > 1 ? scaledUsage(usage, n) : usage,
+          ...(request.promptLogprobs > 0 && scored
+            ? {
+                prompt_logprobs: promptLogprobsOf(scored, request.promptLogprobs),
+              }
+            : {}),
         }),
       );
     },
@@ -250,13 +284,24 @@ export function bufferedWriter(
   };
 }
 
+const entry = (token: string, logprob: number) => ({
+  token,
+  logprob,
+  bytes: [...Buffer.from(token, "utf8")],
+});
+
+/** A plan's own logprobs, in OpenAI's shape, with `top` alternatives a token. */
+function planLogprobs(tokens: readonly TokenLogprobs[], top: number) {
+  return {
+    content: tokens.map((t) => ({
+      ...entry(t.token, t.logprob),
+      top_logprobs: t.top.slice(0, top).map((x) => entry(x.token, x.logprob)),
+    })),
+  };
+}
+
 /** OpenAI's logprobs: each token with its logprob and the top alternatives. */
 function logprobsOf(tokens: string[], top: number) {
-  const entry = (token: string, logprob: number) => ({
-    token,
-    logprob,
-    bytes: [...Buffer.from(token, "utf8")],
-  });
   return {
     content: tokens.map((t) => ({
       ...entry(t, -0.05),

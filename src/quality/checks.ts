@@ -1,17 +1,17 @@
 // The checks of a quality case against one answer. Each failure has a code
-// (`tool.missing`, `json.schema:/items/0`, …) and a tier: contract — what a
+// (`tool.missing`, `json.schema:/items/0`, …) and a tier: strict — what a
 // healthy server never breaks (transport, JSON under response_format, tool
 // wire format and schema under a required/named tool_choice or strict,
-// completion_tokens ≤ max_tokens) — or quality (right tool, right values,
-// right answer).
+// completion_tokens ≤ max_tokens), any new confirmed failure fails the gate —
+// or graded (right tool, right values, right answer), judged by a test.
 
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { isRecord } from "../common/arrays.ts";
+import { compilePattern } from "../common/pattern.ts";
 import type { Answer, ToolCall } from "./answer.ts";
-import { compilePattern } from "./pattern.ts";
 import type { Check, JsonSchema, QualityCase } from "./suite.ts";
 
-export type Tier = "contract" | "quality";
+export type Tier = "strict" | "graded";
 
 export interface CheckResult {
   /** The check's kind, or "transport" for the implicit one. */
@@ -86,8 +86,8 @@ function jsonResponseFormat(c: QualityCase): boolean {
   return c.response_format?.type === "json_object" || c.response_format?.type === "json_schema";
 }
 
-/** Tool calls are contract when the request forces one (required / named) or a tool is strict. */
-function toolsAreContract(c: QualityCase): boolean {
+/** Tool calls are strict when the request forces one (required / named) or a tool is strict. */
+function toolsAreStrict(c: QualityCase): boolean {
   return (
     c.tool_choice === "required" ||
     (typeof c.tool_choice === "object" && c.tool_choice !== null) ||
@@ -102,7 +102,7 @@ function transportCheck(a: Answer): CheckResult {
     kind: "transport",
     pass: codes.length === 0,
     codes: [...new Set(codes)],
-    tier: "contract",
+    tier: "strict",
   };
 }
 
@@ -110,24 +110,24 @@ function toolCallCodes(
   c: QualityCase,
   check: Extract<Check, { kind: "tool_call" }>,
   a: Answer,
-): { contract: string[]; quality: string[] } {
-  const contract: string[] = [];
-  const quality: string[] = [];
+): { strict: string[]; graded: string[] } {
+  const strict: string[] = [];
+  const graded: string[] = [];
   const calls = a.toolCalls;
   if (calls.length === 0) {
-    contract.push(looksLikeToolCall(a.content) ? "tool.in_content" : "tool.missing");
-    return { contract, quality };
+    strict.push(looksLikeToolCall(a.content) ? "tool.in_content" : "tool.missing");
+    return { strict, graded };
   }
   const named = typeof c.tool_choice === "object" && c.tool_choice !== null;
   const allowedFinish = check.finish_reasons ?? (named ? ["tool_calls", "stop"] : ["tool_calls"]);
-  if (!allowedFinish.includes(a.finishReason ?? "")) contract.push("tool.finish_reason");
+  if (!allowedFinish.includes(a.finishReason ?? "")) strict.push("tool.finish_reason");
   const parsed: (Record<string, unknown> | undefined)[] = [];
   for (const call of calls) {
-    if (!call.id) contract.push("tool.no_id");
-    if (call.type !== undefined && call.type !== "function") contract.push("tool.type");
+    if (!call.id) strict.push("tool.no_id");
+    if (call.type !== undefined && call.type !== "function") strict.push("tool.type");
     const tool = c.tools?.find((t) => t.function.name === call.name);
     if (!tool) {
-      contract.push("tool.unknown_name");
+      strict.push("tool.unknown_name");
       parsed.push(undefined);
       continue;
     }
@@ -138,7 +138,7 @@ function toolCallCodes(
       args.value === null ||
       Array.isArray(args.value)
     ) {
-      contract.push("tool.args_not_json");
+      strict.push("tool.args_not_json");
       parsed.push(undefined);
       continue;
     }
@@ -148,15 +148,15 @@ function toolCallCodes(
     const validate = validator(schema);
     if (!validate(args.value)) {
       for (const e of validate.errors ?? []) {
-        if (e.keyword === "required") contract.push("tool.missing_required");
-        else if (e.keyword === "additionalProperties") contract.push("tool.unexpected_param");
-        else contract.push(`tool.args_schema:${e.instancePath || "/"}`);
+        if (e.keyword === "required") strict.push("tool.missing_required");
+        else if (e.keyword === "additionalProperties") strict.push("tool.unexpected_param");
+        else strict.push(`tool.args_schema:${e.instancePath || "/"}`);
       }
     }
   }
   const { min_calls: min, max_calls: max } = check;
   if ((min !== undefined && calls.length < min) || (max !== undefined && calls.length > max))
-    quality.push("tool.count");
+    graded.push("tool.count");
   const expected = check.calls ?? [];
   // Order-insensitive: exact matches first, then the remaining expected calls
   // take any unused call of the same name (a value mismatch) or none (wrong tool).
@@ -175,15 +175,15 @@ function toolCallCodes(
   for (const want of pending) {
     const i = calls.findIndex((call, k) => !used.has(k) && call.name === want.name);
     if (i < 0) {
-      quality.push(`tool.wrong_tool:${want.name}`);
+      graded.push(`tool.wrong_tool:${want.name}`);
       continue;
     }
     used.add(i);
-    quality.push(
+    graded.push(
       `tool.value_mismatch:${argumentMismatch(want.arguments ?? {}, parsed[i]) ?? want.name}`,
     );
   }
-  return { contract, quality };
+  return { strict, graded };
 }
 
 /** The first argument whose value is not acceptable; "" among acceptable values means it may be omitted. */
@@ -309,11 +309,11 @@ function tierOf(c: QualityCase, check: Check): Tier {
   switch (check.kind) {
     case "json_parse":
     case "json_schema":
-      return jsonResponseFormat(c) ? "contract" : "quality";
+      return jsonResponseFormat(c) ? "strict" : "graded";
     case "max_tokens_respected":
-      return "contract";
+      return "strict";
     default:
-      return "quality";
+      return "graded";
   }
 }
 
@@ -325,13 +325,13 @@ export function runChecks(c: QualityCase, a: Answer, other?: Answer): CheckResul
     let codes: string[];
     if (check.kind === "tool_call") {
       const split = toolCallCodes(c, check, a);
-      // Wire-format codes are contract only where the request forces a call.
-      if (toolsAreContract(c)) {
-        if (split.contract.length > 0)
-          results.push({ kind: "tool_call", pass: false, codes: split.contract, tier: "contract" });
-        codes = split.quality;
+      // Wire-format codes are strict only where the request forces a call.
+      if (toolsAreStrict(c)) {
+        if (split.strict.length > 0)
+          results.push({ kind: "tool_call", pass: false, codes: split.strict, tier: "strict" });
+        codes = split.graded;
       } else {
-        codes = [...split.contract, ...split.quality];
+        codes = [...split.strict, ...split.graded];
       }
       codes = [...new Set(codes)];
     } else {

@@ -3,15 +3,15 @@
 // (quality-confirm-reruns times); it flips only when it flips consistently —
 // one arm passing in every one of its runs, the other failing in every one —
 // so a flake on either arm is listed, never counted.
-// - Pre-existing: cases whose contract checks the baseline fails in every run
+// - Pre-existing: cases whose strict checks the baseline fails in every run
 //   are listed and excluded (a server without tools fails those on both arms).
-// - Contract: a case the baseline passes and the candidate fails, consistently,
+// - Strict: a case the baseline passes and the candidate fails, consistently,
 //   is confirmed and fails the gate (with 50–200 cases a McNemar test cannot
 //   see a few new failures).
 // - Quality, per check kind: b = cases flipped to failing on the candidate, c =
 //   the reverse; the kind fails by rule.ts's test. A kind whose only new
-//   failures are confirmed contract failures is "counted": the case fails the
-//   gate once, as contract.
+//   failures are confirmed strict failures is "counted": the case fails the
+//   gate once, as strict.
 
 import { plural } from "../common/format.ts";
 import { agree, answersSummary, describeAnswer, firstFailing } from "./answers.ts";
@@ -20,7 +20,7 @@ import type { CaseRun } from "./run.ts";
 import type { QualityCase, Suite } from "./suite.ts";
 
 export interface QualityFinding {
-  /** "contract", a check kind, or "agreement". */
+  /** "strict", a check kind, or "agreement". */
   check: string;
   /** The cases that newly fail it. */
   cases: string[];
@@ -36,7 +36,7 @@ export interface KindComparison {
   b: number;
   c: number;
   p: number;
-  /** "counted": it would fail, but only through cases already failing as contract. */
+  /** "counted": it would fail, but only through cases already failing as strict. */
   decision: "pass" | "fail" | "counted";
   /** Cases that differed in some runs but not consistently: listed, never counted. */
   flaky: string[];
@@ -55,7 +55,8 @@ export interface QualityReport {
   suite: string;
   cases: number;
   pre_existing: { id: string; codes: string[] }[];
-  contract: {
+  /** Cases failing a strict check on the candidate (confirmed: in every run, the baseline passing in every run). */
+  strict: {
     id: string;
     codes: string[];
     candidate_failures: number;
@@ -77,11 +78,11 @@ export interface QualityReport {
   raw: { id: string; baseline: string[]; candidate: string[] }[];
 }
 
-function contractCodes(run: CaseRun): string[] {
+function strictCodes(run: CaseRun): string[] {
   return [
     ...new Set(
       run.attempts.flatMap((a) =>
-        a.results.filter((r) => r.tier === "contract" && !r.pass).flatMap((r) => r.codes),
+        a.results.filter((r) => r.tier === "strict" && !r.pass).flatMap((r) => r.codes),
       ),
     ),
   ];
@@ -91,7 +92,7 @@ function kindPasses(run: CaseRun): Map<string, { pass: boolean; codes: string[] 
   const out = new Map<string, { pass: boolean; codes: string[] }>();
   for (const attempt of run.attempts) {
     for (const r of attempt.results) {
-      if (r.tier === "contract") continue;
+      if (r.tier === "strict") continue;
       const prev = out.get(r.kind) ?? { pass: true, codes: [] };
       out.set(r.kind, {
         pass: prev.pass && r.pass,
@@ -113,13 +114,12 @@ function stateOf(runs: readonly CaseRun[], passes: (r: CaseRun) => boolean): Sta
   return passed === runs.length ? "pass" : passed === 0 ? "fail" : "flaky";
 }
 
-const contractState = (runs: readonly CaseRun[]) =>
-  stateOf(runs, (r) => contractCodes(r).length === 0);
+const strictState = (runs: readonly CaseRun[]) => stateOf(runs, (r) => strictCodes(r).length === 0);
 
 const kindState = (runs: readonly CaseRun[], kind: string) =>
   stateOf(runs, (r) => kindPasses(r).get(kind)?.pass ?? true);
 
-/** The cases whose first runs differ between the arms, in a contract check or any check kind. */
+/** The cases whose first runs differ between the arms, in a strict check or any check kind. */
 export function casesThatDiffer(baseline: CaseRun[], candidate: CaseRun[]): Set<string> {
   const cand = new Map(candidate.map((r) => [r.id, r]));
   const differ = new Set<string>();
@@ -131,22 +131,22 @@ export function casesThatDiffer(baseline: CaseRun[], candidate: CaseRun[]): Set<
     const kindDiffers = [...kinds].some(
       (kind) => (bk.get(kind)?.pass ?? true) !== (kk.get(kind)?.pass ?? true),
     );
-    if (kindDiffers || (contractCodes(b).length === 0) !== (contractCodes(k).length === 0))
+    if (kindDiffers || (strictCodes(b).length === 0) !== (strictCodes(k).length === 0))
       differ.add(b.id);
   }
   return differ;
 }
 
 /**
- * The cases both arms answered: those the baseline fails a contract check on
+ * The cases both arms answered: those the baseline fails a strict check on
  * in every run are pre-existing (excluded); of the rest, those the candidate
- * fails one on are contract suspects — confirmed when the candidate failed in
+ * fails one on are strict suspects — confirmed when the candidate failed in
  * every run and the baseline passed in every run.
  */
 function pairCases(suite: Suite, base: Runs, cand: Runs) {
   const paired: QualityCase[] = [];
   const preExisting: QualityReport["pre_existing"] = [];
-  const contract: QualityReport["contract"] = [];
+  const strict: QualityReport["strict"] = [];
   const raw: QualityReport["raw"] = [];
   for (const c of suite.cases) {
     const [b, k] = [base.get(c.id) ?? [], cand.get(c.id) ?? []];
@@ -157,27 +157,27 @@ function pairCases(suite: Suite, base: Runs, cand: Runs) {
       baseline: b0.attempts.map((a) => a.answer.raw),
       candidate: k0.attempts.map((a) => a.answer.raw),
     });
-    const baseState = contractState(b);
+    const baseState = strictState(b);
     if (baseState === "fail") {
-      preExisting.push({ id: c.id, codes: contractCodes(b0) });
+      preExisting.push({ id: c.id, codes: strictCodes(b0) });
       continue;
     }
     paired.push(c);
-    const failing = k.filter((r) => contractCodes(r).length > 0);
+    const failing = k.filter((r) => strictCodes(r).length > 0);
     const first = failing[0];
     if (!first) continue;
-    contract.push({
+    strict.push({
       id: c.id,
-      codes: contractCodes(first),
+      codes: strictCodes(first),
       candidate_failures: failing.length,
       runs: k.length,
       confirmed: failing.length === k.length && baseState === "pass",
       answer: describeAnswer(
-        firstFailing(first, (a) => a.results.some((r) => r.tier === "contract" && !r.pass)),
+        firstFailing(first, (a) => a.results.some((r) => r.tier === "strict" && !r.pass)),
       ),
     });
   }
-  return { paired, preExisting, contract, raw };
+  return { paired, preExisting, strict, raw };
 }
 
 /** The failing side's codes and answers of a flipped case. */
@@ -267,15 +267,15 @@ function compareAgreement(
   return agreement;
 }
 
-/** Why the quality verdict fails: confirmed contract failures, failing kinds, gated disagreements. */
+/** Why the quality verdict fails: confirmed strict failures, failing kinds, gated disagreements. */
 function findings(report: Omit<QualityReport, "verdict" | "reasons">, paired: QualityCase[]) {
   const reasons: QualityFinding[] = [];
-  const confirmed = report.contract.filter((x) => x.confirmed);
+  const confirmed = report.strict.filter((x) => x.confirmed);
   if (confirmed.length > 0) {
     reasons.push({
-      check: "contract",
+      check: "strict",
       cases: confirmed.map((x) => x.id),
-      message: `contract: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
+      message: `strict checks: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
     });
   }
   for (const k of report.kinds.filter((x) => x.decision === "fail")) {
@@ -321,8 +321,8 @@ export function compareQuality(
     new Map(first.map((r) => [r.id, [r, ...(again.get(r.id) ?? [])]]));
   const base = runsOf(baseline, reruns.baseline);
   const cand = runsOf(candidate, reruns.candidate);
-  const { paired, preExisting, contract, raw } = pairCases(suite, base, cand);
-  const confirmedIds = new Set(contract.filter((x) => x.confirmed).map((x) => x.id));
+  const { paired, preExisting, strict, raw } = pairCases(suite, base, cand);
+  const confirmedIds = new Set(strict.filter((x) => x.confirmed).map((x) => x.id));
   const kinds = [...new Set(paired.flatMap((c) => c.expect.map((e) => e.kind)))]
     .filter((k) => k !== "agreement")
     .map((kind) => {
@@ -333,7 +333,7 @@ export function compareQuality(
     suite: suite.name,
     cases: suite.cases.length,
     pre_existing: preExisting,
-    contract,
+    strict,
     kinds,
     agreement: compareAgreement(paired, base, cand),
     ...answersSummary(baseline, candidate),

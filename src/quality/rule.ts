@@ -22,7 +22,7 @@ interface KindCounts {
 /** What the verdict is made of. */
 interface Findings {
   kinds: readonly KindCounts[];
-  contract: readonly { confirmed: boolean }[];
+  strict: readonly { confirmed: boolean }[];
   agreement: { gated: boolean; differing: readonly string[] };
 }
 
@@ -60,9 +60,9 @@ export function kindFails(k: KindCounts, rule: QualityRule): boolean {
   );
 }
 
-/** The quality verdict from a report's counts and confirmed contract failures (not its own verdict). */
+/** The quality verdict from a report's counts and confirmed strict failures (not its own verdict). */
 export function qualityVerdictOf(q: Findings, rule: QualityRule): "pass" | "fail" {
   const gatedDisagreement = q.agreement.gated && q.agreement.differing.length > 0;
   const kindFailed = q.kinds.some((k) => kindFails(k, rule));
-  return kindFailed || gatedDisagreement || q.contract.some((c) => c.confirmed) ? "fail" : "pass";
+  return kindFailed || gatedDisagreement || q.strict.some((c) => c.confirmed) ? "fail" : "pass";
 }

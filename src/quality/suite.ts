@@ -7,10 +7,10 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/quality-suite.schema.json" with { type: "json" };
 import { errorMessage, InputError } from "../common/errors.ts";
+import { compilePattern } from "../common/pattern.ts";
 import { describeSchemaError as describe } from "../common/schema-errors.ts";
 import BUILTIN_SUITE from "./builtin-suite.json" with { type: "json" };
 import { validator } from "./checks.ts";
-import { compilePattern } from "./pattern.ts";
 
 export type JsonSchema = Record<string, unknown>;
 

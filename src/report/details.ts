@@ -4,7 +4,7 @@
 import { ARMS } from "../common/arms.ts";
 import { compact as num, signedPercent as signed } from "../common/format.ts";
 import { POOLED_METRICS } from "../common/percentiles.ts";
-import type { MetricComparison } from "../compare/decide.ts";
+import type { MetricComparison } from "../compare/metric.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import type { ConfigDescription, GateResults } from "../results/model.ts";
 import { COLOR_NAMES, chartColors, details } from "./blocks.ts";

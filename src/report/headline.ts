@@ -3,13 +3,12 @@
 import { signedPercent } from "../common/format.ts";
 import { blocksVerdict } from "../common/guard.ts";
 import type { BudgetCheck } from "../compare/budgets.ts";
-import type { MetricComparison } from "../compare/decide.ts";
+import type { MetricComparison } from "../compare/metric.ts";
 import type { GateRun } from "../gate/gate-run.ts";
 import { budgetPhrase } from "./budgets.ts";
 import { capacityPhrase } from "./capacity-markdown.ts";
-import { contractSentence } from "./contract-markdown.ts";
 import { reliabilitySentence } from "./failures.ts";
-import { qualitySentence } from "./quality-words.ts";
+import { type SuiteView, suiteHeadlines } from "./suites.ts";
 
 /** A metric's limit as a change: "+10.0 %" for a latency, "−5.0 %" for goodput. */
 export const limitText = (c: MetricComparison): string =>
@@ -31,16 +30,15 @@ export function headlineFor(
     | "verdict"
     | "guards"
     | "comparisons"
-    | "quality"
-    | "contract"
     | "reliability"
     | "trials"
     | "cancelled_by"
     | "capacity"
     | "budgets"
-  >,
+  > &
+    SuiteView,
 ): string {
-  const { guards, comparisons, quality, reliability } = run;
+  const { guards, comparisons, reliability } = run;
   const budgets = (v: BudgetCheck["verdict"]) =>
     run.budgets.filter((b) => b.verdict === v).map(budgetPhrase);
   const noVerdict = () => {
@@ -58,8 +56,7 @@ export function headlineFor(
       if (run.capacity?.comparison.verdict === "regressed")
         failed.unshift(capacityPhrase(run.capacity));
       const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe);
-      const checks = quality?.verdict === "fail" ? [qualitySentence(quality)] : [];
-      if (run.contract?.verdict === "fail") checks.push(contractSentence(run.contract));
+      const checks = suiteHeadlines(run, "failed");
       // A quality regression still fails a run whose performance could not be measured.
       const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
       const performance = [...failed, ...metrics].join(", ");
@@ -88,7 +85,7 @@ export function headlineFor(
         unclear.length > 0
           ? `neither shown within the budget nor beyond it: ${unclear.join(", ")}`
           : "";
-      return [within, budget].filter(Boolean).join("; ");
+      return [within, budget, ...suiteHeadlines(run, "open")].filter(Boolean).join("; ");
     }
     case "pass":
       return run.capacity

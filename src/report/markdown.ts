@@ -10,13 +10,13 @@ import type { GateResults } from "../results/model.ts";
 import { fenced } from "./blocks.ts";
 import { budgetTable } from "./budgets.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
-import { contract, contractDetails, runtimesLine } from "./contract-markdown.ts";
+import { runtimesLine } from "./contract-markdown.ts";
 import { chart, method, pooled } from "./details.ts";
 import { context, metricTable } from "./metric-table.ts";
 import { nextStep } from "./next-step.ts";
-import { quality, qualityDetails } from "./quality-markdown.ts";
 import { outcomes, perTrial, requestsOnRecord, selfChecks, servers } from "./sections.ts";
 import { serverViewLine, serverViewSection } from "./server-view.ts";
+import { SUITE_RENDER } from "./suites.ts";
 import { timelineChart } from "./timeline-chart.ts";
 
 const ICON: Record<Verdict, string> = {
@@ -51,6 +51,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     return `${text.slice(0, limit - 1)}\n`;
   }
   const config = r.config;
+  const suites = Object.values(SUITE_RENDER);
   const head = [
     marker(commentKey),
     title,
@@ -78,8 +79,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     selfChecks(r),
     ...(requestsOnRecord(r) ? ["", requestsOnRecord(r)] : []),
     ...(servers(r) ? ["", servers(r)] : []),
-    ...(quality(r) ? ["", quality(r)] : []),
-    ...(contract(r) ? ["", contract(r)] : []),
+    ...suites.flatMap((s) => (s.section(r) ? ["", s.section(r)] : [])),
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
   const optional = [
@@ -88,8 +88,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     serverViewSection(r),
     r.capacity ? capacityDetails(r.capacity) : "",
     perTrial(r, config),
-    qualityDetails(r),
-    contractDetails(r),
+    ...suites.map((s) => s.details(r)),
     pooled(r),
     method(config),
   ].filter(Boolean);

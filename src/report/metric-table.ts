@@ -5,7 +5,7 @@
 import { median } from "simple-statistics";
 import { compact as num, percent, plural, signedPercent as signed } from "../common/format.ts";
 import { PERCENTILE_VALUES, percentileLabel } from "../common/percentiles.ts";
-import type { MetricComparison } from "../compare/decide.ts";
+import type { MetricComparison } from "../compare/metric.ts";
 import type { ConfigDescription, GateResults } from "../results/model.ts";
 import { cachedUsageLine, outputLengthLine, reasoningLine } from "./model-lines.ts";
 

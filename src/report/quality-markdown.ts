@@ -10,7 +10,7 @@ import { qualitySentence } from "./quality-words.ts";
 const DECISION: Record<KindComparison["decision"], string> = {
   pass: "pass",
   fail: "❌ fail",
-  counted: "counted once, as contract",
+  counted: "counted once, as strict",
 };
 
 const hist = (h: Record<string, number>) =>
@@ -35,11 +35,11 @@ export function quality(r: GateResults): string {
         `| ${k.kind} | ${k.n} | ${(k.baseline_rate * 100).toFixed(0)} % | ${(k.candidate_rate * 100).toFixed(0)} % | ${k.b} | ${k.c} | ${k.p < 0.001 ? "<0.001" : k.p.toFixed(3)} | ${DECISION[k.decision]} |`,
     ),
   ];
-  const unconfirmed = q.contract.filter((c) => !c.confirmed);
+  const unconfirmed = q.strict.filter((c) => !c.confirmed);
   if (unconfirmed.length > 0) {
     lines.push(
       "",
-      `Contract failures not confirmed by re-runs (flaky, not gated): ${unconfirmed.map((c) => `${c.id} (${c.candidate_failures}/${c.runs})`).join(", ")}.`,
+      `Strict-check failures not confirmed by re-runs (flaky, not gated): ${unconfirmed.map((c) => `${c.id} (${c.candidate_failures}/${c.runs})`).join(", ")}.`,
     );
   }
   if (q.pre_existing.length > 0) {

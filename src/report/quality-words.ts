@@ -64,7 +64,7 @@ export const codeWords = (code: string): string => lookup(code).words;
 /** The cases that fail the gate, each once: [id, its codes, what the candidate returned]. */
 function failingCases(q: QualityReport): { id: string; codes: string[]; answer: string }[] {
   const out = new Map<string, { id: string; codes: string[]; answer: string }>();
-  for (const c of q.contract.filter((x) => x.confirmed))
+  for (const c of q.strict.filter((x) => x.confirmed))
     out.set(c.id, { id: c.id, codes: c.codes, answer: c.answer });
   for (const reason of q.reasons) {
     const kind = q.kinds.find((k) => k.kind === reason.check);

@@ -169,3 +169,78 @@ export function requestLine(
     error: excerpt(redactOptional(errorOf(r), redact), ERROR_EXCERPT_CHARS),
   };
 }
+
+/** A request sent apart from a trial's schedule (an accuracy item): what its line records. */
+export interface ApartRequest {
+  /** Its place in what was sent (an accuracy item's place in its suite). */
+  index: number;
+  /** ms from the run's start; null: did not happen. */
+  sentMs: number;
+  headersMs: number | null;
+  endMs: number | null;
+  status: number;
+  outcome: Outcome;
+  finishReason: string | null;
+  error: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  requestedTokens: number;
+  /** Sends beyond the first (a retry after a failure). */
+  resends: number;
+}
+
+/**
+ * The line of a request sent apart from a schedule: no schedule, so it was
+ * due when it was sent; not streamed, so no token times; its end-to-end time
+ * from the send.
+ */
+export function apartLine(
+  tag: TrialTag,
+  r: ApartRequest,
+  startUnixMs: number,
+  redact: (text: string) => string = (t) => t,
+): RequestLine {
+  const e2el = r.endMs === null ? null : ms(r.endMs - r.sentMs);
+  return {
+    ...tag,
+    index: r.index,
+    session: r.index,
+    turn: 0,
+    trial_start_unix_ms: Math.round(startUnixMs),
+    scheduled_ms: ms(r.sentMs),
+    sent_ms: ms(r.sentMs),
+    first_byte_ms: r.headersMs === null ? null : ms(r.headersMs),
+    first_token_ms: null,
+    first_answer_ms: null,
+    last_token_ms: null,
+    end_ms: r.endMs === null ? null : ms(r.endMs),
+    send_lag_ms: 0,
+    ttft_ms: null,
+    e2el_ms: e2el,
+    tpot_ms: null,
+    itl_count: 0,
+    itl_mean_ms: null,
+    itl_p50_ms: null,
+    itl_max_ms: null,
+    output_chunks: 0,
+    reasoning_chunks: 0,
+    output_tokens: r.completionTokens ?? 0,
+    output_tokens_server: r.completionTokens,
+    output_tokens_counted: null,
+    output_tokens_requested: r.requestedTokens,
+    output_tokens_reasoning: null,
+    prompt_tokens_intended: null,
+    prompt_tokens_server: r.promptTokens,
+    prompt_tokens_cached: null,
+    finish_reason: excerpt(
+      r.finishReason === null ? undefined : redact(r.finishReason),
+      FINISH_REASON_CHARS,
+    ),
+    outcome: r.outcome,
+    status: r.status,
+    good: null,
+    reconnects: r.resends,
+    queued: false,
+    error: excerpt(r.error === null ? undefined : redact(r.error), ERROR_EXCERPT_CHARS),
+  };
+}

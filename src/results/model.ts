@@ -13,16 +13,17 @@ import type { Budgets } from "../compare/budgets.ts";
 import type { Tolerances } from "../compare/gated.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
-import type { GateRun } from "../gate/gate-run.ts";
+import { type GateRun, runRecord } from "../gate/gate-run.ts";
+import type { SuiteConfig } from "../gate/suites.ts";
 import type { LatencySummary } from "../metrics/histogram.ts";
 import { poolHistograms } from "../metrics/pool.ts";
 import type { LimitsReport } from "../metrics/summary.ts";
 import type { RequestsFileSummary } from "../requests/file.ts";
 import { compareServerViews, type ServerComparison } from "../servermetrics/compare.ts";
-import type { ShardSection } from "../trial/shard-part.ts";
+import type { ShardSection } from "../shard/section.ts";
 import type { WorkloadDescription } from "../workload/describe.ts";
 
-export const RESULTS_SCHEMA = "llm-perf-gate/results@3";
+export const RESULTS_SCHEMA = "llm-perf-gate/results@4";
 
 export interface TargetDescription {
   url: string;
@@ -40,7 +41,8 @@ export interface TargetDescription {
 }
 
 /** The configuration as the results file records it: no secret, no command. */
-export interface ConfigDescription {
+/** Each side-suite's settings (null: not run) as the results file records them. */
+export interface ConfigDescription extends SuiteConfig {
   baseline: TargetDescription;
   candidate: TargetDescription;
   workload: WorkloadDescription;
@@ -65,14 +67,6 @@ export interface ConfigDescription {
   reliability_exclude: Outcome[];
   /** Absolute limits on the candidate (ms, a failure rate, req/s); absent in older files. */
   budgets?: Budgets;
-  quality: {
-    suite: string;
-    cases: number;
-    vllm_sampling: boolean;
-    rule: { alpha: number; min_effect: number; large_effect: number; confirm_reruns: number };
-  } | null;
-  /** The contract suite: builtin or the file that chose its probes; absent in older files. */
-  contract?: { source: string; include: string[]; exclude: string[] } | null;
   /** Whether the gate started the servers; the commands themselves may hold secrets. */
   servers: {
     baseline_start: boolean;
@@ -192,25 +186,5 @@ export function serverViewOf(trials: readonly TrialEntry[]): ServerComparison | 
 
 /** The run of a gate that could not measure at all (a bad setting): nothing but its guard. */
 export function errorRun(guard: Guard): GateRun {
-  return {
-    trials: [],
-    comparisons: [],
-    reliability: null,
-    budgets: [],
-    guards: [guard],
-    verdict: "error",
-    pairs: 0,
-    design: null,
-    preflight: [],
-    idle_checks: [],
-    reruns: [],
-    servers: [],
-    quality: null,
-    quality_skipped: null,
-    contract: null,
-    contract_skipped: null,
-    warnings: [],
-    cancelled_by: null,
-    capacity: null,
-  };
+  return runRecord({ guards: [guard], verdict: "error" });
 }

@@ -13,12 +13,52 @@ import { zeroOutcomes } from "../common/outcomes.ts";
 import { formatSlo } from "../common/slo.ts";
 import { decideRun } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
-import { type ContractReport, compareContract } from "../contract/diff.ts";
+import { apartRatesOf } from "../gate/accuracy.ts";
 import type { GateRun } from "../gate/gate-run.ts";
-import { qualityVerdictOf } from "../quality/rule.ts";
-import { type ConfigDescription, type GateResults, pooledPercentiles } from "./model.ts";
+import { redecideSuites, suiteOutcomes, suitesOf } from "../gate/suites.ts";
+import {
+  type ConfigDescription,
+  type GateResults,
+  pooledPercentiles,
+  RESULTS_SCHEMA,
+} from "./model.ts";
 
 const validate = new Ajv2020({ allErrors: false, strict: false }).compile<GateResults>(schema);
+
+const EARLIER_SCHEMA = "llm-perf-gate/results@3";
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A results@3 file in today's shape, before it is validated: the quality
+ * suite's strict tier was named `contract` (the name of another suite), and
+ * the contract suite's fields could be absent. Anything else is left as it
+ * is, for the schema to judge.
+ */
+function fromEarlierSchema(parsed: unknown): unknown {
+  if (!isObject(parsed) || parsed.schema !== EARLIER_SCHEMA) return parsed;
+  const quality = isObject(parsed.quality)
+    ? {
+        ...Object.fromEntries(Object.entries(parsed.quality).filter(([k]) => k !== "contract")),
+        strict: parsed.quality.contract,
+        reasons: Array.isArray(parsed.quality.reasons)
+          ? parsed.quality.reasons.map((r) =>
+              isObject(r) && r.check === "contract" ? { ...r, check: "strict" } : r,
+            )
+          : parsed.quality.reasons,
+      }
+    : parsed.quality;
+  return {
+    ...parsed,
+    schema: RESULTS_SCHEMA,
+    quality,
+    contract: parsed.contract ?? null,
+    contract_skipped: parsed.contract_skipped ?? null,
+    accuracy: null,
+    accuracy_skipped: null,
+  };
+}
 
 /** Files from before an outcome class existed count it as 0 (the schema requires only the older ones). */
 function withEveryOutcome(r: GateResults): GateResults {
@@ -96,46 +136,16 @@ function decisionOptionsOf(config: ConfigDescription): DecisionOptions {
     },
     // Files from before budgets have none.
     budgets: config.budgets ?? {},
+    ...(config.accuracy ? { apartRates: apartRatesOf(config.accuracy.rule) } : {}),
   };
 }
 
-/** The quality verdict from the report's counts and confirmed failures, under the recorded rule. */
-function qualityVerdict(r: GateResults): "pass" | "fail" | null {
-  const rule = r.config?.quality?.rule;
-  if (!r.quality || !rule) return null;
-  return qualityVerdictOf(r.quality, {
-    alpha: rule.alpha,
-    minEffect: rule.min_effect,
-    largeEffect: rule.large_effect,
-    confirmReruns: rule.confirm_reruns,
-  });
-}
-
-/** The contract's diff again from the items both arms recorded (files from before it have none). */
-function contractOf(r: GateResults, warnings: string[]): ContractReport | null {
-  const c = r.contract;
-  if (!c) return null;
-  const again = compareContract(c.items, c.reruns, c.runtimes, c.seconds);
-  if (again.verdict !== c.verdict)
-    warnings.push(
-      `the results file said the contract verdict was ${c.verdict}; recomputed from its items: ${again.verdict}`,
-    );
-  return again;
-}
-
-/** The run decided again from its own trials, capacity points and quality counts. */
+/** The run decided again from its own trials, capacity points and side-suites' evidence. */
 function redecide(r: GateResults, config: ConfigDescription, warnings: string[]): GateResults {
   const runGuards = r.guards.filter((g) => RUN_GUARDS.has(g.code));
   // Files from before capacity gates have no such field.
   const capacity = r.capacity ? redecideCapacity(r.capacity, formatSlo(config.slo)) : null;
-  const quality = qualityVerdict(r);
-  const contract = contractOf(r, warnings);
-  if (r.quality && quality !== null && r.quality.verdict !== quality) {
-    warnings.push(
-      `the results file said the quality verdict was ${r.quality.verdict}; recomputed from its counts: ${quality}`,
-    );
-    r.quality.verdict = quality;
-  }
+  const suites = redecideSuites(suitesOf(r), config, warnings);
   const decided = decideRun(
     decisionOptionsOf(config),
     { trials: config.trials, maxTrials: config.max_trials },
@@ -145,12 +155,11 @@ function redecide(r: GateResults, config: ConfigDescription, warnings: string[])
       capacity: capacity
         ? { verdict: capacity.comparison.verdict, incomplete: capacity.stopped_by !== null }
         : undefined,
-      qualityFailed: quality === "fail",
-      contractFailed: contract?.verdict === "fail",
+      apart: suiteOutcomes(suites),
       cancelled: r.cancelled_by !== null,
     },
   );
-  return { ...r, ...decided, capacity, contract, contract_skipped: r.contract_skipped ?? null };
+  return { ...r, ...decided, capacity, ...suites };
 }
 
 /**
@@ -162,13 +171,14 @@ export function trustResults(
   source: string,
   headline: (run: GateRun) => string,
 ): GateResults {
-  if (!validate(parsed)) {
+  const current = fromEarlierSchema(parsed);
+  if (!validate(current)) {
     throw new InputError(
       `${source} is not a valid results file: ${describe(deepest(validate.errors))}`,
     );
   }
   // The schema has just checked every field this reads.
-  const r = withEveryOutcome(neutralizeDeep(parsed));
+  const r = withEveryOutcome(neutralizeDeep(current));
   const warnings = [...r.warnings];
   const decided: GateResults = r.config
     ? redecide(r, r.config, warnings)

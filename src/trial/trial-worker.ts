@@ -13,7 +13,7 @@ import { hrtimeOffsetNanos } from "../load/waker.ts";
 import type { TrialContext } from "../requests/line.ts";
 import { buildWorkload } from "../workload/plan.ts";
 import { measureParts, type TrialDeps } from "./measure.ts";
-import { partState } from "./shard-part.ts";
+import { partState } from "./parts.ts";
 import {
   type FromWorker,
   revivedOptions,

@@ -8,7 +8,7 @@ import type { TrialContext } from "../requests/line.ts";
 import { tokenCounter } from "../workload/tokens.ts";
 import { WORDS } from "../workload/words.ts";
 import type { TrialOptions } from "./measure.ts";
-import type { TrialPartState } from "./shard-part.ts";
+import type { TrialPartState } from "./parts.ts";
 
 /** The options without the tokenizer's functions; the tokenizer's name and source beside them. */
 export interface PortableOptions {

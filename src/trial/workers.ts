@@ -3,7 +3,7 @@
 // on its own HTTP pool, recorder and self-check probes. The main thread gives
 // them the trial, then one start on the clock every thread shares, scrapes the server's
 // metrics, forwards the requests' lines and the summed progress, and merges
-// the workers' parts exactly (shard-part.ts): the whole plan's checks on the
+// the workers' parts exactly (parts.ts): the whole plan's checks on the
 // merged trial, each worker's generator checks on its own, named by it. The
 // workers come from a pool kept across trials (worker-pool.ts).
 
@@ -19,7 +19,7 @@ import {
   type TrialOptions,
   type TrialReport,
 } from "./measure.ts";
-import { mergedReport, type TrialPartState, trialSpanMs } from "./shard-part.ts";
+import { mergedReport, type TrialPartState, trialSpanMs } from "./parts.ts";
 import { SHARED_POOL, type WorkerPool } from "./worker-pool.ts";
 import {
   type FromWorker,

@@ -141,6 +141,7 @@ const INPUTS = {
   model: "m",
   rate: "10",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   "github-token": "ghs_secret_token",
   "api-key": "sk-secret-key",
@@ -165,7 +166,7 @@ test(
     assert.match(seen.failed[0] ?? "", /^llm-perf-gate: fail — regressed: p95 ITL \+30\.0 %/);
     assert.deepEqual([...new Set(seen.secrets)].sort(), ["ghs_secret_token", "sk-secret-key"]);
     const results = JSON.parse(seen.files.get("/out/results.json") ?? "{}");
-    assert.equal(results.schema, "llm-perf-gate/results@3");
+    assert.equal(results.schema, "llm-perf-gate/results@4");
     assert.equal(results.verdict, "fail");
     // The default design: the regression shows at the first look (4 pairs), which ends the gate.
     assert.equal(results.trials.length, 8);

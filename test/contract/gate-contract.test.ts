@@ -36,6 +36,7 @@ async function contractGate(
         "max-trials": "2",
         "max-failure-increase": "5%",
         "quality-suite": "none",
+        accuracy: "none",
       },
       {
         measureTrial: async (o) =>

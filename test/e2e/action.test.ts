@@ -112,6 +112,7 @@ const FAST = {
   // 15 requests a trial can show a failure rate within 10 points, not within half a point.
   "max-failure-increase": "10%",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   // Few arrivals and long outputs: prefill steps rarely interrupt decoding, so
   // p95 ITL measures decode steps; a 40 ms prefill (below) keeps TTFT well

@@ -16,6 +16,7 @@ const BASE = {
   model: "m",
   rate: "10",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   // Three pairs, one look: the mechanics below, not the default design (test/compare has that).
   trials: "3",

@@ -30,6 +30,7 @@ const SETTINGS = {
   trials: "4",
   "max-trials": "4",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   // These tests are about reliability; the self-checks have their own, and the
   // mocks share this process's event loop here.

@@ -67,6 +67,7 @@ export const FAKE_SETTINGS: RawSettings = {
   rate: "10",
   slo: "ttft:800 tpot:50",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   // Four pairs of stand-ins (each arm's list cycles), one look; their ~100 requests
   // a trial can show a failure rate within two points, not within the default half point.
@@ -97,4 +98,41 @@ export async function fakeGateResults(
     },
   );
   return results;
+}
+
+/**
+ * A gate between two real mock servers on 127.0.0.1 (their knobs on the
+ * quick engine) whose latency trials are stand-ins: for the suites measured
+ * apart (quality, contract, accuracy). Two pairs; the stand-ins' requests
+ * show a failure rate within 5 points.
+ */
+export async function mockPairGate(
+  knobs: { baseline?: Record<string, unknown>; candidate?: Record<string, unknown> },
+  settings: RawSettings,
+  deps: GateDeps = {},
+): Promise<{ run: GateRun; results: GateResults }> {
+  const { startMockServer } = await import("../../src/mock/server.ts");
+  const { quickProfile } = await import("./mock.ts");
+  const [baseline, candidate] = await Promise.all([
+    startMockServer({ profile: quickProfile(knobs.baseline) }),
+    startMockServer({ profile: quickProfile(knobs.candidate) }),
+  ]);
+  try {
+    const { run, results } = await gate(
+      {
+        "baseline-url": `${baseline.url}/v1`,
+        "candidate-url": `${candidate.url}/v1`,
+        model: "mock-llm",
+        rate: "10",
+        trials: "2",
+        "max-trials": "2",
+        "max-failure-increase": "5%",
+        ...settings,
+      },
+      { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }), ...deps },
+    );
+    return { run, results };
+  } finally {
+    await Promise.all([baseline.close(), candidate.close()]);
+  }
 }

@@ -102,6 +102,7 @@ function gate(resultsPath: string, settings: Record<string, string | undefined>)
     rate: "5",
     contract: "none",
     "quality-suite": "none",
+    accuracy: "none",
     "results-path": resultsPath,
     ...settings,
   };

@@ -82,11 +82,11 @@ test("JSON checks: parse, schema with the failing path, RFC 6901 pointers", () =
   ]);
   const tiers = runChecks(c, answer({ content: "{" })).map((r) => `${r.kind}:${r.tier}`);
   assert.deepEqual(tiers, [
-    "transport:contract",
-    "json_parse:contract",
-    "json_schema:contract",
-    "json_path:quality",
-    "json_path:quality",
+    "transport:strict",
+    "json_parse:strict",
+    "json_schema:strict",
+    "json_path:graded",
+    "json_path:graded",
   ]);
 });
 
@@ -165,7 +165,7 @@ test("tool_call failure codes", () => {
   ];
   for (const [a, expected] of cases)
     assert.deepEqual(codes(required, answer(a)), expected, JSON.stringify(a));
-  // Contract codes are contract because tool_choice is required; value mismatches are quality.
+  // Wire-format codes are strict because tool_choice is required; value mismatches are graded.
   const r = runChecks(
     required,
     answer({
@@ -176,9 +176,9 @@ test("tool_call failure codes", () => {
   assert.deepEqual(
     r.map((x) => `${x.kind}:${x.tier}:${x.codes.join(",")}`),
     [
-      "transport:contract:",
-      "tool_call:contract:tool.unexpected_param",
-      "tool_call:quality:tool.value_mismatch:city",
+      "transport:strict:",
+      "tool_call:strict:tool.unexpected_param",
+      "tool_call:graded:tool.value_mismatch:city",
     ],
   );
 });

@@ -4,52 +4,20 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
-import { mergeProfile } from "../../src/mock/profile-merge.ts";
-import { startMockServer } from "../../src/mock/server.ts";
 import { headlineFor } from "../../src/report/headline.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
-import { gate } from "../helpers/gate.ts";
+import { mockPairGate } from "../helpers/gate.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
-import { fakeReport } from "../helpers/reports.ts";
-
-const FAST = {
-  prefillBaseMs: 0.5,
-  prefillPerTokenMs: 0,
-  decodeBaseMs: 0.5,
-  decodePerSeqMs: 0,
-  jitter: 0,
-};
 
 async function qualityGate(
-  candidateKnobs: Record<string, unknown>,
-  baselineKnobs: Record<string, unknown> = {},
+  candidate: Record<string, unknown>,
+  baseline: Record<string, unknown> = {},
 ) {
-  const baseline = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, ...baselineKnobs }, "test"),
-  });
-  const candidate = await startMockServer({
-    profile: mergeProfile(DEFAULT_PROFILE, { ...FAST, ...candidateKnobs }, "test"),
-  });
-  try {
-    const { run, results } = await gate(
-      {
-        "baseline-url": `${baseline.url}/v1`,
-        "candidate-url": `${candidate.url}/v1`,
-        model: "mock-llm",
-        rate: "10",
-        trials: "2",
-        "max-trials": "2",
-        // The stand-in trials' 200 requests show a failure rate within 5 points, not within half a point.
-        "max-failure-increase": "5%",
-        contract: "none",
-      },
-      { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
-    );
-    return { outcome: run, markdown: renderMarkdown(results, "default") };
-  } finally {
-    await Promise.all([baseline.close(), candidate.close()]);
-  }
+  const { run, results } = await mockPairGate(
+    { baseline, candidate },
+    { contract: "none", accuracy: "none" },
+  );
+  return { outcome: run, markdown: renderMarkdown(results, "default") };
 }
 
 test("identical variants pass the built-in suite", LOAD_TEST, async () => {
@@ -61,7 +29,7 @@ test("identical variants pass the built-in suite", LOAD_TEST, async () => {
   );
   assert.equal(outcome.verdict, "pass");
   assert.equal(outcome.quality?.cases, 33);
-  assert.deepEqual(outcome.quality?.contract, []);
+  assert.deepEqual(outcome.quality?.strict, []);
   assert.ok((outcome.quality?.kinds.length ?? 0) >= 8);
 });
 
@@ -75,11 +43,11 @@ test(
     assert.equal(
       q?.verdict,
       "fail",
-      JSON.stringify({ contract: q?.contract, pre: q?.pre_existing, guards: outcome.guards }),
+      JSON.stringify({ strict: q?.strict, pre: q?.pre_existing, guards: outcome.guards }),
     );
     assert.equal(outcome.verdict, "fail");
-    const broken = q?.contract.filter((c) => c.confirmed) ?? [];
-    assert.ok(broken.length >= 1, "confirmed contract failures");
+    const broken = q?.strict.filter((c) => c.confirmed) ?? [];
+    assert.ok(broken.length >= 1, "confirmed strict failures");
     for (const c of broken) {
       assert.ok(
         c.codes.some((code) => code === "json.invalid" || code.startsWith("json.schema")),
@@ -93,7 +61,7 @@ test(
     );
     assert.match(
       q?.reasons[0]?.message ?? "",
-      /^contract: 3 cases the baseline passes fail on the candidate, confirmed by re-runs: json-object-nested \[json\.invalid\]/,
+      /^strict checks: 3 cases the baseline passes fail on the candidate, confirmed by re-runs: json-object-nested \[json\.invalid\]/,
     );
     // In words, each case once, with what the candidate returned.
     assert.match(
@@ -109,7 +77,7 @@ test(
   LOAD_TEST,
   async () => {
     const { outcome } = await qualityGate({ breakToolName: 0.5, stopInsteadOfToolCalls: 0.5 });
-    const codes = outcome.quality?.contract.flatMap((c) => c.codes) ?? [];
+    const codes = outcome.quality?.strict.flatMap((c) => c.codes) ?? [];
     assert.equal(outcome.quality?.verdict, "fail");
     assert.ok(
       codes.includes("tool.unknown_name") || codes.includes("tool.finish_reason"),

@@ -63,7 +63,7 @@ test("quality: b and c per check kind, McNemar with the effect floors", () => {
   assert.equal(q.kinds.find((k) => k.kind === "json_parse")?.decision, "pass");
 });
 
-test("contract: pre-existing cases are excluded; a flake that passes its re-runs is not gated", () => {
+test("strict: pre-existing cases are excluded; a flake that passes its re-runs is not gated", () => {
   const baseline = SUITE.cases.map((c, i) => runOf(c.id, i === 0 ? "not json" : good(i)));
   const candidate = SUITE.cases.map((c, i) => runOf(c.id, i <= 2 ? "not json" : good(i)));
   const reruns = new Map([
@@ -73,7 +73,7 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
   const q = compareQuality(SUITE, baseline, candidate, candidateReruns(reruns), RULE);
   assert.deepEqual(q.pre_existing, [{ id: "c0", codes: ["json.invalid"] }]);
   assert.deepEqual(
-    q.contract.map((c) => [c.id, c.candidate_failures, c.runs, c.confirmed]),
+    q.strict.map((c) => [c.id, c.candidate_failures, c.runs, c.confirmed]),
     [
       ["c1", 3, 3, true],
       ["c2", 1, 3, false],
@@ -82,7 +82,7 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
   assert.equal(q.verdict, "fail");
   assert.match(
     q.reasons[0]?.message ?? "",
-    /^contract: 1 case the baseline passes fails on the candidate, confirmed by re-runs: c1 \[json\.invalid\]/,
+    /^strict checks: 1 case the baseline passes fails on the candidate, confirmed by re-runs: c1 \[json\.invalid\]/,
   );
   const flakeOnly = compareQuality(
     SUITE,
@@ -93,23 +93,23 @@ test("contract: pre-existing cases are excluded; a flake that passes its re-runs
     ),
     RULE,
   );
-  assert.equal(flakeOnly.contract.filter((c) => c.confirmed).length, 0);
+  assert.equal(flakeOnly.strict.filter((c) => c.confirmed).length, 0);
 });
 
-test("a check whose new failures are all confirmed contract failures is counted once, as contract", () => {
+test("a check whose new failures are all confirmed strict failures is counted once, as strict", () => {
   const broken = new Set(["c1", "c2", "c3", "c4"]);
   const baseline = SUITE.cases.map((c, i) => runOf(c.id, good(i)));
   const candidate = SUITE.cases.map((c, i) => runOf(c.id, broken.has(c.id) ? "not json" : good(i)));
   const reruns = new Map([...broken].map((id) => [id, [runOf(id, "nope"), runOf(id, "nope")]]));
   const q = compareQuality(SUITE, baseline, candidate, candidateReruns(reruns), RULE);
-  // json_path: b = 4 of 20 (p = 0.0625, 20 % ≥ the large-effect floor) — but those are the contract cases.
+  // json_path: b = 4 of 20 (p = 0.0625, 20 % ≥ the large-effect floor) — but those are the strict cases.
   assert.equal(q.kinds.find((k) => k.kind === "json_path")?.decision, "counted");
   assert.deepEqual(
     q.reasons.map((r) => r.check),
-    ["contract"],
+    ["strict"],
     "one reason: the gate fails once for these cases",
   );
-  assert.equal(q.contract[0]?.answer, '"not json"', "what the candidate returned");
+  assert.equal(q.strict[0]?.answer, '"not json"', "what the candidate returned");
 });
 
 test("the large-effect rule needs more than one case; a flipped case shows the candidate's HTTP error", () => {
@@ -137,7 +137,7 @@ test("the large-effect rule needs more than one case; a flipped case shows the c
   const failing = small.cases.map((c, i) => run(c.id, "", i === 0 ? 500 : 200));
   const http = compareQuality(small, baseline, failing, NONE, RULE);
   assert.match(
-    http.contract[0]?.answer ?? "",
+    http.strict[0]?.answer ?? "",
     /^HTTP 500 "\{\\"error\\":\{\\"message\\":\\"CUDA error: an illegal memory access/,
   );
 });

@@ -264,6 +264,47 @@ test("a results file from before the refused and finish_error classes reads as n
   assert.doesNotMatch(renderMarkdown(trusted, "k"), /NaN/);
 });
 
+test("a results@3 file reads in today's shape: the quality suite's strict tier was named contract", async () => {
+  const same = [{ ttftMs: 100, itlMs: 10 }];
+  const r = await results(same, same);
+  const old = JSON.parse(JSON.stringify(r));
+  old.schema = "llm-perf-gate/results@3";
+  delete old.contract;
+  delete old.contract_skipped;
+  old.config.quality = {
+    suite: "builtin",
+    cases: 1,
+    vllm_sampling: false,
+    rule: { alpha: 0.05, min_effect: 0.02, large_effect: 0.1, confirm_reruns: 2 },
+  };
+  const broken = { id: "c1", codes: ["json.invalid"], candidate_failures: 3, runs: 3 };
+  old.quality = {
+    suite: "builtin",
+    cases: 1,
+    pre_existing: [],
+    contract: [{ ...broken, confirmed: true, answer: '"{"' }],
+    kinds: [],
+    agreement: { n: 0, agreed: 0, gated: false, differing: [] },
+    finish_reasons: { baseline: {}, candidate: {} },
+    tool_codes: { baseline: {}, candidate: {} },
+    irregular_deltas: { baseline: [], candidate: [] },
+    reconnects: { baseline: 0, candidate: 0 },
+    verdict: "fail",
+    reasons: [{ check: "contract", cases: ["c1"], message: "contract: 1 case" }],
+    raw: [],
+  };
+  old.quality_skipped = null;
+  const trusted = trustResults(old, "old.json", headlineFor);
+  assert.deepEqual(
+    trusted.quality?.strict.map((x) => x.id),
+    ["c1"],
+  );
+  assert.equal(trusted.quality?.reasons[0]?.check, "strict");
+  assert.equal(trusted.contract, null);
+  assert.equal(trusted.verdict, "fail", "a confirmed strict failure still fails, re-decided");
+  assert.match(renderMarkdown(trusted, "k"), /the candidate breaks JSON output/);
+});
+
 test("a candidate whose answers are shorter in every pair is flagged next to the verdict, with ignore-eos suggested", async () => {
   const same = [100, 101, 99, 100].map((ttftMs) => ({ ttftMs, itlMs: 10 }));
   const r = await results(same, same);

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MAX_ADVISED_PAIRS } from "../../src/common/advice.ts";
 import { pairsToDecide } from "../../src/compare/advice.ts";
-import { compareMetric, type MetricSpec } from "../../src/compare/decide.ts";
 import { designOf } from "../../src/compare/decide-run.ts";
+import { compareMetric, type MetricSpec } from "../../src/compare/metric.ts";
 import { codeWords } from "../../src/report/quality-words.ts";
 import { Rng } from "../../src/workload/rng.ts";
 

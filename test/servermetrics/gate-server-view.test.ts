@@ -41,6 +41,7 @@ test(
           "max-trials": "4",
           "metrics-interval": "0.25s",
           "quality-suite": "none",
+          accuracy: "none",
           contract: "none",
           // About the server view: the self-checks have their own tests.
           "max-skew-effect": "50%",

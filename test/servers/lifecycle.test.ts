@@ -60,6 +60,7 @@ async function gateWithServers(settings: Record<string, string>) {
     "input-len": "32",
     trials: "1",
     "quality-suite": "none",
+    accuracy: "none",
     contract: "none",
     // These tests are about the servers; the self-checks have their own.
     "max-skew-effect": "50%",
@@ -203,6 +204,7 @@ async function gateWithManagedServers(baselineStart: (port: number) => string) {
       "--rate=5",
       "--duration=30s",
       "--quality-suite=none",
+      "--accuracy=none",
       "--contract=none",
       `--baseline-start=${baselineStart(b)}`,
       `--candidate-start=${mockCommand(c)}`,

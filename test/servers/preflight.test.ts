@@ -39,6 +39,7 @@ async function gateAgainst(candidateUrl: string, baselineUrl: string, extra = {}
       rate: "5",
       duration: "30s",
       "quality-suite": "none",
+      accuracy: "none",
       contract: "none",
       "results-path": resultsPath,
       ...extra,

@@ -14,7 +14,7 @@ import { parseTrialOptions } from "../../src/config/trial.ts";
 import type { Progress } from "../../src/load/run.ts";
 import { type MockServer, startMockServer } from "../../src/mock/server.ts";
 import { measureParts, type TrialOptions, type TrialReport } from "../../src/trial/measure.ts";
-import { mergedReport, partState } from "../../src/trial/shard-part.ts";
+import { mergedReport, partState } from "../../src/trial/parts.ts";
 import { measureTrial } from "../../src/trial/trial.ts";
 import { WorkerPool } from "../../src/trial/worker-pool.ts";
 import { measureInWorkers, workerName, workerUrl } from "../../src/trial/workers.ts";

@@ -3,6 +3,7 @@
 
 import { sloRecord } from "../../common/slo.ts";
 import type { Config } from "../../config/config.ts";
+import { describeSuites } from "../../gate/suites.ts";
 import { limitsReport } from "../../metrics/summary.ts";
 import type { ConfigDescription, TargetDescription } from "../../results/model.ts";
 import type { TrialOptions } from "../../trial/measure.ts";
@@ -32,7 +33,6 @@ function describeTarget(m: TrialOptions): TargetDescription {
 export function describeConfig(config: Config): ConfigDescription {
   const g = config.gate;
   const d = g.decision;
-  const q = g.quality;
   const s = config.servers;
   return {
     baseline: describeTarget(g.baseline),
@@ -58,26 +58,7 @@ export function describeConfig(config: Config): ConfigDescription {
     max_failure_increase: d.reliability.maxFailureIncrease,
     reliability_exclude: d.reliability.exclude,
     budgets: d.budgets,
-    quality: q
-      ? {
-          suite: q.suite.name,
-          cases: q.suite.cases.length,
-          vllm_sampling: q.vllmSampling,
-          rule: {
-            alpha: q.rule.alpha,
-            min_effect: q.rule.minEffect,
-            large_effect: q.rule.largeEffect,
-            confirm_reruns: q.rule.confirmReruns,
-          },
-        }
-      : null,
-    contract: g.contract
-      ? {
-          source: g.contract.source,
-          include: g.contract.selection.include,
-          exclude: g.contract.selection.exclude,
-        }
-      : null,
+    ...describeSuites(g),
     servers: {
       baseline_start: s.commands.baseline !== undefined,
       candidate_start: s.commands.candidate !== undefined,

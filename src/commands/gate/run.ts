@@ -20,7 +20,7 @@ import {
   type GateResults,
 } from "../../results/model.ts";
 import { lifecycleFor } from "../../servers/lifecycle.ts";
-import type { ShardSection } from "../../trial/shard-part.ts";
+import type { ShardSection } from "../../shard/section.ts";
 import { type CommandIo, withCancel } from "../io.ts";
 import { PLACEHOLDER, type Watchdog, type WatchdogOptions } from "../watchdog.ts";
 import { describeConfig } from "./describe.ts";
@@ -104,7 +104,7 @@ async function gateResults(
         ...io,
         signal: cancel.signal,
         ...(servers ? { servers } : {}),
-        ...(requests ? { requestRecord: requests.add } : {}),
+        ...(requests ? { requestRecord: requests.add, requestLine: requests.write } : {}),
       };
       if (!g.shard) return runGate(g, deps);
       const sharded = await shardRun(config, deps);

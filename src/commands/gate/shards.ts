@@ -10,12 +10,13 @@ import { errorMessage, InputError } from "../../common/errors.ts";
 import type { Config } from "../../config/config.ts";
 import { MAX_SHARDS } from "../../config/shard.ts";
 import type { GateRun } from "../../gate/gate-run.ts";
-import { MergeError, mergeShards, type ShardFile } from "../../gate/merge.ts";
 import type { GateDeps } from "../../gate/options.ts";
-import { runShard } from "../../gate/shard.ts";
+import { suitesOf } from "../../gate/suites.ts";
 import { headlineFor } from "../../report/headline.ts";
 import { trustResults } from "../../results/trust.ts";
-import { sectionProblem } from "../../trial/shard-schema.ts";
+import { MergeError, mergeShards, type ShardFile } from "../../shard/merge.ts";
+import { runShard } from "../../shard/run.ts";
+import { sectionProblem } from "../../shard/schema.ts";
 import type { CommandIo } from "../io.ts";
 import { describeConfig } from "./describe.ts";
 
@@ -92,8 +93,7 @@ function readShard(name: string, io: Pick<CommandIo, "readFile">): ShardFile {
     results: {
       trials: results.trials,
       preflight: results.preflight,
-      quality: results.quality,
-      contract: results.contract,
+      suites: suitesOf(results),
     },
   };
 }

@@ -15,7 +15,7 @@ import { deflateSync } from "node:zlib";
 import { startMockProcess } from "../../src/commands/demo.ts";
 import { LatencyHistogram } from "../../src/metrics/histogram.ts";
 import type { GateResults } from "../../src/results/model.ts";
-import type { ShardSection } from "../../src/trial/shard-part.ts";
+import type { ShardSection } from "../../src/shard/section.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
@@ -35,6 +35,7 @@ const PLAN = {
   "max-reruns": "0",
   cooldown: "0",
   "quality-suite": "none",
+  accuracy: "none",
   contract: "none",
   comment: "never",
   // No scrapes: a shorter slot between trials (docs/sharding.md).

@@ -1,12 +1,11 @@
-// A shard's part of one trial, as its results file holds it, and the merge of
-// every shard's part into the trial's report. Histograms and counts merge
+// A part of one trial (a worker's or a shard's slice of its schedule), as a
+// results file or a worker's message holds it, and the merge of every part
+// into the trial's report. Histograms and counts merge
 // exactly (recorder-state.ts). The self-checks run twice: on the merged trial
 // (the whole plan's offered rate, late sends, unsent requests) and on each
 // shard's own load generator (its event-loop delay, CPU, GC, send skew, hard
 // stop), recomputed from its part, a shard's reasons named by the shard.
 
-import type { Arm } from "../common/arms.ts";
-import type { ClockReading } from "../load/clock.ts";
 import type { ProbeReadings } from "../load/probes.ts";
 import type { LoadSlice } from "../load/run.ts";
 import {
@@ -27,34 +26,6 @@ import {
   type TrialReport,
 } from "./measure.ts";
 import type { TrialTally } from "./tally.ts";
-
-export const SHARD_SCHEMA = "llm-perf-gate/shard@1";
-
-export interface ShardTrial {
-  pair: number;
-  arm: Arm;
-  position: number;
-  seed: number;
-  part: TrialPartState;
-}
-
-/** What a shard's results file adds for the merge. */
-export interface ShardSection {
-  schema: typeof SHARD_SCHEMA;
-  /** Of the plan's settings (the merge checks it is its own). */
-  plan_hash: string;
-  index: number;
-  count: number;
-  start_at: string;
-  slot_s: number;
-  trials: ShardTrial[];
-  /** Trials this shard did not run (it was not ready at their time). */
-  skipped: { pair: number; arm: Arm; reason: string }[];
-  /** Why the shard stopped before its last trial; null: it ran them all. */
-  stopped: string | null;
-  /** This machine's clock against the baseline server's Date header, before the first trial. */
-  clock: ClockReading | null;
-}
 
 export interface TrialPartState {
   slice: LoadSlice;

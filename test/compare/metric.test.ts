@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Simulator } from "../../bench/simulate.ts";
 import { pairsToDecide } from "../../src/compare/advice.ts";
-import { compareMetric, type MetricSpec, type PairValues } from "../../src/compare/decide.ts";
 import { designOf } from "../../src/compare/decide-run.ts";
+import { compareMetric, type MetricSpec, type PairValues } from "../../src/compare/metric.ts";
 import { pairOrder } from "../../src/compare/plan.ts";
 
 const TTFT: MetricSpec = {

@@ -9,7 +9,7 @@ import { OUTCOMES } from "../common/outcomes.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
 import { COUNTS, HISTOGRAMS } from "../metrics/recorder-state.ts";
 import { MAX_BUCKETS, SAMPLES_PER_BUCKET } from "../metrics/timeline.ts";
-import { SHARD_SCHEMA, type ShardSection } from "./shard-part.ts";
+import { SHARD_SCHEMA, type ShardSection } from "./section.ts";
 
 const num = { type: "number", minimum: -1e15, maximum: 1e15 } as const;
 const pos = { type: "number", minimum: 0, maximum: 1e15 } as const;

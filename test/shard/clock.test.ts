@@ -4,9 +4,9 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { clockCheck, MAX_CLOCK_SKEW_MS } from "../../src/gate/merge.ts";
-import { offsetOf } from "../../src/load/clock.ts";
-import type { ShardSection } from "../../src/trial/shard-part.ts";
+import { offsetOf } from "../../src/shard/clock.ts";
+import { clockCheck, MAX_CLOCK_SKEW_MS } from "../../src/shard/merge.ts";
+import type { ShardSection } from "../../src/shard/section.ts";
 
 const SECOND = Date.parse("2026-12-02T15:00:01Z");
 

@@ -1,8 +1,8 @@
 // The merge of a sharded gate: every shard's results file checked to belong to
 // this plan (its hash, one file per shard, none missing, each part the slice
-// its file says), each trial's parts added up exactly (trial/shard-part.ts),
+// its file says), each trial's parts added up exactly (trial/parts.ts),
 // the shards' clocks compared, and the decision made over the merged trials
-// as a single run makes it. Quality, contract, preflight and the servers'
+// as a single run makes it. The side-suites, preflight and the servers'
 // metrics come from the first shard, which ran and scraped them. The files
 // reach here validated and neutralized (commands/gate/shards.ts).
 
@@ -11,16 +11,16 @@ import { errorMessage } from "../common/errors.ts";
 import type { Guard } from "../common/guard.ts";
 import { decideRun } from "../compare/decide-run.ts";
 import type { TrialEntry } from "../compare/trials.ts";
-import type { ContractReport } from "../contract/diff.ts";
-import type { QualityReport } from "../quality/paired.ts";
+import { setupWarnings } from "../gate/gate.ts";
+import { type GateRun, runRecord } from "../gate/gate-run.ts";
+import type { GateOptions } from "../gate/options.ts";
+import { type SuitesFound, suiteFields, suiteOutcomes } from "../gate/suites.ts";
+import { keepHarmlessLateness } from "../gate/trials.ts";
 import type { PreflightReport } from "../servers/preflight.ts";
 import { measuredInSlice, type TrialReport } from "../trial/measure.ts";
-import { mergedReport, mergeParts, type ShardSection, trialWorkload } from "../trial/shard-part.ts";
-import { setupWarnings } from "./gate.ts";
-import type { GateRun } from "./gate-run.ts";
-import type { GateOptions } from "./options.ts";
-import { pairOptions, planTrials } from "./shard.ts";
-import { keepHarmlessLateness } from "./trials.ts";
+import { mergedReport, mergeParts, trialWorkload } from "../trial/parts.ts";
+import { pairOptions, planTrials } from "./run.ts";
+import type { ShardSection } from "./section.ts";
 
 /** A shard's results file, read, validated and neutralized: its section and what the run found. */
 export interface ShardFile {
@@ -30,8 +30,7 @@ export interface ShardFile {
   results: {
     trials: { pair: number; arm: string; report: Pick<TrialReport, "server_metrics"> }[];
     preflight: PreflightReport[];
-    quality: QualityReport | null;
-    contract: ContractReport | null;
+    suites: SuitesFound;
   };
 }
 
@@ -269,30 +268,18 @@ export function mergeShards(
       trials,
       runGuards: [...stoppedGuards(shards), ...unmeasured, ...(clock.guard ? [clock.guard] : [])],
       capacity: undefined,
-      qualityFailed: first.quality?.verdict === "fail",
-      contractFailed: first.contract?.verdict === "fail",
+      apart: suiteOutcomes(first.suites),
       cancelled: false,
     },
   );
-  return {
+  return runRecord({
     trials,
     ...decided,
-    pairs: new Set(trials.map((t) => t.pair)).size,
     preflight: first.preflight,
-    idle_checks: [],
-    reruns: [],
-    servers: [],
-    quality: first.quality,
-    quality_skipped:
-      options.quality && !first.quality ? "not run: the first shard did not run it" : null,
-    contract: first.contract,
-    contract_skipped:
-      options.contract && !first.contract ? "not run: the first shard did not run it" : null,
+    ...suiteFields(options, first.suites, "the first shard did not run it"),
     warnings: [
       ...setupWarnings(options),
       `merged from ${shards.length} shards (${at.where}); ${clock.note}`,
     ],
-    cancelled_by: null,
-    capacity: null,
-  };
+  });
 }

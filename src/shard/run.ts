@@ -7,32 +7,23 @@
 // idle check (a shard cannot wait for a server the others are loading) and no
 // re-run or look (each would need every shard's results): a sharded plan runs
 // `trials` pairs, and a trial that fails its self-checks is invalid. The first shard
-// scrapes the servers' metrics and runs the quality and contract suites after
-// the trials; every shard writes its parts for the merge (gate/merge.ts).
+// scrapes the servers' metrics and runs the side-suites after the trials; every shard writes its parts for the merge (merge.ts).
 
 import { setTimeout } from "node:timers/promises";
 import { Agent } from "undici";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { pairOrder } from "../compare/plan.ts";
 import type { TrialEntry } from "../compare/trials.ts";
-import type { ContractReport } from "../contract/diff.ts";
-import { type ClockReading, readClock } from "../load/clock.ts";
+import { type GateRun, runRecord } from "../gate/gate-run.ts";
+import { Cancelled, type GateDeps, type GateOptions, type ShardSettings } from "../gate/options.ts";
+import { noSuites, runSuites, suiteFields } from "../gate/suites.ts";
+import { TrialRunner } from "../gate/trials.ts";
 import type { LoadSlice } from "../load/run.ts";
 import type { Target } from "../openai/target.ts";
-import type { QualityReport } from "../quality/paired.ts";
 import { measureParts, reportOf, type TrialOptions } from "../trial/measure.ts";
-import {
-  partState,
-  SHARD_SCHEMA,
-  type ShardSection,
-  type ShardTrial,
-  trialSpanMs,
-} from "../trial/shard-part.ts";
-import { runContractSuite } from "./contract.ts";
-import type { GateRun } from "./gate-run.ts";
-import { Cancelled, type GateDeps, type GateOptions, type ShardSettings } from "./options.ts";
-import { runQuality } from "./quality.ts";
-import { TrialRunner } from "./trials.ts";
+import { partState, trialSpanMs } from "../trial/parts.ts";
+import { type ClockReading, readClock } from "./clock.ts";
+import { SHARD_SCHEMA, type ShardSection, type ShardTrial } from "./section.ts";
 
 const HARD_STOP_GRACE_MS = 2000;
 /** After the hard stop: closing connections and the probes. */
@@ -170,29 +161,28 @@ export async function runShard(
   const runner = new TrialRunner(options, deps);
   const found: Found = { entries: [], trials: [], skipped: [] };
   let stopped: string | null = null;
-  let quality: QualityReport | null = null;
-  let contract: ContractReport | null = null;
+  const suites = noSuites();
   let clock: ClockReading | null = null;
   try {
     for (const arm of ARMS) await runner.ensurePreflight(arm);
     clock = await (deps.readClock ?? readShardClock)(options.baseline.target);
     log(`shard ${shard.index}/${shard.count}: ${describeClock(clock)}`);
     await runSlices(options, shard, deps, found);
-    if (shard.index === 0 && options.quality && !deps.signal?.aborted)
-      quality = await runQuality(options, options.quality, deps, log);
-    if (shard.index === 0 && options.contract && !deps.signal?.aborted)
-      contract = await runContractSuite(options, options.contract, deps, log, found.entries);
+    if (shard.index === 0)
+      await runSuites(
+        options,
+        deps,
+        { trials: found.entries, nextTrial: runner.nextTrial },
+        suites,
+      );
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     stopped = error instanceof Cancelled ? "the job was cancelled" : error.message;
     log(`shard ${shard.index}/${shard.count} stopped: ${stopped}`);
   }
   const name = `shard ${shard.index}/${shard.count}`;
-  const run: GateRun = {
+  const run: GateRun = runRecord({
     trials: found.entries,
-    comparisons: [],
-    reliability: null,
-    budgets: [],
     guards: [
       {
         code: "shard",
@@ -200,20 +190,10 @@ export async function runShard(
       },
     ],
     verdict: stopped ? "error" : "inconclusive",
-    pairs: new Set(found.entries.map((t) => t.pair)).size,
-    design: null,
     preflight: ARMS.flatMap((arm) => runner.preflights.get(arm) ?? []),
-    idle_checks: [],
-    reruns: [],
-    servers: [],
-    quality,
-    quality_skipped: null,
-    contract,
-    contract_skipped: null,
-    warnings: [],
+    ...suiteFields(options, suites, null),
     cancelled_by: deps.signal?.aborted ? String(deps.signal.reason ?? "a cancel") : null,
-    capacity: null,
-  };
+  });
   return {
     run,
     shard: {

@@ -1,0 +1,180 @@
+// The accuracy suite's runs inside a gate: every item on the baseline, then
+// on the candidate; the candidate scored on the baseline's answers where the
+// two part (teacher-forced, where the server scores given text); then a
+// share of the items on the baseline again (its own flips: the floor) —
+// each at a bounded concurrency, apart from the latency trials, each on the
+// requests file as a run of its own — and the paired comparison.
+
+import { answersOf, floorItems } from "../accuracy/answers.ts";
+import { type AccuracyReport, compareAccuracy } from "../accuracy/compare.ts";
+import { divergenceOf, type TokenLogprobs } from "../accuracy/divergence.ts";
+import {
+  replyTokens,
+  type ScoredRun,
+  type ScoreRequest,
+  scoreOnCandidate,
+} from "../accuracy/forced.ts";
+import { type Exchange, exchangeOutcome } from "../accuracy/http.ts";
+import type { AccuracyItem } from "../accuracy/items.ts";
+import { type AccuracyRunOptions, type ArmReplies, runItems } from "../accuracy/run.ts";
+import type { Arm } from "../common/arms.ts";
+import { plural } from "../common/format.ts";
+import { apartLine, type RequestLine } from "../requests/line.ts";
+import { type AccuracyDeps, type AccuracyOptions, accuracyRule } from "./accuracy.ts";
+import type { GateOptions } from "./options.ts";
+import type { SuiteContext } from "./suite.ts";
+
+/** A run's exchanges as requests-file lines: one more run of the gate (`trial`), labelled by what it was. */
+function writeLines(
+  write: (line: RequestLine) => void,
+  trial: number,
+  run: {
+    arm: Arm;
+    label: string;
+    startUnixMs: number;
+    sent: {
+      id: string;
+      exchange: Exchange;
+      error: string | null;
+      finishReason: string | null;
+      maxTokens: number;
+    }[];
+  },
+  indexOf: Map<string, number>,
+): void {
+  const tag = { trial, label: run.label, arm: run.arm, pair: null, attempt: null };
+  for (const r of run.sent) {
+    const e = r.exchange;
+    write(
+      apartLine(
+        tag,
+        {
+          index: indexOf.get(r.id) ?? 0,
+          sentMs: e.sentMs,
+          headersMs: e.headersMs,
+          endMs: e.endMs,
+          status: e.status,
+          outcome: exchangeOutcome(e, r.error),
+          finishReason: r.finishReason,
+          error: r.error,
+          promptTokens: e.promptTokens,
+          completionTokens: e.completionTokens,
+          requestedTokens: r.maxTokens,
+          resends: e.attempts - 1,
+        },
+        run.startUnixMs,
+      ),
+    );
+  }
+}
+
+/** A run not made. */
+const NONE: ArmReplies = { replies: [], seconds: 0, logprobs: false, startUnixMs: 0 };
+
+/** The baseline's answers the candidate's part from, to be scored on the candidate. */
+function partedAnswers(
+  items: readonly AccuracyItem[],
+  base: ArmReplies,
+  cand: ArmReplies,
+): ScoreRequest[] {
+  const candidate = new Map(cand.replies.map((r) => [r.id, r]));
+  const baseline = new Map(base.replies.map((r) => [r.id, r]));
+  return items.flatMap((item) => {
+    const [b, c] = [baseline.get(item.id), candidate.get(item.id)];
+    if (!b?.tokens || !c?.tokens || b.tokens.length === 0) return [];
+    const tokens = replyTokens(b.tokens, b.text);
+    return divergenceOf(b.tokens, c.tokens).first === null || tokens.length === 0
+      ? []
+      : [{ item, reply: b.text, tokens }];
+  });
+}
+
+export async function runAccuracy(
+  options: GateOptions,
+  a: AccuracyOptions,
+  deps: AccuracyDeps,
+  at: SuiteContext,
+): Promise<AccuracyReport | null> {
+  const run = deps.runItems ?? runItems;
+  const { items } = a.suite;
+  const again = floorItems(items, a.floorShare);
+  const indexOf = new Map(items.map((i, k) => [i.id, k]));
+  const runOptions = (arm: Arm): AccuracyRunOptions => ({
+    concurrency: a.concurrency,
+    timeoutS: options[arm].timeoutS,
+    topLogprobs: a.topLogprobs,
+    seed: options.baseline.workload.seed,
+    vllmSampling: a.vllmSampling,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  const runOne = async (
+    arm: Arm,
+    list: readonly AccuracyItem[],
+    what: string,
+  ): Promise<ArmReplies> => {
+    // After a cancel no server is started for a run that will not be made.
+    if (deps.signal?.aborted) return NONE;
+    await deps.servers?.beforeTrial(arm);
+    at.log(
+      `accuracy: ${plural(list.length, "item")} on the ${arm}${what}, ${a.concurrency} at a time`,
+    );
+    const replies = await run(options[arm].target, list, runOptions(arm));
+    await deps.servers?.afterTrial(arm, "the accuracy suite");
+    if (deps.requestLine && !deps.signal?.aborted) {
+      const tokens = new Map(list.map((i) => [i.id, i.maxTokens]));
+      const sent = replies.replies.map((r) => ({ ...r, maxTokens: tokens.get(r.id) ?? 0 }));
+      const label = `accuracy ${arm}${what ? " again" : ""}`;
+      const run = { arm, label, startUnixMs: replies.startUnixMs, sent };
+      writeLines(deps.requestLine, at.nextTrial(), run, indexOf);
+    }
+    return replies;
+  };
+  /** The candidate scored on the baseline's answers where they part (teacher-forced). */
+  const scoreParted = async (requests: ScoreRequest[]): Promise<ScoredRun | null> => {
+    if (requests.length === 0 || deps.signal?.aborted) return null;
+    await deps.servers?.beforeTrial("candidate");
+    at.log(
+      `accuracy: the candidate scored on ${plural(requests.length, "answer")} of the baseline's where the two part`,
+    );
+    const run = await scoreOnCandidate(options.candidate.target, requests, runOptions("candidate"));
+    await deps.servers?.afterTrial("candidate", "the accuracy suite's scoring");
+    if (deps.requestLine && !deps.signal?.aborted) {
+      const sent = run.scored.map((s) => ({ ...s, finishReason: null, maxTokens: 1 }));
+      const label = "accuracy candidate scoring the baseline's answers";
+      writeLines(
+        deps.requestLine,
+        at.nextTrial(),
+        { arm: "candidate", label, startUnixMs: run.startUnixMs, sent },
+        indexOf,
+      );
+    }
+    return run;
+  };
+  const base = await runOne("baseline", items, "");
+  const cand = await runOne("candidate", items, "");
+  const scoring = await scoreParted(partedAnswers(items, base, cand));
+  const floor =
+    again.length > 0 && !deps.signal?.aborted
+      ? await runOne("baseline", again, " again (its own flips)")
+      : NONE;
+  if (deps.signal?.aborted) return null;
+  const scored = new Map<string, TokenLogprobs[] | null>(
+    (scoring?.scored ?? []).map((s) => [s.id, s.tokens]),
+  );
+  const answers = answersOf(
+    items,
+    { baseline: base.replies, candidate: cand.replies, again: floor.replies },
+    scored,
+  );
+  return compareAccuracy(a.suite.name, answers, accuracyRule(a, options.decision), {
+    logprobs: { baseline: base.logprobs, candidate: cand.logprobs },
+    seconds: { baseline: base.seconds, candidate: cand.seconds, again: floor.seconds },
+    scoring: scoring
+      ? {
+          items: scoring.scored.length,
+          scored: scoring.scored.filter((s) => s.tokens !== null).length,
+          supported: scoring.supported,
+        }
+      : null,
+  });
+}

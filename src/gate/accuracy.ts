@@ -1,0 +1,132 @@
+// The accuracy suite as a side-suite: its options, its settings as the
+// results file records them, its rule — the fail boundary holds one share of
+// the gate's α, as a rate does (compare/decide-run.ts); its pass boundary the
+// whole of it — and its entry: run on both arms (accuracy-run.ts), re-decided
+// from every item's answers.
+
+import { type AccuracyRule, compareAccuracy } from "../accuracy/compare.ts";
+import type { AccuracyItem, AccuracySuite } from "../accuracy/items.ts";
+import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
+import { apartAlphas } from "../compare/decide-run.ts";
+import type { DecisionOptions } from "../compare/verdict.ts";
+import type { Target } from "../openai/target.ts";
+import type { RequestLine } from "../requests/line.ts";
+import type { Servers } from "../servers/lifecycle.ts";
+import { runAccuracy } from "./accuracy-run.ts";
+import type { SideSuite } from "./suite.ts";
+
+export interface AccuracyOptions {
+  suite: AccuracySuite;
+  /** Items in flight at once, on each arm. */
+  concurrency: number;
+  /** The share of the items the baseline answers a second time (0: no floor). */
+  floorShare: number;
+  /** top_logprobs asked for (0: none, no divergence). */
+  topLogprobs: number;
+  vllmSampling: boolean;
+  /** τ: the tolerated drop, a fraction. */
+  maxDrop: number;
+  maxFlipRate: number | null;
+  maxKld: number | null;
+}
+
+/** The accuracy suite's settings as the results file records them. */
+export interface AccuracyRecord {
+  suite: string;
+  items: number;
+  concurrency: number;
+  floor_share: number;
+  top_logprobs: number;
+  rule: {
+    max_drop: number;
+    max_flip_rate: number | null;
+    max_kld: number | null;
+    pass_alpha: number;
+    fail_alpha: number;
+  };
+}
+
+export interface AccuracyDeps {
+  /** The requests file's writer of a line (absent: none written). */
+  requestLine?: (line: RequestLine) => void;
+  /** Runs accuracy items against one arm (the real runner by default). */
+  runItems?: (
+    target: Target,
+    items: readonly AccuracyItem[],
+    options: AccuracyRunOptions,
+  ) => Promise<ArmReplies>;
+  servers?: Servers;
+  signal?: AbortSignal;
+}
+
+/** The rules accuracy adds to the gate's fail boundaries: the drop, and each optional limit set. */
+export const accuracyShares = (a: Pick<AccuracyOptions, "maxFlipRate" | "maxKld">): number =>
+  1 + (a.maxFlipRate === null ? 0 : 1) + (a.maxKld === null ? 0 : 1);
+
+/** The same from the rule a results file records. */
+export const apartRatesOf = (rule: AccuracyRecord["rule"]): number =>
+  accuracyShares({ maxFlipRate: rule.max_flip_rate, maxKld: rule.max_kld });
+
+/** The rule of a file that records none (a hostile file's report without its settings): the defaults. */
+const DEFAULT_RULE: AccuracyRule = {
+  maxDrop: 0.02,
+  passAlpha: 0.05,
+  failAlpha: 0.05 / 9,
+  maxFlipRate: null,
+  maxKld: null,
+};
+
+/** The rule with its errors: the pass boundary's α, the fail boundary's share of it. */
+export function accuracyRule(a: AccuracyOptions, decision: DecisionOptions): AccuracyRule {
+  const alphas = apartAlphas(decision);
+  return {
+    maxDrop: a.maxDrop,
+    passAlpha: alphas.pass,
+    failAlpha: alphas.fail,
+    maxFlipRate: a.maxFlipRate,
+    maxKld: a.maxKld,
+  };
+}
+
+/** The rule a results file records, as the comparison takes it. */
+const ruleOf = (r: AccuracyRecord["rule"]): AccuracyRule => ({
+  maxDrop: r.max_drop,
+  passAlpha: r.pass_alpha,
+  failAlpha: r.fail_alpha,
+  maxFlipRate: r.max_flip_rate,
+  maxKld: r.max_kld,
+});
+
+/** The accuracy suite as a side-suite: re-decided from every item's answers under the recorded rule. */
+export const accuracySuite: SideSuite<"accuracy"> = {
+  id: "accuracy",
+  asked: (options) => options.accuracy !== undefined,
+  run: (options, deps, at) =>
+    options.accuracy ? runAccuracy(options, options.accuracy, deps, at) : Promise.resolve(null),
+  verdict: (report) => report.verdict,
+  describe: (options) => {
+    const a = options.accuracy;
+    if (!a) return null;
+    const rule = accuracyRule(a, options.decision);
+    return {
+      suite: a.suite.name,
+      items: a.suite.items.length,
+      concurrency: a.concurrency,
+      floor_share: a.floorShare,
+      top_logprobs: a.topLogprobs,
+      rule: {
+        max_drop: rule.maxDrop,
+        max_flip_rate: rule.maxFlipRate,
+        max_kld: rule.maxKld,
+        pass_alpha: rule.passAlpha,
+        fail_alpha: rule.failAlpha,
+      },
+    };
+  },
+  redecide: (report, recorded) =>
+    compareAccuracy(report.suite, report.answers, recorded ? ruleOf(recorded.rule) : DEFAULT_RULE, {
+      logprobs: report.logprobs,
+      seconds: report.seconds,
+      scoring: report.scoring ?? null,
+    }),
+};

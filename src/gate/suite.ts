@@ -1,0 +1,52 @@
+// The shape every side-suite shares: asked for or not, run on both arms, its
+// verdict, its settings as the results file records them, and its verdict
+// decided again from the evidence a results file holds.
+
+import type { AccuracyReport } from "../accuracy/compare.ts";
+import type { TrialEntry } from "../compare/trials.ts";
+import type { ContractReport } from "../contract/diff.ts";
+import type { QualityReport } from "../quality/paired.ts";
+import type { AccuracyRecord } from "./accuracy.ts";
+import type { ContractRecord } from "./contract.ts";
+import type { GateDeps, GateOptions } from "./options.ts";
+import type { QualityRecord } from "./quality.ts";
+
+/** Each suite's report. */
+export interface SuiteReports {
+  quality: QualityReport;
+  contract: ContractReport;
+  accuracy: AccuracyReport;
+}
+
+/** Each suite's settings, as the results file records them. */
+export interface SuiteRecords {
+  quality: QualityRecord;
+  contract: ContractRecord;
+  accuracy: AccuracyRecord;
+}
+
+export type SuiteId = keyof SuiteReports;
+
+/** A suite's verdict: inconclusive where its evidence cannot decide (the run then is too). */
+export type SuiteVerdict = "pass" | "fail" | "inconclusive";
+
+export interface SuiteContext {
+  log: (line: string) => void;
+  /** The paired trials so far: evidence some suites take from them. */
+  trials: readonly TrialEntry[];
+  /** The requests file's number for a run of requests (the trials' numbering, continued). */
+  nextTrial: () => number;
+}
+
+export interface SideSuite<K extends SuiteId> {
+  id: K;
+  /** Whether the gate was asked to run it. */
+  asked(options: GateOptions): boolean;
+  /** Runs it on both arms; null when a cancel stopped it part-way. */
+  run(options: GateOptions, deps: GateDeps, at: SuiteContext): Promise<SuiteReports[K] | null>;
+  verdict(report: SuiteReports[K]): SuiteVerdict;
+  /** Its settings for the results file (null: not asked for). */
+  describe(options: GateOptions): SuiteRecords[K] | null;
+  /** The report with its verdict decided again from its evidence (recorded: null in older files). */
+  redecide(report: SuiteReports[K], recorded: SuiteRecords[K] | null): SuiteReports[K];
+}

@@ -1,0 +1,167 @@
+// The side-suites: families measured apart from the paired trials, on both
+// arms — quality (structured output), contract (the API's wire contract),
+// accuracy (what the model answers). One list: the gate and a shard run it,
+// every run's record holds each suite's report (or why it did not run), the
+// verdict takes the ids of those that failed or stayed open, and a results
+// file re-decides each from its evidence.
+
+import { accuracySuite } from "./accuracy.ts";
+import { contractSuite } from "./contract.ts";
+import type { GateDeps, GateOptions } from "./options.ts";
+import { qualitySuite } from "./quality.ts";
+import type {
+  SideSuite,
+  SuiteContext,
+  SuiteId,
+  SuiteRecords,
+  SuiteReports,
+  SuiteVerdict,
+} from "./suite.ts";
+
+export type { SuiteId } from "./suite.ts";
+
+/** Each suite's report, null where it did not run. */
+export type SuitesFound = { [K in SuiteId]: SuiteReports[K] | null };
+
+/** What a run records of its suites: each report, and why one that was asked for did not run. */
+export type SuiteFields = SuitesFound & { [K in SuiteId as `${K}_skipped`]: string | null };
+
+/** The recorded settings of each suite (null: not asked for). */
+export type SuiteConfig = { [K in SuiteId]: SuiteRecords[K] | null };
+
+/** One suite as the loops below take it: its typed parts bound to the run's records. */
+interface Bound {
+  id: SuiteId;
+  asked(options: GateOptions): boolean;
+  runInto(
+    options: GateOptions,
+    deps: GateDeps,
+    at: Omit<SuiteContext, "log">,
+    found: SuitesFound,
+  ): Promise<void>;
+  verdictIn(found: SuitesFound): SuiteVerdict | null;
+  describeInto(options: GateOptions, config: SuiteConfig): void;
+  redecideInto(
+    found: SuitesFound,
+    recorded: Partial<SuiteConfig>,
+    into: SuitesFound,
+  ): string | null;
+}
+
+function bind<K extends SuiteId>(suite: SideSuite<K>): Bound {
+  const id: K = suite.id;
+  return {
+    id,
+    asked: suite.asked,
+    runInto: async (options, deps, at, found) => {
+      found[id] = await suite.run(options, deps, { log: deps.log ?? (() => {}), ...at });
+    },
+    verdictIn: (found) => {
+      const report = found[id];
+      return report ? suite.verdict(report) : null;
+    },
+    describeInto: (options, config) => {
+      config[id] = suite.describe(options);
+    },
+    redecideInto: (found, recorded, into) => {
+      const report = found[id];
+      if (!report) return null;
+      const again = suite.redecide(report, recorded[id] ?? null);
+      into[id] = again;
+      const [was, now] = [suite.verdict(report), suite.verdict(again)];
+      return was === now
+        ? null
+        : `the results file said the ${id} verdict was ${was}; recomputed from its evidence: ${now}`;
+    },
+  };
+}
+
+/** Every side-suite, in the order they run (test/gate/suites.test.ts: one for each id). */
+const SIDE_SUITES: readonly Bound[] = [
+  bind(qualitySuite),
+  bind(contractSuite),
+  bind(accuracySuite),
+];
+export const SUITE_IDS: readonly SuiteId[] = SIDE_SUITES.map((s) => s.id);
+
+export const noSuites = (): SuitesFound => ({ quality: null, contract: null, accuracy: null });
+
+/** No suite run, none skipped. */
+export const noSuiteFields = (): SuiteFields => ({
+  ...noSuites(),
+  quality_skipped: null,
+  contract_skipped: null,
+  accuracy_skipped: null,
+});
+
+/**
+ * Runs every suite asked for, one after another, until a cancel, each report
+ * into `found` as it ends: a later suite that throws (a server that died)
+ * leaves the earlier ones' reports in the run's record.
+ */
+export async function runSuites(
+  options: GateOptions,
+  deps: GateDeps,
+  at: Omit<SuiteContext, "log">,
+  found: SuitesFound,
+): Promise<void> {
+  for (const suite of SIDE_SUITES)
+    if (suite.asked(options) && !deps.signal?.aborted)
+      await suite.runInto(options, deps, at, found);
+}
+
+/** The run's suite fields: each report, and for one asked for that did not run, why (`notRun`). */
+export function suiteFields(
+  options: GateOptions,
+  found: SuitesFound,
+  notRun: string | null | undefined,
+): SuiteFields {
+  const skipped = (id: SuiteId): string | null =>
+    SIDE_SUITES.some((s) => s.id === id && s.asked(options)) && !found[id] && notRun
+      ? `not run: ${notRun}`
+      : null;
+  return {
+    ...found,
+    quality_skipped: skipped("quality"),
+    contract_skipped: skipped("contract"),
+    accuracy_skipped: skipped("accuracy"),
+  };
+}
+
+/** The suites' verdicts as the run's decision takes them: the ids of those failed and still open. */
+export function suiteOutcomes(found: SuitesFound): { failed: SuiteId[]; open: SuiteId[] } {
+  const ids = (v: SuiteVerdict) =>
+    SIDE_SUITES.filter((s) => s.verdictIn(found) === v).map((s) => s.id);
+  return { failed: ids("fail"), open: ids("inconclusive") };
+}
+
+/** Each suite's settings as the results file records them. */
+export function describeSuites(options: GateOptions): SuiteConfig {
+  const config: SuiteConfig = { quality: null, contract: null, accuracy: null };
+  for (const s of SIDE_SUITES) s.describeInto(options, config);
+  return config;
+}
+
+/**
+ * Each suite's report decided again from its own evidence under the settings
+ * the file records; a verdict that differs from the file's is a warning.
+ */
+export function redecideSuites(
+  found: SuitesFound,
+  recorded: Partial<SuiteConfig>,
+  warnings: string[],
+): SuitesFound {
+  const again = noSuites();
+  for (const s of SIDE_SUITES) {
+    const warning = s.redecideInto(found, recorded, again);
+    if (warning) warnings.push(warning);
+  }
+  return again;
+}
+
+/** The suites' reports of a run's record (null where a file has none). */
+export const suitesOf = (run: Partial<SuitesFound>): SuitesFound => ({
+  quality: run.quality ?? null,
+  contract: run.contract ?? null,
+  accuracy: run.accuracy ?? null,
+});

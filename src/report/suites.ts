@@ -1,0 +1,54 @@
+// How each side-suite renders: its section under the tables, its collapsible
+// details, and its words in the headline when it failed or stayed open. One
+// entry per suite (the type asks for every one), in the order they run.
+
+import type { SuiteId } from "../gate/suite.ts";
+import type { GateResults } from "../results/model.ts";
+import {
+  accuracy,
+  accuracyDetails,
+  accuracyOpenSentence,
+  accuracySentence,
+} from "./accuracy-markdown.ts";
+import { contract, contractDetails, contractSentence } from "./contract-markdown.ts";
+import { quality, qualityDetails } from "./quality-markdown.ts";
+import { qualitySentence } from "./quality-words.ts";
+
+/** The run's fields a suite's words are made from. */
+export type SuiteView = Pick<GateResults, SuiteId | `${SuiteId}_skipped`>;
+
+export interface SuiteRender {
+  /** The section under the tables (empty: nothing to say). */
+  section(r: GateResults): string;
+  /** The collapsible details (empty: none). */
+  details(r: GateResults): string;
+  /** The headline's words for it when it failed (null: it did not). */
+  failed(r: SuiteView): string | null;
+  /** The headline's words for it when it stayed open (null: it did not). */
+  open(r: SuiteView): string | null;
+}
+
+export const SUITE_RENDER: { readonly [K in SuiteId]: SuiteRender } = {
+  quality: {
+    section: quality,
+    details: qualityDetails,
+    failed: (r) => (r.quality?.verdict === "fail" ? qualitySentence(r.quality) : null),
+    open: () => null,
+  },
+  contract: {
+    section: contract,
+    details: contractDetails,
+    failed: (r) => (r.contract?.verdict === "fail" ? contractSentence(r.contract) : null),
+    open: () => null,
+  },
+  accuracy: {
+    section: accuracy,
+    details: accuracyDetails,
+    failed: (r) => (r.accuracy?.verdict === "fail" ? accuracySentence(r.accuracy) : null),
+    open: (r) => (r.accuracy?.verdict === "inconclusive" ? accuracyOpenSentence(r.accuracy) : null),
+  },
+};
+
+/** The headline's words of every suite that failed, or (open) of every suite left open. */
+export const suiteHeadlines = (r: SuiteView, which: "failed" | "open"): string[] =>
+  Object.values(SUITE_RENDER).flatMap((s) => s[which](r) ?? []);

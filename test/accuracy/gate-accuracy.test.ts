@@ -1,0 +1,148 @@
+// Accuracy end to end against two mock servers on 127.0.0.1: the built-in
+// suite over real requests, the mock's knobs (accuracy, flips that keep it,
+// batch nondeterminism, quantization noise on the logits), and the gate's
+// verdict and comment. The latency trials are stand-ins here.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { RawSettings } from "../../src/config/settings.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
+import { mockPairGate } from "../helpers/gate.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
+
+async function accuracyGate(
+  candidate: Record<string, unknown>,
+  baseline: Record<string, unknown> = {},
+  settings: RawSettings = {},
+) {
+  const { run, results } = await mockPairGate(
+    { baseline, candidate },
+    { "quality-suite": "none", contract: "none", "accuracy-concurrency": "32", ...settings },
+  );
+  return { run, accuracy: run.accuracy, markdown: renderMarkdown(results, "default") };
+}
+
+test(
+  "an A/A with batch nondeterminism passes, its flips at the baseline's own floor",
+  LOAD_TEST,
+  async () => {
+    // Two servers of one build: their batches (the mock's per-request draws) differ.
+    const noisy = { accuracyNondeterminism: 0.04 };
+    const { run, accuracy, markdown } = await accuracyGate({ ...noisy, seed: 2 }, noisy, {
+      "max-flip-rate": "5%",
+    });
+    assert.equal(accuracy?.verdict, "pass", accuracy?.reasons.join("; "));
+    assert.equal(run.verdict, "pass");
+    const o = accuracy?.overall;
+    const flips = (o?.right_to_wrong ?? 0) + (o?.wrong_to_right ?? 0);
+    assert.ok(
+      flips > 0 && (accuracy?.floor?.flips ?? 0) > 0,
+      "both the candidate and the re-run flip some",
+    );
+    assert.equal(accuracy?.flip_rule?.verdict, "pass", "no flips beyond the floor's");
+    assert.match(markdown, /\*\*Accuracy\*\* ✅ no drop beyond the tolerance/);
+    assert.match(markdown, /The baseline's own re-run of 300 items flipped \d+/);
+  },
+);
+
+test(
+  "a candidate 5 points less accurate fails the gate, naming accuracy in the headline",
+  LOAD_TEST,
+  async () => {
+    const { run, accuracy, markdown } = await accuracyGate({ accuracy: 0.75 });
+    assert.equal(accuracy?.verdict, "fail");
+    assert.equal(run.verdict, "fail");
+    assert.equal(accuracy?.overall.right_to_wrong, 60);
+    assert.match(
+      markdown,
+      /^### ❌ llm-perf-gate: \*\*fail\*\* — the candidate answers 5\.0 points fewer items right \(−6\.\d … −3\.\d\), 60 flips right → wrong vs 0 in the baseline's own re-run/m,
+    );
+    assert.match(
+      markdown,
+      /<summary>Accuracy: items right on the baseline, wrong on the candidate \(60\)<\/summary>/,
+    );
+  },
+);
+
+test(
+  "a candidate 1 point less accurate with 2 % flips passes at 1,000 items",
+  LOAD_TEST,
+  async () => {
+    const { run, accuracy } = await accuracyGate(
+      { accuracy: 0.79, accuracyFlips: 0.01 },
+      {},
+      { "accuracy-items": "1000" },
+    );
+    const o = accuracy?.overall;
+    assert.equal(o?.items, 1000);
+    const drop = o?.drop.estimate ?? 0;
+    const flips = ((o?.right_to_wrong ?? 0) + (o?.wrong_to_right ?? 0)) / 1000;
+    assert.ok(
+      Math.abs(drop - 0.01) <= 0.003 && Math.abs(flips - 0.02) <= 0.005,
+      `${drop} ${flips}`,
+    );
+    assert.equal(accuracy?.verdict, "pass", JSON.stringify(o?.drop));
+    assert.equal(run.verdict, "pass");
+  },
+);
+
+test(
+  "10 % flips at the same accuracy pass accuracy and show the flips beyond the floor",
+  LOAD_TEST,
+  async () => {
+    const { accuracy, markdown } = await accuracyGate({ accuracyFlips: 0.1 });
+    assert.equal(accuracy?.verdict, "pass");
+    assert.equal(accuracy?.overall.right_to_wrong, 60);
+    assert.equal(accuracy?.overall.wrong_to_right, 60);
+    assert.equal(accuracy?.floor?.flips, 0);
+    assert.match(
+      markdown,
+      /The candidate flipped 120 of 1200 answers \(10\.0 %\): 60 right → wrong, 60 wrong → right;.* The baseline's own re-run of 300 items flipped 0 \(0\.0 %/,
+    );
+  },
+);
+
+test(
+  "more quantization noise: a larger KL divergence and an earlier first difference",
+  LOAD_TEST,
+  async () => {
+    const settings = { "accuracy-items": "300", "accuracy-floor": "0" };
+    const low = (await accuracyGate({ quantNoise: 0.5 }, {}, settings)).accuracy?.overall;
+    const high = (await accuracyGate({ quantNoise: 2 }, {}, settings)).accuracy?.overall;
+    assert.ok(low?.kld !== null && high?.kld !== null);
+    assert.ok(
+      (low?.kld ?? 0) > 0 && (high?.kld ?? 0) > 4 * (low?.kld ?? 0),
+      `${low?.kld} ${high?.kld}`,
+    );
+    assert.ok((high?.diverged ?? 0) > (low?.diverged ?? 0));
+    assert.ok(
+      (high?.first_divergence ?? 99) < (low?.first_divergence ?? 0),
+      `${high?.first_divergence} ${low?.first_divergence}`,
+    );
+    assert.ok((high?.same_top ?? 1) < (low?.same_top ?? 0));
+    assert.equal(high?.right_to_wrong, 0, "the noise changes the wording, not the answers");
+    // Teacher-forced over the baseline's whole answer, where the answers part: more noise, more divergence.
+    assert.ok(
+      (low?.kld_forced ?? 0) > 0 && (high?.kld_forced ?? 0) > 4 * (low?.kld_forced ?? 0),
+      `${low?.kld_forced} ${high?.kld_forced}`,
+    );
+  },
+);
+
+test(
+  "a candidate that scores no given text: the divergence stops where the answers part, and says so",
+  LOAD_TEST,
+  async () => {
+    const settings = { "accuracy-items": "120", "accuracy-floor": "0" };
+    const { accuracy, markdown } = await accuracyGate(
+      { quantNoise: 2, promptLogprobs: false },
+      {},
+      settings,
+    );
+    assert.equal(accuracy?.scoring?.supported, false);
+    assert.equal(accuracy?.overall.kld_forced, null);
+    assert.ok((accuracy?.overall.kld ?? 0) > 0);
+    assert.match(markdown, /The candidate does not score given text \(vLLM's `prompt_logprobs`\)/);
+    assert.doesNotMatch(markdown, /KLD, the baseline's whole answer/);
+  },
+);

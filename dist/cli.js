@@ -11171,7 +11171,7 @@ var require_client_h2 = __commonJS({
       }
       state.ping.pending = true;
       session.ping(onPing.bind(session));
-      function onPing(err, duration) {
+      function onPing(err, duration2) {
         state.ping.pending = false;
         const client = this[kClient];
         const socket = this[kSocket];
@@ -11180,7 +11180,7 @@ var require_client_h2 = __commonJS({
           socket[kError] ??= error;
           client[kOnError](error);
         } else {
-          client.emit("ping", duration);
+          client.emit("ping", duration2);
         }
       }
     }
@@ -32028,16 +32028,16 @@ var require_Histogram = __commonJS({
     exports2.NO_TAG = "NO TAG";
     var toSummary = (histogram4) => {
       const { totalCount, maxValue, numberOfSignificantValueDigits } = histogram4;
-      const round8 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
+      const round9 = (0, formatters_1.keepSignificantDigits)(numberOfSignificantValueDigits);
       return {
-        p50: round8(histogram4.getValueAtPercentile(50)),
-        p75: round8(histogram4.getValueAtPercentile(75)),
-        p90: round8(histogram4.getValueAtPercentile(90)),
-        p97_5: round8(histogram4.getValueAtPercentile(97.5)),
-        p99: round8(histogram4.getValueAtPercentile(99)),
-        p99_9: round8(histogram4.getValueAtPercentile(99.9)),
-        p99_99: round8(histogram4.getValueAtPercentile(99.99)),
-        p99_999: round8(histogram4.getValueAtPercentile(99.999)),
+        p50: round9(histogram4.getValueAtPercentile(50)),
+        p75: round9(histogram4.getValueAtPercentile(75)),
+        p90: round9(histogram4.getValueAtPercentile(90)),
+        p97_5: round9(histogram4.getValueAtPercentile(97.5)),
+        p99: round9(histogram4.getValueAtPercentile(99)),
+        p99_9: round9(histogram4.getValueAtPercentile(99.9)),
+        p99_99: round9(histogram4.getValueAtPercentile(99.99)),
+        p99_999: round9(histogram4.getValueAtPercentile(99.999)),
         max: maxValue,
         totalCount
       };
@@ -38935,9 +38935,9 @@ var require_HistogramLogWriter = __commonJS({
       outputIntervalHistogram(histogram4, startTimeStampSec = (histogram4.startTimeStampMsec - this.baseTime) / 1e3, endTimeStampSec = (histogram4.endTimeStampMsec - this.baseTime) / 1e3, maxValueUnitRatio = 1e3) {
         const base642 = (0, encoding_1.encodeIntoCompressedBase64)(histogram4);
         const start = timeFormatter(startTimeStampSec);
-        const duration = timeFormatter(endTimeStampSec - startTimeStampSec);
+        const duration2 = timeFormatter(endTimeStampSec - startTimeStampSec);
         const max2 = timeFormatter(histogram4.maxValue / maxValueUnitRatio);
-        const lineContent = `${start},${duration},${max2},${base642}
+        const lineContent = `${start},${duration2},${max2},${base642}
 `;
         if (histogram4.tag && histogram4.tag !== Histogram_1.NO_TAG) {
           this.log(`Tag=${histogram4.tag},${lineContent}`);
@@ -54757,6 +54757,32 @@ function contractDetails(r) {
   return details(`Contract evidence (${plural(shown2.length, "item")})`, body.join("\n"));
 }
 
+// src/report/cost.ts
+function duration(s) {
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) {
+    const [m2, r] = [Math.floor(s / 60), Math.round(s % 60)];
+    return r === 0 ? `${m2} min` : `${m2} min ${r} s`;
+  }
+  const [h, m] = [Math.floor(s / 3600), Math.round(s % 3600 / 60)];
+  return `${h} h ${String(m).padStart(2, "0")} min`;
+}
+function costLine(r) {
+  const c = r.cost;
+  if (!c) return "";
+  const suites = Object.entries(c.suites_s).filter(([, s]) => s !== void 0);
+  const suitesTotal = suites.reduce((t, [, s]) => t + (s ?? 0), 0);
+  const parts = [
+    `${plural(c.pairs, "pair")} (${plural(c.trials, "trial")} measured; ${c.requests.baseline.toLocaleString("en-US")} requests on the baseline, ${c.requests.candidate.toLocaleString("en-US")} on the candidate)`,
+    `${duration(c.under_load_s)} of load on the endpoints`,
+    ...suites.length > 0 ? [
+      `the suites ${duration(suitesTotal)} (${suites.map(([id, s]) => `${id} ${duration(s ?? 0)}`).join(", ")})`
+    ] : [],
+    ...c.server_starts_s > 0 ? [`the servers' starts ${duration(c.server_starts_s)}`] : []
+  ];
+  return `**Cost** \u2014 ${parts.join(", ")}; ${duration(c.total_s)} in all.`;
+}
+
 // src/common/arms.ts
 var ARMS = ["baseline", "candidate"];
 
@@ -55292,9 +55318,9 @@ function chart2(r) {
   const metrics = deciding(r);
   if (metrics.length === 0) return "";
   const one = (c) => {
-    const round8 = (v) => Number(v.toPrecision(3));
-    const base = c.pairs.map((p) => round8(p.baseline));
-    const cand = c.pairs.map((p) => round8(p.candidate));
+    const round9 = (v) => Number(v.toPrecision(3));
+    const base = c.pairs.map((p) => round9(p.baseline));
+    const cand = c.pairs.map((p) => round9(p.candidate));
     const top = Number((Math.max(...base, ...cand) * 1.15).toPrecision(2));
     const labels = c.pairs.map(
       (p, i) => `"${i + 1}: ${signedPercent(p.candidate / p.baseline - 1).replace(" ", "")}"`
@@ -56122,7 +56148,7 @@ function timelineChart(r) {
   const [base, cand] = [series(b, chosen.metric), series(c, chosen.metric)];
   const length = Math.max(base.length, cand.length);
   const pad2 = (xs) => [...xs, ...Array(length - xs.length).fill(0)];
-  const round8 = (v) => Number(v.toPrecision(3));
+  const round9 = (v) => Number(v.toPrecision(3));
   const top = Number((Math.max(1, ...base, ...cand) * 1.15).toPrecision(2));
   const step = b.bucket_s;
   const body = [
@@ -56132,8 +56158,8 @@ function timelineChart(r) {
     `  title "Pair ${chosen.pair + 1}, ${label3} per ${step === 1 ? "second" : `${step} s`}: baseline vs candidate"`,
     `  x-axis "seconds from the trial's start" [${Array.from({ length }, (_, k) => `"${k * step}"`).join(", ")}]`,
     `  y-axis "${label3}" 0 --> ${top}`,
-    `  line [${pad2(base).map(round8).join(", ")}]`,
-    `  line [${pad2(cand).map(round8).join(", ")}]`,
+    `  line [${pad2(base).map(round9).join(", ")}]`,
+    `  line [${pad2(cand).map(round9).join(", ")}]`,
     "```",
     "",
     `0: no ok request was due in that ${step === 1 ? "second" : "interval"}. Each trial's whole timeline (offered, completed, failures, the server's queue) is in the results file.`
@@ -56196,7 +56222,8 @@ function renderMarkdown(r, commentKey, limit = Infinity) {
     selfChecks(r),
     ...requestsOnRecord(r) ? ["", requestsOnRecord(r)] : [],
     ...servers(r) ? ["", servers(r)] : [],
-    ...suites.flatMap((s) => s.section(r) ? ["", s.section(r)] : [])
+    ...suites.flatMap((s) => s.section(r) ? ["", s.section(r)] : []),
+    ...costLine(r) ? ["", costLine(r)] : []
   ].join("\n");
   const optional = [
     chart2(r),
@@ -71175,6 +71202,14 @@ var GATE_SETTINGS = [
     accepts: { kind: "number", above: 0, max: 2 }
   },
   {
+    name: "fail-fast",
+    scope: "gate",
+    kind: "boolean",
+    default: "true",
+    help: "Run the suites measured apart (quality, contract, accuracy) before the pairs: a regression they show ends the gate at the first look (trials pairs, never more); false runs them after the pairs, as before.",
+    accepts: { kind: "boolean" }
+  },
+  {
     name: "quality-suite",
     scope: "gate",
     default: "builtin",
@@ -77698,6 +77733,12 @@ function forArm(arm, parse2) {
     throw error;
   }
 }
+function trialsNotes(trialsGiven, givenMax, trials, maxTrials) {
+  if (!trialsGiven || givenMax !== void 0 || maxTrials <= trials) return [];
+  return [
+    `trials is ${trials} and max-trials is not set: the design adds pairs while a metric is open, up to ${maxTrials} \u2014 set max-trials: ${trials} to run exactly ${trials} pairs, or max-trials to the most pairs you will pay for`
+  ];
+}
 function parseMode(raw) {
   return readChoice(raw, "mode", MODES);
 }
@@ -77722,7 +77763,8 @@ function parseReportSettings(raw) {
 }
 function parseConfig(raw, env = {}, readFile = readTextFile) {
   const trials = readNumber(raw, "trials");
-  const maxTrials = optionalNumber(raw, "max-trials") ?? Math.max(trials, DEFAULT_MAX_TRIALS);
+  const givenMax = optionalNumber(raw, "max-trials");
+  const maxTrials = givenMax ?? Math.max(trials, DEFAULT_MAX_TRIALS);
   if (maxTrials < trials)
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`
@@ -77758,6 +77800,7 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       workers: Number(given(raw, "workers")) > 1
     });
   }
+  const planMax = sharding.shard || sharding.mergeFrom !== void 0 ? trials : maxTrials;
   return {
     mode: parseMode(raw),
     gate: {
@@ -77766,7 +77809,7 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       candidate: arm("candidate"),
       trials,
       // A sharded plan has no looks: its pairs are fixed ahead (docs/sharding.md).
-      maxTrials: sharding.shard || sharding.mergeFrom !== void 0 ? trials : maxTrials,
+      maxTrials: planMax,
       order: readChoice(raw, "order", ORDERS),
       cooldownS: readNumber(raw, "cooldown"),
       maxReruns: readNumber(raw, "max-reruns"),
@@ -77775,6 +77818,8 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       quality: parseQuality(raw, readFile),
       contract: parseContract(raw, readFile),
       ...accuracy2 ? { accuracy: accuracy2 } : {},
+      failFast: readBoolean(raw, "fail-fast"),
+      setupNotes: trialsNotes(given(raw, "trials") !== void 0, givenMax, trials, planMax),
       capacity
     },
     servers: servers2,
@@ -78499,8 +78544,8 @@ var SweepRun = class {
       this.settings.resolution,
       this.throughputOf(arm, "synchronous") ?? 0
     );
-    for (let round8 = 0; round8 < MAX_REFINEMENTS; round8++) {
-      const todo = this.order(round8).filter(open);
+    for (let round9 = 0; round9 < MAX_REFINEMENTS; round9++) {
+      const todo = this.order(round9).filter(open);
       if (todo.length === 0) break;
       for (const arm of todo) {
         const b = bracketOf(this.sweep.arms[arm].points);
@@ -78618,6 +78663,31 @@ var CapacityPhase = class {
   }
 };
 
+// src/gate/cost.ts
+var loadS = (t) => t.report.workload.warmup_s + t.report.workload.duration_s;
+var round5 = (s) => Math.round(s * 10) / 10;
+function costOf(found) {
+  const pairs2 = new Set(found.trials.map((t) => t.pair));
+  const pairLoad = (pair) => found.trials.filter((t) => t.pair === pair).reduce((s, t) => s + loadS(t), 0);
+  const points2 = ARMS.flatMap((arm) => found.capacity?.arms[arm].points ?? []);
+  const sweepLoad = points2.reduce(
+    (s, p) => s + p.report.workload.warmup_s + p.report.workload.duration_s,
+    0
+  );
+  const underLoad = found.trials.reduce((s, t) => s + loadS(t), 0) + found.reruns.reduce((s, r) => s + pairLoad(r.pair), 0) + sweepLoad;
+  const requests = { baseline: 0, candidate: 0 };
+  for (const t of found.trials) requests[t.arm] += t.report.scheduled;
+  return {
+    pairs: pairs2.size,
+    trials: found.trials.length + 2 * found.reruns.length + points2.length,
+    requests,
+    under_load_s: round5(underLoad),
+    suites_s: found.suites,
+    server_starts_s: round5(found.servers.reduce((s, x) => s + (x.time_to_ready_s ?? 0), 0)),
+    total_s: round5(found.totalS)
+  };
+}
+
 // src/contract/diff.ts
 function classify2(b, c) {
   if (b.holds === true && c.holds === false) return "regression";
@@ -78705,9 +78775,7 @@ async function runContractSuite(arms, options, deps, log, trials = []) {
     await deps.servers?.beforeTrial(arm);
     log(`contract: probing the ${arm}`);
     const found = await run(arms[arm].target, runOptions(arm));
-    items[arm] = found.items;
-    const fromTrials = retryAfterItems(failureSamples(trials, arm));
-    items[arm].push(...fromTrials.filter((i) => keptItem(options.selection, i.id)));
+    items[arm] = [...found.items, ...trialItems(options, trials, arm)];
     runtimes[arm] = found.runtime;
     seconds[arm] = found.seconds;
     await deps.servers?.afterTrial(arm, "the contract suite");
@@ -78729,9 +78797,24 @@ async function runContractSuite(arms, options, deps, log, trials = []) {
     }
   }
   if (deps.signal?.aborted) return null;
-  for (const arm of ARMS)
-    reruns[arm].push(...items[arm].filter((i) => i.id.startsWith("ratelimit.")));
+  for (const arm of ARMS) reruns[arm].push(...items[arm].filter(fromTrials));
   return compareContract(items, reruns, runtimes, seconds);
+}
+function trialItems(options, trials, arm) {
+  return retryAfterItems(failureSamples(trials, arm)).filter(
+    (i) => keptItem(options.selection, i.id)
+  );
+}
+var fromTrials = (i) => i.id.startsWith("ratelimit.");
+function withTrialItems(c, options, trials) {
+  const items = noItems();
+  const reruns = noItems();
+  for (const arm of ARMS) {
+    const own = trialItems(options, trials, arm);
+    items[arm] = [...c.items[arm].filter((i) => !fromTrials(i)), ...own];
+    reruns[arm] = [...c.reruns[arm].filter((i) => !fromTrials(i)), ...own];
+  }
+  return compareContract(items, reruns, c.runtimes, c.seconds);
 }
 var contractSuite = {
   id: "contract",
@@ -78743,7 +78826,8 @@ var contractSuite = {
     if (!c) return null;
     return { source: c.source, include: c.selection.include, exclude: c.selection.exclude };
   },
-  redecide: (c) => compareContract(c.items, c.reruns, c.runtimes, c.seconds)
+  redecide: (c) => compareContract(c.items, c.reruns, c.runtimes, c.seconds),
+  afterTrials: (c, options, trials) => options.contract ? withTrialItems(c, options.contract, trials) : c
 };
 
 // src/quality/answers.ts
@@ -79350,6 +79434,10 @@ function bind(suite) {
       const report = found[id];
       return report ? suite.verdict(report) : null;
     },
+    refreshInto: (options, trials, found) => {
+      const report = found[id];
+      if (report && suite.afterTrials) found[id] = suite.afterTrials(report, options, trials);
+    },
     describeInto: (options, config) => {
       config[id] = suite.describe(options);
     },
@@ -79376,10 +79464,20 @@ var noSuiteFields = () => ({
   contract_skipped: null,
   accuracy_skipped: null
 });
-async function runSuites(options, deps, at2, found) {
-  for (const suite of SIDE_SUITES)
-    if (suite.asked(options) && !deps.signal?.aborted)
+async function runSuites(options, deps, at2, found, seconds = {}) {
+  const nowMs = deps.nowMs ?? (() => performance.now());
+  for (const suite of SIDE_SUITES) {
+    if (!suite.asked(options) || deps.signal?.aborted) continue;
+    const started = nowMs();
+    try {
       await suite.runInto(options, deps, at2, found);
+    } finally {
+      seconds[suite.id] = Math.round(nowMs() - started) / 1e3;
+    }
+  }
+}
+function addTrialEvidence(options, trials, found) {
+  for (const suite of SIDE_SUITES) suite.refreshInto(options, trials, found);
 }
 function suiteFields(options, found, notRun) {
   const skipped = (id) => SIDE_SUITES.some((s) => s.id === id && s.asked(options)) && !found[id] && notRun ? `not run: ${notRun}` : null;
@@ -79428,6 +79526,7 @@ function runRecord(found) {
     warnings: [],
     cancelled_by: null,
     capacity: null,
+    cost: null,
     ...noSuiteFields(),
     ...found,
     trials,
@@ -79675,8 +79774,8 @@ var import_undici11 = __toESM(require_undici(), 1);
 
 // src/workload/prompts.ts
 function syntheticPrompt(spec, index, tokens2, continued = false) {
-  const round8 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
-  const stream = salted(spec, PROMPT_STREAM, index, ...round8);
+  const round9 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
+  const stream = salted(spec, PROMPT_STREAM, index, ...round9);
   return wordsText(spec, new Rng(stream), tokens2, continued);
 }
 function salted(spec, ...values) {
@@ -80501,14 +80600,14 @@ function limitsReport(l) {
     max_gc_share: l.maxGcShare ?? null
   };
 }
-var round5 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
-var rounded = (v) => v === null ? null : round5(v, 4);
+var round6 = (v, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
+var rounded = (v) => v === null ? null : round6(v, 4);
 function promptTokens(p) {
   const n = p?.requests ?? 0;
   return {
     counted_by: p?.countedBy ?? "estimate (4 characters per token)",
-    intended_mean: p && n > 0 ? round5(p.intended / n, 1) : null,
-    server_mean: p && n > 0 ? round5(p.server / n, 1) : null,
+    intended_mean: p && n > 0 ? round6(p.intended / n, 1) : null,
+    server_mean: p && n > 0 ? round6(p.server / n, 1) : null,
     requests_with_usage: n
   };
 }
@@ -80529,7 +80628,7 @@ function tokensOf2(rec, facts) {
   return {
     output_total: rec.outputTokens,
     output_chunks: rec.outputChunks,
-    tokens_per_chunk: tokensPerChunk === null ? null : round5(tokensPerChunk),
+    tokens_per_chunk: tokensPerChunk === null ? null : round6(tokensPerChunk),
     itl_per_multi_token_chunk: tokensPerChunk !== null && tokensPerChunk > MULTI_TOKEN_CHUNK,
     itl_per_token_ms: tokensPerChunk !== null && tokensPerChunk > MULTI_TOKEN_CHUNK ? rec.itlPerToken.summary() : null,
     requests_with_usage: rec.usageRequests,
@@ -80574,23 +80673,23 @@ function validityOf(rec, facts) {
       e2el: rounded(skewEffect(e2elPair))
     },
     late_sends: rec.lateSends,
-    late_send_ms: rec.lateSendMs === void 0 ? null : round5(rec.lateSendMs),
+    late_send_ms: rec.lateSendMs === void 0 ? null : round6(rec.lateSendMs),
     offered_drift: offeredDrift,
     unsent: rec.outcomes.unsent,
     event_loop_delay_ms: {
-      p50: round5(r.eventLoopDelayMs.p50),
-      p99: round5(r.eventLoopDelayMs.p99),
-      max: round5(r.eventLoopDelayMs.max)
+      p50: round6(r.eventLoopDelayMs.p50),
+      p99: round6(r.eventLoopDelayMs.p99),
+      max: round6(r.eventLoopDelayMs.max)
     },
     gc: {
       count: r.gc.count,
-      total_ms: round5(r.gc.totalMs),
-      share_of_window: round5(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
+      total_ms: round6(r.gc.totalMs),
+      share_of_window: round6(windowS > 0 ? r.gc.totalMs / (windowS * 1e3) : 0, 5)
     },
     client_cpu: {
-      share_of_core: round5(r.cpu.shareOfCore, 4),
-      user_ms: round5(r.cpu.userMs, 1),
-      system_ms: round5(r.cpu.systemMs, 1)
+      share_of_core: round6(r.cpu.shareOfCore, 4),
+      user_ms: round6(r.cpu.userMs, 1),
+      system_ms: round6(r.cpu.systemMs, 1)
     },
     capped: facts.maxConcurrency !== void 0,
     slot_wait_ms: slotWait
@@ -80599,10 +80698,10 @@ function validityOf(rec, facts) {
 function summarizeTrial(rec, facts) {
   const scheduled = rec.scheduled;
   const windowS = facts.windowS;
-  const perS = (n) => round5(windowS > 0 ? n / windowS : 0);
+  const perS = (n) => round6(windowS > 0 ? n / windowS : 0);
   return {
     scheduled,
-    window_s: round5(windowS),
+    window_s: round6(windowS),
     outcomes: { ...rec.outcomes },
     metrics: {
       ttft_ms: rec.ttft.summary(),
@@ -80624,7 +80723,7 @@ function summarizeTrial(rec, facts) {
     },
     goodput: {
       requests_per_s: perS(rec.good),
-      attainment: round5(scheduled > 0 ? rec.good / scheduled : 0, 4),
+      attainment: round6(scheduled > 0 ? rec.good / scheduled : 0, 4),
       good: rec.good,
       good_on_time: rec.goodOnTime,
       slo: sloRecord(facts.slo)
@@ -81581,6 +81680,9 @@ var TrialRunner = class {
 
 // src/gate/gate.ts
 function setupWarnings(options) {
+  return [...options.setupNotes ?? [], ...designWarnings(options)];
+}
+function designWarnings(options) {
   if (options.maxTrials < 2)
     return [
       "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate \u2014 set trials to 4 (or more)"
@@ -81648,30 +81750,55 @@ async function runGate(options, deps = {}) {
   };
   let stopped;
   const suites = noSuites();
+  const suiteSeconds = {};
+  const suitesNow = () => runSuites(
+    options,
+    deps,
+    { trials: runner.trials, nextTrial: runner.nextTrial },
+    suites,
+    suiteSeconds
+  );
   try {
     await deps.servers?.beforeAll();
     for (const arm of ARMS) if (!deps.servers?.perTrial) await runner.ensurePreflight(arm);
+    if (options.failFast) await suitesNow();
     const atRate = capacity ? await capacity.run(armOptions, options.trials, runner.measureArm, { nowMs, log }) : armOptions;
     if (atRate && capacity) armOptions = atRate;
     if (atRate) {
-      const failed2 = capacity?.regressed ?? false;
+      const regressed = suiteOutcomes(suites).failed;
+      if (regressed.length > 0)
+        log(
+          `${regressed.join(", ")} regressed before the pairs: ${plural(options.trials, "pair")} for the latencies, none added (fail-fast)`
+        );
+      const failed2 = (capacity?.regressed ?? false) || regressed.length > 0;
       const budget = await runPairs(runner, options, armOptions, { overBudget, failed: failed2 }, log);
       if (budget && capacity) {
         capacity.stop = budget;
         log(`${budget}: stopping with what was measured`);
       }
     }
-    await runSuites(options, deps, { trials: runner.trials, nextTrial: runner.nextTrial }, suites);
+    if (options.failFast) addTrialEvidence(options, runner.trials, suites);
+    else await suitesNow();
   } catch (error) {
     stopped = stoppedBy(error);
   } finally {
     await deps.servers?.stopAll();
   }
+  const capacityRun2 = capacity?.result(armOptions) ?? null;
+  const cost = costOf({
+    trials: runner.trials,
+    reruns: runner.reruns,
+    capacity: capacityRun2,
+    suites: suiteSeconds,
+    servers: deps.servers?.starts ?? [],
+    totalS: (nowMs() - startMs) / 1e3
+  });
   return assembleRun(options, deps, runner, {
-    capacity: capacity?.result(armOptions) ?? null,
+    capacity: capacityRun2,
     stopped,
     suites,
-    warnings
+    warnings,
+    cost
   });
 }
 function assembleRun(options, deps, runner, found) {
@@ -81695,7 +81822,8 @@ function assembleRun(options, deps, runner, found) {
     ...suiteFields(options, suites, skipped),
     warnings: found.warnings,
     cancelled_by: cancelled ? String(deps.signal?.reason ?? "a cancel") : null,
-    capacity
+    capacity,
+    cost: found.cost
   });
 }
 
@@ -81768,7 +81896,7 @@ function poolHistograms(trials) {
 
 // src/servermetrics/compare.ts
 var med = (xs) => xs.length === 0 ? null : median(xs);
-var round6 = (v) => v === null ? null : Math.round(v * 1e3) / 1e3;
+var round7 = (v) => v === null ? null : Math.round(v * 1e3) / 1e3;
 function armView(inputs) {
   const views = inputs.flatMap((t) => t.metrics && !scrapeFailed(t.metrics) ? [t.metrics] : []);
   const failures2 = inputs.flatMap((t) => scrapeFailed(t.metrics) ? [t.metrics] : []);
@@ -81778,8 +81906,8 @@ function armView(inputs) {
     const stats = views.flatMap((v) => v.gauges[g2] ?? []);
     if (stats.length > 0)
       gauges[g2] = {
-        mean: round6(med(stats.map((s) => s.mean))),
-        max: round6(med(stats.map((s) => s.max)))
+        mean: round7(med(stats.map((s) => s.mean))),
+        max: round7(med(stats.map((s) => s.max)))
       };
   }
   const histograms = {};
@@ -81787,8 +81915,8 @@ function armView(inputs) {
     const stats = views.flatMap((v) => v.histograms[h] ?? []);
     if (stats.length > 0)
       histograms[h] = {
-        mean_ms: round6(med(stats.flatMap((s) => s.mean_ms ?? []))),
-        p95_ms: round6(med(stats.flatMap((s) => s.p95_ms ?? []))),
+        mean_ms: round7(med(stats.flatMap((s) => s.mean_ms ?? []))),
+        p95_ms: round7(med(stats.flatMap((s) => s.p95_ms ?? []))),
         p95_bound: stats.some((s) => s.lower_bounds.includes("p95_ms")) ? "\u2265" : stats.every((s) => s.upper_bounds.includes("p95_ms")) ? "\u2264" : ""
       };
   }
@@ -81800,9 +81928,9 @@ function armView(inputs) {
     errors: [...new Set(failures2.map((f) => f.error))].slice(0, 3),
     gauges,
     preemptions_per_trial: med(views.flatMap((v) => v.counters.preemptions ?? [])),
-    prefix_cache_hit_rate: round6(med(views.flatMap((v) => v.prefix_cache_hit_rate ?? []))),
-    spec_decode_acceptance: round6(med(views.flatMap((v) => v.spec_decode?.acceptance_rate ?? []))),
-    spec_decode_tokens_per_step: round6(
+    prefix_cache_hit_rate: round7(med(views.flatMap((v) => v.prefix_cache_hit_rate ?? []))),
+    spec_decode_acceptance: round7(med(views.flatMap((v) => v.spec_decode?.acceptance_rate ?? []))),
+    spec_decode_tokens_per_step: round7(
       med(views.flatMap((v) => v.spec_decode?.tokens_per_step ?? []))
     ),
     histograms,
@@ -81848,10 +81976,10 @@ function breakdown(trials, baseline, candidate) {
   if (client.length === 0) return null;
   const out = {
     pairs: client.length,
-    client_ms: round6(median(client)),
+    client_ms: round7(median(client)),
     // Only when every pair has it: a median over fewer pairs than the client's is not comparable.
-    server_ttft_ms: server.length === client.length ? round6(median(server)) : null,
-    queue_ms: queue.length === client.length ? round6(median(queue)) : null,
+    server_ttft_ms: server.length === client.length ? round7(median(server)) : null,
+    queue_ms: queue.length === client.length ? round7(median(queue)) : null,
     words: null
   };
   out.words = explain(out, baseline, candidate);
@@ -82379,6 +82507,50 @@ var results_schema_default = {
     contract_skipped: { type: ["string", "null"] },
     accuracy: { oneOf: [{ type: "null" }, { $ref: "#/$defs/accuracy" }] },
     accuracy_skipped: { type: ["string", "null"] },
+    cost: {
+      description: "What the verdict cost; absent or null in older files, shards and merges.",
+      oneOf: [
+        { type: "null" },
+        {
+          type: "object",
+          additionalProperties: false,
+          required: [
+            "pairs",
+            "trials",
+            "requests",
+            "under_load_s",
+            "suites_s",
+            "server_starts_s",
+            "total_s"
+          ],
+          properties: {
+            pairs: { type: "integer", minimum: 0, maximum: 1e6 },
+            trials: { type: "integer", minimum: 0, maximum: 1e6 },
+            requests: {
+              type: "object",
+              additionalProperties: false,
+              required: ["baseline", "candidate"],
+              properties: {
+                baseline: { type: "integer", minimum: 0 },
+                candidate: { type: "integer", minimum: 0 }
+              }
+            },
+            under_load_s: { type: "number", minimum: 0, maximum: 1e9 },
+            suites_s: {
+              type: "object",
+              additionalProperties: false,
+              properties: {
+                quality: { type: "number", minimum: 0, maximum: 1e9 },
+                contract: { type: "number", minimum: 0, maximum: 1e9 },
+                accuracy: { type: "number", minimum: 0, maximum: 1e9 }
+              }
+            },
+            server_starts_s: { type: "number", minimum: 0, maximum: 1e9 },
+            total_s: { type: "number", minimum: 0, maximum: 1e9 }
+          }
+        }
+      ]
+    },
     warnings: { type: "array", items: { type: "string" } },
     cancelled_by: { type: ["string", "null"] }
   },
@@ -83328,8 +83500,8 @@ function offsetOf(samples) {
     const earliest = before.sentMs;
     const latest = after.receivedMs;
     return {
-      offset_ms: round7(after.dateMs - (earliest + latest) / 2),
-      within_ms: round7((latest - earliest) / 2),
+      offset_ms: round8(after.dateMs - (earliest + latest) / 2),
+      within_ms: round8((latest - earliest) / 2),
       samples: samples.length,
       note: after.dateMs - before.dateMs > 1e3 ? "the Date header skipped a second" : null
     };
@@ -83341,7 +83513,7 @@ function offsetOf(samples) {
     note: "no change of the Date second was seen"
   };
 }
-var round7 = (v) => Math.round(v * 100) / 100;
+var round8 = (v) => Math.round(v * 100) / 100;
 async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
   const headers = requestHeaders(target, false);
   const samples = [];

@@ -102,6 +102,23 @@ function forArm<T>(arm: Arm, parse: () => T): T {
   }
 }
 
+/**
+ * `trials` given without `max-trials`: the design may add pairs up to the
+ * default, which a user who asked for two pairs does not expect — said once,
+ * with how to fix the count.
+ */
+function trialsNotes(
+  trialsGiven: boolean,
+  givenMax: number | undefined,
+  trials: number,
+  maxTrials: number,
+): string[] {
+  if (!trialsGiven || givenMax !== undefined || maxTrials <= trials) return [];
+  return [
+    `trials is ${trials} and max-trials is not set: the design adds pairs while a metric is open, up to ${maxTrials} — set max-trials: ${trials} to run exactly ${trials} pairs, or max-trials to the most pairs you will pay for`,
+  ];
+}
+
 export function parseMode(raw: RawSettings): Mode {
   return readChoice(raw, "mode", MODES);
 }
@@ -133,7 +150,8 @@ export function parseConfig(
   readFile: ReadFile = readTextFile,
 ): Config {
   const trials = readNumber(raw, "trials");
-  const maxTrials = optionalNumber(raw, "max-trials") ?? Math.max(trials, DEFAULT_MAX_TRIALS);
+  const givenMax = optionalNumber(raw, "max-trials");
+  const maxTrials = givenMax ?? Math.max(trials, DEFAULT_MAX_TRIALS);
   if (maxTrials < trials)
     throw new InputError(
       `max-trials = ${maxTrials} is not accepted; expected at least trials (${trials})`,
@@ -178,6 +196,7 @@ export function parseConfig(
       workers: Number(given(raw, "workers")) > 1,
     });
   }
+  const planMax = sharding.shard || sharding.mergeFrom !== undefined ? trials : maxTrials;
   return {
     mode: parseMode(raw),
     gate: {
@@ -186,7 +205,7 @@ export function parseConfig(
       candidate: arm("candidate"),
       trials,
       // A sharded plan has no looks: its pairs are fixed ahead (docs/sharding.md).
-      maxTrials: sharding.shard || sharding.mergeFrom !== undefined ? trials : maxTrials,
+      maxTrials: planMax,
       order: readChoice(raw, "order", ORDERS),
       cooldownS: readNumber(raw, "cooldown"),
       maxReruns: readNumber(raw, "max-reruns"),
@@ -195,6 +214,8 @@ export function parseConfig(
       quality: parseQuality(raw, readFile),
       contract: parseContract(raw, readFile),
       ...(accuracy ? { accuracy } : {}),
+      failFast: readBoolean(raw, "fail-fast"),
+      setupNotes: trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
       capacity,
     },
     servers,

@@ -284,6 +284,14 @@ export const GATE_SETTINGS = [
     accepts: { kind: "number", above: 0, max: 2 },
   },
   {
+    name: "fail-fast",
+    scope: "gate",
+    kind: "boolean",
+    default: "true",
+    help: "Run the suites measured apart (quality, contract, accuracy) before the pairs: a regression they show ends the gate at the first look (trials pairs, never more); false runs them after the pairs, as before.",
+    accepts: { kind: "boolean" },
+  },
+  {
     name: "quality-suite",
     scope: "gate",
     default: "builtin",

@@ -75,9 +75,7 @@ export async function runContractSuite(
     await deps.servers?.beforeTrial(arm);
     log(`contract: probing the ${arm}`);
     const found = await run(arms[arm].target, runOptions(arm));
-    items[arm] = found.items;
-    const fromTrials = retryAfterItems(failureSamples(trials, arm));
-    items[arm].push(...fromTrials.filter((i) => keptItem(options.selection, i.id)));
+    items[arm] = [...found.items, ...trialItems(options, trials, arm)];
     runtimes[arm] = found.runtime;
     seconds[arm] = found.seconds;
     await deps.servers?.afterTrial(arm, "the contract suite");
@@ -102,9 +100,37 @@ export async function runContractSuite(
   }
   if (deps.signal?.aborted) return null;
   // The trials' own evidence spans every request: it stands as its own re-run.
-  for (const arm of ARMS)
-    reruns[arm].push(...items[arm].filter((i) => i.id.startsWith("ratelimit.")));
+  for (const arm of ARMS) reruns[arm].push(...items[arm].filter(fromTrials));
   return compareContract(items, reruns, runtimes, seconds);
+}
+
+/** The items the paired trials give (retry-after on their 429s and 503s), as the selection keeps them. */
+function trialItems(options: ContractOptions, trials: readonly TrialEntry[], arm: Arm) {
+  return retryAfterItems(failureSamples(trials, arm)).filter((i) =>
+    keptItem(options.selection, i.id),
+  );
+}
+
+const fromTrials = (i: { id: string }) => i.id.startsWith("ratelimit.");
+
+/**
+ * The report with the trials' own items in place of those it had (a suite
+ * run before the pairs has none), decided again: their evidence spans every
+ * request, so it stands as its own re-run.
+ */
+export function withTrialItems(
+  c: ContractReport,
+  options: ContractOptions,
+  trials: readonly TrialEntry[],
+): ContractReport {
+  const items = noItems();
+  const reruns = noItems();
+  for (const arm of ARMS) {
+    const own = trialItems(options, trials, arm);
+    items[arm] = [...c.items[arm].filter((i) => !fromTrials(i)), ...own];
+    reruns[arm] = [...c.reruns[arm].filter((i) => !fromTrials(i)), ...own];
+  }
+  return compareContract(items, reruns, c.runtimes, c.seconds);
 }
 
 /** The contract suite as a side-suite: its diff made again from the items both arms recorded. */
@@ -122,4 +148,6 @@ export const contractSuite: SideSuite<"contract"> = {
     return { source: c.source, include: c.selection.include, exclude: c.selection.exclude };
   },
   redecide: (c) => compareContract(c.items, c.reruns, c.runtimes, c.seconds),
+  afterTrials: (c, options, trials) =>
+    options.contract ? withTrialItems(c, options.contract, trials) : c,
 };

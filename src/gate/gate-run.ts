@@ -15,6 +15,7 @@ import type { TrialEntry } from "../compare/trials.ts";
 import type { Verdict } from "../compare/verdict.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
+import type { RunCost } from "./cost.ts";
 import { noSuiteFields, type SuiteFields } from "./suites.ts";
 
 /** What a gate run found; each side-suite's report (null: not run) and why one asked for did not run. */
@@ -45,6 +46,8 @@ export interface GateRun extends SuiteFields {
   cancelled_by: string | null;
   /** A capacity gate's sweep of both arms and their capacities; null for a gate at a set rate. */
   capacity: CapacityRun | null;
+  /** What the verdict cost (null: a run that measured nothing, a shard, a merge, an older file). */
+  cost: RunCost | null;
 }
 
 export interface IdleRecord extends IdleCheck {
@@ -77,6 +80,7 @@ export function runRecord(found: RunFound): GateRun {
     warnings: [],
     cancelled_by: null,
     capacity: null,
+    cost: null,
     ...noSuiteFields(),
     ...found,
     trials,

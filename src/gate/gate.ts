@@ -3,7 +3,9 @@
 // back, same seeded schedule and prompt lengths, one arm under load at a
 // time, each on an idle server), a pair re-run when a trial fails its
 // self-checks, pairs added at the design's looks while a metric is open and
-// none has regressed, then the side-suites (gate/suites.ts), and the decision.
+// none has regressed, and the side-suites (gate/suites.ts) — before the pairs
+// (fail-fast, the default: a regression they show stops the pairs at the
+// first look) or after them — then the decision and what it cost.
 
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
@@ -14,13 +16,27 @@ import { ServerError } from "../servers/lifecycle.ts";
 import { PreflightError } from "../servers/preflight.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import { CapacityPhase } from "./capacity.ts";
+import { costOf, type RunCost } from "./cost.ts";
 import { type GateRun, runRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions } from "./options.ts";
-import { noSuites, runSuites, type SuitesFound, suiteFields, suiteOutcomes } from "./suites.ts";
+import type { SuiteId } from "./suite.ts";
+import {
+  addTrialEvidence,
+  noSuites,
+  runSuites,
+  type SuitesFound,
+  suiteFields,
+  suiteOutcomes,
+} from "./suites.ts";
 import { TrialRunner } from "./trials.ts";
 
 /** The warnings a reader must know about how the run was set up. */
 export function setupWarnings(options: GateOptions): string[] {
+  return [...(options.setupNotes ?? []), ...designWarnings(options)];
+}
+
+/** What the pairs' design leaves unbalanced or undecidable. */
+function designWarnings(options: GateOptions): string[] {
   if (options.maxTrials < 2)
     return [
       "trials is 1: with one pair the trial-to-trial noise is unknown, so no latency or goodput metric can fail this gate — set trials to 4 (or more)",
@@ -105,35 +121,61 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   };
   let stopped: Guard | undefined;
   const suites = noSuites();
+  const suiteSeconds: Partial<Record<SuiteId, number>> = {};
+  // Their verdicts do not depend on the latency trials: they run before or after them.
+  const suitesNow = () =>
+    runSuites(
+      options,
+      deps,
+      { trials: runner.trials, nextTrial: runner.nextTrial },
+      suites,
+      suiteSeconds,
+    );
   try {
     await deps.servers?.beforeAll();
     // Servers started per trial are checked when they first start.
     for (const arm of ARMS) if (!deps.servers?.perTrial) await runner.ensurePreflight(arm);
+    if (options.failFast) await suitesNow();
     const atRate = capacity
       ? await capacity.run(armOptions, options.trials, runner.measureArm, { nowMs, log })
       : armOptions;
     if (atRate && capacity) armOptions = atRate;
     if (atRate) {
-      const failed = capacity?.regressed ?? false;
+      const regressed = suiteOutcomes(suites).failed;
+      if (regressed.length > 0)
+        log(
+          `${regressed.join(", ")} regressed before the pairs: ${plural(options.trials, "pair")} for the latencies, none added (fail-fast)`,
+        );
+      const failed = (capacity?.regressed ?? false) || regressed.length > 0;
       const budget = await runPairs(runner, options, armOptions, { overBudget, failed }, log);
       if (budget && capacity) {
         capacity.stop = budget;
         log(`${budget}: stopping with what was measured`);
       }
     }
-    // Their verdicts do not depend on the latency trials: they run whatever those found.
-    await runSuites(options, deps, { trials: runner.trials, nextTrial: runner.nextTrial }, suites);
+    if (options.failFast) addTrialEvidence(options, runner.trials, suites);
+    else await suitesNow();
   } catch (error) {
     // Stopped where the cancel or the failure found it: what was measured stays in the results.
     stopped = stoppedBy(error);
   } finally {
     await deps.servers?.stopAll();
   }
+  const capacityRun = capacity?.result(armOptions) ?? null;
+  const cost = costOf({
+    trials: runner.trials,
+    reruns: runner.reruns,
+    capacity: capacityRun,
+    suites: suiteSeconds,
+    servers: deps.servers?.starts ?? [],
+    totalS: (nowMs() - startMs) / 1000,
+  });
   return assembleRun(options, deps, runner, {
-    capacity: capacity?.result(armOptions) ?? null,
+    capacity: capacityRun,
     stopped,
     suites,
     warnings,
+    cost,
   });
 }
 
@@ -147,6 +189,7 @@ function assembleRun(
     stopped: Guard | undefined;
     suites: SuitesFound;
     warnings: string[];
+    cost: RunCost;
   },
 ): GateRun {
   const { capacity, stopped, suites } = found;
@@ -172,5 +215,6 @@ function assembleRun(
     warnings: found.warnings,
     cancelled_by: cancelled ? String(deps.signal?.reason ?? "a cancel") : null,
     capacity,
+    cost: found.cost,
   });
 }

@@ -36,6 +36,10 @@ export interface GateOptions {
   contract?: ContractOptions;
   /** undefined: no accuracy suite. */
   accuracy?: AccuracyOptions;
+  /** Run the side-suites before the pairs, and stop the pairs at the first look when one regressed. */
+  failFast: boolean;
+  /** What the configuration itself warns about how the run was set up (shown first). */
+  setupNotes?: string[];
   /** undefined: a gate at the configured rate; else sweep both arms, then pairs at the baseline's capacity. */
   capacity: CapacityOptions | undefined;
   /** This run measures one slice of a sharded plan (and writes it for the merge). */
@@ -76,7 +80,7 @@ export interface GateDeps extends QualityDeps, ContractDeps, AccuracyDeps {
   signal?: AbortSignal;
   log?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
-  /** A monotonic clock (ms) for the capacity gate's max-duration. */
+  /** A monotonic clock (ms): the capacity gate's max-duration, and what the run's parts took. */
   nowMs?: () => number;
   /** Starts, checks and stops the variants when the gate manages them. */
   servers?: Servers;

@@ -49,4 +49,13 @@ export interface SideSuite<K extends SuiteId> {
   describe(options: GateOptions): SuiteRecords[K] | null;
   /** The report with its verdict decided again from its evidence (recorded: null in older files). */
   redecide(report: SuiteReports[K], recorded: SuiteRecords[K] | null): SuiteReports[K];
+  /**
+   * The report with the paired trials' own evidence added, when the suite ran
+   * before them (absent: it takes none).
+   */
+  afterTrials?(
+    report: SuiteReports[K],
+    options: GateOptions,
+    trials: readonly TrialEntry[],
+  ): SuiteReports[K];
 }

@@ -5,6 +5,7 @@
 // verdict takes the ids of those that failed or stayed open, and a results
 // file re-decides each from its evidence.
 
+import type { TrialEntry } from "../compare/trials.ts";
 import { accuracySuite } from "./accuracy.ts";
 import { contractSuite } from "./contract.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
@@ -40,6 +41,8 @@ interface Bound {
     found: SuitesFound,
   ): Promise<void>;
   verdictIn(found: SuitesFound): SuiteVerdict | null;
+  /** Its report with the trials' evidence added (a suite run before them). */
+  refreshInto(options: GateOptions, trials: readonly TrialEntry[], found: SuitesFound): void;
   describeInto(options: GateOptions, config: SuiteConfig): void;
   redecideInto(
     found: SuitesFound,
@@ -59,6 +62,10 @@ function bind<K extends SuiteId>(suite: SideSuite<K>): Bound {
     verdictIn: (found) => {
       const report = found[id];
       return report ? suite.verdict(report) : null;
+    },
+    refreshInto: (options, trials, found) => {
+      const report = found[id];
+      if (report && suite.afterTrials) found[id] = suite.afterTrials(report, options, trials);
     },
     describeInto: (options, config) => {
       config[id] = suite.describe(options);
@@ -97,17 +104,35 @@ export const noSuiteFields = (): SuiteFields => ({
 /**
  * Runs every suite asked for, one after another, until a cancel, each report
  * into `found` as it ends: a later suite that throws (a server that died)
- * leaves the earlier ones' reports in the run's record.
+ * leaves the earlier ones' reports in the run's record. Each one's time
+ * (seconds, wall clock) goes into `seconds`.
  */
 export async function runSuites(
   options: GateOptions,
   deps: GateDeps,
   at: Omit<SuiteContext, "log">,
   found: SuitesFound,
+  seconds: Partial<Record<SuiteId, number>> = {},
 ): Promise<void> {
-  for (const suite of SIDE_SUITES)
-    if (suite.asked(options) && !deps.signal?.aborted)
+  const nowMs = deps.nowMs ?? (() => performance.now());
+  for (const suite of SIDE_SUITES) {
+    if (!suite.asked(options) || deps.signal?.aborted) continue;
+    const started = nowMs();
+    try {
       await suite.runInto(options, deps, at, found);
+    } finally {
+      seconds[suite.id] = Math.round(nowMs() - started) / 1000;
+    }
+  }
+}
+
+/** The suites' reports with the paired trials' own evidence added (they ran before the trials). */
+export function addTrialEvidence(
+  options: GateOptions,
+  trials: readonly TrialEntry[],
+  found: SuitesFound,
+): void {
+  for (const suite of SIDE_SUITES) suite.refreshInto(options, trials, found);
 }
 
 /** The run's suite fields: each report, and for one asked for that did not run, why (`notRun`). */

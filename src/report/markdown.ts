@@ -11,6 +11,7 @@ import { fenced } from "./blocks.ts";
 import { budgetTable } from "./budgets.ts";
 import { capacityDetails, capacitySection } from "./capacity-markdown.ts";
 import { runtimesLine } from "./contract-markdown.ts";
+import { costLine } from "./cost.ts";
 import { chart, method, pooled } from "./details.ts";
 import { context, metricTable } from "./metric-table.ts";
 import { nextStep } from "./next-step.ts";
@@ -80,6 +81,7 @@ export function renderMarkdown(r: GateResults, commentKey: string, limit = Infin
     ...(requestsOnRecord(r) ? ["", requestsOnRecord(r)] : []),
     ...(servers(r) ? ["", servers(r)] : []),
     ...suites.flatMap((s) => (s.section(r) ? ["", s.section(r)] : [])),
+    ...(costLine(r) ? ["", costLine(r)] : []),
   ].join("\n");
   // Least important last: dropped first when the comment is too long.
   const optional = [

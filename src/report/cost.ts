@@ -1,0 +1,35 @@
+// What the verdict cost, in one line under the sections: the pairs and
+// trials, the requests, the endpoints' time under load, the suites' and the
+// servers' starts, and the whole run.
+
+import { plural } from "../common/format.ts";
+import type { GateResults } from "../results/model.ts";
+
+/** A duration as people read it: 45 s, 3 min 20 s, 1 h 05 min. */
+export function duration(s: number): string {
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) {
+    const [m, r] = [Math.floor(s / 60), Math.round(s % 60)];
+    return r === 0 ? `${m} min` : `${m} min ${r} s`;
+  }
+  const [h, m] = [Math.floor(s / 3600), Math.round((s % 3600) / 60)];
+  return `${h} h ${String(m).padStart(2, "0")} min`;
+}
+
+export function costLine(r: GateResults): string {
+  const c = r.cost;
+  if (!c) return "";
+  const suites = Object.entries(c.suites_s).filter(([, s]) => s !== undefined);
+  const suitesTotal = suites.reduce((t, [, s]) => t + (s ?? 0), 0);
+  const parts = [
+    `${plural(c.pairs, "pair")} (${plural(c.trials, "trial")} measured; ${c.requests.baseline.toLocaleString("en-US")} requests on the baseline, ${c.requests.candidate.toLocaleString("en-US")} on the candidate)`,
+    `${duration(c.under_load_s)} of load on the endpoints`,
+    ...(suites.length > 0
+      ? [
+          `the suites ${duration(suitesTotal)} (${suites.map(([id, s]) => `${id} ${duration(s ?? 0)}`).join(", ")})`,
+        ]
+      : []),
+    ...(c.server_starts_s > 0 ? [`the servers' starts ${duration(c.server_starts_s)}`] : []),
+  ];
+  return `**Cost** — ${parts.join(", ")}; ${duration(c.total_s)} in all.`;
+}

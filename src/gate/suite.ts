@@ -34,7 +34,7 @@ export interface SuiteContext {
   log: (line: string) => void;
   /** The paired trials so far: evidence some suites take from them. */
   trials: readonly TrialEntry[];
-  /** The requests file's number for a run of requests (the trials' numbering, continued). */
+  /** The requests file's number for a run of requests: one numbering with the trials, in the order the gate made them. */
   nextTrial: () => number;
 }
 

@@ -116,7 +116,7 @@ test(
 );
 
 test(
-  "accuracy requests are on record too: one line per item and run, numbered after the trials, labelled",
+  "accuracy requests are on record too: one line per item and run, each run numbered in the order the gate made it, labelled",
   LOAD_TEST,
   async () => {
     const read = (p: string) => readFileSync(p, "utf8");
@@ -133,16 +133,16 @@ test(
     const accuracy = lines.filter((l) => String(l.label).startsWith("accuracy"));
     for (const line of accuracy) assert.ok(validate(line), JSON.stringify(validate.errors));
     const runs = [...new Set(accuracy.map((l) => `${l.trial} ${l.label}`))];
-    const last = Math.max(
-      ...lines.filter((l) => !accuracy.includes(l)).map((l) => Number(l.trial)),
-    );
+    // fail-fast (the default): the suite runs before the pairs, which are numbered after it.
+    const trials = lines.filter((l) => !accuracy.includes(l)).map((l) => Number(l.trial));
+    assert.equal(Math.min(...trials), 5);
     // The candidate scored on the baseline's answers where they part: a run of its own.
     const scoring = "accuracy candidate scoring the baseline's answers";
     assert.deepEqual(runs, [
-      `${last + 1} accuracy baseline`,
-      `${last + 2} accuracy candidate`,
-      `${last + 3} ${scoring}`,
-      `${last + 4} accuracy baseline again`,
+      "1 accuracy baseline",
+      "2 accuracy candidate",
+      `3 ${scoring}`,
+      "4 accuracy baseline again",
     ]);
     const parted = results.accuracy?.scoring?.items ?? 0;
     assert.ok(parted >= 6, `${parted} answers parted (the candidate is 10 points less accurate)`);

@@ -10,17 +10,12 @@
 //
 //   node_modules/.bin/node bench/accuracy-oc.ts [suites per cell, default 20000]
 
-import { type AccuracyRule, judgeDrop } from "../src/accuracy/compare.ts";
+import { judgeDrop } from "../src/accuracy/compare.ts";
+import { DEFAULT_ACCURACY_RULE } from "../src/gate/accuracy.ts";
 import { Rng } from "../src/workload/rng.ts";
 
 const SUITES = Number(process.argv[2] ?? 20_000);
-const RULE: AccuracyRule = {
-  maxDrop: 0.02,
-  passAlpha: 0.05,
-  failAlpha: 0.05 / 9,
-  maxFlipRate: null,
-  maxKld: null,
-};
+const RULE = DEFAULT_ACCURACY_RULE;
 const rng = new Rng(20261204);
 const pct = (x: number) => (100 * x).toFixed(1);
 

@@ -33456,12 +33456,12 @@ var require_trees = __commonJS({
       return max_blindex;
     }
     function send_all_trees(s, lcodes, dcodes, blcodes) {
-      var rank2;
+      var rank;
       send_bits(s, lcodes - 257, 5);
       send_bits(s, dcodes - 1, 5);
       send_bits(s, blcodes - 4, 4);
-      for (rank2 = 0; rank2 < blcodes; rank2++) {
-        send_bits(s, s.bl_tree[bl_order[rank2] * 2 + 1], 3);
+      for (rank = 0; rank < blcodes; rank++) {
+        send_bits(s, s.bl_tree[bl_order[rank] * 2 + 1], 3);
       }
       send_tree(s, s.dyn_ltree, lcodes - 1);
       send_tree(s, s.dyn_dtree, dcodes - 1);
@@ -33696,7 +33696,7 @@ var require_deflate = __commonJS({
       strm.msg = msg[errorCode2];
       return errorCode2;
     }
-    function rank2(f) {
+    function rank(f) {
       return (f << 1) - (f > 4 ? 9 : 0);
     }
     function zero(buf) {
@@ -34536,7 +34536,7 @@ var require_deflate = __commonJS({
           s.last_flush = -1;
           return Z_OK;
         }
-      } else if (strm.avail_in === 0 && rank2(flush) <= rank2(old_flush) && flush !== Z_FINISH) {
+      } else if (strm.avail_in === 0 && rank(flush) <= rank(old_flush) && flush !== Z_FINISH) {
         return err(strm, Z_BUF_ERROR);
       }
       if (s.status === FINISH_STATE && strm.avail_in !== 0) {
@@ -54829,6 +54829,35 @@ function mean(x) {
   }
   return sum(x) / x.length;
 }
+function sumNthPowerDeviations(x, n) {
+  var meanValue = mean(x);
+  var sum2 = 0;
+  var tempValue;
+  var i;
+  if (n === 2) {
+    for (i = 0; i < x.length; i++) {
+      tempValue = x[i] - meanValue;
+      sum2 += tempValue * tempValue;
+    }
+  } else {
+    for (i = 0; i < x.length; i++) {
+      sum2 += Math.pow(x[i] - meanValue, n);
+    }
+  }
+  return sum2;
+}
+function sampleVariance(x) {
+  if (x.length < 2) {
+    throw new Error("sampleVariance requires at least two data points");
+  }
+  var sumSquaredDeviationsValue = sumNthPowerDeviations(x, 2);
+  var besselsCorrection = x.length - 1;
+  return sumSquaredDeviationsValue / besselsCorrection;
+}
+function sampleStandardDeviation(x) {
+  var sampleVarianceX = sampleVariance(x);
+  return Math.sqrt(sampleVarianceX);
+}
 function geometricMean(x) {
   if (x.length === 0) {
     throw new Error("geometricMean requires at least one data point");
@@ -57169,12 +57198,7 @@ function judgeDrop(b, c, n, rule) {
   const bounds2 = pairedDifferenceBounds(b, c, n, z2);
   return { ...bounds2, verdict: n === 0 ? "inconclusive" : marginVerdict(bounds2, rule.maxDrop) };
 }
-var median2 = (xs) => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? at(s, mid) : (at(s, mid - 1) + at(s, mid)) / 2;
-};
+var median2 = (xs) => xs.length > 0 ? median(xs) : null;
 function compareItems(family, items, rule) {
   const count4 = (f) => items.filter(f).length;
   const b = count4((i) => i.baseline.correct && !i.candidate.correct);
@@ -57242,13 +57266,13 @@ function forcedKld(divergences) {
   const anyParted = divergences.some((d) => d.first !== null && d.forced_kld_sum !== null);
   return anyParted ? mean2(perItem) : null;
 }
-var mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+var mean2 = (xs) => xs.length > 0 ? mean(xs) : null;
 function kldRule(items, rule) {
   const perItem = perItemKld(items);
   const m = mean2(perItem);
   if (rule.maxKld === null || m === null) return null;
   const n = perItem.length;
-  const sd = n > 1 ? Math.sqrt(perItem.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1)) : 0;
+  const sd = n > 1 ? sampleStandardDeviation(perItem) : 0;
   const se = sd / Math.sqrt(n);
   const b = {
     estimate: m,
@@ -57300,13 +57324,9 @@ function reasonsOf(r) {
 var together = (verdicts) => verdicts.includes("fail") ? "fail" : verdicts.includes("inconclusive") ? "inconclusive" : "pass";
 function compareAccuracy(suite, answers, rule, facts) {
   const overall = compareItems("all", answers, rule);
-  const byFamily = /* @__PURE__ */ new Map();
-  for (const a of answers) {
-    const list2 = byFamily.get(a.family) ?? [];
-    list2.push(a);
-    byFamily.set(a.family, list2);
-  }
-  const families = [...byFamily].map(([f, items]) => compareItems(f, items, rule));
+  const families = [...Map.groupBy(answers, (a) => a.family)].map(
+    ([f, items]) => compareItems(f, items, rule)
+  );
   const floor = floorOf(answers);
   const found = {
     overall,
@@ -57549,6 +57569,11 @@ var topToken = (t) => t.top.reduce(
   (best, x) => best === void 0 || x.logprob > best.logprob ? x : best,
   void 0
 )?.token ?? t.token;
+function firstDifference(baseline, candidate) {
+  const shared = Math.min(baseline.length, candidate.length);
+  for (let i = 0; i < shared; i++) if (baseline[i]?.token !== candidate[i]?.token) return i;
+  return baseline.length === candidate.length ? null : shared;
+}
 function forcedSum(baseline, scored) {
   let sum2 = 0;
   for (let i = 0; i < scored.length; i++)
@@ -57557,13 +57582,7 @@ function forcedSum(baseline, scored) {
 }
 function divergenceOf(baseline, candidate, scored = null) {
   const shared = Math.min(baseline.length, candidate.length);
-  let first = null;
-  for (let i = 0; i < shared; i++)
-    if (baseline[i]?.token !== candidate[i]?.token) {
-      first = i;
-      break;
-    }
-  if (first === null && baseline.length !== candidate.length) first = shared;
+  const first = firstDifference(baseline, candidate);
   const positions = first === null ? shared : Math.min(first + 1, shared);
   let kldSum = 0;
   let sameTop = 0;
@@ -64421,14 +64440,11 @@ var EXCERPT_CHARS = 240;
 function floorItems(items, share2) {
   const count4 = Math.round(items.length * share2);
   if (count4 <= 0) return [];
-  const ranked = [...items].sort((a, b) => rank(a.id) - rank(b.id) || (a.id < b.id ? -1 : 1));
+  const ranked = [...items].sort(
+    (a, b) => hashString(a.id) - hashString(b.id) || (a.id < b.id ? -1 : 1)
+  );
   const chosen = new Set(ranked.slice(0, count4).map((i) => i.id));
   return items.filter((i) => chosen.has(i.id));
-}
-function rank(id) {
-  let h = 2166136261;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
-  return h;
 }
 var expectedText = (item3) => (typeof item3.answer === "object" ? JSON.stringify(item3.answer) : String(item3.answer)).slice(
   0,
@@ -65098,8 +65114,8 @@ var LatencyHistogram = class _LatencyHistogram {
   percentile(p) {
     const n = this.count;
     if (n === 0) return void 0;
-    const rank2 = percentileRank(p, n);
-    if (rank2 > n - this.censoredCount) return { value: this.censorMs, lowerBound: true };
+    const rank = percentileRank(p, n);
+    if (rank > n - this.censoredCount) return { value: this.censorMs, lowerBound: true };
     return {
       value: Math.min(this.hdr.getValueAtPercentile(p) / 1e3, this.maxMs),
       lowerBound: false
@@ -65113,10 +65129,10 @@ var LatencyHistogram = class _LatencyHistogram {
   rankResolution(p) {
     const n = this.count;
     if (n < 3) return void 0;
-    const rank2 = percentileRank(p, n);
+    const rank = percentileRank(p, n);
     const at2 = (k) => this.percentile(100 * Math.min(n, Math.max(1, k)) / n);
-    const below = at2(rank2 - 1);
-    const above = at2(rank2 + 1);
+    const below = at2(rank - 1);
+    const above = at2(rank + 1);
     if (!below || !above || below.lowerBound || above.lowerBound) return void 0;
     return (above.value - below.value) / 2;
   }
@@ -65685,7 +65701,7 @@ function partedAnswers(items, base, cand) {
     const [b, c] = [baseline.get(item3.id), candidate.get(item3.id)];
     if (!b?.tokens || !c?.tokens || b.tokens.length === 0) return [];
     const tokens2 = replyTokens(b.tokens, b.text);
-    return divergenceOf(b.tokens, c.tokens).first === null || tokens2.length === 0 ? [] : [{ item: item3, reply: b.text, tokens: tokens2 }];
+    return firstDifference(b.tokens, c.tokens) === null || tokens2.length === 0 ? [] : [{ item: item3, reply: b.text, tokens: tokens2 }];
   });
 }
 async function runAccuracy(options, a, deps, at2) {
@@ -65765,7 +65781,7 @@ async function runAccuracy(options, a, deps, at2) {
 // src/gate/accuracy.ts
 var accuracyShares = (a) => 1 + (a.maxFlipRate === null ? 0 : 1) + (a.maxKld === null ? 0 : 1);
 var apartRatesOf = (rule) => accuracyShares({ maxFlipRate: rule.max_flip_rate, maxKld: rule.max_kld });
-var DEFAULT_RULE = {
+var DEFAULT_ACCURACY_RULE = {
   maxDrop: 0.02,
   passAlpha: 0.05,
   failAlpha: 0.05 / 9,
@@ -65813,11 +65829,16 @@ var accuracySuite = {
       }
     };
   },
-  redecide: (report, recorded) => compareAccuracy(report.suite, report.answers, recorded ? ruleOf(recorded.rule) : DEFAULT_RULE, {
-    logprobs: report.logprobs,
-    seconds: report.seconds,
-    scoring: report.scoring ?? null
-  })
+  redecide: (report, recorded) => compareAccuracy(
+    report.suite,
+    report.answers,
+    recorded ? ruleOf(recorded.rule) : DEFAULT_ACCURACY_RULE,
+    {
+      logprobs: report.logprobs,
+      seconds: report.seconds,
+      scoring: report.scoring ?? null
+    }
+  )
 };
 
 // src/requests/file.ts
@@ -66991,8 +67012,8 @@ function histogramStats(h) {
 function bucketQuantile(h, q) {
   const total = h.counts.at(-1) ?? 0;
   if (total <= 0) return null;
-  const rank2 = q * total;
-  const i = h.counts.findIndex((c) => c >= rank2);
+  const rank = q * total;
+  const i = h.counts.findIndex((c) => c >= rank);
   const upper = at(h.le, i);
   if (i === 0)
     return { ms: upper * 1e3, bound: upper === Number.POSITIVE_INFINITY ? "at_least" : "at_most" };
@@ -67000,7 +67021,7 @@ function bucketQuantile(h, q) {
   if (upper === Number.POSITIVE_INFINITY) return { ms: lower * 1e3, bound: "at_least" };
   const below = at(h.counts, i - 1);
   const inBucket = at(h.counts, i) - below;
-  const s = inBucket > 0 ? lower + (upper - lower) * (rank2 - below) / inBucket : upper;
+  const s = inBucket > 0 ? lower + (upper - lower) * (rank - below) / inBucket : upper;
   return { ms: s * 1e3, bound: "exact" };
 }
 
@@ -73930,13 +73951,7 @@ function parseCapacity(raw) {
 // src/config/accuracy.ts
 function spreadItems(suite, count4) {
   if (count4 >= suite.items.length) return suite;
-  const byFamily = /* @__PURE__ */ new Map();
-  for (const i of suite.items) {
-    const list2 = byFamily.get(i.family) ?? [];
-    list2.push(i);
-    byFamily.set(i.family, list2);
-  }
-  const families = [...byFamily.values()];
+  const families = [...Map.groupBy(suite.items, (i) => i.family).values()];
   const taken = /* @__PURE__ */ new Set();
   for (let k = 0; taken.size < count4; k++)
     for (const list2 of families) {
@@ -76518,11 +76533,11 @@ var BPE = class extends TokenizerModel_default {
    * @param node
    */
   add_node(queue, node) {
-    const rank2 = this.bpe_ranks.get(
+    const rank = this.bpe_ranks.get(
       JSON.stringify([node.token, node.next.token])
     );
-    if (rank2 !== void 0) {
-      node.score = rank2 + node.bias;
+    if (rank !== void 0) {
+      node.score = rank + node.bias;
       queue.push(node);
     }
   }
@@ -80763,8 +80778,8 @@ var Reservoir = class {
   percentile(p) {
     if (this.values.length === 0) return null;
     const sorted = [...this.values].sort((a, b) => a - b);
-    const rank2 = Math.max(1, Math.ceil(p / 100 * sorted.length - 1e-9));
-    return Math.round((sorted[rank2 - 1] ?? 0) * 1e3) / 1e3;
+    const rank = Math.max(1, Math.ceil(p / 100 * sorted.length - 1e-9));
+    return Math.round((sorted[rank - 1] ?? 0) * 1e3) / 1e3;
   }
 };
 var TimelineTally = class {
@@ -84650,7 +84665,7 @@ function burstPlanWords(spec) {
 
 // src/lanes/reduce.ts
 var LANES_REPORT_SCHEMA = "llm-perf-gate/lanes-report@1";
-var DEFAULT_RULE2 = {
+var DEFAULT_RULE = {
   days: 3,
   choose_min_pass: 0.9,
   choose_max_retry: 0.05,
@@ -84684,7 +84699,7 @@ function burstStats(rows2) {
   };
 }
 var pct = (x) => `${Math.round(x * 100)} %`;
-function reduceHistory(rows2, rule = DEFAULT_RULE2) {
+function reduceHistory(rows2, rule = DEFAULT_RULE) {
   const byBurst = /* @__PURE__ */ new Map();
   for (const r of rows2) {
     if (r.window === null) continue;
@@ -85111,7 +85126,7 @@ async function lanesReportCli(raw, io) {
   probeWritable(io, "--out", out);
   probeWritable(io, "--csv", csv);
   const { rows: rows2 } = readHistory(io, history, "required");
-  const rule = lanes === void 0 ? DEFAULT_RULE2 : readLanes(io, lanes).rule;
+  const rule = lanes === void 0 ? DEFAULT_RULE : readLanes(io, lanes).rule;
   const report = reduceHistory(rows2, rule);
   if (out !== void 0)
     io.writeFile(out, `${JSON.stringify({ schema: LANES_REPORT_SCHEMA, ...report }, null, 2)}
@@ -86236,9 +86251,9 @@ function promptLogprobsOf(scored, top) {
   const id = (token) => String(hashString(token) % 15e4);
   const entry2 = (t) => {
     const ranked = [...t.top].sort((a, b) => b.logprob - a.logprob);
-    const rank2 = ranked.findIndex((x) => x.token === t.token) + 1 || ranked.length + 1;
+    const rank = ranked.findIndex((x) => x.token === t.token) + 1 || ranked.length + 1;
     return Object.fromEntries([
-      [id(t.token), { logprob: t.logprob, rank: rank2, decoded_token: t.token }],
+      [id(t.token), { logprob: t.logprob, rank, decoded_token: t.token }],
       ...ranked.slice(0, top).map((x, i) => [id(x.token), { logprob: x.logprob, rank: i + 1, decoded_token: x.token }])
     ]);
   };

@@ -1,6 +1,7 @@
 // Each item's replies on both arms (and the baseline's re-run) read into
 // answers, with their token-level divergence where both returned logprobs.
 
+import { hashString } from "../workload/rng.ts";
 import type { ArmAnswer, ItemAnswers } from "./compare.ts";
 import { divergenceOf, type TokenLogprobs } from "./divergence.ts";
 import { scoreReply } from "./extract.ts";
@@ -14,16 +15,11 @@ export const EXCERPT_CHARS = 240;
 export function floorItems(items: readonly AccuracyItem[], share: number): AccuracyItem[] {
   const count = Math.round(items.length * share);
   if (count <= 0) return [];
-  const ranked = [...items].sort((a, b) => rank(a.id) - rank(b.id) || (a.id < b.id ? -1 : 1));
+  const ranked = [...items].sort(
+    (a, b) => hashString(a.id) - hashString(b.id) || (a.id < b.id ? -1 : 1),
+  );
   const chosen = new Set(ranked.slice(0, count).map((i) => i.id));
   return items.filter((i) => chosen.has(i.id));
-}
-
-/** A stable pseudo-random rank of an id (FNV-1a). */
-function rank(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
 }
 
 /** The item's answer, as text (bounded). */

@@ -12,8 +12,12 @@
 // that would decide at the same rates. The optional flip-rate limit (beyond
 // the floor) and KL budget are judged the same way.
 
-import { probit } from "simple-statistics";
-import { at } from "../common/arrays.ts";
+import {
+  probit,
+  sampleStandardDeviation,
+  mean as ssMean,
+  median as ssMedian,
+} from "simple-statistics";
 import type { ItemDivergence } from "./divergence.ts";
 import { differenceBounds, pairedDifferenceBounds, wilson } from "./interval.ts";
 
@@ -145,12 +149,8 @@ export function judgeDrop(b: number, c: number, n: number, rule: AccuracyRule): 
   return { ...bounds, verdict: n === 0 ? "inconclusive" : marginVerdict(bounds, rule.maxDrop) };
 }
 
-const median = (xs: number[]): number | null => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? at(s, mid) : (at(s, mid - 1) + at(s, mid)) / 2;
-};
+/** The median, null for none. */
+const median = (xs: number[]): number | null => (xs.length > 0 ? ssMedian(xs) : null);
 
 function compareItems(
   family: string,
@@ -245,8 +245,8 @@ function forcedKld(divergences: readonly ItemDivergence[]): number | null {
   return anyParted ? mean(perItem) : null;
 }
 
-const mean = (xs: readonly number[]): number | null =>
-  xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+/** The mean, null for none. */
+const mean = (xs: number[]): number | null => (xs.length > 0 ? ssMean(xs) : null);
 
 /** The mean KL per token (item by item) against the budget: missed when its whole interval is over it. */
 function kldRule(items: readonly ItemAnswers[], rule: AccuracyRule): Bounded | null {
@@ -254,7 +254,7 @@ function kldRule(items: readonly ItemAnswers[], rule: AccuracyRule): Bounded | n
   const m = mean(perItem);
   if (rule.maxKld === null || m === null) return null;
   const n = perItem.length;
-  const sd = n > 1 ? Math.sqrt(perItem.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1)) : 0;
+  const sd = n > 1 ? sampleStandardDeviation(perItem) : 0;
   const se = sd / Math.sqrt(n);
   const b = {
     estimate: m,
@@ -321,13 +321,9 @@ export function compareAccuracy(
   facts: Pick<AccuracyReport, "logprobs" | "seconds" | "scoring">,
 ): AccuracyReport {
   const overall = compareItems("all", answers, rule);
-  const byFamily = new Map<string, ItemAnswers[]>();
-  for (const a of answers) {
-    const list = byFamily.get(a.family) ?? [];
-    list.push(a);
-    byFamily.set(a.family, list);
-  }
-  const families = [...byFamily].map(([f, items]) => compareItems(f, items, rule));
+  const families = [...Map.groupBy(answers, (a) => a.family)].map(([f, items]) =>
+    compareItems(f, items, rule),
+  );
   const floor = floorOf(answers);
   const found = {
     overall,

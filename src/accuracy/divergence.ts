@@ -68,6 +68,16 @@ const topToken = (t: TokenLogprobs): string =>
     undefined,
   )?.token ?? t.token;
 
+/** The first position where the two answers' tokens differ (one ending where the other goes on counts); null: the same. */
+export function firstDifference(
+  baseline: readonly TokenLogprobs[],
+  candidate: readonly TokenLogprobs[],
+): number | null {
+  const shared = Math.min(baseline.length, candidate.length);
+  for (let i = 0; i < shared; i++) if (baseline[i]?.token !== candidate[i]?.token) return i;
+  return baseline.length === candidate.length ? null : shared;
+}
+
 /** The KL divergences summed over the baseline's answer, the candidate scored at its every token (those `scored` covers). */
 function forcedSum(baseline: readonly TokenLogprobs[], scored: readonly TokenLogprobs[]): number {
   let sum = 0;
@@ -87,14 +97,7 @@ export function divergenceOf(
   scored: readonly TokenLogprobs[] | null = null,
 ): ItemDivergence {
   const shared = Math.min(baseline.length, candidate.length);
-  let first: number | null = null;
-  for (let i = 0; i < shared; i++)
-    if (baseline[i]?.token !== candidate[i]?.token) {
-      first = i;
-      break;
-    }
-  // One answer ended where the other went on: they differ there.
-  if (first === null && baseline.length !== candidate.length) first = shared;
+  const first = firstDifference(baseline, candidate);
   const positions = first === null ? shared : Math.min(first + 1, shared);
   let kldSum = 0;
   let sameTop = 0;

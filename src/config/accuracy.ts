@@ -8,7 +8,7 @@ import {
   MAX_ITEMS_PER_FAMILY,
 } from "../accuracy/builtin.ts";
 import { parseAccuracyItems } from "../accuracy/file.ts";
-import type { AccuracyItem, AccuracySuite } from "../accuracy/items.ts";
+import type { AccuracySuite } from "../accuracy/items.ts";
 import { InputError } from "../common/errors.ts";
 import type { AccuracyOptions } from "../gate/accuracy.ts";
 import { readChosenFile } from "./phases.ts";
@@ -24,13 +24,7 @@ import type { ReadFile } from "./workload.ts";
 /** The first `count` items, taken from each family in turn (the suite's order within a family). */
 export function spreadItems(suite: AccuracySuite, count: number): AccuracySuite {
   if (count >= suite.items.length) return suite;
-  const byFamily = new Map<string, AccuracyItem[]>();
-  for (const i of suite.items) {
-    const list = byFamily.get(i.family) ?? [];
-    list.push(i);
-    byFamily.set(i.family, list);
-  }
-  const families = [...byFamily.values()];
+  const families = [...Map.groupBy(suite.items, (i) => i.family).values()];
   const taken = new Set<string>();
   for (let k = 0; taken.size < count; k++)
     for (const list of families) {

@@ -7,7 +7,7 @@
 
 import { answersOf, floorItems } from "../accuracy/answers.ts";
 import { type AccuracyReport, compareAccuracy } from "../accuracy/compare.ts";
-import { divergenceOf, type TokenLogprobs } from "../accuracy/divergence.ts";
+import { firstDifference, type TokenLogprobs } from "../accuracy/divergence.ts";
 import {
   replyTokens,
   type ScoredRun,
@@ -83,7 +83,7 @@ function partedAnswers(
     const [b, c] = [baseline.get(item.id), candidate.get(item.id)];
     if (!b?.tokens || !c?.tokens || b.tokens.length === 0) return [];
     const tokens = replyTokens(b.tokens, b.text);
-    return divergenceOf(b.tokens, c.tokens).first === null || tokens.length === 0
+    return firstDifference(b.tokens, c.tokens) === null || tokens.length === 0
       ? []
       : [{ item, reply: b.text, tokens }];
   });

@@ -67,8 +67,12 @@ export const accuracyShares = (a: Pick<AccuracyOptions, "maxFlipRate" | "maxKld"
 export const apartRatesOf = (rule: AccuracyRecord["rule"]): number =>
   accuracyShares({ maxFlipRate: rule.max_flip_rate, maxKld: rule.max_kld });
 
-/** The rule of a file that records none (a hostile file's report without its settings): the defaults. */
-const DEFAULT_RULE: AccuracyRule = {
+/**
+ * The rule at the default settings — τ 2 points, α 5 %, the fail boundary one
+ * of three rates' shares beside two gated latencies (α ÷ 9) — and of a
+ * results file that records none.
+ */
+export const DEFAULT_ACCURACY_RULE: AccuracyRule = {
   maxDrop: 0.02,
   passAlpha: 0.05,
   failAlpha: 0.05 / 9,
@@ -124,9 +128,14 @@ export const accuracySuite: SideSuite<"accuracy"> = {
     };
   },
   redecide: (report, recorded) =>
-    compareAccuracy(report.suite, report.answers, recorded ? ruleOf(recorded.rule) : DEFAULT_RULE, {
-      logprobs: report.logprobs,
-      seconds: report.seconds,
-      scoring: report.scoring ?? null,
-    }),
+    compareAccuracy(
+      report.suite,
+      report.answers,
+      recorded ? ruleOf(recorded.rule) : DEFAULT_ACCURACY_RULE,
+      {
+        logprobs: report.logprobs,
+        seconds: report.seconds,
+        scoring: report.scoring ?? null,
+      },
+    ),
 };

@@ -6,21 +6,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  type AccuracyRule,
   type ArmAnswer,
   compareAccuracy,
   type ItemAnswers,
   itemsToDecide,
 } from "../../src/accuracy/compare.ts";
 import { divergenceOf, type TokenLogprobs, topKDivergence } from "../../src/accuracy/divergence.ts";
+import { DEFAULT_ACCURACY_RULE } from "../../src/gate/accuracy.ts";
 
-const RULE: AccuracyRule = {
-  maxDrop: 0.02,
-  passAlpha: 0.05,
-  failAlpha: 0.05 / 9,
-  maxFlipRate: null,
-  maxKld: null,
-};
+const RULE = DEFAULT_ACCURACY_RULE;
 const FACTS = {
   logprobs: { baseline: false, candidate: false },
   seconds: { baseline: 1, candidate: 1, again: 0 },

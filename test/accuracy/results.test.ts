@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { type ArmAnswer, compareAccuracy, type ItemAnswers } from "../../src/accuracy/compare.ts";
 import { sharesOf } from "../../src/compare/decide-run.ts";
 import { parseConfig } from "../../src/config/config.ts";
-import { accuracyRule } from "../../src/gate/accuracy.ts";
+import { accuracyRule, DEFAULT_ACCURACY_RULE } from "../../src/gate/accuracy.ts";
 import { headlineFor } from "../../src/report/headline.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { trustResults } from "../../src/results/trust.ts";
@@ -44,6 +44,11 @@ test("accuracy's settings: on by default, one more rate in the fail α; none add
   const rule = accuracyRule(on.accuracy, on.decision);
   assert.equal(rule.passAlpha.toFixed(4), "0.0500");
   assert.equal(rule.failAlpha.toFixed(5), (0.05 / 9).toFixed(5));
+  // The defaults' rule, as a file without one is re-decided (up to 1 − 0.95 in floating point).
+  for (const k of ["maxDrop", "passAlpha", "failAlpha"] as const)
+    assert.ok(Math.abs(rule[k] - DEFAULT_ACCURACY_RULE[k]) < 1e-12, k);
+  assert.equal(rule.maxFlipRate, DEFAULT_ACCURACY_RULE.maxFlipRate);
+  assert.equal(rule.maxKld, DEFAULT_ACCURACY_RULE.maxKld);
   const limits = parseConfig(
     FAKE_SETTINGS_WITH({ accuracy: "builtin", "max-flip-rate": "5%", "max-kld": "0.1" }),
   ).gate;
@@ -92,13 +97,7 @@ async function resultsWith(b: number, claimed: "pass" | "fail") {
   const same = [{ ttftMs: 100, itlMs: 10 }];
   const results = await fakeGateResults(same, same);
   const file = JSON.parse(JSON.stringify(results));
-  const rule = {
-    maxDrop: 0.02,
-    passAlpha: 0.05,
-    failAlpha: 0.05 / 9,
-    maxFlipRate: null,
-    maxKld: null,
-  };
+  const rule = DEFAULT_ACCURACY_RULE;
   const report = compareAccuracy("builtin@1", answers(b), rule, {
     logprobs: { baseline: false, candidate: false },
     seconds: { baseline: 1, candidate: 1, again: 0 },

@@ -73894,8 +73894,9 @@ function readChosenFile(setting2, path, kind, readFile) {
   try {
     return readFile(path, kind);
   } catch (error) {
+    const why = looksLikeCredential(path) ? errorMessage(error).replaceAll(path, "(the value)") : errorMessage(error);
     throw new InputError(
-      `${setting2} = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`
+      `${setting2} = ${shownValue(path)} cannot be read: ${why}; accepted: a file path, builtin or none`
     );
   }
 }

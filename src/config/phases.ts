@@ -3,7 +3,7 @@
 
 import type { CapacityOptions } from "../capacity/run.ts";
 import { ARMS } from "../common/arms.ts";
-import { errorMessage, InputError } from "../common/errors.ts";
+import { errorMessage, InputError, looksLikeCredential, shownValue } from "../common/errors.ts";
 import type { FileKind } from "../common/files.ts";
 import { parseContractSelection } from "../contract/selection.ts";
 import type { ContractOptions } from "../gate/contract.ts";
@@ -51,8 +51,12 @@ export function readChosenFile(
   try {
     return readFile(path, kind);
   } catch (error) {
+    // The file system's own message names the path: never when it looks like a key.
+    const why = looksLikeCredential(path)
+      ? errorMessage(error).replaceAll(path, "(the value)")
+      : errorMessage(error);
     throw new InputError(
-      `${setting} = ${JSON.stringify(path)} cannot be read: ${errorMessage(error)}; accepted: a file path, builtin or none`,
+      `${setting} = ${shownValue(path)} cannot be read: ${why}; accepted: a file path, builtin or none`,
     );
   }
 }

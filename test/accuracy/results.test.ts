@@ -179,3 +179,13 @@ test("a family name cannot add rows or headings to the comment", async () => {
   assert.doesNotMatch(md, /^### ✅ pass/m);
   assert.match(md, /\| x +### ✅ pass \|/);
 });
+
+test("a key pasted where the items file belongs is described, never quoted", () => {
+  const key = "hf_PASTEDSECRETabcdef1234567890";
+  assert.throws(
+    () => parseConfig({ ...FAKE_SETTINGS, accuracy: key }),
+    (e: Error) =>
+      !e.message.includes(key) &&
+      /accuracy = \(a value that looks like a credential/.test(e.message),
+  );
+});

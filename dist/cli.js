@@ -27615,8 +27615,8 @@ var require_cache3 = __commonJS({
        * @returns {requestResponseList}
        */
       #batchCacheOperations(operations) {
-        const cache = this.#relevantRequestResponseList;
-        const backupCache = [...cache];
+        const cache2 = this.#relevantRequestResponseList;
+        const backupCache = [...cache2];
         const addedItems = [];
         const resultList = [];
         try {
@@ -27643,9 +27643,9 @@ var require_cache3 = __commonJS({
                 return [];
               }
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
             } else if (operation.type === "put") {
               if (operation.response == null) {
@@ -27675,11 +27675,11 @@ var require_cache3 = __commonJS({
               }
               requestResponses = this.#queryCache(operation.request);
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
-              cache.push([operation.request, operation.response]);
+              cache2.push([operation.request, operation.response]);
               addedItems.push([operation.request, operation.response]);
             }
             resultList.push([operation.request, operation.response]);
@@ -27861,13 +27861,13 @@ var require_cachestorage = __commonJS({
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
-            const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request8, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            return await cache2.match(request8, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
-            const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request8, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            const response = await cache2.match(request8, options);
             if (response !== void 0) {
               return response;
             }
@@ -27897,12 +27897,12 @@ var require_cachestorage = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
         if (this.#caches.has(cacheName)) {
-          const cache2 = this.#caches.get(cacheName);
-          return new Cache(kConstruct, cache2);
+          const cache3 = this.#caches.get(cacheName);
+          return new Cache(kConstruct, cache3);
         }
-        const cache = [];
-        this.#caches.set(cacheName, cache);
-        return new Cache(kConstruct, cache);
+        const cache2 = [];
+        this.#caches.set(cacheName, cache2);
+        return new Cache(kConstruct, cache2);
       }
       /**
        * @see https://w3c.github.io/ServiceWorker/#cache-storage-delete
@@ -54154,14 +54154,14 @@ function parseNumber(name, raw, rule = {}) {
 var DURATION_UNITS_S = { ms: 1e-3, s: 1, m: 60, h: 3600 };
 function parseDurationS(name, raw, rule = {}) {
   const m = raw.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/);
-  const seconds = m ? Number(m[1]) * DURATION_UNITS_S[m[2] ?? "s"] : Number.NaN;
-  const ok = Number.isFinite(seconds) && (rule.min === void 0 || seconds >= rule.min) && (rule.above === void 0 || seconds > rule.above) && (rule.max === void 0 || seconds <= rule.max);
+  const seconds2 = m ? Number(m[1]) * DURATION_UNITS_S[m[2] ?? "s"] : Number.NaN;
+  const ok = Number.isFinite(seconds2) && (rule.min === void 0 || seconds2 >= rule.min) && (rule.above === void 0 || seconds2 > rule.above) && (rule.max === void 0 || seconds2 <= rule.max);
   if (!ok) {
     const lower = rule.above !== void 0 ? ` > ${rule.above} s` : rule.min !== void 0 ? ` \u2265 ${rule.min} s` : "";
     const upper = rule.max !== void 0 ? ` and \u2264 ${formatSeconds(rule.max)}` : "";
     throw rejectValue(name, raw, `a duration such as 30, 30s, 500ms or 2m${lower}${upper}`);
   }
-  return seconds;
+  return seconds2;
 }
 function parseChoice(name, raw, choices) {
   const value2 = raw.trim();
@@ -54413,7 +54413,7 @@ function compact(v) {
   return v.toFixed(2);
 }
 var count = (v) => Number.isInteger(v) ? String(v) : compact(v);
-var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+var plural = (n, one, many2 = `${one}s`) => `${n} ${n === 1 ? one : many2}`;
 var signedMs = (v) => v === null || v === void 0 ? "\u2013" : `${v >= 0 ? "+" : "\u2212"}${compact(Math.abs(v))} ms`;
 
 // src/report/budgets.ts
@@ -54780,7 +54780,9 @@ function costLine(r) {
     ] : [],
     ...c.server_starts_s > 0 ? [`the servers' starts ${duration(c.server_starts_s)}`] : []
   ];
-  return `**Cost** \u2014 ${parts.join(", ")}; ${duration(c.total_s)} in all.`;
+  const range = (r2, say) => r2.first === r2.most ? say(r2.first) : `${say(r2.first)} to ${say(r2.most)}`;
+  const plan = c.plan ? ` The plan check predicted ${range(c.plan.pairs, String)} pairs, ${range(c.plan.under_load_s, duration)} of load.` : "";
+  return `**Cost** \u2014 ${parts.join(", ")}; ${duration(c.total_s)} in all.${plan}`;
 }
 
 // src/common/arms.ts
@@ -56720,6 +56722,485 @@ function reasonOf(spec, rule, verdict, status, change, lower, upper) {
   }
 }
 
+// src/compare/counts.ts
+var EXACT_UP_TO_FAILURES = 1e3;
+function logPmf(n, p, upTo) {
+  const out = new Float64Array(upTo + 1);
+  if (p <= 0) {
+    out.fill(Number.NEGATIVE_INFINITY);
+    out[0] = 0;
+    return out;
+  }
+  const odds = Math.log(p) - Math.log1p(-p);
+  let l = n * Math.log1p(-p);
+  for (let j = 0; j <= upTo; j++) {
+    out[j] = j <= n ? l : Number.NEGATIVE_INFINITY;
+    l += Math.log(n - j) - Math.log(j + 1) + odds;
+  }
+  return out;
+}
+function binomialCdf(f, n, p) {
+  if (f < 0) return 0;
+  if (f >= n || p <= 0) return 1;
+  if (p >= 1) return 0;
+  const logs = logPmf(n, p, f);
+  let top = Number.NEGATIVE_INFINITY;
+  for (const l of logs) top = Math.max(top, l);
+  let sum2 = 0;
+  for (const l of logs) sum2 += Math.exp(l - top);
+  return Math.min(1, sum2 * Math.exp(top));
+}
+function solve(f, target) {
+  let [lo, hi] = [0, 1];
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (f(mid) > target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+var NORMAL_BEYOND = 1e3;
+function normalLimit(failed2, n, level, side) {
+  const p = failed2 / n;
+  return Math.min(1, Math.max(0, p + side * probit(1 - level) * Math.sqrt(p * (1 - p) / n)));
+}
+var many = (failed2, n) => failed2 > NORMAL_BEYOND && n - failed2 > NORMAL_BEYOND;
+function exactUpper(failed2, n, level) {
+  if (n <= 0) return 1;
+  if (failed2 >= n) return 1;
+  if (failed2 === 0) return 1 - level ** (1 / n);
+  if (many(failed2, n)) return normalLimit(failed2, n, level, 1);
+  return solve((p) => binomialCdf(failed2, n, p), level);
+}
+function exactLower(failed2, n, level) {
+  if (n <= 0 || failed2 <= 0) return 0;
+  if (many(failed2, n)) return normalLimit(failed2, n, level, -1);
+  return solve((p) => binomialCdf(failed2 - 1, n, p), 1 - level);
+}
+function increaseUpper(baseline, candidate, level) {
+  const pb = baseline.failed / baseline.counted;
+  const pc = candidate.failed / candidate.counted;
+  const uc = exactUpper(candidate.failed, candidate.counted, level);
+  const lb = exactLower(baseline.failed, baseline.counted, level);
+  return pc - pb + Math.sqrt((uc - pc) ** 2 + (pb - lb) ** 2);
+}
+function advance(mass, steps, p) {
+  const reach = steps * p + 12 * Math.sqrt(steps * p) + 20;
+  const width = Math.min(mass.length - 1, steps, Math.ceil(reach));
+  const pmf = Array.from(logPmf(steps, p, width), Math.exp);
+  const out = new Float64Array(mass.length);
+  for (let i = 0; i < mass.length; i++) {
+    const m = mass[i] ?? 0;
+    if (m === 0) continue;
+    for (let j = 0; j <= width && i + j < out.length; j++)
+      out[i + j] = (out[i + j] ?? 0) + m * (pmf[j] ?? 0);
+  }
+  return out;
+}
+var cache = /* @__PURE__ */ new Map();
+function passLevels(requests, margin, spent, nominal) {
+  const key = `${requests.join(",")}|${margin}|${spent.join(",")}|${nominal.join(",")}`;
+  const cached2 = cache.get(key);
+  if (cached2) return cached2;
+  const last = requests.at(-1) ?? 0;
+  if (margin <= 0 || margin >= 1 || last * margin > EXACT_UP_TO_FAILURES) {
+    const levels2 = requests.map((_, k) => nominal[k] ?? 0);
+    cache.set(key, levels2);
+    return levels2;
+  }
+  let alive = new Float64Array(Math.ceil(last * margin) + 2);
+  alive[0] = 1;
+  let [before, used] = [0, 0];
+  const levels = requests.map((n, k) => {
+    alive = advance(alive, n - before, margin);
+    before = n;
+    const allowed = (spent[k] ?? 0) - used;
+    let [c, mass] = [-1, 0];
+    while (c + 1 < alive.length && mass + (alive[c + 1] ?? 0) <= allowed) mass += alive[++c] ?? 0;
+    used += mass;
+    for (let j = 0; j <= c; j++) alive[j] = 0;
+    const [atC, next] = [binomialCdf(c, n, margin), binomialCdf(c + 1, n, margin)];
+    const inset = (next - atC) / 1e3;
+    return Math.min(next - inset, Math.max(atC + inset, spent[k] ?? 0));
+  });
+  cache.set(key, levels);
+  return levels;
+}
+function designLevels(requests, tolerance, design) {
+  const nominal = requests.map((_, k) => {
+    const pairs2 = design.looks[k] ?? 0;
+    return pairs2 >= 2 ? 1 - tCdf(design.critical[k] ?? Infinity, pairs2 - 1) : 0;
+  });
+  return passLevels(requests, tolerance, design.spent, nominal);
+}
+function dispersion(arms) {
+  let [chi2, df] = [0, 0];
+  for (const counts of arms) {
+    const failed2 = counts.reduce((s, c) => s + c.failed, 0);
+    const n = counts.reduce((s, c) => s + c.counted, 0);
+    const p = n > 0 ? failed2 / n : 0;
+    if (p <= 0 || p >= 1 || counts.length < 2) continue;
+    for (const c of counts) chi2 += (c.failed - c.counted * p) ** 2 / (c.counted * p * (1 - p));
+    df += counts.length - 1;
+  }
+  return df > 0 ? Math.max(1, chi2 / df) : 1;
+}
+
+// src/workload/arrivals.ts
+var ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"];
+function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
+  const out = [];
+  const push = (t) => {
+    if (t >= fromMs && t < toMs) out.push(t);
+  };
+  switch (spec.kind) {
+    case "trace":
+      throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
+    case "swept":
+      throw new Error("internal error: a swept arrival's rate is the sweep's to choose");
+    case "all-at-once":
+      for (let i = 0; i < spec.count; i++) out.push(fromMs);
+      return out;
+    case "constant": {
+      const gapMs = 1e3 / spec.ratePerS;
+      for (let i = 0; i * gapMs < toMs; i++) push(i * gapMs);
+      return out;
+    }
+    case "burst": {
+      const gapMs = spec.burstIntervalS * 1e3;
+      for (let i = 0; i * gapMs < toMs; i++) {
+        for (let j = 0; j < spec.burstSize; j++) push(i * gapMs);
+      }
+      return out;
+    }
+    case "poisson":
+    case "gamma": {
+      const spanMs = toMs - fromMs;
+      const n = Math.round(spec.ratePerS * spanMs / 1e3);
+      const shape = spec.kind === "gamma" ? spec.burstiness : 1;
+      const gaps = Array.from(
+        { length: n + 1 },
+        () => shape === 1 ? rng.exponential(1) : rng.gamma(shape, 1 / shape)
+      );
+      const total = gaps.reduce((a, b) => a + b, 0);
+      let sum2 = 0;
+      for (let i = 0; i < n; i++) {
+        sum2 += at(gaps, i);
+        out.push(fromMs + spanMs * sum2 / total);
+      }
+      return out;
+    }
+  }
+}
+function describeArrivals(spec) {
+  switch (spec.kind) {
+    case "poisson":
+      return `poisson ${spec.ratePerS} req/s`;
+    case "gamma":
+      return `gamma ${spec.ratePerS} req/s, burstiness ${spec.burstiness}`;
+    case "constant":
+      return `constant ${spec.ratePerS} req/s`;
+    case "burst":
+      return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
+    case "all-at-once":
+      return `${spec.count} requests at once`;
+    case "swept":
+      return `${spec.process}, rates chosen by the capacity sweep`;
+    case "trace": {
+      const from = spec.startS > 0 ? ` from ${spec.startS} s` : "";
+      const cap = spec.maxRequests === void 0 ? "" : `, at most ${spec.maxRequests} requests`;
+      return `trace ${spec.name}${from}, time \xD7 ${spec.timeScale}${cap} (\u2248 ${Number(spec.ratePerS.toPrecision(3))} req/s)`;
+    }
+  }
+}
+
+// src/workload/streams.ts
+var ARRIVAL_STREAM = 685845;
+var LENGTH_STREAM = 489;
+var PROMPT_STREAM = 2496;
+var SHUFFLE_STREAM = 1521;
+var PREFIX_STREAM = 2545;
+var PREFIX_PICK_STREAM = 2546;
+var BLOCK_STREAM = 45324;
+
+// src/workload/plan.ts
+function groupCdf(p) {
+  const weights = Array.from({ length: p.groups }, (_, k) => 1 / (k + 1) ** p.zipfS);
+  const total = weights.reduce((a, b) => a + b, 0);
+  let acc = 0;
+  return Float64Array.from(weights, (w) => {
+    acc += w / total;
+    return acc;
+  });
+}
+function pickGroup(cdf, u) {
+  const i = cdf.findIndex((c) => u < c);
+  return i < 0 ? cdf.length - 1 : i;
+}
+function firstSends(spec) {
+  const warmupMs = spec.warmupS * 1e3;
+  const endMs = warmupMs + spec.durationS * 1e3;
+  const rng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
+  const kind = spec.arrival.kind;
+  const split = (all, rows2 = []) => ({
+    warmup: all.filter((t) => t < warmupMs),
+    measured: all.filter((t) => t >= warmupMs),
+    rows: rows2
+  });
+  if (kind === "trace") {
+    const rows2 = replayedRows(spec, endMs);
+    return split(
+      rows2.map((r) => traceOffsetMs(spec, r)),
+      rows2
+    );
+  }
+  if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
+    return {
+      warmup: warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, rng) : [],
+      measured: arrivalOffsetsMs(spec.arrival, warmupMs, endMs, rng),
+      rows: []
+    };
+  }
+  return split(arrivalOffsetsMs(spec.arrival, 0, endMs, rng));
+}
+function layoutSessions(spec, s, entryOf) {
+  const turns = spec.sessions?.turns ?? 1;
+  const turnsOf = Int32Array.from(
+    { length: s },
+    (_, k) => Math.min(turns, 1 + (entryOf(k)?.later.length ?? turns))
+  );
+  const laterStart = new Int32Array(s + 1);
+  laterStart[0] = s;
+  for (let k = 0; k < s; k++) laterStart[k + 1] = at(laterStart, k) + at(turnsOf, k) - 1;
+  const n = at(laterStart, s);
+  const sessionOf = Int32Array.from({ length: n }, (_, i) => i < s ? i : 0);
+  const turnOf = new Int32Array(n);
+  for (let k = 0; k < s; k++) {
+    for (let t = 1; t < at(turnsOf, k); t++) {
+      const i = at(laterStart, k) + t - 1;
+      sessionOf[i] = k;
+      turnOf[i] = t;
+    }
+  }
+  return { turnsOf, laterStart, sessionOf, turnOf };
+}
+function shapeRequests(spec, layout, rows2, order) {
+  const n = layout.sessionOf.length;
+  const s = layout.turnsOf.length;
+  const entries = spec.dataset?.entries;
+  const shape = {
+    maxTokens: new Int32Array(n),
+    inputTokens: new Int32Array(n),
+    datasetIndex: new Int32Array(n).fill(-1),
+    prefixGroup: new Int32Array(n).fill(-1),
+    traceRow: Int32Array.from({ length: n }, (_, i) => rows2[i] ?? -1)
+  };
+  const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : void 0;
+  for (let i = 0; i < n; i++) {
+    const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
+    let requested;
+    const row2 = spec.trace?.rows[at(shape.traceRow, i)];
+    if (row2) {
+      shape.inputTokens[i] = Math.max(1, row2.inputTokens);
+      requested = Math.max(1, row2.outputTokens);
+    } else if (entries && order) {
+      const e = at(order, at(layout.sessionOf, i) % order.length);
+      const turn = at(layout.turnOf, i);
+      shape.datasetIndex[i] = e;
+      const entry2 = at(entries, e);
+      requested = turn === 0 ? entry2.maxTokens : entry2.later[turn - 1]?.maxTokens;
+    } else {
+      const later = spec.sessions && i >= s ? spec.sessions : void 0;
+      shape.inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
+      if (cdf && !later)
+        shape.prefixGroup[i] = pickGroup(
+          cdf,
+          new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
+        );
+    }
+    if (spec.outputLen && !row2) requested = sampleLength(spec.outputLen, rng);
+    if (spec.maxTokens !== void 0)
+      requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
+    shape.maxTokens[i] = requested ?? 0;
+  }
+  return shape;
+}
+function buildWorkload(spec) {
+  const { warmup, measured: measured2, rows: rows2 } = firstSends(spec);
+  const firsts = [...warmup, ...measured2];
+  const s = firsts.length;
+  const entries = spec.dataset?.entries;
+  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
+  const entryOf = (k) => entries && order ? entries[at(order, k % order.length)] : void 0;
+  const layout = layoutSessions(spec, s, entryOf);
+  const n = layout.sessionOf.length;
+  const workload = {
+    spec,
+    offsetsMs: Float64Array.from({ length: n }, (_, i) => i < s ? at(firsts, i) : Number.NaN),
+    scheduledCount: s,
+    // The warm-up sessions' first turns and their later ones.
+    warmupCount: warmup.length + at(layout.laterStart, warmup.length) - s,
+    warmupSessions: warmup.length,
+    ...layout,
+    ...shapeRequests(spec, layout, rows2, order),
+    windowStartMs: spec.warmupS * 1e3,
+    windowMs: spec.durationS * 1e3,
+    fingerprint: ""
+  };
+  workload.fingerprint = fingerprint(workload);
+  return workload;
+}
+function replayedRows(spec, endMs) {
+  const a = spec.arrival;
+  const rows2 = spec.trace?.rows ?? [];
+  if (a.kind !== "trace") return [];
+  const out = [];
+  for (let r = 0; r < rows2.length && out.length < (a.maxRequests ?? Number.POSITIVE_INFINITY); r++) {
+    const row2 = rows2[r];
+    if (row2.offsetMs < a.startS * 1e3) continue;
+    if (traceOffsetMs(spec, r) >= endMs) break;
+    out.push(r);
+  }
+  return out;
+}
+function traceOffsetMs(spec, r) {
+  const a = spec.arrival;
+  const row2 = spec.trace?.rows[r];
+  if (a.kind !== "trace" || !row2) return Number.NaN;
+  return (row2.offsetMs - a.startS * 1e3) * a.timeScale;
+}
+function shuffledIndices(count4, seed) {
+  const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
+  const order = Int32Array.from({ length: count4 }, (_, i) => i);
+  for (let i = count4 - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [order[i], order[j]] = [at(order, j), at(order, i)];
+  }
+  return order;
+}
+function fixedOutputTokens(workload, i) {
+  const m = at(workload.maxTokens, i);
+  return workload.spec.ignoreEos && m > 0 ? m : void 0;
+}
+function sessionTurn(workload, i) {
+  return { session: at(workload.sessionOf, i), turn: at(workload.turnOf, i) };
+}
+function turnIndex(workload, session, turn) {
+  return turn === 0 ? session : at(workload.laterStart, session) + turn - 1;
+}
+function turnsIn(workload, session) {
+  return at(workload.turnsOf, session);
+}
+function isWarmup(workload, i) {
+  return at(workload.sessionOf, i) < workload.warmupSessions;
+}
+function fingerprint(w) {
+  let h = hashString(
+    JSON.stringify({
+      ...w.spec,
+      // Which texts (a pair's round, an arm's salt) is not the workload: its lengths and times are.
+      promptRound: void 0,
+      textSalt: void 0,
+      dataset: w.spec.dataset?.name,
+      trace: w.spec.trace?.name,
+      tokenizer: w.spec.tokenizer?.name
+    })
+  );
+  h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
+  for (let i = 0; i < w.offsetsMs.length; i++) {
+    h = mixSeeds(
+      h,
+      // A later turn has no offset (NaN): it is due when the turn before it ends.
+      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round(at(w.offsetsMs, i) * 1e3),
+      at(w.maxTokens, i),
+      at(w.inputTokens, i),
+      at(w.datasetIndex, i)
+    );
+    if (w.spec.prefix) h = mixSeeds(h, at(w.prefixGroup, i));
+  }
+  if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
+  if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));
+  return h.toString(16).padStart(8, "0");
+}
+function windowRequests(spec) {
+  return firstSends(spec).measured.length;
+}
+
+// src/compare/reach.ts
+function requestsToShow(margin, alpha) {
+  return Math.ceil(Math.log(alpha) / Math.log1p(-margin));
+}
+function passReachable(counts, pairs2, design, tolerance) {
+  const scale = (design.looks.at(-1) ?? pairs2) / Math.max(1, pairs2);
+  const baseline = {
+    failed: counts.baseline.failed * scale,
+    counted: counts.baseline.counted * scale
+  };
+  const candidate = { failed: counts.candidate.failed, counted: counts.candidate.counted * scale };
+  return increaseUpper(baseline, candidate, design.alpha) < tolerance;
+}
+function perTrialOf(spec) {
+  return { requests: windowRequests(spec), loadS: spec.warmupS + spec.durationS };
+}
+var pts2 = (x) => `+${(x * 100).toFixed(2)} points`;
+function planCheck(design, perTrial2, failureTolerance) {
+  const first = design.looks[0] ?? 0;
+  const most = design.looks.at(-1) ?? first;
+  const perArm = (pairs2) => pairs2 * perTrial2.requests;
+  const zero = (n, level) => increaseUpper({ failed: 0, counted: n }, { failed: 0, counted: n }, level);
+  const levels = designLevels(design.looks.map(perArm), failureTolerance, design);
+  const needed = requestsToShow(failureTolerance, design.alpha);
+  const decidable = perArm(most) >= needed;
+  return {
+    pairs: { first, most },
+    requests_per_arm: { first: perArm(first), most: perArm(most) },
+    under_load_s: { first: 2 * first * perTrial2.loadS, most: 2 * most * perTrial2.loadS },
+    failure_rate: {
+      tolerance: failureTolerance,
+      bound_first: zero(perArm(first), levels[0] ?? 0),
+      bound_most: zero(perArm(most), levels.at(-1) ?? 0),
+      requests_needed: needed,
+      decidable
+    },
+    metrics: [],
+    undecidable: decidable ? [] : [
+      `the failure rate cannot be decided by this plan: showing ${pts2(failureTolerance)} needs \u2265 ${needed.toLocaleString("en-US")} requests per arm without a failure, and it sends at most ${perArm(most).toLocaleString("en-US")} (${most} pairs) \u2014 raise rate \xD7 duration, max-trials, or max-failure-increase; it adds no pairs unless failures point to a regression`
+    ]
+  };
+}
+function withNoise(plan, comparisons, design) {
+  const most = design.looks.at(-1) ?? 0;
+  const k = design.looks.length - 1;
+  const metrics = comparisons.map((c) => {
+    const sd = c.d_sd;
+    if (sd === null || most < 2)
+      return { label: c.label, smallest_fail: null, pass_reachable: false };
+    const fail3 = c.higher_is_worse ? design.fail_critical[k] : design.rates_fail_critical[k];
+    const failD = Math.max(c.tolerance_d, c.floor_d + (fail3 ?? Infinity) * sd / Math.sqrt(most));
+    const passHalf = (design.critical[k] ?? Infinity) * sd / Math.sqrt(most);
+    const change = toChange(failD, c.higher_is_worse);
+    return {
+      label: c.label,
+      smallest_fail: Number.isFinite(change) ? change : null,
+      pass_reachable: passHalf < c.tolerance_d
+    };
+  });
+  return { ...plan, metrics };
+}
+var seconds = (s) => s < 120 ? `${Math.round(s)} s` : `${(s / 60).toFixed(1)} min`;
+function planLines(plan) {
+  const f = plan.failure_rate;
+  const lines2 = [
+    `plan: ${plan.pairs.first} pairs at the first look, at most ${plan.pairs.most}: ${plan.requests_per_arm.first.toLocaleString("en-US")}\u2013${plan.requests_per_arm.most.toLocaleString("en-US")} requests per arm, ${seconds(plan.under_load_s.first)}\u2013${seconds(plan.under_load_s.most)} of load on the endpoints`,
+    `plan: with no failure on either arm the failure rate's bound is ${pts2(f.bound_first)} at the first look, ${pts2(f.bound_most)} at max-trials (tolerance ${pts2(f.tolerance)}; ${f.requests_needed.toLocaleString("en-US")} requests per arm show it)`
+  ];
+  for (const l of plan.metrics)
+    lines2.push(
+      l.smallest_fail === null ? `plan: ${l.label}: no noise measured yet` : `plan: ${l.label}: from the first look's noise, max-trials can fail changes from ${signedPercent(l.smallest_fail)}${l.pass_reachable ? "" : ", and cannot show a pass"}`
+    );
+  return lines2;
+}
+
 // src/compare/reliability.ts
 function armFailures(trials, exclude) {
   const byClass = {};
@@ -56779,16 +57260,42 @@ function halfWidth(pairs2, diffs, margin, critical) {
     binomialVariance(pairs2, margin)
   );
 }
-function judgeLook2(pairs2, tolerance, critical) {
+function pooled2(pairs2) {
+  const sum2 = (f) => pairs2.reduce((s, p) => s + f(p), 0);
+  return {
+    baseline: { failed: sum2((p) => p.baseline.failed), counted: sum2((p) => p.baseline.counted) },
+    candidate: { failed: sum2((p) => p.candidate.failed), counted: sum2((p) => p.candidate.counted) }
+  };
+}
+function judgeLook2(pairs2, tolerance, critical, passLevel) {
   const diffs = rateDifferences(pairs2);
   const increase = diffs.reduce((s, x) => s + x, 0) / diffs.length;
   const floor = tolerance / 2;
-  const upper = increase + halfWidth(pairs2, diffs, tolerance, critical.pass);
+  const all = pooled2(pairs2);
+  const phi = dispersion([pairs2.map((p) => p.baseline), pairs2.map((p) => p.candidate)]);
+  const deflated = (a, round9) => ({
+    failed: round9(a.failed / phi),
+    counted: a.counted / phi
+  });
+  const spreadPass = pairs2.length < 2 ? Number.POSITIVE_INFINITY : critical.pass * Math.sqrt(spreadVariance(diffs));
+  const upper = Math.max(
+    increase + spreadPass,
+    increaseUpper(
+      deflated(all.baseline, Math.floor),
+      deflated(all.candidate, Math.ceil),
+      passLevel
+    )
+  );
   const lower = increase - halfWidth(pairs2, diffs, floor, critical.fail);
   if (upper < tolerance) return { verdict: "pass", increase, lower, upper };
   if (increase > tolerance && lower > floor)
     return { verdict: "regressed", increase, lower, upper };
   return { verdict: null, increase, lower, upper };
+}
+function lookLevels(pairs2, tolerance, design) {
+  const reached = design.looks.filter((n) => n <= pairs2.length);
+  const requests = reached.map((n) => pooled2(pairs2.slice(0, n)).candidate.counted);
+  return designLevels(requests, tolerance, design);
 }
 function pairFailures(trials, exclude) {
   const pairs2 = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
@@ -56818,14 +57325,20 @@ function worstClass(base, cand, exclude) {
   return worst;
 }
 function replay2(pairs2, tolerance, design) {
+  const levels = lookLevels(pairs2, tolerance, design);
   let last;
   for (const [k, n] of design.looks.entries()) {
     if (n > pairs2.length) break;
     last = {
-      ...judgeLook2(pairs2.slice(0, n), tolerance, {
-        pass: design.critical[k] ?? Infinity,
-        fail: design.rates_fail_critical[k] ?? Infinity
-      }),
+      ...judgeLook2(
+        pairs2.slice(0, n),
+        tolerance,
+        {
+          pass: design.critical[k] ?? Infinity,
+          fail: design.rates_fail_critical[k] ?? Infinity
+        },
+        levels[k] ?? 0
+      ),
       pairs: n
     };
     if (last.verdict) return last;
@@ -56842,11 +57355,13 @@ function compareReliability(options, trials, design) {
   const increase = r?.increase ?? cand.rate - base.rate;
   let verdict = r?.verdict ?? "inconclusive";
   if (verdict === "pass" && (r?.upper ?? 0) < 0) verdict = "improved";
-  const status = r?.verdict ? "decided" : pairs2.length >= (design.looks.at(-1) ?? 0) ? "exhausted" : "open";
+  const last = design.looks.at(-1) ?? 0;
+  const futile = r !== void 0 && !r.verdict && pairs2.length < last && increase <= tolerance && !passReachable(pooled2(pairs2), pairs2.length, design, tolerance);
+  const status = r?.verdict ? "decided" : pairs2.length >= last ? "exhausted" : futile ? "futile" : "open";
   const pp = (x) => `${x >= 0 ? "+" : "\u2212"}${(Math.abs(x) * 100).toFixed(2)} points`;
   const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
   const interval = r ? `${pp(r.lower)} \u2026 ${pp(r.upper)}` : "unknown before the first look";
-  const reason = verdict === "regressed" ? `${change}: ${pp(increase)}, beyond ${pp(tolerance)}, and the interval (${interval}) shows more than half of it` : verdict === "pass" || verdict === "improved" ? `${change}: the interval of the increase (${interval}) is within ${pp(tolerance)}` : `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)} \u2014 more requests or pairs decide`;
+  const reason = verdict === "regressed" ? `${change}: ${pp(increase)}, beyond ${pp(tolerance)}, and the interval (${interval}) shows more than half of it` : verdict === "pass" || verdict === "improved" ? `${change}: the interval of the increase (${interval}) is within ${pp(tolerance)}` : futile ? `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)}, and ${last} pairs cannot narrow it enough even with no further failure \u2014 showing ${pp(tolerance)} needs \u2265 ${requestsToShow(tolerance, design.alpha).toLocaleString("en-US")} requests per arm without a failure: raise rate \xD7 duration, max-trials, or max-failure-increase` : `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)} \u2014 more requests or pairs decide`;
   return {
     baseline: base,
     candidate: cand,
@@ -56959,6 +57474,10 @@ function errorsLook(pairs2, limit, critical) {
   const verdict = upper <= limit ? "met" : rate - half(critical.fail) > limit ? "missed" : "unclear";
   return { rate, lower, upper, verdict };
 }
+function metReachable(failed2, requests, limit, alpha) {
+  const z2 = probit(1 - alpha);
+  return failed2 / requests + z2 * Math.sqrt(limit * (1 - limit) / requests) <= limit;
+}
 function errorsBudget(limit, trials, o, design) {
   const pairs2 = pairFailures(trials, o.exclude);
   if (pairs2.length === 0) return null;
@@ -56979,6 +57498,13 @@ function errorsBudget(limit, trials, o, design) {
   );
   const baseline = rateOf("baseline");
   const verdict = last?.verdict ?? "unclear";
+  const lastLook = design.looks.at(-1) ?? 0;
+  const futile = verdict === "unclear" && pairs2.length < lastLook && rateOf("candidate") <= limit && !metReachable(
+    sum2((p) => p.candidate.failed),
+    sum2((p) => p.candidate.counted) * (lastLook / pairs2.length),
+    limit,
+    design.alpha
+  );
   const check = {
     id: "errors",
     label: "failure rate",
@@ -56991,10 +57517,10 @@ function errorsBudget(limit, trials, o, design) {
     baseline,
     baseline_misses: baseline > limit,
     verdict,
-    status: verdict !== "unclear" ? "decided" : pairs2.length >= (design.looks.at(-1) ?? 0) ? "exhausted" : "open",
+    status: verdict !== "unclear" ? "decided" : pairs2.length >= lastLook ? "exhausted" : futile ? "futile" : "open",
     decided_at: last?.pairs ?? pairs2.length
   };
-  const more = verdict === "unclear" && check.candidate === 0 ? `; with no failure, showing ${shown("errors", limit)} takes about ${Math.ceil(probit(0.95) ** 2 / limit).toLocaleString("en-US")} requests` : "";
+  const more = verdict === "unclear" && (check.candidate === 0 || futile) ? `; with no failure, showing ${shown("errors", limit)} takes about ${Math.ceil(probit(0.95) ** 2 / limit).toLocaleString("en-US")} requests${futile ? `, more than ${lastLook} pairs send: raise rate \xD7 duration or max-trials` : ""}` : "";
   return {
     ...check,
     reason: `${reasonOf2(check, check.candidate_lower, check.candidate_upper)}${more}`
@@ -57147,7 +57673,7 @@ function tangoStatistic(b, c, n, delta, correction) {
   if (variance <= 0) return diff === 0 ? 0 : diff > 0 ? Infinity : -Infinity;
   return diff / Math.sqrt(variance);
 }
-function solve(b, c, n, target, correction) {
+function solve2(b, c, n, target, correction) {
   let lo = -1 + 1e-12;
   let hi = 1 - 1e-12;
   for (let i = 0; i < 100; i++) {
@@ -57161,8 +57687,8 @@ function pairedDifferenceBounds(b, c, n, z2, correction = CORRECTION) {
   if (n <= 0) return { estimate: 0, lower: -1, upper: 1 };
   return {
     estimate: (b - c) / n,
-    lower: b === 0 && c === n ? -1 : solve(b, c, n, z2.lower, correction),
-    upper: c === 0 && b === n ? 1 : solve(b, c, n, -z2.upper, correction)
+    lower: b === 0 && c === n ? -1 : solve2(b, c, n, z2.lower, correction),
+    upper: c === 0 && b === n ? 1 : solve2(b, c, n, -z2.upper, correction)
   };
 }
 function wilson(x, n, z2) {
@@ -59470,9 +59996,9 @@ var Machine = class Machine2 {
         if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && currentPos !== 0) break;
         if (this.matched) break;
         if (this.prog.numLb === 0 && runq.isEmpty() && !(this.re2.prefix.length === 0) && rune1 !== this.re2.prefixRune && input.canCheckPrefix()) {
-          const advance = input.index(this.re2, currentPos);
-          if (advance < 0) break;
-          currentPos += advance;
+          const advance2 = input.index(this.re2, currentPos);
+          if (advance2 < 0) break;
+          currentPos += advance2;
           r = input.step(currentPos);
           rune = r >> 3;
           width = r & 7;
@@ -60221,9 +60747,9 @@ var Backtracker = class Backtracker2 {
       let width = -1;
       for (; pos2 <= end && width !== 0; pos2 += width) {
         if (re2.prefix.length > 0) {
-          const advance = input.index(re2, pos2);
-          if (advance < 0) break;
-          pos2 += advance;
+          const advance2 = input.index(re2, pos2);
+          if (advance2 < 0) break;
+          pos2 += advance2;
         }
         if (b.ncap > 0) b.cap[0] = pos2;
         if (b.tryBacktrack(re2, input, re2.prog.start, pos2, anchor)) {
@@ -71473,74 +71999,6 @@ var SHARD_SETTINGS = [
   }
 ];
 
-// src/workload/arrivals.ts
-var ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"];
-function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
-  const out = [];
-  const push = (t) => {
-    if (t >= fromMs && t < toMs) out.push(t);
-  };
-  switch (spec.kind) {
-    case "trace":
-      throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
-    case "swept":
-      throw new Error("internal error: a swept arrival's rate is the sweep's to choose");
-    case "all-at-once":
-      for (let i = 0; i < spec.count; i++) out.push(fromMs);
-      return out;
-    case "constant": {
-      const gapMs = 1e3 / spec.ratePerS;
-      for (let i = 0; i * gapMs < toMs; i++) push(i * gapMs);
-      return out;
-    }
-    case "burst": {
-      const gapMs = spec.burstIntervalS * 1e3;
-      for (let i = 0; i * gapMs < toMs; i++) {
-        for (let j = 0; j < spec.burstSize; j++) push(i * gapMs);
-      }
-      return out;
-    }
-    case "poisson":
-    case "gamma": {
-      const spanMs = toMs - fromMs;
-      const n = Math.round(spec.ratePerS * spanMs / 1e3);
-      const shape = spec.kind === "gamma" ? spec.burstiness : 1;
-      const gaps = Array.from(
-        { length: n + 1 },
-        () => shape === 1 ? rng.exponential(1) : rng.gamma(shape, 1 / shape)
-      );
-      const total = gaps.reduce((a, b) => a + b, 0);
-      let sum2 = 0;
-      for (let i = 0; i < n; i++) {
-        sum2 += at(gaps, i);
-        out.push(fromMs + spanMs * sum2 / total);
-      }
-      return out;
-    }
-  }
-}
-function describeArrivals(spec) {
-  switch (spec.kind) {
-    case "poisson":
-      return `poisson ${spec.ratePerS} req/s`;
-    case "gamma":
-      return `gamma ${spec.ratePerS} req/s, burstiness ${spec.burstiness}`;
-    case "constant":
-      return `constant ${spec.ratePerS} req/s`;
-    case "burst":
-      return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
-    case "all-at-once":
-      return `${spec.count} requests at once`;
-    case "swept":
-      return `${spec.process}, rates chosen by the capacity sweep`;
-    case "trace": {
-      const from = spec.startS > 0 ? ` from ${spec.startS} s` : "";
-      const cap = spec.maxRequests === void 0 ? "" : `, at most ${spec.maxRequests} requests`;
-      return `trace ${spec.name}${from}, time \xD7 ${spec.timeScale}${cap} (\u2248 ${Number(spec.ratePerS.toPrecision(3))} req/s)`;
-    }
-  }
-}
-
 // node_modules/csv-parse/lib/api/CsvError.js
 var CsvError = class _CsvError extends Error {
   constructor(code, message, options, ...contexts) {
@@ -77592,10 +78050,10 @@ function parsePrefix(raw, withDataset) {
 var MAX_REQUESTS_PER_TRIAL = 2e6;
 function checkTrialSize(w) {
   const a = w.arrival;
-  const seconds = w.warmupS + w.durationS;
+  const seconds2 = w.warmupS + w.durationS;
   if (a.kind === "swept") return;
-  const expected = a.kind === "all-at-once" ? a.count * (w.warmupS > 0 ? 2 : 1) : a.kind === "burst" ? a.burstSize * seconds / a.burstIntervalS : a.ratePerS * seconds;
-  const inWindow = expected * w.durationS / seconds;
+  const expected = a.kind === "all-at-once" ? a.count * (w.warmupS > 0 ? 2 : 1) : a.kind === "burst" ? a.burstSize * seconds2 / a.burstIntervalS : a.ratePerS * seconds2;
+  const inWindow = expected * w.durationS / seconds2;
   const rateDriven = a.kind === "poisson" || a.kind === "gamma" || a.kind === "constant";
   if (rateDriven && inWindow < 1) {
     throw new InputError(
@@ -78598,11 +79056,11 @@ function planSweep(arms, base, settings) {
   const openLoop = settings.points + refinements;
   const perTrialS = base.workload.warmupS + base.workload.durationS + 2;
   const trials = arms * (2 + openLoop);
-  const seconds = arms * openLoop * perTrialS;
+  const seconds2 = arms * openLoop * perTrialS;
   return {
     trials,
-    seconds,
-    words: `${trials} trials planned (${arms} \xD7 (synchronous + offline + ${settings.points} rates + \u2248${refinements} refinements)), \u2248${Math.ceil(seconds / 60)} min plus the two burst phases`
+    seconds: seconds2,
+    words: `${trials} trials planned (${arms} \xD7 (synchronous + offline + ${settings.points} rates + \u2248${refinements} refinements)), \u2248${Math.ceil(seconds2 / 60)} min plus the two burst phases`
   };
 }
 
@@ -78700,7 +79158,8 @@ function costOf(found) {
     under_load_s: round5(underLoad),
     suites_s: found.suites,
     server_starts_s: round5(found.servers.reduce((s, x) => s + (x.time_to_ready_s ?? 0), 0)),
-    total_s: round5(found.totalS)
+    total_s: round5(found.totalS),
+    plan: found.plan
   };
 }
 
@@ -78725,12 +79184,12 @@ function shownAgain(first, kind, again) {
 function suspectIds(items) {
   return pairs(items).filter((p) => ["regression", "change"].includes(classify2(p.baseline, p.candidate))).map((p) => p.id);
 }
-function compareContract(items, reruns, runtimes, seconds) {
+function compareContract(items, reruns, runtimes, seconds2) {
   const again = new Map(pairs(reruns).map((p) => [p.id, p]));
   const report = {
     verdict: "pass",
     runtimes,
-    seconds,
+    seconds: seconds2,
     items,
     reruns,
     regressions: [],
@@ -78786,14 +79245,14 @@ async function runContractSuite(arms, options, deps, log, trials = []) {
   });
   const items = noItems();
   const runtimes = { baseline: null, candidate: null };
-  const seconds = { baseline: 0, candidate: 0 };
+  const seconds2 = { baseline: 0, candidate: 0 };
   for (const arm of ARMS) {
     await deps.servers?.beforeTrial(arm);
     log(`contract: probing the ${arm}`);
     const found = await run(arms[arm].target, runOptions(arm));
     items[arm] = [...found.items, ...trialItems(options, trials, arm)];
     runtimes[arm] = found.runtime;
-    seconds[arm] = found.seconds;
+    seconds2[arm] = found.seconds;
     await deps.servers?.afterTrial(arm, "the contract suite");
   }
   if (deps.signal?.aborted) return null;
@@ -78808,13 +79267,13 @@ async function runContractSuite(arms, options, deps, log, trials = []) {
       log(`contract: re-running ${plural(probes.size, "probe")} that differ, on the ${arm}`);
       const again = await run(arms[arm].target, runOptions(arm), probes);
       reruns[arm] = again.items;
-      seconds[arm] += again.seconds;
+      seconds2[arm] += again.seconds;
       await deps.servers?.afterTrial(arm, "the contract re-runs");
     }
   }
   if (deps.signal?.aborted) return null;
   for (const arm of ARMS) reruns[arm].push(...items[arm].filter(fromTrials));
-  return compareContract(items, reruns, runtimes, seconds);
+  return compareContract(items, reruns, runtimes, seconds2);
 }
 function trialItems(options, trials, arm) {
   return retryAfterItems(failureSamples(trials, arm)).filter(
@@ -79480,7 +79939,7 @@ var noSuiteFields = () => ({
   contract_skipped: null,
   accuracy_skipped: null
 });
-async function runSuites(options, deps, at2, found, seconds = {}) {
+async function runSuites(options, deps, at2, found, seconds2 = {}) {
   const nowMs = deps.nowMs ?? (() => performance.now());
   for (const suite of SIDE_SUITES) {
     if (!suite.asked(options) || deps.signal?.aborted) continue;
@@ -79488,7 +79947,7 @@ async function runSuites(options, deps, at2, found, seconds = {}) {
     try {
       await suite.runInto(options, deps, at2, found);
     } finally {
-      seconds[suite.id] = Math.round(nowMs() - started) / 1e3;
+      seconds2[suite.id] = Math.round(nowMs() - started) / 1e3;
     }
   }
 }
@@ -79575,215 +80034,6 @@ function latenessMatters(options, pair) {
 
 // src/trial/trial.ts
 import { availableParallelism as availableParallelism2 } from "node:os";
-
-// src/workload/streams.ts
-var ARRIVAL_STREAM = 685845;
-var LENGTH_STREAM = 489;
-var PROMPT_STREAM = 2496;
-var SHUFFLE_STREAM = 1521;
-var PREFIX_STREAM = 2545;
-var PREFIX_PICK_STREAM = 2546;
-var BLOCK_STREAM = 45324;
-
-// src/workload/plan.ts
-function groupCdf(p) {
-  const weights = Array.from({ length: p.groups }, (_, k) => 1 / (k + 1) ** p.zipfS);
-  const total = weights.reduce((a, b) => a + b, 0);
-  let acc = 0;
-  return Float64Array.from(weights, (w) => {
-    acc += w / total;
-    return acc;
-  });
-}
-function pickGroup(cdf, u) {
-  const i = cdf.findIndex((c) => u < c);
-  return i < 0 ? cdf.length - 1 : i;
-}
-function firstSends(spec) {
-  const warmupMs = spec.warmupS * 1e3;
-  const endMs = warmupMs + spec.durationS * 1e3;
-  const rng = new Rng(mixSeeds(spec.seed, ARRIVAL_STREAM));
-  const kind = spec.arrival.kind;
-  const split = (all, rows2 = []) => ({
-    warmup: all.filter((t) => t < warmupMs),
-    measured: all.filter((t) => t >= warmupMs),
-    rows: rows2
-  });
-  if (kind === "trace") {
-    const rows2 = replayedRows(spec, endMs);
-    return split(
-      rows2.map((r) => traceOffsetMs(spec, r)),
-      rows2
-    );
-  }
-  if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
-    return {
-      warmup: warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, rng) : [],
-      measured: arrivalOffsetsMs(spec.arrival, warmupMs, endMs, rng),
-      rows: []
-    };
-  }
-  return split(arrivalOffsetsMs(spec.arrival, 0, endMs, rng));
-}
-function layoutSessions(spec, s, entryOf) {
-  const turns = spec.sessions?.turns ?? 1;
-  const turnsOf = Int32Array.from(
-    { length: s },
-    (_, k) => Math.min(turns, 1 + (entryOf(k)?.later.length ?? turns))
-  );
-  const laterStart = new Int32Array(s + 1);
-  laterStart[0] = s;
-  for (let k = 0; k < s; k++) laterStart[k + 1] = at(laterStart, k) + at(turnsOf, k) - 1;
-  const n = at(laterStart, s);
-  const sessionOf = Int32Array.from({ length: n }, (_, i) => i < s ? i : 0);
-  const turnOf = new Int32Array(n);
-  for (let k = 0; k < s; k++) {
-    for (let t = 1; t < at(turnsOf, k); t++) {
-      const i = at(laterStart, k) + t - 1;
-      sessionOf[i] = k;
-      turnOf[i] = t;
-    }
-  }
-  return { turnsOf, laterStart, sessionOf, turnOf };
-}
-function shapeRequests(spec, layout, rows2, order) {
-  const n = layout.sessionOf.length;
-  const s = layout.turnsOf.length;
-  const entries = spec.dataset?.entries;
-  const shape = {
-    maxTokens: new Int32Array(n),
-    inputTokens: new Int32Array(n),
-    datasetIndex: new Int32Array(n).fill(-1),
-    prefixGroup: new Int32Array(n).fill(-1),
-    traceRow: Int32Array.from({ length: n }, (_, i) => rows2[i] ?? -1)
-  };
-  const cdf = spec.prefix && !spec.dataset ? groupCdf(spec.prefix) : void 0;
-  for (let i = 0; i < n; i++) {
-    const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
-    let requested;
-    const row2 = spec.trace?.rows[at(shape.traceRow, i)];
-    if (row2) {
-      shape.inputTokens[i] = Math.max(1, row2.inputTokens);
-      requested = Math.max(1, row2.outputTokens);
-    } else if (entries && order) {
-      const e = at(order, at(layout.sessionOf, i) % order.length);
-      const turn = at(layout.turnOf, i);
-      shape.datasetIndex[i] = e;
-      const entry2 = at(entries, e);
-      requested = turn === 0 ? entry2.maxTokens : entry2.later[turn - 1]?.maxTokens;
-    } else {
-      const later = spec.sessions && i >= s ? spec.sessions : void 0;
-      shape.inputTokens[i] = sampleLength(later ? later.laterInputLen : spec.inputLen, rng);
-      if (cdf && !later)
-        shape.prefixGroup[i] = pickGroup(
-          cdf,
-          new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
-        );
-    }
-    if (spec.outputLen && !row2) requested = sampleLength(spec.outputLen, rng);
-    if (spec.maxTokens !== void 0)
-      requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
-    shape.maxTokens[i] = requested ?? 0;
-  }
-  return shape;
-}
-function buildWorkload(spec) {
-  const { warmup, measured: measured2, rows: rows2 } = firstSends(spec);
-  const firsts = [...warmup, ...measured2];
-  const s = firsts.length;
-  const entries = spec.dataset?.entries;
-  const order = entries ? shuffledIndices(entries.length, spec.seed) : void 0;
-  const entryOf = (k) => entries && order ? entries[at(order, k % order.length)] : void 0;
-  const layout = layoutSessions(spec, s, entryOf);
-  const n = layout.sessionOf.length;
-  const workload = {
-    spec,
-    offsetsMs: Float64Array.from({ length: n }, (_, i) => i < s ? at(firsts, i) : Number.NaN),
-    scheduledCount: s,
-    // The warm-up sessions' first turns and their later ones.
-    warmupCount: warmup.length + at(layout.laterStart, warmup.length) - s,
-    warmupSessions: warmup.length,
-    ...layout,
-    ...shapeRequests(spec, layout, rows2, order),
-    windowStartMs: spec.warmupS * 1e3,
-    windowMs: spec.durationS * 1e3,
-    fingerprint: ""
-  };
-  workload.fingerprint = fingerprint(workload);
-  return workload;
-}
-function replayedRows(spec, endMs) {
-  const a = spec.arrival;
-  const rows2 = spec.trace?.rows ?? [];
-  if (a.kind !== "trace") return [];
-  const out = [];
-  for (let r = 0; r < rows2.length && out.length < (a.maxRequests ?? Number.POSITIVE_INFINITY); r++) {
-    const row2 = rows2[r];
-    if (row2.offsetMs < a.startS * 1e3) continue;
-    if (traceOffsetMs(spec, r) >= endMs) break;
-    out.push(r);
-  }
-  return out;
-}
-function traceOffsetMs(spec, r) {
-  const a = spec.arrival;
-  const row2 = spec.trace?.rows[r];
-  if (a.kind !== "trace" || !row2) return Number.NaN;
-  return (row2.offsetMs - a.startS * 1e3) * a.timeScale;
-}
-function shuffledIndices(count4, seed) {
-  const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
-  const order = Int32Array.from({ length: count4 }, (_, i) => i);
-  for (let i = count4 - 1; i > 0; i--) {
-    const j = rng.int(0, i);
-    [order[i], order[j]] = [at(order, j), at(order, i)];
-  }
-  return order;
-}
-function fixedOutputTokens(workload, i) {
-  const m = at(workload.maxTokens, i);
-  return workload.spec.ignoreEos && m > 0 ? m : void 0;
-}
-function sessionTurn(workload, i) {
-  return { session: at(workload.sessionOf, i), turn: at(workload.turnOf, i) };
-}
-function turnIndex(workload, session, turn) {
-  return turn === 0 ? session : at(workload.laterStart, session) + turn - 1;
-}
-function turnsIn(workload, session) {
-  return at(workload.turnsOf, session);
-}
-function isWarmup(workload, i) {
-  return at(workload.sessionOf, i) < workload.warmupSessions;
-}
-function fingerprint(w) {
-  let h = hashString(
-    JSON.stringify({
-      ...w.spec,
-      // Which texts (a pair's round, an arm's salt) is not the workload: its lengths and times are.
-      promptRound: void 0,
-      textSalt: void 0,
-      dataset: w.spec.dataset?.name,
-      trace: w.spec.trace?.name,
-      tokenizer: w.spec.tokenizer?.name
-    })
-  );
-  h = mixSeeds(h, w.offsetsMs.length, w.warmupCount);
-  for (let i = 0; i < w.offsetsMs.length; i++) {
-    h = mixSeeds(
-      h,
-      // A later turn has no offset (NaN): it is due when the turn before it ends.
-      Number.isNaN(w.offsetsMs[i]) ? -1 : Math.round(at(w.offsetsMs, i) * 1e3),
-      at(w.maxTokens, i),
-      at(w.inputTokens, i),
-      at(w.datasetIndex, i)
-    );
-    if (w.spec.prefix) h = mixSeeds(h, at(w.prefixGroup, i));
-  }
-  if (w.spec.dataset) h = mixSeeds(h, hashString(JSON.stringify(w.spec.dataset.entries)));
-  if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));
-  return h.toString(16).padStart(8, "0");
-}
 
 // src/load/run.ts
 var import_undici11 = __toESM(require_undici(), 1);
@@ -81726,28 +81976,45 @@ function stoppedBy(error) {
     };
   throw error;
 }
+function openFamilies(decision) {
+  const of = (status) => [
+    ...decision.comparisons.filter((c) => c.status === status).map((c) => c.label),
+    ...decision.reliability?.status === status ? ["failure rate"] : [],
+    ...decision.budgets.filter((b) => b.status === status).map((b) => `budget ${b.label}`)
+  ];
+  return { open: of("open"), futile: of("futile") };
+}
 async function runPairs(runner, options, armOptions, stop, log) {
   const { overBudget } = stop;
   const shares = sharesOf(options.decision);
   const design = designOf(options, options.decision.confidence, shares.latencies, shares.rates);
+  const tolerance = options.decision.reliability.maxFailureIncrease;
+  let plan = planCheck(design, perTrialOf(armOptions.baseline.workload), tolerance);
+  for (const line of planLines(plan)) log(line);
+  for (const u of plan.undecidable) log(`warning: ${u}`);
+  const notes2 = [...plan.undecidable];
   let pairs2 = 0;
   while (pairs2 < options.trials && !overBudget()) await runner.runPair(pairs2++, armOptions);
   let decision = decide(options.decision, runner.trials, design);
+  plan = withNoise(plan, decision.comparisons, design);
+  for (const line of planLines(plan).slice(2)) log(line);
   while (!stop.failed && decision.guards.length === 0 && undecided(decision) && !overBudget()) {
     const next = design.looks.find((n) => n > pairs2);
     if (next === void 0) break;
-    const open = decision.comparisons.filter((c) => c.status === "open").map((c) => c.label);
-    if (decision.reliability?.status === "open") open.push("failure rate");
-    for (const b of decision.budgets) if (b.status === "open") open.push(`budget ${b.label}`);
     log(
-      `open after ${pairs2} pairs (${open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`
+      `open after ${pairs2} pairs (${openFamilies(decision).open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`
     );
     while (pairs2 < next && !overBudget()) await runner.runPair(pairs2++, armOptions);
     decision = decide(options.decision, runner.trials, design);
   }
-  if (overBudget() && (pairs2 < options.trials || undecided(decision)))
-    return `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs2, "pair")}`;
-  return null;
+  const { open, futile } = openFamilies(decision);
+  if (open.length === 0 && futile.length > 0 && pairs2 < options.maxTrials) {
+    const note = `stopped at ${plural(pairs2, "pair")} of ${options.maxTrials}: ${futile.join(", ")} cannot be decided within max-trials (see ${futile.length > 1 ? "their reasons" : "its reason"}), and nothing else was open`;
+    log(note);
+    notes2.push(note);
+  }
+  const budget = overBudget() && (pairs2 < options.trials || undecided(decision)) ? `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs2, "pair")}` : null;
+  return { budget, plan, notes: notes2 };
 }
 async function runGate(options, deps = {}) {
   const log = deps.log ?? (() => {
@@ -81765,6 +82032,7 @@ async function runGate(options, deps = {}) {
     candidate: options.candidate
   };
   let stopped;
+  let plan = null;
   const suites = noSuites();
   const suiteSeconds = {};
   const suitesNow = () => runSuites(
@@ -81787,10 +82055,12 @@ async function runGate(options, deps = {}) {
           `${regressed.join(", ")} regressed before the pairs: ${plural(options.trials, "pair")} for the latencies, none added (fail-fast)`
         );
       const failed2 = (capacity?.regressed ?? false) || regressed.length > 0;
-      const budget = await runPairs(runner, options, armOptions, { overBudget, failed: failed2 }, log);
-      if (budget && capacity) {
-        capacity.stop = budget;
-        log(`${budget}: stopping with what was measured`);
+      const ran = await runPairs(runner, options, armOptions, { overBudget, failed: failed2 }, log);
+      plan = ran.plan;
+      warnings.push(...ran.notes);
+      if (ran.budget && capacity) {
+        capacity.stop = ran.budget;
+        log(`${ran.budget}: stopping with what was measured`);
       }
     }
     if (options.failFast) addTrialEvidence(options, runner.trials, suites);
@@ -81807,7 +82077,8 @@ async function runGate(options, deps = {}) {
     capacity: capacityRun2,
     suites: suiteSeconds,
     servers: deps.servers?.starts ?? [],
-    totalS: (nowMs() - startMs) / 1e3
+    totalS: (nowMs() - startMs) / 1e3,
+    plan
   });
   return assembleRun(options, deps, runner, {
     capacity: capacityRun2,
@@ -82562,7 +82833,11 @@ var results_schema_default = {
               }
             },
             server_starts_s: { type: "number", minimum: 0, maximum: 1e9 },
-            total_s: { type: "number", minimum: 0, maximum: 1e9 }
+            total_s: { type: "number", minimum: 0, maximum: 1e9 },
+            plan: {
+              description: "What the plan check predicted before the first trial; null or absent when no pairs ran.",
+              oneOf: [{ type: "null" }, { $ref: "#/$defs/plan" }]
+            }
           }
         }
       ]
@@ -82571,6 +82846,63 @@ var results_schema_default = {
     cancelled_by: { type: ["string", "null"] }
   },
   $defs: {
+    plan: {
+      type: "object",
+      additionalProperties: false,
+      required: [
+        "pairs",
+        "requests_per_arm",
+        "under_load_s",
+        "failure_rate",
+        "metrics",
+        "undecidable"
+      ],
+      properties: {
+        pairs: { $ref: "#/$defs/planRange" },
+        requests_per_arm: { $ref: "#/$defs/planRange" },
+        under_load_s: { $ref: "#/$defs/planRange" },
+        failure_rate: {
+          type: "object",
+          additionalProperties: false,
+          required: ["tolerance", "bound_first", "bound_most", "requests_needed", "decidable"],
+          properties: {
+            tolerance: { type: "number", minimum: 0, maximum: 1 },
+            bound_first: { type: "number", minimum: 0, maximum: 1 },
+            bound_most: { type: "number", minimum: 0, maximum: 1 },
+            requests_needed: { type: "integer", minimum: 0 },
+            decidable: { type: "boolean" }
+          }
+        },
+        metrics: {
+          type: "array",
+          maxItems: 100,
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["label", "smallest_fail", "pass_reachable"],
+            properties: {
+              label: { type: "string", maxLength: 200 },
+              smallest_fail: { type: ["number", "null"] },
+              pass_reachable: { type: "boolean" }
+            }
+          }
+        },
+        undecidable: {
+          type: "array",
+          maxItems: 100,
+          items: { type: "string", maxLength: 2e3 }
+        }
+      }
+    },
+    planRange: {
+      type: "object",
+      additionalProperties: false,
+      required: ["first", "most"],
+      properties: {
+        first: { type: "number", minimum: 0 },
+        most: { type: "number", minimum: 0 }
+      }
+    },
     accuracyAnswer: {
       type: "object",
       additionalProperties: false,
@@ -84293,6 +84625,9 @@ var DEMO_SETTINGS = {
   // Two balanced blocks (AB BA AB BA) before the first look; one more look at most, to stay short.
   trials: "4",
   "max-trials": "6",
+  // 180–270 requests per arm show a failure rate within 2 points (149 without a failure do),
+  // never within the default half point (598): the plan check would say so.
+  "max-failure-increase": "2%",
   timeout: "10s",
   // The quality suite (on by default in real gates) would double the demo's time.
   "quality-suite": "none",
@@ -86861,11 +87196,11 @@ var Histogram = class {
     this.bounds = bounds2;
     this.counts = new Array(bounds2.length + 1).fill(0);
   }
-  observe(seconds) {
-    let i = this.bounds.findIndex((b) => seconds <= b);
+  observe(seconds2) {
+    let i = this.bounds.findIndex((b) => seconds2 <= b);
     if (i < 0) i = this.bounds.length;
     this.counts[i] = at(this.counts, i) + 1;
-    this.sumS += seconds;
+    this.sumS += seconds2;
     this.count++;
   }
 };

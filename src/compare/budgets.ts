@@ -200,6 +200,16 @@ function errorsLook(
   return { rate, lower, upper, verdict };
 }
 
+/**
+ * Whether the failure-rate budget could still be met by max-trials in the
+ * best case: no further failure, `requests` by then, the bound at the whole α
+ * (the smallest critical value a look can have). Optimistic on purpose.
+ */
+function metReachable(failed: number, requests: number, limit: number, alpha: number): boolean {
+  const z = probit(1 - alpha);
+  return failed / requests + z * Math.sqrt((limit * (1 - limit)) / requests) <= limit;
+}
+
 /** The failure-rate budget, look by look; the first that decides stands. */
 function errorsBudget(
   limit: number,
@@ -228,6 +238,17 @@ function errorsBudget(
     );
   const baseline = rateOf("baseline");
   const verdict = last?.verdict ?? "unclear";
+  const lastLook = design.looks.at(-1) ?? 0;
+  const futile =
+    verdict === "unclear" &&
+    pairs.length < lastLook &&
+    rateOf("candidate") <= limit &&
+    !metReachable(
+      sum((p) => p.candidate.failed),
+      sum((p) => p.candidate.counted) * (lastLook / pairs.length),
+      limit,
+      design.alpha,
+    );
   const check = {
     id: "errors" as const,
     label: "failure rate",
@@ -242,14 +263,16 @@ function errorsBudget(
     verdict,
     status: (verdict !== "unclear"
       ? "decided"
-      : pairs.length >= (design.looks.at(-1) ?? 0)
+      : pairs.length >= lastLook
         ? "exhausted"
-        : "open") satisfies MetricStatus as MetricStatus,
+        : futile
+          ? "futile"
+          : "open") satisfies MetricStatus as MetricStatus,
     decided_at: last?.pairs ?? pairs.length,
   };
   const more =
-    verdict === "unclear" && check.candidate === 0
-      ? `; with no failure, showing ${shown("errors", limit)} takes about ${Math.ceil(probit(0.95) ** 2 / limit).toLocaleString("en-US")} requests`
+    verdict === "unclear" && (check.candidate === 0 || futile)
+      ? `; with no failure, showing ${shown("errors", limit)} takes about ${Math.ceil(probit(0.95) ** 2 / limit).toLocaleString("en-US")} requests${futile ? `, more than ${lastLook} pairs send: raise rate × duration or max-trials` : ""}`
       : "";
   return {
     ...check,

@@ -5,20 +5,24 @@
 //
 // Failures cluster — a crash, a burst of 503s — so requests are not
 // independent across trials: the increase is the mean over pairs of each
-// pair's rate difference, and its bound the wider of (a) a t bound on the
+// pair's rate difference, and each bound the wider of (a) a t bound on the
 // spread of those differences between pairs (what clustering does) and (b) a
-// bound on the binomial variance of the pooled counts under the margin tested (Farrington–
-// Manning's restricted estimate: what a few, or no, failures can show; a
-// normal bound, as that variance is not estimated from the pairs). The
-// candidate has regressed when the lower bound is beyond half the tolerance
-// and the estimate beyond the tolerance; it passes when the upper bound is
-// within the tolerance; otherwise more pairs (or requests) decide.
+// bound from the counts (what a few, or no, failures can show): for the pass
+// bound exact, at a level the counts' own sequential law calibrates
+// (compare/counts.ts); for the fail bound a normal one on the binomial
+// variance under the margin tested (Farrington–Manning's restricted
+// estimate). The candidate has regressed when the lower bound is beyond half
+// the tolerance and the estimate beyond the tolerance; it passes when the
+// upper bound is within the tolerance; otherwise more pairs (or requests)
+// decide.
 
 import { probit } from "simple-statistics";
 import { percent } from "../common/format.ts";
 import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
 import type { FailureExample } from "../metrics/recorder.ts";
+import { designLevels, dispersion, increaseUpper } from "./counts.ts";
 import type { MetricStatus } from "./metric.ts";
+import { passReachable, requestsToShow } from "./reach.ts";
 import type { SequentialDesign } from "./sequential.ts";
 import { tCdf } from "./tdist.ts";
 import type { TrialEntry } from "./trials.ts";
@@ -172,21 +176,63 @@ function halfWidth(
   );
 }
 
-/** One look: the pass bound at the pass boundary's critical t, the fail bound at the fail boundary's. */
+/** Both arms' failures over the pairs. */
+function pooled(pairs: readonly PairFailures[]): PairFailures {
+  const sum = (f: (p: PairFailures) => number) => pairs.reduce((s, p) => s + f(p), 0);
+  return {
+    baseline: { failed: sum((p) => p.baseline.failed), counted: sum((p) => p.baseline.counted) },
+    candidate: { failed: sum((p) => p.candidate.failed), counted: sum((p) => p.candidate.counted) },
+  };
+}
+
+/**
+ * One look: the pass bound the wider of the t bound at the pass boundary's
+ * critical t and the counts' exact bound at the look's level; the fail bound
+ * at the fail boundary's critical t.
+ */
 function judgeLook(
   pairs: readonly PairFailures[],
   tolerance: number,
   critical: { pass: number; fail: number },
+  passLevel: number,
 ): Look {
   const diffs = rateDifferences(pairs);
   const increase = diffs.reduce((s, x) => s + x, 0) / diffs.length;
   const floor = tolerance / 2;
-  const upper = increase + halfWidth(pairs, diffs, tolerance, critical.pass);
+  const all = pooled(pairs);
+  // Clustered failures count for fewer independent requests.
+  const phi = dispersion([pairs.map((p) => p.baseline), pairs.map((p) => p.candidate)]);
+  // Whole failures, rounded against a pass: the candidate's up, the baseline's down.
+  const deflated = (a: PairFailures["baseline"], round: (x: number) => number) => ({
+    failed: round(a.failed / phi),
+    counted: a.counted / phi,
+  });
+  const spreadPass =
+    pairs.length < 2 ? Number.POSITIVE_INFINITY : critical.pass * Math.sqrt(spreadVariance(diffs));
+  const upper = Math.max(
+    increase + spreadPass,
+    increaseUpper(
+      deflated(all.baseline, Math.floor),
+      deflated(all.candidate, Math.ceil),
+      passLevel,
+    ),
+  );
   const lower = increase - halfWidth(pairs, diffs, floor, critical.fail);
   if (upper < tolerance) return { verdict: "pass", increase, lower, upper };
   if (increase > tolerance && lower > floor)
     return { verdict: "regressed", increase, lower, upper };
   return { verdict: null, increase, lower, upper };
+}
+
+/** Each look's level for the counts' pass bound, from the candidate's requests at the looks reached. */
+function lookLevels(
+  pairs: readonly PairFailures[],
+  tolerance: number,
+  design: SequentialDesign,
+): number[] {
+  const reached = design.looks.filter((n) => n <= pairs.length);
+  const requests = reached.map((n) => pooled(pairs.slice(0, n)).candidate.counted);
+  return designLevels(requests, tolerance, design);
 }
 
 /** The failures of each complete pair, in pair order (pairs without a counted request left out). */
@@ -232,14 +278,20 @@ function worstClass(
 
 /** The looks the pairs reach, replayed; the first that decides stands. */
 function replay(pairs: PairFailures[], tolerance: number, design: SequentialDesign) {
+  const levels = lookLevels(pairs, tolerance, design);
   let last: (Look & { pairs: number }) | undefined;
   for (const [k, n] of design.looks.entries()) {
     if (n > pairs.length) break;
     last = {
-      ...judgeLook(pairs.slice(0, n), tolerance, {
-        pass: design.critical[k] ?? Infinity,
-        fail: design.rates_fail_critical[k] ?? Infinity,
-      }),
+      ...judgeLook(
+        pairs.slice(0, n),
+        tolerance,
+        {
+          pass: design.critical[k] ?? Infinity,
+          fail: design.rates_fail_critical[k] ?? Infinity,
+        },
+        levels[k] ?? 0,
+      ),
       pairs: n,
     };
     if (last.verdict) return last;
@@ -261,11 +313,21 @@ export function compareReliability(
   const increase = r?.increase ?? cand.rate - base.rate;
   let verdict: ReliabilityVerdict = r?.verdict ?? "inconclusive";
   if (verdict === "pass" && (r?.upper ?? 0) < 0) verdict = "improved";
+  const last = design.looks.at(-1) ?? 0;
+  // Given up when even no further failure could not pass by max-trials, and nothing points to a fail.
+  const futile =
+    r !== undefined &&
+    !r.verdict &&
+    pairs.length < last &&
+    increase <= tolerance &&
+    !passReachable(pooled(pairs), pairs.length, design, tolerance);
   const status: MetricStatus = r?.verdict
     ? "decided"
-    : pairs.length >= (design.looks.at(-1) ?? 0)
+    : pairs.length >= last
       ? "exhausted"
-      : "open";
+      : futile
+        ? "futile"
+        : "open";
   const pp = (x: number) => `${x >= 0 ? "+" : "−"}${(Math.abs(x) * 100).toFixed(2)} points`;
   const change = `${percent(cand.rate)} of the candidate's requests failed, ${percent(base.rate)} of the baseline's`;
   const interval = r ? `${pp(r.lower)} … ${pp(r.upper)}` : "unknown before the first look";
@@ -274,7 +336,9 @@ export function compareReliability(
       ? `${change}: ${pp(increase)}, beyond ${pp(tolerance)}, and the interval (${interval}) shows more than half of it`
       : verdict === "pass" || verdict === "improved"
         ? `${change}: the interval of the increase (${interval}) is within ${pp(tolerance)}`
-        : `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)} — more requests or pairs decide`;
+        : futile
+          ? `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)}, and ${last} pairs cannot narrow it enough even with no further failure — showing ${pp(tolerance)} needs ≥ ${requestsToShow(tolerance, design.alpha).toLocaleString("en-US")} requests per arm without a failure: raise rate × duration, max-trials, or max-failure-increase`
+          : `${change}: the interval of the increase (${interval}) straddles ${pp(tolerance)} — more requests or pairs decide`;
   return {
     baseline: base,
     candidate: cand,

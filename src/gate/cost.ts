@@ -5,6 +5,7 @@
 
 import type { CapacityRun } from "../capacity/run.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
+import type { PlanCheck } from "../compare/reach.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
 import type { RerunRecord } from "./gate-run.ts";
@@ -24,6 +25,8 @@ export interface RunCost {
   server_starts_s: number;
   /** The whole run, wall clock (s). */
   total_s: number;
+  /** What the plan check predicted before the first trial (null: no pairs ran). */
+  plan: PlanCheck | null;
 }
 
 /** A trial's load time: its warm-up and its window (the drain after it is not load). */
@@ -38,6 +41,7 @@ export function costOf(found: {
   suites: Partial<Record<SuiteId, number>>;
   servers: readonly StartRecord[];
   totalS: number;
+  plan: PlanCheck | null;
 }): RunCost {
   const pairs = new Set(found.trials.map((t) => t.pair));
   // A re-run repeats its pair's two trials with the same schedule as the kept ones.
@@ -62,5 +66,6 @@ export function costOf(found: {
     suites_s: found.suites,
     server_starts_s: round(found.servers.reduce((s, x) => s + (x.time_to_ready_s ?? 0), 0)),
     total_s: round(found.totalS),
+    plan: found.plan,
   };
 }

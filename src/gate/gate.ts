@@ -11,7 +11,8 @@ import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import type { Guard } from "../common/guard.ts";
 import { decideRun, designOf, sharesOf } from "../compare/decide-run.ts";
-import { decide, undecided } from "../compare/verdict.ts";
+import { type PlanCheck, perTrialOf, planCheck, planLines, withNoise } from "../compare/reach.ts";
+import { type Decision, decide, undecided } from "../compare/verdict.ts";
 import { ServerError } from "../servers/lifecycle.ts";
 import { PreflightError } from "../servers/preflight.ts";
 import type { TrialOptions } from "../trial/measure.ts";
@@ -69,11 +70,28 @@ function stoppedBy(error: unknown): Guard | undefined {
   throw error;
 }
 
+/** What the pairs left: why they stopped early (the budget), the plan check, and notes for the reader. */
+interface PairsRun {
+  budget: string | null;
+  plan: PlanCheck;
+  notes: string[];
+}
+
+/** The families still open, by label; and those given up (futile) while pairs were left. */
+function openFamilies(decision: Decision): { open: string[]; futile: string[] } {
+  const of = (status: string) => [
+    ...decision.comparisons.filter((c) => c.status === status).map((c) => c.label),
+    ...(decision.reliability?.status === status ? ["failure rate"] : []),
+    ...decision.budgets.filter((b) => b.status === status).map((b) => `budget ${b.label}`),
+  ];
+  return { open: of("open"), futile: of("futile") };
+}
+
 /**
  * The pairs: `trials` of them, then a block of LOOK_STEP more at each look
- * while a metric is still open, up to `maxTrials`, within the time budget —
- * none added once the gate fails anyway (`failed`: its capacity regressed).
- * Returns why it stopped early (the budget), else null.
+ * while a family is open and can still be decided, up to `maxTrials`, within
+ * the time budget — none added once the gate fails anyway (`failed`: its
+ * capacity or a side-suite regressed). The plan check is said first.
  */
 async function runPairs(
   runner: TrialRunner,
@@ -81,28 +99,40 @@ async function runPairs(
   armOptions: Record<Arm, TrialOptions>,
   stop: { overBudget: () => boolean; failed: boolean },
   log: (line: string) => void,
-): Promise<string | null> {
+): Promise<PairsRun> {
   const { overBudget } = stop;
   const shares = sharesOf(options.decision);
   const design = designOf(options, options.decision.confidence, shares.latencies, shares.rates);
+  const tolerance = options.decision.reliability.maxFailureIncrease;
+  let plan = planCheck(design, perTrialOf(armOptions.baseline.workload), tolerance);
+  for (const line of planLines(plan)) log(line);
+  for (const u of plan.undecidable) log(`warning: ${u}`);
+  const notes = [...plan.undecidable];
   let pairs = 0;
   while (pairs < options.trials && !overBudget()) await runner.runPair(pairs++, armOptions);
   let decision = decide(options.decision, runner.trials, design);
+  plan = withNoise(plan, decision.comparisons, design);
+  for (const line of planLines(plan).slice(2)) log(line);
   while (!stop.failed && decision.guards.length === 0 && undecided(decision) && !overBudget()) {
     const next = design.looks.find((n) => n > pairs);
     if (next === undefined) break;
-    const open = decision.comparisons.filter((c) => c.status === "open").map((c) => c.label);
-    if (decision.reliability?.status === "open") open.push("failure rate");
-    for (const b of decision.budgets) if (b.status === "open") open.push(`budget ${b.label}`);
     log(
-      `open after ${pairs} pairs (${open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`,
+      `open after ${pairs} pairs (${openFamilies(decision).open.join(", ")}): adding pairs up to ${next} (look ${design.looks.indexOf(next) + 1} of ${design.looks.length})`,
     );
     while (pairs < next && !overBudget()) await runner.runPair(pairs++, armOptions);
     decision = decide(options.decision, runner.trials, design);
   }
-  if (overBudget() && (pairs < options.trials || undecided(decision)))
-    return `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs, "pair")}`;
-  return null;
+  const { open, futile } = openFamilies(decision);
+  if (open.length === 0 && futile.length > 0 && pairs < options.maxTrials) {
+    const note = `stopped at ${plural(pairs, "pair")} of ${options.maxTrials}: ${futile.join(", ")} cannot be decided within max-trials (see ${futile.length > 1 ? "their reasons" : "its reason"}), and nothing else was open`;
+    log(note);
+    notes.push(note);
+  }
+  const budget =
+    overBudget() && (pairs < options.trials || undecided(decision))
+      ? `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs, "pair")}`
+      : null;
+  return { budget, plan, notes };
 }
 
 export async function runGate(options: GateOptions, deps: GateDeps = {}): Promise<GateRun> {
@@ -120,6 +150,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     candidate: options.candidate,
   };
   let stopped: Guard | undefined;
+  let plan: PlanCheck | null = null;
   const suites = noSuites();
   const suiteSeconds: Partial<Record<SuiteId, number>> = {};
   // Their verdicts do not depend on the latency trials: they run before or after them.
@@ -147,10 +178,12 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
           `${regressed.join(", ")} regressed before the pairs: ${plural(options.trials, "pair")} for the latencies, none added (fail-fast)`,
         );
       const failed = (capacity?.regressed ?? false) || regressed.length > 0;
-      const budget = await runPairs(runner, options, armOptions, { overBudget, failed }, log);
-      if (budget && capacity) {
-        capacity.stop = budget;
-        log(`${budget}: stopping with what was measured`);
+      const ran = await runPairs(runner, options, armOptions, { overBudget, failed }, log);
+      plan = ran.plan;
+      warnings.push(...ran.notes);
+      if (ran.budget && capacity) {
+        capacity.stop = ran.budget;
+        log(`${ran.budget}: stopping with what was measured`);
       }
     }
     if (options.failFast) addTrialEvidence(options, runner.trials, suites);
@@ -169,6 +202,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     suites: suiteSeconds,
     servers: deps.servers?.starts ?? [],
     totalS: (nowMs() - startMs) / 1000,
+    plan,
   });
   return assembleRun(options, deps, runner, {
     capacity: capacityRun,

@@ -31,5 +31,10 @@ export function costLine(r: GateResults): string {
       : []),
     ...(c.server_starts_s > 0 ? [`the servers' starts ${duration(c.server_starts_s)}`] : []),
   ];
-  return `**Cost** — ${parts.join(", ")}; ${duration(c.total_s)} in all.`;
+  const range = (r: { first: number; most: number }, say: (x: number) => string) =>
+    r.first === r.most ? say(r.first) : `${say(r.first)} to ${say(r.most)}`;
+  const plan = c.plan
+    ? ` The plan check predicted ${range(c.plan.pairs, String)} pairs, ${range(c.plan.under_load_s, duration)} of load.`
+    : "";
+  return `**Cost** — ${parts.join(", ")}; ${duration(c.total_s)} in all.${plan}`;
 }

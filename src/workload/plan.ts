@@ -359,3 +359,8 @@ function fingerprint(w: Workload): string {
   if (w.spec.trace) h = mixSeeds(h, hashString(JSON.stringify(w.spec.trace.rows)));
   return h.toString(16).padStart(8, "0");
 }
+
+/** The requests a trial schedules in its window (first turns: a session's later turns add to it). */
+export function windowRequests(spec: WorkloadSpec): number {
+  return firstSends(spec).measured.length;
+}

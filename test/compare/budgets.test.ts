@@ -83,6 +83,24 @@ test("the failure-rate budget: none failed in 400 requests does not show 0.1 %, 
   const [missed] = checkBudgets(options(0.01), trials(10), design);
   assert.equal(missed?.verdict, "missed");
   assert.equal(missed?.baseline_misses, false);
+  // 12 pairs send 1,200 requests, fewer than the ≈ 2,706 that show 0.1 % without a failure:
+  // given up, saying why; 40 pairs (4,000) stay open.
+  const [futile] = checkBudgets(
+    options(0.001),
+    trials(0),
+    designOf({ trials: 4, maxTrials: 12 }, 0.95, 3, 3),
+  );
+  assert.equal(futile?.status, "futile");
+  assert.match(
+    futile?.reason ?? "",
+    /more than 12 pairs send: raise rate × duration or max-trials/,
+  );
+  const [open] = checkBudgets(
+    options(0.001),
+    trials(0),
+    designOf({ trials: 4, maxTrials: 40 }, 0.95, 3, 3),
+  );
+  assert.equal(open?.status, "open");
 });
 
 test("a candidate within 10 % of its baseline but over the budget fails naming it; the baseline over it is reported", async () => {

@@ -9383,7 +9383,7 @@ var require_client_h1 = __commonJS({
       kClosed,
       kUseMilo
     } = require_symbols();
-    var constants2 = require_constants3();
+    var constants3 = require_constants3();
     var { H1Parser, getMiloEnabled } = typeof esbuildDetection === "undefined" ? require_parser_h1() : {};
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
@@ -9527,7 +9527,7 @@ var require_client_h1 = __commonJS({
        */
       constructor(client, socket, { exports: exports3 }) {
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -9627,11 +9627,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants2.ERROR.OK) {
+          if (ret !== constants3.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants2.ERROR.PAUSED) {
+            } else if (ret === constants3.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -9666,10 +9666,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants2.ERROR.OK) {
+        if (ret === constants3.ERROR.OK) {
           return null;
         }
-        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -9686,7 +9686,7 @@ var require_client_h1 = __commonJS({
           const len2 = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len2).toString() + ")";
         }
-        return new HTTPParserError(message, constants2.ERROR[ret], data);
+        return new HTTPParserError(message, constants3.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -9908,7 +9908,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants2.ERROR.PAUSED : 0;
+        return pause ? constants3.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -9934,7 +9934,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request8.onResponseData(buf) === false) {
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         }
         return 0;
       }
@@ -9975,13 +9975,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -18522,7 +18522,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports2, module2) {
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises");
-    var { dirname: dirname3, resolve: resolve2 } = __require("node:path");
+    var { dirname: dirname4, resolve: resolve2 } = __require("node:path");
     var { setTimeout: setTimeout3, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors();
     var { setHeader } = require_util();
@@ -18769,7 +18769,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         const resolvedPath = resolve2(path);
-        await mkdir(dirname3(resolvedPath), { recursive: true });
+        await mkdir(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot2]) => ({
           hash,
           snapshot: snapshot2
@@ -22929,7 +22929,7 @@ var require_cache2 = __commonJS({
 var require_decompress = __commonJS({
   "node_modules/undici/lib/interceptor/decompress.js"(exports2, module2) {
     "use strict";
-    var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress, constants: constants2 } = __require("node:zlib");
+    var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress, constants: constants3 } = __require("node:zlib");
     var { pipeline: pipeline2, Transform: TransformStream2 } = __require("node:stream");
     var { InvalidArgumentError, ResponseExceededMaxSizeError } = require_errors();
     var DecoratorHandler = require_decorator_handler();
@@ -22995,7 +22995,7 @@ var require_decompress = __commonJS({
       br: createBrotliDecompress,
       deflate: createInflate,
       // https://www.rfc-editor.org/rfc/rfc9659.html#section-3
-      zstd: createZstdDecompress.bind(null, { params: { [constants2.ZSTD_d_windowLogMax]: 23 } })
+      zstd: createZstdDecompress.bind(null, { params: { [constants3.ZSTD_d_windowLogMax]: 23 } })
     };
     var defaultSkipStatusCodes = (
       /** @type {const} */
@@ -37045,9 +37045,9 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants2 = require_constants6();
+    var constants3 = require_constants6();
     var pako2 = {};
-    assign(pako2, deflate, inflate, constants2);
+    assign(pako2, deflate, inflate, constants3);
     module2.exports = pako2;
   }
 });
@@ -39592,11 +39592,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants2);
+          this.rhs = optimizeExpr(this.rhs, names, constants3);
         return this;
       }
       get names() {
@@ -39613,10 +39613,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants2);
+        this.rhs = optimizeExpr(this.rhs, names, constants3);
         return this;
       }
       get names() {
@@ -39677,8 +39677,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants2) {
-        this.code = optimizeExpr(this.code, names, constants2);
+      optimizeNames(names, constants3) {
+        this.code = optimizeExpr(this.code, names, constants3);
         return this;
       }
       get names() {
@@ -39707,12 +39707,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n = nodes[i];
-          if (n.optimizeNames(names, constants2))
+          if (n.optimizeNames(names, constants3))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i, 1);
@@ -39765,12 +39765,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
-        if (!(super.optimizeNames(names, constants2) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants3);
+        if (!(super.optimizeNames(names, constants3) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants2);
+        this.condition = optimizeExpr(this.condition, names, constants3);
         return this;
       }
       get names() {
@@ -39793,10 +39793,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants2) {
-        if (!super.optimizeNames(names, constants2))
+      optimizeNames(names, constants3) {
+        if (!super.optimizeNames(names, constants3))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants2);
+        this.iteration = optimizeExpr(this.iteration, names, constants3);
         return this;
       }
       get names() {
@@ -39832,10 +39832,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants2) {
-        if (!super.optimizeNames(names, constants2))
+      optimizeNames(names, constants3) {
+        if (!super.optimizeNames(names, constants3))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants2);
+        this.iterable = optimizeExpr(this.iterable, names, constants3);
         return this;
       }
       get names() {
@@ -39877,11 +39877,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         var _a, _b;
-        super.optimizeNames(names, constants2);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants2);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants2);
+        super.optimizeNames(names, constants3);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants3);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants3);
         return this;
       }
       get names() {
@@ -40182,7 +40182,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants2) {
+    function optimizeExpr(expr, names, constants3) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -40197,14 +40197,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c = constants2[n.str];
+        const c = constants3[n.str];
         if (c === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants2[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants3[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -54026,7 +54026,6 @@ var require_dist2 = __commonJS({
 });
 
 // src/cli.ts
-import { writeFileSync } from "node:fs";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/common/errors.ts
@@ -54370,7 +54369,7 @@ function programHelp(commands) {
 // src/commands/demo.ts
 import { spawn as spawn2 } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 
 // src/common/comment.ts
 function marker(key) {
@@ -55797,6 +55796,8 @@ function headlineFor(run) {
     const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
     return `no performance verdict: ${guards[0]?.message ?? "unknown reason"}${more}`;
   };
+  const shard = run.verdict === "inconclusive" && guards.find((g2) => g2.code === "shard");
+  if (shard) return shard.message;
   switch (run.verdict) {
     case "error":
       if (["configuration", "results_file", "unfinished"].includes(guards[0]?.code ?? ""))
@@ -68987,6 +68988,30 @@ var quality_suite_schema_default = {
   }
 };
 
+// src/common/finite.ts
+function nonFiniteIn(value2) {
+  const stack = [{ at: "", v: value2 }];
+  for (let next = stack.pop(); next !== void 0; next = stack.pop()) {
+    const { at: at2, v } = next;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return { path: at2 || "the value", value: v };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ at: `${at2}[${i}]`, v: v[i] });
+    } else if (typeof v === "object" && v !== null) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i] ?? ["", void 0];
+        stack.push({ at: at2 ? `${at2}.${k}` : k, v: x });
+      }
+    }
+  }
+  return null;
+}
+function nonFiniteReason(value2) {
+  const found = nonFiniteIn(value2);
+  return found ? `${found.path} = ${found.value} is not a finite number; expected a finite number` : null;
+}
+
 // src/quality/builtin-suite.json
 var builtin_suite_default = {
   "x-description": "The built-in quality suite: deterministic cases covering JSON objects, JSON Schema extraction, tool calls (single, a choice among several, parallel, irrelevance), length budgets and a number-words canary. Parsed and validated exactly like a user's suite file; copy it as a template.",
@@ -70788,7 +70813,10 @@ function parseText(text3, source) {
   }
 }
 function parseSuite(text3, source) {
-  return suiteFromData(parseText(text3, source), source);
+  const data = parseText(text3, source);
+  const nonFinite = nonFiniteReason(data);
+  if (nonFinite) throw new InputError(`quality-suite ${source}: ${nonFinite}`);
+  return suiteFromData(data, source);
 }
 function builtinSuite() {
   return suiteFromData(builtin_suite_default, "builtin");
@@ -74299,15 +74327,30 @@ function readList(raw, name, choices) {
   const v = String(accepted(name, defaulted(raw, name)));
   return v.split(",").filter(Boolean).map((x) => oneOf(name, x, choices));
 }
+function checkEveryGiven(raw) {
+  for (const [name, v] of Object.entries(raw)) {
+    const rule = setting(name);
+    for (const text3 of Array.isArray(v) ? v : [v]) {
+      if (rule && typeof text3 === "string" && text3.trim() !== "")
+        parseAccepted(name, text3.trim(), rule.accepts);
+    }
+  }
+}
 
 // src/config/sweep.ts
 var SWEEP_ARRIVALS = ["poisson", "constant"];
+var MIN_SWEEP_WINDOW_S = 1;
 function checkSweepLoad(raw, why) {
   refuseGiven(
     raw,
     ["rate", "requests", "burst-size", "burst-interval", "trace"],
     (name, v) => `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`
   );
+  const durationS = readNumber(raw, "duration");
+  if (durationS < MIN_SWEEP_WINDOW_S)
+    throw new InputError(
+      `duration = ${defaulted(raw, "duration")} is not accepted ${why}: a sweep point's window must hold its requests and a reading of the client's CPU; expected at least ${MIN_SWEEP_WINDOW_S}s`
+    );
   if (given(raw, "slo") === void 0) {
     throw new InputError(
       `slo is required ${why}: capacity is the highest rate that meets it, e.g. "ttft:800 tpot:50"`
@@ -78028,7 +78071,14 @@ function parseSessions(raw, dataset, withTrace) {
 }
 function parsePrefix(raw, withDataset) {
   const groups = readNumber(raw, "prefix-groups");
-  if (groups === 0) return void 0;
+  if (groups === 0) {
+    refuseGiven(
+      raw,
+      ["prefix-len", "prefix-pick"],
+      (name, v) => `${name} = ${v} is not used without prefix-groups: set prefix-groups, or remove ${name}`
+    );
+    return void 0;
+  }
   if (withDataset)
     throw new InputError(
       `prefix-groups = ${groups} is not used with a dataset: its prompts are its own (remove prefix-groups, or the dataset)`
@@ -78411,7 +78461,7 @@ function planRun(overrides, readFile) {
     problems5
   );
   const mode = attempt(() => parseMode(raw), "run", problems5);
-  if (mode === "report") attempt(() => checkEachGiven(raw), void 0, problems5);
+  attempt(() => checkEveryGiven(raw), void 0, problems5);
   const defaults = parseReportSettings({});
   const report = attempt(
     () => parseReportSettings(raw),
@@ -78423,13 +78473,6 @@ function planRun(overrides, readFile) {
     problems5
   );
   return { raw, mode, report, problem: problems5[0] };
-}
-function checkEachGiven(raw) {
-  for (const [name, value2] of Object.entries(raw)) {
-    const rule = setting(name);
-    if (rule && typeof value2 === "string" && value2.trim() !== "")
-      parseAccepted(name, value2, rule.accepts);
-  }
 }
 
 // src/common/redact.ts
@@ -79401,7 +79444,7 @@ function kindPasses(run) {
   const out = /* @__PURE__ */ new Map();
   for (const attempt3 of run.attempts) {
     for (const r of attempt3.results) {
-      if (r.tier === "strict") continue;
+      if (r.kind === "transport") continue;
       const prev = out.get(r.kind) ?? { pass: true, codes: [] };
       out.set(r.kind, {
         pass: prev.pass && r.pass,
@@ -79501,7 +79544,8 @@ function compareKind(kind, cases, base, cand, rule, confirmedIds) {
   const cc = flipped.length - b;
   const n = cases.length;
   const fail3 = kindFails({ n, b, c: cc }, rule);
-  const counted = fail3 && flipped.every((f) => f.direction !== "b" || confirmedIds.has(f.id));
+  const newlyFailing = flipped.filter((f) => f.direction === "b");
+  const counted = fail3 ? newlyFailing.every((f) => confirmedIds.has(f.id)) : newlyFailing.some((f) => confirmedIds.has(f.id));
   return {
     kind,
     n,
@@ -82360,6 +82404,49 @@ function errorRun(guard) {
   return runRecord({ guards: [guard], verdict: "error" });
 }
 
+// src/common/outputs.ts
+import {
+  accessSync,
+  constants as constants2,
+  lstatSync,
+  renameSync,
+  rmSync,
+  statSync as statSync2,
+  writeFileSync
+} from "node:fs";
+import { basename, dirname as dirname3, join as join3 } from "node:path";
+function replaceable(path) {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return true;
+  }
+}
+function writeOutputFile(path, text3) {
+  if (!replaceable(path)) {
+    writeFileSync(path, text3);
+    return;
+  }
+  const temporary = join3(dirname3(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(temporary, text3);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+function checkWritable(path) {
+  let exists = true;
+  try {
+    if (statSync2(path).isDirectory()) throw new Error("it is a directory");
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") exists = false;
+    else throw error;
+  }
+  accessSync(exists ? path : dirname3(path), constants2.W_OK);
+}
+
 // src/commands/io.ts
 var PROCESS_SIGNALS = {
   listen(onSignal) {
@@ -82406,7 +82493,7 @@ async function withCancel(io, hooks, body) {
 function probeWritable(io, flag, path) {
   if (path === void 0) return;
   try {
-    io.writeFile(path, "");
+    (io.checkWritable ?? checkWritable)(path);
   } catch (error) {
     throw new InputError(
       `${flag} ${JSON.stringify(path)} cannot be written: ${errorMessage(error)}`
@@ -82552,8 +82639,8 @@ function captureEnvironment(env, event) {
 
 // src/commands/gate/shards.ts
 import { createHash } from "node:crypto";
-import { readdirSync, statSync as statSync2 } from "node:fs";
-import { join as join3, resolve } from "node:path";
+import { readdirSync, statSync as statSync3 } from "node:fs";
+import { join as join4, resolve } from "node:path";
 
 // src/results/trust.ts
 var import__4 = __toESM(require__(), 1);
@@ -83805,6 +83892,8 @@ function redecide(r, config, warnings) {
   return { ...r, ...decided, capacity, ...suites };
 }
 function trustResults(parsed, source, headline) {
+  const nonFinite = nonFiniteReason(parsed);
+  if (nonFinite) throw new InputError(`${source} is not a valid results file: ${nonFinite}`);
   const current = fromEarlierSchema(parsed);
   if (!validate2(current)) {
     throw new InputError(
@@ -83960,10 +84049,19 @@ async function runSlices(options, shard, deps, found) {
     const o = pairOptions(options, t.arm, t.pair);
     const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };
     log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: ${name} measuring ${o.target.baseUrl}`);
-    const parts = await measureParts(opts, deps.signal ? { signal: deps.signal } : {}, {
-      slice,
-      startAtMs: atMs
-    });
+    const tag = {
+      trial: k + 1,
+      label: `pair ${t.pair + 1}`,
+      arm: t.arm,
+      pair: t.pair + 1,
+      attempt: 0
+    };
+    const record2 = deps.requestRecord;
+    const trialDeps = {
+      ...deps.signal ? { signal: deps.signal } : {},
+      ...record2 ? { onRequestLine: (r, at2) => record2(tag, r, at2) } : {}
+    };
+    const parts = await measureParts(opts, trialDeps, { slice, startAtMs: atMs });
     if (deps.signal?.aborted) throw new Cancelled();
     const report = reportOf(opts, parts, /* @__PURE__ */ new Date());
     const seed = options.baseline.workload.seed;
@@ -84384,18 +84482,18 @@ function shardPaths(dir, own) {
   };
   const paths = [];
   for (const e of list2(dir)) {
-    const path = join3(dir, e.name);
+    const path = join4(dir, e.name);
     if (e.isFile() && e.name.endsWith(".json")) paths.push(path);
     else if (e.isDirectory()) {
       for (const f of list2(path))
-        if (f.isFile() && f.name.endsWith(".json")) paths.push(join3(path, f.name));
+        if (f.isFile() && f.name.endsWith(".json")) paths.push(join4(path, f.name));
     }
     if (paths.length > MAX_FILES)
       throw new InputError(
         `${source} holds more than ${MAX_FILES} .json files; expected one per shard (at most ${MAX_SHARDS})`
       );
   }
-  const bytes = paths.reduce((n, p) => n + statSync2(p).size, 0);
+  const bytes = paths.reduce((n, p) => n + statSync3(p).size, 0);
   if (bytes > MAX_TOTAL_BYTES)
     throw new InputError(
       `${source} holds ${Math.round(bytes / 2 ** 20)} MiB of .json files; the shards' files may weigh 1024 MiB together`
@@ -84693,7 +84791,7 @@ function startMockProcess(cli, sets) {
   });
 }
 async function demoCli(cli, io) {
-  const resultsPath = join4(tmpdir(), "llm-perf-gate-demo-results.json");
+  const resultsPath = join5(tmpdir(), "llm-perf-gate-demo-results.json");
   const [baseline, candidate] = await Promise.all([
     startMockProcess(cli, []),
     startMockProcess(cli, [`decodeScale=${DEMO_DECODE_SCALE}`])
@@ -84798,6 +84896,8 @@ function parseHistory(text3, source) {
     } catch {
       throw new Error(`history ${source}: line ${number} is not JSON`);
     }
+    const nonFinite = nonFiniteReason(row2);
+    if (nonFinite) throw new Error(`history ${source}: line ${number}: ${nonFinite}`);
     if (!validateRow(row2))
       throw new Error(
         `history ${source}: line ${number} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`
@@ -84926,7 +85026,7 @@ async function burstLanes(spec, deps = {}) {
   for (const lane of spec.lanes) {
     if (lane.api_key_env && !env[lane.api_key_env])
       throw new InputError(
-        `lane "${lane.name}": api_key_env names ${lane.api_key_env}, which is not set (or empty) in the environment; set it, or remove api_key_env for a lane without a key`
+        `lane "${lane.name}": api_key_env names ${shownValue(lane.api_key_env)}, which is not set (or empty) in the environment; set it, or remove api_key_env for a lane without a key`
       );
   }
   const started = date();
@@ -85352,11 +85452,21 @@ function parseLanes(text3, source) {
     o.windows ??= { times: [] };
     raw = o;
   }
+  const nonFinite = nonFiniteReason(raw);
+  if (nonFinite) throw new InputError(`lanes ${source}: ${nonFinite}`);
   if (!validate4(raw))
     throw new InputError(`lanes ${source}: ${describeSchemaError(validate4.errors, "the file")}`);
   const spec = raw;
   const names = /* @__PURE__ */ new Set();
   for (const lane of spec.lanes) {
+    if (looksLikeCredential(lane.name))
+      throw new InputError(
+        `lanes ${source}: a lane's name = ${shownValue(lane.name)}; expected a short name for the lane, its key in a secret named by api_key_env`
+      );
+    if (lane.api_key_env !== void 0 && looksLikeCredential(lane.api_key_env))
+      throw new InputError(
+        `lanes ${source}: lane "${lane.name}": api_key_env = ${shownValue(lane.api_key_env)}: it holds what looks like a key itself, not the name of an environment variable; put the key in a secret and name its variable here (such as LANE_KEY)`
+      );
     if (names.has(lane.name))
       throw new InputError(`lanes ${source}: lane "${lane.name}" is named twice`);
     names.add(lane.name);
@@ -87889,6 +87999,7 @@ async function runCli(argv, deps) {
       io.stdout(commandHelp(command, flags));
       return 0;
     }
+    if (command.name !== "gate") checkEveryGiven(raw);
     return await command.run(raw, io);
   } catch (error) {
     io.stderr(`llm-perf-gate: ${errorMessage(error)}
@@ -87902,7 +88013,7 @@ if (isEntryModule(import.meta.url)) {
     stderr: (text3) => process.stderr.write(text3),
     env: process.env,
     readFile: readInputFile,
-    writeFile: (path, text3) => writeFileSync(path, text3),
+    writeFile: writeOutputFile,
     gate: { startWatchdog }
   }).then((code) => {
     process.exitCode = code;

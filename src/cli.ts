@@ -2,7 +2,6 @@
 // flags read from the settings table) → its exit code. `runCli` takes its I/O
 // as dependencies; run as a program, it uses the process's.
 
-import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseFlags } from "./commands/flags.ts";
 import { commandHelp, programHelp } from "./commands/help.ts";
@@ -11,7 +10,8 @@ import { startWatchdog } from "./commands/watchdog.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { readInputFile } from "./common/files.ts";
-import { commandSettings } from "./config/settings.ts";
+import { writeOutputFile } from "./common/outputs.ts";
+import { checkEveryGiven, commandSettings } from "./config/settings.ts";
 
 export type CliDeps = Omit<CliIo, "self"> & Partial<Pick<CliIo, "self">>;
 
@@ -34,6 +34,8 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
       io.stdout(commandHelp(command, flags));
       return 0;
     }
+    // The gate checks its own (its results file says why); the other commands here.
+    if (command.name !== "gate") checkEveryGiven(raw);
     return await command.run(raw, io);
   } catch (error) {
     io.stderr(`llm-perf-gate: ${errorMessage(error)}\n`);
@@ -47,7 +49,7 @@ if (isEntryModule(import.meta.url)) {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     readFile: readInputFile,
-    writeFile: (path, text) => writeFileSync(path, text),
+    writeFile: writeOutputFile,
     gate: { startWatchdog },
   }).then((code) => {
     process.exitCode = code;

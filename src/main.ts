@@ -4,7 +4,6 @@
 // everything it touches as a dependency, so tests run the action's path
 // without the bundle; the bundle calls it with the real ones.
 
-import { writeFileSync } from "node:fs";
 import * as core from "@actions/core";
 import { type GateActionDeps, runGateAction } from "./commands/gate/action.ts";
 import { runBurstAction } from "./commands/lanes/burst-action.ts";
@@ -12,6 +11,7 @@ import { startWatchdog } from "./commands/watchdog.ts";
 import { isEntryModule } from "./common/entry.ts";
 import { errorMessage, InputError } from "./common/errors.ts";
 import { readInputFile } from "./common/files.ts";
+import { writeOutputFile } from "./common/outputs.ts";
 import { ACTION_SETTINGS, type RawSettings } from "./config/settings.ts";
 import { githubApi } from "./github/octokit.ts";
 
@@ -46,7 +46,7 @@ export function actionDeps(): ActionDeps {
   return {
     env: process.env,
     readFile: readInputFile,
-    writeFile: (path, text) => writeFileSync(path, text),
+    writeFile: writeOutputFile,
     startWatchdog,
     input: (name) => core.getInput(name),
     multilineInput: (name) => core.getMultilineInput(name),

@@ -6,6 +6,7 @@
 
 import { errorMessage, InputError } from "../common/errors.ts";
 import type { ReadFile } from "../common/files.ts";
+import { checkWritable } from "../common/outputs.ts";
 import { type Redact, redactor } from "../common/redact.ts";
 import type { OpenWriteStream } from "../requests/file.ts";
 
@@ -17,6 +18,8 @@ export interface CommandIo {
   env: Env;
   readFile: ReadFile;
   writeFile(path: string, text: string): void;
+  /** Throws when a path could not be written, without touching it (the file system's check by default). */
+  checkWritable?: (path: string) => void;
   /** SIGINT and SIGTERM (PROCESS_SIGNALS by default). */
   signals?: Signals;
   /** Ends the process after a second signal (process.exit by default). */
@@ -105,15 +108,19 @@ export async function withCancel<T>(
   }
 }
 
-/** Checks that an output path can be written, before the first request: `flag` names it. */
+/**
+ * Checks that an output path can be written, before the first request:
+ * `flag` names it. A file already there is left as it is (a good report from
+ * an earlier run stays until this one has its own).
+ */
 export function probeWritable(
-  io: Pick<CommandIo, "writeFile">,
+  io: Pick<CommandIo, "checkWritable">,
   flag: string,
   path: string | undefined,
 ): void {
   if (path === undefined) return;
   try {
-    io.writeFile(path, "");
+    (io.checkWritable ?? checkWritable)(path);
   } catch (error) {
     throw new InputError(
       `${flag} ${JSON.stringify(path)} cannot be written: ${errorMessage(error)}`,

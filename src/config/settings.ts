@@ -155,3 +155,14 @@ export function readList<T extends string>(
     .filter(Boolean)
     .map((x) => oneOf(name, x, choices));
 }
+
+/** Every value given checked by its own rule, used in this mode or not: a bad one is a mistake either way. */
+export function checkEveryGiven(raw: RawSettings): void {
+  for (const [name, v] of Object.entries(raw)) {
+    const rule = setting(name);
+    for (const text of Array.isArray(v) ? v : [v]) {
+      if (rule && typeof text === "string" && text.trim() !== "")
+        parseAccepted(name, text.trim(), rule.accepts);
+    }
+  }
+}

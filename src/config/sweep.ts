@@ -16,6 +16,9 @@ import { parseChoice } from "./values.ts";
 
 const SWEEP_ARRIVALS = ["poisson", "constant"] as const;
 
+/** The shortest window a sweep point may have (s). */
+const MIN_SWEEP_WINDOW_S = 1;
+
 /** Fails on settings a sweep would silently ignore. */
 export function checkSweepLoad(raw: RawSettings, why: string): void {
   refuseGiven(
@@ -24,6 +27,13 @@ export function checkSweepLoad(raw: RawSettings, why: string): void {
     (name, v) =>
       `${name} = ${v} is not used ${why}: the sweep chooses the rates itself (remove ${name})`,
   );
+  // A point's window must hold its requests and a reading of the client's own CPU:
+  // shorter, every point would be blamed on the client (its CPU share over a millisecond).
+  const durationS = readNumber(raw, "duration");
+  if (durationS < MIN_SWEEP_WINDOW_S)
+    throw new InputError(
+      `duration = ${defaulted(raw, "duration")} is not accepted ${why}: a sweep point's window must hold its requests and a reading of the client's CPU; expected at least ${MIN_SWEEP_WINDOW_S}s`,
+    );
   if (given(raw, "slo") === undefined) {
     throw new InputError(
       `slo is required ${why}: capacity is the highest rate that meets it, e.g. "ttft:800 tpot:50"`,

@@ -208,7 +208,16 @@ function parseSessions(
 /** Shared prefixes (prefix-groups, prefix-len, prefix-pick): synthetic prompts only. */
 function parsePrefix(raw: RawSettings, withDataset: boolean): WorkloadSpec["prefix"] {
   const groups = readNumber(raw, "prefix-groups");
-  if (groups === 0) return undefined;
+  if (groups === 0) {
+    // Not ignored without a word: they shape nothing without groups.
+    refuseGiven(
+      raw,
+      ["prefix-len", "prefix-pick"],
+      (name, v) =>
+        `${name} = ${v} is not used without prefix-groups: set prefix-groups, or remove ${name}`,
+    );
+    return undefined;
+  }
   if (withDataset)
     throw new InputError(
       `prefix-groups = ${groups} is not used with a dataset: its prompts are its own (remove prefix-groups, or the dataset)`,

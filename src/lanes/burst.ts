@@ -5,7 +5,7 @@
 // time across every attempt, and the classes of the attempts that failed.
 
 import { Agent } from "undici";
-import { InputError } from "../common/errors.ts";
+import { InputError, shownValue } from "../common/errors.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
@@ -90,7 +90,7 @@ export async function burstLanes(spec: LanesSpec, deps: BurstDeps = {}): Promise
   for (const lane of spec.lanes) {
     if (lane.api_key_env && !env[lane.api_key_env])
       throw new InputError(
-        `lane "${lane.name}": api_key_env names ${lane.api_key_env}, which is not set (or empty) in the environment; set it, or remove api_key_env for a lane without a key`,
+        `lane "${lane.name}": api_key_env names ${shownValue(lane.api_key_env)}, which is not set (or empty) in the environment; set it, or remove api_key_env for a lane without a key`,
       );
   }
   const started = date();

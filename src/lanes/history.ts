@@ -3,6 +3,7 @@
 // Rows hold lane names, never URLs' keys or the keys themselves.
 
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { nonFiniteReason } from "../common/finite.ts";
 import { linesOf } from "../common/lines.ts";
 import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
@@ -80,6 +81,8 @@ export function parseHistory(text: string, source: string): HistoryRow[] {
     } catch {
       throw new Error(`history ${source}: line ${number} is not JSON`);
     }
+    const nonFinite = nonFiniteReason(row);
+    if (nonFinite) throw new Error(`history ${source}: line ${number}: ${nonFinite}`);
     if (!validateRow(row))
       throw new Error(
         `history ${source}: line ${number} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`,

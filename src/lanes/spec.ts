@@ -6,7 +6,8 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/lanes.schema.json" with { type: "json" };
-import { errorMessage, InputError, shownValue } from "../common/errors.ts";
+import { errorMessage, InputError, looksLikeCredential, shownValue } from "../common/errors.ts";
+import { nonFiniteReason } from "../common/finite.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
 import { hasUserinfo, httpUrl } from "../common/url.ts";
@@ -61,11 +62,22 @@ export function parseLanes(text: string, source: string): LanesSpec {
     o.windows ??= { times: [] };
     raw = o;
   }
+  const nonFinite = nonFiniteReason(raw);
+  if (nonFinite) throw new InputError(`lanes ${source}: ${nonFinite}`);
   if (!validate(raw))
     throw new InputError(`lanes ${source}: ${describeSchemaError(validate.errors, "the file")}`);
   const spec = raw;
   const names = new Set<string>();
   for (const lane of spec.lanes) {
+    // A key pasted where a name belongs would be quoted by every later message: refused, described.
+    if (looksLikeCredential(lane.name))
+      throw new InputError(
+        `lanes ${source}: a lane's name = ${shownValue(lane.name)}; expected a short name for the lane, its key in a secret named by api_key_env`,
+      );
+    if (lane.api_key_env !== undefined && looksLikeCredential(lane.api_key_env))
+      throw new InputError(
+        `lanes ${source}: lane "${lane.name}": api_key_env = ${shownValue(lane.api_key_env)}: it holds what looks like a key itself, not the name of an environment variable; put the key in a secret and name its variable here (such as LANE_KEY)`,
+      );
     if (names.has(lane.name))
       throw new InputError(`lanes ${source}: lane "${lane.name}" is named twice`);
     names.add(lane.name);

@@ -88,11 +88,17 @@ function strictCodes(run: CaseRun): string[] {
   ];
 }
 
+/**
+ * Each check kind's result on a case, over its attempts — strict-tier results
+ * too: a JSON-mode case that breaks counts in its kind's row (the decision
+ * says when it is counted once, as strict), so the table adds up to the
+ * headline. The implicit transport check has no row.
+ */
 function kindPasses(run: CaseRun): Map<string, { pass: boolean; codes: string[] }> {
   const out = new Map<string, { pass: boolean; codes: string[] }>();
   for (const attempt of run.attempts) {
     for (const r of attempt.results) {
-      if (r.tier === "strict") continue;
+      if (r.kind === "transport") continue;
       const prev = out.get(r.kind) ?? { pass: true, codes: [] };
       out.set(r.kind, {
         pass: prev.pass && r.pass,
@@ -229,7 +235,12 @@ function compareKind(
   const cc = flipped.length - b;
   const n = cases.length;
   const fail = kindFails({ n, b, c: cc }, rule);
-  const counted = fail && flipped.every((f) => f.direction !== "b" || confirmedIds.has(f.id));
+  // Failed through confirmed strict cases alone, or passing with some among its flips: the
+  // gate counts those cases once, as strict — the row says so rather than "pass" beside them.
+  const newlyFailing = flipped.filter((f) => f.direction === "b");
+  const counted = fail
+    ? newlyFailing.every((f) => confirmedIds.has(f.id))
+    : newlyFailing.some((f) => confirmedIds.has(f.id));
   return {
     kind,
     n,

@@ -7,6 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseYaml } from "yaml";
 import schema from "../../schemas/quality-suite.schema.json" with { type: "json" };
 import { errorMessage, InputError } from "../common/errors.ts";
+import { nonFiniteReason } from "../common/finite.ts";
 import { compilePattern } from "../common/pattern.ts";
 import { describeSchemaError as describe } from "../common/schema-errors.ts";
 import BUILTIN_SUITE from "./builtin-suite.json" with { type: "json" };
@@ -133,7 +134,10 @@ function parseText(text: string, source: string): unknown {
 }
 
 export function parseSuite(text: string, source: string): Suite {
-  return suiteFromData(parseText(text, source), source);
+  const data = parseText(text, source);
+  const nonFinite = nonFiniteReason(data);
+  if (nonFinite) throw new InputError(`quality-suite ${source}: ${nonFinite}`);
+  return suiteFromData(data, source);
 }
 
 /** The built-in suite, shipped as a data file in the suite format. */

@@ -45,6 +45,9 @@ export function headlineFor(
     const more = guards.length > 1 ? ` (and ${guards.length - 1} more)` : "";
     return `no performance verdict: ${guards[0]?.message ?? "unknown reason"}${more}`;
   };
+  // Inconclusive with a shard guard: a shard's own file, a part of a run the merge decides.
+  const shard = run.verdict === "inconclusive" && guards.find((g) => g.code === "shard");
+  if (shard) return shard.message;
   switch (run.verdict) {
     case "error":
       // A bad setting says so itself; nothing was measured.

@@ -9,6 +9,7 @@ import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import schema from "../../schemas/results.schema.json" with { type: "json" };
 import { redecideCapacity } from "../capacity/run.ts";
 import { errorMessage, InputError } from "../common/errors.ts";
+import { nonFiniteReason } from "../common/finite.ts";
 import { zeroOutcomes } from "../common/outcomes.ts";
 import { formatSlo } from "../common/slo.ts";
 import { decideRun } from "../compare/decide-run.ts";
@@ -171,6 +172,8 @@ export function trustResults(
   source: string,
   headline: (run: GateRun) => string,
 ): GateResults {
+  const nonFinite = nonFiniteReason(parsed);
+  if (nonFinite) throw new InputError(`${source} is not a valid results file: ${nonFinite}`);
   const current = fromEarlierSchema(parsed);
   if (!validate(current)) {
     throw new InputError(

@@ -20,7 +20,7 @@ import { noSuites, runSuites, suiteFields } from "../gate/suites.ts";
 import { TrialRunner } from "../gate/trials.ts";
 import type { LoadSlice } from "../load/run.ts";
 import type { Target } from "../openai/target.ts";
-import { measureParts, reportOf, type TrialOptions } from "../trial/measure.ts";
+import { measureParts, reportOf, type TrialDeps, type TrialOptions } from "../trial/measure.ts";
 import { partState, trialSpanMs } from "../trial/parts.ts";
 import { type ClockReading, readClock } from "./clock.ts";
 import { SHARD_SCHEMA, type ShardSection, type ShardTrial } from "./section.ts";
@@ -134,10 +134,20 @@ async function runSlices(
     const o = pairOptions(options, t.arm, t.pair);
     const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };
     log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: ${name} measuring ${o.target.baseUrl}`);
-    const parts = await measureParts(opts, deps.signal ? { signal: deps.signal } : {}, {
-      slice,
-      startAtMs: atMs,
-    });
+    // This shard's requests of the trial, in its own requests file, tagged as a single run's.
+    const tag = {
+      trial: k + 1,
+      label: `pair ${t.pair + 1}`,
+      arm: t.arm,
+      pair: t.pair + 1,
+      attempt: 0,
+    };
+    const record = deps.requestRecord;
+    const trialDeps: TrialDeps = {
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(record ? { onRequestLine: (r, at) => record(tag, r, at) } : {}),
+    };
+    const parts = await measureParts(opts, trialDeps, { slice, startAtMs: atMs });
     if (deps.signal?.aborted) throw new Cancelled();
     const report = reportOf(opts, parts, new Date());
     const seed = options.baseline.workload.seed;

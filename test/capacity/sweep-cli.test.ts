@@ -67,21 +67,28 @@ test(
   },
 );
 
-test("sweep refuses a rate, and needs an SLO", SLOW_LOAD_TEST, async () => {
-  const base = ["sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m"];
-  const noSlo = await run(base);
-  assert.equal(noSlo.code, 2);
-  assert.match(
-    noSlo.stderr,
-    /slo is required by sweep: capacity is the highest rate that meets it/,
-  );
-  const rate = await run([...base, "--slo", "ttft:800", "--rate", "5"]);
-  assert.equal(rate.code, 2);
-  assert.match(rate.stderr, /rate = 5 is not used by sweep: the sweep chooses the rates itself/);
-  const burst = await run([...base, "--slo", "ttft:800", "--arrival", "burst"]);
-  assert.equal(burst.code, 2);
-  assert.match(
-    burst.stderr,
-    /arrival = "burst" is not accepted; expected one of poisson, constant/,
-  );
-});
+test(
+  "sweep refuses a rate and a millisecond window, and needs an SLO",
+  SLOW_LOAD_TEST,
+  async () => {
+    const base = ["sweep", "--url", "http://127.0.0.1:9/v1", "--model", "m"];
+    const noSlo = await run(base);
+    assert.equal(noSlo.code, 2);
+    assert.match(
+      noSlo.stderr,
+      /slo is required by sweep: capacity is the highest rate that meets it/,
+    );
+    const rate = await run([...base, "--slo", "ttft:800", "--rate", "5"]);
+    assert.equal(rate.code, 2);
+    assert.match(rate.stderr, /rate = 5 is not used by sweep: the sweep chooses the rates itself/);
+    const blink = await run([...base, "--slo", "ttft:800", "--duration", "1ms"]);
+    assert.equal(blink.code, 2);
+    assert.match(blink.stderr, /duration = 1ms is not accepted by sweep: .*expected at least 1s/);
+    const burst = await run([...base, "--slo", "ttft:800", "--arrival", "burst"]);
+    assert.equal(burst.code, 2);
+    assert.match(
+      burst.stderr,
+      /arrival = "burst" is not accepted; expected one of poisson, constant/,
+    );
+  },
+);

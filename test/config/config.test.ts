@@ -161,6 +161,11 @@ test("a capacity gate: the sweep's settings parsed, and what it would silently i
   );
   rejects({ capacity: "true", slo: "ttft:800" }, /^rate = 10 is not used with capacity/);
   rejects({ ...capacity, slo: undefined }, /^slo is required with capacity/);
+  // A millisecond window would blame every point on the client's CPU: refused, as measure refuses it.
+  rejects(
+    { ...capacity, duration: "1ms" },
+    /^duration = 1ms is not accepted with capacity: a sweep point's window must hold its requests and a reading of the client's CPU; expected at least 1s/,
+  );
   rejects({ ...capacity, requests: "5" }, /^requests = 5 is not used with capacity/);
   rejects(
     { ...capacity, arrival: "gamma" },

@@ -200,6 +200,9 @@ test("shared prefixes: parsed, off by default, and bad values named", () => {
     { "prefix-groups": "4", "prefix-pick": "pareto" },
     /prefix-pick = "pareto" is not accepted; expected uniform, zipf \(exponent 1\) or zipf:S/,
   );
+  // Without groups they shape nothing: refused, not ignored (a field finding: exit 0 before).
+  rejects({ "prefix-pick": "banana" }, /^prefix-pick = banana is not used without prefix-groups/);
+  rejects({ "prefix-len": "1000000000" }, /prefix-len = "?1000000000"? is not/);
   rejects(
     { "prefix-groups": "4", dataset: "d.jsonl" },
     /prefix-groups = 4 is not used with a dataset/,

@@ -220,7 +220,32 @@ test(
     );
     await assert.rejects(
       burstLanes(keyed, { env: {} }),
-      /lane "a": api_key_env names LANE_A_KEY, which is not set \(or empty\) in the environment/,
+      /lane "a": api_key_env names "LANE_A_KEY", which is not set \(or empty\) in the environment/,
+    );
+    // A key pasted where its variable's name belongs (the schema's name pattern admits it):
+    // refused as the file is read, described, never quoted — nor a key used as a lane's name.
+    const pasted = "hf_PASTEDSECRETabcdef123456";
+    const described = (e: Error) => !e.message.includes(pasted) && !e.message.includes("PASTED");
+    assert.throws(
+      () =>
+        parseLanes(
+          lanesFile([{ name: "a", url: "http://127.0.0.1:1", key: pasted }], "floor: { ms: 1 }"),
+          "lanes.yaml",
+        ),
+      (e: Error) =>
+        described(e) &&
+        /lane "a": api_key_env = \(a value that looks like a credential, 27 characters, not shown\): it holds what looks like a key itself/.test(
+          e.message,
+        ),
+    );
+    assert.throws(
+      () =>
+        parseLanes(
+          lanesFile([{ name: pasted, url: "http://127.0.0.1:1" }], "floor: { ms: 1 }"),
+          "lanes.yaml",
+        ),
+      (e: Error) =>
+        described(e) && /a lane's name = \(a value that looks like a credential/.test(e.message),
     );
     bad(
       lanesFile([{ name: "a", url: "http://127.0.0.1:1" }], "floor: { ms: 1 }").replace(

@@ -110,6 +110,12 @@ test("a check whose new failures are all confirmed strict failures is counted on
     "one reason: the gate fails once for these cases",
   );
   assert.equal(q.strict[0]?.answer, '"not json"', "what the candidate returned");
+  // Field finding: the JSON-mode cases were left out of json_parse's own row, which read
+  // "100 % | 100 % | 0 | pass" under a headline of four broken cases. They count in it.
+  const parse = q.kinds.find((k) => k.kind === "json_parse");
+  assert.equal(parse?.b, 4);
+  assert.equal(parse?.candidate_rate, 16 / 20);
+  assert.equal(parse?.decision, "counted");
 });
 
 test("the large-effect rule needs more than one case; a flipped case shows the candidate's HTTP error", () => {

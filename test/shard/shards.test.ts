@@ -117,6 +117,20 @@ test(
         }),
       );
       for (const r of runs) assert.equal(r.code, 0, r.stderr);
+      // Each shard writes its own requests' lines (a field finding: 0 lines on every shard).
+      for (const i of [0, 1, 2]) {
+        const own = read(join(shardDir, `shard-${i}`, "results.json"));
+        const scheduled = own.trials.reduce((n, t) => n + t.report.scheduled, 0);
+        assert.ok(
+          scheduled > 0 && own.requests_file?.lines === scheduled,
+          `shard ${i}: ${own.requests_file?.lines} lines, ${scheduled} scheduled`,
+        );
+      }
+      // Each shard's own file says what it is: a part of a run, decided by the merge.
+      assert.match(
+        read(join(shardDir, "shard-1", "results.json")).headline,
+        /^shard 1\/3 of a sharded run: its trials are a slice of the plan — the merge \(merge-from\) decides/,
+      );
       const merged = await gate({
         "merge-from": shardDir,
         "results-path": join(dir, "merged.json"),

@@ -3,14 +3,13 @@
 // thrown: the run still writes an `error` results file that says which.
 
 import { InputError } from "../../common/errors.ts";
-import { parseAccepted } from "../../config/accepts.ts";
 import {
   type Mode,
   parseMode,
   parseReportSettings,
   type ReportSettings,
 } from "../../config/config.ts";
-import { given, type RawSettings, setting } from "../../config/settings.ts";
+import { checkEveryGiven, given, type RawSettings } from "../../config/settings.ts";
 import { mergeSettings, readConfigFile } from "../../config/sources.ts";
 import type { ReadFile } from "../../config/workload.ts";
 
@@ -41,8 +40,9 @@ export function planRun(overrides: RawSettings, readFile: ReadFile): RunPlan {
     problems,
   );
   const mode = attempt(() => parseMode(raw), "run", problems);
-  // Report mode measures nothing, but a bad value is still a mistake: checked by its rule.
-  if (mode === "report") attempt(() => checkEachGiven(raw), undefined, problems);
+  // Every value given is checked by its own rule, whether this mode uses it or not: a bad
+  // value is a mistake even where it would be ignored (report mode measures nothing).
+  attempt(() => checkEveryGiven(raw), undefined, problems);
   // With a bad report setting the run still writes its results where it was asked to.
   const defaults = parseReportSettings({});
   const report = attempt(
@@ -55,13 +55,4 @@ export function planRun(overrides: RawSettings, readFile: ReadFile): RunPlan {
     problems,
   );
   return { raw, mode, report, problem: problems[0] };
-}
-
-/** Every given value checked by its own rule, for a mode that uses none of them. */
-function checkEachGiven(raw: RawSettings): void {
-  for (const [name, value] of Object.entries(raw)) {
-    const rule = setting(name);
-    if (rule && typeof value === "string" && value.trim() !== "")
-      parseAccepted(name, value, rule.accepts);
-  }
 }

@@ -6,7 +6,7 @@
 // graduation trigger opens (or updates) one issue.
 
 import { errorMessage, InputError } from "../../common/errors.ts";
-import { given, type RawSettings, readBoolean } from "../../config/settings.ts";
+import { checkEveryGiven, given, type RawSettings, readBoolean } from "../../config/settings.ts";
 import { keepIssue, updateBranchFile } from "../../github/branch-file.ts";
 import type { GitHubApi } from "../../github/octokit.ts";
 import type { ActionIo } from "../../github/publish.ts";
@@ -84,6 +84,8 @@ function branchHistory(
 
 export async function runBurstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<void> {
   const { io, env } = deps;
+  // A value this mode does not use is still checked by its rule: a mistake is said, not ignored.
+  checkEveryGiven(inputs);
   const paths = lanesPaths(inputs, "mode burst");
   const spec = readLanes(deps, paths.lanes);
   const branch = given(inputs, "lanes-history-branch");

@@ -68991,8 +68991,13 @@ var quality_suite_schema_default = {
 // src/common/finite.ts
 function nonFiniteIn(value2) {
   const stack = [{ at: "", v: value2 }];
+  const seen = /* @__PURE__ */ new WeakSet();
   for (let next = stack.pop(); next !== void 0; next = stack.pop()) {
     const { at: at2, v } = next;
+    if (typeof v === "object" && v !== null) {
+      if (seen.has(v)) continue;
+      seen.add(v);
+    }
     if (typeof v === "number") {
       if (!Number.isFinite(v)) return { path: at2 || "the value", value: v };
     } else if (Array.isArray(v)) {
@@ -79543,9 +79548,9 @@ function compareKind(kind, cases, base, cand, rule, confirmedIds) {
   const b = flipped.filter((f) => f.direction === "b").length;
   const cc = flipped.length - b;
   const n = cases.length;
-  const fail3 = kindFails({ n, b, c: cc }, rule);
-  const newlyFailing = flipped.filter((f) => f.direction === "b");
-  const counted = fail3 ? newlyFailing.every((f) => confirmedIds.has(f.id)) : newlyFailing.some((f) => confirmedIds.has(f.id));
+  const own = flipped.filter((f) => f.direction === "b" && !confirmedIds.has(f.id)).length;
+  const fail3 = kindFails({ n, b: own, c: cc }, rule);
+  const counted = !fail3 && own < b;
   return {
     kind,
     n,
@@ -79554,7 +79559,7 @@ function compareKind(kind, cases, base, cand, rule, confirmedIds) {
     b,
     c: cc,
     p: mcnemarOneSided(b, cc),
-    decision: counted ? "counted" : fail3 ? "fail" : "pass",
+    decision: fail3 ? "fail" : counted ? "counted" : "pass",
     flipped,
     flaky
   };
@@ -79586,12 +79591,14 @@ function findings(report, paired) {
       message: `strict checks: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`
     });
   }
+  const counted = new Set(confirmed.map((x) => x.id));
   for (const k of report.kinds.filter((x) => x.decision === "fail")) {
-    const newly = k.flipped.filter((f) => f.direction === "b");
+    const newly = k.flipped.filter((f) => f.direction === "b" && !counted.has(f.id));
+    const also = k.b - newly.length;
     reasons.push({
       check: k.kind,
       cases: newly.map((f) => f.id),
-      message: `${k.kind}: ${plural(k.b, "case")} newly ${k.b === 1 ? "fails" : "fail"}, ${k.c} newly ${k.c === 1 ? "passes" : "pass"} of ${k.n} (p = ${k.p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
+      message: `${k.kind}: ${plural(newly.length, "case")} newly ${newly.length === 1 ? "fails" : "fail"}${also > 0 ? ` (and ${also} of the strict cases above)` : ""}, ${k.c} newly ${k.c === 1 ? "passes" : "pass"} of ${k.n} (p = ${k.p.toPrecision(2)}): ${newly.map((f) => `${f.id} [${f.codes.join(", ")}]`).join("; ")}`
     });
   }
   const gated = paired.filter(
@@ -82405,6 +82412,7 @@ function errorRun(guard) {
 }
 
 // src/common/outputs.ts
+import { randomBytes } from "node:crypto";
 import {
   accessSync,
   constants as constants2,
@@ -82422,18 +82430,22 @@ function replaceable(path) {
     return true;
   }
 }
+var IN_PLACE_ON = /* @__PURE__ */ new Set(["EACCES", "EPERM", "EROFS", "EBUSY", "EXDEV"]);
 function writeOutputFile(path, text3) {
   if (!replaceable(path)) {
     writeFileSync(path, text3);
     return;
   }
-  const temporary = join3(dirname3(path), `.${basename(path)}.${process.pid}.tmp`);
+  const suffix = randomBytes(6).toString("hex");
+  const temporary = join3(dirname3(path), `.${basename(path)}.${suffix}.tmp`);
   try {
-    writeFileSync(temporary, text3);
+    writeFileSync(temporary, text3, { flag: "wx" });
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    throw error;
+    const code = error instanceof Error && "code" in error ? String(error.code) : "";
+    if (!IN_PLACE_ON.has(code)) throw error;
+    writeFileSync(path, text3);
   }
 }
 function checkWritable(path) {
@@ -84088,7 +84100,8 @@ async function runShard(options, shard, planHash2, deps = {}) {
       await runSuites(
         options,
         deps,
-        { trials: found.entries, nextTrial: runner.nextTrial },
+        // Numbered after every trial of the plan, as a single run numbers them after its pairs.
+        { trials: found.entries, nextTrial: () => planTrials(options).length + runner.nextTrial() },
         suites
       );
   } catch (error) {

@@ -7,8 +7,14 @@
 export function nonFiniteIn(value: unknown): { path: string; value: number } | null {
   // An explicit stack: a hostile file may nest deeper than the call stack goes.
   const stack: { at: string; v: unknown }[] = [{ at: "", v: value }];
+  // YAML aliases can make a value its own member: each object is walked once.
+  const seen = new WeakSet<object>();
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { at, v } = next;
+    if (typeof v === "object" && v !== null) {
+      if (seen.has(v)) continue;
+      seen.add(v);
+    }
     if (typeof v === "number") {
       if (!Number.isFinite(v)) return { path: at || "the value", value: v };
     } else if (Array.isArray(v)) {

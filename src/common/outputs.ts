@@ -2,8 +2,10 @@
 // whole when the run has something to put there, never truncated before —
 // the text goes to a temporary file beside it, renamed over it when complete.
 // What is not a regular file (a FIFO, /dev/stdout, a symlink) is written in
-// place: renaming over it would replace the device or the link.
+// place: renaming over it would replace the device or the link; so is a file
+// whose folder takes no new file. (A replaced file gets default permissions.)
 
+import { randomBytes } from "node:crypto";
 import {
   accessSync,
   constants,
@@ -24,19 +26,30 @@ function replaceable(path: string): boolean {
   }
 }
 
-/** Writes `text` to `path`, replacing a regular file only once the text is all written. */
+/** Where a temporary file beside the target cannot be made or renamed: the file is written in place. */
+const IN_PLACE_ON = new Set(["EACCES", "EPERM", "EROFS", "EBUSY", "EXDEV"]);
+
+/**
+ * Writes `text` to `path`, replacing a regular file only once the text is all
+ * written; in place where that cannot be done (a folder that is not writable,
+ * a bind-mounted file).
+ */
 export function writeOutputFile(path: string, text: string): void {
   if (!replaceable(path)) {
     writeFileSync(path, text);
     return;
   }
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const suffix = randomBytes(6).toString("hex");
+  const temporary = join(dirname(path), `.${basename(path)}.${suffix}.tmp`);
   try {
-    writeFileSync(temporary, text);
+    // "wx": never through a file or link already at that name.
+    writeFileSync(temporary, text, { flag: "wx" });
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    throw error;
+    const code = error instanceof Error && "code" in error ? String(error.code) : "";
+    if (!IN_PLACE_ON.has(code)) throw error;
+    writeFileSync(path, text);
   }
 }
 

@@ -36,7 +36,7 @@ export interface KindComparison {
   b: number;
   c: number;
   p: number;
-  /** "counted": it would fail, but only through cases already failing as strict. */
+  /** "counted": some of its new failures are confirmed strict cases, which fail the gate once, as strict; the rest alone would not fail it. */
   decision: "pass" | "fail" | "counted";
   /** Cases that differed in some runs but not consistently: listed, never counted. */
   flaky: string[];
@@ -234,13 +234,11 @@ function compareKind(
   const b = flipped.filter((f) => f.direction === "b").length;
   const cc = flipped.length - b;
   const n = cases.length;
-  const fail = kindFails({ n, b, c: cc }, rule);
-  // Failed through confirmed strict cases alone, or passing with some among its flips: the
-  // gate counts those cases once, as strict — the row says so rather than "pass" beside them.
-  const newlyFailing = flipped.filter((f) => f.direction === "b");
-  const counted = fail
-    ? newlyFailing.every((f) => confirmedIds.has(f.id))
-    : newlyFailing.some((f) => confirmedIds.has(f.id));
+  // The row is decided on its own new failures: the confirmed strict cases among them fail the
+  // gate once, as strict — counted in b (the table adds up), not a second time here.
+  const own = flipped.filter((f) => f.direction === "b" && !confirmedIds.has(f.id)).length;
+  const fail = kindFails({ n, b: own, c: cc }, rule);
+  const counted = !fail && own < b;
   return {
     kind,
     n,
@@ -249,7 +247,7 @@ function compareKind(
     b,
     c: cc,
     p: mcnemarOneSided(b, cc),
-    decision: counted ? "counted" : fail ? "fail" : "pass",
+    decision: fail ? "fail" : counted ? "counted" : "pass",
     flipped,
     flaky,
   };
@@ -289,12 +287,15 @@ function findings(report: Omit<QualityReport, "verdict" | "reasons">, paired: Qu
       message: `strict checks: ${confirmed.length} case${confirmed.length > 1 ? "s the baseline passes fail" : " the baseline passes fails"} on the candidate, confirmed by re-runs: ${confirmed.map((x) => `${x.id} [${x.codes.join(", ")}]`).join("; ")}`,
     });
   }
+  const counted = new Set(confirmed.map((x) => x.id));
   for (const k of report.kinds.filter((x) => x.decision === "fail")) {
-    const newly = k.flipped.filter((f) => f.direction === "b");
+    // Its own new failures: the confirmed strict cases are the reason above, once.
+    const newly = k.flipped.filter((f) => f.direction === "b" && !counted.has(f.id));
+    const also = k.b - newly.length;
     reasons.push({
       check: k.kind,
       cases: newly.map((f) => f.id),
-      message: `${k.kind}: ${plural(k.b, "case")} newly ${k.b === 1 ? "fails" : "fail"}, ${k.c} newly ${k.c === 1 ? "passes" : "pass"} of ${k.n} (p = ${k.p.toPrecision(2)}): ${newly
+      message: `${k.kind}: ${plural(newly.length, "case")} newly ${newly.length === 1 ? "fails" : "fail"}${also > 0 ? ` (and ${also} of the strict cases above)` : ""}, ${k.c} newly ${k.c === 1 ? "passes" : "pass"} of ${k.n} (p = ${k.p.toPrecision(2)}): ${newly
         .map((f) => `${f.id} [${f.codes.join(", ")}]`)
         .join("; ")}`,
     });

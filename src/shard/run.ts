@@ -182,7 +182,8 @@ export async function runShard(
       await runSuites(
         options,
         deps,
-        { trials: found.entries, nextTrial: runner.nextTrial },
+        // Numbered after every trial of the plan, as a single run numbers them after its pairs.
+        { trials: found.entries, nextTrial: () => planTrials(options).length + runner.nextTrial() },
         suites,
       );
   } catch (error) {

@@ -59,4 +59,9 @@ test("the search goes as deep as a hostile file nests, without the call stack", 
   for (let i = 0; i < 200_000; i++) deep = [deep];
   assert.equal(nonFiniteIn(deep)?.value, Number.NaN);
   assert.equal(nonFiniteIn({ a: [1, 2, { b: 3 }], c: "x" }), null);
+  // A YAML alias can make a list its own member: walked once, then the schema refuses the file.
+  assert.throws(
+    () => parseLanes("lanes: &x [ *x ]\nfloor: { ms: 1 }", "cyclic.yaml"),
+    /lanes cyclic\.yaml/,
+  );
 });

@@ -118,6 +118,33 @@ test("a check whose new failures are all confirmed strict failures is counted on
   assert.equal(parse?.decision, "counted");
 });
 
+test("a kind failing on its own new failures lists them; the confirmed strict cases among them, once, as strict", () => {
+  const broken = new Set(["c1", "c2", "c3", "c4"]);
+  const wrong = new Set(["c5", "c6", "c7", "c8"]);
+  const baseline = SUITE.cases.map((c, i) => runOf(c.id, good(i)));
+  const content = (id: string, i: number) =>
+    broken.has(id) ? "not json" : wrong.has(id) ? `{"v": ${i + 100}}` : good(i);
+  const candidate = SUITE.cases.map((c, i) => runOf(c.id, content(c.id, i)));
+  const reruns = new Map(
+    [...broken, ...wrong].map((id) => {
+      const i = Number(id.slice(1));
+      return [id, [runOf(id, content(id, i)), runOf(id, content(id, i))]];
+    }),
+  );
+  const q = compareQuality(SUITE, baseline, candidate, candidateReruns(reruns), RULE);
+  const path = q.kinds.find((k) => k.kind === "json_path");
+  // b counts all eight (the table adds up); the row fails on its own four (20 % of 20).
+  assert.equal(path?.b, 8);
+  assert.equal(path?.decision, "fail");
+  const reason = q.reasons.find((r) => r.check === "json_path");
+  assert.deepEqual(reason?.cases, ["c5", "c6", "c7", "c8"]);
+  assert.match(
+    reason?.message ?? "",
+    /^json_path: 4 cases newly fail \(and 4 of the strict cases above\)/,
+  );
+  assert.deepEqual(q.reasons.find((r) => r.check === "strict")?.cases, ["c1", "c2", "c3", "c4"]);
+});
+
 test("the large-effect rule needs more than one case; a flipped case shows the candidate's HTTP error", () => {
   const small = parseSuite(
     `defaults: { max_tokens: 5 }\ncases:\n${Array.from({ length: 5 }, (_, i) => `  - { id: s${i}, messages: [{role: user, content: q}], expect: [{kind: regex, pattern: "^ok$"}] }`).join("\n")}`,

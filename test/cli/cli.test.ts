@@ -88,6 +88,21 @@ test("bad flags and settings fail with exit code 2 and a message naming them", L
       /slo: unknown SLO key "ttfb" in "ttft:800 ttfb:5"; accepted keys: ttft, tpot, itl, e2el/,
     ],
     [["measure", "--bogus"], /measure: unknown flag --bogus/],
+    // Checked whether used or not: without prefix-groups it shapes nothing (exit 0 before).
+    [
+      [
+        "measure",
+        "--url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--rate",
+        "5",
+        "--prefix-pick",
+        "banana",
+      ],
+      /prefix-pick = banana is not used without prefix-groups/,
+    ],
     [["gate", "--model", "m", "--rate", "5"], /baseline-url is required/],
     [
       [

@@ -1,10 +1,9 @@
 // A value the mode does not use is still checked by its own rule: a mistake
 // is said, never ignored with exit 0 (field findings: lanes-issue=maybe in run
-// mode, rate=fast in burst mode, prefix-pick without prefix-groups).
+// mode, rate=fast in burst mode; a command's flags: test/cli/cli.test.ts).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runCli } from "../../src/cli.ts";
 import { planRun } from "../../src/commands/gate/plan.ts";
 import { type BurstActionDeps, runBurstAction } from "../../src/commands/lanes/burst-action.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
@@ -36,31 +35,3 @@ test(
     );
   },
 );
-
-test("a command checks every flag by its rule, used or not", LOAD_TEST, async () => {
-  const stderr: string[] = [];
-  const code = await runCli(
-    [
-      "measure",
-      "--url",
-      "http://127.0.0.1:9/v1",
-      "--model",
-      "m",
-      "--rate",
-      "5",
-      "--prefix-pick",
-      "banana",
-    ],
-    {
-      stdout: () => {},
-      stderr: (t) => {
-        stderr.push(t);
-      },
-      env: {},
-      readFile: noFile,
-      writeFile: () => {},
-    },
-  );
-  assert.equal(code, 2);
-  assert.match(stderr.join(""), /prefix-pick = banana is not used without prefix-groups/);
-});

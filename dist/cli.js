@@ -56037,14 +56037,20 @@ function runUrl(r) {
     return null;
   return `${server}/${g2.repository}/actions/runs/${g2.run_id}`;
 }
+function fileOnRecord(file) {
+  const name = (file.path.split("/").at(-1) ?? file.path).replace(/[`\r\n]/g, "'").slice(0, 200);
+  const lost = file.dropped > 0 ? `, ${file.dropped} not written` : "";
+  return `\`${name}\` (${file.lines} lines${lost})`;
+}
 function requestsOnRecord(r) {
+  const shards = (r.shard_requests_files ?? []).filter((f) => f.lines > 0);
+  if (shards.length > 0)
+    return `**Every request:** in each shard's requests file: ${shards.map(fileOnRecord).join(", ")}.`;
   const file = r.requests_file;
   if (!file || file.lines === 0) return null;
-  const name = (file.path.split("/").at(-1) ?? file.path).replace(/[`\r\n]/g, "'").slice(0, 200);
   const url = runUrl(r);
   const where = url ? ` \u2014 in [this run's artifacts](${url}) when the workflow uploads it` : "";
-  const lost = file.dropped > 0 ? `, ${file.dropped} not written` : "";
-  return `**Every request:** \`${name}\` (${file.lines} lines${lost})${where}.`;
+  return `**Every request:** ${fileOnRecord(file)}${where}.`;
 }
 
 // src/common/runtimes.ts
@@ -82736,6 +82742,12 @@ var results_schema_default = {
         }
       }
     },
+    shard_requests_files: {
+      description: "A merge of a sharded run: each shard's requests file as the shard wrote it (its path as the shard saw it); absent otherwise.",
+      type: "array",
+      maxItems: 64,
+      items: { $ref: "#/properties/requests_file/oneOf/1" }
+    },
     requests_file: {
       description: "The requests file (one line per measured request, schemas/requests.schema.json); absent or null: none written.",
       oneOf: [
@@ -84531,13 +84543,16 @@ function readShard(name, io) {
   const results = trustResults(parsed, name, headlineFor);
   if (!results.shard) throw new Error("internal error: a shard section lost in reading");
   return {
-    name,
-    section: results.shard,
-    results: {
-      trials: results.trials,
-      preflight: results.preflight,
-      suites: suitesOf(results)
-    }
+    file: {
+      name,
+      section: results.shard,
+      results: {
+        trials: results.trials,
+        preflight: results.preflight,
+        suites: suitesOf(results)
+      }
+    },
+    requests: results.requests_file ?? null
   };
 }
 function trustedGuard(parsed) {
@@ -84550,9 +84565,11 @@ function trustedGuard(parsed) {
   }
 }
 function mergeRun(config, dir, io, at2) {
-  const files = shardPaths(dir, at2.resultsPath).map((name) => readShard(name, io));
+  const read = shardPaths(dir, at2.resultsPath).map((name) => readShard(name, io));
+  const files = read.map((r) => r.file);
   try {
-    return mergeShards(config.gate, planHash(config), files, { where: dir, now: at2.now });
+    const run = mergeShards(config.gate, planHash(config), files, { where: dir, now: at2.now });
+    return { run, requestsFiles: read.flatMap((r) => r.requests ? [r.requests] : []) };
   } catch (error) {
     if (error instanceof MergeError) throw new InputError(error.message);
     throw error;
@@ -84594,13 +84611,14 @@ async function gateResults(config, io, environment, requests) {
     }
   };
   const now = io.now ?? (() => /* @__PURE__ */ new Date());
-  if (g2.mergeFrom !== void 0)
-    return resultsOf(
-      mergeRun(config, g2.mergeFrom, io, { now: now(), resultsPath: config.report.resultsPath }),
-      config,
-      environment,
-      now()
-    );
+  if (g2.mergeFrom !== void 0) {
+    const at2 = { now: now(), resultsPath: config.report.resultsPath };
+    const merged = mergeRun(config, g2.mergeFrom, io, at2);
+    return {
+      ...resultsOf(merged.run, config, environment, now()),
+      shard_requests_files: merged.requestsFiles
+    };
+  }
   let run;
   let shard;
   try {

@@ -144,13 +144,22 @@ function runUrl(r: GateResults): string | null {
   return `${server}/${g.repository}/actions/runs/${g.run_id}`;
 }
 
-/** Where every request is on record: the requests file, and the run whose artifacts hold it. */
+/** A requests file as the comment names it: its file name, its lines, those not written. */
+function fileOnRecord(file: NonNullable<GateResults["requests_file"]>): string {
+  const name = (file.path.split("/").at(-1) ?? file.path).replace(/[`\r\n]/g, "'").slice(0, 200);
+  const lost = file.dropped > 0 ? `, ${file.dropped} not written` : "";
+  return `\`${name}\` (${file.lines} lines${lost})`;
+}
+
+/** Where every request is on record: the requests file (a merge: each shard's), and the run whose artifacts hold it. */
 export function requestsOnRecord(r: GateResults): string | null {
+  const shards = (r.shard_requests_files ?? []).filter((f) => f.lines > 0);
+  // A merge sent nothing itself: each shard's job kept its own file.
+  if (shards.length > 0)
+    return `**Every request:** in each shard's requests file: ${shards.map(fileOnRecord).join(", ")}.`;
   const file = r.requests_file;
   if (!file || file.lines === 0) return null;
-  const name = (file.path.split("/").at(-1) ?? file.path).replace(/[`\r\n]/g, "'").slice(0, 200);
   const url = runUrl(r);
   const where = url ? ` — in [this run's artifacts](${url}) when the workflow uploads it` : "";
-  const lost = file.dropped > 0 ? `, ${file.dropped} not written` : "";
-  return `**Every request:** \`${name}\` (${file.lines} lines${lost})${where}.`;
+  return `**Every request:** ${fileOnRecord(file)}${where}.`;
 }

@@ -113,6 +113,8 @@ export interface GateResults extends GateRun {
   server_view: ServerComparison | null;
   /** The requests file (one line per measured request); absent or null: none written. */
   requests_file?: RequestsFileSummary | null;
+  /** A merge of a sharded run: each shard's requests file, as the shard wrote it (absent otherwise). */
+  shard_requests_files?: RequestsFileSummary[];
   /** A shard of a sharded run: its parts of every trial, for the merge (absent otherwise). */
   shard?: ShardSection;
 }

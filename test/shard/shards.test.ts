@@ -14,6 +14,7 @@ import { test } from "node:test";
 import { deflateSync } from "node:zlib";
 import { startMockProcess } from "../../src/commands/demo.ts";
 import { LatencyHistogram } from "../../src/metrics/histogram.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
 import type { GateResults } from "../../src/results/model.ts";
 import type { ShardSection } from "../../src/shard/section.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
@@ -136,6 +137,15 @@ test(
         "results-path": join(dir, "merged.json"),
       });
       const m = read(join(dir, "merged.json"));
+      // The merge names every shard's requests file, in its results and its comment.
+      assert.deepEqual(
+        m.shard_requests_files?.map((f) => f.lines > 0),
+        [true, true, true],
+      );
+      assert.match(
+        renderMarkdown(m, "default"),
+        /\*\*Every request:\*\* in each shard's requests file: `results\.requests\.jsonl\.gz` \(\d+ lines\), /,
+      );
       const single = await gate({ "results-path": join(dir, "single.json") });
       const s = read(join(dir, "single.json"));
       assert.equal(m.verdict, "fail", merged.stdout + merged.stderr);

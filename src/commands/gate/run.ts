@@ -89,13 +89,14 @@ async function gateResults(
     },
   };
   const now = io.now ?? (() => new Date());
-  if (g.mergeFrom !== undefined)
-    return resultsOf(
-      mergeRun(config, g.mergeFrom, io, { now: now(), resultsPath: config.report.resultsPath }),
-      config,
-      environment,
-      now(),
-    );
+  if (g.mergeFrom !== undefined) {
+    const at = { now: now(), resultsPath: config.report.resultsPath };
+    const merged = mergeRun(config, g.mergeFrom, io, at);
+    return {
+      ...resultsOf(merged.run, config, environment, now()),
+      shard_requests_files: merged.requestsFiles,
+    };
+  }
   let run: GateRun;
   let shard: ShardSection | undefined;
   try {

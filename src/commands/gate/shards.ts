@@ -13,6 +13,7 @@ import type { GateRun } from "../../gate/gate-run.ts";
 import type { GateDeps } from "../../gate/options.ts";
 import { suitesOf } from "../../gate/suites.ts";
 import { headlineFor } from "../../report/headline.ts";
+import type { RequestsFileSummary } from "../../requests/file.ts";
 import { trustResults } from "../../results/trust.ts";
 import { MergeError, mergeShards, type ShardFile } from "../../shard/merge.ts";
 import { runShard } from "../../shard/run.ts";
@@ -68,8 +69,11 @@ export function shardPaths(dir: string, own: string): string[] {
   return paths.filter((p) => resolve(p) !== resolve(own)).sort();
 }
 
-/** A shard's file read, validated as a results file and as a shard section, and neutralized. */
-function readShard(name: string, io: Pick<CommandIo, "readFile">): ShardFile {
+/** A shard's file read, validated as a results file and as a shard section, and neutralized; with its requests file. */
+function readShard(
+  name: string,
+  io: Pick<CommandIo, "readFile">,
+): { file: ShardFile; requests: RequestsFileSummary | null } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(io.readFile(name, "results file"));
@@ -88,13 +92,16 @@ function readShard(name: string, io: Pick<CommandIo, "readFile">): ShardFile {
   const results = trustResults(parsed, name, headlineFor);
   if (!results.shard) throw new Error("internal error: a shard section lost in reading");
   return {
-    name,
-    section: results.shard,
-    results: {
-      trials: results.trials,
-      preflight: results.preflight,
-      suites: suitesOf(results),
+    file: {
+      name,
+      section: results.shard,
+      results: {
+        trials: results.trials,
+        preflight: results.preflight,
+        suites: suitesOf(results),
+      },
     },
+    requests: results.requests_file ?? null,
   };
 }
 
@@ -109,16 +116,19 @@ function trustedGuard(parsed: unknown): string | null {
   }
 }
 
-/** The merge of the shards in merge-from, decided; a set that does not merge is an InputError naming the file. */
+/** The merge of the shards in merge-from, decided, with the shards' requests files; a set that does not merge is an InputError naming the file. */
 export function mergeRun(
   config: Config,
   dir: string,
   io: Pick<CommandIo, "readFile">,
   at: { now: Date; resultsPath: string },
-): GateRun {
-  const files = shardPaths(dir, at.resultsPath).map((name) => readShard(name, io));
+): { run: GateRun; requestsFiles: RequestsFileSummary[] } {
+  const read = shardPaths(dir, at.resultsPath).map((name) => readShard(name, io));
+  const files = read.map((r) => r.file);
   try {
-    return mergeShards(config.gate, planHash(config), files, { where: dir, now: at.now });
+    const run = mergeShards(config.gate, planHash(config), files, { where: dir, now: at.now });
+    // A merge sends no request: the evidence is in each shard's own requests file.
+    return { run, requestsFiles: read.flatMap((r) => (r.requests ? [r.requests] : [])) };
   } catch (error) {
     if (error instanceof MergeError) throw new InputError(error.message);
     throw error;

@@ -77877,7 +77877,17 @@ var Tokenizer = class {
 var Tokenizer_default = Tokenizer;
 
 // src/workload/tokens.ts
+var MODEL_TYPES = ["BPE", "WordPiece", "Unigram"];
+function modelType(model) {
+  if (typeof model !== "object" || model === null || !("type" in model)) return void 0;
+  return typeof model.type === "string" ? model.type : String(model.type);
+}
 function tokenCounter(name, tokenizerJson, configJson, words) {
+  const type = "model" in tokenizerJson ? modelType(tokenizerJson.model) : void 0;
+  if (type !== void 0 && !MODEL_TYPES.includes(type))
+    throw new Error(
+      `its model.type = ${JSON.stringify(type).slice(0, 80)} is not one this tool can count; expected ${MODEL_TYPES.join(", ")}`
+    );
   const tokenizer = new Tokenizer_default(tokenizerJson, configJson);
   const count4 = (text3) => text3 === "" ? 0 : tokenizer.encode(text3, { add_special_tokens: false }).ids.length;
   const base = count4("a");
@@ -78274,6 +78284,13 @@ function trialsNotes(trialsGiven, givenMax, trials, maxTrials) {
     `trials is ${trials} and max-trials is not set: the design adds pairs while a metric is open, up to ${maxTrials} \u2014 set max-trials: ${trials} to run exactly ${trials} pairs, or max-trials to the most pairs you will pay for`
   ];
 }
+function unusedNotes(raw) {
+  const set = settingsIn("lanes").map((s) => s.name).filter((name) => given(raw, name) !== void 0);
+  if (set.length === 0) return [];
+  return [
+    `${set.join(", ")} ${set.length > 1 ? "are" : "is"} set but not used by a gate: mode burst reads ${set.length > 1 ? "them" : "it"} (its file is not read here) \u2014 remove ${set.length > 1 ? "them" : "it"}, or run mode burst`
+  ];
+}
 function parseMode(raw) {
   return readChoice(raw, "mode", MODES);
 }
@@ -78354,7 +78371,10 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       contract: parseContract(raw, readFile),
       ...accuracy2 ? { accuracy: accuracy2 } : {},
       failFast: readBoolean(raw, "fail-fast"),
-      setupNotes: trialsNotes(given(raw, "trials") !== void 0, givenMax, trials, planMax),
+      setupNotes: [
+        ...trialsNotes(given(raw, "trials") !== void 0, givenMax, trials, planMax),
+        ...unusedNotes(raw)
+      ],
       capacity
     },
     servers: servers2,

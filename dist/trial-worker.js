@@ -42763,7 +42763,17 @@ var Tokenizer = class {
 var Tokenizer_default = Tokenizer;
 
 // src/workload/tokens.ts
+var MODEL_TYPES = ["BPE", "WordPiece", "Unigram"];
+function modelType(model) {
+  if (typeof model !== "object" || model === null || !("type" in model)) return void 0;
+  return typeof model.type === "string" ? model.type : String(model.type);
+}
 function tokenCounter(name, tokenizerJson, configJson, words) {
+  const type = "model" in tokenizerJson ? modelType(tokenizerJson.model) : void 0;
+  if (type !== void 0 && !MODEL_TYPES.includes(type))
+    throw new Error(
+      `its model.type = ${JSON.stringify(type).slice(0, 80)} is not one this tool can count; expected ${MODEL_TYPES.join(", ")}`
+    );
   const tokenizer = new Tokenizer_default(tokenizerJson, configJson);
   const count = (text) => text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
   const base = count("a");

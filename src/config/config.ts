@@ -119,6 +119,17 @@ function trialsNotes(
   ];
 }
 
+/** The lanes settings given to a gate: read by mode burst only, named rather than ignored. */
+function unusedNotes(raw: RawSettings): string[] {
+  const set = settingsIn("lanes")
+    .map((s) => s.name)
+    .filter((name) => given(raw, name) !== undefined);
+  if (set.length === 0) return [];
+  return [
+    `${set.join(", ")} ${set.length > 1 ? "are" : "is"} set but not used by a gate: mode burst reads ${set.length > 1 ? "them" : "it"} (its file is not read here) — remove ${set.length > 1 ? "them" : "it"}, or run mode burst`,
+  ];
+}
+
 export function parseMode(raw: RawSettings): Mode {
   return readChoice(raw, "mode", MODES);
 }
@@ -215,7 +226,10 @@ export function parseConfig(
       contract: parseContract(raw, readFile),
       ...(accuracy ? { accuracy } : {}),
       failFast: readBoolean(raw, "fail-fast"),
-      setupNotes: trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
+      setupNotes: [
+        ...trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
+        ...unusedNotes(raw),
+      ],
       capacity,
     },
     servers,

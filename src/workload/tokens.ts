@@ -27,12 +27,28 @@ export interface TokenCounter {
   source: { tokenizerJson: object; configJson: object };
 }
 
+/** The tokenizer models the library implements. */
+const MODEL_TYPES: readonly string[] = ["BPE", "WordPiece", "Unigram"];
+
+/** A tokenizer.json's model.type, when it says one. */
+function modelType(model: unknown): string | undefined {
+  if (typeof model !== "object" || model === null || !("type" in model)) return undefined;
+  return typeof model.type === "string" ? model.type : String(model.type);
+}
+
 export function tokenCounter(
   name: string,
   tokenizerJson: object,
   configJson: object,
   words: readonly string[],
 ): TokenCounter {
+  // A type the library does not know is guessed from the vocabulary's shape (a BPE, say):
+  // it would count wrong without a word. Refused; one without a type is left to that guess.
+  const type = "model" in tokenizerJson ? modelType(tokenizerJson.model) : undefined;
+  if (type !== undefined && !MODEL_TYPES.includes(type))
+    throw new Error(
+      `its model.type = ${JSON.stringify(type).slice(0, 80)} is not one this tool can count; expected ${MODEL_TYPES.join(", ")}`,
+    );
   const tokenizer = new Tokenizer(tokenizerJson, configJson);
   const count = (text: string) =>
     text === "" ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { planRun } from "../../src/commands/gate/plan.ts";
 import { type BurstActionDeps, runBurstAction } from "../../src/commands/lanes/burst-action.ts";
+import { parseConfig } from "../../src/config/config.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 const noFile = () => {
@@ -35,3 +36,25 @@ test(
     );
   },
 );
+
+test("a lanes file given to a gate is named in a warning, not silently unread", LOAD_TEST, () => {
+  const base = {
+    "baseline-url": "http://127.0.0.1:8001/v1",
+    "candidate-url": "http://127.0.0.1:8002/v1",
+    model: "m",
+    rate: "10",
+    accuracy: "none",
+    "quality-suite": "none",
+    contract: "none",
+  };
+  const notes = parseConfig({ ...base, lanes: "broken-lanes.yml" }).gate.setupNotes ?? [];
+  assert.ok(
+    notes.some((n) =>
+      /^lanes is set but not used by a gate: mode burst reads it \(its file is not read here\)/.test(
+        n,
+      ),
+    ),
+    notes.join("\n"),
+  );
+  assert.deepEqual(parseConfig(base).gate.setupNotes, []);
+});

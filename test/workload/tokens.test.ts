@@ -75,6 +75,15 @@ test("a tokenizer path that is not one is named, with what is accepted", LOAD_TE
     options({ tokenizer: join(DIR, "tokenizer.json") }).workload.tokenizer?.name,
     join(DIR, "tokenizer.json"),
   );
+  // A model type the library does not implement was guessed (a BPE) and counted wrong
+  // without a word (a field finding: 9.4 tokens served for 32 intended): refused, named.
+  const json = JSON.parse(files[join(DIR, "tokenizer.json")] ?? "{}");
+  const wordLevel = join(DIR, "wordlevel.json");
+  files[wordLevel] = JSON.stringify({ ...json, model: { ...json.model, type: "WordLevel" } });
+  assert.throws(
+    () => options({ tokenizer: wordLevel }),
+    /tokenizer = ".*wordlevel\.json": .* is not a tokenizer this tool can read: its model\.type = "WordLevel" is not one this tool can count; expected BPE, WordPiece, Unigram/,
+  );
 });
 
 test(

@@ -82469,8 +82469,7 @@ function writeOutputFile(path, text3) {
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    const code = error instanceof Error && "code" in error ? String(error.code) : "";
-    if (!IN_PLACE_ON.has(code)) throw error;
+    if (!IN_PLACE_ON.has(errorCode(error) ?? "")) throw error;
     writeFileSync(path, text3);
   }
 }
@@ -82479,7 +82478,7 @@ function checkWritable(path) {
   try {
     if (statSync2(path).isDirectory()) throw new Error("it is a directory");
   } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") exists = false;
+    if (errorCode(error) === "ENOENT") exists = false;
     else throw error;
   }
   accessSync(exists ? path : dirname3(path), constants2.W_OK);

@@ -16,6 +16,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { errorCode } from "./errors.ts";
 
 /** Whether the path names a regular file, or nothing yet (then it will be one). */
 function replaceable(path: string): boolean {
@@ -47,8 +48,7 @@ export function writeOutputFile(path: string, text: string): void {
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    const code = error instanceof Error && "code" in error ? String(error.code) : "";
-    if (!IN_PLACE_ON.has(code)) throw error;
+    if (!IN_PLACE_ON.has(errorCode(error) ?? "")) throw error;
     writeFileSync(path, text);
   }
 }
@@ -62,7 +62,7 @@ export function checkWritable(path: string): void {
   try {
     if (statSync(path).isDirectory()) throw new Error("it is a directory");
   } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") exists = false;
+    if (errorCode(error) === "ENOENT") exists = false;
     else throw error;
   }
   accessSync(exists ? path : dirname(path), constants.W_OK);

@@ -74592,6 +74592,45 @@ function parseDecision(raw) {
   };
 }
 
+// src/config/modes.ts
+var REPORT_READS = [
+  "mode",
+  "config",
+  "github-token",
+  "results-path",
+  "requests-path",
+  "comment",
+  "comment-key",
+  "fail-on",
+  "job-summary"
+];
+var BURST_ONLY = ["lanes-history-branch", "lanes-issue"];
+var LANES = settingsIn("lanes").map((s) => s.name);
+function readsOf(mode) {
+  if (mode === "report") return (name) => REPORT_READS.includes(name);
+  if (mode === "burst")
+    return (name) => ["mode", "github-token", ...BURST_ONLY, ...LANES].includes(name);
+  return (name) => !BURST_ONLY.includes(name) && !LANES.includes(name);
+}
+function unusedByMode(inputs, mode) {
+  const reads = readsOf(mode);
+  return SETTINGS.filter((s) => SCOPES[s.scope].action).map((s) => s.name).filter((name) => given(inputs, name) !== void 0 && !reads(name));
+}
+var WHY = {
+  run: "mode burst reads it",
+  measure: "mode burst reads it",
+  report: "mode report re-decides the results file's own trials and posts them",
+  burst: "mode burst reads the lanes file, not the gate's settings"
+};
+function unusedNote(inputs, mode) {
+  const names = unusedByMode(inputs, mode);
+  if (names.length === 0) return [];
+  const one = names.length === 1;
+  return [
+    `${names.join(", ")} ${one ? "is" : "are"} set but not used by mode ${mode}: ${WHY[mode]} \u2014 remove ${one ? "it" : "them"}, or run the mode that reads ${one ? "it" : "them"}`
+  ];
+}
+
 // src/config/shard.ts
 var MAX_SHARDS = 64;
 function parseShardSpec(raw) {
@@ -78284,13 +78323,6 @@ function trialsNotes(trialsGiven, givenMax, trials, maxTrials) {
     `trials is ${trials} and max-trials is not set: the design adds pairs while a metric is open, up to ${maxTrials} \u2014 set max-trials: ${trials} to run exactly ${trials} pairs, or max-trials to the most pairs you will pay for`
   ];
 }
-function unusedNotes(raw) {
-  const set = settingsIn("lanes").map((s) => s.name).filter((name) => given(raw, name) !== void 0);
-  if (set.length === 0) return [];
-  return [
-    `${set.join(", ")} ${set.length > 1 ? "are" : "is"} set but not used by a gate: mode burst reads ${set.length > 1 ? "them" : "it"} (its file is not read here) \u2014 remove ${set.length > 1 ? "them" : "it"}, or run mode burst`
-  ];
-}
 function parseMode(raw) {
   return readChoice(raw, "mode", MODES);
 }
@@ -78373,7 +78405,7 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       failFast: readBoolean(raw, "fail-fast"),
       setupNotes: [
         ...trialsNotes(given(raw, "trials") !== void 0, givenMax, trials, planMax),
-        ...unusedNotes(raw)
+        ...unusedNote(raw, "run")
       ],
       capacity
     },
@@ -82211,7 +82243,7 @@ var package_default = {
     typecheck: "tsc --noEmit -p tsconfig.json",
     lint: "biome check .",
     format: "biome check --write .",
-    test: 'node --test "test/**/*.test.ts"',
+    test: 'node --test --test-concurrency=2 "test/**/*.test.ts"',
     demo: "node src/cli.ts demo",
     mock: "node src/cli.ts mock",
     "check-dist": "node build.mjs --check",

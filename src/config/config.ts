@@ -14,6 +14,7 @@ import type { TrialOptions } from "../trial/measure.ts";
 import type { WorkerSetting } from "../trial/worker-count.ts";
 import { parseAccuracy } from "./accuracy.ts";
 import { parseDecision } from "./decision.ts";
+import { unusedNote } from "./modes.ts";
 import { parseCapacity, parseContract, parseQuality, parseServerSettings } from "./phases.ts";
 import {
   defaulted,
@@ -119,17 +120,6 @@ function trialsNotes(
   ];
 }
 
-/** The lanes settings given to a gate: read by mode burst only, named rather than ignored. */
-function unusedNotes(raw: RawSettings): string[] {
-  const set = settingsIn("lanes")
-    .map((s) => s.name)
-    .filter((name) => given(raw, name) !== undefined);
-  if (set.length === 0) return [];
-  return [
-    `${set.join(", ")} ${set.length > 1 ? "are" : "is"} set but not used by a gate: mode burst reads ${set.length > 1 ? "them" : "it"} (its file is not read here) — remove ${set.length > 1 ? "them" : "it"}, or run mode burst`,
-  ];
-}
-
 export function parseMode(raw: RawSettings): Mode {
   return readChoice(raw, "mode", MODES);
 }
@@ -228,7 +218,7 @@ export function parseConfig(
       failFast: readBoolean(raw, "fail-fast"),
       setupNotes: [
         ...trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
-        ...unusedNotes(raw),
+        ...unusedNote(raw, "run"),
       ],
       capacity,
     },

@@ -4,9 +4,11 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { runGateAction } from "../../src/commands/gate/action.ts";
 import { planRun } from "../../src/commands/gate/plan.ts";
 import { type BurstActionDeps, runBurstAction } from "../../src/commands/lanes/burst-action.ts";
 import { parseConfig } from "../../src/config/config.ts";
+import { unusedByMode } from "../../src/config/modes.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 const noFile = () => {
@@ -50,11 +52,57 @@ test("a lanes file given to a gate is named in a warning, not silently unread", 
   const notes = parseConfig({ ...base, lanes: "broken-lanes.yml" }).gate.setupNotes ?? [];
   assert.ok(
     notes.some((n) =>
-      /^lanes is set but not used by a gate: mode burst reads it \(its file is not read here\)/.test(
-        n,
-      ),
+      /^lanes is set but not used by mode run: mode burst reads it — remove it/.test(n),
     ),
     notes.join("\n"),
   );
   assert.deepEqual(parseConfig(base).gate.setupNotes, []);
+});
+
+test("each mode names the inputs it does not read, and nothing it reads", () => {
+  const inputs = {
+    mode: "report",
+    "results-path": "r.json",
+    comment: "always",
+    "github-token": "",
+    rate: "10",
+    "max-trials": "8",
+    lanes: "lanes.yml",
+    "lanes-issue": "true",
+  };
+  assert.deepEqual(unusedByMode(inputs, "report"), ["rate", "max-trials", "lanes", "lanes-issue"]);
+  assert.deepEqual(unusedByMode(inputs, "run"), ["lanes", "lanes-issue"]);
+  assert.deepEqual(unusedByMode(inputs, "measure"), ["lanes", "lanes-issue"]);
+  assert.deepEqual(unusedByMode(inputs, "burst"), [
+    "rate",
+    "max-trials",
+    "comment",
+    "results-path",
+  ]);
+  assert.deepEqual(
+    unusedByMode({ mode: "burst", lanes: "l.yml", "lanes-issue": "true" }, "burst"),
+    [],
+  );
+});
+
+test("report and burst jobs warn about the inputs they do not read, naming them, not their values", async () => {
+  const warnings: string[] = [];
+  const io = { warning: (m: string) => warnings.push(m), setSecret: () => {} };
+  const report = { env: {}, readFile: noFile, io } as unknown as Parameters<
+    typeof runGateAction
+  >[1];
+  await assert.rejects(
+    runGateAction({ mode: "report", "results-path": "r.json", rate: "10", seed: "4" }, report),
+    /results file/,
+  );
+  assert.deepEqual(warnings, [
+    "rate, seed are set but not used by mode report: mode report re-decides the results file's own trials and posts them — remove them, or run the mode that reads them",
+  ]);
+  warnings.length = 0;
+  const burst = { env: {}, readFile: noFile, io } as unknown as BurstActionDeps;
+  await assert.rejects(runBurstAction({ mode: "burst", rate: "10", lanes: "lanes.yml" }, burst));
+  assert.match(
+    warnings.join("\n"),
+    /^rate is set but not used by mode burst: mode burst reads the lanes file/,
+  );
 });

@@ -4,6 +4,7 @@
 // for unprivileged fork jobs), report (read a results file and post).
 
 import { errorMessage, InputError } from "../../common/errors.ts";
+import { unusedNote } from "../../config/modes.ts";
 import type { RawSettings } from "../../config/settings.ts";
 import { secretsOf } from "../../config/sources.ts";
 import type { GitHubApi } from "../../github/octokit.ts";
@@ -52,6 +53,8 @@ export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): 
   for (const secret of secretsOf(plan.raw, env)) if (secret) io.setSecret(secret);
   const event = readEvent(deps);
   let results: GateResults;
+  // The inputs, not a config file: one file may serve the measure job and the report job.
+  if (plan.mode === "report") for (const note of unusedNote(inputs, "report")) io.warning(note);
   if (plan.mode === "report" && !plan.problem) {
     // Its requests file is the other job's artifact, not a path this job wrote.
     results = { ...readResults(plan.report.resultsPath, deps), requests_file: null };

@@ -6,6 +6,7 @@
 // graduation trigger opens (or updates) one issue.
 
 import { errorMessage, InputError } from "../../common/errors.ts";
+import { unusedNote } from "../../config/modes.ts";
 import { checkEveryGiven, given, type RawSettings, readBoolean } from "../../config/settings.ts";
 import { keepIssue, updateBranchFile } from "../../github/branch-file.ts";
 import type { GitHubApi } from "../../github/octokit.ts";
@@ -86,6 +87,7 @@ export async function runBurstAction(inputs: RawSettings, deps: BurstActionDeps)
   const { io, env } = deps;
   // A value this mode does not use is still checked by its rule: a mistake is said, not ignored.
   checkEveryGiven(inputs);
+  for (const note of unusedNote(inputs, "burst")) io.warning(note);
   const paths = lanesPaths(inputs, "mode burst");
   const spec = readLanes(deps, paths.lanes);
   const branch = given(inputs, "lanes-history-branch");

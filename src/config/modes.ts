@@ -1,0 +1,55 @@
+// Which action inputs each mode reads, so that one given to a mode that does
+// not read it is named in a warning rather than silently ignored (its value is
+// still checked by its rule: settings.ts checkEveryGiven).
+
+import type { Mode } from "./config.ts";
+import { SCOPES } from "./setting.ts";
+import { given, type RawSettings, SETTINGS, type SettingName, settingsIn } from "./settings.ts";
+
+/** What a report job reads: the results file and how to post it (it measures nothing). */
+const REPORT_READS: readonly SettingName[] = [
+  "mode",
+  "config",
+  "github-token",
+  "results-path",
+  "requests-path",
+  "comment",
+  "comment-key",
+  "fail-on",
+  "job-summary",
+];
+/** Read by mode burst only, though they are the action's and not the lanes scope's. */
+const BURST_ONLY: readonly SettingName[] = ["lanes-history-branch", "lanes-issue"];
+const LANES = settingsIn("lanes").map((s) => s.name);
+
+function readsOf(mode: Mode): (name: SettingName) => boolean {
+  if (mode === "report") return (name) => REPORT_READS.includes(name);
+  if (mode === "burst")
+    return (name) => ["mode", "github-token", ...BURST_ONLY, ...LANES].includes(name);
+  return (name) => !BURST_ONLY.includes(name) && !LANES.includes(name);
+}
+
+/** The action inputs given (non-empty) that `mode` does not read, in the table's order. */
+export function unusedByMode(inputs: RawSettings, mode: Mode): string[] {
+  const reads = readsOf(mode);
+  return SETTINGS.filter((s) => SCOPES[s.scope].action)
+    .map((s) => s.name)
+    .filter((name) => given(inputs, name) !== undefined && !reads(name));
+}
+
+const WHY: Record<Mode, string> = {
+  run: "mode burst reads it",
+  measure: "mode burst reads it",
+  report: "mode report re-decides the results file's own trials and posts them",
+  burst: "mode burst reads the lanes file, not the gate's settings",
+};
+
+/** One warning naming them, or none. */
+export function unusedNote(inputs: RawSettings, mode: Mode): string[] {
+  const names = unusedByMode(inputs, mode);
+  if (names.length === 0) return [];
+  const one = names.length === 1;
+  return [
+    `${names.join(", ")} ${one ? "is" : "are"} set but not used by mode ${mode}: ${WHY[mode]} — remove ${one ? "it" : "them"}, or run the mode that reads ${one ? "it" : "them"}`,
+  ];
+}

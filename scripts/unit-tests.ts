@@ -56,6 +56,9 @@ if (import.meta.main) {
   const unit = testFiles()
     .filter((f) => !isLoadTest(f))
     .map((f) => relative(ROOT, f));
-  const r = spawnSync(process.execPath, ["--test", ...unit], { cwd: ROOT, stdio: "inherit" });
+  const r = spawnSync(process.execPath, ["--test", "--test-concurrency=2", ...unit], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
   process.exit(r.status ?? 1);
 }

@@ -1,6 +1,9 @@
-// `sweep` against the built-in mock, in a process of its own: the capacity it
-// finds is within ±10 % of the knee the mock's engine model predicts, and
-// both MLPerf-style labels and the JSON report with every point are written.
+// `sweep` against the built-in mock, in a process of its own: the command's
+// wiring — a capacity near the knee the mock's engine model predicts, both
+// MLPerf-style labels, the chart, and the JSON report with every point. How
+// close to the knee a sweep lands (±10 %) is the capacity gate's test, which
+// runs the same search on both arms, and bench/capacity.ts's measurement:
+// here short windows and a coarse resolution keep it under half a minute.
 
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -15,11 +18,11 @@ import { mergeProfile, parseOverrides } from "../../src/mock/profile-merge.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
 import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
-// A bound on a sweep that never ends: far beyond the ≈1 min it takes.
+// A bound on a sweep that never ends: far beyond the ≈20 s it takes.
 const run = (args: string[]) => runCliProcess(args, 300_000);
 
 test(
-  "sweep finds the mock's knee within ±10 % of its model and prints both MLPerf labels",
+  "sweep finds the mock's knee within ±20 % of its model and prints both MLPerf labels",
   SLOW_LOAD_TEST,
   async () => {
     const mock = await startMockProcess([process.execPath, CLI], [...KNEE_MOCK_SETS]);
@@ -29,12 +32,13 @@ test(
         ...KNEE_WORKLOAD,
         url: `${mock.url}/v1`,
         model: "mock-llm",
-        duration: "4s",
-        warmup: "1s",
+        duration: "2s",
+        warmup: "0.5s",
         seed: "2",
-        "sweep-points": "4",
-        "capacity-resolution": "4%",
-        "offline-requests": "128",
+        "sweep-points": "3",
+        "capacity-resolution": "10%",
+        "sync-requests": "4",
+        "offline-requests": "64",
         // Not what this test is about: a busy machine must not make the points invalid.
         "max-late-sends": "50%",
         "max-skew-effect": "50%",
@@ -47,7 +51,7 @@ test(
       const predicted = saturationRatePerS(profile, 32, 16);
       const found = report.capacity.capacity_per_s as number;
       assert.ok(
-        Math.abs(found / predicted - 1) <= 0.1,
+        Math.abs(found / predicted - 1) <= 0.2,
         `capacity ${found} req/s, predicted ${predicted.toFixed(1)} req/s\n${r.stdout}`,
       );
       assert.equal(report.schema, "llm-perf-gate/sweep@1");

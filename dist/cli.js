@@ -55804,13 +55804,13 @@ function headlineFor(run) {
         return guards[0]?.message ?? "";
       return noVerdict();
     case "fail": {
-      const failed2 = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];
+      const failed = reliability?.verdict === "regressed" ? [reliabilitySentence(reliability)] : [];
       if (run.capacity?.comparison.verdict === "regressed")
-        failed2.unshift(capacityPhrase(run.capacity));
+        failed.unshift(capacityPhrase(run.capacity));
       const metrics = comparisons.filter((c) => c.verdict === "regressed").map(describe2);
       const checks = suiteHeadlines(run, "failed");
       const also = guards.some(blocksVerdict) ? [noVerdict()] : [];
-      const performance2 = [...failed2, ...metrics].join(", ");
+      const performance2 = [...failed, ...metrics].join(", ");
       const missed = budgets("missed");
       return [
         performance2 ? `regressed: ${performance2}` : "",
@@ -56072,12 +56072,12 @@ function serverViewLine(r) {
     lines2.push(
       `**Where the TTFT went** (the servers' own metrics, means over ${v.ttft.pairs} pair${v.ttft.pairs === 1 ? "" : "s"}): ${v.ttft.words}.`
     );
-  const failed2 = ["baseline", "candidate"].filter(
+  const failed = ["baseline", "candidate"].filter(
     (a) => v[a].trials === 0 && v[a].failed > 0
   );
-  if (failed2.length > 0)
+  if (failed.length > 0)
     lines2.push(
-      `Server metrics not read from ${failed2.map((a) => `the ${a} (${v[a].errors[0]})`).join(" nor ")}: no server view${failed2.length === 2 ? "" : " for it"} (set metrics-url, or none).`
+      `Server metrics not read from ${failed.map((a) => `the ${a} (${v[a].errors[0]})`).join(" nor ")}: no server view${failed.length === 2 ? "" : " for it"} (set metrics-url, or none).`
     );
   return lines2.join("\n\n");
 }
@@ -56767,22 +56767,22 @@ function solve(f, target) {
   return (lo + hi) / 2;
 }
 var NORMAL_BEYOND = 1e3;
-function normalLimit(failed2, n, level, side) {
-  const p = failed2 / n;
+function normalLimit(failed, n, level, side) {
+  const p = failed / n;
   return Math.min(1, Math.max(0, p + side * probit(1 - level) * Math.sqrt(p * (1 - p) / n)));
 }
-var many = (failed2, n) => failed2 > NORMAL_BEYOND && n - failed2 > NORMAL_BEYOND;
-function exactUpper(failed2, n, level) {
+var many = (failed, n) => failed > NORMAL_BEYOND && n - failed > NORMAL_BEYOND;
+function exactUpper(failed, n, level) {
   if (n <= 0) return 1;
-  if (failed2 >= n) return 1;
-  if (failed2 === 0) return 1 - level ** (1 / n);
-  if (many(failed2, n)) return normalLimit(failed2, n, level, 1);
-  return solve((p) => binomialCdf(failed2, n, p), level);
+  if (failed >= n) return 1;
+  if (failed === 0) return 1 - level ** (1 / n);
+  if (many(failed, n)) return normalLimit(failed, n, level, 1);
+  return solve((p) => binomialCdf(failed, n, p), level);
 }
-function exactLower(failed2, n, level) {
-  if (n <= 0 || failed2 <= 0) return 0;
-  if (many(failed2, n)) return normalLimit(failed2, n, level, -1);
-  return solve((p) => binomialCdf(failed2 - 1, n, p), 1 - level);
+function exactLower(failed, n, level) {
+  if (n <= 0 || failed <= 0) return 0;
+  if (many(failed, n)) return normalLimit(failed, n, level, -1);
+  return solve((p) => binomialCdf(failed - 1, n, p), 1 - level);
 }
 function increaseUpper(baseline, candidate, level) {
   const pb = baseline.failed / baseline.counted;
@@ -56843,9 +56843,9 @@ function designLevels(requests, tolerance, design) {
 function dispersion(arms) {
   let [chi2, df] = [0, 0];
   for (const counts of arms) {
-    const failed2 = counts.reduce((s, c) => s + c.failed, 0);
+    const failed = counts.reduce((s, c) => s + c.failed, 0);
     const n = counts.reduce((s, c) => s + c.counted, 0);
-    const p = n > 0 ? failed2 / n : 0;
+    const p = n > 0 ? failed / n : 0;
     if (p <= 0 || p >= 1 || counts.length < 2) continue;
     for (const c of counts) chi2 += (c.failed - c.counted * p) ** 2 / (c.counted * p * (1 - p));
     df += counts.length - 1;
@@ -57212,7 +57212,7 @@ function planLines(plan) {
 function armFailures(trials, exclude) {
   const byClass = {};
   let scheduled = 0;
-  let failed2 = 0;
+  let failed = 0;
   let excluded = 0;
   for (const t of trials) {
     scheduled += t.report.scheduled;
@@ -57221,11 +57221,11 @@ function armFailures(trials, exclude) {
       if (o === "ok" || n === 0) continue;
       byClass[o] = (byClass[o] ?? 0) + n;
       if (exclude.includes(o)) excluded += n;
-      else failed2 += n;
+      else failed += n;
     }
   }
   const counted = scheduled - excluded;
-  return { counted, failed: failed2, rate: counted > 0 ? failed2 / counted : 0, by_class: byClass, excluded };
+  return { counted, failed, rate: counted > 0 ? failed / counted : 0, by_class: byClass, excluded };
 }
 function examplesOf(trials) {
   const examples = {};
@@ -57481,9 +57481,9 @@ function errorsLook(pairs2, limit, critical) {
   const verdict = upper <= limit ? "met" : rate - half(critical.fail) > limit ? "missed" : "unclear";
   return { rate, lower, upper, verdict };
 }
-function metReachable(failed2, requests, limit, alpha) {
+function metReachable(failed, requests, limit, alpha) {
   const z2 = probit(1 - alpha);
-  return failed2 / requests + z2 * Math.sqrt(limit * (1 - limit) / requests) <= limit;
+  return failed / requests + z2 * Math.sqrt(limit * (1 - limit) / requests) <= limit;
 }
 function errorsBudget(limit, trials, o, design) {
   const pairs2 = pairFailures(trials, o.exclude);
@@ -65387,6 +65387,7 @@ async function runItems(target, items, options, nowMs = () => performance.now())
 }
 
 // src/load/record.ts
+var OPEN_LIMIT = { requests: 1e4, bodyBytes: 256 * 2 ** 20 };
 function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
   return {
     index,
@@ -65419,6 +65420,7 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
     incompleteEvent: false,
     timedOut: false,
     queued: false,
+    openLimited: false,
     reconnects: 0,
     fixedTokens,
     tokensAsked: 0,
@@ -65878,6 +65880,8 @@ var TrialRecorder = class {
   e2elOnTime = new LatencyHistogram();
   /** Sends later than lateSendMs. */
   lateSends = 0;
+  /** Requests not sent because the client already held its limit of open requests. */
+  openLimited = 0;
   /** Time waited for a max-concurrency slot. */
   slotWait = new LatencyHistogram();
   examples = {};
@@ -65946,6 +65950,7 @@ var TrialRecorder = class {
       if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
     }
     this.rateLimits.add(r.headers);
+    if (r.openLimited) this.openLimited++;
     if (outcome2 === "ok") this.addOk(r, skewMs);
     else if (outcome2 === "censored" || outcome2 === "unsent")
       this.addCensored(r, outcome2, dispatched, skewMs);
@@ -66024,7 +66029,7 @@ function describeEnd(r) {
     case "censored":
       return `no end of stream within the timeout (${r.outputChunks} output chunks received)`;
     case "unsent":
-      return "never dispatched before its deadline";
+      return r.openLimited ? "not sent: the client already held its limit of open requests" : "never dispatched before its deadline";
     case "truncated":
       return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
     case "empty":
@@ -68111,8 +68116,8 @@ async function disconnectItem(deps) {
   const idle = await queuedWithin(deps, IDLE_WITHIN_MS);
   if (idle === null) return unknown("no metrics to tell", "no running count on /metrics");
   if (idle > 0) return unknown("server not idle", `${idle} requests queued before the probe`);
-  const failed2 = await openAndLeave(deps);
-  if (failed2 !== null) return unknown("could not open a stream", failed2);
+  const failed = await openAndLeave(deps);
+  if (failed !== null) return unknown("could not open a stream", failed);
   let queued = await queuedWithin(deps, FREED_WITHIN_MS);
   if (queued !== null && queued > 0) {
     await deps.send(deps.chatRequest(deps.chatBody({ max_tokens: 1 })));
@@ -71866,7 +71871,7 @@ var SWEEP_SETTINGS = [
     scope: "sweep",
     default: "256",
     help: "Capacity sweep: requests sent all at once (the most the server can do).",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
+    accepts: { kind: "number", integer: true, min: 1, max: 1e4 }
   },
   {
     name: "sweep-points",
@@ -73987,7 +73992,7 @@ var REQUEST_SETTINGS = [
     name: "burst-size",
     scope: "trial",
     help: "Requests per burst (burst arrivals).",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
+    accepts: { kind: "number", integer: true, min: 1, max: 1e4 }
   },
   {
     name: "burst-interval",
@@ -73998,8 +74003,8 @@ var REQUEST_SETTINGS = [
   {
     name: "requests",
     scope: "trial",
-    help: "Requests sent at once (all-at-once).",
-    accepts: { kind: "number", integer: true, min: 1, max: 1e5 }
+    help: "Requests sent at once (all-at-once); at most the client's limit of open requests.",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e4 }
   },
   {
     name: "duration",
@@ -74139,8 +74144,8 @@ var REQUEST_SETTINGS = [
   {
     name: "max-concurrency",
     scope: "trial",
-    help: "Cap on requests in flight (closed loop; the wait counts as latency).",
-    accepts: { kind: "number", integer: true, min: 1 }
+    help: "Cap on requests in flight (closed loop; the wait counts as latency); at most the client's limit of open requests.",
+    accepts: { kind: "number", integer: true, min: 1, max: 1e4 }
   },
   {
     name: "workers",
@@ -79446,7 +79451,7 @@ function describeAnswer(a) {
     return excerpt3(a.toolCalls.map((t) => `${t.name}(${t.arguments})`).join(", "));
   return `empty answer (finish_reason ${a.finishReason ?? "none"})`;
 }
-var firstFailing = (run, failed2) => (run?.attempts.find(failed2) ?? run?.attempts[0])?.answer;
+var firstFailing = (run, failed) => (run?.attempts.find(failed) ?? run?.attempts[0])?.answer;
 function answersSummary(baseline, candidate) {
   const all = (runs) => runs.flatMap((r) => r.attempts);
   const finishReasons = (runs) => histogram2(all(runs).map((a) => a.answer.finishReason ?? "none"));
@@ -79840,7 +79845,7 @@ function qualityBody(target, c, stream, vllmSampling) {
 async function ask(agent, target, body, stream, timeoutS) {
   const headers = requestHeaders(target, stream);
   const signal = AbortSignal.timeout(timeoutS * 1e3);
-  const failed2 = (error, reconnects2) => {
+  const failed = (error, reconnects2) => {
     const a = emptyAnswer(0);
     const timeout = error instanceof Error && error.name === "TimeoutError";
     a.transport.push(
@@ -79864,7 +79869,7 @@ async function ask(agent, target, body, stream, timeoutS) {
       break;
     } catch (error) {
       if (reconnects === 0 && RECONNECTABLE.has(errorCode(error) ?? "")) reconnects++;
-      else return failed2(error, reconnects);
+      else return failed(error, reconnects);
     }
   }
   try {
@@ -79872,7 +79877,7 @@ async function ask(agent, target, body, stream, timeoutS) {
     answer.reconnects = reconnects;
     return answer;
   } catch (error) {
-    return failed2(error, reconnects);
+    return failed(error, reconnects);
   }
 }
 var MAX_ANSWER_BYTES2 = 16 * 1024 * 1024;
@@ -80235,6 +80240,43 @@ function pastDeadline(inFlight, waiting, nowMs) {
 function hardStopMs(startMs, lastOffsetMs, turns, timeoutMs, thinkMs, graceMs) {
   return startMs + lastOffsetMs + turns * timeoutMs + (turns - 1) * thinkMs + graceMs;
 }
+
+// src/load/open.ts
+var OpenRequests = class {
+  handles = /* @__PURE__ */ new Map();
+  bodies = /* @__PURE__ */ new Map();
+  bodyBytes = 0;
+  limit;
+  constructor(limit) {
+    this.limit = limit;
+  }
+  get size() {
+    return this.handles.size;
+  }
+  keys() {
+    return this.handles.keys();
+  }
+  /** The body's bytes when one more request with it fits within the limit (one alone always does). */
+  roomFor(body) {
+    if (this.handles.size >= this.limit.requests) return void 0;
+    const bytes = Buffer.byteLength(body);
+    const fits = this.handles.size === 0 || this.bodyBytes + bytes <= this.limit.bodyBytes;
+    return fits ? bytes : void 0;
+  }
+  open(r, handle, bytes) {
+    this.handles.set(r, handle);
+    this.bodies.set(r, bytes);
+    this.bodyBytes += bytes;
+  }
+  /** No longer open: its handle, to abort it, if it was. */
+  close(r) {
+    const handle = this.handles.get(r);
+    this.handles.delete(r);
+    this.bodyBytes -= this.bodies.get(r) ?? 0;
+    this.bodies.delete(r);
+    return handle;
+  }
+};
 
 // src/load/probes.ts
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
@@ -80605,7 +80647,7 @@ var TrialLoad = class {
   timeoutMs;
   cap;
   total;
-  inFlight = /* @__PURE__ */ new Map();
+  inFlight;
   waiting = [];
   sessions;
   scheduler;
@@ -80629,6 +80671,7 @@ var TrialLoad = class {
     this.clock = options.clock ?? MONOTONIC;
     this.timeoutMs = options.timeoutS * 1e3;
     this.cap = options.maxConcurrency;
+    this.inFlight = new OpenRequests(options.openLimit ?? OPEN_LIMIT);
     const slice = options.slice;
     if (slice && workload.spec.sessions)
       throw new Error("internal error: a slice of a trial with sessions");
@@ -80721,10 +80764,16 @@ var TrialLoad = class {
       return;
     }
     const body = this.bodyOf(r.index);
+    const bytes = this.inFlight.roomFor(body);
+    if (bytes === void 0) {
+      r.openLimited = true;
+      this.finish(r);
+      return;
+    }
     this.sent++;
     try {
       const handle = this.send(body, r, this.onResponseDone);
-      if (r.outcome === void 0) this.inFlight.set(r, handle);
+      if (r.outcome === void 0) this.inFlight.open(r, handle, bytes);
     } catch (error) {
       r.transportError = `the request could not be dispatched: ${errorMessage(error)}`;
       r.endMs = this.clock.now();
@@ -80733,7 +80782,7 @@ var TrialLoad = class {
   }
   onResponseDone = (r) => {
     if (r.outcome !== void 0) return;
-    this.inFlight.delete(r);
+    this.inFlight.close(r);
     this.finish(r);
     if (this.cap !== void 0) this.admitWaiting();
   };
@@ -80767,9 +80816,8 @@ var TrialLoad = class {
   }
   /** Ends an in-flight request at its deadline: censored, its connection aborted. */
   censor(r, why) {
-    const handle = this.inFlight.get(r);
     r.timedOut = true;
-    this.inFlight.delete(r);
+    const handle = this.inFlight.close(r);
     handle?.abort(new TimeoutAbort(why));
     this.finish(r);
   }
@@ -80871,6 +80919,7 @@ function worstDrift(windows, windowMs) {
   return worst;
 }
 var f1 = (v) => v.toFixed(1);
+var OPEN_LIMIT_WORDS = `${OPEN_LIMIT.requests.toLocaleString("en-US")} requests or ${OPEN_LIMIT.bodyBytes / 2 ** 20} MiB of request bodies in one process, shared by its worker threads`;
 var SKEW_EFFECT_FLOOR_MS = 2;
 function skewEffect(p) {
   if (p.censored || p.scheduled === null || p.onTime === null || p.onTime <= 0) return null;
@@ -80934,8 +80983,9 @@ function otherReasons(x, limits) {
     );
   }
   if (x.unsent > limits.maxUnsent) {
+    const why = x.openLimited > 0 ? `${x.openLimited} of them were due while the client held its limit of open requests (${OPEN_LIMIT_WORDS}): the server answered slower than the load arrived \u2014 lower the rate, or shorten the timeout` : cause(x.readings);
     reasons.push(
-      `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${cause(x.readings)}`
+      `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${why}`
     );
   }
   const loop = x.readings.eventLoopDelayMs.p99;
@@ -81029,6 +81079,7 @@ function validityOf(rec, facts) {
       offeredDrift,
       scheduled: rec.scheduled,
       unsent: rec.outcomes.unsent,
+      openLimited: rec.openLimited,
       windowMs: windowS * 1e3,
       readings: facts.readings,
       slotWaits: slotWait.count,
@@ -81525,6 +81576,7 @@ var HISTOGRAMS2 = [
 ];
 var COUNTS = [
   "lateSends",
+  "openLimited",
   "outputTokens",
   "outputChunks",
   "usageRequests",
@@ -81724,7 +81776,7 @@ var WorkerPool = class {
     await Promise.all(all.map((w) => w.terminate()));
   }
   #started(script) {
-    const worker = new Worker2(script);
+    const worker = new Worker2(script, { resourceLimits: { maxYoungGenerationSizeMb: 16 } });
     worker.on("error", () => {
     });
     worker.on("exit", () => {
@@ -82163,8 +82215,8 @@ async function runGate(options, deps = {}) {
         log(
           `${regressed.join(", ")} regressed before the pairs: ${plural(options.trials, "pair")} for the latencies, none added (fail-fast)`
         );
-      const failed2 = (capacity?.regressed ?? false) || regressed.length > 0;
-      const ran = await runPairs(runner, options, armOptions, { overBudget, failed: failed2 }, log);
+      const failed = (capacity?.regressed ?? false) || regressed.length > 0;
+      const ran = await runPairs(runner, options, armOptions, { overBudget, failed }, log);
       plan = ran.plan;
       warnings.push(...ran.notes);
       if (ran.budget && capacity) {
@@ -85124,13 +85176,13 @@ async function burstLanes(spec, deps = {}) {
           Array.from({ length: spec.burst.size }, async (_, index) => {
             const scheduledMs = t0 + index * spec.burst.spacing_s * 1e3;
             await sleep2(Math.max(0, scheduledMs - now()));
-            const failed2 = [];
+            const failed = [];
             let last;
             for (let k = 1; ; k++) {
               last = await attempt2(target, agent, spec, now, date);
               if (last.outcome === "ok" || !spec.retry.on.includes(last.outcome) || k >= spec.retry.max_attempts)
                 break;
-              failed2.push(last.outcome);
+              failed.push(last.outcome);
               const backoffS = spec.retry.backoff_s * 2 ** (k - 1);
               const waitS = Math.min(
                 spec.retry.max_wait_s,
@@ -85138,7 +85190,7 @@ async function burstLanes(spec, deps = {}) {
               );
               await sleep2(waitS * 1e3);
             }
-            if (last.outcome !== "ok") failed2.push(last.outcome);
+            if (last.outcome !== "ok") failed.push(last.outcome);
             const from = (t) => Number.isNaN(t) ? null : Math.round((t - scheduledMs) * 10) / 10;
             const ttftMs = last.outcome === "ok" ? from(last.firstOutputMs) : null;
             const fullMs = last.outcome === "ok" ? from(last.endMs) : null;
@@ -85156,8 +85208,8 @@ async function burstLanes(spec, deps = {}) {
               full_answer_ms: fullMs,
               floor: { latency: spec.floor.latency, ms: spec.floor.ms },
               passed: latencyMs !== null && latencyMs <= spec.floor.ms,
-              attempts: failed2.length + (last.outcome === "ok" ? 1 : 0),
-              failed_attempts: failed2
+              attempts: failed.length + (last.outcome === "ok" ? 1 : 0),
+              failed_attempts: failed
             };
           })
         );
@@ -85784,8 +85836,9 @@ function promptWords(p) {
 }
 
 // src/commands/measure.ts
-function failed(report, limit) {
-  const excluded = limit.exclude.reduce((n, o) => n + report.outcomes[o], 0);
+function endpointFailure(report, limit) {
+  const notCounted = /* @__PURE__ */ new Set([...limit.exclude, "unsent"]);
+  const excluded = [...notCounted].reduce((n, o) => n + report.outcomes[o], 0);
   const counted = report.scheduled - excluded;
   const failures2 = counted - report.outcomes.ok;
   if (report.outcomes.ok > 0 && !(counted > 0 && failures2 / counted > limit.maxErrorRate))
@@ -85830,7 +85883,7 @@ async function measureCli(raw, given2) {
 `);
     return signalExitCode(measured2.cancelledBy);
   }
-  const failure = failed(report, limit);
+  const failure = endpointFailure(report, limit);
   if (failure !== null) {
     io.stderr(`llm-perf-gate: ${failure}
 `);

@@ -39277,6 +39277,60 @@ function startProbes() {
   };
 }
 
+// src/load/record.ts
+var OPEN_LIMIT = { requests: 1e4, bodyBytes: 256 * 2 ** 20 };
+function openLimitShare(count) {
+  return {
+    requests: Math.floor(OPEN_LIMIT.requests / count),
+    bodyBytes: Math.floor(OPEN_LIMIT.bodyBytes / count)
+  };
+}
+function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
+  return {
+    index,
+    warmup,
+    scheduledMs,
+    slotMs: scheduledMs,
+    dispatchMs: Number.NaN,
+    headersMs: Number.NaN,
+    firstByteMs: Number.NaN,
+    firstOutputMs: Number.NaN,
+    firstAnswerMs: Number.NaN,
+    lastOutputMs: Number.NaN,
+    endMs: Number.NaN,
+    deadlineMs,
+    status: 0,
+    outputChunks: 0,
+    reasoningChunks: 0,
+    gapsMs: [],
+    usagePromptTokens: void 0,
+    usageCompletionTokens: void 0,
+    usageReasoningTokens: void 0,
+    usageCachedTokens: void 0,
+    countedCompletionTokens: void 0,
+    finishReason: void 0,
+    refusal: false,
+    sawDone: false,
+    streamError: void 0,
+    protocolError: void 0,
+    transportError: void 0,
+    incompleteEvent: false,
+    timedOut: false,
+    queued: false,
+    openLimited: false,
+    reconnects: 0,
+    fixedTokens,
+    tokensAsked: 0,
+    headers: void 0,
+    body: void 0,
+    text: void 0,
+    outcome: void 0
+  };
+}
+function outputTokens(r) {
+  return r.usageCompletionTokens ?? r.countedCompletionTokens ?? r.outputChunks;
+}
+
 // src/load/waker.ts
 import { Worker } from "node:worker_threads";
 var GENERATION = 0;
@@ -43290,6 +43344,43 @@ function hardStopMs(startMs, lastOffsetMs, turns, timeoutMs, thinkMs, graceMs) {
   return startMs + lastOffsetMs + turns * timeoutMs + (turns - 1) * thinkMs + graceMs;
 }
 
+// src/load/open.ts
+var OpenRequests = class {
+  handles = /* @__PURE__ */ new Map();
+  bodies = /* @__PURE__ */ new Map();
+  bodyBytes = 0;
+  limit;
+  constructor(limit) {
+    this.limit = limit;
+  }
+  get size() {
+    return this.handles.size;
+  }
+  keys() {
+    return this.handles.keys();
+  }
+  /** The body's bytes when one more request with it fits within the limit (one alone always does). */
+  roomFor(body) {
+    if (this.handles.size >= this.limit.requests) return void 0;
+    const bytes = Buffer.byteLength(body);
+    const fits = this.handles.size === 0 || this.bodyBytes + bytes <= this.limit.bodyBytes;
+    return fits ? bytes : void 0;
+  }
+  open(r, handle, bytes) {
+    this.handles.set(r, handle);
+    this.bodies.set(r, bytes);
+    this.bodyBytes += bytes;
+  }
+  /** No longer open: its handle, to abort it, if it was. */
+  close(r) {
+    const handle = this.handles.get(r);
+    this.handles.delete(r);
+    this.bodyBytes -= this.bodies.get(r) ?? 0;
+    this.bodies.delete(r);
+    return handle;
+  }
+};
+
 // src/common/format.ts
 var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -43322,52 +43413,6 @@ var DOCUMENTED_FINISH_REASONS = [
   "eos"
 ];
 var zeroOutcomes = () => recordOf(OUTCOMES, () => 0);
-
-// src/load/record.ts
-function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
-  return {
-    index,
-    warmup,
-    scheduledMs,
-    slotMs: scheduledMs,
-    dispatchMs: Number.NaN,
-    headersMs: Number.NaN,
-    firstByteMs: Number.NaN,
-    firstOutputMs: Number.NaN,
-    firstAnswerMs: Number.NaN,
-    lastOutputMs: Number.NaN,
-    endMs: Number.NaN,
-    deadlineMs,
-    status: 0,
-    outputChunks: 0,
-    reasoningChunks: 0,
-    gapsMs: [],
-    usagePromptTokens: void 0,
-    usageCompletionTokens: void 0,
-    usageReasoningTokens: void 0,
-    usageCachedTokens: void 0,
-    countedCompletionTokens: void 0,
-    finishReason: void 0,
-    refusal: false,
-    sawDone: false,
-    streamError: void 0,
-    protocolError: void 0,
-    transportError: void 0,
-    incompleteEvent: false,
-    timedOut: false,
-    queued: false,
-    reconnects: 0,
-    fixedTokens,
-    tokensAsked: 0,
-    headers: void 0,
-    body: void 0,
-    text: void 0,
-    outcome: void 0
-  };
-}
-function outputTokens(r) {
-  return r.usageCompletionTokens ?? r.countedCompletionTokens ?? r.outputChunks;
-}
 
 // src/load/outcome.ts
 function exhaustedQuota(headers, tokensAsked) {
@@ -43614,7 +43659,7 @@ var TrialLoad = class {
   timeoutMs;
   cap;
   total;
-  inFlight = /* @__PURE__ */ new Map();
+  inFlight;
   waiting = [];
   sessions;
   scheduler;
@@ -43638,6 +43683,7 @@ var TrialLoad = class {
     this.clock = options.clock ?? MONOTONIC;
     this.timeoutMs = options.timeoutS * 1e3;
     this.cap = options.maxConcurrency;
+    this.inFlight = new OpenRequests(options.openLimit ?? OPEN_LIMIT);
     const slice = options.slice;
     if (slice && workload.spec.sessions)
       throw new Error("internal error: a slice of a trial with sessions");
@@ -43730,10 +43776,16 @@ var TrialLoad = class {
       return;
     }
     const body = this.bodyOf(r.index);
+    const bytes = this.inFlight.roomFor(body);
+    if (bytes === void 0) {
+      r.openLimited = true;
+      this.finish(r);
+      return;
+    }
     this.sent++;
     try {
       const handle = this.send(body, r, this.onResponseDone);
-      if (r.outcome === void 0) this.inFlight.set(r, handle);
+      if (r.outcome === void 0) this.inFlight.open(r, handle, bytes);
     } catch (error) {
       r.transportError = `the request could not be dispatched: ${errorMessage(error)}`;
       r.endMs = this.clock.now();
@@ -43742,7 +43794,7 @@ var TrialLoad = class {
   }
   onResponseDone = (r) => {
     if (r.outcome !== void 0) return;
-    this.inFlight.delete(r);
+    this.inFlight.close(r);
     this.finish(r);
     if (this.cap !== void 0) this.admitWaiting();
   };
@@ -43776,9 +43828,8 @@ var TrialLoad = class {
   }
   /** Ends an in-flight request at its deadline: censored, its connection aborted. */
   censor(r, why) {
-    const handle = this.inFlight.get(r);
     r.timedOut = true;
-    this.inFlight.delete(r);
+    const handle = this.inFlight.close(r);
     handle?.abort(new TimeoutAbort(why));
     this.finish(r);
   }
@@ -44265,6 +44316,8 @@ var TrialRecorder = class {
   e2elOnTime = new LatencyHistogram();
   /** Sends later than lateSendMs. */
   lateSends = 0;
+  /** Requests not sent because the client already held its limit of open requests. */
+  openLimited = 0;
   /** Time waited for a max-concurrency slot. */
   slotWait = new LatencyHistogram();
   examples = {};
@@ -44333,6 +44386,7 @@ var TrialRecorder = class {
       if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
     }
     this.rateLimits.add(r.headers);
+    if (r.openLimited) this.openLimited++;
     if (outcome === "ok") this.addOk(r, skewMs);
     else if (outcome === "censored" || outcome === "unsent")
       this.addCensored(r, outcome, dispatched, skewMs);
@@ -44411,7 +44465,7 @@ function describeEnd(r) {
     case "censored":
       return `no end of stream within the timeout (${r.outputChunks} output chunks received)`;
     case "unsent":
-      return "never dispatched before its deadline";
+      return r.openLimited ? "not sent: the client already held its limit of open requests" : "never dispatched before its deadline";
     case "truncated":
       return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
     case "empty":
@@ -44432,6 +44486,9 @@ function describeEnd(r) {
       return void 0;
   }
 }
+
+// src/metrics/validity.ts
+var OPEN_LIMIT_WORDS = `${OPEN_LIMIT.requests.toLocaleString("en-US")} requests or ${OPEN_LIMIT.bodyBytes / 2 ** 20} MiB of request bodies in one process, shared by its worker threads`;
 
 // src/metrics/timeline.ts
 var MAX_BUCKETS = 120;
@@ -45646,6 +45703,7 @@ var HISTOGRAMS2 = [
 ];
 var COUNTS = [
   "lateSends",
+  "openLimited",
   "outputTokens",
   "outputChunks",
   "usageRequests",
@@ -45735,7 +45793,13 @@ async function serve(port2, start, started, signal) {
     ...lines ? { onRequestLine: lines.add } : {},
     ...start.progress ? { onProgress: (progress) => post(port2, { type: "progress", progress }) } : {}
   };
-  const parts = await measureParts(options, deps, { slice: start.slice, startAtMs }, workload);
+  const openLimit = openLimitShare(start.slice.count);
+  const parts = await measureParts(
+    options,
+    deps,
+    { slice: start.slice, startAtMs, openLimit },
+    workload
+  );
   lines?.close();
   post(port2, { type: "part", state: partState(parts, start.slice) });
 }

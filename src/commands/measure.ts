@@ -3,6 +3,7 @@
 // the endpoint failed (no ok request, or more than max-error-rate), 3 when
 // the trial failed its self-checks, 130/143 when cancelled.
 
+import type { Outcome } from "../common/outcomes.ts";
 import { redactDeep } from "../common/redact.ts";
 import { parseFailureLimit } from "../config/checks.ts";
 import type { RawSettings } from "../config/settings.ts";
@@ -15,8 +16,13 @@ import { type CommandIo, probeWritable, redacting, signalExitCode, withCancel } 
 import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 
 /** The endpoint's failures against max-error-rate: a line on stderr when it failed. */
-function failed(report: TrialReport, limit: ReturnType<typeof parseFailureLimit>): string | null {
-  const excluded = limit.exclude.reduce((n, o) => n + report.outcomes[o], 0);
+export function endpointFailure(
+  report: TrialReport,
+  limit: ReturnType<typeof parseFailureLimit>,
+): string | null {
+  // An unsent request never reached the endpoint: the client's (its self-checks say why).
+  const notCounted = new Set<Outcome>([...limit.exclude, "unsent"]);
+  const excluded = [...notCounted].reduce((n, o) => n + report.outcomes[o], 0);
   const counted = report.scheduled - excluded;
   const failures = counted - report.outcomes.ok;
   if (report.outcomes.ok > 0 && !(counted > 0 && failures / counted > limit.maxErrorRate))
@@ -56,7 +62,7 @@ export async function measureCli(raw: RawSettings, given: CommandIo): Promise<nu
     io.stderr(`llm-perf-gate: cancelled by ${measured.cancelledBy}: the trial was cut short\n`);
     return signalExitCode(measured.cancelledBy);
   }
-  const failure = failed(report, limit);
+  const failure = endpointFailure(report, limit);
   if (failure !== null) {
     io.stderr(`llm-perf-gate: ${failure}\n`);
     return 4;

@@ -363,7 +363,7 @@ export const SWEEP_SETTINGS = [
     scope: "sweep",
     default: "256",
     help: "Capacity sweep: requests sent all at once (the most the server can do).",
-    accepts: { kind: "number", integer: true, min: 1, max: 100_000 },
+    accepts: { kind: "number", integer: true, min: 1, max: 10_000 },
   },
   {
     name: "sweep-points",

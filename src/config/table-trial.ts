@@ -87,7 +87,7 @@ export const REQUEST_SETTINGS = [
     name: "burst-size",
     scope: "trial",
     help: "Requests per burst (burst arrivals).",
-    accepts: { kind: "number", integer: true, min: 1, max: 100_000 },
+    accepts: { kind: "number", integer: true, min: 1, max: 10_000 },
   },
   {
     name: "burst-interval",
@@ -98,8 +98,8 @@ export const REQUEST_SETTINGS = [
   {
     name: "requests",
     scope: "trial",
-    help: "Requests sent at once (all-at-once).",
-    accepts: { kind: "number", integer: true, min: 1, max: 100_000 },
+    help: "Requests sent at once (all-at-once); at most the client's limit of open requests.",
+    accepts: { kind: "number", integer: true, min: 1, max: 10_000 },
   },
   {
     name: "duration",
@@ -239,8 +239,8 @@ export const REQUEST_SETTINGS = [
   {
     name: "max-concurrency",
     scope: "trial",
-    help: "Cap on requests in flight (closed loop; the wait counts as latency).",
-    accepts: { kind: "number", integer: true, min: 1 },
+    help: "Cap on requests in flight (closed loop; the wait counts as latency); at most the client's limit of open requests.",
+    accepts: { kind: "number", integer: true, min: 1, max: 10_000 },
   },
   {
     name: "workers",

@@ -48,6 +48,8 @@ export interface RequestRecord {
   timedOut: boolean;
   /** Waited for a max-concurrency slot: a deadline passed while waiting is the server's, not the client's. */
   queued: boolean;
+  /** Not sent: the client already held its limit of open requests (OPEN_LIMIT). */
+  openLimited: boolean;
   /** Times the request was sent again on a fresh connection (a reused socket the server had closed). */
   reconnects: number;
   /** Expected output tokens when the workload fixes them (ignore_eos + max_tokens). */
@@ -60,6 +62,25 @@ export interface RequestRecord {
   /** The streamed answer's text, kept only where it is needed (a session's next turn). */
   text: string | undefined;
   outcome: Outcome | undefined;
+}
+
+/**
+ * What one process holds open at once: requests (each about 25 kB: its
+ * socket, parser and record) and their bodies (a million-token prompt is
+ * 4 MB, kept for a resend). These keep the CLI within its memory budget
+ * (bench/memory.ts). A request due beyond either is not sent — the client,
+ * not the server, could not keep up — and the trial is invalid
+ * (metrics/validity.ts), never a server's failure.
+ */
+export const OPEN_LIMIT = { requests: 10_000, bodyBytes: 256 * 2 ** 20 } as const;
+export type OpenLimit = { requests: number; bodyBytes: number };
+
+/** A worker thread's share of the process's open limit. */
+export function openLimitShare(count: number): OpenLimit {
+  return {
+    requests: Math.floor(OPEN_LIMIT.requests / count),
+    bodyBytes: Math.floor(OPEN_LIMIT.bodyBytes / count),
+  };
 }
 
 export function newRecord(
@@ -100,6 +121,7 @@ export function newRecord(
     incompleteEvent: false,
     timedOut: false,
     queued: false,
+    openLimited: false,
     reconnects: 0,
     fixedTokens,
     tokensAsked: 0,

@@ -19,9 +19,10 @@ import { fixedOutputTokens, isWarmup, type Workload } from "../workload/plan.ts"
 import { messagesFor } from "../workload/prompts.ts";
 import { type InFlight, sendCompletion } from "./client.ts";
 import { DEADLINE_CHECK_MS, hardStopMs, pastDeadline } from "./deadlines.ts";
+import { OpenRequests } from "./open.ts";
 import { classify } from "./outcome.ts";
 import { collectGarbage, type ProbeReadings, type Probes, startProbes } from "./probes.ts";
-import { newRecord, type RequestRecord } from "./record.ts";
+import { newRecord, OPEN_LIMIT, type OpenLimit, type RequestRecord } from "./record.ts";
 import { type Clock, GLOBAL_TIMERS, MONOTONIC, SendScheduler, type Timers } from "./scheduler.ts";
 import { SessionTracker } from "./sessions.ts";
 import { startWaker, type Waker } from "./waker.ts";
@@ -59,6 +60,8 @@ export interface LoadOptions {
   slice?: LoadSlice;
   /** The schedule's zero on the clock (a shard's plan time); default LEAD_MS from now. */
   startAtMs?: number;
+  /** What the trial may hold open at once; default OPEN_LIMIT (a worker: its share). */
+  openLimit?: OpenLimit;
 }
 
 /** A shard's part of a trial: every count-th request from index. */
@@ -98,7 +101,7 @@ class TrialLoad {
   private readonly timeoutMs: number;
   private readonly cap: number | undefined;
   private readonly total: number;
-  private readonly inFlight = new Map<RequestRecord, InFlight>();
+  private readonly inFlight: OpenRequests;
   private readonly waiting: RequestRecord[] = [];
   private readonly sessions: SessionTracker | undefined;
   private readonly scheduler: SendScheduler<RequestRecord>;
@@ -127,6 +130,7 @@ class TrialLoad {
     this.clock = options.clock ?? MONOTONIC;
     this.timeoutMs = options.timeoutS * 1000;
     this.cap = options.maxConcurrency;
+    this.inFlight = new OpenRequests(options.openLimit ?? OPEN_LIMIT);
     const slice = options.slice;
     if (slice && workload.spec.sessions)
       throw new Error("internal error: a slice of a trial with sessions");
@@ -234,10 +238,16 @@ class TrialLoad {
       return;
     }
     const body = this.bodyOf(r.index);
+    const bytes = this.inFlight.roomFor(body);
+    if (bytes === undefined) {
+      r.openLimited = true; // the client holds its limit open: unsent, the client's
+      this.finish(r);
+      return;
+    }
     this.sent++;
     try {
       const handle = this.send(body, r, this.onResponseDone);
-      if (r.outcome === undefined) this.inFlight.set(r, handle);
+      if (r.outcome === undefined) this.inFlight.open(r, handle, bytes);
     } catch (error) {
       r.transportError = `the request could not be dispatched: ${errorMessage(error)}`;
       r.endMs = this.clock.now();
@@ -247,7 +257,7 @@ class TrialLoad {
 
   private onResponseDone = (r: RequestRecord): void => {
     if (r.outcome !== undefined) return; // already censored
-    this.inFlight.delete(r);
+    this.inFlight.close(r);
     this.finish(r);
     if (this.cap !== undefined) this.admitWaiting();
   };
@@ -285,9 +295,8 @@ class TrialLoad {
 
   /** Ends an in-flight request at its deadline: censored, its connection aborted. */
   private censor(r: RequestRecord, why: string): void {
-    const handle = this.inFlight.get(r);
     r.timedOut = true;
-    this.inFlight.delete(r);
+    const handle = this.inFlight.close(r);
     handle?.abort(new TimeoutAbort(why));
     this.finish(r);
   }

@@ -26,6 +26,7 @@ export const HISTOGRAMS = [
 
 export const COUNTS = [
   "lateSends",
+  "openLimited",
   "outputTokens",
   "outputChunks",
   "usageRequests",

@@ -74,6 +74,8 @@ export class TrialRecorder {
   readonly e2elOnTime = new LatencyHistogram();
   /** Sends later than lateSendMs. */
   lateSends = 0;
+  /** Requests not sent because the client already held its limit of open requests. */
+  openLimited = 0;
   /** Time waited for a max-concurrency slot. */
   readonly slotWait = new LatencyHistogram();
   readonly examples: Partial<Record<Outcome, FailureExample[]>> = {};
@@ -146,6 +148,7 @@ export class TrialRecorder {
       if (r.slotMs > r.scheduledMs) this.slotWait.record(r.slotMs - r.scheduledMs);
     }
     this.rateLimits.add(r.headers);
+    if (r.openLimited) this.openLimited++;
     if (outcome === "ok") this.addOk(r, skewMs);
     else if (outcome === "censored" || outcome === "unsent")
       this.addCensored(r, outcome, dispatched, skewMs);
@@ -235,7 +238,9 @@ function describeEnd(r: RequestRecord): string | undefined {
     case "censored":
       return `no end of stream within the timeout (${r.outputChunks} output chunks received)`;
     case "unsent":
-      return "never dispatched before its deadline";
+      return r.openLimited
+        ? "not sent: the client already held its limit of open requests"
+        : "never dispatched before its deadline";
     case "truncated":
       return `stream ended without ${r.sawDone ? "a finish_reason" : "[DONE]"}${r.incompleteEvent ? " inside an event" : ""}`;
     case "empty":

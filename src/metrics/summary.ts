@@ -223,6 +223,7 @@ function validityOf(rec: TrialRecorder, facts: TrialFacts): TrialSummary["validi
       offeredDrift,
       scheduled: rec.scheduled,
       unsent: rec.outcomes.unsent,
+      openLimited: rec.openLimited,
       windowMs: windowS * 1000,
       readings: facts.readings,
       slotWaits: slotWait.count,

@@ -7,6 +7,7 @@
 import { percent, plural } from "../common/format.ts";
 import { type PercentileKey, percentileLabel } from "../common/percentiles.ts";
 import type { ProbeReadings } from "../load/probes.ts";
+import { OPEN_LIMIT } from "../load/record.ts";
 
 export interface SelfCheckLimits {
   /** The percentile the gate decides on; the skew effect is checked there. */
@@ -104,6 +105,8 @@ export interface SelfCheckInputs {
   offeredDrift: OfferedDrift | null;
   scheduled: number;
   unsent: number;
+  /** Of them, those due when the client already held its limit of open requests. */
+  openLimited: number;
   windowMs: number;
   readings: ProbeReadings;
   /** Requests that waited for a max-concurrency slot, and the p99 wait. */
@@ -114,6 +117,7 @@ export interface SelfCheckInputs {
 }
 
 const f1 = (v: number) => v.toFixed(1);
+const OPEN_LIMIT_WORDS = `${OPEN_LIMIT.requests.toLocaleString("en-US")} requests or ${OPEN_LIMIT.bodyBytes / 2 ** 20} MiB of request bodies in one process, shared by its worker threads`;
 
 /**
  * A shift below this is within the resolution of a shared machine's scheduler
@@ -197,8 +201,13 @@ function otherReasons(x: SelfCheckInputs, limits: SelfCheckLimits): string[] {
     );
   }
   if (x.unsent > limits.maxUnsent) {
+    // Past the open limit the server answered slower than the load arrived, whatever the CPU did.
+    const why =
+      x.openLimited > 0
+        ? `${x.openLimited} of them were due while the client held its limit of open requests (${OPEN_LIMIT_WORDS}): the server answered slower than the load arrived — lower the rate, or shorten the timeout`
+        : cause(x.readings);
     reasons.push(
-      `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${cause(x.readings)}`,
+      `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${why}`,
     );
   }
   const loop = x.readings.eventLoopDelayMs.p99;

@@ -3,7 +3,7 @@
 // its parts.
 
 import { formatSlo, type Slo, sloRecord } from "../common/slo.ts";
-import type { RequestRecord } from "../load/record.ts";
+import type { OpenLimit, RequestRecord } from "../load/record.ts";
 import { type LoadRun, type LoadSlice, type Progress, runLoad, sliceSize } from "../load/run.ts";
 import { type Clock, MONOTONIC } from "../load/scheduler.ts";
 import { TrialRecorder } from "../metrics/recorder.ts";
@@ -208,6 +208,8 @@ export function measuredInSlice(w: Workload, slice?: LoadSlice): number {
 export interface ShardPart {
   slice: LoadSlice;
   startAtMs: number;
+  /** A worker thread's share of the process's open limit; absent: all of it. */
+  openLimit?: OpenLimit;
 }
 
 /** Measures the trial (or a shard's slice of it): its parts, not yet a report. */

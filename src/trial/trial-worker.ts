@@ -8,7 +8,7 @@
 import { type MessagePort, parentPort } from "node:worker_threads";
 import { errorMessage } from "../common/errors.ts";
 import { collectGarbage } from "../load/probes.ts";
-import type { RequestRecord } from "../load/record.ts";
+import { openLimitShare, type RequestRecord } from "../load/record.ts";
 import { hrtimeOffsetNanos } from "../load/waker.ts";
 import type { TrialContext } from "../requests/line.ts";
 import { buildWorkload } from "../workload/plan.ts";
@@ -77,7 +77,14 @@ async function serve(
       ? { onProgress: (progress) => post(port, { type: "progress", progress }) }
       : {}),
   };
-  const parts = await measureParts(options, deps, { slice: start.slice, startAtMs }, workload);
+  // The workers share one process's memory, so each holds its share of the open requests.
+  const openLimit = openLimitShare(start.slice.count);
+  const parts = await measureParts(
+    options,
+    deps,
+    { slice: start.slice, startAtMs, openLimit },
+    workload,
+  );
   lines?.close();
   post(port, { type: "part", state: partState(parts, start.slice) });
 }

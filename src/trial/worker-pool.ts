@@ -57,7 +57,10 @@ export class WorkerPool {
   }
 
   #started(script: URL): Worker {
-    const worker = new Worker(script);
+    // A smaller young generation than V8's default: a worker at a few thousand requests a
+    // second held 100–200 MB more of short-lived garbage, at the same client ceiling
+    // (bench/README.md, memory at the bounds).
+    const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 16 } });
     // A worker that ends while idle leaves the pool; its error is then no trial's.
     worker.on("error", () => {});
     worker.on("exit", () => {

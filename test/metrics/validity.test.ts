@@ -26,6 +26,7 @@ function inputs(late: number, windows: Map<number, { scheduled: number; sent: nu
     offeredDrift: worstDrift(windows, 1000),
     scheduled: 90,
     unsent: 0,
+    openLimited: 0,
     windowMs: 6000,
     readings: {
       eventLoopDelayMs: { p50: 1, p99: 2, max: 8 },

@@ -1,0 +1,129 @@
+// The client's limit of open requests (load/record.ts MAX_OPEN_REQUESTS): a
+// request due while the client holds its limit is not sent, counted as the
+// client's (unsent, open-limited), and the trial is invalid with that reason
+// — memory stays bounded, and a server slower than the load is never blamed
+// on the client's CPU nor counted as the server's failure.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { endpointFailure } from "../../src/commands/measure.ts";
+import { parseTrialOptions } from "../../src/config/trial.ts";
+import type { RequestRecord } from "../../src/load/record.ts";
+import { runLoad } from "../../src/load/run.ts";
+import { TrialRecorder } from "../../src/metrics/recorder.ts";
+import { recorderState } from "../../src/metrics/recorder-state.ts";
+import { evaluateValidity } from "../../src/metrics/validity.ts";
+import { startMockServer } from "../../src/mock/server.ts";
+import { buildWorkload } from "../../src/workload/plan.ts";
+import { LOAD_TEST, quickProfile } from "../helpers/mock.ts";
+import { fakeReport, TEST_LIMITS } from "../helpers/reports.ts";
+
+/** 8 requests due at once against answers of ≈ 0.4 s, under `openLimit`: the records. */
+async function eightAtOnce(openLimit: { requests: number; bodyBytes: number }) {
+  const server = await startMockServer({ profile: quickProfile({ decodeBaseMs: 20 }) });
+  try {
+    const options = parseTrialOptions({
+      url: `${server.url}/v1`,
+      model: "mock-llm",
+      arrival: "all-at-once",
+      requests: "8",
+      "input-len": "256",
+      "output-len": "20",
+      "ignore-eos": "true",
+      warmup: "0s",
+    });
+    const records: RequestRecord[] = [];
+    await runLoad({
+      target: options.target,
+      workload: buildWorkload(options.workload),
+      timeoutS: 10,
+      maxConcurrency: undefined,
+      openLimit,
+      onRequest: (r) => records.push(r),
+    });
+    return records;
+  } finally {
+    await server.close();
+  }
+}
+
+test(
+  "past the open limit a due request is not sent, is the client's, and invalidates the trial",
+  LOAD_TEST,
+  async () => {
+    const records = await eightAtOnce({ requests: 3, bodyBytes: 2 ** 30 });
+    assert.equal(records.length, 8);
+    assert.deepEqual(
+      records.filter((r) => !r.openLimited).map((r) => r.outcome),
+      ["ok", "ok", "ok"],
+    );
+    assert.ok(records.filter((r) => r.openLimited).every((r) => r.outcome === "unsent"));
+
+    const rec = new TrialRecorder({}, 10_000);
+    for (const r of records) rec.add(r);
+    assert.equal(rec.openLimited, 5);
+    assert.equal(recorderState(rec).counts.openLimited, 5, "merged across workers and shards");
+    assert.match(rec.examples.unsent?.[0]?.detail ?? "", /client already held its limit/);
+  },
+);
+
+test(
+  "the open request bodies are bounded too: a 256-token prompt is about 1 kB, 2.5 kB hold two",
+  LOAD_TEST,
+  async () => {
+    const records = await eightAtOnce({ requests: 100, bodyBytes: 2500 });
+    assert.equal(records.filter((r) => r.outcome === "ok").length, 2);
+    assert.equal(records.filter((r) => r.openLimited).length, 6);
+  },
+);
+
+test(
+  "the unsent reason names the open limit, not the client's CPU, when the limit held them",
+  LOAD_TEST,
+  () => {
+    const x = {
+      sendSkewP99Ms: 0.1,
+      ttft: { scheduled: 100, onTime: 100, censored: false, resolutionMs: 1 },
+      e2el: { scheduled: 100, onTime: 100, censored: false, resolutionMs: 1 },
+      lateSends: 0,
+      lateSendMs: 1,
+      offeredDrift: null,
+      scheduled: 100,
+      unsent: 5,
+      openLimited: 5,
+      windowMs: 6000,
+      readings: {
+        eventLoopDelayMs: { p50: 1, p99: 2, max: 8 },
+        gc: { count: 0, totalMs: 0 },
+        cpu: { userMs: 5000, systemMs: 500, wallMs: 6000, shareOfCore: 0.92 },
+      },
+      slotWaits: 0,
+      slotWaitP99Ms: 0,
+      maxConcurrency: undefined,
+      hardStopped: false,
+    };
+    const limited = evaluateValidity(x, TEST_LIMITS);
+    assert.equal(limited.valid, false);
+    assert.match(
+      limited.reasons.join("\n"),
+      /5 requests were never sent in time \(limit max-unsent 0\): 5 of them were due while the client held its limit of open requests \(10,000 requests or 256 MiB of request bodies in one process, shared by its worker threads\): the server answered slower than the load arrived/,
+    );
+    const saturated = evaluateValidity({ ...x, openLimited: 0 }, TEST_LIMITS);
+    assert.match(
+      saturated.reasons.join("\n"),
+      /never sent in time .*: the load generator was saturated/,
+    );
+  },
+);
+
+test(
+  "measure: requests the client never sent are not the endpoint's failures (exit 3, not 4)",
+  LOAD_TEST,
+  () => {
+    const limit = { maxErrorRate: 0.01, exclude: [] };
+    const unsent = fakeReport({ ttftMs: 100, itlMs: 10, ok: 90, failed: { unsent: 10 } });
+    assert.equal(endpointFailure(unsent, limit), null);
+    const refused = fakeReport({ ttftMs: 100, itlMs: 10, ok: 90, failed: { http_5xx: 10 } });
+    assert.match(endpointFailure(refused, limit) ?? "", /the endpoint failed 10 of 100 requests/);
+  },
+);

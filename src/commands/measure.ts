@@ -25,8 +25,9 @@ export function endpointFailure(
   const excluded = [...notCounted].reduce((n, o) => n + report.outcomes[o], 0);
   const counted = report.scheduled - excluded;
   const failures = counted - report.outcomes.ok;
-  if (report.outcomes.ok > 0 && !(counted > 0 && failures / counted > limit.maxErrorRate))
-    return null;
+  // Nothing reached it (all unsent): the self-checks' finding, not the endpoint's.
+  if (counted === 0) return null;
+  if (report.outcomes.ok > 0 && !(failures / counted > limit.maxErrorRate)) return null;
   return `the endpoint failed ${failures} of ${counted} requests (limit max-error-rate ${(limit.maxErrorRate * 100).toFixed(1)} %)${report.outcomes.ok === 0 ? "; none was ok" : ""}`;
 }
 

@@ -49,7 +49,8 @@ export function unusedNote(inputs: RawSettings, mode: Mode): string[] {
   const names = unusedByMode(inputs, mode);
   if (names.length === 0) return [];
   const one = names.length === 1;
+  const gate = mode === "run" || mode === "measure";
   return [
-    `${names.join(", ")} ${one ? "is" : "are"} set but not used by mode ${mode}: ${WHY[mode]} — remove ${one ? "it" : "them"}, or run the mode that reads ${one ? "it" : "them"}`,
+    `${names.join(", ")} ${one ? "is" : "are"} set but not used by ${gate ? "a gate (modes run and measure)" : `mode ${mode}`}: ${WHY[mode]} — remove ${one ? "it" : "them"}, or run the mode that reads ${one ? "it" : "them"}`,
   ];
 }

@@ -45,8 +45,9 @@ function capacityEvidence(r: RequestRecord): boolean {
 }
 
 export function classify(r: RequestRecord): Outcome {
-  // Never sent: the client's lateness (unsent), unless it waited for a slot the server held (censored).
-  if (Number.isNaN(r.dispatchMs)) return r.queued ? "censored" : "unsent";
+  // Never sent: the client's lateness or its open limit (unsent), unless it waited for a slot
+  // the server held until its deadline (censored).
+  if (Number.isNaN(r.dispatchMs)) return r.queued && !r.openLimited ? "censored" : "unsent";
   // Not finished by the deadline: censored, whatever came before.
   if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
   if (r.status === 0) return "connect_error";

@@ -75,11 +75,11 @@ export interface RequestRecord {
 export const OPEN_LIMIT = { requests: 10_000, bodyBytes: 256 * 2 ** 20 } as const;
 export type OpenLimit = { requests: number; bodyBytes: number };
 
-/** A worker thread's share of the process's open limit. */
+/** A worker thread's share of the process's open limit: rounded up, as its slice of the plan is. */
 export function openLimitShare(count: number): OpenLimit {
   return {
-    requests: Math.floor(OPEN_LIMIT.requests / count),
-    bodyBytes: Math.floor(OPEN_LIMIT.bodyBytes / count),
+    requests: Math.ceil(OPEN_LIMIT.requests / count),
+    bodyBytes: Math.ceil(OPEN_LIMIT.bodyBytes / count),
   };
 }
 

@@ -204,7 +204,7 @@ function otherReasons(x: SelfCheckInputs, limits: SelfCheckLimits): string[] {
     // Past the open limit the server answered slower than the load arrived, whatever the CPU did.
     const why =
       x.openLimited > 0
-        ? `${x.openLimited} of them were due while the client held its limit of open requests (${OPEN_LIMIT_WORDS}): the server answered slower than the load arrived — lower the rate, or shorten the timeout`
+        ? `${x.openLimited} of them were due while the client held its limit of open requests (${OPEN_LIMIT_WORDS}): the server answered slower than the load arrived (lower the rate, or shorten the timeout), or the prompts are too long to hold that many at once`
         : cause(x.readings);
     reasons.push(
       `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${why}`,

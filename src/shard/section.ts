@@ -6,7 +6,7 @@ import type { Arm } from "../common/arms.ts";
 import type { TrialPartState } from "../trial/parts.ts";
 import type { ClockReading } from "./clock.ts";
 
-export const SHARD_SCHEMA = "llm-perf-gate/shard@1";
+export const SHARD_SCHEMA = "llm-perf-gate/shard@2";
 
 export interface ShardTrial {
   pair: number;

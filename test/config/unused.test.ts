@@ -52,7 +52,9 @@ test("a lanes file given to a gate is named in a warning, not silently unread", 
   const notes = parseConfig({ ...base, lanes: "broken-lanes.yml" }).gate.setupNotes ?? [];
   assert.ok(
     notes.some((n) =>
-      /^lanes is set but not used by mode run: mode burst reads it — remove it/.test(n),
+      /^lanes is set but not used by a gate \(modes run and measure\): mode burst reads it — remove it/.test(
+        n,
+      ),
     ),
     notes.join("\n"),
   );

@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { endpointFailure } from "../../src/commands/measure.ts";
 import { parseTrialOptions } from "../../src/config/trial.ts";
-import type { RequestRecord } from "../../src/load/record.ts";
-import { runLoad } from "../../src/load/run.ts";
+import { classify } from "../../src/load/outcome.ts";
+import { newRecord, openLimitShare, type RequestRecord } from "../../src/load/record.ts";
+import { runLoad, sliceSize } from "../../src/load/run.ts";
 import { TrialRecorder } from "../../src/metrics/recorder.ts";
 import { recorderState } from "../../src/metrics/recorder-state.ts";
 import { evaluateValidity } from "../../src/metrics/validity.ts";
@@ -125,5 +126,23 @@ test(
     assert.equal(endpointFailure(unsent, limit), null);
     const refused = fakeReport({ ttftMs: 100, itlMs: 10, ok: 90, failed: { http_5xx: 10 } });
     assert.match(endpointFailure(refused, limit) ?? "", /the endpoint failed 10 of 100 requests/);
+  },
+);
+
+test(
+  "a queued request the open limit held is the client's (unsent), and a worker's share holds its slice",
+  LOAD_TEST,
+  () => {
+    const r = newRecord(0, false, 0, 1000, undefined);
+    r.queued = true;
+    assert.equal(classify(r), "censored", "a slot the server held until the deadline");
+    r.openLimited = true;
+    assert.equal(classify(r), "unsent");
+    for (const count of [2, 3, 7, 64]) {
+      const share = openLimitShare(count).requests;
+      assert.ok(share >= sliceSize(10_000, { index: 0, count }), `${count} workers: ${share}`);
+    }
+    const none = fakeReport({ ttftMs: 100, itlMs: 10, ok: 0, failed: { unsent: 10 } });
+    assert.equal(endpointFailure(none, { maxErrorRate: 0.01, exclude: [] }), null);
   },
 );

@@ -26,7 +26,7 @@ test("the Date second's change brackets the server's clock: the offset is its mi
 });
 
 const section = (index: number, offsetMs: number | null, withinMs = 2): ShardSection => ({
-  schema: "llm-perf-gate/shard@1",
+  schema: "llm-perf-gate/shard@2",
   plan_hash: "x",
   index,
   count: 3,

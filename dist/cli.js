@@ -65457,7 +65457,7 @@ function capacityEvidence(r) {
   );
 }
 function classify(r) {
-  if (Number.isNaN(r.dispatchMs)) return r.queued ? "censored" : "unsent";
+  if (Number.isNaN(r.dispatchMs)) return r.queued && !r.openLimited ? "censored" : "unsent";
   if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
   if (r.status === 0) return "connect_error";
   if (r.status === 429) {
@@ -74631,8 +74631,9 @@ function unusedNote(inputs, mode) {
   const names = unusedByMode(inputs, mode);
   if (names.length === 0) return [];
   const one = names.length === 1;
+  const gate2 = mode === "run" || mode === "measure";
   return [
-    `${names.join(", ")} ${one ? "is" : "are"} set but not used by mode ${mode}: ${WHY[mode]} \u2014 remove ${one ? "it" : "them"}, or run the mode that reads ${one ? "it" : "them"}`
+    `${names.join(", ")} ${one ? "is" : "are"} set but not used by ${gate2 ? "a gate (modes run and measure)" : `mode ${mode}`}: ${WHY[mode]} \u2014 remove ${one ? "it" : "them"}, or run the mode that reads ${one ? "it" : "them"}`
   ];
 }
 
@@ -80983,7 +80984,7 @@ function otherReasons(x, limits) {
     );
   }
   if (x.unsent > limits.maxUnsent) {
-    const why = x.openLimited > 0 ? `${x.openLimited} of them were due while the client held its limit of open requests (${OPEN_LIMIT_WORDS}): the server answered slower than the load arrived \u2014 lower the rate, or shorten the timeout` : cause(x.readings);
+    const why = x.openLimited > 0 ? `${x.openLimited} of them were due while the client held its limit of open requests (${OPEN_LIMIT_WORDS}): the server answered slower than the load arrived (lower the rate, or shorten the timeout), or the prompts are too long to hold that many at once` : cause(x.readings);
     reasons.push(
       `${plural(x.unsent, "request was", "requests were")} never sent in time (limit max-unsent ${limits.maxUnsent}): ${why}`
     );
@@ -84107,7 +84108,7 @@ async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
 }
 
 // src/shard/section.ts
-var SHARD_SCHEMA = "llm-perf-gate/shard@1";
+var SHARD_SCHEMA = "llm-perf-gate/shard@2";
 
 // src/shard/run.ts
 var HARD_STOP_GRACE_MS2 = 2e3;
@@ -85841,8 +85842,8 @@ function endpointFailure(report, limit) {
   const excluded = [...notCounted].reduce((n, o) => n + report.outcomes[o], 0);
   const counted = report.scheduled - excluded;
   const failures2 = counted - report.outcomes.ok;
-  if (report.outcomes.ok > 0 && !(counted > 0 && failures2 / counted > limit.maxErrorRate))
-    return null;
+  if (counted === 0) return null;
+  if (report.outcomes.ok > 0 && !(failures2 / counted > limit.maxErrorRate)) return null;
   return `the endpoint failed ${failures2} of ${counted} requests (limit max-error-rate ${(limit.maxErrorRate * 100).toFixed(1)} %)${report.outcomes.ok === 0 ? "; none was ok" : ""}`;
 }
 async function measureCli(raw, given2) {
@@ -85928,6 +85929,12 @@ var DEFAULT_PROFILE = {
   maxBatch: 64,
   kvCacheTokens: 131072,
   maxQueue: 0,
+  recoveryLagS: 0,
+  recoveryScale: 2,
+  truncateAboveRunning: 0,
+  truncateShare: 0.5,
+  drainS: 0,
+  stopExitCode: 0,
   prefillBaseMs: 8,
   prefillPerTokenMs: 0.02,
   decodeBaseMs: 6,
@@ -86005,6 +86012,12 @@ var NUMBER_RULES = {
   kvCacheTokens: { min: 1, integer: true },
   busyDelayMs: { min: 0, max: 6e5 },
   maxQueue: { min: 0, integer: true },
+  recoveryLagS: { min: 0, max: 3600 },
+  recoveryScale: { min: 1, max: 100 },
+  truncateAboveRunning: { min: 0, integer: true },
+  truncateShare: { min: 0.01, max: 1 },
+  drainS: { min: 0, max: 3600 },
+  stopExitCode: { min: 0, max: 255, integer: true },
   prefillBaseMs: { min: 0 },
   prefillPerTokenMs: { min: 0 },
   decodeBaseMs: { min: 0 },
@@ -86679,6 +86692,16 @@ var Generation = class {
     this.tokensPerChunk = profile.tokensPerChunk;
     this.reasoningLeft = shape.reasoning;
     this.tokens = new TokenStream(request8.promptText, shape.sampleSeed);
+  }
+  /** Truncated under load: ends early with finish_reason stop, its usage saying so (a plain answer only). */
+  cutShort(tokens2) {
+    if (this.fault || this.shape.plan || tokens2 >= this.outputTokens) return;
+    const keep = Math.max(1, tokens2);
+    const usage = this.shape.usage;
+    this.outputTokens = keep;
+    this.shape.finishReason = "stop";
+    usage.completion_tokens = keep;
+    usage.total_tokens = this.promptTokens + keep;
   }
   /** As vLLM reports it (--enable-prompt-tokens-details), when the cache held any. */
   onPrefill(cachedTokens) {
@@ -87606,6 +87629,8 @@ var Engine = class {
   cachedTokens = 0;
   cache;
   closed = false;
+  /** When a request was last shed (the queue was full): recovery runs slower from there. */
+  lastShedMs = Number.NEGATIVE_INFINITY;
   profile;
   now;
   constructor(profile, now = () => performance.now()) {
@@ -87618,7 +87643,10 @@ var Engine = class {
   /** Queues a sequence; false when the queue limit sheds it. */
   submit(seq) {
     if (this.closed) return false;
-    if (this.profile.maxQueue > 0 && this.waiting.length >= this.profile.maxQueue) return false;
+    if (this.profile.maxQueue > 0 && this.waiting.length >= this.profile.maxQueue) {
+      this.lastShedMs = this.now();
+      return false;
+    }
     this.waiting.push(seq);
     this.arrivedMs.set(seq, this.now());
     if (!this.busy) this.schedule(Math.max(this.now(), this.nextStartMs));
@@ -87687,6 +87715,8 @@ var Engine = class {
       admitted.push({ seq, generated: 0, cancelled: false, arrivedMs, lastTokenMs: arrivedMs });
     }
     const p = this.profile;
+    if (p.truncateAboveRunning > 0 && this.running.length + admitted.length >= p.truncateAboveRunning)
+      for (const r of admitted) r.seq.cutShort?.(Math.ceil(r.seq.outputTokens * p.truncateShare));
     let durationMs;
     let stepping;
     if (admitted.length > 0) {
@@ -87712,6 +87742,7 @@ var Engine = class {
       stepping = this.running;
     }
     this.maxRunning = Math.max(this.maxRunning, this.running.length);
+    if (startMs - this.lastShedMs < p.recoveryLagS * 1e3) durationMs *= p.recoveryScale;
     durationMs *= Math.exp(p.jitter * this.rng.normal());
     const endMs = startMs + durationMs;
     this.busy = true;
@@ -87897,7 +87928,19 @@ async function startMockServer(options = {}) {
   });
   const routes = new MockRoutes(profile, engine, completions, clock);
   const spent = /* @__PURE__ */ new WeakSet();
+  let draining = false;
   const server = createServer({ keepAliveTimeout: 6e4 }, (req, res) => {
+    if (draining) {
+      res.setHeader("connection", "close");
+      sendError(res, {
+        status: 503,
+        message: "The server is shutting down",
+        type: "service_unavailable",
+        param: null,
+        code: "shutting_down"
+      });
+      return;
+    }
     if (profile.closeAfterResponse) {
       if (spent.has(req.socket)) {
         req.socket.destroy();
@@ -87934,6 +87977,11 @@ async function startMockServer(options = {}) {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve2());
   });
+  const close = async () => {
+    engine.close();
+    server.closeAllConnections();
+    await new Promise((resolve2) => server.close(() => resolve2()));
+  };
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
@@ -87941,10 +87989,15 @@ async function startMockServer(options = {}) {
     port: address.port,
     stats: () => ({ ...stats, faults: { ...stats.faults }, engine: engine.stats() }),
     crashed,
-    close: async () => {
-      engine.close();
-      server.closeAllConnections();
-      await new Promise((resolve2) => server.close(() => resolve2()));
+    close,
+    stop: async () => {
+      if (profile.drainS > 0) {
+        draining = true;
+        const untilMs = performance.now() + profile.drainS * 1e3;
+        while (performance.now() < untilMs && engine.stats().running + engine.stats().waiting > 0)
+          await new Promise((resolve2) => setTimeout(resolve2, 20));
+      }
+      await close();
     }
   };
 }
@@ -87971,16 +88024,14 @@ async function mockCli(raw, io) {
   const host = value(raw, "host") ?? "127.0.0.1";
   const profile = loadProfile(io, raw);
   const server = await startMockServer({ profile, port, host });
-  io.stdout(`mock LLM server listening on ${server.url} (models: ${profile.models.join(", ")})
-`);
-  return await new Promise((resolve2) => {
+  const stopped = new Promise((resolve2) => {
     const stop = (why) => {
       io.stdout(`received ${why}, stopping the mock server
 `);
       cancel.release();
-      server.close().then(
-        () => resolve2(0),
-        () => resolve2(0)
+      server.stop().then(
+        () => resolve2(profile.stopExitCode),
+        () => resolve2(profile.stopExitCode)
       );
     };
     const cancel = listenForCancel(io, { onFirst: stop });
@@ -87997,6 +88048,9 @@ async function mockCli(raw, io) {
       resolve2(3);
     });
   });
+  io.stdout(`mock LLM server listening on ${server.url} (models: ${profile.models.join(", ")})
+`);
+  return await stopped;
 }
 
 // src/commands/sweep.ts

@@ -39281,8 +39281,8 @@ function startProbes() {
 var OPEN_LIMIT = { requests: 1e4, bodyBytes: 256 * 2 ** 20 };
 function openLimitShare(count) {
   return {
-    requests: Math.floor(OPEN_LIMIT.requests / count),
-    bodyBytes: Math.floor(OPEN_LIMIT.bodyBytes / count)
+    requests: Math.ceil(OPEN_LIMIT.requests / count),
+    bodyBytes: Math.ceil(OPEN_LIMIT.bodyBytes / count)
   };
 }
 function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
@@ -43437,7 +43437,7 @@ function capacityEvidence(r) {
   );
 }
 function classify(r) {
-  if (Number.isNaN(r.dispatchMs)) return r.queued ? "censored" : "unsent";
+  if (Number.isNaN(r.dispatchMs)) return r.queued && !r.openLimited ? "censored" : "unsent";
   if (r.timedOut || !(r.endMs <= r.deadlineMs)) return "censored";
   if (r.status === 0) return "connect_error";
   if (r.status === 429) {

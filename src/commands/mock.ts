@@ -31,14 +31,15 @@ export async function mockCli(raw: RawSettings, io: CommandIo): Promise<number> 
   const host = value(raw, "host") ?? "127.0.0.1";
   const profile = loadProfile(io, raw);
   const server = await startMockServer({ profile, port, host });
-  io.stdout(`mock LLM server listening on ${server.url} (models: ${profile.models.join(", ")})\n`);
-  return await new Promise<number>((resolve) => {
+  // The signal handlers are in place before the URL is announced: a supervisor that reads
+  // the line and stops the server at once gets a stop, not the default SIGTERM death.
+  const stopped = new Promise<number>((resolve) => {
     const stop = (why: string) => {
       io.stdout(`received ${why}, stopping the mock server\n`);
       cancel.release();
-      server.close().then(
-        () => resolve(0),
-        () => resolve(0),
+      server.stop().then(
+        () => resolve(profile.stopExitCode),
+        () => resolve(profile.stopExitCode),
       );
     };
     const cancel = listenForCancel(io, { onFirst: stop });
@@ -55,4 +56,6 @@ export async function mockCli(raw: RawSettings, io: CommandIo): Promise<number> 
       resolve(3);
     });
   });
+  io.stdout(`mock LLM server listening on ${server.url} (models: ${profile.models.join(", ")})\n`);
+  return await stopped;
 }

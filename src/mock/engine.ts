@@ -21,6 +21,8 @@ export interface Sequence {
   onToken(): void;
   /** Called once after the last token. */
   onFinish(): void;
+  /** Asked, at admission under load, to end after `tokens` tokens instead (truncateAboveRunning). */
+  cutShort?(tokens: number): void;
 }
 
 interface Running {
@@ -62,6 +64,8 @@ export class Engine {
   private cachedTokens = 0;
   private readonly cache: PrefixCache | undefined;
   private closed = false;
+  /** When a request was last shed (the queue was full): recovery runs slower from there. */
+  private lastShedMs = Number.NEGATIVE_INFINITY;
   private readonly profile: MockProfile;
   private readonly now: () => number;
 
@@ -79,7 +83,10 @@ export class Engine {
   /** Queues a sequence; false when the queue limit sheds it. */
   submit(seq: Sequence): boolean {
     if (this.closed) return false;
-    if (this.profile.maxQueue > 0 && this.waiting.length >= this.profile.maxQueue) return false;
+    if (this.profile.maxQueue > 0 && this.waiting.length >= this.profile.maxQueue) {
+      this.lastShedMs = this.now();
+      return false;
+    }
     this.waiting.push(seq);
     this.arrivedMs.set(seq, this.now());
     if (!this.busy) this.schedule(Math.max(this.now(), this.nextStartMs));
@@ -158,6 +165,11 @@ export class Engine {
       admitted.push({ seq, generated: 0, cancelled: false, arrivedMs, lastTokenMs: arrivedMs });
     }
     const p = this.profile;
+    if (
+      p.truncateAboveRunning > 0 &&
+      this.running.length + admitted.length >= p.truncateAboveRunning
+    )
+      for (const r of admitted) r.seq.cutShort?.(Math.ceil(r.seq.outputTokens * p.truncateShare));
     let durationMs: number;
     let stepping: Running[];
     if (admitted.length > 0) {
@@ -185,6 +197,7 @@ export class Engine {
       stepping = this.running;
     }
     this.maxRunning = Math.max(this.maxRunning, this.running.length);
+    if (startMs - this.lastShedMs < p.recoveryLagS * 1000) durationMs *= p.recoveryScale;
     durationMs *= Math.exp(p.jitter * this.rng.normal());
     const endMs = startMs + durationMs;
     this.busy = true;

@@ -135,7 +135,7 @@ function stopCut(
 export class Generation implements Sequence {
   readonly promptTokens: number;
   readonly promptBlocks: number[];
-  readonly outputTokens: number;
+  outputTokens: number;
   /** Set once the writer exists (the engine calls back only from its timers, after it). */
   writer: Writer | undefined;
   /** The client went away: nothing more is written (the engine may keep going). */
@@ -165,6 +165,17 @@ export class Generation implements Sequence {
     this.tokensPerChunk = profile.tokensPerChunk;
     this.reasoningLeft = shape.reasoning;
     this.tokens = new TokenStream(request.promptText, shape.sampleSeed);
+  }
+
+  /** Truncated under load: ends early with finish_reason stop, its usage saying so (a plain answer only). */
+  cutShort(tokens: number): void {
+    if (this.fault || this.shape.plan || tokens >= this.outputTokens) return;
+    const keep = Math.max(1, tokens);
+    const usage = this.shape.usage;
+    this.outputTokens = keep;
+    this.shape.finishReason = "stop";
+    usage.completion_tokens = keep;
+    usage.total_tokens = this.promptTokens + keep;
   }
 
   /** As vLLM reports it (--enable-prompt-tokens-details), when the cache held any. */

@@ -34,6 +34,16 @@ export interface MockProfile {
   kvCacheTokens: number;
   /** Waiting requests beyond this are shed with 503 (0 = unbounded). */
   maxQueue: number;
+  /** After a request was shed, every step is this much slower for recoveryLagS seconds (a slow recovery from overload). */
+  recoveryLagS: number;
+  recoveryScale: number;
+  /** A sequence admitted while this many or more run is cut to truncateShare of its tokens and ends with finish_reason stop, saying nothing (0 = never). */
+  truncateAboveRunning: number;
+  truncateShare: number;
+  /** Stopped (SIGTERM), the server finishes its streams for up to drainS seconds, refusing new requests with 503; 0: it cuts them at once. */
+  drainS: number;
+  /** The mock process's exit status when stopped (134: as a server that aborts). */
+  stopExitCode: number;
   /** Fixed cost of a prefill step, plus a cost per prompt token in it. */
   prefillBaseMs: number;
   prefillPerTokenMs: number;
@@ -180,6 +190,12 @@ export const DEFAULT_PROFILE: MockProfile = {
   maxBatch: 64,
   kvCacheTokens: 131072,
   maxQueue: 0,
+  recoveryLagS: 0,
+  recoveryScale: 2,
+  truncateAboveRunning: 0,
+  truncateShare: 0.5,
+  drainS: 0,
+  stopExitCode: 0,
   prefillBaseMs: 8,
   prefillPerTokenMs: 0.02,
   decodeBaseMs: 6,

@@ -28,7 +28,10 @@ export interface MockServer {
   url: string;
   port: number;
   stats(): MockStats;
+  /** Closes at once: every stream cut, as a process killed. */
   close(): Promise<void>;
+  /** Stops as the profile's server would on SIGTERM: drains its streams for up to drainS, then closes. */
+  stop(): Promise<void>;
   /** Resolves when the server crashed on purpose (profile crashAfterRequests). */
   crashed: Promise<void>;
 }
@@ -61,7 +64,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // the next request arrives on them — the race a client loses against a server
   // that closes after each response while sending Keep-Alive.
   const spent = new WeakSet<object>();
+  let draining = false;
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    if (draining) {
+      res.setHeader("connection", "close");
+      sendError(res, {
+        status: 503,
+        message: "The server is shutting down",
+        type: "service_unavailable",
+        param: null,
+        code: "shutting_down",
+      });
+      return;
+    }
     if (profile.closeAfterResponse) {
       if (spent.has(req.socket)) {
         req.socket.destroy();
@@ -99,6 +114,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
   });
+  const close = async () => {
+    engine.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
@@ -106,10 +126,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     port: address.port,
     stats: () => ({ ...stats, faults: { ...stats.faults }, engine: engine.stats() }),
     crashed,
-    close: async () => {
-      engine.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    close,
+    stop: async () => {
+      if (profile.drainS > 0) {
+        draining = true;
+        const untilMs = performance.now() + profile.drainS * 1000;
+        while (performance.now() < untilMs && engine.stats().running + engine.stats().waiting > 0)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await close();
     },
   };
 }

@@ -1,0 +1,127 @@
+// The mock's knobs for what a runtime upgrade changes under stress (issue 38):
+// answers cut short by load with finish_reason stop, a slow recovery after
+// overload, a stop that drains its streams or cuts them, and the exit status
+// of a stopped server. Each knob both ways: on, the behaviour; off, none.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { test } from "node:test";
+import { DEFAULT_PROFILE, type MockProfile } from "../../src/mock/profile.ts";
+import { mergeProfile } from "../../src/mock/profile-merge.ts";
+import { startMockServer } from "../../src/mock/server.ts";
+import { chatBody, type Recorded, send, usageOf } from "../helpers/client.ts";
+import { LOAD_TEST, QUICK_ENGINE } from "../helpers/mock.ts";
+
+const mock = (knobs: Partial<MockProfile>) =>
+  startMockServer({
+    profile: mergeProfile(DEFAULT_PROFILE, { ...QUICK_ENGINE, ...knobs }, "test"),
+  });
+
+const finishOf = (r: Recorded) =>
+  r.events
+    .map((e) => (e.choices as { finish_reason?: string | null }[] | undefined)?.[0]?.finish_reason)
+    .find((f) => typeof f === "string");
+
+const LONG = chatBody({ max_tokens: 20, ignore_eos: true });
+
+test(
+  "answers cut short above a load threshold end with stop, saying nothing else",
+  LOAD_TEST,
+  async () => {
+    const server = await mock({ truncateAboveRunning: 3, truncateShare: 0.5, decodeBaseMs: 5 });
+    try {
+      const alone = await send(server.url, LONG);
+      assert.equal(usageOf(alone).completion_tokens, 20);
+      assert.equal(finishOf(alone), "length");
+      // Six at once: those admitted while 3 or more run are cut to half.
+      const busy = await Promise.all(Array.from({ length: 6 }, () => send(server.url, LONG)));
+      const shapes = busy.map((r) => `${usageOf(r).completion_tokens} ${finishOf(r)} ${r.done}`);
+      assert.ok(shapes.filter((x) => x === "10 stop true").length >= 3, shapes.join(", "));
+      assert.deepEqual(
+        shapes.filter((x) => x !== "10 stop true"),
+        shapes.filter((x) => x === "20 length true"),
+        "a whole answer or a half one, each a well-formed stream",
+      );
+    } finally {
+      await server.close();
+    }
+    const off = await mock({ decodeBaseMs: 5 });
+    try {
+      const busy = await Promise.all(Array.from({ length: 6 }, () => send(off.url, LONG)));
+      for (const r of busy) assert.equal(usageOf(r).completion_tokens, 20);
+    } finally {
+      await off.close();
+    }
+  },
+);
+
+test("after a request was shed, the engine runs slower for recoveryLagS", LOAD_TEST, async () => {
+  const server = await mock({
+    maxBatch: 1,
+    maxQueue: 1,
+    decodeBaseMs: 10,
+    recoveryLagS: 5,
+    recoveryScale: 5,
+  });
+  try {
+    const timed = async () => {
+      const started = performance.now();
+      await send(server.url, LONG);
+      return performance.now() - started;
+    };
+    const beforeMs = await timed();
+    // One runs, one waits, the third is shed: the overload the lag follows.
+    const burst = await Promise.all(Array.from({ length: 3 }, () => send(server.url, LONG)));
+    assert.ok(burst.some((r) => r.status === 503));
+    const afterMs = await timed();
+    // 20 steps of 10 ms, then of 50 ms: a ratio of 5, far beyond a busy machine's timer noise.
+    assert.ok(
+      afterMs > 2.5 * beforeMs,
+      `${afterMs.toFixed(0)} ms after vs ${beforeMs.toFixed(0)} ms before`,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+test(
+  "a stop drains the streams in flight and refuses new ones, or cuts them",
+  LOAD_TEST,
+  async () => {
+    const slow = { decodeBaseMs: 25 };
+    const draining = await mock({ ...slow, drainS: 10 });
+    const inFlight = send(draining.url, LONG);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopped = draining.stop();
+    const late = await send(draining.url, LONG);
+    const drained = await inFlight;
+    await stopped;
+    assert.equal(drained.done, true, "the stream in flight ran to its end");
+    assert.equal(usageOf(drained).completion_tokens, 20);
+    assert.ok(late.status === 503 || late.error !== undefined, `refused: ${late.status}`);
+
+    const cutting = await mock(slow);
+    const cut = send(cutting.url, LONG);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await cutting.stop();
+    const r = await cut;
+    assert.equal(r.done, false, "cut: no [DONE]");
+    assert.ok(r.text.length > 0, "it had started");
+  },
+);
+
+test("a stopped mock process exits with stopExitCode", LOAD_TEST, async () => {
+  const cli = join(import.meta.dirname, "../../src/cli.ts");
+  const child = spawn(process.execPath, [cli, "mock", "--port", "0", "--set", "stopExitCode=134"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve) =>
+    child.stdout.on("data", (d: Buffer) => {
+      if (d.toString().includes("listening on")) resolve();
+    }),
+  );
+  const code = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  assert.equal(await code, 134);
+});

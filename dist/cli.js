@@ -84586,6 +84586,9 @@ var section = object({
 });
 var validate3 = new import__5.Ajv2020({ allErrors: false, strict: false }).compile(section);
 function sectionProblem(x) {
+  const schema = typeof x === "object" && x !== null && "schema" in x ? x.schema : void 0;
+  if (typeof schema === "string" && schema !== SHARD_SCHEMA)
+    return `its shard section is ${JSON.stringify(schema.slice(0, 60))}, and this merge reads ${SHARD_SCHEMA}: run the shards and the merge with the same version`;
   return validate3(x) ? null : describeSchemaError(validate3.errors, "the shard section");
 }
 

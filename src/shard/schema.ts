@@ -148,5 +148,8 @@ const validate = new Ajv2020({ allErrors: false, strict: false }).compile<ShardS
 
 /** Why this is not a shard section the merge can read; null when it is one. */
 export function sectionProblem(x: unknown): string | null {
+  const schema = typeof x === "object" && x !== null && "schema" in x ? x.schema : undefined;
+  if (typeof schema === "string" && schema !== SHARD_SCHEMA)
+    return `its shard section is ${JSON.stringify(schema.slice(0, 60))}, and this merge reads ${SHARD_SCHEMA}: run the shards and the merge with the same version`;
   return validate(x) ? null : describeSchemaError(validate.errors, "the shard section");
 }

@@ -87999,6 +87999,7 @@ async function startMockServer(options = {}) {
         const untilMs = performance.now() + profile.drainS * 1e3;
         while (performance.now() < untilMs && engine.stats().running + engine.stats().waiting > 0)
           await new Promise((resolve2) => setTimeout(resolve2, 20));
+        await new Promise((resolve2) => setTimeout(resolve2, 50));
       }
       await close();
     }

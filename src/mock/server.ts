@@ -133,6 +133,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         const untilMs = performance.now() + profile.drainS * 1000;
         while (performance.now() < untilMs && engine.stats().running + engine.stats().waiting > 0)
           await new Promise((resolve) => setTimeout(resolve, 20));
+        // The last events were written as the engine finished: let the sockets flush them.
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
       await close();
     },

@@ -13,11 +13,10 @@ import { newRecord, openLimitShare, type RequestRecord } from "../../src/load/re
 import { runLoad, sliceSize } from "../../src/load/run.ts";
 import { TrialRecorder } from "../../src/metrics/recorder.ts";
 import { recorderState } from "../../src/metrics/recorder-state.ts";
-import { evaluateValidity } from "../../src/metrics/validity.ts";
 import { startMockServer } from "../../src/mock/server.ts";
 import { buildWorkload } from "../../src/workload/plan.ts";
 import { LOAD_TEST, quickProfile } from "../helpers/mock.ts";
-import { fakeReport, TEST_LIMITS } from "../helpers/reports.ts";
+import { fakeReport } from "../helpers/reports.ts";
 
 /** 8 requests due at once against answers of ≈ 0.4 s, under `openLimit`: the records. */
 async function eightAtOnce(openLimit: { requests: number; bodyBytes: number }) {
@@ -75,45 +74,6 @@ test(
     const records = await eightAtOnce({ requests: 100, bodyBytes: 2500 });
     assert.equal(records.filter((r) => r.outcome === "ok").length, 2);
     assert.equal(records.filter((r) => r.openLimited).length, 6);
-  },
-);
-
-test(
-  "the unsent reason names the open limit, not the client's CPU, when the limit held them",
-  LOAD_TEST,
-  () => {
-    const x = {
-      sendSkewP99Ms: 0.1,
-      ttft: { scheduled: 100, onTime: 100, censored: false, resolutionMs: 1 },
-      e2el: { scheduled: 100, onTime: 100, censored: false, resolutionMs: 1 },
-      lateSends: 0,
-      lateSendMs: 1,
-      offeredDrift: null,
-      scheduled: 100,
-      unsent: 5,
-      openLimited: 5,
-      windowMs: 6000,
-      readings: {
-        eventLoopDelayMs: { p50: 1, p99: 2, max: 8 },
-        gc: { count: 0, totalMs: 0 },
-        cpu: { userMs: 5000, systemMs: 500, wallMs: 6000, shareOfCore: 0.92 },
-      },
-      slotWaits: 0,
-      slotWaitP99Ms: 0,
-      maxConcurrency: undefined,
-      hardStopped: false,
-    };
-    const limited = evaluateValidity(x, TEST_LIMITS);
-    assert.equal(limited.valid, false);
-    assert.match(
-      limited.reasons.join("\n"),
-      /5 requests were never sent in time \(limit max-unsent 0\): 5 of them were due while the client held its limit of open requests \(10,000 requests or 256 MiB of request bodies in one process, shared by its worker threads\): the server answered slower than the load arrived/,
-    );
-    const saturated = evaluateValidity({ ...x, openLimited: 0 }, TEST_LIMITS);
-    assert.match(
-      saturated.reasons.join("\n"),
-      /never sent in time .*: the load generator was saturated/,
-    );
   },
 );
 

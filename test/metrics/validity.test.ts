@@ -73,3 +73,22 @@ test("lateness that moved the gated percentile beyond max-skew-effect is the onl
   assert.match(v.reasons[0] ?? "", /late sends moved p95 TTFT by \+15\.0 %/);
   assert.equal(v.lateness_only, true);
 });
+
+test("the unsent reason names the open limit, not the client's CPU, when the limit held them", () => {
+  const busy = {
+    ...inputs(0, steady).readings,
+    cpu: { userMs: 5000, systemMs: 500, wallMs: 6000, shareOfCore: 0.92 },
+  };
+  const x = { ...inputs(0, steady), unsent: 5, openLimited: 5, readings: busy };
+  const limited = evaluateValidity(x, LIMITS);
+  assert.equal(limited.valid, false);
+  assert.match(
+    limited.reasons.join("\n"),
+    /5 requests were never sent in time \(limit max-unsent 0\): 5 of them were due while the client held its limit of open requests \(10,000 requests or 256 MiB of request bodies in one process, shared by its worker threads\): the server answered slower than the load arrived/,
+  );
+  const saturated = evaluateValidity({ ...x, openLimited: 0 }, LIMITS);
+  assert.match(
+    saturated.reasons.join("\n"),
+    /never sent in time .*: the load generator was saturated/,
+  );
+});

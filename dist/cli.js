@@ -87909,6 +87909,23 @@ var MockRoutes = class {
 
 // src/mock/server.ts
 var MAX_BODY_BYTES3 = 16 * 1024 * 1024;
+function refuseWhileDraining(res) {
+  res.setHeader("connection", "close");
+  sendError(res, {
+    status: 503,
+    message: "The server is shutting down",
+    type: "service_unavailable",
+    param: null,
+    code: "shutting_down"
+  });
+}
+async function drained(engine, drainS) {
+  const untilMs = performance.now() + drainS * 1e3;
+  const busy = () => engine.stats().running + engine.stats().waiting > 0;
+  while (performance.now() < untilMs && busy())
+    await new Promise((resolve2) => setTimeout(resolve2, 20));
+  await new Promise((resolve2) => setTimeout(resolve2, 50));
+}
 async function startMockServer(options = {}) {
   const profile = options.profile ?? DEFAULT_PROFILE;
   const clock = options.clock ?? (() => /* @__PURE__ */ new Date());
@@ -87934,14 +87951,7 @@ async function startMockServer(options = {}) {
   let draining = false;
   const server = createServer({ keepAliveTimeout: 6e4 }, (req, res) => {
     if (draining) {
-      res.setHeader("connection", "close");
-      sendError(res, {
-        status: 503,
-        message: "The server is shutting down",
-        type: "service_unavailable",
-        param: null,
-        code: "shutting_down"
-      });
+      refuseWhileDraining(res);
       return;
     }
     if (profile.closeAfterResponse) {
@@ -87996,10 +88006,7 @@ async function startMockServer(options = {}) {
     stop: async () => {
       if (profile.drainS > 0) {
         draining = true;
-        const untilMs = performance.now() + profile.drainS * 1e3;
-        while (performance.now() < untilMs && engine.stats().running + engine.stats().waiting > 0)
-          await new Promise((resolve2) => setTimeout(resolve2, 20));
-        await new Promise((resolve2) => setTimeout(resolve2, 50));
+        await drained(engine, profile.drainS);
       }
       await close();
     }

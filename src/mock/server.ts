@@ -3,7 +3,7 @@
 // with seeded fault injection. Used by the demo, the tests and by users who
 // want to try the gate without a GPU.
 
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { recordOf } from "../common/arrays.ts";
 import { type CompletionStats, Completions, sendError } from "./completion.ts";
@@ -38,6 +38,28 @@ export interface MockServer {
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/** A request to a server that is stopping (drainS): 503, and the connection closed. */
+function refuseWhileDraining(res: ServerResponse): void {
+  res.setHeader("connection", "close");
+  sendError(res, {
+    status: 503,
+    message: "The server is shutting down",
+    type: "service_unavailable",
+    param: null,
+    code: "shutting_down",
+  });
+}
+
+/** Until the engine has nothing running or waiting, or drainS passed. */
+async function drained(engine: Engine, drainS: number): Promise<void> {
+  const untilMs = performance.now() + drainS * 1000;
+  const busy = () => engine.stats().running + engine.stats().waiting > 0;
+  while (performance.now() < untilMs && busy())
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  // The last events were written as the engine finished: let the sockets flush them.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const profile = options.profile ?? DEFAULT_PROFILE;
   const clock = options.clock ?? (() => new Date());
@@ -67,14 +89,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   let draining = false;
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     if (draining) {
-      res.setHeader("connection", "close");
-      sendError(res, {
-        status: 503,
-        message: "The server is shutting down",
-        type: "service_unavailable",
-        param: null,
-        code: "shutting_down",
-      });
+      refuseWhileDraining(res);
       return;
     }
     if (profile.closeAfterResponse) {
@@ -130,11 +145,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     stop: async () => {
       if (profile.drainS > 0) {
         draining = true;
-        const untilMs = performance.now() + profile.drainS * 1000;
-        while (performance.now() < untilMs && engine.stats().running + engine.stats().waiting > 0)
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        // The last events were written as the engine finished: let the sockets flush them.
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await drained(engine, profile.drainS);
       }
       await close();
     },

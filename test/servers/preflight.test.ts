@@ -159,10 +159,13 @@ async function abandon(url: string, count: number): Promise<void> {
   await agent.close();
 }
 
-/** A mock slow enough that 16 abandoned requests leave about a second of work. */
+/**
+ * A mock slow enough that 16 abandoned requests leave about three seconds of work: on a
+ * loaded machine running two test files, abandoning them took the whole of one second.
+ */
 const BACKLOG_KNOBS = {
   maxBatch: 4,
-  decodeBaseMs: 4,
+  decodeBaseMs: 12,
   decodePerSeqMs: 0,
   jitter: 0,
   naturalMinTokens: 64,
@@ -184,7 +187,7 @@ test(
           model: "mock-llm",
           rate: "1",
         }).target;
-        // 16 abandoned requests of 64 tokens, 4 at a time: about a second of work left behind.
+        // 16 abandoned requests of 64 tokens, 4 at a time: about three seconds of work left behind.
         await abandon(server.url, 16);
         // Idle TTFT of this mock: a prefill step, ≈ 8 ms.
         const check = await waitIdle(target, 8, 60);

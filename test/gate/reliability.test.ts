@@ -36,6 +36,7 @@ const SETTINGS = {
   // mocks share this process's event loop here.
   "max-skew-effect": "50%",
   "max-late-sends": "50%",
+  "max-offered-drift": "50%",
   "max-event-loop-delay-ms": "100",
 };
 

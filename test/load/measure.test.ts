@@ -147,7 +147,8 @@ test(
   "timeouts are censored at the timeout and percentiles among them are lower bounds",
   LOAD_TEST,
   async () => {
-    const r = await measureMock({ faults: { hang: 0.5 } }, { timeout: "0.4s", rate: "40" });
+    // A 2 s timeout: a starved machine's pause is not mistaken for a hang.
+    const r = await measureMock({ faults: { hang: 0.5 } }, { timeout: "2s", rate: "40" });
     assertAccounted(r);
     assert.ok(r.outcomes.censored > 0 && r.outcomes.ok > 0);
     const e2el = r.metrics.e2el_ms;
@@ -157,7 +158,7 @@ test(
       "censored requests stay in the percentiles",
     );
     assert.equal(e2el.censored, r.outcomes.censored);
-    assert.equal(e2el.max, 400);
+    assert.equal(e2el.max, 2000);
     assert.ok(e2el.lower_bounds.includes("p99") && e2el.lower_bounds.includes("max"));
     assert.ok(!e2el.lower_bounds.includes("p50") || r.outcomes.censored * 2 >= r.scheduled);
   },
@@ -185,8 +186,9 @@ test(
       r.validity.warnings.join(" "),
       /closed loop: \d+ requests? waited for a free concurrency slot \(max-concurrency 1\)/,
     );
+    // The waits reach ≈ 3 s; a starved machine's skew stays far below.
     assert.ok(
-      (r.validity.send_skew_ms.p99 as number) < 50,
+      (r.validity.send_skew_ms.p99 as number) < 500,
       "waiting for a slot is not the generator's skew",
     );
   },
@@ -196,10 +198,11 @@ test(
   "a request that waits for a slot past its deadline is censored (the server held the slot), not unsent",
   LOAD_TEST,
   async () => {
-    // One slot, ≈ 100 ms requests, 50 req/s and a 0.3 s timeout: the queue outgrows the deadline.
+    // One slot, ≈ 100 ms requests, 50 req/s and a 1.5 s timeout: the queue outgrows the deadline
+    // (30 requests need ≈ 3 s), with room for a starved machine's pause before a free slot.
     const r = await measureMock(
       { decodeBaseMs: 10, naturalMinTokens: 10, naturalMaxTokens: 10 },
-      { rate: "50", duration: "0.6s", "max-concurrency": "1", "output-len": "10", timeout: "0.3s" },
+      { rate: "50", duration: "0.6s", "max-concurrency": "1", "output-len": "10", timeout: "1.5s" },
     );
     assertAccounted(r);
     assert.ok(r.outcomes.censored > 0, JSON.stringify(r.outcomes));
@@ -261,9 +264,9 @@ test("engine stalls show in both scheduled-basis and service latency", LOAD_TEST
   assert.ok((r.metrics.e2el_service_ms.max as number) >= 180, "service time includes the stall");
   assert.ok((r.metrics.e2el_ms.max as number) >= 180);
   assert.ok((r.metrics.itl_ms.max as number) >= 150, "the stall is one long inter-token gap");
-  // Generous: a shared machine may delay a timer, but never by the 200 ms stall.
+  // Generous: a shared machine may delay a timer, but not by the 200 ms stall.
   assert.ok(
-    (r.validity.send_skew_ms.p99 as number) < 50,
+    (r.validity.send_skew_ms.p99 as number) < 150,
     `the client kept its schedule: ${JSON.stringify(r.validity.send_skew_ms)}`,
   );
 });
@@ -280,7 +283,8 @@ test("goodput counts ok requests that meet every SLO over the window", LOAD_TEST
   const r = await measureMock(
     { decodeBaseMs: 5 },
     {
-      slo: "ttft:1000 tpot:1000",
+      // TTFT counts from the scheduled send: 10 s, so a starved machine's pause still meets it.
+      slo: "ttft:10000 tpot:1000",
       rate: "20",
       duration: "1s",
       "output-len": "5",

@@ -91,7 +91,7 @@ test(
     const server = await startMockServer({ profile });
     try {
       const n = 600;
-      const results = await pool(n, 40, () => send(server.url, chatBody(), { timeoutMs: 1500 }));
+      const results = await pool(n, 40, () => send(server.url, chatBody(), { timeoutMs: 5000 }));
       const counts = new Map<Form, number>();
       for (const r of results) counts.set(formOf(r), (counts.get(formOf(r)) ?? 0) + 1);
       const odd = results.find((r) => formOf(r) === "unexpected");

@@ -46,6 +46,7 @@ test(
           // About the server view: the self-checks have their own tests.
           "max-skew-effect": "50%",
           "max-late-sends": "50%",
+          "max-offered-drift": "50%",
           "max-event-loop-delay-ms": "200",
         },
         { checks: REAL_CHECKS },
@@ -62,7 +63,7 @@ test(
           "the server counted the trial's requests, no more (the idle check read the metrics: no probes)",
         );
         assert.ok(
-          m.window_scrapes >= 4,
+          m.window_scrapes >= 2,
           `${m.window_scrapes} scrapes in a 2 s window every 0.25 s`,
         );
       }

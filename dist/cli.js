@@ -74274,7 +74274,9 @@ function setting(name) {
 function settingsIn(...scopes) {
   return SETTINGS.filter((s) => scopes.some((scope) => scope === s.scope));
 }
-var ACTION_SETTINGS = SETTINGS.filter((s) => SCOPES[s.scope].action);
+var ACTION_SETTINGS = SETTINGS.filter(
+  (s) => SCOPES[s.scope].action
+);
 var ACTION_INPUTS = ACTION_SETTINGS.map((s) => s.name);
 function commandSettings(command) {
   return SETTINGS.filter((s) => SCOPES[s.scope].commands.includes(command));
@@ -74611,15 +74613,17 @@ var REPORT_READS = [
 ];
 var BURST_ONLY = ["lanes-history-branch", "lanes-issue"];
 var LANES = settingsIn("lanes").map((s) => s.name);
+var BURST_READS = ["mode", "github-token", ...BURST_ONLY, ...LANES];
 function readsOf(mode) {
   if (mode === "report") return (name) => REPORT_READS.includes(name);
-  if (mode === "burst")
-    return (name) => ["mode", "github-token", ...BURST_ONLY, ...LANES].includes(name);
+  if (mode === "burst") return (name) => BURST_READS.includes(name);
   return (name) => !BURST_ONLY.includes(name) && !LANES.includes(name);
 }
 function unusedByMode(inputs, mode) {
   const reads = readsOf(mode);
-  return SETTINGS.filter((s) => SCOPES[s.scope].action).map((s) => s.name).filter((name) => given(inputs, name) !== void 0 && !reads(name));
+  return ACTION_SETTINGS.map((s) => s.name).filter(
+    (name) => given(inputs, name) !== void 0 && !reads(name)
+  );
 }
 var WHY = {
   run: "mode burst reads it",

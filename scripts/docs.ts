@@ -10,6 +10,7 @@ import { stringify } from "yaml";
 import { COMMANDS } from "../src/commands/registry.ts";
 import { describeAccepts } from "../src/config/accepts.ts";
 import {
+  ACTION_INPUTS,
   ACTION_SETTINGS,
   commandSettings,
   type Setting,
@@ -97,7 +98,7 @@ export function inputsMarkdown(): string {
   parts.push("", "## Commands", "");
   for (const c of COMMANDS) {
     const own = commandSettings(c.name).filter(
-      (s) => !ACTION_SETTINGS.includes(s) || c.name !== "gate",
+      (s) => !ACTION_INPUTS.includes(s.name) || c.name !== "gate",
     );
     parts.push(`### \`${c.usage}\``, "", c.summary, "");
     if (c.name === "gate")

@@ -3,8 +3,13 @@
 // still checked by its rule: settings.ts checkEveryGiven).
 
 import type { Mode } from "./config.ts";
-import { SCOPES } from "./setting.ts";
-import { given, type RawSettings, SETTINGS, type SettingName, settingsIn } from "./settings.ts";
+import {
+  ACTION_SETTINGS,
+  given,
+  type RawSettings,
+  type SettingName,
+  settingsIn,
+} from "./settings.ts";
 
 /** What a report job reads: the results file and how to post it (it measures nothing). */
 const REPORT_READS: readonly SettingName[] = [
@@ -20,21 +25,22 @@ const REPORT_READS: readonly SettingName[] = [
 ];
 /** Read by mode burst only, though they are the action's and not the lanes scope's. */
 const BURST_ONLY: readonly SettingName[] = ["lanes-history-branch", "lanes-issue"];
-const LANES = settingsIn("lanes").map((s) => s.name);
+const LANES: readonly SettingName[] = settingsIn("lanes").map((s) => s.name);
+/** What a burst reads: the lanes files, and where to keep the history and the issue. */
+const BURST_READS: readonly SettingName[] = ["mode", "github-token", ...BURST_ONLY, ...LANES];
 
 function readsOf(mode: Mode): (name: SettingName) => boolean {
   if (mode === "report") return (name) => REPORT_READS.includes(name);
-  if (mode === "burst")
-    return (name) => ["mode", "github-token", ...BURST_ONLY, ...LANES].includes(name);
+  if (mode === "burst") return (name) => BURST_READS.includes(name);
   return (name) => !BURST_ONLY.includes(name) && !LANES.includes(name);
 }
 
 /** The action inputs given (non-empty) that `mode` does not read, in the table's order. */
 export function unusedByMode(inputs: RawSettings, mode: Mode): string[] {
   const reads = readsOf(mode);
-  return SETTINGS.filter((s) => SCOPES[s.scope].action)
-    .map((s) => s.name)
-    .filter((name) => given(inputs, name) !== undefined && !reads(name));
+  return ACTION_SETTINGS.map((s) => s.name).filter(
+    (name) => given(inputs, name) !== undefined && !reads(name),
+  );
 }
 
 const WHY: Record<Mode, string> = {

@@ -38,7 +38,9 @@ export function settingsIn(...scopes: SettingScope[]): Entry[] {
 }
 
 /** The settings that are the action's inputs. */
-export const ACTION_SETTINGS: readonly Setting[] = SETTINGS.filter((s) => SCOPES[s.scope].action);
+export const ACTION_SETTINGS: readonly (Setting & { name: SettingName })[] = SETTINGS.filter(
+  (s) => SCOPES[s.scope].action,
+);
 export const ACTION_INPUTS: readonly string[] = ACTION_SETTINGS.map((s) => s.name);
 
 /** The settings a command takes as flags. */

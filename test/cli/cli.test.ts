@@ -49,6 +49,9 @@ test("mock prints its URL, serves, and stops cleanly on SIGTERM", LOAD_TEST, asy
   }
 });
 
+/** A measure command that would run but for the flag a case adds. */
+const MEASURE = ["measure", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--rate", "5"];
+
 test("bad flags and settings fail with exit code 2 and a message naming them", LOAD_TEST, () => {
   const cases: [string[], RegExp][] = [
     [
@@ -74,33 +77,13 @@ test("bad flags and settings fail with exit code 2 and a message naming them", L
       /rate = "x" is not accepted; expected a number > 0/,
     ],
     [
-      [
-        "measure",
-        "--url",
-        "http://127.0.0.1:9/v1",
-        "--model",
-        "m",
-        "--rate",
-        "5",
-        "--slo",
-        "ttft:800 ttfb:5",
-      ],
+      [...MEASURE, "--slo", "ttft:800 ttfb:5"],
       /slo: unknown SLO key "ttfb" in "ttft:800 ttfb:5"; accepted keys: ttft, tpot, itl, e2el/,
     ],
     [["measure", "--bogus"], /measure: unknown flag --bogus/],
     // Checked whether used or not: without prefix-groups it shapes nothing (exit 0 before).
     [
-      [
-        "measure",
-        "--url",
-        "http://127.0.0.1:9/v1",
-        "--model",
-        "m",
-        "--rate",
-        "5",
-        "--prefix-pick",
-        "banana",
-      ],
+      [...MEASURE, "--prefix-pick", "banana"],
       /prefix-pick = banana is not used without prefix-groups/,
     ],
     [["gate", "--model", "m", "--rate", "5"], /baseline-url is required/],

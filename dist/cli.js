@@ -13639,7 +13639,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin2, opts) {
       return opts && opts.connections === 1 ? new Client2(origin2, opts) : new Pool2(origin2, opts);
     }
-    var Agent9 = class extends DispatcherBase {
+    var Agent10 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -13764,7 +13764,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module2.exports = Agent9;
+    module2.exports = Agent10;
   }
 });
 
@@ -14635,7 +14635,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent9 = require_agent();
+    var Agent10 = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors();
@@ -14791,7 +14791,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect: connect2 });
         }
-        this[kAgent] = new Agent9({
+        this[kAgent] = new Agent10({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -14961,7 +14961,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent9 = require_agent();
+    var Agent10 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -14974,7 +14974,7 @@ var require_env_http_proxy_agent = __commonJS({
         super(opts);
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent9(agentOpts);
+        this[kNoProxyAgent] = new Agent10(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -18234,7 +18234,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent9 = require_agent();
+    var Agent10 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -18272,7 +18272,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent9(opts);
+        const agent = opts?.agent ? opts.agent : new Agent10(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -18913,7 +18913,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
     "use strict";
-    var Agent9 = require_agent();
+    var Agent10 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var { InvalidArgumentError, UndiciError } = require_errors();
@@ -18966,7 +18966,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent9(opts);
+          this[kRealAgent] = new Agent10(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -19215,11 +19215,11 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors();
-    var Agent9 = require_agent();
+    var Agent10 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var fallbackDispatcher;
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent9());
+      setGlobalDispatcher(new Agent10());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -31478,7 +31478,7 @@ var require_undici = __commonJS({
     var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent9 = require_agent();
+    var Agent10 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -31506,7 +31506,7 @@ var require_undici = __commonJS({
     module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent9;
+    module2.exports.Agent = Agent10;
     module2.exports.Dispatcher1Wrapper = Dispatcher1Wrapper;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
@@ -54153,14 +54153,14 @@ function parseNumber(name, raw, rule = {}) {
 var DURATION_UNITS_S = { ms: 1e-3, s: 1, m: 60, h: 3600 };
 function parseDurationS(name, raw, rule = {}) {
   const m = raw.trim().match(/^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/);
-  const seconds2 = m ? Number(m[1]) * DURATION_UNITS_S[m[2] ?? "s"] : Number.NaN;
-  const ok = Number.isFinite(seconds2) && (rule.min === void 0 || seconds2 >= rule.min) && (rule.above === void 0 || seconds2 > rule.above) && (rule.max === void 0 || seconds2 <= rule.max);
+  const seconds3 = m ? Number(m[1]) * DURATION_UNITS_S[m[2] ?? "s"] : Number.NaN;
+  const ok = Number.isFinite(seconds3) && (rule.min === void 0 || seconds3 >= rule.min) && (rule.above === void 0 || seconds3 > rule.above) && (rule.max === void 0 || seconds3 <= rule.max);
   if (!ok) {
     const lower = rule.above !== void 0 ? ` > ${rule.above} s` : rule.min !== void 0 ? ` \u2265 ${rule.min} s` : "";
     const upper = rule.max !== void 0 ? ` and \u2264 ${formatSeconds(rule.max)}` : "";
     throw rejectValue(name, raw, `a duration such as 30, 30s, 500ms or 2m${lower}${upper}`);
   }
-  return seconds2;
+  return seconds3;
 }
 function parseChoice(name, raw, choices) {
   const value2 = raw.trim();
@@ -54258,6 +54258,58 @@ function parseBaseUrl(name, raw) {
   return url.toString().replace(/\/+$/, "");
 }
 
+// src/config/rate.ts
+var MAX_RATE_PER_S = 1e4;
+var MAX_SEGMENTS = 1e3;
+var RATE_ACCEPTS = `requests per second (> 0, \u2264 ${MAX_RATE_PER_S.toLocaleString("en-US")}), or a shape of steps and ramps: "10 for 30s, 15 for 30s, 10 to 20 over 60s"`;
+var STEP = /^(\S+)\s+for\s+(\S+)$/i;
+var RAMP = /^(\S+)\s+to\s+(\S+)\s+over\s+(\S+)$/i;
+function parseSegment(name, raw, part2) {
+  const rate = (text3) => parseNumber(name, text3, { min: 0, max: MAX_RATE_PER_S });
+  const seconds3 = (text3) => parseDurationS(name, text3, { above: 0, max: 86400 });
+  try {
+    const step = part2.match(STEP);
+    if (step) {
+      const perS = rate(step[1] ?? "");
+      return { fromPerS: perS, toPerS: perS, durationS: seconds3(step[2] ?? "") };
+    }
+    const ramp = part2.match(RAMP);
+    if (ramp)
+      return {
+        fromPerS: rate(ramp[1] ?? ""),
+        toPerS: rate(ramp[2] ?? ""),
+        durationS: seconds3(ramp[3] ?? "")
+      };
+  } catch {
+  }
+  throw rejectValue(
+    name,
+    raw,
+    `${RATE_ACCEPTS}; the part ${JSON.stringify(part2.slice(0, 80))} is neither "RATE for DURATION" nor "RATE to RATE over DURATION" with rates in [0, ${MAX_RATE_PER_S}] req/s and durations in (0, 24h]`
+  );
+}
+function parseRate(name, raw) {
+  const text3 = raw.trim();
+  if (!/\s(for|to)\s/i.test(text3) && !text3.includes(",")) {
+    try {
+      return { ratePerS: parseNumber(name, text3, { above: 0, max: MAX_RATE_PER_S }) };
+    } catch {
+      throw rejectValue(name, raw, RATE_ACCEPTS);
+    }
+  }
+  const parts = text3.split(",").map((p) => p.trim());
+  if (parts.length > MAX_SEGMENTS)
+    throw rejectValue(
+      name,
+      `${parts.length} parts`,
+      `at most ${MAX_SEGMENTS} steps and ramps (replay a longer shape as a trace)`
+    );
+  const segments = parts.map((p) => parseSegment(name, raw, p));
+  if (segments.every((g2) => g2.fromPerS === 0 && g2.toPerS === 0))
+    throw rejectValue(name, raw, `${RATE_ACCEPTS}, not 0 throughout`);
+  return { segments };
+}
+
 // src/config/accepts.ts
 function unit(s) {
   if (s === 0) return "0";
@@ -54289,6 +54341,8 @@ function describeAccepts(a) {
       return `comma-separated: ${a.choices.join(", ")}`;
     case "boolean":
       return "true or false";
+    case "rate":
+      return RATE_ACCEPTS;
     case "text":
       return a.what;
   }
@@ -54314,6 +54368,9 @@ function parseAccepted(name, raw, a) {
       if (bad !== void 0) throw rejectValue(name, bad, `one of ${a.choices.join(", ")}`);
       return values.join(",");
     }
+    case "rate":
+      parseRate(name, raw);
+      return raw.trim();
     case "text":
       return raw.trim();
   }
@@ -54526,8 +54583,8 @@ function failureWords(outcome2, rate, example2) {
 var lat = (s, key) => s[key] === null ? "\u2013" : `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
 var offeredPerS = (p) => p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
 var PHASE_ORDER = { synchronous: 0, offline: 1, rate: 2, refine: 2 };
-function orderedPoints(points2) {
-  return [...points2].sort(
+function orderedPoints(points3) {
+  return [...points3].sort(
     (a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase] || (a.rate_per_s ?? 0) - (b.rate_per_s ?? 0)
   );
 }
@@ -54541,8 +54598,8 @@ function result(p) {
   if (p.judgement === "invalid") return `invalid: ${p.report.validity.reasons.join("; ")}`;
   return p.judgement === "measured" ? "\u2013" : p.judgement;
 }
-function pointsTable(points2) {
-  const rows2 = orderedPoints(points2).map((p) => {
+function pointsTable(points3) {
+  const rows2 = orderedPoints(points3).map((p) => {
     const r = p.report;
     const m = r.metrics;
     const ttft = p.phase === "synchronous" ? m.ttft_service_ms : m.ttft_ms;
@@ -54637,7 +54694,7 @@ function capacityPhrase(c) {
 function capacitySection(c, ttftSloMs) {
   const cmp = c.comparison;
   const { baseline, candidate } = c.arms;
-  const bounds2 = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
+  const bounds3 = cmp.change_low === null && cmp.change_high === null ? "" : ` (bounds ${cmp.change_low === null ? "?" : signedPercent(cmp.change_low)} \u2026 ${cmp.change_high === null ? "?" : signedPercent(cmp.change_high)})`;
   const server = (label3) => label3.replace(/^Server \([^)]*\): /, "");
   const offline = (label3) => label3.replace(/^Offline: /, "");
   const sync = (a) => a.capacity.synchronous ? `TTFT p50 ${compact(a.capacity.synchronous.ttft_p50_ms)} ms` : "\u2013";
@@ -54648,7 +54705,7 @@ function capacitySection(c, ttftSloMs) {
     "",
     "| | baseline | candidate | change |",
     "|---|--:|--:|--:|",
-    `| ${serverName} | ${server(baseline.labels.server)} | ${server(candidate.labels.server)} | ${cmp.change === null ? "\u2013" : signedPercent(cmp.change)}${bounds2} |`,
+    `| ${serverName} | ${server(baseline.labels.server)} | ${server(candidate.labels.server)} | ${cmp.change === null ? "\u2013" : signedPercent(cmp.change)}${bounds3} |`,
     `| Offline (no latency bound) | ${offline(baseline.labels.offline)} | ${offline(candidate.labels.offline)} | |`,
     `| one request at a time | ${sync(baseline)} | ${sync(candidate)} | |`,
     "",
@@ -54656,14 +54713,14 @@ function capacitySection(c, ttftSloMs) {
     ...[baseline.stopped, candidate.stopped].map((s, i) => s ? `${i === 0 ? "Baseline" : "Candidate"} ${s}.` : "").filter(Boolean),
     c.gate_rate_per_s === null ? `\u26A0\uFE0F The paired trials did not run: ${c.stopped_by ?? "no rate for them"}.` : `The paired trials below ran at ${c.gate_rate_per_s} req/s: the baseline's capacity \xD7 gate-rate-fraction ${c.settings.gate_rate_fraction}.${c.stopped_by ? ` \u26A0\uFE0F ${c.stopped_by}.` : ""}`
   ];
-  const chart4 = sweepCharts(
+  const chart5 = sweepCharts(
     [
       { name: "baseline", points: grid(baseline) },
       { name: "candidate", points: grid(candidate) }
     ],
     ttftSloMs
   );
-  return chart4 ? [...lines2, "", chart4].join("\n") : lines2.join("\n");
+  return chart5 ? [...lines2, "", chart5].join("\n") : lines2.join("\n");
 }
 function capacityDetails(c) {
   const busy = c.idle_checks.filter((x) => x.busy).map((x) => `- ${x.arm} ${x.point}: busy before the trial`);
@@ -55226,14 +55283,14 @@ function metricName(c) {
 function metricTable(r, config) {
   const scheduleOnly = offeredOnly(r, config).length > 0;
   const rows2 = r.comparisons.map((c) => {
-    const bounds2 = c.pairs.length < 2 ? "needs \u2265 2 pairs" : c.id === "goodput" && scheduleOnly ? "= the offered load: no request missed its SLO" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}${c.pairs.some((p) => p.censored) ? " (censored)" : ""}`;
+    const bounds3 = c.pairs.length < 2 ? "needs \u2265 2 pairs" : c.id === "goodput" && scheduleOnly ? "= the offered load: no request missed its SLO" : `${signedPercent(c.change_lower)} \u2026 ${signedPercent(c.change_upper)}${c.pairs.some((p) => p.censored) ? " (censored)" : ""}`;
     const flags = [
       c.noisy ? "noisy" : "",
       c.pairs.some((p) => p.outlier) ? "outlier pair" : ""
     ].filter(Boolean);
     const decided = r.verdict !== "error" && r.verdict !== "cancelled";
     const verdict = decided ? `${c.verdict}${flags.length ? ` (${flags.join(", ")})` : ""}` : "not decided";
-    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${compact(c.baseline)} | ${compact(c.candidate)} | ${signedPercent(c.change)} | ${bounds2} | ${verdict} |`;
+    return `| ${decided ? ROW_ICON[c.verdict] : "\xB7"} | ${metricName(c)} | ${gate(c)} | ${compact(c.baseline)} | ${compact(c.candidate)} | ${signedPercent(c.change)} | ${bounds3} | ${verdict} |`;
   });
   const rel = r.reliability;
   if (rel) {
@@ -55270,11 +55327,11 @@ function context(r, config) {
   const thin = perTrial2 > 0 && perTrial2 * share2 < 2 ? [
     `\u26A0\uFE0F ${percentileLabel(config.percentile)} of ~${perTrial2} requests is about their largest, a noisy statistic: a higher rate or a longer duration would steady it`
   ] : [];
-  const bounds2 = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: the one-sided bounds at the look that decided (or the last)`;
+  const bounds3 = `baseline, candidate: geometric means over the pairs (change = candidate \xF7 baseline \u2212 1) \xB7 interval: the one-sided bounds at the look that decided (or the last)`;
   return [
     `${plural(r.pairs, "pair")} (order ${config.order}) \xB7 ${arrival}${w.prefix ? ` \xB7 shared prefixes: ${w.prefix}` : ""}${w.sessions ? ` \xB7 sessions of ${w.sessions}` : ""} \xB7 ${w.duration_s} s window, ~${perTrial2} requests per trial \xB7 seed ${w.seed}`,
     ruleLine(config.decision_rule, d),
-    `${noise} \xB7 ${bounds2} \xB7 smallest change this run could call a regression: ${detectable}`,
+    `${noise} \xB7 ${bounds3} \xB7 smallest change this run could call a regression: ${detectable}`,
     ...thin,
     ...offeredOnly(r, config),
     ...cacheLine(r),
@@ -55602,6 +55659,38 @@ ${flipped.length - MAX_LISTED} more in the results file (\`accuracy.answers\`).`
   );
 }
 
+// src/report/drain-markdown.ts
+var cell2 = (text3) => text3.replace(/[|\r\n`]+/g, " ").slice(0, 300);
+var VERDICT_WORDS = { pass: "pass", fail: "**fail**", inconclusive: "inconclusive" };
+function row2(arm, p) {
+  const inFlight = p.streams.filter((s) => s.in_flight);
+  const cut = inFlight.filter((s) => s.outcome !== "ok" && s.outcome !== "censored");
+  const classes2 = /* @__PURE__ */ new Map();
+  for (const s of cut) classes2.set(s.outcome, (classes2.get(s.outcome) ?? 0) + 1);
+  const by = [...classes2].map(([o, n]) => `${o} ${n}`).join(", ");
+  const ended = `${cell2(p.exit)} after ${p.seconds} s${p.clean ? "" : " \u2014 not a clean stop"}`;
+  return `| ${arm} | ${inFlight.length} | ${inFlight.length - cut.length} | ${cut.length}${by ? ` (${by})` : ""} | ${ended} |`;
+}
+function drain(r) {
+  const d = r.drain;
+  if (!d) return r.drain_skipped ? `### Drain
+
+${r.drain_skipped}` : "";
+  return [
+    `### Drain: stopping each server with streams in flight \u2014 ${VERDICT_WORDS[d.verdict]}`,
+    "",
+    "| | streams in flight | completed | cut | how the process ended |",
+    "|---|---|---|---|---|",
+    row2("baseline", d.baseline),
+    row2("candidate", d.candidate),
+    ...d.findings.length > 0 ? ["", ...d.findings.map((f) => `- ${cell2(f)}`)] : []
+  ].join("\n");
+}
+function drainSentence(d) {
+  const found = d.findings.filter((f) => !f.endsWith("pre-existing")).map(cell2);
+  return `stopping the candidate's server: ${found.join("; ")}`;
+}
+
 // src/report/quality-words.ts
 var WORDS = [
   ["json.invalid", "JSON output", "invalid JSON"],
@@ -55757,6 +55846,134 @@ function qualityDetails(r) {
   );
 }
 
+// src/report/surge-markdown.ts
+var VERDICT_WORDS2 = { pass: "pass", fail: "**fail**", inconclusive: "inconclusive" };
+var points = (x) => `${x >= 0 ? "+" : "\u2212"}${(Math.abs(x) * 100).toFixed(1)} points`;
+var seconds = (x) => `${count(x)} s`;
+var bound = (x, shown2) => x === null ? "\u2013" : shown2(x);
+var cell3 = (text3) => text3.replace(/[|\r\n`]+/g, " ").slice(0, 300);
+function recoveryCell(c, arm) {
+  const censored = c.pairs.filter((p) => p.censored === arm || p.censored === "both").length;
+  const shown2 = seconds(c[arm]);
+  if (censored === 0) return shown2;
+  return censored === c.pairs.length ? `\u2265 ${shown2}` : `${shown2} (${censored} of ${c.pairs.length} not recovered)`;
+}
+function row3(c) {
+  if (c.id === "recovery")
+    return `| time to recover | ${recoveryCell(c, "baseline")} | ${recoveryCell(c, "candidate")} | ${signedPercent(c.change)} (${bound(c.change_lower, signedPercent)} \u2026 ${bound(c.change_upper, signedPercent)}) | \u2264 ${signedPercent(c.tolerance)} | ${VERDICT_WORDS2[c.verdict]} |`;
+  return `| failed from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${points(c.change)} (${bound(c.change_lower, points)} \u2026 ${bound(c.change_upper, points)}) | \u2264 ${points(c.tolerance)} | ${VERDICT_WORDS2[c.verdict]} |`;
+}
+function behaviour(s, arm) {
+  const readings = s.pairs.map((p) => p[arm]);
+  const sum2 = (f) => readings.reduce((t, r) => t + f(r), 0);
+  const [failed, shed, timedOut] = [
+    sum2((r) => r.failed),
+    sum2((r) => r.shed),
+    sum2((r) => r.timed_out)
+  ];
+  const queues = readings.flatMap((r) => r.peak_waiting === null ? [] : [r.peak_waiting]);
+  const censored = readings.filter((r) => r.recovery_censored).length;
+  const parts = [
+    failed === 0 ? "failed nothing" : `failed ${failed} of ${sum2((r) => r.scheduled)}: ${shed} shed at once (503, 529, 429), ${timedOut} timed out, ${failed - shed - timedOut} other`,
+    queues.length > 0 ? `queue peaked at ${Math.max(...queues)}` : "queue not scraped",
+    ...censored > 0 ? [
+      `did not recover within ${s.span.scheduleEndS - s.span.endS} s in ${plural(censored, "pair")}`
+    ] : []
+  ];
+  return `${arm} ${parts.join(", ")}`;
+}
+function settled(s) {
+  const w = s.pairs[0]?.baseline.resolution_s ?? 1;
+  return w === 1 ? `${s.settled_buckets} seconds` : `${s.settled_buckets} buckets of ${w} s`;
+}
+function surgeSentence(s) {
+  return s.comparison.checks.filter((c) => c.verdict === "fail").map(
+    (c) => c.id === "recovery" ? `after a surge to ${s.surge_per_s} req/s the candidate takes ${recoveryCell(c, "candidate")} to recover (the baseline ${recoveryCell(c, "baseline")}: ${signedPercent(c.change)})` : `the candidate fails ${percent(c.candidate)} of the requests from a surge on (the baseline ${percent(c.baseline)})`
+  ).join("; ");
+}
+function surgeOpenSentence(s) {
+  const open = s.comparison.checks.filter((c) => c.verdict === "inconclusive");
+  return `the surge's ${open.map((c) => c.id === "recovery" ? "recovery time" : "failure rate").join(" and ")} could not be decided (${open.map((c) => c.reason).join("; ")})`;
+}
+function surge(r) {
+  const s = r.surge;
+  if (!s) return r.surge_skipped ? `### Surge
+
+${r.surge_skipped}` : "";
+  const surgeS = s.span.endS - s.span.startS;
+  return [
+    "### Surge",
+    "",
+    `${s.steady_per_s} req/s, then ${s.surge_per_s} req/s for ${surgeS} s (${s.factor} \xD7 the ${s.relative_to === "capacity" ? "baseline's capacity" : "rate"}), then ${s.steady_per_s} req/s for ${s.span.scheduleEndS - s.span.endS} s; ${plural(s.pairs.length, "pair")} compared \u2014 ${VERDICT_WORDS2[s.verdict]}`,
+    "",
+    "| | baseline | candidate | change | rule | verdict |",
+    "|---|---|---|---|---|---|",
+    ...s.comparison.checks.map(row3),
+    "",
+    `Recovered: ${settled(s)} in a row with p95 TTFT within ${s.slo_ttft_ms !== null && s.pairs.some((p) => p.baseline.target_from === "slo") ? `the SLO (${s.slo_ttft_ms} ms)` : "10 % of the steady level before the surge"} and nothing failed but timeouts. ${behaviour(s, "baseline")}; ${behaviour(s, "candidate")}.`,
+    ...s.notes.map((n) => `
+- ${cell3(n)}`)
+  ].join("\n");
+}
+function worstPair(s) {
+  const recovery = s.comparison.checks.find((c) => c.id === "recovery");
+  const worst = [...recovery?.pairs ?? []].sort((a, b) => b.d - a.d)[0];
+  return worst?.pair ?? s.pairs[0]?.pair ?? null;
+}
+function chart3(title, label3, b, c, step) {
+  const length = Math.max(b.length, c.length);
+  const pad2 = (xs) => [...xs, ...Array(length - xs.length).fill(0)];
+  const round9 = (v) => Number(v.toPrecision(3));
+  const top = Number((Math.max(1, ...b, ...c) * 1.15).toPrecision(2));
+  return [
+    "```mermaid",
+    chartColors(2),
+    "xychart-beta",
+    `  title "${title}"`,
+    `  x-axis "seconds from the trial's start" [${Array.from({ length }, (_, k) => `"${k * step}"`).join(", ")}]`,
+    `  y-axis "${label3}" 0 --> ${top}`,
+    `  line [${pad2(b).map(round9).join(", ")}]`,
+    `  line [${pad2(c).map(round9).join(", ")}]`,
+    "```"
+  ].join("\n");
+}
+function surgeDetails(r) {
+  const s = r.surge;
+  const pair = s ? worstPair(s) : null;
+  if (!s || pair === null) return "";
+  const trialOf = (arm) => s.trials.find((t) => t.pair === pair && t.arm === arm);
+  const [b, c] = [trialOf("baseline")?.timeline, trialOf("candidate")?.timeline];
+  if (!b || !c) return "";
+  const ttft = (t) => t.buckets.map((x) => x.ttft_p95_ms ?? 0);
+  const queue = (t) => t.buckets.map((x) => x.waiting ?? 0);
+  const scraped = [...b.buckets, ...c.buckets].some((x) => typeof x.waiting === "number");
+  const body = [
+    chart3(
+      `Surge pair ${pair + 1}: p95 TTFT (ms) per second`,
+      "p95 TTFT (ms)",
+      ttft(b),
+      ttft(c),
+      b.bucket_s
+    ),
+    ...scraped ? [
+      "",
+      chart3(
+        `Surge pair ${pair + 1}: the server's queue`,
+        "requests waiting",
+        queue(b),
+        queue(c),
+        b.bucket_s
+      )
+    ] : [],
+    "",
+    `The surge runs from ${s.span.startS} s to ${s.span.endS} s. 0: no ok request was due in that second.`
+  ].join("\n");
+  return details(
+    `Surge: pair ${pair + 1}, where the candidate recovered worst (${COLOR_NAMES[0]}: baseline, ${COLOR_NAMES[1]}: candidate)`,
+    body
+  );
+}
+
 // src/report/suites.ts
 var SUITE_RENDER = {
   quality: {
@@ -55776,6 +55993,18 @@ var SUITE_RENDER = {
     details: accuracyDetails,
     failed: (r) => r.accuracy?.verdict === "fail" ? accuracySentence(r.accuracy) : null,
     open: (r) => r.accuracy?.verdict === "inconclusive" ? accuracyOpenSentence(r.accuracy) : null
+  },
+  surge: {
+    section: surge,
+    details: surgeDetails,
+    failed: (r) => r.surge?.verdict === "fail" ? surgeSentence(r.surge) : null,
+    open: (r) => r.surge?.verdict === "inconclusive" ? surgeOpenSentence(r.surge) : null
+  },
+  drain: {
+    section: drain,
+    details: () => "",
+    failed: (r) => r.drain?.verdict === "fail" ? drainSentence(r.drain) : null,
+    open: (r) => r.drain?.verdict === "inconclusive" ? `the drain: ${r.drain.findings.join("; ")}` : null
   }
 };
 var suiteHeadlines = (r, which) => Object.values(SUITE_RENDER).flatMap((s) => s[which](r) ?? []);
@@ -56089,31 +56318,31 @@ function serverViewSection(r) {
   if (!v || v.baseline.trials + v.candidate.trials === 0) return "";
   const { baseline: b, candidate: c } = v;
   const rows2 = [];
-  const row2 = (name, show) => {
+  const row4 = (name, show) => {
     const x = show(b);
     const y = show(c);
     if (x !== null || y !== null) rows2.push(`| ${name} | ${x ?? "\u2013"} | ${y ?? "\u2013"} |`);
   };
   const gauge = (g2, a) => a.gauges[g2] ? `${compact(a.gauges[g2].mean)} / ${count(a.gauges[g2].max)}` : null;
-  row2("requests running (mean / max)", (a) => gauge("running", a));
-  row2("requests waiting (mean / max)", (a) => gauge("waiting", a));
-  row2("KV-cache usage (mean / max)", (a) => {
+  row4("requests running (mean / max)", (a) => gauge("running", a));
+  row4("requests waiting (mean / max)", (a) => gauge("waiting", a));
+  row4("KV-cache usage (mean / max)", (a) => {
     const kv = a.gauges.kv_cache_usage;
     return kv ? `${percent(kv.mean, 0)} / ${percent(kv.max, 0)}` : null;
   });
-  row2(
+  row4(
     "preemptions per trial",
     (a) => a.preemptions_per_trial === null ? null : count(a.preemptions_per_trial)
   );
-  row2(
+  row4(
     "prefix-cache hit rate",
     (a) => a.prefix_cache_hit_rate === null ? null : percent(a.prefix_cache_hit_rate)
   );
-  row2(
+  row4(
     "spec-decode acceptance",
     (a) => a.spec_decode_acceptance == null ? null : percent(a.spec_decode_acceptance)
   );
-  row2(
+  row4(
     "tokens per decode step (spec decode)",
     (a) => a.spec_decode_tokens_per_step == null ? null : compact(a.spec_decode_tokens_per_step)
   );
@@ -56121,10 +56350,10 @@ function serverViewSection(r) {
     const s = a.histograms[h];
     return s ? `${compact(s.mean_ms)} / ${s.p95_bound}${compact(s.p95_ms)}` : null;
   };
-  row2("server TTFT, ms (mean / p95*)", (a) => hist2("ttft", a));
-  row2("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
-  row2("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
-  row2("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
+  row4("server TTFT, ms (mean / p95*)", (a) => hist2("ttft", a));
+  row4("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
+  row4("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
+  row4("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
   const names = (list2) => list2.length <= MAX_NAMES ? list2.map((n) => `\`${n}\``).join(", ") : `${list2.slice(0, MAX_NAMES).map((n) => `\`${n}\``).join(", ")} and ${list2.length - MAX_NAMES} more`;
   const onlyIn = ["baseline", "candidate"].filter((a) => v.only_in[a].length > 0).map((a) => `- only the ${a} exposes ${names(v.only_in[a])}`);
   const notes2 = ["baseline", "candidate"].flatMap(
@@ -56161,10 +56390,10 @@ function pick(r) {
   const regressed = r.comparisons.find((c) => c.verdict === "regressed" && c.pairs.length > 0);
   if (!regressed) return null;
   const metric = regressed.id === "itl" || regressed.id === "tpot" ? "itl" : "ttft";
-  const worst = worstPair(r, metric);
+  const worst = worstPair2(r, metric);
   return worst === null ? null : { pair: worst, metric, why: `the largest change of ${metric === "ttft" ? "TTFT" : "ITL"}` };
 }
-function worstPair(r, metric) {
+function worstPair2(r, metric) {
   const p = r.config?.percentile ?? "p95";
   const value2 = (pair, arm) => r.trials.find((t) => t.pair === pair && t.arm === arm)?.report.metrics[`${metric}_ms`][p];
   let worst = null;
@@ -56853,6 +57082,68 @@ function dispersion(arms) {
   return df > 0 ? Math.max(1, chi2 / df) : 1;
 }
 
+// src/workload/shape.ts
+var shapeSeconds = (segments) => segments.reduce((s, g2) => s + g2.durationS, 0);
+var segmentArrivals = (g2) => (g2.fromPerS + g2.toPerS) / 2 * g2.durationS;
+var shapeArrivals = (segments) => segments.reduce((s, g2) => s + segmentArrivals(g2), 0);
+function shapeMeanRate(segments) {
+  const s = shapeSeconds(segments);
+  return s > 0 ? shapeArrivals(segments) / s : 0;
+}
+var shapePeakRate = (segments) => Math.max(0, ...segments.flatMap((g2) => [g2.fromPerS, g2.toPerS]));
+function timeInSegment(g2, lambda) {
+  const slope = (g2.toPerS - g2.fromPerS) / g2.durationS;
+  const root = Math.sqrt(Math.max(0, g2.fromPerS ** 2 + 2 * slope * lambda));
+  const sum2 = g2.fromPerS + root;
+  return sum2 > 0 && lambda > 0 ? Math.min(g2.durationS, 2 * lambda / sum2) : 0;
+}
+function timesOf(segments, lambdas) {
+  const out = [];
+  let segment = 0;
+  let startS = 0;
+  let before = 0;
+  for (const lambda of lambdas) {
+    while (segment < segments.length - 1) {
+      const here = segmentArrivals(at(segments, segment));
+      if (lambda < before + here) break;
+      before += here;
+      startS += at(segments, segment).durationS;
+      segment++;
+    }
+    const g2 = segments[segment];
+    if (g2) out.push(startS + timeInSegment(g2, lambda - before));
+  }
+  return out;
+}
+function shapedOffsetsMs(segments, process2, burstiness, fromMs, rng) {
+  const total = shapeArrivals(segments);
+  const lambdas = [];
+  if (process2 === "constant") {
+    for (let k = 0; k < total - 1e-9; k++) lambdas.push(k);
+  } else {
+    const n = Math.round(total);
+    const shape = process2 === "gamma" ? burstiness : 1;
+    const gaps = Array.from(
+      { length: n + 1 },
+      () => shape === 1 ? rng.exponential(1) : rng.gamma(shape, 1 / shape)
+    );
+    const sum2 = gaps.reduce((a, b) => a + b, 0);
+    let acc = 0;
+    for (let i = 0; i < n; i++) {
+      acc += at(gaps, i);
+      lambdas.push(total * acc / sum2);
+    }
+  }
+  const endMs = fromMs + shapeSeconds(segments) * 1e3;
+  return timesOf(segments, lambdas).map((s) => Math.min(endMs - 1e-6, fromMs + s * 1e3));
+}
+function describeShape(segments) {
+  const n = (v) => Number(v.toPrecision(4));
+  return segments.map(
+    (g2) => g2.fromPerS === g2.toPerS ? `${n(g2.fromPerS)} req/s for ${n(g2.durationS)} s` : `${n(g2.fromPerS)} \u2192 ${n(g2.toPerS)} req/s over ${n(g2.durationS)} s`
+  ).join(", ");
+}
+
 // src/workload/arrivals.ts
 var ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-once"];
 function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
@@ -56865,6 +57156,8 @@ function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
       throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
     case "swept":
       throw new Error("internal error: a swept arrival's rate is the sweep's to choose");
+    case "shaped":
+      return shapedOffsetsMs(spec.segments, spec.process, spec.burstiness, fromMs, rng);
     case "all-at-once":
       for (let i = 0; i < spec.count; i++) out.push(fromMs);
       return out;
@@ -56911,6 +57204,8 @@ function describeArrivals(spec) {
       return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
     case "all-at-once":
       return `${spec.count} requests at once`;
+    case "shaped":
+      return `${spec.process} ${describeShape(spec.segments)}${spec.process === "gamma" ? `, burstiness ${spec.burstiness}` : ""}`;
     case "swept":
       return `${spec.process}, rates chosen by the capacity sweep`;
     case "trace": {
@@ -56961,6 +57256,16 @@ function firstSends(spec) {
       rows2
     );
   }
+  if (spec.arrival.kind === "shaped") {
+    const { process: process2, burstiness, segments } = spec.arrival;
+    const firstPerS = segments[0]?.fromPerS ?? 0;
+    const warm = process2 === "gamma" ? { kind: process2, ratePerS: firstPerS, burstiness } : { kind: process2, ratePerS: firstPerS };
+    return {
+      warmup: warmupMs > 0 && firstPerS > 0 ? arrivalOffsetsMs(warm, 0, warmupMs, rng) : [],
+      measured: arrivalOffsetsMs(spec.arrival, warmupMs, endMs, rng),
+      rows: []
+    };
+  }
   if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
     return {
       warmup: warmupMs > 0 ? arrivalOffsetsMs(spec.arrival, 0, warmupMs, rng) : [],
@@ -57006,10 +57311,10 @@ function shapeRequests(spec, layout, rows2, order) {
   for (let i = 0; i < n; i++) {
     const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
     let requested;
-    const row2 = spec.trace?.rows[at(shape.traceRow, i)];
-    if (row2) {
-      shape.inputTokens[i] = Math.max(1, row2.inputTokens);
-      requested = Math.max(1, row2.outputTokens);
+    const row4 = spec.trace?.rows[at(shape.traceRow, i)];
+    if (row4) {
+      shape.inputTokens[i] = Math.max(1, row4.inputTokens);
+      requested = Math.max(1, row4.outputTokens);
     } else if (entries && order) {
       const e = at(order, at(layout.sessionOf, i) % order.length);
       const turn = at(layout.turnOf, i);
@@ -57025,7 +57330,7 @@ function shapeRequests(spec, layout, rows2, order) {
           new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
         );
     }
-    if (spec.outputLen && !row2) requested = sampleLength(spec.outputLen, rng);
+    if (spec.outputLen && !row4) requested = sampleLength(spec.outputLen, rng);
     if (spec.maxTokens !== void 0)
       requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
     shape.maxTokens[i] = requested ?? 0;
@@ -57063,8 +57368,8 @@ function replayedRows(spec, endMs) {
   if (a.kind !== "trace") return [];
   const out = [];
   for (let r = 0; r < rows2.length && out.length < (a.maxRequests ?? Number.POSITIVE_INFINITY); r++) {
-    const row2 = rows2[r];
-    if (row2.offsetMs < a.startS * 1e3) continue;
+    const row4 = rows2[r];
+    if (row4.offsetMs < a.startS * 1e3) continue;
     if (traceOffsetMs(spec, r) >= endMs) break;
     out.push(r);
   }
@@ -57072,9 +57377,9 @@ function replayedRows(spec, endMs) {
 }
 function traceOffsetMs(spec, r) {
   const a = spec.arrival;
-  const row2 = spec.trace?.rows[r];
-  if (a.kind !== "trace" || !row2) return Number.NaN;
-  return (row2.offsetMs - a.startS * 1e3) * a.timeScale;
+  const row4 = spec.trace?.rows[r];
+  if (a.kind !== "trace" || !row4) return Number.NaN;
+  return (row4.offsetMs - a.startS * 1e3) * a.timeScale;
 }
 function shuffledIndices(count4, seed) {
   const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
@@ -57194,11 +57499,11 @@ function withNoise(plan, comparisons, design) {
   });
   return { ...plan, metrics };
 }
-var seconds = (s) => s < 120 ? `${Math.round(s)} s` : `${(s / 60).toFixed(1)} min`;
+var seconds2 = (s) => s < 120 ? `${Math.round(s)} s` : `${(s / 60).toFixed(1)} min`;
 function planLines(plan) {
   const f = plan.failure_rate;
   const lines2 = [
-    `plan: ${plan.pairs.first} pairs at the first look, at most ${plan.pairs.most}: ${plan.requests_per_arm.first.toLocaleString("en-US")}\u2013${plan.requests_per_arm.most.toLocaleString("en-US")} requests per arm, ${seconds(plan.under_load_s.first)}\u2013${seconds(plan.under_load_s.most)} of load on the endpoints`,
+    `plan: ${plan.pairs.first} pairs at the first look, at most ${plan.pairs.most}: ${plan.requests_per_arm.first.toLocaleString("en-US")}\u2013${plan.requests_per_arm.most.toLocaleString("en-US")} requests per arm, ${seconds2(plan.under_load_s.first)}\u2013${seconds2(plan.under_load_s.most)} of load on the endpoints`,
     `plan: with no failure on either arm the failure rate's bound is ${pts2(f.bound_first)} at the first look, ${pts2(f.bound_most)} at max-trials (tolerance ${pts2(f.tolerance)}; ${f.requests_needed.toLocaleString("en-US")} requests per arm show it)`
   ];
   for (const l of plan.metrics)
@@ -57452,7 +57757,7 @@ function againstLimit(spec, limit, values, o, design) {
   }));
   const c = compareMetric(spec, pairs2, o.rule, design, o.maxTrialCv);
   const baseline = Math.exp(values.reduce((s, v) => s + Math.log(v.baseline), 0) / values.length);
-  const finite = (x) => Number.isFinite(x) ? limit * (1 + x) : null;
+  const finite2 = (x) => Number.isFinite(x) ? limit * (1 + x) : null;
   const check = {
     id: spec.id,
     label: spec.label,
@@ -57460,8 +57765,8 @@ function againstLimit(spec, limit, values, o, design) {
     limit,
     higher_is_worse: spec.higherIsWorse,
     candidate: c.candidate,
-    candidate_lower: finite(c.change_lower),
-    candidate_upper: finite(c.change_upper),
+    candidate_lower: finite2(c.change_lower),
+    candidate_upper: finite2(c.change_upper),
     baseline,
     baseline_misses: spec.higherIsWorse ? baseline > limit : baseline < limit,
     verdict: verdictOf(c.verdict),
@@ -57728,8 +58033,8 @@ function marginVerdict(b, tau) {
 }
 function judgeDrop(b, c, n, rule) {
   const z2 = { lower: zOf(rule.failAlpha), upper: zOf(rule.passAlpha) };
-  const bounds2 = pairedDifferenceBounds(b, c, n, z2);
-  return { ...bounds2, verdict: n === 0 ? "inconclusive" : marginVerdict(bounds2, rule.maxDrop) };
+  const bounds3 = pairedDifferenceBounds(b, c, n, z2);
+  return { ...bounds3, verdict: n === 0 ? "inconclusive" : marginVerdict(bounds3, rule.maxDrop) };
 }
 var median2 = (xs) => xs.length > 0 ? median(xs) : null;
 function compareItems(family, items, rule) {
@@ -57782,12 +58087,12 @@ function flipRule(overall, floor, rule) {
   if (overall.items === 0) return { estimate: 0, lower: 0, upper: 1, verdict: "inconclusive" };
   const z2 = { lower: zOf(rule.failAlpha), upper: zOf(rule.passAlpha) };
   const flips = overall.right_to_wrong + overall.wrong_to_right;
-  const bounds2 = floor ? differenceBounds(flips, overall.items, floor.flips, floor.items, z2) : {
+  const bounds3 = floor ? differenceBounds(flips, overall.items, floor.flips, floor.items, z2) : {
     estimate: flips / overall.items,
     lower: wilson(flips, overall.items, z2.lower)[0],
     upper: wilson(flips, overall.items, z2.upper)[1]
   };
-  return { ...bounds2, verdict: marginVerdict(bounds2, rule.maxFlipRate) };
+  return { ...bounds3, verdict: marginVerdict(bounds3, rule.maxFlipRate) };
 }
 var perItemKld = (items) => items.flatMap(
   (i) => i.divergence && i.divergence.positions > 0 ? [i.divergence.kld_sum / i.divergence.positions] : []
@@ -57832,21 +58137,21 @@ function itemsToDecide(b, c, n, rule) {
   }
   return Math.ceil(hi);
 }
-var points = (x) => `${(x * 100).toFixed(1)} points`;
+var points2 = (x) => `${(x * 100).toFixed(1)} points`;
 function reasonsOf(r) {
   const out = [];
   const d = r.overall.drop;
   if (d.verdict === "fail")
     out.push(
-      `accuracy: ${points(d.estimate)} lower on the candidate (at least ${points(d.lower)})`
+      `accuracy: ${points2(d.estimate)} lower on the candidate (at least ${points2(d.lower)})`
     );
   if (d.verdict === "inconclusive")
     out.push(
-      `accuracy: a drop of ${points(d.estimate)} is neither shown within the tolerance nor beyond it (up to ${points(d.upper)})`
+      `accuracy: a drop of ${points2(d.estimate)} is neither shown within the tolerance nor beyond it (up to ${points2(d.upper)})`
     );
   if (r.flip_rule && r.flip_rule.verdict !== "pass")
     out.push(
-      `flips beyond the baseline's own: ${points(r.flip_rule.estimate)} (${r.flip_rule.verdict === "fail" ? "over" : "not shown within"} max-flip-rate)`
+      `flips beyond the baseline's own: ${points2(r.flip_rule.estimate)} (${r.flip_rule.verdict === "fail" ? "over" : "not shown within"} max-flip-rate)`
     );
   if (r.kld_rule && r.kld_rule.verdict !== "pass")
     out.push(
@@ -60302,10 +60607,10 @@ var DFA = class DFA2 {
     this.memBudget = maxMem;
   }
   computeRuneClasses() {
-    const bounds2 = /* @__PURE__ */ new Set();
+    const bounds3 = /* @__PURE__ */ new Set();
     const addRange = (lo, hi) => {
-      bounds2.add(lo);
-      bounds2.add(hi + 1);
+      bounds3.add(lo);
+      bounds3.add(hi + 1);
     };
     for (let pc = 0; pc < this.prog.numInst(); pc++) {
       const inst = this.prog.getInst(pc);
@@ -60330,8 +60635,8 @@ var DFA = class DFA2 {
           }
       }
     }
-    bounds2.delete(0);
-    this.classBounds = Int32Array.from(bounds2).sort();
+    bounds3.delete(0);
+    this.classBounds = Int32Array.from(bounds3).sort();
     this.numClasses = this.classBounds.length + 1;
     const latin1Class = new Int32Array(Unicode.MAX_LATIN1 + 1);
     for (let r = 0; r <= Unicode.MAX_LATIN1; r++) latin1Class[r] = this.searchClass(r);
@@ -60342,12 +60647,12 @@ var DFA = class DFA2 {
     return this.searchClass(r);
   }
   searchClass(r) {
-    const bounds2 = this.classBounds;
+    const bounds3 = this.classBounds;
     let lo = 0;
-    let hi = bounds2.length;
+    let hi = bounds3.length;
     while (lo < hi) {
       const mid = lo + hi >> 1;
-      if (bounds2[mid] <= r) lo = mid + 1;
+      if (bounds3[mid] <= r) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -66379,6 +66684,361 @@ var accuracySuite = {
   )
 };
 
+// src/stress/recovery.ts
+var SETTLED_BUCKETS = 3;
+var LEVEL_SLACK = 0.1;
+var LEVEL_PERCENTILE = 90;
+var SHED = ["overloaded", "rate_limited", "rate_limited_quota"];
+function nearestRank(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil(p / 100 * sorted.length - 1e-9));
+  return sorted[rank - 1] ?? Number.NaN;
+}
+var failuresIn = (b, but = []) => OUTCOMES.reduce((sum2, o) => sum2 + (but.includes(o) ? 0 : b.failed[o] ?? 0), 0);
+function targetOf(steady, sloTtftMs) {
+  const p95s = steady.flatMap((b) => b.ttft_p95_ms === null ? [] : [b.ttft_p95_ms]);
+  if (p95s.length === 0)
+    return { target_ttft_ms: null, target_from: "steady", steady_ttft_p95_ms: null };
+  const level = nearestRank(p95s, LEVEL_PERCENTILE);
+  if (sloTtftMs !== void 0 && level <= sloTtftMs)
+    return { target_ttft_ms: sloTtftMs, target_from: "slo", steady_ttft_p95_ms: level };
+  return {
+    target_ttft_ms: level * (1 + LEVEL_SLACK),
+    target_from: "steady",
+    steady_ttft_p95_ms: level
+  };
+}
+function recoveryOf(after, span, targetMs) {
+  const good = (b) => b !== void 0 && b.ttft_p95_ms !== null && b.ttft_p95_ms <= targetMs && failuresIn(b, ["censored"]) === 0;
+  for (let i = 0; i + SETTLED_BUCKETS <= after.length; i++) {
+    if (after.slice(i, i + SETTLED_BUCKETS).every(good))
+      return {
+        recovery_s: Math.max(0, (after[i]?.t_s ?? 0) - span.endS),
+        recovery_censored: false
+      };
+  }
+  return { recovery_s: span.scheduleEndS - span.endS, recovery_censored: true };
+}
+function readSurge(timeline, span, sloTtftMs) {
+  const w = timeline.bucket_s;
+  const buckets = timeline.buckets;
+  const steady = buckets.filter((b) => b.t_s >= span.steadyFromS && b.t_s + w <= span.startS);
+  const after = buckets.filter((b) => b.t_s >= span.endS && b.t_s + w <= span.scheduleEndS);
+  const from = buckets.filter((b) => b.t_s + w > span.startS);
+  const target = targetOf(steady, sloTtftMs);
+  const failedByClass = {};
+  for (const b of from)
+    for (const o of OUTCOMES) {
+      const n = b.failed[o];
+      if (n) failedByClass[o] = (failedByClass[o] ?? 0) + n;
+    }
+  const count4 = (classes2) => classes2.reduce((s, o) => s + (failedByClass[o] ?? 0), 0);
+  const waiting = from.flatMap((b) => typeof b.waiting === "number" ? [b.waiting] : []);
+  const recovery = target.target_ttft_ms === null ? { recovery_s: null, recovery_censored: false } : recoveryOf(after, span, target.target_ttft_ms);
+  return {
+    ...recovery,
+    ...target,
+    scheduled: from.reduce((s, b) => s + b.offered, 0),
+    failed: from.reduce((s, b) => s + failuresIn(b), 0),
+    failed_by_class: failedByClass,
+    shed: count4(SHED),
+    timed_out: count4(["censored"]),
+    peak_waiting: waiting.length > 0 ? Math.max(...waiting) : null,
+    resolution_s: w
+  };
+}
+
+// src/stress/surge-compare.ts
+function bounds2(ds, rule) {
+  const n = ds.length;
+  if (n < 2) return null;
+  const m = mean([...ds]);
+  const sd = Math.sqrt(ds.reduce((s, d) => s + (d - m) ** 2, 0) / (n - 1));
+  const se = sd / Math.sqrt(n);
+  return {
+    lower: m - tQuantile(1 - rule.failAlpha, n - 1) * se,
+    upper: m + tQuantile(1 - rule.passAlpha, n - 1) * se
+  };
+}
+function verdictOf2(pairs2, tolD, rule) {
+  const ds = pairs2.map((p) => p.d);
+  const b = bounds2(ds, rule);
+  const m = ds.length > 0 ? mean([...ds]) : 0;
+  if (!b)
+    return {
+      verdict: "inconclusive",
+      m,
+      lower: Number.NEGATIVE_INFINITY,
+      upper: Number.POSITIVE_INFINITY
+    };
+  if (m > tolD && b.lower > tolD / 2 && pairs2.every((p) => p.canFail))
+    return { verdict: "fail", m, ...b };
+  if (b.upper <= tolD && pairs2.every((p) => p.canPass))
+    return { verdict: "pass", m, ...b };
+  return { verdict: "inconclusive", m, ...b };
+}
+function censoredOf(b, c) {
+  if (b && c) return "both";
+  return b ? "baseline" : c ? "candidate" : null;
+}
+function recoveryCheck(pairs2, rule) {
+  const usable = pairs2.flatMap((p) => {
+    const [b, c] = [p.baseline.recovery_s, p.candidate.recovery_s];
+    if (b === null || c === null) return [];
+    const r = Math.max(p.baseline.resolution_s, p.candidate.resolution_s);
+    const [bc, cc] = [p.baseline.recovery_censored, p.candidate.recovery_censored];
+    return [
+      {
+        pair: p.pair,
+        b,
+        c,
+        d: Math.log((c + r) / (b + r)),
+        canPass: !cc,
+        canFail: !bc || cc,
+        censored: censoredOf(bc, cc)
+      }
+    ];
+  });
+  const tolD = Math.log(1 + rule.maxRecoveryIncrease);
+  const v = verdictOf2(usable, tolD, rule);
+  const change = Math.exp(v.m) - 1;
+  const [lower, upper] = [finite(Math.exp(v.lower) - 1), finite(Math.exp(v.upper) - 1)];
+  const limit = signedPercent(rule.maxRecoveryIncrease);
+  const interval = `${lower === null ? "\u2013" : signedPercent(lower)} \u2026 ${upper === null ? "\u2013" : signedPercent(upper)}`;
+  const blocked = usable.some((p) => !p.canPass) ? "; the candidate did not recover within the window in some pair" : "";
+  const reason = usable.length < 2 ? `${usable.length} pair${usable.length === 1 ? "" : "s"} with a steady level to recover to: at least 2 are needed` : v.verdict === "fail" ? `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${signedPercent(change)}: the interval (${interval}) is within ${limit}` : `${signedPercent(change)}: the interval (${interval}) straddles ${limit}${blocked}`;
+  return {
+    id: "recovery",
+    baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,
+    candidate: usable.length > 0 ? mean(usable.map((p) => p.c)) : 0,
+    change,
+    change_lower: lower,
+    change_upper: upper,
+    tolerance: rule.maxRecoveryIncrease,
+    pairs: usable.map((p) => ({ pair: p.pair, d: p.d, censored: p.censored })),
+    verdict: v.verdict,
+    reason
+  };
+}
+var finite = (x) => Number.isFinite(x) ? x : null;
+var failedShare = (r) => r.scheduled > 0 ? r.failed / r.scheduled : 0;
+function failuresCheck(pairs2, rule) {
+  const usable = pairs2.map((p) => ({
+    pair: p.pair,
+    b: failedShare(p.baseline),
+    c: failedShare(p.candidate),
+    d: failedShare(p.candidate) - failedShare(p.baseline),
+    canPass: true,
+    canFail: true,
+    censored: null
+  }));
+  const v = verdictOf2(usable, rule.maxFailureIncrease, rule);
+  const points3 = (x) => `${x >= 0 ? "+" : "\u2212"}${percent(Math.abs(x)).replace(" %", "")} points`;
+  const limit = points3(rule.maxFailureIncrease);
+  const interval = `${points3(v.lower)} \u2026 ${points3(v.upper)}`;
+  const reason = usable.length < 2 ? "at least 2 pairs are needed" : v.verdict === "fail" ? `${points3(v.m)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${points3(v.m)}: the interval (${interval}) is within ${limit}` : `${points3(v.m)}: the interval (${interval}) straddles ${limit}`;
+  return {
+    id: "failures",
+    baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,
+    candidate: usable.length > 0 ? mean(usable.map((p) => p.c)) : 0,
+    change: v.m,
+    change_lower: finite(v.lower),
+    change_upper: finite(v.upper),
+    tolerance: rule.maxFailureIncrease,
+    pairs: usable.map((p) => ({ pair: p.pair, d: p.d, censored: null })),
+    verdict: v.verdict,
+    reason
+  };
+}
+function compareSurge(pairs2, rule) {
+  const checks = [recoveryCheck(pairs2, rule), failuresCheck(pairs2, rule)];
+  const verdict = checks.some((c) => c.verdict === "fail") ? "fail" : checks.some((c) => c.verdict === "inconclusive") ? "inconclusive" : "pass";
+  return { checks, verdict };
+}
+
+// src/gate/surge.ts
+var MAX_RATE_PER_S2 = 1e4;
+function surgeRule(s, decision) {
+  const alphas = apartAlphas(decision);
+  return {
+    maxRecoveryIncrease: s.maxRecoveryIncrease,
+    maxFailureIncrease: s.maxFailureIncrease,
+    passAlpha: alphas.pass,
+    failAlpha: alphas.fail
+  };
+}
+var SURGE_SHARES = 2;
+function steadyRate(o) {
+  const a = o.workload.arrival;
+  if (a.kind === "poisson" || a.kind === "constant")
+    return { process: a.kind, perS: a.ratePerS, burstiness: 1 };
+  if (a.kind === "gamma") return { process: a.kind, perS: a.ratePerS, burstiness: a.burstiness };
+  return null;
+}
+function surgeOptions(o, s, surgePerS, promptRound) {
+  const steady = steadyRate(o);
+  if (!steady) throw new Error("internal error: a surge without a steady rate");
+  const step = (perS, durationS) => ({ fromPerS: perS, toPerS: perS, durationS });
+  const segments = [
+    step(steady.perS, s.beforeS),
+    step(surgePerS, s.surgeS),
+    step(steady.perS, s.afterS)
+  ];
+  return {
+    ...o,
+    workload: {
+      ...o.workload,
+      arrival: {
+        kind: "shaped",
+        process: steady.process,
+        burstiness: steady.burstiness,
+        segments,
+        ratePerS: (steady.perS * (s.beforeS + s.afterS) + surgePerS * s.surgeS) / (s.beforeS + s.surgeS + s.afterS)
+      },
+      durationS: s.beforeS + s.surgeS + s.afterS,
+      promptRound
+    }
+  };
+}
+function spanOf(warmupS, s) {
+  const startS = warmupS + s.beforeS;
+  return {
+    steadyFromS: warmupS,
+    startS,
+    endS: startS + s.surgeS,
+    scheduleEndS: startS + s.surgeS + s.afterS
+  };
+}
+function surgePlanLine(options) {
+  const s = options.surge;
+  if (!s) return null;
+  const trialS = options.baseline.workload.warmupS + s.beforeS + s.surgeS + s.afterS;
+  return `plan: the surge after the pairs: ${plural(s.pairs, "pair")} of ${trialS} s trials, \u2248 ${Math.ceil(2 * s.pairs * trialS / 60)} min of endpoint time plus the cooldowns`;
+}
+function pairReadings(trials) {
+  const pairs2 = [];
+  const notes2 = [];
+  for (const pair of new Set(trials.map((t) => t.pair))) {
+    const of = (arm) => trials.find((t) => t.pair === pair && t.arm === arm);
+    const [b, c] = [of("baseline"), of("candidate")];
+    if (b?.valid && c?.valid && b.reading && c.reading) {
+      pairs2.push({ pair, baseline: b.reading, candidate: c.reading });
+      continue;
+    }
+    const why = [b, c].flatMap((t) => t && !t.valid ? [`${t.arm}: ${t.reasons.join("; ")}`] : []);
+    notes2.push(
+      `surge pair ${pair + 1} left out: ${why.length > 0 ? why.join("; ") : "no timeline"}`
+    );
+  }
+  return { pairs: pairs2, notes: notes2 };
+}
+function decideSurge(base) {
+  const trials = base.trials.map((t) => ({
+    ...t,
+    reading: t.timeline ? readSurge(t.timeline, base.span, base.slo_ttft_ms ?? void 0) : null
+  }));
+  const { pairs: pairs2, notes: notes2 } = pairReadings(trials);
+  const comparison = compareSurge(pairs2, base.rule);
+  return { ...base, trials, pairs: pairs2, comparison, verdict: comparison.verdict, notes: notes2 };
+}
+async function runSurge(options, s, at2) {
+  const { measureArm, atRate } = at2;
+  const steady = atRate ? steadyRate(atRate.baseline)?.perS : void 0;
+  const relative = at2.capacityPerS ?? null;
+  const surgePerS = Number((s.factor * (relative ?? steady ?? 0)).toPrecision(4));
+  const why = at2.failedAlready !== void 0 ? `${at2.failedAlready} regressed already (fail-fast)` : steady === void 0 ? "no steady rate to surge from (the capacity sweep found none)" : surgePerS > MAX_RATE_PER_S2 ? `its rate, ${surgePerS} req/s, is beyond the client's ${MAX_RATE_PER_S2} req/s` : null;
+  if (why !== null || !measureArm || !atRate || steady === void 0) {
+    if (why) at2.log(`surge: not run: ${why}`);
+    return null;
+  }
+  at2.log(
+    `surge: ${plural(s.pairs, "pair")}: ${steady} req/s for ${s.beforeS} s, ${surgePerS} req/s for ${s.surgeS} s (${s.factor} \xD7 the ${relative === null ? "rate" : "baseline's capacity"}), ${steady} req/s for ${s.afterS} s`
+  );
+  const trials = [];
+  for (let pair = 0; pair < s.pairs; pair++) {
+    const order = pairOrder(options.order, pair, options.baseline.workload.seed);
+    const promptRound = 2147418112 + pair;
+    for (const arm of order) {
+      const o = surgeOptions(atRate[arm], s, surgePerS, promptRound);
+      const { report } = await measureArm(
+        arm,
+        o,
+        `surge ${pair + 1}`,
+        `surge ${pair + 1}/${s.pairs}`
+      );
+      const v = report.validity;
+      trials.push({
+        pair,
+        arm,
+        valid: v.valid,
+        reasons: v.reasons,
+        timeline: report.timeline ?? null,
+        reading: null
+      });
+    }
+  }
+  const sloTtftMs = options.baseline.slo.ttftMs ?? null;
+  const decided = decideSurge({
+    factor: s.factor,
+    steady_per_s: steady,
+    surge_per_s: surgePerS,
+    relative_to: relative === null ? "rate" : "capacity",
+    span: spanOf(options.baseline.workload.warmupS, s),
+    settled_buckets: SETTLED_BUCKETS,
+    slo_ttft_ms: sloTtftMs,
+    trials,
+    rule: surgeRule(s, options.decision)
+  });
+  for (const c of decided.comparison.checks) at2.log(`surge ${c.id}: ${c.verdict}: ${c.reason}`);
+  return decided;
+}
+var ruleOf2 = (r) => ({
+  maxRecoveryIncrease: r.max_recovery_increase,
+  maxFailureIncrease: r.max_failure_increase,
+  passAlpha: r.pass_alpha,
+  failAlpha: r.fail_alpha
+});
+var surgeSuite = {
+  id: "surge",
+  afterPairs: true,
+  asked: (options) => options.surge !== void 0,
+  run: (options, _deps, at2) => options.surge ? runSurge(options, options.surge, at2) : Promise.resolve(null),
+  verdict: (report) => report.verdict,
+  describe: (options) => {
+    const s = options.surge;
+    if (!s) return null;
+    const rule = surgeRule(s, options.decision);
+    return {
+      factor: s.factor,
+      surge_s: s.surgeS,
+      before_s: s.beforeS,
+      after_s: s.afterS,
+      pairs: s.pairs,
+      warmup_s: options.baseline.workload.warmupS,
+      slo_ttft_ms: options.baseline.slo.ttftMs ?? null,
+      rule: {
+        max_recovery_increase: rule.maxRecoveryIncrease,
+        max_failure_increase: rule.maxFailureIncrease,
+        pass_alpha: rule.passAlpha,
+        fail_alpha: rule.failAlpha
+      }
+    };
+  },
+  // The span, the target and the rule from the settings the file records, not the report's own words.
+  redecide: (report, recorded) => decideSurge(
+    recorded ? {
+      ...report,
+      span: spanOf(recorded.warmup_s, {
+        beforeS: recorded.before_s,
+        surgeS: recorded.surge_s,
+        afterS: recorded.after_s
+      }),
+      slo_ttft_ms: recorded.slo_ttft_ms,
+      rule: ruleOf2(recorded.rule)
+    } : report
+  )
+};
+
 // src/requests/file.ts
 import { createWriteStream, openSync } from "node:fs";
 import { pipeline } from "node:stream";
@@ -70916,13 +71576,7 @@ function checkReferences(c, check, source) {
 import { connect } from "node:net";
 import { join } from "node:path";
 
-// src/servers/server.ts
-var import_undici8 = __toESM(require_undici(), 1);
-import { execFile, spawn } from "node:child_process";
-import { createWriteStream as createWriteStream2, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
-
-// src/servers/probe.ts
+// src/servers/drain.ts
 var import_undici7 = __toESM(require_undici(), 1);
 
 // src/load/client.ts
@@ -71066,9 +71720,10 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record2, now, 
 }
 
 // src/load/once.ts
-function sendOnce(target, dispatcher, messages, maxTokens, timeoutMs, now = () => performance.now()) {
+function sendOnce(target, dispatcher, messages, maxTokens, timeoutMs, now = () => performance.now(), watch) {
   const body = loadRequestBody(target, messages, maxTokens);
   const record2 = newRecord(0, false, now(), now() + timeoutMs, void 0);
+  watch?.(record2);
   return new Promise((resolve2) => {
     let timer;
     const done = (r) => {
@@ -71093,12 +71748,154 @@ function sendOnce(target, dispatcher, messages, maxTokens, timeoutMs, now = () =
   });
 }
 
+// src/servers/drain.ts
+var STREAM_TOKENS2 = 1024;
+var START_WAIT_MS = 3e4;
+var DRAIN_GRACE_S = 60;
+var DRAIN_STREAM_TIMEOUT_S = START_WAIT_MS / 1e3 + DRAIN_GRACE_S + 10;
+var wasCut = (s) => s.in_flight && s.outcome !== "ok" && s.outcome !== "censored";
+var STOP_SIGNALS = { 2: "SIGINT", 15: "SIGTERM" };
+function exitOf(code, signal) {
+  if (signal)
+    return { exit: `killed by ${signal}`, clean: signal === "SIGTERM" || signal === "SIGINT" };
+  const bySignal = code !== null && code > 128 ? STOP_SIGNALS[code - 128] : void 0;
+  if (bySignal) return { exit: `ended by ${bySignal} (exit code ${code})`, clean: true };
+  return { exit: `exit code ${code}`, clean: code === 0 };
+}
+async function untilStreaming(records2, waitMs) {
+  const until = performance.now() + waitMs;
+  const started = (r) => r.outputChunks > 0 || !Number.isNaN(r.endMs);
+  while (performance.now() < until && !records2.every(started)) {
+    await new Promise((resolve2) => setTimeout(resolve2, 50));
+  }
+}
+function cutBy(r, outcome2) {
+  if (outcome2 === "ok") return null;
+  const said = r.transportError ?? r.streamError ?? r.protocolError;
+  return said ?? (r.status !== 200 && r.status > 0 ? `HTTP ${r.status}` : null);
+}
+async function probeDrain(target, count4, stop, timeoutS) {
+  const agent = new import_undici7.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: count4 });
+  const t = { ...target, ignoreEos: true };
+  const records2 = [];
+  const ask2 = (i) => [
+    { role: "user", content: `Count from 1 to 2000, one number a line. (${i})` }
+  ];
+  const pending = Array.from(
+    { length: count4 },
+    (_, i) => sendOnce(t, agent, ask2(i), STREAM_TOKENS2, timeoutS * 1e3, void 0, (r) => records2.push(r))
+  );
+  try {
+    await untilStreaming(records2, START_WAIT_MS);
+    const inFlight = records2.map((r) => Number.isNaN(r.endMs) && r.outputChunks > 0);
+    const t0 = performance.now();
+    const status = await stop();
+    const seconds3 = Math.round(performance.now() - t0) / 1e3;
+    const done = await Promise.all(pending);
+    return {
+      ...exitOf(status.code, status.signal),
+      seconds: seconds3,
+      streams: done.map((r, i) => {
+        const outcome2 = classify(r);
+        return {
+          outcome: outcome2,
+          in_flight: inFlight[i] ?? false,
+          output_chunks: r.outputChunks,
+          finish_reason: r.finishReason ?? null,
+          detail: cutBy(r, outcome2)
+        };
+      })
+    };
+  } finally {
+    await agent.destroy();
+  }
+}
+function describeDrain(p) {
+  const inFlight = p.streams.filter((s) => s.in_flight);
+  const cut = inFlight.filter(wasCut);
+  const classes2 = /* @__PURE__ */ new Map();
+  for (const s of cut) classes2.set(s.outcome, (classes2.get(s.outcome) ?? 0) + 1);
+  const by = [...classes2].map(([o, n]) => `${o} ${n}`).join(", ");
+  const streams = inFlight.length === 0 ? "no stream was in flight at the stop" : `${cut.length} of ${plural(inFlight.length, "stream")} in flight cut${by ? ` (${by})` : ""}`;
+  return `${streams}; ${p.exit}${p.clean ? "" : " (not a clean stop)"} after ${p.seconds} s`;
+}
+var cutOf = (p) => {
+  const inFlight = p.streams.filter((s) => s.in_flight);
+  return { cut: inFlight.filter(wasCut).length, of: inFlight.length };
+};
+function compareDrain(baseline, candidate) {
+  const [b, c] = [cutOf(baseline), cutOf(candidate)];
+  const findings2 = [];
+  if (b.of === 0 || c.of === 0) {
+    const arms = [b.of === 0 && "baseline", c.of === 0 && "candidate"].filter(Boolean).join(" and ");
+    findings2.push(
+      `no stream was in flight when the ${arms} stopped (they ended before it, or never started): the drain cannot be judged`
+    );
+    return { baseline, candidate, verdict: "inconclusive", findings: findings2 };
+  }
+  const cutMore = c.cut / c.of > b.cut / b.of;
+  const newlyUnclean = !candidate.clean && baseline.clean;
+  const counts = `${b.cut} of ${b.of} \u2192 ${c.cut} of ${c.of}`;
+  if (cutMore) findings2.push(`drain.streams_cut: ${counts}`);
+  if (newlyUnclean)
+    findings2.push(
+      `the candidate's process ended ${candidate.exit} (the baseline's ${baseline.exit})`
+    );
+  if (!cutMore && c.cut > 0) findings2.push(`streams cut on both (${counts}): pre-existing`);
+  if (!newlyUnclean && !candidate.clean)
+    findings2.push(
+      `both processes ended uncleanly (${baseline.exit}, ${candidate.exit}): pre-existing`
+    );
+  return { baseline, candidate, verdict: cutMore || newlyUnclean ? "fail" : "pass", findings: findings2 };
+}
+
+// src/servers/readiness.ts
+var MAX_ATTEMPTS = 20;
+var ReadinessWatch = class {
+  /** When the health route first answered 200 (s from the start); null: not yet, or never. */
+  healthAtS = null;
+  attempts = [];
+  startedMs;
+  constructor(startedMs) {
+    this.startedMs = startedMs;
+  }
+  nowS() {
+    return Math.round(performance.now() - this.startedMs) / 1e3;
+  }
+  health(status) {
+    if (this.healthAtS === null && status === 200) this.healthAtS = this.nowS();
+  }
+  attempt(what, outcome2) {
+    if (this.healthAtS === null || this.attempts.length >= MAX_ATTEMPTS) return;
+    this.attempts.push({ at_s: this.nowS(), what, outcome: outcome2 });
+  }
+};
+function readinessWarning(healthAtS, readyAtS, attempts) {
+  if (healthAtS === null) return null;
+  const failed = attempts.filter((a) => a.outcome !== "ok");
+  if (failed.length === 0) return null;
+  const kinds = /* @__PURE__ */ new Map();
+  for (const a of failed) {
+    const key = `${a.what} ${a.outcome}`;
+    kinds.set(key, (kinds.get(key) ?? 0) + 1);
+  }
+  const seen = [...kinds].map(([k, n]) => n > 1 ? `${k} \xD7${n}` : k).join(", ");
+  return `a readiness that lies: /health answered 200 at ${compact(healthAtS)} s, but the first completion succeeded ${compact(readyAtS - healthAtS)} s later (${plural(failed.length, "attempt")} failed in between: ${seen}) \u2014 a load balancer trusting /health would send requests into that gap`;
+}
+
+// src/servers/server.ts
+var import_undici9 = __toESM(require_undici(), 1);
+import { execFile, spawn } from "node:child_process";
+import { createWriteStream as createWriteStream2, mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+
 // src/servers/probe.ts
+var import_undici8 = __toESM(require_undici(), 1);
 var MAX_MODELS_BYTES = 8 * 1024 * 1024;
 async function listModels(target, dispatcher, timeoutMs) {
   const headers = requestHeaders(target, false);
   try {
-    const res = await (0, import_undici7.request)(modelsUrl(target), {
+    const res = await (0, import_undici8.request)(modelsUrl(target), {
       dispatcher,
       headers: headers.authorization ? { authorization: headers.authorization } : {},
       signal: AbortSignal.timeout(timeoutMs)
@@ -71120,6 +71917,18 @@ async function listModels(target, dispatcher, timeoutMs) {
     return { kind: "listed", ids };
   } catch (error) {
     return { kind: "unreachable", code: errorCode(error), message: errorMessage(error) };
+  }
+}
+async function healthStatus(target, dispatcher, timeoutMs) {
+  try {
+    const res = await (0, import_undici8.request)(`${origin(target)}/health`, {
+      dispatcher,
+      signal: AbortSignal.timeout(timeoutMs)
+    });
+    await readCappedBody(res.body, 64 * 1024);
+    return res.statusCode;
+  } catch {
+    return null;
   }
 }
 async function probeCompletion(target, dispatcher, maxTokens, timeoutMs) {
@@ -71178,11 +71987,15 @@ var ManagedServer = class {
     this.exit = void 0;
     this.stopped = false;
     this.startedMs = performance.now();
-    const child = spawn(this.options.startCommand, {
-      shell: true,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"]
-    });
+    const child = spawn(
+      "/bin/sh",
+      ["-c", `trap 'exit $?' TERM INT
+${this.options.startCommand}`],
+      {
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    );
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
     child.once("exit", (code, signal) => {
@@ -71218,10 +72031,11 @@ var ManagedServer = class {
     const { target } = this.options;
     const pollMs = this.options.pollMs ?? 1e3;
     const deadline = this.startedMs + timeoutS * 1e3;
-    const agent = new import_undici8.Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    const agent = new import_undici9.Agent({ headersTimeout: 0, bodyTimeout: 0 });
     let models;
     let probe;
     const listed2 = () => models?.kind === "listed" && models.ids.includes(target.model);
+    const watch = new ReadinessWatch(this.startedMs);
     try {
       for (; ; ) {
         if (this.exit) throw this.failure(`exited before it was ready (${this.describeExit()})`);
@@ -71231,13 +72045,22 @@ var ManagedServer = class {
             `was not ready after ${timeoutS} s (${notReadyBecause(target, models, probe)})`
           );
         }
-        if (!listed2()) models = await listModels(target, agent, Math.min(1e4, leftMs));
+        if (watch.healthAtS === null)
+          watch.health(await healthStatus(target, agent, Math.min(2e3, leftMs)));
+        if (!listed2()) {
+          models = await listModels(target, agent, Math.min(1e4, leftMs));
+          if (!listed2()) watch.attempt("models", notReadyBecause(target, models, void 0));
+        }
         if (listed2()) {
           probe = await probeCompletion(target, agent, 1, Math.max(1e3, leftMs));
-          if (probe.outcome === "ok" && probe.ttftMs !== void 0) {
+          const ok = probe.outcome === "ok" && probe.ttftMs !== void 0;
+          watch.attempt("completion", ok ? "ok" : probeWords(probe));
+          if (ok && probe.ttftMs !== void 0) {
             return {
               timeToReadyS: (performance.now() - this.startedMs) / 1e3,
-              coldTtftMs: probe.ttftMs
+              coldTtftMs: probe.ttftMs,
+              healthReadyS: watch.healthAtS,
+              afterHealth: watch.attempts
             };
           }
         }
@@ -71297,6 +72120,10 @@ var ManagedServer = class {
     }
   }
 };
+function probeWords(p) {
+  const status = p.status > 0 ? `HTTP ${p.status}` : p.outcome;
+  return [status, p.errorCode ?? p.errorType].filter(Boolean).join(" ");
+}
 function notReadyBecause(target, models, probe) {
   if (models === void 0 || models.kind === "unreachable") return "nothing answers at its URL";
   if (models.kind === "http") return `GET /models answers HTTP ${models.status}`;
@@ -71339,6 +72166,24 @@ var ServerLifecycle = class {
   async afterTrial(arm, what) {
     this.assertAlive(arm, `during ${what}`);
     if (this.options.restart === "per-trial") await this.down(arm);
+  }
+  async drain(arm, streams) {
+    const entry2 = this.live.get(arm);
+    if (!entry2) return null;
+    const { server } = entry2;
+    const stop = async () => {
+      await this.down(arm, this.graceOverrideMs ?? DRAIN_GRACE_S * 1e3);
+      for (let i = 0; i < 40 && !server.exit; i++) await new Promise((r) => setTimeout(r, 25));
+      return server.exit ?? { code: null, signal: null };
+    };
+    const probe = await probeDrain(
+      this.options.targets[arm],
+      streams,
+      stop,
+      DRAIN_STREAM_TIMEOUT_S
+    );
+    entry2.record.drain = probe;
+    return probe;
   }
   async stopAll() {
     await Promise.all([...this.live.keys()].map((arm) => this.down(arm)));
@@ -71403,6 +72248,13 @@ var ServerLifecycle = class {
       const ready = await server.waitReady(this.options.readyTimeoutS);
       record2.time_to_ready_s = Math.round(ready.timeToReadyS * 1e3) / 1e3;
       record2.cold_ttft_ms = Math.round(ready.coldTtftMs * 1e3) / 1e3;
+      record2.health_ready_s = ready.healthReadyS;
+      record2.readiness_attempts = ready.afterHealth;
+      const lie = readinessWarning(ready.healthReadyS, ready.timeToReadyS, ready.afterHealth);
+      if (lie) {
+        record2.warnings.push(lie);
+        this.options.log(`${arm}: warning: ${lie}`);
+      }
       this.options.log(
         `${arm}: ready after ${compact(record2.time_to_ready_s)} s, cold-start TTFT ${compact(record2.cold_ttft_ms)} ms`
       );
@@ -71411,11 +72263,11 @@ var ServerLifecycle = class {
       throw error;
     }
   }
-  async down(arm) {
+  async down(arm, graceMs = this.graceOverrideMs) {
     const entry2 = this.live.get(arm);
     if (!entry2) return;
     this.live.delete(arm);
-    await entry2.server.stop(this.graceOverrideMs);
+    await entry2.server.stop(graceMs);
     entry2.record.exit ??= entry2.server.describeExit();
   }
 };
@@ -72040,6 +72892,61 @@ var SHARD_SETTINGS = [
     scope: "gate",
     help: "Decide from the shards' results files in this directory (and its subdirectories, as an artifact download lays them out) instead of measuring.",
     accepts: { kind: "text", what: "a directory" }
+  }
+];
+
+// src/config/table-stress.ts
+var STRESS_SETTINGS = [
+  {
+    name: "surge",
+    scope: "gate",
+    help: "After the pairs, a surge on both arms in pairs of their own: steady at the pairs' rate, FACTOR \xD7 the baseline's capacity (or \xD7 rate) for DURATION, steady again; the time to recover and the failures from the surge on are gated (none: off).",
+    accepts: {
+      kind: "text",
+      what: '"1.5x 30s" (a factor > 1, \u2264 100, and a duration \u2264 1h), or none'
+    }
+  },
+  {
+    name: "surge-pairs",
+    scope: "gate",
+    default: "4",
+    help: "Surge pairs (a baseline and a candidate surge trial each).",
+    accepts: { kind: "number", integer: true, min: 2, max: 20 }
+  },
+  {
+    name: "surge-before",
+    scope: "gate",
+    default: "20s",
+    help: "Steady load before each surge: the level recovery is judged against.",
+    accepts: { kind: "duration", min: 3, max: 3600 }
+  },
+  {
+    name: "surge-after",
+    scope: "gate",
+    default: "60s",
+    help: "Steady load after each surge: a recovery later than this is censored (at least this long).",
+    accepts: { kind: "duration", min: 3, max: 3600 }
+  },
+  {
+    name: "max-recovery-increase",
+    scope: "gate",
+    default: "25%",
+    help: "The tolerated increase of the time to recover after the surge, paired, as a margin (like the latencies).",
+    accepts: { kind: "fraction", max: 10, positive: true }
+  },
+  {
+    name: "max-surge-failure-increase",
+    scope: "gate",
+    default: "5%",
+    help: "The tolerated increase of the share of requests failed from the surge's start on, in points, paired, as a margin.",
+    accepts: { kind: "fraction", max: 1, positive: true }
+  },
+  {
+    name: "drain-streams",
+    scope: "gate",
+    default: "8",
+    help: "When the gate starts both servers: the last stop of each is a probe, with this many long streams in flight \u2014 a candidate that cuts streams the baseline completes, or ends uncleanly where it did not, fails (0: off).",
+    accepts: { kind: "number", integer: true, min: 0, max: 64 }
   }
 ];
 
@@ -73838,22 +74745,22 @@ function parseRows(content, name, format) {
   if (format === "mooncake") {
     for (const { line: text3, number: line } of linesOf(content)) {
       if (text3.trim() === "") continue;
-      let row2;
+      let row4;
       try {
-        row2 = JSON.parse(text3);
+        row4 = JSON.parse(text3);
       } catch {
         fail(name, line, "not a JSON object");
       }
-      if (typeof row2 !== "object" || row2 === null || Array.isArray(row2))
+      if (typeof row4 !== "object" || row4 === null || Array.isArray(row4))
         fail(name, line, "not a JSON object");
-      const at2 = row2.timestamp;
+      const at2 = row4.timestamp;
       if (typeof at2 !== "number" || !Number.isFinite(at2) || at2 < 0)
         fail(
           name,
           line,
           `timestamp = ${JSON.stringify(at2 ?? null)} is not accepted; expected milliseconds \u2265 0`
         );
-      const ids = row2.hash_ids;
+      const ids = row4.hash_ids;
       if (ids !== void 0 && (!Array.isArray(ids) || ids.length > MAX_BLOCKS || !ids.every((h) => Number.isInteger(h))))
         fail(
           name,
@@ -73863,8 +74770,8 @@ function parseRows(content, name, format) {
       if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
       out.push({
         atMs: at2,
-        inputTokens: tokens(name, line, "input_length", row2.input_length),
-        outputTokens: tokens(name, line, "output_length", row2.output_length),
+        inputTokens: tokens(name, line, "input_length", row4.input_length),
+        outputTokens: tokens(name, line, "output_length", row4.output_length),
         hashIds: ids
       });
     }
@@ -73974,12 +74881,11 @@ var REQUEST_SETTINGS = [
     help: "The arrival process (the capacity sweep: poisson or constant).",
     accepts: { kind: "choice", choices: ARRIVAL_KINDS }
   },
-  // The generator holds about 2,000 req/s on 2 cores (bench/README.md): far beyond that, nothing it measures would mean anything.
   {
     name: "rate",
     scope: "trial",
-    help: "Requests per second (poisson, gamma, constant).",
-    accepts: { kind: "number", above: 0, max: 1e4 }
+    help: "Requests per second (poisson, gamma, constant), or a shape the window follows: steps and linear ramps, comma-separated (the window is as long as the shape; the warm-up runs at its first rate).",
+    accepts: { kind: "rate" }
   },
   {
     name: "burstiness",
@@ -74264,6 +75170,7 @@ var SETTINGS = [
   ...SWEEP_SETTINGS,
   ...GATE_SETTINGS,
   ...ACCURACY_SETTINGS,
+  ...STRESS_SETTINGS,
   ...SHARD_SETTINGS,
   ...OTHER_SETTINGS
 ];
@@ -74691,13 +75598,69 @@ function refuseUnsplittable(raw, facts) {
     facts.maxConcurrency && "max-concurrency (one cap over every shard's requests)",
     facts.sessions && "sessions of more than one turn (a turn waits on the previous answer)",
     facts.servers && "servers the gate starts (each shard would start its own)",
-    facts.workers && "workers (a shard is one thread: run more shards)"
+    facts.workers && "workers (a shard is one thread: run more shards)",
+    facts.surge && "surge (its trials run after every pair, on one machine)"
   ].filter((x) => typeof x === "string");
   if (why.length === 0) return;
   const mode = given(raw, "merge-from") !== void 0 ? "merge-from" : "shard";
   throw new InputError(
     `${mode} is set, but a sharded plan cannot split ${why.join(", ")}: run those unsharded`
   );
+}
+
+// src/config/stress.ts
+var SURGE_ACCEPTS = '"FACTORx DURATION", e.g. "1.5x 30s" (a factor > 1, \u2264 100, a duration > 0, \u2264 1h), or none';
+function parseSurgeValue(raw) {
+  const m = raw.trim().match(/^(\S+?)\s*[x×]\s+(\S+)$/i);
+  try {
+    if (m) {
+      const factor = parseNumber("surge", m[1] ?? "", { above: 1, max: 100 });
+      return { factor, surgeS: parseDurationS("surge", m[2] ?? "", { above: 0, max: 3600 }) };
+    }
+  } catch {
+  }
+  throw rejectValue("surge", raw, SURGE_ACCEPTS);
+}
+function parseSurge(raw) {
+  const rest = {
+    pairs: readNumber(raw, "surge-pairs"),
+    beforeS: readNumber(raw, "surge-before"),
+    afterS: readNumber(raw, "surge-after"),
+    maxRecoveryIncrease: readNumber(raw, "max-recovery-increase"),
+    maxFailureIncrease: readNumber(raw, "max-surge-failure-increase")
+  };
+  const text3 = given(raw, "surge");
+  if (text3 === void 0 || text3 === "none") return void 0;
+  return { ...parseSurgeValue(text3), ...rest };
+}
+function parseDrain(raw, servers2) {
+  const streams = readNumber(raw, "drain-streams");
+  if (streams === 0) return { drain: void 0, notes: [] };
+  if (servers2.startsBoth && !servers2.perTrial) return { drain: { streams }, notes: [] };
+  if (!servers2.startsBoth && given(raw, "drain-streams") === void 0)
+    return { drain: void 0, notes: [] };
+  const why = servers2.startsBoth ? "restart is per-trial: the probe would start each server once more, a cold start, only to stop it" : "the gate does not start both servers (baseline-start and candidate-start), and the probe stops them itself";
+  return {
+    drain: void 0,
+    notes: [`the drain probe is skipped: ${why} (drain-streams: 0 says nothing)`]
+  };
+}
+function refuseUnsurgeable(arrival, maxConcurrency, factor) {
+  const kind = arrival.kind;
+  const steady = kind === "poisson" || kind === "gamma" || kind === "constant" || kind === "swept";
+  if (!steady)
+    throw new InputError(
+      `surge is set, but the arrivals are ${kind === "shaped" ? "a shaped rate" : kind}: a surge steps up from one steady rate (arrival poisson, gamma or constant with a single rate, or a capacity gate) \u2014 remove surge, or write the shape you want as the rate and run it with measure`
+    );
+  const surgePerS = "ratePerS" in arrival ? arrival.ratePerS * factor : 0;
+  if (surgePerS > MAX_RATE_PER_S)
+    throw new InputError(
+      `surge = ${factor}x on rate ${surgePerS / factor} is ${surgePerS} req/s, not accepted; expected at most ${MAX_RATE_PER_S} req/s, the client's limit (lower the factor or the rate)`
+    );
+  if (maxConcurrency !== void 0)
+    throw new InputError(
+      `surge is set with max-concurrency = ${maxConcurrency}: a cap on the requests in flight turns the surge into a queue in the client \u2014 remove one of them`
+    );
 }
 
 // src/common/files.ts
@@ -74897,14 +75860,14 @@ function parseJsonl(text3, source) {
   const entries = [];
   for (const { line, number } of linesOf(text3)) {
     if (line.trim() === "") continue;
-    let row2;
+    let row4;
     try {
-      row2 = JSON.parse(line);
+      row4 = JSON.parse(line);
     } catch (error) {
       fail2(source, `line ${number}`, `not JSON (${errorMessage(error)})`);
     }
-    if (!isRecord(row2)) return fail2(source, `line ${number}`, "expected a JSON object");
-    const { messages, max_tokens: maxTokens } = row2;
+    if (!isRecord(row4)) return fail2(source, `line ${number}`, "expected a JSON object");
+    const { messages, max_tokens: maxTokens } = row4;
     if (maxTokens !== void 0 && !(typeof maxTokens === "number" && Number.isInteger(maxTokens) && maxTokens >= 1)) {
       fail2(
         source,
@@ -74922,8 +75885,8 @@ function parseJsonl(text3, source) {
 }
 function parseShareGpt(rows2, source) {
   const entries = [];
-  for (const row2 of rows2) {
-    const turns = isRecord(row2) ? row2.conversations : void 0;
+  for (const row4 of rows2) {
+    const turns = isRecord(row4) ? row4.conversations : void 0;
     if (!Array.isArray(turns)) continue;
     const first = turns.findIndex(
       (t) => ["human", "user"].includes(t?.from) && typeof t?.value === "string"
@@ -77984,19 +78947,29 @@ function countedWords(counter, words, rng, tokens2, continued) {
 }
 
 // src/config/workload.ts
+function rateDriven(raw, kind) {
+  const rate = parseRate(
+    "rate",
+    requiredText(raw, "rate", `requests per second (or a shape) for ${kind} arrivals`)
+  );
+  const burstiness = readNumber(raw, "burstiness");
+  if ("segments" in rate)
+    return {
+      kind: "shaped",
+      process: kind,
+      burstiness,
+      segments: rate.segments,
+      ratePerS: shapeMeanRate(rate.segments)
+    };
+  return kind === "gamma" ? { kind, ratePerS: rate.ratePerS, burstiness } : { kind, ratePerS: rate.ratePerS };
+}
 function parseArrival(raw) {
   const kind = readChoice(raw, "arrival", ARRIVAL_KINDS);
-  const rate = () => requiredNumber(raw, "rate", `requests per second for ${kind} arrivals`);
   switch (kind) {
     case "poisson":
     case "constant":
-      return { kind, ratePerS: rate() };
     case "gamma":
-      return {
-        kind,
-        ratePerS: rate(),
-        burstiness: readNumber(raw, "burstiness")
-      };
+      return rateDriven(raw, kind);
     case "burst":
       return {
         kind,
@@ -78167,15 +79140,25 @@ function parsePrefix(raw, withDataset) {
     );
   return { groups, tokens: tokens2, zipfS };
 }
+function windowSeconds(raw, arrival) {
+  const durationS = readNumber(raw, "duration");
+  if (arrival.kind !== "shaped") return durationS;
+  const shapeS = shapeSeconds(arrival.segments);
+  if (given(raw, "duration") !== void 0 && Math.abs(durationS - shapeS) > 1e-9)
+    throw new InputError(
+      `duration = ${durationS} s and the rate's shape (${Number(shapeS.toPrecision(6))} s) disagree; expected the duration to be the shape's length (or remove duration: a shaped rate sets the window)`
+    );
+  return shapeS;
+}
 var MAX_REQUESTS_PER_TRIAL = 2e6;
 function checkTrialSize(w) {
   const a = w.arrival;
-  const seconds2 = w.warmupS + w.durationS;
+  const seconds3 = w.warmupS + w.durationS;
   if (a.kind === "swept") return;
-  const expected = a.kind === "all-at-once" ? a.count * (w.warmupS > 0 ? 2 : 1) : a.kind === "burst" ? a.burstSize * seconds2 / a.burstIntervalS : a.ratePerS * seconds2;
-  const inWindow = expected * w.durationS / seconds2;
-  const rateDriven = a.kind === "poisson" || a.kind === "gamma" || a.kind === "constant";
-  if (rateDriven && inWindow < 1) {
+  const expected = a.kind === "all-at-once" ? a.count * (w.warmupS > 0 ? 2 : 1) : a.kind === "burst" ? a.burstSize * seconds3 / a.burstIntervalS : a.kind === "shaped" ? (a.segments[0]?.fromPerS ?? 0) * w.warmupS + shapeArrivals(a.segments) : a.ratePerS * seconds3;
+  const inWindow = a.kind === "shaped" ? shapeArrivals(a.segments) : expected * w.durationS / seconds3;
+  const rateDriven2 = a.kind !== "burst" && a.kind !== "all-at-once" && a.kind !== "trace";
+  if (rateDriven2 && inWindow < 1) {
     throw new InputError(
       `rate \xD7 duration = ${inWindow.toPrecision(2)} requests in the measured window is not accepted; expected at least 1 (raise the rate or lengthen the duration)`
     );
@@ -78192,12 +79175,12 @@ function parseWorkload(raw, readFile, swept) {
   const dataset = datasetPath === void 0 ? void 0 : parseDatasetFile(datasetPath, readFile);
   const outputLen = dataset ? given(raw, "output-len") : value(raw, "output-len");
   const warmupS = readNumber(raw, "warmup");
-  const durationS = readNumber(raw, "duration");
-  const replay3 = swept ? void 0 : parseReplay(raw, readFile, warmupS + durationS);
+  const replay3 = swept ? void 0 : parseReplay(raw, readFile, warmupS + readNumber(raw, "duration"));
+  const arrival = swept ? { kind: "swept", process: swept } : replay3?.arrival ?? parseArrival(raw);
   const workload = {
-    arrival: swept ? { kind: "swept", process: swept } : replay3?.arrival ?? parseArrival(raw),
+    arrival,
     warmupS,
-    durationS,
+    durationS: windowSeconds(raw, arrival),
     seed: readNumber(raw, "seed"),
     inputLen: parseLengthSpec("input-len", defaulted(raw, "input-len")),
     outputLen: outputLen === void 0 ? void 0 : parseLengthSpec("output-len", outputLen),
@@ -78366,12 +79349,15 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
   const accuracy2 = parseAccuracy(raw, readFile);
-  const decision = {
-    ...parseDecision(raw),
-    ...accuracy2 ? { apartRates: accuracyShares(accuracy2) } : {}
-  };
+  const surge2 = parseSurge(raw);
+  const apartRates = (accuracy2 ? accuracyShares(accuracy2) : 0) + (surge2 ? SURGE_SHARES : 0);
+  const decision = { ...parseDecision(raw), ...apartRates > 0 ? { apartRates } : {} };
   const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
   const servers2 = parseServerSettings(raw);
+  const drain2 = parseDrain(raw, {
+    startsBoth: ARMS.every((a) => servers2.commands[a] !== void 0),
+    perTrial: servers2.restart === "per-trial"
+  });
   const sharding = parseSharding(raw);
   const sharded = sharding.shard !== void 0 || sharding.mergeFrom !== void 0;
   const workersOf = (o) => ({
@@ -78391,8 +79377,13 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       sessions: (b.workload.sessions?.turns ?? 1) > 1,
       servers: Object.keys(servers2.commands).length > 0,
       // Checked by parseTrialOptions already: auto, or a whole number.
-      workers: Number(given(raw, "workers")) > 1
+      workers: Number(given(raw, "workers")) > 1,
+      surge: surge2 !== void 0
     });
+  }
+  if (surge2) {
+    const b = arm("baseline");
+    refuseUnsurgeable(b.workload.arrival, b.maxConcurrency, surge2.factor);
   }
   const planMax = sharding.shard || sharding.mergeFrom !== void 0 ? trials : maxTrials;
   return {
@@ -78412,10 +79403,13 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       quality: parseQuality(raw, readFile),
       contract: parseContract(raw, readFile),
       ...accuracy2 ? { accuracy: accuracy2 } : {},
+      ...surge2 ? { surge: surge2 } : {},
+      ...drain2.drain ? { drain: drain2.drain } : {},
       failFast: readBoolean(raw, "fail-fast"),
       setupNotes: [
         ...trialsNotes(given(raw, "trials") !== void 0, givenMax, trials, planMax),
-        ...unusedNote(raw, "run")
+        ...unusedNote(raw, "run"),
+        ...drain2.notes
       ],
       capacity
     },
@@ -78577,7 +79571,7 @@ function redactDeep(value2, redact) {
 }
 
 // src/servers/preflight.ts
-var import_undici9 = __toESM(require_undici(), 1);
+var import_undici10 = __toESM(require_undici(), 1);
 var PreflightError = class extends Error {
   name = "PreflightError";
   arm;
@@ -78614,7 +79608,7 @@ function likelyFix(arm, target, models, probe) {
   return "see the server's log";
 }
 async function preflight(arm, target, timeoutS) {
-  const agent = new import_undici9.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+  const agent = new import_undici10.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   try {
     const models = await listModels(target, agent, MODELS_TIMEOUT_MS);
     let first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1e3);
@@ -78694,8 +79688,8 @@ async function untilIdle(target, idleTtftMs, timeoutS, metrics) {
   return probeUntilIdle(target, idleTtftMs, timeoutS, startMs);
 }
 async function probeUntilIdle(target, idleTtftMs, timeoutS, startMs) {
-  const agent = new import_undici9.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
-  const bound = idleBoundMs(idleTtftMs);
+  const agent = new import_undici10.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+  const bound2 = idleBoundMs(idleTtftMs);
   let probes = 0;
   let last = null;
   try {
@@ -78704,7 +79698,7 @@ async function probeUntilIdle(target, idleTtftMs, timeoutS, startMs) {
       const p = await probeCompletion(target, agent, 1, Math.max(1e3, leftMs));
       probes++;
       last = p.ttftMs ?? null;
-      const idle = p.outcome === "ok" && p.ttftMs !== void 0 && p.ttftMs <= bound;
+      const idle = p.outcome === "ok" && p.ttftMs !== void 0 && p.ttftMs <= bound2;
       const waitedS = (performance.now() - startMs) / 1e3;
       if (idle || waitedS >= timeoutS) {
         return {
@@ -78757,11 +79751,11 @@ function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
   const cHi = candidate.fail_per_s;
   const high = cHi === null ? null : cHi / bLo - 1;
   const low = bHi === null ? null : cLo / bHi - 1;
-  const bounds2 = { change_low: low, change_high: high };
+  const bounds3 = { change_low: low, change_high: high };
   const range = `${low === null ? "?" : signedPercent(low)} \u2026 ${high === null ? "?" : signedPercent(high)}`;
   if (high !== null && high < -maxDrop) {
     return {
-      ...bounds2,
+      ...bounds3,
       ...base,
       verdict: "regressed",
       reason: `capacity dropped by more than ${percent(maxDrop)}: the candidate failed its SLO at ${cHi} req/s, where the baseline met it up to ${bLo} req/s (change ${range})`
@@ -78769,14 +79763,14 @@ function compareCapacity(baseline, candidate, maxCapacityDrop, resolution) {
   }
   if (low !== null && low >= -maxDrop) {
     return {
-      ...bounds2,
+      ...bounds3,
       ...base,
       verdict: "pass",
       reason: `no capacity drop beyond ${percent(maxDrop)} (change ${range})`
     };
   }
   return {
-    ...bounds2,
+    ...bounds3,
     ...base,
     verdict: "inconclusive",
     reason: bHi === null ? "the baseline met its SLO at every rate tried, so its capacity is only known from below" : `the brackets allow a drop beyond ${percent(maxDrop)} but do not show one (change ${range})`
@@ -78839,19 +79833,19 @@ function pointOptions(base, settings, phase, ratePerS) {
 function roundRate(ratePerS) {
   return Number(ratePerS.toPrecision(3));
 }
-function rateGrid(syncPerS, offlinePerS, points2) {
+function rateGrid(syncPerS, offlinePerS, points3) {
   const lo = Math.max(syncPerS, 0);
   const hi = offlinePerS > lo ? offlinePerS : Math.max(lo * 2, 1);
   const rates = [];
-  for (let i = 1; i <= points2; i++) {
-    const r = roundRate(lo + (hi - lo) * i / points2);
+  for (let i = 1; i <= points3; i++) {
+    const r = roundRate(lo + (hi - lo) * i / points3);
     if (r > 0 && !rates.includes(r)) rates.push(r);
   }
   return rates;
 }
-function bracketOf(points2) {
+function bracketOf(points3) {
   const rated = (p) => p.rate_per_s ?? Number.NaN;
-  const open = points2.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => rated(a) - rated(b));
+  const open = points3.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => rated(a) - rated(b));
   let pass;
   for (const p of open) if (p.judgement === "pass") pass = p;
   const floor = pass?.rate_per_s ?? 0;
@@ -78867,7 +79861,7 @@ function needsRefinement(b, resolution, floorPerS) {
 }
 
 // src/capacity/estimate.ts
-var measured = (points2, phase) => points2.find((p) => p.phase === phase && p.judgement === "measured")?.report;
+var measured = (points3, phase) => points3.find((p) => p.phase === phase && p.judgement === "measured")?.report;
 function estimateCapacity(arm, minAttainment) {
   const { pass, fail: fail3 } = bracketOf(arm.points);
   const sync = measured(arm.points, "synchronous");
@@ -79172,11 +80166,11 @@ function planSweep(arms, base, settings) {
   const openLoop = settings.points + refinements;
   const perTrialS = base.workload.warmupS + base.workload.durationS + 2;
   const trials = arms * (2 + openLoop);
-  const seconds2 = arms * openLoop * perTrialS;
+  const seconds3 = arms * openLoop * perTrialS;
   return {
     trials,
-    seconds: seconds2,
-    words: `${trials} trials planned (${arms} \xD7 (synchronous + offline + ${settings.points} rates + \u2248${refinements} refinements)), \u2248${Math.ceil(seconds2 / 60)} min plus the two burst phases`
+    seconds: seconds3,
+    words: `${trials} trials planned (${arms} \xD7 (synchronous + offline + ${settings.points} rates + \u2248${refinements} refinements)), \u2248${Math.ceil(seconds3 / 60)} min plus the two burst phases`
   };
 }
 
@@ -79241,6 +80235,10 @@ var CapacityPhase = class {
     );
     return atGateRate(options, c, run.gate_rate_per_s);
   }
+  /** The baseline's capacity (req/s); null before the sweep or when it found none. */
+  get baselineCapacityPerS() {
+    return this.done?.arms.baseline.capacity.capacity_per_s ?? null;
+  }
   /** The capacities compared and the candidate's regressed: the gate fails, whatever the pairs show. */
   get regressed() {
     return this.done?.comparison.verdict === "regressed";
@@ -79259,8 +80257,8 @@ var round5 = (s) => Math.round(s * 10) / 10;
 function costOf(found) {
   const pairs2 = new Set(found.trials.map((t) => t.pair));
   const pairLoad = (pair) => found.trials.filter((t) => t.pair === pair).reduce((s, t) => s + loadS(t), 0);
-  const points2 = ARMS.flatMap((arm) => found.capacity?.arms[arm].points ?? []);
-  const sweepLoad = points2.reduce(
+  const points3 = ARMS.flatMap((arm) => found.capacity?.arms[arm].points ?? []);
+  const sweepLoad = points3.reduce(
     (s, p) => s + p.report.workload.warmup_s + p.report.workload.duration_s,
     0
   );
@@ -79269,7 +80267,7 @@ function costOf(found) {
   for (const t of found.trials) requests[t.arm] += t.report.scheduled;
   return {
     pairs: pairs2.size,
-    trials: found.trials.length + 2 * found.reruns.length + points2.length,
+    trials: found.trials.length + 2 * found.reruns.length + points3.length,
     requests,
     under_load_s: round5(underLoad),
     suites_s: found.suites,
@@ -79300,12 +80298,12 @@ function shownAgain(first, kind, again) {
 function suspectIds(items) {
   return pairs(items).filter((p) => ["regression", "change"].includes(classify2(p.baseline, p.candidate))).map((p) => p.id);
 }
-function compareContract(items, reruns, runtimes, seconds2) {
+function compareContract(items, reruns, runtimes, seconds3) {
   const again = new Map(pairs(reruns).map((p) => [p.id, p]));
   const report = {
     verdict: "pass",
     runtimes,
-    seconds: seconds2,
+    seconds: seconds3,
     items,
     reruns,
     regressions: [],
@@ -79361,14 +80359,14 @@ async function runContractSuite(arms, options, deps, log, trials = []) {
   });
   const items = noItems();
   const runtimes = { baseline: null, candidate: null };
-  const seconds2 = { baseline: 0, candidate: 0 };
+  const seconds3 = { baseline: 0, candidate: 0 };
   for (const arm of ARMS) {
     await deps.servers?.beforeTrial(arm);
     log(`contract: probing the ${arm}`);
     const found = await run(arms[arm].target, runOptions(arm));
     items[arm] = [...found.items, ...trialItems(options, trials, arm)];
     runtimes[arm] = found.runtime;
-    seconds2[arm] = found.seconds;
+    seconds3[arm] = found.seconds;
     await deps.servers?.afterTrial(arm, "the contract suite");
   }
   if (deps.signal?.aborted) return null;
@@ -79383,13 +80381,13 @@ async function runContractSuite(arms, options, deps, log, trials = []) {
       log(`contract: re-running ${plural(probes.size, "probe")} that differ, on the ${arm}`);
       const again = await run(arms[arm].target, runOptions(arm), probes);
       reruns[arm] = again.items;
-      seconds2[arm] += again.seconds;
+      seconds3[arm] += again.seconds;
       await deps.servers?.afterTrial(arm, "the contract re-runs");
     }
   }
   if (deps.signal?.aborted) return null;
   for (const arm of ARMS) reruns[arm].push(...items[arm].filter(fromTrials));
-  return compareContract(items, reruns, runtimes, seconds2);
+  return compareContract(items, reruns, runtimes, seconds3);
 }
 function trialItems(options, trials, arm) {
   return retryAfterItems(failureSamples(trials, arm)).filter(
@@ -79419,6 +80417,33 @@ var contractSuite = {
   },
   redecide: (c) => compareContract(c.items, c.reruns, c.runtimes, c.seconds),
   afterTrials: (c, options, trials) => options.contract ? withTrialItems(c, options.contract, trials) : c
+};
+
+// src/gate/drain.ts
+var drainSuite = {
+  id: "drain",
+  afterPairs: true,
+  asked: (options) => options.drain !== void 0,
+  run: async (options, deps, at2) => {
+    const servers2 = deps.servers;
+    const streams = options.drain?.streams;
+    if (!servers2?.drain || streams === void 0) return null;
+    const probes = {};
+    for (const arm of ARMS) {
+      if (deps.signal?.aborted) return null;
+      await servers2.beforeTrial(arm);
+      at2.log(`drain: stopping the ${arm} with ${streams} long streams in flight`);
+      const probe = await servers2.drain(arm, streams);
+      if (!probe) return null;
+      at2.log(`drain: ${arm}: ${describeDrain(probe)}`);
+      probes[arm] = probe;
+    }
+    const { baseline, candidate } = probes;
+    return baseline && candidate ? compareDrain(baseline, candidate) : null;
+  },
+  verdict: (report) => report.verdict,
+  describe: (options) => options.drain ? { streams: options.drain.streams } : null,
+  redecide: (report) => compareDrain(report.baseline, report.candidate)
 };
 
 // src/quality/answers.ts
@@ -79707,7 +80732,7 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
 }
 
 // src/quality/run.ts
-var import_undici10 = __toESM(require_undici(), 1);
+var import_undici11 = __toESM(require_undici(), 1);
 
 // src/quality/answer.ts
 function emptyAnswer(status) {
@@ -79864,7 +80889,7 @@ async function ask(agent, target, body, stream, timeoutS) {
   let reconnects = 0;
   for (; ; ) {
     try {
-      res = await (0, import_undici10.request)(`${origin(target)}${completionPath(target, "chat")}`, {
+      res = await (0, import_undici11.request)(`${origin(target)}${completionPath(target, "chat")}`, {
         method: "POST",
         headers,
         body,
@@ -79914,7 +80939,7 @@ async function readAnswer(res, stream, target) {
   return a;
 }
 async function runSuite(target, suite, options, only) {
-  const agent = new import_undici10.Agent({ connections: 1 });
+  const agent = new import_undici11.Agent({ connections: 1 });
   const runs = [];
   try {
     for (const c of suite.cases) {
@@ -80019,6 +81044,7 @@ function bind(suite) {
   const id = suite.id;
   return {
     id,
+    afterPairs: suite.afterPairs ?? false,
     asked: suite.asked,
     runInto: async (options, deps, at2, found) => {
       found[id] = await suite.run(options, deps, { log: deps.log ?? (() => {
@@ -80048,25 +81074,37 @@ function bind(suite) {
 var SIDE_SUITES = [
   bind(qualitySuite),
   bind(contractSuite),
-  bind(accuracySuite)
+  bind(accuracySuite),
+  bind(surgeSuite),
+  // Last: it stops the servers.
+  bind(drainSuite)
 ];
 var SUITE_IDS = SIDE_SUITES.map((s) => s.id);
-var noSuites = () => ({ quality: null, contract: null, accuracy: null });
+var noSuites = () => ({
+  quality: null,
+  contract: null,
+  accuracy: null,
+  surge: null,
+  drain: null
+});
 var noSuiteFields = () => ({
   ...noSuites(),
   quality_skipped: null,
   contract_skipped: null,
-  accuracy_skipped: null
+  accuracy_skipped: null,
+  surge_skipped: null,
+  drain_skipped: null
 });
-async function runSuites(options, deps, at2, found, seconds2 = {}) {
+var inPhase = (suite, phase) => phase === "all" || suite.afterPairs === (phase === "after");
+async function runSuites(options, deps, at2, found, seconds3 = {}, phase = "all") {
   const nowMs = deps.nowMs ?? (() => performance.now());
   for (const suite of SIDE_SUITES) {
-    if (!suite.asked(options) || deps.signal?.aborted) continue;
+    if (!inPhase(suite, phase) || !suite.asked(options) || deps.signal?.aborted) continue;
     const started = nowMs();
     try {
       await suite.runInto(options, deps, at2, found);
     } finally {
-      seconds2[suite.id] = Math.round(nowMs() - started) / 1e3;
+      seconds3[suite.id] = Math.round(nowMs() - started) / 1e3;
     }
   }
 }
@@ -80079,7 +81117,9 @@ function suiteFields(options, found, notRun) {
     ...found,
     quality_skipped: skipped("quality"),
     contract_skipped: skipped("contract"),
-    accuracy_skipped: skipped("accuracy")
+    accuracy_skipped: skipped("accuracy"),
+    surge_skipped: skipped("surge"),
+    drain_skipped: skipped("drain")
   };
 }
 function suiteOutcomes(found) {
@@ -80087,7 +81127,13 @@ function suiteOutcomes(found) {
   return { failed: ids("fail"), open: ids("inconclusive") };
 }
 function describeSuites(options) {
-  const config = { quality: null, contract: null, accuracy: null };
+  const config = {
+    quality: null,
+    contract: null,
+    accuracy: null,
+    surge: null,
+    drain: null
+  };
   for (const s of SIDE_SUITES) s.describeInto(options, config);
   return config;
 }
@@ -80102,7 +81148,9 @@ function redecideSuites(found, recorded, warnings) {
 var suitesOf = (run) => ({
   quality: run.quality ?? null,
   contract: run.contract ?? null,
-  accuracy: run.accuracy ?? null
+  accuracy: run.accuracy ?? null,
+  surge: run.surge ?? null,
+  drain: run.drain ?? null
 });
 
 // src/gate/gate-run.ts
@@ -80155,7 +81203,7 @@ function latenessMatters(options, pair) {
 import { availableParallelism as availableParallelism2 } from "node:os";
 
 // src/load/run.ts
-var import_undici11 = __toESM(require_undici(), 1);
+var import_undici12 = __toESM(require_undici(), 1);
 
 // src/workload/prompts.ts
 function syntheticPrompt(spec, index, tokens2, continued = false) {
@@ -80851,7 +81899,7 @@ var TrialLoad = class {
 async function runLoad(options) {
   const { target } = options;
   const timers = options.timers ?? GLOBAL_TIMERS;
-  const dispatcher = options.dispatcher ?? new import_undici11.Pool(origin(target), {
+  const dispatcher = options.dispatcher ?? new import_undici12.Pool(origin(target), {
     connections: options.maxConcurrency ?? null,
     pipelining: 1,
     keepAliveTimeout: 3e4,
@@ -81314,7 +82362,7 @@ function describePrefix(p) {
 function describeWorkload(w) {
   return {
     // With sessions the arrivals are sessions, each of several requests.
-    arrival: w.sessions ? describeArrivals(w.arrival).replace(/ req\/s\b/, " sessions/s") : describeArrivals(w.arrival),
+    arrival: w.sessions ? describeArrivals(w.arrival).replace(/ req\/s\b/g, " sessions/s") : describeArrivals(w.arrival),
     seed: w.seed,
     warmup_s: w.warmupS,
     duration_s: w.durationS,
@@ -81413,7 +82461,8 @@ function timelineOf(timeline, gauges) {
 function lateSendMs(arrival) {
   if (arrival.kind === "burst" || arrival.kind === "all-at-once" || arrival.kind === "swept")
     return void 0;
-  return Math.max(1, 1e3 / arrival.ratePerS / 10);
+  const perS = arrival.kind === "shaped" ? shapePeakRate(arrival.segments) : arrival.ratePerS;
+  return Math.max(1, 1e3 / perS / 10);
 }
 function offeredWindowMs(arrival, maxConcurrency) {
   if (maxConcurrency !== void 0) return void 0;
@@ -81422,6 +82471,7 @@ function offeredWindowMs(arrival, maxConcurrency) {
     case "gamma":
     case "constant":
     case "trace":
+    case "shaped":
       return Math.max(1e3, 20 / arrival.ratePerS * 1e3);
     default:
       return void 0;
@@ -82187,6 +83237,8 @@ async function runGate(options, deps = {}) {
   });
   const warnings = setupWarnings(options);
   for (const w of warnings) log(`warning: ${w}`);
+  const surgePlan = surgePlanLine(options);
+  if (surgePlan) log(surgePlan);
   const runner = new TrialRunner(options, deps);
   const nowMs = deps.nowMs ?? (() => performance.now());
   const startMs = nowMs();
@@ -82201,17 +83253,29 @@ async function runGate(options, deps = {}) {
   let plan = null;
   const suites = noSuites();
   const suiteSeconds = {};
-  const suitesNow = () => runSuites(
+  const failedAlready = () => {
+    const failed = [...suiteOutcomes(suites).failed, ...capacity?.regressed ? ["capacity"] : []];
+    return options.failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {};
+  };
+  const suitesNow = (phase) => runSuites(
     options,
     deps,
-    { trials: runner.trials, nextTrial: runner.nextTrial },
+    {
+      trials: runner.trials,
+      nextTrial: runner.nextTrial,
+      measureArm: runner.measureArm,
+      atRate: armOptions,
+      ...capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {},
+      ...failedAlready()
+    },
     suites,
-    suiteSeconds
+    suiteSeconds,
+    phase
   );
   try {
     await deps.servers?.beforeAll();
     for (const arm of ARMS) if (!deps.servers?.perTrial) await runner.ensurePreflight(arm);
-    if (options.failFast) await suitesNow();
+    if (options.failFast) await suitesNow("before");
     const atRate = capacity ? await capacity.run(armOptions, options.trials, runner.measureArm, { nowMs, log }) : armOptions;
     if (atRate && capacity) armOptions = atRate;
     if (atRate) {
@@ -82230,7 +83294,7 @@ async function runGate(options, deps = {}) {
       }
     }
     if (options.failFast) addTrialEvidence(options, runner.trials, suites);
-    else await suitesNow();
+    await suitesNow(options.failFast ? "after" : "all");
   } catch (error) {
     stopped = stoppedBy(error);
   } finally {
@@ -83003,6 +84067,21 @@ var results_schema_default = {
           log: { type: "string" },
           time_to_ready_s: { type: ["number", "null"] },
           cold_ttft_ms: { type: ["number", "null"] },
+          health_ready_s: { type: ["number", "null"] },
+          readiness_attempts: {
+            type: "array",
+            maxItems: 100,
+            items: {
+              type: "object",
+              required: ["at_s", "what", "outcome"],
+              properties: {
+                at_s: { type: "number" },
+                what: { enum: ["models", "completion"] },
+                outcome: { type: "string" }
+              }
+            }
+          },
+          drain: { $ref: "#/$defs/drainProbe" },
           exit: { type: ["string", "null"] }
         }
       }
@@ -83013,6 +84092,10 @@ var results_schema_default = {
     contract_skipped: { type: ["string", "null"] },
     accuracy: { oneOf: [{ type: "null" }, { $ref: "#/$defs/accuracy" }] },
     accuracy_skipped: { type: ["string", "null"] },
+    surge: { oneOf: [{ type: "null" }, { $ref: "#/$defs/surge" }] },
+    surge_skipped: { type: ["string", "null"] },
+    drain: { oneOf: [{ type: "null" }, { $ref: "#/$defs/drain" }] },
+    drain_skipped: { type: ["string", "null"] },
     cost: {
       description: "What the verdict cost; absent or null in older files, shards and merges.",
       oneOf: [
@@ -83048,7 +84131,9 @@ var results_schema_default = {
               properties: {
                 quality: { type: "number", minimum: 0, maximum: 1e9 },
                 contract: { type: "number", minimum: 0, maximum: 1e9 },
-                accuracy: { type: "number", minimum: 0, maximum: 1e9 }
+                accuracy: { type: "number", minimum: 0, maximum: 1e9 },
+                surge: { type: "number", minimum: 0, maximum: 1e9 },
+                drain: { type: "number", minimum: 0, maximum: 1e9 }
               }
             },
             server_starts_s: { type: "number", minimum: 0, maximum: 1e9 },
@@ -83065,6 +84150,36 @@ var results_schema_default = {
     cancelled_by: { type: ["string", "null"] }
   },
   $defs: {
+    timeline: {
+      description: "Time inside the trial, bucket by bucket (docs/results.md).",
+      type: "object",
+      required: ["bucket_s", "buckets"],
+      properties: {
+        bucket_s: { type: "number", exclusiveMinimum: 0, maximum: 1e6 },
+        buckets: {
+          type: "array",
+          maxItems: 2e3,
+          items: {
+            type: "object",
+            required: ["t_s", "offered", "completed"],
+            properties: {
+              t_s: { type: "number", minimum: 0 },
+              offered: { type: "integer", minimum: 0 },
+              completed: { type: "integer", minimum: 0 },
+              failed: {
+                type: "object",
+                additionalProperties: { type: "integer", minimum: 0 }
+              },
+              ttft_p50_ms: { $ref: "#/$defs/nullableNumber" },
+              ttft_p95_ms: { $ref: "#/$defs/nullableNumber" },
+              itl_p95_ms: { $ref: "#/$defs/nullableNumber" },
+              running: { $ref: "#/$defs/nullableNumber" },
+              waiting: { $ref: "#/$defs/nullableNumber" }
+            }
+          }
+        }
+      }
+    },
     plan: {
       type: "object",
       additionalProperties: false,
@@ -83120,6 +84235,120 @@ var results_schema_default = {
       properties: {
         first: { type: "number", minimum: 0 },
         most: { type: "number", minimum: 0 }
+      }
+    },
+    surge: {
+      description: "The surge suite: each trial's timeline, from which the readings and the comparison are made again; absent in older files.",
+      type: "object",
+      required: [
+        "factor",
+        "steady_per_s",
+        "surge_per_s",
+        "relative_to",
+        "span",
+        "settled_buckets",
+        "slo_ttft_ms",
+        "trials",
+        "rule",
+        "verdict"
+      ],
+      properties: {
+        factor: { type: "number", exclusiveMinimum: 0, maximum: 100 },
+        steady_per_s: { type: "number", exclusiveMinimum: 0, maximum: 1e6 },
+        surge_per_s: { type: "number", exclusiveMinimum: 0, maximum: 1e6 },
+        relative_to: { enum: ["capacity", "rate"] },
+        span: {
+          type: "object",
+          required: ["steadyFromS", "startS", "endS", "scheduleEndS"],
+          properties: {
+            steadyFromS: { type: "number", minimum: 0, maximum: 1e6 },
+            startS: { type: "number", minimum: 0, maximum: 1e6 },
+            endS: { type: "number", minimum: 0, maximum: 1e6 },
+            scheduleEndS: { type: "number", minimum: 0, maximum: 1e6 }
+          }
+        },
+        settled_buckets: { type: "integer", minimum: 1, maximum: 100 },
+        slo_ttft_ms: { type: ["number", "null"], minimum: 0 },
+        trials: {
+          type: "array",
+          maxItems: 100,
+          items: {
+            type: "object",
+            required: ["pair", "arm", "valid", "reasons", "timeline"],
+            properties: {
+              pair: { type: "integer", minimum: 0, maximum: 200 },
+              arm: { $ref: "#/$defs/arm" },
+              valid: { type: "boolean" },
+              reasons: { type: "array", maxItems: 50, items: { type: "string" } },
+              timeline: { oneOf: [{ type: "null" }, { $ref: "#/$defs/timeline" }] }
+            }
+          }
+        },
+        rule: {
+          type: "object",
+          required: ["maxRecoveryIncrease", "maxFailureIncrease", "passAlpha", "failAlpha"],
+          properties: {
+            maxRecoveryIncrease: { type: "number", exclusiveMinimum: 0, maximum: 10 },
+            maxFailureIncrease: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+            passAlpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 },
+            failAlpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 }
+          }
+        },
+        verdict: { enum: ["pass", "fail", "inconclusive"] }
+      }
+    },
+    drainProbe: {
+      type: "object",
+      required: ["exit", "clean", "seconds", "streams"],
+      properties: {
+        exit: { type: "string", maxLength: 200, pattern: "^[^\\r\\n|`]*$" },
+        clean: { type: "boolean" },
+        seconds: { type: "number", minimum: 0, maximum: 1e9 },
+        streams: {
+          type: "array",
+          maxItems: 64,
+          items: {
+            type: "object",
+            required: ["outcome", "in_flight", "output_chunks", "finish_reason", "detail"],
+            properties: {
+              outcome: {
+                enum: [
+                  "ok",
+                  "empty",
+                  "refused",
+                  "truncated",
+                  "short",
+                  "stream_error",
+                  "finish_error",
+                  "protocol_error",
+                  "rate_limited_quota",
+                  "rate_limited",
+                  "overloaded",
+                  "http_4xx",
+                  "http_5xx",
+                  "connect_error",
+                  "censored",
+                  "unsent"
+                ]
+              },
+              in_flight: { type: "boolean" },
+              output_chunks: { type: "integer", minimum: 0 },
+              finish_reason: { type: ["string", "null"] },
+              detail: { type: ["string", "null"] }
+            }
+          }
+        }
+      }
+    },
+    drain: {
+      description: "The drain probe: both servers' stops with streams in flight, compared again from the streams; absent in older files.",
+      type: "object",
+      required: ["baseline", "candidate", "verdict", "findings"],
+      properties: {
+        baseline: { $ref: "#/$defs/drainProbe" },
+        candidate: { $ref: "#/$defs/drainProbe" },
+        verdict: { enum: ["pass", "fail", "inconclusive"] },
+        findings: { type: "array", maxItems: 20, items: { type: "string" } }
       }
     },
     accuracyAnswer: {
@@ -83678,36 +84907,7 @@ var results_schema_default = {
           propertyNames: { maxLength: 40 },
           additionalProperties: { type: "integer", minimum: 0 }
         },
-        timeline: {
-          description: "Time inside the trial, bucket by bucket (docs/results.md).",
-          type: "object",
-          required: ["bucket_s", "buckets"],
-          properties: {
-            bucket_s: { type: "number", exclusiveMinimum: 0, maximum: 1e6 },
-            buckets: {
-              type: "array",
-              maxItems: 2e3,
-              items: {
-                type: "object",
-                required: ["t_s", "offered", "completed"],
-                properties: {
-                  t_s: { type: "number", minimum: 0 },
-                  offered: { type: "integer", minimum: 0 },
-                  completed: { type: "integer", minimum: 0 },
-                  failed: {
-                    type: "object",
-                    additionalProperties: { type: "integer", minimum: 0 }
-                  },
-                  ttft_p50_ms: { $ref: "#/$defs/nullableNumber" },
-                  ttft_p95_ms: { $ref: "#/$defs/nullableNumber" },
-                  itl_p95_ms: { $ref: "#/$defs/nullableNumber" },
-                  running: { $ref: "#/$defs/nullableNumber" },
-                  waiting: { $ref: "#/$defs/nullableNumber" }
-                }
-              }
-            }
-          }
-        }
+        timeline: { $ref: "#/$defs/timeline" }
       }
     },
     trial: {
@@ -83866,6 +85066,51 @@ var results_schema_default = {
             }
           }
         },
+        surge: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: [
+            "factor",
+            "surge_s",
+            "before_s",
+            "after_s",
+            "pairs",
+            "warmup_s",
+            "slo_ttft_ms",
+            "rule"
+          ],
+          properties: {
+            warmup_s: { type: "number", minimum: 0, maximum: 3600 },
+            slo_ttft_ms: { type: ["number", "null"], minimum: 0 },
+            factor: { type: "number", exclusiveMinimum: 1, maximum: 100 },
+            surge_s: { type: "number", exclusiveMinimum: 0, maximum: 3600 },
+            before_s: { type: "number", minimum: 0, maximum: 3600 },
+            after_s: { type: "number", minimum: 0, maximum: 3600 },
+            pairs: { type: "integer", minimum: 1, maximum: 20 },
+            rule: {
+              additionalProperties: false,
+              type: "object",
+              required: [
+                "max_recovery_increase",
+                "max_failure_increase",
+                "pass_alpha",
+                "fail_alpha"
+              ],
+              properties: {
+                max_recovery_increase: { type: "number", exclusiveMinimum: 0, maximum: 10 },
+                max_failure_increase: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+                pass_alpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 },
+                fail_alpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 }
+              }
+            }
+          }
+        },
+        drain: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["streams"],
+          properties: { streams: { type: "integer", minimum: 1, maximum: 64 } }
+        },
         fail_on: { type: "array", items: { type: "string" } }
       }
     },
@@ -83988,6 +85233,10 @@ var RUN_GUARDS = /* @__PURE__ */ new Set([
   "shard",
   "clock_skew"
 ]);
+function apartOf(config) {
+  const rates = (config.accuracy ? apartRatesOf(config.accuracy.rule) : 0) + (config.surge ? SURGE_SHARES : 0);
+  return rates > 0 ? { apartRates: rates } : {};
+}
 function decisionOptionsOf(config) {
   return {
     percentile: config.percentile,
@@ -84003,7 +85252,7 @@ function decisionOptionsOf(config) {
     },
     // Files from before budgets have none.
     budgets: config.budgets ?? {},
-    ...config.accuracy ? { apartRates: apartRatesOf(config.accuracy.rule) } : {}
+    ...apartOf(config)
   };
 }
 function redecide(r, config, warnings) {
@@ -84057,11 +85306,11 @@ function trustResults(parsed, source, headline) {
 }
 
 // src/shard/run.ts
-var import_undici13 = __toESM(require_undici(), 1);
+var import_undici14 = __toESM(require_undici(), 1);
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 
 // src/shard/clock.ts
-var import_undici12 = __toESM(require_undici(), 1);
+var import_undici13 = __toESM(require_undici(), 1);
 function offsetOf(samples) {
   for (let k = 1; k < samples.length; k++) {
     const [before, after] = [samples[k - 1], samples[k]];
@@ -84090,7 +85339,7 @@ async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
   try {
     while (deps.unixNowMs() < endMs) {
       const sentMs = deps.unixNowMs();
-      const res = await (0, import_undici12.request)(modelsUrl(target), {
+      const res = await (0, import_undici13.request)(modelsUrl(target), {
         dispatcher: deps.dispatcher,
         headers: headers.authorization ? { authorization: headers.authorization } : {},
         signal: AbortSignal.timeout(budgetMs)
@@ -84143,7 +85392,7 @@ function pairOptions(options, arm, pair) {
   return { ...own, workload: { ...own.workload, promptRound: pair * (options.maxReruns + 1) } };
 }
 async function readShardClock(target) {
-  const dispatcher = new import_undici13.Agent({ connections: 1 });
+  const dispatcher = new import_undici14.Agent({ connections: 1 });
   try {
     return await readClock(target, { unixNowMs: Date.now, dispatcher });
   } finally {
@@ -84988,7 +86237,7 @@ ${g2.detail}
 }
 
 // src/lanes/burst.ts
-var import_undici14 = __toESM(require_undici(), 1);
+var import_undici15 = __toESM(require_undici(), 1);
 
 // src/lanes/history.ts
 var import__6 = __toESM(require__(), 1);
@@ -85032,19 +86281,19 @@ function parseHistory(text3, source) {
   const rows2 = [];
   for (const { line, number } of linesOf(text3)) {
     if (line.trim() === "") continue;
-    let row2;
+    let row4;
     try {
-      row2 = JSON.parse(line);
+      row4 = JSON.parse(line);
     } catch {
       throw new Error(`history ${source}: line ${number} is not JSON`);
     }
-    const nonFinite = nonFiniteReason(row2);
+    const nonFinite = nonFiniteReason(row4);
     if (nonFinite) throw new Error(`history ${source}: line ${number}: ${nonFinite}`);
-    if (!validateRow(row2))
+    if (!validateRow(row4))
       throw new Error(
         `history ${source}: line ${number} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`
       );
-    rows2.push(row2);
+    rows2.push(row4);
   }
   return rows2;
 }
@@ -85064,7 +86313,7 @@ var CSV_COLUMNS2 = [
   "failed_attempts"
 ];
 function toCsv(rows2) {
-  const cell3 = (v) => {
+  const cell5 = (v) => {
     const s = v === null || v === void 0 ? "" : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
@@ -85082,7 +86331,7 @@ function toCsv(rows2) {
     r.passed,
     r.attempts,
     r.failed_attempts.join(" ")
-  ].map(cell3).join(",");
+  ].map(cell5).join(",");
   return `${CSV_COLUMNS2.join(",")}
 ${rows2.map(line).join("\n")}${rows2.length > 0 ? "\n" : ""}`;
 }
@@ -85130,7 +86379,7 @@ function retryAfterS(value2, nowDate) {
   const at2 = Date.parse(value2);
   return Number.isNaN(at2) ? void 0 : Math.max(0, (at2 - nowDate.getTime()) / 1e3);
 }
-function targetOf(lane, env) {
+function targetOf2(lane, env) {
   const key = lane.api_key_env ? env[lane.api_key_env] : void 0;
   return {
     baseUrl: lane.url.replace(/\/+$/, ""),
@@ -85176,8 +86425,8 @@ async function burstLanes(spec, deps = {}) {
   const window2 = windowOf(local.minutes, spec.windows);
   const perLane = await Promise.all(
     spec.lanes.map(async (lane) => {
-      const target = targetOf(lane, env);
-      const agent = new import_undici14.Agent({ connections: spec.burst.size, headersTimeout: 0, bodyTimeout: 0 });
+      const target = targetOf2(lane, env);
+      const agent = new import_undici15.Agent({ connections: spec.burst.size, headersTimeout: 0, bodyTimeout: 0 });
       const t0 = now();
       try {
         return await Promise.all(
@@ -85369,7 +86618,7 @@ function judge2(lane, all, rule) {
 var ICON5 = { choose: "\u2705", hold: "\u23F8\uFE0F", graduate: "\u2B06\uFE0F" };
 var MAX_CHART_LANES = 6;
 var classes = (counts) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(", ") || "\u2013";
-function chart3(r) {
+function chart4(r) {
   const lanes = r.lanes.slice(0, MAX_CHART_LANES);
   const windows = [...new Set(r.bursts.map((b) => b.window))].sort();
   if (windows.length === 0) return [];
@@ -85413,7 +86662,7 @@ function renderLanesMarkdown(r) {
     "|---|---|---|---|--:|",
     ...verdicts,
     "",
-    ...chart3(r),
+    ...chart4(r),
     "",
     "| lane | window | day | passed | p90 (ms) | retries | failed (final class) | failed attempts |",
     "|---|---|---|--:|--:|--:|---|---|",
@@ -85726,7 +86975,7 @@ async function lanesReportCli(raw, io) {
 
 // src/report/measure-text.ts
 var COLUMNS = ["mean", "p50", "p90", "p95", "p99", "p999", "max"];
-function cell2(s, key) {
+function cell4(s, key) {
   const v = s[key];
   if (v === null) return "\u2013";
   const shown2 = v >= 100 ? v.toFixed(0) : v.toFixed(1);
@@ -85786,10 +87035,10 @@ function formatMeasureReport(r) {
   ];
   const table2 = [
     ["ms", ...COLUMNS.map((c) => c === "p999" ? "p99.9" : c), "count"],
-    ...rows2.map(([name, s]) => [name, ...COLUMNS.map((c) => cell2(s, c)), String(s.count)])
+    ...rows2.map(([name, s]) => [name, ...COLUMNS.map((c) => cell4(s, c)), String(s.count)])
   ];
-  const widths = at(table2, 0).map((_, i) => Math.max(...table2.map((row2) => at(row2, i).length)));
-  for (const row2 of table2) lines2.push(pad(row2, widths));
+  const widths = at(table2, 0).map((_, i) => Math.max(...table2.map((row4) => at(row4, i).length)));
+  for (const row4 of table2) lines2.push(pad(row4, widths));
   lines2.push("");
   const censored = r.metrics.e2el_ms.censored;
   if (censored > 0) {
@@ -87467,15 +88716,15 @@ var Histogram = class {
   counts;
   sumS = 0;
   count = 0;
-  constructor(bounds2) {
-    this.bounds = bounds2;
-    this.counts = new Array(bounds2.length + 1).fill(0);
+  constructor(bounds3) {
+    this.bounds = bounds3;
+    this.counts = new Array(bounds3.length + 1).fill(0);
   }
-  observe(seconds2) {
-    let i = this.bounds.findIndex((b) => seconds2 <= b);
+  observe(seconds3) {
+    let i = this.bounds.findIndex((b) => seconds3 <= b);
     if (i < 0) i = this.bounds.length;
     this.counts[i] = at(this.counts, i) + 1;
-    this.sumS += seconds2;
+    this.sumS += seconds3;
     this.count++;
   }
 };

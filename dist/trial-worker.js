@@ -39457,6 +39457,58 @@ function recordOf(keys, value) {
   return out;
 }
 
+// src/workload/shape.ts
+var shapeSeconds = (segments) => segments.reduce((s, g2) => s + g2.durationS, 0);
+var segmentArrivals = (g2) => (g2.fromPerS + g2.toPerS) / 2 * g2.durationS;
+var shapeArrivals = (segments) => segments.reduce((s, g2) => s + segmentArrivals(g2), 0);
+var shapePeakRate = (segments) => Math.max(0, ...segments.flatMap((g2) => [g2.fromPerS, g2.toPerS]));
+function timeInSegment(g2, lambda) {
+  const slope = (g2.toPerS - g2.fromPerS) / g2.durationS;
+  const root = Math.sqrt(Math.max(0, g2.fromPerS ** 2 + 2 * slope * lambda));
+  const sum = g2.fromPerS + root;
+  return sum > 0 && lambda > 0 ? Math.min(g2.durationS, 2 * lambda / sum) : 0;
+}
+function timesOf(segments, lambdas) {
+  const out = [];
+  let segment = 0;
+  let startS = 0;
+  let before = 0;
+  for (const lambda of lambdas) {
+    while (segment < segments.length - 1) {
+      const here = segmentArrivals(at(segments, segment));
+      if (lambda < before + here) break;
+      before += here;
+      startS += at(segments, segment).durationS;
+      segment++;
+    }
+    const g2 = segments[segment];
+    if (g2) out.push(startS + timeInSegment(g2, lambda - before));
+  }
+  return out;
+}
+function shapedOffsetsMs(segments, process2, burstiness, fromMs, rng) {
+  const total = shapeArrivals(segments);
+  const lambdas = [];
+  if (process2 === "constant") {
+    for (let k = 0; k < total - 1e-9; k++) lambdas.push(k);
+  } else {
+    const n = Math.round(total);
+    const shape = process2 === "gamma" ? burstiness : 1;
+    const gaps = Array.from(
+      { length: n + 1 },
+      () => shape === 1 ? rng.exponential(1) : rng.gamma(shape, 1 / shape)
+    );
+    const sum = gaps.reduce((a, b) => a + b, 0);
+    let acc = 0;
+    for (let i = 0; i < n; i++) {
+      acc += at(gaps, i);
+      lambdas.push(total * acc / sum);
+    }
+  }
+  const endMs = fromMs + shapeSeconds(segments) * 1e3;
+  return timesOf(segments, lambdas).map((s) => Math.min(endMs - 1e-6, fromMs + s * 1e3));
+}
+
 // src/workload/arrivals.ts
 function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
   const out = [];
@@ -39468,6 +39520,8 @@ function arrivalOffsetsMs(spec, fromMs, toMs, rng) {
       throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
     case "swept":
       throw new Error("internal error: a swept arrival's rate is the sweep's to choose");
+    case "shaped":
+      return shapedOffsetsMs(spec.segments, spec.process, spec.burstiness, fromMs, rng);
     case "all-at-once":
       for (let i = 0; i < spec.count; i++) out.push(fromMs);
       return out;
@@ -39652,6 +39706,16 @@ function firstSends(spec) {
       rows.map((r) => traceOffsetMs(spec, r)),
       rows
     );
+  }
+  if (spec.arrival.kind === "shaped") {
+    const { process: process2, burstiness, segments } = spec.arrival;
+    const firstPerS = segments[0]?.fromPerS ?? 0;
+    const warm = process2 === "gamma" ? { kind: process2, ratePerS: firstPerS, burstiness } : { kind: process2, ratePerS: firstPerS };
+    return {
+      warmup: warmupMs > 0 && firstPerS > 0 ? arrivalOffsetsMs(warm, 0, warmupMs, rng) : [],
+      measured: arrivalOffsetsMs(spec.arrival, warmupMs, endMs, rng),
+      rows: []
+    };
   }
   if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
     return {
@@ -45574,7 +45638,8 @@ var TrialTally = class {
 function lateSendMs(arrival) {
   if (arrival.kind === "burst" || arrival.kind === "all-at-once" || arrival.kind === "swept")
     return void 0;
-  return Math.max(1, 1e3 / arrival.ratePerS / 10);
+  const perS = arrival.kind === "shaped" ? shapePeakRate(arrival.segments) : arrival.ratePerS;
+  return Math.max(1, 1e3 / perS / 10);
 }
 function offeredWindowMs(arrival, maxConcurrency) {
   if (maxConcurrency !== void 0) return void 0;
@@ -45583,6 +45648,7 @@ function offeredWindowMs(arrival, maxConcurrency) {
     case "gamma":
     case "constant":
     case "trace":
+    case "shaped":
       return Math.max(1e3, 20 / arrival.ratePerS * 1e3);
     default:
       return void 0;

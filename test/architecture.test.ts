@@ -30,6 +30,7 @@ const ALLOWED: Record<string, string[]> = {
   mock: ["common", "openai", "workload", "accuracy"],
   capacity: ["common", "workload", "load", "metrics", "trial", "servers"],
   compare: ["common", "workload", "load", "metrics", "trial"],
+  stress: ["common", "metrics", "compare"],
   gate: [
     "common",
     "openai",
@@ -43,6 +44,7 @@ const ALLOWED: Record<string, string[]> = {
     "accuracy",
     "servers",
     "servermetrics",
+    "stress",
   ],
   shard: [
     "common",
@@ -70,6 +72,7 @@ const ALLOWED: Record<string, string[]> = {
     "accuracy",
     "servers",
     "servermetrics",
+    "stress",
     "gate",
     "shard",
   ],

@@ -3,6 +3,7 @@
 // bounds a user reads are the bounds a value is checked against.
 
 import { rejectValue } from "../common/errors.ts";
+import { parseRate, RATE_ACCEPTS } from "./rate.ts";
 import { parseBoolean, parseDurationS, parseFraction, parseNumber } from "./values.ts";
 
 export type Accepts =
@@ -16,6 +17,8 @@ export type Accepts =
   /** Several of the choices, comma- or space-separated. */
   | { kind: "list"; choices: readonly string[] }
   | { kind: "boolean" }
+  /** Requests per second, or a shape of steps and ramps (rate.ts). */
+  | { kind: "rate" }
   /** Anything else, checked where it is read; `what` says what is expected. */
   | { kind: "text"; what: string };
 
@@ -53,6 +56,8 @@ export function describeAccepts(a: Accepts): string {
       return `comma-separated: ${a.choices.join(", ")}`;
     case "boolean":
       return "true or false";
+    case "rate":
+      return RATE_ACCEPTS;
     case "text":
       return a.what;
   }
@@ -80,6 +85,9 @@ export function parseAccepted(name: string, raw: string, a: Accepts): number | b
       if (bad !== undefined) throw rejectValue(name, bad, `one of ${a.choices.join(", ")}`);
       return values.join(",");
     }
+    case "rate":
+      parseRate(name, raw);
+      return raw.trim();
     case "text":
       return raw.trim();
   }

@@ -10,6 +10,7 @@ import { ACCURACY_SETTINGS } from "./table-accuracy.ts";
 import { GATE_SETTINGS, SWEEP_SETTINGS } from "./table-gate.ts";
 import { OTHER_SETTINGS } from "./table-other.ts";
 import { SHARD_SETTINGS } from "./table-shard.ts";
+import { STRESS_SETTINGS } from "./table-stress.ts";
 import { CHECK_SETTINGS, REQUEST_SETTINGS } from "./table-trial.ts";
 
 export type { Setting, SettingKind, SettingScope } from "./setting.ts";
@@ -20,6 +21,7 @@ export const SETTINGS = [
   ...SWEEP_SETTINGS,
   ...GATE_SETTINGS,
   ...ACCURACY_SETTINGS,
+  ...STRESS_SETTINGS,
   ...SHARD_SETTINGS,
   ...OTHER_SETTINGS,
 ] as const satisfies readonly Setting[];

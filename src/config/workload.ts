@@ -10,9 +10,11 @@ import type { ReadFile } from "../common/files.ts";
 import { ARRIVAL_KINDS, type ArrivalSpec } from "../workload/arrivals.ts";
 import { parseDataset } from "../workload/dataset.ts";
 import type { WorkloadSpec } from "../workload/plan.ts";
+import { shapeArrivals, shapeMeanRate, shapeSeconds } from "../workload/shape.ts";
 import { tokenCounter } from "../workload/tokens.ts";
 import { parseTrace, TRACE_FORMATS, type Trace } from "../workload/trace.ts";
 import { WORDS } from "../workload/words.ts";
+import { parseRate } from "./rate.ts";
 import {
   defaulted,
   given,
@@ -23,6 +25,7 @@ import {
   readNumber,
   refuseGiven,
   requiredNumber,
+  requiredText,
   type SettingName,
   value,
 } from "./settings.ts";
@@ -30,19 +33,33 @@ import { parseLengthSpec } from "./values.ts";
 
 export type { ReadFile };
 
+/** A rate-driven process at a flat rate, or on a shape. */
+function rateDriven(raw: RawSettings, kind: "poisson" | "gamma" | "constant"): ArrivalSpec {
+  const rate = parseRate(
+    "rate",
+    requiredText(raw, "rate", `requests per second (or a shape) for ${kind} arrivals`),
+  );
+  const burstiness = readNumber(raw, "burstiness");
+  if ("segments" in rate)
+    return {
+      kind: "shaped",
+      process: kind,
+      burstiness,
+      segments: rate.segments,
+      ratePerS: shapeMeanRate(rate.segments),
+    };
+  return kind === "gamma"
+    ? { kind, ratePerS: rate.ratePerS, burstiness }
+    : { kind, ratePerS: rate.ratePerS };
+}
+
 function parseArrival(raw: RawSettings): ArrivalSpec {
   const kind = readChoice(raw, "arrival", ARRIVAL_KINDS);
-  const rate = () => requiredNumber(raw, "rate", `requests per second for ${kind} arrivals`);
   switch (kind) {
     case "poisson":
     case "constant":
-      return { kind, ratePerS: rate() };
     case "gamma":
-      return {
-        kind,
-        ratePerS: rate(),
-        burstiness: readNumber(raw, "burstiness"),
-      };
+      return rateDriven(raw, kind);
     case "burst":
       return {
         kind,
@@ -237,6 +254,18 @@ function parsePrefix(raw: RawSettings, withDataset: boolean): WorkloadSpec["pref
   return { groups, tokens, zipfS };
 }
 
+/** The window's length: `duration`, or a shape's own length (a duration given must agree with it). */
+function windowSeconds(raw: RawSettings, arrival: ArrivalSpec): number {
+  const durationS = readNumber(raw, "duration");
+  if (arrival.kind !== "shaped") return durationS;
+  const shapeS = shapeSeconds(arrival.segments);
+  if (given(raw, "duration") !== undefined && Math.abs(durationS - shapeS) > 1e-9)
+    throw new InputError(
+      `duration = ${durationS} s and the rate's shape (${Number(shapeS.toPrecision(6))} s) disagree; expected the duration to be the shape's length (or remove duration: a shaped rate sets the window)`,
+    );
+  return shapeS;
+}
+
 /** Requests in one trial, warm-up included: each needs a little memory until it ends. */
 export const MAX_REQUESTS_PER_TRIAL = 2_000_000;
 
@@ -250,10 +279,13 @@ function checkTrialSize(w: WorkloadSpec): void {
       ? a.count * (w.warmupS > 0 ? 2 : 1)
       : a.kind === "burst"
         ? (a.burstSize * seconds) / a.burstIntervalS
-        : a.ratePerS * seconds;
+        : a.kind === "shaped"
+          ? (a.segments[0]?.fromPerS ?? 0) * w.warmupS + shapeArrivals(a.segments)
+          : a.ratePerS * seconds;
   // The window's own share: a rate so low that it schedules nothing there measures nothing.
-  const inWindow = (expected * w.durationS) / seconds;
-  const rateDriven = a.kind === "poisson" || a.kind === "gamma" || a.kind === "constant";
+  const inWindow =
+    a.kind === "shaped" ? shapeArrivals(a.segments) : (expected * w.durationS) / seconds;
+  const rateDriven = a.kind !== "burst" && a.kind !== "all-at-once" && a.kind !== "trace";
   if (rateDriven && inWindow < 1) {
     throw new InputError(
       `rate × duration = ${inWindow.toPrecision(2)} requests in the measured window is not accepted; expected at least 1 (raise the rate or lengthen the duration)`,
@@ -281,12 +313,16 @@ export function parseWorkload(
   // A dataset keeps its own output lengths unless output-len is given.
   const outputLen = dataset ? given(raw, "output-len") : value(raw, "output-len");
   const warmupS = readNumber(raw, "warmup");
-  const durationS = readNumber(raw, "duration");
-  const replay = swept ? undefined : parseReplay(raw, readFile, warmupS + durationS);
+  const replay = swept
+    ? undefined
+    : parseReplay(raw, readFile, warmupS + readNumber(raw, "duration"));
+  const arrival: ArrivalSpec = swept
+    ? { kind: "swept", process: swept }
+    : (replay?.arrival ?? parseArrival(raw));
   const workload: WorkloadSpec = {
-    arrival: swept ? { kind: "swept", process: swept } : (replay?.arrival ?? parseArrival(raw)),
+    arrival,
     warmupS,
-    durationS,
+    durationS: windowSeconds(raw, arrival),
     seed: readNumber(raw, "seed"),
     inputLen: parseLengthSpec("input-len", defaulted(raw, "input-len")),
     outputLen: outputLen === undefined ? undefined : parseLengthSpec("output-len", outputLen),

@@ -14,6 +14,7 @@ export type MeasureArm = (
   arm: Arm,
   options: TrialOptions,
   what: string,
+  heading?: string,
 ) => Promise<{ report: TrialReport; idle: IdleCheck }>;
 
 export function planCapacity(
@@ -111,6 +112,11 @@ export class CapacityPhase {
       `paired trials at ${run.gate_rate_per_s} req/s (the baseline's capacity × gate-rate-fraction ${c.rateFraction})`,
     );
     return atGateRate(options, c, run.gate_rate_per_s);
+  }
+
+  /** The baseline's capacity (req/s); null before the sweep or when it found none. */
+  get baselineCapacityPerS(): number | null {
+    return this.done?.arms.baseline.capacity.capacity_per_s ?? null;
   }
 
   /** The capacities compared and the candidate's regressed: the gate fails, whatever the pairs show. */

@@ -25,10 +25,12 @@ import {
   addTrialEvidence,
   noSuites,
   runSuites,
+  type SuitePhase,
   type SuitesFound,
   suiteFields,
   suiteOutcomes,
 } from "./suites.ts";
+import { surgePlanLine } from "./surge.ts";
 import { TrialRunner } from "./trials.ts";
 
 /** The warnings a reader must know about how the run was set up. */
@@ -139,6 +141,8 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   const log = deps.log ?? (() => {});
   const warnings = setupWarnings(options);
   for (const w of warnings) log(`warning: ${w}`);
+  const surgePlan = surgePlanLine(options);
+  if (surgePlan) log(surgePlan);
   const runner = new TrialRunner(options, deps);
   const nowMs = deps.nowMs ?? (() => performance.now());
   const startMs = nowMs();
@@ -153,20 +157,34 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   let plan: PlanCheck | null = null;
   const suites = noSuites();
   const suiteSeconds: Partial<Record<SuiteId, number>> = {};
-  // Their verdicts do not depend on the latency trials: they run before or after them.
-  const suitesNow = () =>
+  // Their verdicts do not depend on the latency trials: they run before or after them
+  // (the surge after them always: it leaves a server overloaded).
+  // With fail-fast, what regressed before the suites after the pairs: the costly ones skip.
+  const failedAlready = () => {
+    const failed = [...suiteOutcomes(suites).failed, ...(capacity?.regressed ? ["capacity"] : [])];
+    return options.failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {};
+  };
+  const suitesNow = (phase: SuitePhase) =>
     runSuites(
       options,
       deps,
-      { trials: runner.trials, nextTrial: runner.nextTrial },
+      {
+        trials: runner.trials,
+        nextTrial: runner.nextTrial,
+        measureArm: runner.measureArm,
+        atRate: armOptions,
+        ...(capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {}),
+        ...failedAlready(),
+      },
       suites,
       suiteSeconds,
+      phase,
     );
   try {
     await deps.servers?.beforeAll();
     // Servers started per trial are checked when they first start.
     for (const arm of ARMS) if (!deps.servers?.perTrial) await runner.ensurePreflight(arm);
-    if (options.failFast) await suitesNow();
+    if (options.failFast) await suitesNow("before");
     const atRate = capacity
       ? await capacity.run(armOptions, options.trials, runner.measureArm, { nowMs, log })
       : armOptions;
@@ -187,7 +205,8 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
       }
     }
     if (options.failFast) addTrialEvidence(options, runner.trials, suites);
-    else await suitesNow();
+    // The surge needs the pairs' rate (a capacity gate that found none has none): it says so.
+    await suitesNow(options.failFast ? "after" : "all");
   } catch (error) {
     // Stopped where the cancel or the failure found it: what was measured stays in the results.
     stopped = stoppedBy(error);

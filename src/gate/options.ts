@@ -14,7 +14,9 @@ import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../se
 import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
 import type { AccuracyDeps, AccuracyOptions } from "./accuracy.ts";
 import type { ContractDeps, ContractOptions } from "./contract.ts";
+import type { DrainOptions } from "./drain.ts";
 import type { QualityDeps, QualityOptions } from "./quality.ts";
+import type { SurgeOptions } from "./surge.ts";
 
 export interface GateOptions {
   baseline: TrialOptions;
@@ -36,6 +38,10 @@ export interface GateOptions {
   contract?: ContractOptions;
   /** undefined: no accuracy suite. */
   accuracy?: AccuracyOptions;
+  /** undefined: no surge suite. */
+  surge?: SurgeOptions;
+  /** undefined: no drain probe (the gate does not start both servers). */
+  drain?: DrainOptions;
   /** Run the side-suites before the pairs, and stop the pairs at the first look when one regressed. */
   failFast: boolean;
   /** What the configuration itself warns about how the run was set up (shown first). */

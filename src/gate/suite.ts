@@ -3,19 +3,26 @@
 // decided again from the evidence a results file holds.
 
 import type { AccuracyReport } from "../accuracy/compare.ts";
+import type { Arm } from "../common/arms.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { ContractReport } from "../contract/diff.ts";
 import type { QualityReport } from "../quality/paired.ts";
+import type { TrialOptions } from "../trial/measure.ts";
 import type { AccuracyRecord } from "./accuracy.ts";
+import type { MeasureArm } from "./capacity.ts";
 import type { ContractRecord } from "./contract.ts";
+import type { DrainRecord, DrainReport } from "./drain.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import type { QualityRecord } from "./quality.ts";
+import type { SurgeRecord, SurgeReport } from "./surge.ts";
 
 /** Each suite's report. */
 export interface SuiteReports {
   quality: QualityReport;
   contract: ContractReport;
   accuracy: AccuracyReport;
+  surge: SurgeReport;
+  drain: DrainReport;
 }
 
 /** Each suite's settings, as the results file records them. */
@@ -23,6 +30,8 @@ export interface SuiteRecords {
   quality: QualityRecord;
   contract: ContractRecord;
   accuracy: AccuracyRecord;
+  surge: SurgeRecord;
+  drain: DrainRecord;
 }
 
 export type SuiteId = keyof SuiteReports;
@@ -36,10 +45,19 @@ export interface SuiteContext {
   trials: readonly TrialEntry[];
   /** The requests file's number for a run of requests: one numbering with the trials, in the order the gate made them. */
   nextTrial: () => number;
+  /** Measures one arm as the pairs' trials are (a suite of trials: the surge); absent: a shard. */
+  measureArm?: MeasureArm;
+  /** The pairs' options (a capacity gate's at the baseline's capacity), and that capacity (req/s). */
+  atRate?: Record<Arm, TrialOptions>;
+  capacityPerS?: number;
+  /** What regressed already when fail-fast is on: suites that cost much (the surge) do not run. */
+  failedAlready?: string;
 }
 
 export interface SideSuite<K extends SuiteId> {
   id: K;
+  /** It always runs after the pairs (it disturbs the server), fail-fast or not. */
+  afterPairs?: boolean;
   /** Whether the gate was asked to run it. */
   asked(options: GateOptions): boolean;
   /** Runs it on both arms; null when a cancel stopped it part-way. */

@@ -8,6 +8,7 @@
 import type { TrialEntry } from "../compare/trials.ts";
 import { accuracySuite } from "./accuracy.ts";
 import { contractSuite } from "./contract.ts";
+import { drainSuite } from "./drain.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import { qualitySuite } from "./quality.ts";
 import type {
@@ -18,6 +19,7 @@ import type {
   SuiteReports,
   SuiteVerdict,
 } from "./suite.ts";
+import { surgeSuite } from "./surge.ts";
 
 export type { SuiteId } from "./suite.ts";
 
@@ -33,6 +35,7 @@ export type SuiteConfig = { [K in SuiteId]: SuiteRecords[K] | null };
 /** One suite as the loops below take it: its typed parts bound to the run's records. */
 interface Bound {
   id: SuiteId;
+  afterPairs: boolean;
   asked(options: GateOptions): boolean;
   runInto(
     options: GateOptions,
@@ -55,6 +58,7 @@ function bind<K extends SuiteId>(suite: SideSuite<K>): Bound {
   const id: K = suite.id;
   return {
     id,
+    afterPairs: suite.afterPairs ?? false,
     asked: suite.asked,
     runInto: async (options, deps, at, found) => {
       found[id] = await suite.run(options, deps, { log: deps.log ?? (() => {}), ...at });
@@ -88,10 +92,19 @@ const SIDE_SUITES: readonly Bound[] = [
   bind(qualitySuite),
   bind(contractSuite),
   bind(accuracySuite),
+  bind(surgeSuite),
+  // Last: it stops the servers.
+  bind(drainSuite),
 ];
 export const SUITE_IDS: readonly SuiteId[] = SIDE_SUITES.map((s) => s.id);
 
-export const noSuites = (): SuitesFound => ({ quality: null, contract: null, accuracy: null });
+export const noSuites = (): SuitesFound => ({
+  quality: null,
+  contract: null,
+  accuracy: null,
+  surge: null,
+  drain: null,
+});
 
 /** No suite run, none skipped. */
 export const noSuiteFields = (): SuiteFields => ({
@@ -99,13 +112,21 @@ export const noSuiteFields = (): SuiteFields => ({
   quality_skipped: null,
   contract_skipped: null,
   accuracy_skipped: null,
+  surge_skipped: null,
+  drain_skipped: null,
 });
 
+/** Which suites a call runs: those that may run before the pairs, those that run after them, or all. */
+export type SuitePhase = "before" | "after" | "all";
+
+const inPhase = (suite: Bound, phase: SuitePhase) =>
+  phase === "all" || suite.afterPairs === (phase === "after");
+
 /**
- * Runs every suite asked for, one after another, until a cancel, each report
- * into `found` as it ends: a later suite that throws (a server that died)
- * leaves the earlier ones' reports in the run's record. Each one's time
- * (seconds, wall clock) goes into `seconds`.
+ * Runs every suite asked for in the phase, one after another, until a cancel,
+ * each report into `found` as it ends: a later suite that throws (a server
+ * that died) leaves the earlier ones' reports in the run's record. Each one's
+ * time (seconds, wall clock) goes into `seconds`.
  */
 export async function runSuites(
   options: GateOptions,
@@ -113,10 +134,11 @@ export async function runSuites(
   at: Omit<SuiteContext, "log">,
   found: SuitesFound,
   seconds: Partial<Record<SuiteId, number>> = {},
+  phase: SuitePhase = "all",
 ): Promise<void> {
   const nowMs = deps.nowMs ?? (() => performance.now());
   for (const suite of SIDE_SUITES) {
-    if (!suite.asked(options) || deps.signal?.aborted) continue;
+    if (!inPhase(suite, phase) || !suite.asked(options) || deps.signal?.aborted) continue;
     const started = nowMs();
     try {
       await suite.runInto(options, deps, at, found);
@@ -150,6 +172,8 @@ export function suiteFields(
     quality_skipped: skipped("quality"),
     contract_skipped: skipped("contract"),
     accuracy_skipped: skipped("accuracy"),
+    surge_skipped: skipped("surge"),
+    drain_skipped: skipped("drain"),
   };
 }
 
@@ -162,7 +186,13 @@ export function suiteOutcomes(found: SuitesFound): { failed: SuiteId[]; open: Su
 
 /** Each suite's settings as the results file records them. */
 export function describeSuites(options: GateOptions): SuiteConfig {
-  const config: SuiteConfig = { quality: null, contract: null, accuracy: null };
+  const config: SuiteConfig = {
+    quality: null,
+    contract: null,
+    accuracy: null,
+    surge: null,
+    drain: null,
+  };
   for (const s of SIDE_SUITES) s.describeInto(options, config);
   return config;
 }
@@ -189,4 +219,6 @@ export const suitesOf = (run: Partial<SuitesFound>): SuitesFound => ({
   quality: run.quality ?? null,
   contract: run.contract ?? null,
   accuracy: run.accuracy ?? null,
+  surge: run.surge ?? null,
+  drain: run.drain ?? null,
 });

@@ -21,9 +21,12 @@ export function sendOnce(
   maxTokens: number,
   timeoutMs: number,
   now: () => number = () => performance.now(),
+  /** Given the record as it fills in (a probe that watches a stream while it runs). */
+  watch?: (record: RequestRecord) => void,
 ): Promise<RequestRecord> {
   const body = loadRequestBody(target, messages, maxTokens);
   const record = newRecord(0, false, now(), now() + timeoutMs, undefined);
+  watch?.(record);
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const done = (r: RequestRecord) => {

@@ -11,8 +11,10 @@ import {
   accuracySentence,
 } from "./accuracy-markdown.ts";
 import { contract, contractDetails, contractSentence } from "./contract-markdown.ts";
+import { drain, drainSentence } from "./drain-markdown.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { qualitySentence } from "./quality-words.ts";
+import { surge, surgeDetails, surgeOpenSentence, surgeSentence } from "./surge-markdown.ts";
 
 /** The run's fields a suite's words are made from. */
 export type SuiteView = Pick<GateResults, SuiteId | `${SuiteId}_skipped`>;
@@ -46,6 +48,19 @@ export const SUITE_RENDER: { readonly [K in SuiteId]: SuiteRender } = {
     details: accuracyDetails,
     failed: (r) => (r.accuracy?.verdict === "fail" ? accuracySentence(r.accuracy) : null),
     open: (r) => (r.accuracy?.verdict === "inconclusive" ? accuracyOpenSentence(r.accuracy) : null),
+  },
+  surge: {
+    section: surge,
+    details: surgeDetails,
+    failed: (r) => (r.surge?.verdict === "fail" ? surgeSentence(r.surge) : null),
+    open: (r) => (r.surge?.verdict === "inconclusive" ? surgeOpenSentence(r.surge) : null),
+  },
+  drain: {
+    section: drain,
+    details: () => "",
+    failed: (r) => (r.drain?.verdict === "fail" ? drainSentence(r.drain) : null),
+    open: (r) =>
+      r.drain?.verdict === "inconclusive" ? `the drain: ${r.drain.findings.join("; ")}` : null,
   },
 };
 

@@ -17,6 +17,7 @@ import type { DecisionOptions } from "../compare/verdict.ts";
 import { apartRatesOf } from "../gate/accuracy.ts";
 import type { GateRun } from "../gate/gate-run.ts";
 import { redecideSuites, suiteOutcomes, suitesOf } from "../gate/suites.ts";
+import { SURGE_SHARES } from "../gate/surge.ts";
 import {
   type ConfigDescription,
   type GateResults,
@@ -122,6 +123,13 @@ const RUN_GUARDS = new Set([
 ]);
 
 /** The decision settings a results file records. */
+/** The rules decided apart that take a rate's share of the fail boundaries: accuracy's, the surge's. */
+function apartOf(config: ConfigDescription): { apartRates?: number } {
+  const rates =
+    (config.accuracy ? apartRatesOf(config.accuracy.rule) : 0) + (config.surge ? SURGE_SHARES : 0);
+  return rates > 0 ? { apartRates: rates } : {};
+}
+
 function decisionOptionsOf(config: ConfigDescription): DecisionOptions {
   return {
     percentile: config.percentile,
@@ -137,7 +145,7 @@ function decisionOptionsOf(config: ConfigDescription): DecisionOptions {
     },
     // Files from before budgets have none.
     budgets: config.budgets ?? {},
-    ...(config.accuracy ? { apartRates: apartRatesOf(config.accuracy.rule) } : {}),
+    ...apartOf(config),
   };
 }
 

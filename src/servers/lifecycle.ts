@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { compact } from "../common/format.ts";
 import type { Target } from "../openai/target.ts";
+import { DRAIN_GRACE_S, DRAIN_STREAM_TIMEOUT_S, type DrainProbe, probeDrain } from "./drain.ts";
+import { type ReadinessAttempt, readinessWarning } from "./readiness.ts";
 import { ManagedServer, ServerError } from "./server.ts";
 
 export type RestartPolicy = "never" | "per-trial";
@@ -35,6 +37,8 @@ export interface Servers {
   beforeTrial(arm: Arm): Promise<void>;
   afterTrial(arm: Arm, what: string): Promise<void>;
   stopAll(): Promise<void>;
+  /** Stops a started arm with `streams` long streams in flight; null: the gate did not start it. */
+  drain?(arm: Arm, streams: number): Promise<DrainProbe | null>;
 }
 
 export interface LifecycleOptions {
@@ -55,8 +59,14 @@ export interface StartRecord {
   log: string;
   time_to_ready_s: number | null;
   cold_ttft_ms: number | null;
+  /** When /health first answered 200, s from the start (null: not before ready, or not yet). */
+  health_ready_s?: number | null;
+  /** Every readiness attempt after /health said ready, until the first completion succeeded. */
+  readiness_attempts?: ReadinessAttempt[];
   /** How the process ended, once it has. */
   exit: string | null;
+  /** The stop with streams in flight, when the drain probe ran at it. */
+  drain?: DrainProbe;
   warnings: string[];
 }
 
@@ -94,6 +104,27 @@ export class ServerLifecycle implements Servers {
   async afterTrial(arm: Arm, what: string): Promise<void> {
     this.assertAlive(arm, `during ${what}`);
     if (this.options.restart === "per-trial") await this.down(arm);
+  }
+
+  async drain(arm: Arm, streams: number): Promise<DrainProbe | null> {
+    const entry = this.live.get(arm);
+    if (!entry) return null;
+    const { server } = entry;
+    const stop = async () => {
+      // A drain takes its time: the usual grace would SIGKILL a server for draining.
+      await this.down(arm, this.graceOverrideMs ?? DRAIN_GRACE_S * 1000);
+      // The group is gone; the shell's own exit event may trail it by a moment.
+      for (let i = 0; i < 40 && !server.exit; i++) await new Promise((r) => setTimeout(r, 25));
+      return server.exit ?? { code: null, signal: null };
+    };
+    const probe = await probeDrain(
+      this.options.targets[arm],
+      streams,
+      stop,
+      DRAIN_STREAM_TIMEOUT_S,
+    );
+    entry.record.drain = probe;
+    return probe;
   }
 
   async stopAll(): Promise<void> {
@@ -165,6 +196,13 @@ export class ServerLifecycle implements Servers {
       const ready = await server.waitReady(this.options.readyTimeoutS);
       record.time_to_ready_s = Math.round(ready.timeToReadyS * 1000) / 1000;
       record.cold_ttft_ms = Math.round(ready.coldTtftMs * 1000) / 1000;
+      record.health_ready_s = ready.healthReadyS;
+      record.readiness_attempts = ready.afterHealth;
+      const lie = readinessWarning(ready.healthReadyS, ready.timeToReadyS, ready.afterHealth);
+      if (lie) {
+        record.warnings.push(lie);
+        this.options.log(`${arm}: warning: ${lie}`);
+      }
       this.options.log(
         `${arm}: ready after ${compact(record.time_to_ready_s)} s, cold-start TTFT ${compact(record.cold_ttft_ms)} ms`,
       );
@@ -174,11 +212,11 @@ export class ServerLifecycle implements Servers {
     }
   }
 
-  private async down(arm: Arm): Promise<void> {
+  private async down(arm: Arm, graceMs = this.graceOverrideMs): Promise<void> {
     const entry = this.live.get(arm);
     if (!entry) return;
     this.live.delete(arm);
-    await entry.server.stop(this.graceOverrideMs);
+    await entry.server.stop(graceMs);
     entry.record.exit ??= entry.server.describeExit();
   }
 }

@@ -10,7 +10,7 @@ import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { excerpt } from "../openai/response.ts";
-import { modelsUrl, requestHeaders, type Target } from "../openai/target.ts";
+import { modelsUrl, origin, requestHeaders, type Target } from "../openai/target.ts";
 
 export type ModelsAnswer =
   | { kind: "listed"; ids: string[] }
@@ -55,6 +55,24 @@ export async function listModels(
     return { kind: "listed", ids };
   } catch (error) {
     return { kind: "unreachable", code: errorCode(error), message: errorMessage(error) };
+  }
+}
+
+/** GET {origin}/health (vLLM, SGLang, TGI, llama.cpp): its status, null when nothing answered. */
+export async function healthStatus(
+  target: Target,
+  dispatcher: Dispatcher,
+  timeoutMs: number,
+): Promise<number | null> {
+  try {
+    const res = await request(`${origin(target)}/health`, {
+      dispatcher,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await readCappedBody(res.body, 64 * 1024);
+    return res.statusCode;
+  } catch {
+    return null;
   }
 }
 

@@ -9,7 +9,14 @@ import { dirname } from "node:path";
 import { Agent } from "undici";
 import type { Arm } from "../common/arms.ts";
 import type { Target } from "../openai/target.ts";
-import { type CompletionProbe, listModels, type ModelsAnswer, probeCompletion } from "./probe.ts";
+import {
+  type CompletionProbe,
+  healthStatus,
+  listModels,
+  type ModelsAnswer,
+  probeCompletion,
+} from "./probe.ts";
+import { type ReadinessAttempt, ReadinessWatch } from "./readiness.ts";
 
 /** A server the gate started failed; the message is one line, the log tail apart. */
 export class ServerError extends Error {
@@ -29,6 +36,10 @@ export interface Readiness {
   timeToReadyS: number;
   /** TTFT of that first real completion: the cold start. */
   coldTtftMs: number;
+  /** When /health first answered 200 (s from the start); null: it never did before ready. */
+  healthReadyS: number | null;
+  /** Every attempt after /health said ready, until the first completion succeeded. */
+  afterHealth: ReadinessAttempt[];
 }
 
 export interface ServerOptions {
@@ -72,11 +83,16 @@ export class ManagedServer {
     this.stopped = false;
     this.startedMs = performance.now();
     // detached: the command and everything it starts form one process group we can stop.
-    const child = spawn(this.options.startCommand, {
-      shell: true,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    // The shell outlives the group's SIGTERM until its command ends, then exits with the
+    // command's status: the server's own exit (134: an abort) rather than the shell's death.
+    const child = spawn(
+      "/bin/sh",
+      ["-c", `trap 'exit $?' TERM INT\n${this.options.startCommand}`],
+      {
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
     child.once("exit", (code, signal) => {
@@ -118,6 +134,7 @@ export class ManagedServer {
     let models: ModelsAnswer | undefined;
     let probe: CompletionProbe | undefined;
     const listed = () => models?.kind === "listed" && models.ids.includes(target.model);
+    const watch = new ReadinessWatch(this.startedMs);
     try {
       for (;;) {
         if (this.exit) throw this.failure(`exited before it was ready (${this.describeExit()})`);
@@ -127,13 +144,22 @@ export class ManagedServer {
             `was not ready after ${timeoutS} s (${notReadyBecause(target, models, probe)})`,
           );
         }
-        if (!listed()) models = await listModels(target, agent, Math.min(10_000, leftMs));
+        if (watch.healthAtS === null)
+          watch.health(await healthStatus(target, agent, Math.min(2000, leftMs)));
+        if (!listed()) {
+          models = await listModels(target, agent, Math.min(10_000, leftMs));
+          if (!listed()) watch.attempt("models", notReadyBecause(target, models, undefined));
+        }
         if (listed()) {
           probe = await probeCompletion(target, agent, 1, Math.max(1000, leftMs));
-          if (probe.outcome === "ok" && probe.ttftMs !== undefined) {
+          const ok = probe.outcome === "ok" && probe.ttftMs !== undefined;
+          watch.attempt("completion", ok ? "ok" : probeWords(probe));
+          if (ok && probe.ttftMs !== undefined) {
             return {
               timeToReadyS: (performance.now() - this.startedMs) / 1000,
               coldTtftMs: probe.ttftMs,
+              healthReadyS: watch.healthAtS,
+              afterHealth: watch.attempts,
             };
           }
         }
@@ -194,6 +220,12 @@ export class ManagedServer {
       // the group is already gone
     }
   }
+}
+
+/** A failed completion probe in a few words: "HTTP 503 model_loading". */
+function probeWords(p: CompletionProbe): string {
+  const status = p.status > 0 ? `HTTP ${p.status}` : p.outcome;
+  return [status, p.errorCode ?? p.errorType].filter(Boolean).join(" ");
 }
 
 /** Why a started server is not ready yet, from its last answers. */

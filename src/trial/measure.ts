@@ -22,6 +22,7 @@ import {
 import type { ArrivalSpec } from "../workload/arrivals.ts";
 import { describeWorkload, type WorkloadDescription } from "../workload/describe.ts";
 import { buildWorkload, type Workload, type WorkloadSpec } from "../workload/plan.ts";
+import { shapePeakRate } from "../workload/shape.ts";
 import { type SessionSummary, TrialTally } from "./tally.ts";
 import type { WorkerSetting } from "./worker-count.ts";
 
@@ -74,7 +75,9 @@ function timelineOf(timeline: TimelineTally, gauges: GaugeSeries): TrialTimeline
 export function lateSendMs(arrival: ArrivalSpec): number | undefined {
   if (arrival.kind === "burst" || arrival.kind === "all-at-once" || arrival.kind === "swept")
     return undefined;
-  return Math.max(1, 1000 / arrival.ratePerS / 10);
+  // A shape keeps its tightest gaps: at its peak rate.
+  const perS = arrival.kind === "shaped" ? shapePeakRate(arrival.segments) : arrival.ratePerS;
+  return Math.max(1, 1000 / perS / 10);
 }
 
 /**
@@ -92,6 +95,7 @@ export function offeredWindowMs(
     case "gamma":
     case "constant":
     case "trace":
+    case "shaped":
       return Math.max(1000, (20 / arrival.ratePerS) * 1000);
     default:
       return undefined;

@@ -3,6 +3,7 @@
 
 import { at } from "../common/arrays.ts";
 import type { Rng } from "./rng.ts";
+import { describeShape, type RateSegment, shapedOffsetsMs } from "./shape.ts";
 
 export type ArrivalSpec =
   | { kind: "poisson"; ratePerS: number }
@@ -18,6 +19,18 @@ export type ArrivalSpec =
    * trace's from startS, × timeScale, at most maxRequests; ratePerS is the
    * mean rate of what is replayed, for the self-checks' lateness.
    */
+  /**
+   * A rate that changes over the window (steps and ramps, shape.ts), on one of
+   * the rate-driven processes; the warm-up runs at the first segment's rate.
+   * ratePerS: the mean over the shape.
+   */
+  | {
+      kind: "shaped";
+      process: "poisson" | "gamma" | "constant";
+      burstiness: number;
+      segments: RateSegment[];
+      ratePerS: number;
+    }
   /** A rate sweep's points: the sweep chooses each rate; a trial never runs on this. */
   | { kind: "swept"; process: "poisson" | "constant" }
   | {
@@ -39,7 +52,8 @@ export const ARRIVAL_KINDS = ["poisson", "gamma", "constant", "burst", "all-at-o
  * are scaled to fill it — for Poisson that is the process conditioned on its
  * count (uniform order statistics). Unconditioned, a short trial's count is
  * off by about 1/√n (±6 % at 300 requests), and with the same seed at every
- * rate a sweep would mistake that for the server's capacity.
+ * rate a sweep would mistake that for the server's capacity. A shape runs
+ * from fromMs for its own length (the window is as long as the shape).
  */
 export function arrivalOffsetsMs(
   spec: ArrivalSpec,
@@ -56,6 +70,9 @@ export function arrivalOffsetsMs(
       throw new Error("internal error: a trace's offsets come from its rows (buildWorkload)");
     case "swept":
       throw new Error("internal error: a swept arrival's rate is the sweep's to choose");
+    case "shaped":
+      // The warm-up runs at the first rate; the shape itself starts with the window.
+      return shapedOffsetsMs(spec.segments, spec.process, spec.burstiness, fromMs, rng);
     case "all-at-once":
       for (let i = 0; i < spec.count; i++) out.push(fromMs);
       return out;
@@ -103,6 +120,8 @@ export function describeArrivals(spec: ArrivalSpec): string {
       return `bursts of ${spec.burstSize} every ${spec.burstIntervalS} s`;
     case "all-at-once":
       return `${spec.count} requests at once`;
+    case "shaped":
+      return `${spec.process} ${describeShape(spec.segments)}${spec.process === "gamma" ? `, burstiness ${spec.burstiness}` : ""}`;
     case "swept":
       return `${spec.process}, rates chosen by the capacity sweep`;
     case "trace": {

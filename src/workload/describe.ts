@@ -32,7 +32,7 @@ export function describeWorkload(w: WorkloadSpec): WorkloadDescription {
   return {
     // With sessions the arrivals are sessions, each of several requests.
     arrival: w.sessions
-      ? describeArrivals(w.arrival).replace(/ req\/s\b/, " sessions/s")
+      ? describeArrivals(w.arrival).replace(/ req\/s\b/g, " sessions/s")
       : describeArrivals(w.arrival),
     seed: w.seed,
     warmup_s: w.warmupS,

@@ -141,6 +141,20 @@ function firstSends(spec: WorkloadSpec): { warmup: number[]; measured: number[];
       rows,
     );
   }
+  if (spec.arrival.kind === "shaped") {
+    // The warm-up at the shape's first rate, on the same process; the shape from the window's start.
+    const { process, burstiness, segments } = spec.arrival;
+    const firstPerS = segments[0]?.fromPerS ?? 0;
+    const warm: ArrivalSpec =
+      process === "gamma"
+        ? { kind: process, ratePerS: firstPerS, burstiness }
+        : { kind: process, ratePerS: firstPerS };
+    return {
+      warmup: warmupMs > 0 && firstPerS > 0 ? arrivalOffsetsMs(warm, 0, warmupMs, rng) : [],
+      measured: arrivalOffsetsMs(spec.arrival, warmupMs, endMs, rng),
+      rows: [],
+    };
+  }
   if (kind === "all-at-once" || kind === "poisson" || kind === "gamma") {
     // Warm-up and window each get their own requests: a burst at the start of
     // each, or exactly their share of a random process's arrivals.

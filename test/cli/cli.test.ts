@@ -74,7 +74,7 @@ test("bad flags and settings fail with exit code 2 and a message naming them", L
     [["measure", "--model", "m", "--rate", "5"], /url is required/],
     [
       ["measure", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--rate", "x"],
-      /rate = "x" is not accepted; expected a number > 0/,
+      /rate = "x" is not accepted; expected requests per second \(> 0/,
     ],
     [
       [...MEASURE, "--slo", "ttft:800 ttfb:5"],

@@ -84,7 +84,7 @@ test("--help lists every flag of the command with its default, what it accepts a
   const gate = commandHelp(gateCommand, gateFlags).replace(/\s+/g, " ");
   assert.match(
     gate,
-    /--rate VALUE Requests per second \(poisson, gamma, constant\)\. Accepts a number > 0, ≤ 10000\./,
+    /--rate VALUE Requests per second \(poisson, gamma, constant\), or a shape .* Accepts requests per second \(> 0, ≤ 10,000\), or a shape of steps and ramps/,
   );
   assert.match(gate, /--trials VALUE [^-]*Accepts an integer ≥ 1, ≤ 100\. Default 4\./);
   assert.match(

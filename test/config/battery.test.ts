@@ -23,10 +23,14 @@ const BASE: Record<string, string> = {
 
 /** [setting, bad value, what the message must say]. */
 const BAD: [string, string, RegExp][] = [
-  ["rate", "fast", /rate = "fast" is not accepted; expected a number > 0/],
+  [
+    "rate",
+    "fast",
+    /rate = "fast" is not accepted; expected requests per second \(> 0, ≤ 10,000\), or a shape/,
+  ],
   ["rate", "0x10", /rate = "0x10" is not accepted/],
   ["rate", "-3", /rate = "-3" is not accepted/],
-  ["rate", "1e8", /rate = "1e8" is not accepted; expected a number > 0 and ≤ 10000/],
+  ["rate", "1e8", /rate = "1e8" is not accepted; expected requests per second \(> 0, ≤ 10,000\)/],
   ["rate", "1e-9", /rate × duration = 3\.0e-8 requests in the measured window is not accepted/],
   ["duration", "999999h", /duration = "999999h" is not accepted; expected a duration .* ≤ 24h/],
   ["duration", "soon", /duration = "soon" is not accepted/],

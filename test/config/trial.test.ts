@@ -74,9 +74,15 @@ test("bad settings name the setting, the value and what is accepted", () => {
   rejects({ url: undefined }, /^url is required/);
   rejects({ url: "ftp://x" }, /url = "ftp:\/\/x" is not accepted; expected an http\(s\) base URL/);
   rejects({ url: "http://h/v1/chat/completions" }, /not an endpoint path/);
-  rejects({ rate: "fast" }, /rate = "fast" is not accepted; expected a number > 0/);
+  rejects(
+    { rate: "fast" },
+    /rate = "fast" is not accepted; expected requests per second \(> 0, ≤ 10,000\), or a shape/,
+  );
   rejects({ rate: "0" }, /rate = "0"/);
-  rejects({ rate: undefined }, /rate is required: requests per second for poisson arrivals/);
+  rejects(
+    { rate: undefined },
+    /rate is required: requests per second \(or a shape\) for poisson arrivals/,
+  );
   rejects(
     { arrival: "zipf" },
     /arrival = "zipf" is not accepted; expected one of poisson, gamma, constant, burst, all-at-once/,

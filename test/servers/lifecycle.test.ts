@@ -4,82 +4,22 @@
 // running — checked by PID.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { parseConfig } from "../../src/config/config.ts";
-import { runGate } from "../../src/gate/gate.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
-import { lifecycleFor } from "../../src/servers/lifecycle.ts";
 import { resultsOf } from "../helpers/gate.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
-
-const CLI = join(import.meta.dirname, "../../src/cli.ts");
-const NODE = process.execPath;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/**
- * Whether any process of the group still runs. Zombies do not count: they are
- * dead, waiting to be reaped, and a sandbox's PID 1 may never reap the
- * orphans of a process that exited at once after SIGKILLing its children.
- */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-  } catch {
-    return false;
-  }
-  const rows = execFileSync("ps", ["-eo", "pgid=,stat="], { encoding: "utf8" });
-  return rows
-    .split("\n")
-    .map((row) => row.trim().split(/\s+/))
-    .some(([pgid, stat]) => Number(pgid) === pid && !stat?.startsWith("Z"));
-}
-
-const mockCommand = (port: number, sets: string[] = []) =>
-  `"${NODE}" "${CLI}" mock --port ${port}${sets.map((s) => ` --set ${s}`).join("")}`;
-
-async function gateWithServers(settings: Record<string, string>) {
-  const logDir = mkdtempSync(join(tmpdir(), "lpg-servers-"));
-  const config = parseConfig({
-    model: "mock-llm",
-    rate: "10",
-    duration: "1s",
-    warmup: "0.2s",
-    "output-len": "16",
-    "input-len": "32",
-    trials: "1",
-    "quality-suite": "none",
-    accuracy: "none",
-    contract: "none",
-    // These tests are about the servers; the self-checks have their own.
-    "max-skew-effect": "50%",
-    "max-late-sends": "50%",
-    "max-offered-drift": "50%",
-    "max-event-loop-delay-ms": "100",
-    "server-log-dir": logDir,
-    ...settings,
-    // The pairs asked for, no more: these tests are about the servers, not the design.
-    "max-trials": settings.trials ?? "1",
-  });
-  const lines: string[] = [];
-  const g = config.gate;
-  const targets = { baseline: g.baseline.target, candidate: g.candidate.target };
-  const servers = lifecycleFor(config.servers, targets, (l) => lines.push(l));
-  assert.ok(servers);
-  const outcome = await runGate(g, { servers, log: (l) => lines.push(l) });
-  return { outcome, lines, logDir, config };
-}
+import {
+  CLI,
+  freePort,
+  gateWithServers,
+  groupAlive,
+  mockCommand,
+  NODE,
+} from "../helpers/servers.ts";
 
 test(
   "a server that lists its model while still loading is not used until completions work",

@@ -1,0 +1,84 @@
+// The stress suites' settings: the surge ("1.5x 30s", its pairs, windows and
+// rules; refused where there is no steady rate to surge from) and the drain
+// probe (only when the gate starts both servers).
+
+import { InputError, rejectValue } from "../common/errors.ts";
+import type { DrainOptions } from "../gate/drain.ts";
+import type { SurgeOptions } from "../gate/surge.ts";
+import type { ArrivalSpec } from "../workload/arrivals.ts";
+import { MAX_RATE_PER_S } from "./rate.ts";
+import { given, type RawSettings, readNumber } from "./settings.ts";
+import { parseDurationS, parseNumber } from "./values.ts";
+
+const SURGE_ACCEPTS =
+  '"FACTORx DURATION", e.g. "1.5x 30s" (a factor > 1, ≤ 100, a duration > 0, ≤ 1h), or none';
+
+/** "1.5x 30s" → the factor and the seconds. */
+function parseSurgeValue(raw: string): { factor: number; surgeS: number } {
+  const m = raw.trim().match(/^(\S+?)\s*[x×]\s+(\S+)$/i);
+  try {
+    if (m) {
+      const factor = parseNumber("surge", m[1] ?? "", { above: 1, max: 100 });
+      return { factor, surgeS: parseDurationS("surge", m[2] ?? "", { above: 0, max: 3600 }) };
+    }
+  } catch {
+    // Named below with the whole value.
+  }
+  throw rejectValue("surge", raw, SURGE_ACCEPTS);
+}
+
+/** The surge asked for, or undefined; every setting of it is validated, used or not. */
+export function parseSurge(raw: RawSettings): SurgeOptions | undefined {
+  const rest = {
+    pairs: readNumber(raw, "surge-pairs"),
+    beforeS: readNumber(raw, "surge-before"),
+    afterS: readNumber(raw, "surge-after"),
+    maxRecoveryIncrease: readNumber(raw, "max-recovery-increase"),
+    maxFailureIncrease: readNumber(raw, "max-surge-failure-increase"),
+  };
+  const text = given(raw, "surge");
+  if (text === undefined || text === "none") return undefined;
+  return { ...parseSurgeValue(text), ...rest };
+}
+
+/** The drain probe when the gate starts both servers; a note when it was asked for and cannot run. */
+export function parseDrain(
+  raw: RawSettings,
+  servers: { startsBoth: boolean; perTrial: boolean },
+): { drain: DrainOptions | undefined; notes: string[] } {
+  const streams = readNumber(raw, "drain-streams");
+  if (streams === 0) return { drain: undefined, notes: [] };
+  if (servers.startsBoth && !servers.perTrial) return { drain: { streams }, notes: [] };
+  if (!servers.startsBoth && given(raw, "drain-streams") === undefined)
+    return { drain: undefined, notes: [] };
+  const why = servers.startsBoth
+    ? "restart is per-trial: the probe would start each server once more, a cold start, only to stop it"
+    : "the gate does not start both servers (baseline-start and candidate-start), and the probe stops them itself";
+  return {
+    drain: undefined,
+    notes: [`the drain probe is skipped: ${why} (drain-streams: 0 says nothing)`],
+  };
+}
+
+/** A surge steps up from the pairs' steady, open-loop rate: refused on anything else. */
+export function refuseUnsurgeable(
+  arrival: ArrivalSpec,
+  maxConcurrency: number | undefined,
+  factor: number,
+): void {
+  const kind = arrival.kind;
+  const steady = kind === "poisson" || kind === "gamma" || kind === "constant" || kind === "swept";
+  if (!steady)
+    throw new InputError(
+      `surge is set, but the arrivals are ${kind === "shaped" ? "a shaped rate" : kind}: a surge steps up from one steady rate (arrival poisson, gamma or constant with a single rate, or a capacity gate) — remove surge, or write the shape you want as the rate and run it with measure`,
+    );
+  const surgePerS = "ratePerS" in arrival ? arrival.ratePerS * factor : 0;
+  if (surgePerS > MAX_RATE_PER_S)
+    throw new InputError(
+      `surge = ${factor}x on rate ${surgePerS / factor} is ${surgePerS} req/s, not accepted; expected at most ${MAX_RATE_PER_S} req/s, the client's limit (lower the factor or the rate)`,
+    );
+  if (maxConcurrency !== undefined)
+    throw new InputError(
+      `surge is set with max-concurrency = ${maxConcurrency}: a cap on the requests in flight turns the surge into a queue in the client — remove one of them`,
+    );
+}

@@ -83232,6 +83232,17 @@ async function runPairs(runner, options, armOptions, stop, log) {
   const budget = overBudget() && (pairs2 < options.trials || undecided(decision)) ? `max-duration ${options.capacity?.sweep.maxDurationS} s reached after ${plural(pairs2, "pair")}` : null;
   return { budget, plan, notes: notes2 };
 }
+function suiteContext(runner, atRate, capacity, suites, failFast) {
+  const failed = [...suiteOutcomes(suites).failed, ...capacity?.regressed ? ["capacity"] : []];
+  return {
+    trials: runner.trials,
+    nextTrial: runner.nextTrial,
+    measureArm: runner.measureArm,
+    atRate,
+    ...capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {},
+    ...failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {}
+  };
+}
 async function runGate(options, deps = {}) {
   const log = deps.log ?? (() => {
   });
@@ -83253,21 +83264,10 @@ async function runGate(options, deps = {}) {
   let plan = null;
   const suites = noSuites();
   const suiteSeconds = {};
-  const failedAlready = () => {
-    const failed = [...suiteOutcomes(suites).failed, ...capacity?.regressed ? ["capacity"] : []];
-    return options.failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {};
-  };
   const suitesNow = (phase) => runSuites(
     options,
     deps,
-    {
-      trials: runner.trials,
-      nextTrial: runner.nextTrial,
-      measureArm: runner.measureArm,
-      atRate: armOptions,
-      ...capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {},
-      ...failedAlready()
-    },
+    suiteContext(runner, armOptions, capacity, suites, options.failFast),
     suites,
     suiteSeconds,
     phase

@@ -20,7 +20,7 @@ import { CapacityPhase } from "./capacity.ts";
 import { costOf, type RunCost } from "./cost.ts";
 import { type GateRun, runRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions } from "./options.ts";
-import type { SuiteId } from "./suite.ts";
+import type { SuiteContext, SuiteId } from "./suite.ts";
 import {
   addTrialEvidence,
   noSuites,
@@ -137,6 +137,29 @@ async function runPairs(
   return { budget, plan, notes };
 }
 
+/**
+ * What the side-suites are given: the trials so far, the pairs' measure and
+ * rate (and the baseline's capacity), and with fail-fast what regressed
+ * already — the costly suites after the pairs (the surge) then skip.
+ */
+function suiteContext(
+  runner: TrialRunner,
+  atRate: Record<Arm, TrialOptions>,
+  capacity: CapacityPhase | undefined,
+  suites: SuitesFound,
+  failFast: boolean,
+): Omit<SuiteContext, "log"> {
+  const failed = [...suiteOutcomes(suites).failed, ...(capacity?.regressed ? ["capacity"] : [])];
+  return {
+    trials: runner.trials,
+    nextTrial: runner.nextTrial,
+    measureArm: runner.measureArm,
+    atRate,
+    ...(capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {}),
+    ...(failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {}),
+  };
+}
+
 export async function runGate(options: GateOptions, deps: GateDeps = {}): Promise<GateRun> {
   const log = deps.log ?? (() => {});
   const warnings = setupWarnings(options);
@@ -159,23 +182,11 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   const suiteSeconds: Partial<Record<SuiteId, number>> = {};
   // Their verdicts do not depend on the latency trials: they run before or after them
   // (the surge after them always: it leaves a server overloaded).
-  // With fail-fast, what regressed before the suites after the pairs: the costly ones skip.
-  const failedAlready = () => {
-    const failed = [...suiteOutcomes(suites).failed, ...(capacity?.regressed ? ["capacity"] : [])];
-    return options.failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {};
-  };
   const suitesNow = (phase: SuitePhase) =>
     runSuites(
       options,
       deps,
-      {
-        trials: runner.trials,
-        nextTrial: runner.nextTrial,
-        measureArm: runner.measureArm,
-        atRate: armOptions,
-        ...(capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {}),
-        ...failedAlready(),
-      },
+      suiteContext(runner, armOptions, capacity, suites, options.failFast),
       suites,
       suiteSeconds,
       phase,

@@ -13639,7 +13639,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin2, opts) {
       return opts && opts.connections === 1 ? new Client2(origin2, opts) : new Pool2(origin2, opts);
     }
-    var Agent10 = class extends DispatcherBase {
+    var Agent11 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -13764,7 +13764,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module2.exports = Agent10;
+    module2.exports = Agent11;
   }
 });
 
@@ -14635,7 +14635,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports2, module2) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
-    var Agent10 = require_agent();
+    var Agent11 = require_agent();
     var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError, ProxyConnectionError } = require_errors();
@@ -14791,7 +14791,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect: connect2 });
         }
-        this[kAgent] = new Agent10({
+        this[kAgent] = new Agent11({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -14961,7 +14961,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent = require_proxy_agent();
-    var Agent10 = require_agent();
+    var Agent11 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -14974,7 +14974,7 @@ var require_env_http_proxy_agent = __commonJS({
         super(opts);
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent10(agentOpts);
+        this[kNoProxyAgent] = new Agent11(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -18234,7 +18234,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent10 = require_agent();
+    var Agent11 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -18272,7 +18272,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent10(opts);
+        const agent = opts?.agent ? opts.agent : new Agent11(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -18913,7 +18913,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports2, module2) {
     "use strict";
-    var Agent10 = require_agent();
+    var Agent11 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var { InvalidArgumentError, UndiciError } = require_errors();
@@ -18966,7 +18966,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent10(opts);
+          this[kRealAgent] = new Agent11(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -19215,11 +19215,11 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors();
-    var Agent10 = require_agent();
+    var Agent11 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var fallbackDispatcher;
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent10());
+      setGlobalDispatcher(new Agent11());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -31478,7 +31478,7 @@ var require_undici = __commonJS({
     var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent10 = require_agent();
+    var Agent11 = require_agent();
     var Dispatcher1Wrapper = require_dispatcher1_wrapper();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
@@ -31506,7 +31506,7 @@ var require_undici = __commonJS({
     module2.exports.Pool = Pool2;
     module2.exports.BalancedPool = BalancedPool;
     module2.exports.RoundRobinPool = RoundRobinPool;
-    module2.exports.Agent = Agent10;
+    module2.exports.Agent = Agent11;
     module2.exports.Dispatcher1Wrapper = Dispatcher1Wrapper;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.Socks5ProxyAgent = Socks5ProxyAgent;
@@ -54583,8 +54583,8 @@ function failureWords(outcome2, rate, example2) {
 var lat = (s, key) => s[key] === null ? "\u2013" : `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
 var offeredPerS = (p) => p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
 var PHASE_ORDER = { synchronous: 0, offline: 1, rate: 2, refine: 2 };
-function orderedPoints(points3) {
-  return [...points3].sort(
+function orderedPoints(points4) {
+  return [...points4].sort(
     (a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase] || (a.rate_per_s ?? 0) - (b.rate_per_s ?? 0)
   );
 }
@@ -54598,8 +54598,8 @@ function result(p) {
   if (p.judgement === "invalid") return `invalid: ${p.report.validity.reasons.join("; ")}`;
   return p.judgement === "measured" ? "\u2013" : p.judgement;
 }
-function pointsTable(points3) {
-  const rows2 = orderedPoints(points3).map((p) => {
+function pointsTable(points4) {
+  const rows2 = orderedPoints(points4).map((p) => {
     const r = p.report;
     const m = r.metrics;
     const ttft = p.phase === "synchronous" ? m.ttft_service_ms : m.ttft_ms;
@@ -55974,6 +55974,33 @@ function surgeDetails(r) {
   );
 }
 
+// src/report/truncation-markdown.ts
+var VERDICT_WORDS3 = { pass: "pass", fail: "**fail**", inconclusive: "inconclusive" };
+var row4 = (arm, a) => `| ${arm} | ${a.replayed} | ${a.truncated} (${percent(a.rate)}) | ${a.differs_at_idle} (${percent(a.floor)}) | ${percent(a.net)} | ${a.failed} |`;
+function truncation(r) {
+  const t = r.truncation;
+  if (!t)
+    return r.truncation_skipped ? `### Answers cut short by load
+
+${r.truncation_skipped}` : "";
+  return [
+    `### Answers cut short by load \u2014 ${VERDICT_WORDS3[t.verdict]}`,
+    "",
+    "Requests that ended `stop` under load, replayed one at a time at idle (temperature 0, the same prompt and seed), twice:",
+    "",
+    "| | replayed | longer at idle (cut short under load) | idle answers differing (floor) | net | replays failed |",
+    "|---|---|---|---|---|---|",
+    row4("baseline", t.arms.baseline),
+    row4("candidate", t.arms.candidate),
+    "",
+    t.reason
+  ].join("\n");
+}
+function truncationSentence(t) {
+  const [b, c] = [t.arms.baseline, t.arms.candidate];
+  return `the candidate cut ${c.truncated} of ${c.replayed} answers short under load (a stop, materially shorter than at idle) vs ${b.truncated} of ${b.replayed} on the baseline`;
+}
+
 // src/report/suites.ts
 var SUITE_RENDER = {
   quality: {
@@ -55993,6 +56020,12 @@ var SUITE_RENDER = {
     details: accuracyDetails,
     failed: (r) => r.accuracy?.verdict === "fail" ? accuracySentence(r.accuracy) : null,
     open: (r) => r.accuracy?.verdict === "inconclusive" ? accuracyOpenSentence(r.accuracy) : null
+  },
+  truncation: {
+    section: truncation,
+    details: () => "",
+    failed: (r) => r.truncation?.verdict === "fail" ? truncationSentence(r.truncation) : null,
+    open: (r) => r.truncation?.verdict === "inconclusive" ? `the truncation replay: ${r.truncation.reason}` : null
   },
   surge: {
     section: surge,
@@ -56318,31 +56351,31 @@ function serverViewSection(r) {
   if (!v || v.baseline.trials + v.candidate.trials === 0) return "";
   const { baseline: b, candidate: c } = v;
   const rows2 = [];
-  const row4 = (name, show) => {
+  const row5 = (name, show) => {
     const x = show(b);
     const y = show(c);
     if (x !== null || y !== null) rows2.push(`| ${name} | ${x ?? "\u2013"} | ${y ?? "\u2013"} |`);
   };
   const gauge = (g2, a) => a.gauges[g2] ? `${compact(a.gauges[g2].mean)} / ${count(a.gauges[g2].max)}` : null;
-  row4("requests running (mean / max)", (a) => gauge("running", a));
-  row4("requests waiting (mean / max)", (a) => gauge("waiting", a));
-  row4("KV-cache usage (mean / max)", (a) => {
+  row5("requests running (mean / max)", (a) => gauge("running", a));
+  row5("requests waiting (mean / max)", (a) => gauge("waiting", a));
+  row5("KV-cache usage (mean / max)", (a) => {
     const kv = a.gauges.kv_cache_usage;
     return kv ? `${percent(kv.mean, 0)} / ${percent(kv.max, 0)}` : null;
   });
-  row4(
+  row5(
     "preemptions per trial",
     (a) => a.preemptions_per_trial === null ? null : count(a.preemptions_per_trial)
   );
-  row4(
+  row5(
     "prefix-cache hit rate",
     (a) => a.prefix_cache_hit_rate === null ? null : percent(a.prefix_cache_hit_rate)
   );
-  row4(
+  row5(
     "spec-decode acceptance",
     (a) => a.spec_decode_acceptance == null ? null : percent(a.spec_decode_acceptance)
   );
-  row4(
+  row5(
     "tokens per decode step (spec decode)",
     (a) => a.spec_decode_tokens_per_step == null ? null : compact(a.spec_decode_tokens_per_step)
   );
@@ -56350,10 +56383,10 @@ function serverViewSection(r) {
     const s = a.histograms[h];
     return s ? `${compact(s.mean_ms)} / ${s.p95_bound}${compact(s.p95_ms)}` : null;
   };
-  row4("server TTFT, ms (mean / p95*)", (a) => hist2("ttft", a));
-  row4("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
-  row4("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
-  row4("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
+  row5("server TTFT, ms (mean / p95*)", (a) => hist2("ttft", a));
+  row5("queue time, ms (mean / p95*)", (a) => hist2("queue_time", a));
+  row5("ITL, ms (mean / p95*)", (a) => hist2("itl", a));
+  row5("end-to-end, ms (mean / p95*)", (a) => hist2("e2e", a));
   const names = (list2) => list2.length <= MAX_NAMES ? list2.map((n) => `\`${n}\``).join(", ") : `${list2.slice(0, MAX_NAMES).map((n) => `\`${n}\``).join(", ")} and ${list2.length - MAX_NAMES} more`;
   const onlyIn = ["baseline", "candidate"].filter((a) => v.only_in[a].length > 0).map((a) => `- only the ${a} exposes ${names(v.only_in[a])}`);
   const notes2 = ["baseline", "candidate"].flatMap(
@@ -57311,10 +57344,10 @@ function shapeRequests(spec, layout, rows2, order) {
   for (let i = 0; i < n; i++) {
     const rng = new Rng(mixSeeds(spec.seed, LENGTH_STREAM, i));
     let requested;
-    const row4 = spec.trace?.rows[at(shape.traceRow, i)];
-    if (row4) {
-      shape.inputTokens[i] = Math.max(1, row4.inputTokens);
-      requested = Math.max(1, row4.outputTokens);
+    const row5 = spec.trace?.rows[at(shape.traceRow, i)];
+    if (row5) {
+      shape.inputTokens[i] = Math.max(1, row5.inputTokens);
+      requested = Math.max(1, row5.outputTokens);
     } else if (entries && order) {
       const e = at(order, at(layout.sessionOf, i) % order.length);
       const turn = at(layout.turnOf, i);
@@ -57330,7 +57363,7 @@ function shapeRequests(spec, layout, rows2, order) {
           new Rng(mixSeeds(spec.seed, PREFIX_PICK_STREAM, i)).uniform()
         );
     }
-    if (spec.outputLen && !row4) requested = sampleLength(spec.outputLen, rng);
+    if (spec.outputLen && !row5) requested = sampleLength(spec.outputLen, rng);
     if (spec.maxTokens !== void 0)
       requested = Math.min(requested ?? spec.maxTokens, spec.maxTokens);
     shape.maxTokens[i] = requested ?? 0;
@@ -57368,8 +57401,8 @@ function replayedRows(spec, endMs) {
   if (a.kind !== "trace") return [];
   const out = [];
   for (let r = 0; r < rows2.length && out.length < (a.maxRequests ?? Number.POSITIVE_INFINITY); r++) {
-    const row4 = rows2[r];
-    if (row4.offsetMs < a.startS * 1e3) continue;
+    const row5 = rows2[r];
+    if (row5.offsetMs < a.startS * 1e3) continue;
     if (traceOffsetMs(spec, r) >= endMs) break;
     out.push(r);
   }
@@ -57377,9 +57410,9 @@ function replayedRows(spec, endMs) {
 }
 function traceOffsetMs(spec, r) {
   const a = spec.arrival;
-  const row4 = spec.trace?.rows[r];
-  if (a.kind !== "trace" || !row4) return Number.NaN;
-  return (row4.offsetMs - a.startS * 1e3) * a.timeScale;
+  const row5 = spec.trace?.rows[r];
+  if (a.kind !== "trace" || !row5) return Number.NaN;
+  return (row5.offsetMs - a.startS * 1e3) * a.timeScale;
 }
 function shuffledIndices(count4, seed) {
   const rng = new Rng(mixSeeds(seed, SHUFFLE_STREAM));
@@ -66684,361 +66717,6 @@ var accuracySuite = {
   )
 };
 
-// src/stress/recovery.ts
-var SETTLED_BUCKETS = 3;
-var LEVEL_SLACK = 0.1;
-var LEVEL_PERCENTILE = 90;
-var SHED = ["overloaded", "rate_limited", "rate_limited_quota"];
-function nearestRank(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil(p / 100 * sorted.length - 1e-9));
-  return sorted[rank - 1] ?? Number.NaN;
-}
-var failuresIn = (b, but = []) => OUTCOMES.reduce((sum2, o) => sum2 + (but.includes(o) ? 0 : b.failed[o] ?? 0), 0);
-function targetOf(steady, sloTtftMs) {
-  const p95s = steady.flatMap((b) => b.ttft_p95_ms === null ? [] : [b.ttft_p95_ms]);
-  if (p95s.length === 0)
-    return { target_ttft_ms: null, target_from: "steady", steady_ttft_p95_ms: null };
-  const level = nearestRank(p95s, LEVEL_PERCENTILE);
-  if (sloTtftMs !== void 0 && level <= sloTtftMs)
-    return { target_ttft_ms: sloTtftMs, target_from: "slo", steady_ttft_p95_ms: level };
-  return {
-    target_ttft_ms: level * (1 + LEVEL_SLACK),
-    target_from: "steady",
-    steady_ttft_p95_ms: level
-  };
-}
-function recoveryOf(after, span, targetMs) {
-  const good = (b) => b !== void 0 && b.ttft_p95_ms !== null && b.ttft_p95_ms <= targetMs && failuresIn(b, ["censored"]) === 0;
-  for (let i = 0; i + SETTLED_BUCKETS <= after.length; i++) {
-    if (after.slice(i, i + SETTLED_BUCKETS).every(good))
-      return {
-        recovery_s: Math.max(0, (after[i]?.t_s ?? 0) - span.endS),
-        recovery_censored: false
-      };
-  }
-  return { recovery_s: span.scheduleEndS - span.endS, recovery_censored: true };
-}
-function readSurge(timeline, span, sloTtftMs) {
-  const w = timeline.bucket_s;
-  const buckets = timeline.buckets;
-  const steady = buckets.filter((b) => b.t_s >= span.steadyFromS && b.t_s + w <= span.startS);
-  const after = buckets.filter((b) => b.t_s >= span.endS && b.t_s + w <= span.scheduleEndS);
-  const from = buckets.filter((b) => b.t_s + w > span.startS);
-  const target = targetOf(steady, sloTtftMs);
-  const failedByClass = {};
-  for (const b of from)
-    for (const o of OUTCOMES) {
-      const n = b.failed[o];
-      if (n) failedByClass[o] = (failedByClass[o] ?? 0) + n;
-    }
-  const count4 = (classes2) => classes2.reduce((s, o) => s + (failedByClass[o] ?? 0), 0);
-  const waiting = from.flatMap((b) => typeof b.waiting === "number" ? [b.waiting] : []);
-  const recovery = target.target_ttft_ms === null ? { recovery_s: null, recovery_censored: false } : recoveryOf(after, span, target.target_ttft_ms);
-  return {
-    ...recovery,
-    ...target,
-    scheduled: from.reduce((s, b) => s + b.offered, 0),
-    failed: from.reduce((s, b) => s + failuresIn(b), 0),
-    failed_by_class: failedByClass,
-    shed: count4(SHED),
-    timed_out: count4(["censored"]),
-    peak_waiting: waiting.length > 0 ? Math.max(...waiting) : null,
-    resolution_s: w
-  };
-}
-
-// src/stress/surge-compare.ts
-function bounds2(ds, rule) {
-  const n = ds.length;
-  if (n < 2) return null;
-  const m = mean([...ds]);
-  const sd = Math.sqrt(ds.reduce((s, d) => s + (d - m) ** 2, 0) / (n - 1));
-  const se = sd / Math.sqrt(n);
-  return {
-    lower: m - tQuantile(1 - rule.failAlpha, n - 1) * se,
-    upper: m + tQuantile(1 - rule.passAlpha, n - 1) * se
-  };
-}
-function verdictOf2(pairs2, tolD, rule) {
-  const ds = pairs2.map((p) => p.d);
-  const b = bounds2(ds, rule);
-  const m = ds.length > 0 ? mean([...ds]) : 0;
-  if (!b)
-    return {
-      verdict: "inconclusive",
-      m,
-      lower: Number.NEGATIVE_INFINITY,
-      upper: Number.POSITIVE_INFINITY
-    };
-  if (m > tolD && b.lower > tolD / 2 && pairs2.every((p) => p.canFail))
-    return { verdict: "fail", m, ...b };
-  if (b.upper <= tolD && pairs2.every((p) => p.canPass))
-    return { verdict: "pass", m, ...b };
-  return { verdict: "inconclusive", m, ...b };
-}
-function censoredOf(b, c) {
-  if (b && c) return "both";
-  return b ? "baseline" : c ? "candidate" : null;
-}
-function recoveryCheck(pairs2, rule) {
-  const usable = pairs2.flatMap((p) => {
-    const [b, c] = [p.baseline.recovery_s, p.candidate.recovery_s];
-    if (b === null || c === null) return [];
-    const r = Math.max(p.baseline.resolution_s, p.candidate.resolution_s);
-    const [bc, cc] = [p.baseline.recovery_censored, p.candidate.recovery_censored];
-    return [
-      {
-        pair: p.pair,
-        b,
-        c,
-        d: Math.log((c + r) / (b + r)),
-        canPass: !cc,
-        canFail: !bc || cc,
-        censored: censoredOf(bc, cc)
-      }
-    ];
-  });
-  const tolD = Math.log(1 + rule.maxRecoveryIncrease);
-  const v = verdictOf2(usable, tolD, rule);
-  const change = Math.exp(v.m) - 1;
-  const [lower, upper] = [finite(Math.exp(v.lower) - 1), finite(Math.exp(v.upper) - 1)];
-  const limit = signedPercent(rule.maxRecoveryIncrease);
-  const interval = `${lower === null ? "\u2013" : signedPercent(lower)} \u2026 ${upper === null ? "\u2013" : signedPercent(upper)}`;
-  const blocked = usable.some((p) => !p.canPass) ? "; the candidate did not recover within the window in some pair" : "";
-  const reason = usable.length < 2 ? `${usable.length} pair${usable.length === 1 ? "" : "s"} with a steady level to recover to: at least 2 are needed` : v.verdict === "fail" ? `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${signedPercent(change)}: the interval (${interval}) is within ${limit}` : `${signedPercent(change)}: the interval (${interval}) straddles ${limit}${blocked}`;
-  return {
-    id: "recovery",
-    baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,
-    candidate: usable.length > 0 ? mean(usable.map((p) => p.c)) : 0,
-    change,
-    change_lower: lower,
-    change_upper: upper,
-    tolerance: rule.maxRecoveryIncrease,
-    pairs: usable.map((p) => ({ pair: p.pair, d: p.d, censored: p.censored })),
-    verdict: v.verdict,
-    reason
-  };
-}
-var finite = (x) => Number.isFinite(x) ? x : null;
-var failedShare = (r) => r.scheduled > 0 ? r.failed / r.scheduled : 0;
-function failuresCheck(pairs2, rule) {
-  const usable = pairs2.map((p) => ({
-    pair: p.pair,
-    b: failedShare(p.baseline),
-    c: failedShare(p.candidate),
-    d: failedShare(p.candidate) - failedShare(p.baseline),
-    canPass: true,
-    canFail: true,
-    censored: null
-  }));
-  const v = verdictOf2(usable, rule.maxFailureIncrease, rule);
-  const points3 = (x) => `${x >= 0 ? "+" : "\u2212"}${percent(Math.abs(x)).replace(" %", "")} points`;
-  const limit = points3(rule.maxFailureIncrease);
-  const interval = `${points3(v.lower)} \u2026 ${points3(v.upper)}`;
-  const reason = usable.length < 2 ? "at least 2 pairs are needed" : v.verdict === "fail" ? `${points3(v.m)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${points3(v.m)}: the interval (${interval}) is within ${limit}` : `${points3(v.m)}: the interval (${interval}) straddles ${limit}`;
-  return {
-    id: "failures",
-    baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,
-    candidate: usable.length > 0 ? mean(usable.map((p) => p.c)) : 0,
-    change: v.m,
-    change_lower: finite(v.lower),
-    change_upper: finite(v.upper),
-    tolerance: rule.maxFailureIncrease,
-    pairs: usable.map((p) => ({ pair: p.pair, d: p.d, censored: null })),
-    verdict: v.verdict,
-    reason
-  };
-}
-function compareSurge(pairs2, rule) {
-  const checks = [recoveryCheck(pairs2, rule), failuresCheck(pairs2, rule)];
-  const verdict = checks.some((c) => c.verdict === "fail") ? "fail" : checks.some((c) => c.verdict === "inconclusive") ? "inconclusive" : "pass";
-  return { checks, verdict };
-}
-
-// src/gate/surge.ts
-var MAX_RATE_PER_S2 = 1e4;
-function surgeRule(s, decision) {
-  const alphas = apartAlphas(decision);
-  return {
-    maxRecoveryIncrease: s.maxRecoveryIncrease,
-    maxFailureIncrease: s.maxFailureIncrease,
-    passAlpha: alphas.pass,
-    failAlpha: alphas.fail
-  };
-}
-var SURGE_SHARES = 2;
-function steadyRate(o) {
-  const a = o.workload.arrival;
-  if (a.kind === "poisson" || a.kind === "constant")
-    return { process: a.kind, perS: a.ratePerS, burstiness: 1 };
-  if (a.kind === "gamma") return { process: a.kind, perS: a.ratePerS, burstiness: a.burstiness };
-  return null;
-}
-function surgeOptions(o, s, surgePerS, promptRound) {
-  const steady = steadyRate(o);
-  if (!steady) throw new Error("internal error: a surge without a steady rate");
-  const step = (perS, durationS) => ({ fromPerS: perS, toPerS: perS, durationS });
-  const segments = [
-    step(steady.perS, s.beforeS),
-    step(surgePerS, s.surgeS),
-    step(steady.perS, s.afterS)
-  ];
-  return {
-    ...o,
-    workload: {
-      ...o.workload,
-      arrival: {
-        kind: "shaped",
-        process: steady.process,
-        burstiness: steady.burstiness,
-        segments,
-        ratePerS: (steady.perS * (s.beforeS + s.afterS) + surgePerS * s.surgeS) / (s.beforeS + s.surgeS + s.afterS)
-      },
-      durationS: s.beforeS + s.surgeS + s.afterS,
-      promptRound
-    }
-  };
-}
-function spanOf(warmupS, s) {
-  const startS = warmupS + s.beforeS;
-  return {
-    steadyFromS: warmupS,
-    startS,
-    endS: startS + s.surgeS,
-    scheduleEndS: startS + s.surgeS + s.afterS
-  };
-}
-function surgePlanLine(options) {
-  const s = options.surge;
-  if (!s) return null;
-  const trialS = options.baseline.workload.warmupS + s.beforeS + s.surgeS + s.afterS;
-  return `plan: the surge after the pairs: ${plural(s.pairs, "pair")} of ${trialS} s trials, \u2248 ${Math.ceil(2 * s.pairs * trialS / 60)} min of endpoint time plus the cooldowns`;
-}
-function pairReadings(trials) {
-  const pairs2 = [];
-  const notes2 = [];
-  for (const pair of new Set(trials.map((t) => t.pair))) {
-    const of = (arm) => trials.find((t) => t.pair === pair && t.arm === arm);
-    const [b, c] = [of("baseline"), of("candidate")];
-    if (b?.valid && c?.valid && b.reading && c.reading) {
-      pairs2.push({ pair, baseline: b.reading, candidate: c.reading });
-      continue;
-    }
-    const why = [b, c].flatMap((t) => t && !t.valid ? [`${t.arm}: ${t.reasons.join("; ")}`] : []);
-    notes2.push(
-      `surge pair ${pair + 1} left out: ${why.length > 0 ? why.join("; ") : "no timeline"}`
-    );
-  }
-  return { pairs: pairs2, notes: notes2 };
-}
-function decideSurge(base) {
-  const trials = base.trials.map((t) => ({
-    ...t,
-    reading: t.timeline ? readSurge(t.timeline, base.span, base.slo_ttft_ms ?? void 0) : null
-  }));
-  const { pairs: pairs2, notes: notes2 } = pairReadings(trials);
-  const comparison = compareSurge(pairs2, base.rule);
-  return { ...base, trials, pairs: pairs2, comparison, verdict: comparison.verdict, notes: notes2 };
-}
-async function runSurge(options, s, at2) {
-  const { measureArm, atRate } = at2;
-  const steady = atRate ? steadyRate(atRate.baseline)?.perS : void 0;
-  const relative = at2.capacityPerS ?? null;
-  const surgePerS = Number((s.factor * (relative ?? steady ?? 0)).toPrecision(4));
-  const why = at2.failedAlready !== void 0 ? `${at2.failedAlready} regressed already (fail-fast)` : steady === void 0 ? "no steady rate to surge from (the capacity sweep found none)" : surgePerS > MAX_RATE_PER_S2 ? `its rate, ${surgePerS} req/s, is beyond the client's ${MAX_RATE_PER_S2} req/s` : null;
-  if (why !== null || !measureArm || !atRate || steady === void 0) {
-    if (why) at2.log(`surge: not run: ${why}`);
-    return null;
-  }
-  at2.log(
-    `surge: ${plural(s.pairs, "pair")}: ${steady} req/s for ${s.beforeS} s, ${surgePerS} req/s for ${s.surgeS} s (${s.factor} \xD7 the ${relative === null ? "rate" : "baseline's capacity"}), ${steady} req/s for ${s.afterS} s`
-  );
-  const trials = [];
-  for (let pair = 0; pair < s.pairs; pair++) {
-    const order = pairOrder(options.order, pair, options.baseline.workload.seed);
-    const promptRound = 2147418112 + pair;
-    for (const arm of order) {
-      const o = surgeOptions(atRate[arm], s, surgePerS, promptRound);
-      const { report } = await measureArm(
-        arm,
-        o,
-        `surge ${pair + 1}`,
-        `surge ${pair + 1}/${s.pairs}`
-      );
-      const v = report.validity;
-      trials.push({
-        pair,
-        arm,
-        valid: v.valid,
-        reasons: v.reasons,
-        timeline: report.timeline ?? null,
-        reading: null
-      });
-    }
-  }
-  const sloTtftMs = options.baseline.slo.ttftMs ?? null;
-  const decided = decideSurge({
-    factor: s.factor,
-    steady_per_s: steady,
-    surge_per_s: surgePerS,
-    relative_to: relative === null ? "rate" : "capacity",
-    span: spanOf(options.baseline.workload.warmupS, s),
-    settled_buckets: SETTLED_BUCKETS,
-    slo_ttft_ms: sloTtftMs,
-    trials,
-    rule: surgeRule(s, options.decision)
-  });
-  for (const c of decided.comparison.checks) at2.log(`surge ${c.id}: ${c.verdict}: ${c.reason}`);
-  return decided;
-}
-var ruleOf2 = (r) => ({
-  maxRecoveryIncrease: r.max_recovery_increase,
-  maxFailureIncrease: r.max_failure_increase,
-  passAlpha: r.pass_alpha,
-  failAlpha: r.fail_alpha
-});
-var surgeSuite = {
-  id: "surge",
-  afterPairs: true,
-  asked: (options) => options.surge !== void 0,
-  run: (options, _deps, at2) => options.surge ? runSurge(options, options.surge, at2) : Promise.resolve(null),
-  verdict: (report) => report.verdict,
-  describe: (options) => {
-    const s = options.surge;
-    if (!s) return null;
-    const rule = surgeRule(s, options.decision);
-    return {
-      factor: s.factor,
-      surge_s: s.surgeS,
-      before_s: s.beforeS,
-      after_s: s.afterS,
-      pairs: s.pairs,
-      warmup_s: options.baseline.workload.warmupS,
-      slo_ttft_ms: options.baseline.slo.ttftMs ?? null,
-      rule: {
-        max_recovery_increase: rule.maxRecoveryIncrease,
-        max_failure_increase: rule.maxFailureIncrease,
-        pass_alpha: rule.passAlpha,
-        fail_alpha: rule.failAlpha
-      }
-    };
-  },
-  // The span, the target and the rule from the settings the file records, not the report's own words.
-  redecide: (report, recorded) => decideSurge(
-    recorded ? {
-      ...report,
-      span: spanOf(recorded.warmup_s, {
-        beforeS: recorded.before_s,
-        surgeS: recorded.surge_s,
-        afterS: recorded.after_s
-      }),
-      slo_ttft_ms: recorded.slo_ttft_ms,
-      rule: ruleOf2(recorded.rule)
-    } : report
-  )
-};
-
 // src/requests/file.ts
 import { createWriteStream, openSync } from "node:fs";
 import { pipeline } from "node:stream";
@@ -71771,8 +71449,8 @@ async function untilStreaming(records2, waitMs) {
 }
 function cutBy(r, outcome2) {
   if (outcome2 === "ok") return null;
-  const said = r.transportError ?? r.streamError ?? r.protocolError;
-  return said ?? (r.status !== 200 && r.status > 0 ? `HTTP ${r.status}` : null);
+  const said2 = r.transportError ?? r.streamError ?? r.protocolError;
+  return said2 ?? (r.status !== 200 && r.status > 0 ? `HTTP ${r.status}` : null);
 }
 async function probeDrain(target, count4, stop, timeoutS) {
   const agent = new import_undici7.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: count4 });
@@ -72939,6 +72617,20 @@ var STRESS_SETTINGS = [
     scope: "gate",
     default: "5%",
     help: "The tolerated increase of the share of requests failed from the surge's start on, in points, paired, as a margin.",
+    accepts: { kind: "fraction", max: 1, positive: true }
+  },
+  {
+    name: "truncation-replay",
+    scope: "gate",
+    default: "0",
+    help: "After the pairs, replay at idle this many of each arm's requests that ended stop under load (twice each, one at a time, temperature 0): an answer materially longer at idle was cut short by load (0: off).",
+    accepts: { kind: "number", integer: true, min: 0, max: 500 }
+  },
+  {
+    name: "max-truncation-increase",
+    scope: "gate",
+    default: "5%",
+    help: "The tolerated increase of the share of answers cut short by load (net of the idle-vs-idle floor), in points; a fail also needs Fisher's exact test.",
     accepts: { kind: "fraction", max: 1, positive: true }
   },
   {
@@ -74745,22 +74437,22 @@ function parseRows(content, name, format) {
   if (format === "mooncake") {
     for (const { line: text3, number: line } of linesOf(content)) {
       if (text3.trim() === "") continue;
-      let row4;
+      let row5;
       try {
-        row4 = JSON.parse(text3);
+        row5 = JSON.parse(text3);
       } catch {
         fail(name, line, "not a JSON object");
       }
-      if (typeof row4 !== "object" || row4 === null || Array.isArray(row4))
+      if (typeof row5 !== "object" || row5 === null || Array.isArray(row5))
         fail(name, line, "not a JSON object");
-      const at2 = row4.timestamp;
+      const at2 = row5.timestamp;
       if (typeof at2 !== "number" || !Number.isFinite(at2) || at2 < 0)
         fail(
           name,
           line,
           `timestamp = ${JSON.stringify(at2 ?? null)} is not accepted; expected milliseconds \u2265 0`
         );
-      const ids = row4.hash_ids;
+      const ids = row5.hash_ids;
       if (ids !== void 0 && (!Array.isArray(ids) || ids.length > MAX_BLOCKS || !ids.every((h) => Number.isInteger(h))))
         fail(
           name,
@@ -74770,8 +74462,8 @@ function parseRows(content, name, format) {
       if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
       out.push({
         atMs: at2,
-        inputTokens: tokens(name, line, "input_length", row4.input_length),
-        outputTokens: tokens(name, line, "output_length", row4.output_length),
+        inputTokens: tokens(name, line, "input_length", row5.input_length),
+        outputTokens: tokens(name, line, "output_length", row5.output_length),
         hashIds: ids
       });
     }
@@ -75599,7 +75291,7 @@ function refuseUnsplittable(raw, facts) {
     facts.sessions && "sessions of more than one turn (a turn waits on the previous answer)",
     facts.servers && "servers the gate starts (each shard would start its own)",
     facts.workers && "workers (a shard is one thread: run more shards)",
-    facts.surge && "surge (its trials run after every pair, on one machine)"
+    facts.stress && "surge or truncation-replay (they run after every pair, on one machine)"
   ].filter((x) => typeof x === "string");
   if (why.length === 0) return;
   const mode = given(raw, "merge-from") !== void 0 ? "merge-from" : "shard";
@@ -75608,231 +75300,363 @@ function refuseUnsplittable(raw, facts) {
   );
 }
 
-// src/config/stress.ts
-var SURGE_ACCEPTS = '"FACTORx DURATION", e.g. "1.5x 30s" (a factor > 1, \u2264 100, a duration > 0, \u2264 1h), or none';
-function parseSurgeValue(raw) {
-  const m = raw.trim().match(/^(\S+?)\s*[x×]\s+(\S+)$/i);
-  try {
-    if (m) {
-      const factor = parseNumber("surge", m[1] ?? "", { above: 1, max: 100 });
-      return { factor, surgeS: parseDurationS("surge", m[2] ?? "", { above: 0, max: 3600 }) };
-    }
-  } catch {
-  }
-  throw rejectValue("surge", raw, SURGE_ACCEPTS);
+// src/stress/recovery.ts
+var SETTLED_BUCKETS = 3;
+var LEVEL_SLACK = 0.1;
+var LEVEL_PERCENTILE = 90;
+var SHED = ["overloaded", "rate_limited", "rate_limited_quota"];
+function nearestRank(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil(p / 100 * sorted.length - 1e-9));
+  return sorted[rank - 1] ?? Number.NaN;
 }
-function parseSurge(raw) {
-  const rest = {
-    pairs: readNumber(raw, "surge-pairs"),
-    beforeS: readNumber(raw, "surge-before"),
-    afterS: readNumber(raw, "surge-after"),
-    maxRecoveryIncrease: readNumber(raw, "max-recovery-increase"),
-    maxFailureIncrease: readNumber(raw, "max-surge-failure-increase")
-  };
-  const text3 = given(raw, "surge");
-  if (text3 === void 0 || text3 === "none") return void 0;
-  return { ...parseSurgeValue(text3), ...rest };
-}
-function parseDrain(raw, servers2) {
-  const streams = readNumber(raw, "drain-streams");
-  if (streams === 0) return { drain: void 0, notes: [] };
-  if (servers2.startsBoth && !servers2.perTrial) return { drain: { streams }, notes: [] };
-  if (!servers2.startsBoth && given(raw, "drain-streams") === void 0)
-    return { drain: void 0, notes: [] };
-  const why = servers2.startsBoth ? "restart is per-trial: the probe would start each server once more, a cold start, only to stop it" : "the gate does not start both servers (baseline-start and candidate-start), and the probe stops them itself";
+var failuresIn = (b, but = []) => OUTCOMES.reduce((sum2, o) => sum2 + (but.includes(o) ? 0 : b.failed[o] ?? 0), 0);
+function targetOf(steady, sloTtftMs) {
+  const p95s = steady.flatMap((b) => b.ttft_p95_ms === null ? [] : [b.ttft_p95_ms]);
+  if (p95s.length === 0)
+    return { target_ttft_ms: null, target_from: "steady", steady_ttft_p95_ms: null };
+  const level = nearestRank(p95s, LEVEL_PERCENTILE);
+  if (sloTtftMs !== void 0 && level <= sloTtftMs)
+    return { target_ttft_ms: sloTtftMs, target_from: "slo", steady_ttft_p95_ms: level };
   return {
-    drain: void 0,
-    notes: [`the drain probe is skipped: ${why} (drain-streams: 0 says nothing)`]
+    target_ttft_ms: level * (1 + LEVEL_SLACK),
+    target_from: "steady",
+    steady_ttft_p95_ms: level
   };
 }
-function refuseUnsurgeable(arrival, maxConcurrency, factor) {
-  const kind = arrival.kind;
-  const steady = kind === "poisson" || kind === "gamma" || kind === "constant" || kind === "swept";
-  if (!steady)
-    throw new InputError(
-      `surge is set, but the arrivals are ${kind === "shaped" ? "a shaped rate" : kind}: a surge steps up from one steady rate (arrival poisson, gamma or constant with a single rate, or a capacity gate) \u2014 remove surge, or write the shape you want as the rate and run it with measure`
-    );
-  const surgePerS = "ratePerS" in arrival ? arrival.ratePerS * factor : 0;
-  if (surgePerS > MAX_RATE_PER_S)
-    throw new InputError(
-      `surge = ${factor}x on rate ${surgePerS / factor} is ${surgePerS} req/s, not accepted; expected at most ${MAX_RATE_PER_S} req/s, the client's limit (lower the factor or the rate)`
-    );
-  if (maxConcurrency !== void 0)
-    throw new InputError(
-      `surge is set with max-concurrency = ${maxConcurrency}: a cap on the requests in flight turns the surge into a queue in the client \u2014 remove one of them`
-    );
-}
-
-// src/common/files.ts
-import { closeSync, constants, fstatSync, openSync as openSync2, readSync, statSync } from "node:fs";
-var MiB = 1024 * 1024;
-var FILE_CAPS_BYTES = {
-  "config file": 1 * MiB,
-  "mock profile": 1 * MiB,
-  "lanes file": 1 * MiB,
-  "contract file": 1 * MiB,
-  "lanes history": 64 * MiB,
-  "quality suite": 16 * MiB,
-  "accuracy items": 64 * MiB,
-  tokenizer: 64 * MiB,
-  "results file": 64 * MiB,
-  "GitHub event payload": 16 * MiB,
-  // Under the longest string V8 can hold (just under 512 MiB).
-  trace: 500 * MiB,
-  dataset: 500 * MiB
-};
-var FILE_LINE_CAPS = {
-  // workload/trace.ts's 2,000,000 rows and a CSV header, each ended by its newline.
-  trace: 2000001,
-  "lanes history": 1e6,
-  "quality suite": 1e6,
-  // accuracy/file.ts's 100,000 items, with room for blank and comment lines.
-  "accuracy items": 2e5
-};
-function whatItIs(stats) {
-  if (stats.isDirectory()) return "a directory";
-  if (stats.isFIFO()) return "a FIFO";
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
-  if (stats.isSocket()) return "a socket";
-  return "not a regular file";
-}
-var mib = (bytes) => `${Number((bytes / MiB).toPrecision(3))} MiB`;
-var tooBig = (kind) => new Error(`it is larger than the ${mib(FILE_CAPS_BYTES[kind])} a ${kind} may weigh`);
-function readInputFile(path, kind) {
-  const refuse = (stats) => new Error(`it is ${whatItIs(stats)}; a ${kind} must be a regular file`);
-  const before = statSync(path);
-  if (!before.isFile()) throw refuse(before);
-  const fd = openSync2(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw refuse(stats);
-    if (stats.size > FILE_CAPS_BYTES[kind]) throw tooBig(kind);
-    const capLines = FILE_LINE_CAPS[kind];
-    if (capLines !== void 0) countLines(fd, kind, capLines);
-    return readWhole(fd, kind, stats.size);
-  } finally {
-    closeSync(fd);
+function recoveryOf(after, span, targetMs) {
+  const good = (b) => b !== void 0 && b.ttft_p95_ms !== null && b.ttft_p95_ms <= targetMs && failuresIn(b, ["censored"]) === 0;
+  for (let i = 0; i + SETTLED_BUCKETS <= after.length; i++) {
+    if (after.slice(i, i + SETTLED_BUCKETS).every(good))
+      return {
+        recovery_s: Math.max(0, (after[i]?.t_s ?? 0) - span.endS),
+        recovery_censored: false
+      };
   }
+  return { recovery_s: span.scheduleEndS - span.endS, recovery_censored: true };
 }
-function readWhole(fd, kind, sizeBytes) {
-  const capBytes = FILE_CAPS_BYTES[kind];
-  let buffer = Buffer.alloc(Math.min(capBytes + 1, Math.max(sizeBytes + 1, 64 * 1024)));
-  let length = 0;
-  for (; ; ) {
-    if (length === buffer.length) {
-      if (length > capBytes) throw tooBig(kind);
-      const bigger = Buffer.alloc(Math.min(capBytes + 1, 2 * buffer.length));
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
+function readSurge(timeline, span, sloTtftMs) {
+  const w = timeline.bucket_s;
+  const buckets = timeline.buckets;
+  const steady = buckets.filter((b) => b.t_s >= span.steadyFromS && b.t_s + w <= span.startS);
+  const after = buckets.filter((b) => b.t_s >= span.endS && b.t_s + w <= span.scheduleEndS);
+  const from = buckets.filter((b) => b.t_s + w > span.startS);
+  const target = targetOf(steady, sloTtftMs);
+  const failedByClass = {};
+  for (const b of from)
+    for (const o of OUTCOMES) {
+      const n = b.failed[o];
+      if (n) failedByClass[o] = (failedByClass[o] ?? 0) + n;
     }
-    const n = readSync(fd, buffer, length, buffer.length - length, length);
-    if (n === 0) break;
-    length += n;
-  }
-  if (length > capBytes) throw tooBig(kind);
-  return buffer.subarray(0, length).toString("utf8");
-}
-function countLines(fd, kind, capLines) {
-  const chunk = Buffer.alloc(MiB);
-  let lines2 = 0;
-  for (let at2 = 0; at2 <= FILE_CAPS_BYTES[kind]; ) {
-    const n = readSync(fd, chunk, 0, chunk.length, at2);
-    if (n === 0) return;
-    at2 += n;
-    const read = chunk.subarray(0, n);
-    for (let i = read.indexOf(10); i !== -1; i = read.indexOf(10, i + 1)) lines2++;
-    if (lines2 > capLines)
-      throw new Error(
-        `it has more than ${capLines.toLocaleString("en-US")} lines, the most a ${kind} may hold`
-      );
-  }
+  const count4 = (classes2) => classes2.reduce((s, o) => s + (failedByClass[o] ?? 0), 0);
+  const waiting = from.flatMap((b) => typeof b.waiting === "number" ? [b.waiting] : []);
+  const recovery = target.target_ttft_ms === null ? { recovery_s: null, recovery_censored: false } : recoveryOf(after, span, target.target_ttft_ms);
+  return {
+    ...recovery,
+    ...target,
+    scheduled: from.reduce((s, b) => s + b.offered, 0),
+    failed: from.reduce((s, b) => s + failuresIn(b), 0),
+    failed_by_class: failedByClass,
+    shed: count4(SHED),
+    timed_out: count4(["censored"]),
+    peak_waiting: waiting.length > 0 ? Math.max(...waiting) : null,
+    resolution_s: w
+  };
 }
 
-// src/trial/worker-count.ts
-var MAX_WORKERS = 64;
-var ONE_WORKER = { requested: 1, reservedCores: 0 };
-var CPU_US_PER_REQUEST = 400;
-var CPU_US_PER_EVENT = 3;
-var CORE_SHARE_PER_WORKER = 0.5;
-var UNCAPPED_EVENTS = 256;
-function clientCoreShare(workload) {
-  const n = workload.offsetsMs.length;
-  const spanS = (workload.windowStartMs + workload.windowMs) / 1e3;
-  if (n === 0 || !(spanS > 0)) return 0;
-  let events = 0;
-  for (let i = 0; i < n; i++) events += (workload.maxTokens[i] || UNCAPPED_EVENTS) + 2;
-  return (n * CPU_US_PER_REQUEST + events * CPU_US_PER_EVENT) / 1e6 / spanS;
+// src/stress/surge-compare.ts
+function bounds2(ds, rule) {
+  const n = ds.length;
+  if (n < 2) return null;
+  const m = mean([...ds]);
+  const sd = Math.sqrt(ds.reduce((s, d) => s + (d - m) ** 2, 0) / (n - 1));
+  const se = sd / Math.sqrt(n);
+  return {
+    lower: m - tQuantile(1 - rule.failAlpha, n - 1) * se,
+    upper: m + tQuantile(1 - rule.passAlpha, n - 1) * se
+  };
 }
-function unsplittable(o) {
-  if (o.maxConcurrency !== void 0) return "max-concurrency (one cap over every request)";
-  if (o.sessionTurns > 1)
-    return "sessions of more than one turn (a turn waits on the previous answer)";
-  return void 0;
+function verdictOf2(pairs2, tolD, rule) {
+  const ds = pairs2.map((p) => p.d);
+  const b = bounds2(ds, rule);
+  const m = ds.length > 0 ? mean([...ds]) : 0;
+  if (!b)
+    return {
+      verdict: "inconclusive",
+      m,
+      lower: Number.NEGATIVE_INFINITY,
+      upper: Number.POSITIVE_INFINITY
+    };
+  if (m > tolD && b.lower > tolD / 2 && pairs2.every((p) => p.canFail))
+    return { verdict: "fail", m, ...b };
+  if (b.upper <= tolD && pairs2.every((p) => p.canPass))
+    return { verdict: "pass", m, ...b };
+  return { verdict: "inconclusive", m, ...b };
 }
-function workerCount(setting2, workload, maxConcurrency, cores) {
-  const split = unsplittable({
-    maxConcurrency,
-    sessionTurns: workload.spec.sessions?.turns ?? 1
+function censoredOf(b, c) {
+  if (b && c) return "both";
+  return b ? "baseline" : c ? "candidate" : null;
+}
+function recoveryCheck(pairs2, rule) {
+  const usable = pairs2.flatMap((p) => {
+    const [b, c] = [p.baseline.recovery_s, p.candidate.recovery_s];
+    if (b === null || c === null) return [];
+    const r = Math.max(p.baseline.resolution_s, p.candidate.resolution_s);
+    const [bc, cc] = [p.baseline.recovery_censored, p.candidate.recovery_censored];
+    return [
+      {
+        pair: p.pair,
+        b,
+        c,
+        d: Math.log((c + r) / (b + r)),
+        canPass: !cc,
+        canFail: !bc || cc,
+        censored: censoredOf(bc, cc)
+      }
+    ];
   });
-  if (split !== void 0) return 1;
-  if (setting2.requested !== "auto") return setting2.requested;
-  const free = Math.max(1, cores - setting2.reservedCores);
-  const wanted = Math.ceil(clientCoreShare(workload) / CORE_SHARE_PER_WORKER);
-  return Math.min(MAX_WORKERS, free, Math.max(1, wanted));
+  const tolD = Math.log(1 + rule.maxRecoveryIncrease);
+  const v = verdictOf2(usable, tolD, rule);
+  const change = Math.exp(v.m) - 1;
+  const [lower, upper] = [finite(Math.exp(v.lower) - 1), finite(Math.exp(v.upper) - 1)];
+  const limit = signedPercent(rule.maxRecoveryIncrease);
+  const interval = `${lower === null ? "\u2013" : signedPercent(lower)} \u2026 ${upper === null ? "\u2013" : signedPercent(upper)}`;
+  const blocked = usable.some((p) => !p.canPass) ? "; the candidate did not recover within the window in some pair" : "";
+  const reason = usable.length < 2 ? `${usable.length} pair${usable.length === 1 ? "" : "s"} with a steady level to recover to: at least 2 are needed` : v.verdict === "fail" ? `${signedPercent(change)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${signedPercent(change)}: the interval (${interval}) is within ${limit}` : `${signedPercent(change)}: the interval (${interval}) straddles ${limit}${blocked}`;
+  return {
+    id: "recovery",
+    baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,
+    candidate: usable.length > 0 ? mean(usable.map((p) => p.c)) : 0,
+    change,
+    change_lower: lower,
+    change_upper: upper,
+    tolerance: rule.maxRecoveryIncrease,
+    pairs: usable.map((p) => ({ pair: p.pair, d: p.d, censored: p.censored })),
+    verdict: v.verdict,
+    reason
+  };
+}
+var finite = (x) => Number.isFinite(x) ? x : null;
+var failedShare = (r) => r.scheduled > 0 ? r.failed / r.scheduled : 0;
+function failuresCheck(pairs2, rule) {
+  const usable = pairs2.map((p) => ({
+    pair: p.pair,
+    b: failedShare(p.baseline),
+    c: failedShare(p.candidate),
+    d: failedShare(p.candidate) - failedShare(p.baseline),
+    canPass: true,
+    canFail: true,
+    censored: null
+  }));
+  const v = verdictOf2(usable, rule.maxFailureIncrease, rule);
+  const points4 = (x) => `${x >= 0 ? "+" : "\u2212"}${percent(Math.abs(x)).replace(" %", "")} points`;
+  const limit = points4(rule.maxFailureIncrease);
+  const interval = `${points4(v.lower)} \u2026 ${points4(v.upper)}`;
+  const reason = usable.length < 2 ? "at least 2 pairs are needed" : v.verdict === "fail" ? `${points4(v.m)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${points4(v.m)}: the interval (${interval}) is within ${limit}` : `${points4(v.m)}: the interval (${interval}) straddles ${limit}`;
+  return {
+    id: "failures",
+    baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,
+    candidate: usable.length > 0 ? mean(usable.map((p) => p.c)) : 0,
+    change: v.m,
+    change_lower: finite(v.lower),
+    change_upper: finite(v.upper),
+    tolerance: rule.maxFailureIncrease,
+    pairs: usable.map((p) => ({ pair: p.pair, d: p.d, censored: null })),
+    verdict: v.verdict,
+    reason
+  };
+}
+function compareSurge(pairs2, rule) {
+  const checks = [recoveryCheck(pairs2, rule), failuresCheck(pairs2, rule)];
+  const verdict = checks.some((c) => c.verdict === "fail") ? "fail" : checks.some((c) => c.verdict === "inconclusive") ? "inconclusive" : "pass";
+  return { checks, verdict };
 }
 
-// src/common/slo.ts
-var SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", itl: "itlMs", e2el: "e2elMs" };
-var SLO_NAMES = ["ttft", "tpot", "itl", "e2el"];
-var sloField = (name) => SLO_KEYS[name];
-function sloRecord(slo) {
-  const record2 = {};
-  for (const name of SLO_NAMES) {
-    const ms3 = slo[SLO_KEYS[name]];
-    if (ms3 !== void 0) record2[`${name}_ms`] = ms3;
-  }
-  return record2;
+// src/gate/surge.ts
+var MAX_RATE_PER_S2 = 1e4;
+function surgeRule(s, decision) {
+  const alphas = apartAlphas(decision);
+  return {
+    maxRecoveryIncrease: s.maxRecoveryIncrease,
+    maxFailureIncrease: s.maxFailureIncrease,
+    passAlpha: alphas.pass,
+    failAlpha: alphas.fail
+  };
 }
-function formatSlo(slo) {
-  const parts = SLO_NAMES.flatMap((k) => {
-    const ms3 = slo[`${k}_ms`];
-    return ms3 === void 0 ? [] : [`${k}:${ms3}`];
+var SURGE_SHARES = 2;
+function steadyRate(o) {
+  const a = o.workload.arrival;
+  if (a.kind === "poisson" || a.kind === "constant")
+    return { process: a.kind, perS: a.ratePerS, burstiness: 1 };
+  if (a.kind === "gamma") return { process: a.kind, perS: a.ratePerS, burstiness: a.burstiness };
+  return null;
+}
+function surgeOptions(o, s, surgePerS, promptRound) {
+  const steady = steadyRate(o);
+  if (!steady) throw new Error("internal error: a surge without a steady rate");
+  const step = (perS, durationS) => ({ fromPerS: perS, toPerS: perS, durationS });
+  const segments = [
+    step(steady.perS, s.beforeS),
+    step(surgePerS, s.surgeS),
+    step(steady.perS, s.afterS)
+  ];
+  return {
+    ...o,
+    workload: {
+      ...o.workload,
+      arrival: {
+        kind: "shaped",
+        process: steady.process,
+        burstiness: steady.burstiness,
+        segments,
+        ratePerS: (steady.perS * (s.beforeS + s.afterS) + surgePerS * s.surgeS) / (s.beforeS + s.surgeS + s.afterS)
+      },
+      durationS: s.beforeS + s.surgeS + s.afterS,
+      promptRound
+    }
+  };
+}
+function spanOf(warmupS, s) {
+  const startS = warmupS + s.beforeS;
+  return {
+    steadyFromS: warmupS,
+    startS,
+    endS: startS + s.surgeS,
+    scheduleEndS: startS + s.surgeS + s.afterS
+  };
+}
+function surgePlanLine(options) {
+  const s = options.surge;
+  if (!s) return null;
+  const trialS = options.baseline.workload.warmupS + s.beforeS + s.surgeS + s.afterS;
+  return `plan: the surge after the pairs: ${plural(s.pairs, "pair")} of ${trialS} s trials, \u2248 ${Math.ceil(2 * s.pairs * trialS / 60)} min of endpoint time plus the cooldowns`;
+}
+function pairReadings(trials) {
+  const pairs2 = [];
+  const notes2 = [];
+  for (const pair of new Set(trials.map((t) => t.pair))) {
+    const of = (arm) => trials.find((t) => t.pair === pair && t.arm === arm);
+    const [b, c] = [of("baseline"), of("candidate")];
+    if (b?.valid && c?.valid && b.reading && c.reading) {
+      pairs2.push({ pair, baseline: b.reading, candidate: c.reading });
+      continue;
+    }
+    const why = [b, c].flatMap((t) => t && !t.valid ? [`${t.arm}: ${t.reasons.join("; ")}`] : []);
+    notes2.push(
+      `surge pair ${pair + 1} left out: ${why.length > 0 ? why.join("; ") : "no timeline"}`
+    );
+  }
+  return { pairs: pairs2, notes: notes2 };
+}
+function decideSurge(base) {
+  const trials = base.trials.map((t) => ({
+    ...t,
+    reading: t.timeline ? readSurge(t.timeline, base.span, base.slo_ttft_ms ?? void 0) : null
+  }));
+  const { pairs: pairs2, notes: notes2 } = pairReadings(trials);
+  const comparison = compareSurge(pairs2, base.rule);
+  return { ...base, trials, pairs: pairs2, comparison, verdict: comparison.verdict, notes: notes2 };
+}
+async function runSurge(options, s, at2) {
+  const { measureArm, atRate } = at2;
+  const steady = atRate ? steadyRate(atRate.baseline)?.perS : void 0;
+  const relative = at2.capacityPerS ?? null;
+  const surgePerS = Number((s.factor * (relative ?? steady ?? 0)).toPrecision(4));
+  const why = at2.failedAlready !== void 0 ? `${at2.failedAlready} regressed already (fail-fast)` : steady === void 0 ? "no steady rate to surge from (the capacity sweep found none)" : surgePerS > MAX_RATE_PER_S2 ? `its rate, ${surgePerS} req/s, is beyond the client's ${MAX_RATE_PER_S2} req/s` : null;
+  if (why !== null || !measureArm || !atRate || steady === void 0) {
+    if (why) at2.log(`surge: not run: ${why}`);
+    return null;
+  }
+  at2.log(
+    `surge: ${plural(s.pairs, "pair")}: ${steady} req/s for ${s.beforeS} s, ${surgePerS} req/s for ${s.surgeS} s (${s.factor} \xD7 the ${relative === null ? "rate" : "baseline's capacity"}), ${steady} req/s for ${s.afterS} s`
+  );
+  const trials = [];
+  for (let pair = 0; pair < s.pairs; pair++) {
+    const order = pairOrder(options.order, pair, options.baseline.workload.seed);
+    const promptRound = 2147418112 + pair;
+    for (const arm of order) {
+      const o = surgeOptions(atRate[arm], s, surgePerS, promptRound);
+      const { report } = await measureArm(
+        arm,
+        o,
+        `surge ${pair + 1}`,
+        `surge ${pair + 1}/${s.pairs}`
+      );
+      const v = report.validity;
+      trials.push({
+        pair,
+        arm,
+        valid: v.valid,
+        reasons: v.reasons,
+        timeline: report.timeline ?? null,
+        reading: null
+      });
+    }
+  }
+  const sloTtftMs = options.baseline.slo.ttftMs ?? null;
+  const decided = decideSurge({
+    factor: s.factor,
+    steady_per_s: steady,
+    surge_per_s: surgePerS,
+    relative_to: relative === null ? "rate" : "capacity",
+    span: spanOf(options.baseline.workload.warmupS, s),
+    settled_buckets: SETTLED_BUCKETS,
+    slo_ttft_ms: sloTtftMs,
+    trials,
+    rule: surgeRule(s, options.decision)
   });
-  return parts.length > 0 ? parts.join(" ") : "none";
+  for (const c of decided.comparison.checks) at2.log(`surge ${c.id}: ${c.verdict}: ${c.reason}`);
+  return decided;
 }
+var ruleOf2 = (r) => ({
+  maxRecoveryIncrease: r.max_recovery_increase,
+  maxFailureIncrease: r.max_failure_increase,
+  passAlpha: r.pass_alpha,
+  failAlpha: r.fail_alpha
+});
+var surgeSuite = {
+  id: "surge",
+  afterPairs: true,
+  asked: (options) => options.surge !== void 0,
+  run: (options, _deps, at2) => options.surge ? runSurge(options, options.surge, at2) : Promise.resolve(null),
+  verdict: (report) => report.verdict,
+  describe: (options) => {
+    const s = options.surge;
+    if (!s) return null;
+    const rule = surgeRule(s, options.decision);
+    return {
+      factor: s.factor,
+      surge_s: s.surgeS,
+      before_s: s.beforeS,
+      after_s: s.afterS,
+      pairs: s.pairs,
+      warmup_s: options.baseline.workload.warmupS,
+      slo_ttft_ms: options.baseline.slo.ttftMs ?? null,
+      rule: {
+        max_recovery_increase: rule.maxRecoveryIncrease,
+        max_failure_increase: rule.maxFailureIncrease,
+        pass_alpha: rule.passAlpha,
+        fail_alpha: rule.failAlpha
+      }
+    };
+  },
+  // The span, the target and the rule from the settings the file records, not the report's own words.
+  redecide: (report, recorded) => decideSurge(
+    recorded ? {
+      ...report,
+      span: spanOf(recorded.warmup_s, {
+        beforeS: recorded.before_s,
+        surgeS: recorded.surge_s,
+        afterS: recorded.after_s
+      }),
+      slo_ttft_ms: recorded.slo_ttft_ms,
+      rule: ruleOf2(recorded.rule)
+    } : report
+  )
+};
 
-// src/config/slo.ts
-function parseSlo(name, raw) {
-  const slo = {};
-  for (const part2 of raw.trim().split(/[\s,]+/).filter(Boolean)) {
-    const m = part2.match(/^([a-z0-9_]+):(.*)$/i);
-    if (!m)
-      throw rejectValue(
-        name,
-        raw,
-        'space-separated key:milliseconds pairs such as "ttft:800 tpot:50"'
-      );
-    const key = m[1].toLowerCase();
-    const sloName = SLO_NAMES.find((k) => k === key);
-    if (sloName === void 0) {
-      throw new InputError(
-        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ${SLO_NAMES.join(", ")}`
-      );
-    }
-    const ms3 = Number(m[2]);
-    if (!(m[2] !== "" && Number.isFinite(ms3) && ms3 > 0)) {
-      throw rejectValue(`${name} ${key}`, m[2], "a number of milliseconds > 0");
-    }
-    const field = sloField(sloName);
-    if (slo[field] !== void 0)
-      throw new InputError(`${name}: "${key}" is given twice in ${JSON.stringify(raw)}`);
-    slo[field] = ms3;
-  }
-  return slo;
-}
-
-// src/config/workload.ts
-import { dirname as dirname2, join as join2 } from "node:path";
+// src/stress/replay.ts
+var import_undici10 = __toESM(require_undici(), 1);
 
 // src/workload/dataset.ts
 function estimateTokens(text3) {
@@ -75860,14 +75684,14 @@ function parseJsonl(text3, source) {
   const entries = [];
   for (const { line, number } of linesOf(text3)) {
     if (line.trim() === "") continue;
-    let row4;
+    let row5;
     try {
-      row4 = JSON.parse(line);
+      row5 = JSON.parse(line);
     } catch (error) {
       fail2(source, `line ${number}`, `not JSON (${errorMessage(error)})`);
     }
-    if (!isRecord(row4)) return fail2(source, `line ${number}`, "expected a JSON object");
-    const { messages, max_tokens: maxTokens } = row4;
+    if (!isRecord(row5)) return fail2(source, `line ${number}`, "expected a JSON object");
+    const { messages, max_tokens: maxTokens } = row5;
     if (maxTokens !== void 0 && !(typeof maxTokens === "number" && Number.isInteger(maxTokens) && maxTokens >= 1)) {
       fail2(
         source,
@@ -75885,8 +75709,8 @@ function parseJsonl(text3, source) {
 }
 function parseShareGpt(rows2, source) {
   const entries = [];
-  for (const row4 of rows2) {
-    const turns = isRecord(row4) ? row4.conversations : void 0;
+  for (const row5 of rows2) {
+    const turns = isRecord(row5) ? row5.conversations : void 0;
     if (!Array.isArray(turns)) continue;
     const first = turns.findIndex(
       (t) => ["human", "user"].includes(t?.from) && typeof t?.value === "string"
@@ -78946,7 +78770,539 @@ function countedWords(counter, words, rng, tokens2, continued) {
   return continued ? ` ${text3}` : text3;
 }
 
+// src/workload/prompts.ts
+function syntheticPrompt(spec, index, tokens2, continued = false) {
+  const round9 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
+  const stream = salted(spec, PROMPT_STREAM, index, ...round9);
+  return wordsText(spec, new Rng(stream), tokens2, continued);
+}
+function salted(spec, ...values) {
+  return spec.textSalt === 0 ? mixSeeds(spec.seed, ...values) : mixSeeds(spec.seed, ...values, spec.textSalt);
+}
+function blockText(spec, id, continued) {
+  const rng = new Rng(salted(spec, BLOCK_STREAM, id, spec.promptRound));
+  return wordsText(spec, rng, MOONCAKE_BLOCK_TOKENS, continued);
+}
+function prefixText(spec, group, tokens2) {
+  return wordsText(spec, new Rng(salted(spec, PREFIX_STREAM, group)), tokens2, false);
+}
+function wordsText(spec, rng, tokens2, continued) {
+  if (spec.tokenizer) return countedWords(spec.tokenizer, WORDS2, rng, tokens2, continued);
+  const chars = tokens2 * 4;
+  let text3 = "";
+  while (text3.length < chars) text3 += `${WORDS2[rng.int(0, WORDS2.length - 1)]} `;
+  return text3.slice(0, chars);
+}
+function messagesFor(workload, i) {
+  const e = at(workload.datasetIndex, i);
+  const entry2 = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
+  if (entry2) return entry2.messages;
+  const spec = workload.spec;
+  const tokens2 = at(workload.inputTokens, i);
+  const ids = spec.trace?.rows[at(workload.traceRow, i)]?.hashIds;
+  if (ids && ids.length > 0) return [{ role: "user", content: tracePrompt(spec, i, ids, tokens2) }];
+  const g2 = at(workload.prefixGroup, i);
+  const prefixed = spec.prefix && g2 >= 0 ? spec.prefix : void 0;
+  const own = syntheticPrompt(spec, i, tokens2, prefixed !== void 0);
+  return [{ role: "user", content: prefixed ? prefixText(spec, g2, prefixed.tokens) + own : own }];
+}
+function tracePrompt(spec, i, ids, tokens2) {
+  if (!spec.tokenizer) {
+    const chars = tokens2 * 4;
+    let text3 = ids.map((id) => blockText(spec, id, false)).join("");
+    if (text3.length < chars) text3 += syntheticPrompt(spec, i, tokens2);
+    return text3.slice(0, chars);
+  }
+  const whole = Math.min(ids.length, Math.floor(tokens2 / MOONCAKE_BLOCK_TOKENS));
+  const blocks = ids.slice(0, whole).map((id, k) => blockText(spec, id, k > 0));
+  const left = tokens2 - whole * MOONCAKE_BLOCK_TOKENS;
+  return blocks.join("") + (left > 0 ? syntheticPrompt(spec, i, left, whole > 0) : "");
+}
+function countedBy(spec) {
+  const t = spec.tokenizer;
+  if (!t) return "estimate (4 characters per token)";
+  return `tokenizer ${t.name}${t.exact ? "" : " (word sums approximate for it)"}`;
+}
+function intendedPromptTokens(workload, i) {
+  const e = at(workload.datasetIndex, i);
+  const entry2 = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
+  if (entry2) {
+    const text3 = entry2.messages.map((m) => m.content).join("");
+    return workload.spec.tokenizer ? workload.spec.tokenizer.count(text3) : estimateTokens(text3);
+  }
+  const prefixed = at(workload.prefixGroup, i) >= 0 ? workload.spec.prefix?.tokens ?? 0 : 0;
+  return at(workload.inputTokens, i) + prefixed;
+}
+function turnMessages(workload, i, history) {
+  const e = at(workload.datasetIndex, i);
+  const entry2 = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
+  const own = entry2?.later[at(workload.turnOf, i) - 1]?.user;
+  return [
+    ...history,
+    {
+      role: "user",
+      content: own ?? syntheticPrompt(workload.spec, i, at(workload.inputTokens, i))
+    }
+  ];
+}
+
+// src/stress/stop-sample.ts
+var outputTokens2 = (r) => r.usageCompletionTokens ?? r.outputChunks;
+var StopSampler = class {
+  size;
+  kept = { baseline: [], candidate: [] };
+  seen = { baseline: 0, candidate: 0 };
+  rng;
+  constructor(size, seed) {
+    this.size = size;
+    this.rng = new Rng(seed ^ 23130);
+  }
+  /** A request of a pair's trial: kept (uniformly, at most `size` an arm) when it ended ok with stop. */
+  add(arm, promptRound, r) {
+    if (r.warmup || r.outcome !== "ok" || r.finishReason !== "stop") return;
+    const sample2 = { promptRound, index: r.index, tokens: outputTokens2(r) };
+    const n = ++this.seen[arm];
+    const list2 = this.kept[arm];
+    if (list2.length < this.size) list2.push(sample2);
+    else {
+      const k = Math.floor(this.rng.uniform() * n);
+      if (k < this.size) list2[k] = sample2;
+    }
+  }
+  /** Each arm's sample, in schedule order (the replay's order). */
+  samples = () => {
+    const sorted = (xs) => [...xs].sort((a, b) => a.promptRound - b.promptRound || a.index - b.index);
+    return { baseline: sorted(this.kept.baseline), candidate: sorted(this.kept.candidate) };
+  };
+};
+
+// src/stress/replay.ts
+var MATERIAL_SHARE = 0.1;
+var MATERIAL_TOKENS = 3;
+var materiallyLonger = (longer, shorter) => longer - shorter >= MATERIAL_TOKENS && longer >= shorter * (1 + MATERIAL_SHARE) - 1e-9;
+function classOf(r) {
+  if (r.idle_tokens === null || r.idle2_tokens === null) return "replay_failed";
+  if (materiallyLonger(r.idle_tokens, r.load_tokens)) return "truncated_under_load";
+  const [a, b] = [r.idle_tokens, r.idle2_tokens];
+  return materiallyLonger(Math.max(a, b), Math.min(a, b)) ? "differs_at_idle" : "same";
+}
+async function replayArm(target, spec, samples, timeoutS, signal) {
+  const agent = new import_undici10.Agent({ connections: 1 });
+  const workloads = /* @__PURE__ */ new Map();
+  const workloadOf = (promptRound) => {
+    const w = workloads.get(promptRound) ?? buildWorkload({ ...spec, promptRound });
+    workloads.set(promptRound, w);
+    return w;
+  };
+  const out = [];
+  try {
+    for (const s of samples) {
+      if (signal?.aborted) break;
+      const w = workloadOf(s.promptRound);
+      const messages = messagesFor(w, s.index);
+      const maxTokens = w.maxTokens[s.index] ?? 0;
+      const once = async () => {
+        const r = await sendOnce(target, agent, messages, maxTokens, timeoutS * 1e3);
+        const outcome2 = classify(r);
+        return outcome2 === "ok" ? { tokens: outputTokens2(r), failed: null } : { tokens: null, failed: outcome2 };
+      };
+      const first = await once();
+      const second = await once();
+      out.push({
+        load_tokens: s.tokens,
+        idle_tokens: first.tokens,
+        idle2_tokens: second.tokens,
+        failed: first.failed ?? second.failed
+      });
+    }
+  } finally {
+    await agent.close();
+  }
+  return out;
+}
+
+// src/compare/fisher.ts
+var logChoose = (n, k) => logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
+function fisherOneSided(failed1, n1, failed2, n2) {
+  const total = failed1 + failed2;
+  const n = n1 + n2;
+  if (total === 0 || n2 === 0 || n1 === 0) return 1;
+  const denominator = logChoose(n, n2);
+  let p = 0;
+  for (let x = failed2; x <= Math.min(total, n2); x++) {
+    if (total - x > n1) continue;
+    p += Math.exp(logChoose(total, x) + logChoose(n - total, n2 - x) - denominator);
+  }
+  return Math.min(1, p);
+}
+
+// src/stress/truncation.ts
+function armOf(records2) {
+  const replayed = records2.filter((r) => classOf(r) !== "replay_failed");
+  const truncated = replayed.filter((r) => classOf(r) === "truncated_under_load").length;
+  const differs = replayed.filter((r) => {
+    const [a, b] = [r.idle_tokens ?? 0, r.idle2_tokens ?? 0];
+    return materiallyLonger(Math.max(a, b), Math.min(a, b));
+  }).length;
+  const n = replayed.length;
+  const rate = n > 0 ? truncated / n : 0;
+  const floor = n > 0 ? differs / (2 * n) : 0;
+  return {
+    replayed: n,
+    truncated,
+    differs_at_idle: differs,
+    failed: records2.length - n,
+    rate,
+    floor,
+    net: Math.max(0, rate - floor)
+  };
+}
+var points3 = (x) => `${x >= 0 ? "+" : "\u2212"}${(Math.abs(x) * 100).toFixed(1)} points`;
+var said = (a) => `${a.truncated} of ${a.replayed} (${percent(a.rate)}; idle-vs-idle floor ${percent(a.floor)})`;
+function compareTruncation(records2, rule) {
+  const arms = { baseline: armOf(records2.baseline), candidate: armOf(records2.candidate) };
+  const classed = (rs) => rs.map((r) => ({
+    load_tokens: r.load_tokens,
+    idle_tokens: r.idle_tokens,
+    idle2_tokens: r.idle2_tokens,
+    failed: r.failed,
+    class: classOf(r)
+  }));
+  const [b, c] = [arms.baseline, arms.candidate];
+  const increase = c.net - b.net;
+  const p = b.replayed > 0 && c.replayed > 0 ? fisherOneSided(b.truncated, b.replayed, c.truncated, c.replayed) : 1;
+  const base = {
+    records: { baseline: classed(records2.baseline), candidate: classed(records2.candidate) },
+    arms,
+    rule,
+    increase,
+    p_value: p
+  };
+  if (b.replayed === 0 || c.replayed === 0)
+    return {
+      ...base,
+      verdict: "inconclusive",
+      reason: `nothing to compare: ${b.replayed} requests replayed on the baseline, ${c.replayed} on the candidate (none ended stop under load, or every replay failed)`
+    };
+  const words = `cut short under load: the candidate ${said(c)}, the baseline ${said(b)}`;
+  if (increase > rule.maxIncrease && p < rule.failAlpha)
+    return {
+      ...base,
+      verdict: "fail",
+      reason: `${words} \u2014 ${points3(increase)}, beyond ${points3(rule.maxIncrease)} (Fisher p = ${p.toPrecision(2)})`
+    };
+  return {
+    ...base,
+    verdict: "pass",
+    reason: `${words} \u2014 ${points3(increase)}, ${increase > rule.maxIncrease ? `not shown beyond chance (Fisher p = ${p.toPrecision(2)})` : `within ${points3(rule.maxIncrease)}`}`
+  };
+}
+
+// src/gate/truncation.ts
+var TRUNCATION_SHARES = 1;
+var ruleOf3 = (t, decision) => ({
+  maxIncrease: t.maxIncrease,
+  failAlpha: apartAlphas(decision).fail
+});
+var REPLAY_TIMEOUT_S = 60;
+var truncationSuite = {
+  id: "truncation",
+  afterPairs: true,
+  asked: (options) => options.truncation !== void 0,
+  run: async (options, deps, at2) => {
+    const t = options.truncation;
+    const samples = at2.stopSamples?.();
+    if (!t || !samples || !at2.atRate) return null;
+    const records2 = { baseline: [], candidate: [] };
+    for (const arm of ARMS) {
+      const o = at2.atRate[arm];
+      await deps.servers?.beforeTrial(arm);
+      at2.log(
+        `truncation: replaying ${samples[arm].length} of the ${arm}'s requests that ended stop under load, at idle, twice each`
+      );
+      const timeoutS = Math.min(o.timeoutS, REPLAY_TIMEOUT_S);
+      records2[arm] = await replayArm(o.target, o.workload, samples[arm], timeoutS, deps.signal);
+      await deps.servers?.afterTrial(arm, "the truncation replay");
+    }
+    if (deps.signal?.aborted) return null;
+    const report = compareTruncation(records2, ruleOf3(t, options.decision));
+    at2.log(`truncation: ${report.verdict}: ${report.reason}`);
+    return report;
+  },
+  verdict: (report) => report.verdict,
+  describe: (options) => {
+    const t = options.truncation;
+    if (!t) return null;
+    const rule = ruleOf3(t, options.decision);
+    return {
+      replay: t.replay,
+      rule: { max_increase: rule.maxIncrease, fail_alpha: rule.failAlpha }
+    };
+  },
+  redecide: (report, recorded) => compareTruncation(
+    report.records,
+    recorded ? { maxIncrease: recorded.rule.max_increase, failAlpha: recorded.rule.fail_alpha } : report.rule
+  )
+};
+
+// src/config/stress.ts
+var SURGE_ACCEPTS = '"FACTORx DURATION", e.g. "1.5x 30s" (a factor > 1, \u2264 100, a duration > 0, \u2264 1h), or none';
+function parseSurgeValue(raw) {
+  const m = raw.trim().match(/^(\S+?)\s*[x×]\s+(\S+)$/i);
+  try {
+    if (m) {
+      const factor = parseNumber("surge", m[1] ?? "", { above: 1, max: 100 });
+      return { factor, surgeS: parseDurationS("surge", m[2] ?? "", { above: 0, max: 3600 }) };
+    }
+  } catch {
+  }
+  throw rejectValue("surge", raw, SURGE_ACCEPTS);
+}
+function parseSurge(raw) {
+  const rest = {
+    pairs: readNumber(raw, "surge-pairs"),
+    beforeS: readNumber(raw, "surge-before"),
+    afterS: readNumber(raw, "surge-after"),
+    maxRecoveryIncrease: readNumber(raw, "max-recovery-increase"),
+    maxFailureIncrease: readNumber(raw, "max-surge-failure-increase")
+  };
+  const text3 = given(raw, "surge");
+  if (text3 === void 0 || text3 === "none") return void 0;
+  return { ...parseSurgeValue(text3), ...rest };
+}
+function parseTruncation(raw, trial) {
+  const replay3 = readNumber(raw, "truncation-replay");
+  const maxIncrease = readNumber(raw, "max-truncation-increase");
+  if (replay3 === 0) return void 0;
+  const why = trial.temperature !== 0 ? `temperature = ${trial.temperature}: an idle answer is another sample, not the same answer (set temperature 0)` : trial.ignoreEos ? "ignore-eos is set: no answer ends stop, so none can have been cut short to a stop" : trial.turns > 1 ? "sessions of more than one turn: a later turn's prompt holds the answers given under load" : null;
+  if (why) throw new InputError(`truncation-replay = ${replay3} is not accepted with ${why}`);
+  return { replay: replay3, maxIncrease };
+}
+function parseDrain(raw, servers2) {
+  const streams = readNumber(raw, "drain-streams");
+  if (streams === 0) return { drain: void 0, notes: [] };
+  if (servers2.startsBoth && !servers2.perTrial) return { drain: { streams }, notes: [] };
+  if (!servers2.startsBoth && given(raw, "drain-streams") === void 0)
+    return { drain: void 0, notes: [] };
+  const why = servers2.startsBoth ? "restart is per-trial: the probe would start each server once more, a cold start, only to stop it" : "the gate does not start both servers (baseline-start and candidate-start), and the probe stops them itself";
+  return {
+    drain: void 0,
+    notes: [`the drain probe is skipped: ${why} (drain-streams: 0 says nothing)`]
+  };
+}
+function stressShares(raw) {
+  const surge2 = parseSurge(raw) ? SURGE_SHARES : 0;
+  return surge2 + (readNumber(raw, "truncation-replay") > 0 ? TRUNCATION_SHARES : 0);
+}
+function parseStress(raw, baseline, servers2) {
+  const surge2 = parseSurge(raw);
+  if (surge2) refuseUnsurgeable(baseline.workload.arrival, baseline.maxConcurrency, surge2.factor);
+  const truncation2 = parseTruncation(raw, {
+    temperature: baseline.target.temperature,
+    ignoreEos: baseline.target.ignoreEos,
+    turns: baseline.workload.sessions?.turns ?? 1
+  });
+  const drain2 = parseDrain(raw, {
+    startsBoth: ARMS.every((a) => servers2.commands[a] !== void 0),
+    perTrial: servers2.restart === "per-trial"
+  });
+  return {
+    suites: {
+      ...surge2 ? { surge: surge2 } : {},
+      ...truncation2 ? { truncation: truncation2 } : {},
+      ...drain2.drain ? { drain: drain2.drain } : {}
+    },
+    notes: drain2.notes
+  };
+}
+function refuseUnsurgeable(arrival, maxConcurrency, factor) {
+  const kind = arrival.kind;
+  const steady = kind === "poisson" || kind === "gamma" || kind === "constant" || kind === "swept";
+  if (!steady)
+    throw new InputError(
+      `surge is set, but the arrivals are ${kind === "shaped" ? "a shaped rate" : kind}: a surge steps up from one steady rate (arrival poisson, gamma or constant with a single rate, or a capacity gate) \u2014 remove surge, or write the shape you want as the rate and run it with measure`
+    );
+  const surgePerS = "ratePerS" in arrival ? arrival.ratePerS * factor : 0;
+  if (surgePerS > MAX_RATE_PER_S)
+    throw new InputError(
+      `surge = ${factor}x on rate ${surgePerS / factor} is ${surgePerS} req/s, not accepted; expected at most ${MAX_RATE_PER_S} req/s, the client's limit (lower the factor or the rate)`
+    );
+  if (maxConcurrency !== void 0)
+    throw new InputError(
+      `surge is set with max-concurrency = ${maxConcurrency}: a cap on the requests in flight turns the surge into a queue in the client \u2014 remove one of them`
+    );
+}
+
+// src/common/files.ts
+import { closeSync, constants, fstatSync, openSync as openSync2, readSync, statSync } from "node:fs";
+var MiB = 1024 * 1024;
+var FILE_CAPS_BYTES = {
+  "config file": 1 * MiB,
+  "mock profile": 1 * MiB,
+  "lanes file": 1 * MiB,
+  "contract file": 1 * MiB,
+  "lanes history": 64 * MiB,
+  "quality suite": 16 * MiB,
+  "accuracy items": 64 * MiB,
+  tokenizer: 64 * MiB,
+  "results file": 64 * MiB,
+  "GitHub event payload": 16 * MiB,
+  // Under the longest string V8 can hold (just under 512 MiB).
+  trace: 500 * MiB,
+  dataset: 500 * MiB
+};
+var FILE_LINE_CAPS = {
+  // workload/trace.ts's 2,000,000 rows and a CSV header, each ended by its newline.
+  trace: 2000001,
+  "lanes history": 1e6,
+  "quality suite": 1e6,
+  // accuracy/file.ts's 100,000 items, with room for blank and comment lines.
+  "accuracy items": 2e5
+};
+function whatItIs(stats) {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
+}
+var mib = (bytes) => `${Number((bytes / MiB).toPrecision(3))} MiB`;
+var tooBig = (kind) => new Error(`it is larger than the ${mib(FILE_CAPS_BYTES[kind])} a ${kind} may weigh`);
+function readInputFile(path, kind) {
+  const refuse = (stats) => new Error(`it is ${whatItIs(stats)}; a ${kind} must be a regular file`);
+  const before = statSync(path);
+  if (!before.isFile()) throw refuse(before);
+  const fd = openSync2(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw refuse(stats);
+    if (stats.size > FILE_CAPS_BYTES[kind]) throw tooBig(kind);
+    const capLines = FILE_LINE_CAPS[kind];
+    if (capLines !== void 0) countLines(fd, kind, capLines);
+    return readWhole(fd, kind, stats.size);
+  } finally {
+    closeSync(fd);
+  }
+}
+function readWhole(fd, kind, sizeBytes) {
+  const capBytes = FILE_CAPS_BYTES[kind];
+  let buffer = Buffer.alloc(Math.min(capBytes + 1, Math.max(sizeBytes + 1, 64 * 1024)));
+  let length = 0;
+  for (; ; ) {
+    if (length === buffer.length) {
+      if (length > capBytes) throw tooBig(kind);
+      const bigger = Buffer.alloc(Math.min(capBytes + 1, 2 * buffer.length));
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    const n = readSync(fd, buffer, length, buffer.length - length, length);
+    if (n === 0) break;
+    length += n;
+  }
+  if (length > capBytes) throw tooBig(kind);
+  return buffer.subarray(0, length).toString("utf8");
+}
+function countLines(fd, kind, capLines) {
+  const chunk = Buffer.alloc(MiB);
+  let lines2 = 0;
+  for (let at2 = 0; at2 <= FILE_CAPS_BYTES[kind]; ) {
+    const n = readSync(fd, chunk, 0, chunk.length, at2);
+    if (n === 0) return;
+    at2 += n;
+    const read = chunk.subarray(0, n);
+    for (let i = read.indexOf(10); i !== -1; i = read.indexOf(10, i + 1)) lines2++;
+    if (lines2 > capLines)
+      throw new Error(
+        `it has more than ${capLines.toLocaleString("en-US")} lines, the most a ${kind} may hold`
+      );
+  }
+}
+
+// src/trial/worker-count.ts
+var MAX_WORKERS = 64;
+var ONE_WORKER = { requested: 1, reservedCores: 0 };
+var CPU_US_PER_REQUEST = 400;
+var CPU_US_PER_EVENT = 3;
+var CORE_SHARE_PER_WORKER = 0.5;
+var UNCAPPED_EVENTS = 256;
+function clientCoreShare(workload) {
+  const n = workload.offsetsMs.length;
+  const spanS = (workload.windowStartMs + workload.windowMs) / 1e3;
+  if (n === 0 || !(spanS > 0)) return 0;
+  let events = 0;
+  for (let i = 0; i < n; i++) events += (workload.maxTokens[i] || UNCAPPED_EVENTS) + 2;
+  return (n * CPU_US_PER_REQUEST + events * CPU_US_PER_EVENT) / 1e6 / spanS;
+}
+function unsplittable(o) {
+  if (o.maxConcurrency !== void 0) return "max-concurrency (one cap over every request)";
+  if (o.sessionTurns > 1)
+    return "sessions of more than one turn (a turn waits on the previous answer)";
+  return void 0;
+}
+function workerCount(setting2, workload, maxConcurrency, cores) {
+  const split = unsplittable({
+    maxConcurrency,
+    sessionTurns: workload.spec.sessions?.turns ?? 1
+  });
+  if (split !== void 0) return 1;
+  if (setting2.requested !== "auto") return setting2.requested;
+  const free = Math.max(1, cores - setting2.reservedCores);
+  const wanted = Math.ceil(clientCoreShare(workload) / CORE_SHARE_PER_WORKER);
+  return Math.min(MAX_WORKERS, free, Math.max(1, wanted));
+}
+
+// src/common/slo.ts
+var SLO_KEYS = { ttft: "ttftMs", tpot: "tpotMs", itl: "itlMs", e2el: "e2elMs" };
+var SLO_NAMES = ["ttft", "tpot", "itl", "e2el"];
+var sloField = (name) => SLO_KEYS[name];
+function sloRecord(slo) {
+  const record2 = {};
+  for (const name of SLO_NAMES) {
+    const ms3 = slo[SLO_KEYS[name]];
+    if (ms3 !== void 0) record2[`${name}_ms`] = ms3;
+  }
+  return record2;
+}
+function formatSlo(slo) {
+  const parts = SLO_NAMES.flatMap((k) => {
+    const ms3 = slo[`${k}_ms`];
+    return ms3 === void 0 ? [] : [`${k}:${ms3}`];
+  });
+  return parts.length > 0 ? parts.join(" ") : "none";
+}
+
+// src/config/slo.ts
+function parseSlo(name, raw) {
+  const slo = {};
+  for (const part2 of raw.trim().split(/[\s,]+/).filter(Boolean)) {
+    const m = part2.match(/^([a-z0-9_]+):(.*)$/i);
+    if (!m)
+      throw rejectValue(
+        name,
+        raw,
+        'space-separated key:milliseconds pairs such as "ttft:800 tpot:50"'
+      );
+    const key = m[1].toLowerCase();
+    const sloName = SLO_NAMES.find((k) => k === key);
+    if (sloName === void 0) {
+      throw new InputError(
+        `${name}: unknown SLO key "${key}" in ${JSON.stringify(raw)}; accepted keys: ${SLO_NAMES.join(", ")}`
+      );
+    }
+    const ms3 = Number(m[2]);
+    if (!(m[2] !== "" && Number.isFinite(ms3) && ms3 > 0)) {
+      throw rejectValue(`${name} ${key}`, m[2], "a number of milliseconds > 0");
+    }
+    const field = sloField(sloName);
+    if (slo[field] !== void 0)
+      throw new InputError(`${name}: "${key}" is given twice in ${JSON.stringify(raw)}`);
+    slo[field] = ms3;
+  }
+  return slo;
+}
+
 // src/config/workload.ts
+import { dirname as dirname2, join as join2 } from "node:path";
 function rateDriven(raw, kind) {
   const rate = parseRate(
     "rate",
@@ -79349,15 +79705,10 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
   const accuracy2 = parseAccuracy(raw, readFile);
-  const surge2 = parseSurge(raw);
-  const apartRates = (accuracy2 ? accuracyShares(accuracy2) : 0) + (surge2 ? SURGE_SHARES : 0);
+  const apartRates = (accuracy2 ? accuracyShares(accuracy2) : 0) + stressShares(raw);
   const decision = { ...parseDecision(raw), ...apartRates > 0 ? { apartRates } : {} };
   const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
   const servers2 = parseServerSettings(raw);
-  const drain2 = parseDrain(raw, {
-    startsBoth: ARMS.every((a) => servers2.commands[a] !== void 0),
-    perTrial: servers2.restart === "per-trial"
-  });
   const sharding = parseSharding(raw);
   const sharded = sharding.shard !== void 0 || sharding.mergeFrom !== void 0;
   const workersOf = (o) => ({
@@ -79378,13 +79729,10 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       servers: Object.keys(servers2.commands).length > 0,
       // Checked by parseTrialOptions already: auto, or a whole number.
       workers: Number(given(raw, "workers")) > 1,
-      surge: surge2 !== void 0
+      stress: stressShares(raw) > 0
     });
   }
-  if (surge2) {
-    const b = arm("baseline");
-    refuseUnsurgeable(b.workload.arrival, b.maxConcurrency, surge2.factor);
-  }
+  const stress = parseStress(raw, arm("baseline"), servers2);
   const planMax = sharding.shard || sharding.mergeFrom !== void 0 ? trials : maxTrials;
   return {
     mode: parseMode(raw),
@@ -79403,13 +79751,12 @@ function parseConfig(raw, env = {}, readFile = readTextFile) {
       quality: parseQuality(raw, readFile),
       contract: parseContract(raw, readFile),
       ...accuracy2 ? { accuracy: accuracy2 } : {},
-      ...surge2 ? { surge: surge2 } : {},
-      ...drain2.drain ? { drain: drain2.drain } : {},
+      ...stress.suites,
       failFast: readBoolean(raw, "fail-fast"),
       setupNotes: [
         ...trialsNotes(given(raw, "trials") !== void 0, givenMax, trials, planMax),
         ...unusedNote(raw, "run"),
-        ...drain2.notes
+        ...stress.notes
       ],
       capacity
     },
@@ -79571,7 +79918,7 @@ function redactDeep(value2, redact) {
 }
 
 // src/servers/preflight.ts
-var import_undici10 = __toESM(require_undici(), 1);
+var import_undici11 = __toESM(require_undici(), 1);
 var PreflightError = class extends Error {
   name = "PreflightError";
   arm;
@@ -79608,7 +79955,7 @@ function likelyFix(arm, target, models, probe) {
   return "see the server's log";
 }
 async function preflight(arm, target, timeoutS) {
-  const agent = new import_undici10.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+  const agent = new import_undici11.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   try {
     const models = await listModels(target, agent, MODELS_TIMEOUT_MS);
     let first = await probeCompletion(target, agent, 8, Math.min(timeoutS, 30) * 1e3);
@@ -79688,7 +80035,7 @@ async function untilIdle(target, idleTtftMs, timeoutS, metrics) {
   return probeUntilIdle(target, idleTtftMs, timeoutS, startMs);
 }
 async function probeUntilIdle(target, idleTtftMs, timeoutS, startMs) {
-  const agent = new import_undici10.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
+  const agent = new import_undici11.Agent({ headersTimeout: 0, bodyTimeout: 0, connections: 1 });
   const bound2 = idleBoundMs(idleTtftMs);
   let probes = 0;
   let last = null;
@@ -79833,19 +80180,19 @@ function pointOptions(base, settings, phase, ratePerS) {
 function roundRate(ratePerS) {
   return Number(ratePerS.toPrecision(3));
 }
-function rateGrid(syncPerS, offlinePerS, points3) {
+function rateGrid(syncPerS, offlinePerS, points4) {
   const lo = Math.max(syncPerS, 0);
   const hi = offlinePerS > lo ? offlinePerS : Math.max(lo * 2, 1);
   const rates = [];
-  for (let i = 1; i <= points3; i++) {
-    const r = roundRate(lo + (hi - lo) * i / points3);
+  for (let i = 1; i <= points4; i++) {
+    const r = roundRate(lo + (hi - lo) * i / points4);
     if (r > 0 && !rates.includes(r)) rates.push(r);
   }
   return rates;
 }
-function bracketOf(points3) {
+function bracketOf(points4) {
   const rated = (p) => p.rate_per_s ?? Number.NaN;
-  const open = points3.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => rated(a) - rated(b));
+  const open = points4.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => rated(a) - rated(b));
   let pass;
   for (const p of open) if (p.judgement === "pass") pass = p;
   const floor = pass?.rate_per_s ?? 0;
@@ -79861,7 +80208,7 @@ function needsRefinement(b, resolution, floorPerS) {
 }
 
 // src/capacity/estimate.ts
-var measured = (points3, phase) => points3.find((p) => p.phase === phase && p.judgement === "measured")?.report;
+var measured = (points4, phase) => points4.find((p) => p.phase === phase && p.judgement === "measured")?.report;
 function estimateCapacity(arm, minAttainment) {
   const { pass, fail: fail3 } = bracketOf(arm.points);
   const sync = measured(arm.points, "synchronous");
@@ -80257,8 +80604,8 @@ var round5 = (s) => Math.round(s * 10) / 10;
 function costOf(found) {
   const pairs2 = new Set(found.trials.map((t) => t.pair));
   const pairLoad = (pair) => found.trials.filter((t) => t.pair === pair).reduce((s, t) => s + loadS(t), 0);
-  const points3 = ARMS.flatMap((arm) => found.capacity?.arms[arm].points ?? []);
-  const sweepLoad = points3.reduce(
+  const points4 = ARMS.flatMap((arm) => found.capacity?.arms[arm].points ?? []);
+  const sweepLoad = points4.reduce(
     (s, p) => s + p.report.workload.warmup_s + p.report.workload.duration_s,
     0
   );
@@ -80267,7 +80614,7 @@ function costOf(found) {
   for (const t of found.trials) requests[t.arm] += t.report.scheduled;
   return {
     pairs: pairs2.size,
-    trials: found.trials.length + 2 * found.reruns.length + points3.length,
+    trials: found.trials.length + 2 * found.reruns.length + points4.length,
     requests,
     under_load_s: round5(underLoad),
     suites_s: found.suites,
@@ -80501,7 +80848,7 @@ function answersSummary(baseline, candidate) {
 }
 
 // src/quality/rule.ts
-function logChoose(n, k) {
+function logChoose2(n, k) {
   let s = 0;
   for (let i = 1; i <= k; i++) s += Math.log((n - k + i) / i);
   return s;
@@ -80509,7 +80856,7 @@ function logChoose(n, k) {
 function mcnemarOneSided(b, c) {
   const n = b + c;
   if (n === 0 || b <= 0) return 1;
-  let logTerm = logChoose(n, b) - n * Math.LN2;
+  let logTerm = logChoose2(n, b) - n * Math.LN2;
   let p = 0;
   for (let k = b; k <= n; k++) {
     p += Math.exp(logTerm);
@@ -80732,7 +81079,7 @@ function compareQuality(suite, baseline, candidate, reruns, rule) {
 }
 
 // src/quality/run.ts
-var import_undici11 = __toESM(require_undici(), 1);
+var import_undici12 = __toESM(require_undici(), 1);
 
 // src/quality/answer.ts
 function emptyAnswer(status) {
@@ -80889,7 +81236,7 @@ async function ask(agent, target, body, stream, timeoutS) {
   let reconnects = 0;
   for (; ; ) {
     try {
-      res = await (0, import_undici11.request)(`${origin(target)}${completionPath(target, "chat")}`, {
+      res = await (0, import_undici12.request)(`${origin(target)}${completionPath(target, "chat")}`, {
         method: "POST",
         headers,
         body,
@@ -80939,7 +81286,7 @@ async function readAnswer(res, stream, target) {
   return a;
 }
 async function runSuite(target, suite, options, only) {
-  const agent = new import_undici11.Agent({ connections: 1 });
+  const agent = new import_undici12.Agent({ connections: 1 });
   const runs = [];
   try {
     for (const c of suite.cases) {
@@ -81075,23 +81422,28 @@ var SIDE_SUITES = [
   bind(qualitySuite),
   bind(contractSuite),
   bind(accuracySuite),
+  // After the pairs: the replay at idle first, then the surge (it leaves a server overloaded).
+  bind(truncationSuite),
   bind(surgeSuite),
   // Last: it stops the servers.
   bind(drainSuite)
 ];
 var SUITE_IDS = SIDE_SUITES.map((s) => s.id);
-var noSuites = () => ({
+var nullEach = () => ({
   quality: null,
   contract: null,
   accuracy: null,
+  truncation: null,
   surge: null,
   drain: null
 });
+var noSuites = () => nullEach();
 var noSuiteFields = () => ({
   ...noSuites(),
   quality_skipped: null,
   contract_skipped: null,
   accuracy_skipped: null,
+  truncation_skipped: null,
   surge_skipped: null,
   drain_skipped: null
 });
@@ -81118,6 +81470,7 @@ function suiteFields(options, found, notRun) {
     quality_skipped: skipped("quality"),
     contract_skipped: skipped("contract"),
     accuracy_skipped: skipped("accuracy"),
+    truncation_skipped: skipped("truncation"),
     surge_skipped: skipped("surge"),
     drain_skipped: skipped("drain")
   };
@@ -81127,13 +81480,7 @@ function suiteOutcomes(found) {
   return { failed: ids("fail"), open: ids("inconclusive") };
 }
 function describeSuites(options) {
-  const config = {
-    quality: null,
-    contract: null,
-    accuracy: null,
-    surge: null,
-    drain: null
-  };
+  const config = nullEach();
   for (const s of SIDE_SUITES) s.describeInto(options, config);
   return config;
 }
@@ -81149,6 +81496,7 @@ var suitesOf = (run) => ({
   quality: run.quality ?? null,
   contract: run.contract ?? null,
   accuracy: run.accuracy ?? null,
+  truncation: run.truncation ?? null,
   surge: run.surge ?? null,
   drain: run.drain ?? null
 });
@@ -81203,83 +81551,7 @@ function latenessMatters(options, pair) {
 import { availableParallelism as availableParallelism2 } from "node:os";
 
 // src/load/run.ts
-var import_undici12 = __toESM(require_undici(), 1);
-
-// src/workload/prompts.ts
-function syntheticPrompt(spec, index, tokens2, continued = false) {
-  const round9 = spec.promptRound === 0 && spec.textSalt === 0 ? [] : [spec.promptRound];
-  const stream = salted(spec, PROMPT_STREAM, index, ...round9);
-  return wordsText(spec, new Rng(stream), tokens2, continued);
-}
-function salted(spec, ...values) {
-  return spec.textSalt === 0 ? mixSeeds(spec.seed, ...values) : mixSeeds(spec.seed, ...values, spec.textSalt);
-}
-function blockText(spec, id, continued) {
-  const rng = new Rng(salted(spec, BLOCK_STREAM, id, spec.promptRound));
-  return wordsText(spec, rng, MOONCAKE_BLOCK_TOKENS, continued);
-}
-function prefixText(spec, group, tokens2) {
-  return wordsText(spec, new Rng(salted(spec, PREFIX_STREAM, group)), tokens2, false);
-}
-function wordsText(spec, rng, tokens2, continued) {
-  if (spec.tokenizer) return countedWords(spec.tokenizer, WORDS2, rng, tokens2, continued);
-  const chars = tokens2 * 4;
-  let text3 = "";
-  while (text3.length < chars) text3 += `${WORDS2[rng.int(0, WORDS2.length - 1)]} `;
-  return text3.slice(0, chars);
-}
-function messagesFor(workload, i) {
-  const e = at(workload.datasetIndex, i);
-  const entry2 = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
-  if (entry2) return entry2.messages;
-  const spec = workload.spec;
-  const tokens2 = at(workload.inputTokens, i);
-  const ids = spec.trace?.rows[at(workload.traceRow, i)]?.hashIds;
-  if (ids && ids.length > 0) return [{ role: "user", content: tracePrompt(spec, i, ids, tokens2) }];
-  const g2 = at(workload.prefixGroup, i);
-  const prefixed = spec.prefix && g2 >= 0 ? spec.prefix : void 0;
-  const own = syntheticPrompt(spec, i, tokens2, prefixed !== void 0);
-  return [{ role: "user", content: prefixed ? prefixText(spec, g2, prefixed.tokens) + own : own }];
-}
-function tracePrompt(spec, i, ids, tokens2) {
-  if (!spec.tokenizer) {
-    const chars = tokens2 * 4;
-    let text3 = ids.map((id) => blockText(spec, id, false)).join("");
-    if (text3.length < chars) text3 += syntheticPrompt(spec, i, tokens2);
-    return text3.slice(0, chars);
-  }
-  const whole = Math.min(ids.length, Math.floor(tokens2 / MOONCAKE_BLOCK_TOKENS));
-  const blocks = ids.slice(0, whole).map((id, k) => blockText(spec, id, k > 0));
-  const left = tokens2 - whole * MOONCAKE_BLOCK_TOKENS;
-  return blocks.join("") + (left > 0 ? syntheticPrompt(spec, i, left, whole > 0) : "");
-}
-function countedBy(spec) {
-  const t = spec.tokenizer;
-  if (!t) return "estimate (4 characters per token)";
-  return `tokenizer ${t.name}${t.exact ? "" : " (word sums approximate for it)"}`;
-}
-function intendedPromptTokens(workload, i) {
-  const e = at(workload.datasetIndex, i);
-  const entry2 = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
-  if (entry2) {
-    const text3 = entry2.messages.map((m) => m.content).join("");
-    return workload.spec.tokenizer ? workload.spec.tokenizer.count(text3) : estimateTokens(text3);
-  }
-  const prefixed = at(workload.prefixGroup, i) >= 0 ? workload.spec.prefix?.tokens ?? 0 : 0;
-  return at(workload.inputTokens, i) + prefixed;
-}
-function turnMessages(workload, i, history) {
-  const e = at(workload.datasetIndex, i);
-  const entry2 = e >= 0 ? workload.spec.dataset?.entries[e] : void 0;
-  const own = entry2?.later[at(workload.turnOf, i) - 1]?.user;
-  return [
-    ...history,
-    {
-      role: "user",
-      content: own ?? syntheticPrompt(workload.spec, i, at(workload.inputTokens, i))
-    }
-  ];
-}
+var import_undici13 = __toESM(require_undici(), 1);
 
 // src/load/deadlines.ts
 var DEADLINE_CHECK_MS = 10;
@@ -81899,7 +82171,7 @@ var TrialLoad = class {
 async function runLoad(options) {
   const { target } = options;
   const timers = options.timers ?? GLOBAL_TIMERS;
-  const dispatcher = options.dispatcher ?? new import_undici12.Pool(origin(target), {
+  const dispatcher = options.dispatcher ?? new import_undici13.Pool(origin(target), {
     connections: options.maxConcurrency ?? null,
     pipelining: 1,
     keepAliveTimeout: 3e4,
@@ -83036,6 +83308,8 @@ var TrialRunner = class {
   reruns = [];
   /** The measured pairs' trials, in the order they ran (a re-run pair's last attempt). */
   trials = [];
+  /** The pairs' requests that ended stop, sampled for the truncation replay (undefined: not asked). */
+  stops;
   ran = 0;
   options;
   deps;
@@ -83045,6 +83319,8 @@ var TrialRunner = class {
     this.deps = deps;
     this.log = deps.log ?? (() => {
     });
+    const t = options.truncation;
+    this.stops = t ? new StopSampler(t.replay, options.baseline.workload.seed) : void 0;
   }
   /** The number of a run of requests outside the pairs (a side-suite's), after the trials so far. */
   nextTrial = () => ++this.ran;
@@ -83060,13 +83336,22 @@ var TrialRunner = class {
     );
     for (const w of report.warnings) this.log(`${arm}: ${w}`);
   }
-  /** The measure's dependencies: the cancel, and the requests file's lines tagged with the trial. */
-  trialDeps(tag) {
+  /**
+   * The measure's dependencies: the cancel, the requests file's lines tagged
+   * with the trial, and (a pair's trial) the sample of answers that ended stop.
+   */
+  trialDeps(tag, options) {
     const { signal, requestRecord } = this.deps;
-    return {
-      ...signal ? { signal } : {},
-      ...requestRecord ? { onRequestLine: (r, at2) => requestRecord(tag, r, at2) } : {}
-    };
+    const arm = tag.arm;
+    const stops = tag.pair === null || arm === null ? void 0 : this.stops;
+    const round9 = options.workload.promptRound;
+    const lines2 = requestRecord || stops ? {
+      onRequestLine: (r, at2) => {
+        requestRecord?.(tag, r, at2);
+        if (arm) stops?.add(arm, round9, r);
+      }
+    } : {};
+    return { ...signal ? { signal } : {}, ...lines2 };
   }
   /**
    * One measurement of an arm; `what` names it to the server hooks and the
@@ -83097,7 +83382,7 @@ var TrialRunner = class {
       pair: pair?.pair ?? null,
       attempt: pair?.attempt ?? null
     };
-    const report = await measure(options, this.trialDeps(tag)).catch((error) => {
+    const report = await measure(options, this.trialDeps(tag, options)).catch((error) => {
       if (signal?.aborted) throw new Cancelled();
       throw error;
     });
@@ -83240,7 +83525,8 @@ function suiteContext(runner, atRate, capacity, suites, failFast) {
     measureArm: runner.measureArm,
     atRate,
     ...capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {},
-    ...failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {}
+    ...failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {},
+    ...runner.stops ? { stopSamples: runner.stops.samples } : {}
   };
 }
 async function runGate(options, deps = {}) {
@@ -84092,6 +84378,8 @@ var results_schema_default = {
     contract_skipped: { type: ["string", "null"] },
     accuracy: { oneOf: [{ type: "null" }, { $ref: "#/$defs/accuracy" }] },
     accuracy_skipped: { type: ["string", "null"] },
+    truncation: { oneOf: [{ type: "null" }, { $ref: "#/$defs/truncation" }] },
+    truncation_skipped: { type: ["string", "null"] },
     surge: { oneOf: [{ type: "null" }, { $ref: "#/$defs/surge" }] },
     surge_skipped: { type: ["string", "null"] },
     drain: { oneOf: [{ type: "null" }, { $ref: "#/$defs/drain" }] },
@@ -84132,6 +84420,7 @@ var results_schema_default = {
                 quality: { type: "number", minimum: 0, maximum: 1e9 },
                 contract: { type: "number", minimum: 0, maximum: 1e9 },
                 accuracy: { type: "number", minimum: 0, maximum: 1e9 },
+                truncation: { type: "number", minimum: 0, maximum: 1e9 },
                 surge: { type: "number", minimum: 0, maximum: 1e9 },
                 drain: { type: "number", minimum: 0, maximum: 1e9 }
               }
@@ -84291,6 +84580,48 @@ var results_schema_default = {
             maxRecoveryIncrease: { type: "number", exclusiveMinimum: 0, maximum: 10 },
             maxFailureIncrease: { type: "number", exclusiveMinimum: 0, maximum: 1 },
             passAlpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 },
+            failAlpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 }
+          }
+        },
+        verdict: { enum: ["pass", "fail", "inconclusive"] }
+      }
+    },
+    replayRecord: {
+      type: "object",
+      required: ["load_tokens", "idle_tokens", "idle2_tokens", "failed"],
+      properties: {
+        load_tokens: { type: "integer", minimum: 0 },
+        idle_tokens: { type: ["integer", "null"], minimum: 0 },
+        idle2_tokens: { type: ["integer", "null"], minimum: 0 },
+        failed: { type: ["string", "null"], maxLength: 40 }
+      }
+    },
+    truncation: {
+      description: "The truncation replay: every replayed request's answer lengths under load and at idle (twice), from which the shares and the verdict are made again; absent in older files.",
+      type: "object",
+      required: ["records", "rule", "verdict"],
+      properties: {
+        records: {
+          type: "object",
+          required: ["baseline", "candidate"],
+          properties: {
+            baseline: {
+              type: "array",
+              maxItems: 500,
+              items: { $ref: "#/$defs/replayRecord" }
+            },
+            candidate: {
+              type: "array",
+              maxItems: 500,
+              items: { $ref: "#/$defs/replayRecord" }
+            }
+          }
+        },
+        rule: {
+          type: "object",
+          required: ["maxIncrease", "failAlpha"],
+          properties: {
+            maxIncrease: { type: "number", exclusiveMinimum: 0, maximum: 1 },
             failAlpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 }
           }
         },
@@ -85105,6 +85436,23 @@ var results_schema_default = {
             }
           }
         },
+        truncation: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["replay", "rule"],
+          properties: {
+            replay: { type: "integer", minimum: 1, maximum: 500 },
+            rule: {
+              type: "object",
+              additionalProperties: false,
+              required: ["max_increase", "fail_alpha"],
+              properties: {
+                max_increase: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+                fail_alpha: { type: "number", exclusiveMinimum: 0, maximum: 0.5 }
+              }
+            }
+          }
+        },
         drain: {
           type: ["object", "null"],
           additionalProperties: false,
@@ -85234,7 +85582,7 @@ var RUN_GUARDS = /* @__PURE__ */ new Set([
   "clock_skew"
 ]);
 function apartOf(config) {
-  const rates = (config.accuracy ? apartRatesOf(config.accuracy.rule) : 0) + (config.surge ? SURGE_SHARES : 0);
+  const rates = (config.accuracy ? apartRatesOf(config.accuracy.rule) : 0) + (config.surge ? SURGE_SHARES : 0) + (config.truncation ? TRUNCATION_SHARES : 0);
   return rates > 0 ? { apartRates: rates } : {};
 }
 function decisionOptionsOf(config) {
@@ -85306,11 +85654,11 @@ function trustResults(parsed, source, headline) {
 }
 
 // src/shard/run.ts
-var import_undici14 = __toESM(require_undici(), 1);
+var import_undici15 = __toESM(require_undici(), 1);
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 
 // src/shard/clock.ts
-var import_undici13 = __toESM(require_undici(), 1);
+var import_undici14 = __toESM(require_undici(), 1);
 function offsetOf(samples) {
   for (let k = 1; k < samples.length; k++) {
     const [before, after] = [samples[k - 1], samples[k]];
@@ -85339,7 +85687,7 @@ async function readClock(target, deps, budgetMs = 1500, gapMs = 5) {
   try {
     while (deps.unixNowMs() < endMs) {
       const sentMs = deps.unixNowMs();
-      const res = await (0, import_undici13.request)(modelsUrl(target), {
+      const res = await (0, import_undici14.request)(modelsUrl(target), {
         dispatcher: deps.dispatcher,
         headers: headers.authorization ? { authorization: headers.authorization } : {},
         signal: AbortSignal.timeout(budgetMs)
@@ -85392,7 +85740,7 @@ function pairOptions(options, arm, pair) {
   return { ...own, workload: { ...own.workload, promptRound: pair * (options.maxReruns + 1) } };
 }
 async function readShardClock(target) {
-  const dispatcher = new import_undici14.Agent({ connections: 1 });
+  const dispatcher = new import_undici15.Agent({ connections: 1 });
   try {
     return await readClock(target, { unixNowMs: Date.now, dispatcher });
   } finally {
@@ -86237,7 +86585,7 @@ ${g2.detail}
 }
 
 // src/lanes/burst.ts
-var import_undici15 = __toESM(require_undici(), 1);
+var import_undici16 = __toESM(require_undici(), 1);
 
 // src/lanes/history.ts
 var import__6 = __toESM(require__(), 1);
@@ -86281,19 +86629,19 @@ function parseHistory(text3, source) {
   const rows2 = [];
   for (const { line, number } of linesOf(text3)) {
     if (line.trim() === "") continue;
-    let row4;
+    let row5;
     try {
-      row4 = JSON.parse(line);
+      row5 = JSON.parse(line);
     } catch {
       throw new Error(`history ${source}: line ${number} is not JSON`);
     }
-    const nonFinite = nonFiniteReason(row4);
+    const nonFinite = nonFiniteReason(row5);
     if (nonFinite) throw new Error(`history ${source}: line ${number}: ${nonFinite}`);
-    if (!validateRow(row4))
+    if (!validateRow(row5))
       throw new Error(
         `history ${source}: line ${number} is not a ${HISTORY_SCHEMA} row: ${describeSchemaError(validateRow.errors, "the row")}`
       );
-    rows2.push(row4);
+    rows2.push(row5);
   }
   return rows2;
 }
@@ -86426,7 +86774,7 @@ async function burstLanes(spec, deps = {}) {
   const perLane = await Promise.all(
     spec.lanes.map(async (lane) => {
       const target = targetOf2(lane, env);
-      const agent = new import_undici15.Agent({ connections: spec.burst.size, headersTimeout: 0, bodyTimeout: 0 });
+      const agent = new import_undici16.Agent({ connections: spec.burst.size, headersTimeout: 0, bodyTimeout: 0 });
       const t0 = now();
       try {
         return await Promise.all(
@@ -87037,8 +87385,8 @@ function formatMeasureReport(r) {
     ["ms", ...COLUMNS.map((c) => c === "p999" ? "p99.9" : c), "count"],
     ...rows2.map(([name, s]) => [name, ...COLUMNS.map((c) => cell4(s, c)), String(s.count)])
   ];
-  const widths = at(table2, 0).map((_, i) => Math.max(...table2.map((row4) => at(row4, i).length)));
-  for (const row4 of table2) lines2.push(pad(row4, widths));
+  const widths = at(table2, 0).map((_, i) => Math.max(...table2.map((row5) => at(row5, i).length)));
+  for (const row5 of table2) lines2.push(pad(row5, widths));
   lines2.push("");
   const censored = r.metrics.e2el_ms.censored;
   if (censored > 0) {
@@ -87189,6 +87537,7 @@ var DEFAULT_PROFILE = {
   recoveryScale: 2,
   truncateAboveRunning: 0,
   truncateShare: 0.5,
+  lengthNondeterminism: 0,
   drainS: 0,
   stopExitCode: 0,
   prefillBaseMs: 8,
@@ -87272,6 +87621,7 @@ var NUMBER_RULES = {
   recoveryScale: { min: 1, max: 100 },
   truncateAboveRunning: { min: 0, integer: true },
   truncateShare: { min: 0.01, max: 1 },
+  lengthNondeterminism: { min: 0, max: 1 },
   drainS: { min: 0, max: 3600 },
   stopExitCode: { min: 0, max: 255, integer: true },
   prefillBaseMs: { min: 0 },
@@ -87865,11 +88215,13 @@ var TokenStream = class {
 var REFUSAL_TOKENS = 8;
 function shapeGeneration(profile, request8, promptTokens2, fault, nonce) {
   const sampleSeed = request8.temperature === 0 ? 0 : (request8.seed ?? nonce()) >>> 0;
+  const q = profile.lengthNondeterminism;
+  const redrawn = q > 0 && request8.temperature === 0 && nonce() / 2 ** 32 < q;
   const natural = naturalLength(
     request8.promptText,
     profile.naturalMinTokens,
     profile.naturalMaxTokens,
-    sampleSeed
+    redrawn ? nonce() >>> 0 || 1 : sampleSeed
   );
   const limit = request8.maxTokens ?? profile.maxModelLen - promptTokens2;
   const ignoreEos = request8.ignoreEos && profile.honorIgnoreEos;
@@ -87886,10 +88238,10 @@ function shapeGeneration(profile, request8, promptTokens2, fault, nonce) {
   const wanted = profile.reasoningTokens + answer;
   const uncut = Math.min(wanted, limit);
   const cut = !plan && profile.honorStop && !fault ? stopCut(request8, sampleSeed, profile.reasoningTokens, uncut) : void 0;
-  const outputTokens2 = cut ?? uncut;
+  const outputTokens3 = cut ?? uncut;
   const finishReason = fault === "finishError" ? "error" : fault === "refusal" || cut !== void 0 ? "stop" : wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
   const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
-  const generated = fault === "refusal" ? Math.min(outputTokens2, REFUSAL_TOKENS) : cuts ? Math.max(1, Math.ceil(outputTokens2 / 2)) : outputTokens2;
+  const generated = fault === "refusal" ? Math.min(outputTokens3, REFUSAL_TOKENS) : cuts ? Math.max(1, Math.ceil(outputTokens3 / 2)) : outputTokens3;
   const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
   const completionTokens2 = fault === "empty" ? 0 : generated + eos;
   const reasoning = fault === "empty" || fault === "refusal" ? 0 : Math.min(profile.reasoningTokens, generated);

@@ -30,7 +30,7 @@ const ALLOWED: Record<string, string[]> = {
   mock: ["common", "openai", "workload", "accuracy"],
   capacity: ["common", "workload", "load", "metrics", "trial", "servers"],
   compare: ["common", "workload", "load", "metrics", "trial"],
-  stress: ["common", "metrics", "compare"],
+  stress: ["common", "openai", "workload", "load", "metrics", "compare"],
   gate: [
     "common",
     "openai",

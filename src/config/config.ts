@@ -8,7 +8,6 @@ import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import { accuracyShares } from "../gate/accuracy.ts";
 import type { GateOptions } from "../gate/options.ts";
-import { SURGE_SHARES } from "../gate/surge.ts";
 import { requestsFormat } from "../requests/file.ts";
 import type { ServerSettings } from "../servers/lifecycle.ts";
 import type { TrialOptions } from "../trial/measure.ts";
@@ -29,7 +28,7 @@ import {
   settingsIn,
 } from "./settings.ts";
 import { parseSharding, refuseUnsplittable } from "./shard.ts";
-import { parseDrain, parseSurge, refuseUnsurgeable } from "./stress.ts";
+import { parseStress, stressShares } from "./stress.ts";
 import { parseTrialOptions, readTextFile } from "./trial.ts";
 import type { ReadFile } from "./workload.ts";
 
@@ -163,18 +162,13 @@ export function parseConfig(
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
   const accuracy = parseAccuracy(raw, readFile);
-  const surge = parseSurge(raw);
-  // Accuracy's and the surge's rules take a rate's share of the fail boundaries' α each.
-  const apartRates = (accuracy ? accuracyShares(accuracy) : 0) + (surge ? SURGE_SHARES : 0);
+  // Accuracy's and the stress suites' rules take a rate's share of the fail boundaries' α each.
+  const apartRates = (accuracy ? accuracyShares(accuracy) : 0) + stressShares(raw);
   const decision = { ...parseDecision(raw), ...(apartRates > 0 ? { apartRates } : {}) };
   // The self-checks judge lateness at the gated percentile; below the tolerance it only widens
   // the interval of the verdict (compare/metric.ts), beyond it the trial is re-run.
   const checks = { percentile: decision.percentile, maxSkewEffect: decision.tolerances.ttft };
   const servers = parseServerSettings(raw);
-  const drain = parseDrain(raw, {
-    startsBoth: ARMS.every((a) => servers.commands[a] !== undefined),
-    perTrial: servers.restart === "per-trial",
-  });
   const sharding = parseSharding(raw);
   const sharded = sharding.shard !== undefined || sharding.mergeFrom !== undefined;
   // Servers the gate starts share this machine: auto leaves them a core each. A shard is one
@@ -200,13 +194,10 @@ export function parseConfig(
       servers: Object.keys(servers.commands).length > 0,
       // Checked by parseTrialOptions already: auto, or a whole number.
       workers: Number(given(raw, "workers")) > 1,
-      surge: surge !== undefined,
+      stress: stressShares(raw) > 0,
     });
   }
-  if (surge) {
-    const b = arm("baseline");
-    refuseUnsurgeable(b.workload.arrival, b.maxConcurrency, surge.factor);
-  }
+  const stress = parseStress(raw, arm("baseline"), servers);
   const planMax = sharding.shard || sharding.mergeFrom !== undefined ? trials : maxTrials;
   return {
     mode: parseMode(raw),
@@ -225,13 +216,12 @@ export function parseConfig(
       quality: parseQuality(raw, readFile),
       contract: parseContract(raw, readFile),
       ...(accuracy ? { accuracy } : {}),
-      ...(surge ? { surge } : {}),
-      ...(drain.drain ? { drain: drain.drain } : {}),
+      ...stress.suites,
       failFast: readBoolean(raw, "fail-fast"),
       setupNotes: [
         ...trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
         ...unusedNote(raw, "run"),
-        ...drain.notes,
+        ...stress.notes,
       ],
       capacity,
     },

@@ -2,9 +2,14 @@
 // rules; refused where there is no steady rate to surge from) and the drain
 // probe (only when the gate starts both servers).
 
+import { ARMS } from "../common/arms.ts";
 import { InputError, rejectValue } from "../common/errors.ts";
 import type { DrainOptions } from "../gate/drain.ts";
-import type { SurgeOptions } from "../gate/surge.ts";
+import type { GateOptions } from "../gate/options.ts";
+import { SURGE_SHARES, type SurgeOptions } from "../gate/surge.ts";
+import { TRUNCATION_SHARES, type TruncationOptions } from "../gate/truncation.ts";
+import type { ServerSettings } from "../servers/lifecycle.ts";
+import type { TrialOptions } from "../trial/measure.ts";
 import type { ArrivalSpec } from "../workload/arrivals.ts";
 import { MAX_RATE_PER_S } from "./rate.ts";
 import { given, type RawSettings, readNumber } from "./settings.ts";
@@ -41,6 +46,31 @@ export function parseSurge(raw: RawSettings): SurgeOptions | undefined {
   return { ...parseSurgeValue(text), ...rest };
 }
 
+/**
+ * The truncation replay asked for, or undefined; refused where the replay
+ * cannot tell a cut from a natural end: a sampled temperature (the idle answer
+ * is another sample), ignore_eos (no answer ends stop), multi-turn sessions
+ * (a later turn's prompt holds the answers under load).
+ */
+export function parseTruncation(
+  raw: RawSettings,
+  trial: { temperature: number; ignoreEos: boolean; turns: number },
+): TruncationOptions | undefined {
+  const replay = readNumber(raw, "truncation-replay");
+  const maxIncrease = readNumber(raw, "max-truncation-increase");
+  if (replay === 0) return undefined;
+  const why =
+    trial.temperature !== 0
+      ? `temperature = ${trial.temperature}: an idle answer is another sample, not the same answer (set temperature 0)`
+      : trial.ignoreEos
+        ? "ignore-eos is set: no answer ends stop, so none can have been cut short to a stop"
+        : trial.turns > 1
+          ? "sessions of more than one turn: a later turn's prompt holds the answers given under load"
+          : null;
+  if (why) throw new InputError(`truncation-replay = ${replay} is not accepted with ${why}`);
+  return { replay, maxIncrease };
+}
+
 /** The drain probe when the gate starts both servers; a note when it was asked for and cannot run. */
 export function parseDrain(
   raw: RawSettings,
@@ -57,6 +87,42 @@ export function parseDrain(
   return {
     drain: undefined,
     notes: [`the drain probe is skipped: ${why} (drain-streams: 0 says nothing)`],
+  };
+}
+
+/** The stress suites' rules that take a rate's share of the fail boundaries (known before the trials' options). */
+export function stressShares(raw: RawSettings): number {
+  const surge = parseSurge(raw) ? SURGE_SHARES : 0;
+  return surge + (readNumber(raw, "truncation-replay") > 0 ? TRUNCATION_SHARES : 0);
+}
+
+/** The stress suites asked for, checked against the baseline's trials and the servers; what was skipped, said. */
+export function parseStress(
+  raw: RawSettings,
+  baseline: TrialOptions,
+  servers: ServerSettings,
+): {
+  suites: Pick<GateOptions, "surge" | "truncation" | "drain">;
+  notes: string[];
+} {
+  const surge = parseSurge(raw);
+  if (surge) refuseUnsurgeable(baseline.workload.arrival, baseline.maxConcurrency, surge.factor);
+  const truncation = parseTruncation(raw, {
+    temperature: baseline.target.temperature,
+    ignoreEos: baseline.target.ignoreEos,
+    turns: baseline.workload.sessions?.turns ?? 1,
+  });
+  const drain = parseDrain(raw, {
+    startsBoth: ARMS.every((a) => servers.commands[a] !== undefined),
+    perTrial: servers.restart === "per-trial",
+  });
+  return {
+    suites: {
+      ...(surge ? { surge } : {}),
+      ...(truncation ? { truncation } : {}),
+      ...(drain.drain ? { drain: drain.drain } : {}),
+    },
+    notes: drain.notes,
   };
 }
 

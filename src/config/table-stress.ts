@@ -49,6 +49,20 @@ export const STRESS_SETTINGS = [
     accepts: { kind: "fraction", max: 1, positive: true },
   },
   {
+    name: "truncation-replay",
+    scope: "gate",
+    default: "0",
+    help: "After the pairs, replay at idle this many of each arm's requests that ended stop under load (twice each, one at a time, temperature 0): an answer materially longer at idle was cut short by load (0: off).",
+    accepts: { kind: "number", integer: true, min: 0, max: 500 },
+  },
+  {
+    name: "max-truncation-increase",
+    scope: "gate",
+    default: "5%",
+    help: "The tolerated increase of the share of answers cut short by load (net of the idle-vs-idle floor), in points; a fail also needs Fisher's exact test.",
+    accepts: { kind: "fraction", max: 1, positive: true },
+  },
+  {
     name: "drain-streams",
     scope: "gate",
     default: "8",

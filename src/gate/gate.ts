@@ -157,6 +157,7 @@ function suiteContext(
     atRate,
     ...(capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {}),
     ...(failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {}),
+    ...(runner.stops ? { stopSamples: runner.stops.samples } : {}),
   };
 }
 

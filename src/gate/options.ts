@@ -17,6 +17,7 @@ import type { ContractDeps, ContractOptions } from "./contract.ts";
 import type { DrainOptions } from "./drain.ts";
 import type { QualityDeps, QualityOptions } from "./quality.ts";
 import type { SurgeOptions } from "./surge.ts";
+import type { TruncationOptions } from "./truncation.ts";
 
 export interface GateOptions {
   baseline: TrialOptions;
@@ -38,6 +39,8 @@ export interface GateOptions {
   contract?: ContractOptions;
   /** undefined: no accuracy suite. */
   accuracy?: AccuracyOptions;
+  /** undefined: no replay of answers cut short by load. */
+  truncation?: TruncationOptions;
   /** undefined: no surge suite. */
   surge?: SurgeOptions;
   /** undefined: no drain probe (the gate does not start both servers). */

@@ -7,6 +7,7 @@ import type { Arm } from "../common/arms.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { ContractReport } from "../contract/diff.ts";
 import type { QualityReport } from "../quality/paired.ts";
+import type { StopSample } from "../stress/stop-sample.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import type { AccuracyRecord } from "./accuracy.ts";
 import type { MeasureArm } from "./capacity.ts";
@@ -15,12 +16,14 @@ import type { DrainRecord, DrainReport } from "./drain.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import type { QualityRecord } from "./quality.ts";
 import type { SurgeRecord, SurgeReport } from "./surge.ts";
+import type { TruncationRecord, TruncationReport } from "./truncation.ts";
 
 /** Each suite's report. */
 export interface SuiteReports {
   quality: QualityReport;
   contract: ContractReport;
   accuracy: AccuracyReport;
+  truncation: TruncationReport;
   surge: SurgeReport;
   drain: DrainReport;
 }
@@ -30,6 +33,7 @@ export interface SuiteRecords {
   quality: QualityRecord;
   contract: ContractRecord;
   accuracy: AccuracyRecord;
+  truncation: TruncationRecord;
   surge: SurgeRecord;
   drain: DrainRecord;
 }
@@ -50,6 +54,8 @@ export interface SuiteContext {
   /** The pairs' options (a capacity gate's at the baseline's capacity), and that capacity (req/s). */
   atRate?: Record<Arm, TrialOptions>;
   capacityPerS?: number;
+  /** Each arm's requests that ended stop under load in the pairs, sampled (the truncation replay's). */
+  stopSamples?: () => Record<Arm, StopSample[]>;
   /** What regressed already when fail-fast is on: suites that cost much (the surge) do not run. */
   failedAlready?: string;
 }

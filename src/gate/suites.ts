@@ -20,6 +20,7 @@ import type {
   SuiteVerdict,
 } from "./suite.ts";
 import { surgeSuite } from "./surge.ts";
+import { truncationSuite } from "./truncation.ts";
 
 export type { SuiteId } from "./suite.ts";
 
@@ -92,19 +93,25 @@ const SIDE_SUITES: readonly Bound[] = [
   bind(qualitySuite),
   bind(contractSuite),
   bind(accuracySuite),
+  // After the pairs: the replay at idle first, then the surge (it leaves a server overloaded).
+  bind(truncationSuite),
   bind(surgeSuite),
   // Last: it stops the servers.
   bind(drainSuite),
 ];
 export const SUITE_IDS: readonly SuiteId[] = SIDE_SUITES.map((s) => s.id);
 
-export const noSuites = (): SuitesFound => ({
+/** Every suite id, null: no report (or no settings) for any. */
+const nullEach = () => ({
   quality: null,
   contract: null,
   accuracy: null,
+  truncation: null,
   surge: null,
   drain: null,
 });
+
+export const noSuites = (): SuitesFound => nullEach();
 
 /** No suite run, none skipped. */
 export const noSuiteFields = (): SuiteFields => ({
@@ -112,6 +119,7 @@ export const noSuiteFields = (): SuiteFields => ({
   quality_skipped: null,
   contract_skipped: null,
   accuracy_skipped: null,
+  truncation_skipped: null,
   surge_skipped: null,
   drain_skipped: null,
 });
@@ -172,6 +180,7 @@ export function suiteFields(
     quality_skipped: skipped("quality"),
     contract_skipped: skipped("contract"),
     accuracy_skipped: skipped("accuracy"),
+    truncation_skipped: skipped("truncation"),
     surge_skipped: skipped("surge"),
     drain_skipped: skipped("drain"),
   };
@@ -186,13 +195,7 @@ export function suiteOutcomes(found: SuitesFound): { failed: SuiteId[]; open: Su
 
 /** Each suite's settings as the results file records them. */
 export function describeSuites(options: GateOptions): SuiteConfig {
-  const config: SuiteConfig = {
-    quality: null,
-    contract: null,
-    accuracy: null,
-    surge: null,
-    drain: null,
-  };
+  const config: SuiteConfig = nullEach();
   for (const s of SIDE_SUITES) s.describeInto(options, config);
   return config;
 }
@@ -219,6 +222,7 @@ export const suitesOf = (run: Partial<SuitesFound>): SuitesFound => ({
   quality: run.quality ?? null,
   contract: run.contract ?? null,
   accuracy: run.accuracy ?? null,
+  truncation: run.truncation ?? null,
   surge: run.surge ?? null,
   drain: run.drain ?? null,
 });

@@ -9,8 +9,10 @@ import { compact } from "../common/format.ts";
 import { latenessMatters } from "../compare/contamination.ts";
 import { pairOrder } from "../compare/plan.ts";
 import { type TrialEntry, trialName } from "../compare/trials.ts";
-import type { TrialTag } from "../requests/line.ts";
+import type { RequestRecord } from "../load/record.ts";
+import type { TrialContext, TrialTag } from "../requests/line.ts";
 import type { IdleCheck, PreflightReport } from "../servers/preflight.ts";
+import { StopSampler } from "../stress/stop-sample.ts";
 import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
 import { measureTrial } from "../trial/trial.ts";
 import type { IdleRecord, RerunRecord } from "./gate-run.ts";
@@ -49,6 +51,8 @@ export class TrialRunner {
   readonly reruns: RerunRecord[] = [];
   /** The measured pairs' trials, in the order they ran (a re-run pair's last attempt). */
   readonly trials: TrialEntry[] = [];
+  /** The pairs' requests that ended stop, sampled for the truncation replay (undefined: not asked). */
+  readonly stops: StopSampler | undefined;
   private ran = 0;
   private readonly options: GateOptions;
   private readonly deps: GateDeps;
@@ -58,6 +62,8 @@ export class TrialRunner {
     this.options = options;
     this.deps = deps;
     this.log = deps.log ?? (() => {});
+    const t = options.truncation;
+    this.stops = t ? new StopSampler(t.replay, options.baseline.workload.seed) : undefined;
   }
 
   /** The number of a run of requests outside the pairs (a side-suite's), after the trials so far. */
@@ -76,13 +82,25 @@ export class TrialRunner {
     for (const w of report.warnings) this.log(`${arm}: ${w}`);
   }
 
-  /** The measure's dependencies: the cancel, and the requests file's lines tagged with the trial. */
-  private trialDeps(tag: TrialTag): TrialDeps {
+  /**
+   * The measure's dependencies: the cancel, the requests file's lines tagged
+   * with the trial, and (a pair's trial) the sample of answers that ended stop.
+   */
+  private trialDeps(tag: TrialTag, options: TrialOptions): TrialDeps {
     const { signal, requestRecord } = this.deps;
-    return {
-      ...(signal ? { signal } : {}),
-      ...(requestRecord ? { onRequestLine: (r, at) => requestRecord(tag, r, at) } : {}),
-    };
+    const arm = tag.arm;
+    const stops = tag.pair === null || arm === null ? undefined : this.stops;
+    const round = options.workload.promptRound;
+    const lines =
+      requestRecord || stops
+        ? {
+            onRequestLine: (r: RequestRecord, at: TrialContext) => {
+              requestRecord?.(tag, r, at);
+              if (arm) stops?.add(arm, round, r);
+            },
+          }
+        : {};
+    return { ...(signal ? { signal } : {}), ...lines };
   }
 
   /**
@@ -120,7 +138,7 @@ export class TrialRunner {
       pair: pair?.pair ?? null,
       attempt: pair?.attempt ?? null,
     };
-    const report = await measure(options, this.trialDeps(tag)).catch((error: unknown) => {
+    const report = await measure(options, this.trialDeps(tag, options)).catch((error: unknown) => {
       // A trial the cancel stopped (its workers before they started, say) is the cancel.
       if (signal?.aborted) throw new Cancelled();
       throw error;

@@ -38,11 +38,14 @@ export function shapeGeneration(
   // Temperature 0 is greedy: same prompt, same text. Otherwise the request's
   // seed or a seeded per-request nonce picks the sample.
   const sampleSeed = request.temperature === 0 ? 0 : (request.seed ?? nonce()) >>> 0;
+  // Batch nondeterminism: now and then a greedy answer ends elsewhere than it did before.
+  const q = profile.lengthNondeterminism;
+  const redrawn = q > 0 && request.temperature === 0 && nonce() / 2 ** 32 < q;
   const natural = naturalLength(
     request.promptText,
     profile.naturalMinTokens,
     profile.naturalMaxTokens,
-    sampleSeed,
+    redrawn ? nonce() >>> 0 || 1 : sampleSeed,
   );
   const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
   const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;

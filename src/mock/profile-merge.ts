@@ -43,6 +43,7 @@ const NUMBER_RULES = {
   recoveryScale: { min: 1, max: 100 },
   truncateAboveRunning: { min: 0, integer: true },
   truncateShare: { min: 0.01, max: 1 },
+  lengthNondeterminism: { min: 0, max: 1 },
   drainS: { min: 0, max: 3600 },
   stopExitCode: { min: 0, max: 255, integer: true },
   prefillBaseMs: { min: 0 },

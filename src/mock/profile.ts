@@ -40,6 +40,8 @@ export interface MockProfile {
   /** A sequence admitted while this many or more run is cut to truncateShare of its tokens and ends with finish_reason stop, saying nothing (0 = never). */
   truncateAboveRunning: number;
   truncateShare: number;
+  /** Per request at temperature 0, the chance its natural length is drawn afresh: batch nondeterminism (two idle answers to one prompt differ). */
+  lengthNondeterminism: number;
   /** Stopped (SIGTERM), the server finishes its streams for up to drainS seconds, refusing new requests with 503; 0: it cuts them at once. */
   drainS: number;
   /** The mock process's exit status when stopped (134: as a server that aborts). */
@@ -194,6 +196,7 @@ export const DEFAULT_PROFILE: MockProfile = {
   recoveryScale: 2,
   truncateAboveRunning: 0,
   truncateShare: 0.5,
+  lengthNondeterminism: 0,
   drainS: 0,
   stopExitCode: 0,
   prefillBaseMs: 8,

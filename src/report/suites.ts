@@ -15,6 +15,7 @@ import { drain, drainSentence } from "./drain-markdown.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { qualitySentence } from "./quality-words.ts";
 import { surge, surgeDetails, surgeOpenSentence, surgeSentence } from "./surge-markdown.ts";
+import { truncation, truncationSentence } from "./truncation-markdown.ts";
 
 /** The run's fields a suite's words are made from. */
 export type SuiteView = Pick<GateResults, SuiteId | `${SuiteId}_skipped`>;
@@ -48,6 +49,15 @@ export const SUITE_RENDER: { readonly [K in SuiteId]: SuiteRender } = {
     details: accuracyDetails,
     failed: (r) => (r.accuracy?.verdict === "fail" ? accuracySentence(r.accuracy) : null),
     open: (r) => (r.accuracy?.verdict === "inconclusive" ? accuracyOpenSentence(r.accuracy) : null),
+  },
+  truncation: {
+    section: truncation,
+    details: () => "",
+    failed: (r) => (r.truncation?.verdict === "fail" ? truncationSentence(r.truncation) : null),
+    open: (r) =>
+      r.truncation?.verdict === "inconclusive"
+        ? `the truncation replay: ${r.truncation.reason}`
+        : null,
   },
   surge: {
     section: surge,

@@ -18,6 +18,7 @@ import { apartRatesOf } from "../gate/accuracy.ts";
 import type { GateRun } from "../gate/gate-run.ts";
 import { redecideSuites, suiteOutcomes, suitesOf } from "../gate/suites.ts";
 import { SURGE_SHARES } from "../gate/surge.ts";
+import { TRUNCATION_SHARES } from "../gate/truncation.ts";
 import {
   type ConfigDescription,
   type GateResults,
@@ -126,7 +127,9 @@ const RUN_GUARDS = new Set([
 /** The rules decided apart that take a rate's share of the fail boundaries: accuracy's, the surge's. */
 function apartOf(config: ConfigDescription): { apartRates?: number } {
   const rates =
-    (config.accuracy ? apartRatesOf(config.accuracy.rule) : 0) + (config.surge ? SURGE_SHARES : 0);
+    (config.accuracy ? apartRatesOf(config.accuracy.rule) : 0) +
+    (config.surge ? SURGE_SHARES : 0) +
+    (config.truncation ? TRUNCATION_SHARES : 0);
   return rates > 0 ? { apartRates: rates } : {};
 }
 

@@ -84,3 +84,24 @@ test("two stops compared: more streams cut fails, the same passes, none in fligh
   for (const s of timedOut.streams) s.outcome = "censored";
   assert.equal(compareDrain(probe(0, 8), timedOut).verdict, "pass");
 });
+
+test("the truncation replay is refused where an idle answer cannot tell a cut from a natural end", () => {
+  const base = {
+    model: "m",
+    rate: "5",
+    "baseline-url": "http://127.0.0.1:1/v1",
+    "candidate-url": "http://127.0.0.1:2/v1",
+    "truncation-replay": "40",
+  };
+  assert.deepEqual(parseConfig(base).gate.truncation, { replay: 40, maxIncrease: 0.05 });
+  assert.equal(parseConfig({ ...base, "truncation-replay": "0" }).gate.truncation, undefined);
+  assert.throws(
+    () => parseConfig({ ...base, temperature: "0.7" }),
+    /truncation-replay = 40 is not accepted with temperature = 0.7/,
+  );
+  assert.throws(
+    () => parseConfig({ ...base, "ignore-eos": "true" }),
+    /with ignore-eos is set: no answer ends stop/,
+  );
+  assert.throws(() => parseConfig({ ...base, turns: "3" }), /sessions of more than one turn/);
+});

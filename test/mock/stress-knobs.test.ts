@@ -156,3 +156,37 @@ test("a stopped mock process exits with stopExitCode", LOAD_TEST, async () => {
   child.kill("SIGTERM");
   assert.equal(await code, 134);
 });
+
+test(
+  "batch nondeterminism: greedy answers to one prompt end elsewhere now and then",
+  LOAD_TEST,
+  async () => {
+    // Natural lengths, no ignore_eos: where a greedy answer ends is the knob's.
+    const prompts = Array.from({ length: 8 }, (_, i) =>
+      chatBody({ max_tokens: 512, messages: [{ role: "user", content: `question ${i}` }] }),
+    );
+    const lengths = async (server: { url: string }) => {
+      const out: string[] = [];
+      for (const body of prompts) {
+        const [a, b] = [await send(server.url, body), await send(server.url, body)];
+        out.push(`${usageOf(a).completion_tokens}/${usageOf(b).completion_tokens}`);
+      }
+      return out;
+    };
+    const on = await mock({ lengthNondeterminism: 1 });
+    try {
+      const pairs = await lengths(on);
+      const differ = pairs.filter((p) => p.split("/")[0] !== p.split("/")[1]);
+      // A redrawn length of 16–256 tokens repeats by chance 1 time in 241.
+      assert.ok(differ.length >= 6, pairs.join(", "));
+    } finally {
+      await on.close();
+    }
+    const off = await mock({});
+    try {
+      for (const p of await lengths(off)) assert.equal(p.split("/")[0], p.split("/")[1], p);
+    } finally {
+      await off.close();
+    }
+  },
+);

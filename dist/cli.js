@@ -78846,36 +78846,6 @@ function turnMessages(workload, i, history) {
   ];
 }
 
-// src/stress/stop-sample.ts
-var outputTokens2 = (r) => r.usageCompletionTokens ?? r.outputChunks;
-var StopSampler = class {
-  size;
-  kept = { baseline: [], candidate: [] };
-  seen = { baseline: 0, candidate: 0 };
-  rng;
-  constructor(size, seed) {
-    this.size = size;
-    this.rng = new Rng(seed ^ 23130);
-  }
-  /** A request of a pair's trial: kept (uniformly, at most `size` an arm) when it ended ok with stop. */
-  add(arm, promptRound, r) {
-    if (r.warmup || r.outcome !== "ok" || r.finishReason !== "stop") return;
-    const sample2 = { promptRound, index: r.index, tokens: outputTokens2(r) };
-    const n = ++this.seen[arm];
-    const list2 = this.kept[arm];
-    if (list2.length < this.size) list2.push(sample2);
-    else {
-      const k = Math.floor(this.rng.uniform() * n);
-      if (k < this.size) list2[k] = sample2;
-    }
-  }
-  /** Each arm's sample, in schedule order (the replay's order). */
-  samples = () => {
-    const sorted = (xs) => [...xs].sort((a, b) => a.promptRound - b.promptRound || a.index - b.index);
-    return { baseline: sorted(this.kept.baseline), candidate: sorted(this.kept.candidate) };
-  };
-};
-
 // src/stress/replay.ts
 var MATERIAL_SHARE = 0.1;
 var MATERIAL_TOKENS = 3;
@@ -78904,7 +78874,9 @@ async function replayArm(target, spec, samples, timeoutS, signal) {
       const once = async () => {
         const r = await sendOnce(target, agent, messages, maxTokens, timeoutS * 1e3);
         const outcome2 = classify(r);
-        return outcome2 === "ok" ? { tokens: outputTokens2(r), failed: null } : { tokens: null, failed: outcome2 };
+        const tokens2 = r.usageCompletionTokens;
+        if (outcome2 !== "ok") return { tokens: null, failed: outcome2 };
+        return tokens2 === void 0 ? { tokens: null, failed: "no usage" } : { tokens: tokens2, failed: null };
       };
       const first = await once();
       const second = await once();
@@ -79004,7 +78976,6 @@ var ruleOf3 = (t, decision) => ({
   maxIncrease: t.maxIncrease,
   failAlpha: apartAlphas(decision).fail
 });
-var REPLAY_TIMEOUT_S = 60;
 var truncationSuite = {
   id: "truncation",
   afterPairs: true,
@@ -79016,12 +78987,12 @@ var truncationSuite = {
     const records2 = { baseline: [], candidate: [] };
     for (const arm of ARMS) {
       const o = at2.atRate[arm];
-      await deps.servers?.beforeTrial(arm);
+      if (at2.settle) await at2.settle(arm, o);
+      else await deps.servers?.beforeTrial(arm);
       at2.log(
         `truncation: replaying ${samples[arm].length} of the ${arm}'s requests that ended stop under load, at idle, twice each`
       );
-      const timeoutS = Math.min(o.timeoutS, REPLAY_TIMEOUT_S);
-      records2[arm] = await replayArm(o.target, o.workload, samples[arm], timeoutS, deps.signal);
+      records2[arm] = await replayArm(o.target, o.workload, samples[arm], o.timeoutS, deps.signal);
       await deps.servers?.afterTrial(arm, "the truncation replay");
     }
     if (deps.signal?.aborted) return null;
@@ -79074,7 +79045,7 @@ function parseTruncation(raw, trial) {
   const replay3 = readNumber(raw, "truncation-replay");
   const maxIncrease = readNumber(raw, "max-truncation-increase");
   if (replay3 === 0) return void 0;
-  const why = trial.temperature !== 0 ? `temperature = ${trial.temperature}: an idle answer is another sample, not the same answer (set temperature 0)` : trial.ignoreEos ? "ignore-eos is set: no answer ends stop, so none can have been cut short to a stop" : trial.turns > 1 ? "sessions of more than one turn: a later turn's prompt holds the answers given under load" : null;
+  const why = trial.temperature !== 0 ? `temperature = ${trial.temperature}: an idle answer is another sample, not the same answer (set temperature 0)` : trial.ignoreEos ? "ignore-eos is set: no answer ends stop, so none can have been cut short to a stop" : trial.turns > 1 ? "sessions of more than one turn: a later turn's prompt holds the answers given under load" : !trial.includeUsage ? "no-usage: the answers' lengths are the server's usage counts (content chunks are no unit: a busy server packs more tokens into one)" : null;
   if (why) throw new InputError(`truncation-replay = ${replay3} is not accepted with ${why}`);
   return { replay: replay3, maxIncrease };
 }
@@ -79100,7 +79071,8 @@ function parseStress(raw, baseline, servers2) {
   const truncation2 = parseTruncation(raw, {
     temperature: baseline.target.temperature,
     ignoreEos: baseline.target.ignoreEos,
-    turns: baseline.workload.sessions?.turns ?? 1
+    turns: baseline.workload.sessions?.turns ?? 1,
+    includeUsage: baseline.target.includeUsage
   });
   const drain2 = parseDrain(raw, {
     startsBoth: ARMS.every((a) => servers2.commands[a] !== void 0),
@@ -81547,6 +81519,47 @@ function latenessMatters(options, pair) {
   });
 }
 
+// src/stress/stop-sample.ts
+var ARM_SALT = { baseline: 1, candidate: 2 };
+var StopSampler = class {
+  size;
+  seed;
+  kept = { baseline: [], candidate: [] };
+  pending = { baseline: [], candidate: [] };
+  constructor(size, seed) {
+    this.size = size;
+    this.seed = seed;
+  }
+  /**
+   * A request of a pair's trial, held until the attempt is kept. Only answers
+   * the server counted (usage): chunks are no unit to compare (a busy server
+   * packs more tokens into one).
+   */
+  add(arm, promptRound, r) {
+    const tokens2 = r.usageCompletionTokens;
+    if (r.warmup || r.outcome !== "ok" || r.finishReason !== "stop" || tokens2 === void 0) return;
+    const key = mixSeeds(this.seed, ARM_SALT[arm], promptRound, r.index);
+    this.pending[arm].push({ promptRound, index: r.index, tokens: tokens2, key });
+  }
+  /** The attempt is kept: its requests join the sample (the smallest keys stay). */
+  commit = () => {
+    for (const arm of ["baseline", "candidate"]) {
+      const all = [...this.kept[arm], ...this.pending[arm]];
+      this.kept[arm] = all.sort((a, b) => a.key - b.key).slice(0, this.size);
+    }
+    this.discard();
+  };
+  /** The attempt is run again: its requests leave no trace. */
+  discard = () => {
+    this.pending = { baseline: [], candidate: [] };
+  };
+  /** Each arm's sample, in schedule order (the replay's order). */
+  samples = () => {
+    const sorted = (xs) => [...xs].sort((a, b) => a.promptRound - b.promptRound || a.index - b.index).map(({ promptRound, index, tokens: tokens2 }) => ({ promptRound, index, tokens: tokens2 }));
+    return { baseline: sorted(this.kept.baseline), candidate: sorted(this.kept.candidate) };
+  };
+};
+
 // src/trial/trial.ts
 import { availableParallelism as availableParallelism2 } from "node:os";
 
@@ -83360,19 +83373,8 @@ var TrialRunner = class {
   measureArm = async (arm, options, what, heading = what, pair = null) => {
     const { signal, servers: servers2 } = this.deps;
     if (signal?.aborted) throw new Cancelled();
-    const sleep2 = this.deps.sleep ?? ((ms3) => new Promise((r) => setTimeout(r, ms3)));
-    if (this.ran++ > 0 && this.options.cooldownS > 0) await sleep2(this.options.cooldownS * 1e3);
-    await servers2?.beforeTrial(arm);
-    await this.ensurePreflight(arm);
-    const checks = this.deps.checks ?? REAL_CHECKS;
-    const reference = this.preflights.get(arm)?.idle_ttft_ms ?? 0;
-    const idle = await checks.waitIdle(
-      options.target,
-      reference,
-      this.options.idleTimeoutS,
-      options.serverMetrics
-    );
-    if (idle.note) this.log(`  ${arm}: ${idle.note}`);
+    if (this.ran++ > 0) await this.cooldown();
+    const idle = await this.ready(arm, options);
     this.log(`${heading} ${arm}: measuring ${options.target.baseUrl}`);
     const measure = this.deps.measureTrial ?? ((o, d) => measureTrial(o, d));
     const tag = {
@@ -83390,6 +83392,31 @@ var TrialRunner = class {
     this.log(`  ${arm}: ${this.summary(report)}`);
     await servers2?.afterTrial(arm, what);
     return { report, idle };
+  };
+  async cooldown() {
+    const sleep2 = this.deps.sleep ?? ((ms3) => new Promise((r) => setTimeout(r, ms3)));
+    if (this.options.cooldownS > 0) await sleep2(this.options.cooldownS * 1e3);
+  }
+  /** The arm's server hooks (a per-trial start), its preflight (once) and the idle check. */
+  async ready(arm, options) {
+    await this.deps.servers?.beforeTrial(arm);
+    await this.ensurePreflight(arm);
+    const checks = this.deps.checks ?? REAL_CHECKS;
+    const reference = this.preflights.get(arm)?.idle_ttft_ms ?? 0;
+    const idle = await checks.waitIdle(
+      options.target,
+      reference,
+      this.options.idleTimeoutS,
+      options.serverMetrics
+    );
+    if (idle.note) this.log(`  ${arm}: ${idle.note}`);
+    return idle;
+  }
+  /** An arm made ready for requests outside the trials (a replay at idle): the cooldown, the hooks, the idle check. */
+  settle = async (arm, options) => {
+    if (this.deps.signal?.aborted) throw new Cancelled();
+    if (this.ran > 0) await this.cooldown();
+    await this.ready(arm, options);
   };
   /** The pair's invalid trials, harmless lateness kept (keepHarmlessLateness). */
   keepIfHarmless(entries) {
@@ -83431,8 +83458,10 @@ var TrialRunner = class {
       const invalid2 = this.keepIfHarmless(entries);
       if (invalid2.length === 0 || attempt3 >= o.maxReruns) {
         this.trials.push(...entries);
+        this.stops?.commit();
         return;
       }
+      this.stops?.discard();
       this.reruns.push({
         pair,
         attempt: attempt3 + 1,
@@ -83523,6 +83552,7 @@ function suiteContext(runner, atRate, capacity, suites, failFast) {
     trials: runner.trials,
     nextTrial: runner.nextTrial,
     measureArm: runner.measureArm,
+    settle: runner.settle,
     atRate,
     ...capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {},
     ...failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {},
@@ -85633,6 +85663,8 @@ function trustResults(parsed, source, headline) {
   const warnings = [...r.warnings];
   const decided = r.config ? redecide(r, r.config, warnings) : {
     ...r,
+    // The suites' reports read again from their own evidence: nothing else of them is trusted.
+    ...redecideSuites(suitesOf(r), {}, warnings),
     verdict: "error",
     budgets: [],
     guards: r.guards.some((g2) => RUN_GUARDS.has(g2.code)) ? r.guards.filter((g2) => RUN_GUARDS.has(g2.code)) : [{ code: "configuration", message: "the results file holds no configuration" }]
@@ -88238,10 +88270,10 @@ function shapeGeneration(profile, request8, promptTokens2, fault, nonce) {
   const wanted = profile.reasoningTokens + answer;
   const uncut = Math.min(wanted, limit);
   const cut = !plan && profile.honorStop && !fault ? stopCut(request8, sampleSeed, profile.reasoningTokens, uncut) : void 0;
-  const outputTokens3 = cut ?? uncut;
+  const outputTokens2 = cut ?? uncut;
   const finishReason = fault === "finishError" ? "error" : fault === "refusal" || cut !== void 0 ? "stop" : wanted > limit || !plan && ignoreEos ? "length" : plan?.finishReason ?? "stop";
   const cuts = fault === "truncated" || fault === "streamError" || fault === "malformed";
-  const generated = fault === "refusal" ? Math.min(outputTokens3, REFUSAL_TOKENS) : cuts ? Math.max(1, Math.ceil(outputTokens3 / 2)) : outputTokens3;
+  const generated = fault === "refusal" ? Math.min(outputTokens2, REFUSAL_TOKENS) : cuts ? Math.max(1, Math.ceil(outputTokens2 / 2)) : outputTokens2;
   const eos = profile.usageCountsEos && finishReason === "stop" && !cuts && fault !== "empty" ? 1 : 0;
   const completionTokens2 = fault === "empty" ? 0 : generated + eos;
   const reasoning = fault === "empty" || fault === "refusal" ? 0 : Math.min(profile.reasoningTokens, generated);

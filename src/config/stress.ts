@@ -54,7 +54,7 @@ export function parseSurge(raw: RawSettings): SurgeOptions | undefined {
  */
 export function parseTruncation(
   raw: RawSettings,
-  trial: { temperature: number; ignoreEos: boolean; turns: number },
+  trial: { temperature: number; ignoreEos: boolean; turns: number; includeUsage: boolean },
 ): TruncationOptions | undefined {
   const replay = readNumber(raw, "truncation-replay");
   const maxIncrease = readNumber(raw, "max-truncation-increase");
@@ -66,7 +66,9 @@ export function parseTruncation(
         ? "ignore-eos is set: no answer ends stop, so none can have been cut short to a stop"
         : trial.turns > 1
           ? "sessions of more than one turn: a later turn's prompt holds the answers given under load"
-          : null;
+          : !trial.includeUsage
+            ? "no-usage: the answers' lengths are the server's usage counts (content chunks are no unit: a busy server packs more tokens into one)"
+            : null;
   if (why) throw new InputError(`truncation-replay = ${replay} is not accepted with ${why}`);
   return { replay, maxIncrease };
 }
@@ -111,6 +113,7 @@ export function parseStress(
     temperature: baseline.target.temperature,
     ignoreEos: baseline.target.ignoreEos,
     turns: baseline.workload.sessions?.turns ?? 1,
+    includeUsage: baseline.target.includeUsage,
   });
   const drain = parseDrain(raw, {
     startsBoth: ARMS.every((a) => servers.commands[a] !== undefined),

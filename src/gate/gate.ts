@@ -154,6 +154,7 @@ function suiteContext(
     trials: runner.trials,
     nextTrial: runner.nextTrial,
     measureArm: runner.measureArm,
+    settle: runner.settle,
     atRate,
     ...(capacity?.baselineCapacityPerS ? { capacityPerS: capacity.baselineCapacityPerS } : {}),
     ...(failFast && failed.length > 0 ? { failedAlready: failed.join(", ") } : {}),

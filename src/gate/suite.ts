@@ -54,6 +54,8 @@ export interface SuiteContext {
   /** The pairs' options (a capacity gate's at the baseline's capacity), and that capacity (req/s). */
   atRate?: Record<Arm, TrialOptions>;
   capacityPerS?: number;
+  /** Makes an arm ready for requests outside the trials: the cooldown, the server hooks, the idle check. */
+  settle?: (arm: Arm, options: TrialOptions) => Promise<void>;
   /** Each arm's requests that ended stop under load in the pairs, sampled (the truncation replay's). */
   stopSamples?: () => Record<Arm, StopSample[]>;
   /** What regressed already when fail-fast is on: suites that cost much (the surge) do not run. */

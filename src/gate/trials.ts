@@ -116,19 +116,8 @@ export class TrialRunner {
   ): Promise<{ report: TrialReport; idle: IdleCheck }> => {
     const { signal, servers } = this.deps;
     if (signal?.aborted) throw new Cancelled();
-    const sleep = this.deps.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
-    if (this.ran++ > 0 && this.options.cooldownS > 0) await sleep(this.options.cooldownS * 1000);
-    await servers?.beforeTrial(arm);
-    await this.ensurePreflight(arm);
-    const checks = this.deps.checks ?? REAL_CHECKS;
-    const reference = this.preflights.get(arm)?.idle_ttft_ms ?? 0;
-    const idle = await checks.waitIdle(
-      options.target,
-      reference,
-      this.options.idleTimeoutS,
-      options.serverMetrics,
-    );
-    if (idle.note) this.log(`  ${arm}: ${idle.note}`);
+    if (this.ran++ > 0) await this.cooldown();
+    const idle = await this.ready(arm, options);
     this.log(`${heading} ${arm}: measuring ${options.target.baseUrl}`);
     const measure = this.deps.measureTrial ?? ((o, d) => measureTrial(o, d));
     const tag = {
@@ -148,6 +137,34 @@ export class TrialRunner {
     this.log(`  ${arm}: ${this.summary(report)}`);
     await servers?.afterTrial(arm, what);
     return { report, idle };
+  };
+
+  private async cooldown(): Promise<void> {
+    const sleep = this.deps.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
+    if (this.options.cooldownS > 0) await sleep(this.options.cooldownS * 1000);
+  }
+
+  /** The arm's server hooks (a per-trial start), its preflight (once) and the idle check. */
+  private async ready(arm: Arm, options: TrialOptions): Promise<IdleCheck> {
+    await this.deps.servers?.beforeTrial(arm);
+    await this.ensurePreflight(arm);
+    const checks = this.deps.checks ?? REAL_CHECKS;
+    const reference = this.preflights.get(arm)?.idle_ttft_ms ?? 0;
+    const idle = await checks.waitIdle(
+      options.target,
+      reference,
+      this.options.idleTimeoutS,
+      options.serverMetrics,
+    );
+    if (idle.note) this.log(`  ${arm}: ${idle.note}`);
+    return idle;
+  }
+
+  /** An arm made ready for requests outside the trials (a replay at idle): the cooldown, the hooks, the idle check. */
+  settle = async (arm: Arm, options: TrialOptions): Promise<void> => {
+    if (this.deps.signal?.aborted) throw new Cancelled();
+    if (this.ran > 0) await this.cooldown();
+    await this.ready(arm, options);
   };
 
   /** The pair's invalid trials, harmless lateness kept (keepHarmlessLateness). */
@@ -196,8 +213,10 @@ export class TrialRunner {
       const invalid = this.keepIfHarmless(entries);
       if (invalid.length === 0 || attempt >= o.maxReruns) {
         this.trials.push(...entries);
+        this.stops?.commit();
         return;
       }
+      this.stops?.discard();
       this.reruns.push({
         pair,
         attempt: attempt + 1,

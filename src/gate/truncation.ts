@@ -36,9 +36,6 @@ const ruleOf = (t: TruncationOptions, decision: DecisionOptions): TruncationRule
   failAlpha: apartAlphas(decision).fail,
 });
 
-/** Replays are one at a time: a minute each at most. */
-const REPLAY_TIMEOUT_S = 60;
-
 export const truncationSuite: SideSuite<"truncation"> = {
   id: "truncation",
   afterPairs: true,
@@ -50,12 +47,14 @@ export const truncationSuite: SideSuite<"truncation"> = {
     const records: Record<Arm, ReplayRecord[]> = { baseline: [], candidate: [] };
     for (const arm of ARMS) {
       const o = at.atRate[arm];
-      await deps.servers?.beforeTrial(arm);
+      // At idle: after the cooldown and the idle check, as a trial would begin.
+      if (at.settle) await at.settle(arm, o);
+      else await deps.servers?.beforeTrial(arm);
       at.log(
         `truncation: replaying ${samples[arm].length} of the ${arm}'s requests that ended stop under load, at idle, twice each`,
       );
-      const timeoutS = Math.min(o.timeoutS, REPLAY_TIMEOUT_S);
-      records[arm] = await replayArm(o.target, o.workload, samples[arm], timeoutS, deps.signal);
+      // The trial's own timeout: an idle answer much longer than under load is the point.
+      records[arm] = await replayArm(o.target, o.workload, samples[arm], o.timeoutS, deps.signal);
       await deps.servers?.afterTrial(arm, "the truncation replay");
     }
     if (deps.signal?.aborted) return null;

@@ -198,6 +198,8 @@ export function trustResults(
     ? redecide(r, r.config, warnings)
     : {
         ...r,
+        // The suites' reports read again from their own evidence: nothing else of them is trusted.
+        ...redecideSuites(suitesOf(r), {}, warnings),
         verdict: "error",
         budgets: [],
         guards: r.guards.some((g) => RUN_GUARDS.has(g.code))

@@ -10,7 +10,7 @@ import { classify } from "../load/outcome.ts";
 import type { Target } from "../openai/target.ts";
 import { buildWorkload, type Workload, type WorkloadSpec } from "../workload/plan.ts";
 import { messagesFor } from "../workload/prompts.ts";
-import { outputTokens, type StopSample } from "./stop-sample.ts";
+import type { StopSample } from "./stop-sample.ts";
 
 /** An answer this much longer (10 %, and 3 tokens) says more: a material difference. */
 const MATERIAL_SHARE = 0.1;
@@ -64,9 +64,12 @@ export async function replayArm(
       const once = async () => {
         const r = await sendOnce(target, agent, messages, maxTokens, timeoutS * 1000);
         const outcome = classify(r);
-        return outcome === "ok"
-          ? { tokens: outputTokens(r), failed: null }
-          : { tokens: null, failed: outcome };
+        // The server's own count, as under load (stop-sample.ts): no usage, no comparison.
+        const tokens = r.usageCompletionTokens;
+        if (outcome !== "ok") return { tokens: null, failed: outcome };
+        return tokens === undefined
+          ? { tokens: null, failed: "no usage" }
+          : { tokens, failed: null };
       };
       const first = await once();
       const second = await once();

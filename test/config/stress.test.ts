@@ -105,3 +105,18 @@ test("the truncation replay is refused where an idle answer cannot tell a cut fr
   );
   assert.throws(() => parseConfig({ ...base, turns: "3" }), /sessions of more than one turn/);
 });
+
+test("the truncation replay compares the server's usage counts: refused with no-usage", () => {
+  assert.throws(
+    () =>
+      parseConfig({
+        model: "m",
+        rate: "5",
+        "baseline-url": "http://127.0.0.1:1/v1",
+        "candidate-url": "http://127.0.0.1:2/v1",
+        "truncation-replay": "40",
+        "no-usage": "true",
+      }),
+    /truncation-replay = 40 is not accepted with no-usage/,
+  );
+});

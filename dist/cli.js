@@ -54438,6 +54438,7 @@ var COMMENT_POLICIES = ["always", "on-regression", "never"];
 var COMMENT_LIMIT = 65536;
 
 // src/report/blocks.ts
+var cellText = (text3, maxChars) => text3.replace(/[|`\r\n]+/g, " ").slice(0, maxChars);
 function details(summary, body) {
   return `<details><summary>${summary}</summary>
 
@@ -54461,6 +54462,7 @@ var signedPercent = (x) => {
   const shown2 = Math.abs(x * 100).toFixed(1);
   return `${x >= 0 || Number(shown2) === 0 ? "+" : "\u2212"}${shown2} %`;
 };
+var signedPoints = (x) => `${x >= 0 ? "+" : "\u2212"}${(Math.abs(x) * 100).toFixed(1)} points`;
 var percent = (x, digits = 1) => `${(x * 100).toFixed(digits)} %`;
 function compact(v) {
   if (v === null || v === void 0 || !Number.isFinite(v)) return "\u2013";
@@ -54583,8 +54585,8 @@ function failureWords(outcome2, rate, example2) {
 var lat = (s, key) => s[key] === null ? "\u2013" : `${s.lower_bounds.includes(key) ? "\u2265" : ""}${compact(s[key])}`;
 var offeredPerS = (p) => p.report.window_s > 0 ? p.report.scheduled / p.report.window_s : 0;
 var PHASE_ORDER = { synchronous: 0, offline: 1, rate: 2, refine: 2 };
-function orderedPoints(points4) {
-  return [...points4].sort(
+function orderedPoints(points2) {
+  return [...points2].sort(
     (a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase] || (a.rate_per_s ?? 0) - (b.rate_per_s ?? 0)
   );
 }
@@ -54598,8 +54600,8 @@ function result(p) {
   if (p.judgement === "invalid") return `invalid: ${p.report.validity.reasons.join("; ")}`;
   return p.judgement === "measured" ? "\u2013" : p.judgement;
 }
-function pointsTable(points4) {
-  const rows2 = orderedPoints(points4).map((p) => {
+function pointsTable(points2) {
+  const rows2 = orderedPoints(points2).map((p) => {
     const r = p.report;
     const m = r.metrics;
     const ttft = p.phase === "synchronous" ? m.ttft_service_ms : m.ttft_ms;
@@ -55498,7 +55500,7 @@ function describeExample(e) {
 // src/report/accuracy-markdown.ts
 var MAX_LISTED = 50;
 var MAX_FAMILIES = 20;
-var cell = (text3) => text3.replace(/[|`\r\n]+/g, " ").slice(0, 100) || " ";
+var cell = (text3) => cellText(text3, 100) || " ";
 var pts = (x) => (Math.abs(x) * 100).toFixed(1);
 var signedPts = (x) => {
   const shown2 = pts(x);
@@ -55660,7 +55662,7 @@ ${flipped.length - MAX_LISTED} more in the results file (\`accuracy.answers\`).`
 }
 
 // src/report/drain-markdown.ts
-var cell2 = (text3) => text3.replace(/[|\r\n`]+/g, " ").slice(0, 300);
+var cell2 = (text3) => cellText(text3, 300);
 var VERDICT_WORDS = { pass: "pass", fail: "**fail**", inconclusive: "inconclusive" };
 function row2(arm, p) {
   const inFlight = p.streams.filter((s) => s.in_flight);
@@ -55848,10 +55850,8 @@ function qualityDetails(r) {
 
 // src/report/surge-markdown.ts
 var VERDICT_WORDS2 = { pass: "pass", fail: "**fail**", inconclusive: "inconclusive" };
-var points = (x) => `${x >= 0 ? "+" : "\u2212"}${(Math.abs(x) * 100).toFixed(1)} points`;
 var seconds = (x) => `${count(x)} s`;
 var bound = (x, shown2) => x === null ? "\u2013" : shown2(x);
-var cell3 = (text3) => text3.replace(/[|\r\n`]+/g, " ").slice(0, 300);
 function recoveryCell(c, arm) {
   const censored = c.pairs.filter((p) => p.censored === arm || p.censored === "both").length;
   const shown2 = seconds(c[arm]);
@@ -55861,7 +55861,7 @@ function recoveryCell(c, arm) {
 function row3(c) {
   if (c.id === "recovery")
     return `| time to recover | ${recoveryCell(c, "baseline")} | ${recoveryCell(c, "candidate")} | ${signedPercent(c.change)} (${bound(c.change_lower, signedPercent)} \u2026 ${bound(c.change_upper, signedPercent)}) | \u2264 ${signedPercent(c.tolerance)} | ${VERDICT_WORDS2[c.verdict]} |`;
-  return `| failed from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${points(c.change)} (${bound(c.change_lower, points)} \u2026 ${bound(c.change_upper, points)}) | \u2264 ${points(c.tolerance)} | ${VERDICT_WORDS2[c.verdict]} |`;
+  return `| failed from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${signedPoints(c.change)} (${bound(c.change_lower, signedPoints)} \u2026 ${bound(c.change_upper, signedPoints)}) | \u2264 ${signedPoints(c.tolerance)} | ${VERDICT_WORDS2[c.verdict]} |`;
 }
 function behaviour(s, arm) {
   const readings = s.pairs.map((p) => p[arm]);
@@ -55912,7 +55912,7 @@ ${r.surge_skipped}` : "";
     "",
     `Recovered: ${settled(s)} in a row with p95 TTFT within ${s.slo_ttft_ms !== null && s.pairs.some((p) => p.baseline.target_from === "slo") ? `the SLO (${s.slo_ttft_ms} ms)` : "10 % of the steady level before the surge"} and nothing failed but timeouts. ${behaviour(s, "baseline")}; ${behaviour(s, "candidate")}.`,
     ...s.notes.map((n) => `
-- ${cell3(n)}`)
+- ${cellText(n, 300)}`)
   ].join("\n");
 }
 function worstPair(s) {
@@ -58170,21 +58170,21 @@ function itemsToDecide(b, c, n, rule) {
   }
   return Math.ceil(hi);
 }
-var points2 = (x) => `${(x * 100).toFixed(1)} points`;
+var points = (x) => `${(x * 100).toFixed(1)} points`;
 function reasonsOf(r) {
   const out = [];
   const d = r.overall.drop;
   if (d.verdict === "fail")
     out.push(
-      `accuracy: ${points2(d.estimate)} lower on the candidate (at least ${points2(d.lower)})`
+      `accuracy: ${points(d.estimate)} lower on the candidate (at least ${points(d.lower)})`
     );
   if (d.verdict === "inconclusive")
     out.push(
-      `accuracy: a drop of ${points2(d.estimate)} is neither shown within the tolerance nor beyond it (up to ${points2(d.upper)})`
+      `accuracy: a drop of ${points(d.estimate)} is neither shown within the tolerance nor beyond it (up to ${points(d.upper)})`
     );
   if (r.flip_rule && r.flip_rule.verdict !== "pass")
     out.push(
-      `flips beyond the baseline's own: ${points2(r.flip_rule.estimate)} (${r.flip_rule.verdict === "fail" ? "over" : "not shown within"} max-flip-rate)`
+      `flips beyond the baseline's own: ${points(r.flip_rule.estimate)} (${r.flip_rule.verdict === "fail" ? "over" : "not shown within"} max-flip-rate)`
     );
   if (r.kld_rule && r.kld_rule.verdict !== "pass")
     out.push(
@@ -71650,6 +71650,8 @@ var ManagedServer = class {
   startedMs = 0;
   stopped = false;
   exit;
+  /** Resolves when the started command's exit (or its failure to start) is known. */
+  ended = Promise.resolve();
   constructor(options) {
     this.options = options;
   }
@@ -71676,14 +71678,18 @@ ${this.options.startCommand}`],
     );
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
-    child.once("exit", (code, signal) => {
-      this.exit = { code, signal };
-    });
-    child.once("error", (error) => {
-      this.log?.write(`
+    this.ended = new Promise((resolve2) => {
+      child.once("exit", (code, signal) => {
+        this.exit = { code, signal };
+        resolve2();
+      });
+      child.once("error", (error) => {
+        this.log?.write(`
 [llm-perf-gate] could not start: ${error.message}
 `);
-      this.exit ??= { code: null, signal: null };
+        this.exit ??= { code: null, signal: null };
+        resolve2();
+      });
     });
     this.child = child;
   }
@@ -71772,6 +71778,7 @@ ${this.options.startCommand}`],
       this.signalGroup("SIGKILL");
       await this.groupGone(2e3);
     }
+    await Promise.race([this.ended, new Promise((resolve2) => setTimeout(resolve2, 1e3).unref())]);
     this.log?.end();
   }
   /** Waits until no process of the group is left; false on timeout. */
@@ -71851,7 +71858,6 @@ var ServerLifecycle = class {
     const { server } = entry2;
     const stop = async () => {
       await this.down(arm, this.graceOverrideMs ?? DRAIN_GRACE_S * 1e3);
-      for (let i = 0; i < 40 && !server.exit; i++) await new Promise((r) => setTimeout(r, 25));
       return server.exit ?? { code: null, signal: null };
     };
     const probe = await probeDrain(
@@ -75449,10 +75455,9 @@ function failuresCheck(pairs2, rule) {
     censored: null
   }));
   const v = verdictOf2(usable, rule.maxFailureIncrease, rule);
-  const points4 = (x) => `${x >= 0 ? "+" : "\u2212"}${percent(Math.abs(x)).replace(" %", "")} points`;
-  const limit = points4(rule.maxFailureIncrease);
-  const interval = `${points4(v.lower)} \u2026 ${points4(v.upper)}`;
-  const reason = usable.length < 2 ? "at least 2 pairs are needed" : v.verdict === "fail" ? `${points4(v.m)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${points4(v.m)}: the interval (${interval}) is within ${limit}` : `${points4(v.m)}: the interval (${interval}) straddles ${limit}`;
+  const limit = signedPoints(rule.maxFailureIncrease);
+  const interval = `${signedPoints(v.lower)} \u2026 ${signedPoints(v.upper)}`;
+  const reason = usable.length < 2 ? "at least 2 pairs are needed" : v.verdict === "fail" ? `${signedPoints(v.m)}: beyond ${limit}, and the interval (${interval}) shows more than half of it` : v.verdict === "pass" ? `${signedPoints(v.m)}: the interval (${interval}) is within ${limit}` : `${signedPoints(v.m)}: the interval (${interval}) straddles ${limit}`;
   return {
     id: "failures",
     baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,
@@ -78929,7 +78934,6 @@ function armOf(records2) {
     net: Math.max(0, rate - floor)
   };
 }
-var points3 = (x) => `${x >= 0 ? "+" : "\u2212"}${(Math.abs(x) * 100).toFixed(1)} points`;
 var said = (a) => `${a.truncated} of ${a.replayed} (${percent(a.rate)}; idle-vs-idle floor ${percent(a.floor)})`;
 function compareTruncation(records2, rule) {
   const arms = { baseline: armOf(records2.baseline), candidate: armOf(records2.candidate) };
@@ -78961,12 +78965,12 @@ function compareTruncation(records2, rule) {
     return {
       ...base,
       verdict: "fail",
-      reason: `${words} \u2014 ${points3(increase)}, beyond ${points3(rule.maxIncrease)} (Fisher p = ${p.toPrecision(2)})`
+      reason: `${words} \u2014 ${signedPoints(increase)}, beyond ${signedPoints(rule.maxIncrease)} (Fisher p = ${p.toPrecision(2)})`
     };
   return {
     ...base,
     verdict: "pass",
-    reason: `${words} \u2014 ${points3(increase)}, ${increase > rule.maxIncrease ? `not shown beyond chance (Fisher p = ${p.toPrecision(2)})` : `within ${points3(rule.maxIncrease)}`}`
+    reason: `${words} \u2014 ${signedPoints(increase)}, ${increase > rule.maxIncrease ? `not shown beyond chance (Fisher p = ${p.toPrecision(2)})` : `within ${signedPoints(rule.maxIncrease)}`}`
   };
 }
 
@@ -80152,19 +80156,19 @@ function pointOptions(base, settings, phase, ratePerS) {
 function roundRate(ratePerS) {
   return Number(ratePerS.toPrecision(3));
 }
-function rateGrid(syncPerS, offlinePerS, points4) {
+function rateGrid(syncPerS, offlinePerS, points2) {
   const lo = Math.max(syncPerS, 0);
   const hi = offlinePerS > lo ? offlinePerS : Math.max(lo * 2, 1);
   const rates = [];
-  for (let i = 1; i <= points4; i++) {
-    const r = roundRate(lo + (hi - lo) * i / points4);
+  for (let i = 1; i <= points2; i++) {
+    const r = roundRate(lo + (hi - lo) * i / points2);
     if (r > 0 && !rates.includes(r)) rates.push(r);
   }
   return rates;
 }
-function bracketOf(points4) {
+function bracketOf(points2) {
   const rated = (p) => p.rate_per_s ?? Number.NaN;
-  const open = points4.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => rated(a) - rated(b));
+  const open = points2.filter((p) => p.rate_per_s !== null && p.judgement !== "invalid").sort((a, b) => rated(a) - rated(b));
   let pass;
   for (const p of open) if (p.judgement === "pass") pass = p;
   const floor = pass?.rate_per_s ?? 0;
@@ -80180,7 +80184,7 @@ function needsRefinement(b, resolution, floorPerS) {
 }
 
 // src/capacity/estimate.ts
-var measured = (points4, phase) => points4.find((p) => p.phase === phase && p.judgement === "measured")?.report;
+var measured = (points2, phase) => points2.find((p) => p.phase === phase && p.judgement === "measured")?.report;
 function estimateCapacity(arm, minAttainment) {
   const { pass, fail: fail3 } = bracketOf(arm.points);
   const sync = measured(arm.points, "synchronous");
@@ -80576,8 +80580,8 @@ var round5 = (s) => Math.round(s * 10) / 10;
 function costOf(found) {
   const pairs2 = new Set(found.trials.map((t) => t.pair));
   const pairLoad = (pair) => found.trials.filter((t) => t.pair === pair).reduce((s, t) => s + loadS(t), 0);
-  const points4 = ARMS.flatMap((arm) => found.capacity?.arms[arm].points ?? []);
-  const sweepLoad = points4.reduce(
+  const points2 = ARMS.flatMap((arm) => found.capacity?.arms[arm].points ?? []);
+  const sweepLoad = points2.reduce(
     (s, p) => s + p.report.workload.warmup_s + p.report.workload.duration_s,
     0
   );
@@ -80586,7 +80590,7 @@ function costOf(found) {
   for (const t of found.trials) requests[t.arm] += t.report.scheduled;
   return {
     pairs: pairs2.size,
-    trials: found.trials.length + 2 * found.reruns.length + points4.length,
+    trials: found.trials.length + 2 * found.reruns.length + points2.length,
     requests,
     under_load_s: round5(underLoad),
     suites_s: found.suites,
@@ -86693,7 +86697,7 @@ var CSV_COLUMNS2 = [
   "failed_attempts"
 ];
 function toCsv(rows2) {
-  const cell5 = (v) => {
+  const cell4 = (v) => {
     const s = v === null || v === void 0 ? "" : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
@@ -86711,7 +86715,7 @@ function toCsv(rows2) {
     r.passed,
     r.attempts,
     r.failed_attempts.join(" ")
-  ].map(cell5).join(",");
+  ].map(cell4).join(",");
   return `${CSV_COLUMNS2.join(",")}
 ${rows2.map(line).join("\n")}${rows2.length > 0 ? "\n" : ""}`;
 }
@@ -87355,7 +87359,7 @@ async function lanesReportCli(raw, io) {
 
 // src/report/measure-text.ts
 var COLUMNS = ["mean", "p50", "p90", "p95", "p99", "p999", "max"];
-function cell4(s, key) {
+function cell3(s, key) {
   const v = s[key];
   if (v === null) return "\u2013";
   const shown2 = v >= 100 ? v.toFixed(0) : v.toFixed(1);
@@ -87415,7 +87419,7 @@ function formatMeasureReport(r) {
   ];
   const table2 = [
     ["ms", ...COLUMNS.map((c) => c === "p999" ? "p99.9" : c), "count"],
-    ...rows2.map(([name, s]) => [name, ...COLUMNS.map((c) => cell4(s, c)), String(s.count)])
+    ...rows2.map(([name, s]) => [name, ...COLUMNS.map((c) => cell3(s, c)), String(s.count)])
   ];
   const widths = at(table2, 0).map((_, i) => Math.max(...table2.map((row5) => at(row5, i).length)));
   for (const row5 of table2) lines2.push(pad(row5, widths));

@@ -7,6 +7,10 @@ export const signedPercent = (x: number): string => {
   return `${x >= 0 || Number(shown) === 0 ? "+" : "−"}${shown} %`;
 };
 
+/** A change in percentage points: "+4.2 points", "−0.5 points". */
+export const signedPoints = (x: number): string =>
+  `${x >= 0 ? "+" : "−"}${(Math.abs(x) * 100).toFixed(1)} points`;
+
 /** A share: 3.2 %. */
 export const percent = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)} %`;
 

@@ -6,7 +6,7 @@
 import type { AccuracyComparison, AccuracyReport, ItemAnswers } from "../accuracy/compare.ts";
 import { plural } from "../common/format.ts";
 import type { GateResults } from "../results/model.ts";
-import { details } from "./blocks.ts";
+import { cellText, details } from "./blocks.ts";
 import { wireText } from "./contract-markdown.ts";
 
 /** Flipped items listed in the details, and families in the table, at most. */
@@ -14,7 +14,7 @@ const MAX_LISTED = 50;
 const MAX_FAMILIES = 20;
 
 /** A name from the items (a family) in a table cell: nothing that can end the cell, the row or a span. */
-const cell = (text: string): string => text.replace(/[|`\r\n]+/g, " ").slice(0, 100) || " ";
+const cell = (text: string): string => cellText(text, 100) || " ";
 
 /** Points of accuracy: "4.2". */
 const pts = (x: number): string => (Math.abs(x) * 100).toFixed(1);

@@ -1,6 +1,10 @@
 // Markdown building blocks shared by the comment's sections.
 
 /** A collapsible section. */
+/** Text from a results file in a table cell or a bullet: nothing that ends the cell, the row or a span. */
+export const cellText = (text: string, maxChars: number): string =>
+  text.replace(/[|`\r\n]+/g, " ").slice(0, maxChars);
+
 export function details(summary: string, body: string): string {
   return `<details><summary>${summary}</summary>\n\n${body}\n\n</details>`;
 }

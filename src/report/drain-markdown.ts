@@ -7,9 +7,9 @@ import type { Outcome } from "../common/outcomes.ts";
 import type { DrainReport } from "../gate/drain.ts";
 import type { GateResults } from "../results/model.ts";
 import type { DrainProbe } from "../servers/drain.ts";
+import { cellText } from "./blocks.ts";
 
-/** Text from a results file in a table cell or a bullet: nothing that ends the cell or the line. */
-const cell = (text: string) => text.replace(/[|\r\n`]+/g, " ").slice(0, 300);
+const cell = (text: string) => cellText(text, 300);
 
 const VERDICT_WORDS = { pass: "pass", fail: "**fail**", inconclusive: "inconclusive" } as const;
 

@@ -4,20 +4,17 @@
 // surge, in the pair where the candidate recovered worst.
 
 import type { Arm } from "../common/arms.ts";
-import { count, percent, plural, signedPercent } from "../common/format.ts";
+import { count, percent, plural, signedPercent, signedPoints } from "../common/format.ts";
 import type { SurgeReport, SurgeTrial } from "../gate/surge.ts";
 import type { GateResults } from "../results/model.ts";
 import type { SurgeReading } from "../stress/recovery.ts";
 import type { SurgeCheck } from "../stress/surge-compare.ts";
-import { COLOR_NAMES, chartColors, details } from "./blocks.ts";
+import { COLOR_NAMES, cellText, chartColors, details } from "./blocks.ts";
 
 const VERDICT_WORDS = { pass: "pass", fail: "**fail**", inconclusive: "inconclusive" } as const;
 
-const points = (x: number) => `${x >= 0 ? "+" : "−"}${(Math.abs(x) * 100).toFixed(1)} points`;
 const seconds = (x: number) => `${count(x)} s`;
 const bound = (x: number | null, shown: (v: number) => string) => (x === null ? "–" : shown(x));
-/** Text from a results file in a table cell or a bullet: nothing that ends the cell or the line. */
-const cell = (text: string) => text.replace(/[|\r\n`]+/g, " ").slice(0, 300);
 
 /** An arm's mean time to recover, "≥" where every pair's was censored (never recovered in the window). */
 function recoveryCell(c: SurgeCheck, arm: Arm): string {
@@ -32,7 +29,7 @@ function recoveryCell(c: SurgeCheck, arm: Arm): string {
 function row(c: SurgeCheck): string {
   if (c.id === "recovery")
     return `| time to recover | ${recoveryCell(c, "baseline")} | ${recoveryCell(c, "candidate")} | ${signedPercent(c.change)} (${bound(c.change_lower, signedPercent)} … ${bound(c.change_upper, signedPercent)}) | ≤ ${signedPercent(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
-  return `| failed from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${points(c.change)} (${bound(c.change_lower, points)} … ${bound(c.change_upper, points)}) | ≤ ${points(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
+  return `| failed from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${signedPoints(c.change)} (${bound(c.change_lower, signedPoints)} … ${bound(c.change_upper, signedPoints)}) | ≤ ${signedPoints(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
 }
 
 /** How an arm met the surge, summed over its pairs: shed at once, timed out, other failures, its deepest queue. */
@@ -98,7 +95,7 @@ export function surge(r: GateResults): string {
     ...s.comparison.checks.map(row),
     "",
     `Recovered: ${settled(s)} in a row with p95 TTFT within ${s.slo_ttft_ms !== null && s.pairs.some((p) => p.baseline.target_from === "slo") ? `the SLO (${s.slo_ttft_ms} ms)` : "10 % of the steady level before the surge"} and nothing failed but timeouts. ${behaviour(s, "baseline")}; ${behaviour(s, "candidate")}.`,
-    ...s.notes.map((n) => `\n- ${cell(n)}`),
+    ...s.notes.map((n) => `\n- ${cellText(n, 300)}`),
   ].join("\n");
 }
 

@@ -113,8 +113,6 @@ export class ServerLifecycle implements Servers {
     const stop = async () => {
       // A drain takes its time: the usual grace would SIGKILL a server for draining.
       await this.down(arm, this.graceOverrideMs ?? DRAIN_GRACE_S * 1000);
-      // The group is gone; the shell's own exit event may trail it by a moment.
-      for (let i = 0; i < 40 && !server.exit; i++) await new Promise((r) => setTimeout(r, 25));
       return server.exit ?? { code: null, signal: null };
     };
     const probe = await probeDrain(

@@ -63,6 +63,8 @@ export class ManagedServer {
   private startedMs = 0;
   private stopped = false;
   exit: { code: number | null; signal: string | null } | undefined;
+  /** Resolves when the started command's exit (or its failure to start) is known. */
+  private ended: Promise<void> = Promise.resolve();
 
   constructor(options: ServerOptions) {
     this.options = options;
@@ -95,12 +97,16 @@ export class ManagedServer {
     );
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
-    child.once("exit", (code, signal) => {
-      this.exit = { code, signal };
-    });
-    child.once("error", (error) => {
-      this.log?.write(`\n[llm-perf-gate] could not start: ${error.message}\n`);
-      this.exit ??= { code: null, signal: null };
+    this.ended = new Promise<void>((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.exit = { code, signal };
+        resolve();
+      });
+      child.once("error", (error) => {
+        this.log?.write(`\n[llm-perf-gate] could not start: ${error.message}\n`);
+        this.exit ??= { code: null, signal: null };
+        resolve();
+      });
     });
     this.child = child;
   }
@@ -192,6 +198,8 @@ export class ManagedServer {
       this.signalGroup("SIGKILL");
       await this.groupGone(2000);
     }
+    // The group is gone; the shell's exit event may trail it by a moment: its status is the stop's.
+    await Promise.race([this.ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     this.log?.end();
   }
 

@@ -9,7 +9,7 @@
 // candidate's cannot pass, the baseline's cannot fail.
 
 import { mean } from "simple-statistics";
-import { percent, signedPercent } from "../common/format.ts";
+import { signedPercent, signedPoints } from "../common/format.ts";
 import { tQuantile } from "../compare/tdist.ts";
 import type { SurgeReading } from "./recovery.ts";
 
@@ -164,18 +164,16 @@ function failuresCheck(pairs: readonly SurgePair[], rule: SurgeRule): SurgeCheck
     censored: null,
   }));
   const v = verdictOf(usable, rule.maxFailureIncrease, rule);
-  const points = (x: number) =>
-    `${x >= 0 ? "+" : "−"}${percent(Math.abs(x)).replace(" %", "")} points`;
-  const limit = points(rule.maxFailureIncrease);
-  const interval = `${points(v.lower)} … ${points(v.upper)}`;
+  const limit = signedPoints(rule.maxFailureIncrease);
+  const interval = `${signedPoints(v.lower)} … ${signedPoints(v.upper)}`;
   const reason =
     usable.length < 2
       ? "at least 2 pairs are needed"
       : v.verdict === "fail"
-        ? `${points(v.m)}: beyond ${limit}, and the interval (${interval}) shows more than half of it`
+        ? `${signedPoints(v.m)}: beyond ${limit}, and the interval (${interval}) shows more than half of it`
         : v.verdict === "pass"
-          ? `${points(v.m)}: the interval (${interval}) is within ${limit}`
-          : `${points(v.m)}: the interval (${interval}) straddles ${limit}`;
+          ? `${signedPoints(v.m)}: the interval (${interval}) is within ${limit}`
+          : `${signedPoints(v.m)}: the interval (${interval}) straddles ${limit}`;
   return {
     id: "failures",
     baseline: usable.length > 0 ? mean(usable.map((p) => p.b)) : 0,

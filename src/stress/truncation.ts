@@ -7,7 +7,7 @@
 // checks are.
 
 import type { Arm } from "../common/arms.ts";
-import { percent } from "../common/format.ts";
+import { percent, signedPoints } from "../common/format.ts";
 import { fisherOneSided } from "../compare/fisher.ts";
 import { classOf, materiallyLonger, type ReplayClass, type ReplayRecord } from "./replay.ts";
 
@@ -73,7 +73,6 @@ function armOf(records: readonly ReplayRecord[]): ArmTruncation {
   };
 }
 
-const points = (x: number) => `${x >= 0 ? "+" : "−"}${(Math.abs(x) * 100).toFixed(1)} points`;
 const said = (a: ArmTruncation) =>
   `${a.truncated} of ${a.replayed} (${percent(a.rate)}; idle-vs-idle floor ${percent(a.floor)})`;
 
@@ -114,11 +113,11 @@ export function compareTruncation(
     return {
       ...base,
       verdict: "fail",
-      reason: `${words} — ${points(increase)}, beyond ${points(rule.maxIncrease)} (Fisher p = ${p.toPrecision(2)})`,
+      reason: `${words} — ${signedPoints(increase)}, beyond ${signedPoints(rule.maxIncrease)} (Fisher p = ${p.toPrecision(2)})`,
     };
   return {
     ...base,
     verdict: "pass",
-    reason: `${words} — ${points(increase)}, ${increase > rule.maxIncrease ? `not shown beyond chance (Fisher p = ${p.toPrecision(2)})` : `within ${points(rule.maxIncrease)}`}`,
+    reason: `${words} — ${signedPoints(increase)}, ${increase > rule.maxIncrease ? `not shown beyond chance (Fisher p = ${p.toPrecision(2)})` : `within ${signedPoints(rule.maxIncrease)}`}`,
   };
 }

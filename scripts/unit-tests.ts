@@ -27,6 +27,7 @@ const LOAD_MODULES = [
   "quality/run.ts",
   "lanes/burst.ts",
   "bench/fast-server",
+  "helpers/chromium.ts",
   "src/cli.ts",
   "src/main.ts",
 ];

@@ -29,7 +29,7 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
         `unknown command "${name}"; accepted: ${COMMANDS.map((c) => c.name).join(", ")}, help`,
       );
     const flags = commandSettings(command.name);
-    const { raw, help } = parseFlags(command.name, rest, flags);
+    const { raw, help } = parseFlags(command.name, rest, flags, command.positional);
     if (help) {
       io.stdout(commandHelp(command, flags));
       return 0;

@@ -20,7 +20,7 @@ const ALLOWED: Record<string, string[]> = {
   workload: ["common", "openai"],
   load: ["common", "openai", "workload"],
   metrics: ["common", "openai", "workload", "load"],
-  requests: ["common", "load", "metrics"],
+  requests: ["common", "workload", "load", "metrics"],
   trial: ["common", "openai", "workload", "load", "metrics", "servermetrics", "requests"],
   lanes: ["common", "openai", "load"],
   quality: ["common", "openai"],
@@ -78,20 +78,23 @@ const ALLOWED: Record<string, string[]> = {
   ],
   config: [],
   report: [],
+  page: [],
   github: [],
   commands: [],
   ".": ["common", "config", "commands", "github"],
 };
 
 const STAGES = Object.keys(ALLOWED).filter(
-  (f) => !["config", "report", "github", "commands", "."].includes(f),
+  (f) => !["config", "report", "page", "github", "commands", "."].includes(f),
 );
 // The configuration builds every stage's options.
 ALLOWED.config = STAGES.filter((f) => f !== "results" && f !== "mock");
 // Renderers and the publisher see everything below them, as types.
 ALLOWED.report = [...STAGES, "lanes"];
 ALLOWED.github = [...STAGES];
-ALLOWED.commands = [...STAGES, "config", "report", "github"];
+// The page draws what the comment says: it renders the comment's sections, and reads the histograms.
+ALLOWED.page = [...STAGES, "lanes", "report"];
+ALLOWED.commands = [...STAGES, "config", "report", "page", "github"];
 
 /** Folders whose imports from other folders (but common) must be `import type`. */
 const LEAVES = ["report", "github"];
@@ -147,6 +150,21 @@ test("renderers and the publisher are leaves: from below they import types only 
       if (!target.startsWith(SRC) || typeOnly) continue;
       const to = folderOf(target);
       if (to !== folderOf(file) && to !== "common")
+        violations.push(
+          `src/${relative(SRC, file)} imports values from src/${relative(SRC, target)}`,
+        );
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test("the page takes values only from common, the histograms, the rule's terms and the comment's renderers", () => {
+  const VALUES_FROM = ["page", "common", "metrics", "compare", "report"];
+  const violations: string[] = [];
+  for (const file of sourceFiles(SRC).filter((f) => folderOf(f) === "page")) {
+    for (const { target, typeOnly } of imports(file)) {
+      if (!target.startsWith(SRC) || typeOnly) continue;
+      if (!VALUES_FROM.includes(folderOf(target)))
         violations.push(
           `src/${relative(SRC, file)} imports values from src/${relative(SRC, target)}`,
         );

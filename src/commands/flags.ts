@@ -8,11 +8,15 @@ import type { RawSettings, Setting } from "../config/settings.ts";
 
 const BOOLEAN_WORDS = new Set(["true", "false", "yes", "no", "on", "off", "1", "0"]);
 
-/** The flags of `command` (its settings) as raw settings; `help` when --help or -h was given. */
+/**
+ * The flags of `command` (its settings) as raw settings; `help` when --help or
+ * -h was given. `positional`: the setting a first bare argument gives.
+ */
 export function parseFlags(
   command: string,
   args: readonly string[],
   settings: readonly Setting[],
+  positional?: string,
 ): { raw: RawSettings; help: boolean } {
   const byFlag = new Map<string, Setting>();
   for (const s of settings) for (const f of [s.name, ...(s.aliases ?? [])]) byFlag.set(f, s);
@@ -22,6 +26,10 @@ export function parseFlags(
     const arg = args[i] ?? "";
     if (arg === "--help" || arg === "-h") {
       help = true;
+      continue;
+    }
+    if (positional !== undefined && raw[positional] === undefined && !arg.startsWith("-")) {
+      raw[positional] = arg;
       continue;
     }
     if (!arg.startsWith("--") || arg === "--") {

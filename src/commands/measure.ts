@@ -6,13 +6,15 @@
 import type { Outcome } from "../common/outcomes.ts";
 import { redactDeep } from "../common/redact.ts";
 import { parseFailureLimit } from "../config/checks.ts";
-import type { RawSettings } from "../config/settings.ts";
+import { given, type RawSettings } from "../config/settings.ts";
 import { secretsOf } from "../config/sources.ts";
 import { parseTrialOptions } from "../config/trial.ts";
+import { measurePage } from "../page/endpoint-page.ts";
 import { formatMeasureReport, formatProgress } from "../report/measure-text.ts";
 import type { TrialReport } from "../trial/measure.ts";
 import { measureTrial } from "../trial/trial.ts";
 import { type CommandIo, probeWritable, redacting, signalExitCode, withCancel } from "./io.ts";
+import { writeEndpointPage } from "./report.ts";
 import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 
 /** The endpoint's failures against max-error-rate: a line on stderr when it failed. */
@@ -31,12 +33,14 @@ export function endpointFailure(
   return `the endpoint failed ${failures} of ${counted} requests (limit max-error-rate ${(limit.maxErrorRate * 100).toFixed(1)} %)${report.outcomes.ok === 0 ? "; none was ok" : ""}`;
 }
 
-export async function measureCli(raw: RawSettings, given: CommandIo): Promise<number> {
-  const options = parseTrialOptions(raw, given.env, given.readFile);
+export async function measureCli(raw: RawSettings, commandIo: CommandIo): Promise<number> {
+  const options = parseTrialOptions(raw, commandIo.env, commandIo.readFile);
   const limit = parseFailureLimit(raw);
-  const io = redacting(given, secretsOf(raw, given.env));
+  const io = redacting(commandIo, secretsOf(raw, commandIo.env));
   const out = typeof raw.out === "string" ? raw.out : undefined;
   probeWritable(io, "--out", out);
+  const html = given(raw, "html");
+  probeWritable(io, "--html", html);
   const requests = openRequestsOut(raw, io);
   const quiet = raw.quiet === "true";
   const measured = await withCancel(io, {}, (cancel) =>
@@ -58,7 +62,9 @@ export async function measureCli(raw: RawSettings, given: CommandIo): Promise<nu
   if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(`${formatMeasureReport(report)}\n`);
   if (out !== undefined) io.stdout(`report written to ${out}\n`);
-  if (requests) io.stderr(`${describeRequests(await requests.close())}\n`);
+  const written = await requests?.close();
+  if (written) io.stderr(`${describeRequests(written)}\n`);
+  await writeEndpointPage(io, html, written, (sample) => measurePage(report, sample));
   if (measured.cancelledBy !== null) {
     io.stderr(`llm-perf-gate: cancelled by ${measured.cancelledBy}: the trial was cut short\n`);
     return signalExitCode(measured.cancelledBy);

@@ -13,6 +13,7 @@ import { burstCli } from "./lanes/burst.ts";
 import { lanesReportCli } from "./lanes/report.ts";
 import { measureCli } from "./measure.ts";
 import { mockCli } from "./mock.ts";
+import { reportCli } from "./report.ts";
 import { sweepCli } from "./sweep.ts";
 
 export interface CliIo extends CommandIo {
@@ -24,6 +25,8 @@ export interface CliIo extends CommandIo {
 
 export interface CliCommand extends CommandHelp {
   name: CommandName;
+  /** The setting a first bare argument gives (report's results file). */
+  positional?: string;
   run(raw: RawSettings, io: CliIo): Promise<number>;
 }
 
@@ -76,6 +79,14 @@ export const COMMANDS: readonly CliCommand[] = [
     summary:
       "The lanes history per lane × window × day: pass rate against the floor, p90, retries, and the rule's verdict.",
     run: lanesReportCli,
+  },
+  {
+    name: "report",
+    usage: "report RESULTS.json --html OUT.html [--requests FILE]",
+    summary:
+      "One self-contained HTML page of a results file (any gate's: a merged, a fork's, an old one), re-decided as the report mode does; its requests file drawn when it is beside it.",
+    positional: "results",
+    run: reportCli,
   },
   {
     name: "mock",

@@ -6,22 +6,32 @@
 import { buildSweepReport } from "../capacity/run.ts";
 import { newSweep, planSweep, runSweep } from "../capacity/sweep.ts";
 import { redactDeep } from "../common/redact.ts";
-import type { RawSettings } from "../config/settings.ts";
+import { given, type RawSettings } from "../config/settings.ts";
 import { secretsOf } from "../config/sources.ts";
 import { checkSweepLoad, parseSweepSettings } from "../config/sweep.ts";
 import { parseTrialOptions } from "../config/trial.ts";
+import { sweepPage } from "../page/endpoint-page.ts";
 import { renderSweepMarkdown } from "../report/sweep-markdown.ts";
 import { measureTrial } from "../trial/trial.ts";
 import { type CommandIo, probeWritable, redacting, withCancel } from "./io.ts";
+import { writeEndpointPage } from "./report.ts";
 import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 
-export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<number> {
+export async function sweepCli(raw: RawSettings, commandIo: CommandIo): Promise<number> {
   checkSweepLoad(raw, "by sweep");
   const settings = parseSweepSettings(raw);
-  const options = parseTrialOptions(raw, given.env, given.readFile, undefined, settings.arrival);
-  const io = redacting(given, secretsOf(raw, given.env));
+  const options = parseTrialOptions(
+    raw,
+    commandIo.env,
+    commandIo.readFile,
+    undefined,
+    settings.arrival,
+  );
+  const io = redacting(commandIo, secretsOf(raw, commandIo.env));
   const out = typeof raw.out === "string" ? raw.out : undefined;
   probeWritable(io, "--out", out);
+  const html = given(raw, "html");
+  probeWritable(io, "--html", html);
   const requests = openRequestsOut(raw, io);
   io.stderr(`sweep: ${planSweep(1, options, settings).words}\n`);
   let trial = 0;
@@ -54,6 +64,10 @@ export async function sweepCli(raw: RawSettings, given: CommandIo): Promise<numb
   if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(renderSweepMarkdown(report, options.slo.ttftMs));
   if (out !== undefined) io.stderr(`report written to ${out}\n`);
-  if (requests) io.stderr(`${describeRequests(await requests.close())}\n`);
+  const written = await requests?.close();
+  if (written) io.stderr(`${describeRequests(written)}\n`);
+  await writeEndpointPage(io, html, written, (sample) =>
+    sweepPage(report, sample, options.slo.ttftMs),
+  );
   return report.capacity.capacity_per_s !== null && report.stopped_by === null ? 0 : 3;
 }

@@ -1,7 +1,8 @@
 // The gate's settings — action inputs, `gate` flags and a config file share
 // one set of names — validated into one Config before any request is sent.
 
-import { ARMS, type Arm } from "../common/arms.ts";
+import { dirname, join } from "node:path";
+import type { Arm } from "../common/arms.ts";
 import { COMMENT_POLICIES, type PublishSettings } from "../common/comment.ts";
 import { InputError, looksLikeCredential, rejectValue, shownValue } from "../common/errors.ts";
 import { ORDERS } from "../compare/plan.ts";
@@ -44,6 +45,14 @@ export interface ReportSettings extends PublishSettings {
   resultsPath: string;
   /** The requests file; null: not written. */
   requestsPath: string | null;
+  /** The HTML report; null: not written. */
+  htmlPath: string | null;
+}
+
+/** report-html: given, none, or (the default) llm-perf-gate-report.html beside the results file. */
+export function parseHtmlPath(raw: RawSettings, resultsPath: string): string | null {
+  const path = given(raw, "report-html") ?? join(dirname(resultsPath), "llm-perf-gate-report.html");
+  return path === "none" ? null : path;
 }
 
 /** requests-path: given, none, or (the gate's default) beside the results file. */
@@ -143,6 +152,7 @@ export function parseReportSettings(raw: RawSettings): ReportSettings {
     jobSummary: readBoolean(raw, "job-summary"),
     resultsPath: defaulted(raw, "results-path"),
     requestsPath: parseRequestsPath(raw, requestsBeside(defaulted(raw, "results-path"))),
+    htmlPath: parseHtmlPath(raw, defaulted(raw, "results-path")),
   };
 }
 

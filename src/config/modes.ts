@@ -18,6 +18,7 @@ const REPORT_READS: readonly SettingName[] = [
   "github-token",
   "results-path",
   "requests-path",
+  "report-html",
   "comment",
   "comment-key",
   "fail-on",

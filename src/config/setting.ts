@@ -12,6 +12,7 @@ export const COMMAND_NAMES = [
   "sweep",
   "burst",
   "lanes-report",
+  "report",
   "mock",
   "demo",
 ] as const;
@@ -31,6 +32,10 @@ export const SCOPES = {
   "lanes-cli": { commands: ["burst", "lanes-report"], action: false },
   "report-file": { commands: ["measure", "sweep", "lanes-report"], action: false },
   progress: { commands: ["measure"], action: false },
+  /** The HTML page of a run (the gate's is report-html). */
+  html: { commands: ["measure", "sweep", "report"], action: false },
+  /** What `report` draws from. */
+  report: { commands: ["report"], action: false },
   mock: { commands: ["mock"], action: false },
 } as const satisfies Record<string, { commands: readonly CommandName[]; action: boolean }>;
 export type SettingScope = keyof typeof SCOPES;

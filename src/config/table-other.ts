@@ -1,6 +1,6 @@
 // The settings of one command or of the action alone: the `measure` and
 // `sweep` endpoint, the action's mode and token, the lanes files, the reports
-// the CLI writes, the mock server.
+// and pages written, the mock server.
 
 import type { Setting } from "./setting.ts";
 
@@ -66,10 +66,34 @@ export const OTHER_SETTINGS = [
     accepts: { kind: "text", what: "a path ending in .jsonl, .jsonl.gz, .csv or .csv.gz, or none" },
   },
   {
+    name: "report-html",
+    scope: "gate",
+    help: "Where the run's HTML report is written (run, measure, report): one self-contained page; default: llm-perf-gate-report.html beside results-path; none: not written.",
+    accepts: { kind: "text", what: "a file path, or none" },
+  },
+  {
     name: "out",
     scope: "report-file",
     help: "Write the JSON report here.",
     accepts: { kind: "text", what: "a file path" },
+  },
+  {
+    name: "html",
+    scope: "html",
+    help: "Write the report as one self-contained HTML page here (charts drawn in, no script, nothing loaded).",
+    accepts: { kind: "text", what: "a file path" },
+  },
+  {
+    name: "results",
+    scope: "report",
+    help: "The results file to draw (the first argument: report RESULTS.json --html OUT.html).",
+    accepts: { kind: "text", what: "a file path" },
+  },
+  {
+    name: "requests",
+    scope: "report",
+    help: "The requests file for the per-request view; default: the one the results file names, when it is beside it; none: no per-request view.",
+    accepts: { kind: "text", what: "a file path, or none" },
   },
   {
     name: "quiet",

@@ -13,8 +13,13 @@ export interface TrialHistogram {
   censorMs: number;
 }
 
-export function poolHistograms(trials: TrialHistogram[]): LatencySummary {
+/** The trials' histograms merged into one (censored values stay censored). */
+export function poolHistogram(trials: readonly TrialHistogram[]): LatencyHistogram {
   const total = new LatencyHistogram();
   for (const t of trials) total.add(LatencyHistogram.fromReport(t.encoded, t.summary, t.censorMs));
-  return total.summary();
+  return total;
+}
+
+export function poolHistograms(trials: TrialHistogram[]): LatencySummary {
+  return poolHistogram(trials).summary();
 }

@@ -100,7 +100,7 @@ export function surge(r: GateResults): string {
 }
 
 /** The pair whose candidate recovered worst against its baseline. */
-function worstPair(s: SurgeReport): number | null {
+export function surgeWorstPair(s: SurgeReport): number | null {
   const recovery = s.comparison.checks.find((c) => c.id === "recovery");
   const worst = [...(recovery?.pairs ?? [])].sort((a, b) => b.d - a.d)[0];
   return worst?.pair ?? s.pairs[0]?.pair ?? null;
@@ -126,7 +126,7 @@ function chart(title: string, label: string, b: number[], c: number[], step: num
 
 export function surgeDetails(r: GateResults): string {
   const s = r.surge;
-  const pair = s ? worstPair(s) : null;
+  const pair = s ? surgeWorstPair(s) : null;
   if (!s || pair === null) return "";
   const trialOf = (arm: Arm): SurgeTrial | undefined =>
     s.trials.find((t) => t.pair === pair && t.arm === arm);

@@ -10,7 +10,9 @@ import { COLOR_NAMES, chartColors, details } from "./blocks.ts";
 type Trial = GateResults["trials"][number];
 
 /** The pair to show and why: a trial that failed its self-checks, else the regressed metric's worst pair. */
-function pick(r: GateResults): { pair: number; metric: "ttft" | "itl"; why: string } | null {
+export function timelinePick(
+  r: GateResults,
+): { pair: number; metric: "ttft" | "itl"; why: string } | null {
   const invalid = r.trials.find((t) => !t.report.validity.valid && t.report.timeline);
   if (invalid)
     return {
@@ -28,7 +30,7 @@ function pick(r: GateResults): { pair: number; metric: "ttft" | "itl"; why: stri
 }
 
 /** The pair (its number, not its place among the compared ones) whose candidate is worst against its baseline. */
-function worstPair(r: GateResults, metric: "ttft" | "itl"): number | null {
+export function worstPair(r: GateResults, metric: "ttft" | "itl"): number | null {
   const p = r.config?.percentile ?? "p95";
   const value = (pair: number, arm: Arm) =>
     r.trials.find((t) => t.pair === pair && t.arm === arm)?.report.metrics[`${metric}_ms`][p];
@@ -45,7 +47,7 @@ const series = (t: TrialTimeline | undefined, metric: "ttft" | "itl") =>
   (t?.buckets ?? []).map((b) => (metric === "ttft" ? b.ttft_p95_ms : b.itl_p95_ms) ?? 0);
 
 export function timelineChart(r: GateResults): string {
-  const chosen = pick(r);
+  const chosen = timelinePick(r);
   if (!chosen) return "";
   const trialOf = (arm: Arm): Trial | undefined =>
     r.trials.find((t) => t.pair === chosen.pair && t.arm === arm);

@@ -44,7 +44,8 @@ test(
         "max-skew-effect": "50%",
         "max-event-loop-delay-ms": "100",
       });
-      const r = await run(["sweep", ...flags, "--out", out]);
+      const html = out.replace(/json$/, "html");
+      const r = await run(["sweep", ...flags, "--out", out, "--html", html]);
       assert.equal(r.code, 0, r.stderr);
       const report = JSON.parse(readFileSync(out, "utf8")) as SweepReport;
       const profile = mergeProfile(DEFAULT_PROFILE, parseOverrides([...KNEE_MOCK_SETS]), "test");
@@ -65,6 +66,11 @@ test(
       assert.match(r.stdout, /Offline: \d+(\.\d)? req\/s, \d+ tok\/s/);
       assert.match(r.stdout, /xychart-beta/);
       assert.match(r.stderr, /trials planned/);
+      // Its page: the capacity curve with its points, the markdown's tables without its Mermaid.
+      const page = readFileSync(html, "utf8");
+      assert.match(page, /<figure id="capacity" class="chart"><div class="svg"><svg/);
+      assert.match(page, /offered rate \(req\/s\)/);
+      assert.doesNotMatch(page, /xychart-beta|<script/);
     } finally {
       await mock.stop();
     }

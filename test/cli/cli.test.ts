@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startMockServer } from "../../src/mock/server.ts";
+import { openInChromium } from "../helpers/chromium.ts";
 import { chatBody, send } from "../helpers/client.ts";
 import { LOAD_TEST, SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
@@ -144,9 +145,9 @@ test(
 );
 
 test(
-  "demo gates a candidate mock with 30 % slower decoding and names p95 ITL",
+  "demo gates a candidate mock with 30 % slower decoding and names p95 ITL; its page opens in Chromium",
   SLOW_LOAD_TEST,
-  () => {
+  async () => {
     const r = spawnSync(process.execPath, [CLI, "demo"], { encoding: "utf8", timeout: 400_000 });
     assert.equal(r.status, 0, r.stderr);
     assert.match(
@@ -159,6 +160,21 @@ test(
     // The built-in accuracy suite ran on both arms: the slower decoder answers the same.
     assert.match(r.stdout, /\*\*Accuracy\*\* ✅ no drop beyond the tolerance: 0\.0 points/);
     assert.match(r.stderr, /accuracy: 1200 items on the candidate, 64 at a time/);
+    const html = r.stderr.match(/HTML report written to (.*\.html)/)?.[1];
+    assert.ok(html, r.stderr);
+    const page = await openInChromium(html);
+    assert.deepEqual(page.problems, [], "no console error");
+    assert.deepEqual(page.requests, [`file://${html}`], "nothing loaded but the page");
+    const want = ["forest-goodput", "forest-ttft", "forest-itl", "latency-ttft", "latency-itl"];
+    assert.deepEqual(
+      page.figures.map((f) => f.id),
+      [...want, "latency-e2el", "timeline", "scatter"],
+    );
+    for (const f of page.figures) {
+      assert.equal(f.svgs, 1, f.id);
+      assert.ok(f.svgText.length > 20 && f.tableText.length > 20, `${f.id}: axes and numbers`);
+    }
+    assert.match(page.text, /llm-perf-gate: fail — regressed: .*p95 ITL \+\d+\.\d %/);
   },
 );
 
@@ -193,6 +209,10 @@ test(
           "ttft:500 tpot:100",
           "--out",
           out,
+          "--html",
+          join(dir, "report.html"),
+          "--requests-path",
+          join(dir, "requests.jsonl"),
         ],
         {
           stdio: ["ignore", "pipe", "pipe"],
@@ -215,7 +235,11 @@ test(
       assert.match(stdout, /TTFT \(service\)/);
       assert.match(stderr, /sent \d+\/\d+/, "progress goes to stderr");
       const text = readFileSync(out, "utf8");
-      assert.doesNotMatch(stdout + stderr + text, /sk-test-secret-123/);
+      const page = readFileSync(join(dir, "report.html"), "utf8");
+      assert.doesNotMatch(stdout + stderr + text + page, /sk-test-secret-123/);
+      assert.match(stderr, /HTML report written to .*report\.html/);
+      for (const id of ["latency-ttft", "timeline", "scatter"])
+        assert.match(page, new RegExp(`<figure id="${id}" class="chart">`), id);
       const report = JSON.parse(text);
       assert.equal(report.schema, "llm-perf-gate/measure@2");
       for (const key of [

@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { gatePage } from "../../src/page/gate-page.ts";
 import { headlineFor } from "../../src/report/headline.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { trustResults } from "../../src/results/trust.ts";
@@ -44,5 +45,12 @@ test(
     const again = trustResults(JSON.parse(JSON.stringify(results)), "r.json", headlineFor);
     assert.equal(again.surge?.verdict, "fail");
     assert.deepEqual(again.surge?.comparison, s.comparison);
+    // The page draws the worst pair through the surge, the surge between dashed lines.
+    const page = await gatePage(again, null);
+    assert.match(page, /<figure id="surge-timeline" class="chart">/);
+    assert.match(
+      page,
+      /Surge, pair \d \(where the candidate recovered worst\): [\d.]+ → 15 req\/s/,
+    );
   },
 );

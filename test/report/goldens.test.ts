@@ -18,6 +18,7 @@ import { COMMENT_LIMIT } from "../../src/github/publish.ts";
 import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
 import { mergeProfile } from "../../src/mock/profile-merge.ts";
 import { startMockServer } from "../../src/mock/server.ts";
+import { gatePage } from "../../src/page/gate-page.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { errorRun } from "../../src/results/model.ts";
 import { lifecycleFor } from "../../src/servers/lifecycle.ts";
@@ -311,6 +312,10 @@ test("golden: capacity — both capacities and their curves first", LOAD_TEST, a
     /\*\*fail\*\* — regressed: capacity −19\.9 % \(limit −5\.0 %\)/,
   );
   assert.ok(md.indexOf("**Capacity**") < md.indexOf("| | metric |"), "capacity before the pairs");
+  // The page draws both arms' curves, their capacities dashed and in its table.
+  const page = await gatePage(results, null);
+  assert.match(page, /<figure id="capacity" class="chart"><div class="svg"><svg/);
+  assert.match(page, /<td>baseline capacity<\/td>\s*<td>[\d.]+<\/td>/);
 });
 
 test("every golden file is a comment GitHub renders: tables parse", LOAD_TEST, () => {

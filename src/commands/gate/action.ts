@@ -14,6 +14,7 @@ import { renderMarkdown } from "../../report/markdown.ts";
 import type { GateResults } from "../../results/model.ts";
 import { trustResults } from "../../results/trust.ts";
 import type { CommandIo } from "../io.ts";
+import { gateHtml, requestsBesideResults, writePage } from "../report.ts";
 import { planRun } from "./plan.ts";
 import { type GateIo, runGateCommand } from "./run.ts";
 
@@ -56,8 +57,16 @@ export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): 
   // The inputs, not a config file: one file may serve the measure job and the report job.
   if (plan.mode === "report") for (const note of unusedNote(inputs, "report")) io.warning(note);
   if (plan.mode === "report" && !plan.problem) {
-    // Its requests file is the other job's artifact, not a path this job wrote.
-    results = { ...readResults(plan.report.resultsPath, deps), requests_file: null };
+    // Its requests file is the other job's artifact, not a path this job wrote: only
+    // one beside the results file is drawn.
+    const read = readResults(plan.report.resultsPath, deps);
+    results = { ...read, requests_file: null };
+    const { htmlPath, resultsPath } = plan.report;
+    if (htmlPath !== null) {
+      const render = () => gateHtml(read, requestsBesideResults(resultsPath, read));
+      if (await writePage(deps, htmlPath, render, (line) => io.warning(line)))
+        io.info(`HTML report written to ${htmlPath}`);
+    }
   } else {
     results = await runGateCommand(plan, {
       ...deps,

@@ -51,6 +51,7 @@ export function planRun(overrides: RawSettings, readFile: ReadFile): RunPlan {
       ...defaults,
       resultsPath: given(raw, "results-path") ?? defaults.resultsPath,
       requestsPath: null,
+      htmlPath: null,
     },
     problems,
   );

@@ -1,0 +1,105 @@
+// `llm-perf-gate report RESULTS.json --html OUT.html`: the page of any results
+// file — a gate's, a merged sharded run's, a fork's, an old one — read,
+// checked and re-decided as the action's report mode does, drawn with its
+// requests file when one is beside it.
+
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { errorMessage, InputError } from "../common/errors.ts";
+import { given, type RawSettings } from "../config/settings.ts";
+import { gatePage } from "../page/gate-page.ts";
+import { plainText } from "../page/html.ts";
+import { headlineFor } from "../report/headline.ts";
+import type { RequestsFileSummary } from "../requests/file.ts";
+import { type RequestSample, sampleRequests } from "../requests/sample.ts";
+import type { GateResults } from "../results/model.ts";
+import { trustResults } from "../results/trust.ts";
+import type { CommandIo } from "./io.ts";
+import { probeWritable } from "./io.ts";
+
+/** A results file another job wrote: checked, neutralized and re-decided. */
+export function readResultsFile(path: string, io: Pick<CommandIo, "readFile">): GateResults {
+  const source = `results file ${JSON.stringify(path)}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(io.readFile(path, "results file"));
+  } catch (error) {
+    throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
+  }
+  return trustResults(parsed, source, headlineFor);
+}
+
+/**
+ * The requests file the results name, looked for beside the results file (an
+ * artifact downloaded elsewhere keeps its name, not its path); `given` wins;
+ * "none": not drawn.
+ */
+export function requestsBesideResults(
+  resultsPath: string,
+  r: Pick<GateResults, "requests_file" | "shard_requests_files">,
+  given?: string,
+): string | null {
+  if (given !== undefined) return given === "none" ? null : given;
+  const named = r.requests_file?.path ?? r.shard_requests_files?.[0]?.path;
+  if (!named) return null;
+  // The name as written: a results file read back has its texts neutralized (results/trust.ts).
+  const name = basename(plainText(named).replaceAll("\u200b", ""));
+  const beside = join(dirname(resultsPath), name);
+  return existsSync(beside) ? beside : null;
+}
+
+/** The page of a gate's results, its requests file (the pairs' kept attempts) sampled when there is one. */
+export async function gateHtml(r: GateResults, requestsPath: string | null): Promise<string> {
+  const sample = requestsPath ? await sampleRequests(requestsPath, { pairsOnly: true }) : null;
+  return gatePage(r, sample);
+}
+
+/**
+ * Writes a page: rendered, then written whole. A page that cannot be made is
+ * said on `warn` and the command goes on: the results (or report) file is
+ * the record, the page a view of it.
+ */
+export async function writePage(
+  io: Pick<CommandIo, "writeFile">,
+  path: string,
+  render: () => Promise<string>,
+  warn: (line: string) => void,
+): Promise<boolean> {
+  try {
+    io.writeFile(path, await render());
+    return true;
+  } catch (error) {
+    warn(`the HTML report ${JSON.stringify(path)} could not be written: ${errorMessage(error)}`);
+    return false;
+  }
+}
+
+/** `measure`'s and `sweep`'s --html: the page, with the requests file the command wrote (whole). */
+export async function writeEndpointPage(
+  io: Pick<CommandIo, "writeFile" | "stderr">,
+  path: string | undefined,
+  written: RequestsFileSummary | undefined,
+  render: (sample: RequestSample | null) => Promise<string>,
+): Promise<void> {
+  if (path === undefined) return;
+  const sample = () =>
+    written && written.error === null ? sampleRequests(written.path) : Promise.resolve(null);
+  const warn = (line: string) => io.stderr(`llm-perf-gate: ${line}\n`);
+  if (await writePage(io, path, async () => render(await sample()), warn))
+    io.stderr(`HTML report written to ${path}\n`);
+}
+
+export async function reportCli(raw: RawSettings, io: CommandIo): Promise<number> {
+  const resultsPath = given(raw, "results");
+  const htmlPath = given(raw, "html");
+  if (resultsPath === undefined)
+    throw new InputError("report: which results file? (report RESULTS.json --html OUT.html)");
+  if (htmlPath === undefined)
+    throw new InputError("report: --html OUT.html is required (the page to write)");
+  probeWritable(io, "--html", htmlPath);
+  const results = readResultsFile(resultsPath, io);
+  const requests = requestsBesideResults(resultsPath, results, given(raw, "requests"));
+  io.writeFile(htmlPath, await gateHtml(results, requests));
+  io.stderr(`report written to ${htmlPath}${requests ? ` (requests from ${requests})` : ""}\n`);
+  return 0;
+}

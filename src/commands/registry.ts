@@ -82,7 +82,7 @@ export const COMMANDS: readonly CliCommand[] = [
   },
   {
     name: "report",
-    usage: "report RESULTS.json --html OUT.html [--requests FILE]",
+    usage: "report RESULTS.json --html OUT.html [--requests-file FILE]",
     summary:
       "One self-contained HTML page of a results file (any gate's: a merged, a fork's, an old one), re-decided as the report mode does; its requests file drawn when it is beside it.",
     positional: "results",

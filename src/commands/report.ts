@@ -17,9 +17,12 @@ import { trustResults } from "../results/trust.ts";
 import type { CommandIo } from "./io.ts";
 import { probeWritable } from "./io.ts";
 
-/** A results file another job wrote: checked, neutralized and re-decided. */
-export function readResultsFile(path: string, io: Pick<CommandIo, "readFile">): GateResults {
-  const source = `results file ${JSON.stringify(path)}`;
+/** A results file another job wrote: checked, neutralized and re-decided; `source` names it in errors. */
+export function readResultsFile(
+  path: string,
+  io: Pick<CommandIo, "readFile">,
+  source = `results file ${JSON.stringify(path)}`,
+): GateResults {
   let parsed: unknown;
   try {
     parsed = JSON.parse(io.readFile(path, "results file"));
@@ -98,7 +101,7 @@ export async function reportCli(raw: RawSettings, io: CommandIo): Promise<number
     throw new InputError("report: --html OUT.html is required (the page to write)");
   probeWritable(io, "--html", htmlPath);
   const results = readResultsFile(resultsPath, io);
-  const requests = requestsBesideResults(resultsPath, results, given(raw, "requests"));
+  const requests = requestsBesideResults(resultsPath, results, given(raw, "requests-file"));
   io.writeFile(htmlPath, await gateHtml(results, requests));
   io.stderr(`report written to ${htmlPath}${requests ? ` (requests from ${requests})` : ""}\n`);
   return 0;

@@ -90,7 +90,7 @@ export const OTHER_SETTINGS = [
     accepts: { kind: "text", what: "a file path" },
   },
   {
-    name: "requests",
+    name: "requests-file",
     scope: "report",
     help: "The requests file for the per-request view; default: the one the results file names, when it is beside it; none: no per-request view.",
     accepts: { kind: "text", what: "a file path, or none" },

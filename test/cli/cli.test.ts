@@ -70,7 +70,7 @@ test("bad flags and settings fail with exit code 2 and a message naming them", L
     ],
     [
       ["fly"],
-      /unknown command "fly"; accepted: demo, gate, measure, sweep, burst, lanes-report, mock, help/,
+      /unknown command "fly"; accepted: demo, gate, measure, sweep, burst, lanes-report, report, mock, help/,
     ],
     [["measure", "--model", "m", "--rate", "5"], /url is required/],
     [

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { InputError } from "../../src/common/errors.ts";
 import { parseConfig } from "../../src/config/config.ts";
-import type { RawSettings } from "../../src/config/settings.ts";
+import { type RawSettings, SETTINGS } from "../../src/config/settings.ts";
 import { mergeSettings, readConfigFile } from "../../src/config/sources.ts";
 import { parseFraction } from "../../src/config/values.ts";
 
@@ -244,4 +244,12 @@ test("workers: auto leaves a core to each server the gate starts; a shard is one
     1,
   );
   rejects({ ...shard, workers: "2" }, /shard is set, but a sharded plan cannot split workers/);
+});
+
+test("every setting has a name of its own, aliases included: a flag names one setting", () => {
+  const names = SETTINGS.flatMap((s) => [s.name, ...("aliases" in s ? (s.aliases ?? []) : [])]);
+  assert.deepEqual(
+    names.filter((n, i) => names.indexOf(n) !== i),
+    [],
+  );
 });

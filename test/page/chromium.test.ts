@@ -116,7 +116,7 @@ test(
     assert.match(s.stopped ?? "", /could not be read: it is not a regular file/);
     const results = await hostileResults(dir);
     const out = join(dir, "report.html");
-    const code = await runCli(["report", results, "--html", out, "--requests", fifo], {
+    const code = await runCli(["report", results, "--html", out, "--requests-file", fifo], {
       stdout: () => {},
       stderr: () => {},
       env: {},

@@ -3,18 +3,15 @@
 // `fail-on`. Modes: run (measure and report), measure (the results file only,
 // for unprivileged fork jobs), report (read a results file and post).
 
-import { errorMessage, InputError } from "../../common/errors.ts";
 import { unusedNote } from "../../config/modes.ts";
 import type { RawSettings } from "../../config/settings.ts";
 import { secretsOf } from "../../config/sources.ts";
 import type { GitHubApi } from "../../github/octokit.ts";
 import { type ActionIo, COMMENT_LIMIT, publish, SUMMARY_LIMIT } from "../../github/publish.ts";
-import { headlineFor } from "../../report/headline.ts";
 import { renderMarkdown } from "../../report/markdown.ts";
 import type { GateResults } from "../../results/model.ts";
-import { trustResults } from "../../results/trust.ts";
 import type { CommandIo } from "../io.ts";
-import { gateHtml, requestsBesideResults, writePage } from "../report.ts";
+import { gateHtml, readResultsFile, requestsBesideResults, writePage } from "../report.ts";
 import { planRun } from "./plan.ts";
 import { type GateIo, runGateCommand } from "./run.ts";
 
@@ -36,16 +33,8 @@ function readEvent(deps: GateActionDeps): Record<string, unknown> {
 }
 
 /** A results file another (unprivileged) job wrote: checked, neutralized and re-decided. */
-function readResults(path: string, deps: Pick<CommandIo, "readFile">): GateResults {
-  const source = `results-path = ${JSON.stringify(path)}`;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(deps.readFile(path, "results file"));
-  } catch (error) {
-    throw new InputError(`${source} cannot be read as a results file: ${errorMessage(error)}`);
-  }
-  return trustResults(parsed, source, headlineFor);
-}
+const readResults = (path: string, deps: Pick<CommandIo, "readFile">): GateResults =>
+  readResultsFile(path, deps, `results-path = ${JSON.stringify(path)}`);
 
 export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): Promise<void> {
   const { io, env } = deps;

@@ -76,12 +76,14 @@ test("every output the action sets is declared in action.yml", async () => {
     },
     { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }) },
   );
-  // Set only when a comment is posted, only by a capacity gate, only by mode burst, or only
-  // when a requests file was written (the stand-in gate opens none).
+  // Set only when a comment is posted, only by a capacity gate, only by mode burst, only
+  // when a requests file was written (the stand-in gate opens none), or by the action once
+  // its page is written (test/commands/action.test.ts).
   const { BURST_OUTPUTS } = await import("../src/commands/lanes/burst-action.ts");
   const set = new Set<string>([
     "comment-url",
     "requests-path",
+    "report-html",
     ...CAPACITY_OUTPUTS,
     ...BURST_OUTPUTS,
   ]);

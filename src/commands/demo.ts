@@ -12,6 +12,7 @@ import { renderMarkdown } from "../report/markdown.ts";
 import { planRun } from "./gate/plan.ts";
 import { type GateIo, runGateCommand } from "./gate/run.ts";
 import type { CommandIo } from "./io.ts";
+import { writeRunPage } from "./report.ts";
 import { describeRequests } from "./requests.ts";
 
 /** The demo's settings, as a user would write them in a config file. */
@@ -143,6 +144,7 @@ export async function demoCli(
     );
     const results = await runGateCommand(plan, io);
     io.stdout(renderMarkdown(results, plan.report.commentKey, COMMENT_LIMIT));
+    await writeRunPage(results, plan.report, io, "own");
     io.stderr(`results written to ${resultsPath}\n`);
     if (results.requests_file) io.stderr(`${describeRequests(results.requests_file)}\n`);
     return 0;

@@ -6,9 +6,11 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errorMessage, InputError } from "../common/errors.ts";
+import type { ReportSettings } from "../config/config.ts";
 import { given, type RawSettings } from "../config/settings.ts";
 import { gatePage } from "../page/gate-page.ts";
 import { plainText } from "../page/html.ts";
+import { fallbackPage } from "../page/shell.ts";
 import { headlineFor } from "../report/headline.ts";
 import type { RequestsFileSummary } from "../requests/file.ts";
 import { type RequestSample, sampleRequests } from "../requests/sample.ts";
@@ -46,7 +48,7 @@ export function requestsBesideResults(
   const named = r.requests_file?.path ?? r.shard_requests_files?.[0]?.path;
   if (!named) return null;
   // The name as written: a results file read back has its texts neutralized (results/trust.ts).
-  const name = basename(plainText(named).replaceAll("\u200b", ""));
+  const name = basename(plainText(named));
   const beside = join(dirname(resultsPath), name);
   return existsSync(beside) ? beside : null;
 }
@@ -68,13 +70,49 @@ export async function writePage(
   render: () => Promise<string>,
   warn: (line: string) => void,
 ): Promise<boolean> {
+  let why: string;
   try {
     io.writeFile(path, await render());
     return true;
   } catch (error) {
-    warn(`the HTML report ${JSON.stringify(path)} could not be written: ${errorMessage(error)}`);
-    return false;
+    why = errorMessage(error);
+    warn(`the HTML report ${JSON.stringify(path)} could not be drawn: ${why}`);
   }
+  // Never an earlier page left in its place (a fork's artifact may carry one of its own).
+  try {
+    io.writeFile(path, fallbackPage(`It could not be drawn: ${why}`));
+  } catch (error) {
+    warn(`the HTML report ${JSON.stringify(path)} could not be written: ${errorMessage(error)}`);
+  }
+  return false;
+}
+
+/**
+ * A gate's page beside its results, written once the run has said its verdict
+ * (a shard's results are a slice: the merge draws them). `requests`: "own",
+ * the requests file this run wrote; "beside", only a file the results name
+ * found beside them (a results file another job wrote names paths of its
+ * machine). The path written, or null.
+ */
+export async function writeRunPage(
+  results: GateResults,
+  report: Pick<ReportSettings, "htmlPath" | "resultsPath">,
+  io: Pick<CommandIo, "writeFile"> & { log(line: string): void; warn?(line: string): void },
+  requests: "own" | "beside",
+): Promise<string | null> {
+  const path = report.htmlPath;
+  if (path === null || results.shard !== undefined) return null;
+  const own = results.requests_file;
+  const requestsPath =
+    requests === "own" && own && own.error === null
+      ? own.path
+      : requestsBesideResults(report.resultsPath, results);
+  const render = () => gateHtml(results, requestsPath);
+  const warn = io.warn ?? ((line: string) => io.log(`warning: ${line}`));
+  if (!(await writePage(io, path, render, warn))) return null;
+  // A run a bad setting stopped says only that (its page too): no line of its own.
+  if (results.config !== null) io.log(`HTML report written to ${path}`);
+  return path;
 }
 
 /** `measure`'s and `sweep`'s --html: the page, with the requests file the command wrote (whole). */

@@ -23,7 +23,9 @@ export type GuardCode =
   // The shards' clocks disagree beyond the limit: their sends were not on one schedule.
   | "clock_skew"
   // The file written at the start, still there: the run ended before its results.
-  | "unfinished";
+  | "unfinished"
+  // Not one complete pair to compare, and nothing else said why (a results file stripped of its trials).
+  | "no_pairs";
 
 export interface Guard {
   code: GuardCode;

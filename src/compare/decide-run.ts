@@ -100,6 +100,14 @@ export function decideRun(options: DecisionOptions, plan: LookPlan, facts: RunFa
     c.advice = pairsToDecide(c.d_mean, c.d_sd, margins, plan.trials, alpha);
   }
   decision.guards.unshift(...facts.runGuards);
+  // Nothing compared is not a pass: a run that measured no pair says why in a guard of its
+  // own; one whose file lost its trials (a report job's input) gets this one.
+  const nothing = decision.comparisons.length === 0 && !facts.capacity && !facts.cancelled;
+  if (nothing && decision.guards.length === 0)
+    decision.guards.push({
+      code: "no_pairs",
+      message: "not one complete pair of trials to compare: there is nothing to decide on",
+    });
   if (facts.capacity) decision.capacity = facts.capacity;
   return {
     comparisons: decision.comparisons,

@@ -24,6 +24,7 @@ export const ACTION_OUTPUTS: readonly (readonly [string, string])[] = [
     "Path of the requests file (one line per measured request), when one was written.",
   ],
   ["comment-url", "URL of the PR comment, when one was posted or updated."],
+  ["report-html", "Path of the HTML report, when one was written."],
   ...METRIC_OUTPUTS,
   ["capacity-baseline", "With capacity: the baseline's capacity, requests/s."],
   ["capacity-candidate", "With capacity: the candidate's capacity, requests/s."],

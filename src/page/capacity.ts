@@ -22,7 +22,10 @@ function points(series: readonly CapacitySeries[]) {
               series: s.name,
               rate: p.rate_per_s,
               goodput: p.report.goodput.requests_per_s,
-              ttft: p.report.metrics.ttft_ms.p95,
+              // A p95 among the timeouts is only a lower bound: not drawn as a value.
+              ttft: p.report.metrics.ttft_ms.lower_bounds.includes("p95")
+                ? null
+                : p.report.metrics.ttft_ms.p95,
               judgement: p.judgement,
             },
           ],
@@ -64,6 +67,12 @@ function curveSpec(series: readonly CapacitySeries[], field: "goodput" | "ttft",
   };
 }
 
+/** The capacity: "≥ x" when no rate above it failed, "none" when no rate met the SLO. */
+function capacityCell(c: ArmSweepReport["capacity"]): string {
+  if (c.capacity_per_s === null) return "none met the SLO";
+  return `${c.fail_per_s === null ? "≥ " : ""}${compact(c.capacity_per_s)}`;
+}
+
 function capacityNumbers(series: readonly CapacitySeries[]): Html {
   return table([
     ["", "offered req/s", "goodput req/s", "p95 TTFT ms", "judged"],
@@ -72,14 +81,13 @@ function capacityNumbers(series: readonly CapacitySeries[]): Html {
         s.name,
         p.rate_per_s === null ? p.phase : compact(p.rate_per_s),
         compact(p.report.goodput.requests_per_s),
-        compact(p.report.metrics.ttft_ms.p95),
+        `${p.report.metrics.ttft_ms.lower_bounds.includes("p95") ? "≥ " : ""}${compact(p.report.metrics.ttft_ms.p95)}`,
         p.judgement,
       ]),
     ),
     ...series.map((s) => [
       `${s.name} capacity`,
-      // No rate above it failed: the capacity is at least this.
-      `${s.sweep.capacity.fail_per_s === null ? "≥ " : ""}${compact(s.sweep.capacity.capacity_per_s)}`,
+      capacityCell(s.sweep.capacity),
       "",
       "",
       s.sweep.capacity.method,

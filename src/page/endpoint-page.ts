@@ -28,7 +28,7 @@ export async function measurePage(r: TrialReport, sample: RequestSample | null):
   const timeline = r.timeline
     ? await timelineFigure(
         "timeline",
-        `The trial per ${r.timeline.bucket_s} s: p95 TTFT of the requests due, offered, completed, failures, the server's queue when scraped.`,
+        `The trial per ${r.timeline.bucket_s} s: p95 TTFT and ITL of the requests due, offered, completed, failures, the server's queue when scraped.`,
         [{ ...ENDPOINT, timeline: r.timeline }],
       )
     : null;

@@ -127,7 +127,6 @@ const percentOr = (x: number | null) =>
   x !== null && Number.isFinite(x) ? signedPercent(x) : "unbounded";
 
 function forestNumbers(c: MetricComparison, rows: Row[]): Html {
-  const confidence = `${Math.round(c.confidence * 100)} %`;
   const { floor, tolerance } = ruleLines(c);
   return table(
     [
@@ -136,7 +135,7 @@ function forestNumbers(c: MetricComparison, rows: Row[]): Html {
       [
         `estimate, ${c.decided_at} pairs`,
         percentOr(c.change),
-        `${percentOr(c.change_lower)} … ${percentOr(c.change_upper)} (one-sided ${confidence} bounds)`,
+        `${percentOr(c.change_lower)} … ${percentOr(c.change_upper)}: the bounds the rule read at that look (the comment's interval)`,
       ],
       ["tolerance", signedPercent(tolerance), `verdict: ${c.verdict}`],
       ["fail floor", signedPercent(floor), c.status],

@@ -5,6 +5,8 @@
 
 import type { CapacityRun } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
+import { errorMessage } from "../common/errors.ts";
+import { cellText } from "../report/blocks.ts";
 import { budgetTable } from "../report/budgets.ts";
 import { capacityDetails, capacitySection } from "../report/capacity-markdown.ts";
 import { method } from "../report/details.ts";
@@ -19,7 +21,7 @@ import type { RequestSample } from "../requests/sample.ts";
 import type { ConfigDescription, GateResults } from "../results/model.ts";
 import { capacityFigure } from "./capacity.ts";
 import { forestFigures } from "./forest.ts";
-import { type Html, join, section } from "./html.ts";
+import { el, type Html, join, section, text } from "./html.ts";
 import { latencyFigures } from "./latency.ts";
 import { markdownHtml } from "./markdown.ts";
 import { pageShell, requestsSection } from "./shell.ts";
@@ -97,6 +99,23 @@ function tables(r: GateResults, config: ConfigDescription): Html {
   ]);
 }
 
+/**
+ * A section of charts: none drawn, no section; one that cannot be drawn (a
+ * histogram a results file garbled) says so, and the rest of the page stands.
+ */
+async function drawn(
+  id: string,
+  title: string,
+  figures: () => Promise<(Html | null)[]>,
+): Promise<Html | null> {
+  try {
+    const made = (await figures()).filter((f): f is Html => f !== null);
+    return made.length > 0 ? section(id, title, ...made) : null;
+  } catch (error) {
+    return section(id, title, el("p", {}, text(`Not drawn: ${errorMessage(error)}`)));
+  }
+}
+
 async function measuredSections(
   r: GateResults,
   config: ConfigDescription,
@@ -106,13 +125,14 @@ async function measuredSections(
   const colors = { baseline: ARM_COLORS.baseline, candidate: ARM_COLORS.candidate };
   return [
     md(metricTable(r, config), budgetTable(r), context(r, config)),
-    section(
-      "forest",
-      "The rule, pair by pair",
-      ...(await forestFigures(r.comparisons, r.trials, config.percentile)),
+    await drawn("forest", "The rule, pair by pair", () =>
+      forestFigures(r.comparisons, r.trials, config.percentile),
     ),
-    section("latency", "Latency distributions", ...(await latencyFigures(series))),
-    section("timelines", "Timelines", await pairTimeline(r), await surgeTimeline(r)),
+    await drawn("latency", "Latency distributions", () => latencyFigures(series)),
+    await drawn("timelines", "Timelines", async () => [
+      await pairTimeline(r),
+      await surgeTimeline(r),
+    ]),
     r.capacity ? await capacitySectionHtml(r.capacity, config) : null,
     tables(r, config),
     await requestsSection(sample, colors),
@@ -123,11 +143,12 @@ async function measuredSections(
 export async function gatePage(r: GateResults, sample: RequestSample | null): Promise<string> {
   const step = nextStep(r);
   const lead = md(
-    ...r.warnings.map((w) => `> ⚠️ **Warning:** ${w}`),
+    // A run's own texts on one line each, without backticks: none opens a block that eats the rest.
+    ...r.warnings.map((w) => `> ⚠️ **Warning:** ${cellText(w, 2000)}`),
     ...(r.guards.length > 0
       ? ["No performance verdict: the measurement cannot be trusted as it is."]
       : []),
-    ...r.guards.map((g) => `- ${g.message}`),
+    ...r.guards.map((g) => `- ${cellText(g.message, 2000)}`),
     step ? `**Next step:** ${step}.` : null,
   );
   const body =

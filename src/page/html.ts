@@ -14,13 +14,15 @@ export interface Html {
 
 /**
  * A results file read back has its texts neutralized for the comment ("<" as
- * "&lt;", results/trust.ts): the page shows the characters they stand for,
- * escaped again on their way in.
+ * "&lt;", a zero-width space in "http://", results/trust.ts): the page shows
+ * the characters they stand for, escaped again on their way in.
  */
 export const plainText = (value: string): string =>
-  value.replace(/&(lt|gt|amp);/g, (_, name: string) =>
-    name === "lt" ? "<" : name === "gt" ? ">" : "&",
-  );
+  value
+    .replaceAll("\u200b", "")
+    .replace(/&(lt|gt|amp);/g, (_, name: string) =>
+      name === "lt" ? "<" : name === "gt" ? ">" : "&",
+    );
 
 export const raw = (html: string): Html => ({ html });
 export const text = (value: string): Html => raw(escapeHtml(plainText(value)));

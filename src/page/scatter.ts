@@ -67,9 +67,9 @@ export async function scatterFigure(
 ): Promise<Html> {
   const svg = await chartSvg(scatterSpec(sample.points.filter(drawable), colors));
   const numbers = table([
-    ["", "read", "drawn", "no first token", "prompt tokens", "TTFT p50 ms", "TTFT p95 ms"],
+    ["", "read", "drawn", "not drawn", "prompt tokens", "TTFT p50 ms", "TTFT p95 ms"],
     ...Object.entries(sample.read).map(([series, n]) => sampleRow(sample, series, n)),
   ]);
-  const caption = `Per request: TTFT (from the scheduled send) against the prompt's tokens (the server's count where it gave one), a uniform sample of at most ${sample.perSeries} requests per arm from ${sample.source}; the percentiles beside are the sample's.`;
+  const caption = `Per request: TTFT (from the scheduled send) against the prompt's tokens (the server's count where it gave one), a uniform sample of at most ${sample.perSeries} requests per arm from ${sample.source}; the percentiles beside are the sample's; "not drawn": no first token (most failures) or no prompt count.`;
   return figure("scatter", caption, svg, numbers);
 }

@@ -30,6 +30,18 @@ export function pageShell(p: PageParts): string {
   return documentHtml(p.title, el("main", {}, header, ...p.body, footer));
 }
 
+/** The page in place of one that could not be drawn: why, and where the record is. */
+export function fallbackPage(why: string): string {
+  return pageShell({
+    title: "llm-perf-gate: the HTML report could not be drawn",
+    verdict: "error",
+    facts: [],
+    body: [
+      el("p", {}, text(`${why}. The results file is the record; its comment says the verdict.`)),
+    ],
+  });
+}
+
 /** The per-request scatter, or why there is none. */
 export async function requestsSection(
   sample: RequestSample | null,

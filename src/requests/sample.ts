@@ -125,6 +125,8 @@ class Limits {
   bytes = 0;
   lines = 0;
   skipped = 0;
+  /** A CSV record the parser could not end (over the cap, a quote never closed): it takes the rest of the file with it. */
+  cut: string | null = null;
 }
 
 /** Counts the text's bytes (decompressed) against the cap; past it, the pipeline stops. */
@@ -199,7 +201,11 @@ async function readRows(path: string, limits: Limits, onRow: OnRow): Promise<voi
       skip_records_with_error: true,
       max_record_size: MAX_LINE_CHARS,
     });
-    parser.on("skip", () => limits.skipped++);
+    parser.on("skip", (error: { code?: string }) => {
+      limits.skipped++;
+      if (error.code === "CSV_MAX_RECORD_SIZE" || error.code === "CSV_QUOTE_NOT_CLOSED")
+        limits.cut ??= `stopped at a record it could not end (${error.code}): the rest of the file is not read`;
+    });
     await pipeline(file, unzip, cap, parser, csvSink(onRow), { signal });
   } else await pipeline(file, unzip, cap, jsonlSink(onRow, limits), { signal });
 }
@@ -237,6 +243,7 @@ export async function sampleRequests(
   } catch (error) {
     stopped = stopReason(error);
   }
+  stopped ??= limits.cut;
   return {
     source: path.split("/").at(-1) ?? path,
     perSeries,

@@ -204,6 +204,11 @@ test(
     await runAction(measured.deps);
     assert.equal(measured.seen.outputs.verdict, "pass");
     assert.equal(measured.seen.comments.length, 0, "an unprivileged job does not comment");
+    assert.equal(measured.seen.outputs["report-html"], "/out/llm-perf-gate-report.html");
+    assert.match(
+      measured.seen.files.get("/out/llm-perf-gate-report.html") ?? "",
+      /<figure id="forest-ttft"/,
+    );
     const text = measured.seen.files.get("/out/results.json") as string;
     const report = fakeAction(
       { mode: "report", "results-path": "/in/results.json", "github-token": "ghs_x" },
@@ -214,7 +219,17 @@ test(
     assert.equal(report.seen.outputs.verdict, "pass");
     assert.equal(report.seen.comments.length, 1);
     assert.deepEqual(report.seen.failed, []);
-    assert.equal(report.seen.files.has("/out/results.json"), false, "report mode writes nothing");
+    assert.equal(
+      report.seen.files.has("/out/results.json"),
+      false,
+      "report mode writes no results",
+    );
+    // Its page, beside the results it read, drawn after the comment.
+    assert.equal(report.seen.outputs["report-html"], "/in/llm-perf-gate-report.html");
+    assert.match(
+      report.seen.files.get("/in/llm-perf-gate-report.html") ?? "",
+      /llm-perf-gate: pass/,
+    );
   },
 );
 

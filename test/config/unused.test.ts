@@ -90,7 +90,7 @@ test("each mode names the inputs it does not read, and nothing it reads", () => 
 test("report and burst jobs warn about the inputs they do not read, naming them, not their values", async () => {
   const warnings: string[] = [];
   const io = { warning: (m: string) => warnings.push(m), setSecret: () => {} };
-  const report = { env: {}, readFile: noFile, io } as unknown as Parameters<
+  const report = { env: {}, readFile: noFile, writeFile: () => {}, io } as unknown as Parameters<
     typeof runGateAction
   >[1];
   await assert.rejects(

@@ -45,6 +45,10 @@ test("escapeHtml leaves no markup: tags, attributes and entities are text", () =
 });
 
 test("the comment's markdown on the page: details become headings, Mermaid is left out, HTML is text", () => {
+  // A mermaid line inside a longer fence is the fence's text, not a chart: it stays.
+  const inner = markdownHtml("````text\n```mermaid\nkept\n````\n\nafter").html;
+  assert.match(inner, /```mermaid\nkept/);
+  assert.match(inner, /<p>after<\/p>/);
   const md = [
     "<details><summary>Timeline: pair 2</summary>",
     "",
@@ -55,7 +59,12 @@ test("the comment's markdown on the page: details become headings, Mermaid is le
     `a ${HOSTILE} b`,
     "</details>",
   ].join("\n");
-  assert.equal(pageMarkdown(md), ["#### Timeline: pair 2", "", "", `a ${HOSTILE} b`].join("\n"));
+  assert.equal(
+    pageMarkdown(md),
+    ["#### Timeline: pair 2", "", "```mermaid", "xychart-beta", "```", "", `a ${HOSTILE} b`].join(
+      "\n",
+    ),
+  );
   const html = markdownHtml(md).html;
   assert.match(html, /<h4>Timeline: pair 2<\/h4>/);
   assert.doesNotMatch(html, /<script|<img|xychart/);
@@ -188,4 +197,15 @@ test("a corrupt gzip, a link, a re-run's first attempt and requests outside the 
     [10, 11],
     "the kept attempt only, and no request outside the pairs",
   );
+});
+
+test("a histogram a results file garbled: its section says it was not drawn, the rest of the page stands", async () => {
+  const steady = [1, 1.02, 0.99].map((k) => ({ ttftMs: 100 * k, itlMs: 10 * k }));
+  const r = await fakeGateResults(steady, steady);
+  const first = r.trials[0];
+  assert.ok(first);
+  first.report.histograms.e2el_us = "garbage";
+  const html = await gatePage(r, null);
+  assert.match(html, /<section id="latency"><h2>Latency distributions<\/h2>\s*<p>Not drawn: /);
+  assert.match(html, /<figure id="forest-ttft"/);
 });

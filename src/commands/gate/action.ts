@@ -3,15 +3,17 @@
 // `fail-on`. Modes: run (measure and report), measure (the results file only,
 // for unprivileged fork jobs), report (read a results file and post).
 
+import { errorMessage } from "../../common/errors.ts";
 import { unusedNote } from "../../config/modes.ts";
 import type { RawSettings } from "../../config/settings.ts";
 import { secretsOf } from "../../config/sources.ts";
 import type { GitHubApi } from "../../github/octokit.ts";
 import { type ActionIo, COMMENT_LIMIT, publish, SUMMARY_LIMIT } from "../../github/publish.ts";
+import { fallbackPage } from "../../page/shell.ts";
 import { renderMarkdown } from "../../report/markdown.ts";
 import type { GateResults } from "../../results/model.ts";
 import type { CommandIo } from "../io.ts";
-import { gateHtml, readResultsFile, requestsBesideResults, writePage } from "../report.ts";
+import { readResultsFile, writeRunPage } from "../report.ts";
 import { planRun } from "./plan.ts";
 import { type GateIo, runGateCommand } from "./run.ts";
 
@@ -36,6 +38,21 @@ function readEvent(deps: GateActionDeps): Record<string, unknown> {
 const readResults = (path: string, deps: Pick<CommandIo, "readFile">): GateResults =>
   readResultsFile(path, deps, `results-path = ${JSON.stringify(path)}`);
 
+function placeholderPage(
+  path: string | null,
+  deps: Pick<CommandIo, "writeFile">,
+  io: { warning(line: string): void },
+): void {
+  if (path === null) return;
+  try {
+    deps.writeFile(path, fallbackPage("The run ended before its page was drawn"));
+  } catch (error) {
+    io.warning(
+      `the HTML report ${JSON.stringify(path)} could not be written: ${errorMessage(error)}`,
+    );
+  }
+}
+
 export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): Promise<void> {
   const { io, env } = deps;
   const plan = planRun(inputs, deps.readFile);
@@ -43,19 +60,16 @@ export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): 
   for (const secret of secretsOf(plan.raw, env)) if (secret) io.setSecret(secret);
   const event = readEvent(deps);
   let results: GateResults;
+  let read: GateResults | null = null;
   // The inputs, not a config file: one file may serve the measure job and the report job.
   if (plan.mode === "report") for (const note of unusedNote(inputs, "report")) io.warning(note);
+  // A placeholder first: a page already there (a fork's artifact may carry one) never stands
+  // for this run, whatever ends it.
+  placeholderPage(plan.report.htmlPath, deps, io);
   if (plan.mode === "report" && !plan.problem) {
-    // Its requests file is the other job's artifact, not a path this job wrote: only
-    // one beside the results file is drawn.
-    const read = readResults(plan.report.resultsPath, deps);
+    read = readResults(plan.report.resultsPath, deps);
+    // Its requests file is the other job's artifact, not a path this job wrote.
     results = { ...read, requests_file: null };
-    const { htmlPath, resultsPath } = plan.report;
-    if (htmlPath !== null) {
-      const render = () => gateHtml(read, requestsBesideResults(resultsPath, read));
-      if (await writePage(deps, htmlPath, render, (line) => io.warning(line)))
-        io.info(`HTML report written to ${htmlPath}`);
-    }
   } else {
     results = await runGateCommand(plan, {
       ...deps,
@@ -72,12 +86,22 @@ export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): 
     api: typeof token === "string" && token !== "" ? deps.githubApi(token) : undefined,
   };
   const key = plan.report.commentKey;
+  const pageIo = {
+    writeFile: deps.writeFile,
+    log: (line: string) => io.info(line),
+    warn: (line: string) => io.warning(line),
+  };
   // A shard's results are a slice: the merge job posts the comment.
   const posts = plan.mode !== "measure" && results.shard === undefined;
   await publish(results, plan.report, plan.report.resultsPath, ctx, io, posts, {
     comment: renderMarkdown(results, key, COMMENT_LIMIT),
     summary: renderMarkdown(results, key, SUMMARY_LIMIT),
   });
+  // The page after the comment: it never delays or changes what the run said.
+  const page = read
+    ? await writeRunPage(read, plan.report, pageIo, "beside")
+    : await writeRunPage(results, plan.report, pageIo, "own");
+  if (page !== null) io.setOutput("report-html", page);
   io.info(`llm-perf-gate: ${results.verdict} — ${results.headline}`);
   if (plan.report.failOn.includes(results.verdict)) {
     io.setFailed(`llm-perf-gate: ${results.verdict} — ${results.headline}`);

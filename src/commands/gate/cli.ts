@@ -6,6 +6,7 @@ import type { RawSettings } from "../../config/settings.ts";
 import { COMMENT_LIMIT } from "../../github/publish.ts";
 import { renderMarkdown } from "../../report/markdown.ts";
 import { type CommandIo, signalExitCode } from "../io.ts";
+import { writeRunPage } from "../report.ts";
 import { describeRequests } from "../requests.ts";
 import { planRun } from "./plan.ts";
 import { type GateIo, runGateCommand } from "./run.ts";
@@ -16,6 +17,8 @@ export async function gateCli(
 ): Promise<number> {
   const plan = planRun(raw, io.readFile);
   const results = await runGateCommand(plan, io);
+  // The page first: a bad setting's page replaces an earlier run's, and says only why.
+  await writeRunPage(results, plan.report, io, "own");
   const invalid = results.guards.find((g) => g.code === "configuration");
   if (invalid) {
     // A usage mistake: said on stderr and exit code 2, with the results file still written.

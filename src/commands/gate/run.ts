@@ -6,7 +6,7 @@
 
 import { errorMessage, InputError } from "../../common/errors.ts";
 import { type Redact, redactDeep, redactor } from "../../common/redact.ts";
-import { type Config, parseConfig, type ReportSettings } from "../../config/config.ts";
+import { type Config, parseConfig } from "../../config/config.ts";
 import { secretsOf } from "../../config/sources.ts";
 import { runGate } from "../../gate/gate.ts";
 import type { GateRun } from "../../gate/gate-run.ts";
@@ -22,7 +22,6 @@ import {
 import { lifecycleFor } from "../../servers/lifecycle.ts";
 import type { ShardSection } from "../../shard/section.ts";
 import { type CommandIo, withCancel } from "../io.ts";
-import { gateHtml, requestsBesideResults, writePage } from "../report.ts";
 import { PLACEHOLDER, type Watchdog, type WatchdogOptions } from "../watchdog.ts";
 import { describeConfig } from "./describe.ts";
 import { captureEnvironment } from "./environment.ts";
@@ -166,32 +165,10 @@ export async function runGateCommand(plan: RunPlan, given: GateIo): Promise<Gate
     template: unfinished(PLACEHOLDER),
   });
   try {
-    const results = await decideAndWrite(plan, io, { environment, redact, invalid, path });
-    await writeRunPage(results, plan.report, io);
-    return results;
+    return await decideAndWrite(plan, io, { environment, redact, invalid, path });
   } finally {
     await watchdog?.stop();
   }
-}
-
-/** The run's HTML report, beside its results (a shard's results are a slice: the merge draws them). */
-export async function writeRunPage(
-  results: GateResults,
-  report: Pick<ReportSettings, "htmlPath" | "resultsPath">,
-  io: Pick<GateIo, "writeFile" | "log">,
-): Promise<void> {
-  const path = report.htmlPath;
-  if (path === null || results.shard !== undefined) return;
-  // Its own requests file where it wrote it; a merge's shards' files beside the results.
-  const own = results.requests_file?.path;
-  const requests =
-    own && results.requests_file?.error === null
-      ? own
-      : requestsBesideResults(report.resultsPath, results);
-  const render = () => gateHtml(results, requests);
-  const written = await writePage(io, path, render, (line) => io.log(`warning: ${line}`));
-  // A run a bad setting stopped says only that (its page too): no line of its own.
-  if (written && results.config !== null) io.log(`HTML report written to ${path}`);
 }
 
 /** The unfinished results file, with its reason given. */

@@ -13,7 +13,7 @@ import { fakeReport } from "./helpers/reports.ts";
 
 const MARKER = "sk-lpgmarker0123456789";
 /** Paths the action writes and names in its outputs: a path is not a secret. */
-const WRITTEN_PATHS = new Set(["results-path", "requests-path", "server-log-dir"]);
+const WRITTEN_PATHS = new Set(["results-path", "requests-path", "report-html", "server-log-dir"]);
 
 const BASE: Record<string, string> = {
   "baseline-url": "http://127.0.0.1:9/v1",

@@ -79,12 +79,22 @@ export async function writePage(
     warn(`the HTML report ${JSON.stringify(path)} could not be drawn: ${why}`);
   }
   // Never an earlier page left in its place (a fork's artifact may carry one of its own).
+  writeFallbackPage(io, path, `It could not be drawn: ${why}`, warn);
+  return false;
+}
+
+/** The page that says why there is no report: in place of one not drawn, or before the run. */
+export function writeFallbackPage(
+  io: Pick<CommandIo, "writeFile">,
+  path: string,
+  why: string,
+  warn: (line: string) => void,
+): void {
   try {
-    io.writeFile(path, fallbackPage(`It could not be drawn: ${why}`));
+    io.writeFile(path, fallbackPage(why));
   } catch (error) {
     warn(`the HTML report ${JSON.stringify(path)} could not be written: ${errorMessage(error)}`);
   }
-  return false;
 }
 
 /**

@@ -85,30 +85,39 @@ export function metricReading(
   }
 }
 
+/** The complete pairs whose arms both read the metric above 0, in pair order, with the readings. */
+function pairReadings(id: MetricId, trials: readonly TrialEntry[], percentile: PercentileKey) {
+  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
+  return pairs.flatMap((pair) => {
+    const reading = (arm: TrialEntry["arm"]) => {
+      const t = trials.find((x) => x.pair === pair && x.arm === arm);
+      return t ? metricReading(id, t.report, percentile) : undefined;
+    };
+    const b = reading("baseline");
+    const c = reading("candidate");
+    return b && c && b.value > 0 && c.value > 0 ? [{ pair, b, c }] : [];
+  });
+}
+
+/** The pairs (0-based numbers) a metric's comparison takes, in its order. */
+export const comparedPairs = (
+  id: MetricId,
+  trials: readonly TrialEntry[],
+  percentile: PercentileKey,
+): number[] => pairReadings(id, trials, percentile).map((r) => r.pair);
+
 /** Each complete pair's readings of a metric, in pair order. */
 export function pairValues(
   spec: MetricSpec,
   trials: readonly TrialEntry[],
   percentile: PercentileKey,
 ): PairValues[] {
-  const pairs = [...new Set(trials.map((t) => t.pair))].sort((a, b) => a - b);
-  return pairs.flatMap((pair) => {
-    const reading = (arm: TrialEntry["arm"]) => {
-      const t = trials.find((x) => x.pair === pair && x.arm === arm);
-      return t ? metricReading(spec.id, t.report, percentile) : undefined;
-    };
-    const b = reading("baseline");
-    const c = reading("candidate");
-    if (!b || !c || !(b.value > 0) || !(c.value > 0)) return [];
-    return [
-      {
-        baseline: b.value,
-        candidate: c.value,
-        baselineCensored: b.censored,
-        candidateCensored: c.censored,
-        baselineContamination: b.contamination,
-        candidateContamination: c.contamination,
-      },
-    ];
-  });
+  return pairReadings(spec.id, trials, percentile).map(({ b, c }) => ({
+    baseline: b.value,
+    candidate: c.value,
+    baselineCensored: b.censored,
+    candidateCensored: c.censored,
+    baselineContamination: b.contamination,
+    candidateContamination: c.contamination,
+  }));
 }

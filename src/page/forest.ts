@@ -5,7 +5,7 @@
 
 import { signedPercent } from "../common/format.ts";
 import type { PercentileKey } from "../common/percentiles.ts";
-import { metricReading } from "../compare/gated.ts";
+import { comparedPairs } from "../compare/gated.ts";
 import { type MetricComparison, toChange } from "../compare/metric.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import { figure, type Html, plainText, table } from "./html.ts";
@@ -20,19 +20,9 @@ interface Row {
   note: string;
 }
 
-/**
- * The pair numbers of a comparison's pairs: the complete pairs whose arms
- * both read the metric above 0, as the comparison took them (compare/gated.ts).
- */
+/** The pair numbers (1-based) of a comparison's pairs, as the comparison took them. */
 function pairNumbers(c: MetricComparison, trials: readonly TrialEntry[], p: PercentileKey) {
-  const readsOf = (pair: number, arm: TrialEntry["arm"]) => {
-    const t = trials.find((x) => x.pair === pair && x.arm === arm);
-    return t ? (metricReading(c.id, t.report, p)?.value ?? 0) : 0;
-  };
-  const numbers = [...new Set(trials.map((t) => t.pair))]
-    .sort((a, b) => a - b)
-    .filter((pair) => readsOf(pair, "baseline") > 0 && readsOf(pair, "candidate") > 0)
-    .map((pair) => pair + 1);
+  const numbers = comparedPairs(c.id, trials, p).map((pair) => pair + 1);
   return numbers.length === c.pairs.length ? numbers : c.pairs.map((_, i) => i + 1);
 }
 

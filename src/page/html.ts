@@ -82,7 +82,6 @@ header { border-bottom: 1px solid #ddd; padding: 12px 0; }
 h1 { font-size: 20px; margin: 8px 0; }
 h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #eee; padding-bottom: 4px; }
 h3, h4 { font-size: 14px; margin: 16px 0 6px; }
-nav a { margin-right: 12px; }
 .verdict { font-size: 15px; padding: 8px 12px; border-radius: 6px; background: #f6f8fa; }
 .verdict.fail, .verdict.error { background: #ffebe9; }
 .verdict.pass { background: #dafbe1; }

@@ -3,6 +3,7 @@
 // failures) has no TTFT and is counted, not drawn.
 
 import { compact } from "../common/format.ts";
+import { percentileRank } from "../metrics/histogram.ts";
 import type { RequestPoint, RequestSample } from "../requests/sample.ts";
 import { figure, type Html, table } from "./html.ts";
 import { type ChartSpec, chartSvg } from "./svg.ts";
@@ -37,10 +38,9 @@ function scatterSpec(points: readonly Drawn[], colors: Record<string, string>): 
   };
 }
 
-/** The sample's value at a percentile (nearest rank). */
+/** The sample's value at a percentile, at the rank the histograms use. */
 function at(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? null;
+  return sorted.length === 0 ? null : (sorted[percentileRank(p, sorted.length) - 1] ?? null);
 }
 
 function sampleRow(sample: RequestSample, series: string, read: number): string[] {

@@ -4,9 +4,10 @@
 
 import { parse, View } from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
+import { PALETTE } from "../report/blocks.ts";
 
-/** The arms' colours, the same in every chart (the comment's blue and red). */
-export const ARM_COLORS = { baseline: "#1f77b4", candidate: "#d62728" } as const;
+/** The arms' colours, the same in every chart: the comment's blue and red. */
+export const ARM_COLORS = { baseline: PALETTE[0], candidate: PALETTE[1] } as const;
 
 const CONFIG = {
   font: "system-ui, -apple-system, Segoe UI, sans-serif",

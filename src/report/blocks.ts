@@ -22,7 +22,7 @@ export function fenced(text: string, maxLines = 20, maxLineChars = 300): string[
 }
 
 /** Mermaid plot colours, strong enough to tell apart, in series order, and their names for legends. */
-export const PALETTE = ["#1f77b4", "#d62728", "#7f7f7f", "#2ca02c", "#ff7f0e", "#9467bd"];
+export const PALETTE = ["#1f77b4", "#d62728", "#7f7f7f", "#2ca02c", "#ff7f0e", "#9467bd"] as const;
 export const COLOR_NAMES = ["blue", "red", "grey", "green", "orange", "purple"];
 
 /** The Mermaid directive that colours an xychart's plots (bars and lines, in order). */

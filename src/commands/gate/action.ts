@@ -3,17 +3,15 @@
 // `fail-on`. Modes: run (measure and report), measure (the results file only,
 // for unprivileged fork jobs), report (read a results file and post).
 
-import { errorMessage } from "../../common/errors.ts";
 import { unusedNote } from "../../config/modes.ts";
 import type { RawSettings } from "../../config/settings.ts";
 import { secretsOf } from "../../config/sources.ts";
 import type { GitHubApi } from "../../github/octokit.ts";
 import { type ActionIo, COMMENT_LIMIT, publish, SUMMARY_LIMIT } from "../../github/publish.ts";
-import { fallbackPage } from "../../page/shell.ts";
 import { renderMarkdown } from "../../report/markdown.ts";
 import type { GateResults } from "../../results/model.ts";
 import type { CommandIo } from "../io.ts";
-import { readResultsFile, writeRunPage } from "../report.ts";
+import { readResultsFile, writeFallbackPage, writeRunPage } from "../report.ts";
 import { planRun } from "./plan.ts";
 import { type GateIo, runGateCommand } from "./run.ts";
 
@@ -38,21 +36,6 @@ function readEvent(deps: GateActionDeps): Record<string, unknown> {
 const readResults = (path: string, deps: Pick<CommandIo, "readFile">): GateResults =>
   readResultsFile(path, deps, `results-path = ${JSON.stringify(path)}`);
 
-function placeholderPage(
-  path: string | null,
-  deps: Pick<CommandIo, "writeFile">,
-  io: { warning(line: string): void },
-): void {
-  if (path === null) return;
-  try {
-    deps.writeFile(path, fallbackPage("The run ended before its page was drawn"));
-  } catch (error) {
-    io.warning(
-      `the HTML report ${JSON.stringify(path)} could not be written: ${errorMessage(error)}`,
-    );
-  }
-}
-
 export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): Promise<void> {
   const { io, env } = deps;
   const plan = planRun(inputs, deps.readFile);
@@ -65,7 +48,11 @@ export async function runGateAction(inputs: RawSettings, deps: GateActionDeps): 
   if (plan.mode === "report") for (const note of unusedNote(inputs, "report")) io.warning(note);
   // A placeholder first: a page already there (a fork's artifact may carry one) never stands
   // for this run, whatever ends it.
-  placeholderPage(plan.report.htmlPath, deps, io);
+  const { htmlPath } = plan.report;
+  if (htmlPath !== null)
+    writeFallbackPage(deps, htmlPath, "The run ended before its page was drawn", (line) =>
+      io.warning(line),
+    );
   if (plan.mode === "report" && !plan.problem) {
     read = readResults(plan.report.resultsPath, deps);
     // Its requests file is the other job's artifact, not a path this job wrote.

@@ -38,7 +38,10 @@ test(
           "output-len": "32",
           "ignore-eos": "true",
           trials: "2",
-          "max-trials": "4",
+          // Near the candidate's capacity its queue, and so its p95 TTFT, swings from pair to
+          // pair: on a busy machine 4 pairs once left the interval's low end at +2 % (a +428 %
+          // estimate). The design adds pairs only while the metric is open.
+          "max-trials": "8",
           "metrics-interval": "0.25s",
           "quality-suite": "none",
           accuracy: "none",

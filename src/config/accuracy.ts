@@ -9,8 +9,8 @@ import {
 } from "../accuracy/builtin.ts";
 import { parseAccuracyItems } from "../accuracy/file.ts";
 import type { AccuracySuite } from "../accuracy/items.ts";
+import type { AccuracyOptions } from "../accuracy/options.ts";
 import { InputError } from "../common/errors.ts";
-import type { AccuracyOptions } from "../gate/accuracy.ts";
 import { readChosenFile } from "./phases.ts";
 import {
   defaulted,

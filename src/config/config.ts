@@ -15,7 +15,7 @@ import type { TrialOptions } from "../trial/measure.ts";
 import type { WorkerSetting } from "../trial/worker-count.ts";
 import { parseAccuracy } from "./accuracy.ts";
 import { parseDecision } from "./decision.ts";
-import { unusedNote } from "./modes.ts";
+import { type Mode, parseMode, unusedNote } from "./modes.ts";
 import { parseCapacity, parseContract, parseQuality, parseServerSettings } from "./phases.ts";
 import {
   defaulted,
@@ -35,9 +35,6 @@ import type { ReadFile } from "./workload.ts";
 
 /** max-trials when not given: enough for the default design to decide at SD(d) 10 % (bench/oc.ts). */
 export const DEFAULT_MAX_TRIALS = 30;
-
-export type Mode = "run" | "measure" | "report" | "burst";
-const MODES: readonly Mode[] = ["run", "measure", "report", "burst"];
 
 /** What happens after the gate: the results file, the step's outcome, the comment and summary. */
 export interface ReportSettings extends PublishSettings {
@@ -128,10 +125,6 @@ function trialsNotes(
   return [
     `trials is ${trials} and max-trials is not set: the design adds pairs while a metric is open, up to ${maxTrials} — set max-trials: ${trials} to run exactly ${trials} pairs, or max-trials to the most pairs you will pay for`,
   ];
-}
-
-export function parseMode(raw: RawSettings): Mode {
-  return readChoice(raw, "mode", MODES);
 }
 
 export function parseReportSettings(raw: RawSettings): ReportSettings {

@@ -1,15 +1,22 @@
-// Which action inputs each mode reads, so that one given to a mode that does
-// not read it is named in a warning rather than silently ignored (its value is
-// still checked by its rule: settings.ts checkEveryGiven).
+// The action's modes, and which action inputs each reads, so that one given
+// to a mode that does not read it is named in a warning rather than silently
+// ignored (its value is still checked by its rule: settings.ts checkEveryGiven).
 
-import type { Mode } from "./config.ts";
 import {
   ACTION_SETTINGS,
   given,
   type RawSettings,
+  readChoice,
   type SettingName,
   settingsIn,
 } from "./settings.ts";
+
+export type Mode = "run" | "measure" | "report" | "burst";
+const MODES: readonly Mode[] = ["run", "measure", "report", "burst"];
+
+export function parseMode(raw: RawSettings): Mode {
+  return readChoice(raw, "mode", MODES);
+}
 
 /** What a report job reads: the results file and how to post it (it measures nothing). */
 const REPORT_READS: readonly SettingName[] = [

@@ -5,9 +5,9 @@ import type { CapacityOptions } from "../capacity/run.ts";
 import { ARMS } from "../common/arms.ts";
 import { errorMessage, InputError, looksLikeCredential, shownValue } from "../common/errors.ts";
 import type { FileKind } from "../common/files.ts";
+import type { ContractOptions } from "../contract/options.ts";
 import { parseContractSelection } from "../contract/selection.ts";
-import type { ContractOptions } from "../gate/contract.ts";
-import type { QualityOptions } from "../gate/quality.ts";
+import type { QualityOptions } from "../quality/options.ts";
 import { builtinSuite, parseSuite } from "../quality/suite.ts";
 import { RESTART_POLICIES, type ServerSettings } from "../servers/lifecycle.ts";
 import {

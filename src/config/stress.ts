@@ -4,11 +4,11 @@
 
 import { ARMS } from "../common/arms.ts";
 import { InputError, rejectValue } from "../common/errors.ts";
-import type { DrainOptions } from "../gate/drain.ts";
 import type { GateOptions } from "../gate/options.ts";
-import { SURGE_SHARES, type SurgeOptions } from "../gate/surge.ts";
-import { TRUNCATION_SHARES, type TruncationOptions } from "../gate/truncation.ts";
+import { SURGE_SHARES } from "../gate/surge.ts";
+import { TRUNCATION_SHARES } from "../gate/truncation.ts";
 import type { ServerSettings } from "../servers/lifecycle.ts";
+import type { DrainOptions, SurgeOptions, TruncationOptions } from "../stress/options.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import type { ArrivalSpec } from "../workload/arrivals.ts";
 import { MAX_RATE_PER_S } from "./rate.ts";

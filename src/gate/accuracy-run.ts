@@ -6,7 +6,7 @@
 // requests file as a run of its own — and the paired comparison.
 
 import { answersOf, floorItems } from "../accuracy/answers.ts";
-import { type AccuracyReport, compareAccuracy } from "../accuracy/compare.ts";
+import { type AccuracyReport, type AccuracyRule, compareAccuracy } from "../accuracy/compare.ts";
 import { firstDifference, type TokenLogprobs } from "../accuracy/divergence.ts";
 import {
   replyTokens,
@@ -16,12 +16,12 @@ import {
 } from "../accuracy/forced.ts";
 import { type Exchange, exchangeOutcome } from "../accuracy/http.ts";
 import type { AccuracyItem } from "../accuracy/items.ts";
+import type { AccuracyOptions } from "../accuracy/options.ts";
 import { type AccuracyRunOptions, type ArmReplies, runItems } from "../accuracy/run.ts";
 import type { Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import { apartLine, type RequestLine } from "../requests/line.ts";
-import { type AccuracyDeps, type AccuracyOptions, accuracyRule } from "./accuracy.ts";
-import type { GateOptions } from "./options.ts";
+import type { GateDeps, GateOptions } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
 
 /** A run's exchanges as requests-file lines: one more run of the gate (`trial`), labelled by what it was. */
@@ -92,7 +92,8 @@ function partedAnswers(
 export async function runAccuracy(
   options: GateOptions,
   a: AccuracyOptions,
-  deps: AccuracyDeps,
+  rule: AccuracyRule,
+  deps: GateDeps,
   at: SuiteContext,
 ): Promise<AccuracyReport | null> {
   const run = deps.runItems ?? runItems;
@@ -166,7 +167,7 @@ export async function runAccuracy(
     { baseline: base.replies, candidate: cand.replies, again: floor.replies },
     scored,
   );
-  return compareAccuracy(a.suite.name, answers, accuracyRule(a, options.decision), {
+  return compareAccuracy(a.suite.name, answers, rule, {
     logprobs: { baseline: base.logprobs, candidate: cand.logprobs },
     seconds: { baseline: base.seconds, candidate: cand.seconds, again: floor.seconds },
     scoring: scoring

@@ -4,31 +4,12 @@
 // whole of it — and its entry: run on both arms (accuracy-run.ts), re-decided
 // from every item's answers.
 
-import { type AccuracyRule, compareAccuracy } from "../accuracy/compare.ts";
-import type { AccuracyItem, AccuracySuite } from "../accuracy/items.ts";
-import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
+import { type AccuracyReport, type AccuracyRule, compareAccuracy } from "../accuracy/compare.ts";
+import type { AccuracyOptions } from "../accuracy/options.ts";
 import { apartAlphas } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
-import type { Target } from "../openai/target.ts";
-import type { RequestLine } from "../requests/line.ts";
-import type { Servers } from "../servers/lifecycle.ts";
 import { runAccuracy } from "./accuracy-run.ts";
 import type { SideSuite } from "./suite.ts";
-
-export interface AccuracyOptions {
-  suite: AccuracySuite;
-  /** Items in flight at once, on each arm. */
-  concurrency: number;
-  /** The share of the items the baseline answers a second time (0: no floor). */
-  floorShare: number;
-  /** top_logprobs asked for (0: none, no divergence). */
-  topLogprobs: number;
-  vllmSampling: boolean;
-  /** τ: the tolerated drop, a fraction. */
-  maxDrop: number;
-  maxFlipRate: number | null;
-  maxKld: number | null;
-}
 
 /** The accuracy suite's settings as the results file records them. */
 export interface AccuracyRecord {
@@ -44,19 +25,6 @@ export interface AccuracyRecord {
     pass_alpha: number;
     fail_alpha: number;
   };
-}
-
-export interface AccuracyDeps {
-  /** The requests file's writer of a line (absent: none written). */
-  requestLine?: (line: RequestLine) => void;
-  /** Runs accuracy items against one arm (the real runner by default). */
-  runItems?: (
-    target: Target,
-    items: readonly AccuracyItem[],
-    options: AccuracyRunOptions,
-  ) => Promise<ArmReplies>;
-  servers?: Servers;
-  signal?: AbortSignal;
 }
 
 /** The rules accuracy adds to the gate's fail boundaries: the drop, and each optional limit set. */
@@ -102,11 +70,19 @@ const ruleOf = (r: AccuracyRecord["rule"]): AccuracyRule => ({
 });
 
 /** The accuracy suite as a side-suite: re-decided from every item's answers under the recorded rule. */
-export const accuracySuite: SideSuite<"accuracy"> = {
+export const accuracySuite: SideSuite<"accuracy", AccuracyReport, AccuracyRecord> = {
   id: "accuracy",
   asked: (options) => options.accuracy !== undefined,
   run: (options, deps, at) =>
-    options.accuracy ? runAccuracy(options, options.accuracy, deps, at) : Promise.resolve(null),
+    options.accuracy
+      ? runAccuracy(
+          options,
+          options.accuracy,
+          accuracyRule(options.accuracy, options.decision),
+          deps,
+          at,
+        )
+      : Promise.resolve(null),
   verdict: (report) => report.verdict,
   describe: (options) => {
     const a = options.accuracy;

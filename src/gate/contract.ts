@@ -6,45 +6,25 @@ import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import { type ContractReport, compareContract, noItems, suspectIds } from "../contract/diff.ts";
+import type { ContractOptions } from "../contract/options.ts";
 import {
-  type ArmContract,
   BUILTIN_PROBES,
   type ContractRunOptions,
-  type ContractSelection,
   keptItem,
   runArmContract,
   under,
 } from "../contract/probes.ts";
 import { type FailureSample, retryAfterItems } from "../contract/rate-limits.ts";
 import type { RuntimeId } from "../contract/runtime.ts";
-import type { Target } from "../openai/target.ts";
-import type { Servers } from "../servers/lifecycle.ts";
 import type { TrialOptions } from "../trial/measure.ts";
+import type { GateDeps } from "./options.ts";
 import type { SideSuite } from "./suite.ts";
-
-export interface ContractOptions {
-  /** The file it came from, or "builtin". */
-  source: string;
-  selection: ContractSelection;
-}
 
 /** The contract suite's settings as the results file records them. */
 export interface ContractRecord {
   source: string;
   include: string[];
   exclude: string[];
-}
-
-export interface ContractDeps {
-  /** Runs the contract probes against one arm (the real runner by default). */
-  runContract?: (
-    target: Target,
-    options: ContractRunOptions,
-    only?: ReadonlySet<string>,
-  ) => Promise<ArmContract>;
-  servers?: Servers;
-  /** The job's cancel: the suite stops between probes, and reports nothing. */
-  signal?: AbortSignal;
 }
 
 /** Every failure example of an arm's trials, for the items the trials themselves give. */
@@ -57,7 +37,7 @@ function failureSamples(trials: readonly TrialEntry[], arm: Arm): FailureSample[
 export async function runContractSuite(
   arms: Record<Arm, TrialOptions>,
   options: ContractOptions,
-  deps: ContractDeps,
+  deps: GateDeps,
   log: (line: string) => void,
   trials: readonly TrialEntry[] = [],
 ): Promise<ContractReport | null> {
@@ -134,7 +114,7 @@ export function withTrialItems(
 }
 
 /** The contract suite as a side-suite: its diff made again from the items both arms recorded. */
-export const contractSuite: SideSuite<"contract"> = {
+export const contractSuite: SideSuite<"contract", ContractReport, ContractRecord> = {
   id: "contract",
   asked: (options) => options.contract !== undefined,
   run: (options, deps, at) =>

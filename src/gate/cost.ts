@@ -8,8 +8,7 @@ import { ARMS, type Arm } from "../common/arms.ts";
 import type { PlanCheck } from "../compare/reach.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
-import type { RerunRecord } from "./gate-run.ts";
-import type { SuiteId } from "./suite.ts";
+import type { SuiteId } from "./suites.ts";
 
 export interface RunCost {
   pairs: number;
@@ -36,7 +35,8 @@ const round = (s: number) => Math.round(s * 10) / 10;
 
 export function costOf(found: {
   trials: readonly TrialEntry[];
-  reruns: readonly RerunRecord[];
+  /** The pairs run again, once per re-run. */
+  reruns: readonly { pair: number }[];
   capacity: CapacityRun | null;
   suites: Partial<Record<SuiteId, number>>;
   servers: readonly StartRecord[];

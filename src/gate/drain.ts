@@ -12,11 +12,6 @@ import {
 } from "../servers/drain.ts";
 import type { SideSuite } from "./suite.ts";
 
-export interface DrainOptions {
-  /** Long streams in flight when each server is stopped. */
-  streams: number;
-}
-
 /** The drain suite's settings as the results file records them. */
 export interface DrainRecord {
   streams: number;
@@ -24,7 +19,7 @@ export interface DrainRecord {
 
 export type DrainReport = DrainComparison;
 
-export const drainSuite: SideSuite<"drain"> = {
+export const drainSuite: SideSuite<"drain", DrainReport, DrainRecord> = {
   id: "drain",
   afterPairs: true,
   asked: (options) => options.drain !== undefined,

@@ -20,11 +20,12 @@ import { CapacityPhase } from "./capacity.ts";
 import { costOf, type RunCost } from "./cost.ts";
 import { type GateRun, runRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions } from "./options.ts";
-import type { SuiteContext, SuiteId } from "./suite.ts";
+import type { SuiteContext } from "./suite.ts";
 import {
   addTrialEvidence,
   noSuites,
   runSuites,
+  type SuiteId,
   type SuitePhase,
   type SuitesFound,
   suiteFields,

@@ -1,23 +1,21 @@
 // What a gate run is given: its options, and its dependencies (the real ones
 // by default; stand-ins in tests that measure nothing real).
 
+import type { AccuracyDeps, AccuracyOptions } from "../accuracy/options.ts";
 import type { CapacityOptions } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
 import type { Order } from "../compare/plan.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
+import type { ContractDeps, ContractOptions } from "../contract/options.ts";
 import type { RequestRecord } from "../load/record.ts";
 import type { Target } from "../openai/target.ts";
+import type { QualityDeps, QualityOptions } from "../quality/options.ts";
 import type { RequestLine, TrialContext, TrialTag } from "../requests/line.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
+import type { DrainOptions, SurgeOptions, TruncationOptions } from "../stress/options.ts";
 import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
-import type { AccuracyDeps, AccuracyOptions } from "./accuracy.ts";
-import type { ContractDeps, ContractOptions } from "./contract.ts";
-import type { DrainOptions } from "./drain.ts";
-import type { QualityDeps, QualityOptions } from "./quality.ts";
-import type { SurgeOptions } from "./surge.ts";
-import type { TruncationOptions } from "./truncation.ts";
 
 export interface GateOptions {
   baseline: TrialOptions;

@@ -4,26 +4,18 @@
 
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
-import type { Target } from "../openai/target.ts";
+import type { QualityOptions } from "../quality/options.ts";
 import {
   casesThatDiffer,
   compareQuality,
   type QualityReport,
   type QualityReruns,
 } from "../quality/paired.ts";
-import { type QualityRule, qualityVerdictOf } from "../quality/rule.ts";
+import { qualityVerdictOf } from "../quality/rule.ts";
 import { type CaseRun, type QualityRunOptions, runSuite } from "../quality/run.ts";
-import type { Suite } from "../quality/suite.ts";
-import type { Servers } from "../servers/lifecycle.ts";
 import type { TrialOptions } from "../trial/measure.ts";
+import type { GateDeps } from "./options.ts";
 import type { SideSuite } from "./suite.ts";
-
-export interface QualityOptions {
-  suite: Suite;
-  /** Also send vLLM's sampling fields (top_k −1, min_p 0, repetition_penalty 1). */
-  vllmSampling: boolean;
-  rule: QualityRule;
-}
 
 /** The quality suite's settings as the results file records them. */
 export interface QualityRecord {
@@ -33,21 +25,10 @@ export interface QualityRecord {
   rule: { alpha: number; min_effect: number; large_effect: number; confirm_reruns: number };
 }
 
-export interface QualityDeps {
-  /** Runs quality cases against one variant (the real runner by default). */
-  runSuite?: (
-    target: Target,
-    suite: Suite,
-    options: QualityRunOptions,
-    only?: Set<string>,
-  ) => Promise<CaseRun[]>;
-  servers?: Servers;
-}
-
 export async function runQuality(
   arms: Record<Arm, TrialOptions>,
   options: QualityOptions,
-  deps: QualityDeps,
+  deps: GateDeps,
   log: (line: string) => void,
 ): Promise<QualityReport> {
   const run = deps.runSuite ?? runSuite;
@@ -85,7 +66,7 @@ export async function runQuality(
 }
 
 /** The quality suite as a side-suite: its verdict re-decided from its counts under the recorded rule. */
-export const qualitySuite: SideSuite<"quality"> = {
+export const qualitySuite: SideSuite<"quality", QualityReport, QualityRecord> = {
   id: "quality",
   asked: (options) => options.quality !== undefined,
   run: (options, deps, at) =>

@@ -2,43 +2,12 @@
 // verdict, its settings as the results file records them, and its verdict
 // decided again from the evidence a results file holds.
 
-import type { AccuracyReport } from "../accuracy/compare.ts";
 import type { Arm } from "../common/arms.ts";
 import type { TrialEntry } from "../compare/trials.ts";
-import type { ContractReport } from "../contract/diff.ts";
-import type { QualityReport } from "../quality/paired.ts";
 import type { StopSample } from "../stress/stop-sample.ts";
 import type { TrialOptions } from "../trial/measure.ts";
-import type { AccuracyRecord } from "./accuracy.ts";
 import type { MeasureArm } from "./capacity.ts";
-import type { ContractRecord } from "./contract.ts";
-import type { DrainRecord, DrainReport } from "./drain.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
-import type { QualityRecord } from "./quality.ts";
-import type { SurgeRecord, SurgeReport } from "./surge.ts";
-import type { TruncationRecord, TruncationReport } from "./truncation.ts";
-
-/** Each suite's report. */
-export interface SuiteReports {
-  quality: QualityReport;
-  contract: ContractReport;
-  accuracy: AccuracyReport;
-  truncation: TruncationReport;
-  surge: SurgeReport;
-  drain: DrainReport;
-}
-
-/** Each suite's settings, as the results file records them. */
-export interface SuiteRecords {
-  quality: QualityRecord;
-  contract: ContractRecord;
-  accuracy: AccuracyRecord;
-  truncation: TruncationRecord;
-  surge: SurgeRecord;
-  drain: DrainRecord;
-}
-
-export type SuiteId = keyof SuiteReports;
 
 /** A suite's verdict: inconclusive where its evidence cannot decide (the run then is too). */
 export type SuiteVerdict = "pass" | "fail" | "inconclusive";
@@ -62,26 +31,23 @@ export interface SuiteContext {
   failedAlready?: string;
 }
 
-export interface SideSuite<K extends SuiteId> {
-  id: K;
+/** One side-suite: `Report` what it found, `Recorded` its settings as the results file keeps them. */
+export interface SideSuite<Id extends string, Report, Recorded> {
+  id: Id;
   /** It always runs after the pairs (it disturbs the server), fail-fast or not. */
   afterPairs?: boolean;
   /** Whether the gate was asked to run it. */
   asked(options: GateOptions): boolean;
   /** Runs it on both arms; null when a cancel stopped it part-way. */
-  run(options: GateOptions, deps: GateDeps, at: SuiteContext): Promise<SuiteReports[K] | null>;
-  verdict(report: SuiteReports[K]): SuiteVerdict;
+  run(options: GateOptions, deps: GateDeps, at: SuiteContext): Promise<Report | null>;
+  verdict(report: Report): SuiteVerdict;
   /** Its settings for the results file (null: not asked for). */
-  describe(options: GateOptions): SuiteRecords[K] | null;
+  describe(options: GateOptions): Recorded | null;
   /** The report with its verdict decided again from its evidence (recorded: null in older files). */
-  redecide(report: SuiteReports[K], recorded: SuiteRecords[K] | null): SuiteReports[K];
+  redecide(report: Report, recorded: Recorded | null): Report;
   /**
    * The report with the paired trials' own evidence added, when the suite ran
    * before them (absent: it takes none).
    */
-  afterTrials?(
-    report: SuiteReports[K],
-    options: GateOptions,
-    trials: readonly TrialEntry[],
-  ): SuiteReports[K];
+  afterTrials?(report: Report, options: GateOptions, trials: readonly TrialEntry[]): Report;
 }

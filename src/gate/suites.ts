@@ -1,28 +1,47 @@
 // The side-suites: families measured apart from the paired trials, on both
 // arms — quality (structured output), contract (the API's wire contract),
-// accuracy (what the model answers). One list: the gate and a shard run it,
+// accuracy (what the model answers), … One list: the gate and a shard run it,
 // every run's record holds each suite's report (or why it did not run), the
 // verdict takes the ids of those that failed or stayed open, and a results
-// file re-decides each from its evidence.
+// file re-decides each from its evidence. A new suite is one entry in it: the
+// ids, the reports' and settings' types and every null-filled record derive
+// from the list.
 
+import { at } from "../common/arrays.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import { accuracySuite } from "./accuracy.ts";
 import { contractSuite } from "./contract.ts";
 import { drainSuite } from "./drain.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import { qualitySuite } from "./quality.ts";
-import type {
-  SideSuite,
-  SuiteContext,
-  SuiteId,
-  SuiteRecords,
-  SuiteReports,
-  SuiteVerdict,
-} from "./suite.ts";
+import type { SideSuite, SuiteContext, SuiteVerdict } from "./suite.ts";
 import { surgeSuite } from "./surge.ts";
 import { truncationSuite } from "./truncation.ts";
 
-export type { SuiteId } from "./suite.ts";
+/** Every side-suite, in the order they run (test/gate/suites.test.ts: one for each id). */
+const SUITES = [
+  qualitySuite,
+  contractSuite,
+  accuracySuite,
+  // After the pairs: the replay at idle first, then the surge (it leaves a server overloaded).
+  truncationSuite,
+  surgeSuite,
+  // Last: it stops the servers.
+  drainSuite,
+] as const;
+
+type AnySuite = (typeof SUITES)[number];
+export type SuiteId = AnySuite["id"];
+
+type ReportOf<S> = S extends SideSuite<string, infer R, unknown> ? R : never;
+type RecordedOf<S> = S extends SideSuite<string, unknown, infer C> ? C : never;
+
+/** Each suite's report. */
+export type SuiteReports = { [S in AnySuite as S["id"]]: ReportOf<S> };
+/** Each suite's settings, as the results file records them. */
+export type SuiteRecords = { [S in AnySuite as S["id"]]: RecordedOf<S> };
+
+export const SUITE_IDS: readonly SuiteId[] = SUITES.map((s) => s.id);
 
 /** Each suite's report, null where it did not run. */
 export type SuitesFound = { [K in SuiteId]: SuiteReports[K] | null };
@@ -55,7 +74,7 @@ interface Bound {
   ): string | null;
 }
 
-function bind<K extends SuiteId>(suite: SideSuite<K>): Bound {
+function bind<K extends SuiteId>(suite: SideSuite<K, SuiteReports[K], SuiteRecords[K]>): Bound {
   const id: K = suite.id;
   return {
     id,
@@ -88,41 +107,40 @@ function bind<K extends SuiteId>(suite: SideSuite<K>): Bound {
   };
 }
 
-/** Every side-suite, in the order they run (test/gate/suites.test.ts: one for each id). */
-const SIDE_SUITES: readonly Bound[] = [
-  bind(qualitySuite),
-  bind(contractSuite),
-  bind(accuracySuite),
-  // After the pairs: the replay at idle first, then the surge (it leaves a server overloaded).
-  bind(truncationSuite),
-  bind(surgeSuite),
-  // Last: it stops the servers.
-  bind(drainSuite),
-];
-export const SUITE_IDS: readonly SuiteId[] = SIDE_SUITES.map((s) => s.id);
+const SIDE_SUITES: readonly Bound[] = SUITES.map((s) => bind(s));
+
+/** Whether a record has a value for every key (what a loop that fills it cannot tell the compiler). */
+function hasEvery<Key extends string, T>(
+  record: Partial<Record<Key, T>>,
+  keys: readonly Key[],
+): record is Record<Key, T> {
+  return keys.every((k) => k in record);
+}
+
+/** A value for every key, from its place in the list. */
+function fill<Key extends string, T>(
+  keys: readonly Key[],
+  value: (i: number) => T,
+): Record<Key, T> {
+  const record: Partial<Record<Key, T>> = {};
+  keys.forEach((key, i) => {
+    record[key] = value(i);
+  });
+  if (!hasEvery(record, keys)) throw new Error("internal error: a suite id without a value");
+  return record;
+}
 
 /** Every suite id, null: no report (or no settings) for any. */
-const nullEach = () => ({
-  quality: null,
-  contract: null,
-  accuracy: null,
-  truncation: null,
-  surge: null,
-  drain: null,
-});
+export const noSuites = (): SuitesFound => fill(SUITE_IDS, () => null);
 
-export const noSuites = (): SuitesFound => nullEach();
+const SKIPPED_KEYS = SUITE_IDS.map((id): `${SuiteId}_skipped` => `${id}_skipped`);
+
+/** Each suite's `_skipped` field, from its id. */
+const skippedFields = (why: (id: SuiteId) => string | null) =>
+  fill(SKIPPED_KEYS, (i) => why(at(SUITE_IDS, i)));
 
 /** No suite run, none skipped. */
-export const noSuiteFields = (): SuiteFields => ({
-  ...noSuites(),
-  quality_skipped: null,
-  contract_skipped: null,
-  accuracy_skipped: null,
-  truncation_skipped: null,
-  surge_skipped: null,
-  drain_skipped: null,
-});
+export const noSuiteFields = (): SuiteFields => ({ ...noSuites(), ...skippedFields(() => null) });
 
 /** Which suites a call runs: those that may run before the pairs, those that run after them, or all. */
 export type SuitePhase = "before" | "after" | "all";
@@ -175,15 +193,7 @@ export function suiteFields(
     SIDE_SUITES.some((s) => s.id === id && s.asked(options)) && !found[id] && notRun
       ? `not run: ${notRun}`
       : null;
-  return {
-    ...found,
-    quality_skipped: skipped("quality"),
-    contract_skipped: skipped("contract"),
-    accuracy_skipped: skipped("accuracy"),
-    truncation_skipped: skipped("truncation"),
-    surge_skipped: skipped("surge"),
-    drain_skipped: skipped("drain"),
-  };
+  return { ...found, ...skippedFields(skipped) };
 }
 
 /** The suites' verdicts as the run's decision takes them: the ids of those failed and still open. */
@@ -195,7 +205,7 @@ export function suiteOutcomes(found: SuitesFound): { failed: SuiteId[]; open: Su
 
 /** Each suite's settings as the results file records them. */
 export function describeSuites(options: GateOptions): SuiteConfig {
-  const config: SuiteConfig = nullEach();
+  const config: SuiteConfig = fill(SUITE_IDS, () => null);
   for (const s of SIDE_SUITES) s.describeInto(options, config);
   return config;
 }
@@ -218,11 +228,11 @@ export function redecideSuites(
 }
 
 /** The suites' reports of a run's record (null where a file has none). */
-export const suitesOf = (run: Partial<SuitesFound>): SuitesFound => ({
-  quality: run.quality ?? null,
-  contract: run.contract ?? null,
-  accuracy: run.accuracy ?? null,
-  truncation: run.truncation ?? null,
-  surge: run.surge ?? null,
-  drain: run.drain ?? null,
-});
+export function suitesOf(run: Partial<SuitesFound>): SuitesFound {
+  const found = noSuites();
+  const copy = <K extends SuiteId>(id: K) => {
+    found[id] = run[id] ?? null;
+  };
+  for (const id of SUITE_IDS) copy(id);
+  return found;
+}

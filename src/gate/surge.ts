@@ -29,19 +29,8 @@ import type { GateOptions } from "./options.ts";
 /** The client's ceiling (config/rate.ts MAX_RATE_PER_S): a surge beyond it would measure the client. */
 const MAX_RATE_PER_S = 10_000;
 
+import type { SurgeOptions } from "../stress/options.ts";
 import type { SideSuite, SuiteContext } from "./suite.ts";
-
-export interface SurgeOptions {
-  /** The surge's rate ÷ the baseline's capacity (or the rate). */
-  factor: number;
-  surgeS: number;
-  /** Steady load before the surge, and after it (the recovery's window). */
-  beforeS: number;
-  afterS: number;
-  pairs: number;
-  maxRecoveryIncrease: number;
-  maxFailureIncrease: number;
-}
 
 /** The surge suite's settings as the results file records them. */
 export interface SurgeRecord {
@@ -282,7 +271,7 @@ const ruleOf = (r: SurgeRecord["rule"]): SurgeRule => ({
 });
 
 /** The surge as a side-suite: after the pairs; re-decided from every trial's timeline under the recorded rule. */
-export const surgeSuite: SideSuite<"surge"> = {
+export const surgeSuite: SideSuite<"surge", SurgeReport, SurgeRecord> = {
   id: "surge",
   afterPairs: true,
   asked: (options) => options.surge !== undefined,

@@ -6,6 +6,7 @@
 import { ARMS, type Arm } from "../common/arms.ts";
 import { apartAlphas } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
+import type { TruncationOptions } from "../stress/options.ts";
 import { type ReplayRecord, replayArm } from "../stress/replay.ts";
 import {
   compareTruncation,
@@ -13,12 +14,6 @@ import {
   type TruncationRule,
 } from "../stress/truncation.ts";
 import type { SideSuite } from "./suite.ts";
-
-export interface TruncationOptions {
-  /** Requests replayed per arm. */
-  replay: number;
-  maxIncrease: number;
-}
 
 /** The truncation suite's settings as the results file records them. */
 export interface TruncationRecord {
@@ -36,7 +31,7 @@ const ruleOf = (t: TruncationOptions, decision: DecisionOptions): TruncationRule
   failAlpha: apartAlphas(decision).fail,
 });
 
-export const truncationSuite: SideSuite<"truncation"> = {
+export const truncationSuite: SideSuite<"truncation", TruncationReport, TruncationRecord> = {
   id: "truncation",
   afterPairs: true,
   asked: (options) => options.truncation !== undefined,

@@ -5,11 +5,11 @@
 // completion_tokens ≤ max_tokens), any new confirmed failure fails the gate —
 // or graded (right tool, right values, right answer), judged by a test.
 
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { isRecord } from "../common/arrays.ts";
 import { compilePattern } from "../common/pattern.ts";
 import type { Answer, ToolCall } from "./answer.ts";
-import type { Check, JsonSchema, QualityCase } from "./suite.ts";
+import type { Check, QualityCase } from "./suite.ts";
+import { validator } from "./validator.ts";
 
 export type Tier = "strict" | "graded";
 
@@ -19,20 +19,6 @@ export interface CheckResult {
   pass: boolean;
   codes: string[];
   tier: Tier;
-}
-
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-const compiled = new Map<string, ValidateFunction>();
-
-/** The schema compiled once (ajv); throws on a schema ajv cannot compile. */
-export function validator(schema: JsonSchema): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    v = ajv.compile(schema);
-    compiled.set(key, v);
-  }
-  return v;
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {

@@ -11,9 +11,7 @@ import { nonFiniteReason } from "../common/finite.ts";
 import { compilePattern } from "../common/pattern.ts";
 import { describeSchemaError as describe } from "../common/schema-errors.ts";
 import BUILTIN_SUITE from "./builtin-suite.json" with { type: "json" };
-import { validator } from "./checks.ts";
-
-export type JsonSchema = Record<string, unknown>;
+import { type JsonSchema, validator } from "./validator.ts";
 
 export interface ExpectedCall {
   name: string;

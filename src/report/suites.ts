@@ -2,7 +2,7 @@
 // details, and its words in the headline when it failed or stayed open. One
 // entry per suite (the type asks for every one), in the order they run.
 
-import type { SuiteId } from "../gate/suite.ts";
+import type { SuiteId } from "../gate/suites.ts";
 import type { GateResults } from "../results/model.ts";
 import {
   accuracy,

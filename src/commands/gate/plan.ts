@@ -3,12 +3,8 @@
 // thrown: the run still writes an `error` results file that says which.
 
 import { InputError } from "../../common/errors.ts";
-import {
-  type Mode,
-  parseMode,
-  parseReportSettings,
-  type ReportSettings,
-} from "../../config/config.ts";
+import { parseReportSettings, type ReportSettings } from "../../config/config.ts";
+import { type Mode, parseMode } from "../../config/modes.ts";
 import { checkEveryGiven, given, type RawSettings } from "../../config/settings.ts";
 import { mergeSettings, readConfigFile } from "../../config/sources.ts";
 import type { ReadFile } from "../../config/workload.ts";

@@ -1,0 +1,31 @@
+// What a gate runs of the accuracy suite: the items, how many at a time, the
+// floor's share, the logprobs asked, the rule's limits — and the runner a
+// test may stand in for.
+
+import type { Target } from "../openai/target.ts";
+import type { AccuracyItem, AccuracySuite } from "./items.ts";
+import type { AccuracyRunOptions, ArmReplies } from "./run.ts";
+
+export interface AccuracyOptions {
+  suite: AccuracySuite;
+  /** Items in flight at once, on each arm. */
+  concurrency: number;
+  /** The share of the items the baseline answers a second time (0: no floor). */
+  floorShare: number;
+  /** top_logprobs asked for (0: none, no divergence). */
+  topLogprobs: number;
+  vllmSampling: boolean;
+  /** τ: the tolerated drop, a fraction. */
+  maxDrop: number;
+  maxFlipRate: number | null;
+  maxKld: number | null;
+}
+
+export interface AccuracyDeps {
+  /** Runs accuracy items against one arm (the real runner by default). */
+  runItems?: (
+    target: Target,
+    items: readonly AccuracyItem[],
+    options: AccuracyRunOptions,
+  ) => Promise<ArmReplies>;
+}

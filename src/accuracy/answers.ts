@@ -12,7 +12,7 @@ import type { ItemReply } from "./run.ts";
 export const EXCERPT_CHARS = 240;
 
 /** The items the baseline answers a second time: the first `share` of them by a hash of their id. */
-export function floorItems(items: readonly AccuracyItem[], share: number): AccuracyItem[] {
+export function floorItems<T extends { id: string }>(items: readonly T[], share: number): T[] {
   const count = Math.round(items.length * share);
   if (count <= 0) return [];
   const ranked = [...items].sort(

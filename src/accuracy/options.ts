@@ -3,8 +3,8 @@
 // test may stand in for.
 
 import type { Target } from "../openai/target.ts";
-import type { AccuracyItem, AccuracySuite } from "./items.ts";
-import type { AccuracyRunOptions, ArmReplies } from "./run.ts";
+import type { AccuracySuite } from "./items.ts";
+import type { AccuracyRunOptions, ArmReplies, AskedItem } from "./run.ts";
 
 export interface AccuracyOptions {
   suite: AccuracySuite;
@@ -22,10 +22,10 @@ export interface AccuracyOptions {
 }
 
 export interface AccuracyDeps {
-  /** Runs accuracy items against one arm (the real runner by default). */
+  /** Runs items (accuracy's, the judge's) against one arm (the real runner by default). */
   runItems?: (
     target: Target,
-    items: readonly AccuracyItem[],
+    items: readonly AskedItem[],
     options: AccuracyRunOptions,
   ) => Promise<ArmReplies>;
 }

@@ -13,6 +13,9 @@ import type { TokenLogprobs } from "./divergence.ts";
 import { type Exchange, inPool, newExchange, Poster } from "./http.ts";
 import type { AccuracyItem } from "./items.ts";
 
+/** What a run asks of an item: its id, its messages, its max_tokens (an accuracy item, an open-ended one). */
+export type AskedItem = Pick<AccuracyItem, "id" | "messages" | "maxTokens">;
+
 export type { Exchange } from "./http.ts";
 
 export interface AccuracyRunOptions {
@@ -53,7 +56,7 @@ export interface ArmReplies {
 
 export function itemBody(
   target: Target,
-  item: AccuracyItem,
+  item: AskedItem,
   options: AccuracyRunOptions,
   logprobs: boolean,
 ): string {
@@ -154,7 +157,7 @@ class Asker {
   }
 
   /** The item's reply: once more after a failure (a dropped connection, a timeout, a 5xx or 429), without logprobs when refused. */
-  async ask(item: AccuracyItem): Promise<ItemReply> {
+  async ask(item: AskedItem): Promise<ItemReply> {
     let last: ItemReply | undefined;
     let sends = 0;
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -192,7 +195,7 @@ class Asker {
 /** Runs the items (all of them, in order of their results) against one variant. */
 export async function runItems(
   target: Target,
-  items: readonly AccuracyItem[],
+  items: readonly AskedItem[],
   options: AccuracyRunOptions,
   nowMs: () => number = () => performance.now(),
 ): Promise<ArmReplies> {

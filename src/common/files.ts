@@ -15,6 +15,8 @@ export const FILE_CAPS_BYTES = {
   "lanes history": 64 * MiB,
   "quality suite": 16 * MiB,
   "accuracy items": 64 * MiB,
+  "judge items": 64 * MiB,
+  "judge pairs": 64 * MiB,
   tokenizer: 64 * MiB,
   "results file": 64 * MiB,
   "GitHub event payload": 16 * MiB,
@@ -38,6 +40,9 @@ export const FILE_LINE_CAPS: Partial<Record<FileKind, number>> = {
   "quality suite": 1_000_000,
   // accuracy/file.ts's 100,000 items, with room for blank and comment lines.
   "accuracy items": 200_000,
+  // judge/file.ts's 100,000 items and 10,000 labelled pairs, with room for blank and comment lines.
+  "judge items": 200_000,
+  "judge pairs": 20_000,
 };
 
 /** Reads an input file of a kind as text; tests pass a fake that may ignore the kind. */

@@ -22,7 +22,10 @@ import {
 import type { ReadFile } from "./workload.ts";
 
 /** The first `count` items, taken from each family in turn (the suite's order within a family). */
-export function spreadItems(suite: AccuracySuite, count: number): AccuracySuite {
+export function spreadItems<S extends { name: string; items: { id: string; family: string }[] }>(
+  suite: S,
+  count: number,
+): S {
   if (count >= suite.items.length) return suite;
   const families = [...Map.groupBy(suite.items, (i) => i.family).values()];
   const taken = new Set<string>();
@@ -31,7 +34,7 @@ export function spreadItems(suite: AccuracySuite, count: number): AccuracySuite 
       const item = list[k];
       if (item && taken.size < count) taken.add(item.id);
     }
-  return { name: suite.name, items: suite.items.filter((i) => taken.has(i.id)) };
+  return { ...suite, items: suite.items.filter((i) => taken.has(i.id)) };
 }
 
 /** The suite the setting names: the built-in one large enough for `count` items, or a file's. */

@@ -8,6 +8,7 @@ import { InputError, looksLikeCredential, rejectValue, shownValue } from "../com
 import { ORDERS } from "../compare/plan.ts";
 import { VERDICTS, type Verdict } from "../compare/verdict.ts";
 import { accuracyShares } from "../gate/accuracy.ts";
+import { JUDGE_SHARES } from "../gate/judge.ts";
 import type { GateOptions } from "../gate/options.ts";
 import { requestsFormat } from "../requests/file.ts";
 import type { ServerSettings } from "../servers/lifecycle.ts";
@@ -15,6 +16,7 @@ import type { TrialOptions } from "../trial/measure.ts";
 import type { WorkerSetting } from "../trial/worker-count.ts";
 import { parseAccuracy } from "./accuracy.ts";
 import { parseDecision } from "./decision.ts";
+import { judgeNotes, parseJudge } from "./judge.ts";
 import { type Mode, parseMode, unusedNote } from "./modes.ts";
 import { parseCapacity, parseContract, parseQuality, parseServerSettings } from "./phases.ts";
 import {
@@ -165,8 +167,10 @@ export function parseConfig(
   const arms = { baseline: armSettings(raw, "baseline"), candidate: armSettings(raw, "candidate") };
   const capacity = parseCapacity(raw);
   const accuracy = parseAccuracy(raw, readFile);
-  // Accuracy's and the stress suites' rules take a rate's share of the fail boundaries' α each.
-  const apartRates = (accuracy ? accuracyShares(accuracy) : 0) + stressShares(raw);
+  const judge = parseJudge(raw, env, readFile);
+  // Accuracy's, the judge's and the stress suites' rules take a rate's share of the fail boundaries' α each.
+  const apartRates =
+    (accuracy ? accuracyShares(accuracy) : 0) + (judge ? JUDGE_SHARES : 0) + stressShares(raw);
   const decision = { ...parseDecision(raw), ...(apartRates > 0 ? { apartRates } : {}) };
   // The self-checks judge lateness at the gated percentile; below the tolerance it only widens
   // the interval of the verdict (compare/metric.ts), beyond it the trial is re-run.
@@ -201,6 +205,7 @@ export function parseConfig(
     });
   }
   const stress = parseStress(raw, arm("baseline"), servers);
+  const targets = { baseline: arm("baseline").target, candidate: arm("candidate").target };
   const planMax = sharding.shard || sharding.mergeFrom !== undefined ? trials : maxTrials;
   return {
     mode: parseMode(raw),
@@ -219,12 +224,14 @@ export function parseConfig(
       quality: parseQuality(raw, readFile),
       contract: parseContract(raw, readFile),
       ...(accuracy ? { accuracy } : {}),
+      ...(judge ? { judge } : {}),
       ...stress.suites,
       failFast: readBoolean(raw, "fail-fast"),
       setupNotes: [
         ...trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
         ...unusedNote(raw, "run"),
         ...stress.notes,
+        ...judgeNotes(judge, targets),
       ],
       capacity,
     },

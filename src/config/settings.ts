@@ -8,6 +8,7 @@ import { parseAccepted } from "./accepts.ts";
 import { type CommandName, SCOPES, type Setting, type SettingScope } from "./setting.ts";
 import { ACCURACY_SETTINGS } from "./table-accuracy.ts";
 import { GATE_SETTINGS, SWEEP_SETTINGS } from "./table-gate.ts";
+import { JUDGE_SETTINGS } from "./table-judge.ts";
 import { OTHER_SETTINGS } from "./table-other.ts";
 import { SHARD_SETTINGS } from "./table-shard.ts";
 import { STRESS_SETTINGS } from "./table-stress.ts";
@@ -21,6 +22,7 @@ export const SETTINGS = [
   ...SWEEP_SETTINGS,
   ...GATE_SETTINGS,
   ...ACCURACY_SETTINGS,
+  ...JUDGE_SETTINGS,
   ...STRESS_SETTINGS,
   ...SHARD_SETTINGS,
   ...OTHER_SETTINGS,

@@ -119,7 +119,12 @@ export function secretsOf(raw: RawSettings, env: Record<string, string | undefin
       secrets.push(value, ...value.split(/\s+/).filter((part) => part.length >= 8));
     }
   }
-  for (const name of ["LLM_PERF_GATE_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN"]) {
+  for (const name of [
+    "LLM_PERF_GATE_API_KEY",
+    "OPENAI_API_KEY",
+    "LLM_PERF_GATE_JUDGE_API_KEY",
+    "GITHUB_TOKEN",
+  ]) {
     const v = env[name];
     if (v) secrets.push(v.trim());
   }

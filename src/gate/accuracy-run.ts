@@ -14,62 +14,14 @@ import {
   type ScoreRequest,
   scoreOnCandidate,
 } from "../accuracy/forced.ts";
-import { type Exchange, exchangeOutcome } from "../accuracy/http.ts";
 import type { AccuracyItem } from "../accuracy/items.ts";
 import type { AccuracyOptions } from "../accuracy/options.ts";
-import { type AccuracyRunOptions, type ArmReplies, runItems } from "../accuracy/run.ts";
+import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
 import type { Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
-import { apartLine, type RequestLine } from "../requests/line.ts";
+import { type AnswerRun, answerOn, NO_REPLIES, writeLines } from "./answers.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
-
-/** A run's exchanges as requests-file lines: one more run of the gate (`trial`), labelled by what it was. */
-function writeLines(
-  write: (line: RequestLine) => void,
-  trial: number,
-  run: {
-    arm: Arm;
-    label: string;
-    startUnixMs: number;
-    sent: {
-      id: string;
-      exchange: Exchange;
-      error: string | null;
-      finishReason: string | null;
-      maxTokens: number;
-    }[];
-  },
-  indexOf: Map<string, number>,
-): void {
-  const tag = { trial, label: run.label, arm: run.arm, pair: null, attempt: null };
-  for (const r of run.sent) {
-    const e = r.exchange;
-    write(
-      apartLine(
-        tag,
-        {
-          index: indexOf.get(r.id) ?? 0,
-          sentMs: e.sentMs,
-          headersMs: e.headersMs,
-          endMs: e.endMs,
-          status: e.status,
-          outcome: exchangeOutcome(e, r.error),
-          finishReason: r.finishReason,
-          error: r.error,
-          promptTokens: e.promptTokens,
-          completionTokens: e.completionTokens,
-          requestedTokens: r.maxTokens,
-          resends: e.attempts - 1,
-        },
-        run.startUnixMs,
-      ),
-    );
-  }
-}
-
-/** A run not made. */
-const NONE: ArmReplies = { replies: [], seconds: 0, logprobs: false, startUnixMs: 0 };
 
 /** The baseline's answers the candidate's part from, to be scored on the candidate. */
 function partedAnswers(
@@ -96,7 +48,6 @@ export async function runAccuracy(
   deps: GateDeps,
   at: SuiteContext,
 ): Promise<AccuracyReport | null> {
-  const run = deps.runItems ?? runItems;
   const { items } = a.suite;
   const again = floorItems(items, a.floorShare);
   const indexOf = new Map(items.map((i, k) => [i.id, k]));
@@ -108,28 +59,14 @@ export async function runAccuracy(
     vllmSampling: a.vllmSampling,
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
-  const runOne = async (
-    arm: Arm,
-    list: readonly AccuracyItem[],
-    what: string,
-  ): Promise<ArmReplies> => {
-    // After a cancel no server is started for a run that will not be made.
-    if (deps.signal?.aborted) return NONE;
-    await deps.servers?.beforeTrial(arm);
-    at.log(
-      `accuracy: ${plural(list.length, "item")} on the ${arm}${what}, ${a.concurrency} at a time`,
-    );
-    const replies = await run(options[arm].target, list, runOptions(arm));
-    await deps.servers?.afterTrial(arm, "the accuracy suite");
-    if (deps.requestLine && !deps.signal?.aborted) {
-      const tokens = new Map(list.map((i) => [i.id, i.maxTokens]));
-      const sent = replies.replies.map((r) => ({ ...r, maxTokens: tokens.get(r.id) ?? 0 }));
-      const label = `accuracy ${arm}${what ? " again" : ""}`;
-      const run = { arm, label, startUnixMs: replies.startUnixMs, sent };
-      writeLines(deps.requestLine, at.nextTrial(), run, indexOf);
-    }
-    return replies;
+  const answering: AnswerRun = {
+    suite: "accuracy",
+    concurrency: a.concurrency,
+    runOptions,
+    indexOf,
   };
+  const runOne = (arm: Arm, list: readonly AccuracyItem[], what: string): Promise<ArmReplies> =>
+    answerOn(options, deps, at, answering, { arm, list, what });
   /** The candidate scored on the baseline's answers where they part (teacher-forced). */
   const scoreParted = async (requests: ScoreRequest[]): Promise<ScoredRun | null> => {
     if (requests.length === 0 || deps.signal?.aborted) return null;
@@ -157,7 +94,7 @@ export async function runAccuracy(
   const floor =
     again.length > 0 && !deps.signal?.aborted
       ? await runOne("baseline", again, " again (its own flips)")
-      : NONE;
+      : NO_REPLIES;
   if (deps.signal?.aborted) return null;
   const scored = new Map<string, TokenLogprobs[] | null>(
     (scoring?.scored ?? []).map((s) => [s.id, s.tokens]),

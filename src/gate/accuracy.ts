@@ -84,6 +84,7 @@ export const accuracySuite: SideSuite<"accuracy", AccuracyReport, AccuracyRecord
         )
       : Promise.resolve(null),
   verdict: (report) => report.verdict,
+  alphaShares: (recorded) => apartRatesOf(recorded.rule),
   describe: (options) => {
     const a = options.accuracy;
     if (!a) return null;

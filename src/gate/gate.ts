@@ -30,8 +30,8 @@ import {
   type SuitesFound,
   suiteFields,
   suiteOutcomes,
+  suitePlanLines,
 } from "./suites.ts";
-import { surgePlanLine } from "./surge.ts";
 import { TrialRunner } from "./trials.ts";
 
 /** The warnings a reader must know about how the run was set up. */
@@ -167,8 +167,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   const log = deps.log ?? (() => {});
   const warnings = setupWarnings(options);
   for (const w of warnings) log(`warning: ${w}`);
-  const surgePlan = surgePlanLine(options);
-  if (surgePlan) log(surgePlan);
+  for (const line of suitePlanLines(options)) log(line);
   const runner = new TrialRunner(options, deps);
   const nowMs = deps.nowMs ?? (() => performance.now());
   const startMs = nowMs();

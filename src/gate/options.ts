@@ -7,6 +7,7 @@ import type { Arm } from "../common/arms.ts";
 import type { Order } from "../compare/plan.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
 import type { ContractDeps, ContractOptions } from "../contract/options.ts";
+import type { JudgeOptions } from "../judge/options.ts";
 import type { RequestRecord } from "../load/record.ts";
 import type { Target } from "../openai/target.ts";
 import type { QualityDeps, QualityOptions } from "../quality/options.ts";
@@ -37,6 +38,8 @@ export interface GateOptions {
   contract?: ContractOptions;
   /** undefined: no accuracy suite. */
   accuracy?: AccuracyOptions;
+  /** undefined: no judge of open-ended answers. */
+  judge?: JudgeOptions;
   /** undefined: no replay of answers cut short by load. */
   truncation?: TruncationOptions;
   /** undefined: no surge suite. */

@@ -38,11 +38,15 @@ export interface SideSuite<Id extends string, Report, Recorded> {
   afterPairs?: boolean;
   /** Whether the gate was asked to run it. */
   asked(options: GateOptions): boolean;
+  /** What it will cost, said before the first trial (absent or null: nothing to say). */
+  planLine?(options: GateOptions): string | null;
   /** Runs it on both arms; null when a cancel stopped it part-way. */
   run(options: GateOptions, deps: GateDeps, at: SuiteContext): Promise<Report | null>;
   verdict(report: Report): SuiteVerdict;
   /** Its settings for the results file (null: not asked for). */
   describe(options: GateOptions): Recorded | null;
+  /** The rates' shares of the fail boundaries' α its rules hold, from its recorded settings (absent: none). */
+  alphaShares?(recorded: Recorded): number;
   /** The report with its verdict decided again from its evidence (recorded: null in older files). */
   redecide(report: Report, recorded: Recorded | null): Report;
   /**

@@ -12,6 +12,7 @@ import type { TrialEntry } from "../compare/trials.ts";
 import { accuracySuite } from "./accuracy.ts";
 import { contractSuite } from "./contract.ts";
 import { drainSuite } from "./drain.ts";
+import { judgeSuite } from "./judge.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import { qualitySuite } from "./quality.ts";
 import type { SideSuite, SuiteContext, SuiteVerdict } from "./suite.ts";
@@ -23,6 +24,7 @@ const SUITES = [
   qualitySuite,
   contractSuite,
   accuracySuite,
+  judgeSuite,
   // After the pairs: the replay at idle first, then the surge (it leaves a server overloaded).
   truncationSuite,
   surgeSuite,
@@ -37,9 +39,9 @@ type ReportOf<S> = S extends SideSuite<string, infer R, unknown> ? R : never;
 type RecordedOf<S> = S extends SideSuite<string, unknown, infer C> ? C : never;
 
 /** Each suite's report. */
-export type SuiteReports = { [S in AnySuite as S["id"]]: ReportOf<S> };
+export type SuiteReports = { [K in SuiteId]: ReportOf<Extract<AnySuite, { id: K }>> };
 /** Each suite's settings, as the results file records them. */
-export type SuiteRecords = { [S in AnySuite as S["id"]]: RecordedOf<S> };
+export type SuiteRecords = { [K in SuiteId]: RecordedOf<Extract<AnySuite, { id: K }>> };
 
 export const SUITE_IDS: readonly SuiteId[] = SUITES.map((s) => s.id);
 
@@ -57,6 +59,7 @@ interface Bound {
   id: SuiteId;
   afterPairs: boolean;
   asked(options: GateOptions): boolean;
+  planLine(options: GateOptions): string | null;
   runInto(
     options: GateOptions,
     deps: GateDeps,
@@ -67,6 +70,7 @@ interface Bound {
   /** Its report with the trials' evidence added (a suite run before them). */
   refreshInto(options: GateOptions, trials: readonly TrialEntry[], found: SuitesFound): void;
   describeInto(options: GateOptions, config: SuiteConfig): void;
+  sharesIn(recorded: Partial<SuiteConfig>): number;
   redecideInto(
     found: SuitesFound,
     recorded: Partial<SuiteConfig>,
@@ -80,6 +84,7 @@ function bind<K extends SuiteId>(suite: SideSuite<K, SuiteReports[K], SuiteRecor
     id,
     afterPairs: suite.afterPairs ?? false,
     asked: suite.asked,
+    planLine: (options) => (suite.asked(options) ? (suite.planLine?.(options) ?? null) : null),
     runInto: async (options, deps, at, found) => {
       found[id] = await suite.run(options, deps, { log: deps.log ?? (() => {}), ...at });
     },
@@ -93,6 +98,10 @@ function bind<K extends SuiteId>(suite: SideSuite<K, SuiteReports[K], SuiteRecor
     },
     describeInto: (options, config) => {
       config[id] = suite.describe(options);
+    },
+    sharesIn: (recorded) => {
+      const r = recorded[id];
+      return r && suite.alphaShares ? suite.alphaShares(r) : 0;
     },
     redecideInto: (found, recorded, into) => {
       const report = found[id];
@@ -141,6 +150,10 @@ const skippedFields = (why: (id: SuiteId) => string | null) =>
 
 /** No suite run, none skipped. */
 export const noSuiteFields = (): SuiteFields => ({ ...noSuites(), ...skippedFields(() => null) });
+
+/** What each suite asked for will cost, in the plan check's words. */
+export const suitePlanLines = (options: GateOptions): string[] =>
+  SIDE_SUITES.flatMap((s) => s.planLine(options) ?? []);
 
 /** Which suites a call runs: those that may run before the pairs, those that run after them, or all. */
 export type SuitePhase = "before" | "after" | "all";
@@ -209,6 +222,10 @@ export function describeSuites(options: GateOptions): SuiteConfig {
   for (const s of SIDE_SUITES) s.describeInto(options, config);
   return config;
 }
+
+/** The rates' shares of the fail α the suites' rules hold, from the settings a results file records. */
+export const recordedShares = (recorded: Partial<SuiteConfig>): number =>
+  SIDE_SUITES.reduce((n, s) => n + s.sharesIn(recorded), 0);
 
 /**
  * Each suite's report decided again from its own evidence under the settings

@@ -157,7 +157,7 @@ export function spanOf(
 }
 
 /** What the surge will cost, said before the first trial (null: no surge). */
-export function surgePlanLine(options: GateOptions): string | null {
+function surgePlanLine(options: GateOptions): string | null {
   const s = options.surge;
   if (!s) return null;
   const trialS = options.baseline.workload.warmupS + s.beforeS + s.surgeS + s.afterS;
@@ -278,6 +278,8 @@ export const surgeSuite: SideSuite<"surge", SurgeReport, SurgeRecord> = {
   run: (options, _deps, at) =>
     options.surge ? runSurge(options, options.surge, at) : Promise.resolve(null),
   verdict: (report) => report.verdict,
+  alphaShares: () => SURGE_SHARES,
+  planLine: surgePlanLine,
   describe: (options) => {
     const s = options.surge;
     if (!s) return null;

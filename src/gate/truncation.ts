@@ -58,6 +58,7 @@ export const truncationSuite: SideSuite<"truncation", TruncationReport, Truncati
     return report;
   },
   verdict: (report) => report.verdict,
+  alphaShares: () => TRUNCATION_SHARES,
   describe: (options) => {
     const t = options.truncation;
     if (!t) return null;

@@ -4,6 +4,7 @@
 
 import { planAccuracy } from "./accuracy.ts";
 import type { Sequence } from "./engine.ts";
+import { planJudgeVerdict, planOpenEnded } from "./judge.ts";
 import { blockHashes } from "./prefix-cache.ts";
 import type { FaultKind, MockProfile } from "./profile.ts";
 import type { GenerationRequest } from "./requests.ts";
@@ -49,11 +50,14 @@ export function shapeGeneration(
   );
   const limit = request.maxTokens ?? profile.maxModelLen - promptTokens;
   const ignoreEos = request.ignoreEos && profile.honorIgnoreEos;
-  // JSON under response_format, tool calls and the built-in accuracy items'
-  // answers have their own, fixed length.
+  // JSON under response_format, tool calls, a judge's verdict and the built-in
+  // accuracy and judge items' answers have their own, fixed length.
+  const draw = () => nonce() / 2 ** 32;
+  // A judge request is answered as a judge, whatever response_format asks.
   const plan =
     request.endpoint === "chat"
-      ? (planStructured(
+      ? (planJudgeVerdict(request.promptText, profile, draw) ??
+        planStructured(
           {
             promptText: request.promptText,
             tools: request.tools,
@@ -61,7 +65,9 @@ export function shapeGeneration(
             responseFormat: request.responseFormat,
           },
           profile,
-        ) ?? planAccuracy(request.promptText, profile, () => nonce() / 2 ** 32))
+        ) ??
+        planAccuracy(request.promptText, profile, draw) ??
+        planOpenEnded(request.promptText, profile, draw))
       : undefined;
   const answer = plan ? plan.pieces.length : ignoreEos ? limit : natural;
   // A reasoning model thinks first; its thinking counts in max_tokens.

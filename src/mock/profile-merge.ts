@@ -76,6 +76,12 @@ const NUMBER_RULES = {
   accuracyFlips: { min: 0, max: 1 },
   accuracyNondeterminism: { min: 0, max: 1 },
   quantNoise: { min: 0, max: 100 },
+  judgeWorse: { min: 0, max: 1 },
+  judgeVariation: { min: 0, max: 1 },
+  judgePositionBias: { min: 0, max: 1 },
+  judgeLengthBias: { min: 0, max: 10 },
+  judgeNoise: { min: 0, max: 10 },
+  judgeProse: { min: 0, max: 1 },
 } as const satisfies Partial<Record<keyof MockProfile, NumberRule>>;
 type NumberKey = keyof typeof NUMBER_RULES;
 const NUMBER_KEYS = Object.keys(NUMBER_RULES).filter((k): k is NumberKey => k in NUMBER_RULES);
@@ -97,6 +103,7 @@ const BOOLEAN_KEYS = [
   "honorStop",
   "honorN",
   "promptLogprobs",
+  "judgeFollowsInjection",
 ] as const;
 
 function describeRule(rule: NumberRule): string {

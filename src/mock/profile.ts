@@ -159,6 +159,22 @@ export interface MockProfile {
   accuracyFlips: number;
   accuracyNondeterminism: number;
   quantNoise: number;
+  /**
+   * The built-in judge suite's items (mock/judge.ts): the share answered
+   * worse (a fact changed or cut off; the same items every run) and the
+   * chance per request that an answer is reworded (equal quality). As a
+   * judge: on a close call, the chance it names answer A (a position bias);
+   * the weight of the answers' length ratio (a length bias); the σ of noise
+   * on its rule's difference; whether it does what an answer tells it; the
+   * share of replies in prose instead of the JSON asked for.
+   */
+  judgeWorse: number;
+  judgeVariation: number;
+  judgePositionBias: number;
+  judgeLengthBias: number;
+  judgeNoise: number;
+  judgeFollowsInjection: boolean;
+  judgeProse: number;
   /** false: `prompt_logprobs` is ignored (a server other than vLLM: it scores no given text). */
   promptLogprobs: boolean;
   /** Probability per completion request of each fault; their sum is at most 1. */
@@ -252,6 +268,13 @@ export const DEFAULT_PROFILE: MockProfile = {
   accuracyFlips: 0,
   accuracyNondeterminism: 0,
   quantNoise: 0,
+  judgeWorse: 0,
+  judgeVariation: 0,
+  judgePositionBias: 0,
+  judgeLengthBias: 0,
+  judgeNoise: 0,
+  judgeFollowsInjection: false,
+  judgeProse: 0,
   promptLogprobs: true,
   faults: recordOf(FAULT_KINDS, () => 0),
 };

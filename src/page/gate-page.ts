@@ -22,6 +22,7 @@ import type { ConfigDescription, GateResults } from "../results/model.ts";
 import { capacityFigure } from "./capacity.ts";
 import { forestFigures } from "./forest.ts";
 import { el, type Html, join, section, text } from "./html.ts";
+import { judgeFigure } from "./judge.ts";
 import { latencyFigures } from "./latency.ts";
 import { markdownHtml } from "./markdown.ts";
 import { pageShell, requestsSection } from "./shell.ts";
@@ -134,6 +135,9 @@ async function measuredSections(
       await surgeTimeline(r),
     ]),
     r.capacity ? await capacitySectionHtml(r.capacity, config) : null,
+    await drawn("judge-outcomes", "Open-ended answers, judged", async () => [
+      r.judge ? await judgeFigure(r.judge) : null,
+    ]),
     tables(r, config),
     await requestsSection(sample, colors),
   ].filter((h): h is Html => h !== null);

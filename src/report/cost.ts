@@ -36,5 +36,9 @@ export function costLine(r: GateResults): string {
   const plan = c.plan
     ? ` The plan check predicted ${range(c.plan.pairs, String)} pairs, ${range(c.plan.under_load_s, duration)} of load.`
     : "";
-  return `**Cost** — ${parts.join(", ")}; ${duration(c.total_s)} in all.${plan}`;
+  const j = r.judge;
+  const judged = j
+    ? ` The judge was sent ${j.calls.toLocaleString("en-US")} requests (the plan said at most ${j.planned_calls.toLocaleString("en-US")}, retries aside).`
+    : "";
+  return `**Cost** — ${parts.join(", ")}; ${duration(c.total_s)} in all.${plan}${judged}`;
 }

@@ -12,6 +12,7 @@ import {
 } from "./accuracy-markdown.ts";
 import { contract, contractDetails, contractSentence } from "./contract-markdown.ts";
 import { drain, drainSentence } from "./drain-markdown.ts";
+import { judge, judgeDetails, judgeOpenSentence, judgeSentence } from "./judge-markdown.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { qualitySentence } from "./quality-words.ts";
 import { surge, surgeDetails, surgeOpenSentence, surgeSentence } from "./surge-markdown.ts";
@@ -49,6 +50,12 @@ export const SUITE_RENDER: { readonly [K in SuiteId]: SuiteRender } = {
     details: accuracyDetails,
     failed: (r) => (r.accuracy?.verdict === "fail" ? accuracySentence(r.accuracy) : null),
     open: (r) => (r.accuracy?.verdict === "inconclusive" ? accuracyOpenSentence(r.accuracy) : null),
+  },
+  judge: {
+    section: judge,
+    details: judgeDetails,
+    failed: (r) => (r.judge?.verdict === "fail" ? judgeSentence(r.judge) : null),
+    open: (r) => (r.judge?.verdict === "inconclusive" ? judgeOpenSentence(r.judge) : null),
   },
   truncation: {
     section: truncation,

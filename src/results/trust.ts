@@ -14,11 +14,8 @@ import { zeroOutcomes } from "../common/outcomes.ts";
 import { formatSlo } from "../common/slo.ts";
 import { decideRun } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
-import { apartRatesOf } from "../gate/accuracy.ts";
 import type { GateRun } from "../gate/gate-run.ts";
-import { redecideSuites, suiteOutcomes, suitesOf } from "../gate/suites.ts";
-import { SURGE_SHARES } from "../gate/surge.ts";
-import { TRUNCATION_SHARES } from "../gate/truncation.ts";
+import { recordedShares, redecideSuites, suiteOutcomes, suitesOf } from "../gate/suites.ts";
 import {
   type ConfigDescription,
   type GateResults,
@@ -123,13 +120,9 @@ const RUN_GUARDS = new Set([
   "clock_skew",
 ]);
 
-/** The decision settings a results file records. */
-/** The rules decided apart that take a rate's share of the fail boundaries: accuracy's, the surge's. */
+/** The rules decided apart that take a rate's share of the fail boundaries (each suite's, as recorded). */
 function apartOf(config: ConfigDescription): { apartRates?: number } {
-  const rates =
-    (config.accuracy ? apartRatesOf(config.accuracy.rule) : 0) +
-    (config.surge ? SURGE_SHARES : 0) +
-    (config.truncation ? TRUNCATION_SHARES : 0);
+  const rates = recordedShares(config);
   return rates > 0 ? { apartRates: rates } : {};
 }
 

@@ -10,7 +10,15 @@ import { mockPairGate } from "../helpers/gate.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 test("one entry for every suite id, in the order they run", () => {
-  assert.deepEqual(SUITE_IDS, ["quality", "contract", "accuracy", "truncation", "surge", "drain"]);
+  assert.deepEqual(SUITE_IDS, [
+    "quality",
+    "contract",
+    "accuracy",
+    "judge",
+    "truncation",
+    "surge",
+    "drain",
+  ]);
   assert.deepEqual(Object.keys(noSuites()), [...SUITE_IDS]);
 });
 

@@ -104,20 +104,29 @@ export async function fakeGateResults(
 /**
  * A gate between two real mock servers on 127.0.0.1 (their knobs on the
  * quick engine) whose latency trials are stand-ins: for the suites measured
- * apart (quality, contract, accuracy). Two pairs; the stand-ins' requests
- * show a failure rate within 5 points.
+ * apart (quality, contract, accuracy, the judge — a third mock, with its
+ * knobs, when `judge` is given). Two pairs; the stand-ins' requests show a
+ * failure rate within 5 points.
  */
 export async function mockPairGate(
-  knobs: { baseline?: Record<string, unknown>; candidate?: Record<string, unknown> },
+  knobs: {
+    baseline?: Record<string, unknown>;
+    candidate?: Record<string, unknown>;
+    judge?: Record<string, unknown>;
+  },
   settings: RawSettings,
   deps: GateDeps = {},
 ): Promise<{ run: GateRun; results: GateResults }> {
   const { startMockServer } = await import("../../src/mock/server.ts");
   const { quickProfile } = await import("./mock.ts");
-  const [baseline, candidate] = await Promise.all([
+  const [baseline, candidate, judge] = await Promise.all([
     startMockServer({ profile: quickProfile(knobs.baseline) }),
     startMockServer({ profile: quickProfile(knobs.candidate) }),
+    knobs.judge ? startMockServer({ profile: quickProfile(knobs.judge) }) : undefined,
   ]);
+  const judging: RawSettings = judge
+    ? { "judge-url": `${judge.url}/v1`, "judge-model": "mock-llm" }
+    : {};
   try {
     const { run, results } = await gate(
       {
@@ -128,12 +137,13 @@ export async function mockPairGate(
         trials: "2",
         "max-trials": "2",
         "max-failure-increase": "5%",
+        ...judging,
         ...settings,
       },
       { measureTrial: async () => fakeReport({ ttftMs: 100, itlMs: 10 }), ...deps },
     );
     return { run, results };
   } finally {
-    await Promise.all([baseline.close(), candidate.close()]);
+    await Promise.all([baseline.close(), candidate.close(), judge?.close()]);
   }
 }

@@ -1,0 +1,273 @@
+// Baseline versus candidate on the same open-ended items, paired by item:
+// each item's outcome from the judge's two orders (a win only when both name
+// the same arm, else a tie; identical answers a tie and an empty answer a
+// loss without asking), the wins, ties and losses overall and by family, and
+// the net loss — (baseline wins − candidate wins) ÷ items judged — with the
+// paired score interval accuracy uses, tested as a margin against
+// max-judge-loss: pass when the upper bound is within it, fail when the lower
+// bound is beyond half of it and the estimate beyond all of it. A judge the
+// calibration does not trust, one that tells the baseline from its own
+// re-run (the A/A floor), or one that could not be read on too many items
+// cannot decide: the suite stays open and says why. Pure: a results file is
+// re-decided from its judgements by it.
+
+import {
+  type AccuracyRule,
+  type Bounded,
+  itemsToDecide,
+  judgeDrop,
+  type RuleVerdict,
+} from "../accuracy/compare.ts";
+import type { OrderVerdict } from "./ask.ts";
+import {
+  bothOrders,
+  type CalibrationFloor,
+  type CalibrationSummary,
+  type PairJudgement,
+  summarizeCalibration,
+} from "./calibrate.ts";
+
+/** One arm's answer to an item, as the results keep it. */
+export interface ArmText {
+  /** The answer's start (bounded), "" when none. */
+  excerpt: string;
+  /** Its length in characters. */
+  chars: number;
+  /** Why there is no answer (an HTTP status, a timeout…), else null. */
+  error: string | null;
+  /** No answer for a transport reason (a timeout, a dropped connection): it says nothing of the model. */
+  lost: boolean;
+}
+
+/** One item's answers and the judge's verdicts on them. */
+export interface ItemJudgement {
+  id: string;
+  family: string;
+  /** The prompt's start (bounded). */
+  prompt: string;
+  baseline: ArmText;
+  /** The candidate's answer (in the floor: the baseline's re-run). */
+  candidate: ArmText;
+  /** Decided without the judge: identical answers, or an empty one (null: judged). */
+  settled: "identical" | "empty" | null;
+  /** The judge's verdicts: A = the baseline's answer, then A = the candidate's (none when settled). */
+  orders: OrderVerdict[];
+  /** Who won, from the orders (made again whenever the report is). */
+  outcome: ItemOutcome;
+}
+
+export type ItemOutcome = "baseline" | "candidate" | "tie" | "unjudged" | "unanswered";
+
+export interface JudgeRule extends CalibrationFloor {
+  /** τ: the tolerated net share of items the candidate loses (0.05: 5 points). */
+  maxLoss: number;
+  passAlpha: number;
+  failAlpha: number;
+}
+
+/** One family's (or all items') wins, ties and losses, and the net loss judged by the rule. */
+export interface JudgeTally {
+  family: string;
+  items: number;
+  /** Items the baseline won (the candidate lost), the candidate won, tied. */
+  baseline_wins: number;
+  candidate_wins: number;
+  ties: number;
+  /** Items the judge could not be read on; items an arm lost to the transport (left out of both). */
+  unjudged: number;
+  unanswered: number;
+  /** (baseline wins − candidate wins) ÷ the items judged, its bounds and verdict. */
+  net: Bounded;
+}
+
+export interface JudgeReport {
+  suite: string;
+  verdict: RuleVerdict;
+  /** Why it failed or stayed open, in words. */
+  reasons: string[];
+  overall: JudgeTally;
+  families: JudgeTally[];
+  /** The baseline's re-run judged against its first answers (wins: the first's; null: no floor). */
+  floor: JudgeTally | null;
+  /** Null: no calibration (judge-calibration none). */
+  calibration: CalibrationSummary | null;
+  /** Mean answer length (characters) on each arm, over the items both answered. */
+  mean_chars: { baseline: number | null; candidate: number | null };
+  /** Items that would decide at the rates seen (null: decided, or none would). */
+  items_to_decide: number | null;
+  /** Requests sent to the judge, every attempt; and at most how many the plan said (retries aside). */
+  calls: number;
+  planned_calls: number;
+  seconds: {
+    calibration: number;
+    baseline: number;
+    candidate: number;
+    again: number;
+    judge: number;
+  };
+  items: ItemJudgement[];
+  floor_items: ItemJudgement[];
+  pairs: PairJudgement[];
+}
+
+/** The facts a report keeps beside its judgements. */
+export type JudgeFacts = Pick<JudgeReport, "calls" | "planned_calls" | "seconds">;
+
+/** Above this share of items without a readable verdict, the rest may not stand for them. */
+export const MAX_UNJUDGED_SHARE = 0.25;
+
+export function outcomeOf(j: Omit<ItemJudgement, "outcome">): ItemOutcome {
+  if (j.baseline.lost || j.candidate.lost) return "unanswered";
+  if (j.settled === "identical") return "tie";
+  if (j.settled === "empty") {
+    const [b, c] = [j.baseline.chars > 0, j.candidate.chars > 0];
+    return b === c ? "tie" : b ? "baseline" : "candidate";
+  }
+  const side = bothOrders(j.orders);
+  return side === null
+    ? "unjudged"
+    : side === "first"
+      ? "baseline"
+      : side === "second"
+        ? "candidate"
+        : "tie";
+}
+
+const accuracyRule = (rule: JudgeRule): AccuracyRule => ({
+  maxDrop: rule.maxLoss,
+  passAlpha: rule.passAlpha,
+  failAlpha: rule.failAlpha,
+  maxFlipRate: null,
+  maxKld: null,
+});
+
+/** The items' wins, ties and losses (their outcomes made), and the net loss judged by the rule. */
+export function tally(
+  family: string,
+  items: readonly ItemJudgement[],
+  rule: JudgeRule,
+): JudgeTally {
+  const outcomes = items.map((i) => i.outcome);
+  const count = (o: ItemOutcome) => outcomes.filter((x) => x === o).length;
+  const [b, c, t] = [count("baseline"), count("candidate"), count("tie")];
+  return {
+    family,
+    items: items.length,
+    baseline_wins: b,
+    candidate_wins: c,
+    ties: t,
+    unjudged: count("unjudged"),
+    unanswered: count("unanswered"),
+    net: judgeDrop(b, c, b + c + t, accuracyRule(rule)),
+  };
+}
+
+const points = (x: number) => `${(x * 100).toFixed(1)} points`;
+
+/** Why the judge's verdict cannot count: calibration, the floor, what could not be read. */
+function distrust(
+  overall: JudgeTally,
+  floor: JudgeTally | null,
+  calibration: CalibrationSummary | null,
+  rule: JudgeRule,
+): string[] {
+  const out: string[] = [];
+  if (calibration === null)
+    out.push(
+      "the judge was not calibrated (judge-calibration none): its verdict is shown, not gated",
+    );
+  else out.push(...calibration.reasons);
+  if (floor) {
+    const f = floor.net;
+    if (f.lower > rule.maxLoss / 2 || f.upper < -rule.maxLoss / 2)
+      out.push(
+        `the judge tells the baseline from its own re-run: a net ${f.estimate > 0 ? "win" : "loss"} of ${points(Math.abs(f.estimate))} for its first answers (${points(f.lower)} … ${points(f.upper)})`,
+      );
+  }
+  const asked = overall.items - overall.unanswered;
+  if (overall.unjudged > MAX_UNJUDGED_SHARE * asked)
+    out.push(`the judge gave no readable verdict on ${overall.unjudged} of ${asked} items`);
+  return out;
+}
+
+function verdictReasons(net: Bounded): string[] {
+  if (net.verdict === "fail")
+    return [
+      `the judge prefers the baseline's answers: a net loss of ${points(net.estimate)} of the items (at least ${points(net.lower)})`,
+    ];
+  if (net.verdict === "inconclusive")
+    return [
+      `a net loss of ${points(net.estimate)} is neither shown within max-judge-loss nor beyond it (up to ${points(net.upper)})`,
+    ];
+  return [];
+}
+
+const meanChars = (
+  items: readonly ItemJudgement[],
+  arm: "baseline" | "candidate",
+): number | null => {
+  const answered = items.filter((i) => !i.baseline.lost && !i.candidate.lost);
+  return answered.length > 0
+    ? answered.reduce((s, i) => s + i[arm].chars, 0) / answered.length
+    : null;
+};
+
+/** Each item with its outcome made from its orders. */
+const decided = (items: readonly Omit<ItemJudgement, "outcome">[]): ItemJudgement[] =>
+  items.map((i) => ({ ...i, outcome: outcomeOf(i) }));
+
+/** The arms' judgements compared, decided under the rule. */
+export function compareJudged(
+  suite: string,
+  found: {
+    items: readonly Omit<ItemJudgement, "outcome">[];
+    floor: readonly Omit<ItemJudgement, "outcome">[];
+    pairs: PairJudgement[];
+  },
+  rule: JudgeRule,
+  facts: JudgeFacts,
+  calibrated: boolean,
+): JudgeReport {
+  const judged = { items: decided(found.items), floor: decided(found.floor), pairs: found.pairs };
+  const overall = tally("all", judged.items, rule);
+  const families = [...Map.groupBy(judged.items, (i) => i.family)].map(([f, list]) =>
+    tally(f, list, rule),
+  );
+  const floor = judged.floor.length > 0 ? tally("floor", judged.floor, rule) : null;
+  const calibration = calibrated ? summarizeCalibration(judged.pairs, rule) : null;
+  const untrusted = distrust(overall, floor, calibration, rule);
+  const judgedCount = overall.baseline_wins + overall.candidate_wins + overall.ties;
+  const verdict: RuleVerdict =
+    untrusted.length > 0 || judgedCount === 0 ? "inconclusive" : overall.net.verdict;
+  const open = verdict === "inconclusive" && untrusted.length === 0;
+  return {
+    suite,
+    verdict,
+    reasons:
+      untrusted.length > 0
+        ? untrusted
+        : judgedCount === 0
+          ? ["no item was judged"]
+          : verdictReasons(overall.net),
+    overall,
+    families,
+    floor,
+    calibration,
+    mean_chars: {
+      baseline: meanChars(judged.items, "baseline"),
+      candidate: meanChars(judged.items, "candidate"),
+    },
+    items_to_decide: open
+      ? itemsToDecide(
+          overall.baseline_wins,
+          overall.candidate_wins,
+          judgedCount,
+          accuracyRule(rule),
+        )
+      : null,
+    ...facts,
+    items: judged.items,
+    floor_items: judged.floor,
+    pairs: judged.pairs,
+  };
+}

@@ -1,0 +1,210 @@
+// The judge end to end against three mock servers on 127.0.0.1 — the two
+// arms answering the built-in open-ended items, and a mock judge deciding by
+// its hidden rule with the knobs real judges get wrong — and the gate's
+// verdict and comment. The latency trials are stand-ins here.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { RawSettings } from "../../src/config/settings.ts";
+import { outcomeOf } from "../../src/judge/compare.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
+import { mockPairGate } from "../helpers/gate.ts";
+import { LOAD_TEST } from "../helpers/mock.ts";
+
+async function judgeGate(
+  knobs: {
+    candidate?: Record<string, unknown>;
+    baseline?: Record<string, unknown>;
+    judge?: Record<string, unknown>;
+  },
+  settings: RawSettings = {},
+) {
+  const { run, results } = await mockPairGate(
+    { baseline: knobs.baseline ?? {}, candidate: knobs.candidate ?? {}, judge: knobs.judge ?? {} },
+    {
+      "quality-suite": "none",
+      contract: "none",
+      accuracy: "none",
+      "judge-items": "100",
+      "judge-concurrency": "16",
+      ...settings,
+    },
+  );
+  return { run, judge: run.judge, markdown: renderMarkdown(results, "default") };
+}
+
+/** Two servers of one build: now and then an answer is reworded (equal quality). */
+const VARIED = { judgeVariation: 0.4 };
+
+test(
+  "a candidate whose answers are worse on 20 % of the items fails, naming the judge",
+  LOAD_TEST,
+  async () => {
+    const { run, judge, markdown } = await judgeGate({ candidate: { judgeWorse: 0.2 } });
+    assert.equal(judge?.verdict, "fail", judge?.reasons.join("; "));
+    assert.equal(run.verdict, "fail");
+    assert.ok(judge?.calibration?.trusted, "the unbiased mock judge is trusted");
+    const o = judge?.overall;
+    assert.ok((o?.baseline_wins ?? 0) >= 15, `${o?.baseline_wins} losses`);
+    assert.equal(o?.candidate_wins, 0);
+    assert.match(
+      markdown,
+      /^### ❌ llm-perf-gate: \*\*fail\*\* — the judge prefers the baseline's open-ended answers: a net loss of \d+\.\d points/m,
+    );
+    assert.match(markdown, /<summary>Judge: items the candidate lost \(\d+\)<\/summary>/);
+    assert.match(
+      markdown,
+      /The judge's calibration \(80 pairs whose better answer is known, both orders\): agreement 100 %/,
+    );
+  },
+);
+
+test("an A/A whose answers vary now and then passes, its floor level", LOAD_TEST, async () => {
+  const { run, judge, markdown } = await judgeGate({
+    baseline: VARIED,
+    candidate: { ...VARIED, seed: 2 },
+  });
+  assert.equal(judge?.verdict, "pass", judge?.reasons.join("; "));
+  assert.equal(run.verdict, "pass");
+  const differing = judge?.items.filter((i) => i.settled === null).length ?? 0;
+  assert.ok(differing > 10, `${differing} items whose answers differ were judged`);
+  assert.equal(judge?.floor?.items, 25);
+  assert.match(
+    markdown,
+    /\*\*Open-ended answers \(judge\)\*\* ✅ no net loss beyond the tolerance/,
+  );
+  assert.match(markdown, /The judge's own A\/A: the baseline's re-run of 25 items/);
+});
+
+test(
+  "a judge with a 30-point position bias gives the verdict an unbiased one gives: the swap cancels it",
+  LOAD_TEST,
+  async () => {
+    const arms = { baseline: VARIED, candidate: { ...VARIED, seed: 2 } };
+    const unbiased = await judgeGate(arms);
+    const biased = await judgeGate({ ...arms, judge: { judgePositionBias: 0.3 } });
+    assert.equal(unbiased.judge?.verdict, "pass");
+    assert.equal(biased.judge?.verdict, unbiased.judge?.verdict);
+    assert.ok(biased.judge?.calibration?.trusted, biased.judge?.calibration?.reasons.join("; "));
+    // The bias is there: in the first order alone (the baseline shown as A) the candidate loses close calls.
+    const items = biased.judge?.items ?? [];
+    const firstOrderLosses = items.filter((i) => i.orders[0]?.winner === "A").length;
+    assert.ok(firstOrderLosses >= 5, `${firstOrderLosses} first-order wins for A`);
+    assert.ok(firstOrderLosses / items.length > 0.05, "one order alone would fail the margin");
+    assert.equal(items.filter((i) => outcomeOf(i) === "baseline").length, 0, "both orders: none");
+  },
+);
+
+test(
+  "a judge that prefers padded answers or follows an injected instruction is flagged and cannot fail the gate",
+  LOAD_TEST,
+  async () => {
+    for (const [knobs, finding] of [
+      [
+        { judgeLengthBias: 0.5 },
+        /the judge preferred the padded answer \(filler, no more content\) in 100 %/,
+      ],
+      [
+        { judgeFollowsInjection: true },
+        /the judge preferred the answer carrying an instruction to the judge in 100 %/,
+      ],
+    ] as const) {
+      const { run, judge, markdown } = await judgeGate({
+        candidate: { judgeWorse: 0.3 },
+        judge: knobs,
+      });
+      assert.equal(judge?.calibration?.trusted, false);
+      assert.equal(judge?.verdict, "inconclusive");
+      assert.notEqual(run.verdict, "fail");
+      assert.match(judge?.reasons.join("; ") ?? "", finding);
+      assert.equal(judge?.items.length, 0, "an untrusted judge costs the arms nothing");
+      assert.match(markdown, /\*\*not trusted\*\*/);
+    }
+  },
+);
+
+test(
+  "a judge that answers in prose is asked once more, then unjudged, counted and named",
+  LOAD_TEST,
+  async () => {
+    const { run, judge, markdown } = await judgeGate(
+      { baseline: VARIED, candidate: { ...VARIED, seed: 2 }, judge: { judgeProse: 1 } },
+      { "judge-calibration": "none", "judge-floor": "0" },
+    );
+    const asked = judge?.items.filter((i) => i.orders.length > 0) ?? [];
+    assert.ok(asked.length > 10, `${asked.length} items asked`);
+    const orders = asked.flatMap((i) => i.orders);
+    assert.ok(
+      orders.every(
+        (o) =>
+          o.winner === null &&
+          /^the judge's reply was not the JSON asked for: “I would say/.test(o.error ?? ""),
+      ),
+    );
+    // Each order: the question, then the reminder.
+    assert.equal(judge?.calls, 2 * orders.length);
+    assert.equal(judge?.overall.unjudged, asked.length);
+    assert.equal(judge?.verdict, "inconclusive");
+    assert.notEqual(run.verdict, "fail");
+    assert.match(
+      judge?.reasons.join("; ") ?? "",
+      new RegExp(`the judge gave no readable verdict on ${asked.length} of 100 items`),
+    );
+    assert.match(
+      markdown,
+      new RegExp(
+        `The judge gave no readable verdict on ${asked.length} items \\(\`the judge's reply was not the JSON asked for`,
+      ),
+    );
+  },
+);
+
+test(
+  "a results file from another job is re-decided from its judgements; its page draws the outcomes",
+  LOAD_TEST,
+  async () => {
+    const { results } = await mockPairGate(
+      { baseline: {}, candidate: { judgeWorse: 0.2 }, judge: {} },
+      {
+        "quality-suite": "none",
+        contract: "none",
+        accuracy: "none",
+        "judge-items": "100",
+        "judge-concurrency": "16",
+      },
+    );
+    assert.equal(results.judge?.verdict, "fail");
+    const { trustResults } = await import("../../src/results/trust.ts");
+    const { headlineFor } = await import("../../src/report/headline.ts");
+    const file = JSON.parse(JSON.stringify(results));
+    file.judge.verdict = "pass";
+    file.verdict = "pass";
+    for (const i of file.judge.items) i.outcome = "tie";
+    const again = trustResults(file, "results.json", headlineFor);
+    assert.equal(
+      again.judge?.verdict,
+      "fail",
+      "recomputed from the orders, not the file's outcomes",
+    );
+    assert.equal(again.verdict, "fail");
+    assert.ok(
+      again.warnings.some((w) =>
+        /the judge verdict was pass; recomputed from its evidence: fail/.test(w),
+      ),
+    );
+    const forged = JSON.parse(JSON.stringify(results));
+    forged.judge.items[0].orders.push(...forged.judge.items[0].orders, {
+      winner: "A",
+      reason: "",
+      error: null,
+    });
+    assert.throws(
+      () => trustResults(forged, "results.json", headlineFor),
+      /\/judge\/items\/0\/orders must NOT have more than 2 items/,
+    );
+    const { gatePage } = await import("../../src/page/gate-page.ts");
+    const page = await gatePage(results, null);
+    assert.match(page, /<section id="judge-outcomes">[\s\S]*<svg/);
+    assert.match(page, /candidate lost/);
+  },
+);

@@ -117,11 +117,12 @@ const MIN_JUDGEMENTS = 10;
 function reasonsOf(
   s: Omit<CalibrationSummary, "trusted" | "reasons">,
   floor: CalibrationFloor,
+  firstError: string | null,
 ): string[] {
   const out: string[] = [];
   if (s.judgements < MIN_JUDGEMENTS)
     return [
-      `the judge gave a readable verdict on only ${s.judgements} of ${2 * s.pairs} calibration judgements`,
+      `the judge gave a readable verdict on only ${s.judgements} of ${2 * s.pairs} calibration judgements${firstError ? ` (the first unread: ${firstError})` : ""}`,
     ];
   if (s.agreement !== null && s.agreement < floor.minAgreement)
     out.push(
@@ -193,6 +194,7 @@ export function summarizeCalibration(
           }
         : null,
   };
-  const reasons = reasonsOf(base, floor);
+  const firstError = pairs.flatMap((p) => p.orders).find((o) => o.error !== null)?.error ?? null;
+  const reasons = reasonsOf(base, floor, firstError);
   return { ...base, trusted: reasons.length === 0, reasons };
 }

@@ -39,7 +39,7 @@ export function judgeOpenSentence(j: JudgeReport): string {
   const more = j.items_to_decide
     ? ` — about ${j.items_to_decide} items would decide at these rates (\`judge-items\`)`
     : "";
-  return `the judge: ${j.reasons.join("; ")}${more}`;
+  return `open-ended answers: ${j.reasons.join("; ")}${more}`;
 }
 
 function row(t: JudgeTally, bold: boolean): string {

@@ -208,3 +208,41 @@ test(
     assert.match(page, /candidate lost/);
   },
 );
+
+test(
+  "a judge that cannot be reached: the suite stays open naming why, and the arms are never asked",
+  LOAD_TEST,
+  async () => {
+    const { freePort } = await import("../helpers/servers.ts");
+    const port = await freePort();
+    let asked = 0;
+    const { run, results } = await mockPairGate(
+      {},
+      {
+        "quality-suite": "none",
+        contract: "none",
+        accuracy: "none",
+        "judge-url": `http://127.0.0.1:${port}/v1`,
+        "judge-model": "j",
+        "judge-items": "20",
+      },
+      {
+        runItems: async () => {
+          asked++;
+          throw new Error("the arms must not be asked");
+        },
+      },
+    );
+    assert.equal(asked, 0);
+    assert.equal(run.judge?.verdict, "inconclusive");
+    assert.equal(run.verdict, "inconclusive");
+    assert.match(
+      run.judge?.reasons[0] ?? "",
+      /^the judge gave a readable verdict on only 0 of 160 calibration judgements \(the first unread: .*(ECONNREFUSED|connect)/,
+    );
+    assert.match(
+      renderMarkdown(results, "default"),
+      /open-ended answers: the judge gave a readable verdict on only 0/,
+    );
+  },
+);

@@ -33,3 +33,12 @@ export const plural = (n: number, one: string, many = `${one}s`): string =>
 /** A change in milliseconds: +31.0 ms, −2.50 ms; "–" when unknown. */
 export const signedMs = (v: number | null | undefined): string =>
   v === null || v === undefined ? "–" : `${v >= 0 ? "+" : "−"}${compact(Math.abs(v))} ms`;
+
+/** Text from a server or a file as a markdown code span: nothing in it renders (no markup, mention or link). */
+export const codeSpan = (text: string, maxChars = 120): string =>
+  `\`${
+    text
+      .replace(/[`|\r\n]+/g, " ")
+      .trim()
+      .slice(0, maxChars) || " "
+  }\``;

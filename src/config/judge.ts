@@ -73,14 +73,24 @@ function judgeTarget(raw: RawSettings, env: Record<string, string | undefined>):
   };
 }
 
+/** Loopback names for one host: a judge at localhost is the variant at 127.0.0.1. */
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "0.0.0.0"]);
+
+/** Whether two base URLs name one endpoint (the host's case, loopback's names and a default port aside). */
+function sameEndpoint(a: string, b: string): boolean {
+  const key = (u: URL) =>
+    `${u.protocol}//${LOOPBACK.has(u.hostname) ? "loopback" : u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}${u.pathname.replace(/\/+$/, "")}`;
+  return key(new URL(a)) === key(new URL(b));
+}
+
 /** A judge that is one of the variants grades its own answers: said, not refused. */
 export function judgeNotes(
   judge: JudgeOptions | undefined,
   arms: Record<"baseline" | "candidate", Target>,
 ): string[] {
   if (!judge) return [];
-  const same = (["baseline", "candidate"] as const).filter(
-    (arm) => arms[arm].baseUrl === judge.judge.baseUrl,
+  const same = (["baseline", "candidate"] as const).filter((arm) =>
+    sameEndpoint(arms[arm].baseUrl, judge.judge.baseUrl),
   );
   if (same.length === 0) return [];
   return [

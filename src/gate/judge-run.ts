@@ -22,11 +22,10 @@ import {
   type JudgeRule,
 } from "../judge/compare.ts";
 import { type JudgeItem, referenceShare } from "../judge/items.ts";
-import type { JudgeOptions } from "../judge/options.ts";
+import { type JudgeOptions, plannedCalls } from "../judge/options.ts";
 import type { JudgeAsk } from "../judge/prompt.ts";
 import { origin } from "../openai/target.ts";
 import { type AnswerRun, answerOn } from "./answers.ts";
-import { plannedCalls } from "./judge.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
 
@@ -41,10 +40,11 @@ function armText(reply: ItemReply | undefined): ArmText {
   if (!reply) return { excerpt: "", chars: 0, error: "not asked", lost: false };
   return {
     excerpt: reply.text.slice(0, EXCERPT_CHARS),
-    chars: reply.text.length,
+    chars: reply.error === null ? reply.text.trim().length : 0,
     error: reply.error?.slice(0, 300) ?? null,
-    // A timeout or a dropped connection says nothing of what the model would answer.
-    lost: reply.error !== null && reply.exchange.status === 0,
+    // A timeout (before the headers or while the body came) or a dropped connection says
+    // nothing of what the model would answer.
+    lost: reply.error !== null && (reply.exchange.status === 0 || reply.exchange.timedOut),
   };
 }
 
@@ -113,12 +113,24 @@ async function judgeBoth(
   return pairs.map((_, k) => verdicts.slice(2 * k, 2 * k + 2));
 }
 
-/** The calibration's pairs: the built-in ones (the reference shown as most items show one) and the user's. */
+/**
+ * The calibration's pairs: the built-in ones (the reference shown as most
+ * items show one) and the user's; without a calibration, one built-in pair,
+ * asked before the arms are: a judge that cannot answer costs them nothing.
+ */
 function calibrationPairs(j: JudgeOptions): CalibrationPair[] {
   const c = j.calibration;
-  if (!c) return [];
   const withReference = referenceShare(j.suite.items) >= 0.5;
+  if (!c) return builtinPairs(1, withReference).slice(0, 1);
   return [...builtinPairs(c.perKind, withReference), ...c.labelled];
+}
+
+/** Why the judge is not asked further: it refused us, or (uncalibrated) could not be read on its first pair. */
+function stoppedBy(judge: Judge, j: JudgeOptions, pairs: readonly PairJudgement[]): string | null {
+  if (judge.fatal) return judge.fatal;
+  const first = pairs[0]?.orders ?? [];
+  if (j.calibration || first.some((o) => o.winner !== null)) return null;
+  return first.find((o) => o.error !== null)?.error ?? "no readable verdict on the first pair";
 }
 
 /** Seconds each part of the suite took. */
@@ -156,12 +168,15 @@ class JudgeRun {
     }
   }
 
-  /** Both orders of every calibration pair. */
+  /** Both orders of every calibration pair (without a calibration, of one pair: does the judge answer?). */
   calibrate(): Promise<PairJudgement[]> {
     const { j } = this;
     const pairs = calibrationPairs(j);
+    const where = `${j.judge.model} at ${origin(j.judge)}`;
     this.at.log(
-      `judge: calibrating ${j.judge.model} at ${origin(j.judge)} on ${plural(pairs.length, "pair")} whose better answer is known, both orders`,
+      j.calibration
+        ? `judge: calibrating ${where} on ${plural(pairs.length, "pair")} whose better answer is known, both orders`
+        : `judge: asking ${where} one pair first (judge-calibration none: its verdicts will be shown, not gated)`,
     );
     return this.timed("calibration", async () => {
       const texts = pairs.map((p) => ({
@@ -251,8 +266,14 @@ export async function runJudge(
   try {
     const run = new JudgeRun(options, j, judge, deps, at);
     const pairs = await run.calibrate();
+    const stopped = stoppedBy(judge, j, pairs);
     const report = (items: Found[], floor: Found[]) => {
-      const facts = { calls: judge.sent, planned_calls: plannedCalls(j), seconds: run.seconds };
+      const facts = {
+        calls: judge.sent,
+        planned_calls: plannedCalls(j),
+        seconds: run.seconds,
+        stopped,
+      };
       return compareJudged(
         j.suite.name,
         { items, floor, pairs },
@@ -263,8 +284,9 @@ export async function runJudge(
     };
     if (deps.signal?.aborted) return null;
     const calibration = j.calibration ? summarizeCalibration(pairs, rule) : null;
-    if (calibration && !calibration.trusted) {
-      at.log(`judge: not trusted (${calibration.reasons.join("; ")}): the arms are not asked`);
+    if (stopped || (calibration && !calibration.trusted)) {
+      const why = stopped ?? calibration?.reasons.join("; ");
+      at.log(`judge: not trusted (${why}): the arms are not asked`);
       return report([], []);
     }
     const { items } = j.suite;

@@ -8,8 +8,7 @@ import { plural } from "../common/format.ts";
 import { apartAlphas } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
 import { compareJudged, type JudgeReport, type JudgeRule } from "../judge/compare.ts";
-import type { JudgeOptions } from "../judge/options.ts";
-import { PERTURBATIONS } from "../judge/perturb.ts";
+import { type JudgeOptions, plannedCalls } from "../judge/options.ts";
 import { runJudge } from "./judge-run.ts";
 import type { GateOptions } from "./options.ts";
 import type { SideSuite } from "./suite.ts";
@@ -35,14 +34,6 @@ export interface JudgeRecord {
   };
 }
 
-/** Requests the judge may be sent: both orders of each calibration pair, item and re-run item (identical answers are not sent; retries not counted). */
-export function plannedCalls(j: JudgeOptions): number {
-  const c = j.calibration;
-  const pairs = c ? c.perKind * PERTURBATIONS.length + c.labelled.length : 0;
-  const floor = Math.round(j.suite.items.length * j.floorShare);
-  return 2 * (pairs + j.suite.items.length + floor);
-}
-
 function judgePlanLine(options: GateOptions): string | null {
   const j = options.judge;
   if (!j) return null;
@@ -63,13 +54,13 @@ export function judgeRule(j: JudgeOptions, decision: DecisionOptions): JudgeRule
   };
 }
 
-/** The rule at the default settings (α 5 %, one of three rates' shares beside two latencies), and of a file that records none. */
+/** The rule at the default settings (α 5 %; with accuracy, one of four rates' shares beside two latencies), and of a file that records none. */
 const DEFAULT_JUDGE_RULE: JudgeRule = {
   maxLoss: 0.05,
   minAgreement: 0.8,
   minConsistency: 0.7,
   passAlpha: 0.05,
-  failAlpha: 0.05 / 9,
+  failAlpha: 0.05 / 12,
 };
 
 const ruleOf = (r: JudgeRecord["rule"]): JudgeRule => ({
@@ -87,7 +78,8 @@ export const judgeSuite: SideSuite<"judge", JudgeReport, JudgeRecord> = {
     options.judge
       ? runJudge(options, options.judge, judgeRule(options.judge, options.decision), deps, at)
       : Promise.resolve(null),
-  verdict: (report) => report.verdict,
+  // An uncalibrated judge is shown, never gated.
+  verdict: (report) => (report.gated ? report.verdict : null),
   alphaShares: () => JUDGE_SHARES,
   planLine: judgePlanLine,
   describe: (options) => {
@@ -115,7 +107,12 @@ export const judgeSuite: SideSuite<"judge", JudgeReport, JudgeRecord> = {
       report.suite,
       { items: report.items, floor: report.floor_items, pairs: report.pairs },
       recorded ? ruleOf(recorded.rule) : DEFAULT_JUDGE_RULE,
-      { calls: report.calls, planned_calls: report.planned_calls, seconds: report.seconds },
+      {
+        calls: report.calls,
+        planned_calls: report.planned_calls,
+        seconds: report.seconds,
+        stopped: report.stopped,
+      },
       report.calibration !== null,
     ),
 };

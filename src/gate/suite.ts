@@ -42,7 +42,8 @@ export interface SideSuite<Id extends string, Report, Recorded> {
   planLine?(options: GateOptions): string | null;
   /** Runs it on both arms; null when a cancel stopped it part-way. */
   run(options: GateOptions, deps: GateDeps, at: SuiteContext): Promise<Report | null>;
-  verdict(report: Report): SuiteVerdict;
+  /** Its verdict as the gate takes it; null: shown, not part of the gate's verdict. */
+  verdict(report: Report): SuiteVerdict | null;
   /** Its settings for the results file (null: not asked for). */
   describe(options: GateOptions): Recorded | null;
   /** The rates' shares of the fail boundaries' α its rules hold, from its recorded settings (absent: none). */

@@ -41,9 +41,23 @@ const MAX_TOKENS = 400;
 /** A reply excerpt kept in an error. */
 const EXCERPT_CHARS = 120;
 
-/** A 4xx that names the structured output: the judge does not take a json_schema. */
-const refusesSchema = (status: number, text: string) =>
-  status >= 400 && status < 500 && /response_format|json_schema|guided|grammar|schema/i.test(text);
+/**
+ * The request fields a judge may refuse, each with what a 4xx naming it
+ * looks like: asked again without the field (max_tokens as
+ * max_completion_tokens, as OpenAI's reasoning models want it), and never
+ * with it again. The structured output is the first given up.
+ */
+const ADAPTABLE = [
+  ["schema", /response_format|json_schema|guided|grammar|schema/i],
+  ["maxTokens", /max_tokens/i],
+  ["sampling", /temperature|top_p|seed/i],
+] as const;
+type Adaptable = (typeof ADAPTABLE)[number][0];
+
+/** A judge that answers these refuses us whatever we ask: its URL, key or model is wrong. */
+const REFUSES_US = new Set([401, 403, 404]);
+/** An error kept at most this long (the results file's bound). */
+const MAX_ERROR_CHARS = 300;
 
 /** The message content of a completion body; null: none. */
 function contentOf(text: string): string | null {
@@ -57,7 +71,11 @@ function contentOf(text: string): string | null {
   }
 }
 
-const unjudged = (error: string): OrderVerdict => ({ winner: null, reason: "", error });
+const unjudged = (error: string): OrderVerdict => ({
+  winner: null,
+  reason: "",
+  error: error.slice(0, MAX_ERROR_CHARS),
+});
 
 const excerpt = (text: string): string => {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -68,8 +86,10 @@ export class Judge {
   private readonly poster: Poster;
   private readonly target: Target;
   private readonly options: JudgeRunOptions;
-  /** Whether the judge still takes a json_schema response_format. */
-  schema = true;
+  /** The fields the judge refused, not sent again. */
+  private readonly refused = new Set<Adaptable>();
+  /** Set when the judge refused us outright (401, 403, 404): nothing more is sent. */
+  fatal: string | null = null;
   /** Requests sent, every attempt. */
   sent = 0;
 
@@ -83,14 +103,13 @@ export class Judge {
   close = () => this.poster.close();
 
   private body(messages: readonly ChatMessage[]): string {
+    const r = this.refused;
     const fields: Record<string, unknown> = {
       messages,
-      max_tokens: MAX_TOKENS,
-      temperature: 0,
-      top_p: 1,
-      seed: this.options.seed,
+      [r.has("maxTokens") ? "max_completion_tokens" : "max_tokens"]: MAX_TOKENS,
+      ...(r.has("sampling") ? {} : { temperature: 0, top_p: 1, seed: this.options.seed }),
       n: 1,
-      ...(this.schema ? { response_format: VERDICT_FORMAT } : {}),
+      ...(r.has("schema") ? {} : { response_format: VERDICT_FORMAT }),
     };
     return requestBody(this.target, fields, false);
   }
@@ -112,20 +131,30 @@ export class Judge {
     }
   }
 
-  /** A send, once more after a transport failure, a 5xx or a 429, and without the schema when refused. */
+  /** The first field a 4xx names that the judge may do without, not yet given up. */
+  private refusal(status: number, text: string): Adaptable | null {
+    if (status < 400 || status >= 500) return null;
+    return (
+      ADAPTABLE.find(([field, names]) => !this.refused.has(field) && names.test(text))?.[0] ?? null
+    );
+  }
+
+  /** A send, once more after a transport failure, a 5xx or a 429, and without each field the judge refuses. */
   private async reply(
     messages: readonly ChatMessage[],
   ): Promise<{ content: string } | { error: string }> {
     let last = "";
     for (let attempt = 0; attempt < 2; attempt++) {
+      if (this.fatal) return { error: `not asked: ${this.fatal}` };
       const got = await this.send(messages);
       if ("error" in got) {
         last = got.error;
         if (this.options.signal?.aborted) break;
         continue;
       }
-      if (this.schema && refusesSchema(got.status, got.text)) {
-        this.schema = false;
+      const field = this.refusal(got.status, got.text);
+      if (field) {
+        this.refused.add(field);
         attempt--;
         continue;
       }
@@ -133,8 +162,11 @@ export class Judge {
         last = `HTTP ${got.status}`;
         continue;
       }
-      if (got.status < 200 || got.status >= 300)
-        return { error: `HTTP ${got.status}: ${excerpt(got.text)}` };
+      if (got.status < 200 || got.status >= 300) {
+        const error = `HTTP ${got.status}: ${excerpt(got.text)}`;
+        if (REFUSES_US.has(got.status)) this.fatal ??= `the judge answered ${error}`;
+        return { error };
+      }
       const content = contentOf(got.text);
       return content === null ? { error: "a body without a message" } : { content };
     }

@@ -7,6 +7,7 @@
 // floor cannot fail the gate: the reasons say why. Pure: a results file is
 // re-decided from its pairs by it.
 
+import { codeSpan } from "../common/format.ts";
 import type { OrderVerdict } from "./ask.ts";
 import type { CalibrationPair, PairKind } from "./calibration.ts";
 import { PERTURBATIONS, PERTURBED_NAME, type Perturbation } from "./perturb.ts";
@@ -84,8 +85,9 @@ function kindSummary(kind: PairKind, pairs: readonly PairJudgement[]): KindSumma
       const side = sideOf(i, o.winner);
       if (side === null) return;
       s.judgements++;
-      if (side === "tie") s.tie++;
-      else if (side === p.better) s.right++;
+      // A labelled tie judged a tie is right; any other tie is neither side.
+      if (side === p.better) s.right++;
+      else if (side === "tie") s.tie++;
       else s.wrong++;
     });
   return s;
@@ -113,6 +115,8 @@ function kappa(pairs: readonly PairJudgement[]): number | null {
 
 /** Fewer judgements than this say nothing of a judge. */
 const MIN_JUDGEMENTS = 10;
+/** The share of a kind's (and of all) calibration judgements that must be readable: what a judge will not answer it is not measured on. */
+const MIN_READABLE = 0.75;
 
 function reasonsOf(
   s: Omit<CalibrationSummary, "trusted" | "reasons">,
@@ -120,15 +124,23 @@ function reasonsOf(
   firstError: string | null,
 ): string[] {
   const out: string[] = [];
-  if (s.judgements < MIN_JUDGEMENTS)
+  const unread = firstError ? ` (the first unread: ${codeSpan(firstError)})` : "";
+  const all = 2 * s.pairs;
+  if (s.judgements < Math.max(MIN_JUDGEMENTS, MIN_READABLE * all))
     return [
-      `the judge gave a readable verdict on only ${s.judgements} of ${2 * s.pairs} calibration judgements${firstError ? ` (the first unread: ${firstError})` : ""}`,
+      `the judge gave a readable verdict on only ${s.judgements} of ${all} calibration judgements${unread}`,
     ];
   if (s.agreement !== null && s.agreement < floor.minAgreement)
     out.push(
       `the judge named the better answer in ${pct(s.agreement)} of its calibration judgements (judge-min-agreement ${pct(floor.minAgreement)})`,
     );
   for (const k of s.kinds) {
+    if (k.judgements < MIN_READABLE * 2 * k.pairs) {
+      out.push(
+        `the judge gave a readable verdict on only ${k.judgements} of ${2 * k.pairs} judgements of ${k.kind === "labelled" ? "your labelled pairs" : `pairs with ${PERTURBED_NAME[k.kind]}`}${unread}`,
+      );
+      continue;
+    }
     if (k.kind === "labelled") continue;
     const wrong = share(k.wrong, k.judgements);
     if (wrong !== null && wrong > 1 - floor.minAgreement)
@@ -146,12 +158,14 @@ function reasonsOf(
   return out;
 }
 
+/** Judgements that count as agreeing: the better side named — or, for padded pairs (filler of equal content), a tie: no length preference. */
+const agreeing = (k: KindSummary): number => k.right + (k.kind === "padded" ? k.tie : 0);
+
 /** The calibration's summary and whether the judge clears the floor. */
 export function summarizeCalibration(
   pairs: readonly PairJudgement[],
   floor: CalibrationFloor,
 ): CalibrationSummary {
-  const builtin = pairs.filter((p) => p.kind !== "labelled");
   const labelled = pairs.filter((p) => p.kind === "labelled");
   const kindsPresent: PairKind[] = [...PERTURBATIONS, "labelled"];
   const kinds = kindsPresent
@@ -162,7 +176,8 @@ export function summarizeCalibration(
       ),
     )
     .filter((k) => k.pairs > 0);
-  const built = kindSummary("fact", builtin);
+  const builtKinds = kinds.filter((k) => k.kind !== "labelled");
+  const builtJudged = builtKinds.reduce((n, k) => n + k.judgements, 0);
   const judgements = kinds.reduce((n, k) => n + k.judgements, 0);
   const sides = pairs.flatMap((p) => {
     const s = p.orders.map((o, i) => sideOf(i, o.winner));
@@ -180,7 +195,10 @@ export function summarizeCalibration(
     pairs: pairs.length,
     judgements,
     unjudged: 2 * pairs.length - judgements,
-    agreement: share(built.right, built.judgements),
+    agreement: share(
+      builtKinds.reduce((n, k) => n + agreeing(k), 0),
+      builtJudged,
+    ),
     consistency: share(sides.filter(Boolean).length, sides.length),
     kinds,
     length_preference: wrongShare("padded"),

@@ -11,6 +11,7 @@
 // cannot decide: the suite stays open and says why. Pure: a results file is
 // re-decided from its judgements by it.
 
+import { probit } from "simple-statistics";
 import {
   type AccuracyRule,
   type Bounded,
@@ -18,6 +19,8 @@ import {
   judgeDrop,
   type RuleVerdict,
 } from "../accuracy/compare.ts";
+import { pairedDifferenceBounds } from "../accuracy/interval.ts";
+import { codeSpan } from "../common/format.ts";
 import type { OrderVerdict } from "./ask.ts";
 import {
   bothOrders,
@@ -31,7 +34,7 @@ import {
 export interface ArmText {
   /** The answer's start (bounded), "" when none. */
   excerpt: string;
-  /** Its length in characters. */
+  /** Its length in characters, spaces at its ends aside (0: empty, or no answer). */
   chars: number;
   /** Why there is no answer (an HTTP status, a timeout…), else null. */
   error: string | null;
@@ -83,6 +86,8 @@ export interface JudgeTally {
 export interface JudgeReport {
   suite: string;
   verdict: RuleVerdict;
+  /** false: an uncalibrated judge (judge-calibration none): shown, never part of the gate's verdict. */
+  gated: boolean;
   /** Why it failed or stayed open, in words. */
   reasons: string[];
   overall: JudgeTally;
@@ -95,6 +100,8 @@ export interface JudgeReport {
   mean_chars: { baseline: number | null; candidate: number | null };
   /** Items that would decide at the rates seen (null: decided, or none would). */
   items_to_decide: number | null;
+  /** Why the judge was not asked past its first requests (it refused us, or could not be read); null: it was. */
+  stopped: string | null;
   /** Requests sent to the judge, every attempt; and at most how many the plan said (retries aside). */
   calls: number;
   planned_calls: number;
@@ -111,10 +118,12 @@ export interface JudgeReport {
 }
 
 /** The facts a report keeps beside its judgements. */
-export type JudgeFacts = Pick<JudgeReport, "calls" | "planned_calls" | "seconds">;
+export type JudgeFacts = Pick<JudgeReport, "calls" | "planned_calls" | "seconds" | "stopped">;
 
 /** Above this share of items without a readable verdict, the rest may not stand for them. */
 export const MAX_UNJUDGED_SHARE = 0.25;
+/** Above this share of items an arm lost to the transport, the rest may not stand for them either. */
+export const MAX_UNANSWERED_SHARE = 0.25;
 
 export function outcomeOf(j: Omit<ItemJudgement, "outcome">): ItemOutcome {
   if (j.baseline.lost || j.candidate.lost) return "unanswered";
@@ -164,26 +173,47 @@ export function tally(
 
 const points = (x: number) => `${(x * 100).toFixed(1)} points`;
 
-/** Why the judge's verdict cannot count: calibration, the floor, what could not be read. */
+/**
+ * The A/A's net with the pass boundary's error on both sides: a judge whose
+ * own re-run shows a net beyond half the margin, either way, tells a server
+ * from itself.
+ */
+function floorShows(floor: JudgeTally, rule: JudgeRule): Bounded | null {
+  const z = probit(1 - rule.passAlpha);
+  const n = floor.baseline_wins + floor.candidate_wins + floor.ties;
+  const b = pairedDifferenceBounds(floor.baseline_wins, floor.candidate_wins, n, {
+    lower: z,
+    upper: z,
+  });
+  const half = rule.maxLoss / 2;
+  return n > 0 && (b.lower > half || b.upper < -half) ? { ...b, verdict: "fail" } : null;
+}
+
+/** Why the judge's verdict cannot count: calibration, the floor, what could not be read or answered. */
 function distrust(
   overall: JudgeTally,
   floor: JudgeTally | null,
   calibration: CalibrationSummary | null,
   rule: JudgeRule,
+  stopped: string | null,
 ): string[] {
-  const out: string[] = [];
+  const out: string[] = stopped
+    ? [`the judge could not be asked: ${codeSpan(stopped, 200)}; the arms were not asked either`]
+    : [];
   if (calibration === null)
     out.push(
       "the judge was not calibrated (judge-calibration none): its verdict is shown, not gated",
     );
   else out.push(...calibration.reasons);
-  if (floor) {
-    const f = floor.net;
-    if (f.lower > rule.maxLoss / 2 || f.upper < -rule.maxLoss / 2)
-      out.push(
-        `the judge tells the baseline from its own re-run: a net ${f.estimate > 0 ? "win" : "loss"} of ${points(Math.abs(f.estimate))} for its first answers (${points(f.lower)} … ${points(f.upper)})`,
-      );
-  }
+  const f = floor ? floorShows(floor, rule) : null;
+  if (f)
+    out.push(
+      `the judge tells the baseline from its own re-run: a net ${f.estimate > 0 ? "win" : "loss"} of ${points(Math.abs(f.estimate))} for its first answers (${points(f.lower)} … ${points(f.upper)})`,
+    );
+  if (overall.unanswered > MAX_UNANSWERED_SHARE * overall.items)
+    out.push(
+      `${overall.unanswered} of ${overall.items} items went unanswered by an arm (a timeout, a dropped connection)`,
+    );
   const asked = overall.items - overall.unanswered;
   if (overall.unjudged > MAX_UNJUDGED_SHARE * asked)
     out.push(`the judge gave no readable verdict on ${overall.unjudged} of ${asked} items`);
@@ -206,11 +236,23 @@ const meanChars = (
   items: readonly ItemJudgement[],
   arm: "baseline" | "candidate",
 ): number | null => {
-  const answered = items.filter((i) => !i.baseline.lost && !i.candidate.lost);
+  // Items both arms answered: an error's empty answer is no length.
+  const answered = items.filter((i) => i.baseline.error === null && i.candidate.error === null);
   return answered.length > 0
     ? answered.reduce((s, i) => s + i[arm].chars, 0) / answered.length
     : null;
 };
+
+/** The suite's items that would decide, at the rates seen and the share of items judged (null: none would). */
+function itemsOfSuite(overall: JudgeTally, judged: number, rule: JudgeRule): number | null {
+  const n = itemsToDecide(
+    overall.baseline_wins,
+    overall.candidate_wins,
+    judged,
+    accuracyRule(rule),
+  );
+  return n === null ? null : Math.ceil((n * overall.items) / judged);
+}
 
 /** Each item with its outcome made from its orders. */
 const decided = (items: readonly Omit<ItemJudgement, "outcome">[]): ItemJudgement[] =>
@@ -235,7 +277,7 @@ export function compareJudged(
   );
   const floor = judged.floor.length > 0 ? tally("floor", judged.floor, rule) : null;
   const calibration = calibrated ? summarizeCalibration(judged.pairs, rule) : null;
-  const untrusted = distrust(overall, floor, calibration, rule);
+  const untrusted = distrust(overall, floor, calibration, rule, facts.stopped);
   const judgedCount = overall.baseline_wins + overall.candidate_wins + overall.ties;
   const verdict: RuleVerdict =
     untrusted.length > 0 || judgedCount === 0 ? "inconclusive" : overall.net.verdict;
@@ -243,6 +285,7 @@ export function compareJudged(
   return {
     suite,
     verdict,
+    gated: calibrated,
     reasons:
       untrusted.length > 0
         ? untrusted
@@ -257,14 +300,7 @@ export function compareJudged(
       baseline: meanChars(judged.items, "baseline"),
       candidate: meanChars(judged.items, "candidate"),
     },
-    items_to_decide: open
-      ? itemsToDecide(
-          overall.baseline_wins,
-          overall.candidate_wins,
-          judgedCount,
-          accuracyRule(rule),
-        )
-      : null,
+    items_to_decide: open ? itemsOfSuite(overall, judgedCount, rule) : null,
     ...facts,
     items: judged.items,
     floor_items: judged.floor,

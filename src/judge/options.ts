@@ -5,6 +5,7 @@
 import type { Target } from "../openai/target.ts";
 import type { CalibrationPair } from "./calibration.ts";
 import type { JudgeSuite } from "./items.ts";
+import { PERTURBATIONS } from "./perturb.ts";
 
 export interface JudgeCalibration {
   /** "builtin", "none" or the labelled pairs' file. */
@@ -32,4 +33,16 @@ export interface JudgeOptions {
   maxLoss: number;
   minAgreement: number;
   minConsistency: number;
+}
+
+/**
+ * Requests the judge may be sent: both orders of each calibration pair (or of
+ * the one pair asked first without a calibration), item and re-run item
+ * (identical answers are not sent; retries not counted).
+ */
+export function plannedCalls(j: JudgeOptions): number {
+  const c = j.calibration;
+  const pairs = c ? c.perKind * PERTURBATIONS.length + c.labelled.length : 1;
+  const floor = Math.round(j.suite.items.length * j.floorShare);
+  return 2 * (pairs + j.suite.items.length + floor);
 }

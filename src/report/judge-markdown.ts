@@ -76,12 +76,20 @@ function calibrationLine(c: CalibrationSummary | null): string {
   return `The judge's calibration (${plural(c.pairs, "pair")} whose better answer is known, both orders): agreement ${pct(c.agreement)} · position consistency ${pct(c.consistency)} · preferred the padded answer in ${pct(c.length_preference)} of its judgements (length preference) · followed an injected instruction in ${pct(c.injection_followed)}${labelled}${unjudged} — ${trust}.`;
 }
 
+/** The share of a tally's judged items the judge decided either way. */
+function decidedShare(t: JudgeTally): string {
+  const judged = t.baseline_wins + t.candidate_wins + t.ties;
+  return judged > 0
+    ? `${Math.round(((t.baseline_wins + t.candidate_wins) / judged) * 100)} %`
+    : "–";
+}
+
 function floorLine(j: JudgeReport): string {
   const f = j.floor;
   if (!f)
     return "The baseline was not re-run (`judge-floor: 0`): the judge's own noise is unknown.";
   const identical = j.floor_items.filter((i) => i.settled === "identical").length;
-  return `The judge's own A/A: the baseline's re-run of ${plural(f.items, "item")} — ${identical} answers identical, ${f.baseline_wins} won by the first answers, ${f.candidate_wins} by the re-run, ${f.ties - identical} tied: net ${signedPts(f.net.estimate)} points (${interval(f)}), the noise the candidate's losses are read against.`;
+  return `The judge's own A/A: the baseline's re-run of ${plural(f.items, "item")} — ${identical} answers identical, ${f.baseline_wins} won by the first answers, ${f.candidate_wins} by the re-run, ${f.ties - identical} tied: net ${signedPts(f.net.estimate)} points (${interval(f)}). Its noise: it decided ${decidedShare(f)} of the re-run's items, ${decidedShare(j.overall)} of the candidate's.`;
 }
 
 function notes(j: JudgeReport): string[] {
@@ -111,17 +119,19 @@ export function judge(r: GateResults): string {
   const j = r.judge;
   if (!j) return r.judge_skipped ? `**Open-ended answers (judge)** — ${r.judge_skipped}` : "";
   const o = j.overall;
-  const headline =
-    j.verdict === "fail"
+  const net = `${signedPts(o.net.estimate)} points (${interval(o)})`;
+  const headline = !j.gated
+    ? `not gated — the judge was not calibrated (\`judge-calibration: none\`); its net loss: ${net}`
+    : j.verdict === "fail"
       ? judgeSentence(j)
       : j.verdict === "inconclusive"
         ? judgeOpenSentence(j)
-        : `no net loss beyond the tolerance: ${signedPts(o.net.estimate)} points (${interval(o)})`;
+        : `no net loss beyond the tolerance: ${net}`;
   const again = j.floor ? `, ${j.floor.items} of them again on the baseline` : "";
   const model = r.config?.judge?.judge_model;
   const by = model ? ` judged by ${wireText(model)}` : " judged";
   return [
-    `**Open-ended answers (judge)** ${ICON[j.verdict]} ${headline}. Suite ${wireText(j.suite)}, ${plural(o.items, "item")} on each arm${again},${by} in both orders (a win only when both orders agree, else a tie); the net loss is the candidate's losses less its wins, in points of the items judged:`,
+    `**Open-ended answers (judge)** ${j.gated ? ICON[j.verdict] : "ℹ️"} ${headline}. Suite ${wireText(j.suite)}, ${plural(o.items, "item")} on each arm${again},${by} in both orders (a win only when both orders agree, else a tie); the net loss is the candidate's losses less its wins, in points of the items judged:`,
     "",
     ...(o.items > 0
       ? table(j)

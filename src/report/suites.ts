@@ -55,7 +55,8 @@ export const SUITE_RENDER: { readonly [K in SuiteId]: SuiteRender } = {
     section: judge,
     details: judgeDetails,
     failed: (r) => (r.judge?.verdict === "fail" ? judgeSentence(r.judge) : null),
-    open: (r) => (r.judge?.verdict === "inconclusive" ? judgeOpenSentence(r.judge) : null),
+    open: (r) =>
+      r.judge?.gated && r.judge.verdict === "inconclusive" ? judgeOpenSentence(r.judge) : null,
   },
   truncation: {
     section: truncation,

@@ -142,3 +142,33 @@ test(
     assert.equal(silent.sent, 2);
   },
 );
+
+test(
+  "a reasoning model's refusals: max_tokens as max_completion_tokens, no temperature, each once",
+  LOAD_TEST,
+  async () => {
+    const { out, bodies } = await verdicts(
+      [
+        {
+          status: 400,
+          body: '{"error": {"message": "Unsupported parameter: max_tokens; use max_completion_tokens"}}',
+        },
+        {
+          status: 400,
+          body: '{"error": {"message": "temperature does not support 0 with this model"}}',
+        },
+      ],
+      2,
+    );
+    assert.deepEqual(
+      out.map((v) => v.winner),
+      ["A", "A"],
+    );
+    assert.equal(bodies.length, 4);
+    assert.equal(bodies[2]?.max_completion_tokens, 400);
+    assert.equal(bodies[2]?.max_tokens, undefined);
+    assert.equal(bodies[2]?.temperature, undefined);
+    assert.ok(bodies[2]?.response_format, "the schema was not what it refused");
+    assert.equal(bodies[3]?.temperature, undefined, "never asked with it again");
+  },
+);

@@ -18,6 +18,7 @@ const RULE: JudgeRule = {
 const FACTS = {
   calls: 0,
   planned_calls: 0,
+  stopped: null,
   seconds: { calibration: 0, baseline: 0, candidate: 0, again: 0, judge: 0 },
 };
 

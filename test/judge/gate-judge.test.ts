@@ -37,10 +37,10 @@ async function judgeGate(
 const VARIED = { judgeVariation: 0.4 };
 
 test(
-  "a candidate whose answers are worse on 20 % of the items fails, naming the judge",
+  "a candidate whose answers are worse on 15 % of the items fails, naming the judge",
   LOAD_TEST,
   async () => {
-    const { run, judge, markdown } = await judgeGate({ candidate: { judgeWorse: 0.2 } });
+    const { run, judge, markdown } = await judgeGate({ candidate: { judgeWorse: 0.15 } });
     assert.equal(judge?.verdict, "fail", judge?.reasons.join("; "));
     assert.equal(run.verdict, "fail");
     assert.ok(judge?.calibration?.trusted, "the unbiased mock judge is trusted");
@@ -124,37 +124,83 @@ test(
 );
 
 test(
-  "a judge that answers in prose is asked once more, then unjudged, counted and named",
+  "a judge that answers in prose is asked once more, then unjudged, counted and named; one that always does is not trusted",
   LOAD_TEST,
   async () => {
-    const { run, judge, markdown } = await judgeGate(
-      { baseline: VARIED, candidate: { ...VARIED, seed: 2 }, judge: { judgeProse: 1 } },
-      { "judge-calibration": "none", "judge-floor": "0" },
+    const arms = { baseline: VARIED, candidate: { ...VARIED, seed: 2 } };
+    // About 3 replies in 10 in prose: 1 order in 11 still prose after its reminder.
+    const { judge, markdown } = await judgeGate(
+      { ...arms, judge: { judgeProse: 0.3 } },
+      { "judge-floor": "0" },
     );
-    const asked = judge?.items.filter((i) => i.orders.length > 0) ?? [];
-    assert.ok(asked.length > 10, `${asked.length} items asked`);
-    const orders = asked.flatMap((i) => i.orders);
+    assert.ok(judge?.calibration?.trusted, judge?.calibration?.reasons.join("; "));
+    const orders = [
+      ...(judge?.items ?? []).flatMap((i) => i.orders),
+      ...(judge?.pairs ?? []).flatMap((p) => p.orders),
+    ];
+    const unread = orders.filter((o) => o.winner === null);
     assert.ok(
-      orders.every(
-        (o) =>
-          o.winner === null &&
-          /^the judge's reply was not the JSON asked for: “I would say/.test(o.error ?? ""),
+      unread.length > 0 && unread.length < orders.length / 4,
+      `${unread.length} of ${orders.length} unread`,
+    );
+    assert.ok(
+      unread.every((o) =>
+        /^the judge's reply was not the JSON asked for: “I would say/.test(o.error ?? ""),
       ),
     );
-    // Each order: the question, then the reminder.
-    assert.equal(judge?.calls, 2 * orders.length);
-    assert.equal(judge?.overall.unjudged, asked.length);
-    assert.equal(judge?.verdict, "inconclusive");
-    assert.notEqual(run.verdict, "fail");
-    assert.match(
-      judge?.reasons.join("; ") ?? "",
-      new RegExp(`the judge gave no readable verdict on ${asked.length} of 100 items`),
+    // Each order once, each reply in prose once more with the reminder.
+    assert.ok((judge?.calls ?? 0) > orders.length && (judge?.calls ?? 0) < 2 * orders.length);
+    const unjudged = judge?.overall.unjudged ?? 0;
+    assert.equal(
+      unjudged,
+      (judge?.items ?? []).filter((i) => i.orders.some((o) => o.winner === null)).length,
     );
+    assert.ok(unjudged > 0);
     assert.match(
       markdown,
       new RegExp(
-        `The judge gave no readable verdict on ${asked.length} items \\(\`the judge's reply was not the JSON asked for`,
+        `The judge gave no readable verdict on ${unjudged} items? \\(\`the judge's reply was not the JSON asked for`,
       ),
+    );
+
+    const always = await judgeGate({ ...arms, judge: { judgeProse: 1 } });
+    assert.equal(always.judge?.verdict, "inconclusive");
+    assert.equal(always.judge?.items.length, 0, "the arms are not asked");
+    assert.equal(always.judge?.calls, 2 * 2 * 80, "every calibration order asked twice");
+    assert.match(
+      always.judge?.reasons[0] ?? "",
+      /^the judge gave a readable verdict on only 0 of 160 calibration judgements \(the first unread: `the judge's reply was not the JSON asked for/,
+    );
+  },
+);
+
+test(
+  "judge-calibration none: one pair first, then the verdict shown and never gated",
+  LOAD_TEST,
+  async () => {
+    const { run, judge, markdown } = await judgeGate(
+      { candidate: { judgeWorse: 0.3 } },
+      { "judge-calibration": "none" },
+    );
+    assert.equal(judge?.gated, false);
+    assert.equal(judge?.pairs.length, 1, "one pair asked before the arms");
+    assert.ok((judge?.overall.baseline_wins ?? 0) > 20, "the losses are shown");
+    assert.equal(run.verdict, "pass", "an uncalibrated judge's loss does not fail the gate");
+    assert.match(
+      markdown,
+      /\*\*Open-ended answers \(judge\)\*\* ℹ️ not gated — the judge was not calibrated/,
+    );
+    const prose = await judgeGate({}, { "judge-calibration": "none" }).then(() =>
+      judgeGate({ judge: { judgeProse: 1 } }, { "judge-calibration": "none" }),
+    );
+    assert.equal(
+      prose.judge?.items.length,
+      0,
+      "a judge that cannot be read on its first pair costs the arms nothing",
+    );
+    assert.match(
+      prose.judge?.reasons[0] ?? "",
+      /^the judge could not be asked: `the judge's reply was not the JSON asked for/,
     );
   },
 );

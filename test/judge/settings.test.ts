@@ -69,7 +69,7 @@ test("the judge's key: judge-api-key or its own environment variable, never a va
 
 test("a judge at a variant's URL is allowed and named: a model grading itself", () => {
   const notes =
-    config({ ...JUDGE, "judge-url": "http://127.0.0.1:8002/v1/" }).gate.setupNotes ?? [];
+    config({ ...JUDGE, "judge-url": "http://LOCALHOST:8002/v1/" }).gate.setupNotes ?? [];
   assert.ok(
     notes.some((n) =>
       /judge-url is the candidate's endpoint: the model grades its own answers/.test(n),

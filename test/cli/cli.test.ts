@@ -148,7 +148,13 @@ test(
   "demo gates a candidate mock with 30 % slower decoding and names p95 ITL; its page opens in Chromium",
   SLOW_LOAD_TEST,
   async () => {
-    const r = spawnSync(process.execPath, [CLI, "demo"], { encoding: "utf8", timeout: 400_000 });
+    const demo = () =>
+      spawnSync(process.execPath, [CLI, "demo"], { encoding: "utf8", timeout: 190_000 });
+    // A starved machine (two busy loops beside the suite) may leave a pair invalid after
+    // its re-runs: the demo then rightly says error, naming the busy machine. The claim
+    // here is about a run the machine let measure: such a run is made once more.
+    let r = demo();
+    if (/\*\*error\*\* — no performance verdict: .*the machine was busy/.test(r.stdout)) r = demo();
     assert.equal(r.status, 0, r.stderr);
     assert.match(
       r.stdout,

@@ -44,9 +44,10 @@ const PLAN = {
   // No scrapes: a shorter slot between trials (docs/sharding.md).
   "baseline-metrics-url": "none",
   "candidate-metrics-url": "none",
-  // Lateness is not what this is about: five processes share two cores.
-  "max-late-sends": "50%",
-  "max-skew-effect": "50%",
+  // Lateness is not what this is about: five processes share two cores (and on a busy
+  // machine, two more): a late trial measures no worse than it is, so it is kept.
+  "max-late-sends": "100%",
+  "max-skew-effect": "100%",
   "max-event-loop-delay-ms": "200",
   "max-client-cpu": "1",
 } as const;
@@ -106,8 +107,9 @@ test(
     const gate = (extra: Record<string, string>) =>
       runCliProcess(["gate", ...flagsOf({ ...settings, ...extra })], 150_000);
     try {
-      // Time to start three processes and their preflights on a busy machine.
-      const startAt = new Date(Date.now() + 8_000).toISOString();
+      // Time to start three processes and their preflights on a busy machine: a loaded run
+      // (two busy loops and another test file) once took 13.7 s, past an 8 s start.
+      const startAt = new Date(Date.now() + 25_000).toISOString();
       const shardDir = join(dir, "shards");
       const runs = await Promise.all(
         [0, 1, 2].map((i) => {

@@ -1764,10 +1764,10 @@ var require_util = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest(client, request3, err) {
       try {
-        request2.onResponseError(err);
-        assert(request2.aborted);
+        request3.onResponseError(err);
+        assert(request3.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -3485,11 +3485,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value) {
       return Buffer.from(value, "binary").toString("utf8");
     }
-    function requestCurrentURL(request2) {
-      return request2.urlList[request2.urlList.length - 1];
+    function requestCurrentURL(request3) {
+      return request3.urlList[request3.urlList.length - 1];
     }
-    function requestBadPort(request2) {
-      const url = requestCurrentURL(request2);
+    function requestBadPort(request3) {
+      const url = requestCurrentURL(request3);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -3527,10 +3527,10 @@ var require_util2 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request2.referrerPolicy = policy;
+        request3.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -3550,33 +3550,33 @@ var require_util2 = __commonJS({
       header = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header, true);
     }
-    function appendRequestOriginHeader(request2) {
-      let serializedOrigin = request2.origin;
+    function appendRequestOriginHeader(request3) {
+      let serializedOrigin = request3.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
-        request2.headersList.append("origin", serializedOrigin, true);
-      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
-        switch (request2.referrerPolicy) {
+      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
+        request3.headersList.append("origin", serializedOrigin, true);
+      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
+        switch (request3.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
+            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request2, requestCurrentURL(request2))) {
+            if (!sameOrigin(request3, requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request2.headersList.append("origin", serializedOrigin, true);
+        request3.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -3630,18 +3630,18 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request2) {
-      const policy = request2.referrerPolicy;
+    function determineRequestsReferrer(request3) {
+      const policy = request3.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request2.referrer === "client") {
+      if (request3.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request2.referrer)) {
-        referrerSource = request2.referrer;
+      } else if (webidl.is.URL(request3.referrer)) {
+        referrerSource = request3.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -3659,14 +3659,14 @@ var require_util2 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -3676,17 +3676,17 @@ var require_util2 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request3, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request3, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -3753,7 +3753,7 @@ var require_util2 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -4132,7 +4132,7 @@ var require_util2 = __commonJS({
       }
       return gettingDecodingSplitting(value);
     }
-    function hasAuthenticationEntry(request2) {
+    function hasAuthenticationEntry(request3) {
       return false;
     }
     function includesCredentials(url) {
@@ -4821,7 +4821,7 @@ var require_request = __commonJS({
       controller.abort(reason);
       return controller;
     }
-    function processHeader(request2, key, val) {
+    function processHeader(request3, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -4868,24 +4868,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request2.host !== null) {
+        if (request3.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request2.host = val;
+        request3.host = val;
       } else if (headerName === "content-length") {
-        if (request2.contentLength !== null) {
+        if (request3.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request2.contentLength = parseInt(val, 10);
-      } else if (request2.contentType === null && headerName === "content-type") {
-        request2.contentType = val;
-        request2.headers.push(key, val);
+        request3.contentLength = parseInt(val, 10);
+      } else if (request3.contentType === null && headerName === "content-type") {
+        request3.contentType = val;
+        request3.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -4899,13 +4899,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed === "close") {
-            request2.reset = true;
+            request3.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request2.headers.push(key, val);
+        request3.headers.push(key, val);
       }
     }
     var isFormData;
@@ -8146,8 +8146,8 @@ var require_parser_h1 = __commonJS({
           this.timeout.refresh();
         }
         if (len2 > 0) {
-          const request2 = client[kQueue][client[kRunningIdx]];
-          assert(request2);
+          const request3 = client[kQueue][client[kRunningIdx]];
+          assert(request3);
           assert(this.timeoutType === TIMEOUT_BODY);
           assert(this.statusCode >= 200);
           if (maxResponseSize > -1 && this.bytesRead + len2 > maxResponseSize) {
@@ -8155,7 +8155,7 @@ var require_parser_h1 = __commonJS({
           }
           this.bytesRead += len2;
           this.directBodyRemaining -= len2;
-          if (request2.onResponseData(data.subarray(0, len2)) === false) {
+          if (request3.onResponseData(data.subarray(0, len2)) === false) {
             this.directBodyCompletePending = this.directBodyRemaining === 0;
             this.pauseParser();
             this[kPausedByHandler] = true;
@@ -8273,11 +8273,11 @@ var require_parser_h1 = __commonJS({
           if (socket.destroyed) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Other side closed");
           }
-          const request2 = client[kQueue][client[kRunningIdx]];
-          if (!request2) {
+          const request3 = client[kQueue][client[kRunningIdx]];
+          if (!request3) {
             return this.fail(this.milo.ERROR_CALLBACK_ERROR, "Missing request");
           }
-          request2.onResponseStarted();
+          request3.onResponseStarted();
         }
         for (; ; ) {
           const event = this.parserEvents[cursor];
@@ -8308,8 +8308,8 @@ var require_parser_h1 = __commonJS({
                 return;
               }
               assert(statusCode >= 100);
-              const request2 = client2[kQueue][client2[kRunningIdx]];
-              assert(request2);
+              const request3 = client2[kQueue][client2[kRunningIdx]];
+              assert(request3);
               this.statusCode = 0;
               this.statusText = "";
               this.bytesRead = 0;
@@ -8325,12 +8325,12 @@ var require_parser_h1 = __commonJS({
               if (statusCode < 200) {
                 break;
               }
-              if (request2.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
+              if (request3.method !== "HEAD" && contentLength !== -1 && bytesRead !== contentLength) {
                 util.destroy(socket2, new ResponseContentLengthMismatchError());
                 this.pauseParser();
                 break;
               }
-              request2.onResponseEnd(trailers);
+              request3.onResponseEnd(trailers);
               client2[kQueue][client2[kRunningIdx]++] = null;
               if (socket2[kWriting]) {
                 assert(client2[kRunning] === 0);
@@ -8412,8 +8412,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request2 = client2[kQueue][client2[kRunningIdx]];
-              if (!request2) {
+              const request3 = client2[kQueue][client2[kRunningIdx]];
+              if (!request3) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Missing request");
               }
               assert(!this.upgrade);
@@ -8425,7 +8425,7 @@ var require_parser_h1 = __commonJS({
                 );
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Bad response");
               }
-              if (shouldUpgrade && !request2.upgrade) {
+              if (shouldUpgrade && !request3.upgrade) {
                 util.destroy(
                   socket2,
                   new SocketError("bad upgrade", util.getSocketInfo(socket2))
@@ -8434,15 +8434,15 @@ var require_parser_h1 = __commonJS({
               }
               assert(this.timeoutType === TIMEOUT_HEADERS);
               this.statusCode = statusCode;
-              this.shouldKeepAlive = shouldKeepAlive || request2.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+              this.shouldKeepAlive = shouldKeepAlive || request3.method === "HEAD" && !socket2[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
               this.contentLength = bodyKind === BODY_KIND_CONTENT_LENGTH ? contentLength : -1;
               if (this.statusCode >= 200) {
-                const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client2[kBodyTimeout];
+                const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client2[kBodyTimeout];
                 this.setTimeout(bodyTimeout, TIMEOUT_BODY);
               } else if (this.timeout?.refresh) {
                 this.timeout.refresh();
               }
-              if (request2.method === "CONNECT") {
+              if (request3.method === "CONNECT") {
                 assert(client2[kRunning] === 1);
                 milo.setIsConnect(this.parser, true);
                 this.upgrade = true;
@@ -8474,20 +8474,20 @@ var require_parser_h1 = __commonJS({
               } else {
                 socket2[kReset] = true;
               }
-              const pause = request2.onResponseStart(
+              const pause = request3.onResponseStart(
                 statusCode,
                 headers,
                 this.resume,
                 statusText
               ) === false;
-              if (request2.aborted) {
+              if (request3.aborted) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Request aborted");
               }
-              if (request2.method === "HEAD" || statusCode < 200) {
+              if (request3.method === "HEAD" || statusCode < 200) {
                 this.setShouldSkipBody(true);
               }
               this.headersSuspended = true;
-              if (!pause && request2.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
+              if (!pause && request3.method !== "HEAD" && statusCode >= 200 && statusCode !== 204 && statusCode !== 205 && statusCode !== 304 && bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength > 0 && !hasTrailers) {
                 this.directBodyRemaining = contentLength;
               }
               if (socket2[kBlocking]) {
@@ -8497,7 +8497,7 @@ var require_parser_h1 = __commonJS({
               if (pause) {
                 this.pauseParser();
                 this[kPausedByHandler] = true;
-              } else if (request2.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
+              } else if (request3.method === "HEAD" || statusCode < 200 || statusCode === 204 || statusCode === 205 || statusCode === 304 || bodyKind === BODY_KIND_CONTENT_LENGTH && contentLength === 0) {
                 this.directBodyCompletePending = true;
               }
               break;
@@ -8509,8 +8509,8 @@ var require_parser_h1 = __commonJS({
               if (socket2.destroyed) {
                 return this.fail(milo.ERROR_CALLBACK_ERROR, "Other side closed");
               }
-              const request2 = client2[kQueue][client2[kRunningIdx]];
-              assert(request2);
+              const request3 = client2[kQueue][client2[kRunningIdx]];
+              assert(request3);
               assert(this.timeoutType === TIMEOUT_BODY);
               if (this.timeout?.refresh) {
                 this.timeout.refresh();
@@ -8525,7 +8525,7 @@ var require_parser_h1 = __commonJS({
               }
               this.bytesRead += len2;
               const buffer = currentBufferRef;
-              if (request2.onResponseData(
+              if (request3.onResponseData(
                 new FastBuffer(buffer.buffer, buffer.byteOffset + at2, len2)
               ) === false) {
                 this.pauseParser();
@@ -8581,9 +8581,9 @@ var require_parser_h1 = __commonJS({
         assert(client[kSocket] === socket);
         assert(!socket.destroyed);
         assert(!this.paused);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
+        assert(request3.upgrade || request3.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -8605,7 +8605,7 @@ var require_parser_h1 = __commonJS({
           new InformationalError("upgrade")
         );
         try {
-          request2.onRequestUpgrade(statusCode, headers, socket);
+          request3.onRequestUpgrade(statusCode, headers, socket);
         } catch (err) {
           util.destroy(socket, err);
         }
@@ -9711,11 +9711,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
-        request2.onResponseStarted();
+        request3.onResponseStarted();
         return 0;
       }
       /**
@@ -9785,9 +9785,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
+        assert(request3.upgrade || request3.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -9804,9 +9804,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onRequestUpgrade(statusCode, headers, socket, statusText);
+          request3.onRequestUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request2, err);
+          util.errorRequest(client, request3, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -9826,8 +9826,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
         assert(!this.upgrade);
@@ -9836,29 +9836,29 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request2.upgrade) {
+        if (upgrade && !request3.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request2.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
-        if (request2.method === "HEAD" || statusCode === 204 || statusCode === 304) {
-          if (request2.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
+        request3.method === "HEAD" && !socket[kReset] && /(?:^|,)[\t ]*keep-alive[\t ]*(?:,|$)/i.test(this.connection) && !/(?:^|,)[\t ]*close[\t ]*(?:,|$)/i.test(this.connection);
+        if (request3.method === "HEAD" || statusCode === 204 || statusCode === 304) {
+          if (request3.method !== "HEAD" && (this.contentLength > 0 || this.hasTransferEncoding)) {
             this.shouldKeepAlive = false;
           }
           this.contentLength = -1;
         }
         if (this.statusCode >= 200) {
-          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request2.method === "CONNECT") {
+        if (request3.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -9886,11 +9886,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onResponseStart(statusCode, headers, this.resume, statusText) === false;
-        if (request2.aborted) {
+        const pause = request3.onResponseStart(statusCode, headers, this.resume, statusText) === false;
+        if (request3.aborted) {
           return -1;
         }
-        if (request2.method === "HEAD") {
+        if (request3.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -9911,8 +9911,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -9925,7 +9925,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request2.onResponseData(buf) === false) {
+        if (request3.onResponseData(buf) === false) {
           return constants.ERROR.PAUSED;
         }
         return 0;
@@ -9943,8 +9943,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -9961,7 +9961,7 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request2.onResponseEnd(headers);
+        request3.onResponseEnd(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -10030,8 +10030,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request2) {
-          return writeH1(client, request2);
+        write(request3) {
+          return writeH1(client, request3);
         },
         resume() {
           resumeH1(client);
@@ -10058,18 +10058,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request2) {
+        busy(request3) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request2) {
-            if (client[kRunning] > 0 && !request2.idempotent) {
+          if (request3) {
+            if (client[kRunning] > 0 && !request3.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
               return true;
             }
           }
@@ -10122,13 +10122,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
-          util.errorRequest(client, request2, err);
+          const request3 = requests[i];
+          util.errorRequest(client, request3, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request3 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -10205,8 +10205,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request2 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
+            const request3 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -10215,11 +10215,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request2) {
+    function setTypeOfService(socket, request3) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request2.typeOfService;
+      const typeOfService = request3.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -10233,26 +10233,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request2) {
-      const { method, path, host, upgrade, blocking, reset } = request2;
-      let { body, headers, contentLength } = request2;
+    function writeH1(client, request3) {
+      const { method, path, host, upgrade, blocking, reset } = request3;
+      let { body, headers, contentLength } = request3;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request2.contentType == null) {
+        if (request3.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request2.contentType == null) {
+      } else if (util.isBlobLike(body) && request3.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -10264,14 +10264,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -10279,19 +10279,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
-        util.errorRequest(client, request2, err || new RequestAbortedError());
+        util.errorRequest(client, request3, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request2.onRequestStart(abort, null);
+        request3.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -10309,7 +10309,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request2);
+      setTypeOfService(socket, request3);
       let header = `${method} ${path} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -10343,31 +10343,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request2, headers: header, socket });
+        channels.sendHeaders.publish({ request: request3, headers: header, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request2, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request3, socket, contentLength, header, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body, client, request3, socket, contentLength, header, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body, client, request3, socket, contentLength, header, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body, client, request3, socket, contentLength, header, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body, client, request3, socket, contentLength, header, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -10433,7 +10433,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -10453,18 +10453,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request2.onBodySent(body);
-          if (!expectsPayload && request2.reset !== false) {
+          request3.onBodySent(body);
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -10476,9 +10476,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
-        if (!expectsPayload && request2.reset !== false) {
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
+        if (!expectsPayload && request3.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -10486,7 +10486,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -10505,7 +10505,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -10534,9 +10534,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header }) {
         this.socket = socket;
-        this.request = request2;
+        this.request = request3;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -10565,7 +10565,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -10590,7 +10590,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request2.reset !== false) {
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -10610,7 +10610,7 @@ ${len2.toString(16)}\r
         this.bytesWritten += len2;
         const ret = socket.write(chunk);
         socket.uncork();
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -10624,8 +10624,8 @@ ${len2.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request2 } = this;
-        request2.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request3 } = this;
+        request3.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -10781,47 +10781,47 @@ var require_client_h2 = __commonJS({
     function getGoAwayPendingIdx(client, lastStreamID) {
       const maxAcceptedStreamID = Number.isInteger(lastStreamID) ? lastStreamID : Number.MAX_SAFE_INTEGER;
       for (let i = client[kRunningIdx]; i < client[kPendingIdx]; i++) {
-        const request2 = client[kQueue][i];
-        if (request2 == null) {
+        const request3 = client[kQueue][i];
+        if (request3 == null) {
           continue;
         }
-        const streamId = request2[kRequestStream]?.id;
+        const streamId = request3[kRequestStream]?.id;
         if (typeof streamId !== "number" || streamId > maxAcceptedStreamID) {
           return i;
         }
       }
       return client[kPendingIdx];
     }
-    function detachRequestFromStream(request2) {
-      request2[kRequestStream] = null;
-      request2[kRequestStreamCleanup] = null;
+    function detachRequestFromStream(request3) {
+      request3[kRequestStream] = null;
+      request3[kRequestStreamCleanup] = null;
     }
-    function bindRequestToStream(request2, stream, cleanup) {
-      const previousCleanup = request2[kRequestStreamCleanup];
-      const previousStream = request2[kRequestStream];
-      detachRequestFromStream(request2);
+    function bindRequestToStream(request3, stream, cleanup) {
+      const previousCleanup = request3[kRequestStreamCleanup];
+      const previousStream = request3[kRequestStream];
+      detachRequestFromStream(request3);
       previousCleanup?.(previousStream);
-      request2[kRequestStream] = stream;
-      request2[kRequestStreamCleanup] = cleanup;
+      request3[kRequestStream] = stream;
+      request3[kRequestStreamCleanup] = cleanup;
     }
-    function clearRequestStream(request2) {
-      const cleanup = request2[kRequestStreamCleanup];
-      const stream = request2[kRequestStream];
-      detachRequestFromStream(request2);
+    function clearRequestStream(request3) {
+      const cleanup = request3[kRequestStreamCleanup];
+      const stream = request3[kRequestStream];
+      detachRequestFromStream(request3);
       cleanup?.(stream);
     }
-    function requeueUnsentRequest(client, request2) {
-      client[kQueue].splice(client[kPendingIdx] + 1, 0, request2);
+    function requeueUnsentRequest(client, request3) {
+      client[kQueue].splice(client[kPendingIdx] + 1, 0, request3);
     }
-    function completeRequest(client, request2, resetPendingIdx = false) {
+    function completeRequest(client, request3, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request3) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request2, runningIdx);
+      const index = queue.indexOf(request3, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -10831,17 +10831,17 @@ var require_client_h2 = __commonJS({
         client[kPendingIdx] = client[kRunningIdx];
       }
     }
-    function canReplayRequest(request2) {
-      const { body } = request2;
+    function canReplayRequest(request3) {
+      const { body } = request3;
       return body == null || util.isBuffer(body) || util.isBlobLike(body);
     }
-    function hasResponseStarted(request2) {
-      const state = request2[kRequestStream]?.[kRequestStreamState];
+    function hasResponseStarted(request3) {
+      const state = request3[kRequestStream]?.[kRequestStreamState];
       return state?.responseReceived === true;
     }
-    function registerGoAwayRefusal(request2) {
-      const attempts = (request2[kGoAwayReplayAttempts] ?? 0) + 1;
-      request2[kGoAwayReplayAttempts] = attempts;
+    function registerGoAwayRefusal(request3) {
+      const attempts = (request3[kGoAwayReplayAttempts] ?? 0) + 1;
+      request3[kGoAwayReplayAttempts] = attempts;
       return attempts <= MAX_GOAWAY_REPLAY_ATTEMPTS;
     }
     function closeStream(stream, code = NGHTTP2_REFUSED_STREAM) {
@@ -10852,9 +10852,9 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function detachRequestStreamForClose(request2) {
-      const stream = request2[kRequestStream];
-      clearRequestStream(request2);
+    function detachRequestStreamForClose(request3) {
+      const stream = request3[kRequestStream];
+      clearRequestStream(request3);
       severRequestStream(stream);
       return stream;
     }
@@ -10935,8 +10935,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request2) {
-          return writeH2(client, request2);
+        write(request3) {
+          return writeH2(client, request3);
         },
         /**
          * @returns {void}
@@ -10965,7 +10965,7 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request2) {
+        busy(request3) {
           if (session[kRemoteSettings] === false && client[kRunning] > 0) {
             return true;
           }
@@ -10975,11 +10975,11 @@ var require_client_h2 = __commonJS({
           if (client[kRunning] >= client[kMaxConcurrentStreams]) {
             return true;
           }
-          if (request2 != null) {
+          if (request3 != null) {
             if (client[kRunning] > 0) {
-              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if ((request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false) return true;
             } else {
-              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -11205,14 +11205,14 @@ var require_client_h2 = __commonJS({
       const retriableRequests = [];
       const streamsToClose = [];
       for (let i = pendingIdx; i < previousPendingIdx; i++) {
-        const request2 = client[kQueue][i];
-        if (request2 != null) {
-          const responseStarted = hasResponseStarted(request2);
-          streamsToClose.push(detachRequestStreamForClose(request2));
-          if (!responseStarted && canReplayRequest(request2) && registerGoAwayRefusal(request2)) {
-            retriableRequests.push(request2);
+        const request3 = client[kQueue][i];
+        if (request3 != null) {
+          const responseStarted = hasResponseStarted(request3);
+          streamsToClose.push(detachRequestStreamForClose(request3));
+          if (!responseStarted && canReplayRequest(request3) && registerGoAwayRefusal(request3)) {
+            retriableRequests.push(request3);
           } else {
-            util.errorRequest(client, request2, err);
+            util.errorRequest(client, request3, err);
           }
         }
       }
@@ -11261,9 +11261,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request3 = requests[i];
+          if (request3 != null) {
+            util.errorRequest(client, request3, err);
           }
         }
       }
@@ -11380,9 +11380,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (request2[kRequestStream] === stream) {
-        detachRequestFromStream(request2);
+      const { request: request3 } = state;
+      if (request3[kRequestStream] === stream) {
+        detachRequestFromStream(request3);
       }
       removeUpgradeStreamListeners(stream);
       if (!stream.destroyed && !stream.closed) {
@@ -11393,8 +11393,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (state.responseReceived || request2.aborted || request2.completed) {
+      const { request: request3 } = state;
+      if (state.responseReceived || request3.aborted || request3.completed) {
         return;
       }
       releaseUpgradeStream(state.stream);
@@ -11418,30 +11418,30 @@ var require_client_h2 = __commonJS({
     function onUpgradeResponse(headers, _flags) {
       const stream = this;
       const state = stream[kRequestStreamState];
-      const { request: request2 } = state;
+      const { request: request3 } = state;
       state.responseReceived = true;
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
       try {
-        request2.onRequestUpgrade(statusCode, headers, stream);
+        request3.onRequestUpgrade(statusCode, headers, stream);
       } catch (err) {
         state.abort(err);
         return;
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return;
       }
       removeUpgradeStreamListeners(stream);
-      detachRequestFromStream(request2);
+      detachRequestFromStream(request3);
       finalizeRequest(state);
     }
     function setupUpgradeStream(stream, state) {
-      const { request: request2, headersTimeout, session } = state;
+      const { request: request3, headersTimeout, session } = state;
       stream[kHTTP2Stream] = true;
       stream[kHTTP2Session] = session;
       stream[kRequestStreamState] = state;
       state.stream = stream;
-      bindRequestToStream(request2, stream, releaseUpgradeStream);
+      bindRequestToStream(request3, stream, releaseUpgradeStream);
       stream.once("response", onUpgradeResponse);
       stream.on("error", onUpgradeStreamError);
       stream.once("end", onUpgradeStreamEnd);
@@ -11459,7 +11459,7 @@ var require_client_h2 = __commonJS({
       completeRequest(state.client, state.request, resetPendingIdx);
       state.client[kResume]();
     }
-    function openStream(client, request2, session, abort, headers, options) {
+    function openStream(client, request3, session, abort, headers, options) {
       try {
         return session.request(headers, options);
       } catch (err) {
@@ -11468,7 +11468,7 @@ var require_client_h2 = __commonJS({
           wrappedErr2.cause = err;
           session[kError] = wrappedErr2;
           resetHttp2Session(session, wrappedErr2);
-          requeueUnsentRequest(client, request2);
+          requeueUnsentRequest(client, request3);
           return null;
         }
         const wrappedErr = new InformationalError(err.message, { cause: err });
@@ -11480,13 +11480,13 @@ var require_client_h2 = __commonJS({
         return null;
       }
     }
-    function writeH2(client, request2) {
-      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request3) {
+      const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request3, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = buildRequestHeaders(reqHeaders);
@@ -11494,13 +11494,13 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_METHOD] = method;
       const state = {
         abort: null,
-        body: request2.body,
+        body: request3.body,
         bytesRead: 0,
         client,
         contentLength: null,
         expectsPayload: false,
         maxResponseSize: client[kMaxResponseSize],
-        request: request2,
+        request: request3,
         headersTimeout,
         bodyTimeout,
         requestFinalized: false,
@@ -11513,13 +11513,13 @@ var require_client_h2 = __commonJS({
         stream: null
       };
       const abort = (err, resetPendingIdx = false) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
         if (state.stream != null) {
-          clearRequestStream(request2);
+          clearRequestStream(request3);
           const stream2 = state.stream;
           stream2.close();
           if (!stream2.destroyed) {
@@ -11533,18 +11533,18 @@ var require_client_h2 = __commonJS({
       state.abort = abort;
       let stream = null;
       try {
-        request2.onRequestStart(abort, null);
+        request3.onRequestStart(abort, null);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         refH2Session(session);
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request3, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             unrefH2Session(session);
             return false;
           }
@@ -11556,7 +11556,7 @@ var require_client_h2 = __commonJS({
           } else {
             headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
           }
-          stream = openStream(client, request2, session, abort, headers, { endStream: false, signal });
+          stream = openStream(client, request3, session, abort, headers, { endStream: false, signal });
           if (stream == null) {
             unrefH2Session(session);
             return false;
@@ -11564,7 +11564,7 @@ var require_client_h2 = __commonJS({
           setupUpgradeStream(stream, state);
           return true;
         }
-        stream = openStream(client, request2, session, abort, headers, { endStream: false, signal });
+        stream = openStream(client, request3, session, abort, headers, { endStream: false, signal });
         if (stream == null) {
           unrefH2Session(session);
           return false;
@@ -11588,14 +11588,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -11611,7 +11611,7 @@ var require_client_h2 = __commonJS({
           header += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request2, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request3, headers: header, socket: session[kSocket] });
       }
       const shouldEndStream = body === null || contentLength === 0;
       state.body = body;
@@ -11620,7 +11620,7 @@ var require_client_h2 = __commonJS({
       if (expectContinue) {
         headers[HTTP2_HEADER_EXPECT] = "100-continue";
       }
-      stream = openStream(client, request2, session, abort, headers, { endStream: shouldEndStream, signal });
+      stream = openStream(client, request3, session, abort, headers, { endStream: shouldEndStream, signal });
       if (stream == null) {
         return false;
       }
@@ -11634,7 +11634,7 @@ var require_client_h2 = __commonJS({
       }
       stream[kHTTP2Session] = session;
       stream.on("close", completeRequestStream);
-      bindRequestToStream(request2, stream, releaseRequestStream);
+      bindRequestToStream(request3, stream, releaseRequestStream);
       if (expectContinue) {
         stream.once("continue", writeBodyH2);
       }
@@ -11674,9 +11674,9 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (request2[kRequestStream] === stream) {
-        detachRequestFromStream(request2);
+      const { request: request3 } = state;
+      if (request3[kRequestStream] === stream) {
+        detachRequestFromStream(request3);
       }
       if (!stream.destroyed && !stream.closed) {
         removeRequestStreamListeners(stream);
@@ -11689,8 +11689,8 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2, maxResponseSize, responseContentLength } = state;
-      if (request2.aborted || request2.completed) {
+      const { request: request3, maxResponseSize, responseContentLength } = state;
+      if (request3.aborted || request3.completed) {
         return;
       }
       if (responseContentLength != null && state.bytesRead + chunk.length > responseContentLength) {
@@ -11702,7 +11702,7 @@ var require_client_h2 = __commonJS({
         return;
       }
       state.bytesRead += chunk.length;
-      if (request2.onResponseData(chunk) === false) {
+      if (request3.onResponseData(chunk) === false) {
         pauseResponseStream(stream, state);
       }
     }
@@ -11726,13 +11726,13 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
-      if (request2.aborted || request2.completed) {
+      const { request: request3 } = state;
+      if (request3.aborted || request3.completed) {
         return;
       }
       const statusCode = headers[HTTP2_HEADER_STATUS];
       delete headers[HTTP2_HEADER_STATUS];
-      request2.onResponseStart(Number(statusCode), headers, noop, "");
+      request3.onResponseStart(Number(statusCode), headers, noop, "");
     }
     function onResponse(headers) {
       const stream = this;
@@ -11740,7 +11740,7 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
+      const { request: request3 } = state;
       stream.off("response", onResponse);
       if (state.body != null && !state.bodySent && !stream.writableEnded) {
         stream.removeListener("continue", writeBodyH2);
@@ -11748,20 +11748,20 @@ var require_client_h2 = __commonJS({
       }
       const statusCode = Number(headers[HTTP2_HEADER_STATUS]);
       delete headers[HTTP2_HEADER_STATUS];
-      request2.onResponseStarted();
+      request3.onResponseStarted();
       state.responseReceived = true;
-      if (request2.method !== "HEAD" && statusCode !== 304) {
+      if (request3.method !== "HEAD" && statusCode !== 304) {
         const contentLength = headers[HTTP2_HEADER_CONTENT_LENGTH];
         state.responseContentLength = contentLength == null ? null : Number(contentLength);
       }
       if (state.headersTimeout || state.bodyTimeout) {
         stream.setTimeout(state.bodyTimeout);
       }
-      if (request2.aborted || request2.completed) {
+      if (request3.aborted || request3.completed) {
         releaseRequestStream(stream);
         return;
       }
-      if (request2.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
+      if (request3.onResponseStart(statusCode, headers, resumeResponseStream.bind(stream), "") === false) {
         pauseResponseStream(stream, state);
       }
       stream.on("data", onData);
@@ -11772,10 +11772,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
+      const { request: request3 } = state;
       stream.off("end", onEnd);
       if (state.responseReceived) {
-        if (!request2.aborted && !request2.completed) {
+        if (!request3.aborted && !request3.completed) {
           if (state.responseContentLength != null && state.bytesRead !== state.responseContentLength) {
             state.abort(new ResponseContentLengthMismatchError());
             return;
@@ -11788,29 +11788,29 @@ var require_client_h2 = __commonJS({
       }
     }
     function retryRefusedStream(stream, state) {
-      const { client, request: request2 } = state;
-      if (state.responseReceived || request2.aborted || request2.completed || request2[kRefusedStreamRetry] || !canReplayRequest(request2)) {
+      const { client, request: request3 } = state;
+      if (state.responseReceived || request3.aborted || request3.completed || request3[kRefusedStreamRetry] || !canReplayRequest(request3)) {
         return false;
       }
-      request2[kRefusedStreamRetry] = true;
+      request3[kRefusedStreamRetry] = true;
       requeueStreamRequest(client, state);
       return true;
     }
     function retryUnsentStream(state) {
-      const { client, request: request2, session } = state;
-      if (!session[kReceivedGoAway] || state.responseReceived || request2.aborted || request2.completed || !canReplayRequest(request2) || !registerGoAwayRefusal(request2)) {
+      const { client, request: request3, session } = state;
+      if (!session[kReceivedGoAway] || state.responseReceived || request3.aborted || request3.completed || !canReplayRequest(request3) || !registerGoAwayRefusal(request3)) {
         return false;
       }
       requeueStreamRequest(client, state);
       return true;
     }
     function requeueStreamRequest(client, state) {
-      const { request: request2 } = state;
-      detachRequestStreamForClose(request2);
+      const { request: request3 } = state;
+      detachRequestStreamForClose(request3);
       state.stream = null;
       state.requestFinalized = true;
-      completeRequest(client, request2);
-      client[kQueue].splice(client[kPendingIdx], 0, request2);
+      completeRequest(client, request3);
+      client[kQueue].splice(client[kPendingIdx], 0, request3);
       client[kResume]();
     }
     function onError(err) {
@@ -11867,10 +11867,10 @@ var require_client_h2 = __commonJS({
       if (state == null) {
         return;
       }
-      const { request: request2 } = state;
+      const { request: request3 } = state;
       stream.off("trailers", onTrailers);
       stream.off("data", onData);
-      if (request2.aborted || request2.completed) {
+      if (request3.aborted || request3.completed) {
         return;
       }
       state.trailers = trailers;
@@ -11879,14 +11879,14 @@ var require_client_h2 = __commonJS({
       const stream = this;
       const state = stream[kRequestStreamState];
       state.bodySent = true;
-      const { abort, body, client, contentLength, expectsPayload, request: request2 } = state;
+      const { abort, body, client, contentLength, expectsPayload, request: request3 } = state;
       if (!body || contentLength === 0) {
         writeBuffer(
           abort,
           stream,
           null,
           client,
-          request2,
+          request3,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -11897,7 +11897,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request2,
+          request3,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -11909,7 +11909,7 @@ var require_client_h2 = __commonJS({
             stream,
             body.stream(),
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -11920,7 +11920,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -11934,7 +11934,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request2,
+          request3,
           contentLength
         );
       } else if (util.isIterable(body)) {
@@ -11943,7 +11943,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client,
-          request2,
+          request3,
           client[kSocket],
           contentLength,
           expectsPayload
@@ -11952,7 +11952,7 @@ var require_client_h2 = __commonJS({
         assert(false);
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -11960,18 +11960,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request2.onBodySent(body);
+          request3.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -11982,7 +11982,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request2.onRequestSent();
+            request3.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -11992,10 +11992,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       try {
         if (contentLength != null && contentLength !== body.size) {
           throw new RequestContentLengthMismatchError();
@@ -12005,8 +12005,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -12015,7 +12015,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -12040,13 +12040,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request2.onBodySent(chunk);
+          request3.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request2.onRequestSent();
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -12391,19 +12391,19 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request2 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request2);
+        const request3 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request3);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
+        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
           this[kResume](true);
         }
-        if (request2.abort === null && !request2.aborted) {
+        if (request3.abort === null && !request3.aborted) {
           const onQueued = opts[kQueuedAbort];
           if (onQueued !== void 0) {
-            onQueued((reason) => abortPendingRequest(this, request2, reason));
+            onQueued((reason) => abortPendingRequest(this, request3, reason));
           }
         }
         if (this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy]) {
@@ -12424,9 +12424,9 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
-            if (request2 != null) {
-              util.errorRequest(this, request2, err);
+            const request3 = requests[i];
+            if (request3 != null) {
+              util.errorRequest(this, request3, err);
             }
           }
           const callback = () => {
@@ -12446,20 +12446,20 @@ var require_client = __commonJS({
         });
       }
     };
-    function failQueuedRequest(client, request2, reason) {
+    function failQueuedRequest(client, request3, reason) {
       try {
-        request2.onQueuedAbort(reason);
-        assert(request2.aborted);
+        request3.onQueuedAbort(reason);
+        assert(request3.aborted);
       } catch (err) {
         client.emit("error", err);
       }
     }
-    function abortPendingRequest(client, request2, reason) {
-      if (request2.aborted || request2.abort !== null) {
+    function abortPendingRequest(client, request3, reason) {
+      if (request3.aborted || request3.abort !== null) {
         return;
       }
       const queue = client[kQueue];
-      const idx = queue.indexOf(request2, client[kPendingIdx]);
+      const idx = queue.indexOf(request3, client[kPendingIdx]);
       if (idx === -1) {
         return;
       }
@@ -12467,7 +12467,7 @@ var require_client = __commonJS({
         return;
       }
       queue.splice(idx, 1);
-      failQueuedRequest(client, request2, reason);
+      failQueuedRequest(client, request3, reason);
       client[kResume](true);
       if (client[kCancelConnect] !== null && client[kSize] === 0) {
         queueMicrotask(() => cancelUnusedConnect(client));
@@ -12484,9 +12484,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request3 = requests[i];
+          if (request3 != null) {
+            util.errorRequest(client, request3, err);
           }
         }
         assert(client[kSize] === 0);
@@ -12643,8 +12643,8 @@ var require_client = __commonJS({
           util.errorRequest(client, running[i], err);
         }
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === servername) {
-          const request2 = client[kQueue].splice(client[kPendingIdx], 1)[0];
-          util.errorRequest(client, request2, err);
+          const request3 = client[kQueue].splice(client[kPendingIdx], 1)[0];
+          util.errorRequest(client, request3, err);
         }
       } else {
         onError(client, err);
@@ -12699,19 +12699,19 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getMaxConcurrent(client) || 1)) {
           return;
         }
-        const request2 = client[kQueue][client[kPendingIdx]];
-        if (request2 === null) {
+        const request3 = client[kQueue][client[kPendingIdx]];
+        if (request3 === null) {
           return;
         }
-        if (request2.aborted) {
+        if (request3.aborted) {
           client[kQueue].splice(client[kPendingIdx], 1);
           continue;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request2.servername;
+          client[kServerName] = request3.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -12722,17 +12722,17 @@ var require_client = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          client[kServerName] = request2.servername;
+          client[kServerName] = request3.servername;
           connect(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request2)) {
+        if (client[kHTTPContext].busy(request3)) {
           return;
         }
-        if (!request2.aborted && client[kHTTPContext].write(request2)) {
+        if (!request3.aborted && client[kHTTPContext].write(request3)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -14149,13 +14149,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request2 = Buffer2.alloc(2 + this.authMethods.length);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = this.authMethods.length;
+        const request3 = Buffer2.alloc(2 + this.authMethods.length);
+        request3[0] = SOCKS_VERSION;
+        request3[1] = this.authMethods.length;
         this.authMethods.forEach((method, i) => {
-          request2[2 + i] = method;
+          request3[2 + i] = method;
         });
-        this.socket.write(request2);
+        this.socket.write(request3);
       }
       /**
        * Handle handshake response from server
@@ -14197,13 +14197,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request2[0] = 1;
-        request2[1] = usernameBuffer.length;
-        usernameBuffer.copy(request2, 2);
-        request2[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
-        this.socket.write(request2);
+        const request3 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request3[0] = 1;
+        request3[1] = usernameBuffer.length;
+        usernameBuffer.copy(request3, 2);
+        request3[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request3, 3 + usernameBuffer.length);
+        this.socket.write(request3);
       }
       /**
        * Handle authentication response
@@ -14238,22 +14238,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port2);
         this.state = STATES.CONNECTING;
-        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port2);
-        this.socket.write(request2);
+        const request3 = this.buildConnectRequest(COMMANDS.CONNECT, address, port2);
+        this.socket.write(request3);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port2) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = command;
-        request2[2] = 0;
-        request2[3] = addressType;
-        addressBuffer.copy(request2, 4);
-        request2.writeUInt16BE(port2, 4 + addressBuffer.length);
-        return request2;
+        const request3 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request3[0] = SOCKS_VERSION;
+        request3[1] = command;
+        request3[2] = 0;
+        request3[3] = addressType;
+        addressBuffer.copy(request3, 4);
+        request3.writeUInt16BE(port2, 4 + addressBuffer.length);
+        return request3;
       }
       /**
        * Handle CONNECT response
@@ -16395,10 +16395,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request2(opts, callback) {
+    function request3(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve, reject) => {
-          request2.call(this, opts, (err, data) => {
+          request3.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve(data);
           });
         });
@@ -16418,7 +16418,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module2.exports = request2;
+    module2.exports = request3;
     module2.exports.RequestHandler = RequestHandler;
   }
 });
@@ -18655,8 +18655,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -18674,7 +18674,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request2,
+            request: request3,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -18708,8 +18708,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return void 0;
         const currentCallCount = snapshot2.callCount || 0;
@@ -18804,8 +18804,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -18814,8 +18814,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return null;
         return {
@@ -19114,16 +19114,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot2 of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request2, responses, response } = snapshot2;
-          const url = new URL(request2.url);
+          const { request: request3, responses, response } = snapshot2;
+          const url = new URL(request3.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request2.method,
-            headers: request2.headers,
-            body: request2.body
+            method: request3.method,
+            headers: request3.headers,
+            body: request3.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -25308,7 +25308,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request2 = null;
+        let request3 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -25325,18 +25325,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request2 = makeRequest({ urlList: [parsedURL] });
+          request3 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request2 = input.#state;
+          request3 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin2 = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin2)) {
-          window2 = request2.window;
+        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin2)) {
+          window2 = request3.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -25344,66 +25344,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request2 = makeRequest({
+        request3 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request2.method,
+          method: request3.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request2.headersList,
+          headersList: request3.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request2.unsafeRequest,
+          unsafeRequest: request3.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request2.priority,
+          priority: request3.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request2.origin,
+          origin: request3.origin,
           // referrer request’s referrer.
-          referrer: request2.referrer,
+          referrer: request3.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request2.referrerPolicy,
+          referrerPolicy: request3.referrerPolicy,
           // mode request’s mode.
-          mode: request2.mode,
+          mode: request3.mode,
           // credentials mode request’s credentials mode.
-          credentials: request2.credentials,
+          credentials: request3.credentials,
           // cache mode request’s cache mode.
-          cache: request2.cache,
+          cache: request3.cache,
           // redirect mode request’s redirect mode.
-          redirect: request2.redirect,
+          redirect: request3.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request2.integrity,
+          integrity: request3.integrity,
           // keepalive request’s keepalive.
-          keepalive: request2.keepalive,
+          keepalive: request3.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request2.reloadNavigation,
+          reloadNavigation: request3.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request2.historyNavigation,
+          historyNavigation: request3.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request2.urlList]
+          urlList: [...request3.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request2.mode === "navigate") {
-            request2.mode = "same-origin";
+          if (request3.mode === "navigate") {
+            request3.mode = "same-origin";
           }
-          request2.reloadNavigation = false;
-          request2.historyNavigation = false;
-          request2.origin = "client";
-          request2.referrer = "client";
-          request2.referrerPolicy = "";
-          request2.url = request2.urlList[request2.urlList.length - 1];
-          request2.urlList = [request2.url];
+          request3.reloadNavigation = false;
+          request3.historyNavigation = false;
+          request3.origin = "client";
+          request3.referrer = "client";
+          request3.referrerPolicy = "";
+          request3.url = request3.urlList[request3.urlList.length - 1];
+          request3.urlList = [request3.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request2.referrer = "no-referrer";
+            request3.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -25412,14 +25412,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin2 && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request2.referrer = "client";
+              request3.referrer = "client";
             } else {
-              request2.referrer = parsedReferrer;
+              request3.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request2.referrerPolicy = init.referrerPolicy;
+          request3.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -25434,33 +25434,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request2.mode = mode;
+          request3.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request2.credentials = init.credentials;
+          request3.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request2.cache = init.cache;
+          request3.cache = init.cache;
         }
-        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
+        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request2.redirect = init.redirect;
+          request3.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request2.integrity = String(init.integrity);
+          request3.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request2.keepalive = Boolean(init.keepalive);
+          request3.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request2.method = mayBeNormalized;
+            request3.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -25470,9 +25470,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request2.method = method;
+            request3.method = method;
           }
-          if (!patchMethodWarning && request2.method === "patch") {
+          if (!patchMethodWarning && request3.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -25482,15 +25482,15 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request2;
+        this.#state = request3;
         this.#signal = createDependentSignal(signal);
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request2.headersList);
+        setHeadersList(this.#headers, request3.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request2.method)) {
+          if (!corsSafeListedMethodsSet.has(request3.method)) {
             throw new TypeError(
-              `'${request2.method} is unsupported in no-cors mode.`
+              `'${request3.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -25509,14 +25509,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request2.keepalive
+            request3.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -25528,12 +25528,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
+          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request2.useCORSPreflightFlag = true;
+          request3.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -25705,28 +25705,28 @@ var require_request2 = __commonJS({
         return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
       }
       static {
-        setRequestSignal = (request2, newSignal) => {
-          request2.#signal = newSignal;
+        setRequestSignal = (request3, newSignal) => {
+          request3.#signal = newSignal;
         };
-        getRequestDispatcher = (request2) => {
-          return request2.#dispatcher;
+        getRequestDispatcher = (request3) => {
+          return request3.#dispatcher;
         };
-        setRequestDispatcher = (request2, newDispatcher) => {
-          request2.#dispatcher = newDispatcher;
+        setRequestDispatcher = (request3, newDispatcher) => {
+          request3.#dispatcher = newDispatcher;
         };
-        setRequestHeaders = (request2, newHeaders) => {
-          request2.#headers = newHeaders;
+        setRequestHeaders = (request3, newHeaders) => {
+          request3.#headers = newHeaders;
         };
-        getRequestState = (request2) => {
-          return request2.#state;
+        getRequestState = (request3) => {
+          return request3.#state;
         };
-        setRequestState = (request2, newState) => {
-          request2.#state = newState;
+        setRequestState = (request3, newState) => {
+          request3.#state = newState;
         };
-        removeRequestAbortListener = (request2) => {
-          const state = requestSignals.get(request2.#signal);
+        removeRequestAbortListener = (request3) => {
+          const state = requestSignals.get(request3.#signal);
           if (state !== void 0) {
-            requestSignals.delete(request2.#signal);
+            requestSignals.delete(request3.#signal);
             requestFinalizer.unregister(state.reference);
             removeSignalFollower(state.source, state.reference);
           }
@@ -25782,23 +25782,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
-      if (request2.body != null) {
-        newRequest.body = cloneBody(request2.body);
+    function cloneRequest(request3) {
+      const newRequest = makeRequest({ ...request3, body: null });
+      if (request3.body != null) {
+        newRequest.body = cloneBody(request3.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request2 = new Request(kConstruct);
-      setRequestState(request2, innerRequest);
-      setRequestDispatcher(request2, dispatcher);
-      setRequestSignal(request2, signal);
+      const request3 = new Request(kConstruct);
+      setRequestState(request3, innerRequest);
+      setRequestDispatcher(request3, dispatcher);
+      setRequestSignal(request3, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request2, headers);
+      setRequestHeaders(request3, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request2;
+      return request3;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -26211,14 +26211,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request2 = getRequestState(requestObject);
+      const request3 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request2, null, requestObject.signal.reason, null);
+        abortFetch(p, request3, null, requestObject.signal.reason, null);
         return p.promise;
       }
-      const globalObject = request2.client.globalObject;
+      const globalObject = request3.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request2.serviceWorkers = "none";
+        request3.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -26230,7 +26230,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request2, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request3, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const cleanupAbortListeners = () => {
@@ -26242,7 +26242,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request2, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p, request3, responseObject, controller.serializedAbortReason, controller.controller);
           cleanupAbortListeners();
           return;
         }
@@ -26256,7 +26256,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request: request2,
+        request: request3,
         processResponseEndOfBody: (response) => {
           handleFetchDone(response);
           cleanupAbortListeners();
@@ -26303,12 +26303,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request2, responseObject, error, controller) {
+    function abortFetch(p, request3, responseObject, error, controller) {
       if (p) {
         p.reject(error);
       }
-      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
-        request2.body.stream.cancel(error).catch((err) => {
+      if (request3.body?.stream != null && isReadable(request3.body.stream)) {
+        request3.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -26324,7 +26324,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request2,
+      request: request3,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -26337,9 +26337,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request2.client != null) {
-        taskDestination = request2.client.globalObject;
-        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
+      if (request3.client != null) {
+        taskDestination = request3.client.globalObject;
+        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -26347,7 +26347,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request2,
+        request: request3,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -26357,79 +26357,79 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request2.body || request2.body.stream);
-      if (request2.window === "client") {
-        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
+      assert(!request3.body || request3.body.stream);
+      if (request3.window === "client") {
+        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
       }
-      if (request2.origin === "client") {
-        request2.origin = request2.client.origin;
+      if (request3.origin === "client") {
+        request3.origin = request3.client.origin;
       }
-      if (request2.policyContainer === "client") {
-        if (request2.client != null) {
-          request2.policyContainer = clonePolicyContainer(
-            request2.client.policyContainer
+      if (request3.policyContainer === "client") {
+        if (request3.client != null) {
+          request3.policyContainer = clonePolicyContainer(
+            request3.client.policyContainer
           );
         } else {
-          request2.policyContainer = makePolicyContainer();
+          request3.policyContainer = makePolicyContainer();
         }
       }
-      if (!request2.headersList.contains("accept", true)) {
+      if (!request3.headersList.contains("accept", true)) {
         const value = "*/*";
-        request2.headersList.append("accept", value, true);
+        request3.headersList.append("accept", value, true);
       }
-      if (!request2.headersList.contains("accept-language", true)) {
-        request2.headersList.append("accept-language", "*", true);
+      if (!request3.headersList.contains("accept-language", true)) {
+        request3.headersList.append("accept-language", "*", true);
       }
-      if (request2.priority === null) {
+      if (request3.priority === null) {
       }
-      if (subresourceSet.has(request2.destination)) {
+      if (subresourceSet.has(request3.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request2 = fetchParams.request;
+        const request3 = fetchParams.request;
         let response = null;
-        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
+        if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
-        if (requestBadPort(request2) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
+        if (requestBadPort(request3) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request2.referrerPolicy === "") {
-          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
+        if (request3.referrerPolicy === "") {
+          request3.referrerPolicy = request3.policyContainer.referrerPolicy;
         }
-        if (request2.referrer !== "no-referrer") {
-          request2.referrer = determineRequestsReferrer(request2);
+        if (request3.referrer !== "no-referrer") {
+          request3.referrer = determineRequestsReferrer(request3);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request2.mode === "navigate" || request2.mode === "websocket")
+            (request3.mode === "navigate" || request3.mode === "websocket")
           ) {
-            request2.responseTainting = "basic";
+            request3.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request2.mode === "same-origin") {
+          } else if (request3.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request2.mode === "no-cors") {
-            if (request2.redirect !== "follow") {
+          } else if (request3.mode === "no-cors") {
+            if (request3.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request2.responseTainting = "opaque";
+              request3.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request2.responseTainting = "cors";
+            request3.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -26437,13 +26437,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request2.responseTainting === "cors") {
+          if (request3.responseTainting === "cors") {
           }
-          if (request2.responseTainting === "basic") {
+          if (request3.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request2.responseTainting === "cors") {
+          } else if (request3.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request2.responseTainting === "opaque") {
+          } else if (request3.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -26451,26 +26451,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request2.urlList);
+          internalResponse.urlList.push(...request3.urlList);
         }
-        if (!request2.timingAllowFailed) {
+        if (!request3.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request2.integrity) {
+        if (request3.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request2.responseTainting === "opaque" || response.body == null) {
+          if (request3.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request2.integrity)) {
+            if (!bytesMatch(bytes, request3.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -26489,8 +26489,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams)) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request2 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request2);
+      const { request: request3 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request3);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -26499,19 +26499,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request2);
+          const blobURLEntry = requestCurrentURL(request3);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request3.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request2.headersList.contains("range", true)) {
+          if (!request3.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -26519,7 +26519,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request2.headersList.get("range", true);
+            const rangeHeader = request3.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -26550,7 +26550,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -26648,41 +26648,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request2.serviceWorkers === "all") {
+      if (request3.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request2.redirect === "follow") {
-          request2.serviceWorkers = "none";
+        if (request3.redirect === "follow") {
+          request3.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
+        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request2, response) === "failure") {
-          request2.timingAllowFailed = true;
+        if (TAOCheck(request3, response) === "failure") {
+          request3.timingAllowFailed = true;
         }
       }
-      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request2.origin,
-        request2.client,
-        request2.destination,
+      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request3.origin,
+        request3.client,
+        request3.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request2.redirect !== "manual") {
+        if (request3.redirect !== "manual") {
           fetchParams.controller.connection.destroy();
         }
-        if (request2.redirect === "error") {
+        if (request3.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request2.redirect === "manual") {
+        } else if (request3.redirect === "manual") {
           response = actualResponse;
-        } else if (request2.redirect === "follow") {
+        } else if (request3.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -26692,13 +26692,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request2).hash
+          requestCurrentURL(request3).hash
         );
         if (locationURL == null) {
           return response;
@@ -26709,68 +26709,68 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request2.redirectCount === 20) {
+      if (request3.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request2.redirectCount += 1;
-      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
+      request3.redirectCount += 1;
+      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
+      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
-        request2.method = "GET";
-        request2.body = null;
+      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
+        request3.method = "GET";
+        request3.body = null;
         for (const headerName of requestBodyHeader) {
-          request2.headersList.delete(headerName);
+          request3.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
-        request2.headersList.delete("authorization", true);
-        request2.headersList.delete("proxy-authorization", true);
-        request2.headersList.delete("cookie", true);
-        request2.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
+        request3.headersList.delete("authorization", true);
+        request3.headersList.delete("proxy-authorization", true);
+        request3.headersList.delete("cookie", true);
+        request3.headersList.delete("host", true);
       }
-      if (request2.body != null) {
-        assert(request2.body.source != null);
-        request2.body = safelyExtractBody(request2.body.source)[0];
+      if (request3.body != null) {
+        assert(request3.body.source != null);
+        request3.body = safelyExtractBody(request3.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request2.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
+      request3.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request2.window === "no-window" && request2.redirect === "error") {
+      if (request3.window === "no-window" && request3.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request2;
+        httpRequest = request3;
       } else {
-        if (request2.body?.source != null) {
-          httpRequest = cloneRequest(request2);
+        if (request3.body?.source != null) {
+          httpRequest = cloneRequest(request3);
         } else {
-          httpRequest = cloneRequest({ ...request2, body: null });
-          httpRequest.body = request2.body;
+          httpRequest = cloneRequest({ ...request3, body: null });
+          httpRequest.body = request3.body;
         }
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
+      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -26857,14 +26857,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
-        if (request2.body != null) {
-          if (request2.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request3.useURLCredentials !== void 0 || isTraversableNavigable(request3.traversableForUserPrompts))) {
+        if (request3.body != null) {
+          if (request3.body.source == null) {
             return response;
           }
-          request2.body = safelyExtractBody(request2.body.source)[0];
+          request3.body = safelyExtractBody(request3.body.source)[0];
         }
-        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request3.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -26874,7 +26874,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request2.window === "no-window") {
+        if (request3.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -26886,7 +26886,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request2.body == null || request2.body.source != null)
+        (request3.body == null || request3.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -26914,21 +26914,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request2.cache = "no-store";
+        request3.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request2.mode === "websocket") {
+      if (request3.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request2.body == null && fetchParams.processRequestEndOfBody) {
+      if (request3.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request2.body != null) {
+      } else if (request3.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -26956,7 +26956,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request2.body.stream) {
+            for await (const bytes of request3.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -27063,7 +27063,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request2);
+        const url = requestCurrentURL(request3);
         const agent = fetchParams.controller.dispatcher;
         const path = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -27073,13 +27073,13 @@ var require_fetch = __commonJS({
             {
               path: hasTrailingQuestionMark ? `${path}?` : path,
               origin: url.origin,
-              method: request2.method,
-              body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body2,
+              method: request3.method,
+              body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body2,
               // Preserve the serialized fetch body for MockAgent net-connect fallthroughs.
               __mockAgentBodyForDispatch: body2,
-              headers: request2.headersList.entries,
+              headers: request3.headersList.entries,
               maxRedirections: 0,
-              upgrade: request2.mode === "websocket" ? "websocket" : void 0,
+              upgrade: request3.mode === "websocket" ? "websocket" : void 0,
               ...allowH2 === false ? { allowH2 } : null
             },
             {
@@ -27108,9 +27108,9 @@ var require_fetch = __commonJS({
                 const headersList = new HeadersList();
                 appendHeadersListFromResponseHeaders(headersList, headers, rawHeaders);
                 const location = headersList.get("location", true);
-                const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+                const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
                 const decoders = [];
-                if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+                if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                   const contentEncoding = headersList.get("content-encoding", true);
                   const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                   const maxContentEncodings = 5;
@@ -27197,7 +27197,7 @@ var require_fetch = __commonJS({
                   this.body?.destroy();
                   return;
                 }
-                if (request2.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
+                if (request3.mode === "websocket" && allowH2 !== false && error?.code === "UND_ERR_INFO" && error?.message === "HTTP/2: Extended CONNECT protocol not supported by server") {
                   resolve(dispatchWithProtocolPreference(body2, false));
                   return;
                 }
@@ -27295,31 +27295,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request2, options, 1);
+        const p = this.#internalMatchAll(request3, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request2 = void 0, options = {}) {
+      async matchAll(request3 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.matchAll";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request2, options);
+        return this.#internalMatchAll(request3, options);
       }
-      async add(request2) {
+      async add(request3) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
-        const requests = [request2];
+        request3 = webidl.converters.RequestInfo(request3);
+        const requests = [request3];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -27329,19 +27329,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request2 of requests) {
-          if (request2 === void 0) {
+        for (let request3 of requests) {
+          if (request3 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request2 = webidl.converters.RequestInfo(request2);
-          if (typeof request2 === "string") {
+          request3 = webidl.converters.RequestInfo(request3);
+          if (typeof request3 === "string") {
             continue;
           }
-          const r = getRequestState(request2);
+          const r = getRequestState(request3);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -27350,8 +27350,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request2 of requests) {
-          const r = getRequestState(new Request(request2));
+        for (const request3 of requests) {
+          const r = getRequestState(new Request(request3));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -27431,17 +27431,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request2, response) {
+      async put(request3, response) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request2)) {
-          innerRequest = getRequestState(request2);
+        if (webidl.is.Request(request3)) {
+          innerRequest = getRequestState(request3);
         } else {
-          innerRequest = getRequestState(new Request(request2));
+          innerRequest = getRequestState(new Request(request3));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -27512,21 +27512,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request2, options = {}) {
+      async delete(request3, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request2)) {
-          r = getRequestState(request2);
+        if (webidl.is.Request(request3)) {
+          r = getRequestState(request3);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request2 === "string");
-          r = getRequestState(new Request(request2));
+          assert(typeof request3 === "string");
+          r = getRequestState(new Request(request3));
         }
         const operations = [];
         const operation = {
@@ -27558,25 +27558,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request2 = void 0, options = {}) {
+      async keys(request3 = void 0, options = {}) {
         webidl.brandCheck(this, webidl.is.Cache);
         const prefix = "Cache.keys";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r = getRequestState(request2);
+        if (request3 !== void 0) {
+          if (webidl.is.Request(request3)) {
+            r = getRequestState(request3);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r = getRequestState(new Request(request2));
+          } else if (typeof request3 === "string") {
+            r = getRequestState(new Request(request3));
           }
         }
         const promise = Promise.withResolvers();
         const requests = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -27588,9 +27588,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request3 of requests) {
+          for (const request4 of requests) {
             const requestObject = fromInnerRequest(
-              request3,
+              request4,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -27709,9 +27709,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request2.url);
+        const cachedURL = new URL(request3.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -27727,7 +27727,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request2.headersList.get(fieldValue);
+          const requestValue = request3.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -27735,20 +27735,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request2, options, maxResponses = Infinity) {
+      #internalMatchAll(request3, options, maxResponses = Infinity) {
         let r = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r = getRequestState(request2);
+        if (request3 !== void 0) {
+          if (webidl.is.Request(request3)) {
+            r = getRequestState(request3);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r = getRequestState(new Request(request2));
+          } else if (typeof request3 === "string") {
+            r = getRequestState(new Request(request3));
           }
         }
         const responses = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -27845,21 +27845,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, webidl.is.CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            return await cache.match(request3, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const response = await cache.match(request3, options);
             if (response !== void 0) {
               return response;
             }
@@ -29082,7 +29082,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request2 = makeRequest({
+      const request3 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -29095,18 +29095,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request2.headersList = headersList;
+        request3.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request2.headersList.append("sec-websocket-key", keyValue, true);
-      request2.headersList.append("sec-websocket-version", "13", true);
+      request3.headersList.append("sec-websocket-key", keyValue, true);
+      request3.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request2.headersList.append("sec-websocket-protocol", protocol, true);
+        request3.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request3.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request2,
+        request: request3,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -29155,7 +29155,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -31208,12 +31208,12 @@ var require_eventsource = __commonJS({
           corsAttributeState = USE_CREDENTIALS;
           this.#withCredentials = true;
         }
-        const request2 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
-        request2.client = environmentSettingsObject.settingsObject;
-        request2.headersList.set("Accept", "text/event-stream");
-        request2.cache = "no-store";
-        request2.initiator = "other";
-        this.#request = request2;
+        const request3 = createPotentialCORSRequest(urlRecord, "", corsAttributeState);
+        request3.client = environmentSettingsObject.settingsObject;
+        request3.headersList.set("Accept", "text/event-stream");
+        request3.cache = "no-store";
+        request3.initiator = "other";
+        this.#request = request3;
         this.#connect();
       }
       /**
@@ -31246,10 +31246,10 @@ var require_eventsource = __commonJS({
       #connect() {
         if (this.#readyState === CLOSED) return;
         this.#readyState = CONNECTING;
-        const request2 = cloneRequest(this.#request);
-        request2.urlList = [...this.#request.urlList];
+        const request3 = cloneRequest(this.#request);
+        request3.urlList = [...this.#request.urlList];
         const fetchParams = {
-          request: request2,
+          request: request3,
           dispatcher: this.#dispatcher
         };
         const processEventSourceEndOfBody = (response) => {
@@ -37541,11 +37541,11 @@ var require_wasm = __commonJS({
         this.tag = Histogram_1.NO_TAG;
         wasm.__pin(this._wasmHistogram);
       }
-      static build(request2 = defaultRequest) {
+      static build(request3 = defaultRequest) {
         if (!(0, exports2.webAssemblyReady)()) {
           throw new Error("WebAssembly is not ready yet!");
         }
-        const parameters = Object.assign({}, defaultRequest, request2);
+        const parameters = Object.assign({}, defaultRequest, request3);
         const remoteHistogramClass = remoteHistogramClassFor(parameters.bitBucketSize);
         return new _WasmHistogram(new wasm[remoteHistogramClass](parameters.lowestDiscernibleValue, parameters.highestTrackableValue, parameters.numberOfSignificantValueDigits, parameters.autoResize), remoteHistogramClass);
       }
@@ -38987,9 +38987,9 @@ var require_HistogramBuilder = __commonJS({
       numberOfSignificantValueDigits: 3,
       useWebAssembly: false
     };
-    var build2 = (request2 = exports2.defaultRequest) => {
-      const parameters = Object.assign({}, exports2.defaultRequest, request2);
-      if (request2.useWebAssembly && wasm_1.webAssemblyAvailable) {
+    var build2 = (request3 = exports2.defaultRequest) => {
+      const parameters = Object.assign({}, exports2.defaultRequest, request3);
+      if (request3.useWebAssembly && wasm_1.webAssemblyAvailable) {
         return wasm_1.WasmHistogram.build(parameters);
       }
       const histogramConstr = (0, JsHistogramFactory_12.constructorFromBucketSize)(parameters.bitBucketSize);
@@ -39322,6 +39322,7 @@ function newRecord(index, warmup, scheduledMs, deadlineMs, fixedTokens) {
     fixedTokens,
     tokensAsked: 0,
     headers: void 0,
+    replica: void 0,
     body: void 0,
     text: void 0,
     outcome: void 0
@@ -43313,7 +43314,9 @@ function applyStreamEvent(r, data, nowMs, type = "") {
 var BODY_EXCERPT_BYTES = 2048;
 var KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
 var RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
-function sendCompletion(dispatcher, origin2, path, headers, body, record, now, onDone) {
+var REPLICA_CHARS = 64;
+function sendCompletion(route, body, record, now, onDone) {
+  const { dispatcher, origin: origin2, path, headers, replicaHeader } = route;
   let controller;
   let pendingAbort;
   let finished = false;
@@ -43338,6 +43341,8 @@ function sendCompletion(dispatcher, origin2, path, headers, body, record, now, o
       responded = true;
       record.headersMs = now();
       record.status = statusCode;
+      const replica = replicaHeader ? responseHeaders[replicaHeader] : void 0;
+      if (replica !== void 0) record.replica = excerpt(String(replica), REPLICA_CHARS);
       const type = String(responseHeaders["content-type"] ?? "");
       const streaming = statusCode >= 200 && statusCode < 300 && type.startsWith("text/event-stream");
       if (streaming) {
@@ -43770,12 +43775,14 @@ var TrialLoad = class {
       thinkMs,
       options.hardStopGraceMs ?? HARD_STOP_GRACE_MS
     );
-    const [origin2, path, headers] = [
-      origin(target),
-      completionPath(target),
-      requestHeaders(target)
-    ];
-    this.send = (body, r, onDone) => sendCompletion(dispatcher, origin2, path, headers, body, r, this.clock.now, onDone);
+    const route = {
+      dispatcher,
+      origin: origin(target),
+      path: completionPath(target),
+      headers: requestHeaders(target),
+      replicaHeader: target.replicaHeader
+    };
+    this.send = (body, r, onDone) => sendCompletion(route, body, r, this.clock.now, onDone);
     this.scheduler = new SendScheduler(
       this.clock,
       {
@@ -44557,6 +44564,7 @@ var OPEN_LIMIT_WORDS = `${OPEN_LIMIT.requests.toLocaleString("en-US")} requests 
 // src/metrics/timeline.ts
 var MAX_BUCKETS = 120;
 var SAMPLES_PER_BUCKET = 500;
+var MAX_REPLICAS = 64;
 function bucketSeconds(trialS) {
   return Math.max(1, Math.ceil(trialS / MAX_BUCKETS));
 }
@@ -44587,10 +44595,14 @@ var TimelineTally = class {
   lastBucket;
   buckets = /* @__PURE__ */ new Map();
   rng = new Rng(28977);
-  /** Buckets of bucketS over a schedule of scheduleS; what comes after it falls in one more. */
-  constructor(bucketS, scheduleS) {
+  slo;
+  /** The replicas seen so far: at most MAX_REPLICAS are told apart. */
+  replicas = /* @__PURE__ */ new Set();
+  /** Buckets of bucketS over a schedule of scheduleS (what comes after it falls in one more); good requests meet `slo`. */
+  constructor(bucketS, scheduleS, slo = {}) {
     this.bucketMs = bucketS * 1e3;
     this.lastBucket = Math.ceil(scheduleS / bucketS);
+    this.slo = slo;
   }
   at(ms) {
     const k = Math.min(
@@ -44605,7 +44617,9 @@ var TimelineTally = class {
         failed: {},
         ttft: new Reservoir(),
         itl: new Reservoir(),
-        gauges: { running: [], waiting: [] }
+        good: 0,
+        served: /* @__PURE__ */ new Map(),
+        gauges: { running: [], waiting: [], replicas: [] }
       };
       this.buckets.set(k, b);
     }
@@ -44624,9 +44638,22 @@ var TimelineTally = class {
       due.failed[r.outcome] = (due.failed[r.outcome] ?? 0) + 1;
     }
     if (r.outcome !== "ok") return;
-    due.ttft.add(r.firstOutputMs - r.scheduledMs, this.rng);
+    const ttftMs = r.firstOutputMs - r.scheduledMs;
+    due.ttft.add(ttftMs, this.rng);
     for (const gap of r.gapsMs) due.itl.add(gap, this.rng);
+    if (meetsSlo(this.slo, r, tpotMs(r, outputTokens(r)), 0)) due.good++;
+    if (r.replica !== void 0)
+      this.served(due, r.replica, [r.scheduledMs - this.startMs, ttftMs]);
   };
+  /** A replica's answer: the bucket keeps each replica's earliest due one. */
+  served(b, replica, answer) {
+    if (!this.replicas.has(replica)) {
+      if (this.replicas.size >= MAX_REPLICAS) return;
+      this.replicas.add(replica);
+    }
+    const had = b.served.get(replica);
+    if (!had || answer[0] < had[0]) b.served.set(replica, answer);
+  }
   /** Its buckets as JSON (a shard's part of a trial): counts, and the sampled values. */
   state() {
     return [...this.buckets].map(([k, b]) => ({
@@ -44635,7 +44662,9 @@ var TimelineTally = class {
       completed: b.completed,
       failed: b.failed,
       ttft: b.ttft.values,
-      itl: b.itl.values
+      itl: b.itl.values,
+      good: b.good,
+      ...b.served.size > 0 ? { served: Object.fromEntries(b.served) } : {}
     }));
   }
   /**
@@ -44653,13 +44682,32 @@ var TimelineTally = class {
       }
       b.ttft.values.push(...s.ttft);
       b.itl.values.push(...s.itl);
+      b.good += s.good ?? 0;
+      for (const [replica, answer] of Object.entries(s.served ?? {}))
+        this.served(b, replica, answer);
     }
   }
-  /** A scrape of the server's gauges at atMs (on the trial's clock). */
-  addGauges(atMs, running, waiting) {
+  /** A scrape of the server's gauges, or a sample of its replica count, at atMs (on the trial's clock). */
+  addGauges(atMs, running, waiting, replicas) {
     const b = this.at(atMs);
     if (running !== void 0) b.gauges.running.push(running);
     if (waiting !== void 0) b.gauges.waiting.push(waiting);
+    if (replicas !== void 0) b.gauges.replicas.push(replicas);
+  }
+  /** Each replica's first ok answer over the trial, in the order they first answered. */
+  firstServed(keys) {
+    const first = /* @__PURE__ */ new Map();
+    for (const k of keys)
+      for (const [replica, answer] of this.buckets.get(k)?.served ?? []) {
+        const had = first.get(replica);
+        if (!had || answer[0] < had[0]) first.set(replica, answer);
+      }
+    if (first.size === 0) return void 0;
+    return [...first].sort((a, b) => a[1][0] - b[1][0]).map(([replica, [dueMs, ttftMs]]) => ({
+      replica,
+      t_s: Math.round(dueMs) / 1e3,
+      ttft_ms: Math.round(ttftMs * 1e3) / 1e3
+    }));
   }
   timeline() {
     const keys = [...this.buckets.keys()].sort((a, b) => a - b);
@@ -44670,24 +44718,34 @@ var TimelineTally = class {
       const b = this.buckets.get(k);
       const running = b ? mean(b.gauges.running) : void 0;
       const waiting = b ? mean(b.gauges.waiting) : void 0;
+      const replicas = b?.gauges.replicas.at(-1);
       buckets.push({
         t_s: k * this.bucketMs / 1e3,
         offered: b?.offered ?? 0,
         completed: b?.completed ?? 0,
         failed: b?.failed ?? {},
+        good: b?.good ?? 0,
         ttft_p50_ms: b?.ttft.percentile(50) ?? null,
         ttft_p95_ms: b?.ttft.percentile(95) ?? null,
         itl_p95_ms: b?.itl.percentile(95) ?? null,
         ...running !== void 0 ? { running } : {},
-        ...waiting !== void 0 ? { waiting } : {}
+        ...waiting !== void 0 ? { waiting } : {},
+        ...replicas !== void 0 ? { replicas } : {},
+        ...this.replicas.size > 0 ? { serving: b?.served.size ?? 0 } : {}
       });
     }
-    return { bucket_s: this.bucketMs / 1e3, buckets };
+    const firstServed = this.firstServed(keys);
+    return {
+      bucket_s: this.bucketMs / 1e3,
+      buckets,
+      ...firstServed ? { first_served: firstServed } : {}
+    };
   }
 };
 
-// src/servermetrics/scraper.ts
+// src/replicas/read.ts
 var import_undici3 = __toESM(require_undici(), 1);
+import { spawn } from "node:child_process";
 
 // src/common/body.ts
 var BodyLimitError = class extends Error {
@@ -44720,15 +44778,6 @@ async function readCappedBody(body, maxBytes, deadlineMs) {
   if (timedOut) throw new BodyLimitError(`the body did not end within ${deadlineMs} ms`);
   return Buffer.concat(chunks, length);
 }
-
-// src/common/runtimes.ts
-var RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"];
-var RUNTIME_LABELS = {
-  vllm: "vLLM",
-  sglang: "SGLang",
-  tgi: "TGI",
-  llamacpp: "llama.cpp server"
-};
 
 // src/servermetrics/parse.ts
 var TYPES = /* @__PURE__ */ new Set([
@@ -44880,6 +44929,158 @@ function parseValue(text) {
 function unescapeHelp(text) {
   return text.replace(/\\([n\\])/g, (_, c) => c === "n" ? "\n" : "\\");
 }
+
+// src/replicas/read.ts
+var READ_TIMEOUT_MS = 3e3;
+var MAX_BODY_BYTES = 4 * 1024 * 1024;
+var MAX_OUTPUT_BYTES = 4096;
+var MAX_REPLICAS2 = 1e5;
+var fetchText = async (url, timeoutMs) => {
+  const res = await (0, import_undici3.request)(url, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    throw new Error(`answered HTTP ${res.statusCode}`);
+  }
+  return (await readCappedBody(res.body, MAX_BODY_BYTES, timeoutMs)).toString("utf8");
+};
+var runCommand = (command, timeoutMs) => new Promise((resolve, reject) => {
+  const child = spawn("sh", ["-c", command], { stdio: ["ignore", "pipe", "ignore"] });
+  let out = "";
+  const timer = setTimeout(() => {
+    child.kill("SIGKILL");
+    reject(new Error(`did not end within ${timeoutMs} ms`));
+  }, timeoutMs);
+  child.stdout.on("data", (chunk) => {
+    if (out.length < MAX_OUTPUT_BYTES) out += chunk.toString("utf8");
+  });
+  child.on("error", (error) => {
+    clearTimeout(timer);
+    reject(error);
+  });
+  child.on("close", (code) => {
+    clearTimeout(timer);
+    if (code === 0) resolve(out);
+    else reject(new Error(`exited with status ${code}`));
+  });
+});
+var REAL_READ = { fetchText, runCommand };
+var quoted = (text) => JSON.stringify(text.trim().replace(/\s+/g, " ").slice(0, 40));
+function countOf(value, what) {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_REPLICAS2)
+    throw new Error(`${what}, not a count of replicas (a whole number from 0 to ${MAX_REPLICAS2})`);
+  return value;
+}
+function promValue(body) {
+  let parsed;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new Error(`answered ${quoted(body)}, not Prometheus's JSON`);
+  }
+  const data = isRecord2(parsed) && parsed.status === "success" ? parsed.data : void 0;
+  if (!isRecord2(data)) throw new Error(`answered ${quoted(body)}, not a successful query`);
+  const values = data.resultType === "scalar" ? [data.result] : Array.isArray(data.result) ? data.result.map((r) => isRecord2(r) ? r.value : void 0) : [];
+  if (values.length === 0)
+    throw new Error("answered no series (does the query name the deployment?)");
+  const sum = values.reduce(
+    (s, v) => s + (Array.isArray(v) ? Number(v[1]) : Number.NaN),
+    0
+  );
+  return countOf(
+    sum,
+    `answered ${quoted(JSON.stringify(values.map((v) => Array.isArray(v) ? v[1] : v)))}`
+  );
+}
+var isRecord2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function metricValue(page, name) {
+  const families = [...parseExposition(page, (n) => n === name).families.values()];
+  const samples = families.flatMap((f) => f.samples.filter((s) => s.name === name));
+  if (samples.length === 0) throw new Error(`has no metric ${name}`);
+  const sum = samples.reduce((s, x) => s + x.value, 0);
+  return countOf(sum, `has ${name} = ${sum}`);
+}
+async function readReplicas(source, deps) {
+  if (source.kind === "prom") return promValue(await deps.fetchText(source.url, READ_TIMEOUT_MS));
+  if (source.kind === "metric")
+    return metricValue(await deps.fetchText(source.url, READ_TIMEOUT_MS), source.name);
+  const out = await deps.runCommand(source.command, READ_TIMEOUT_MS);
+  const text = out.trim();
+  if (!/^[0-9]+$/.test(text)) throw new Error(`printed ${quoted(out)}, not an integer`);
+  return countOf(Number(text), `printed ${quoted(out)}`);
+}
+
+// src/replicas/source.ts
+function describeReplicasSource(s) {
+  if (s.kind === "prom") return `prom:${new URL(s.url).host}`;
+  if (s.kind === "metric") return `metric:${s.name}`;
+  return `cmd:${s.command.split(/\s+/)[0] ?? ""} \u2026`;
+}
+
+// src/replicas/sampler.ts
+var SAMPLE_EVERY_MS = 1e3;
+var ReplicaSampler = class {
+  samples = [];
+  error = null;
+  timer;
+  inFlight = Promise.resolve();
+  stopped = false;
+  reading = false;
+  source;
+  deps;
+  now;
+  constructor(source, deps, now) {
+    this.source = source;
+    this.deps = deps;
+    this.now = now;
+  }
+  /** One reading now, then one every SAMPLE_EVERY_MS until stop(). */
+  start() {
+    this.tick();
+  }
+  tick = () => {
+    if (this.stopped || this.error !== null) return;
+    if (!this.reading) {
+      this.reading = true;
+      this.inFlight = this.readOnce().finally(() => {
+        this.reading = false;
+      });
+    }
+    this.timer = setTimeout(this.tick, SAMPLE_EVERY_MS);
+    this.timer.unref?.();
+  };
+  async readOnce() {
+    const atMs = this.now();
+    try {
+      const replicas = await readReplicas(this.source, this.deps);
+      if (!this.stopped) this.samples.push({ atMs, replicas });
+    } catch (error) {
+      this.error ??= `the replicas source ${describeReplicasSource(this.source)} ${errorMessage(error)}`;
+    }
+  }
+  /** Ends the sampling; its record once the reading in flight ended. */
+  async stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.inFlight;
+    return {
+      source: describeReplicasSource(this.source),
+      samples: this.samples.length,
+      error: this.error
+    };
+  }
+};
+
+// src/servermetrics/scraper.ts
+var import_undici4 = __toESM(require_undici(), 1);
+
+// src/common/runtimes.ts
+var RUNTIMES = ["vllm", "sglang", "tgi", "llamacpp"];
+var RUNTIME_LABELS = {
+  vllm: "vLLM",
+  sglang: "SGLang",
+  tgi: "TGI",
+  llamacpp: "llama.cpp server"
+};
 
 // src/servermetrics/runtimes.ts
 var PREFIXES = {
@@ -45428,12 +45629,12 @@ function bucketQuantile(h, q) {
 }
 
 // src/servermetrics/scraper.ts
-var MAX_BODY_BYTES = 8 * 1024 * 1024;
+var MAX_BODY_BYTES2 = 8 * 1024 * 1024;
 function metricsFetcher() {
-  const agent = new import_undici3.Agent({ connections: 1, headersTimeout: 0, bodyTimeout: 0 });
+  const agent = new import_undici4.Agent({ connections: 1, headersTimeout: 0, bodyTimeout: 0 });
   return {
     fetch: async (url, timeoutMs) => {
-      const res = await (0, import_undici3.request)(url, {
+      const res = await (0, import_undici4.request)(url, {
         dispatcher: agent,
         headers: { accept: "text/plain;version=0.0.4, application/openmetrics-text;q=0.5" },
         headersTimeout: timeoutMs,
@@ -45443,7 +45644,7 @@ function metricsFetcher() {
         await res.body.dump();
         throw new Error(`answered HTTP ${res.statusCode}`);
       }
-      const bytes = await readCappedBody(res.body, MAX_BODY_BYTES, timeoutMs);
+      const bytes = await readCappedBody(res.body, MAX_BODY_BYTES2, timeoutMs);
       return bytes.toString("utf8");
     },
     close: () => agent.close()
@@ -45654,7 +45855,37 @@ function offeredWindowMs(arrival, maxConcurrency) {
       return void 0;
   }
 }
-async function scrapeBeside(options, deps, clock, measure, windowOf) {
+async function sampleBeside(options, deps, clock, measure) {
+  if (!options.replicas) return { ...await measure(), replicas: null };
+  const sampler = new ReplicaSampler(
+    options.replicas,
+    deps.readReplicas ?? REAL_READ,
+    () => clock.now()
+  );
+  sampler.start();
+  try {
+    const measured = await measure();
+    const replicas = await sampler.stop();
+    const samples = sampler.samples.map((s) => ({
+      atMs: s.atMs,
+      running: void 0,
+      waiting: void 0,
+      replicas: s.replicas
+    }));
+    return { ...measured, gauges: [...measured.gauges, ...samples], replicas };
+  } finally {
+    await sampler.stop();
+  }
+}
+function scrapeBeside(options, deps, clock, measure, windowOf) {
+  return sampleBeside(
+    options,
+    deps,
+    clock,
+    () => scrapeMetrics(options, deps, clock, measure, windowOf)
+  );
+}
+async function scrapeMetrics(options, deps, clock, measure, windowOf) {
   if (!options.serverMetrics) return { result: await measure(), serverMetrics: null, gauges: [] };
   const fetcher = deps.fetchMetrics ? void 0 : metricsFetcher();
   const fetch = deps.fetchMetrics ?? fetcher?.fetch;
@@ -45681,7 +45912,7 @@ async function scrapeBeside(options, deps, clock, measure, windowOf) {
 }
 function requestSinks(workload, tally, options, deps, clock) {
   const scheduleS = (workload.windowStartMs + workload.windowMs) / 1e3;
-  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
+  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS, options.slo);
   const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
   const onStart = (startMs) => {
     start.startMs = startMs;
@@ -45724,7 +45955,8 @@ async function measureParts(options, deps = {}, shard, built = buildWorkload(opt
   const {
     result: run,
     serverMetrics,
-    gauges
+    gauges,
+    replicas
   } = await scrapeBeside(
     options,
     deps,
@@ -45749,7 +45981,16 @@ async function measureParts(options, deps = {}, shard, built = buildWorkload(opt
       `internal error: ${recorder.scheduled} outcomes and ${run.neverDue} turns never due for ${measured} requests`
     );
   }
-  return { workload, recorder, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
+  return {
+    workload,
+    recorder,
+    tally,
+    timeline: sinks.timeline,
+    run,
+    serverMetrics,
+    gauges,
+    replicas
+  };
 }
 
 // src/metrics/recorder-state.ts

@@ -28,6 +28,9 @@ const LOAD_MODULES = [
   "lanes/burst.ts",
   "bench/fast-server",
   "helpers/chromium.ts",
+  "helpers/surge.ts",
+  "helpers/scaling.ts",
+  "replicas/read.ts",
   "src/cli.ts",
   "src/main.ts",
 ];

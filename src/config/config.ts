@@ -91,10 +91,17 @@ function armSettings(raw: RawSettings, arm: Arm): RawSettings {
     throw new InputError(
       `metrics-url = ${shownValue(sharedMetrics)} would scrape one server for both arms; set baseline-metrics-url and candidate-metrics-url (or metrics-url none to scrape neither)`,
     );
+  // One prom: query or command reads one fleet; metric:NAME reads each arm's own page.
+  const sharedReplicas = given(raw, "replicas-source")?.trim();
+  if (sharedReplicas && sharedReplicas !== "none" && !sharedReplicas.startsWith("metric:"))
+    throw new InputError(
+      `replicas-source = ${shownValue(sharedReplicas)} would read one fleet for both arms; set baseline-replicas-source and candidate-replicas-source (a shared one only as metric:NAME, read from each arm's /metrics)`,
+    );
   return {
     ...shared,
     url,
     model,
+    "replicas-source": given(raw, `${arm}-replicas-source`) ?? sharedReplicas,
     "api-key": given(raw, `${arm}-api-key`) ?? given(raw, "api-key"),
     "metrics-url": given(raw, `${arm}-metrics-url`) ?? sharedMetrics,
   };
@@ -105,7 +112,10 @@ function forArm<T>(arm: Arm, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof InputError && /^(url|model|api-key|metrics-url)\b/.test(error.message)) {
+    if (
+      error instanceof InputError &&
+      /^(url|model|api-key|metrics-url|replicas-source)\b/.test(error.message)
+    ) {
       throw new InputError(`${arm}-${error.message}`);
     }
     throw error;

@@ -81,7 +81,8 @@ export function refuseUnsplittable(
     facts.sessions && "sessions of more than one turn (a turn waits on the previous answer)",
     facts.servers && "servers the gate starts (each shard would start its own)",
     facts.workers && "workers (a shard is one thread: run more shards)",
-    facts.stress && "surge or truncation-replay (they run after every pair, on one machine)",
+    facts.stress &&
+      "surge, scaling or truncation-replay (they run after every pair, on one machine)",
   ].filter((x): x is string => typeof x === "string");
   if (why.length === 0) return;
   const mode = given(raw, "merge-from") !== undefined ? "merge-from" : "shard";

@@ -149,8 +149,11 @@ export const GATE_SETTINGS = [
     name: "budget",
     scope: "gate",
     default: "none",
-    help: "Absolute limits on the candidate beside the relative rule: ttft, itl, tpot, e2el (ms, at the percentile), errors (failure rate), goodput (req/s). Missed only when its bound is beyond the limit.",
-    accepts: { kind: "text", what: '"ttft:800 itl:50 errors:0.1% goodput:9.5", or none' },
+    help: "Absolute limits on the candidate beside the relative rule: ttft, itl, tpot, e2el (ms, at the percentile), errors (failure rate), goodput (req/s); with scaling, scale-up (time to the first added replica), flaps (turns per 10 min of hover), cut (streams cut a trial). Missed only when its bound is beyond the limit.",
+    accepts: {
+      kind: "text",
+      what: '"ttft:800 itl:50 errors:0.1% goodput:9.5 scale-up:90s flaps:2 cut:0", or none',
+    },
   },
   {
     name: "decision-rule",

@@ -1,5 +1,6 @@
 // The stress suites' settings: a surge above capacity after the pairs
-// (docs/stress.md).
+// (docs/stress.md), the scaling scenario and each arm's replica count
+// (docs/autoscaling.md).
 
 import type { Setting } from "./setting.ts";
 
@@ -47,6 +48,83 @@ export const STRESS_SETTINGS = [
     default: "5%",
     help: "The tolerated increase of the share of requests failed from the surge's start on, in points, paired, as a margin.",
     accepts: { kind: "fraction", max: 1, positive: true },
+  },
+  {
+    name: "baseline-replicas-source",
+    scope: "gate",
+    help: "Where the baseline's replica count is read (replicas-source's forms: prom:URL, metric:NAME, cmd:COMMAND).",
+    accepts: { kind: "text", what: "prom:URL, metric:NAME, cmd:COMMAND, or none" },
+  },
+  {
+    name: "candidate-replicas-source",
+    scope: "gate",
+    help: "Where the candidate's replica count is read (replicas-source's forms: prom:URL, metric:NAME, cmd:COMMAND).",
+    accepts: { kind: "text", what: "prom:URL, metric:NAME, cmd:COMMAND, or none" },
+  },
+  {
+    name: "scaling",
+    scope: "gate",
+    help: "After the pairs (and the surge), the scaling scenario on both arms in pairs of their own: steady, a step to FACTOR × the baseline's capacity (or × rate) held for DURATION, steady again (scale-in), a hover ±10 % around the threshold; reaction, SLO while scaling, flaps and cut streams are gated (docs/autoscaling.md; none: off).",
+    accepts: {
+      kind: "text",
+      what: '"1.5x 5m" (a factor > 1, ≤ 100, and a duration ≤ 2h), or none',
+    },
+  },
+  {
+    name: "scaling-pairs",
+    scope: "gate",
+    default: "2",
+    help: "Scaling pairs (a baseline and a candidate scaling trial each); the comment says how many more would decide an open rule.",
+    accepts: { kind: "number", integer: true, min: 2, max: 20 },
+  },
+  {
+    name: "scaling-before",
+    scope: "gate",
+    default: "30s",
+    help: "Steady load before each step: the replica count the reaction is timed from.",
+    accepts: { kind: "duration", min: 3, max: 3600 },
+  },
+  {
+    name: "scaling-after",
+    scope: "gate",
+    default: "60s",
+    help: "Steady load after the step down, where the scaler scales in: longer than its scale-down stabilisation window, or nothing scales in (streams cut are counted from here on).",
+    accepts: { kind: "duration", min: 3, max: 7200 },
+  },
+  {
+    name: "scaling-hover",
+    scope: "gate",
+    default: "1x 2m",
+    help: "The hover after the step down: its centre (FACTOR × the capacity or rate: where the scaler's threshold is) and its length; the load swings ±10 % around it in half-periods of an eighth of it (1–15 s).",
+    accepts: { kind: "text", what: '"1x 2m" (a factor > 0, ≤ 100, and a duration ≤ 2h)' },
+  },
+  {
+    name: "scaling-settle",
+    scope: "gate",
+    default: "5m",
+    help: "Before each scaling trial, the longest wait for the arm's fleet to come back down to the count it had before the first (read from its replicas source).",
+    accepts: { kind: "duration", min: 0, max: 900 },
+  },
+  {
+    name: "max-reaction-increase",
+    scope: "gate",
+    default: "50%",
+    help: "The tolerated increase of the time from the step to the first added replica, paired, as a margin (like the recovery).",
+    accepts: { kind: "fraction", max: 100, positive: true },
+  },
+  {
+    name: "max-scaling-slo-drop",
+    scope: "gate",
+    default: "5%",
+    help: "The tolerated increase, in points, of the share of requests not served within the SLO (failed or late) from the step until the scale-up completed, paired, as a margin.",
+    accepts: { kind: "fraction", max: 1, positive: true },
+  },
+  {
+    name: "max-flap-increase",
+    scope: "gate",
+    default: "2",
+    help: "The tolerated increase of turns of the replica count (up then down, or down then up) per 10 minutes of hover, paired, as a margin.",
+    accepts: { kind: "number", min: 0, max: 1000 },
   },
   {
     name: "truncation-replay",

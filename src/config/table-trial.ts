@@ -338,6 +338,18 @@ export const CHECK_SETTINGS = [
     accepts: { kind: "text", what: "an http(s) URL, or none" },
   },
   {
+    name: "replicas-source",
+    scope: "trial",
+    help: "Where the replica count is read once a second through every trial (docs/autoscaling.md): prom:URL (an instant query), metric:NAME (summed over the arm's /metrics), cmd:COMMAND (prints an integer); in the gate, a shared one only as metric:NAME (each arm's own page).",
+    accepts: { kind: "text", what: "prom:URL, metric:NAME, cmd:COMMAND, or none" },
+  },
+  {
+    name: "replica-header",
+    scope: "trial",
+    help: "A response header that names the replica that answered (e.g. x-served-by): each replica's first answer and the replicas serving per second are counted.",
+    accepts: { kind: "text", what: "a header name" },
+  },
+  {
     name: "metrics-interval",
     scope: "trial",
     default: "1s",

@@ -8,6 +8,7 @@ import { readInputFile } from "../common/files.ts";
 import { RUNTIMES } from "../common/runtimes.ts";
 import { hasUserinfo, httpUrl } from "../common/url.ts";
 import type { Target } from "../openai/target.ts";
+import { parseReplicasSource } from "../replicas/source.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { TrialOptions } from "../trial/measure.ts";
 import { MAX_WORKERS, unsplittable, type WorkerSetting } from "../trial/worker-count.ts";
@@ -54,6 +55,12 @@ export function parseServerMetrics(raw: RawSettings, baseUrl: string): ServerMet
   };
 }
 
+/** The arm's /metrics page, scraped or not (metric:NAME reads it; null: metrics-url none). */
+function metricsPage(raw: RawSettings, baseUrl: string): string | null {
+  const url = given(raw, "metrics-url") ?? `${new URL(baseUrl).origin}/metrics`;
+  return url === "none" ? null : url;
+}
+
 function parseTarget(raw: RawSettings, env: Record<string, string | undefined>): Target {
   const extraBody = given(raw, "extra-body");
   return {
@@ -71,7 +78,21 @@ function parseTarget(raw: RawSettings, env: Record<string, string | undefined>):
     includeUsage: !readBoolean(raw, "no-usage"),
     ignoreEos: readBoolean(raw, "ignore-eos"),
     temperature: readNumber(raw, "temperature"),
+    ...replicaHeader(raw),
   };
+}
+
+/** replica-header: a header name, kept lower-case (as the client reads headers). */
+function replicaHeader(raw: RawSettings): { replicaHeader?: string } {
+  const name = given(raw, "replica-header")?.trim();
+  if (name === undefined || name === "") return {};
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name))
+    throw rejectValue(
+      "replica-header",
+      name,
+      "a header name such as x-served-by (1–64 token characters)",
+    );
+  return { replicaHeader: name.toLowerCase() };
 }
 
 /**
@@ -87,6 +108,7 @@ export function parseTrialOptions(
 ): TrialOptions {
   const target = parseTarget(raw, env);
   const slo = given(raw, "slo");
+  const serverMetrics = parseServerMetrics(raw, target.baseUrl);
   return {
     target,
     workload: parseWorkload(raw, readFile, swept),
@@ -94,7 +116,12 @@ export function parseTrialOptions(
     maxConcurrency: optionalNumber(raw, "max-concurrency"),
     slo: slo === undefined ? {} : parseSlo("slo", slo),
     limits: parseLimits(raw, checks),
-    serverMetrics: parseServerMetrics(raw, target.baseUrl),
+    serverMetrics,
+    replicas: parseReplicasSource(
+      "replicas-source",
+      given(raw, "replicas-source") ?? "none",
+      metricsPage(raw, target.baseUrl),
+    ),
     workers: { requested: parseWorkers(raw), reservedCores: 0 },
   };
 }

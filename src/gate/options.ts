@@ -11,11 +11,17 @@ import type { JudgeOptions } from "../judge/options.ts";
 import type { RequestRecord } from "../load/record.ts";
 import type { Target } from "../openai/target.ts";
 import type { QualityDeps, QualityOptions } from "../quality/options.ts";
+import type { ReadDeps } from "../replicas/read.ts";
 import type { RequestLine, TrialContext, TrialTag } from "../requests/line.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
-import type { DrainOptions, SurgeOptions, TruncationOptions } from "../stress/options.ts";
+import type {
+  DrainOptions,
+  ScalingOptions,
+  SurgeOptions,
+  TruncationOptions,
+} from "../stress/options.ts";
 import type { TrialDeps, TrialOptions, TrialReport } from "../trial/measure.ts";
 
 export interface GateOptions {
@@ -44,6 +50,8 @@ export interface GateOptions {
   truncation?: TruncationOptions;
   /** undefined: no surge suite. */
   surge?: SurgeOptions;
+  /** undefined: no scaling scenario. */
+  scaling?: ScalingOptions;
   /** undefined: no drain probe (the gate does not start both servers). */
   drain?: DrainOptions;
   /** Run the side-suites before the pairs, and stop the pairs at the first look when one regressed. */
@@ -95,6 +103,8 @@ export interface GateDeps extends QualityDeps, ContractDeps, AccuracyDeps {
   /** Starts, checks and stops the variants when the gate manages them. */
   servers?: Servers;
   checks?: ServerChecks;
+  /** Reads a replica count between the scaling trials (tests: stand-ins). */
+  readReplicas?: ReadDeps;
 }
 
 /** Thrown where a cancelled run stops; the gate keeps what was measured. */

@@ -15,6 +15,7 @@ import { drainSuite } from "./drain.ts";
 import { judgeSuite } from "./judge.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import { qualitySuite } from "./quality.ts";
+import { scalingSuite } from "./scaling.ts";
 import type { SideSuite, SuiteContext, SuiteVerdict } from "./suite.ts";
 import { surgeSuite } from "./surge.ts";
 import { truncationSuite } from "./truncation.ts";
@@ -28,6 +29,7 @@ const SUITES = [
   // After the pairs: the replay at idle first, then the surge (it leaves a server overloaded).
   truncationSuite,
   surgeSuite,
+  scalingSuite,
   // Last: it stops the servers.
   drainSuite,
 ] as const;

@@ -95,7 +95,7 @@ export function surgeRule(s: SurgeOptions, decision: DecisionOptions): SurgeRule
 export const SURGE_SHARES = 2;
 
 /** The steady rate of the pairs' options: a surge needs a flat rate-driven arrival (config checks it). */
-function steadyRate(o: TrialOptions): {
+export function steadyRate(o: TrialOptions): {
   process: "poisson" | "gamma" | "constant";
   perS: number;
   burstiness: number;
@@ -164,12 +164,24 @@ function surgePlanLine(options: GateOptions): string | null {
   return `plan: the surge after the pairs: ${plural(s.pairs, "pair")} of ${trialS} s trials, ≈ ${Math.ceil((2 * s.pairs * trialS) / 60)} min of endpoint time plus the cooldowns`;
 }
 
-/** Every arm's reading paired: the pairs whose trials were both valid and read, and a note per pair left out. */
-export function pairReadings(trials: readonly SurgeTrial[]): {
-  pairs: SurgePair[];
+/** A side-suite's trial as its pairing reads it. */
+interface ReadTrial<R> {
+  pair: number;
+  arm: Arm;
+  valid: boolean;
+  reasons: string[];
+  reading: R | null;
+}
+
+/** Every arm's reading paired: the pairs whose trials were both valid and read, and a note per pair left out (`what`: "surge", "scaling"). */
+export function pairReadings<R>(
+  trials: readonly ReadTrial<R>[],
+  what = "surge",
+): {
+  pairs: { pair: number; baseline: R; candidate: R }[];
   notes: string[];
 } {
-  const pairs: SurgePair[] = [];
+  const pairs: { pair: number; baseline: R; candidate: R }[] = [];
   const notes: string[] = [];
   for (const pair of new Set(trials.map((t) => t.pair))) {
     const of = (arm: Arm) => trials.find((t) => t.pair === pair && t.arm === arm);
@@ -180,7 +192,7 @@ export function pairReadings(trials: readonly SurgeTrial[]): {
     }
     const why = [b, c].flatMap((t) => (t && !t.valid ? [`${t.arm}: ${t.reasons.join("; ")}`] : []));
     notes.push(
-      `surge pair ${pair + 1} left out: ${why.length > 0 ? why.join("; ") : "no timeline"}`,
+      `${what} pair ${pair + 1} left out: ${why.length > 0 ? why.join("; ") : "no timeline"}`,
     );
   }
   return { pairs, notes };

@@ -16,6 +16,17 @@ const BODY_EXCERPT_BYTES = 2048;
 const KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
 /** What a stream keeps: the limits its server announces (none: nothing kept, nothing allocated). */
 const RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
+/** A replica's name, as a header gives it: what a timeline keeps of it. */
+const REPLICA_CHARS = 64;
+
+/** Where a request goes: the connection pool, the endpoint, its headers, and the header naming the replica that answered. */
+export interface Route {
+  dispatcher: Dispatcher;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  replicaHeader?: string | undefined;
+}
 
 /** Handle for aborting an in-flight request. */
 export interface InFlight {
@@ -27,15 +38,13 @@ export interface InFlight {
  * ended, failed or was aborted. Timestamps go into the record.
  */
 export function sendCompletion(
-  dispatcher: Dispatcher,
-  origin: string,
-  path: string,
-  headers: Record<string, string>,
+  route: Route,
   body: string,
   record: RequestRecord,
   now: () => number,
   onDone: (r: RequestRecord) => void,
 ): InFlight {
+  const { dispatcher, origin, path, headers, replicaHeader } = route;
   let controller: Dispatcher.DispatchController | undefined;
   let pendingAbort: Error | undefined;
   let finished = false;
@@ -60,6 +69,8 @@ export function sendCompletion(
       responded = true;
       record.headersMs = now();
       record.status = statusCode;
+      const replica = replicaHeader ? responseHeaders[replicaHeader] : undefined;
+      if (replica !== undefined) record.replica = excerpt(String(replica), REPLICA_CHARS);
       const type = String(responseHeaders["content-type"] ?? "");
       const streaming =
         statusCode >= 200 && statusCode < 300 && type.startsWith("text/event-stream");

@@ -33,16 +33,13 @@ export function sendOnce(
       clearTimeout(timer);
       resolve(r);
     };
-    const handle = sendCompletion(
+    const route = {
       dispatcher,
-      origin(target),
-      completionPath(target),
-      requestHeaders(target),
-      body,
-      record,
-      now,
-      done,
-    );
+      origin: origin(target),
+      path: completionPath(target),
+      headers: requestHeaders(target),
+    };
+    const handle = sendCompletion(route, body, record, now, done);
     // A refused connection may call back before sendCompletion returns.
     if (!Number.isNaN(record.endMs)) return;
     timer = setTimeout(() => {

@@ -58,6 +58,8 @@ export interface RequestRecord {
   tokensAsked: number;
   /** Bounded excerpts, kept for non-2xx responses and errors; a stream keeps its rate-limit headers. */
   headers: Record<string, string> | undefined;
+  /** The replica that answered: the replica header's value (the target's replicaHeader), when it names one. */
+  replica: string | undefined;
   body: string | undefined;
   /** The streamed answer's text, kept only where it is needed (a session's next turn). */
   text: string | undefined;
@@ -126,6 +128,7 @@ export function newRecord(
     fixedTokens,
     tokensAsked: 0,
     headers: undefined,
+    replica: undefined,
     body: undefined,
     text: undefined,
     outcome: undefined,

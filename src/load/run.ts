@@ -17,7 +17,7 @@ import {
 } from "../openai/target.ts";
 import { fixedOutputTokens, isWarmup, type Workload } from "../workload/plan.ts";
 import { messagesFor } from "../workload/prompts.ts";
-import { type InFlight, sendCompletion } from "./client.ts";
+import { type InFlight, type Route, sendCompletion } from "./client.ts";
 import { DEADLINE_CHECK_MS, hardStopMs, pastDeadline } from "./deadlines.ts";
 import { OpenRequests } from "./open.ts";
 import { classify } from "./outcome.ts";
@@ -153,13 +153,14 @@ class TrialLoad {
       thinkMs,
       options.hardStopGraceMs ?? HARD_STOP_GRACE_MS,
     );
-    const [origin, path, headers] = [
-      originOf(target),
-      completionPath(target),
-      requestHeaders(target),
-    ];
-    this.send = (body, r, onDone) =>
-      sendCompletion(dispatcher, origin, path, headers, body, r, this.clock.now, onDone);
+    const route: Route = {
+      dispatcher,
+      origin: originOf(target),
+      path: completionPath(target),
+      headers: requestHeaders(target),
+      replicaHeader: target.replicaHeader,
+    };
+    this.send = (body, r, onDone) => sendCompletion(route, body, r, this.clock.now, onDone);
     this.scheduler = new SendScheduler<RequestRecord>(
       this.clock,
       {

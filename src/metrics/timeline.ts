@@ -7,11 +7,15 @@
 // beyond it.
 
 import { OUTCOMES, type Outcome } from "../common/outcomes.ts";
-import type { RequestRecord } from "../load/record.ts";
+import type { Slo } from "../common/slo.ts";
+import { outputTokens, type RequestRecord } from "../load/record.ts";
 import { Rng } from "../workload/rng.ts";
+import { meetsSlo, tpotMs } from "./recorder.ts";
 
 export const MAX_BUCKETS = 120;
 export const SAMPLES_PER_BUCKET = 500;
+/** Replicas a timeline tells apart (their first answers kept): beyond them, a header's values are not counted. */
+export const MAX_REPLICAS = 64;
 
 export interface TimelineBucket {
   /** The bucket's start, seconds from the trial's start (the schedule's zero). */
@@ -21,6 +25,8 @@ export interface TimelineBucket {
   completed: number;
   /** Of those that ended in it: failures by class (ok ones not listed). */
   failed: Partial<Record<Outcome, number>>;
+  /** Of the requests due in the bucket: those that were ok and met the SLO (goodput); absent in older files. */
+  good?: number;
   /** Of the ok requests due in the bucket (ms, from the scheduled send). */
   ttft_p50_ms: number | null;
   ttft_p95_ms: number | null;
@@ -29,7 +35,14 @@ export interface TimelineBucket {
   /** The server's gauges scraped in the bucket (mean); absent: not scraped. */
   running?: number | null;
   waiting?: number | null;
+  /** The replica count sampled in the bucket (its last sample); absent: no replicas source. */
+  replicas?: number;
+  /** Replicas that answered ok requests due in the bucket (the replica header's values); absent: no header. */
+  serving?: number;
 }
+
+/** A replica's first ok answer in a bucket: when it was due (ms from the trial's start) and its TTFT. */
+type FirstAnswer = [dueMs: number, ttftMs: number];
 
 /** A timeline's buckets as a shard writes them. */
 export type TimelineState = {
@@ -39,12 +52,16 @@ export type TimelineState = {
   failed: Partial<Record<Outcome, number>>;
   ttft: number[];
   itl: number[];
+  good?: number;
+  served?: Record<string, FirstAnswer>;
 }[];
 
 export interface TrialTimeline {
   bucket_s: number;
   /** The last bucket holds everything from its start on (requests that ended after the schedule). */
   buckets: TimelineBucket[];
+  /** Each replica's first ok answer (the replica header's value): when it was due (s) and its TTFT; absent: no header. */
+  first_served?: { replica: string; t_s: number; ttft_ms: number }[];
 }
 
 /** A bucket width that keeps a trial of this length within MAX_BUCKETS. */
@@ -80,7 +97,9 @@ interface Bucket {
   failed: Partial<Record<Outcome, number>>;
   ttft: Reservoir;
   itl: Reservoir;
-  gauges: { running: number[]; waiting: number[] };
+  good: number;
+  served: Map<string, FirstAnswer>;
+  gauges: { running: number[]; waiting: number[]; replicas: number[] };
 }
 
 export class TimelineTally {
@@ -91,11 +110,15 @@ export class TimelineTally {
   private readonly lastBucket: number;
   private readonly buckets = new Map<number, Bucket>();
   private readonly rng = new Rng(0x7131);
+  private readonly slo: Slo;
+  /** The replicas seen so far: at most MAX_REPLICAS are told apart. */
+  private readonly replicas = new Set<string>();
 
-  /** Buckets of bucketS over a schedule of scheduleS; what comes after it falls in one more. */
-  constructor(bucketS: number, scheduleS: number) {
+  /** Buckets of bucketS over a schedule of scheduleS (what comes after it falls in one more); good requests meet `slo`. */
+  constructor(bucketS: number, scheduleS: number, slo: Slo = {}) {
     this.bucketMs = bucketS * 1000;
     this.lastBucket = Math.ceil(scheduleS / bucketS);
+    this.slo = slo;
   }
 
   private at(ms: number): Bucket {
@@ -111,7 +134,9 @@ export class TimelineTally {
         failed: {},
         ttft: new Reservoir(),
         itl: new Reservoir(),
-        gauges: { running: [], waiting: [] },
+        good: 0,
+        served: new Map(),
+        gauges: { running: [], waiting: [], replicas: [] },
       };
       this.buckets.set(k, b);
     }
@@ -131,9 +156,23 @@ export class TimelineTally {
       due.failed[r.outcome] = (due.failed[r.outcome] ?? 0) + 1;
     }
     if (r.outcome !== "ok") return;
-    due.ttft.add(r.firstOutputMs - r.scheduledMs, this.rng);
+    const ttftMs = r.firstOutputMs - r.scheduledMs;
+    due.ttft.add(ttftMs, this.rng);
     for (const gap of r.gapsMs) due.itl.add(gap, this.rng);
+    if (meetsSlo(this.slo, r, tpotMs(r, outputTokens(r)), 0)) due.good++;
+    if (r.replica !== undefined)
+      this.served(due, r.replica, [r.scheduledMs - this.startMs, ttftMs]);
   };
+
+  /** A replica's answer: the bucket keeps each replica's earliest due one. */
+  private served(b: Bucket, replica: string, answer: FirstAnswer): void {
+    if (!this.replicas.has(replica)) {
+      if (this.replicas.size >= MAX_REPLICAS) return;
+      this.replicas.add(replica);
+    }
+    const had = b.served.get(replica);
+    if (!had || answer[0] < had[0]) b.served.set(replica, answer);
+  }
 
   /** Its buckets as JSON (a shard's part of a trial): counts, and the sampled values. */
   state(): TimelineState {
@@ -144,6 +183,8 @@ export class TimelineTally {
       failed: b.failed,
       ttft: b.ttft.values,
       itl: b.itl.values,
+      good: b.good,
+      ...(b.served.size > 0 ? { served: Object.fromEntries(b.served) } : {}),
     }));
   }
 
@@ -162,14 +203,41 @@ export class TimelineTally {
       }
       b.ttft.values.push(...s.ttft);
       b.itl.values.push(...s.itl);
+      b.good += s.good ?? 0;
+      for (const [replica, answer] of Object.entries(s.served ?? {}))
+        this.served(b, replica, answer);
     }
   }
 
-  /** A scrape of the server's gauges at atMs (on the trial's clock). */
-  addGauges(atMs: number, running: number | undefined, waiting: number | undefined): void {
+  /** A scrape of the server's gauges, or a sample of its replica count, at atMs (on the trial's clock). */
+  addGauges(
+    atMs: number,
+    running: number | undefined,
+    waiting: number | undefined,
+    replicas?: number,
+  ): void {
     const b = this.at(atMs);
     if (running !== undefined) b.gauges.running.push(running);
     if (waiting !== undefined) b.gauges.waiting.push(waiting);
+    if (replicas !== undefined) b.gauges.replicas.push(replicas);
+  }
+
+  /** Each replica's first ok answer over the trial, in the order they first answered. */
+  private firstServed(keys: readonly number[]): TrialTimeline["first_served"] {
+    const first = new Map<string, FirstAnswer>();
+    for (const k of keys)
+      for (const [replica, answer] of this.buckets.get(k)?.served ?? []) {
+        const had = first.get(replica);
+        if (!had || answer[0] < had[0]) first.set(replica, answer);
+      }
+    if (first.size === 0) return undefined;
+    return [...first]
+      .sort((a, b) => a[1][0] - b[1][0])
+      .map(([replica, [dueMs, ttftMs]]) => ({
+        replica,
+        t_s: Math.round(dueMs) / 1000,
+        ttft_ms: Math.round(ttftMs * 1000) / 1000,
+      }));
   }
 
   timeline(): TrialTimeline {
@@ -185,18 +253,27 @@ export class TimelineTally {
       const b = this.buckets.get(k);
       const running = b ? mean(b.gauges.running) : undefined;
       const waiting = b ? mean(b.gauges.waiting) : undefined;
+      const replicas = b?.gauges.replicas.at(-1);
       buckets.push({
         t_s: (k * this.bucketMs) / 1000,
         offered: b?.offered ?? 0,
         completed: b?.completed ?? 0,
         failed: b?.failed ?? {},
+        good: b?.good ?? 0,
         ttft_p50_ms: b?.ttft.percentile(50) ?? null,
         ttft_p95_ms: b?.ttft.percentile(95) ?? null,
         itl_p95_ms: b?.itl.percentile(95) ?? null,
         ...(running !== undefined ? { running } : {}),
         ...(waiting !== undefined ? { waiting } : {}),
+        ...(replicas !== undefined ? { replicas } : {}),
+        ...(this.replicas.size > 0 ? { serving: b?.served.size ?? 0 } : {}),
       });
     }
-    return { bucket_s: this.bucketMs / 1000, buckets };
+    const firstServed = this.firstServed(keys);
+    return {
+      bucket_s: this.bucketMs / 1000,
+      buckets,
+      ...(firstServed ? { first_served: firstServed } : {}),
+    };
   }
 }

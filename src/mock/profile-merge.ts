@@ -8,6 +8,8 @@ import {
   CONTEXT_ERROR_FORMS,
   FAULT_KINDS,
   type FaultKind,
+  FLEET_METRICS,
+  FLEET_SCALE_INS,
   METRICS_FORMATS,
   type MockProfile,
   RUNTIME_NAMES,
@@ -23,6 +25,8 @@ const CHOICE_KEYS = {
   metricsFormat: METRICS_FORMATS,
   contextErrorForm: CONTEXT_ERROR_FORMS,
   runtimeName: RUNTIME_NAMES,
+  fleetMetric: FLEET_METRICS,
+  fleetScaleIn: FLEET_SCALE_INS,
 } as const;
 const VERSION = /^[\w.+-]{0,40}$/;
 
@@ -31,7 +35,8 @@ export class MockProfileError extends InputError {
   override name = "MockProfileError";
 }
 
-type NumberRule = { min: number; max?: number; integer?: boolean };
+/** `above`: the value must exceed min (a target of 0 would divide by zero). */
+type NumberRule = { min: number; max?: number; integer?: boolean; above?: boolean };
 const NUMBER_RULES = {
   seed: { min: 0, max: 2 ** 32 - 1, integer: true },
   maxModelLen: { min: 1, integer: true },
@@ -82,6 +87,12 @@ const NUMBER_RULES = {
   judgeLengthBias: { min: 0, max: 10 },
   judgeNoise: { min: 0, max: 10 },
   judgeProse: { min: 0, max: 1 },
+  fleetReplicas: { min: 0, integer: true },
+  fleetMaxReplicas: { min: 1, integer: true },
+  fleetTarget: { min: 0, above: true },
+  fleetIntervalS: { min: 0.1, max: 60 },
+  fleetStabilizationS: { min: 0, max: 3600 },
+  fleetScaleUpDelayS: { min: 0, max: 3600 },
 } as const satisfies Partial<Record<keyof MockProfile, NumberRule>>;
 type NumberKey = keyof typeof NUMBER_RULES;
 const NUMBER_KEYS = Object.keys(NUMBER_RULES).filter((k): k is NumberKey => k in NUMBER_RULES);
@@ -108,13 +119,14 @@ const BOOLEAN_KEYS = [
 
 function describeRule(rule: NumberRule): string {
   const kind = rule.integer ? "an integer" : "a number";
-  return rule.max === undefined ? `${kind} ≥ ${rule.min}` : `${kind} in [${rule.min}, ${rule.max}]`;
+  if (rule.max === undefined) return `${kind} ${rule.above ? ">" : "≥"} ${rule.min}`;
+  return `${kind} in ${rule.above ? "(" : "["}${rule.min}, ${rule.max}]`;
 }
 
 function checkNumber(key: string, value: unknown, rule: NumberRule, source: string): number {
   const inRange = (v: number) =>
     Number.isFinite(v) &&
-    v >= rule.min &&
+    (rule.above ? v > rule.min : v >= rule.min) &&
     (rule.max === undefined || v <= rule.max) &&
     (!rule.integer || Number.isInteger(v));
   if (typeof value !== "number" || !inRange(value)) {
@@ -240,6 +252,11 @@ function validateProfile(profile: MockProfile, source: string): MockProfile {
   if (profile.naturalMinTokens > profile.naturalMaxTokens) {
     throw new MockProfileError(
       `${source}: naturalMinTokens (${profile.naturalMinTokens}) must not exceed naturalMaxTokens (${profile.naturalMaxTokens})`,
+    );
+  }
+  if (profile.fleetReplicas > profile.fleetMaxReplicas) {
+    throw new MockProfileError(
+      `${source}: fleetReplicas (${profile.fleetReplicas}) must not exceed fleetMaxReplicas (${profile.fleetMaxReplicas})`,
     );
   }
   const total = FAULT_KINDS.reduce((sum, k) => sum + profile.faults[k], 0);

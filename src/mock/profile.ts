@@ -177,6 +177,30 @@ export interface MockProfile {
   judgeProse: number;
   /** false: `prompt_logprobs` is ignored (a server other than vLLM: it scores no given text). */
   promptLogprobs: boolean;
+  /**
+   * Fleet mode (mock/fleet.ts): replicas behind the one port, each its own
+   * engine, and an autoscaler as Kubernetes' HPA. The ready replicas at start
+   * and the fewest the scaler keeps; 0: no fleet, one server.
+   */
+  fleetReplicas: number;
+  /** The most replicas the scaler runs. */
+  fleetMaxReplicas: number;
+  /**
+   * What the scaler reads: "queue", running + waiting per ready replica; or
+   * "gpu-busy", the percentage of ready replicas running anything, which
+   * saturates at any load (a scaler on the wrong metric).
+   */
+  fleetMetric: FleetMetric;
+  /** The metric's target per replica. */
+  fleetTarget: number;
+  /** The scaler's sync period. */
+  fleetIntervalS: number;
+  /** Scale-in goes only to the highest count wanted over this window (0: at once, flappy). */
+  fleetStabilizationS: number;
+  /** A new replica's cold start: pending this long before it takes traffic. */
+  fleetScaleUpDelayS: number;
+  /** A replica scaled in lets its streams finish ("drain") or drops them ("cut"). */
+  fleetScaleIn: FleetScaleIn;
   /** Probability per completion request of each fault; their sum is at most 1. */
   faults: Record<FaultKind, number>;
 }
@@ -189,6 +213,10 @@ export type ContextErrorForm = (typeof CONTEXT_ERROR_FORMS)[number];
 export const RUNTIME_NAMES = ["none", "vllm", "sglang", "tgi", "llamacpp"] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
 export type MetricsFormat = (typeof METRICS_FORMATS)[number];
+export const FLEET_METRICS = ["queue", "gpu-busy"] as const;
+export type FleetMetric = (typeof FLEET_METRICS)[number];
+export const FLEET_SCALE_INS = ["drain", "cut"] as const;
+export type FleetScaleIn = (typeof FLEET_SCALE_INS)[number];
 
 /** Whether a UTC time falls in one of the busyHours windows (a window may wrap midnight). */
 export function inBusyHours(busyHours: string, at: Date): boolean {
@@ -276,5 +304,13 @@ export const DEFAULT_PROFILE: MockProfile = {
   judgeFollowsInjection: false,
   judgeProse: 0,
   promptLogprobs: true,
+  fleetReplicas: 0,
+  fleetMaxReplicas: 4,
+  fleetMetric: "queue",
+  fleetTarget: 8,
+  fleetIntervalS: 1,
+  fleetStabilizationS: 30,
+  fleetScaleUpDelayS: 5,
+  fleetScaleIn: "drain",
   faults: recordOf(FAULT_KINDS, () => 0),
 };

@@ -3,11 +3,12 @@
 // with seeded fault injection. Used by the demo, the tests and by users who
 // want to try the gate without a GPU.
 
-import { createServer, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { recordOf } from "../common/arrays.ts";
 import { type CompletionStats, Completions, sendError } from "./completion.ts";
 import { Engine, type EngineStats } from "./engine.ts";
+import { Fleet, type FleetStats } from "./fleet.ts";
 import { DEFAULT_PROFILE, FAULT_KINDS, type MockProfile } from "./profile.ts";
 import { MockRoutes } from "./routes.ts";
 
@@ -21,7 +22,10 @@ export interface MockServerOptions {
 }
 
 export interface MockStats extends CompletionStats {
+  /** A fleet's engines summed. */
   engine: EngineStats;
+  /** Only in fleet mode (profile fleetReplicas > 0). */
+  fleet?: FleetStats;
 }
 
 export interface MockServer {
@@ -50,20 +54,55 @@ function refuseWhileDraining(res: ServerResponse): void {
   });
 }
 
-/** Until the engine has nothing running or waiting, or drainS passed. */
-async function drained(engine: Engine, drainS: number): Promise<void> {
+/** Until the engine (or fleet) has nothing running or waiting, or drainS passed. */
+async function drained(busy: () => boolean, drainS: number): Promise<void> {
   const untilMs = performance.now() + drainS * 1000;
-  const busy = () => engine.stats().running + engine.stats().waiting > 0;
   while (performance.now() < untilMs && busy())
     await new Promise((resolve) => setTimeout(resolve, 20));
   // The last events were written as the engine finished: let the sockets flush them.
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
+/** What answers the requests: one engine, or a fleet of replicas. */
+interface Backend {
+  route(req: IncomingMessage, res: ServerResponse, raw: string): void;
+  engineStats(): EngineStats;
+  fleetStats(): FleetStats | undefined;
+  busy(): boolean;
+  close(): void;
+}
+
+function startBackend(
+  profile: MockProfile,
+  stats: CompletionStats,
+  clock: () => Date,
+  onCrash: () => void,
+): Backend {
+  if (profile.fleetReplicas > 0) {
+    const fleet = new Fleet(profile, stats, clock, onCrash);
+    return {
+      route: (req, res, raw) => fleet.route(req, res, raw),
+      engineStats: () => fleet.engineStats(),
+      fleetStats: () => fleet.fleetStats(),
+      busy: () => fleet.busy(),
+      close: () => fleet.close(),
+    };
+  }
+  const engine = new Engine(profile);
+  const completions = new Completions(profile, engine, stats, onCrash);
+  const routes = new MockRoutes(profile, engine, completions, clock);
+  return {
+    route: (req, res, raw) => routes.route(req, res, raw),
+    engineStats: () => engine.stats(),
+    fleetStats: () => undefined,
+    busy: () => engine.stats().running + engine.stats().waiting > 0,
+    close: () => engine.close(),
+  };
+}
+
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const profile = options.profile ?? DEFAULT_PROFILE;
   const clock = options.clock ?? (() => new Date());
-  const engine = new Engine(profile);
   const stats: CompletionStats = {
     completionRequests: 0,
     faults: recordOf(FAULT_KINDS, () => 0),
@@ -73,14 +112,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const crashed = new Promise<void>((resolve) => {
     crash = resolve;
   });
-  const completions = new Completions(profile, engine, stats, () => {
+  const backend = startBackend(profile, stats, clock, () => {
     // As a server process dies: every connection drops, nothing listens any more.
-    engine.close();
+    backend.close();
     server.close();
     server.closeAllConnections();
     crash();
   });
-  const routes = new MockRoutes(profile, engine, completions, clock);
 
   // closeAfterResponse: sockets that served a streamed response are dropped when
   // the next request arrives on them — the race a client loses against a server
@@ -119,7 +157,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         });
         return;
       }
-      routes.route(req, res, Buffer.concat(parts).toString("utf8"));
+      backend.route(req, res, Buffer.concat(parts).toString("utf8"));
     });
   });
   server.headersTimeout = 0;
@@ -130,7 +168,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
   });
   const close = async () => {
-    engine.close();
+    backend.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
@@ -139,13 +177,17 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    stats: () => ({ ...stats, faults: { ...stats.faults }, engine: engine.stats() }),
+    stats: () => {
+      const fleet = backend.fleetStats();
+      const engine = backend.engineStats();
+      return { ...stats, faults: { ...stats.faults }, engine, ...(fleet && { fleet }) };
+    },
     crashed,
     close,
     stop: async () => {
       if (profile.drainS > 0) {
         draining = true;
-        await drained(engine, profile.drainS);
+        await drained(() => backend.busy(), profile.drainS);
       }
       await close();
     },

@@ -17,6 +17,8 @@ export interface Target {
   includeUsage: boolean;
   ignoreEos: boolean;
   temperature: number;
+  /** The response header (lower-case) that names the replica that answered; absent: none. */
+  replicaHeader?: string;
 }
 
 export interface ChatMessage {

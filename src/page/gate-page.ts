@@ -6,12 +6,14 @@
 import type { CapacityRun } from "../capacity/run.ts";
 import type { Arm } from "../common/arms.ts";
 import { errorMessage } from "../common/errors.ts";
+import type { TrialTimeline } from "../metrics/timeline.ts";
 import { cellText } from "../report/blocks.ts";
 import { budgetTable } from "../report/budgets.ts";
 import { capacityDetails, capacitySection } from "../report/capacity-markdown.ts";
 import { method } from "../report/details.ts";
 import { context, metricTable } from "../report/metric-table.ts";
 import { nextStep } from "../report/next-step.ts";
+import { scalingWorstPair } from "../report/scaling-markdown.ts";
 import { outcomes, perTrial, selfChecks, servers } from "../report/sections.ts";
 import { serverViewSection } from "../report/server-view.ts";
 import { SUITE_RENDER } from "../report/suites.ts";
@@ -58,14 +60,22 @@ async function pairTimeline(r: GateResults): Promise<Html | null> {
   return timelineFigure("timeline", caption, timelines);
 }
 
+/** Both arms' timelines in one pair of a suite's trials. */
+function pairTimelines(
+  trials: readonly { pair: number; arm: Arm; timeline: TrialTimeline | null }[],
+  pair: number,
+) {
+  return ARMS.flatMap((arm) => {
+    const t = trials.find((x) => x.pair === pair && x.arm === arm)?.timeline;
+    return t ? [{ name: arm, color: ARM_COLORS[arm], timeline: t }] : [];
+  });
+}
+
 async function surgeTimeline(r: GateResults): Promise<Html | null> {
   const s = r.surge;
   const pair = s ? surgeWorstPair(s) : null;
   if (!s || pair === null) return null;
-  const timelines = ARMS.flatMap((arm) => {
-    const t = s.trials.find((x) => x.pair === pair && x.arm === arm)?.timeline;
-    return t ? [{ name: arm, color: ARM_COLORS[arm], timeline: t }] : [];
-  });
+  const timelines = pairTimelines(s.trials, pair);
   if (timelines.length === 0) return null;
   const marks = [
     { t_s: s.span.startS, label: "surge starts" },
@@ -73,6 +83,22 @@ async function surgeTimeline(r: GateResults): Promise<Html | null> {
   ];
   const caption = `Surge, pair ${pair + 1} (where the candidate recovered worst): ${s.steady_per_s} → ${s.surge_per_s} req/s between the dashed lines, then steady again.`;
   return timelineFigure("surge-timeline", caption, timelines, marks);
+}
+
+/** The scaling scenario's pair where the candidate reacted worst: replicas beside load, queue and TTFT. */
+async function scalingTimeline(r: GateResults): Promise<Html | null> {
+  const s = r.scaling;
+  const pair = s ? scalingWorstPair(s) : null;
+  if (!s || pair === null) return null;
+  const timelines = pairTimelines(s.trials, pair);
+  if (timelines.length === 0) return null;
+  const marks = [
+    { t_s: s.span.stepS, label: "step up" },
+    { t_s: s.span.downS, label: "step down" },
+    { t_s: s.span.hoverS, label: "hover" },
+  ];
+  const caption = `Scaling, pair ${pair + 1} (where the candidate reacted worst): ${s.steady_per_s} → ${s.step_per_s} req/s between the first two dashed lines, steady again, then hovering ±10 % around ${s.hover_per_s} req/s from the third.`;
+  return timelineFigure("scaling-timeline", caption, timelines, marks);
 }
 
 async function capacitySectionHtml(c: CapacityRun, config: ConfigDescription): Promise<Html> {
@@ -133,6 +159,7 @@ async function measuredSections(
     await drawn("timelines", "Timelines", async () => [
       await pairTimeline(r),
       await surgeTimeline(r),
+      await scalingTimeline(r),
     ]),
     r.capacity ? await capacitySectionHtml(r.capacity, config) : null,
     await drawn("judge-outcomes", "Open-ended answers, judged", async () => [

@@ -1,6 +1,7 @@
 // Time inside one pair: per bucket, each arm's p95 TTFT, the requests offered
-// and completed, the failures, and the server's queue when it was scraped —
-// so a stall, a warm-up tail, a crash or a surge's recovery shows.
+// and completed, the failures, the server's queue when it was scraped and the
+// replica count when it was read — so a stall, a warm-up tail, a crash, a
+// surge's recovery or a scaler's reaction shows.
 
 import { compact } from "../common/format.ts";
 import type { TimelineBucket, TrialTimeline } from "../metrics/timeline.ts";
@@ -37,6 +38,7 @@ function rows(timelines: readonly SeriesTimeline[]) {
       completed: b.completed,
       failed: failures(b),
       queue: b.waiting ?? null,
+      replicas: b.replicas ?? null,
     })),
   );
 }
@@ -78,7 +80,7 @@ function panel(p: Panel, timelines: readonly SeriesTimeline[], marks: TimeMark[]
 
 function timelineSpec(timelines: readonly SeriesTimeline[], marks: TimeMark[]): ChartSpec {
   const data = rows(timelines);
-  const has = (f: "queue" | "failed" | "itl") => data.some((d) => (d[f] ?? 0) > 0);
+  const has = (f: "queue" | "failed" | "itl" | "replicas") => data.some((d) => (d[f] ?? 0) > 0);
   const panels: Panel[] = [
     { field: "ttft", title: "p95 TTFT (ms)" },
     ...(has("itl") ? [{ field: "itl", title: "p95 ITL (ms)" }] : []),
@@ -88,6 +90,7 @@ function timelineSpec(timelines: readonly SeriesTimeline[], marks: TimeMark[]): 
       ? [{ field: "failed", title: "failed", mark: { type: "bar", opacity: 0.7 } }]
       : []),
     ...(has("queue") ? [{ field: "queue", title: "server queue" }] : []),
+    ...(has("replicas") ? [{ field: "replicas", title: "replicas" }] : []),
   ];
   return {
     data: { values: data },

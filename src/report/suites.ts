@@ -15,6 +15,12 @@ import { drain, drainSentence } from "./drain-markdown.ts";
 import { judge, judgeDetails, judgeOpenSentence, judgeSentence } from "./judge-markdown.ts";
 import { quality, qualityDetails } from "./quality-markdown.ts";
 import { qualitySentence } from "./quality-words.ts";
+import {
+  scaling,
+  scalingDetails,
+  scalingOpenSentence,
+  scalingSentence,
+} from "./scaling-markdown.ts";
 import { surge, surgeDetails, surgeOpenSentence, surgeSentence } from "./surge-markdown.ts";
 import { truncation, truncationSentence } from "./truncation-markdown.ts";
 
@@ -72,6 +78,12 @@ export const SUITE_RENDER: { readonly [K in SuiteId]: SuiteRender } = {
     details: surgeDetails,
     failed: (r) => (r.surge?.verdict === "fail" ? surgeSentence(r.surge) : null),
     open: (r) => (r.surge?.verdict === "inconclusive" ? surgeOpenSentence(r.surge) : null),
+  },
+  scaling: {
+    section: scaling,
+    details: scalingDetails,
+    failed: (r) => (r.scaling?.verdict === "fail" ? scalingSentence(r.scaling) : null),
+    open: (r) => (r.scaling?.verdict === "inconclusive" ? scalingOpenSentence(r.scaling) : null),
   },
   drain: {
     section: drain,

@@ -29,7 +29,7 @@ function recoveryCell(c: SurgeCheck, arm: Arm): string {
 function row(c: SurgeCheck): string {
   if (c.id === "recovery")
     return `| time to recover | ${recoveryCell(c, "baseline")} | ${recoveryCell(c, "candidate")} | ${signedPercent(c.change)} (${bound(c.change_lower, signedPercent)} … ${bound(c.change_upper, signedPercent)}) | ≤ ${signedPercent(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
-  return `| failed from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${signedPoints(c.change)} (${bound(c.change_lower, signedPoints)} … ${bound(c.change_upper, signedPoints)}) | ≤ ${signedPoints(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
+  return `| failed or missed the SLO from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${signedPoints(c.change)} (${bound(c.change_lower, signedPoints)} … ${bound(c.change_upper, signedPoints)}) | ≤ ${signedPoints(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
 }
 
 /** How an arm met the surge, summed over its pairs: shed at once, timed out, other failures, its deepest queue. */
@@ -70,7 +70,7 @@ export function surgeSentence(s: SurgeReport): string {
     .map((c) =>
       c.id === "recovery"
         ? `after a surge to ${s.surge_per_s} req/s the candidate takes ${recoveryCell(c, "candidate")} to recover (the baseline ${recoveryCell(c, "baseline")}: ${signedPercent(c.change)})`
-        : `the candidate fails ${percent(c.candidate)} of the requests from a surge on (the baseline ${percent(c.baseline)})`,
+        : `the candidate fails or misses the SLO on ${percent(c.candidate)} of the requests from a surge on (the baseline ${percent(c.baseline)})`,
     )
     .join("; ");
 }
@@ -106,7 +106,13 @@ export function surgeWorstPair(s: SurgeReport): number | null {
   return worst?.pair ?? s.pairs[0]?.pair ?? null;
 }
 
-function chart(title: string, label: string, b: number[], c: number[], step: number): string {
+export function chart(
+  title: string,
+  label: string,
+  b: number[],
+  c: number[],
+  step: number,
+): string {
   const length = Math.max(b.length, c.length);
   const pad = (xs: number[]) => [...xs, ...Array<number>(length - xs.length).fill(0)];
   const round = (v: number) => Number(v.toPrecision(3));
@@ -124,6 +130,17 @@ function chart(title: string, label: string, b: number[], c: number[], step: num
   ].join("\n");
 }
 
+/** Both arms' replica counts through a trial, when either was sampled. */
+export function replicasChart(
+  title: string,
+  b: NonNullable<SurgeTrial["timeline"]>,
+  c: NonNullable<SurgeTrial["timeline"]>,
+): string[] {
+  if (![...b.buckets, ...c.buckets].some((x) => typeof x.replicas === "number")) return [];
+  const counts = (t: typeof b) => t.buckets.map((x) => x.replicas ?? 0);
+  return ["", chart(`${title}: replicas`, "replicas", counts(b), counts(c), b.bucket_s)];
+}
+
 export function surgeDetails(r: GateResults): string {
   const s = r.surge;
   const pair = s ? surgeWorstPair(s) : null;
@@ -135,6 +152,7 @@ export function surgeDetails(r: GateResults): string {
   const ttft = (t: typeof b) => t.buckets.map((x) => x.ttft_p95_ms ?? 0);
   const queue = (t: typeof b) => t.buckets.map((x) => x.waiting ?? 0);
   const scraped = [...b.buckets, ...c.buckets].some((x) => typeof x.waiting === "number");
+  const offered = (t: typeof b) => t.buckets.map((x) => x.offered / t.bucket_s);
   const body = [
     chart(
       `Surge pair ${pair + 1}: p95 TTFT (ms) per second`,
@@ -155,6 +173,15 @@ export function surgeDetails(r: GateResults): string {
           ),
         ]
       : []),
+    "",
+    chart(
+      `Surge pair ${pair + 1}: offered load (req/s)`,
+      "requests due per second",
+      offered(b),
+      offered(c),
+      b.bucket_s,
+    ),
+    ...replicasChart(`Surge pair ${pair + 1}`, b, c),
     "",
     `The surge runs from ${s.span.startS} s to ${s.span.endS} s. 0: no ok request was due in that second.`,
   ].join("\n");

@@ -132,7 +132,7 @@ async function runSlices(
     await sleepUntil(atMs - scrapeMs(options) - SETTLE_MS, deps);
     if (deps.signal?.aborted) throw new Cancelled();
     const o = pairOptions(options, t.arm, t.pair);
-    const opts = shard.index === 0 ? o : { ...o, serverMetrics: null };
+    const opts = shard.index === 0 ? o : { ...o, serverMetrics: null, replicas: null };
     log(`pair ${t.pair + 1}/${options.trials} ${t.arm}: ${name} measuring ${o.target.baseUrl}`);
     // This shard's requests of the trial, in its own requests file, tagged as a single run's.
     const tag = {

@@ -8,7 +8,7 @@ import { ARMS } from "../common/arms.ts";
 import { OUTCOMES } from "../common/outcomes.ts";
 import { describeSchemaError } from "../common/schema-errors.ts";
 import { COUNTS, HISTOGRAMS } from "../metrics/recorder-state.ts";
-import { MAX_BUCKETS, SAMPLES_PER_BUCKET } from "../metrics/timeline.ts";
+import { MAX_BUCKETS, MAX_REPLICAS, SAMPLES_PER_BUCKET } from "../metrics/timeline.ts";
 import { SHARD_SCHEMA, type ShardSection } from "./section.ts";
 
 const num = { type: "number", minimum: -1e15, maximum: 1e15 } as const;
@@ -87,14 +87,24 @@ const recorder = object({
   ),
 });
 
-const bucket = object({
-  k: { type: "integer", minimum: 0, maximum: MAX_BUCKETS },
-  offered: int,
-  completed: int,
-  failed: { type: "object", propertyNames: { enum: [...OUTCOMES] }, additionalProperties: int },
-  ttft: list(pos, SAMPLES_PER_BUCKET),
-  itl: list(pos, SAMPLES_PER_BUCKET),
-});
+const bucket = object(
+  {
+    k: { type: "integer", minimum: 0, maximum: MAX_BUCKETS },
+    offered: int,
+    completed: int,
+    failed: { type: "object", propertyNames: { enum: [...OUTCOMES] }, additionalProperties: int },
+    ttft: list(pos, SAMPLES_PER_BUCKET),
+    itl: list(pos, SAMPLES_PER_BUCKET),
+    good: int,
+    served: {
+      type: "object",
+      maxProperties: MAX_REPLICAS,
+      propertyNames: { maxLength: 64 },
+      additionalProperties: { type: "array", items: num, minItems: 2, maxItems: 2 },
+    },
+  },
+  ["good", "served"],
+);
 
 const part = object({
   slice: object({
@@ -112,7 +122,14 @@ const part = object({
   }),
   hard_stopped: { type: "boolean" },
   never_due: int,
-  gauges: list(object({ atMs: num, running: pos, waiting: pos }, ["running", "waiting"]), 100_000),
+  gauges: list(
+    object({ atMs: num, running: pos, waiting: pos, replicas: pos }, [
+      "running",
+      "waiting",
+      "replicas",
+    ]),
+    100_000,
+  ),
 });
 
 const section = object({

@@ -13,6 +13,35 @@ export interface SurgeOptions {
   maxFailureIncrease: number;
 }
 
+/** Absolute limits on the candidate's scaling (the budget setting's scale-up:, flaps:, cut:). */
+export interface ScalingBudgets {
+  /** Seconds from the step to the first added replica. */
+  scaleUpS?: number;
+  /** Turns of the replica count per 10 minutes of hover. */
+  flaps?: number;
+  /** Streams cut by scaling in, a trial. */
+  cut?: number;
+}
+
+export interface ScalingOptions {
+  /** The step's rate ÷ the baseline's capacity (or the rate), and how long it is held. */
+  factor: number;
+  holdS: number;
+  /** Steady load before the step, and after the step down (scaling in happens here). */
+  beforeS: number;
+  afterS: number;
+  /** The hover's centre (× the capacity or the rate) and length: ±10 % around it. */
+  hoverFactor: number;
+  hoverS: number;
+  pairs: number;
+  maxReactionIncrease: number;
+  maxSloDrop: number;
+  maxFlapIncrease: number;
+  budgets: ScalingBudgets;
+  /** Before each trial, the longest wait for the fleet to come back to its first count (s). */
+  settleS: number;
+}
+
 export interface TruncationOptions {
   /** Requests replayed per arm. */
   replay: number;

@@ -39,6 +39,8 @@ export interface SurgeReading {
   /** Requests due from the surge's start on, and those of them that failed (by the class), ended from then on. */
   scheduled: number;
   failed: number;
+  /** Of the requests due from the surge's start on: those not good — failed, or ok but beyond the SLO (goodput attainment); absent in older files. */
+  unmet?: number;
   failed_by_class: Partial<Record<Outcome, number>>;
   /** Of the failed: refused at once (503, 529, 429) — load shed — and timed out — load queued. */
   shed: number;
@@ -134,6 +136,11 @@ export function readSurge(
     ...target,
     scheduled: from.reduce((s, b) => s + b.offered, 0),
     failed: from.reduce((s, b) => s + failuresIn(b), 0),
+    // Queued past the SLO and shed at once are one loss to the user: goodput's, by due time.
+    unmet: from.reduce(
+      (s, b) => s + (b.good === undefined ? failuresIn(b) : Math.max(0, b.offered - b.good)),
+      0,
+    ),
     failed_by_class: failedByClass,
     shed: count(SHED),
     timed_out: count(["censored"]),

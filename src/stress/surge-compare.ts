@@ -150,9 +150,11 @@ function recoveryCheck(pairs: readonly SurgePair[], rule: SurgeRule): SurgeCheck
 /** A bound as the results file can hold it: null where there is none (±∞). */
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-const failedShare = (r: SurgeReading) => (r.scheduled > 0 ? r.failed / r.scheduled : 0);
+/** The share not good: failed or beyond the SLO (older files: failed). */
+const failedShare = (r: SurgeReading) =>
+  r.scheduled > 0 ? (r.unmet ?? r.failed) / r.scheduled : 0;
 
-/** The failure rule: the share of the requests due from the surge's start that failed, candidate − baseline. */
+/** The failure rule: the share of the requests due from the surge's start that failed or missed the SLO, candidate − baseline. */
 function failuresCheck(pairs: readonly SurgePair[], rule: SurgeRule): SurgeCheck {
   const usable = pairs.map((p) => ({
     pair: p.pair,

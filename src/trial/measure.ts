@@ -11,6 +11,9 @@ import { summarizeTrial, type TrialSummary } from "../metrics/summary.ts";
 import { bucketSeconds, TimelineTally, type TrialTimeline } from "../metrics/timeline.ts";
 import type { SelfCheckLimits } from "../metrics/validity.ts";
 import type { Target } from "../openai/target.ts";
+import { REAL_READ, type ReadDeps } from "../replicas/read.ts";
+import { ReplicaSampler, type ReplicasRecord } from "../replicas/sampler.ts";
+import type { ReplicasSource } from "../replicas/source.ts";
 import type { TrialContext } from "../requests/line.ts";
 import {
   type FetchMetrics,
@@ -38,6 +41,8 @@ export interface TrialOptions {
   limits: SelfCheckLimits;
   /** The server's /metrics, scraped beside the trial; null: not scraped. */
   serverMetrics: ServerMetricsOptions | null;
+  /** Where the replica count is read once a second beside the trial; absent: not read. */
+  replicas?: ReplicasSource | null;
   /** Worker threads the schedule is split over (worker-count.ts); absent: this thread alone. */
   workers?: WorkerSetting;
 }
@@ -60,11 +65,13 @@ export interface TrialReport extends TrialSummary {
   server_metrics: ServerMetrics | null;
   /** Time inside the trial, bucket by bucket (absent in older files). */
   timeline?: TrialTimeline;
+  /** The replica count's source, its samples' count and its error (absent: none read). */
+  replicas?: ReplicasRecord;
 }
 
 /** The timeline, with the server's queue from the scrapes during the trial. */
 function timelineOf(timeline: TimelineTally, gauges: GaugeSeries): TrialTimeline {
-  for (const g of gauges) timeline.addGauges(g.atMs, g.running, g.waiting);
+  for (const g of gauges) timeline.addGauges(g.atMs, g.running, g.waiting, g.replicas);
   return timeline.timeline();
 }
 
@@ -112,18 +119,68 @@ export interface TrialDeps {
   fetchMetrics?: FetchMetrics;
   /** Each measured request once its outcome is known, for the requests file. */
   onRequestLine?: (r: RequestRecord, at: TrialContext) => void;
+  /** Reads a replica count (tests: stand-ins for the query and the command). */
+  readReplicas?: ReadDeps;
 }
 
-export type GaugeSeries = ReturnType<TrialScrape["gaugeSeries"]>;
+export type GaugeSeries = (ReturnType<TrialScrape["gaugeSeries"]>[number] & {
+  replicas?: number;
+})[];
 
-/** The server's metrics scraped beside the trial: before, during and after it. */
-export async function scrapeBeside<T>(
+interface Beside<T> {
+  result: T;
+  serverMetrics: ServerMetrics | null;
+  gauges: GaugeSeries;
+  replicas: ReplicasRecord | null;
+}
+
+/** The replica count sampled beside the measurement (scrapeBeside's), its samples among the gauges. */
+async function sampleBeside<T>(
+  options: TrialOptions,
+  deps: TrialDeps,
+  clock: Clock,
+  measure: () => Promise<Omit<Beside<T>, "replicas">>,
+): Promise<Beside<T>> {
+  if (!options.replicas) return { ...(await measure()), replicas: null };
+  const sampler = new ReplicaSampler(options.replicas, deps.readReplicas ?? REAL_READ, () =>
+    clock.now(),
+  );
+  sampler.start();
+  try {
+    const measured = await measure();
+    const replicas = await sampler.stop();
+    const samples = sampler.samples.map((s) => ({
+      atMs: s.atMs,
+      running: undefined,
+      waiting: undefined,
+      replicas: s.replicas,
+    }));
+    return { ...measured, gauges: [...measured.gauges, ...samples], replicas };
+  } finally {
+    await sampler.stop();
+  }
+}
+
+/** The server's metrics scraped beside the trial (before, during and after it), and its replica count sampled. */
+export function scrapeBeside<T>(
   options: TrialOptions,
   deps: TrialDeps,
   clock: Clock,
   measure: () => Promise<T>,
   windowOf: (result: T) => [number, number],
-): Promise<{ result: T; serverMetrics: ServerMetrics | null; gauges: GaugeSeries }> {
+): Promise<Beside<T>> {
+  return sampleBeside(options, deps, clock, () =>
+    scrapeMetrics(options, deps, clock, measure, windowOf),
+  );
+}
+
+async function scrapeMetrics<T>(
+  options: TrialOptions,
+  deps: TrialDeps,
+  clock: Clock,
+  measure: () => Promise<T>,
+  windowOf: (result: T) => [number, number],
+): Promise<Omit<Beside<T>, "replicas">> {
   if (!options.serverMetrics) return { result: await measure(), serverMetrics: null, gauges: [] };
   const fetcher = deps.fetchMetrics ? undefined : metricsFetcher();
   const fetch = deps.fetchMetrics ?? fetcher?.fetch;
@@ -158,7 +215,7 @@ function requestSinks(
   clock: Clock,
 ) {
   const scheduleS = (workload.windowStartMs + workload.windowMs) / 1000;
-  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
+  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS, options.slo);
   const start = { startMs: 0, startUnixMs: 0, slo: options.slo };
   const onStart = (startMs: number) => {
     start.startMs = startMs;
@@ -183,6 +240,8 @@ export interface TrialParts {
   run: Omit<LoadRun, "endMs">;
   serverMetrics: ServerMetrics | null;
   gauges: GaugeSeries;
+  /** The replica count's source as the report names it (null: none read). */
+  replicas?: ReplicasRecord | null;
 }
 
 /** The empty pieces of a trial, ready to record into (or to merge shards into). */
@@ -234,6 +293,7 @@ export async function measureParts(
     result: run,
     serverMetrics,
     gauges,
+    replicas,
   } = await scrapeBeside(
     options,
     deps,
@@ -260,7 +320,16 @@ export async function measureParts(
       `internal error: ${recorder.scheduled} outcomes and ${run.neverDue} turns never due for ${measured} requests`,
     );
   }
-  return { workload, recorder, tally, timeline: sinks.timeline, run, serverMetrics, gauges };
+  return {
+    workload,
+    recorder,
+    tally,
+    timeline: sinks.timeline,
+    run,
+    serverMetrics,
+    gauges,
+    replicas,
+  };
 }
 
 /** Measures the trial in this thread (trial.ts decides between this and workers). */
@@ -311,6 +380,7 @@ export function reportOf(options: TrialOptions, parts: TrialParts, now: Date): T
     sessions: tally.sessions(),
     server_metrics: parts.serverMetrics,
     timeline: timelineOf(parts.timeline, parts.gauges),
+    ...(parts.replicas ? { replicas: parts.replicas } : {}),
     ...summary,
   };
 }

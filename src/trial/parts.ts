@@ -15,6 +15,7 @@ import {
 } from "../metrics/recorder-state.ts";
 import { limitsReport } from "../metrics/summary.ts";
 import { bucketSeconds, type TimelineState, TimelineTally } from "../metrics/timeline.ts";
+import type { ReplicasRecord } from "../replicas/sampler.ts";
 import type { ServerMetrics } from "../servermetrics/scraper.ts";
 import { buildWorkload, type Workload } from "../workload/plan.ts";
 import {
@@ -88,7 +89,7 @@ export function mergeParts(
 ): TrialParts {
   const { recorder, tally } = emptyParts(options, workload);
   const scheduleS = (workload.windowStartMs + workload.windowMs) / 1000;
-  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS);
+  const timeline = new TimelineTally(bucketSeconds(scheduleS), scheduleS, options.slo);
   for (const s of states) {
     mergeRecorderState(recorder, s.recorder);
     tally.prompt.intended += s.prompt.intended;
@@ -173,13 +174,18 @@ export function mergedReport(
     now: Date;
     /** The server's gauges from the trial's start, when not a part's (the main thread's scrape). */
     gauges?: GaugeSeries;
+    /** The replica count's source (the main thread's sampler). */
+    replicas?: ReplicasRecord | null;
   },
   partName: (s: LoadSlice) => string = shardName,
 ): TrialReport {
   const { workload, now } = at;
   const plan = planOnly(options);
   const parts = mergeParts(plan, states, workload, at.serverMetrics);
-  const merged = at.gauges ? { ...parts, gauges: at.gauges } : parts;
+  const merged = {
+    ...(at.gauges ? { ...parts, gauges: at.gauges } : parts),
+    replicas: at.replicas ?? null,
+  };
   // A hard stop is a shard's generator's fault: said by that shard.
   const report = reportOf(plan, { ...merged, run: { ...merged.run, hardStopped: false } }, now);
   const v = report.validity;

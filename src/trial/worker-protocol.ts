@@ -49,6 +49,7 @@ export function portableOptions(options: TrialOptions): PortableOptions {
     options: {
       ...options,
       serverMetrics: null,
+      replicas: null,
       workload: { ...options.workload, tokenizer: undefined },
     },
     tokenizer: t ? { name: t.name, source: t.source } : null,

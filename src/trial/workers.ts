@@ -207,7 +207,7 @@ export async function measureInWorkers(
   run: WorkerRun,
 ): Promise<TrialReport> {
   const { workload, count } = run;
-  const { result, serverMetrics, gauges } = await scrapeBeside(
+  const { result, serverMetrics, gauges, replicas } = await scrapeBeside(
     options,
     deps,
     MONOTONIC,
@@ -220,7 +220,7 @@ export async function measureInWorkers(
   const report = mergedReport(
     options,
     states,
-    { workload, serverMetrics, now, gauges: fromStart },
+    { workload, serverMetrics, now, gauges: fromStart, replicas },
     workerName,
   );
   return { ...report, validity: { ...report.validity, workers: count } };

@@ -17,6 +17,7 @@ test("one entry for every suite id, in the order they run", () => {
     "judge",
     "truncation",
     "surge",
+    "scaling",
     "drain",
   ]);
   assert.deepEqual(Object.keys(noSuites()), [...SUITE_IDS]);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startMockProcess } from "../src/commands/demo.ts";
 import { gateHtml, readResultsFile } from "../src/commands/report.ts";
-import { CHROMIUM } from "../test/helpers/chromium.ts";
+import { testBrowser } from "../test/helpers/browser.ts";
 import { runQuietGate } from "./quiet-gate.ts";
 
 const pairs = process.argv[2] ?? "30";
@@ -67,9 +67,11 @@ console.log(
   `page ${mb(size)}; read + re-decide + sample + draw: ${writeMs.map((ms) => `${ms.toFixed(0)} ms`).join(", ")}`,
 );
 
+const shipped = testBrowser();
 const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  executablePath: shipped.executablePath,
+  args: [...shipped.args, "--no-sandbox", "--disable-background-networking"],
+  env: shipped.env,
 });
 try {
   const loadMs: number[] = [];

@@ -58,6 +58,7 @@ const BASE: ScalingReading = {
   at_risk: 1000,
   cut: 0,
   resolution_s: BUCKET_S,
+  hover_s: HOVER_S,
 };
 
 function reading(coldS: number, flapMean: number): ScalingReading {

@@ -43314,7 +43314,7 @@ function applyStreamEvent(r, data, nowMs, type = "") {
 var BODY_EXCERPT_BYTES = 2048;
 var KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
 var RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
-var REPLICA_CHARS = 64;
+var REPLICA_CHARS = 63;
 function sendCompletion(route, body, record, now, onDone) {
   const { dispatcher, origin: origin2, path, headers, replicaHeader } = route;
   let controller;
@@ -44936,7 +44936,11 @@ var MAX_BODY_BYTES = 4 * 1024 * 1024;
 var MAX_OUTPUT_BYTES = 4096;
 var MAX_REPLICAS2 = 1e5;
 var fetchText = async (url, timeoutMs) => {
-  const res = await (0, import_undici3.request)(url, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const res = await (0, import_undici3.request)(url, {
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs)
+  });
   if (res.statusCode !== 200) {
     await res.body.dump();
     throw new Error(`answered HTTP ${res.statusCode}`);
@@ -44944,10 +44948,17 @@ var fetchText = async (url, timeoutMs) => {
   return (await readCappedBody(res.body, MAX_BODY_BYTES, timeoutMs)).toString("utf8");
 };
 var runCommand = (command, timeoutMs) => new Promise((resolve, reject) => {
-  const child = spawn("sh", ["-c", command], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn("sh", ["-c", command], {
+    stdio: ["ignore", "pipe", "ignore"],
+    detached: true
+  });
   let out = "";
   const timer = setTimeout(() => {
-    child.kill("SIGKILL");
+    try {
+      if (child.pid !== void 0) process.kill(-child.pid, "SIGKILL");
+    } catch {
+    }
+    child.stdout.destroy();
     reject(new Error(`did not end within ${timeoutMs} ms`));
   }, timeoutMs);
   child.stdout.on("data", (chunk) => {
@@ -45013,7 +45024,8 @@ async function readReplicas(source, deps) {
 function describeReplicasSource(s) {
   if (s.kind === "prom") return `prom:${new URL(s.url).host}`;
   if (s.kind === "metric") return `metric:${s.name}`;
-  return `cmd:${s.command.split(/\s+/)[0] ?? ""} \u2026`;
+  const program = s.command.split(/\s+/).find((w) => w !== "" && !/^\w+=/.test(w)) ?? "";
+  return `cmd:${program.replace(/[^\w./-]/g, "").slice(0, 40)} \u2026`;
 }
 
 // src/replicas/sampler.ts

@@ -64,6 +64,7 @@ const ALLOWED: Record<string, string[]> = {
     "openai",
     "load",
     "metrics",
+    "replicas",
     "trial",
     "compare",
     "quality",

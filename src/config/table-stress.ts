@@ -46,7 +46,7 @@ export const STRESS_SETTINGS = [
     name: "max-surge-failure-increase",
     scope: "gate",
     default: "5%",
-    help: "The tolerated increase of the share of requests failed from the surge's start on, in points, paired, as a margin.",
+    help: "The tolerated increase of the share of requests due from the surge's start on that failed or (with an SLO) came back beyond it, in points, paired, as a margin.",
     accepts: { kind: "fraction", max: 1, positive: true },
   },
   {

@@ -218,7 +218,7 @@ export const REQUEST_SETTINGS = [
   {
     name: "max-tokens",
     scope: "trial",
-    help: "Cap on every request's max_tokens.",
+    help: "Cap on the max_tokens of every request of the trials (the pairs', a sweep's, the surge's and the scaling scenario's); the suites' items (quality, contract, accuracy, judge) keep their own, so that a cap never cuts short an answer they score.",
     accepts: { kind: "number", integer: true, min: 1, max: 1_000_000 },
   },
   {

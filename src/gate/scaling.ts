@@ -21,7 +21,13 @@ import {
   type ScalingRule,
   type ScalingVerdict,
 } from "../stress/scaling-compare.ts";
-import { readScaling, type ScalingReading, type ScalingSpan } from "../stress/scaling-read.ts";
+import {
+  overloadEndS,
+  readScaling,
+  type ScalingReading,
+  type ScalingSpan,
+  sloOver,
+} from "../stress/scaling-read.ts";
 import type { TrialOptions, TrialReport } from "../trial/measure.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import { settleFleet, startCounts } from "./scaling-settle.ts";
@@ -184,13 +190,32 @@ function pairScaling(trials: readonly ScalingTrial[]): { pairs: ScalingPair[]; n
 export function decideScaling(
   base: Omit<ScalingReport, "pairs" | "comparison" | "verdict" | "notes">,
 ): ScalingReport {
+  // A source that failed part-way leaves the trial without a count, not with one frozen at its last sample.
   const trials = base.trials.map((t) => ({
     ...t,
-    reading: t.timeline ? readScaling(t.timeline, base.span) : null,
+    reading: t.timeline ? readScaling(t.timeline, base.span, !t.replicas?.error) : null,
   }));
   const { pairs, notes } = pairScaling(trials);
-  const comparison = compareScaling(pairs, base.rule);
-  return { ...base, trials, pairs, comparison, verdict: comparison.verdict, notes };
+  const shared = pairs.map((p) => sharedSloWindow(p, trials, base.span));
+  const comparison = compareScaling(shared, base.rule);
+  return { ...base, trials, pairs: shared, comparison, verdict: comparison.verdict, notes };
+}
+
+/** Both arms' SLO while scaling over one window: to the later arm's scale-up end (or the step down), so a slower scale-up is not a longer denominator. */
+function sharedSloWindow(
+  p: ScalingPair,
+  trials: readonly ScalingTrial[],
+  span: ScalingSpan,
+): ScalingPair {
+  const timeline = (arm: Arm) => trials.find((t) => t.pair === p.pair && t.arm === arm)?.timeline;
+  const [b, c] = [timeline("baseline"), timeline("candidate")];
+  if (!b || !c) return p;
+  const toS = overloadEndS(span, b.bucket_s, [p.baseline.scaled_s, p.candidate.scaled_s]);
+  return {
+    pair: p.pair,
+    baseline: { ...p.baseline, ...sloOver(b, span.stepS, toS) },
+    candidate: { ...p.candidate, ...sloOver(c, span.stepS, toS) },
+  };
 }
 
 function ratesOf(s: ScalingOptions, steady: number, relative: number | null): Rates {
@@ -312,7 +337,7 @@ function describeScaling(options: GateOptions): ScalingRecord | null {
   };
 }
 
-/** The scaling scenario as a side-suite: after the pairs (and the surge); re-decided from every trial's timeline. */
+/** The scaling scenario as a side-suite: after the pairs (before the surge); re-decided from every trial's timeline. */
 export const scalingSuite: SideSuite<"scaling", ScalingReport, ScalingRecord> = {
   id: "scaling",
   afterPairs: true,

@@ -26,10 +26,11 @@ const SUITES = [
   contractSuite,
   accuracySuite,
   judgeSuite,
-  // After the pairs: the replay at idle first, then the surge (it leaves a server overloaded).
+  // After the pairs: the replay at idle first, then the scaling scenario (its fleets start
+  // from the count the pairs left), then the surge (it leaves a server overloaded).
   truncationSuite,
-  surgeSuite,
   scalingSuite,
+  surgeSuite,
   // Last: it stops the servers.
   drainSuite,
 ] as const;

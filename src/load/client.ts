@@ -16,8 +16,8 @@ const BODY_EXCERPT_BYTES = 2048;
 const KEPT_HEADER = /^(content-type|retry-after|x-ratelimit-.*|x-request-id|server|via)$/;
 /** What a stream keeps: the limits its server announces (none: nothing kept, nothing allocated). */
 const RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-.*)$/;
-/** A replica's name, as a header gives it: what a timeline keeps of it. */
-const REPLICA_CHARS = 64;
+/** A replica's name, as a header gives it: what a timeline keeps of it (63 and an ellipsis: the schemas' 64). */
+const REPLICA_CHARS = 63;
 
 /** Where a request goes: the connection pool, the endpoint, its headers, and the header naming the replica that answered. */
 export interface Route {

@@ -85,6 +85,7 @@ h3, h4 { font-size: 14px; margin: 16px 0 6px; }
 .verdict { font-size: 15px; padding: 8px 12px; border-radius: 6px; background: #f6f8fa; }
 .verdict.fail, .verdict.error { background: #ffebe9; }
 .verdict.pass { background: #dafbe1; }
+svg.mark { vertical-align: -0.15em; }
 .verdict.inconclusive, .verdict.cancelled { background: #fff8c5; }
 figure.chart { display: grid; grid-template-columns: minmax(0, auto) minmax(260px, 1fr); gap: 16px; margin: 12px 0 24px; align-items: start; }
 figure.chart figcaption { grid-column: 1 / -1; color: #57606a; font-size: 13px; }

@@ -5,6 +5,7 @@
 
 import MarkdownIt from "markdown-it";
 import { type Html, raw } from "./html.ts";
+import { drawMarks } from "./marks.ts";
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
 // No link or image from a run's texts (a server's error body is one): a link's markdown stays text.
@@ -33,5 +34,5 @@ export function pageMarkdown(markdown: string): string {
 
 /** Markdown as HTML: raw HTML in it is shown as text. */
 export function markdownHtml(markdown: string): Html {
-  return raw(md.render(pageMarkdown(markdown)));
+  return raw(drawMarks(md.render(pageMarkdown(markdown))));
 }

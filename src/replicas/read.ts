@@ -26,7 +26,12 @@ export interface ReadDeps {
 }
 
 export const fetchText: FetchText = async (url, timeoutMs) => {
-  const res = await request(url, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  // One deadline for the whole reading, connecting included (a blackholed host).
+  const res = await request(url, {
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (res.statusCode !== 200) {
     await res.body.dump();
     throw new Error(`answered HTTP ${res.statusCode}`);
@@ -36,10 +41,19 @@ export const fetchText: FetchText = async (url, timeoutMs) => {
 
 export const runCommand: RunCommand = (command, timeoutMs) =>
   new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", command], { stdio: ["ignore", "pipe", "ignore"] });
+    // Its own process group: a pipeline's children (kubectl … | jq) end with it.
+    const child = spawn("sh", ["-c", command], {
+      stdio: ["ignore", "pipe", "ignore"],
+      detached: true,
+    });
     let out = "";
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      child.stdout.destroy();
       reject(new Error(`did not end within ${timeoutMs} ms`));
     }, timeoutMs);
     child.stdout.on("data", (chunk: Buffer) => {

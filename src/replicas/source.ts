@@ -2,7 +2,7 @@
 // summed over the arm's /metrics page, or a shell command that prints an
 // integer (docs/autoscaling.md). Parsed once; described without its secrets.
 
-import { InputError, rejectValue, shownValue } from "../common/errors.ts";
+import { InputError } from "../common/errors.ts";
 import { hasUserinfo, httpUrl } from "../common/url.ts";
 
 export type ReplicasSource =
@@ -31,24 +31,31 @@ export function parseReplicasSource(
         `${name}: credentials in the URL are not accepted (the URL is not shown)`,
       );
     const url = httpUrl(value);
-    if (!url) throw rejectValue(name, raw, REPLICAS_ACCEPTS);
+    if (!url) throw rejected(name, raw);
     return { kind, url: url.toString() };
   }
   if (kind === "metric") {
-    if (!METRIC_NAME.test(value)) throw rejectValue(name, raw, REPLICAS_ACCEPTS);
+    if (!METRIC_NAME.test(value)) throw rejected(name, raw);
     if (metricsUrl === null)
       throw new InputError(
-        `${name} = ${shownValue(raw)} reads the arm's /metrics, but metrics-url is none; expected a metrics URL, or a prom: or cmd: source`,
+        `${name} = metric:${value} reads the arm's /metrics, but metrics-url is none; expected a metrics URL, or a prom: or cmd: source`,
       );
     return { kind, name: value, url: metricsUrl };
   }
   if (kind === "cmd" && value !== "") return { kind, command: value };
-  throw rejectValue(name, raw, REPLICAS_ACCEPTS);
+  throw rejected(name, raw);
 }
 
-/** The source as a report names it: a query's host, a metric's name, a command's first word (its arguments may hold a token). */
+/** The source as a report names it: a query's host, a metric's name, a command's program (its arguments and environment may hold a token). */
 export function describeReplicasSource(s: ReplicasSource): string {
   if (s.kind === "prom") return `prom:${new URL(s.url).host}`;
   if (s.kind === "metric") return `metric:${s.name}`;
-  return `cmd:${s.command.split(/\s+/)[0] ?? ""} …`;
+  const program = s.command.split(/\s+/).find((w) => w !== "" && !/^\w+=/.test(w)) ?? "";
+  return `cmd:${program.replace(/[^\w./-]/g, "").slice(0, 40)} …`;
 }
+
+/** A bad value's error: its form named, the value never quoted (a query or a command may hold a token). */
+const rejected = (name: string, raw: string) =>
+  new InputError(
+    `${name}: a value of the form ${JSON.stringify(`${raw.trim().split(":")[0]?.slice(0, 12) ?? ""}:…`)} is not accepted (the value is not shown); expected ${REPLICAS_ACCEPTS}`,
+  );

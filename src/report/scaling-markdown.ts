@@ -46,6 +46,20 @@ function shown(id: ScalingCheck["id"]): {
   return { value: turns, change: signedTurns };
 }
 
+/** An arm's mean reaction, "≥" where every pair's was censored (no replica before the step down). */
+function valueCell(
+  c: ScalingCheck,
+  arm: "baseline" | "candidate",
+  v: (x: number | null) => string,
+) {
+  const shownValue = v(c[arm]);
+  const censored = c.censored?.[arm] ?? 0;
+  if (censored === 0 || c.censored === undefined) return shownValue;
+  return censored === c.censored.pairs
+    ? `≥ ${shownValue}`
+    : `${shownValue} (${censored} of ${c.censored.pairs} without a replica added)`;
+}
+
 function row(c: ScalingCheck): string {
   const f = shown(c.id);
   const v = (x: number | null) => (x === null ? "–" : f.value(x));
@@ -62,32 +76,31 @@ function row(c: ScalingCheck): string {
     : c.id === "cut"
       ? "Fisher"
       : `≤ ${f.change(c.tolerance)}`;
-  return `| ${LABELS[c.id]} | ${v(c.baseline)} | ${v(c.candidate)} | ${change} | ${rule} | ${VERDICT_WORDS[c.verdict]} |`;
+  return `| ${LABELS[c.id]} | ${valueCell(c, "baseline", v)} | ${valueCell(c, "candidate", v)} | ${change} | ${rule} | ${VERDICT_WORDS[c.verdict]} |`;
 }
 
 /** What an arm's fleet did, over its pairs. */
 function behaviour(s: ScalingReport, arm: Arm): string {
   const rs: ScalingReading[] = s.pairs.map((p) => p[arm]);
-  const known = (f: (r: ScalingReading) => number | null) =>
-    rs.flatMap((r) => (f(r) === null ? [] : [f(r) ?? 0]));
-  const [starts, peaks, served] = [
-    known((r) => r.start_replicas),
-    known((r) => r.peak_replicas),
-    known((r) => r.served_s),
-  ];
-  const firstTtft = known((r) => r.served_ttft_ms);
-  const scaleIns = known((r) => r.scale_ins).reduce((a, b) => a + b, 0);
+  const counted = rs.filter((r) => r.start_replicas !== null);
+  const starts = counted.map((r) => r.start_replicas ?? 0);
+  const peaks = counted.map((r) => r.peak_replicas ?? 0);
+  // The earliest first answer of a new replica, with that answer's own TTFT.
+  const first = [...rs]
+    .filter((r) => r.served_s !== null)
+    .sort((a, b) => (a.served_s ?? 0) - (b.served_s ?? 0))[0];
+  const scaleIns = counted.reduce((a, r) => a + (r.scale_ins ?? 0), 0);
   const cut = rs.reduce((a, r) => a + r.cut, 0);
   const parts = [
-    starts.length > 0
+    counted.length > 0
       ? `from ${Math.min(...starts)} to ${Math.max(...peaks)} replicas`
       : "no replica count",
-    ...(served.length > 0
+    ...(first
       ? [
-          `a new replica first answered ${seconds(Math.min(...served))} after the step (its TTFT ${count(Math.round(Math.max(...firstTtft)))} ms)`,
+          `a new replica's first answer was due ${seconds(first.served_s ?? 0)} after the step (its TTFT ${count(Math.round(first.served_ttft_ms ?? 0))} ms)`,
         ]
       : []),
-    ...(starts.length > 0 ? [`${plural(scaleIns, "scale-in")}`] : []),
+    ...(counted.length > 0 ? [`${plural(scaleIns, "scale-in")}`] : []),
     cut === 0 ? "no stream cut" : `${plural(cut, "stream")} cut`,
   ];
   return `${arm}: ${parts.join(", ")}`;

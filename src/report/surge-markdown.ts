@@ -29,7 +29,7 @@ function recoveryCell(c: SurgeCheck, arm: Arm): string {
 function row(c: SurgeCheck): string {
   if (c.id === "recovery")
     return `| time to recover | ${recoveryCell(c, "baseline")} | ${recoveryCell(c, "candidate")} | ${signedPercent(c.change)} (${bound(c.change_lower, signedPercent)} … ${bound(c.change_upper, signedPercent)}) | ≤ ${signedPercent(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
-  return `| failed or missed the SLO from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${signedPoints(c.change)} (${bound(c.change_lower, signedPoints)} … ${bound(c.change_upper, signedPoints)}) | ≤ ${signedPoints(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
+  return `| failed (or beyond the SLO, when set) from the surge on | ${percent(c.baseline)} | ${percent(c.candidate)} | ${signedPoints(c.change)} (${bound(c.change_lower, signedPoints)} … ${bound(c.change_upper, signedPoints)}) | ≤ ${signedPoints(c.tolerance)} | ${VERDICT_WORDS[c.verdict]} |`;
 }
 
 /** How an arm met the surge, summed over its pairs: shed at once, timed out, other failures, its deepest queue. */
@@ -137,7 +137,14 @@ export function replicasChart(
   c: NonNullable<SurgeTrial["timeline"]>,
 ): string[] {
   if (![...b.buckets, ...c.buckets].some((x) => typeof x.replicas === "number")) return [];
-  const counts = (t: typeof b) => t.buckets.map((x) => x.replicas ?? 0);
+  // A bucket without a sample holds the last count (a reading skipped is not a fleet at 0).
+  const counts = (t: typeof b) => {
+    let last = 0;
+    return t.buckets.map((x) => {
+      if (typeof x.replicas === "number") last = x.replicas;
+      return last;
+    });
+  };
   return ["", chart(`${title}: replicas`, "replicas", counts(b), counts(c), b.bucket_s)];
 }
 

@@ -16,6 +16,7 @@ import { type GateRun, runRecord } from "../gate/gate-run.ts";
 import type { GateOptions } from "../gate/options.ts";
 import { type SuitesFound, suiteFields, suiteOutcomes } from "../gate/suites.ts";
 import { keepHarmlessLateness } from "../gate/trials.ts";
+import type { ReplicasRecord } from "../replicas/sampler.ts";
 import type { PreflightReport } from "../servers/preflight.ts";
 import { measuredInSlice, type TrialReport } from "../trial/measure.ts";
 import { mergedReport, mergeParts, trialWorkload } from "../trial/parts.ts";
@@ -28,7 +29,11 @@ export interface ShardFile {
   section: ShardSection;
   /** The file's results (validated as a results file): the first shard's suites, preflight, scrapes. */
   results: {
-    trials: { pair: number; arm: string; report: Pick<TrialReport, "server_metrics"> }[];
+    trials: {
+      pair: number;
+      arm: string;
+      report: Pick<TrialReport, "server_metrics" | "replicas">;
+    }[];
     preflight: PreflightReport[];
     suites: SuitesFound;
   };
@@ -161,6 +166,7 @@ function mergedTrials(
       workload: at.workloads.of(t.pair, t.arm),
       serverMetrics: scraped?.report.server_metrics ?? null,
       now: at.now,
+      replicas: replicasRecord(scraped?.report.replicas),
     });
     const lacking = found.filter((f) => !f.trial).map(({ s }) => notMeasured(s, t));
     if (lacking.length > 0)
@@ -282,4 +288,15 @@ export function mergeShards(
       `merged from ${shards.length} shards (${at.where}); ${clock.note}`,
     ],
   });
+}
+
+/** The first shard's replicas record as its file holds it, when it has that shape (a shard's file is input). */
+function replicasRecord(r: unknown): ReplicasRecord | null {
+  if (typeof r !== "object" || r === null) return null;
+  const { source, samples, error } = Object.fromEntries(Object.entries(r));
+  return typeof source === "string" &&
+    typeof samples === "number" &&
+    (error === null || typeof error === "string")
+    ? { source: source.slice(0, 300), samples, error: error === null ? null : error.slice(0, 2000) }
+    : null;
 }

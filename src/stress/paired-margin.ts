@@ -88,8 +88,11 @@ export function marginRule(
     mean: m,
     lower,
     upper,
+    // A censored reading blocks a side whatever the count: more pairs would not lift it.
     pairsToDecide:
-      verdict === "inconclusive" ? pairsToDecide(m, tolD, spread, failNoise, alphas) : null,
+      verdict === "inconclusive" && pairs.every((p) => p.canPass && p.canFail)
+        ? pairsToDecide(m, tolD, spread, failNoise, alphas, n)
+        : null,
   };
 }
 
@@ -100,6 +103,7 @@ function pairsToDecide(
   spread: number,
   noise: number,
   alphas: MarginAlphas,
+  run: number,
 ): number | null {
   const sd = Math.sqrt(Math.max(spread, noise));
   // Above the tolerance a fail is nearer (the bound must pass half of it), below it a pass.
@@ -107,7 +111,7 @@ function pairsToDecide(
     m > tolD ? [m - tolD / 2, alphas.failAlpha] : [tolD - m, alphas.passAlpha];
   if (distance <= 0) return null;
   // The t-interval's quantile shrinks with the pairs: the first count at which it is narrow enough.
-  for (let n = 3; n <= MAX_PAIRS_SAID; n++)
+  for (let n = Math.max(3, run + 1); n <= MAX_PAIRS_SAID; n++)
     if (tQuantile(1 - alpha, n - 1) * (sd / Math.sqrt(n)) < distance) return n;
   return null;
 }

@@ -52,6 +52,8 @@ export interface ScalingCheck {
   change_upper: number | null;
   /** The tolerance (or the budget's limit). */
   tolerance: number;
+  /** The reaction: pairs whose arm added no replica before the step down (its value is the hold's length, a lower bound). */
+  censored?: { baseline: number; candidate: number; pairs: number };
   verdict: ScalingVerdict | "skipped";
   reason: string;
 }
@@ -79,6 +81,7 @@ function marginReason(r: MarginResult, change: string, limit: string, interval: 
   return `${change}: the interval (${interval}) straddles ${limit}${openWords(r)}`;
 }
 
+/** A rule without its readings: skipped; a budget the user set cannot be skipped, so it stays open. */
 const skipped = (id: ScalingCheckId, tolerance: number, reason: string): ScalingCheck => ({
   id,
   baseline: null,
@@ -87,7 +90,7 @@ const skipped = (id: ScalingCheckId, tolerance: number, reason: string): Scaling
   change_lower: null,
   change_upper: null,
   tolerance,
-  verdict: "skipped",
+  verdict: id.endsWith("_budget") ? "inconclusive" : "skipped",
   reason,
 });
 
@@ -126,6 +129,11 @@ function reactionCheck(pairs: readonly ScalingPair[], rule: ScalingRule): Scalin
     : "";
   return {
     id: "reaction",
+    censored: {
+      baseline: usable.filter((p) => p.baseline.reaction_censored).length,
+      candidate: usable.filter((p) => p.candidate.reaction_censored).length,
+      pairs: usable.length,
+    },
     baseline: meanOf(margin.map((p) => p.b)),
     candidate: meanOf(margin.map((p) => p.c)),
     change: Math.exp(v.mean) - 1,
@@ -190,8 +198,8 @@ function flapsCheck(pairs: readonly ScalingPair[], rule: ScalingRule): ScalingCh
   const margin = usable.map((p) => {
     const [b, c] = [p.baseline.flaps_per_10min ?? 0, p.candidate.flaps_per_10min ?? 0];
     const [fb, fc] = [p.baseline.flaps ?? 0, p.candidate.flaps ?? 0];
-    // Per 10 minutes: the counts' scale (both arms hover as long).
-    const scale = fb > 0 ? b / fb : fc > 0 ? c / fc : 1;
+    // A turn's weight per 10 minutes of hover (both arms hover as long).
+    const scale = 600 / p.baseline.hover_s;
     return {
       b,
       c,
@@ -324,7 +332,7 @@ function budgetChecks(pairs: readonly ScalingPair[], rule: ScalingRule): Scaling
         : limitCheck(
             "flaps_budget",
             flapping.map((r) => {
-              const scale = (r.flaps_per_10min ?? 0) / Math.max(1, r.flaps ?? 0) || 1;
+              const scale = 600 / r.hover_s;
               return { v: r.flaps_per_10min ?? 0, noiseVar: pooled * scale ** 2, canPass: true };
             }),
             b.flaps,

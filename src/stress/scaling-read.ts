@@ -39,6 +39,8 @@ export interface ScalingReading {
   /** Turns of the replica count while the load hovered (up then down, or down then up), and per 10 minutes. */
   flaps: number | null;
   flaps_per_10min: number | null;
+  /** The hover's length (s): a turn's weight per 10 minutes. */
+  hover_s: number;
   /** Times the count went down from the step down on; requests due then, and of them cut. */
   scale_ins: number | null;
   at_risk: number;
@@ -85,57 +87,95 @@ function firstNewServed(timeline: TrialTimeline, span: ScalingSpan) {
     : { served_s: null, served_ttft_ms: null };
 }
 
-/** The scaling trial's reading from its timeline. */
-export function readScaling(timeline: TrialTimeline, span: ScalingSpan): ScalingReading {
+/** Requests due in [fromS, toS) and those of them not good: the SLO while scaling, over a window both arms of a pair share. */
+export function sloOver(
+  timeline: TrialTimeline,
+  fromS: number,
+  toS: number,
+): Pick<ScalingReading, "scheduled" | "unmet"> {
+  const w = timeline.bucket_s;
+  const window = timeline.buckets.filter((b) => b.t_s + w > fromS && b.t_s < toS);
+  return { scheduled: sum(window, (b) => b.offered), unmet: sum(window, unmetIn) };
+}
+
+/** The end of a pair's SLO window: the later arm's scale-up end (its bucket's end), or the step down when either has none. */
+export function overloadEndS(
+  span: ScalingSpan,
+  bucketS: number,
+  ends: readonly (number | null)[],
+): number {
+  if (ends.some((e) => e === null)) return span.downS;
+  return Math.min(span.downS, span.stepS + Math.max(...ends.map((e) => e ?? 0)) + bucketS);
+}
+
+/** The replica count's fields when there is no count to read them from. */
+const NO_COUNT = {
+  start_replicas: null,
+  peak_replicas: null,
+  reaction_s: null,
+  reaction_censored: false,
+  scaled_s: null,
+  flaps: null,
+  flaps_per_10min: null,
+  scale_ins: null,
+} as const;
+
+/** What the count shows: the reaction, the scale-up's end, the hover's turns, the scale-ins. */
+function countReading(timeline: TrialTimeline, span: ScalingSpan) {
   const w = timeline.bucket_s;
   const buckets = timeline.buckets;
   const counts = countsOf(buckets);
   const at = (i: number) => counts[i] ?? null;
-  const inPhase = (fromS: number, toS: number) =>
-    buckets.flatMap((b, i) => (b.t_s >= fromS && b.t_s < toS ? [i] : []));
-  const before = inPhase(0, span.stepS);
-  const hold = inPhase(span.stepS, span.downS);
+  // A bucket wider than a second may hold a boundary: before is wholly before it, a phase is what overlaps it.
+  const overlapping = (fromS: number, toS: number) =>
+    buckets.flatMap((b, i) => (b.t_s + w > fromS && b.t_s < toS ? [i] : []));
+  const before = buckets.flatMap((b, i) => (b.t_s + w <= span.stepS ? [i] : []));
+  const hold = overlapping(span.stepS, span.downS);
   const start = before.length > 0 ? at(before[before.length - 1] ?? -1) : null;
-  const holdCounts = hold.map(at).filter((c): c is number => c !== null);
-  const peak = holdCounts.length > 0 ? Math.max(...holdCounts) : null;
-  const added = start === null ? undefined : hold.find((i) => (at(i) ?? 0) > start);
-  const complete = peak === null ? undefined : hold.find((i) => at(i) === peak);
-  const tOf = (i: number | undefined) => (i === undefined ? null : (buckets[i]?.t_s ?? 0));
-  const reactionT = tOf(added);
-  const scaledT = start !== null && peak !== null && peak > start ? tOf(complete) : null;
-  // Until the scale-up completed; without one, the whole hold.
-  const overload = buckets.filter(
-    (b) => b.t_s + w > span.stepS && b.t_s < (scaledT === null ? span.downS : scaledT + w),
-  );
-  const hover = inPhase(span.hoverS, span.endS)
-    .map(at)
-    .filter((c): c is number => c !== null);
-  const after = inPhase(span.downS, span.endS);
-  const atDown = hold.length > 0 ? at(hold[hold.length - 1] ?? -1) : start;
-  const afterCounts = [atDown, ...after.map(at)].filter((c): c is number => c !== null);
-  const tail = buckets.filter((b) => b.t_s + w > span.downS);
-  const hoverLengthS = span.endS - span.hoverS;
-  const flaps = start === null || hover.length === 0 ? null : turnsOf(hover);
+  if (start === null) return NO_COUNT;
+  const known = (is: number[]) => is.map(at).filter((c): c is number => c !== null);
+  const peak = Math.max(start, ...known(hold));
+  const added = hold.find((i) => (at(i) ?? 0) > start);
+  const complete = hold.find((i) => at(i) === peak);
+  const sinceStep = (i: number | undefined) =>
+    i === undefined ? null : Math.max(0, (buckets[i]?.t_s ?? 0) - span.stepS);
+  const reaction = sinceStep(added);
+  const hover = known(overlapping(span.hoverS, span.endS));
+  const afterDown = known([hold[hold.length - 1] ?? -1, ...overlapping(span.downS + w, span.endS)]);
+  const flaps = hover.length === 0 ? null : turnsOf(hover);
   return {
     start_replicas: start,
     peak_replicas: peak,
-    reaction_s:
-      start === null
-        ? null
-        : reactionT === null
-          ? span.downS - span.stepS
-          : Math.max(0, reactionT - span.stepS),
-    reaction_censored: start !== null && reactionT === null,
-    scaled_s: scaledT === null ? null : Math.max(0, scaledT - span.stepS),
-    ...firstNewServed(timeline, span),
-    scheduled: sum(overload, (b) => b.offered),
-    unmet: sum(overload, unmetIn),
+    reaction_s: reaction ?? span.downS - span.stepS,
+    reaction_censored: reaction === null,
+    scaled_s: peak > start ? sinceStep(complete) : null,
     flaps,
-    flaps_per_10min: flaps === null ? null : (flaps * 600) / hoverLengthS,
-    scale_ins:
-      start === null
-        ? null
-        : afterCounts.slice(1).filter((c, i) => c < (afterCounts[i] ?? c)).length,
+    flaps_per_10min: flaps === null ? null : (flaps * 600) / (span.endS - span.hoverS),
+    scale_ins: afterDown.slice(1).filter((c, i) => c < (afterDown[i] ?? c)).length,
+  };
+}
+
+/**
+ * The scaling trial's reading from its timeline; `counted` false (its source
+ * failed part-way) leaves every count's field null rather than read a count
+ * frozen at its last sample. The SLO window ends at `sloToS` (a pair's
+ * shared end), else at this trial's own scale-up end.
+ */
+export function readScaling(
+  timeline: TrialTimeline,
+  span: ScalingSpan,
+  counted = true,
+  sloToS?: number,
+): ScalingReading {
+  const w = timeline.bucket_s;
+  const count = counted ? countReading(timeline, span) : NO_COUNT;
+  const ownEnd = overloadEndS(span, w, [count.scaled_s]);
+  const tail = timeline.buckets.filter((b) => b.t_s + w > span.downS);
+  return {
+    ...count,
+    ...firstNewServed(timeline, span),
+    ...sloOver(timeline, span.stepS, sloToS ?? ownEnd),
+    hover_s: span.endS - span.hoverS,
     at_risk: sum(tail, (b) => b.offered),
     cut: sum(tail, (b) => CUT_OUTCOMES.reduce((s, o) => s + (b.failed[o] ?? 0), 0)),
     resolution_s: w,

@@ -111,7 +111,8 @@ export function mergeParts(
       neverDue: states.reduce((n, s) => n + s.never_due, 0),
     },
     serverMetrics,
-    gauges: serverMetrics ? (states.find((s) => s.gauges.length > 0)?.gauges ?? []) : [],
+    // The first shard's: its scrapes, and its replica samples (with or without a scrape).
+    gauges: states.find((s) => s.gauges.length > 0)?.gauges ?? [],
   };
 }
 

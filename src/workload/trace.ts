@@ -128,7 +128,33 @@ function required(
   return v;
 }
 
-type TimedRow = Omit<TraceRow, "offsetMs"> & { atMs: number };
+type TimedRow = Omit<TraceRow, "offsetMs"> & { atMs: number; line: number };
+
+/** A time beyond this is no trace's (1e13 ms: a Unix time in milliseconds, to the year 2286). */
+const MAX_TIME_MS = 1e13;
+
+/** A row's time: within the bound, and not before the row above it (a trace is replayed in its time order). */
+function inOrder(
+  rows: readonly TimedRow[],
+  atMs: number,
+  name: string,
+  line: number,
+  field: string,
+) {
+  if (atMs > MAX_TIME_MS)
+    fail(
+      name,
+      line,
+      `${field} is ${atMs} ms from zero, not accepted; expected at most ${MAX_TIME_MS} ms (a Unix time in milliseconds)`,
+    );
+  const previous = rows[rows.length - 1];
+  if (previous && atMs < previous.atMs)
+    fail(
+      name,
+      line,
+      `${field} is ${(previous.atMs - atMs) / 1000} s before line ${previous.line}'s: a trace is replayed in its time order, not accepted out of it; expected the rows sorted by ${field}`,
+    );
+}
 
 /** The CSV formats' columns: the arrival time, the prompt and the output tokens. */
 const CSV_COLUMNS = {
@@ -167,7 +193,9 @@ function parseRows(content: string, name: string, format: TraceFormat): TimedRow
           `hash_ids = ${JSON.stringify(ids).slice(0, 80)} is not accepted; expected a list of at most ${MAX_BLOCKS.toLocaleString("en-US")} integers (${MAX_TOKENS.toLocaleString("en-US")} tokens in ${MOONCAKE_BLOCK_TOKENS}-token blocks)`,
         );
       if (out.length === MAX_TRACE_ROWS) tooManyRows(name);
+      inOrder(out, at, name, line, "timestamp");
       out.push({
+        line,
         atMs: at,
         inputTokens: tokens(name, line, "input_length", row.input_length),
         outputTokens: tokens(name, line, "output_length", row.output_length),
@@ -192,7 +220,9 @@ function parseRows(content: string, name: string, format: TraceFormat): TimedRow
           `${columns.time} = ${JSON.stringify(time)} is not accepted; expected seconds ≥ 0`,
         );
     }
+    inOrder(out, atMs, name, line, columns.time);
     out.push({
+      line,
       atMs,
       inputTokens: tokens(name, line, columns.input, field(columns.input)),
       outputTokens: tokens(name, line, columns.output, field(columns.output)),
@@ -211,12 +241,11 @@ export function parseTrace(content: string, name: string, format: TraceFormat | 
     );
   const rows = parseRows(content, name, chosen);
   if (rows.length === 0) throw new InputError(`trace ${name}: no rows`);
-  // Traces are in time order; a stable sort keeps equal times in file order.
-  rows.sort((a, b) => a.atMs - b.atMs);
+  // In time order (each row checked against the one above it): offsets from the first.
   const t0 = at(rows, 0).atMs;
   return {
     name,
     format: chosen,
-    rows: rows.map(({ atMs, ...r }) => ({ ...r, offsetMs: atMs - t0 })),
+    rows: rows.map(({ atMs, line: _, ...r }) => ({ ...r, offsetMs: atMs - t0 })),
   };
 }

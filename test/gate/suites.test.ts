@@ -16,8 +16,8 @@ test("one entry for every suite id, in the order they run", () => {
     "accuracy",
     "judge",
     "truncation",
-    "surge",
     "scaling",
+    "surge",
     "drain",
   ]);
   assert.deepEqual(Object.keys(noSuites()), [...SUITE_IDS]);

@@ -1,16 +1,13 @@
-// A page opened in a real headless Chromium (Debian's, installed by .ci/run):
-// what it logged, every request it made, and what each chart shows.
+// A page opened in a real headless Chromium (the one `npm ci` brings:
+// helpers/browser.ts; CHROMIUM_PATH for another): what it logged, every
+// request it made, and what each chart shows.
 
-import { existsSync } from "node:fs";
 import { chromium } from "playwright-core";
-
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { testBrowser } from "./browser.ts";
 
 /** Without the background-networking switches Chromium calls home at start (refused here). */
 const ARGS = [
-  "--headless",
   "--no-sandbox",
-  "--disable-gpu",
   "--disable-quic",
   "--no-first-run",
   "--disable-background-networking",
@@ -33,9 +30,13 @@ export interface OpenedPage {
 }
 
 export async function openInChromium(path: string, screenshotHeight = 0): Promise<OpenedPage> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+  const b = testBrowser();
+  const browser = await chromium.launch({
+    executablePath: b.executablePath,
+    args: [...b.args, ...ARGS],
+    env: b.env,
+    timeout: 60_000,
+  });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];

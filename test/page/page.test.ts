@@ -71,6 +71,16 @@ test("the comment's markdown on the page: details become headings, Mermaid is le
   assert.match(html, /&lt;script&gt;window.__pwned=1&lt;\/script&gt;/);
 });
 
+test("the verdict icons are drawn marks on the page, not emoji a reader's fonts may lack", () => {
+  const html = markdownHtml(
+    "| ✅ | ❌ | ⚠️ | 🛑 | ⚠ |\n|---|---|---|---|---|\n| a | b | c | d | e |",
+  ).html;
+  assert.doesNotMatch(html, /\u2705|\u274c|\u26a0|\ufe0f|\u{1f6d1}/u);
+  for (const label of ["pass", "fail", "warning", "stop"])
+    assert.match(html, new RegExp(`<svg class="mark" role="img" aria-label="${label}"`));
+  assert.equal(html.match(/aria-label="warning"/g)?.length, 2);
+});
+
 test("percentile curves go from 0 to 1 − 1/n, denser toward the tail", () => {
   const ps = curvePercentiles(1000);
   assert.equal(ps[0], 0);

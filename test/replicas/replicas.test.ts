@@ -28,7 +28,12 @@ test("the three forms parse; a bad one is named with what is accepted", LOAD_TES
   assert.equal(parseReplicasSource("s", "none", PAGE), null);
   assert.throws(
     () => parseReplicasSource("s", "ftp:x", PAGE),
-    /s = "ftp:x" is not accepted; expected prom:URL/,
+    /s: a value of the form "ftp:…" is not accepted \(the value is not shown\); expected prom:URL/,
+  );
+  // A command's token never reaches an error, nor the source's name in a report.
+  assert.throws(
+    () => parseReplicasSource("s", "prom:not a url?token=hunter2", PAGE),
+    (e: Error) => !e.message.includes("hunter2"),
   );
   assert.throws(() => parseReplicasSource("s", "metric:1bad", PAGE), /not accepted/);
   assert.throws(() => parseReplicasSource("s", "metric:replicas", null), /metrics-url is none/);
@@ -47,6 +52,9 @@ test(
     assert.ok(cmd && prom);
     assert.equal(describeReplicasSource(cmd), "cmd:kubectl …");
     assert.equal(describeReplicasSource(prom), "prom:prom:9090");
+    const env = parseReplicasSource("s", "cmd:TOKEN=abc123 ./count.sh --x", PAGE);
+    assert.ok(env);
+    assert.equal(describeReplicasSource(env), "cmd:./count.sh …");
   },
 );
 

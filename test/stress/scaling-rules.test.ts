@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { TimelineBucket, TrialTimeline } from "../../src/metrics/timeline.ts";
 import { compareScaling, type ScalingRule } from "../../src/stress/scaling-compare.ts";
-import { readScaling, type ScalingReading, turnsOf } from "../../src/stress/scaling-read.ts";
+import {
+  overloadEndS,
+  readScaling,
+  type ScalingReading,
+  sloOver,
+  turnsOf,
+} from "../../src/stress/scaling-read.ts";
 
 const SPAN = { steadyFromS: 0, stepS: 5, downS: 15, hoverS: 20, endS: 40 };
 
@@ -128,7 +134,7 @@ test("streams cut by scaling in: Fisher on the pooled counts; none cut is a pass
   assert.equal(check(one, "cut")?.verdict, "pass");
 });
 
-test("without a replica count the rules that need it are skipped and say why; the others still decide", () => {
+test("without a replica count the rules that need it are skipped and say why, a budget set stays open; the others still decide", () => {
   const none: ScalingReading = {
     ...read(2),
     start_replicas: null,
@@ -138,11 +144,12 @@ test("without a replica count the rules that need it are skipped and say why; th
   };
   const c = compareScaling(pairs(none, none, 3), { ...RULE, budgets: { scaleUpS: 60 } });
   for (const id of ["reaction", "flaps", "scale_up_budget"]) {
-    assert.equal(check(c, id)?.verdict, "skipped");
+    assert.equal(check(c, id)?.verdict, id === "scale_up_budget" ? "inconclusive" : "skipped");
     assert.match(check(c, id)?.reason ?? "", /replicas-source/);
   }
   assert.equal(check(c, "slo")?.verdict, "pass");
-  assert.equal(c.verdict, "pass");
+  assert.equal(c.verdict, "inconclusive");
+  assert.equal(compareScaling(pairs(none, none, 3), RULE).verdict, "pass");
 });
 
 test("budgets on the candidate: scale-up within its limit passes, beyond it fails; any cut fails cut:0", () => {
@@ -166,4 +173,46 @@ test("budgets on the candidate: scale-up within its limit passes, beyond it fail
     check(slow, "scale_up_budget")?.reason,
   );
   assert.equal(check(slow, "cut_budget")?.verdict, "fail");
+});
+
+test("a source that failed part-way leaves the trial without a count, not one frozen at its last sample", () => {
+  const r = readScaling(timeline(counts(2)), SPAN, false);
+  assert.equal(r.start_replicas, null);
+  assert.equal(r.reaction_s, null);
+  assert.equal(r.flaps, null);
+  // What the client sees alone still reads.
+  assert.equal(r.at_risk, 250);
+});
+
+test("buckets wider than a second: the step inside one is read as the step's, the count at the step from the bucket wholly before it", () => {
+  // 5 s buckets; the step at 12 s falls in [10, 15). One replica until 14 s, two from then.
+  const span = { steadyFromS: 0, stepS: 12, downS: 40, hoverS: 45, endS: 60 };
+  const buckets: TimelineBucket[] = Array.from({ length: 12 }, (_, k) => ({
+    t_s: k * 5,
+    offered: 10,
+    completed: 10,
+    failed: {},
+    good: 10,
+    ttft_p50_ms: 10,
+    ttft_p95_ms: 20,
+    itl_p95_ms: 5,
+    replicas: k * 5 + 5 <= 14 ? 1 : 2,
+  }));
+  const r = readScaling({ bucket_s: 5, buckets }, span);
+  assert.equal(r.start_replicas, 1);
+  assert.equal(r.reaction_s, 0);
+  assert.equal(r.reaction_censored, false);
+});
+
+test("the SLO while scaling: both arms of a pair over one window, to the later arm's scale-up end", () => {
+  const fast = timeline(counts(2), 2);
+  const slow = timeline(counts(6), 6);
+  const b = readScaling(fast, SPAN);
+  const c = readScaling(slow, SPAN);
+  // Alone, each over its own window: 5 of 30 vs 30 of 70 (the slow one's window is longer).
+  assert.deepEqual([b.unmet, b.scheduled, c.unmet, c.scheduled], [10, 30, 30, 70]);
+  const toS = overloadEndS(SPAN, 1, [b.scaled_s, c.scaled_s]);
+  assert.equal(toS, SPAN.stepS + 7);
+  assert.deepEqual(sloOver(fast, SPAN.stepS, toS), { scheduled: 70, unmet: 10 });
+  assert.deepEqual(sloOver(slow, SPAN.stepS, toS), { scheduled: 70, unmet: 30 });
 });

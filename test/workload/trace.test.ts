@@ -91,6 +91,17 @@ test("bad rows name the file, the line and the field", LOAD_TEST, () => {
     /line 1: hash_ids = \["a"\] is not accepted/,
   );
   bad("Timestamp,Model,Request tokens\n1,x,5\n", "burstgpt", /line 2: no Response tokens column/);
+  // Out of time order, or a time no trace has: refused, not sorted or replayed for centuries.
+  bad(
+    "Timestamp,Model,Request tokens,Response tokens\n1.5,x,5,1\n0.2,x,5,1\n1.0,x,5,1\n",
+    "burstgpt",
+    /^trace t: line 3: Timestamp is 1.3 s before line 2's: a trace is replayed in its time order/,
+  );
+  bad(
+    '{"timestamp": 0, "input_length": 5, "output_length": 1}\n{"timestamp": 1e300, "input_length": 5, "output_length": 1}\n',
+    "mooncake",
+    /line 2: timestamp is 1e\+300 ms from zero, not accepted; expected at most 10000000000000 ms/,
+  );
   bad(
     "a,b\n1,2\n",
     "auto",

@@ -22,5 +22,5 @@ export function quickProfile(knobs: Record<string, unknown> = {}): MockProfile {
  * machine, so that only a hang trips it — and a hang fails the test, not CI.
  */
 export const LOAD_TEST = { timeout: 180_000 } as const;
-/** The same for the slowest: the bundled action's runs, a capacity gate. */
-export const SLOW_LOAD_TEST = { timeout: 420_000 } as const;
+/** The same for the slowest: the bundled action's runs, a capacity gate, six scaling pairs. */
+export const SLOW_LOAD_TEST = { timeout: 600_000 } as const;

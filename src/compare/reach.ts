@@ -50,6 +50,18 @@ export function perTrialOf(spec: WorkloadSpec): { requests: number; loadS: numbe
   return { requests: windowRequests(spec), loadS: spec.warmupS + spec.durationS };
 }
 
+/**
+ * Why no trial of this workload can be valid, or null: every trial replays one
+ * seeded schedule, so its window's count is exact (with sessions, later turns
+ * follow the answers: not known ahead, not checked).
+ */
+export function windowTooSmall(spec: WorkloadSpec, minOkRequests: number): string | null {
+  if (spec.sessions) return null;
+  const scheduled = windowRequests(spec);
+  if (scheduled >= minOkRequests) return null;
+  return `every trial's ${spec.durationS} s window schedules ${scheduled.toLocaleString("en-US")} requests, fewer than min-ok-requests (${minOkRequests.toLocaleString("en-US")}): every trial would be invalid — raise the rate or duration (to schedule at least ${minOkRequests.toLocaleString("en-US")}), or lower min-ok-requests`;
+}
+
 export interface PlanCheck {
   /** Pairs at the first look and at max-trials. */
   pairs: { first: number; most: number };

@@ -19,6 +19,7 @@ import { parseDecision } from "./decision.ts";
 import { judgeNotes, parseJudge } from "./judge.ts";
 import { type Mode, parseMode, unusedNote } from "./modes.ts";
 import { parseCapacity, parseContract, parseQuality, parseServerSettings } from "./phases.ts";
+import { refuseUnrunnable } from "./runnable.ts";
 import {
   defaulted,
   given,
@@ -217,35 +218,32 @@ export function parseConfig(
   const stress = parseStress(raw, arm("baseline"), servers);
   const targets = { baseline: arm("baseline").target, candidate: arm("candidate").target };
   const planMax = sharding.shard || sharding.mergeFrom !== undefined ? trials : maxTrials;
-  return {
-    mode: parseMode(raw),
-    gate: {
-      ...sharding,
-      baseline: arm("baseline"),
-      candidate: arm("candidate"),
-      trials,
-      // A sharded plan has no looks: its pairs are fixed ahead (docs/sharding.md).
-      maxTrials: planMax,
-      order: readChoice(raw, "order", ORDERS),
-      cooldownS: readNumber(raw, "cooldown"),
-      maxReruns: readNumber(raw, "max-reruns"),
-      idleTimeoutS: readNumber(raw, "idle-timeout"),
-      decision,
-      quality: parseQuality(raw, readFile),
-      contract: parseContract(raw, readFile),
-      ...(accuracy ? { accuracy } : {}),
-      ...(judge ? { judge } : {}),
-      ...stress.suites,
-      failFast: readBoolean(raw, "fail-fast"),
-      setupNotes: [
-        ...trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
-        ...unusedNote(raw, "run"),
-        ...stress.notes,
-        ...judgeNotes(judge, targets),
-      ],
-      capacity,
-    },
-    servers,
-    report: parseReportSettings(raw),
+  const gate: GateOptions = {
+    ...sharding,
+    baseline: arm("baseline"),
+    candidate: arm("candidate"),
+    trials,
+    // A sharded plan has no looks: its pairs are fixed ahead (docs/sharding.md).
+    maxTrials: planMax,
+    order: readChoice(raw, "order", ORDERS),
+    cooldownS: readNumber(raw, "cooldown"),
+    maxReruns: readNumber(raw, "max-reruns"),
+    idleTimeoutS: readNumber(raw, "idle-timeout"),
+    decision,
+    quality: parseQuality(raw, readFile),
+    contract: parseContract(raw, readFile),
+    ...(accuracy ? { accuracy } : {}),
+    ...(judge ? { judge } : {}),
+    ...stress.suites,
+    failFast: readBoolean(raw, "fail-fast"),
+    setupNotes: [
+      ...trialsNotes(given(raw, "trials") !== undefined, givenMax, trials, planMax),
+      ...unusedNote(raw, "run"),
+      ...stress.notes,
+      ...judgeNotes(judge, targets),
+    ],
+    capacity,
   };
+  refuseUnrunnable(gate);
+  return { mode: parseMode(raw), gate, servers, report: parseReportSettings(raw) };
 }

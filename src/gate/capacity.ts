@@ -6,6 +6,7 @@
 import { type CapacityOptions, type CapacityRun, capacityRun } from "../capacity/run.ts";
 import { newSweep, planSweep, runSweep, type Sweep } from "../capacity/sweep.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
+import { windowTooSmall } from "../compare/reach.ts";
 import type { IdleCheck } from "../servers/preflight.ts";
 import type { TrialOptions, TrialReport } from "../trial/measure.ts";
 
@@ -81,8 +82,11 @@ export class CapacityPhase {
   private done: CapacityRun | null = null;
   private readonly capacity: CapacityOptions;
 
-  constructor(capacity: CapacityOptions) {
+  private readonly minOkRequests: number;
+
+  constructor(capacity: CapacityOptions, minOkRequests: number) {
     this.capacity = capacity;
+    this.minOkRequests = minOkRequests;
   }
 
   /** Sweeps both arms; the options of the paired trials, or null when there is no rate to run them at. */
@@ -108,10 +112,18 @@ export class CapacityPhase {
         "the baseline met its SLO at no rate tried: there is no capacity to run the paired trials at";
       return null;
     }
+    const atRate = atGateRate(options, c, run.gate_rate_per_s);
+    // Known only now: a window at this rate that cannot hold min-ok-requests makes every pair invalid.
+    const tooSmall = windowTooSmall(atRate.baseline.workload, this.minOkRequests);
+    if (tooSmall) {
+      this.stop = `no pairs run at ${run.gate_rate_per_s} req/s (the baseline's capacity × gate-rate-fraction): ${tooSmall}`;
+      deps.log(`capacity: ${this.stop}`);
+      return null;
+    }
     deps.log(
       `paired trials at ${run.gate_rate_per_s} req/s (the baseline's capacity × gate-rate-fraction ${c.rateFraction})`,
     );
-    return atGateRate(options, c, run.gate_rate_per_s);
+    return atRate;
   }
 
   /** The baseline's capacity (req/s); null before the sweep or when it found none. */

@@ -173,7 +173,9 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   const startMs = nowMs();
   const maxDurationS = options.capacity?.sweep.maxDurationS;
   const overBudget = () => maxDurationS !== undefined && (nowMs() - startMs) / 1000 >= maxDurationS;
-  const capacity = options.capacity ? new CapacityPhase(options.capacity) : undefined;
+  const capacity = options.capacity
+    ? new CapacityPhase(options.capacity, options.decision.minOkRequests)
+    : undefined;
   let armOptions: Record<Arm, TrialOptions> = {
     baseline: options.baseline,
     candidate: options.candidate,

@@ -122,7 +122,13 @@ test(
     const read = (p: string) => readFileSync(p, "utf8");
     const { results, requestsPath } = await gateWithRequests(
       "requests.jsonl",
-      { rate: "10", duration: "0.5s", "accuracy-items": "60", "accuracy-floor": "50%" },
+      {
+        rate: "10",
+        duration: "0.5s",
+        "min-ok-requests": "2",
+        "accuracy-items": "60",
+        "accuracy-floor": "50%",
+      },
       { accuracy: 0.7 },
     );
     assert.equal(results.accuracy?.overall.items, 60, results.headline);

@@ -70,7 +70,7 @@ export interface SweepReport extends ArmSweepReport {
   slo: string;
   settings: SweepSettingsReport;
   grid: number[];
-  /** Why the sweep ended before it was done (max-duration), else null. */
+  /** Why the sweep ended before it was done (max-duration, an endpoint that refused every request), else null. */
   stopped_by: string | null;
 }
 

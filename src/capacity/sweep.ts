@@ -7,6 +7,7 @@
 
 import { at, recordOf } from "../common/arrays.ts";
 import { compact, percent } from "../common/format.ts";
+import { OUTCOMES } from "../common/outcomes.ts";
 import type { TrialOptions, TrialReport } from "../trial/measure.ts";
 import {
   bracketOf,
@@ -32,6 +33,8 @@ export interface Sweep<A extends string> {
   grid: number[];
   /** Why the sweep ended before it was done (max-duration), else null. */
   stopped_by: string | null;
+  /** The arm whose endpoint failed every synchronous request: nothing was swept (its failure, not the client's). */
+  refused_by?: A;
 }
 
 /** Bisection steps per arm at most, whatever the resolution. */
@@ -65,6 +68,27 @@ function describePoint(p: SweepPoint): string {
 
 class OverBudget extends Error {
   override name = "OverBudget";
+}
+
+/** An endpoint that failed every request of the synchronous phase: there is no rate to sweep. */
+class EndpointRefused extends Error {
+  override name = "EndpointRefused";
+  readonly arm: string;
+  constructor(arm: string, message: string) {
+    super(message);
+    this.arm = arm;
+  }
+}
+
+/** Why no synchronous request came back ok, in the outcome classes' words; null when one did (or none was sent). */
+export function refusedEverything(arm: string, r: TrialReport): string | null {
+  const sent = r.scheduled - r.outcomes.unsent;
+  if (r.outcomes.ok > 0 || sent === 0) return null;
+  const classes = OUTCOMES.filter((o) => o !== "ok" && o !== "unsent" && r.outcomes[o] > 0)
+    .map((o) => `${r.outcomes[o]} ${o}`)
+    .join(", ");
+  const who = arm === "endpoint" ? "the endpoint" : `the ${arm}'s endpoint`;
+  return `${who} failed every synchronous request (${sent} of ${sent}: ${classes}) — the endpoint's failure, not the client's: no rate was swept`;
 }
 
 /** One sweep in progress: its points measured into `sweep`, phase by phase. */
@@ -113,6 +137,9 @@ class SweepRun<A extends string> {
       const point: SweepPoint = { phase, rate_per_s: rate, judgement, report };
       this.sweep.arms[arm].points.push(point);
       deps.log(`  ${arm} ${label(phase, rate)}: ${describePoint(point)}`);
+      // One at a time and unloaded, nothing came back: the endpoint refuses, no load will change it.
+      const refused = phase === "synchronous" ? refusedEverything(arm, report) : null;
+      if (refused) throw new EndpointRefused(arm, refused);
       if (judgement !== "invalid" || attempt >= settings.maxReruns) return point;
       deps.log(
         `  ${arm}: measuring ${label(phase, rate)} again (${attempt + 1}/${settings.maxReruns})`,
@@ -222,8 +249,12 @@ export async function runSweep<A extends string>(
     await run.ascend();
     await run.refine();
   } catch (error) {
-    if (!(error instanceof OverBudget)) throw error;
-    sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${run.trials} trials`;
+    if (error instanceof EndpointRefused) {
+      sweep.stopped_by = error.message;
+      sweep.refused_by = error.arm as A;
+    } else if (error instanceof OverBudget)
+      sweep.stopped_by = `max-duration ${settings.maxDurationS} s reached after ${run.trials} trials`;
+    else throw error;
     deps.log(`sweep: ${sweep.stopped_by}; stopping with what was measured`);
   }
 }

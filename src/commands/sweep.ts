@@ -1,7 +1,8 @@
 // `llm-perf-gate sweep`: one endpoint's capacity — synchronous, offline, then
 // open-loop rates up to the knee. Markdown on stdout, progress on stderr, the
 // JSON report where --out says. Exit 3 when no capacity was found or the
-// sweep was cut short (max-duration, a cancel).
+// sweep was cut short (max-duration, a cancel); 4 when the endpoint failed
+// every synchronous request (it refuses: nothing to sweep).
 
 import { buildSweepReport } from "../capacity/run.ts";
 import { newSweep, planSweep, runSweep } from "../capacity/sweep.ts";
@@ -69,5 +70,9 @@ export async function sweepCli(raw: RawSettings, commandIo: CommandIo): Promise<
   await writeEndpointPage(io, html, written, (sample) =>
     sweepPage(report, sample, options.slo.ttftMs),
   );
+  if (sweep.refused_by !== undefined) {
+    io.stderr(`llm-perf-gate: ${report.stopped_by}\n`);
+    return 4;
+  }
   return report.capacity.capacity_per_s !== null && report.stopped_by === null ? 0 : 3;
 }

@@ -132,6 +132,9 @@ export function skewEffect(p: SkewPair): number | null {
   return p.scheduled / p.onTime - 1;
 }
 
+/** The shortest window whose CPU share can say the client was the bottleneck (ms). */
+export const MIN_CPU_WINDOW_MS = 250;
+
 /** Why the client was late, as far as its own CPU use tells. */
 function cause(readings: ProbeReadings): string {
   const cpu = readings.cpu.shareOfCore;
@@ -222,7 +225,12 @@ function otherReasons(x: SelfCheckInputs, limits: SelfCheckLimits): string[] {
       `GC pauses took ${percent(gcShare)} of the window (limit max-gc-share ${percent(limits.maxGcShare)})`,
     );
   }
-  if (x.readings.cpu.shareOfCore > limits.maxClientCpu) {
+  // Over a window of a few milliseconds (every request refused at once) the share is the
+  // trial's own start-up, not load: it would blame the client for the endpoint's refusals.
+  if (
+    x.readings.cpu.wallMs >= MIN_CPU_WINDOW_MS &&
+    x.readings.cpu.shareOfCore > limits.maxClientCpu
+  ) {
     reasons.push(
       `the client used ${percent(x.readings.cpu.shareOfCore)} of a core (limit max-client-cpu ${percent(limits.maxClientCpu)}): it may be the bottleneck`,
     );

@@ -7,6 +7,8 @@
 
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -16,7 +18,7 @@ import { saturationRatePerS } from "../../src/mock/engine.ts";
 import { DEFAULT_PROFILE } from "../../src/mock/profile.ts";
 import { mergeProfile, parseOverrides } from "../../src/mock/profile-merge.ts";
 import { CLI, flagsOf, runCliProcess } from "../helpers/cli.ts";
-import { SLOW_LOAD_TEST } from "../helpers/mock.ts";
+import { LOAD_TEST, SLOW_LOAD_TEST } from "../helpers/mock.ts";
 
 // A bound on a sweep that never ends: far beyond the ≈20 s it takes.
 const run = (args: string[]) => runCliProcess(args, 300_000);
@@ -100,5 +102,43 @@ test(
       burst.stderr,
       /arrival = "burst" is not accepted; expected one of poisson, constant/,
     );
+  },
+);
+
+test(
+  "sweep against an endpoint that refuses every request names the endpoint's failure (exit 4), not the client",
+  LOAD_TEST,
+  async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end('{"error":{"message":"Incorrect API key provided"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const out = join(mkdtempSync(join(tmpdir(), "lpg-sweep-401-")), "sweep.json");
+    try {
+      const r = await runCliProcess(
+        [
+          "sweep",
+          `--url=http://127.0.0.1:${port}/v1`,
+          "--model=m",
+          "--slo=ttft:800",
+          "--duration=1s",
+          `--out=${out}`,
+        ],
+        120_000,
+      );
+      assert.equal(r.code, 4, r.stderr);
+      assert.match(
+        r.stderr,
+        /the endpoint failed every synchronous request \(16 of 16: 16 http_4xx\) — the endpoint's failure, not the client's/,
+      );
+      assert.doesNotMatch(`${r.stdout}${r.stderr}`, /may be the bottleneck/);
+      const report = JSON.parse(readFileSync(out, "utf8")) as SweepReport;
+      assert.equal(report.points.length, 1, "nothing after the synchronous phase");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   },
 );

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { compareCapacity } from "../../src/capacity/compare.ts";
 import { estimateCapacity, serverLabel } from "../../src/capacity/estimate.ts";
 import { judge, rateGrid, type SweepSettings } from "../../src/capacity/points.ts";
-import { newSweep, runSweep } from "../../src/capacity/sweep.ts";
+import { newSweep, refusedEverything, runSweep } from "../../src/capacity/sweep.ts";
 import { parseTrialOptions } from "../../src/config/trial.ts";
 import type { TrialOptions, TrialReport } from "../../src/trial/measure.ts";
 import { fakeReport } from "../helpers/reports.ts";
@@ -236,4 +236,47 @@ test("capacity comparison: a regression only beyond the tolerance and the bracke
   assert.equal(compareCapacity(est(null, 10), est(20, 21), 0.05, 0.02).verdict, "inconclusive");
   // A candidate that met its SLO at no rate, where the baseline held 50.
   assert.equal(compareCapacity(est(50, 51), est(null, 10.6), 0.05, 0.02).verdict, "regressed");
+});
+
+test("an endpoint that fails every synchronous request stops the sweep, blamed on the endpoint, not the client", async () => {
+  const calls: string[] = [];
+  const refused = (scheduled: number): TrialReport => {
+    const r = fakeReport({ ttftMs: 100, itlMs: 10 });
+    return {
+      ...r,
+      scheduled,
+      outcomes: { ...r.outcomes, ok: 0, http_4xx: scheduled },
+      validity: { ...r.validity, valid: false, reasons: ["no ok request"] },
+    };
+  };
+  const sweep = newSweep(["baseline", "candidate"] as const);
+  await runSweep(sweep, { baseline: BASE, candidate: BASE }, SETTINGS, {
+    run: async (arm, _o, label) => {
+      calls.push(`${arm} ${label}`);
+      return arm === "candidate" ? refused(16) : fakeReport({ ttftMs: 100, itlMs: 10 });
+    },
+    nowMs: () => 0,
+    log: noLog,
+  });
+  // The baseline's synchronous phase, then the candidate's: nothing after it.
+  assert.deepEqual(calls, ["baseline synchronous", "candidate synchronous"]);
+  assert.equal(sweep.refused_by, "candidate");
+  assert.equal(
+    sweep.stopped_by,
+    "the candidate's endpoint failed every synchronous request (16 of 16: 16 http_4xx) — the endpoint's failure, not the client's: no rate was swept",
+  );
+  // A point where some came back ok is a measurement, whatever failed.
+  const some = refused(16);
+  assert.equal(
+    refusedEverything("endpoint", { ...some, outcomes: { ...some.outcomes, ok: 1 } }),
+    null,
+  );
+  // Nothing sent at all is the client's finding (its self-checks say why).
+  assert.equal(
+    refusedEverything("endpoint", {
+      ...some,
+      outcomes: { ...some.outcomes, http_4xx: 0, unsent: 16 },
+    }),
+    null,
+  );
 });

@@ -92,3 +92,27 @@ test("the unsent reason names the open limit, not the client's CPU, when the lim
     /never sent in time .*: the load generator was saturated/,
   );
 });
+
+test("a window of a few milliseconds says nothing about the client's CPU: every request refused at once is not the client's bottleneck", () => {
+  const busy = (wallMs: number) => {
+    const x = inputs(0, steady);
+    return {
+      ...x,
+      readings: {
+        ...x.readings,
+        cpu: { userMs: 40, systemMs: 5, wallMs, shareOfCore: 45 / wallMs },
+      },
+    };
+  };
+  // 45 ms of CPU over a 35 ms window (the trial's start-up): 129 % of a core, not a finding.
+  assert.deepEqual(evaluateValidity(busy(35), LIMITS).reasons, []);
+  // Over a second it is one.
+  const long = {
+    ...busy(1000),
+    readings: {
+      ...busy(1000).readings,
+      cpu: { userMs: 990, systemMs: 10, wallMs: 1000, shareOfCore: 1 },
+    },
+  };
+  assert.match(evaluateValidity(long, LIMITS).reasons.join(), /the client used 100\.0 % of a core/);
+});

@@ -127,3 +127,17 @@ export function probeWritable(
     );
   }
 }
+
+/** Writes an output whole; a failure (a full disk, a removed folder) names the flag and the path. */
+export function writeNamed(
+  io: Pick<CommandIo, "writeFile">,
+  flag: string,
+  path: string,
+  text: string,
+): void {
+  try {
+    io.writeFile(path, text);
+  } catch (error) {
+    throw new Error(`${flag} ${JSON.stringify(path)} could not be written: ${errorMessage(error)}`);
+  }
+}

@@ -13,7 +13,14 @@ import { measurePage } from "../page/endpoint-page.ts";
 import { formatMeasureReport, formatProgress } from "../report/measure-text.ts";
 import type { TrialReport } from "../trial/measure.ts";
 import { measureTrial } from "../trial/trial.ts";
-import { type CommandIo, probeWritable, redacting, signalExitCode, withCancel } from "./io.ts";
+import {
+  type CommandIo,
+  probeWritable,
+  redacting,
+  signalExitCode,
+  withCancel,
+  writeNamed,
+} from "./io.ts";
 import { writeEndpointPage } from "./report.ts";
 import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 
@@ -59,7 +66,7 @@ export async function measureCli(raw: RawSettings, commandIo: CommandIo): Promis
   });
   // A server that echoes the key (a 401 body) must not put it into the report.
   const report = redactDeep(measured.report, io.redact);
-  if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+  if (out !== undefined) writeNamed(io, "--out", out, `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(`${formatMeasureReport(report)}\n`);
   if (out !== undefined) io.stdout(`report written to ${out}\n`);
   const written = await requests?.close();

@@ -17,7 +17,7 @@ import { type RequestSample, sampleRequests } from "../requests/sample.ts";
 import type { GateResults } from "../results/model.ts";
 import { trustResults } from "../results/trust.ts";
 import type { CommandIo } from "./io.ts";
-import { probeWritable } from "./io.ts";
+import { probeWritable, writeNamed } from "./io.ts";
 
 /** A results file another job wrote: checked, neutralized and re-decided; `source` names it in errors. */
 export function readResultsFile(
@@ -54,10 +54,19 @@ export function requestsBesideResults(
 }
 
 /** The page of a gate's results, its requests file (the pairs' kept attempts) sampled when there is one. */
-export async function gateHtml(r: GateResults, requestsPath: string | null): Promise<string> {
+export async function gateHtml(
+  r: GateResults,
+  requestsPath: string | null,
+  warn?: (line: string) => void,
+): Promise<string> {
   const sample = requestsPath ? await sampleRequests(requestsPath, { pairsOnly: true }) : null;
+  if (requestsPath && sample?.stopped && warn) warn(readInPart(requestsPath, sample.stopped));
   return gatePage(r, sample);
 }
+
+/** A requests file the page could read only in part, said where the reader of the log sees it. */
+const readInPart = (path: string, why: string) =>
+  `the requests file ${JSON.stringify(path)} was read in part (${why}): the page's per-request charts show what was read`;
 
 /**
  * Writes a page: rendered, then written whole. A page that cannot be made is
@@ -117,8 +126,8 @@ export async function writeRunPage(
     requests === "own" && own && own.error === null
       ? own.path
       : requestsBesideResults(report.resultsPath, results);
-  const render = () => gateHtml(results, requestsPath);
   const warn = io.warn ?? ((line: string) => io.log(`warning: ${line}`));
+  const render = () => gateHtml(results, requestsPath, warn);
   if (!(await writePage(io, path, render, warn))) return null;
   // A run a bad setting stopped says only that (its page too): no line of its own.
   if (results.config !== null) io.log(`HTML report written to ${path}`);
@@ -133,9 +142,13 @@ export async function writeEndpointPage(
   render: (sample: RequestSample | null) => Promise<string>,
 ): Promise<void> {
   if (path === undefined) return;
-  const sample = () =>
-    written && written.error === null ? sampleRequests(written.path) : Promise.resolve(null);
   const warn = (line: string) => io.stderr(`llm-perf-gate: ${line}\n`);
+  const sample = async () => {
+    if (!written || written.error !== null) return null;
+    const s = await sampleRequests(written.path);
+    if (s.stopped) warn(readInPart(written.path, s.stopped));
+    return s;
+  };
   if (await writePage(io, path, async () => render(await sample()), warn))
     io.stderr(`HTML report written to ${path}\n`);
 }
@@ -150,7 +163,8 @@ export async function reportCli(raw: RawSettings, io: CommandIo): Promise<number
   probeWritable(io, "--html", htmlPath);
   const results = readResultsFile(resultsPath, io);
   const requests = requestsBesideResults(resultsPath, results, given(raw, "requests-file"));
-  io.writeFile(htmlPath, await gateHtml(results, requests));
+  const warn = (line: string) => io.stderr(`llm-perf-gate: ${line}\n`);
+  writeNamed(io, "--html", htmlPath, await gateHtml(results, requests, warn));
   io.stderr(`report written to ${htmlPath}${requests ? ` (requests from ${requests})` : ""}\n`);
   return 0;
 }

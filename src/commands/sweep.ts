@@ -14,7 +14,7 @@ import { parseTrialOptions } from "../config/trial.ts";
 import { sweepPage } from "../page/endpoint-page.ts";
 import { renderSweepMarkdown } from "../report/sweep-markdown.ts";
 import { measureTrial } from "../trial/trial.ts";
-import { type CommandIo, probeWritable, redacting, withCancel } from "./io.ts";
+import { type CommandIo, probeWritable, redacting, withCancel, writeNamed } from "./io.ts";
 import { writeEndpointPage } from "./report.ts";
 import { describeRequests, openRequestsOut, soloTag } from "./requests.ts";
 
@@ -62,7 +62,7 @@ export async function sweepCli(raw: RawSettings, commandIo: CommandIo): Promise<
   });
   const built = buildSweepReport(sweep.arms.endpoint, sweep, options, settings, new Date());
   const report = redactDeep(built, io.redact);
-  if (out !== undefined) io.writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+  if (out !== undefined) writeNamed(io, "--out", out, `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(renderSweepMarkdown(report, options.slo.ttftMs));
   if (out !== undefined) io.stderr(`report written to ${out}\n`);
   const written = await requests?.close();

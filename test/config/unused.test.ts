@@ -31,11 +31,29 @@ test(
   "burst mode checks a gate setting it does not use, before reading anything",
   LOAD_TEST,
   async () => {
-    const deps = { env: {}, readFile: noFile } as unknown as BurstActionDeps;
-    await assert.rejects(
-      runBurstAction({ mode: "burst", rate: "fast", lanes: "lanes.yml" }, deps),
-      /rate = "fast" is not accepted/,
+    const said = { failed: "", summary: "", outputs: {} as Record<string, string> };
+    const io = {
+      setOutput: (name: string, value: string) => {
+        said.outputs[name] = value;
+      },
+      setFailed: (m: string) => {
+        said.failed = m;
+      },
+      writeSummary: async (m: string) => {
+        said.summary = m;
+      },
+    };
+    const deps = { env: {}, readFile: noFile, io } as unknown as BurstActionDeps;
+    await runBurstAction({ mode: "burst", rate: "fast", lanes: "lanes.yml" }, deps);
+    assert.match(said.failed, /rate = "fast" is not accepted/);
+    // Not only the error line: the summary and the outputs say it too.
+    assert.match(
+      said.summary,
+      /\*\*error\*\* — nothing was appended to the history: rate = "fast"/,
     );
+    assert.equal(said.outputs.verdict, "error");
+    assert.match(said.outputs.headline ?? "", /rate = "fast" is not accepted/);
+    assert.equal(said.outputs["lanes-verdicts"], "{}");
   },
 );
 
@@ -101,8 +119,18 @@ test("report and burst jobs warn about the inputs they do not read, naming them,
     "rate, seed are set but not used by mode report: mode report re-decides the results file's own trials and posts them — remove them, or run the mode that reads them",
   ]);
   warnings.length = 0;
-  const burst = { env: {}, readFile: noFile, io } as unknown as BurstActionDeps;
-  await assert.rejects(runBurstAction({ mode: "burst", rate: "10", lanes: "lanes.yml" }, burst));
+  let failed = "";
+  const burstIo = {
+    ...io,
+    setOutput: () => {},
+    writeSummary: async () => {},
+    setFailed: (m: string) => {
+      failed = m;
+    },
+  };
+  const burst = { env: {}, readFile: noFile, io: burstIo } as unknown as BurstActionDeps;
+  await runBurstAction({ mode: "burst", rate: "10", lanes: "lanes.yml" }, burst);
+  assert.match(failed, /no file is read/);
   assert.match(
     warnings.join("\n"),
     /^rate is set but not used by mode burst: mode burst reads the lanes file/,

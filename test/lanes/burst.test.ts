@@ -4,8 +4,14 @@
 // or the report, even when the server quotes it back.
 
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { runCli } from "../../src/cli.ts";
+import { writeOutputFile } from "../../src/common/outputs.ts";
 import { burstLanes } from "../../src/lanes/burst.ts";
 import { reduceHistory } from "../../src/lanes/reduce.ts";
 import { type LanesSpec, parseLanes } from "../../src/lanes/spec.ts";
@@ -258,5 +264,47 @@ test(
       lanesFile([{ name: "a", url: "http://127.0.0.1:1" }], "floor: { ms: 1 }\nspeed: 3"),
       /the file must NOT have additional properties \(speed\)/,
     );
+  },
+);
+
+test(
+  "a history in a folder that does not exist is refused before the burst is sent, naming the input",
+  LOAD_TEST,
+  async () => {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(500);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const history = join(mkdtempSync(join(tmpdir(), "lpg-lanes-")), "no-such-folder", "h.jsonl");
+    const err: string[] = [];
+    try {
+      const code = await runCli(["burst", "--lanes", "lanes.yaml", "--history", history], {
+        stdout: () => {},
+        stderr: (t) => err.push(t),
+        env: {},
+        readFile: (p) => {
+          if (p === "lanes.yaml")
+            return lanesFile(
+              [{ name: "a", url: `http://127.0.0.1:${port}` }],
+              "floor: { ms: 1000 }",
+            );
+          throw missingFile(p);
+        },
+        writeFile: writeOutputFile,
+      });
+      assert.equal(code, 2, err.join(""));
+      assert.match(
+        err.join(""),
+        /--lanes-history ".*no-such-folder\/h\.jsonl" cannot be written: ENOENT/,
+      );
+      assert.equal(requests, 0, "nothing was sent");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   },
 );

@@ -116,9 +116,10 @@ test(
     assert.match(s.stopped ?? "", /could not be read: it is not a regular file/);
     const results = await hostileResults(dir);
     const out = join(dir, "report.html");
+    const err: string[] = [];
     const code = await runCli(["report", results, "--html", out, "--requests-file", fifo], {
       stdout: () => {},
-      stderr: () => {},
+      stderr: (t) => err.push(t),
       env: {},
       readFile: readInputFile,
       writeFile: writeOutputFile,
@@ -128,5 +129,29 @@ test(
       readFileSync(out, "utf8"),
       /r\.requests\.jsonl: the file could not be read: it is not a regular file/,
     );
+    // Said on stderr too, not only inside the page.
+    assert.match(
+      err.join(""),
+      /the requests file ".*r\.requests\.jsonl" was read in part \(.*not a regular file\)/,
+    );
+  },
+);
+
+test(
+  "a page that cannot be written (a full disk) names --html and the path",
+  LOAD_TEST,
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lpg-full-"));
+    const results = await hostileResults(dir);
+    const err: string[] = [];
+    const code = await runCli(["report", results, "--html", "/dev/full"], {
+      stdout: () => {},
+      stderr: (t) => err.push(t),
+      env: {},
+      readFile: readInputFile,
+      writeFile: writeOutputFile,
+    });
+    assert.equal(code, 1);
+    assert.match(err.join(""), /^llm-perf-gate: --html "\/dev\/full" could not be written: ENOSPC/);
   },
 );

@@ -15,11 +15,12 @@ import type { Repo } from "../../github/pull-request.ts";
 import { parseHistory, toJsonl } from "../../lanes/history.ts";
 import { burstPlanWords } from "../../lanes/plan.ts";
 import { renderLanesMarkdown } from "../../report/lanes-markdown.ts";
-import type { CommandIo } from "../io.ts";
+import { type CommandIo, probeWritable } from "../io.ts";
 import { burstOnce, type HistoryStore, lanesPaths, localHistory } from "./burst.ts";
 import { readLanes } from "./files.ts";
 
-export interface BurstActionDeps extends Pick<CommandIo, "env" | "readFile" | "writeFile" | "now"> {
+export interface BurstActionDeps
+  extends Pick<CommandIo, "env" | "readFile" | "writeFile" | "now" | "checkWritable"> {
   io: ActionIo & { setFailed(message: string): void };
   githubApi(token: string): GitHubApi;
 }
@@ -83,7 +84,30 @@ function branchHistory(
   return store;
 }
 
+/**
+ * Mode burst: the burst, or — when a setting, the lanes file or the history
+ * refuses it, or the burst itself fails — the reason as the job summary, the
+ * `verdict` (error) and `headline` outputs and the job's failure, as every
+ * mode says it (docs/config.md), never only an error line in the log.
+ */
 export async function runBurstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<void> {
+  try {
+    await burstAction(inputs, deps);
+  } catch (error) {
+    const why = errorMessage(error);
+    const { io } = deps;
+    io.setOutput("verdict", "error");
+    io.setOutput("headline", why);
+    io.setOutput(VERDICTS, "{}");
+    io.setOutput(GRADUATE, "false");
+    await io.writeSummary(
+      `## llm-perf-gate: lanes burst\n\n**error** — nothing was appended to the history: ${why}\n`,
+    );
+    io.setFailed(error instanceof InputError ? why : `llm-perf-gate: ${why}`);
+  }
+}
+
+async function burstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<void> {
   const { io, env } = deps;
   // A value this mode does not use is still checked by its rule: a mistake is said, not ignored.
   checkEveryGiven(inputs);
@@ -99,6 +123,8 @@ export async function runBurstAction(inputs: RawSettings, deps: BurstActionDeps)
       );
     return deps.githubApi(token);
   };
+  // A local history's folder is checked before the burst: its rows must have somewhere to go.
+  if (!branch) probeWritable(deps, "lanes-history", paths.history);
   const store = branch
     ? branchHistory(deps, api, branch, paths.history)
     : localHistory(deps, paths.history);

@@ -11,7 +11,7 @@ import { burstPlanWords } from "../../lanes/plan.ts";
 import { type LanesReport, reduceHistory } from "../../lanes/reduce.ts";
 import type { LanesSpec } from "../../lanes/spec.ts";
 import { renderLanesMarkdown } from "../../report/lanes-markdown.ts";
-import { type CommandIo, probeWritable } from "../io.ts";
+import { type CommandIo, probeWritable, writeNamed } from "../io.ts";
 import { readHistory, readLanes } from "./files.ts";
 
 /** Where the history is kept: appends this run's rows, returns the whole history. */
@@ -31,7 +31,7 @@ export function localHistory(
     append: async (rows) => {
       const old = readHistory(io, path).text;
       const next = old + toJsonl(rows);
-      io.writeFile(path, next);
+      writeNamed(io, "lanes-history", path, next);
       return parseHistory(next, path);
     },
   };
@@ -73,13 +73,14 @@ export async function burstCli(raw: RawSettings, io: CommandIo): Promise<number>
   const paths = lanesPaths(raw, "burst");
   const spec = readLanes(io, paths.lanes);
   const csv = given(raw, "csv");
-  // Found before the burst: its rows must have somewhere to go.
+  // Found before the burst, and its folder: its rows must have somewhere to go.
   readHistory(io, paths.history);
+  probeWritable(io, "--lanes-history", paths.history);
   probeWritable(io, "--csv", csv);
   const store = localHistory(io, paths.history);
   io.stderr(`${burstPlanWords(spec)}\n`);
   const outcome = await burstOnce(spec, store, io);
-  if (csv !== undefined) io.writeFile(csv, toCsv(outcome.all));
+  if (csv !== undefined) writeNamed(io, "--csv", csv, toCsv(outcome.all));
   io.stderr(`${outcome.summary}; ${outcome.rows.length} rows appended to ${paths.history}\n`);
   io.stdout(renderLanesMarkdown(outcome.report));
   return 0;

@@ -7,7 +7,7 @@ import { given, type RawSettings, value } from "../../config/settings.ts";
 import { toCsv } from "../../lanes/history.ts";
 import { DEFAULT_RULE, LANES_REPORT_SCHEMA, reduceHistory } from "../../lanes/reduce.ts";
 import { renderLanesMarkdown } from "../../report/lanes-markdown.ts";
-import { type CommandIo, probeWritable } from "../io.ts";
+import { type CommandIo, probeWritable, writeNamed } from "../io.ts";
 import { readHistory, readLanes } from "./files.ts";
 
 export async function lanesReportCli(raw: RawSettings, io: CommandIo): Promise<number> {
@@ -21,8 +21,13 @@ export async function lanesReportCli(raw: RawSettings, io: CommandIo): Promise<n
   const rule = lanes === undefined ? DEFAULT_RULE : readLanes(io, lanes).rule;
   const report = reduceHistory(rows, rule);
   if (out !== undefined)
-    io.writeFile(out, `${JSON.stringify({ schema: LANES_REPORT_SCHEMA, ...report }, null, 2)}\n`);
-  if (csv !== undefined) io.writeFile(csv, toCsv(rows));
+    writeNamed(
+      io,
+      "--out",
+      out,
+      `${JSON.stringify({ schema: LANES_REPORT_SCHEMA, ...report }, null, 2)}\n`,
+    );
+  if (csv !== undefined) writeNamed(io, "--csv", csv, toCsv(rows));
   io.stdout(renderLanesMarkdown(report));
   return 0;
 }

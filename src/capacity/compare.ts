@@ -47,10 +47,11 @@ export function compareCapacity(
     };
   }
   // Most favourable: the candidate at its first failing rate, the baseline at its last passing one.
+  // A failing rate the client may have set (its trial failed its self-checks) bounds nothing above.
   const bLo = baseline.pass_per_s;
-  const bHi = baseline.fail_per_s;
+  const bHi = baseline.client_limited ? null : baseline.fail_per_s;
   const cLo = candidate.pass_per_s ?? 0;
-  const cHi = candidate.fail_per_s;
+  const cHi = candidate.client_limited ? null : candidate.fail_per_s;
   const high = cHi === null ? null : cHi / bLo - 1;
   const low = bHi === null ? null : cLo / bHi - 1;
   const bounds = { change_low: low, change_high: high };
@@ -76,8 +77,19 @@ export function compareCapacity(
     ...base,
     verdict: "inconclusive",
     reason:
-      bHi === null
+      clientKnees(baseline, candidate) ??
+      (bHi === null
         ? "the baseline met its SLO at every rate tried, so its capacity is only known from below"
-        : `the brackets allow a drop beyond ${percent(maxDrop)} but do not show one (change ${range})`,
+        : `the brackets allow a drop beyond ${percent(maxDrop)} but do not show one (change ${range})`),
   };
+}
+
+/** The knees the client may have set, in words; null when both failing rates were the servers'. */
+function clientKnees(baseline: CapacityEstimate, candidate: CapacityEstimate): string | null {
+  const said = [
+    baseline.client_limited ? `the baseline's ${baseline.client_limited}` : null,
+    candidate.client_limited ? `the candidate's ${candidate.client_limited}` : null,
+  ].filter((x): x is string => x !== null);
+  if (said.length === 0) return null;
+  return `the knee may be the client's, not the server's — ${said.join("; ")}: such a rate bounds no capacity from above, so the capacities cannot be compared there; run where the load generator has idle cores (or with more workers)`;
 }

@@ -18,6 +18,13 @@ export interface CapacityEstimate {
   method: string;
   /** A rate below the capacity failed: the curve is noisy near the knee. */
   non_monotone: boolean;
+  /**
+   * Why the failing rate may be the client's knee, not the server's: its trial
+   * failed its self-checks (late sends, a held event loop, a saturated or
+   * starved client CPU) — it then bounds no capacity from above; null: a
+   * server's failure (absent in older files).
+   */
+  client_limited?: string | null;
   /** One request at a time: throughput and the unloaded latency (from the actual send). */
   synchronous: {
     requests_per_s: number;
@@ -31,6 +38,30 @@ export interface CapacityEstimate {
 const measured = (points: readonly SweepPoint[], phase: SweepPoint["phase"]) =>
   points.find((p) => p.phase === phase && p.judgement === "measured")?.report;
 
+/**
+ * Signs at a failing point that the load generator's machine set the knee,
+ * whatever the limits the self-checks were given: this share of its sends late,
+ * or its event loop held this long at p99. On an idle 2-core machine the knee
+ * mock's failing points show ≤ 4 % late and ≤ 3 ms; beside two busy loops
+ * ≤ 5 % and ≤ 4.5 ms; with a test run beside those too, 25–40 % and 9–10 ms,
+ * the knees 15 % lower than the mock's model (test/capacity/capacity-gate.test.ts).
+ */
+export const BUSY_LATE_SHARE = 0.2;
+export const BUSY_LOOP_P99_MS = 8;
+
+/** Why a failing point may be the client's knee, in words; null: the server's (a hard deadline is its slowness). */
+function clientLimited(fail: SweepPoint): string | null {
+  const v = fail.report.validity;
+  const signs = v.valid ? [] : v.reasons.filter((r) => !r.includes("hard deadline"));
+  const late = v.late_sends / Math.max(1, fail.report.scheduled);
+  if (v.valid && late >= BUSY_LATE_SHARE)
+    signs.push(`${percent(late, 0)} of its sends were late (by more than ${v.late_send_ms} ms)`);
+  if (v.valid && v.event_loop_delay_ms.p99 >= BUSY_LOOP_P99_MS)
+    signs.push(`its event loop was held ${v.event_loop_delay_ms.p99} ms at p99`);
+  if (signs.length === 0) return null;
+  return `at ${fail.rate_per_s} req/s ${v.valid ? "the machine was busy" : "the trial failed its self-checks"} (${signs.join("; ")})`;
+}
+
 export function estimateCapacity(arm: ArmSweep, minAttainment: number): CapacityEstimate {
   const { pass, fail } = bracketOf(arm.points);
   const sync = measured(arm.points, "synchronous");
@@ -38,6 +69,7 @@ export function estimateCapacity(arm: ArmSweep, minAttainment: number): Capacity
   const base = {
     pass_per_s: pass?.rate_per_s ?? null,
     fail_per_s: fail?.rate_per_s ?? null,
+    client_limited: fail ? clientLimited(fail) : null,
     non_monotone: arm.points.some(
       (p) =>
         p.rate_per_s !== null &&

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compareCapacity } from "../../src/capacity/compare.ts";
 import { estimateCapacity, serverLabel } from "../../src/capacity/estimate.ts";
-import { judge, rateGrid, type SweepSettings } from "../../src/capacity/points.ts";
+import { judge, rateGrid, type SweepPoint, type SweepSettings } from "../../src/capacity/points.ts";
 import { newSweep, refusedEverything, runSweep } from "../../src/capacity/sweep.ts";
 import { parseTrialOptions } from "../../src/config/trial.ts";
 import type { TrialOptions, TrialReport } from "../../src/trial/measure.ts";
@@ -277,6 +277,93 @@ test("an endpoint that fails every synchronous request stops the sweep, blamed o
       ...some,
       outcomes: { ...some.outcomes, http_4xx: 0, unsent: 16 },
     }),
+    null,
+  );
+});
+
+test("a knee the client may have set (its failing point failed the self-checks) never passes a capacity", () => {
+  const est = (pass: number, fail: number, client: string | null = null) => ({
+    capacity_per_s: pass,
+    pass_per_s: pass,
+    fail_per_s: fail,
+    client_limited: client,
+    method: "",
+    non_monotone: false,
+    synchronous: null,
+    offline: null,
+  });
+  const starved = "at 51 req/s the trial failed its self-checks (event-loop delay p99 80 ms)";
+  // The field's case: both knees the client's, 4 % apart — no pass, said why.
+  const both = compareCapacity(est(50, 51, starved), est(48.5, 49.5, starved), 0.05, 0.02);
+  assert.equal(both.verdict, "inconclusive");
+  assert.match(
+    both.reason,
+    /^the knee may be the client's, not the server's — the baseline's at 51 req\/s .*; the candidate's at 51 req\/s/,
+  );
+  assert.match(both.reason, /run where the load generator has idle cores/);
+  // The baseline's knee the client's: its capacity is known from below only, no pass.
+  assert.equal(
+    compareCapacity(est(50, 51, starved), est(49.5, 50.4), 0.05, 0.02).verdict,
+    "inconclusive",
+  );
+  // The candidate failing at a server's knee below where the baseline passed: still a regression.
+  assert.equal(
+    compareCapacity(est(50, 51, starved), est(40, 40.8), 0.05, 0.02).verdict,
+    "regressed",
+  );
+  // The candidate's knee the client's: no regression claimed from it.
+  assert.equal(
+    compareCapacity(est(50, 51), est(40, 40.8, starved), 0.05, 0.02).verdict,
+    "inconclusive",
+  );
+  // A candidate already passing up to the baseline's (the server's) failing rate passes.
+  assert.equal(compareCapacity(est(50, 51), est(49.5, 50.4, starved), 0.05, 0.02).verdict, "pass");
+});
+
+test("a failing point is the client's when its trial failed a self-check other than the hard deadline", () => {
+  const r = fakeReport({ ttftMs: 100, itlMs: 10 });
+  const point = (valid: boolean, reasons: string[]): SweepPoint => ({
+    phase: "rate",
+    rate_per_s: 20,
+    judgement: "fail",
+    report: { ...r, validity: { ...r.validity, valid, reasons } },
+  });
+  const arm = (fail: SweepPoint) => ({
+    points: [{ ...point(true, []), judgement: "pass" as const, rate_per_s: 10 }, fail],
+    stopped: null,
+  });
+  assert.equal(estimateCapacity(arm(point(true, [])), 0.99).client_limited, null);
+  // Valid within the limits it was given, yet the machine was busy: the field's starved run.
+  const busy = point(true, []);
+  const v = busy.report.validity;
+  busy.report = {
+    ...busy.report,
+    scheduled: 164,
+    validity: {
+      ...v,
+      late_sends: 64,
+      late_send_ms: 1.8,
+      event_loop_delay_ms: { p50: 1.3, p99: 9.9, max: 10.6 },
+    },
+  };
+  assert.equal(
+    estimateCapacity(arm(busy), 0.99).client_limited,
+    "at 20 req/s the machine was busy (39 % of its sends were late (by more than 1.8 ms); its event loop was held 9.9 ms at p99)",
+  );
+  assert.equal(
+    estimateCapacity(
+      arm(point(false, ["event-loop delay p99 80 ms exceeds max-event-loop-delay-ms 50"])),
+      0.99,
+    ).client_limited,
+    "at 20 req/s the trial failed its self-checks (event-loop delay p99 80 ms exceeds max-event-loop-delay-ms 50)",
+  );
+  assert.equal(
+    estimateCapacity(
+      arm(
+        point(false, ["the trial ran into its hard deadline; outstanding requests were cut off"]),
+      ),
+      0.99,
+    ).client_limited,
     null,
   );
 });

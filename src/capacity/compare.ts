@@ -87,8 +87,8 @@ export function compareCapacity(
 /** The knees the client may have set, in words; null when both failing rates were the servers'. */
 function clientKnees(baseline: CapacityEstimate, candidate: CapacityEstimate): string | null {
   const said = [
-    baseline.client_limited ? `the baseline's ${baseline.client_limited}` : null,
-    candidate.client_limited ? `the candidate's ${candidate.client_limited}` : null,
+    baseline.client_limited ? `the baseline's knee ${baseline.client_limited}` : null,
+    candidate.client_limited ? `the candidate's knee ${candidate.client_limited}` : null,
   ].filter((x): x is string => x !== null);
   if (said.length === 0) return null;
   return `the knee may be the client's, not the server's — ${said.join("; ")}: such a rate bounds no capacity from above, so the capacities cannot be compared there; run where the load generator has idle cores (or with more workers)`;

@@ -55,11 +55,13 @@ function clientLimited(fail: SweepPoint): string | null {
   const signs = v.valid ? [] : v.reasons.filter((r) => !r.includes("hard deadline"));
   const late = v.late_sends / Math.max(1, fail.report.scheduled);
   if (v.valid && late >= BUSY_LATE_SHARE)
-    signs.push(`${percent(late, 0)} of its sends were late (by more than ${v.late_send_ms} ms)`);
+    signs.push(
+      `${percent(late, 0)} of its sends were late by more than ${v.late_send_ms.toFixed(1)} ms`,
+    );
   if (v.valid && v.event_loop_delay_ms.p99 >= BUSY_LOOP_P99_MS)
     signs.push(`its event loop was held ${v.event_loop_delay_ms.p99} ms at p99`);
   if (signs.length === 0) return null;
-  return `at ${fail.rate_per_s} req/s ${v.valid ? "the machine was busy" : "the trial failed its self-checks"} (${signs.join("; ")})`;
+  return `at ${fail.rate_per_s} req/s: ${v.valid ? "the machine was busy" : "the trial failed its self-checks"} (${signs.join("; ")})`;
 }
 
 export function estimateCapacity(arm: ArmSweep, minAttainment: number): CapacityEstimate {

@@ -292,13 +292,13 @@ test("a knee the client may have set (its failing point failed the self-checks) 
     synchronous: null,
     offline: null,
   });
-  const starved = "at 51 req/s the trial failed its self-checks (event-loop delay p99 80 ms)";
+  const starved = "at 51 req/s: the trial failed its self-checks (event-loop delay p99 80 ms)";
   // The field's case: both knees the client's, 4 % apart — no pass, said why.
   const both = compareCapacity(est(50, 51, starved), est(48.5, 49.5, starved), 0.05, 0.02);
   assert.equal(both.verdict, "inconclusive");
   assert.match(
     both.reason,
-    /^the knee may be the client's, not the server's — the baseline's at 51 req\/s .*; the candidate's at 51 req\/s/,
+    /^the knee may be the client's, not the server's — the baseline's knee at 51 req\/s: .*; the candidate's knee at 51 req\/s/,
   );
   assert.match(both.reason, /run where the load generator has idle cores/);
   // The baseline's knee the client's: its capacity is known from below only, no pass.
@@ -348,14 +348,14 @@ test("a failing point is the client's when its trial failed a self-check other t
   };
   assert.equal(
     estimateCapacity(arm(busy), 0.99).client_limited,
-    "at 20 req/s the machine was busy (39 % of its sends were late (by more than 1.8 ms); its event loop was held 9.9 ms at p99)",
+    "at 20 req/s: the machine was busy (39 % of its sends were late by more than 1.8 ms; its event loop was held 9.9 ms at p99)",
   );
   assert.equal(
     estimateCapacity(
       arm(point(false, ["event-loop delay p99 80 ms exceeds max-event-loop-delay-ms 50"])),
       0.99,
     ).client_limited,
-    "at 20 req/s the trial failed its self-checks (event-loop delay p99 80 ms exceeds max-event-loop-delay-ms 50)",
+    "at 20 req/s: the trial failed its self-checks (event-loop delay p99 80 ms exceeds max-event-loop-delay-ms 50)",
   );
   assert.equal(
     estimateCapacity(

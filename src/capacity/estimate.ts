@@ -56,7 +56,7 @@ function clientLimited(fail: SweepPoint): string | null {
   const late = v.late_sends / Math.max(1, fail.report.scheduled);
   if (v.valid && late >= BUSY_LATE_SHARE)
     signs.push(
-      `${percent(late, 0)} of its sends were late by more than ${v.late_send_ms.toFixed(1)} ms`,
+      `${percent(late, 0)} of its sends were late${v.late_send_ms === null ? "" : ` by more than ${v.late_send_ms.toFixed(1)} ms`}`,
     );
   if (v.valid && v.event_loop_delay_ms.p99 >= BUSY_LOOP_P99_MS)
     signs.push(`its event loop was held ${v.event_loop_delay_ms.p99} ms at p99`);

@@ -6,7 +6,7 @@ import type { ArmAnswer, ItemAnswers } from "./compare.ts";
 import { divergenceOf, type TokenLogprobs } from "./divergence.ts";
 import { scoreReply } from "./extract.ts";
 import type { AccuracyItem } from "./items.ts";
-import type { ItemReply } from "./run.ts";
+import { type ItemReply, lostInTransport } from "./run.ts";
 
 /** The reply's end kept in the results: where its answer is. */
 export const EXCERPT_CHARS = 240;
@@ -37,6 +37,7 @@ function armAnswer(item: AccuracyItem, reply: ItemReply | undefined): ArmAnswer 
     answer: scored.answer.slice(0, 400),
     correct: scored.correct,
     error: reply.error?.slice(0, 300) ?? null,
+    ...(lostInTransport(reply) ? { lost: true } : {}),
     excerpt: reply.text.slice(-EXCERPT_CHARS),
     finish_reason: reply.finishReason?.slice(0, 40) ?? null,
   };

@@ -28,6 +28,13 @@ export interface ArmAnswer {
   correct: boolean;
   /** Why the request got no reply (an HTTP status, a timeout), else null. */
   error: string | null;
+  /**
+   * No reply for a transport reason (a timeout, a dropped connection, even
+   * alone with a longer timeout): it says nothing of the model, so the item is
+   * left out of the paired comparison on both arms. Absent: answered, or an
+   * answer the server chose (an HTTP error, a refusal, an empty one: wrong).
+   */
+  lost?: boolean;
   /** The reply's end, where its answer is (bounded). */
   excerpt: string;
   finish_reason: string | null;
@@ -124,6 +131,8 @@ export interface AccuracyReport {
   /** Items that would decide the drop at the rates seen (null: decided, or none would). */
   items_to_decide: number | null;
   unanswered: { baseline: number; candidate: number };
+  /** Items left out of the comparison on both arms: an answer lost in transport on either (absent in older files). */
+  left_out?: { items: number; baseline: number; candidate: number; ids: string[] };
   logprobs: { baseline: boolean; candidate: boolean };
   seconds: { baseline: number; candidate: number; again: number };
   /** The candidate scored on the baseline's answers where they part: asked, scored, and whether the server scores given text at all (null: not asked). */
@@ -309,6 +318,17 @@ function reasonsOf(r: Pick<AccuracyReport, "overall" | "flip_rule" | "kld_rule">
   return out;
 }
 
+/** The items an answer lost in transport left out, per arm, the first few named. */
+function leftOut(answers: readonly ItemAnswers[]): NonNullable<AccuracyReport["left_out"]> {
+  const out = answers.filter((a) => a.baseline.lost || a.candidate.lost);
+  return {
+    items: out.length,
+    baseline: out.filter((a) => a.baseline.lost).length,
+    candidate: out.filter((a) => a.candidate.lost).length,
+    ids: out.slice(0, 10).map((a) => a.id),
+  };
+}
+
 /** Every rule's verdict together: any fail fails, any open leaves it open. */
 const together = (verdicts: RuleVerdict[]): RuleVerdict =>
   verdicts.includes("fail") ? "fail" : verdicts.includes("inconclusive") ? "inconclusive" : "pass";
@@ -320,15 +340,17 @@ export function compareAccuracy(
   rule: AccuracyRule,
   facts: Pick<AccuracyReport, "logprobs" | "seconds" | "scoring">,
 ): AccuracyReport {
-  const overall = compareItems("all", answers, rule);
-  const families = [...Map.groupBy(answers, (a) => a.family)].map(([f, items]) =>
+  // An answer lost in transport says nothing of the model: the item is compared on neither arm.
+  const paired = answers.filter((a) => !a.baseline.lost && !a.candidate.lost);
+  const overall = compareItems("all", paired, rule);
+  const families = [...Map.groupBy(paired, (a) => a.family)].map(([f, items]) =>
     compareItems(f, items, rule),
   );
-  const floor = floorOf(answers);
+  const floor = floorOf(paired.filter((a) => !a.again?.lost));
   const found = {
     overall,
     flip_rule: flipRule(overall, floor, rule),
-    kld_rule: kldRule(answers, rule),
+    kld_rule: kldRule(paired, rule),
   };
   // A KL budget set with no logprobs to judge it by cannot be shown met.
   const kldUnknown = rule.maxKld !== null && found.kld_rule === null;
@@ -355,6 +377,7 @@ export function compareAccuracy(
       baseline: answers.filter((x) => x.baseline.error !== null).length,
       candidate: answers.filter((x) => x.candidate.error !== null).length,
     },
+    left_out: leftOut(answers),
     ...facts,
     answers,
   };

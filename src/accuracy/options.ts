@@ -8,8 +8,8 @@ import type { AccuracyRunOptions, ArmReplies, AskedItem } from "./run.ts";
 
 export interface AccuracyOptions {
   suite: AccuracySuite;
-  /** Items in flight at once, on each arm. */
-  concurrency: number;
+  /** Items in flight at once, on each arm; auto: what the servers say they run at once (else 16). */
+  concurrency: number | "auto";
   /** The share of the items the baseline answers a second time (0: no floor). */
   floorShare: number;
   /** top_logprobs asked for (0: none, no divergence). */

@@ -4,7 +4,9 @@
 // concurrency on both arms and the re-run). Logprobs are asked for; a server
 // that refuses them (a 4xx naming logprobs) is asked again without, and not
 // asked again. A request that fails is tried once more; one that still fails
-// is an item without an answer, its reason kept.
+// is an item without an answer, its reason kept. An answer lost in transport
+// (a timeout, a dropped connection: nothing about what the model would say)
+// is asked once more after the others, alone, with twice the timeout.
 
 import { at, isRecord } from "../common/arrays.ts";
 import { errorMessage } from "../common/errors.ts";
@@ -157,10 +159,10 @@ class Asker {
   }
 
   /** The item's reply: once more after a failure (a dropped connection, a timeout, a 5xx or 429), without logprobs when refused. */
-  async ask(item: AskedItem): Promise<ItemReply> {
+  async ask(item: AskedItem, tries = 2, sentBefore = 0): Promise<ItemReply> {
     let last: ItemReply | undefined;
-    let sends = 0;
-    for (let attempt = 0; attempt < 2; attempt++) {
+    let sends = sentBefore;
+    for (let attempt = 0; attempt < tries; attempt++) {
       const exchange = this.poster.exchange(++sends);
       try {
         const asked = this.logprobs;
@@ -192,6 +194,35 @@ class Asker {
   }
 }
 
+/** A reply lost in transport: no response at all (a timeout, a dropped connection), not a status the server chose. */
+export const lostInTransport = (r: ItemReply): boolean =>
+  r.error !== null && r.exchange.status === 0 && r.exchange.attempts > 0;
+
+/** Each reply lost in transport, asked once more alone with twice the timeout (nothing else in flight). */
+async function askLostAlone(
+  target: Target,
+  items: readonly AskedItem[],
+  replies: ItemReply[],
+  options: AccuracyRunOptions & { logprobs: boolean },
+  clock: () => number,
+): Promise<void> {
+  const lost = replies.flatMap((r, i) => (r && lostInTransport(r) ? [i] : []));
+  if (lost.length === 0 || options.signal?.aborted) return;
+  const longer = { ...options, concurrency: 1, timeoutS: options.timeoutS * 2 };
+  const poster = new Poster(target, longer, clock);
+  const asker = new Asker(target, longer, poster);
+  asker.logprobs = options.logprobs;
+  try {
+    for (const i of lost) {
+      if (options.signal?.aborted) return;
+      const before = at(replies, i);
+      replies[i] = await asker.ask(at(items, i), 1, before.exchange.attempts);
+    }
+  } finally {
+    await poster.close();
+  }
+}
+
 /** Runs the items (all of them, in order of their results) against one variant. */
 export async function runItems(
   target: Target,
@@ -216,6 +247,8 @@ export async function runItems(
   } finally {
     await poster.close();
   }
+  const clock = () => nowMs() - started;
+  await askLostAlone(target, items, replies, { ...options, logprobs: asker.logprobs }, clock);
   return {
     replies: replies.filter(Boolean),
     seconds: (nowMs() - started) / 1000,

@@ -10,7 +10,7 @@ import {
 import { parseAccuracyItems } from "../accuracy/file.ts";
 import type { AccuracySuite } from "../accuracy/items.ts";
 import type { AccuracyOptions } from "../accuracy/options.ts";
-import { InputError } from "../common/errors.ts";
+import { InputError, rejectValue } from "../common/errors.ts";
 import { readChosenFile } from "./phases.ts";
 import {
   defaulted,
@@ -50,6 +50,16 @@ function suiteOf(which: string, readFile: ReadFile, count: number | undefined): 
   return parseAccuracyItems(readChosenFile("accuracy", which, "accuracy items", readFile), which);
 }
 
+/** accuracy-concurrency: auto, or a whole number from 1 to 256. */
+function parseAccuracyConcurrency(raw: RawSettings): number | "auto" {
+  const text = defaulted(raw, "accuracy-concurrency").trim();
+  if (text === "auto") return "auto";
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < 1 || n > 256)
+    throw rejectValue("accuracy-concurrency", text, "auto, or a whole number from 1 to 256");
+  return n;
+}
+
 export function parseAccuracy(raw: RawSettings, readFile: ReadFile): AccuracyOptions | undefined {
   // Every value is validated, used or not.
   const rule = {
@@ -58,7 +68,7 @@ export function parseAccuracy(raw: RawSettings, readFile: ReadFile): AccuracyOpt
     maxKld: optionalNumber(raw, "max-kld") ?? null,
   };
   const run = {
-    concurrency: readNumber(raw, "accuracy-concurrency"),
+    concurrency: parseAccuracyConcurrency(raw),
     floorShare: readNumber(raw, "accuracy-floor"),
     topLogprobs: readNumber(raw, "accuracy-top-logprobs"),
     vllmSampling: readBoolean(raw, "quality-vllm-sampling"),

@@ -39,9 +39,9 @@ export const ACCURACY_SETTINGS = [
   {
     name: "accuracy-concurrency",
     scope: "gate",
-    default: "16",
-    help: "Accuracy items in flight at once on each variant (the same on both).",
-    accepts: { kind: "number", integer: true, min: 1, max: 256 },
+    default: "auto",
+    help: "Accuracy items in flight at once on each variant (the same on both); auto: the fewer of the slots the two servers say they run at once (llama.cpp's /props, SGLang's /get_server_info, TGI's /info), at most 64, else 16 (vLLM says none).",
+    accepts: { kind: "text", what: "auto, or a whole number from 1 to 256" },
   },
   {
     name: "accuracy-floor",

@@ -17,7 +17,7 @@ import {
 import type { AccuracyItem } from "../accuracy/items.ts";
 import type { AccuracyOptions } from "../accuracy/options.ts";
 import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
-import type { Arm } from "../common/arms.ts";
+import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import { type AnswerRun, answerOn, NO_REPLIES, writeLines } from "./answers.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
@@ -41,6 +41,37 @@ function partedAnswers(
   });
 }
 
+/** accuracy-concurrency auto's fallback: a server that says nothing (vLLM) gets the old default. */
+export const AUTO_CONCURRENCY = 16;
+/** …and its ceiling, whatever a server says (SGLang's can be thousands). */
+export const AUTO_CONCURRENCY_MAX = 64;
+
+/** The items in flight at once: as set, or the fewer of the slots the two servers say they have. */
+export async function accuracyConcurrency(
+  options: GateOptions,
+  a: AccuracyOptions,
+  deps: GateDeps,
+  log: (line: string) => void,
+): Promise<number> {
+  if (a.concurrency !== "auto") return a.concurrency;
+  const slots = deps.checks?.slots;
+  const said = slots ? await Promise.all(ARMS.map((arm) => slots(options[arm].target))) : [];
+  const known = ARMS.flatMap((arm, i) => {
+    const s = said[i];
+    return s ? [{ arm, ...s }] : [];
+  });
+  if (known.length === 0) {
+    log(
+      `accuracy: ${AUTO_CONCURRENCY} items at a time (accuracy-concurrency auto: neither server says how many requests it runs at once)`,
+    );
+    return AUTO_CONCURRENCY;
+  }
+  const n = Math.min(AUTO_CONCURRENCY_MAX, ...known.map((k) => k.slots));
+  const from = known.map((k) => `the ${k.arm}'s ${k.source} ${k.slots}`).join(", ");
+  log(`accuracy: ${n} items at a time (accuracy-concurrency auto: ${from})`);
+  return n;
+}
+
 export async function runAccuracy(
   options: GateOptions,
   a: AccuracyOptions,
@@ -51,8 +82,9 @@ export async function runAccuracy(
   const { items } = a.suite;
   const again = floorItems(items, a.floorShare);
   const indexOf = new Map(items.map((i, k) => [i.id, k]));
+  const concurrency = await accuracyConcurrency(options, a, deps, at.log);
   const runOptions = (arm: Arm): AccuracyRunOptions => ({
-    concurrency: a.concurrency,
+    concurrency,
     timeoutS: options[arm].timeoutS,
     topLogprobs: a.topLogprobs,
     seed: options.baseline.workload.seed,
@@ -61,7 +93,7 @@ export async function runAccuracy(
   });
   const answering: AnswerRun = {
     suite: "accuracy",
-    concurrency: a.concurrency,
+    concurrency,
     runOptions,
     indexOf,
   };

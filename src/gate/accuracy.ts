@@ -15,7 +15,8 @@ import type { SideSuite } from "./suite.ts";
 export interface AccuracyRecord {
   suite: string;
   items: number;
-  concurrency: number;
+  /** As set: auto resolves at the run, from what the servers say (the log says to what). */
+  concurrency: number | "auto";
   floor_share: number;
   top_logprobs: number;
   rule: {

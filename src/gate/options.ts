@@ -9,11 +9,12 @@ import type { DecisionOptions } from "../compare/verdict.ts";
 import type { ContractDeps, ContractOptions } from "../contract/options.ts";
 import type { JudgeOptions } from "../judge/options.ts";
 import type { RequestRecord } from "../load/record.ts";
-import type { Target } from "../openai/target.ts";
+import { origin, requestHeaders, type Target } from "../openai/target.ts";
 import type { QualityDeps, QualityOptions } from "../quality/options.ts";
 import type { ReadDeps } from "../replicas/read.ts";
 import type { RequestLine, TrialContext, TrialTag } from "../requests/line.ts";
 import type { ServerMetricsOptions } from "../servermetrics/scraper.ts";
+import { serverSlots } from "../servermetrics/slots.ts";
 import type { Servers } from "../servers/lifecycle.ts";
 import { type IdleCheck, type PreflightReport, preflight, waitIdle } from "../servers/preflight.ts";
 import type {
@@ -84,9 +85,15 @@ export interface ServerChecks {
     timeoutS: number,
     metrics: ServerMetricsOptions | null,
   ): Promise<IdleCheck>;
+  /** How many requests the server runs at once, where it says so (accuracy-concurrency auto); absent: never said. */
+  slots?(target: Target): Promise<{ slots: number; source: string } | null>;
 }
 
-export const REAL_CHECKS: ServerChecks = { preflight, waitIdle };
+export const REAL_CHECKS: ServerChecks = {
+  preflight,
+  waitIdle,
+  slots: (target) => serverSlots(origin(target), requestHeaders(target, false)),
+};
 
 export interface GateDeps extends QualityDeps, ContractDeps, AccuracyDeps {
   measureTrial?: (options: TrialOptions, deps: TrialDeps) => Promise<TrialReport>;

@@ -77,13 +77,14 @@ export class MockRoutes {
       name === "vllm" && path === "/version"
         ? { version }
         : name === "sglang" && path === "/get_server_info"
-          ? { version, tp_size: 1 }
+          ? { version, tp_size: 1, max_running_requests: this.profile.maxBatch }
           : name === "tgi" && path === "/info"
-            ? { model_id: models[0], version }
+            ? { model_id: models[0], version, max_concurrent_requests: this.profile.maxBatch }
             : name === "llamacpp" && path === "/props"
               ? {
                   default_generation_settings: { n_ctx: this.profile.maxModelLen },
                   build_info: version,
+                  total_slots: this.profile.maxBatch,
                 }
               : undefined;
     if (body === undefined) return false;

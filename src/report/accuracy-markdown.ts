@@ -142,12 +142,19 @@ function ruleLines(a: AccuracyReport): string[] {
 
 function notes(a: AccuracyReport): string[] {
   const out: string[] = [];
-  const { unanswered, logprobs } = a;
-  for (const arm of ["baseline", "candidate"] as const)
-    if (unanswered[arm] > 0)
+  const { logprobs } = a;
+  for (const arm of ["baseline", "candidate"] as const) {
+    const refused = a.answers.filter((x) => x[arm].error !== null && !x[arm].lost).length;
+    if (refused > 0)
       out.push(
-        `The ${arm} gave no answer to ${plural(unanswered[arm], "item")} (${firstError(a, arm)}): counted as wrong.`,
+        `The ${arm} gave no answer to ${plural(refused, "item")} (${firstError(a, arm)}): counted as wrong.`,
       );
+  }
+  const left = a.left_out;
+  if (left && left.items > 0)
+    out.push(
+      `${plural(left.items, "item")} left out of the comparison on both arms (${left.baseline} lost on the baseline, ${left.candidate} on the candidate): no answer came back — a timeout or a dropped connection, also when asked again alone with twice the timeout — which says nothing of the model${left.items > 5 ? "; the server may be overloaded at accuracy-concurrency" : ""}. First: ${left.ids.map((id) => `\`${wireText(id)}\``).join(", ")}.`,
+    );
   if (!logprobs.baseline || !logprobs.candidate) {
     const missing = ["baseline", "candidate"].filter((arm) => !logprobs[arm as "baseline"]);
     out.push(`No logprobs from the ${missing.join(" and the ")}: no token-level divergence.`);
@@ -159,7 +166,7 @@ function notes(a: AccuracyReport): string[] {
 }
 
 function firstError(a: AccuracyReport, arm: "baseline" | "candidate"): string {
-  const e = a.answers.find((x) => x[arm].error !== null)?.[arm].error ?? "";
+  const e = a.answers.find((x) => x[arm].error !== null && !x[arm].lost)?.[arm].error ?? "";
   return wireText(e);
 }
 

@@ -179,3 +179,33 @@ test("top-k divergence: zero when the same, a lower bound on the full KL, the fi
   const shorter = divergenceOf(base, base.slice(0, 2));
   assert.equal(shorter.first, 2, "one answer ended where the other went on");
 });
+
+test("an answer lost in transport on either arm leaves its item out on both; a server's error stays wrong", () => {
+  const lost: ArmAnswer = { ...answer(false, ""), error: "no answer within 60 s", lost: true };
+  const refused: ArmAnswer = { ...answer(false, ""), error: "HTTP 500" };
+  // 200 items right on both; 19 timed out on the candidate only, 5 answered HTTP 500 there.
+  const all = items(200, 0, 0);
+  const answers = all.map((a, i) =>
+    i < 19 ? { ...a, candidate: lost } : i < 24 ? { ...a, candidate: refused } : a,
+  );
+  const r = compareAccuracy("s", answers, RULE, FACTS);
+  // Not 24 flips out of load: the 19 lost are out on both arms, the 5 errors wrong.
+  assert.equal(r.overall.items, 181);
+  assert.equal(r.overall.right_to_wrong, 5);
+  assert.deepEqual(r.left_out, {
+    items: 19,
+    baseline: 0,
+    candidate: 19,
+    ids: answers.slice(0, 10).map((a) => a.id),
+  });
+  // Counted as wrong before: 24 right → wrong, a 12-point drop.
+  const before = compareAccuracy(
+    "s",
+    answers.map((a) => ({ ...a, candidate: { ...a.candidate, lost: undefined } })),
+    RULE,
+    FACTS,
+  );
+  assert.equal(before.overall.right_to_wrong, 24);
+  assert.equal(before.verdict, "fail");
+  assert.notEqual(r.verdict, "fail");
+});

@@ -73,6 +73,7 @@ const ruleOf = (r: AccuracyRecord["rule"]): AccuracyRule => ({
 /** The accuracy suite as a side-suite: re-decided from every item's answers under the recorded rule. */
 export const accuracySuite: SideSuite<"accuracy", AccuracyReport, AccuracyRecord> = {
   id: "accuracy",
+  costly: true,
   asked: (options) => options.accuracy !== undefined,
   run: (options, deps, at) =>
     options.accuracy

@@ -27,6 +27,7 @@ import {
   runSuites,
   type SuiteId,
   type SuitePhase,
+  type SuiteSkips,
   type SuitesFound,
   suiteFields,
   suiteOutcomes,
@@ -184,6 +185,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   let plan: PlanCheck | null = null;
   const suites = noSuites();
   const suiteSeconds: Partial<Record<SuiteId, number>> = {};
+  const suiteSkips: SuiteSkips = {};
   // Their verdicts do not depend on the latency trials: they run before or after them
   // (the surge after them always: it leaves a server overloaded).
   const suitesNow = (phase: SuitePhase) =>
@@ -194,6 +196,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
       suites,
       suiteSeconds,
       phase,
+      suiteSkips,
     );
   try {
     await deps.servers?.beforeAll();
@@ -242,6 +245,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     capacity: capacityRun,
     stopped,
     suites,
+    skips: suiteSkips,
     warnings,
     cost,
   });
@@ -256,6 +260,7 @@ function assembleRun(
     capacity: GateRun["capacity"];
     stopped: Guard | undefined;
     suites: SuitesFound;
+    skips: SuiteSkips;
     warnings: string[];
     cost: RunCost;
   },
@@ -279,7 +284,7 @@ function assembleRun(
     idle_checks: runner.idle,
     reruns: runner.reruns,
     servers: deps.servers?.starts ?? [],
-    ...suiteFields(options, suites, skipped),
+    ...suiteFields(options, suites, skipped, found.skips),
     warnings: found.warnings,
     cancelled_by: cancelled ? String(deps.signal?.reason ?? "a cancel") : null,
     capacity,

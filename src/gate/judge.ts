@@ -73,6 +73,7 @@ const ruleOf = (r: JudgeRecord["rule"]): JudgeRule => ({
 
 export const judgeSuite: SideSuite<"judge", JudgeReport, JudgeRecord> = {
   id: "judge",
+  costly: true,
   asked: (options) => options.judge !== undefined,
   run: (options, deps, at) =>
     options.judge

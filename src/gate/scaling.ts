@@ -341,6 +341,7 @@ function describeScaling(options: GateOptions): ScalingRecord | null {
 export const scalingSuite: SideSuite<"scaling", ScalingReport, ScalingRecord> = {
   id: "scaling",
   afterPairs: true,
+  costly: true,
   asked: (options) => options.scaling !== undefined,
   run: (options, deps, at) =>
     options.scaling ? runScaling(options, options.scaling, deps, at) : Promise.resolve(null),

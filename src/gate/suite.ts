@@ -36,6 +36,8 @@ export interface SideSuite<Id extends string, Report, Recorded> {
   id: Id;
   /** It always runs after the pairs (it disturbs the server), fail-fast or not. */
   afterPairs?: boolean;
+  /** It costs minutes (a suite of items or of long trials): with fail-fast, a regression already confirmed skips it. */
+  costly?: boolean;
   /** Whether the gate was asked to run it. */
   asked(options: GateOptions): boolean;
   /** What it will cost, said before the first trial (absent or null: nothing to say). */

@@ -20,10 +20,14 @@ import type { SideSuite, SuiteContext, SuiteVerdict } from "./suite.ts";
 import { surgeSuite } from "./surge.ts";
 import { truncationSuite } from "./truncation.ts";
 
-/** Every side-suite, in the order they run (test/gate/suites.test.ts: one for each id). */
+/**
+ * Every side-suite, in the order they run (test/gate/suites.test.ts: one for
+ * each id): the cheapest first — the contract's probes, the quality cases —
+ * so that with fail-fast a regression they confirm skips the costly ones.
+ */
 const SUITES = [
-  qualitySuite,
   contractSuite,
+  qualitySuite,
   accuracySuite,
   judgeSuite,
   // After the pairs: the replay at idle first, then the scaling scenario (its fleets start
@@ -61,6 +65,7 @@ export type SuiteConfig = { [K in SuiteId]: SuiteRecords[K] | null };
 interface Bound {
   id: SuiteId;
   afterPairs: boolean;
+  costly: boolean;
   asked(options: GateOptions): boolean;
   planLine(options: GateOptions): string | null;
   runInto(
@@ -86,6 +91,7 @@ function bind<K extends SuiteId>(suite: SideSuite<K, SuiteReports[K], SuiteRecor
   return {
     id,
     afterPairs: suite.afterPairs ?? false,
+    costly: suite.costly ?? false,
     asked: suite.asked,
     planLine: (options) => (suite.asked(options) ? (suite.planLine?.(options) ?? null) : null),
     runInto: async (options, deps, at, found) => {
@@ -164,11 +170,24 @@ export type SuitePhase = "before" | "after" | "all";
 const inPhase = (suite: Bound, phase: SuitePhase) =>
   phase === "all" || suite.afterPairs === (phase === "after");
 
+/** Why a suite was asked for and not run, by id (a costly one after a confirmed regression, with fail-fast). */
+export type SuiteSkips = Partial<Record<SuiteId, string>>;
+
+/** What regressed already, in words (the gate's own findings, then the suites'); null: nothing. */
+function regressedSoFar(at: Omit<SuiteContext, "log">, found: SuitesFound): string | null {
+  const failed = [
+    ...(at.failedAlready ? [at.failedAlready] : []),
+    ...suiteOutcomes(found).failed.filter((id) => !at.failedAlready?.includes(id)),
+  ];
+  return failed.length > 0 ? failed.join(", ") : null;
+}
+
 /**
  * Runs every suite asked for in the phase, one after another, until a cancel,
  * each report into `found` as it ends: a later suite that throws (a server
  * that died) leaves the earlier ones' reports in the run's record. Each one's
- * time (seconds, wall clock) goes into `seconds`.
+ * time (seconds, wall clock) goes into `seconds`. With fail-fast, a costly
+ * suite after a confirmed regression is not run, and `skips` says why.
  */
 export async function runSuites(
   options: GateOptions,
@@ -177,10 +196,17 @@ export async function runSuites(
   found: SuitesFound,
   seconds: Partial<Record<SuiteId, number>> = {},
   phase: SuitePhase = "all",
+  skips: SuiteSkips = {},
 ): Promise<void> {
   const nowMs = deps.nowMs ?? (() => performance.now());
   for (const suite of SIDE_SUITES) {
     if (!inPhase(suite, phase) || !suite.asked(options) || deps.signal?.aborted) continue;
+    const regressed = options.failFast && suite.costly ? regressedSoFar(at, found) : null;
+    if (regressed !== null) {
+      skips[suite.id] = `${regressed} regressed before it (fail-fast)`;
+      deps.log?.(`${suite.id}: not run: ${skips[suite.id]}`);
+      continue;
+    }
     const started = nowMs();
     try {
       await suite.runInto(options, deps, at, found);
@@ -204,11 +230,13 @@ export function suiteFields(
   options: GateOptions,
   found: SuitesFound,
   notRun: string | null | undefined,
+  skips: SuiteSkips = {},
 ): SuiteFields {
-  const skipped = (id: SuiteId): string | null =>
-    SIDE_SUITES.some((s) => s.id === id && s.asked(options)) && !found[id] && notRun
-      ? `not run: ${notRun}`
-      : null;
+  const skipped = (id: SuiteId): string | null => {
+    if (!SIDE_SUITES.some((s) => s.id === id && s.asked(options)) || found[id]) return null;
+    const why = skips[id] ?? notRun;
+    return why ? `not run: ${why}` : null;
+  };
   return { ...found, ...skippedFields(skipped) };
 }
 

@@ -286,6 +286,7 @@ const ruleOf = (r: SurgeRecord["rule"]): SurgeRule => ({
 export const surgeSuite: SideSuite<"surge", SurgeReport, SurgeRecord> = {
   id: "surge",
   afterPairs: true,
+  costly: true,
   asked: (options) => options.surge !== undefined,
   run: (options, _deps, at) =>
     options.surge ? runSurge(options, options.surge, at) : Promise.resolve(null),

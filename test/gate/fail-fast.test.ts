@@ -90,3 +90,41 @@ test("trials without max-trials: the comment says the design may add pairs up to
   const plain = await fakeGateResults(same, same, { ...defaults, trials: "", "max-trials": "" });
   assert.ok(!plain.warnings.some((w) => w.includes("max-trials is not set")));
 });
+
+test(
+  "a regression a cheap suite confirmed skips the costly ones (accuracy), saying why; fail-fast false runs them",
+  LOAD_TEST,
+  async () => {
+    let asked = 0;
+    const runItems = async () => {
+      asked++;
+      return { replies: [], seconds: 0, logprobs: false, startUnixMs: 0 };
+    };
+    const settings = {
+      contract: "none",
+      accuracy: "builtin",
+      "accuracy-items": "50",
+      trials: "2",
+      "max-trials": "2",
+    };
+    const logs: string[] = [];
+    const { run } = await mockPairGate(
+      { candidate: { breakJson: 0.1 } },
+      { ...settings, "fail-fast": "true" },
+      { measureTrial: noisyTrials(), runItems, log: (l) => logs.push(l) },
+    );
+    assert.equal(run.quality?.verdict, "fail");
+    assert.equal(run.accuracy, null);
+    assert.equal(run.accuracy_skipped, "not run: quality regressed before it (fail-fast)");
+    assert.ok(logs.includes("accuracy: not run: quality regressed before it (fail-fast)"));
+    assert.equal(asked, 0, "no accuracy item was sent");
+    assert.deepEqual(Object.keys(run.cost?.suites_s ?? {}), ["quality"]);
+    const after = await mockPairGate(
+      { candidate: { breakJson: 0.1 } },
+      { ...settings, "fail-fast": "false" },
+      { measureTrial: noisyTrials(), runItems },
+    );
+    assert.equal(after.run.accuracy_skipped, null);
+    assert.ok(asked > 0, "without fail-fast the accuracy suite runs");
+  },
+);

@@ -10,9 +10,10 @@ import { mockPairGate } from "../helpers/gate.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 test("one entry for every suite id, in the order they run", () => {
+  // The cheapest first: with fail-fast a regression they confirm skips the costly ones.
   assert.deepEqual(SUITE_IDS, [
-    "quality",
     "contract",
+    "quality",
     "accuracy",
     "judge",
     "truncation",
@@ -29,7 +30,8 @@ test(
   async () => {
     const { run } = await mockPairGate(
       { candidate: { breakJson: 0.1 } },
-      { contract: "none", "accuracy-items": "12" },
+      // Without fail-fast: the accuracy suite runs after the quality regression (and throws).
+      { contract: "none", "accuracy-items": "12", "fail-fast": "false" },
       {
         runItems: async () => {
           throw new ServerError("candidate", "the candidate's server exited (137)", "killed");

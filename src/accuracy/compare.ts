@@ -135,6 +135,12 @@ export interface AccuracyReport {
   left_out?: { items: number; baseline: number; candidate: number; ids: string[] };
   logprobs: { baseline: boolean; candidate: boolean };
   seconds: { baseline: number; candidate: number; again: number };
+  /**
+   * The looks: the items answered by each, the one this report was judged at
+   * (0-based; its α is that look's share) and, when the items left could not
+   * decide, why it stopped there; absent in older files (one look).
+   */
+  looks?: { items: number[]; at: number; futile: string | null };
   /** The candidate scored on the baseline's answers where they part: asked, scored, and whether the server scores given text at all (null: not asked). */
   scoring: { items: number; scored: number; supported: boolean } | null;
   answers: ItemAnswers[];
@@ -338,7 +344,7 @@ export function compareAccuracy(
   suite: string,
   answers: ItemAnswers[],
   rule: AccuracyRule,
-  facts: Pick<AccuracyReport, "logprobs" | "seconds" | "scoring">,
+  facts: Pick<AccuracyReport, "logprobs" | "seconds" | "scoring" | "looks">,
 ): AccuracyReport {
   // An answer lost in transport says nothing of the model: the item is compared on neither arm.
   const paired = answers.filter((a) => !a.baseline.lost && !a.candidate.lost);

@@ -10,6 +10,8 @@ export interface AccuracyOptions {
   suite: AccuracySuite;
   /** Items in flight at once, on each arm; auto: what the servers say they run at once (else 16). */
   concurrency: number | "auto";
+  /** Items at the first look (then doubling up to the suite's size): the suite stops at the first look that decides. */
+  firstLook: number;
   /** The share of the items the baseline answers a second time (0: no floor). */
   floorShare: number;
   /** top_logprobs asked for (0: none, no divergence). */

@@ -3,8 +3,8 @@
 
 import {
   builtinAccuracySuite,
+  DEFAULT_ITEMS_PER_FAMILY,
   FAMILY_COUNT,
-  ITEMS_PER_FAMILY,
   MAX_ITEMS_PER_FAMILY,
 } from "../accuracy/builtin.ts";
 import { parseAccuracyItems } from "../accuracy/file.ts";
@@ -45,7 +45,7 @@ function suiteOf(which: string, readFile: ReadFile, count: number | undefined): 
       throw new InputError(
         `accuracy-items = ${count} is more than the built-in suite holds; accepted: at most ${most} with accuracy builtin (more with a file of your own)`,
       );
-    return builtinAccuracySuite(Math.max(ITEMS_PER_FAMILY, (count ?? 0) / FAMILY_COUNT));
+    return builtinAccuracySuite(Math.max(DEFAULT_ITEMS_PER_FAMILY, (count ?? 0) / FAMILY_COUNT));
   }
   return parseAccuracyItems(readChosenFile("accuracy", which, "accuracy items", readFile), which);
 }
@@ -69,6 +69,7 @@ export function parseAccuracy(raw: RawSettings, readFile: ReadFile): AccuracyOpt
   };
   const run = {
     concurrency: parseAccuracyConcurrency(raw),
+    firstLook: readNumber(raw, "accuracy-first-look"),
     floorShare: readNumber(raw, "accuracy-floor"),
     topLogprobs: readNumber(raw, "accuracy-top-logprobs"),
     vllmSampling: readBoolean(raw, "quality-vllm-sampling"),

@@ -8,13 +8,20 @@ export const ACCURACY_SETTINGS = [
     name: "accuracy",
     scope: "gate",
     default: "builtin",
-    help: "Task-accuracy items with exact answers on both variants (temperature 0, a fixed seed); a drop beyond max-accuracy-drop fails the gate: builtin (1,200 generated items in six families), none, or a JSONL file of items.",
+    help: "Task-accuracy items with exact answers on both variants (temperature 0, a fixed seed), in looks that stop at the first that decides; a drop beyond max-accuracy-drop fails the gate: builtin (up to 4,800 generated items in six families), none, or a JSONL file of items.",
     accepts: { kind: "text", what: "builtin, none or a file path" },
   },
   {
     name: "accuracy-items",
     scope: "gate",
-    help: "Run this many of the suite's items, spread over its families (default: all of a file's, 1,200 built in; the built-in suite generates up to 12,000).",
+    help: "The most of the suite's items the looks may run, spread over its families (default: all of a file's, 4,800 built in; the built-in suite generates up to 12,000).",
+    accepts: { kind: "number", integer: true, min: 10, max: 100_000 },
+  },
+  {
+    name: "accuracy-first-look",
+    scope: "gate",
+    default: "300",
+    help: "Items at the accuracy suite's first look, each arm; then looks at twice as many, up to accuracy-items: the suite stops at the first look that decides (each look spends a share of the rule's α).",
     accepts: { kind: "number", integer: true, min: 10, max: 100_000 },
   },
   {

@@ -6,7 +6,12 @@
 // requests file as a run of its own — and the paired comparison.
 
 import { answersOf, floorItems } from "../accuracy/answers.ts";
-import { type AccuracyReport, type AccuracyRule, compareAccuracy } from "../accuracy/compare.ts";
+import {
+  type AccuracyReport,
+  type AccuracyRule,
+  compareAccuracy,
+  judgeDrop,
+} from "../accuracy/compare.ts";
 import { firstDifference, type TokenLogprobs } from "../accuracy/divergence.ts";
 import {
   replyTokens,
@@ -15,10 +20,11 @@ import {
   scoreOnCandidate,
 } from "../accuracy/forced.ts";
 import type { AccuracyItem } from "../accuracy/items.ts";
+import { interleaveFamilies, itemLooks, ruleAtLook } from "../accuracy/looks.ts";
 import type { AccuracyOptions } from "../accuracy/options.ts";
 import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
-import { plural } from "../common/format.ts";
+import { percent, plural } from "../common/format.ts";
 import { type AnswerRun, answerOn, NO_REPLIES, writeLines } from "./answers.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
@@ -72,6 +78,111 @@ export async function accuracyConcurrency(
   return n;
 }
 
+/** The candidate scored on the baseline's answers where they part (teacher-forced), on the requests file. */
+async function scoreOnCandidateRun(
+  options: GateOptions,
+  deps: GateDeps,
+  at: SuiteContext,
+  indexOf: Map<string, number>,
+  requests: ScoreRequest[],
+  runOptions: AccuracyRunOptions,
+): Promise<ScoredRun | null> {
+  if (requests.length === 0 || deps.signal?.aborted) return null;
+  await deps.servers?.beforeTrial("candidate");
+  at.log(
+    `accuracy: the candidate scored on ${plural(requests.length, "answer")} of the baseline's where the two part`,
+  );
+  const run = await scoreOnCandidate(options.candidate.target, requests, runOptions);
+  await deps.servers?.afterTrial("candidate", "the accuracy suite's scoring");
+  if (deps.requestLine && !deps.signal?.aborted) {
+    const sent = run.scored.map((s) => ({ ...s, finishReason: null, maxTokens: 1 }));
+    const label = "accuracy candidate scoring the baseline's answers";
+    writeLines(
+      deps.requestLine,
+      at.nextTrial(),
+      { arm: "candidate", label, startUnixMs: run.startUnixMs, sent },
+      indexOf,
+    );
+  }
+  return run;
+}
+
+/** The runs so far, over every block: each arm's replies, the re-run, the candidate's scores, their times. */
+interface Answered {
+  baseline: ArmReplies[];
+  candidate: ArmReplies[];
+  again: ArmReplies[];
+  scored: ScoredRun[];
+}
+
+const allReplies = (runs: readonly ArmReplies[]) => runs.flatMap((r) => r.replies);
+const secondsOf = (runs: readonly ArmReplies[]) => runs.reduce((s, r) => s + r.seconds, 0);
+
+/** The comparison of what the looks so far answered, judged at look k. */
+function compareSoFar(
+  a: AccuracyOptions,
+  asked: readonly AccuracyItem[],
+  done: Answered,
+  rule: AccuracyRule,
+  looks: { items: number[]; at: number; futile: string | null },
+): AccuracyReport {
+  const scored = new Map<string, TokenLogprobs[] | null>(
+    done.scored.flatMap((run) => run.scored.map((s) => [s.id, s.tokens])),
+  );
+  const answers = answersOf(
+    asked,
+    {
+      baseline: allReplies(done.baseline),
+      candidate: allReplies(done.candidate),
+      again: allReplies(done.again),
+    },
+    scored,
+  );
+  const all = done.scored.flatMap((run) => run.scored);
+  return compareAccuracy(a.suite.name, answers, ruleAtLook(rule, looks.items, looks.at), {
+    logprobs: {
+      baseline: done.baseline.some((r) => r.logprobs),
+      candidate: done.candidate.some((r) => r.logprobs),
+    },
+    seconds: {
+      baseline: secondsOf(done.baseline),
+      candidate: secondsOf(done.candidate),
+      again: secondsOf(done.again),
+    },
+    scoring:
+      done.scored.length > 0
+        ? {
+            items: all.length,
+            scored: all.filter((x) => x.tokens !== null).length,
+            supported: done.scored.some((run) => run.supported),
+          }
+        : null,
+    looks,
+  });
+}
+
+/**
+ * Why the items left cannot decide, or null: at the last look neither a
+ * pass with no drop at the discordance seen, nor a fail at the drop seen.
+ */
+export function futileAt(
+  report: AccuracyReport,
+  rule: AccuracyRule,
+  looks: number[],
+): string | null {
+  const last = looks.length - 1;
+  const most = looks[last] ?? 0;
+  const o = report.overall;
+  if (o.items === 0 || most <= o.items) return null;
+  const scale = most / o.items;
+  const discordant = (o.right_to_wrong + o.wrong_to_right) * scale;
+  const atLast = ruleAtLook(rule, looks, last);
+  const pass = judgeDrop(discordant / 2, discordant / 2, most, atLast).verdict === "pass";
+  const fail = judgeDrop(o.right_to_wrong * scale, o.wrong_to_right * scale, most, atLast).verdict;
+  if (pass || fail === "fail") return null;
+  return `the ${most - o.items} items left cannot decide: at ${percent(discordant / most)} of items flipping, not even no drop would be shown within the tolerance at ${most} items, nor this drop beyond it`;
+}
+
 export async function runAccuracy(
   options: GateOptions,
   a: AccuracyOptions,
@@ -79,9 +190,9 @@ export async function runAccuracy(
   deps: GateDeps,
   at: SuiteContext,
 ): Promise<AccuracyReport | null> {
-  const { items } = a.suite;
-  const again = floorItems(items, a.floorShare);
-  const indexOf = new Map(items.map((i, k) => [i.id, k]));
+  const items = interleaveFamilies(a.suite.items);
+  const looks = itemLooks(a.firstLook, items.length);
+  const indexOf = new Map(a.suite.items.map((i, k) => [i.id, k]));
   const concurrency = await accuracyConcurrency(options, a, deps, at.log);
   const runOptions = (arm: Arm): AccuracyRunOptions => ({
     concurrency,
@@ -91,60 +202,41 @@ export async function runAccuracy(
     vllmSampling: a.vllmSampling,
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
-  const answering: AnswerRun = {
-    suite: "accuracy",
-    concurrency,
-    runOptions,
-    indexOf,
-  };
+  const answering: AnswerRun = { suite: "accuracy", concurrency, runOptions, indexOf };
   const runOne = (arm: Arm, list: readonly AccuracyItem[], what: string): Promise<ArmReplies> =>
     answerOn(options, deps, at, answering, { arm, list, what });
-  /** The candidate scored on the baseline's answers where they part (teacher-forced). */
-  const scoreParted = async (requests: ScoreRequest[]): Promise<ScoredRun | null> => {
-    if (requests.length === 0 || deps.signal?.aborted) return null;
-    await deps.servers?.beforeTrial("candidate");
-    at.log(
-      `accuracy: the candidate scored on ${plural(requests.length, "answer")} of the baseline's where the two part`,
-    );
-    const run = await scoreOnCandidate(options.candidate.target, requests, runOptions("candidate"));
-    await deps.servers?.afterTrial("candidate", "the accuracy suite's scoring");
-    if (deps.requestLine && !deps.signal?.aborted) {
-      const sent = run.scored.map((s) => ({ ...s, finishReason: null, maxTokens: 1 }));
-      const label = "accuracy candidate scoring the baseline's answers";
-      writeLines(
-        deps.requestLine,
-        at.nextTrial(),
-        { arm: "candidate", label, startUnixMs: run.startUnixMs, sent },
-        indexOf,
+  const scoreParted = (requests: ScoreRequest[]) =>
+    scoreOnCandidateRun(options, deps, at, indexOf, requests, runOptions("candidate"));
+  const done: Answered = { baseline: [], candidate: [], again: [], scored: [] };
+  let report: AccuracyReport | null = null;
+  for (let k = 0; k < looks.length; k++) {
+    const block = items.slice(looks[k - 1] ?? 0, looks[k]);
+    if (looks.length > 1)
+      at.log(
+        `accuracy: look ${k + 1} of ${looks.length}: items ${(looks[k - 1] ?? 0) + 1}–${looks[k]}`,
       );
+    // The arms' blocks alternate in time (B C, C B, …): a server's drift falls on both.
+    const order: Arm[] = k % 2 === 0 ? ["baseline", "candidate"] : ["candidate", "baseline"];
+    const got: Partial<Record<Arm, ArmReplies>> = {};
+    for (const arm of order) got[arm] = await runOne(arm, block, "");
+    const [base, cand] = [got.baseline ?? NO_REPLIES, got.candidate ?? NO_REPLIES];
+    done.baseline.push(base);
+    done.candidate.push(cand);
+    const scoring = await scoreParted(partedAnswers(block, base, cand));
+    if (scoring) done.scored.push(scoring);
+    const again = floorItems(block, a.floorShare);
+    if (again.length > 0 && !deps.signal?.aborted)
+      done.again.push(await runOne("baseline", again, " again (its own flips)"));
+    if (deps.signal?.aborted) return null;
+    const asked = items.slice(0, looks[k]);
+    report = compareSoFar(a, asked, done, rule, { items: looks, at: k, futile: null });
+    if (report.verdict !== "inconclusive" || k === looks.length - 1) break;
+    const futile = futileAt(report, rule, looks);
+    if (futile) {
+      at.log(`accuracy: stopped at ${looks[k]} items: ${futile}`);
+      report = { ...report, looks: { items: looks, at: k, futile } };
+      break;
     }
-    return run;
-  };
-  const base = await runOne("baseline", items, "");
-  const cand = await runOne("candidate", items, "");
-  const scoring = await scoreParted(partedAnswers(items, base, cand));
-  const floor =
-    again.length > 0 && !deps.signal?.aborted
-      ? await runOne("baseline", again, " again (its own flips)")
-      : NO_REPLIES;
-  if (deps.signal?.aborted) return null;
-  const scored = new Map<string, TokenLogprobs[] | null>(
-    (scoring?.scored ?? []).map((s) => [s.id, s.tokens]),
-  );
-  const answers = answersOf(
-    items,
-    { baseline: base.replies, candidate: cand.replies, again: floor.replies },
-    scored,
-  );
-  return compareAccuracy(a.suite.name, answers, rule, {
-    logprobs: { baseline: base.logprobs, candidate: cand.logprobs },
-    seconds: { baseline: base.seconds, candidate: cand.seconds, again: floor.seconds },
-    scoring: scoring
-      ? {
-          items: scoring.scored.length,
-          scored: scoring.scored.filter((s) => s.tokens !== null).length,
-          supported: scoring.supported,
-        }
-      : null,
-  });
+  }
+  return report;
 }

@@ -5,6 +5,7 @@
 // from every item's answers.
 
 import { type AccuracyReport, type AccuracyRule, compareAccuracy } from "../accuracy/compare.ts";
+import { ruleAtLook } from "../accuracy/looks.ts";
 import type { AccuracyOptions } from "../accuracy/options.ts";
 import { apartAlphas } from "../compare/decide-run.ts";
 import type { DecisionOptions } from "../compare/verdict.ts";
@@ -15,6 +16,8 @@ import type { SideSuite } from "./suite.ts";
 export interface AccuracyRecord {
   suite: string;
   items: number;
+  /** Items at the first look (absent in older files: one look of all of them). */
+  first_look?: number;
   /** As set: auto resolves at the run, from what the servers say (the log says to what). */
   concurrency: number | "auto";
   floor_share: number;
@@ -70,6 +73,10 @@ const ruleOf = (r: AccuracyRecord["rule"]): AccuracyRule => ({
   maxKld: r.max_kld,
 });
 
+/** The rule as the look a report stopped at judged it (older files: one look, the whole α). */
+const atTheLook = (rule: AccuracyRule, looks: AccuracyReport["looks"]): AccuracyRule =>
+  looks ? ruleAtLook(rule, looks.items, looks.at) : rule;
+
 /** The accuracy suite as a side-suite: re-decided from every item's answers under the recorded rule. */
 export const accuracySuite: SideSuite<"accuracy", AccuracyReport, AccuracyRecord> = {
   id: "accuracy",
@@ -94,6 +101,7 @@ export const accuracySuite: SideSuite<"accuracy", AccuracyReport, AccuracyRecord
     return {
       suite: a.suite.name,
       items: a.suite.items.length,
+      first_look: a.firstLook,
       concurrency: a.concurrency,
       floor_share: a.floorShare,
       top_logprobs: a.topLogprobs,
@@ -110,11 +118,13 @@ export const accuracySuite: SideSuite<"accuracy", AccuracyReport, AccuracyRecord
     compareAccuracy(
       report.suite,
       report.answers,
-      recorded ? ruleOf(recorded.rule) : DEFAULT_ACCURACY_RULE,
+      // At the look it stopped at: that look's share of each boundary's α.
+      atTheLook(recorded ? ruleOf(recorded.rule) : DEFAULT_ACCURACY_RULE, report.looks),
       {
         logprobs: report.logprobs,
         seconds: report.seconds,
         scoring: report.scoring ?? null,
+        ...(report.looks ? { looks: report.looks } : {}),
       },
     ),
 };

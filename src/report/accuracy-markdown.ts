@@ -165,6 +165,16 @@ function notes(a: AccuracyReport): string[] {
   return out;
 }
 
+/** Where the looks stopped: ", decided at look 1 of 5 (up to 4,800 items)"; nothing with one look. */
+function looksWords(a: AccuracyReport): string {
+  const l = a.looks;
+  if (!l || l.items.length <= 1) return "";
+  const most = (l.items.at(-1) ?? 0).toLocaleString("en-US");
+  const where = `look ${l.at + 1} of ${l.items.length} (up to ${most} items)`;
+  if (l.futile) return `, stopped at ${where}: ${l.futile}`;
+  return a.verdict === "inconclusive" ? `, open after ${where}` : `, decided at ${where}`;
+}
+
 function firstError(a: AccuracyReport, arm: "baseline" | "candidate"): string {
   const e = a.answers.find((x) => x[arm].error !== null && !x[arm].lost)?.[arm].error ?? "";
   return wireText(e);
@@ -182,7 +192,7 @@ export function accuracy(r: GateResults): string {
         : `no drop beyond the tolerance: ${signedPts(-o.drop.estimate)} points (${changeInterval(o)})`;
   const again = a.floor ? `, ${a.floor.items} of them again on the baseline` : "";
   return [
-    `**Accuracy** ${ICON[a.verdict]} ${headline}. Suite ${wireText(a.suite)}, ${plural(o.items, "item")} on each arm${again}; change and interval in points (candidate − baseline):`,
+    `**Accuracy** ${ICON[a.verdict]} ${headline}. Suite ${wireText(a.suite)}, ${plural(o.items, "item")} on each arm${again}${looksWords(a)}; change and interval in points (candidate − baseline):`,
     "",
     ...table(a),
     "",

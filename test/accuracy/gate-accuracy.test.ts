@@ -28,8 +28,11 @@ test(
   async () => {
     // Two servers of one build: their batches (the mock's per-request draws) differ.
     const noisy = { accuracyNondeterminism: 0.04 };
+    // One look of 1,200 items: enough re-run items (300) for the floor to show flips too.
     const { run, accuracy, markdown } = await accuracyGate({ ...noisy, seed: 2 }, noisy, {
       "max-flip-rate": "5%",
+      "accuracy-items": "1200",
+      "accuracy-first-look": "1200",
     });
     assert.equal(accuracy?.verdict, "pass", accuracy?.reasons.join("; "));
     assert.equal(run.verdict, "pass");
@@ -46,37 +49,50 @@ test(
 );
 
 test(
-  "a candidate 5 points less accurate fails the gate, naming accuracy in the headline",
+  "a candidate 5 points less accurate fails the gate at the first look (300 items), naming accuracy in the headline",
   LOAD_TEST,
   async () => {
     const { run, accuracy, markdown } = await accuracyGate({ accuracy: 0.75 });
     assert.equal(accuracy?.verdict, "fail");
     assert.equal(run.verdict, "fail");
-    assert.equal(accuracy?.overall.right_to_wrong, 60);
+    assert.deepEqual(accuracy?.looks, { items: [300, 600, 1200, 2400, 4800], at: 0, futile: null });
+    assert.equal(
+      accuracy?.overall.items,
+      300,
+      "a quarter of the old suite's requests, a sixteenth of its most",
+    );
+    const r2w = accuracy?.overall.right_to_wrong ?? 0;
+    assert.ok(r2w >= 9 && r2w <= 25, `${r2w} flips right → wrong at about 5 % of 300`);
     assert.match(
       markdown,
-      /^### ❌ llm-perf-gate: \*\*fail\*\* — the candidate answers 5\.0 points fewer items right \(−6\.\d … −3\.\d\), 60 flips right → wrong vs 0 in the baseline's own re-run/m,
+      new RegExp(
+        `^### ❌ llm-perf-gate: \\*\\*fail\\*\\* — the candidate answers \\d\\.\\d points fewer items right \\(.*\\), ${r2w} flips right → wrong vs 0 in the baseline's own re-run`,
+        "m",
+      ),
     );
     assert.match(
       markdown,
-      /<summary>Accuracy: items right on the baseline, wrong on the candidate \(60\)<\/summary>/,
+      /300 items on each arm, 75 of them again on the baseline, decided at look 1 of 5 \(up to 4,800 items\)/,
+    );
+    assert.match(
+      markdown,
+      new RegExp(
+        `<summary>Accuracy: items right on the baseline, wrong on the candidate \\(${r2w}\\)</summary>`,
+      ),
     );
   },
 );
 
 test(
-  "a candidate 1 point less accurate with 2 % flips passes at 1,000 items",
+  "a candidate 1 point less accurate with 2 % flips passes, at the look its evidence needs",
   LOAD_TEST,
   async () => {
-    const { run, accuracy } = await accuracyGate(
-      { accuracy: 0.79, accuracyFlips: 0.01 },
-      {},
-      { "accuracy-items": "1000" },
-    );
+    const { run, accuracy } = await accuracyGate({ accuracy: 0.79, accuracyFlips: 0.01 });
     const o = accuracy?.overall;
-    assert.equal(o?.items, 1000);
+    const n = o?.items ?? 0;
+    assert.ok(n > 300 && n < 4800, `${n} items: past the first look, short of the most`);
     const drop = o?.drop.estimate ?? 0;
-    const flips = ((o?.right_to_wrong ?? 0) + (o?.wrong_to_right ?? 0)) / 1000;
+    const flips = ((o?.right_to_wrong ?? 0) + (o?.wrong_to_right ?? 0)) / n;
     assert.ok(
       Math.abs(drop - 0.01) <= 0.003 && Math.abs(flips - 0.02) <= 0.005,
       `${drop} ${flips}`,
@@ -92,12 +108,18 @@ test(
   async () => {
     const { accuracy, markdown } = await accuracyGate({ accuracyFlips: 0.1 });
     assert.equal(accuracy?.verdict, "pass");
-    assert.equal(accuracy?.overall.right_to_wrong, 60);
-    assert.equal(accuracy?.overall.wrong_to_right, 60);
+    const o = accuracy?.overall;
+    const n = o?.items ?? 0;
+    // Exact over each 1,200-item block of the mock: 5 % each way.
+    assert.ok(n >= 1200, `${n} items: 10 % flips take more than the first looks to show no drop`);
+    for (const x of [o?.right_to_wrong ?? 0, o?.wrong_to_right ?? 0])
+      assert.ok(Math.abs(x / n - 0.05) <= 0.01, `${x} of ${n}`);
     assert.equal(accuracy?.floor?.flips, 0);
     assert.match(
       markdown,
-      /The candidate flipped 120 of 1200 answers \(10\.0 %\): 60 right → wrong, 60 wrong → right;.* The baseline's own re-run of 300 items flipped 0 \(0\.0 %/,
+      new RegExp(
+        `The candidate flipped ${(o?.right_to_wrong ?? 0) + (o?.wrong_to_right ?? 0)} of ${n} answers \\(\\d+\\.\\d %\\):.* The baseline's own re-run of ${n / 4} items flipped 0 \\(0\\.0 %`,
+      ),
     );
   },
 );
@@ -144,5 +166,34 @@ test(
     assert.ok((accuracy?.overall.kld ?? 0) > 0);
     assert.match(markdown, /The candidate does not score given text \(vLLM's `prompt_logprobs`\)/);
     assert.doesNotMatch(markdown, /KLD, the baseline's whole answer/);
+  },
+);
+
+test(
+  "an A/A decides accuracy at the first look: 300 items on each arm, a sixteenth of the most",
+  LOAD_TEST,
+  async () => {
+    const lines: string[] = [];
+    const { run, results } = await mockPairGate(
+      {},
+      { "quality-suite": "none", contract: "none", "accuracy-concurrency": "32" },
+      { log: (l) => lines.push(l) },
+    );
+    assert.equal(run.accuracy?.verdict, "pass");
+    assert.deepEqual(run.accuracy?.looks, {
+      items: [300, 600, 1200, 2400, 4800],
+      at: 0,
+      futile: null,
+    });
+    assert.equal(run.accuracy?.overall.items, 300);
+    assert.equal(run.accuracy?.floor?.items, 75);
+    // Each family in the look: a spread of the suite, never one family.
+    assert.equal(new Set(run.accuracy?.answers.map((a) => a.family)).size, 6);
+    assert.ok(lines.includes("accuracy: look 1 of 5: items 1–300"), lines.join("\n"));
+    assert.ok(!lines.some((l) => l.startsWith("accuracy: look 2")));
+    assert.match(
+      renderMarkdown(results, "default"),
+      /decided at look 1 of 5 \(up to 4,800 items\)/,
+    );
   },
 );

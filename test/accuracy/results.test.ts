@@ -36,7 +36,9 @@ const answers = (b: number): ItemAnswers[] =>
 
 test("accuracy's settings: on by default, one more rate in the fail α; none adds nothing; items bounded", () => {
   const on = parseConfig(FAKE_SETTINGS_WITH({ accuracy: "builtin" })).gate;
-  assert.equal(on.accuracy?.suite.items.length, 1200);
+  // The looks' most: 4,800 items, the first look at 300.
+  assert.equal(on.accuracy?.suite.items.length, 4800);
+  assert.equal(on.accuracy?.firstLook, 300);
   assert.equal(on.accuracy?.maxDrop, 0.02);
   assert.equal(on.decision.apartRates, 1);
   assert.deepEqual(sharesOf(on.decision), { latencies: 2, rates: 3 });

@@ -6,7 +6,8 @@
 // answer stops there, the rest in proportion to the items added): a pass or a
 // fail at any look keeps its error within α. Pure.
 
-import type { AccuracyRule } from "./compare.ts";
+import { percent } from "../common/format.ts";
+import { type AccuracyRule, judgeDrop } from "./compare.ts";
 
 /** Items at the first look by default: an A/A or a near-identical candidate decides there. */
 export const FIRST_LOOK_ITEMS = 300;
@@ -54,4 +55,28 @@ export function interleaveFamilies<T extends { family: string }>(items: readonly
       if (item) out.push(item);
     }
   return out;
+}
+
+/**
+ * Why the items left cannot decide, or null: with `b` right → wrong and `c`
+ * wrong → right of `n` so far, at the last look neither a pass with no drop
+ * at the discordance seen nor a fail at the drop seen. Optimistic on purpose:
+ * a suite is given up only when even its best case cannot decide.
+ */
+export function futileAt(
+  b: number,
+  c: number,
+  n: number,
+  rule: AccuracyRule,
+  looks: readonly number[],
+): string | null {
+  const last = looks.length - 1;
+  const most = looks[last] ?? 0;
+  if (n === 0 || most <= n) return null;
+  const scale = most / n;
+  const discordant = (b + c) * scale;
+  const atLast = ruleAtLook(rule, looks, last);
+  if (judgeDrop(discordant / 2, discordant / 2, most, atLast).verdict === "pass") return null;
+  if (judgeDrop(b * scale, c * scale, most, atLast).verdict === "fail") return null;
+  return `the ${most - n} items left cannot decide: at ${percent(discordant / most)} of items flipping, not even no drop would be shown within the tolerance at ${most} items, nor this drop beyond it`;
 }

@@ -6,12 +6,7 @@
 // requests file as a run of its own — and the paired comparison.
 
 import { answersOf, floorItems } from "../accuracy/answers.ts";
-import {
-  type AccuracyReport,
-  type AccuracyRule,
-  compareAccuracy,
-  judgeDrop,
-} from "../accuracy/compare.ts";
+import { type AccuracyReport, type AccuracyRule, compareAccuracy } from "../accuracy/compare.ts";
 import { firstDifference, type TokenLogprobs } from "../accuracy/divergence.ts";
 import {
   replyTokens,
@@ -20,11 +15,11 @@ import {
   scoreOnCandidate,
 } from "../accuracy/forced.ts";
 import type { AccuracyItem } from "../accuracy/items.ts";
-import { interleaveFamilies, itemLooks, ruleAtLook } from "../accuracy/looks.ts";
+import { futileAt, interleaveFamilies, itemLooks, ruleAtLook } from "../accuracy/looks.ts";
 import type { AccuracyOptions } from "../accuracy/options.ts";
 import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
-import { percent, plural } from "../common/format.ts";
+import { plural } from "../common/format.ts";
 import { type AnswerRun, answerOn, NO_REPLIES, writeLines } from "./answers.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
@@ -161,28 +156,6 @@ function compareSoFar(
   });
 }
 
-/**
- * Why the items left cannot decide, or null: at the last look neither a
- * pass with no drop at the discordance seen, nor a fail at the drop seen.
- */
-export function futileAt(
-  report: AccuracyReport,
-  rule: AccuracyRule,
-  looks: number[],
-): string | null {
-  const last = looks.length - 1;
-  const most = looks[last] ?? 0;
-  const o = report.overall;
-  if (o.items === 0 || most <= o.items) return null;
-  const scale = most / o.items;
-  const discordant = (o.right_to_wrong + o.wrong_to_right) * scale;
-  const atLast = ruleAtLook(rule, looks, last);
-  const pass = judgeDrop(discordant / 2, discordant / 2, most, atLast).verdict === "pass";
-  const fail = judgeDrop(o.right_to_wrong * scale, o.wrong_to_right * scale, most, atLast).verdict;
-  if (pass || fail === "fail") return null;
-  return `the ${most - o.items} items left cannot decide: at ${percent(discordant / most)} of items flipping, not even no drop would be shown within the tolerance at ${most} items, nor this drop beyond it`;
-}
-
 export async function runAccuracy(
   options: GateOptions,
   a: AccuracyOptions,
@@ -231,7 +204,8 @@ export async function runAccuracy(
     const asked = items.slice(0, looks[k]);
     report = compareSoFar(a, asked, done, rule, { items: looks, at: k, futile: null });
     if (report.verdict !== "inconclusive" || k === looks.length - 1) break;
-    const futile = futileAt(report, rule, looks);
+    const o = report.overall;
+    const futile = futileAt(o.right_to_wrong, o.wrong_to_right, o.items, rule, looks);
     if (futile) {
       at.log(`accuracy: stopped at ${looks[k]} items: ${futile}`);
       report = { ...report, looks: { items: looks, at: k, futile } };

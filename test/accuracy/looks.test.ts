@@ -8,13 +8,13 @@ import { test } from "node:test";
 import { type ArmAnswer, compareAccuracy, type ItemAnswers } from "../../src/accuracy/compare.ts";
 import {
   FIRST_LOOK_SHARE,
+  futileAt,
   interleaveFamilies,
   itemLooks,
   lookAlpha,
   ruleAtLook,
 } from "../../src/accuracy/looks.ts";
 import { accuracySuite, DEFAULT_ACCURACY_RULE } from "../../src/gate/accuracy.ts";
-import { futileAt } from "../../src/gate/accuracy-run.ts";
 
 test("looks from the first, doubling, the suite's size last; one look when the suite is smaller", () => {
   assert.deepEqual(itemLooks(300, 4800), [300, 600, 1200, 2400, 4800]);
@@ -99,10 +99,10 @@ test("futility: a look whose items left cannot decide either way stops the suite
   const noisy = at(items(300, 60, 60));
   assert.equal(noisy.verdict, "inconclusive");
   assert.match(
-    futileAt(noisy, rule, looks) ?? "",
+    futileAt(60, 60, 300, rule, looks) ?? "",
     /the 900 items left cannot decide: at 40\.0 % of items flipping/,
   );
   // 4 % flipping at no drop: 1,200 items would show it.
-  const quiet = at(items(300, 6, 6));
-  assert.equal(futileAt(quiet, rule, looks), null);
+  assert.equal(at(items(300, 6, 6)).verdict, "inconclusive");
+  assert.equal(futileAt(6, 6, 300, rule, looks), null);
 });

@@ -8,6 +8,7 @@ import { ARMS, type Arm } from "../common/arms.ts";
 import type { PlanCheck } from "../compare/reach.ts";
 import type { TrialEntry } from "../compare/trials.ts";
 import type { StartRecord } from "../servers/lifecycle.ts";
+import type { SuitePlan } from "./suite-plan.ts";
 import type { SuiteId } from "./suites.ts";
 
 export interface RunCost {
@@ -26,6 +27,8 @@ export interface RunCost {
   total_s: number;
   /** What the plan check predicted before the first trial (null: no pairs ran). */
   plan: PlanCheck | null;
+  /** What it predicted of the item suites before their first request (absent in older files). */
+  suites_plan?: SuitePlan[];
 }
 
 /** A trial's load time: its warm-up and its window (the drain after it is not load). */
@@ -42,6 +45,7 @@ export function costOf(found: {
   servers: readonly StartRecord[];
   totalS: number;
   plan: PlanCheck | null;
+  suitesPlan?: SuitePlan[];
 }): RunCost {
   const pairs = new Set(found.trials.map((t) => t.pair));
   // A re-run repeats its pair's two trials with the same schedule as the kept ones.
@@ -67,5 +71,6 @@ export function costOf(found: {
     server_starts_s: round(found.servers.reduce((s, x) => s + (x.time_to_ready_s ?? 0), 0)),
     total_s: round(found.totalS),
     plan: found.plan,
+    ...(found.suitesPlan && found.suitesPlan.length > 0 ? { suites_plan: found.suitesPlan } : {}),
   };
 }

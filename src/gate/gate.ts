@@ -21,6 +21,7 @@ import { costOf, type RunCost } from "./cost.ts";
 import { type GateRun, runRecord } from "./gate-run.ts";
 import { Cancelled, type GateDeps, type GateOptions } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
+import { accuracyPlan, type SuitePlan, suitePlanLine } from "./suite-plan.ts";
 import {
   addTrialEvidence,
   noSuites,
@@ -164,6 +165,22 @@ function suiteContext(
   };
 }
 
+/** The item suites' plan at the preflights' speed, said before their first request. */
+function planTheSuites(
+  options: GateOptions,
+  runner: TrialRunner,
+  log: (line: string) => void,
+): SuitePlan[] {
+  const preflights = {
+    baseline: runner.preflights.get("baseline"),
+    candidate: runner.preflights.get("candidate"),
+  };
+  const a = accuracyPlan(options.accuracy, preflights);
+  if (!a || !options.accuracy) return [];
+  log(suitePlanLine(a, options.accuracy.concurrency));
+  return [a];
+}
+
 export async function runGate(options: GateOptions, deps: GateDeps = {}): Promise<GateRun> {
   const log = deps.log ?? (() => {});
   const warnings = setupWarnings(options);
@@ -183,6 +200,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
   };
   let stopped: Guard | undefined;
   let plan: PlanCheck | null = null;
+  let suitesPlan: SuitePlan[] = [];
   const suites = noSuites();
   const suiteSeconds: Partial<Record<SuiteId, number>> = {};
   const suiteSkips: SuiteSkips = {};
@@ -202,6 +220,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     await deps.servers?.beforeAll();
     // Servers started per trial are checked when they first start.
     for (const arm of ARMS) if (!deps.servers?.perTrial) await runner.ensurePreflight(arm);
+    suitesPlan = planTheSuites(options, runner, log);
     if (options.failFast) await suitesNow("before");
     const atRate = capacity
       ? await capacity.run(armOptions, options.trials, runner.measureArm, { nowMs, log })
@@ -240,6 +259,7 @@ export async function runGate(options: GateOptions, deps: GateDeps = {}): Promis
     servers: deps.servers?.starts ?? [],
     totalS: (nowMs() - startMs) / 1000,
     plan,
+    suitesPlan,
   });
   return assembleRun(options, deps, runner, {
     capacity: capacityRun,

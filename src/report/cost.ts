@@ -36,9 +36,15 @@ export function costLine(r: GateResults): string {
   const plan = c.plan
     ? ` The plan check predicted ${range(c.plan.pairs, String)} pairs, ${range(c.plan.under_load_s, duration)} of load.`
     : "";
+  const suitesPlan = (c.suites_plan ?? []).map((p) => {
+    const took = c.suites_s[p.suite];
+    const items = r.accuracy?.overall.items;
+    const said = `${range(p.requests, (x) => x.toLocaleString("en-US"))} requests${p.seconds ? `, at most ${range(p.seconds, duration)}` : ""}`;
+    return ` For ${p.suite} it predicted ${said}${took !== undefined ? `; it took ${duration(took)}${items !== undefined ? ` over ${items.toLocaleString("en-US")} items` : ""}` : ""}.`;
+  });
   const j = r.judge;
   const judged = j
     ? ` The judge was sent ${j.calls.toLocaleString("en-US")} requests (the plan said at most ${j.planned_calls.toLocaleString("en-US")}, retries aside).`
     : "";
-  return `**Cost** — ${parts.join(", ")}; ${duration(c.total_s)} in all.${plan}${judged}`;
+  return `**Cost** — ${parts.join(", ")}; ${duration(c.total_s)} in all.${plan}${suitesPlan.join("")}${judged}`;
 }

@@ -21,6 +21,8 @@ export interface PreflightReport {
   /** TTFT of the first completion, and the fastest one-token probe: the idle reference. */
   first_ttft_ms: number;
   idle_ttft_ms: number;
+  /** Time per output token of the first completion (null: one token only; absent in older files). */
+  tpot_ms?: number | null;
   warnings: string[];
 }
 
@@ -111,6 +113,7 @@ export async function preflight(
       models: models.kind === "listed" ? models.ids : null,
       first_ttft_ms: round(first.ttftMs),
       idle_ttft_ms: round(Math.min(first.ttftMs, ...probes)),
+      tpot_ms: first.tpotMs === undefined ? null : round(first.tpotMs),
       warnings,
     };
   } finally {

@@ -8,6 +8,7 @@ import { errorCode, errorMessage } from "../common/errors.ts";
 import type { Outcome } from "../common/outcomes.ts";
 import { sendOnce } from "../load/once.ts";
 import { classify } from "../load/outcome.ts";
+import { outputTokens } from "../load/record.ts";
 import { errorTypeCode } from "../openai/error-body.ts";
 import { excerpt } from "../openai/response.ts";
 import { modelsUrl, origin, requestHeaders, type Target } from "../openai/target.ts";
@@ -81,6 +82,8 @@ export interface CompletionProbe {
   status: number;
   /** From the actual send to the first token, when there was one. */
   ttftMs: number | undefined;
+  /** Time per output token after the first, when there were two or more. */
+  tpotMs: number | undefined;
   errorType: string | undefined;
   errorCode: string | undefined;
   /** What went wrong, in the client's words (a transport or stream error, an empty stream). */
@@ -110,6 +113,10 @@ export async function probeCompletion(
     outcome,
     status: record.status,
     ttftMs: record.outputChunks > 0 ? record.firstOutputMs - record.dispatchMs : undefined,
+    tpotMs:
+      outputTokens(record) > 1
+        ? (record.lastOutputMs - record.firstOutputMs) / (outputTokens(record) - 1)
+        : undefined,
     errorType: type,
     errorCode: code,
     detail:

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RawSettings } from "../../src/config/settings.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
-import { mockPairGate } from "../helpers/gate.ts";
+import { mockPairGate, NO_CHECKS } from "../helpers/gate.ts";
 import { LOAD_TEST } from "../helpers/mock.ts";
 
 async function accuracyGate(
@@ -177,7 +177,17 @@ test(
     const { run, results } = await mockPairGate(
       {},
       { "quality-suite": "none", contract: "none", "accuracy-concurrency": "32" },
-      { log: (l) => lines.push(l) },
+      {
+        log: (l) => lines.push(l),
+        // The stand-in preflight, with a time per token measured.
+        checks: {
+          ...NO_CHECKS,
+          preflight: async (arm, target, timeoutS) => ({
+            ...(await NO_CHECKS.preflight(arm, target, timeoutS)),
+            tpot_ms: 2,
+          }),
+        },
+      },
     );
     assert.equal(run.accuracy?.verdict, "pass");
     assert.deepEqual(run.accuracy?.looks, {
@@ -190,6 +200,21 @@ test(
     // Each family in the look: a spread of the suite, never one family.
     assert.equal(new Set(run.accuracy?.answers.map((a) => a.family)).size, 6);
     assert.ok(lines.includes("accuracy: look 1 of 5: items 1–300"), lines.join("\n"));
+    // The plan check said the suite's cost before its first request, and the comment says it beside what it took.
+    const said = lines.findIndex((l) =>
+      /^plan: accuracy: 300 items at the first look \(675 requests\), up to 4,800 \(10,800\): at most .* at the preflight's speed, 32 at a time$/.test(
+        l,
+      ),
+    );
+    assert.ok(
+      said >= 0 && said < lines.indexOf("accuracy: look 1 of 5: items 1–300"),
+      lines.join("\n"),
+    );
+    assert.deepEqual(run.cost?.suites_plan?.[0]?.requests, { first: 675, most: 10800 });
+    assert.match(
+      renderMarkdown(results, "default"),
+      /For accuracy it predicted 675 to 10,800 requests, at most .* to .*; it took \d+ s over 300 items\./,
+    );
     assert.ok(!lines.some((l) => l.startsWith("accuracy: look 2")));
     assert.match(
       renderMarkdown(results, "default"),

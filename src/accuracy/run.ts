@@ -45,6 +45,8 @@ export interface ItemReply {
   tokens: TokenLogprobs[] | null;
   /** The last attempt's exchange, for the requests file. */
   exchange: Exchange;
+  /** No reply for a transport reason: a timeout or a dropped connection (absent: the server's answer). */
+  lost?: true;
 }
 
 export interface ArmReplies {
@@ -186,6 +188,8 @@ class Asker {
             : errorMessage(error),
           tokens: null,
           exchange,
+          // Before the headers or while the body came: nothing the server chose to answer.
+          lost: true,
         };
         if (this.options.signal?.aborted) return last;
       }
@@ -194,9 +198,8 @@ class Asker {
   }
 }
 
-/** A reply lost in transport: no response at all (a timeout, a dropped connection), not a status the server chose. */
-export const lostInTransport = (r: ItemReply): boolean =>
-  r.error !== null && r.exchange.status === 0 && r.exchange.attempts > 0;
+/** A reply lost in transport (a timeout, a dropped connection, before the headers or in the body), not an answer the server chose. */
+export const lostInTransport = (r: ItemReply): boolean => r.error !== null && r.lost === true;
 
 /** Each reply lost in transport, asked once more alone with twice the timeout (nothing else in flight). */
 async function askLostAlone(

@@ -8,6 +8,7 @@ import { InputError } from "../common/errors.ts";
 import { windowTooSmall } from "../compare/reach.ts";
 import type { GateOptions } from "../gate/options.ts";
 import { scalingSpan } from "../gate/scaling.ts";
+import { spanOf } from "../gate/surge.ts";
 import { bucketSeconds } from "../metrics/timeline.ts";
 import { SETTLED_BUCKETS } from "../stress/recovery.ts";
 
@@ -20,12 +21,16 @@ function tooFewRequests(gate: GateOptions): string | null {
 function surgeTooShort(gate: GateOptions): string | null {
   const s = gate.surge;
   if (!s) return null;
-  const trialS = gate.baseline.workload.warmupS + s.beforeS + s.surgeS + s.afterS;
+  const span = spanOf(gate.baseline.workload.warmupS, s);
+  const trialS = span.scheduleEndS;
   const bucketS = bucketSeconds(trialS);
-  if (s.afterS < SETTLED_BUCKETS * bucketS)
-    return `surge-after (${s.afterS} s) is shorter than a recovery can be seen in: the surge's ${trialS} s trials are read in ${bucketS} s buckets and a recovery needs ${SETTLED_BUCKETS} in a row (${SETTLED_BUCKETS * bucketS} s) — every reading would be censored; lengthen surge-after or shorten the surge`;
-  if (s.beforeS < bucketS)
-    return `surge-before (${s.beforeS} s) is shorter than one ${bucketS} s bucket of the surge's ${trialS} s trials: there is no steady second to recover to — lengthen surge-before`;
+  // The reading keeps the buckets wholly inside a window (from the trial's start, every bucketS).
+  const whole = (fromS: number, toS: number) =>
+    Math.floor(toS / bucketS + 1e-9) - Math.ceil(fromS / bucketS - 1e-9);
+  if (whole(span.endS, span.scheduleEndS) < SETTLED_BUCKETS)
+    return `surge-after (${s.afterS} s) holds fewer whole buckets than a recovery needs: the surge's ${trialS} s trials are read in ${bucketS} s buckets and a recovery needs ${SETTLED_BUCKETS} in a row — every reading would be censored; lengthen surge-after (to ${(SETTLED_BUCKETS + 1) * bucketS} s) or shorten the surge`;
+  if (whole(span.steadyFromS, span.startS) < 1)
+    return `surge-before (${s.beforeS} s) holds no whole ${bucketS} s bucket of the surge's ${trialS} s trials: there is no steady second to recover to — lengthen surge-before (to ${2 * bucketS} s)`;
   return null;
 }
 

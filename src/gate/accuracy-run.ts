@@ -21,7 +21,7 @@ import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import { type AnswerRun, answerOn, NO_REPLIES, writeLines } from "./answers.ts";
-import type { GateDeps, GateOptions } from "./options.ts";
+import { type GateDeps, type GateOptions, REAL_CHECKS } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
 
 /** The baseline's answers the candidate's part from, to be scored on the candidate. */
@@ -55,7 +55,7 @@ export async function accuracyConcurrency(
   log: (line: string) => void,
 ): Promise<number> {
   if (a.concurrency !== "auto") return a.concurrency;
-  const slots = deps.checks?.slots;
+  const slots = (deps.checks ?? REAL_CHECKS).slots;
   const said = slots ? await Promise.all(ARMS.map((arm) => slots(options[arm].target))) : [];
   const known = ARMS.flatMap((arm, i) => {
     const s = said[i];
@@ -205,7 +205,11 @@ export async function runAccuracy(
     report = compareSoFar(a, asked, done, rule, { items: looks, at: k, futile: null });
     if (report.verdict !== "inconclusive" || k === looks.length - 1) break;
     const o = report.overall;
-    const futile = futileAt(o.right_to_wrong, o.wrong_to_right, o.items, rule, looks);
+    // A KL budget with no logprobs to judge it by stays open whatever the items.
+    const futile =
+      rule.maxKld !== null && report.kld_rule === null
+        ? "max-kld is set, but the servers returned no logprobs to judge it by"
+        : futileAt(o.right_to_wrong, o.wrong_to_right, o.items, rule, looks);
     if (futile) {
       at.log(`accuracy: stopped at ${looks[k]} items: ${futile}`);
       report = { ...report, looks: { items: looks, at: k, futile } };

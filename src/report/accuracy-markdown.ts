@@ -144,7 +144,10 @@ function notes(a: AccuracyReport): string[] {
   const out: string[] = [];
   const { logprobs } = a;
   for (const arm of ["baseline", "candidate"] as const) {
-    const refused = a.answers.filter((x) => x[arm].error !== null && !x[arm].lost).length;
+    // Those compared: an item the other arm lost is left out, not counted.
+    const refused = a.answers.filter(
+      (x) => x[arm].error !== null && !x.baseline.lost && !x.candidate.lost,
+    ).length;
     if (refused > 0)
       out.push(
         `The ${arm} gave no answer to ${plural(refused, "item")} (${firstError(a, arm)}): counted as wrong.`,

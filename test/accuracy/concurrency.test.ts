@@ -77,7 +77,7 @@ test(
     assert.equal(await accuracyConcurrency(a, a.accuracy, deps({ [c]: 512 }), log), 64);
     assert.equal(await accuracyConcurrency(a, a.accuracy, deps({}), log), AUTO_CONCURRENCY);
     assert.match(lines.at(-1) ?? "", /neither server says/);
-    // No way to ask (a stand-in's checks): the old default.
+    // The real probe: nothing listens at the arms' ports, neither says: the old default.
     assert.equal(await accuracyConcurrency(a, a.accuracy, {}, log), 16);
     const set = parseConfig({ ...ARMS, accuracy: "builtin", "accuracy-concurrency": "7" }).gate;
     assert.ok(set.accuracy);

@@ -26,6 +26,13 @@ function slotServer() {
       body += d;
     });
     req.on("end", () => {
+      if (body.includes("stall")) {
+        // Headers, then a body that never ends: lost in transport too, not the server's answer.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"choices":');
+        held.push(res);
+        return;
+      }
       if (body.includes("refuse")) {
         res.writeHead(500).end('{"error":{"message":"boom"}}');
         return;
@@ -81,6 +88,7 @@ test(
     const items = [
       ...Array.from({ length: 6 }, (_, i) => item(`q${i}`, `2 + 2, case ${i}`)),
       item("never", "never"),
+      item("stall", "stall"),
       item("refuse", "refuse"),
     ];
     try {
@@ -104,6 +112,9 @@ test(
       assert.ok(never && lostInTransport(never), "no reply even alone: lost");
       assert.equal(never?.exchange.attempts, 3);
       assert.match(never?.error ?? "", /no answer within 2 s/);
+      const stalled = byId.get("stall");
+      assert.ok(stalled && lostInTransport(stalled), "a body that never ends: lost");
+      assert.equal(stalled?.exchange.status, 200);
       const refused = byId.get("refuse");
       assert.ok(refused && !lostInTransport(refused), "an HTTP 500 is the server's answer");
       assert.equal(

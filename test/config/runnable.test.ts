@@ -55,13 +55,19 @@ test("a surge whose after-window cannot show a recovery, or whose before-window 
   // A 1 h surge: its trials are read in 31 s buckets; a recovery needs 3 of them.
   refused(
     { ...steady, surge: "1.5x 1h", "surge-after": "60s" },
-    /surge-after \(60 s\) is shorter than a recovery can be seen in: the surge's 3682 s trials are read in 31 s buckets and a recovery needs 3 in a row \(93 s\)/,
+    /surge-after \(60 s\) holds fewer whole buckets than a recovery needs: the surge's 3682 s trials are read in 31 s buckets and a recovery needs 3 in a row/,
   );
   refused(
     { ...steady, surge: "1.5x 1h", "surge-after": "2m", "surge-before": "5s" },
-    /surge-before \(5 s\) is shorter than one 32 s bucket/,
+    /surge-before \(5 s\) holds no whole 32 s bucket/,
   );
   assert.ok(parseConfig({ ...ARMS, ...steady, surge: "1.5x 30s" }).gate.surge, "the defaults run");
+  // Long enough, but misaligned: warm-up 10, before 60, a 61 s surge, after 6 — 2 s buckets from
+  // the trial's start leave whole only those at 132 and 134 after the surge's end at 131.
+  refused(
+    { ...steady, warmup: "10s", surge: "1.5x 61s", "surge-before": "60s", "surge-after": "6s" },
+    /surge-after \(6 s\) holds fewer whole buckets than a recovery needs: the surge's 137 s trials are read in 2 s buckets/,
+  );
 });
 
 test("a scaling step held for less than two buckets is refused", () => {

@@ -91,23 +91,32 @@ function branchHistory(
  * mode says it (docs/config.md), never only an error line in the log.
  */
 export async function runBurstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<void> {
+  const progress = { appended: false, reported: false };
   try {
-    await burstAction(inputs, deps);
+    await burstAction(inputs, deps, progress);
   } catch (error) {
     const why = errorMessage(error);
     const { io } = deps;
     io.setOutput("verdict", "error");
     io.setOutput("headline", why);
-    io.setOutput(VERDICTS, "{}");
-    io.setOutput(GRADUATE, "false");
-    await io.writeSummary(
-      `## llm-perf-gate: lanes burst\n\n**error** — nothing was appended to the history: ${why}\n`,
-    );
+    // Once the lanes' verdicts were said, they stand: only what failed after them is added.
+    if (!progress.reported) {
+      io.setOutput(VERDICTS, "{}");
+      io.setOutput(GRADUATE, "false");
+    }
+    const where = progress.appended
+      ? "the burst's rows were appended to the history; then"
+      : "nothing was appended to the history";
+    await io.writeSummary(`## llm-perf-gate: lanes burst\n\n**error** — ${where}: ${why}\n`);
     io.setFailed(error instanceof InputError ? why : `llm-perf-gate: ${why}`);
   }
 }
 
-async function burstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<void> {
+async function burstAction(
+  inputs: RawSettings,
+  deps: BurstActionDeps,
+  progress: { appended: boolean; reported: boolean },
+): Promise<void> {
   const { io, env } = deps;
   // A value this mode does not use is still checked by its rule: a mistake is said, not ignored.
   checkEveryGiven(inputs);
@@ -130,6 +139,7 @@ async function burstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<
     : localHistory(deps, paths.history);
   io.info(burstPlanWords(spec));
   const outcome = await burstOnce(spec, store, deps);
+  progress.appended = true;
   io.info(outcome.summary);
   const markdown = renderLanesMarkdown(outcome.report);
   await io.writeSummary(markdown);
@@ -137,6 +147,7 @@ async function burstAction(inputs: RawSettings, deps: BurstActionDeps): Promise<
   io.setOutput(VERDICTS, JSON.stringify(Object.fromEntries(lanes.map((l) => [l.lane, l.verdict]))));
   const graduating = lanes.filter((l) => l.verdict === "graduate");
   io.setOutput(GRADUATE, graduating.length > 0 ? "true" : "false");
+  progress.reported = true;
   if (graduating.length > 0 && readBoolean(inputs, "lanes-issue")) {
     const url = await keepIssue(
       api(),

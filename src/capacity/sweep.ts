@@ -137,10 +137,11 @@ class SweepRun<A extends string> {
       const point: SweepPoint = { phase, rate_per_s: rate, judgement, report };
       this.sweep.arms[arm].points.push(point);
       deps.log(`  ${arm} ${label(phase, rate)}: ${describePoint(point)}`);
-      // One at a time and unloaded, nothing came back: the endpoint refuses, no load will change it.
+      // One at a time and unloaded, nothing came back: the endpoint refuses, no load will change
+      // it — once its re-runs (a server still starting) came back the same.
       const refused = phase === "synchronous" ? refusedEverything(arm, report) : null;
-      if (refused) throw new EndpointRefused(arm, refused);
-      if (judgement !== "invalid" || attempt >= settings.maxReruns) return point;
+      if (refused && attempt >= settings.maxReruns) throw new EndpointRefused(arm, refused);
+      if (!refused && (judgement !== "invalid" || attempt >= settings.maxReruns)) return point;
       deps.log(
         `  ${arm}: measuring ${label(phase, rate)} again (${attempt + 1}/${settings.maxReruns})`,
       );

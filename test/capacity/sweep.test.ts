@@ -258,8 +258,13 @@ test("an endpoint that fails every synchronous request stops the sweep, blamed o
     nowMs: () => 0,
     log: noLog,
   });
-  // The baseline's synchronous phase, then the candidate's: nothing after it.
-  assert.deepEqual(calls, ["baseline synchronous", "candidate synchronous"]);
+  // The baseline's synchronous phase, then the candidate's and its re-runs: nothing after them.
+  assert.deepEqual(calls, [
+    "baseline synchronous",
+    "candidate synchronous",
+    "candidate synchronous",
+    "candidate synchronous",
+  ]);
   assert.equal(sweep.refused_by, "candidate");
   assert.equal(
     sweep.stopped_by,

@@ -163,9 +163,11 @@ test(
     assert.match(r.stdout, /\| ❌ \| p95 ITL \(ms\) \|/);
     assert.match(r.stderr, /pair 4\/4 \(≤ 6\) (baseline|candidate)/);
     assert.match(r.stderr, /results written to .*llm-perf-gate-demo-results\.json/);
-    // The built-in accuracy suite ran on both arms: the slower decoder answers the same.
+    // The built-in accuracy suite ran on both arms: the slower decoder answers the same,
+    // decided at the first look.
     assert.match(r.stdout, /\*\*Accuracy\*\* ✅ no drop beyond the tolerance: 0\.0 points/);
-    assert.match(r.stderr, /accuracy: 1200 items on the candidate, 64 at a time/);
+    assert.match(r.stderr, /accuracy: 300 items on the candidate, 64 at a time/);
+    assert.match(r.stdout, /decided at look 1 of 5 \(up to 4,800 items\)/);
     const html = r.stderr.match(/HTML report written to (.*\.html)/)?.[1];
     assert.ok(html, r.stderr);
     const page = await openInChromium(html);

@@ -32,8 +32,12 @@ export function lookAlpha(looks: readonly number[], k: number, alpha: number): n
   return (alpha * (1 - FIRST_LOOK_SHARE) * added) / (last - first);
 }
 
-/** The rule as look k judges it: each boundary at the α that look spends. */
-export function ruleAtLook(rule: AccuracyRule, looks: readonly number[], k: number): AccuracyRule {
+/** The rule as look k judges it: each boundary at the α that look spends (accuracy's, the judge's). */
+export function ruleAtLook<R extends { passAlpha: number; failAlpha: number }>(
+  rule: R,
+  looks: readonly number[],
+  k: number,
+): R {
   return {
     ...rule,
     passAlpha: lookAlpha(looks, k, rule.passAlpha),

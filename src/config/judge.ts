@@ -6,8 +6,8 @@
 import { InputError } from "../common/errors.ts";
 import {
   builtinJudgeSuite,
+  DEFAULT_ITEMS_PER_FAMILY,
   FAMILY_COUNT,
-  ITEMS_PER_FAMILY,
   MAX_ITEMS_PER_FAMILY,
 } from "../judge/builtin.ts";
 import { PAIRS_PER_KIND } from "../judge/calibration.ts";
@@ -40,7 +40,7 @@ function suiteOf(which: string, readFile: ReadFile, count: number | undefined): 
       throw new InputError(
         `judge-items = ${count} is more than the built-in suite holds; accepted: at most ${most} with judge builtin (more with a file of your own)`,
       );
-    return builtinJudgeSuite(Math.max(ITEMS_PER_FAMILY, (count ?? 0) / FAMILY_COUNT));
+    return builtinJudgeSuite(Math.max(DEFAULT_ITEMS_PER_FAMILY, (count ?? 0) / FAMILY_COUNT));
   }
   return parseJudgeItems(readChosenFile("judge", which, "judge items", readFile), which);
 }
@@ -114,6 +114,7 @@ export function parseJudge(
     concurrency: readNumber(raw, "judge-concurrency"),
     judgeTimeoutS: readNumber(raw, "judge-timeout"),
     floorShare: readNumber(raw, "judge-floor"),
+    firstLook: readNumber(raw, "judge-first-look"),
     vllmSampling: readBoolean(raw, "quality-vllm-sampling"),
   };
   const count = optionalNumber(raw, "judge-items");

@@ -32,7 +32,14 @@ export const JUDGE_SETTINGS = [
   {
     name: "judge-items",
     scope: "gate",
-    help: "Judge this many of the suite's items, spread over its families (default: all of a file's, 400 built in; the built-in suite generates up to 10,000).",
+    help: "The most of the suite's items the looks may judge, spread over its families (default: all of a file's, 1,600 built in; the built-in suite generates up to 10,000).",
+    accepts: { kind: "number", integer: true, min: 10, max: 100_000 },
+  },
+  {
+    name: "judge-first-look",
+    scope: "gate",
+    default: "200",
+    help: "Items at the judge suite's first look; then looks at twice as many, up to judge-items: the suite stops at the first look that decides (each look spends a share of the rule's α).",
     accepts: { kind: "number", integer: true, min: 10, max: 100_000 },
   },
   {

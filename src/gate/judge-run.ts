@@ -7,6 +7,7 @@
 // the paired comparison.
 
 import { floorItems } from "../accuracy/answers.ts";
+import { futileAt, interleaveFamilies, itemLooks } from "../accuracy/looks.ts";
 import type { AccuracyRunOptions, ItemReply } from "../accuracy/run.ts";
 import type { Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
@@ -16,6 +17,7 @@ import { summarizeCalibration } from "../judge/calibrate.ts";
 import { builtinPairs, type CalibrationPair } from "../judge/calibration.ts";
 import {
   type ArmText,
+  asDropRule,
   compareJudged,
   type ItemJudgement,
   type JudgeReport,
@@ -158,13 +160,13 @@ class JudgeRun {
     this.clock = () => nowMs() / 1000;
   }
 
-  /** `part` timed into its seconds. */
+  /** `part` timed into its seconds (added up over the looks). */
   private async timed<T>(part: keyof Seconds, run: () => Promise<T>): Promise<T> {
     const started = this.clock();
     try {
       return await run();
     } finally {
-      this.seconds[part] = Math.round((this.clock() - started) * 10) / 10;
+      this.seconds[part] = Math.round((this.seconds[part] + this.clock() - started) * 10) / 10;
     }
   }
 
@@ -193,12 +195,13 @@ class JudgeRun {
     });
   }
 
-  /** Every item on the baseline and the candidate, a share on the baseline again; each reply by item. */
+  /** A look's items on the baseline and the candidate (alternating which first), a share on the baseline again; each reply by item. */
   async answers(
+    items: readonly JudgeItem[],
     again: readonly JudgeItem[],
+    candidateFirst: boolean,
   ): Promise<Record<"baseline" | "candidate" | "again", Map<string, ItemReply>>> {
     const { options, j, deps, at } = this;
-    const { items } = j.suite;
     const answering: AnswerRun = {
       suite: "judge",
       concurrency: j.concurrency,
@@ -210,7 +213,7 @@ class JudgeRun {
         vllmSampling: j.vllmSampling,
         ...(deps.signal ? { signal: deps.signal } : {}),
       }),
-      indexOf: new Map(items.map((i, k) => [i.id, k])),
+      indexOf: new Map(j.suite.items.map((i, k) => [i.id, k])),
     };
     const answer = (
       part: "baseline" | "candidate" | "again",
@@ -222,9 +225,12 @@ class JudgeRun {
         const replies = await answerOn(options, deps, at, answering, { arm, list, what });
         return new Map(replies.replies.map((r) => [r.id, r]));
       });
+    // The arms' blocks alternate in time (B C, C B, …): a server's drift falls on both.
+    const candidate = candidateFirst ? await answer("candidate", "candidate", items, "") : null;
+    const baseline = await answer("baseline", "baseline", items, "");
     return {
-      baseline: await answer("baseline", "baseline", items, ""),
-      candidate: await answer("candidate", "candidate", items, ""),
+      baseline,
+      candidate: candidate ?? (await answer("candidate", "candidate", items, "")),
       again: await answer("again", "baseline", again, " again (the judge's own floor)"),
     };
   }
@@ -267,12 +273,13 @@ export async function runJudge(
     const run = new JudgeRun(options, j, judge, deps, at);
     const pairs = await run.calibrate();
     const stopped = stoppedBy(judge, j, pairs);
-    const report = (items: Found[], floor: Found[]) => {
+    const report = (items: Found[], floor: Found[], looks?: JudgeReport["looks"]) => {
       const facts = {
         calls: judge.sent,
         planned_calls: plannedCalls(j),
-        seconds: run.seconds,
+        seconds: { ...run.seconds },
         stopped,
+        ...(looks ? { looks } : {}),
       };
       return compareJudged(
         j.suite.name,
@@ -289,24 +296,56 @@ export async function runJudge(
       at.log(`judge: not trusted (${why}): the arms are not asked`);
       return report([], []);
     }
-    const { items } = j.suite;
-    const again = floorItems(items, j.floorShare);
-    const replies = await run.answers(again);
-    if (deps.signal?.aborted) return null;
-    const itemPairs = items.map((i) => ({
-      p: pairing(i, replies.baseline.get(i.id), replies.candidate.get(i.id)),
-      source: i,
-    }));
-    const floorPairs = again.map((i) => ({
-      p: pairing(i, replies.baseline.get(i.id), replies.again.get(i.id)),
-      source: i,
-    }));
-    await run.judgeItems([...itemPairs, ...floorPairs]);
-    if (deps.signal?.aborted) return null;
-    return report(
-      itemPairs.map(({ p }) => p.judgement),
-      floorPairs.map(({ p }) => p.judgement),
-    );
+    const items = interleaveFamilies(j.suite.items);
+    const looks = itemLooks(j.firstLook, items.length);
+    const itemPairs: { p: Pairing; source: JudgeItem }[] = [];
+    const floorPairs: { p: Pairing; source: JudgeItem }[] = [];
+    let last: JudgeReport | null = null;
+    for (let k = 0; k < looks.length; k++) {
+      const block = items.slice(looks[k - 1] ?? 0, looks[k]);
+      if (looks.length > 1)
+        at.log(
+          `judge: look ${k + 1} of ${looks.length}: items ${(looks[k - 1] ?? 0) + 1}–${looks[k]}`,
+        );
+      const again = floorItems(block, j.floorShare);
+      const replies = await run.answers(block, again, k % 2 === 1);
+      if (deps.signal?.aborted) return null;
+      const blockPairs = block.map((i) => ({
+        p: pairing(i, replies.baseline.get(i.id), replies.candidate.get(i.id)),
+        source: i,
+      }));
+      const blockFloor = again.map((i) => ({
+        p: pairing(i, replies.baseline.get(i.id), replies.again.get(i.id)),
+        source: i,
+      }));
+      await run.judgeItems([...blockPairs, ...blockFloor]);
+      if (deps.signal?.aborted) return null;
+      itemPairs.push(...blockPairs);
+      floorPairs.push(...blockFloor);
+      const lookAt = { items: looks, at: k, futile: null };
+      last = report(
+        itemPairs.map(({ p }) => p.judgement),
+        floorPairs.map(({ p }) => p.judgement),
+        lookAt,
+      );
+      if (last.verdict !== "inconclusive" || k === looks.length - 1) break;
+      const o = last.overall;
+      const n = o.baseline_wins + o.candidate_wins + o.ties;
+      // The net loss's best case over the items left (the judge's untrusted reasons aside).
+      const futile = futileAt(
+        o.baseline_wins,
+        o.candidate_wins,
+        n,
+        asDropRule(rule),
+        looks.map((x) => Math.round((x * n) / Math.max(1, o.items))),
+      );
+      if (futile) {
+        at.log(`judge: stopped at ${looks[k]} items: ${futile}`);
+        last = { ...last, looks: { ...lookAt, futile } };
+        break;
+      }
+    }
+    return last;
   } finally {
     await judge.close();
   }

@@ -20,6 +20,8 @@ export const JUDGE_SHARES = 1;
 export interface JudgeRecord {
   suite: string;
   items: number;
+  /** Items at the first look (absent in older files: one look of all of them). */
+  first_look?: number;
   judge_model: string;
   concurrency: number;
   floor_share: number;
@@ -90,6 +92,7 @@ export const judgeSuite: SideSuite<"judge", JudgeReport, JudgeRecord> = {
     return {
       suite: j.suite.name,
       items: j.suite.items.length,
+      first_look: j.firstLook,
       judge_model: j.judge.model,
       concurrency: j.concurrency,
       floor_share: j.floorShare,
@@ -113,6 +116,8 @@ export const judgeSuite: SideSuite<"judge", JudgeReport, JudgeRecord> = {
         planned_calls: report.planned_calls,
         seconds: report.seconds,
         stopped: report.stopped,
+        // At the look it stopped at: that look's share of each α.
+        ...(report.looks ? { looks: report.looks } : {}),
       },
       report.calibration !== null,
     ),

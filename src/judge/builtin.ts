@@ -17,6 +17,8 @@ import { trendCase } from "./tasks/trend.ts";
 
 /** Items per family by default, and at most. */
 export const ITEMS_PER_FAMILY = 100;
+/** A gate's most by default: the looks take what the evidence needs. */
+export const DEFAULT_ITEMS_PER_FAMILY = 400;
 export const MAX_ITEMS_PER_FAMILY = 2500;
 
 export const FAMILIES: readonly [string, (rng: Rng, index: number) => BuiltinCase][] = [

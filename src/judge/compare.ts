@@ -20,6 +20,7 @@ import {
   type RuleVerdict,
 } from "../accuracy/compare.ts";
 import { pairedDifferenceBounds } from "../accuracy/interval.ts";
+import { ruleAtLook } from "../accuracy/looks.ts";
 import { codeSpan } from "../common/format.ts";
 import type { OrderVerdict } from "./ask.ts";
 import {
@@ -115,10 +116,28 @@ export interface JudgeReport {
   items: ItemJudgement[];
   floor_items: ItemJudgement[];
   pairs: PairJudgement[];
+  /**
+   * The looks: the items answered by each, the one the net loss was judged at
+   * (its α that look's share) and why it stopped there when the items left
+   * could not decide; absent in older files (one look).
+   */
+  looks?: { items: number[]; at: number; futile: string | null };
 }
 
 /** The facts a report keeps beside its judgements. */
-export type JudgeFacts = Pick<JudgeReport, "calls" | "planned_calls" | "seconds" | "stopped">;
+export type JudgeFacts = Pick<
+  JudgeReport,
+  "calls" | "planned_calls" | "seconds" | "stopped" | "looks"
+>;
+
+/** The judge's net-loss rule as the accuracy rule's drop takes it (for the looks' futility too). */
+export const asDropRule = (rule: JudgeRule): AccuracyRule => ({
+  maxDrop: rule.maxLoss,
+  passAlpha: rule.passAlpha,
+  failAlpha: rule.failAlpha,
+  maxFlipRate: null,
+  maxKld: null,
+});
 
 /** Above this share of items without a readable verdict, the rest may not stand for them. */
 export const MAX_UNJUDGED_SHARE = 0.25;
@@ -142,14 +161,6 @@ export function outcomeOf(j: Omit<ItemJudgement, "outcome">): ItemOutcome {
         : "tie";
 }
 
-const accuracyRule = (rule: JudgeRule): AccuracyRule => ({
-  maxDrop: rule.maxLoss,
-  passAlpha: rule.passAlpha,
-  failAlpha: rule.failAlpha,
-  maxFlipRate: null,
-  maxKld: null,
-});
-
 /** The items' wins, ties and losses (their outcomes made), and the net loss judged by the rule. */
 export function tally(
   family: string,
@@ -167,7 +178,7 @@ export function tally(
     ties: t,
     unjudged: count("unjudged"),
     unanswered: count("unanswered"),
-    net: judgeDrop(b, c, b + c + t, accuracyRule(rule)),
+    net: judgeDrop(b, c, b + c + t, asDropRule(rule)),
   };
 }
 
@@ -245,12 +256,7 @@ const meanChars = (
 
 /** The suite's items that would decide, at the rates seen and the share of items judged (null: none would). */
 function itemsOfSuite(overall: JudgeTally, judged: number, rule: JudgeRule): number | null {
-  const n = itemsToDecide(
-    overall.baseline_wins,
-    overall.candidate_wins,
-    judged,
-    accuracyRule(rule),
-  );
+  const n = itemsToDecide(overall.baseline_wins, overall.candidate_wins, judged, asDropRule(rule));
   return n === null ? null : Math.ceil((n * overall.items) / judged);
 }
 
@@ -271,9 +277,12 @@ export function compareJudged(
   calibrated: boolean,
 ): JudgeReport {
   const judged = { items: decided(found.items), floor: decided(found.floor), pairs: found.pairs };
-  const overall = tally("all", judged.items, rule);
+  // The net loss at its look's share of each α; the floor and the calibration at the whole.
+  const looks = facts.looks;
+  const netRule = looks ? ruleAtLook(rule, looks.items, looks.at) : rule;
+  const overall = tally("all", judged.items, netRule);
   const families = [...Map.groupBy(judged.items, (i) => i.family)].map(([f, list]) =>
-    tally(f, list, rule),
+    tally(f, list, netRule),
   );
   const floor = judged.floor.length > 0 ? tally("floor", judged.floor, rule) : null;
   const calibration = calibrated ? summarizeCalibration(judged.pairs, rule) : null;
@@ -300,7 +309,7 @@ export function compareJudged(
       baseline: meanChars(judged.items, "baseline"),
       candidate: meanChars(judged.items, "candidate"),
     },
-    items_to_decide: open ? itemsOfSuite(overall, judgedCount, rule) : null,
+    items_to_decide: open ? itemsOfSuite(overall, judgedCount, netRule) : null,
     ...facts,
     items: judged.items,
     floor_items: judged.floor,

@@ -24,6 +24,8 @@ export interface JudgeOptions {
   judgeTimeoutS: number;
   /** Requests in flight at once: to the judge, and to each arm answering the items. */
   concurrency: number;
+  /** Items at the first look (then doubling up to the suite's size): the suite stops at the first look that decides. */
+  firstLook: number;
   /** The share of the items the baseline answers a second time, judged against its first answers (0: none). */
   floorShare: number;
   /** null: judge-calibration none (the judge's verdict is shown, never gated). */

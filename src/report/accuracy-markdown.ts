@@ -169,7 +169,7 @@ function notes(a: AccuracyReport): string[] {
 }
 
 /** Where the looks stopped: ", decided at look 1 of 5 (up to 4,800 items)"; nothing with one look. */
-function looksWords(a: AccuracyReport): string {
+export function looksWords(a: Pick<AccuracyReport, "looks" | "verdict">): string {
   const l = a.looks;
   if (!l || l.items.length <= 1) return "";
   const most = (l.items.at(-1) ?? 0).toLocaleString("en-US");

@@ -9,6 +9,7 @@ import { plural } from "../common/format.ts";
 import type { CalibrationSummary, KindSummary } from "../judge/calibrate.ts";
 import type { ItemJudgement, JudgeReport, JudgeTally } from "../judge/compare.ts";
 import type { GateResults } from "../results/model.ts";
+import { looksWords } from "./accuracy-markdown.ts";
 import { cellText, details } from "./blocks.ts";
 import { wireText } from "./contract-markdown.ts";
 
@@ -131,7 +132,7 @@ export function judge(r: GateResults): string {
   const model = r.config?.judge?.judge_model;
   const by = model ? ` judged by ${wireText(model)}` : " judged";
   return [
-    `**Open-ended answers (judge)** ${j.gated ? ICON[j.verdict] : "ℹ️"} ${headline}. Suite ${wireText(j.suite)}, ${plural(o.items, "item")} on each arm${again},${by} in both orders (a win only when both orders agree, else a tie); the net loss is the candidate's losses less its wins, in points of the items judged:`,
+    `**Open-ended answers (judge)** ${j.gated ? ICON[j.verdict] : "ℹ️"} ${headline}. Suite ${wireText(j.suite)}, ${plural(o.items, "item")} on each arm${again}${looksWords(j)},${by} in both orders (a win only when both orders agree, else a tie); the net loss is the candidate's losses less its wins, in points of the items judged:`,
     "",
     ...(o.items > 0
       ? table(j)

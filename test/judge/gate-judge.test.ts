@@ -292,3 +292,24 @@ test(
     );
   },
 );
+
+test(
+  "in looks: a candidate worse on 15 % of the items fails at the first look, the rest never asked",
+  LOAD_TEST,
+  async () => {
+    const { judge, markdown } = await judgeGate(
+      { candidate: { judgeWorse: 0.15 } },
+      { "judge-items": "400", "judge-first-look": "100" },
+    );
+    assert.equal(judge?.verdict, "fail", judge?.reasons.join("; "));
+    assert.deepEqual(judge?.looks, { items: [100, 200, 400], at: 0, futile: null });
+    assert.equal(judge?.items.length, 100, "only the first look's items answered and judged");
+    // Every family in the look: a spread of the suite.
+    assert.equal(new Set(judge?.items.map((i) => i.family)).size, 4);
+    assert.ok(
+      (judge?.calls ?? 0) < (judge?.planned_calls ?? 0),
+      "fewer calls than the plan's most",
+    );
+    assert.match(markdown, /100 items on each arm, .*decided at look 1 of 3 \(up to 400 items\)/);
+  },
+);

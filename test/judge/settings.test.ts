@@ -40,7 +40,9 @@ test("off unless named; judge-url turns the built-in suite on; a judge without i
   assert.equal(config({}).gate.judge, undefined);
   const on = config(JUDGE).gate.judge;
   assert.equal(on?.suite.name, "builtin@1");
-  assert.equal(on?.suite.items.length, 400);
+  // The looks' most: 1,600 items, the first look at 200.
+  assert.equal(on?.suite.items.length, 1600);
+  assert.equal(on?.firstLook, 200);
   assert.equal(on?.calibration?.source, "builtin");
   assert.equal(on?.judge.model, "judge-m");
   assert.equal(config({ ...JUDGE, judge: "none" }).gate.judge, undefined);

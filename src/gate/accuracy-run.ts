@@ -15,12 +15,13 @@ import {
   scoreOnCandidate,
 } from "../accuracy/forced.ts";
 import type { AccuracyItem } from "../accuracy/items.ts";
-import { futileAt, interleaveFamilies, itemLooks, ruleAtLook } from "../accuracy/looks.ts";
+import { futileAt, ruleAtLook } from "../accuracy/looks.ts";
 import type { AccuracyOptions } from "../accuracy/options.ts";
 import type { AccuracyRunOptions, ArmReplies } from "../accuracy/run.ts";
 import { ARMS, type Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
 import { type AnswerRun, answerOn, NO_REPLIES, writeLines } from "./answers.ts";
+import { armsOfLook, type LookAt, runLooks } from "./looks.ts";
 import { type GateDeps, type GateOptions, REAL_CHECKS } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
 
@@ -119,7 +120,7 @@ function compareSoFar(
   asked: readonly AccuracyItem[],
   done: Answered,
   rule: AccuracyRule,
-  looks: { items: number[]; at: number; futile: string | null },
+  looks: LookAt,
 ): AccuracyReport {
   const scored = new Map<string, TokenLogprobs[] | null>(
     done.scored.flatMap((run) => run.scored.map((s) => [s.id, s.tokens])),
@@ -163,8 +164,6 @@ export async function runAccuracy(
   deps: GateDeps,
   at: SuiteContext,
 ): Promise<AccuracyReport | null> {
-  const items = interleaveFamilies(a.suite.items);
-  const looks = itemLooks(a.firstLook, items.length);
   const indexOf = new Map(a.suite.items.map((i, k) => [i.id, k]));
   const concurrency = await accuracyConcurrency(options, a, deps, at.log);
   const runOptions = (arm: Arm): AccuracyRunOptions => ({
@@ -181,40 +180,27 @@ export async function runAccuracy(
   const scoreParted = (requests: ScoreRequest[]) =>
     scoreOnCandidateRun(options, deps, at, indexOf, requests, runOptions("candidate"));
   const done: Answered = { baseline: [], candidate: [], again: [], scored: [] };
-  let report: AccuracyReport | null = null;
-  for (let k = 0; k < looks.length; k++) {
-    const block = items.slice(looks[k - 1] ?? 0, looks[k]);
-    if (looks.length > 1)
-      at.log(
-        `accuracy: look ${k + 1} of ${looks.length}: items ${(looks[k - 1] ?? 0) + 1}–${looks[k]}`,
-      );
-    // The arms' blocks alternate in time (B C, C B, …): a server's drift falls on both.
-    const order: Arm[] = k % 2 === 0 ? ["baseline", "candidate"] : ["candidate", "baseline"];
-    const got: Partial<Record<Arm, ArmReplies>> = {};
-    for (const arm of order) got[arm] = await runOne(arm, block, "");
-    const [base, cand] = [got.baseline ?? NO_REPLIES, got.candidate ?? NO_REPLIES];
-    done.baseline.push(base);
-    done.candidate.push(cand);
-    const scoring = await scoreParted(partedAnswers(block, base, cand));
-    if (scoring) done.scored.push(scoring);
-    const again = floorItems(block, a.floorShare);
-    if (again.length > 0 && !deps.signal?.aborted)
-      done.again.push(await runOne("baseline", again, " again (its own flips)"));
-    if (deps.signal?.aborted) return null;
-    const asked = items.slice(0, looks[k]);
-    report = compareSoFar(a, asked, done, rule, { items: looks, at: k, futile: null });
-    if (report.verdict !== "inconclusive" || k === looks.length - 1) break;
-    const o = report.overall;
-    // A KL budget with no logprobs to judge it by stays open whatever the items.
-    const futile =
-      rule.maxKld !== null && report.kld_rule === null
+  return runLooks("accuracy", a.suite.items, a.firstLook, at.log, {
+    look: async (block, asked, lookAt) => {
+      const got: Partial<Record<Arm, ArmReplies>> = {};
+      for (const arm of armsOfLook(lookAt.at)) got[arm] = await runOne(arm, block, "");
+      const [base, cand] = [got.baseline ?? NO_REPLIES, got.candidate ?? NO_REPLIES];
+      done.baseline.push(base);
+      done.candidate.push(cand);
+      const scoring = await scoreParted(partedAnswers(block, base, cand));
+      if (scoring) done.scored.push(scoring);
+      const again = floorItems(block, a.floorShare);
+      if (again.length > 0 && !deps.signal?.aborted)
+        done.again.push(await runOne("baseline", again, " again (its own flips)"));
+      if (deps.signal?.aborted) return null;
+      return compareSoFar(a, asked, done, rule, lookAt);
+    },
+    futile: (report, looks) => {
+      const o = report.overall;
+      // A KL budget with no logprobs to judge it by stays open whatever the items.
+      return rule.maxKld !== null && report.kld_rule === null
         ? "max-kld is set, but the servers returned no logprobs to judge it by"
         : futileAt(o.right_to_wrong, o.wrong_to_right, o.items, rule, looks);
-    if (futile) {
-      at.log(`accuracy: stopped at ${looks[k]} items: ${futile}`);
-      report = { ...report, looks: { items: looks, at: k, futile } };
-      break;
-    }
-  }
-  return report;
+    },
+  });
 }

@@ -7,7 +7,7 @@
 // the paired comparison.
 
 import { floorItems } from "../accuracy/answers.ts";
-import { futileAt, interleaveFamilies, itemLooks } from "../accuracy/looks.ts";
+import { futileAt } from "../accuracy/looks.ts";
 import type { AccuracyRunOptions, ItemReply } from "../accuracy/run.ts";
 import type { Arm } from "../common/arms.ts";
 import { plural } from "../common/format.ts";
@@ -28,6 +28,7 @@ import { type JudgeOptions, plannedCalls } from "../judge/options.ts";
 import type { JudgeAsk } from "../judge/prompt.ts";
 import { origin } from "../openai/target.ts";
 import { type AnswerRun, answerOn } from "./answers.ts";
+import { armsOfLook, runLooks } from "./looks.ts";
 import type { GateDeps, GateOptions } from "./options.ts";
 import type { SuiteContext } from "./suite.ts";
 
@@ -296,56 +297,45 @@ export async function runJudge(
       at.log(`judge: not trusted (${why}): the arms are not asked`);
       return report([], []);
     }
-    const items = interleaveFamilies(j.suite.items);
-    const looks = itemLooks(j.firstLook, items.length);
     const itemPairs: { p: Pairing; source: JudgeItem }[] = [];
     const floorPairs: { p: Pairing; source: JudgeItem }[] = [];
-    let last: JudgeReport | null = null;
-    for (let k = 0; k < looks.length; k++) {
-      const block = items.slice(looks[k - 1] ?? 0, looks[k]);
-      if (looks.length > 1)
-        at.log(
-          `judge: look ${k + 1} of ${looks.length}: items ${(looks[k - 1] ?? 0) + 1}–${looks[k]}`,
+    return await runLooks("judge", j.suite.items, j.firstLook, at.log, {
+      look: async (block, _asked, lookAt) => {
+        const again = floorItems(block, j.floorShare);
+        const candidateFirst = armsOfLook(lookAt.at)[0] === "candidate";
+        const replies = await run.answers(block, again, candidateFirst);
+        if (deps.signal?.aborted) return null;
+        const blockPairs = block.map((i) => ({
+          p: pairing(i, replies.baseline.get(i.id), replies.candidate.get(i.id)),
+          source: i,
+        }));
+        const blockFloor = again.map((i) => ({
+          p: pairing(i, replies.baseline.get(i.id), replies.again.get(i.id)),
+          source: i,
+        }));
+        await run.judgeItems([...blockPairs, ...blockFloor]);
+        if (deps.signal?.aborted) return null;
+        itemPairs.push(...blockPairs);
+        floorPairs.push(...blockFloor);
+        return report(
+          itemPairs.map(({ p }) => p.judgement),
+          floorPairs.map(({ p }) => p.judgement),
+          lookAt,
         );
-      const again = floorItems(block, j.floorShare);
-      const replies = await run.answers(block, again, k % 2 === 1);
-      if (deps.signal?.aborted) return null;
-      const blockPairs = block.map((i) => ({
-        p: pairing(i, replies.baseline.get(i.id), replies.candidate.get(i.id)),
-        source: i,
-      }));
-      const blockFloor = again.map((i) => ({
-        p: pairing(i, replies.baseline.get(i.id), replies.again.get(i.id)),
-        source: i,
-      }));
-      await run.judgeItems([...blockPairs, ...blockFloor]);
-      if (deps.signal?.aborted) return null;
-      itemPairs.push(...blockPairs);
-      floorPairs.push(...blockFloor);
-      const lookAt = { items: looks, at: k, futile: null };
-      last = report(
-        itemPairs.map(({ p }) => p.judgement),
-        floorPairs.map(({ p }) => p.judgement),
-        lookAt,
-      );
-      if (last.verdict !== "inconclusive" || k === looks.length - 1) break;
-      const o = last.overall;
-      const n = o.baseline_wins + o.candidate_wins + o.ties;
-      // The net loss's best case over the items left (the judge's untrusted reasons aside).
-      const futile = futileAt(
-        o.baseline_wins,
-        o.candidate_wins,
-        n,
-        asDropRule(rule),
-        looks.map((x) => Math.round((x * n) / Math.max(1, o.items))),
-      );
-      if (futile) {
-        at.log(`judge: stopped at ${looks[k]} items: ${futile}`);
-        last = { ...last, looks: { ...lookAt, futile } };
-        break;
-      }
-    }
-    return last;
+      },
+      futile: (last, looks) => {
+        const o = last.overall;
+        const n = o.baseline_wins + o.candidate_wins + o.ties;
+        // The net loss's best case over the items left (the judge's untrusted reasons aside).
+        return futileAt(
+          o.baseline_wins,
+          o.candidate_wins,
+          n,
+          asDropRule(rule),
+          looks.map((x) => Math.round((x * n) / Math.max(1, o.items))),
+        );
+      },
+    });
   } finally {
     await judge.close();
   }
